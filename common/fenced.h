@@ -1,0 +1,118 @@
+/*
+ * fenced: types shared by every process of the daemon.
+ */
+#ifndef FENCED_H
+#define FENCED_H
+
+#include <sys/types.h>
+#include <limits.h>
+#include <stdint.h>
+
+#define FENCED_CONF		"/etc/fenced.conf"
+#define FENCED_SOCKET		"/run/fenced.sock"
+#define FENCED_STATE		"/var/lib/fenced"
+#define FENCED_HOMES		"~/sandbox-homes"
+#define FENCED_USER		"_fenced"
+#define FENCED_ADMIN_GROUP	"wheel"
+#define FENCED_LISTEN_ADDR	"127.0.0.1"
+#define FENCED_LISTEN_PORT	7700
+
+/* The empty directory broker and prober chroot into, under state. */
+#define FENCED_EMPTY_DIR	"empty"
+
+/* The fd a re-executed child finds its parent channel on. */
+#define FENCED_PARENT_FD	3
+
+#define FENCE_KEY_MAX		63	/* [a-z0-9][a-z0-9_-]{0,62} */
+#define FENCE_KEY_SIZE		(FENCE_KEY_MAX + 1)
+#define FENCED_NAME_MAX		64	/* user and group names */
+#define FENCED_ADDR_MAX		64	/* textual IP address */
+
+/* The processes; also the index of each in the parent's table. */
+enum fenced_proc {
+	PROC_PARENT = 0,
+	PROC_BROKER,
+	PROC_FENCER,
+	PROC_PROBER,
+	PROC_MAX
+};
+
+enum fence_tier {
+	TIER_L1 = 1,
+	TIER_L15,
+	TIER_L2
+};
+
+enum fence_backend {
+	BACKEND_NATIVE = 1,
+	BACKEND_RUNSC,
+	BACKEND_VM,
+	BACKEND_MOCK,
+	BACKEND_SUBPROCESS
+};
+
+struct fence_limits {
+	uint64_t	 fl_memory;	/* bytes */
+	uint32_t	 fl_pids;
+	uint32_t	 fl_cpu_milli;	/* 1000 = one cpu */
+};
+
+/*
+ * The daemon's configuration.  The parent owns it and sends a copy to
+ * each child (IMSG_CONFIG) at start and on every reload.
+ */
+struct fenced_config {
+	char		 c_listen_addr[FENCED_ADDR_MAX];
+	uint16_t	 c_listen_port;
+	char		 c_socket[PATH_MAX];
+	char		 c_state[PATH_MAX];
+	char		 c_homes[PATH_MAX];	/* unexpanded: ~ and %u */
+	char		 c_user[FENCED_NAME_MAX];
+	uid_t		 c_fence_uid_lo;
+	uid_t		 c_fence_uid_hi;
+	char		 c_admin_group[FENCED_NAME_MAX];
+	int		 c_tier;		/* enum fence_tier */
+	int		 c_backend;		/* enum fence_backend */
+	uint32_t	 c_lifetime;		/* seconds */
+	struct fence_limits c_limits;
+	uint32_t	 c_exec_timeout;	/* ms, default */
+	uint32_t	 c_exec_timeout_max;	/* ms */
+	uint32_t	 c_exec_output;		/* bytes, default */
+	uint32_t	 c_exec_output_max;	/* bytes */
+
+	/* Resolved by the parent, not written in the file. */
+	uid_t		 c_uid;			/* of c_user */
+	gid_t		 c_gid;
+	gid_t		 c_admin_gid;		/* (gid_t)-1 if no such group */
+	int		 c_verbose;
+};
+
+/* Bounds the grammar and the codecs enforce. */
+#define LIFETIME_MIN		1
+#define LIFETIME_MAX		(7 * 24 * 3600)
+#define MEMORY_MIN		(4ULL << 20)
+#define MEMORY_MAX		(1ULL << 40)
+#define PIDS_MIN		8
+#define PIDS_MAX		65536
+#define CPU_MILLI_MIN		10
+#define CPU_MILLI_MAX		(1024 * 1000)
+#define EXEC_TIMEOUT_MIN	100
+#define EXEC_TIMEOUT_MAX	60000
+#define EXEC_OUTPUT_MIN		1024
+#define EXEC_OUTPUT_MAX		1048576
+
+/* parent/config.c */
+void		 config_defaults(struct fenced_config *);
+int		 config_parse(const char *, struct fenced_config *);
+int		 config_resolve(struct fenced_config *);
+void		 config_env_override(struct fenced_config *);
+const char	*tier_name(int);
+int		 tier_parse(const char *);
+const char	*backend_name(int);
+int		 backend_parse(const char *);
+
+/* common/util.c */
+int		 fence_key_valid(const char *);
+const char	*proc_name(enum fenced_proc);
+
+#endif /* FENCED_H */

@@ -1,0 +1,68 @@
+/*
+ * Building one native fence.  fence_start() creates the cgroups, clones
+ * the fence's first process into new namespaces, builds its filesystem,
+ * drops it to the fence's uid with its tier's confinement and executes
+ * the init program (the agent) as pid 1 of the fence.  The order of the
+ * steps lives in fence.c and reads like the tier table of DESIGN.md.
+ */
+#ifndef FENCE_H
+#define FENCE_H
+
+#include <sys/types.h>
+#include <limits.h>
+#include <stdint.h>
+
+#include "fenced.h"
+
+#define FENCE_ERR_MAX		512
+
+/* Landlock features applied to a fence (fp_landlock). */
+#define FENCE_LL_FS		0x01	/* filesystem rules */
+#define FENCE_LL_SCOPE_ABSTRACT	0x02	/* abstract unix sockets scoped */
+#define FENCE_LL_SCOPE_SIGNAL	0x04	/* signals scoped */
+#define FENCE_LL_NET		0x08	/* TCP bind/connect rules */
+
+/* Where the fence finds the binaries of fenced (bound read-only). */
+#define FENCE_BIN_DIR		"/run/fenced/bin"
+
+struct fence_spec {
+	char		 fs_key[FENCE_KEY_SIZE];
+	int		 fs_tier;		/* enum fence_tier */
+	uid_t		 fs_uid;		/* the fence's processes */
+	gid_t		 fs_gid;
+	char		 fs_user[FENCED_NAME_MAX];	/* USER inside */
+	char		 fs_home[PATH_MAX];	/* host path, created, checked */
+	struct fence_limits fs_limits;
+	const char	*fs_bindir;		/* host dir of fence-agent etc. */
+	const char	*fs_init;		/* program name inside fs_bindir */
+	char *const	*fs_init_argv;
+	int		 fs_chan;		/* becomes fd 3 of pid 1 */
+	const char	*fs_cgroup_parent[3];	/* memory, pids, cpu dirs */
+
+	/* Test-only weakening (FENCED_TEST_HOOKS builds); 0 normally. */
+	int		 fs_test_noseccomp;
+};
+
+struct fence_timings {
+	uint32_t	 ft_namespaces_us;
+	uint32_t	 ft_mounts_us;
+	uint32_t	 ft_cgroup_us;
+	uint32_t	 ft_seccomp_us;
+	uint32_t	 ft_exec_us;		/* clone to execve of init */
+};
+
+struct fence_proc {
+	pid_t		 fp_pid;		/* host pid of the fence's pid 1 */
+	int		 fp_pidfd;
+	char		 fp_cgroup[3][PATH_MAX];	/* memory, pids, cpu */
+	struct fence_timings fp_timings;
+	int		 fp_landlock_abi;	/* 0: none */
+	uint32_t	 fp_landlock;		/* FENCE_LL_* applied */
+};
+
+int	fence_start(const struct fence_spec *, struct fence_proc *, char *,
+	    size_t);
+int	fence_stop(struct fence_proc *);
+int	fence_oom_killed(const struct fence_proc *);
+
+#endif /* FENCE_H */

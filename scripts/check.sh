@@ -1,0 +1,34 @@
+#!/bin/sh
+# Run the regress suite with kyua and print one closing line:
+#   N passed, N failed, N skipped
+# Exit non-zero if anything failed or broke.
+set -u
+build=$1; shift
+[ "$(id -u)" -ne 0 ] || sh scripts/user.sh
+db=$build/kyua-results.db
+rm -f "$db"
+kyua "$@" test --kyuafile regress/Kyuafile --build-root "$build/regress" \
+    --results-file "$db"
+kyua report --results-file "$db" \
+    --results-filter broken,failed,skipped --verbose >"$build/kyua-report.txt" \
+    2>&1 || true
+# Show what did not pass, with its reason.
+grep -E '^===>|^Result:|skipped|failed|broken' "$build/kyua-report.txt" \
+    | head -200 || true
+kyua report --results-file "$db" --results-filter passed,skipped,xfail,broken,failed \
+    >"$build/kyua-summary.txt" 2>&1 || true
+summary=$(grep -E '^Test cases:' "$build/kyua-summary.txt" | tail -1)
+echo "$summary"
+total=$(echo "$summary" | sed -n 's/.*Test cases: \([0-9]*\) total.*/\1/p')
+skipped=$(echo "$summary" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
+xfail=$(echo "$summary" | sed -n 's/.* \([0-9]*\) expected failures.*/\1/p')
+broken=$(echo "$summary" | sed -n 's/.* \([0-9]*\) broken.*/\1/p')
+failed=$(echo "$summary" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+if [ -z "$total" ]; then
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+bad=$((${broken:-0} + ${failed:-0}))
+passed=$((total - ${skipped:-0} - bad))
+echo "$passed passed, $bad failed, ${skipped:-0} skipped"
+[ "$bad" -eq 0 ] && [ "$total" -gt 0 ]

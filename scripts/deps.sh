@@ -1,0 +1,26 @@
+#!/bin/sh
+# Install the Debian packages fenced builds, tests and runs with, if any
+# is missing.  When all are present this only asks dpkg and returns.
+set -eu
+
+pkgs="gcc make pkg-config libevent-dev libseccomp-dev libcap-dev
+libmsgpack-dev libbsd-dev libjansson-dev libatf-dev atf-sh kyua byacc
+mandoc curl iproute2 bubblewrap git clang libclang-rt-14-dev passwd"
+
+missing=
+for p in $pkgs; do
+	s=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$s" = installed ] || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing Debian packages:$missing" >&2
+	echo "deps: run as root, or: apt-get install$missing" >&2
+	exit 1
+fi
+echo "deps: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2 || true
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >&2
