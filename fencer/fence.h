@@ -36,7 +36,10 @@ struct fence_spec {
 	const char	*fs_bindir;		/* host dir of fence-agent etc. */
 	const char	*fs_init;		/* program name inside fs_bindir */
 	char *const	*fs_init_argv;
-	int		 fs_chan;		/* becomes fd 3 of pid 1 */
+	int		 fs_chan;		/* becomes fd 3 of pid 1; -1: none */
+	int		 fs_inherit_stdio;	/* 1: pid 1 keeps the caller's
+						   fds 0-2 (tests, -d); 0: they
+						   are /dev/null */
 	const char	*fs_cgroup_parent[3];	/* memory, pids, cpu dirs */
 
 	/* Test-only weakening (FENCED_TEST_HOOKS builds); 0 normally. */
@@ -58,11 +61,31 @@ struct fence_proc {
 	struct fence_timings fp_timings;
 	int		 fp_landlock_abi;	/* 0: none */
 	uint32_t	 fp_landlock;		/* FENCE_LL_* applied */
+	int		 fp_oom_killed;		/* recorded by fence_stop() */
 };
 
+/*
+ * fence_init() does once per process what every boot would otherwise
+ * repeat (the seccomp program, the Landlock ABI, the host's /usr
+ * layout); fence_start() calls it on first use, the fencer may call it
+ * before it locks itself down.
+ */
+int	fence_init(char *, size_t);
 int	fence_start(const struct fence_spec *, struct fence_proc *, char *,
 	    size_t);
 int	fence_stop(struct fence_proc *);
 int	fence_oom_killed(const struct fence_proc *);
+
+/* fence_home.c: <homes>/<key>, created 0700 for uid:gid if missing. */
+int	fence_home_prepare(const char *, const char *, uid_t, gid_t, char *,
+	    size_t, char *, size_t);
+
+/*
+ * fence_cgroup.c: the directory under which fences' cgroups go for the
+ * memory, pids and cpu controllers: <mount>/<our own cgroup>/<sub>, as
+ * /proc/self/cgroup and /proc/self/mountinfo name them.
+ */
+int	fence_cgroup_parents(const char *, char [3][PATH_MAX], char *,
+	    size_t);
 
 #endif /* FENCE_H */

@@ -10,6 +10,8 @@
 #ifndef MSG_H
 #define MSG_H
 
+#include <sys/types.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,12 +35,47 @@ enum imsg_type {
 	IMSG_CTL_SHOW_STATS,	/* empty */
 	IMSG_CTL_LOG_VERBOSE,	/* i32 level */
 	IMSG_CTL_RELOAD,	/* empty */
+	IMSG_CTL_TEST_SYSCALL,	/* empty; FENCED_TEST_HOOKS builds only */
 
 	/* broker -> fencectl */
 	IMSG_CTL_STATS,		/* struct msg_stats */
 	IMSG_CTL_OK,		/* empty */
 	IMSG_CTL_ERROR,		/* struct msg_error */
 	IMSG_CTL_END,		/* empty: last message of a reply */
+
+	/* broker -> fencer (ih_peerid: the broker's request id) */
+	IMSG_FENCE_BOOT,	/* struct msg_boot */
+	IMSG_FENCE_STOP,	/* struct msg_fence_req */
+	IMSG_FENCE_LIST,	/* struct msg_fence_req, key "" for all */
+
+	/* fencer -> broker (ih_peerid: the request answered, or 0) */
+	IMSG_FENCE_BOOTED,	/* struct msg_fence; fd: channel to the agent */
+	IMSG_FENCE_FAILED,	/* struct msg_error */
+	IMSG_FENCE_STOPPED,	/* struct msg_fence, f_state STOPPED */
+	IMSG_FENCE_INFO,	/* struct msg_fence */
+	IMSG_FENCE_END,		/* empty: end of a list */
+
+	/* fencectl -> broker */
+	IMSG_CTL_BOOT,		/* struct msg_boot (owner ignored) */
+	IMSG_CTL_STOP,		/* struct msg_fence_req (uid ignored) */
+	IMSG_CTL_LIST,		/* struct msg_fence_req (uid ignored) */
+	IMSG_CTL_EXEC,		/* struct msg_exec (bearer ignored) */
+
+	/* broker -> fencectl */
+	IMSG_CTL_FENCE,		/* struct msg_fence */
+	IMSG_CTL_RESULT,	/* struct msg_result */
+
+	/* fencer -> agent, agent -> fencer */
+	IMSG_AGENT_HELLO,	/* struct msg_hello */
+	IMSG_AGENT_READY,	/* empty */
+
+	/* broker -> agent (ih_peerid: request id), agent -> broker */
+	IMSG_AGENT_EXEC,	/* struct msg_exec */
+	IMSG_AGENT_RESULT,	/* struct msg_result */
+	IMSG_AGENT_GIT_CONFIG,	/* struct msg_gitconfig */
+	IMSG_AGENT_GIT_IDENTITY, /* struct msg_gitconfig (reply) */
+	IMSG_AGENT_GIT_INIT,	/* struct msg_gitinit */
+	IMSG_AGENT_ERROR,	/* struct msg_error */
 
 	IMSG_TYPE_MAX
 };
@@ -58,6 +95,130 @@ struct msg_procinfo {
 struct msg_error {
 	char		 e_code[MSG_ERROR_CODE_MAX];	/* e.g. "bad-key" */
 	char		 e_message[MSG_ERROR_TEXT_MAX];
+};
+
+/* The pairing bearer the fencer mints per fence (arc4random). */
+#define MSG_BEARER_LEN		32
+
+enum fence_state {
+	FENCE_BOOTING = 1,
+	FENCE_RUNNING,
+	FENCE_STOPPING,
+	FENCE_STOPPED,
+	FENCE_FAILED
+};
+
+enum fence_stop_reason {
+	STOP_NONE = 0,
+	STOP_REQUEST,
+	STOP_DEADLINE,
+	STOP_CRASH,		/* pid 1 of the fence died */
+	STOP_OOM,
+	STOP_SHUTDOWN		/* the daemon is going down */
+};
+
+struct msg_boot {
+	char		 b_key[FENCE_KEY_SIZE];
+	uid_t		 b_owner;	/* set by the broker from credentials */
+	int		 b_admin;	/* the asker is root or admin group */
+	int		 b_tier;	/* enum fence_tier, 0: configured */
+	int		 b_backend;	/* enum fence_backend, 0: configured */
+	int		 b_require;	/* least tier acceptable, 0: none */
+	uint32_t	 b_lifetime;	/* seconds, 0: configured */
+	struct fence_limits b_limits;	/* 0 fields: configured */
+};
+
+/* Stop one fence, or list: key "" means all the asker may see. */
+struct msg_fence_req {
+	char		 r_key[FENCE_KEY_SIZE];
+	uid_t		 r_uid;		/* who asks */
+	int		 r_admin;
+};
+
+struct msg_timings {
+	uint32_t	 t_namespaces_us;
+	uint32_t	 t_mounts_us;
+	uint32_t	 t_cgroup_us;
+	uint32_t	 t_seccomp_us;
+	uint32_t	 t_exec_us;
+	uint32_t	 t_agent_us;	/* boot request to agent ready */
+};
+
+struct msg_fence {
+	char		 f_key[FENCE_KEY_SIZE];
+	uid_t		 f_owner;
+	uid_t		 f_uid;		/* the uid its processes run as */
+	int		 f_tier;
+	int		 f_backend;
+	int		 f_state;	/* enum fence_state */
+	int		 f_reason;	/* enum fence_stop_reason */
+	pid_t		 f_pid;		/* host pid of its pid 1 */
+	char		 f_home[PATH_MAX];	/* host path */
+	int64_t		 f_started;	/* unix time */
+	int64_t		 f_deadline;	/* unix time */
+	struct fence_limits f_limits;
+	struct msg_timings f_timings;
+	int		 f_landlock_abi;
+	uint32_t	 f_landlock;	/* FENCE_LL_* applied */
+	uint8_t		 f_bearer[MSG_BEARER_LEN];	/* BOOTED only */
+};
+
+struct msg_hello {
+	uint8_t		 h_bearer[MSG_BEARER_LEN];
+	char		 h_key[FENCE_KEY_SIZE];
+	char		 h_user[FENCED_NAME_MAX];
+	char		 h_home[PATH_MAX];	/* inside the fence */
+	uint32_t	 h_timeout_def;		/* exec defaults and limits */
+	uint32_t	 h_timeout_max;
+	uint32_t	 h_output_def;
+	uint32_t	 h_output_max;
+};
+
+#define MSG_ARGV_MAX		256		/* arguments */
+#define MSG_ARG_MAX		4096		/* bytes, one argument */
+#define MSG_COMMAND_MAX		65536		/* bytes, a sh -c command */
+#define MSG_STDIN_MAX		1048576		/* bytes */
+
+/* One command.  Decoded ones own their memory: msg_exec_free(). */
+struct msg_exec {
+	char		 x_key[FENCE_KEY_SIZE];	/* fencectl -> broker */
+	uint8_t		 x_bearer[MSG_BEARER_LEN];
+	char		**x_argv;	/* NULL-terminated, or NULL */
+	size_t		 x_argc;
+	char		*x_command;	/* sh -c, or NULL; one of the two */
+	char		 x_cwd[PATH_MAX];	/* "" for HOME */
+	uint32_t	 x_timeout_ms;	/* 0: the default */
+	uint32_t	 x_max_bytes;	/* 0: the default */
+	uint8_t		*x_stdin;
+	size_t		 x_stdin_len;
+};
+
+/* What became of one command.  Decoded ones: msg_result_free(). */
+struct msg_result {
+	char		 rs_error[MSG_ERROR_CODE_MAX];	/* "" or exec-... */
+	char		 rs_message[MSG_ERROR_TEXT_MAX];
+	int32_t		 rs_exit;	/* -1 when killed by a signal */
+	int32_t		 rs_signal;	/* 0 when it exited */
+	uint8_t		*rs_stdout;
+	size_t		 rs_stdout_len;
+	uint8_t		*rs_stderr;
+	size_t		 rs_stderr_len;
+	uint32_t	 rs_duration_ms;
+	int		 rs_truncated;
+};
+
+#define MSG_GIT_VALUE_MAX	256
+struct msg_gitconfig {
+	uint8_t		 g_bearer[MSG_BEARER_LEN];
+	int		 g_set_name;	/* write user.name */
+	int		 g_set_email;	/* write user.email */
+	char		 g_name[MSG_GIT_VALUE_MAX + 1];
+	char		 g_email[MSG_GIT_VALUE_MAX + 1];
+};
+
+struct msg_gitinit {
+	uint8_t		 gi_bearer[MSG_BEARER_LEN];
+	char		 gi_path[PATH_MAX];	/* "" for HOME */
 };
 
 struct msg_stats {
@@ -88,5 +249,27 @@ int	 msg_error_encode(const struct msg_error *, void **, size_t *);
 int	 msg_error_decode(const void *, size_t, struct msg_error *);
 int	 msg_stats_encode(const struct msg_stats *, void **, size_t *);
 int	 msg_stats_decode(const void *, size_t, struct msg_stats *);
+
+/* imsg/msg_fence.c */
+int	 msg_boot_encode(const struct msg_boot *, void **, size_t *);
+int	 msg_boot_decode(const void *, size_t, struct msg_boot *);
+int	 msg_fence_req_encode(const struct msg_fence_req *, void **, size_t *);
+int	 msg_fence_req_decode(const void *, size_t, struct msg_fence_req *);
+int	 msg_fence_encode(const struct msg_fence *, void **, size_t *);
+int	 msg_fence_decode(const void *, size_t, struct msg_fence *);
+
+/* imsg/msg_agent.c */
+int	 msg_hello_encode(const struct msg_hello *, void **, size_t *);
+int	 msg_hello_decode(const void *, size_t, struct msg_hello *);
+int	 msg_exec_encode(const struct msg_exec *, void **, size_t *);
+int	 msg_exec_decode(const void *, size_t, struct msg_exec *);
+void	 msg_exec_free(struct msg_exec *);
+int	 msg_result_encode(const struct msg_result *, void **, size_t *);
+int	 msg_result_decode(const void *, size_t, struct msg_result *);
+void	 msg_result_free(struct msg_result *);
+int	 msg_gitconfig_encode(const struct msg_gitconfig *, void **, size_t *);
+int	 msg_gitconfig_decode(const void *, size_t, struct msg_gitconfig *);
+int	 msg_gitinit_encode(const struct msg_gitinit *, void **, size_t *);
+int	 msg_gitinit_decode(const void *, size_t, struct msg_gitinit *);
 
 #endif /* MSG_H */

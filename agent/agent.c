@@ -1,0 +1,410 @@
+/*
+ * fence-agent: pid 1 of a fence.
+ *
+ * Started by the fencer with its channel on fd 3, as the fence's uid,
+ * under the fence's seccomp filter.  It makes itself non-dumpable before
+ * it reads a byte, waits for HELLO (the bearer, HOME, the exec limits),
+ * answers READY, then serves requests until the channel closes.  Every
+ * command runs under a supervisor process of its own (agent_job.c,
+ * agent_super.c); the agent itself never blocks.
+ */
+#include <sys/types.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "agent.h"
+
+struct agent	*agent_env;
+
+/* Replies the channel had no room for yet, in order. */
+struct agent_pending {
+	TAILQ_ENTRY(agent_pending) p_entry;
+	uint32_t	 p_type;
+	uint32_t	 p_id;
+	void		*p_buf;
+	size_t		 p_len;
+};
+static TAILQ_HEAD(, agent_pending) agent_pending =
+    TAILQ_HEAD_INITIALIZER(agent_pending);
+static struct event	*agent_retry_ev;
+
+__attribute__((noreturn)) static void agent_usage(void);
+static void	agent_setup_fds(void);
+static void	agent_setup_process(void);
+static void	agent_dispatch(struct imsgev *, struct imsg *, void *);
+static void	agent_closed(struct imsgev *, int, void *);
+static void	agent_hello(struct imsg *);
+static void	agent_env_build(void);
+static void	agent_sigchld(evutil_socket_t, short, void *);
+static void	agent_retry(evutil_socket_t, short, void *);
+static int	agent_send(uint32_t, uint32_t, void *, size_t);
+
+__attribute__((noreturn)) static void
+agent_usage(void)
+{
+	fprintf(stderr, "usage: fence-agent [-v]\n");
+	exit(1);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static struct agent a;
+	struct event	*sigev;
+	int		 ch, verbose = 0;
+
+	/* Before anything else: nobody of our uid may read us. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
+		_exit(1);
+	log_init(1, LOG_DAEMON);
+	log_procinit("agent");
+	while ((ch = getopt(argc, argv, "v")) != -1) {
+		switch (ch) {
+		case 'v':
+			verbose++;
+			break;
+		default:
+			agent_usage();
+		}
+	}
+	if (optind != argc)
+		agent_usage();
+	log_setverbose(verbose);
+
+	agent_env = &a;
+	TAILQ_INIT(&a.a_jobs);
+	a.a_pid = getpid();
+	if (atexit(agent_secrets_wipe) != 0)
+		fatalx("%s: atexit", __func__);
+	agent_setup_process();
+	agent_setup_fds();
+
+	if ((a.a_base = event_base_new()) == NULL)
+		fatalx("%s: event_base_new", __func__);
+	if ((sigev = evsignal_new(a.a_base, SIGCHLD, agent_sigchld,
+	    NULL)) == NULL || evsignal_add(sigev, NULL) == -1)
+		fatalx("%s: SIGCHLD event", __func__);
+	if ((agent_retry_ev = evtimer_new(a.a_base, agent_retry,
+	    NULL)) == NULL)
+		fatalx("%s: evtimer_new", __func__);
+	if ((a.a_iev = imsgev_new(a.a_base, AGENT_CHANNEL_FD, agent_dispatch,
+	    agent_closed, &a)) == NULL)
+		fatal("%s: imsgev_new", __func__);
+	log_debug("%s: pid %d, uid %d, waiting for hello", __func__,
+	    (int)a.a_pid, (int)getuid());
+	event_base_dispatch(a.a_base);
+	fatalx("%s: event loop ended", __func__);
+}
+
+/*
+ * Who we are and what signals do to us.  We never run as root: a fence
+ * never does.  No handler is installed for SIGTERM and the like: as
+ * pid 1 of a pid namespace the kernel drops every signal sent from
+ * inside for which init has no handler, and the fencer stops a fence
+ * with SIGKILL from outside.
+ */
+static void
+agent_setup_process(void)
+{
+	struct rlimit	 rl;
+
+	if (getuid() == 0 || geteuid() == 0)
+		fatalx("%s: refusing to run as root", __func__);
+	rl.rlim_cur = rl.rlim_max = 0;
+	if (setrlimit(RLIMIT_CORE, &rl) == -1)
+		fatal("%s: RLIMIT_CORE", __func__);
+	/* Each job holds four descriptors; make room for all of them. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* Orphans of a lost supervisor come to us even if we are not pid 1. */
+	if (getpid() != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1)
+		fatal("%s: PR_SET_CHILD_SUBREAPER", __func__);
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		fatal("%s: SIGPIPE", __func__);
+}
+
+/*
+ * 0, 1 and 2 open (so no pipe of ours ever lands there), the channel on
+ * 3 and close-on-exec, nothing else.
+ */
+static void
+agent_setup_fds(void)
+{
+	struct stat	 st;
+	int		 fd;
+
+	for (fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) != -1)
+			continue;
+		if (open("/dev/null", O_RDWR) != fd)
+			fatal("%s: /dev/null", __func__);
+	}
+	if (fstat(AGENT_CHANNEL_FD, &st) == -1 || !S_ISSOCK(st.st_mode))
+		fatalx("%s: no channel on fd %d", __func__, AGENT_CHANNEL_FD);
+	if (fcntl(AGENT_CHANNEL_FD, F_SETFD, FD_CLOEXEC) == -1)
+		fatal("%s: fcntl", __func__);
+	closefrom(AGENT_CHANNEL_FD + 1);
+}
+
+static void
+agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+{
+	struct msg_exec		 x;
+	struct msg_gitconfig	 g;
+	struct msg_gitinit	 gi;
+	uint32_t		 type = imsg->hdr.ih_type;
+	uint32_t		 id = imsg->hdr.ih_peerid;
+	int			 r = -1;
+
+	if (imsg->fd != -1)
+		fatalx("%s: unexpected descriptor with type %u", __func__,
+		    type);
+	if (type == IMSG_AGENT_HELLO) {
+		if (agent_env->a_ready)
+			fatalx("%s: second hello", __func__);
+		agent_hello(imsg);
+		return;
+	}
+	if (!agent_env->a_ready)
+		fatalx("%s: type %u before hello", __func__, type);
+
+	switch (type) {
+	case IMSG_AGENT_EXEC:
+		r = msg_exec_decode(imsg->data, imsg->len, &x);
+		break;
+	case IMSG_AGENT_GIT_CONFIG:
+		r = msg_gitconfig_decode(imsg->data, imsg->len, &g);
+		break;
+	case IMSG_AGENT_GIT_INIT:
+		r = msg_gitinit_decode(imsg->data, imsg->len, &gi);
+		break;
+	default:
+		fatalx("%s: unexpected message type %u", __func__, type);
+	}
+	/* The payload held the bearer; it has been copied out. */
+	if (imsg->data != NULL)
+		explicit_bzero(imsg->data, imsg->len);
+	if (r == -1)
+		fatalx("%s: malformed message type %u", __func__, type);
+
+	switch (type) {
+	case IMSG_AGENT_EXEC:
+		agent_exec(id, &x);
+		break;
+	case IMSG_AGENT_GIT_CONFIG:
+		agent_git_config(id, &g);
+		break;
+	case IMSG_AGENT_GIT_INIT:
+		agent_git_init(id, &gi);
+		break;
+	}
+}
+
+/*
+ * The channel is gone: nobody is left to answer.  Every supervisor is
+ * told to kill its command and we leave; as pid 1 our exit ends the
+ * whole fence anyway.
+ */
+static void
+agent_closed(struct imsgev *iev, int error, void *arg)
+{
+	agent_shutdown_jobs();
+	if (error != 0)
+		fatalx("%s: channel: %s", __func__, strerror(error));
+	log_debug("%s: channel closed", __func__);
+	exit(0);
+}
+
+static void
+agent_hello(struct imsg *imsg)
+{
+	struct agent	*a = agent_env;
+	struct stat	 st;
+	int		 r;
+
+	r = msg_hello_decode(imsg->data, imsg->len, &a->a_hello);
+	if (imsg->data != NULL)
+		explicit_bzero(imsg->data, imsg->len);
+	if (r == -1)
+		fatalx("%s: malformed hello", __func__);
+	if (realpath(a->a_hello.h_home, a->a_home) == NULL)
+		fatal("%s: %s", __func__, a->a_hello.h_home);
+	if (stat(a->a_home, &st) == -1 || !S_ISDIR(st.st_mode))
+		fatalx("%s: %s: not a directory", __func__, a->a_home);
+	agent_env_build();
+	a->a_ready = 1;
+	log_debug("%s: fence %s, user %s, home %s", __func__,
+	    a->a_hello.h_key, a->a_hello.h_user, a->a_home);
+	agent_reply(IMSG_AGENT_READY, imsg->hdr.ih_peerid, NULL, 0);
+}
+
+/* The whole environment of every command; nothing of ours passes. */
+static void
+agent_env_build(void)
+{
+	struct agent	*a = agent_env;
+	const struct msg_hello *h = &a->a_hello;
+	int		 n = 0, i;
+
+	if (asprintf(&a->a_env[n++], "PATH=%s", AGENT_PATH) == -1 ||
+	    asprintf(&a->a_env[n++], "HOME=%s", h->h_home) == -1 ||
+	    asprintf(&a->a_env[n++], "TMPDIR=/tmp") == -1 ||
+	    asprintf(&a->a_env[n++], "USER=%s", h->h_user) == -1 ||
+	    asprintf(&a->a_env[n++], "LOGNAME=%s", h->h_user) == -1 ||
+	    asprintf(&a->a_env[n++], "SHELL=%s", AGENT_SHELL) == -1 ||
+	    asprintf(&a->a_env[n++], "LANG=C.UTF-8") == -1 ||
+	    asprintf(&a->a_env[n++], "TERM=dumb") == -1 ||
+	    asprintf(&a->a_env[n++], "XDG_CONFIG_HOME=%s/.config",
+	    h->h_home) == -1 ||
+	    asprintf(&a->a_env[n++], "GIT_CONFIG_GLOBAL=%s/.gitconfig",
+	    h->h_home) == -1 ||
+	    asprintf(&a->a_env[n++], "VOICEBOX_FENCE=%s", h->h_key) == -1)
+		fatal("%s: asprintf", __func__);
+	for (i = 0; i < n; i++)
+		if (strlen(a->a_env[i]) >= PATH_MAX + 32)
+			fatalx("%s: environment too long", __func__);
+	a->a_env[n] = NULL;
+}
+
+static void
+agent_sigchld(evutil_socket_t sig, short events, void *arg)
+{
+	agent_reap();
+}
+
+/* Constant time: how far two bearers agree tells nothing. */
+int
+agent_bearer_ok(const uint8_t *b)
+{
+	const uint8_t	*mine = agent_env->a_hello.h_bearer;
+	volatile uint8_t diff = 0;
+	size_t		 i;
+
+	for (i = 0; i < MSG_BEARER_LEN; i++)
+		diff |= mine[i] ^ b[i];
+	return (diff == 0);
+}
+
+void
+agent_secrets_wipe(void)
+{
+	if (agent_env != NULL)
+		explicit_bzero(&agent_env->a_hello.h_bearer,
+		    sizeof(agent_env->a_hello.h_bearer));
+}
+
+/* Over the cap of jobs, counting answers that wait for the channel. */
+int
+agent_busy(void)
+{
+	return (agent_env->a_njobs + agent_env->a_nreplies >= AGENT_JOBS_MAX);
+}
+
+static int
+agent_send(uint32_t type, uint32_t id, void *buf, size_t len)
+{
+	if (imsgev_compose(agent_env->a_iev, type, id, 0, -1, buf,
+	    len) == 0)
+		return (0);
+	if (errno != ENOBUFS)
+		fatal("%s: imsgev_compose", __func__);
+	return (-1);
+}
+
+/*
+ * Queue one reply; buf (malloc'ed or NULL) is ours from here on.  When
+ * the channel's queue is full the reply waits its turn here, and the
+ * jobs it stands for still count against AGENT_JOBS_MAX.
+ */
+void
+agent_reply(uint32_t type, uint32_t id, void *buf, size_t len)
+{
+	struct agent_pending	*p;
+	struct timeval		 tv = { 0, AGENT_RETRY_MS * 1000 };
+
+	if (TAILQ_EMPTY(&agent_pending) && agent_send(type, id, buf,
+	    len) == 0) {
+		free(buf);
+		return;
+	}
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		fatal("%s: calloc", __func__);
+	p->p_type = type;
+	p->p_id = id;
+	p->p_buf = buf;
+	p->p_len = len;
+	TAILQ_INSERT_TAIL(&agent_pending, p, p_entry);
+	agent_env->a_nreplies++;
+	evtimer_add(agent_retry_ev, &tv);
+}
+
+static void
+agent_retry(evutil_socket_t fd, short events, void *arg)
+{
+	struct agent_pending	*p;
+	struct timeval		 tv = { 0, AGENT_RETRY_MS * 1000 };
+
+	while ((p = TAILQ_FIRST(&agent_pending)) != NULL) {
+		if (agent_send(p->p_type, p->p_id, p->p_buf, p->p_len) == -1) {
+			evtimer_add(agent_retry_ev, &tv);
+			return;
+		}
+		TAILQ_REMOVE(&agent_pending, p, p_entry);
+		agent_env->a_nreplies--;
+		free(p->p_buf);
+		free(p);
+	}
+}
+
+void
+agent_error(uint32_t id, const char *code, const char *fmt, ...)
+{
+	struct msg_error e;
+	va_list		 ap;
+	void		*buf;
+	size_t		 len;
+
+	memset(&e, 0, sizeof(e));
+	strlcpy(e.e_code, code, sizeof(e.e_code));
+	va_start(ap, fmt);
+	vsnprintf(e.e_message, sizeof(e.e_message), fmt, ap);
+	va_end(ap);
+	log_debug("%s: request %u: %s: %s", __func__, id, code, e.e_message);
+	if (msg_error_encode(&e, &buf, &len) == -1) {
+		/* A message cut inside a UTF-8 sequence: say less. */
+		strlcpy(e.e_message, code, sizeof(e.e_message));
+		if (msg_error_encode(&e, &buf, &len) == -1)
+			fatal("%s: msg_error_encode", __func__);
+	}
+	agent_reply(IMSG_AGENT_ERROR, id, buf, len);
+}
+
+void
+agent_result(uint32_t id, struct msg_result *rs)
+{
+	void	*buf;
+	size_t	 len;
+
+	if (msg_result_encode(rs, &buf, &len) == -1)
+		fatal("%s: msg_result_encode", __func__);
+	agent_reply(IMSG_AGENT_RESULT, id, buf, len);
+}

@@ -1,0 +1,148 @@
+/*
+ * fence-agent: pid 1 of a fence.  Serves exec, git config and git init
+ * requests on its channel; see docs/agent.md.
+ */
+#ifndef AGENT_H
+#define AGENT_H
+
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <limits.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "msg.h"
+
+struct event;
+struct event_base;
+
+#define AGENT_CHANNEL_FD	3
+#define AGENT_JOBS_MAX		128	/* execs at once, git included */
+#define AGENT_GRACE_MS		1000	/* kill asked, then SIGKILL supervisor */
+#define AGENT_SWEEP_MS		20	/* between sweeps of stray processes */
+#define AGENT_RETRY_MS		50	/* channel queue full: try again */
+
+#define AGENT_PATH		"/usr/local/bin:/usr/bin:/bin"
+#define AGENT_SHELL		"/usr/bin/sh"
+#define AGENT_GIT		"/usr/bin/git"
+#define AGENT_ENV_COUNT		11
+
+/* How far the supervisor got with a command (struct agent_report). */
+enum agent_stage {
+	STAGE_RAN = 0,		/* the command ran; rp_status says how */
+	STAGE_SETUP,		/* pipes, fork: rp_errno */
+	STAGE_CWD,		/* rp_errno EXDEV: outside HOME */
+	STAGE_EXEC		/* execve failed: rp_errno */
+};
+
+/* The supervisor's last words to the agent, on its control socket. */
+struct agent_report {
+	int		 rp_stage;
+	int		 rp_errno;
+	int		 rp_status;	/* wait status of the command */
+};
+
+/* What to run.  Everything is copied into the supervisor by fork. */
+struct agent_spawn {
+	const char	*sp_path;	/* NULL: look argv[0] up in PATH */
+	char *const	*sp_argv;
+	const char	*sp_cwd;	/* "" HOME, else relative to it or absolute */
+	int		 sp_create;	/* git init: cwd may not exist yet */
+};
+
+enum agent_kill {
+	KILL_NONE = 0,
+	KILL_TIMEOUT,
+	KILL_BUDGET,
+	KILL_SHUTDOWN
+};
+
+struct agent_out {
+	uint8_t		*o_buf;
+	size_t		 o_len;
+	size_t		 o_size;
+	int		 o_fd;		/* -1 once at end of file or closed */
+	struct event	*o_ev;
+};
+
+struct agent_job;
+typedef void	 (*agent_job_cb)(struct agent_job *);
+
+struct agent_job {
+	TAILQ_ENTRY(agent_job) j_entry;
+	uint32_t	 j_id;		/* request id, ih_peerid */
+	pid_t		 j_super;	/* 0 once reaped */
+	int		 j_ctl;		/* socket to the supervisor */
+	int		 j_in;		/* stdin of the command, or -1 */
+	struct event	*j_inev;
+	uint8_t		*j_stdin;
+	size_t		 j_stdin_len;
+	size_t		 j_stdin_off;
+	struct agent_out j_out[2];	/* stdout, stderr */
+	size_t		 j_max;		/* output budget over both */
+	size_t		 j_total;
+	struct event	*j_timer;	/* deadline, then grace */
+	struct timespec	 j_start;
+	int		 j_kill;	/* enum agent_kill */
+	int		 j_truncated;
+	int		 j_status;	/* wait status of the supervisor */
+	int		 j_have_report;
+	struct agent_report j_report;
+	uint32_t	 j_duration_ms;
+	agent_job_cb	 j_done;
+	void		*j_arg;
+};
+
+struct agent {
+	struct event_base *a_base;
+	struct imsgev	*a_iev;
+	int		 a_ready;	/* HELLO received */
+	struct msg_hello a_hello;	/* holds the bearer */
+	char		 a_home[PATH_MAX];	/* HOME, resolved */
+	char		*a_env[AGENT_ENV_COUNT + 1];
+	TAILQ_HEAD(, agent_job) a_jobs;
+	size_t		 a_njobs;
+	size_t		 a_nreplies;	/* waiting for room on the channel */
+	pid_t		 a_pid;
+};
+
+extern struct agent *agent_env;
+
+/* agent.c */
+void	 agent_reply(uint32_t, uint32_t, void *, size_t);
+void	 agent_error(uint32_t, const char *, const char *, ...)
+	    __attribute__((format(printf, 3, 4)));
+void	 agent_result(uint32_t, struct msg_result *);
+int	 agent_bearer_ok(const uint8_t *);
+void	 agent_secrets_wipe(void);
+int	 agent_busy(void);
+
+/* agent_exec.c */
+void	 agent_exec(uint32_t, struct msg_exec *);
+void	 agent_job_to_result(struct agent_job *, struct msg_result *);
+int	 agent_job_failed(struct agent_job *, const char *);
+
+/* agent_git.c */
+void	 agent_git_config(uint32_t, struct msg_gitconfig *);
+void	 agent_git_init(uint32_t, struct msg_gitinit *);
+
+/* agent_job.c */
+struct agent_job *agent_job_start(uint32_t, const struct agent_spawn *,
+	    uint32_t, size_t, agent_job_cb, void *);
+void	 agent_job_stdin(struct agent_job *, uint8_t *, size_t);
+void	 agent_job_free(struct agent_job *);
+void	 agent_job_kill(struct agent_job *, int);
+void	 agent_reap(void);
+void	 agent_sweep_schedule(void);
+void	 agent_shutdown_jobs(void);
+
+/* agent_super.c */
+__attribute__((noreturn))
+void	 agent_super(const struct agent_spawn *, int, int, int, int);
+int	 agent_path_inside(const char *, const char *);
+
+/* agent_proc.c */
+size_t	 agent_proc_kill(pid_t, const pid_t *, size_t);
+
+#endif /* AGENT_H */

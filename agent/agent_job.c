@@ -1,0 +1,470 @@
+/*
+ * Jobs: one command under one supervisor, seen from the agent.
+ *
+ * The agent forks a supervisor per job (agent_super.c) and keeps the
+ * other ends of the command's three pipes and of a control socket, all
+ * non-blocking on libevent.  It writes stdin, reads stdout and stderr
+ * against the output budget, and runs the deadline.  To stop a command
+ * it shuts its side of the control socket down; the supervisor kills
+ * every process of the job and exits.  A supervisor that does not exit
+ * within AGENT_GRACE_MS is killed, and whatever it left behind (now our
+ * children: we are pid 1, or a subreaper) is swept.
+ *
+ * A job is over when its supervisor has been reaped: by then every
+ * process that could write to the pipes is dead, so what is left in
+ * them is read to the end and the job's callback gets the lot.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "agent.h"
+
+#define AGENT_READ_CHUNK	(64 * 1024)
+
+static struct event	*agent_sweep_ev;
+
+static int	agent_job_fds(int [4][2]);
+static void	agent_job_events(struct agent_job *);
+static void	agent_job_timer(evutil_socket_t, short, void *);
+static void	agent_job_write(evutil_socket_t, short, void *);
+static void	agent_job_read(evutil_socket_t, short, void *);
+static int	agent_job_read_one(struct agent_job *, struct agent_out *);
+static void	agent_job_keep(struct agent_job *, struct agent_out *,
+		    const uint8_t *, size_t);
+static void	agent_job_close_in(struct agent_job *);
+static void	agent_job_close_out(struct agent_out *);
+static void	agent_job_reaped(struct agent_job *, int);
+static void	agent_sweep(evutil_socket_t, short, void *);
+static void	agent_ms_tv(uint32_t, struct timeval *);
+
+static void
+agent_ms_tv(uint32_t ms, struct timeval *tv)
+{
+	tv->tv_sec = ms / 1000;
+	tv->tv_usec = (ms % 1000) * 1000;
+}
+
+/*
+ * p[0] stdin, p[1] stdout, p[2] stderr, p[3] control socket; for each
+ * [0] is the agent's end.  All close-on-exec, ours non-blocking.
+ */
+static int
+agent_job_fds(int p[4][2])
+{
+	int	 i, t;
+
+	for (i = 0; i < 4; i++)
+		p[i][0] = p[i][1] = -1;
+	for (i = 0; i < 3; i++)
+		if (pipe2(p[i], O_CLOEXEC) == -1)
+			goto fail;
+	/* stdin: the agent writes, so swap the ends. */
+	t = p[0][0];
+	p[0][0] = p[0][1];
+	p[0][1] = t;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p[3]) == -1)
+		goto fail;
+	for (i = 0; i < 4; i++)
+		if (fcntl(p[i][0], F_SETFL, O_NONBLOCK) == -1)
+			goto fail;
+	return (0);
+fail:
+	t = errno;
+	for (i = 0; i < 4; i++) {
+		if (p[i][0] != -1)
+			close(p[i][0]);
+		if (p[i][1] != -1)
+			close(p[i][1]);
+	}
+	errno = t;
+	return (-1);
+}
+
+/*
+ * Start one job.  NULL with errno when no supervisor could be started;
+ * the caller answers for it then.
+ */
+struct agent_job *
+agent_job_start(uint32_t id, const struct agent_spawn *sp, uint32_t timeout,
+    size_t max, agent_job_cb done, void *arg)
+{
+	struct agent_job *j;
+	struct timeval	 tv;
+	int		 p[4][2], i, saved;
+	pid_t		 pid;
+
+	if ((j = calloc(1, sizeof(*j))) == NULL)
+		return (NULL);
+	if (agent_job_fds(p) == -1) {
+		saved = errno;
+		free(j);
+		errno = saved;
+		return (NULL);
+	}
+	if ((pid = fork()) == -1) {
+		saved = errno;
+		for (i = 0; i < 4; i++) {
+			close(p[i][0]);
+			close(p[i][1]);
+		}
+		free(j);
+		errno = saved;
+		return (NULL);
+	}
+	if (pid == 0)
+		agent_super(sp, p[3][1], p[0][1], p[1][1], p[2][1]);
+
+	for (i = 0; i < 4; i++)
+		close(p[i][1]);
+	j->j_id = id;
+	j->j_super = pid;
+	j->j_in = p[0][0];
+	j->j_out[0].o_fd = p[1][0];
+	j->j_out[1].o_fd = p[2][0];
+	j->j_ctl = p[3][0];
+	j->j_max = max;
+	j->j_done = done;
+	j->j_arg = arg;
+	clock_gettime(CLOCK_MONOTONIC, &j->j_start);
+	agent_job_events(j);
+	agent_ms_tv(timeout, &tv);
+	evtimer_add(j->j_timer, &tv);
+	TAILQ_INSERT_TAIL(&agent_env->a_jobs, j, j_entry);
+	agent_env->a_njobs++;
+	log_debug("%s: request %u: supervisor %d", __func__, id, (int)pid);
+	return (j);
+}
+
+static void
+agent_job_events(struct agent_job *j)
+{
+	struct event_base *base = agent_env->a_base;
+	int		 i;
+
+	j->j_timer = evtimer_new(base, agent_job_timer, j);
+	j->j_inev = event_new(base, j->j_in, EV_WRITE | EV_PERSIST,
+	    agent_job_write, j);
+	if (j->j_timer == NULL || j->j_inev == NULL)
+		fatalx("%s: event_new", __func__);
+	for (i = 0; i < 2; i++) {
+		j->j_out[i].o_ev = event_new(base, j->j_out[i].o_fd,
+		    EV_READ | EV_PERSIST, agent_job_read, j);
+		if (j->j_out[i].o_ev == NULL ||
+		    event_add(j->j_out[i].o_ev, NULL) == -1)
+			fatalx("%s: event_add", __func__);
+	}
+}
+
+/*
+ * Give the job its stdin bytes (ours from now on).  With none the
+ * command sees end of file at once.
+ */
+void
+agent_job_stdin(struct agent_job *j, uint8_t *buf, size_t len)
+{
+	j->j_stdin = buf;
+	j->j_stdin_len = len;
+	if (len == 0 || event_add(j->j_inev, NULL) == -1)
+		agent_job_close_in(j);
+}
+
+/*
+ * A command that does not read its stdin only ever fills the pipe; we
+ * stop writing then and never block.  EPIPE means it closed its end.
+ */
+static void
+agent_job_write(evutil_socket_t fd, short events, void *arg)
+{
+	struct agent_job *j = arg;
+	ssize_t		 n;
+
+	n = write(j->j_in, j->j_stdin + j->j_stdin_off,
+	    j->j_stdin_len - j->j_stdin_off);
+	if (n == -1) {
+		if (errno == EAGAIN || errno == EINTR)
+			return;
+		agent_job_close_in(j);
+		return;
+	}
+	j->j_stdin_off += (size_t)n;
+	if (j->j_stdin_off == j->j_stdin_len)
+		agent_job_close_in(j);
+}
+
+static void
+agent_job_close_in(struct agent_job *j)
+{
+	if (j->j_inev != NULL) {
+		event_free(j->j_inev);
+		j->j_inev = NULL;
+	}
+	if (j->j_in != -1) {
+		close(j->j_in);
+		j->j_in = -1;
+	}
+	free(j->j_stdin);
+	j->j_stdin = NULL;
+	j->j_stdin_len = j->j_stdin_off = 0;
+}
+
+static void
+agent_job_close_out(struct agent_out *o)
+{
+	if (o->o_ev != NULL) {
+		event_free(o->o_ev);
+		o->o_ev = NULL;
+	}
+	if (o->o_fd != -1) {
+		close(o->o_fd);
+		o->o_fd = -1;
+	}
+}
+
+static void
+agent_job_read(evutil_socket_t fd, short events, void *arg)
+{
+	struct agent_job *j = arg;
+	struct agent_out *o = &j->j_out[fd == j->j_out[0].o_fd ? 0 : 1];
+
+	agent_job_read_one(j, o);
+}
+
+/*
+ * One read.  1 if there may be more, 0 at end of file or once over
+ * budget (the pipes are closed then: a writer gets EPIPE, and is killed
+ * anyway), -1 when nothing is there now.
+ */
+static int
+agent_job_read_one(struct agent_job *j, struct agent_out *o)
+{
+	uint8_t		 buf[AGENT_READ_CHUNK];
+	size_t		 room;
+	ssize_t		 n;
+
+	if (o->o_fd == -1)
+		return (0);
+	if ((n = read(o->o_fd, buf, sizeof(buf))) == -1) {
+		if (errno == EAGAIN || errno == EINTR)
+			return (-1);
+		log_warn("%s: request %u", __func__, j->j_id);
+		n = 0;
+	}
+	if (n == 0) {
+		agent_job_close_out(o);
+		return (0);
+	}
+	room = j->j_max - j->j_total;
+	if ((size_t)n <= room) {
+		agent_job_keep(j, o, buf, (size_t)n);
+		return (1);
+	}
+	/* Exactly the budget is kept, split as it arrived. */
+	agent_job_keep(j, o, buf, room);
+	j->j_truncated = 1;
+	agent_job_close_out(&j->j_out[0]);
+	agent_job_close_out(&j->j_out[1]);
+	agent_job_kill(j, KILL_BUDGET);
+	return (0);
+}
+
+static void
+agent_job_keep(struct agent_job *j, struct agent_out *o, const uint8_t *p,
+    size_t n)
+{
+	uint8_t		*nb;
+	size_t		 size;
+
+	if (n == 0)
+		return;
+	if (o->o_len + n > o->o_size) {
+		size = o->o_size ? o->o_size : 4096;
+		while (size < o->o_len + n)
+			size *= 2;
+		if (size > j->j_max)
+			size = j->j_max;
+		if ((nb = realloc(o->o_buf, size)) == NULL)
+			fatal("%s: realloc", __func__);
+		o->o_buf = nb;
+		o->o_size = size;
+	}
+	memcpy(o->o_buf + o->o_len, p, n);
+	o->o_len += n;
+	j->j_total += n;
+}
+
+/* The deadline, or, once a kill was asked for, the end of the grace. */
+static void
+agent_job_timer(evutil_socket_t fd, short events, void *arg)
+{
+	struct agent_job *j = arg;
+
+	if (j->j_kill == KILL_NONE) {
+		agent_job_kill(j, KILL_TIMEOUT);
+		return;
+	}
+	if (j->j_super > 0) {
+		log_warnx("%s: request %u: supervisor %d did not finish, "
+		    "killing it", __func__, j->j_id, (int)j->j_super);
+		kill(j->j_super, SIGKILL);
+	}
+}
+
+/*
+ * Ask the supervisor to kill every process of the job: end of file on
+ * its control socket.  The first reason stays.
+ */
+void
+agent_job_kill(struct agent_job *j, int why)
+{
+	struct timeval	 tv;
+
+	if (j->j_kill != KILL_NONE)
+		return;
+	j->j_kill = why;
+	log_debug("%s: request %u: kill (%d)", __func__, j->j_id, why);
+	if (j->j_ctl != -1 && shutdown(j->j_ctl, SHUT_WR) == -1 &&
+	    j->j_super > 0)
+		kill(j->j_super, SIGKILL);
+	agent_ms_tv(AGENT_GRACE_MS, &tv);
+	evtimer_add(j->j_timer, &tv);
+}
+
+void
+agent_job_free(struct agent_job *j)
+{
+	int	 i;
+
+	if (j == NULL)
+		return;
+	TAILQ_REMOVE(&agent_env->a_jobs, j, j_entry);
+	agent_env->a_njobs--;
+	agent_job_close_in(j);
+	for (i = 0; i < 2; i++) {
+		agent_job_close_out(&j->j_out[i]);
+		free(j->j_out[i].o_buf);
+	}
+	if (j->j_timer != NULL)
+		event_free(j->j_timer);
+	if (j->j_ctl != -1)
+		close(j->j_ctl);
+	free(j);
+}
+
+/*
+ * Every child that exited.  Supervisors end their job; anything else
+ * was an orphan of a supervisor that did not finish its work, and its
+ * kin may still be around: sweep.
+ */
+void
+agent_reap(void)
+{
+	struct agent_job *j;
+	pid_t		 pid;
+	int		 status;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		TAILQ_FOREACH(j, &agent_env->a_jobs, j_entry)
+			if (j->j_super == pid)
+				break;
+		if (j == NULL) {
+			log_debug("%s: reaped stray %d", __func__, (int)pid);
+			agent_sweep_schedule();
+			continue;
+		}
+		agent_job_reaped(j, status);
+	}
+	if (pid == -1 && errno != ECHILD)
+		log_warn("%s: waitpid", __func__);
+}
+
+static void
+agent_job_reaped(struct agent_job *j, int status)
+{
+	struct timespec	 now;
+	ssize_t		 n;
+	int		 i;
+
+	j->j_super = 0;
+	j->j_status = status;
+	evtimer_del(j->j_timer);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	j->j_duration_ms = (uint32_t)((now.tv_sec - j->j_start.tv_sec) *
+	    1000 + (now.tv_nsec - j->j_start.tv_nsec) / 1000000);
+	n = read(j->j_ctl, &j->j_report, sizeof(j->j_report));
+	j->j_have_report = n == (ssize_t)sizeof(j->j_report);
+	if (!j->j_have_report || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0) {
+		log_warnx("%s: request %u: supervisor ended badly (status "
+		    "0x%x)", __func__, j->j_id, status);
+		j->j_have_report = 0;
+		agent_sweep_schedule();
+	}
+	/* No writer is left: what the pipes hold is all there is. */
+	for (i = 0; i < 2; i++)
+		while (agent_job_read_one(j, &j->j_out[i]) == 1)
+			;
+	agent_job_close_in(j);
+	j->j_done(j);
+}
+
+/* Stop every job; their supervisors kill what they started. */
+void
+agent_shutdown_jobs(void)
+{
+	struct agent_job *j;
+
+	TAILQ_FOREACH(j, &agent_env->a_jobs, j_entry)
+		if (j->j_ctl != -1)
+			shutdown(j->j_ctl, SHUT_WR);
+}
+
+void
+agent_sweep_schedule(void)
+{
+	struct timeval	 tv;
+
+	if (agent_sweep_ev == NULL && (agent_sweep_ev = evtimer_new(
+	    agent_env->a_base, agent_sweep, NULL)) == NULL)
+		fatalx("%s: evtimer_new", __func__);
+	if (evtimer_pending(agent_sweep_ev, NULL))
+		return;
+	agent_ms_tv(AGENT_SWEEP_MS, &tv);
+	evtimer_add(agent_sweep_ev, &tv);
+}
+
+/*
+ * Kill every process below us that no live supervisor answers for:
+ * the leftovers of one that was killed (by its own command, say).  Once
+ * they die their children come to us in turn, so go on until a sweep
+ * finds nothing.
+ */
+static void
+agent_sweep(evutil_socket_t fd, short events, void *arg)
+{
+	struct agent_job *j;
+	pid_t		 live[AGENT_JOBS_MAX];
+	size_t		 n = 0, killed;
+
+	TAILQ_FOREACH(j, &agent_env->a_jobs, j_entry)
+		if (j->j_super > 0 && n < AGENT_JOBS_MAX)
+			live[n++] = j->j_super;
+	killed = agent_proc_kill(agent_env->a_pid, live, n);
+	if (killed > 0) {
+		log_warnx("%s: killed %zu stray processes", __func__, killed);
+		agent_sweep_schedule();
+	}
+}

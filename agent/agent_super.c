@@ -1,0 +1,411 @@
+/*
+ * The supervisor: one process per job, forked from the agent, and the
+ * command it forks in turn.
+ *
+ * It makes itself a child subreaper, so every process the command
+ * starts (a double fork, a setsid, a daemon) is its descendant or, once
+ * orphaned, its child; never the agent's.  When the command exits, or
+ * the agent asks (end of file on the control socket: a timeout, the
+ * budget, or the agent itself gone), it SIGKILLs every descendant it
+ * finds in /proc, reaps, and repeats until it has no child left.  Then
+ * it reports how the command ended and exits.
+ *
+ * It never returns into the agent's code and never touches its event
+ * loop: it only inherited them.
+ */
+#include <sys/types.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fenced.h"
+#include "msg.h"
+#include "agent.h"
+
+/* Where the supervisor keeps its descriptors. */
+#define SUPER_CTL	3
+#define SUPER_IN	4
+#define SUPER_OUT	5
+#define SUPER_ERR	6
+#define CHILD_EXECERR	3	/* the command's exec failure, if any */
+
+#define SUPER_ARGV_MAX	8	/* git init and its path */
+
+static void	agent_super_fds(int, int, int, int);
+static void	agent_super_signals(void);
+static void	agent_super_noop(int);
+static int	agent_super_chdir(const struct agent_spawn *, char *, size_t);
+static int	agent_super_tail_ok(const char *);
+static int	agent_super_wait(pid_t, struct agent_report *);
+static void	agent_super_end(pid_t, int, struct agent_report *);
+__attribute__((noreturn))
+static void	agent_super_report(struct agent_report *);
+__attribute__((noreturn))
+static void	agent_child(const struct agent_spawn *, char *const *, int);
+static int	agent_child_exec(const struct agent_spawn *, char *const *);
+__attribute__((noreturn))
+static void	agent_child_fail(int, int);
+
+__attribute__((noreturn)) void
+agent_super(const struct agent_spawn *sp, int ctl, int in, int out, int err)
+{
+	struct agent_report rp;
+	char		 tail[PATH_MAX];
+	char		*argv[SUPER_ARGV_MAX];
+	char *const	*av = sp->sp_argv;
+	size_t		 i;
+	pid_t		 pid;
+	int		 ep[2], reaped;
+
+	agent_secrets_wipe();
+	memset(&rp, 0, sizeof(rp));
+	agent_super_fds(ctl, in, out, err);
+	agent_super_signals();
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1) {
+		rp.rp_stage = STAGE_SETUP;
+		rp.rp_errno = errno;
+		agent_super_report(&rp);
+	}
+	if (agent_super_chdir(sp, tail, sizeof(tail)) == -1) {
+		rp.rp_stage = STAGE_CWD;
+		rp.rp_errno = errno;
+		agent_super_report(&rp);
+	}
+	/* git init of a directory still to be made: name the rest. */
+	if (tail[0] != '\0') {
+		for (i = 0; sp->sp_argv[i] != NULL && i < SUPER_ARGV_MAX - 3;
+		    i++)
+			argv[i] = sp->sp_argv[i];
+		argv[i++] = "--";
+		argv[i++] = tail;
+		argv[i] = NULL;
+		av = argv;
+	}
+	/* 0..6 are taken: the pipe lands above the command's 0..3. */
+	if (pipe2(ep, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
+		rp.rp_stage = STAGE_SETUP;
+		rp.rp_errno = errno;
+		agent_super_report(&rp);
+	}
+	if (pid == 0)
+		agent_child(sp, av, ep[1]);
+	close(ep[1]);
+	close(SUPER_IN);
+	close(SUPER_OUT);
+	close(SUPER_ERR);
+
+	reaped = agent_super_wait(pid, &rp) == 0;
+	if (!reaped)
+		rp.rp_status = -1;
+	agent_super_end(pid, reaped, &rp);
+	/* Written before the command exited, if it could not start. */
+	if (read(ep[0], &rp.rp_errno, sizeof(rp.rp_errno)) ==
+	    sizeof(rp.rp_errno))
+		rp.rp_stage = STAGE_EXEC;
+	agent_super_report(&rp);
+}
+
+/*
+ * Our four descriptors at 3..6, nothing else but 0..2 (the agent's,
+ * replaced in the command).  The dups go above every fd we might move
+ * first, so none is overwritten before it is copied.
+ */
+static void
+agent_super_fds(int ctl, int in, int out, int err)
+{
+	int	 src[4] = { ctl, in, out, err }, tmp[4], i;
+
+	for (i = 0; i < 4; i++)
+		if ((tmp[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 64)) == -1)
+			_exit(2);
+	for (i = 0; i < 4; i++)
+		if (dup3(tmp[i], SUPER_CTL + i, O_CLOEXEC) == -1)
+			_exit(2);
+	closefrom(SUPER_ERR + 1);
+}
+
+/*
+ * The agent's dispositions are not ours: libevent's SIGCHLD handler
+ * would write into the agent's event loop.  SIGCHLD stays blocked
+ * except while we wait in ppoll(), where its no-op handler ends the
+ * wait.
+ */
+static void
+agent_super_signals(void)
+{
+	struct sigaction sa;
+	sigset_t	 set;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = agent_super_noop;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1 ||
+	    sigaction(SIGCHLD, &sa, NULL) == -1)
+		_exit(2);
+}
+
+static void
+agent_super_noop(int sig)
+{
+}
+
+/* path is HOME or below it; both are resolved. */
+int
+agent_path_inside(const char *home, const char *path)
+{
+	size_t	 len = strlen(home);
+
+	if (strcmp(home, "/") == 0)
+		return (path[0] == '/');
+	return (strncmp(path, home, len) == 0 &&
+	    (path[len] == '\0' || path[len] == '/'));
+}
+
+/*
+ * Change into the job's directory: HOME, or a path relative to it, or
+ * an absolute one, which after following every symlink and ".." must
+ * still be HOME or below it (EXDEV if not).  The check is repeated on
+ * the directory we actually ended up in, so a symlink swapped between
+ * realpath() and chdir() cannot take us out.  The command inherits this
+ * directory.
+ *
+ * For git init (sp_create) the path may not exist yet: we stop at its
+ * deepest existing ancestor, and the rest, with no "." or ".." in it,
+ * goes into tail for git to create.
+ */
+static int
+agent_super_chdir(const struct agent_spawn *sp, char *tail, size_t tailsz)
+{
+	const char	*home = agent_env->a_home;
+	char		 want[PATH_MAX], real[PATH_MAX], cwd[PATH_MAX];
+	char		*slash;
+
+	tail[0] = '\0';
+	if (sp->sp_cwd[0] == '\0')
+		strlcpy(want, home, sizeof(want));
+	else if (sp->sp_cwd[0] == '/')
+		strlcpy(want, sp->sp_cwd, sizeof(want));
+	else if ((size_t)snprintf(want, sizeof(want), "%s/%s",
+	    agent_env->a_hello.h_home, sp->sp_cwd) >= sizeof(want)) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	while (realpath(want, real) == NULL) {
+		if (!sp->sp_create || errno != ENOENT ||
+		    (slash = strrchr(want, '/')) == NULL || slash == want)
+			return (-1);
+		/* Move the last component of want to the front of tail. */
+		if (snprintf(cwd, sizeof(cwd), "%s%s%s", slash + 1,
+		    tail[0] ? "/" : "", tail) >= (int)sizeof(cwd) ||
+		    strlcpy(tail, cwd, tailsz) >= tailsz) {
+			errno = ENAMETOOLONG;
+			return (-1);
+		}
+		*slash = '\0';
+	}
+	if (!agent_super_tail_ok(tail)) {
+		errno = EINVAL;
+		return (-1);
+	}
+	if (!agent_path_inside(home, real)) {
+		errno = EXDEV;
+		return (-1);
+	}
+	if (chdir(real) == -1 || getcwd(cwd, sizeof(cwd)) == NULL)
+		return (-1);
+	if (!agent_path_inside(home, cwd)) {
+		errno = EXDEV;
+		return (-1);
+	}
+	return (0);
+}
+
+/* No "." or ".." component: git must create exactly below us. */
+static int
+agent_super_tail_ok(const char *tail)
+{
+	const char	*p = tail, *e;
+	size_t		 n;
+
+	while (*p != '\0') {
+		e = strchr(p, '/');
+		n = e != NULL ? (size_t)(e - p) : strlen(p);
+		if ((n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return (0);
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return (1);
+}
+
+/*
+ * Until the command exits or the agent says stop (anything readable on
+ * the control socket, end of file included).  0 when the command was
+ * reaped, its status in rp.
+ */
+static int
+agent_super_wait(pid_t pid, struct agent_report *rp)
+{
+	struct pollfd	 pfd;
+	sigset_t	 none;
+	int		 status;
+	pid_t		 r;
+
+	sigemptyset(&none);
+	pfd.fd = SUPER_CTL;
+	pfd.events = POLLIN;
+	for (;;) {
+		/* Orphans that exit meanwhile are reaped as they go. */
+		while ((r = waitpid(-1, &status, WNOHANG)) > 0) {
+			if (r == pid) {
+				rp->rp_status = status;
+				return (0);
+			}
+		}
+		if (r == -1 && errno != EINTR)
+			return (-1);
+		/* SIGCHLD is blocked but here: none is lost in between. */
+		pfd.revents = 0;
+		if (ppoll(&pfd, 1, NULL, &none) == -1) {
+			if (errno == EINTR)
+				continue;
+			return (-1);
+		}
+		if (pfd.revents != 0)
+			return (-1);
+	}
+}
+
+/*
+ * Kill every descendant, reap, repeat, until no child is left.  The
+ * command's status is kept if it is reaped here.  A process that forks
+ * between a scan and its kill leaves an orphan, which comes to us and
+ * is found by the next scan; a process being killed cannot fork.
+ */
+static void
+agent_super_end(pid_t pid, int reaped, struct agent_report *rp)
+{
+	int	 status;
+	pid_t	 r;
+
+	/*
+	 * Its process group first, which needs no /proc; only while the
+	 * command is unreaped, so that the group id cannot have been reused.
+	 */
+	if (!reaped)
+		kill(-pid, SIGKILL);
+	for (;;) {
+		/* Nothing is left below us once we have no child. */
+		r = waitpid(-1, &status, WNOHANG);
+		if (r == -1 && errno == ECHILD)
+			return;
+		if (r == pid)
+			rp->rp_status = status;
+		if (r > 0)
+			continue;
+		agent_proc_kill(getpid(), NULL, 0);
+		if ((r = waitpid(-1, &status, 0)) == pid)
+			rp->rp_status = status;
+		else if (r == -1 && errno == ECHILD)
+			return;
+	}
+}
+
+__attribute__((noreturn)) static void
+agent_super_report(struct agent_report *rp)
+{
+	ssize_t	 n;
+
+	do {
+		n = write(SUPER_CTL, rp, sizeof(*rp));
+	} while (n == -1 && errno == EINTR);
+	_exit(0);
+}
+
+/*
+ * The command: its own session, stdin, stdout and stderr on the job's
+ * pipes, default signal dispositions, nothing but 0, 1 and 2 open, the
+ * fixed environment.
+ */
+__attribute__((noreturn)) static void
+agent_child(const struct agent_spawn *sp, char *const *argv, int ep)
+{
+	struct sigaction sa;
+	sigset_t	 none;
+	int		 sig, fd;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		(void)sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (setsid() == -1 || dup2(SUPER_IN, 0) == -1 ||
+	    dup2(SUPER_OUT, 1) == -1 || dup2(SUPER_ERR, 2) == -1) {
+		agent_child_fail(ep, errno);
+	}
+	/* The error pipe is close-on-exec: a successful exec closes it. */
+	for (fd = SUPER_CTL; fd <= SUPER_ERR; fd++)
+		close(fd);
+	if (fcntl(ep, F_DUPFD_CLOEXEC, CHILD_EXECERR) != CHILD_EXECERR)
+		_exit(127);
+	closefrom(CHILD_EXECERR + 1);
+	agent_child_fail(CHILD_EXECERR, agent_child_exec(sp, argv));
+}
+
+/* Tell the supervisor why the command never started. */
+__attribute__((noreturn)) static void
+agent_child_fail(int fd, int e)
+{
+	ssize_t	 n;
+
+	n = write(fd, &e, sizeof(e));
+	_exit(n == sizeof(e) ? 127 : 126);
+}
+
+/*
+ * execve() the command.  A bare name is looked up in the fixed PATH as
+ * execvp() would, but never in the agent's own environment; EACCES
+ * from one directory is reported if no other had it.  Returns errno.
+ */
+static int
+agent_child_exec(const struct agent_spawn *sp, char *const *argv)
+{
+	char		 path[PATH_MAX];
+	char *const	*envp = agent_env->a_env;
+	const char	*p, *e;
+	int		 seen_eacces = 0;
+
+	if (sp->sp_path != NULL) {
+		execve(sp->sp_path, argv, envp);
+		return (errno);
+	}
+	if (strchr(argv[0], '/') != NULL) {
+		execve(argv[0], argv, envp);
+		return (errno);
+	}
+	for (p = AGENT_PATH; *p != '\0'; p = *e ? e + 1 : e) {
+		e = strchrnul(p, ':');
+		if (snprintf(path, sizeof(path), "%.*s/%s", (int)(e - p), p,
+		    argv[0]) >= (int)sizeof(path))
+			return (ENAMETOOLONG);
+		execve(path, argv, envp);
+		if (errno == EACCES)
+			seen_eacces = 1;
+		else if (errno != ENOENT && errno != ENOTDIR)
+			return (errno);
+	}
+	return (seen_eacces ? EACCES : ENOENT);
+}

@@ -1,0 +1,106 @@
+/*
+ * The broker: the only process that reads bytes from clients.  It runs
+ * as the unprivileged user in an empty chroot under an allowlist
+ * filter, serves the control socket (and the HTTP API), and turns what
+ * clients ask into typed messages for the fencer and the prober.
+ */
+#include <sys/types.h>
+
+#include <event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "lockdown.h"
+#include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "broker.h"
+
+static void	broker_dispatch_parent(struct imsgev *, struct imsg *, void *);
+static void	broker_dispatch_fencer(struct imsgev *, struct imsg *, void *);
+static void	broker_dispatch_prober(struct imsgev *, struct imsg *, void *);
+
+struct proc_self broker_self = {
+	.ps_proc = PROC_BROKER,
+	.ps_peers = {
+		[PROC_PARENT] = { PROC_PARENT, broker_dispatch_parent, NULL },
+		[PROC_FENCER] = { PROC_FENCER, broker_dispatch_fencer, NULL },
+		[PROC_PROBER] = { PROC_PROBER, broker_dispatch_prober, NULL },
+	},
+	.ps_shutdown_cb = control_shutdown,
+};
+struct broker_stats	 broker_stats;
+struct msg_procinfo	 broker_procinfo;
+
+void
+broker(const struct proc_args *pa)
+{
+	char		 root[PATH_MAX];
+	struct lockdown	 ld = {
+		.ld_title = "broker",
+		.ld_chroot = root,
+		.ld_uid = pa->pa_uid,
+		.ld_gid = pa->pa_gid,
+		.ld_promises = "stdio recvfd sendfd unix inet",
+		.ld_filter = LOCKDOWN_ALLOW,
+	};
+
+	if ((size_t)snprintf(root, sizeof(root), "%s/%s", pa->pa_state,
+	    FENCED_EMPTY_DIR) >= sizeof(root))
+		fatalx("%s: state path too long", __func__);
+	if ((broker_self.ps_evbase = event_init()) == NULL)
+		fatalx("%s: event_init", __func__);
+	proc_signals(&broker_self);
+
+	lockdown(&ld);
+
+	proc_connect_parent(&broker_self);
+	event_dispatch();
+	exit(0);
+}
+
+static void
+broker_dispatch_parent(struct imsgev *iev, struct imsg *imsg, void *arg)
+{
+	uint32_t	 u;
+
+	if (proc_dispatch_parent(&broker_self, imsg))
+		return;
+
+	switch (imsg->hdr.ih_type) {
+	case IMSG_LISTEN_FD:
+		if (msg_u32_decode(imsg->data, imsg->len, &u, LISTEN_CONTROL,
+		    LISTEN_HTTP) == -1 || imsg->fd == -1)
+			fatalx("%s: bad listener", __func__);
+		if (u != LISTEN_CONTROL)
+			fatalx("%s: listener %u not served", __func__, u);
+		control_listen(imsg->fd);
+		imsg->fd = -1;
+		break;
+	case IMSG_PROC_INFO:
+		if (msg_procinfo_decode(imsg->data, imsg->len,
+		    &broker_procinfo) == -1)
+			fatalx("%s: bad process table", __func__);
+		break;
+	default:
+		fatalx("%s: unexpected %s", __func__,
+		    msg_type_name(imsg->hdr.ih_type));
+	}
+}
+
+static void
+broker_dispatch_fencer(struct imsgev *iev, struct imsg *imsg, void *arg)
+{
+	fences_dispatch_fencer(iev, imsg, arg);
+}
+
+static void
+broker_dispatch_prober(struct imsgev *iev, struct imsg *imsg, void *arg)
+{
+	fatalx("%s: unexpected %s", __func__,
+	    msg_type_name(imsg->hdr.ih_type));
+}

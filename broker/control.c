@@ -1,0 +1,541 @@
+/*
+ * The control socket, as fencectl speaks to it.  Anyone may connect
+ * (the socket is 0666); what a connection may do is decided per request
+ * from the peer's credentials, taken from the kernel (SO_PEERCRED and
+ * SO_PEERGROUPS), never from anything the client says.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "broker.h"
+
+#define CONTROL_MAX_CONNS	128	/* all users together */
+#define CONTROL_MAX_PER_UID	16
+#define CONTROL_IDLE_SEC	60	/* a connection with nothing to say */
+#define CONTROL_MAX_GROUPS	256
+
+struct ctl_conn {
+	TAILQ_ENTRY(ctl_conn)	 cc_entry;
+	struct imsgev		*cc_iev;
+	struct event		 cc_idle;
+	uid_t			 cc_uid;
+	gid_t			 cc_gid;
+	pid_t			 cc_pid;
+	int			 cc_admin;
+};
+
+static TAILQ_HEAD(, ctl_conn) ctl_conns = TAILQ_HEAD_INITIALIZER(ctl_conns);
+static struct event	 ctl_ev_accept;
+static struct event	 ctl_ev_pause;
+static int		 ctl_fd = -1;
+static unsigned int	 ctl_nconns;
+
+static void	control_accept(int, short, void *);
+static void	control_dispatch(struct imsgev *, struct imsg *, void *);
+static void	control_closed(struct imsgev *, int, void *);
+static void	control_idle(int, short, void *);
+static void	control_close(struct ctl_conn *);
+static int	control_is_admin(int, uid_t, gid_t);
+static void	control_reply(struct ctl_conn *, uint32_t, const void *,
+		    size_t);
+static void	control_error(struct ctl_conn *, const char *, const char *,
+		    ...) __attribute__((format(printf, 3, 4)));
+static void	control_fence(struct ctl_conn *, struct msg_fence *);
+static void	control_relay_error(struct ctl_conn *, struct imsg *);
+static void	control_relay_result(struct ctl_conn *, struct imsg *);
+static int	control_fence_request(struct ctl_conn *, struct imsg *);
+
+unsigned int
+control_active(void)
+{
+	return (ctl_nconns);
+}
+
+void
+control_listen(int fd)
+{
+	if (ctl_fd != -1)
+		fatalx("%s: second control socket", __func__);
+	ctl_fd = fd;
+	event_assign(&ctl_ev_accept, broker_self.ps_evbase, ctl_fd, EV_READ | EV_PERSIST,
+	    control_accept, NULL);
+	event_add(&ctl_ev_accept, NULL);
+	evtimer_assign(&ctl_ev_pause, broker_self.ps_evbase, control_accept,
+	    NULL);
+}
+
+void
+control_shutdown(void)
+{
+	struct ctl_conn	*cc;
+
+	while ((cc = TAILQ_FIRST(&ctl_conns)) != NULL)
+		control_close(cc);
+	if (ctl_fd != -1) {
+		event_del(&ctl_ev_accept);
+		close(ctl_fd);
+		ctl_fd = -1;
+	}
+}
+
+static unsigned int
+control_count_uid(uid_t uid)
+{
+	struct ctl_conn	*cc;
+	unsigned int	 n = 0;
+
+	TAILQ_FOREACH(cc, &ctl_conns, cc_entry)
+		if (cc->cc_uid == uid)
+			n++;
+	return (n);
+}
+
+static void
+control_accept(int listenfd, short event, void *arg)
+{
+	struct timeval	 pause = { 1, 0 };
+	struct timeval	 idle = { CONTROL_IDLE_SEC, 0 };
+	struct ucred	 cred;
+	socklen_t	 len;
+	struct ctl_conn	*cc;
+	int		 fd;
+
+	/* After a pause for lack of descriptors, listen again. */
+	if (event & EV_TIMEOUT) {
+		event_add(&ctl_ev_accept, NULL);
+		return;
+	}
+
+	if (!broker_self.ps_started)
+		return;
+	if ((fd = accept4(ctl_fd, NULL, NULL, SOCK_NONBLOCK |
+	    SOCK_CLOEXEC)) == -1) {
+		if (errno == ENFILE || errno == EMFILE) {
+			log_warn("%s: accept, pausing", __func__);
+			event_del(&ctl_ev_accept);
+			evtimer_add(&ctl_ev_pause, &pause);
+		} else if (errno != EAGAIN && errno != EINTR &&
+		    errno != ECONNABORTED)
+			log_warn("%s: accept", __func__);
+		return;
+	}
+
+	len = sizeof(cred);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1 ||
+	    len != sizeof(cred)) {
+		log_warn("%s: SO_PEERCRED", __func__);
+		close(fd);
+		broker_stats.bs_ctl_errors++;
+		return;
+	}
+	if (ctl_nconns >= CONTROL_MAX_CONNS ||
+	    control_count_uid(cred.uid) >= CONTROL_MAX_PER_UID) {
+		log_warnx("%s: too many connections, refusing uid %u",
+		    __func__, (unsigned)cred.uid);
+		close(fd);
+		broker_stats.bs_ctl_errors++;
+		return;
+	}
+
+	if ((cc = calloc(1, sizeof(*cc))) == NULL) {
+		log_warn("%s: calloc", __func__);
+		close(fd);
+		return;
+	}
+	cc->cc_uid = cred.uid;
+	cc->cc_gid = cred.gid;
+	cc->cc_pid = cred.pid;
+	cc->cc_admin = control_is_admin(fd, cred.uid, cred.gid);
+	if ((cc->cc_iev = imsgev_new(broker_self.ps_evbase, fd, control_dispatch,
+	    control_closed, cc)) == NULL) {
+		log_warn("%s: imsgev_new", __func__);
+		close(fd);
+		free(cc);
+		return;
+	}
+	evtimer_assign(&cc->cc_idle, broker_self.ps_evbase, control_idle, cc);
+	evtimer_add(&cc->cc_idle, &idle);
+	TAILQ_INSERT_TAIL(&ctl_conns, cc, cc_entry);
+	ctl_nconns++;
+	broker_stats.bs_ctl_conns++;
+	log_debug("%s: uid %u pid %d%s", __func__, (unsigned)cc->cc_uid,
+	    (int)cc->cc_pid, cc->cc_admin ? " (admin)" : "");
+}
+
+/* Root, or a member of the configured admin group. */
+static int
+control_is_admin(int fd, uid_t uid, gid_t gid)
+{
+	gid_t		 groups[CONTROL_MAX_GROUPS];
+	socklen_t	 len = sizeof(groups);
+	gid_t		 admin = broker_self.ps_conf.c_admin_gid;
+	size_t		 i, n;
+
+	if (uid == 0)
+		return (1);
+	if (admin == (gid_t)-1)
+		return (0);
+	if (gid == admin)
+		return (1);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) == -1) {
+		/* More groups than we look at: not admin by this route. */
+		if (errno != ERANGE)
+			log_warn("%s: SO_PEERGROUPS", __func__);
+		return (0);
+	}
+	n = len / sizeof(gid_t);
+	for (i = 0; i < n; i++)
+		if (groups[i] == admin)
+			return (1);
+	return (0);
+}
+
+static void
+control_close(struct ctl_conn *cc)
+{
+	breq_orphan(cc);
+	TAILQ_REMOVE(&ctl_conns, cc, cc_entry);
+	ctl_nconns--;
+	evtimer_del(&cc->cc_idle);
+	imsgev_free(cc->cc_iev);
+	free(cc);
+}
+
+static void
+control_idle(int fd, short event, void *arg)
+{
+	struct ctl_conn	*cc = arg;
+
+	log_debug("%s: uid %u idle, closing", __func__, (unsigned)cc->cc_uid);
+	control_close(cc);
+}
+
+static void
+control_closed(struct imsgev *iev, int error, void *arg)
+{
+	struct ctl_conn	*cc = arg;
+
+	if (error) {
+		log_warnx("%s: uid %u pid %d: %s, dropped", __func__,
+		    (unsigned)cc->cc_uid, (int)cc->cc_pid, strerror(error));
+		broker_stats.bs_ctl_errors++;
+	}
+	control_close(cc);
+}
+
+static void
+control_reply(struct ctl_conn *cc, uint32_t type, const void *buf,
+    size_t len)
+{
+	if (imsgev_compose(cc->cc_iev, type, 0, 0, -1, buf, len) == -1)
+		log_warn("%s: compose", __func__);
+}
+
+static void
+control_error(struct ctl_conn *cc, const char *code, const char *fmt, ...)
+{
+	struct msg_error e;
+	va_list		 ap;
+	void		*buf;
+	size_t		 len;
+
+	memset(&e, 0, sizeof(e));
+	strlcpy(e.e_code, code, sizeof(e.e_code));
+	va_start(ap, fmt);
+	vsnprintf(e.e_message, sizeof(e.e_message), fmt, ap);
+	va_end(ap);
+	broker_stats.bs_ctl_errors++;
+	if (msg_error_encode(&e, &buf, &len) == -1) {
+		log_warn("%s: encode", __func__);
+		return;
+	}
+	control_reply(cc, IMSG_CTL_ERROR, buf, len);
+	free(buf);
+	control_reply(cc, IMSG_CTL_END, NULL, 0);
+}
+
+static void
+control_ok(struct ctl_conn *cc)
+{
+	control_reply(cc, IMSG_CTL_OK, NULL, 0);
+	control_reply(cc, IMSG_CTL_END, NULL, 0);
+}
+
+static void
+control_show_stats(struct ctl_conn *cc)
+{
+	struct msg_stats st;
+	void		*buf;
+	size_t		 len;
+
+	memset(&st, 0, sizeof(st));
+	memcpy(st.st_pid, broker_procinfo.pi_pid, sizeof(st.st_pid));
+	st.st_started = broker_procinfo.pi_started;
+	st.st_now = time(NULL);
+	st.st_ctl_conns = broker_stats.bs_ctl_conns;
+	st.st_ctl_active = ctl_nconns;
+	st.st_ctl_requests = broker_stats.bs_ctl_requests;
+	st.st_ctl_errors = broker_stats.bs_ctl_errors;
+	st.st_fences = bfence_running();
+	st.st_verbose = log_getverbose();
+	if (msg_stats_encode(&st, &buf, &len) == -1) {
+		control_error(cc, "internal", "cannot encode statistics");
+		return;
+	}
+	control_reply(cc, IMSG_CTL_STATS, buf, len);
+	free(buf);
+	control_reply(cc, IMSG_CTL_END, NULL, 0);
+}
+
+/* Pass on what the fencer or an agent answered. */
+static void
+control_answer(struct breq *r, uint32_t type, struct imsg *imsg)
+{
+	struct ctl_conn	*cc = r->r_arg;
+	struct msg_fence info;
+
+	switch (type) {
+	case IMSG_FENCE_BOOTED:
+	case IMSG_FENCE_STOPPED:
+	case IMSG_FENCE_INFO:
+		/* Re-encoded without the bearer, which stays here. */
+		if (msg_fence_decode(imsg->data, imsg->len, &info) == -1)
+			fatalx("%s: bad fence", __func__);
+		control_fence(cc, &info);
+		explicit_bzero(&info, sizeof(info));
+		if (type != IMSG_FENCE_INFO && r->r_key[0] != '\0')
+			control_reply(cc, IMSG_CTL_END, NULL, 0);
+		break;
+	case IMSG_FENCE_FAILED:
+	case IMSG_AGENT_ERROR:
+		control_relay_error(cc, imsg);
+		break;
+	case IMSG_FENCE_END:
+		control_reply(cc, IMSG_CTL_END, NULL, 0);
+		break;
+	case IMSG_AGENT_RESULT:
+		control_relay_result(cc, imsg);
+		break;
+	default:
+		log_warnx("%s: unexpected %s", __func__, msg_type_name(type));
+		control_error(cc, "internal", "unexpected answer");
+		break;
+	}
+}
+
+static void
+control_fence(struct ctl_conn *cc, struct msg_fence *info)
+{
+	void		*buf;
+	size_t		 len;
+
+	explicit_bzero(info->f_bearer, sizeof(info->f_bearer));
+	if (msg_fence_encode(info, &buf, &len) == -1) {
+		log_warn("%s: encode", __func__);
+		return;
+	}
+	control_reply(cc, IMSG_CTL_FENCE, buf, len);
+	free(buf);
+}
+
+static void
+control_relay_error(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_error e;
+
+	if (msg_error_decode(imsg->data, imsg->len, &e) == -1) {
+		control_error(cc, "internal", "a malformed error came back");
+		return;
+	}
+	control_error(cc, e.e_code, "%s", e.e_message);
+}
+
+/* An agent's result, checked whole before it goes anywhere. */
+static void
+control_relay_result(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_result rs;
+
+	if (msg_result_decode(imsg->data, imsg->len, &rs) == -1) {
+		control_error(cc, "agent-error", "the agent's answer was "
+		    "malformed");
+		return;
+	}
+	msg_result_free(&rs);
+	control_reply(cc, IMSG_CTL_RESULT, imsg->data, imsg->len);
+	control_reply(cc, IMSG_CTL_END, NULL, 0);
+}
+
+/*
+ * Fence requests.  Who asks comes from the connection's credentials,
+ * never from the message: the owner and admin fields a client sends are
+ * overwritten.
+ */
+static int
+control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_boot	 b;
+	struct msg_fence_req q;
+	struct msg_exec	 x;
+	struct bfence	*bf;
+	struct breq	*r;
+	void		*buf = NULL;
+	size_t		 len;
+	int		 rv = 0;
+
+	switch (imsg->hdr.ih_type) {
+	case IMSG_CTL_BOOT:
+		if (msg_boot_decode(imsg->data, imsg->len, &b) == -1)
+			return (-1);
+		b.b_owner = cc->cc_uid;
+		b.b_admin = cc->cc_admin;
+		if ((r = breq_new(BREQ_FENCER, b.b_key, control_answer,
+		    cc)) == NULL || msg_boot_encode(&b, &buf, &len) == -1 ||
+		    fences_to_fencer(r, IMSG_FENCE_BOOT, buf, len) == -1)
+			fatal("%s: boot to fencer", __func__);
+		break;
+	case IMSG_CTL_STOP:
+	case IMSG_CTL_LIST:
+		if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
+			return (-1);
+		q.r_uid = cc->cc_uid;
+		q.r_admin = cc->cc_admin;
+		/* A listing always ends with END, even for one key. */
+		if ((r = breq_new(BREQ_FENCER, imsg->hdr.ih_type ==
+		    IMSG_CTL_LIST ? "" : q.r_key, control_answer, cc)) ==
+		    NULL || msg_fence_req_encode(&q, &buf, &len) == -1 ||
+		    fences_to_fencer(r, imsg->hdr.ih_type == IMSG_CTL_STOP ?
+		    IMSG_FENCE_STOP : IMSG_FENCE_LIST, buf, len) == -1)
+			fatal("%s: request to fencer", __func__);
+		break;
+	case IMSG_CTL_EXEC:
+		if (msg_exec_decode(imsg->data, imsg->len, &x) == -1)
+			return (-1);
+		if ((bf = bfence_find(x.x_key)) == NULL ||
+		    (bf->bf_info.f_owner != cc->cc_uid && !cc->cc_admin)) {
+			control_error(cc, "not-found", "no fence %s", x.x_key);
+			msg_exec_free(&x);
+			break;
+		}
+		memcpy(x.x_bearer, bf->bf_info.f_bearer, sizeof(x.x_bearer));
+		if ((r = breq_new(BREQ_AGENT, x.x_key, control_answer,
+		    cc)) == NULL)
+			fatal("%s: calloc", __func__);
+		if (msg_exec_encode(&x, &buf, &len) == -1 ||
+		    fences_to_agent(bf, r, IMSG_AGENT_EXEC, buf, len) == -1) {
+			breq_done(r);
+			control_error(cc, "fence-stopped",
+			    "fence %s has no agent", x.x_key);
+		}
+		explicit_bzero(x.x_bearer, sizeof(x.x_bearer));
+		msg_exec_free(&x);
+		break;
+	default:
+		rv = -1;
+	}
+	if (buf != NULL) {
+		explicit_bzero(buf, len);
+		free(buf);
+	}
+	return (rv);
+}
+
+/*
+ * A message we cannot decode is a client speaking nonsense: drop it.  A
+ * well-formed request it may not make gets an error and the connection
+ * stays.
+ */
+static void
+control_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+{
+	struct ctl_conn	*cc = arg;
+	struct timeval	 tv = { CONTROL_IDLE_SEC, 0 };
+	int32_t		 v;
+	void		*buf;
+	size_t		 len;
+
+	evtimer_add(&cc->cc_idle, &tv);
+	broker_stats.bs_ctl_requests++;
+
+	switch (imsg->hdr.ih_type) {
+	case IMSG_CTL_SHOW_STATS:
+		if (msg_empty_decode(imsg->data, imsg->len) == -1)
+			goto bad;
+		control_show_stats(cc);
+		break;
+	case IMSG_CTL_LOG_VERBOSE:
+		if (msg_i32_decode(imsg->data, imsg->len, &v, 0, 3) == -1)
+			goto bad;
+		if (!cc->cc_admin) {
+			control_error(cc, "not-permitted",
+			    "log level is for root and the admin group");
+			break;
+		}
+		log_setverbose(v);
+		broker_self.ps_conf.c_verbose = v;
+		if (msg_i32_encode(v, &buf, &len) == -1 ||
+		    proc_compose(&broker_self, PROC_PARENT, IMSG_LOG_VERBOSE, 0, -1, buf,
+		    len) == -1)
+			fatal("%s: log verbose to parent", __func__);
+		free(buf);
+		control_ok(cc);
+		break;
+	case IMSG_CTL_RELOAD:
+		if (msg_empty_decode(imsg->data, imsg->len) == -1)
+			goto bad;
+		if (!cc->cc_admin) {
+			control_error(cc, "not-permitted",
+			    "reload is for root and the admin group");
+			break;
+		}
+		if (proc_compose(&broker_self, PROC_PARENT, IMSG_RELOAD, 0, -1, NULL,
+		    0) == -1)
+			fatal("%s: reload to parent", __func__);
+		control_ok(cc);
+		break;
+	case IMSG_CTL_BOOT:
+	case IMSG_CTL_STOP:
+	case IMSG_CTL_LIST:
+	case IMSG_CTL_EXEC:
+		if (control_fence_request(cc, imsg) == -1)
+			goto bad;
+		break;
+#ifdef FENCED_TEST_HOOKS
+	case IMSG_CTL_TEST_SYSCALL:
+		if (msg_empty_decode(imsg->data, imsg->len) == -1)
+			goto bad;
+		if (cc->cc_uid != 0) {
+			control_error(cc, "not-permitted", "root only");
+			break;
+		}
+		/* Outside the broker's allowlist: the filter must kill us. */
+		log_warnx("%s: test hook: calling socket(2)", __func__);
+		(void)socket(AF_INET, SOCK_DGRAM, 0);
+		control_error(cc, "internal", "socket(2) was not refused");
+		break;
+#endif
+	default:
+		goto bad;
+	}
+	return;
+ bad:
+	log_warnx("%s: uid %u pid %d sent a bad %s, dropped", __func__,
+	    (unsigned)cc->cc_uid, (int)cc->cc_pid,
+	    msg_type_name(imsg->hdr.ih_type));
+	broker_stats.bs_ctl_errors++;
+	control_close(cc);
+}

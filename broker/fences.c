@@ -1,0 +1,301 @@
+/*
+ * The broker's view of fences: what the fencer reported booted, with
+ * the channel to each fence's agent and its bearer, and the requests in
+ * flight to the fencer and to agents.  A request is answered through
+ * the callback of whoever made it (a control connection, later an HTTP
+ * request); one whose maker went away is answered into the void.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <errno.h>
+#include <event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "broker.h"
+
+static TAILQ_HEAD(, bfence) bfences = TAILQ_HEAD_INITIALIZER(bfences);
+static TAILQ_HEAD(, breq) breqs = TAILQ_HEAD_INITIALIZER(breqs);
+static uint32_t		 breq_next = 1;
+static unsigned int	 bfence_count;
+
+static void	bfence_agent_dispatch(struct imsgev *, struct imsg *, void *);
+static void	bfence_agent_closed(struct imsgev *, int, void *);
+
+struct bfence *
+bfence_find(const char *key)
+{
+	struct bfence	*bf;
+
+	TAILQ_FOREACH(bf, &bfences, bf_entry)
+		if (strcmp(bf->bf_info.f_key, key) == 0)
+			return (bf);
+	return (NULL);
+}
+
+unsigned int
+bfence_running(void)
+{
+	return (bfence_count);
+}
+
+struct breq *
+breq_new(enum breq_kind kind, const char *key, breq_cb cb, void *arg)
+{
+	struct breq	*r;
+
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return (NULL);
+	do {
+		r->r_id = breq_next++;
+	} while (r->r_id == 0);
+	r->r_kind = kind;
+	if (key != NULL)
+		strlcpy(r->r_key, key, sizeof(r->r_key));
+	r->r_cb = cb;
+	r->r_arg = arg;
+	TAILQ_INSERT_TAIL(&breqs, r, r_entry);
+	return (r);
+}
+
+static struct breq *
+breq_find(uint32_t id)
+{
+	struct breq	*r;
+
+	if (id == 0)
+		return (NULL);
+	TAILQ_FOREACH(r, &breqs, r_entry)
+		if (r->r_id == id)
+			return (r);
+	return (NULL);
+}
+
+void
+breq_done(struct breq *r)
+{
+	TAILQ_REMOVE(&breqs, r, r_entry);
+	free(r);
+}
+
+/* The maker went away: keep the id so late answers are recognised. */
+void
+breq_orphan(void *arg)
+{
+	struct breq	*r;
+
+	TAILQ_FOREACH(r, &breqs, r_entry)
+		if (r->r_arg == arg)
+			r->r_cb = NULL;
+}
+
+static void
+breq_answer(struct breq *r, uint32_t type, struct imsg *imsg, int last)
+{
+	if (r->r_cb != NULL)
+		r->r_cb(r, type, imsg);
+	if (last)
+		breq_done(r);
+}
+
+/* An answer to a request that does not exist: the peer is confused. */
+static struct breq *
+breq_lookup(const char *who, struct imsg *imsg)
+{
+	struct breq	*r;
+
+	if ((r = breq_find(imsg->hdr.ih_peerid)) == NULL)
+		fatalx("%s: %s answered unknown request %u with %s", __func__,
+		    who, imsg->hdr.ih_peerid, msg_type_name(imsg->hdr.ih_type));
+	return (r);
+}
+
+static void
+bfence_add(struct msg_fence *info, int fd)
+{
+	struct bfence	*bf;
+
+	if (bfence_find(info->f_key) != NULL)
+		fatalx("%s: fencer booted %s twice", __func__, info->f_key);
+	if ((bf = calloc(1, sizeof(*bf))) == NULL)
+		fatal("%s: calloc", __func__);
+	bf->bf_info = *info;
+	if ((bf->bf_agent = imsgev_new(broker_self.ps_evbase, fd,
+	    bfence_agent_dispatch, bfence_agent_closed, bf)) == NULL)
+		fatal("%s: imsgev_new", __func__);
+	TAILQ_INSERT_TAIL(&bfences, bf, bf_entry);
+	bfence_count++;
+}
+
+/* Requests to a fence that is gone get an error now, not never. */
+static void
+bfence_fail_pending(const char *key, const char *why)
+{
+	struct breq	*r, *next;
+	struct msg_error e;
+	void		*buf;
+	size_t		 len;
+	struct imsg	 imsg;
+
+	memset(&e, 0, sizeof(e));
+	strlcpy(e.e_code, "fence-stopped", sizeof(e.e_code));
+	snprintf(e.e_message, sizeof(e.e_message), "fence %s %s", key, why);
+	if (msg_error_encode(&e, &buf, &len) == -1)
+		fatal("%s: encode", __func__);
+	TAILQ_FOREACH_SAFE(r, &breqs, r_entry, next) {
+		if (r->r_kind != BREQ_AGENT || strcmp(r->r_key, key) != 0)
+			continue;
+		memset(&imsg, 0, sizeof(imsg));
+		imsg.hdr.ih_type = IMSG_AGENT_ERROR;
+		imsg.fd = -1;
+		imsg.data = buf;
+		imsg.len = len;
+		breq_answer(r, IMSG_AGENT_ERROR, &imsg, 1);
+	}
+	free(buf);
+}
+
+static void
+bfence_remove(struct bfence *bf, const char *why)
+{
+	char	 key[FENCE_KEY_SIZE];
+
+	strlcpy(key, bf->bf_info.f_key, sizeof(key));
+	TAILQ_REMOVE(&bfences, bf, bf_entry);
+	bfence_count--;
+	if (bf->bf_agent != NULL)
+		imsgev_free(bf->bf_agent);
+	explicit_bzero(bf, sizeof(*bf));
+	free(bf);
+	bfence_fail_pending(key, why);
+}
+
+void
+fences_dispatch_fencer(struct imsgev *iev, struct imsg *imsg, void *arg)
+{
+	struct msg_fence info;
+	struct msg_error e;
+	struct bfence	*bf;
+	struct breq	*r;
+
+	switch (imsg->hdr.ih_type) {
+	case IMSG_FENCE_BOOTED:
+		if (msg_fence_decode(imsg->data, imsg->len, &info) == -1 ||
+		    imsg->fd == -1)
+			fatalx("%s: bad %s", __func__,
+			    msg_type_name(imsg->hdr.ih_type));
+		r = breq_lookup("fencer", imsg);
+		bfence_add(&info, imsg->fd);
+		imsg->fd = -1;
+		explicit_bzero(&info, sizeof(info));
+		breq_answer(r, imsg->hdr.ih_type, imsg, 1);
+		break;
+	case IMSG_FENCE_FAILED:
+		if (msg_error_decode(imsg->data, imsg->len, &e) == -1)
+			fatalx("%s: bad failure", __func__);
+		/* A boot that ended before anyone waited on it: log only. */
+		if (imsg->hdr.ih_peerid == 0) {
+			log_info("%s: %s", e.e_code, e.e_message);
+			break;
+		}
+		r = breq_lookup("fencer", imsg);
+		breq_answer(r, imsg->hdr.ih_type, imsg, 1);
+		break;
+	case IMSG_FENCE_STOPPED:
+		if (msg_fence_decode(imsg->data, imsg->len, &info) == -1)
+			fatalx("%s: bad stopped", __func__);
+		if ((bf = bfence_find(info.f_key)) != NULL)
+			bfence_remove(bf, "stopped");
+		if (imsg->hdr.ih_peerid == 0)
+			break;
+		r = breq_lookup("fencer", imsg);
+		/* stop KEY ends with its one answer; stop all with END. */
+		breq_answer(r, imsg->hdr.ih_type, imsg, r->r_key[0] != '\0');
+		break;
+	case IMSG_FENCE_INFO:
+		if (msg_fence_decode(imsg->data, imsg->len, &info) == -1)
+			fatalx("%s: bad info", __func__);
+		r = breq_lookup("fencer", imsg);
+		breq_answer(r, imsg->hdr.ih_type, imsg, 0);
+		break;
+	case IMSG_FENCE_END:
+		if (msg_empty_decode(imsg->data, imsg->len) == -1)
+			fatalx("%s: bad end", __func__);
+		r = breq_lookup("fencer", imsg);
+		breq_answer(r, imsg->hdr.ih_type, imsg, 1);
+		break;
+	default:
+		fatalx("%s: unexpected %s", __func__,
+		    msg_type_name(imsg->hdr.ih_type));
+	}
+}
+
+int
+fences_to_fencer(struct breq *r, uint32_t type, const void *buf, size_t len)
+{
+	return (proc_compose(&broker_self, PROC_FENCER, type, r->r_id, -1,
+	    buf, len));
+}
+
+int
+fences_to_agent(struct bfence *bf, struct breq *r, uint32_t type,
+    const void *buf, size_t len)
+{
+	if (bf->bf_agent == NULL) {
+		errno = ENOTCONN;
+		return (-1);
+	}
+	return (imsgev_compose(bf->bf_agent, type, r->r_id, 0, -1, buf, len));
+}
+
+/*
+ * What an agent says is checked for shape by whoever asked (the answer
+ * is passed on); here only that it answers a request made to it.
+ */
+static void
+bfence_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+{
+	struct bfence	*bf = arg;
+	struct breq	*r;
+
+	switch (imsg->hdr.ih_type) {
+	case IMSG_AGENT_RESULT:
+	case IMSG_AGENT_ERROR:
+	case IMSG_AGENT_GIT_IDENTITY:
+		r = breq_find(imsg->hdr.ih_peerid);
+		if (r == NULL || r->r_kind != BREQ_AGENT ||
+		    strcmp(r->r_key, bf->bf_info.f_key) != 0)
+			goto bad;
+		breq_answer(r, imsg->hdr.ih_type, imsg, 1);
+		return;
+	default:
+		goto bad;
+	}
+ bad:
+	/* A fence's agent is inside the fence: never trusted, never fatal. */
+	log_warnx("fence %s: agent sent %s for request %u; channel closed",
+	    bf->bf_info.f_key, msg_type_name(imsg->hdr.ih_type),
+	    imsg->hdr.ih_peerid);
+	imsgev_free(bf->bf_agent);
+	bf->bf_agent = NULL;
+	bfence_fail_pending(bf->bf_info.f_key, "has a misbehaving agent");
+}
+
+static void
+bfence_agent_closed(struct imsgev *iev, int error, void *arg)
+{
+	struct bfence	*bf = arg;
+
+	log_debug("fence %s: agent channel closed%s%s", bf->bf_info.f_key,
+	    error ? ": " : "", error ? strerror(error) : "");
+	imsgev_free(iev);
+	bf->bf_agent = NULL;
+	bfence_fail_pending(bf->bf_info.f_key, "lost its agent");
+}

@@ -1,0 +1,587 @@
+/*
+ * Native fences.  fence_start() prepares what pid 1 needs, creates the
+ * cgroups and clones pid 1, which walks fence_steps[] below and executes
+ * the init program; fence_stop() kills everything in the fence and
+ * removes its cgroups.
+ *
+ * The order of the steps lives in fence_steps[] and nowhere else; each
+ * step is in the file of its kernel facility.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fence.h"
+#include "fence_impl.h"
+#include "log.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD		3
+#endif
+
+#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+
+struct fence_host fence_host;
+
+struct fence_step {
+	const char	*st_name;
+	int		 st_tier;	/* the lowest tier that has the step */
+	enum fence_clock st_clock;	/* the timing it adds to */
+	int		(*st_fn)(struct fence_ctx *);
+};
+
+/*
+ * What pid 1 does, in order, before it executes the init program.  The
+ * tier column is DESIGN.md's table: a step of a higher tier than the
+ * fence's is skipped.  Namespaces themselves come from clone()
+ * (fence_ns.c): mount, pid, ipc and uts at every tier, net at L2.
+ */
+static const struct fence_step fence_steps[] = {
+	{ "join cgroups",	TIER_L1,  FENCE_T_CGROUP,	fence_cgroup_join },
+	{ "cgroup namespace",	TIER_L1,  FENCE_T_NAMESPACES,	fence_ns_cgroup },
+	{ "hostname",		TIER_L1,  FENCE_T_NAMESPACES,	fence_ns_hostname },
+	{ "session",		TIER_L1,  FENCE_T_NAMESPACES,	fence_ns_session },
+	{ "loopback",		TIER_L2,  FENCE_T_NAMESPACES,	fence_net_lo_up },
+	{ "mount sources",	TIER_L1,  FENCE_T_MOUNTS,	fence_mount_sources },
+	{ "filesystem",		TIER_L1,  FENCE_T_MOUNTS,	fence_mount_build },
+	{ "core rlimit",	TIER_L1,  FENCE_T_SECCOMP,	fence_rlimit_core },
+	{ "rlimits",		TIER_L15, FENCE_T_SECCOMP,	fence_rlimit_limits },
+	{ "landlock ruleset",	TIER_L15, FENCE_T_SECCOMP,
+	    fence_landlock_prepare },
+	{ "bounding set",	TIER_L15, FENCE_T_SECCOMP,	fence_caps_bound },
+	{ "identity",		TIER_L1,  FENCE_T_SECCOMP,	fence_caps_ids },
+	{ "capabilities",	TIER_L1,  FENCE_T_SECCOMP,	fence_caps_clear },
+	{ "parent death signal", TIER_L1, FENCE_T_SECCOMP,
+	    fence_caps_pdeathsig },
+	{ "no_new_privs",	TIER_L15, FENCE_T_SECCOMP,	fence_caps_nnp },
+	{ "landlock",		TIER_L15, FENCE_T_SECCOMP,
+	    fence_landlock_restrict },
+	{ "seccomp",		TIER_L15, FENCE_T_SECCOMP,	fence_seccomp_load },
+};
+_Static_assert(nitems(fence_steps) <= FENCE_NSTEPS, "FENCE_NSTEPS");
+
+/* Only one fence is being started at a time: pid 1 uses this memory. */
+static struct fence_ctx	 fence_ctx_store;
+static char		*fence_default_argv[2];
+static uint32_t		 fence_last_step_us[FENCE_NSTEPS];
+
+/* What each step of the last successful boot took, for measurements. */
+int
+fence_step_times(const char **names, uint32_t *us, int max)
+{
+	int	 i;
+
+	for (i = 0; i < (int)nitems(fence_steps) && i < max; i++) {
+		names[i] = fence_steps[i].st_name;
+		us[i] = fence_last_step_us[i];
+	}
+	return (i);
+}
+
+uint64_t
+fence_now_us(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
+}
+
+static uint32_t
+fence_us32(uint64_t us)
+{
+	return (us > UINT32_MAX ? UINT32_MAX : (uint32_t)us);
+}
+
+/*
+ * Child side: note which step failed and why; the record goes to the
+ * parent when pid 1 gives up.  Returns -1 so steps can return it.
+ */
+int
+fence_child_err(struct fence_ctx *ctx, int err, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(ctx->fc_st.fst_step, sizeof(ctx->fc_st.fst_step),
+	    fmt, ap);
+	va_end(ap);
+	ctx->fc_st.fst_errno = err;
+	return (-1);
+}
+
+/*
+ * Child side, first: our copy of the status pipe's read end goes, so the
+ * parent's death shows as a broken pipe; the caller's signal handlers
+ * must not run in pid 1 (it shares their memory until execve), so every
+ * disposition goes back to the default while all signals are still
+ * blocked (fence_ns_clone() blocked them).
+ */
+static void
+fence_child_early(struct fence_ctx *ctx)
+{
+	struct sigaction sa;
+	int		 sig;
+
+	(void)close(ctx->fc_status_rfd);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		(void)sigaction(sig, &sa, NULL);
+	}
+	(void)umask(0);
+}
+
+/* Child side: fd 3 is the channel, 0-2 the caller's or /dev/null. */
+static int
+fence_child_fds(struct fence_ctx *ctx)
+{
+	int	 fd, first = 3;
+
+	if (ctx->fc_chan >= 0) {
+		if (ctx->fc_chan == 3) {
+			if (fcntl(3, F_SETFD, 0) == -1)
+				return (fence_child_err(ctx, errno,
+				    "channel fd"));
+		} else if (dup2(ctx->fc_chan, 3) == -1)
+			return (fence_child_err(ctx, errno, "channel fd"));
+		first = 4;
+	}
+	if (!ctx->fc_inherit_stdio) {
+		if ((fd = open("/dev/null", O_RDWR)) == -1)
+			return (fence_child_err(ctx, errno, "open /dev/null"));
+		if (dup2(fd, 0) == -1 || dup2(fd, 1) == -1 ||
+		    dup2(fd, 2) == -1)
+			return (fence_child_err(ctx, errno, "stdio"));
+		if (fd > 2)
+			(void)close(fd);
+	}
+	/* Whatever else the caller had open stays with the caller. */
+	if (close_range(first, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
+		return (fence_child_err(ctx, errno, "close_range"));
+	return (0);
+}
+
+/* Child side: the last step.  Returns only if execve failed. */
+static void
+fence_child_exec(struct fence_ctx *ctx)
+{
+	sigset_t	 none;
+
+	if (fence_child_fds(ctx) == -1)
+		return;
+	if (chdir(ctx->fc_home_abs) == -1) {
+		fence_child_err(ctx, errno, "chdir %s", ctx->fc_home_abs);
+		return;
+	}
+	(void)umask(022);
+	ctx->fc_st.fst_kind = FENCE_ST_EXEC;
+	if (write(ctx->fc_status_fd, &ctx->fc_st, sizeof(ctx->fc_st)) !=
+	    (ssize_t)sizeof(ctx->fc_st))
+		_exit(127);	/* nobody is listening any more */
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	execve(ctx->fc_init_path, ctx->fc_argv, ctx->fc_envp);
+	fence_child_err(ctx, errno, "execve %s", ctx->fc_init_path);
+}
+
+/* Pid 1 of the fence, until execve. */
+static int
+fence_child(void *arg)
+{
+	struct fence_ctx	*ctx = arg;
+	const struct fence_step	*st;
+	uint64_t		 t;
+	size_t			 i;
+
+	t = fence_now_us();
+	ctx->fc_st.fst_us[FENCE_T_NAMESPACES] = fence_us32(t - ctx->fc_t_step);
+	ctx->fc_t_step = t;
+	fence_child_early(ctx);
+
+	for (i = 0; i < nitems(fence_steps); i++) {
+		st = &fence_steps[i];
+		if (ctx->fc_tier < st->st_tier)
+			continue;
+		ctx->fc_st.fst_step[0] = '\0';
+		if (st->st_fn(ctx) == -1) {
+			if (ctx->fc_st.fst_step[0] == '\0')
+				fence_child_err(ctx, errno, "%s", st->st_name);
+			goto fail;
+		}
+		t = fence_now_us();
+		ctx->fc_st.fst_step_us[i] = fence_us32(t - ctx->fc_t_step);
+		ctx->fc_st.fst_us[st->st_clock] += ctx->fc_st.fst_step_us[i];
+		ctx->fc_t_step = t;
+	}
+	fence_child_exec(ctx);
+ fail:
+	ctx->fc_st.fst_kind = FENCE_ST_ERROR;
+	if (write(ctx->fc_status_fd, &ctx->fc_st, sizeof(ctx->fc_st)) == -1)
+		_exit(126);
+	_exit(127);
+}
+
+int
+fence_init(char *err, size_t errlen)
+{
+	if (fence_host.fh_ready)
+		return (0);
+	if (fence_mount_init(err, errlen) == -1)
+		return (-1);
+	if (fence_seccomp_init(err, errlen) == -1)
+		return (-1);
+	if (fence_caps_init(err, errlen) == -1)
+		return (-1);
+	fence_host.fh_landlock_abi = fence_landlock_probe();
+	fence_host.fh_ready = 1;
+	return (0);
+}
+
+static const char *
+fence_tier_name(int tier)
+{
+	switch (tier) {
+	case TIER_L1:
+		return ("L1");
+	case TIER_L15:
+		return ("L1.5");
+	case TIER_L2:
+		return ("L2");
+	default:
+		return ("?");
+	}
+}
+
+static int
+fence_user_valid(const char *u)
+{
+	size_t	 i, len;
+
+	len = strnlen(u, FENCED_NAME_MAX);
+	if (len == 0 || len >= FENCED_NAME_MAX || u[0] == '.' || u[0] == '-')
+		return (0);
+	for (i = 0; i < len; i++) {
+		char c = u[i];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.')
+			continue;
+		return (0);
+	}
+	return (1);
+}
+
+static int
+fence_spec_check(const struct fence_spec *s, char *err, size_t errlen)
+{
+	int	 i;
+
+	if (!fence_key_valid(s->fs_key)) {
+		snprintf(err, errlen, "invalid fence key");
+		return (-1);
+	}
+	if (s->fs_tier != TIER_L1 && s->fs_tier != TIER_L15 &&
+	    s->fs_tier != TIER_L2) {
+		snprintf(err, errlen, "invalid tier %d", s->fs_tier);
+		return (-1);
+	}
+	if (s->fs_uid == 0 || s->fs_uid == (uid_t)-1 ||
+	    s->fs_gid == 0 || s->fs_gid == (gid_t)-1) {
+		snprintf(err, errlen, "refusing to run a fence as uid %u "
+		    "gid %u", (unsigned)s->fs_uid, (unsigned)s->fs_gid);
+		return (-1);
+	}
+	if (!fence_user_valid(s->fs_user)) {
+		snprintf(err, errlen, "invalid user name");
+		return (-1);
+	}
+	if (s->fs_home[0] != '/' || s->fs_bindir == NULL ||
+	    s->fs_bindir[0] != '/') {
+		snprintf(err, errlen, "home and bin dir must be absolute");
+		return (-1);
+	}
+	if (s->fs_init == NULL || s->fs_init[0] == '\0' ||
+	    strchr(s->fs_init, '/') != NULL || strcmp(s->fs_init, ".") == 0 ||
+	    strcmp(s->fs_init, "..") == 0 ||
+	    strlen(s->fs_init) > NAME_MAX) {
+		snprintf(err, errlen, "invalid init program name");
+		return (-1);
+	}
+	if (s->fs_tier < TIER_L15)
+		return (0);
+	/* From L1.5 on the limits are part of the tier: no fallback. */
+	for (i = 0; i < FENCE_CG_MAX; i++)
+		if (s->fs_cgroup_parent[i] == NULL) {
+			snprintf(err, errlen, "%s needs a cgroup for the %s "
+			    "controller", fence_tier_name(s->fs_tier),
+			    i == FENCE_CG_MEMORY ? "memory" :
+			    i == FENCE_CG_PIDS ? "pids" : "cpu");
+			return (-1);
+		}
+	if (s->fs_limits.fl_memory == 0 || s->fs_limits.fl_pids == 0 ||
+	    s->fs_limits.fl_cpu_milli == 0) {
+		snprintf(err, errlen, "%s needs memory, pids and cpu limits",
+		    fence_tier_name(s->fs_tier));
+		return (-1);
+	}
+	return (0);
+}
+
+static void
+fence_ctx_env(struct fence_ctx *ctx, const struct fence_spec *s)
+{
+	const char	*vars[FENCE_ENV_MAX][2] = {
+		{ "PATH", "/usr/local/bin:/usr/bin:/bin" },
+		{ "HOME", ctx->fc_home_abs },
+		{ "USER", s->fs_user },
+		{ "LOGNAME", s->fs_user },
+		{ "TMPDIR", "/tmp" },
+		{ "LANG", "C.UTF-8" },
+		{ "VOICEBOX_FENCE", s->fs_key },
+		{ NULL, NULL }
+	};
+	int		 i;
+
+	for (i = 0; i < FENCE_ENV_MAX && vars[i][0] != NULL; i++) {
+		snprintf(ctx->fc_envbuf[i], sizeof(ctx->fc_envbuf[i]),
+		    "%s=%s", vars[i][0], vars[i][1]);
+		ctx->fc_envp[i] = ctx->fc_envbuf[i];
+	}
+	ctx->fc_envp[i] = NULL;
+}
+
+static struct fence_ctx *
+fence_ctx_prepare(const struct fence_spec *s)
+{
+	struct fence_ctx	*ctx = &fence_ctx_store;
+	int			 i;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->fc_spec = s;
+	ctx->fc_tier = s->fs_tier;
+	ctx->fc_status_fd = ctx->fc_status_rfd = -1;
+	ctx->fc_home_fd = ctx->fc_bindir_fd = ctx->fc_ll_fd = -1;
+	for (i = 0; i < FENCE_CG_MAX; i++)
+		ctx->fc_cg_procs[i] = -1;
+	snprintf(ctx->fc_home_mnt, sizeof(ctx->fc_home_mnt), "home/%s",
+	    s->fs_user);
+	snprintf(ctx->fc_home_abs, sizeof(ctx->fc_home_abs), "/home/%s",
+	    s->fs_user);
+	snprintf(ctx->fc_init_path, sizeof(ctx->fc_init_path), "%s/%s",
+	    FENCE_BIN_DIR, s->fs_init);
+	ctx->fc_tmpfs_size = s->fs_limits.fl_memory ?
+	    s->fs_limits.fl_memory : (256ULL << 20);
+	if (s->fs_init_argv != NULL && s->fs_init_argv[0] != NULL)
+		ctx->fc_argv = s->fs_init_argv;
+	else {
+		fence_default_argv[0] = (char *)s->fs_init;
+		fence_default_argv[1] = NULL;
+		ctx->fc_argv = fence_default_argv;
+	}
+	fence_ctx_env(ctx, s);
+	ctx->fc_chan = s->fs_chan;
+	ctx->fc_inherit_stdio = s->fs_inherit_stdio;
+#ifdef FENCED_TEST_HOOKS
+	ctx->fc_noseccomp = s->fs_test_noseccomp;
+#endif
+	return (ctx);
+}
+
+/* The status pipe: the EXEC record, then EOF at execve; or an error. */
+static int
+fence_status_read(int fd, struct fence_proc *proc, struct fence_status *st,
+    char *err, size_t errlen)
+{
+	struct fence_status	 rec;
+	siginfo_t		 si;
+	ssize_t			 n;
+	int			 execd = 0;
+
+	for (;;) {
+		n = read(fd, &rec, sizeof(rec));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			snprintf(err, errlen, "status pipe: %s",
+			    strerror(errno));
+			return (-1);
+		}
+		if (n == 0)
+			break;
+		if (n != (ssize_t)sizeof(rec)) {
+			snprintf(err, errlen, "status pipe: short record");
+			return (-1);
+		}
+		rec.fst_step[sizeof(rec.fst_step) - 1] = '\0';
+		if (rec.fst_kind == FENCE_ST_ERROR) {
+			if (rec.fst_errno != 0)
+				snprintf(err, errlen, "%s: %s", rec.fst_step,
+				    strerror(rec.fst_errno));
+			else
+				snprintf(err, errlen, "%s", rec.fst_step);
+			return (-1);
+		}
+		if (rec.fst_kind == FENCE_ST_EXEC) {
+			*st = rec;
+			execd = 1;
+		}
+	}
+	if (execd)
+		return (0);
+	/* Pid 1 died without a word: say how. */
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, proc->fp_pidfd, &si, WEXITED) == 0 &&
+	    si.si_code == CLD_EXITED)
+		snprintf(err, errlen, "fence pid 1 exited %d before execve",
+		    si.si_status);
+	else if (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED)
+		snprintf(err, errlen, "fence pid 1 killed by signal %d "
+		    "before execve", si.si_status);
+	else
+		snprintf(err, errlen, "fence pid 1 died before execve");
+	return (-1);
+}
+
+int
+fence_start(const struct fence_spec *spec, struct fence_proc *proc,
+    char *err, size_t errlen)
+{
+	struct fence_ctx	*ctx;
+	struct fence_status	 st;
+	uint64_t		 t0, tclone;
+	int			 p[2] = { -1, -1 }, fd, pidfd = -1, i;
+	pid_t			 pid;
+
+	memset(&st, 0, sizeof(st));
+	memset(proc, 0, sizeof(*proc));
+	proc->fp_pid = -1;
+	proc->fp_pidfd = -1;
+	if (fence_spec_check(spec, err, errlen) == -1)
+		return (-1);
+	if (fence_init(err, errlen) == -1)
+		return (-1);
+	ctx = fence_ctx_prepare(spec);
+	t0 = fence_now_us();
+
+	if (fence_cgroup_create(spec, proc, ctx, err, errlen) == -1)
+		goto fail;
+	if (pipe2(p, O_CLOEXEC) == -1) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	/* fds 0-3 get replaced in pid 1: keep the status pipe above them. */
+	if (p[1] <= 3) {
+		if ((fd = fcntl(p[1], F_DUPFD_CLOEXEC, 4)) == -1) {
+			snprintf(err, errlen, "fcntl: %s", strerror(errno));
+			goto fail;
+		}
+		(void)close(p[1]);
+		p[1] = fd;
+	}
+	ctx->fc_status_fd = p[1];
+	ctx->fc_status_rfd = p[0];
+
+	tclone = fence_now_us();
+	ctx->fc_st.fst_us[FENCE_T_CGROUP] = fence_us32(tclone - t0);
+	ctx->fc_t_step = tclone;
+	pid = fence_ns_clone(ctx, fence_child, &pidfd, err, errlen);
+	(void)close(p[1]);
+	p[1] = -1;
+	fence_cgroup_close(ctx);
+	if (pid == -1)
+		goto fail;
+	proc->fp_pid = pid;
+	proc->fp_pidfd = pidfd;
+
+	if (fence_status_read(p[0], proc, &st, err, errlen) == -1)
+		goto fail;
+	(void)close(p[0]);
+
+	proc->fp_timings.ft_cgroup_us = st.fst_us[FENCE_T_CGROUP];
+	proc->fp_timings.ft_namespaces_us = st.fst_us[FENCE_T_NAMESPACES];
+	proc->fp_timings.ft_mounts_us = st.fst_us[FENCE_T_MOUNTS];
+	proc->fp_timings.ft_seccomp_us = st.fst_us[FENCE_T_SECCOMP];
+	proc->fp_timings.ft_exec_us = fence_us32(fence_now_us() - tclone);
+	proc->fp_landlock_abi = spec->fs_tier >= TIER_L15 ?
+	    fence_host.fh_landlock_abi : 0;
+	proc->fp_landlock = st.fst_landlock;
+	memcpy(fence_last_step_us, st.fst_step_us, sizeof(fence_last_step_us));
+	return (0);
+
+ fail:
+	for (i = 0; i < 2; i++)
+		if (p[i] != -1)
+			(void)close(p[i]);
+	fence_cgroup_close(ctx);
+	(void)fence_stop(proc);
+	return (-1);
+}
+
+/* Reap pid 1 if it is still ours to reap. */
+static void
+fence_reap(struct fence_proc *proc)
+{
+	siginfo_t	 si;
+
+	while (waitid(P_PIDFD, proc->fp_pidfd, &si, WEXITED) == -1 &&
+	    errno == EINTR)
+		;
+}
+
+int
+fence_stop(struct fence_proc *proc)
+{
+	char	 err[FENCE_ERR_MAX];
+	int	 rv = 0, oom;
+
+	/*
+	 * SIGKILL to pid 1 takes the whole pid namespace with it; the
+	 * cgroup catches anything that is somehow outside it.
+	 */
+	if (proc->fp_pid > 0 && proc->fp_pidfd >= 0 &&
+	    syscall(SYS_pidfd_send_signal,
+	    proc->fp_pidfd, SIGKILL, NULL, 0) == -1 && errno != ESRCH) {
+		log_warn("%s: pidfd_send_signal", __func__);
+		rv = -1;
+	}
+	(void)fence_cgroup_kill(proc);
+	if (proc->fp_pid > 0 && proc->fp_pidfd >= 0) {
+		fence_reap(proc);
+		(void)close(proc->fp_pidfd);
+		proc->fp_pidfd = -1;
+	}
+	proc->fp_pid = -1;
+
+	if ((oom = fence_cgroup_oom(proc)) > 0)
+		proc->fp_oom_killed = 1;
+	if (fence_cgroup_remove(proc, err, sizeof(err)) == -1) {
+		log_warnx("%s: %s", __func__, err);
+		rv = -1;
+	}
+	return (rv);
+}
+
+int
+fence_oom_killed(const struct fence_proc *proc)
+{
+	int	 n;
+
+	if ((n = fence_cgroup_oom(proc)) == -1)
+		return (proc->fp_oom_killed);
+	return (n > 0 || proc->fp_oom_killed);
+}

@@ -1,0 +1,169 @@
+/*
+ * Internals of the native fence builder, shared by fence.c and the file
+ * of each kernel facility (fence_ns.c, fence_mount.c, fence_cgroup.c,
+ * fence_caps.c, fence_seccomp.c, fence_landlock.c, fence_net.c,
+ * fence_rlimit.c).  Nothing outside fencer/fence*.c and the regress
+ * helpers includes this.
+ *
+ * The fence's first process is cloned with CLONE_VM|CLONE_VFORK (see
+ * fence_ns.c): until it calls execve it shares the caller's memory, and
+ * the caller is suspended.  Code that runs in that child ("child side"
+ * below) must therefore not allocate, take locks, touch stdio streams or
+ * call glibc's set*id() wrappers (which would signal the caller's other
+ * threads); it uses raw system calls and the buffers of struct fence_ctx,
+ * all of which the parent prepared.
+ */
+#ifndef FENCE_IMPL_H
+#define FENCE_IMPL_H
+
+#include <sys/types.h>
+#include <sys/capability.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fence.h"
+
+struct sock_fprog;
+
+#define FENCE_CG_MEMORY		0
+#define FENCE_CG_PIDS		1
+#define FENCE_CG_CPU		2
+#define FENCE_CG_MAX		3
+
+/* Where pid 1 builds the new root, inside its private mount namespace. */
+#define FENCE_STAGE_DIR		"/tmp"
+
+#define FENCE_STEP_MAX		256	/* "mount /usr read-only" */
+#define FENCE_NSTEPS		24	/* room for fence_steps[] */
+#define FENCE_ENV_MAX		8
+#define FENCE_ENV_LEN		(PATH_MAX + 32)
+
+/* The timing a step adds to. */
+enum fence_clock {
+	FENCE_T_CGROUP = 0,
+	FENCE_T_NAMESPACES,
+	FENCE_T_MOUNTS,
+	FENCE_T_SECCOMP,		/* ids, caps, Landlock, seccomp */
+	FENCE_T_MAX
+};
+
+/*
+ * What pid 1 tells fence_start() over the status pipe: one record just
+ * before execve (FENCE_ST_EXEC) and, if something fails, one error
+ * record.  A record is smaller than PIPE_BUF, so it arrives whole.
+ */
+enum fence_st_kind {
+	FENCE_ST_EXEC = 1,
+	FENCE_ST_ERROR
+};
+
+struct fence_status {
+	uint32_t	 fst_kind;
+	int32_t		 fst_errno;
+	uint32_t	 fst_us[FENCE_T_MAX];
+	uint32_t	 fst_landlock;		/* FENCE_LL_* applied */
+	uint32_t	 fst_step_us[FENCE_NSTEPS];	/* per step */
+	char		 fst_step[FENCE_STEP_MAX];
+};
+
+/* What fence_init() learns once per process. */
+struct fence_host {
+	int		 fh_ready;
+	int		 fh_landlock_abi;	/* 0: none */
+	int		 fh_cap_last;		/* highest capability */
+	cap_t		 fh_nocaps;		/* the empty set */
+	const struct sock_fprog *fh_seccomp;	/* the L1.5 filter */
+};
+
+/* Everything pid 1 needs, prepared by the parent before clone. */
+struct fence_ctx {
+	const struct fence_spec	*fc_spec;
+	int		 fc_tier;
+
+	/* Status pipe (write end) and the parent's liveness. */
+	int		 fc_status_fd;
+	int		 fc_status_rfd;		/* the parent's end: close it */
+	struct fence_status fc_st;
+
+	/* Child-side step clock. */
+	uint64_t	 fc_t_step;
+
+	/* cgroup.procs of each cgroup to join; -1 where none. */
+	int		 fc_cg_procs[FENCE_CG_MAX];
+
+	/* Filesystem. */
+	char		 fc_home_mnt[PATH_MAX];	/* home/<user>, relative */
+	char		 fc_home_abs[PATH_MAX];	/* /home/<user> */
+	uint64_t	 fc_tmpfs_size;		/* bytes for /tmp, /var, /dev/shm */
+	int		 fc_home_fd;		/* O_PATH, child side */
+	int		 fc_bindir_fd;
+
+	/* Landlock ruleset fd (child side), -1 where none. */
+	int		 fc_ll_fd;
+
+	/* execve of the init. */
+	char		 fc_init_path[PATH_MAX];
+	char *const	*fc_argv;
+	char		*fc_envp[FENCE_ENV_MAX + 1];
+	char		 fc_envbuf[FENCE_ENV_MAX][FENCE_ENV_LEN];
+	int		 fc_chan;
+	int		 fc_inherit_stdio;
+	int		 fc_noseccomp;		/* test hook */
+};
+
+extern struct fence_host fence_host;
+
+/* fence.c */
+int		 fence_step_times(const char **, uint32_t *, int);
+int		 fence_child_err(struct fence_ctx *, int, const char *, ...)
+		    __attribute__((format(printf, 3, 4)));
+uint64_t	 fence_now_us(void);
+
+/* fence_ns.c */
+pid_t		 fence_ns_clone(struct fence_ctx *, int (*)(void *), int *,
+		    char *, size_t);
+int		 fence_ns_cgroup(struct fence_ctx *);
+int		 fence_ns_hostname(struct fence_ctx *);
+int		 fence_ns_session(struct fence_ctx *);
+
+/* fence_net.c */
+int		 fence_net_lo_up(struct fence_ctx *);
+
+/* fence_mount.c */
+int		 fence_mount_init(char *, size_t);
+int		 fence_mount_sources(struct fence_ctx *);
+int		 fence_mount_build(struct fence_ctx *);
+
+/* fence_cgroup.c */
+int		 fence_cgroup_create(const struct fence_spec *,
+		    struct fence_proc *, struct fence_ctx *, char *, size_t);
+int		 fence_cgroup_join(struct fence_ctx *);
+void		 fence_cgroup_close(struct fence_ctx *);
+int		 fence_cgroup_kill(const struct fence_proc *);
+int		 fence_cgroup_remove(struct fence_proc *, char *, size_t);
+int		 fence_cgroup_oom(const struct fence_proc *);
+
+/* fence_caps.c */
+int		 fence_caps_bound(struct fence_ctx *);
+int		 fence_caps_ids(struct fence_ctx *);
+int		 fence_caps_clear(struct fence_ctx *);
+int		 fence_caps_pdeathsig(struct fence_ctx *);
+int		 fence_caps_nnp(struct fence_ctx *);
+int		 fence_caps_init(char *, size_t);
+
+/* fence_rlimit.c */
+int		 fence_rlimit_core(struct fence_ctx *);
+int		 fence_rlimit_limits(struct fence_ctx *);
+
+/* fence_landlock.c */
+int		 fence_landlock_probe(void);
+int		 fence_landlock_prepare(struct fence_ctx *);
+int		 fence_landlock_restrict(struct fence_ctx *);
+
+/* fence_seccomp.c */
+int		 fence_seccomp_init(char *, size_t);
+const struct sock_fprog *fence_seccomp_program(void);
+int		 fence_seccomp_load(struct fence_ctx *);
+
+#endif /* FENCE_IMPL_H */

@@ -1,0 +1,181 @@
+/*
+ * Landlock for L1.5 and L2: a second wall behind the mounts.  The
+ * ruleset handles every filesystem right the kernel knows and allows:
+ *
+ *	/			read, list, execute (the whole new root)
+ *	/home/<user>, /tmp,	read, list, execute, and create, remove,
+ *	/var/tmp, /dev/shm	write, truncate, rename (refer)
+ *	/dev/{null,zero,full,	read, write, ioctl
+ *	random,urandom,tty}
+ *
+ * so nothing outside the writable places can be written even if a mount
+ * were wrong.  With ABI 6 and later abstract unix sockets and signals
+ * are scoped to the fence: nothing in it can connect to an abstract
+ * socket or signal a process created outside it.  TCP is not restricted
+ * (L1.5 shares the host network on purpose; L2 has its own).
+ *
+ * The ABI is probed once per process.  Debian 12's <linux/landlock.h>
+ * stops before some of these, so the missing constants and the struct
+ * with the network and scope fields are declared here; the kernel
+ * accepts the larger struct from older kernels' point of view as long
+ * as the fields it does not know are zero, and they are.
+ */
+#include <sys/types.h>
+#include <sys/syscall.h>
+
+#include <linux/landlock.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "fence.h"
+#include "fence_impl.h"
+
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE		(1ULL << 14)	/* ABI 3 */
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV		(1ULL << 15)	/* ABI 5 */
+#endif
+#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET	(1ULL << 0)	/* ABI 6 */
+#define LANDLOCK_SCOPE_SIGNAL			(1ULL << 1)
+#endif
+
+#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* struct landlock_ruleset_attr as of ABI 6. */
+struct fence_ll_attr {
+	uint64_t	 handled_access_fs;
+	uint64_t	 handled_access_net;	/* ABI 4 */
+	uint64_t	 scoped;		/* ABI 6 */
+};
+
+#define FENCE_LL_READ	(LANDLOCK_ACCESS_FS_EXECUTE | \
+			 LANDLOCK_ACCESS_FS_READ_FILE | \
+			 LANDLOCK_ACCESS_FS_READ_DIR)
+#define FENCE_LL_WRITE	(LANDLOCK_ACCESS_FS_WRITE_FILE | \
+			 LANDLOCK_ACCESS_FS_REMOVE_DIR | \
+			 LANDLOCK_ACCESS_FS_REMOVE_FILE | \
+			 LANDLOCK_ACCESS_FS_MAKE_DIR | \
+			 LANDLOCK_ACCESS_FS_MAKE_REG | \
+			 LANDLOCK_ACCESS_FS_MAKE_SOCK | \
+			 LANDLOCK_ACCESS_FS_MAKE_FIFO | \
+			 LANDLOCK_ACCESS_FS_MAKE_SYM | \
+			 LANDLOCK_ACCESS_FS_REFER | \
+			 LANDLOCK_ACCESS_FS_TRUNCATE)
+#define FENCE_LL_DEV	(LANDLOCK_ACCESS_FS_READ_FILE | \
+			 LANDLOCK_ACCESS_FS_WRITE_FILE | \
+			 LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+static const struct {
+	const char	*lr_path;
+	uint64_t	 lr_access;
+} fence_ll_rules[] = {
+	{ "/",			FENCE_LL_READ },
+	{ "/tmp",		FENCE_LL_READ | FENCE_LL_WRITE },
+	{ "/var/tmp",		FENCE_LL_READ | FENCE_LL_WRITE },
+	{ "/dev/shm",		FENCE_LL_READ | FENCE_LL_WRITE },
+	{ "/dev/null",		FENCE_LL_DEV },
+	{ "/dev/zero",		FENCE_LL_DEV },
+	{ "/dev/full",		FENCE_LL_DEV },
+	{ "/dev/random",	FENCE_LL_DEV },
+	{ "/dev/urandom",	FENCE_LL_DEV },
+	{ "/dev/tty",		FENCE_LL_DEV },
+	{ NULL,			FENCE_LL_READ | FENCE_LL_WRITE }  /* home */
+};
+
+/* The filesystem rights the kernel's ABI knows. */
+static uint64_t
+fence_ll_handled(int abi)
+{
+	uint64_t	 fs;
+
+	fs = FENCE_LL_READ | (FENCE_LL_WRITE & ~(LANDLOCK_ACCESS_FS_REFER |
+	    LANDLOCK_ACCESS_FS_TRUNCATE)) | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+	    LANDLOCK_ACCESS_FS_MAKE_BLOCK;
+	if (abi >= 2)
+		fs |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	return (fs);
+}
+
+/* Parent side, once: 0 if the kernel has no (enabled) Landlock. */
+int
+fence_landlock_probe(void)
+{
+	long	 abi;
+
+	abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION);
+	return (abi < 0 ? 0 : (int)abi);
+}
+
+/* Child side, after pivot_root and while still root. */
+int
+fence_landlock_prepare(struct fence_ctx *ctx)
+{
+	struct fence_ll_attr		 attr;
+	struct landlock_path_beneath_attr pb;
+	const char			*path;
+	int				 abi = fence_host.fh_landlock_abi;
+	size_t				 i;
+	int				 fd;
+
+	ctx->fc_ll_fd = -1;
+	if (abi <= 0)
+		return (0);	/* recorded: fp_landlock stays 0 */
+	attr.handled_access_fs = fence_ll_handled(abi);
+	attr.handled_access_net = 0;
+	attr.scoped = abi >= 6 ? (LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET |
+	    LANDLOCK_SCOPE_SIGNAL) : 0;
+	ctx->fc_ll_fd = syscall(SYS_landlock_create_ruleset, &attr,
+	    sizeof(attr), 0);
+	if (ctx->fc_ll_fd == -1)
+		return (fence_child_err(ctx, errno, "landlock_create_ruleset"));
+
+	for (i = 0; i < nitems(fence_ll_rules); i++) {
+		path = fence_ll_rules[i].lr_path;
+		if (path == NULL)
+			path = ctx->fc_home_abs;
+		if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1)
+			return (fence_child_err(ctx, errno, "landlock: open %s",
+			    path));
+		pb.allowed_access = fence_ll_rules[i].lr_access &
+		    attr.handled_access_fs;
+		pb.parent_fd = fd;
+		if (syscall(SYS_landlock_add_rule, ctx->fc_ll_fd,
+		    LANDLOCK_RULE_PATH_BENEATH, &pb, 0) == -1) {
+			fence_child_err(ctx, errno, "landlock rule for %s",
+			    path);
+			(void)close(fd);
+			return (-1);
+		}
+		(void)close(fd);
+	}
+	ctx->fc_st.fst_landlock = FENCE_LL_FS;
+	if (attr.scoped != 0)
+		ctx->fc_st.fst_landlock |= FENCE_LL_SCOPE_ABSTRACT |
+		    FENCE_LL_SCOPE_SIGNAL;
+	return (0);
+}
+
+/* Child side, after no_new_privs. */
+int
+fence_landlock_restrict(struct fence_ctx *ctx)
+{
+	if (ctx->fc_ll_fd == -1)
+		return (0);
+	if (syscall(SYS_landlock_restrict_self, ctx->fc_ll_fd, 0) == -1)
+		return (fence_child_err(ctx, errno,
+		    "landlock_restrict_self"));
+	(void)close(ctx->fc_ll_fd);
+	ctx->fc_ll_fd = -1;
+	return (0);
+}

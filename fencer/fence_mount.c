@@ -1,0 +1,420 @@
+/*
+ * The filesystem of a fence, built by pid 1 in its private mount
+ * namespace: a fresh tmpfs staged on /tmp becomes the new root, gets the
+ * mounts of fence_mount_build() in the order below, is pivoted into and
+ * finally made read-only itself.
+ *
+ *	/		tmpfs, read-only at the end
+ *	/usr, /etc	the host's, bound read-only (nosuid, nodev, plus
+ *			whatever flags the host mount already has)
+ *	/bin, /lib...	symlinks into usr/ where the host has them
+ *	/tmp		fresh tmpfs 1777
+ *	/var		fresh tmpfs 0755, with /var/tmp 1777
+ *	/run		fresh tmpfs 0755; /run/fenced/bin is the fenced bin
+ *			dir, bound read-only
+ *	/home		fresh tmpfs 0755; /home/<user> is the sandbox home,
+ *			bound read-write (nosuid, nodev)
+ *	/dev		tmpfs with null, zero, full, random, urandom, tty
+ *			bound from the host, fd/stdin/stdout/stderr links,
+ *			a /dev/shm tmpfs; read-only
+ *	/proc		a fresh proc of the fence's pid namespace, /proc/sys
+ *			read-only, sensitive files under /dev/null, a few
+ *			directories under an empty read-only tmpfs
+ *	/sys		absent
+ *
+ * The home and the bin dir are opened before the staging tmpfs hides
+ * anything, and bound from their file descriptors: the home is opened
+ * without following any symlink and must belong to the fence's uid, so
+ * a symlink swapped in after fence_home_prepare() checked the path
+ * cannot redirect the bind.
+ */
+#include <sys/types.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+
+#include <linux/openat2.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fence.h"
+#include "fence_impl.h"
+
+#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* The merged-/usr links a host may have; bound read-only if real dirs. */
+enum fence_link_kind {
+	FENCE_LINK_NONE = 0,
+	FENCE_LINK_SYMLINK,
+	FENCE_LINK_DIR
+};
+
+static struct fence_link {
+	const char		*fl_name;
+	enum fence_link_kind	 fl_kind;
+	char			 fl_target[PATH_MAX];
+} fence_links[] = {
+	{ "bin", FENCE_LINK_NONE, "" },
+	{ "sbin", FENCE_LINK_NONE, "" },
+	{ "lib", FENCE_LINK_NONE, "" },
+	{ "lib64", FENCE_LINK_NONE, "" },
+	{ "lib32", FENCE_LINK_NONE, "" },
+	{ "libx32", FENCE_LINK_NONE, "" }
+};
+
+static const char *fence_devices[] = {
+	"null", "zero", "full", "random", "urandom", "tty"
+};
+
+static const char *fence_dev_links[][2] = {
+	{ "dev/fd",	"/proc/self/fd" },
+	{ "dev/stdin",	"/proc/self/fd/0" },
+	{ "dev/stdout",	"/proc/self/fd/1" },
+	{ "dev/stderr",	"/proc/self/fd/2" }
+};
+
+/* Masked with /dev/null, where the kernel has them. */
+static const char *fence_proc_files[] = {
+	"kcore", "keys", "key-users", "sysrq-trigger", "timer_list",
+	"sched_debug", "kallsyms", "kmsg", "latency_stats", "timer_stats",
+	"config.gz"
+};
+static int	 fence_proc_files_present[nitems(fence_proc_files)];
+
+/* Hidden under an empty read-only tmpfs, where the kernel has them. */
+static const char *fence_proc_dirs[] = {
+	"acpi", "scsi", "asound", "bus", "irq"
+};
+static int	 fence_proc_dirs_present[nitems(fence_proc_dirs)];
+
+/* Parent side, once: what the host's / and /proc look like. */
+int
+fence_mount_init(char *err, size_t errlen)
+{
+	struct stat	 sb;
+	char		 path[PATH_MAX];
+	ssize_t		 n;
+	size_t		 i;
+
+	for (i = 0; i < nitems(fence_links); i++) {
+		struct fence_link *l = &fence_links[i];
+
+		snprintf(path, sizeof(path), "/%s", l->fl_name);
+		l->fl_kind = FENCE_LINK_NONE;
+		if (lstat(path, &sb) == -1)
+			continue;
+		if (S_ISDIR(sb.st_mode))
+			l->fl_kind = FENCE_LINK_DIR;
+		else if (S_ISLNK(sb.st_mode)) {
+			n = readlink(path, l->fl_target,
+			    sizeof(l->fl_target) - 1);
+			if (n <= 0) {
+				snprintf(err, errlen, "readlink %s: %s", path,
+				    strerror(errno));
+				return (-1);
+			}
+			l->fl_target[n] = '\0';
+			l->fl_kind = FENCE_LINK_SYMLINK;
+		}
+	}
+	for (i = 0; i < nitems(fence_proc_files); i++) {
+		snprintf(path, sizeof(path), "/proc/%s", fence_proc_files[i]);
+		fence_proc_files_present[i] = lstat(path, &sb) == 0 &&
+		    S_ISREG(sb.st_mode);
+	}
+	for (i = 0; i < nitems(fence_proc_dirs); i++) {
+		snprintf(path, sizeof(path), "/proc/%s", fence_proc_dirs[i]);
+		fence_proc_dirs_present[i] = lstat(path, &sb) == 0 &&
+		    S_ISDIR(sb.st_mode);
+	}
+	return (0);
+}
+
+/* The flags a read-only bind must keep from its source. */
+static unsigned long
+fence_mount_keep(const struct statvfs *sv)
+{
+	unsigned long	 f = 0;
+
+	if (sv->f_flag & ST_NOEXEC)
+		f |= MS_NOEXEC;
+	if (sv->f_flag & ST_NOATIME)
+		f |= MS_NOATIME;
+	else if (!(sv->f_flag & ST_RELATIME))
+		f |= MS_STRICTATIME;
+	if (sv->f_flag & ST_NODIRATIME)
+		f |= MS_NODIRATIME;
+	return (f);
+}
+
+/*
+ * Bind src on dst, then remount it nosuid,nodev and read-only unless rw.
+ * what names the mount in errors ("/usr").
+ */
+static int
+fence_mount_bind(struct fence_ctx *ctx, const char *src, int srcfd,
+    const char *dst, int rw, const char *what)
+{
+	struct statvfs	 sv;
+	unsigned long	 flags;
+	int		 r;
+
+	r = srcfd >= 0 ? fstatvfs(srcfd, &sv) : statvfs(src, &sv);
+	if (r == -1)
+		return (fence_child_err(ctx, errno, "statvfs %s", what));
+	if (mount(src, dst, NULL, MS_BIND, NULL) == -1)
+		return (fence_child_err(ctx, errno, "bind %s", what));
+	flags = MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV |
+	    fence_mount_keep(&sv);
+	if (!rw)
+		flags |= MS_RDONLY;
+	if (mount(NULL, dst, NULL, flags, NULL) == -1)
+		return (fence_child_err(ctx, errno, "mount %s %s", what,
+		    rw ? "nosuid,nodev" : "read-only"));
+	return (0);
+}
+
+static int
+fence_mount_tmpfs(struct fence_ctx *ctx, const char *dst, unsigned long flags,
+    const char *mode, uint64_t size, const char *what)
+{
+	char	 opts[96];
+
+	snprintf(opts, sizeof(opts), "mode=%s,size=%llu", mode,
+	    (unsigned long long)size);
+	if (mount("tmpfs", dst, "tmpfs", flags, opts) == -1)
+		return (fence_child_err(ctx, errno, "mount tmpfs on %s", what));
+	return (0);
+}
+
+static int
+fence_mount_mkdir(struct fence_ctx *ctx, const char *dir, mode_t mode)
+{
+	if (mkdir(dir, mode) == -1 && errno != EEXIST)
+		return (fence_child_err(ctx, errno, "mkdir /%s", dir));
+	return (0);
+}
+
+/* Child side, before anything is mounted: the sources we bind by fd. */
+int
+fence_mount_sources(struct fence_ctx *ctx)
+{
+	const struct fence_spec	*s = ctx->fc_spec;
+	struct open_how		 how;
+	struct stat		 sb;
+
+	/* Nothing we mount from here on may propagate to the host. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
+		return (fence_child_err(ctx, errno, "make / private"));
+
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	ctx->fc_home_fd = syscall(SYS_openat2, AT_FDCWD, s->fs_home, &how,
+	    sizeof(how));
+	if (ctx->fc_home_fd == -1)
+		return (fence_child_err(ctx, errno, "open home %s",
+		    s->fs_home));
+	if (fstat(ctx->fc_home_fd, &sb) == -1)
+		return (fence_child_err(ctx, errno, "stat home %s",
+		    s->fs_home));
+	if (sb.st_uid != s->fs_uid)
+		return (fence_child_err(ctx, EPERM, "home %s belongs to uid "
+		    "%u, not %u", s->fs_home, (unsigned)sb.st_uid,
+		    (unsigned)s->fs_uid));
+	ctx->fc_bindir_fd = open(s->fs_bindir, O_PATH | O_DIRECTORY |
+	    O_CLOEXEC);
+	if (ctx->fc_bindir_fd == -1)
+		return (fence_child_err(ctx, errno, "open %s", s->fs_bindir));
+	return (0);
+}
+
+/* /usr, /etc and the merged-/usr links. */
+static int
+fence_mount_system(struct fence_ctx *ctx)
+{
+	char	 src[PATH_MAX];
+	size_t	 i;
+
+	if (fence_mount_mkdir(ctx, "usr", 0755) == -1 ||
+	    fence_mount_bind(ctx, "/usr", -1, "usr", 0, "/usr") == -1)
+		return (-1);
+	if (fence_mount_mkdir(ctx, "etc", 0755) == -1 ||
+	    fence_mount_bind(ctx, "/etc", -1, "etc", 0, "/etc") == -1)
+		return (-1);
+	for (i = 0; i < nitems(fence_links); i++) {
+		const struct fence_link *l = &fence_links[i];
+
+		switch (l->fl_kind) {
+		case FENCE_LINK_SYMLINK:
+			if (symlink(l->fl_target, l->fl_name) == -1)
+				return (fence_child_err(ctx, errno,
+				    "symlink /%s", l->fl_name));
+			break;
+		case FENCE_LINK_DIR:
+			snprintf(src, sizeof(src), "/%s", l->fl_name);
+			if (fence_mount_mkdir(ctx, l->fl_name, 0755) == -1 ||
+			    fence_mount_bind(ctx, src, -1, l->fl_name, 0,
+			    src) == -1)
+				return (-1);
+			break;
+		case FENCE_LINK_NONE:
+			break;
+		}
+	}
+	return (0);
+}
+
+/* /tmp, /var, /run with the bin dir, /home with the sandbox home. */
+static int
+fence_mount_scratch(struct fence_ctx *ctx)
+{
+	const unsigned long	 f = MS_NOSUID | MS_NODEV;
+	char			 fdpath[64];
+
+	if (fence_mount_mkdir(ctx, "tmp", 01777) == -1 ||
+	    fence_mount_tmpfs(ctx, "tmp", f, "1777", ctx->fc_tmpfs_size,
+	    "/tmp") == -1)
+		return (-1);
+	if (fence_mount_mkdir(ctx, "var", 0755) == -1 ||
+	    fence_mount_tmpfs(ctx, "var", f, "0755", ctx->fc_tmpfs_size,
+	    "/var") == -1 ||
+	    fence_mount_mkdir(ctx, "var/tmp", 01777) == -1)
+		return (-1);
+
+	if (fence_mount_mkdir(ctx, "run", 0755) == -1 ||
+	    fence_mount_tmpfs(ctx, "run", f, "0755", 16ULL << 20,
+	    "/run") == -1 ||
+	    fence_mount_mkdir(ctx, "run/fenced", 0755) == -1 ||
+	    fence_mount_mkdir(ctx, "run/fenced/bin", 0755) == -1)
+		return (-1);
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d",
+	    ctx->fc_bindir_fd);
+	if (fence_mount_bind(ctx, fdpath, ctx->fc_bindir_fd,
+	    "run/fenced/bin", 0, FENCE_BIN_DIR) == -1)
+		return (-1);
+	(void)close(ctx->fc_bindir_fd);
+	ctx->fc_bindir_fd = -1;
+
+	if (fence_mount_mkdir(ctx, "home", 0755) == -1 ||
+	    fence_mount_tmpfs(ctx, "home", f, "0755", 1ULL << 20,
+	    "/home") == -1 ||
+	    fence_mount_mkdir(ctx, ctx->fc_home_mnt, 0700) == -1)
+		return (-1);
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", ctx->fc_home_fd);
+	if (fence_mount_bind(ctx, fdpath, ctx->fc_home_fd, ctx->fc_home_mnt,
+	    1, ctx->fc_home_abs) == -1)
+		return (-1);
+	(void)close(ctx->fc_home_fd);
+	ctx->fc_home_fd = -1;
+	return (0);
+}
+
+static int
+fence_mount_dev(struct fence_ctx *ctx)
+{
+	const unsigned long	 f = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+	char			 src[32], dst[32];
+	size_t			 i;
+	int			 fd;
+
+	if (fence_mount_mkdir(ctx, "dev", 0755) == -1 ||
+	    fence_mount_tmpfs(ctx, "dev", f, "0755", 64 * 1024, "/dev") == -1)
+		return (-1);
+	for (i = 0; i < nitems(fence_devices); i++) {
+		snprintf(src, sizeof(src), "/dev/%s", fence_devices[i]);
+		snprintf(dst, sizeof(dst), "dev/%s", fence_devices[i]);
+		fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd == -1)
+			return (fence_child_err(ctx, errno, "create %s", src));
+		(void)close(fd);
+		if (mount(src, dst, NULL, MS_BIND, NULL) == -1)
+			return (fence_child_err(ctx, errno, "bind %s", src));
+	}
+	for (i = 0; i < nitems(fence_dev_links); i++)
+		if (symlink(fence_dev_links[i][1], fence_dev_links[i][0]) == -1)
+			return (fence_child_err(ctx, errno, "symlink /%s",
+			    fence_dev_links[i][0]));
+	if (fence_mount_mkdir(ctx, "dev/shm", 01777) == -1 ||
+	    fence_mount_tmpfs(ctx, "dev/shm", f, "1777", ctx->fc_tmpfs_size,
+	    "/dev/shm") == -1)
+		return (-1);
+	if (mount(NULL, "dev", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | f,
+	    NULL) == -1)
+		return (fence_child_err(ctx, errno, "mount /dev read-only"));
+	return (0);
+}
+
+static int
+fence_mount_proc(struct fence_ctx *ctx)
+{
+	const unsigned long	 f = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+	char			 dst[64];
+	size_t			 i;
+
+	if (fence_mount_mkdir(ctx, "proc", 0555) == -1)
+		return (-1);
+	if (mount("proc", "proc", "proc", f, NULL) == -1)
+		return (fence_child_err(ctx, errno, "mount /proc"));
+	if (mount("proc/sys", "proc/sys", NULL, MS_BIND, NULL) == -1)
+		return (fence_child_err(ctx, errno, "bind /proc/sys"));
+	if (mount(NULL, "proc/sys", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | f,
+	    NULL) == -1)
+		return (fence_child_err(ctx, errno,
+		    "mount /proc/sys read-only"));
+	for (i = 0; i < nitems(fence_proc_files); i++) {
+		if (!fence_proc_files_present[i])
+			continue;
+		snprintf(dst, sizeof(dst), "proc/%s", fence_proc_files[i]);
+		if (mount("/dev/null", dst, NULL, MS_BIND, NULL) == -1)
+			return (fence_child_err(ctx, errno, "mask /%s", dst));
+	}
+	for (i = 0; i < nitems(fence_proc_dirs); i++) {
+		if (!fence_proc_dirs_present[i])
+			continue;
+		snprintf(dst, sizeof(dst), "proc/%s", fence_proc_dirs[i]);
+		if (mount("tmpfs", dst, "tmpfs", MS_RDONLY | f,
+		    "mode=0555,size=4k,nr_inodes=2") == -1)
+			return (fence_child_err(ctx, errno, "mask /%s", dst));
+	}
+	return (0);
+}
+
+/* Child side: the whole tree, then pivot_root into it. */
+int
+fence_mount_build(struct fence_ctx *ctx)
+{
+	if (mount("tmpfs", FENCE_STAGE_DIR, "tmpfs",
+	    MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	    "mode=0755,size=64k,nr_inodes=64") == -1)
+		return (fence_child_err(ctx, errno, "mount new root on %s",
+		    FENCE_STAGE_DIR));
+	if (chdir(FENCE_STAGE_DIR) == -1)
+		return (fence_child_err(ctx, errno, "chdir new root"));
+
+	if (fence_mount_system(ctx) == -1 ||
+	    fence_mount_scratch(ctx) == -1 ||
+	    fence_mount_dev(ctx) == -1 ||
+	    fence_mount_proc(ctx) == -1)
+		return (-1);
+
+	/*
+	 * pivot_root(".", ".") stacks the old root on the new one; detaching
+	 * it leaves no directory behind and no way back to the host's tree.
+	 */
+	if (syscall(SYS_pivot_root, ".", ".") == -1)
+		return (fence_child_err(ctx, errno, "pivot_root"));
+	if (umount2(".", MNT_DETACH) == -1)
+		return (fence_child_err(ctx, errno, "detach the old root"));
+	if (chdir("/") == -1)
+		return (fence_child_err(ctx, errno, "chdir /"));
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
+	    MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == -1)
+		return (fence_child_err(ctx, errno, "mount / read-only"));
+	return (0);
+}

@@ -1,0 +1,145 @@
+/*
+ * The fencer: builds, runs and stops fences.  It stays root, since
+ * building a fence takes mounts and namespaces, but keeps only the
+ * capabilities listed in fencer_caps[] (docs/lockdown.md says why each),
+ * and its seccomp filter refuses what neither it nor any fence or
+ * backend may ever do: every fence inherits that filter.
+ */
+#include <sys/types.h>
+
+#include <event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "lockdown.h"
+#include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "fencer.h"
+
+static void	fencer_dispatch_parent(struct imsgev *, struct imsg *, void *);
+static void	fencer_dispatch_broker(struct imsgev *, struct imsg *, void *);
+static void	fencer_dispatch_prober(struct imsgev *, struct imsg *, void *);
+static void	fencer_shutdown(void);
+static void	fencer_sigchld(int, short, void *);
+
+struct proc_self fencer_self = {
+	.ps_proc = PROC_FENCER,
+	.ps_peers = {
+		[PROC_PARENT] = { PROC_PARENT, fencer_dispatch_parent, NULL },
+		[PROC_BROKER] = { PROC_BROKER, fencer_dispatch_broker, NULL },
+		[PROC_PROBER] = { PROC_PROBER, fencer_dispatch_prober, NULL },
+	},
+	.ps_shutdown_cb = fencer_shutdown,
+};
+
+static const cap_value_t fencer_caps[] = {
+	CAP_SYS_ADMIN,		/* namespaces, mounts, pivot_root */
+	CAP_SETUID,		/* a fence's processes take its uid */
+	CAP_SETGID,
+	CAP_SETPCAP,		/* empty a fence's bounding set */
+	CAP_KILL,		/* stop fences owned by other uids */
+	CAP_CHOWN,		/* homes belong to their owners */
+	CAP_FOWNER,
+	CAP_DAC_OVERRIDE,	/* homes and cgroup files of others */
+	CAP_NET_ADMIN,		/* lo up in an L2 fence's namespace */
+};
+
+void
+fencer(const struct proc_args *pa)
+{
+	struct lockdown	 ld = {
+		.ld_title = "fencer",
+		.ld_chroot = NULL,
+		.ld_uid = (uid_t)-1,
+		.ld_gid = (gid_t)-1,
+		.ld_caps = fencer_caps,
+		.ld_ncaps = sizeof(fencer_caps) / sizeof(fencer_caps[0]),
+		.ld_filter = LOCKDOWN_DENY,
+	};
+
+	static struct event ev_chld;
+
+	if ((fencer_self.ps_evbase = event_init()) == NULL)
+		fatalx("%s: event_init", __func__);
+	proc_signals(&fencer_self);
+	evsignal_assign(&ev_chld, fencer_self.ps_evbase, SIGCHLD,
+	    fencer_sigchld, NULL);
+	evsignal_add(&ev_chld, NULL);
+
+	lockdown(&ld);
+	fencer_init();
+
+	proc_connect_parent(&fencer_self);
+	event_dispatch();
+	fencer_shutdown();
+	exit(0);
+}
+
+static void
+fencer_sigchld(int sig, short event, void *arg)
+{
+	fencer_reap();
+}
+
+static void
+fencer_shutdown(void)
+{
+	log_debug("%s: stopping every fence", __func__);
+	fencer_stop_all();
+}
+
+static void
+fencer_dispatch_parent(struct imsgev *iev, struct imsg *imsg, void *arg)
+{
+	if (proc_dispatch_parent(&fencer_self, imsg))
+		return;
+	fatalx("%s: unexpected %s", __func__,
+	    msg_type_name(imsg->hdr.ih_type));
+}
+
+/*
+ * The broker has checked who asks (its uid and admin flag come from
+ * the kernel); the fencer checks again that the asker may touch the
+ * fence, so a confused broker cannot hand one user's fence to another.
+ */
+static void
+fencer_dispatch_broker(struct imsgev *iev, struct imsg *imsg, void *arg)
+{
+	struct msg_boot	 b;
+	struct msg_fence_req q;
+	uint32_t	 reqid = imsg->hdr.ih_peerid;
+
+	switch (imsg->hdr.ih_type) {
+	case IMSG_FENCE_BOOT:
+		if (msg_boot_decode(imsg->data, imsg->len, &b) == -1)
+			fatalx("%s: bad boot request", __func__);
+		fencer_boot(reqid, &b);
+		break;
+	case IMSG_FENCE_STOP:
+		if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
+			fatalx("%s: bad stop request", __func__);
+		fencer_stop_req(reqid, &q);
+		break;
+	case IMSG_FENCE_LIST:
+		if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
+			fatalx("%s: bad list request", __func__);
+		fencer_list(reqid, &q);
+		break;
+	default:
+		fatalx("%s: unexpected %s", __func__,
+		    msg_type_name(imsg->hdr.ih_type));
+	}
+}
+
+static void
+fencer_dispatch_prober(struct imsgev *iev, struct imsg *imsg, void *arg)
+{
+	fatalx("%s: unexpected %s", __func__,
+	    msg_type_name(imsg->hdr.ih_type));
+}

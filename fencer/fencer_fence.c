@@ -1,0 +1,639 @@
+/*
+ * The fencer's fences: boot requests from the broker turned into
+ * fence_start(), the handshake with each fence's agent, lifetimes,
+ * deaths, stops and listings.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <event.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "fencer.h"
+
+struct fencelist	 fencer_fences = TAILQ_HEAD_INITIALIZER(fencer_fences);
+static unsigned int	 fencer_nfences;
+static char		 fencer_bindir[PATH_MAX];
+static char		 fencer_cgparent[3][PATH_MAX];
+static const char	*cgparents[3];
+
+static void	fence_agent_dispatch(struct imsgev *, struct imsg *, void *);
+static void	fence_agent_closed(struct imsgev *, int, void *);
+static void	fence_timeout(int, short, void *);
+static void	fence_end(struct fence *, int, uint32_t);
+static void	fence_send(uint32_t, uint32_t, struct fence *, int);
+
+void
+fencer_init(void)
+{
+	char		 exe[PATH_MAX];
+	ssize_t		 n;
+	int		 i;
+
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) == -1)
+		fatal("%s: readlink /proc/self/exe", __func__);
+	exe[n] = '\0';
+	strlcpy(fencer_bindir, dirname(exe), sizeof(fencer_bindir));
+	if (fencer_cgroup_init(fencer_cgparent) == -1)
+		fatalx("%s: no usable cgroup hierarchy for fences", __func__);
+	for (i = 0; i < 3; i++)
+		cgparents[i] = fencer_cgparent[i];
+}
+
+static struct fence *
+fence_find(const char *key)
+{
+	struct fence	*f;
+
+	TAILQ_FOREACH(f, &fencer_fences, f_entry)
+		if (strcmp(f->f_info.f_key, key) == 0)
+			return (f);
+	return (NULL);
+}
+
+static unsigned int
+fence_count_owner(uid_t owner)
+{
+	struct fence	*f;
+	unsigned int	 n = 0;
+
+	TAILQ_FOREACH(f, &fencer_fences, f_entry)
+		if (f->f_info.f_owner == owner)
+			n++;
+	return (n);
+}
+
+void
+fencer_send_error(uint32_t type, uint32_t reqid, const char *code,
+    const char *fmt, ...)
+{
+	struct msg_error e;
+	va_list		 ap;
+	void		*buf;
+	size_t		 len;
+
+	memset(&e, 0, sizeof(e));
+	strlcpy(e.e_code, code, sizeof(e.e_code));
+	va_start(ap, fmt);
+	vsnprintf(e.e_message, sizeof(e.e_message), fmt, ap);
+	va_end(ap);
+	log_debug("%s: %s: %s", __func__, code, e.e_message);
+	if (msg_error_encode(&e, &buf, &len) == -1)
+		fatal("%s: encode", __func__);
+	if (proc_compose(&fencer_self, PROC_BROKER, type, reqid, -1, buf,
+	    len) == -1)
+		log_warn("%s: to broker", __func__);
+	free(buf);
+}
+
+/*
+ * The uid a fence owned by root runs as: one of the configured range,
+ * its own, and the same for its key across boots, recorded in
+ * <state>/envs/<key>/uid.
+ */
+static int
+fence_uid_record(const char *key, uid_t *uid, int create)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	char		 path[PATH_MAX], buf[32];
+	const char	*errstr;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/envs/%s", c->c_state,
+	    key) >= sizeof(path))
+		return (-1);
+	if (create && mkdir(path, 0700) == -1 && errno != EEXIST)
+		return (-1);
+	strlcat(path, "/uid", sizeof(path));
+	if (create) {
+		if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600)) == -1)
+			return (-1);
+		n = snprintf(buf, sizeof(buf), "%u\n", (unsigned)*uid);
+		if (write(fd, buf, n) != n) {
+			close(fd);
+			unlink(path);
+			return (-1);
+		}
+		return (close(fd));
+	}
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return (-1);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return (-1);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	*uid = strtonum(buf, c->c_fence_uid_lo, c->c_fence_uid_hi, &errstr);
+	return (errstr == NULL ? 0 : -1);
+}
+
+static int
+fence_uid_for(const char *key, uid_t *uid)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	char		 path[PATH_MAX];
+	unsigned char	*used;
+	struct dirent	*de;
+	DIR		*d;
+	uid_t		 u, n = c->c_fence_uid_hi - c->c_fence_uid_lo + 1;
+
+	if (fence_uid_record(key, uid, 0) == 0)
+		return (0);
+
+	if ((used = calloc(n, 1)) == NULL)
+		return (-1);
+	if ((size_t)snprintf(path, sizeof(path), "%s/envs", c->c_state) <
+	    sizeof(path) && (d = opendir(path)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (!fence_key_valid(de->d_name) ||
+			    fence_uid_record(de->d_name, &u, 0) == -1)
+				continue;
+			used[u - c->c_fence_uid_lo] = 1;
+		}
+		closedir(d);
+	}
+	for (u = 0; u < n && used[u]; u++)
+		;
+	free(used);
+	if (u == n) {
+		errno = ENOSPC;
+		return (-1);
+	}
+	*uid = c->c_fence_uid_lo + u;
+	return (fence_uid_record(key, uid, 1));
+}
+
+/* <homes> with ~ and %u expanded for this owner. */
+static int
+fence_homes_dir(const struct passwd *pw, char *out, size_t outsz)
+{
+	const char	*p = fencer_self.ps_conf.c_homes;
+	size_t		 len = 0;
+
+	out[0] = '\0';
+	for (; *p != '\0'; p++) {
+		if (*p == '~' && p == fencer_self.ps_conf.c_homes)
+			len = strlcat(out, pw->pw_dir, outsz);
+		else if (*p == '%' && p[1] == 'u') {
+			len = strlcat(out, pw->pw_name, outsz);
+			p++;
+		} else {
+			char c[2] = { *p, '\0' };
+
+			len = strlcat(out, c, outsz);
+		}
+		if (len >= outsz)
+			return (-1);
+	}
+	return (out[0] == '/' ? 0 : -1);
+}
+
+static void
+fence_limits_merge(struct fence_limits *out, const struct fence_limits *req)
+{
+	*out = fencer_self.ps_conf.c_limits;
+	if (req->fl_memory != 0)
+		out->fl_memory = req->fl_memory;
+	if (req->fl_pids != 0)
+		out->fl_pids = req->fl_pids;
+	if (req->fl_cpu_milli != 0)
+		out->fl_cpu_milli = req->fl_cpu_milli;
+}
+
+static uint32_t
+elapsed_us(const struct timespec *t0)
+{
+	struct timespec	 now;
+	int64_t		 us;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	us = (now.tv_sec - t0->tv_sec) * 1000000 +
+	    (now.tv_nsec - t0->tv_nsec) / 1000;
+	return (us < 0 ? 0 : us > UINT32_MAX ? UINT32_MAX : (uint32_t)us);
+}
+
+/* Everything a boot needs before fence_start; errors go to the broker. */
+static struct fence *
+fence_prepare(uint32_t reqid, const struct msg_boot *b)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	struct passwd	*pw;
+	struct fence	*f;
+	char		 homes[PATH_MAX], err[FENCE_ERR_MAX];
+	int		 backend = b->b_backend ? b->b_backend : c->c_backend;
+
+	if (fence_find(b->b_key) != NULL) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "exists",
+		    "fence %s is already running", b->b_key);
+		return (NULL);
+	}
+	if (fencer_nfences >= FENCER_MAX_FENCES ||
+	    fence_count_owner(b->b_owner) >= FENCER_MAX_PER_OWNER) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "too-many-fences",
+		    "at most %d fences, %d per owner", FENCER_MAX_FENCES,
+		    FENCER_MAX_PER_OWNER);
+		return (NULL);
+	}
+	if (backend != BACKEND_NATIVE) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid,
+		    "backend-unavailable", "backend %s is not available in "
+		    "this build; nothing falls back to another",
+		    backend_name(backend));
+		return (NULL);
+	}
+	if (b->b_require != 0) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "unmeasured",
+		    "require %s: this build cannot measure a fence's level "
+		    "yet, so it cannot promise one", tier_name(b->b_require));
+		return (NULL);
+	}
+	if ((pw = getpwuid(b->b_owner)) == NULL) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "unknown-user",
+		    "uid %u has no passwd entry", (unsigned)b->b_owner);
+		return (NULL);
+	}
+
+	if ((f = calloc(1, sizeof(*f))) == NULL) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "internal",
+		    "out of memory");
+		return (NULL);
+	}
+	strlcpy(f->f_info.f_key, b->b_key, sizeof(f->f_info.f_key));
+	strlcpy(f->f_user, pw->pw_name, sizeof(f->f_user));
+	f->f_info.f_owner = b->b_owner;
+	f->f_info.f_tier = b->b_tier ? b->b_tier : c->c_tier;
+	f->f_info.f_backend = backend;
+	f->f_info.f_state = FENCE_BOOTING;
+	f->f_reqid = reqid;
+	fence_limits_merge(&f->f_info.f_limits, &b->b_limits);
+	f->f_info.f_deadline = b->b_lifetime ? b->b_lifetime : c->c_lifetime;
+
+	if (b->b_owner != 0) {
+		f->f_info.f_uid = b->b_owner;
+		f->f_gid = pw->pw_gid;
+	} else if (fence_uid_for(b->b_key, &f->f_info.f_uid) == -1) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "no-uid",
+		    "no free uid in fence uids %u-%u: %s",
+		    (unsigned)c->c_fence_uid_lo, (unsigned)c->c_fence_uid_hi,
+		    strerror(errno));
+		goto fail;
+	} else
+		f->f_gid = f->f_info.f_uid;
+
+	if (fence_homes_dir(pw, homes, sizeof(homes)) == -1) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
+		    "homes %s does not expand to an absolute path for %s",
+		    c->c_homes, pw->pw_name);
+		goto fail;
+	}
+	if (fence_home_prepare(homes, b->b_key, f->f_info.f_uid, f->f_gid,
+	    f->f_info.f_home,
+	    sizeof(f->f_info.f_home), err, sizeof(err)) == -1) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
+		    "%s", err);
+		goto fail;
+	}
+	return (f);
+ fail:
+	free(f);
+	return (NULL);
+}
+
+void
+fencer_boot(uint32_t reqid, const struct msg_boot *b)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	struct fence_spec spec;
+	struct msg_hello hello;
+	struct timeval	 tv = { FENCER_AGENT_WAIT_SEC, 0 };
+	struct fence	*f;
+	char		 err[FENCE_ERR_MAX];
+	char		*argv[] = { "fence-agent", NULL };
+	void		*buf;
+	size_t		 len;
+	int		 sp[2];
+	struct timespec	 t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if ((f = fence_prepare(reqid, b)) == NULL)
+		return;
+	f->f_t0 = t0;
+	arc4random_buf(f->f_info.f_bearer, sizeof(f->f_info.f_bearer));
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
+		    "socketpair: %s", strerror(errno));
+		goto fail;
+	}
+	memset(&spec, 0, sizeof(spec));
+	strlcpy(spec.fs_key, f->f_info.f_key, sizeof(spec.fs_key));
+	spec.fs_tier = f->f_info.f_tier;
+	spec.fs_uid = f->f_info.f_uid;
+	spec.fs_gid = f->f_gid;
+	strlcpy(spec.fs_user, f->f_user, sizeof(spec.fs_user));
+	strlcpy(spec.fs_home, f->f_info.f_home, sizeof(spec.fs_home));
+	spec.fs_limits = f->f_info.f_limits;
+	spec.fs_bindir = fencer_bindir;
+	spec.fs_init = "fence-agent";
+	spec.fs_init_argv = argv;
+	spec.fs_chan = sp[1];
+	memcpy(spec.fs_cgroup_parent, cgparents, sizeof(cgparents));
+
+	if (fence_start(&spec, &f->f_proc, err, sizeof(err)) == -1) {
+		close(sp[0]);
+		close(sp[1]);
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
+		    "%s", err);
+		goto fail;
+	}
+	close(sp[1]);
+	f->f_started = 1;
+	f->f_info.f_pid = f->f_proc.fp_pid;
+	f->f_info.f_started = time(NULL);
+	f->f_info.f_deadline += f->f_info.f_started;
+	f->f_info.f_landlock_abi = f->f_proc.fp_landlock_abi;
+	f->f_info.f_landlock = f->f_proc.fp_landlock;
+	f->f_info.f_timings.t_namespaces_us =
+	    f->f_proc.fp_timings.ft_namespaces_us;
+	f->f_info.f_timings.t_mounts_us = f->f_proc.fp_timings.ft_mounts_us;
+	f->f_info.f_timings.t_cgroup_us = f->f_proc.fp_timings.ft_cgroup_us;
+	f->f_info.f_timings.t_seccomp_us = f->f_proc.fp_timings.ft_seccomp_us;
+	f->f_info.f_timings.t_exec_us = f->f_proc.fp_timings.ft_exec_us;
+	TAILQ_INSERT_TAIL(&fencer_fences, f, f_entry);
+	fencer_nfences++;
+
+	if ((f->f_agent = imsgev_new(fencer_self.ps_evbase, sp[0],
+	    fence_agent_dispatch, fence_agent_closed, f)) == NULL) {
+		close(sp[0]);
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
+		    "agent channel: %s", strerror(errno));
+		fence_end(f, STOP_CRASH, 0);
+		return;
+	}
+	memset(&hello, 0, sizeof(hello));
+	memcpy(hello.h_bearer, f->f_info.f_bearer, sizeof(hello.h_bearer));
+	strlcpy(hello.h_key, f->f_info.f_key, sizeof(hello.h_key));
+	strlcpy(hello.h_user, f->f_user, sizeof(hello.h_user));
+	snprintf(hello.h_home, sizeof(hello.h_home), "/home/%s", f->f_user);
+	hello.h_timeout_def = c->c_exec_timeout;
+	hello.h_timeout_max = c->c_exec_timeout_max;
+	hello.h_output_def = c->c_exec_output;
+	hello.h_output_max = c->c_exec_output_max;
+	if (msg_hello_encode(&hello, &buf, &len) == -1)
+		fatal("%s: encode hello", __func__);
+	explicit_bzero(&hello, sizeof(hello));
+	if (imsgev_compose(f->f_agent, IMSG_AGENT_HELLO, 0, 0, -1, buf,
+	    len) == -1)
+		fatal("%s: hello", __func__);
+	explicit_bzero(buf, len);
+	free(buf);
+
+	evtimer_assign(&f->f_timer, fencer_self.ps_evbase, fence_timeout, f);
+	evtimer_add(&f->f_timer, &tv);
+	return;
+ fail:
+	explicit_bzero(f, sizeof(*f));
+	free(f);
+}
+
+/* The agent said it is ready: hand its channel to the broker. */
+static void
+fence_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+{
+	struct fence	*f = arg;
+	struct timeval	 tv;
+	time_t		 now = time(NULL);
+	int		 fd;
+
+	if (imsg->hdr.ih_type != IMSG_AGENT_READY ||
+	    msg_empty_decode(imsg->data, imsg->len) == -1) {
+		log_warnx("%s: fence %s: agent sent %s, stopping it",
+		    __func__, f->f_info.f_key,
+		    msg_type_name(imsg->hdr.ih_type));
+		fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid, "boot-failed",
+		    "the agent of %s misbehaved", f->f_info.f_key);
+		fence_end(f, STOP_CRASH, 0);
+		return;
+	}
+	f->f_info.f_timings.t_agent_us = elapsed_us(&f->f_t0);
+	if ((fd = dup(imsgbuf_fd(imsgev_buf(iev)))) == -1) {
+		fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid, "boot-failed",
+		    "dup: %s", strerror(errno));
+		fence_end(f, STOP_CRASH, 0);
+		return;
+	}
+	imsgev_free(iev);
+	f->f_agent = NULL;
+	f->f_info.f_state = FENCE_RUNNING;
+
+	evtimer_del(&f->f_timer);
+	tv.tv_sec = f->f_info.f_deadline > now ? f->f_info.f_deadline - now : 0;
+	tv.tv_usec = 0;
+	evtimer_add(&f->f_timer, &tv);
+
+	log_info("fence %s booted: owner %u uid %u tier %s, %u us",
+	    f->f_info.f_key, (unsigned)f->f_info.f_owner,
+	    (unsigned)f->f_info.f_uid, tier_name(f->f_info.f_tier),
+	    f->f_info.f_timings.t_agent_us);
+	fence_send(IMSG_FENCE_BOOTED, f->f_reqid, f, fd);
+	f->f_reqid = 0;
+}
+
+static void
+fence_agent_closed(struct imsgev *iev, int error, void *arg)
+{
+	struct fence	*f = arg;
+
+	imsgev_free(iev);
+	f->f_agent = NULL;
+	fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid, "boot-failed",
+	    "the agent of %s went away before it was ready",
+	    f->f_info.f_key);
+	fence_end(f, STOP_CRASH, 0);
+}
+
+static void
+fence_timeout(int fd, short event, void *arg)
+{
+	struct fence	*f = arg;
+
+	if (f->f_info.f_state == FENCE_BOOTING) {
+		fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid, "boot-failed",
+		    "the agent of %s was not ready in %d s", f->f_info.f_key,
+		    FENCER_AGENT_WAIT_SEC);
+		fence_end(f, STOP_CRASH, 0);
+		return;
+	}
+	log_info("fence %s: lifetime over", f->f_info.f_key);
+	fence_end(f, STOP_DEADLINE, 0);
+}
+
+/* Send one fence's state; the bearer only with BOOTED. */
+static void
+fence_send(uint32_t type, uint32_t reqid, struct fence *f, int fd)
+{
+	struct msg_fence info = f->f_info;
+	void		*buf;
+	size_t		 len;
+
+	if (type != IMSG_FENCE_BOOTED)
+		explicit_bzero(info.f_bearer, sizeof(info.f_bearer));
+	if (msg_fence_encode(&info, &buf, &len) == -1)
+		fatal("%s: encode", __func__);
+	explicit_bzero(&info, sizeof(info));
+	if (proc_compose(&fencer_self, PROC_BROKER, type, reqid, fd, buf,
+	    len) == -1)
+		log_warn("%s: to broker", __func__);
+	explicit_bzero(buf, len);
+	free(buf);
+}
+
+/*
+ * Stop a fence and forget it: every process killed, cgroups removed,
+ * the home kept.  The broker hears STOPPED unless the fence never got
+ * to running (then it heard FAILED).
+ */
+static void
+fence_end(struct fence *f, int reason, uint32_t reqid)
+{
+	int	 was_running = f->f_info.f_state == FENCE_RUNNING;
+
+	evtimer_del(&f->f_timer);
+	if (f->f_agent != NULL) {
+		imsgev_free(f->f_agent);
+		f->f_agent = NULL;
+	}
+	if (f->f_started) {
+		if (reason == STOP_CRASH && fence_oom_killed(&f->f_proc))
+			reason = STOP_OOM;
+		if (fence_stop(&f->f_proc) == -1)
+			log_warnx("%s: fence %s: not fully cleaned up",
+			    __func__, f->f_info.f_key);
+		f->f_started = 0;
+	}
+	f->f_info.f_state = FENCE_STOPPED;
+	f->f_info.f_reason = reason;
+	log_info("fence %s stopped (%s)", f->f_info.f_key,
+	    reason == STOP_REQUEST ? "request" : reason == STOP_DEADLINE ?
+	    "deadline" : reason == STOP_OOM ? "out of memory" :
+	    reason == STOP_SHUTDOWN ? "shutdown" : "crash");
+	if (was_running || reqid != 0)
+		fence_send(IMSG_FENCE_STOPPED, reqid, f, -1);
+	TAILQ_REMOVE(&fencer_fences, f, f_entry);
+	fencer_nfences--;
+	explicit_bzero(f, sizeof(*f));
+	free(f);
+}
+
+static int
+fence_visible(const struct fence *f, const struct msg_fence_req *q)
+{
+	return (q->r_admin || f->f_info.f_owner == q->r_uid);
+}
+
+void
+fencer_stop_req(uint32_t reqid, const struct msg_fence_req *q)
+{
+	struct fence	*f, *next;
+	int		 n = 0;
+
+	if (q->r_key[0] != '\0') {
+		if ((f = fence_find(q->r_key)) == NULL ||
+		    !fence_visible(f, q)) {
+			fencer_send_error(IMSG_FENCE_FAILED, reqid,
+			    "not-found", "no fence %s", q->r_key);
+			return;
+		}
+		if (f->f_info.f_state == FENCE_BOOTING)
+			fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid,
+			    "boot-failed", "stopped while booting");
+		fence_end(f, STOP_REQUEST, reqid);
+		return;
+	}
+	/* stop all: every fence the asker may see, then END. */
+	TAILQ_FOREACH_SAFE(f, &fencer_fences, f_entry, next) {
+		if (!fence_visible(f, q))
+			continue;
+		if (f->f_info.f_state == FENCE_BOOTING)
+			fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid,
+			    "boot-failed", "stopped while booting");
+		fence_end(f, STOP_REQUEST, reqid);
+		n++;
+	}
+	if (proc_compose(&fencer_self, PROC_BROKER, IMSG_FENCE_END, reqid, -1,
+	    NULL, 0) == -1)
+		log_warn("%s: to broker", __func__);
+	log_debug("%s: stopped %d", __func__, n);
+}
+
+void
+fencer_list(uint32_t reqid, const struct msg_fence_req *q)
+{
+	struct fence	*f;
+
+	TAILQ_FOREACH(f, &fencer_fences, f_entry) {
+		if (!fence_visible(f, q))
+			continue;
+		if (q->r_key[0] != '\0' && strcmp(q->r_key,
+		    f->f_info.f_key) != 0)
+			continue;
+		fence_send(IMSG_FENCE_INFO, reqid, f, -1);
+	}
+	if (proc_compose(&fencer_self, PROC_BROKER, IMSG_FENCE_END, reqid, -1,
+	    NULL, 0) == -1)
+		log_warn("%s: to broker", __func__);
+}
+
+/* A fence's pid 1 died: the fence is over. */
+void
+fencer_reap(void)
+{
+	struct fence	*f;
+	pid_t		 pid;
+	int		 status;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		TAILQ_FOREACH(f, &fencer_fences, f_entry)
+			if (f->f_started && f->f_proc.fp_pid == pid)
+				break;
+		if (f == NULL)
+			continue;
+		f->f_proc.fp_pid = -1;	/* reaped: fence_stop must not wait */
+		if (f->f_info.f_state == FENCE_BOOTING)
+			fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid,
+			    "boot-failed", "pid 1 of %s died during boot",
+			    f->f_info.f_key);
+		fence_end(f, STOP_CRASH, 0);
+	}
+}
+
+void
+fencer_stop_all(void)
+{
+	struct fence	*f;
+
+	while ((f = TAILQ_FIRST(&fencer_fences)) != NULL)
+		fence_end(f, STOP_SHUTDOWN, 0);
+	fencer_cgroup_fini(fencer_cgparent);
+}

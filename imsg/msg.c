@@ -1,0 +1,502 @@
+/*
+ * msg: message type names, and the encoder and decoder of each of the
+ * daemon's own payloads in msg.h (empty, u32, i32, config, procinfo,
+ * error, stats); fences and the agent have theirs in msg_fence.c and
+ * msg_agent.c.
+ *
+ * Every payload is a msgpack array of a fixed number of fields, in the
+ * order the struct declares them.  Each struct has one validity check,
+ * used by both sides: the encoder refuses what the decoder would refuse,
+ * so a bad value is caught in the process that made it, and the decoder
+ * fills its result only from a payload that passed the check whole.
+ *
+ * pid_t fields are 0 for "no such process" or a positive pid.
+ */
+#include <sys/types.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fenced.h"
+#include "msg.h"
+#include "mp.h"
+
+#define MSG_CONFIG_FIELDS	23
+#define MSG_PROCINFO_FIELDS	2
+#define MSG_ERROR_FIELDS	2
+#define MSG_STATS_FIELDS	9
+
+#define MSG_PID_MAX		INT32_MAX
+#define MSG_ID_MAX		UINT32_MAX	/* uid_t, gid_t */
+
+static int	msg_bad(void);
+static int	msg_config_valid(const struct fenced_config *);
+static int	msg_error_valid(const struct msg_error *);
+static int	msg_pids_valid(const pid_t *);
+static void	msg_write_pids(struct mp_writer *, const pid_t *);
+static int	msg_read_pids(struct mp_reader *, pid_t *);
+static int	msg_str_set(const char *, size_t);
+
+static const char *const msg_names[IMSG_TYPE_MAX] = {
+	[IMSG_NONE] =			"IMSG_NONE",
+	[IMSG_CONFIG] =			"IMSG_CONFIG",
+	[IMSG_PEER_FD] =		"IMSG_PEER_FD",
+	[IMSG_LISTEN_FD] =		"IMSG_LISTEN_FD",
+	[IMSG_PROC_INFO] =		"IMSG_PROC_INFO",
+	[IMSG_START] =			"IMSG_START",
+	[IMSG_LOG_VERBOSE] =		"IMSG_LOG_VERBOSE",
+	[IMSG_RELOAD] =			"IMSG_RELOAD",
+	[IMSG_CTL_SHOW_STATS] =		"IMSG_CTL_SHOW_STATS",
+	[IMSG_CTL_LOG_VERBOSE] =	"IMSG_CTL_LOG_VERBOSE",
+	[IMSG_CTL_RELOAD] =		"IMSG_CTL_RELOAD",
+	[IMSG_CTL_TEST_SYSCALL] =	"IMSG_CTL_TEST_SYSCALL",
+	[IMSG_CTL_STATS] =		"IMSG_CTL_STATS",
+	[IMSG_CTL_OK] =			"IMSG_CTL_OK",
+	[IMSG_CTL_ERROR] =		"IMSG_CTL_ERROR",
+	[IMSG_CTL_END] =		"IMSG_CTL_END",
+	[IMSG_FENCE_BOOT] =		"IMSG_FENCE_BOOT",
+	[IMSG_FENCE_STOP] =		"IMSG_FENCE_STOP",
+	[IMSG_FENCE_LIST] =		"IMSG_FENCE_LIST",
+	[IMSG_FENCE_BOOTED] =		"IMSG_FENCE_BOOTED",
+	[IMSG_FENCE_FAILED] =		"IMSG_FENCE_FAILED",
+	[IMSG_FENCE_STOPPED] =		"IMSG_FENCE_STOPPED",
+	[IMSG_FENCE_INFO] =		"IMSG_FENCE_INFO",
+	[IMSG_FENCE_END] =		"IMSG_FENCE_END",
+	[IMSG_CTL_BOOT] =		"IMSG_CTL_BOOT",
+	[IMSG_CTL_STOP] =		"IMSG_CTL_STOP",
+	[IMSG_CTL_LIST] =		"IMSG_CTL_LIST",
+	[IMSG_CTL_EXEC] =		"IMSG_CTL_EXEC",
+	[IMSG_CTL_FENCE] =		"IMSG_CTL_FENCE",
+	[IMSG_CTL_RESULT] =		"IMSG_CTL_RESULT",
+	[IMSG_AGENT_HELLO] =		"IMSG_AGENT_HELLO",
+	[IMSG_AGENT_READY] =		"IMSG_AGENT_READY",
+	[IMSG_AGENT_EXEC] =		"IMSG_AGENT_EXEC",
+	[IMSG_AGENT_RESULT] =		"IMSG_AGENT_RESULT",
+	[IMSG_AGENT_GIT_CONFIG] =	"IMSG_AGENT_GIT_CONFIG",
+	[IMSG_AGENT_GIT_IDENTITY] =	"IMSG_AGENT_GIT_IDENTITY",
+	[IMSG_AGENT_GIT_INIT] =		"IMSG_AGENT_GIT_INIT",
+	[IMSG_AGENT_ERROR] =		"IMSG_AGENT_ERROR",
+};
+
+/*
+ * For logs: never NULL, even for a type a peer made up.  A type added to
+ * the enum without a name here shows as IMSG_UNKNOWN, and msg_test says so.
+ */
+const char *
+msg_type_name(uint32_t type)
+{
+	if (type >= IMSG_TYPE_MAX || msg_names[type] == NULL)
+		return ("IMSG_UNKNOWN");
+	return (msg_names[type]);
+}
+
+static int
+msg_bad(void)
+{
+	errno = EBADMSG;
+	return (-1);
+}
+
+/* A non-empty string terminated within its char[size]. */
+static int
+msg_str_set(const char *s, size_t size)
+{
+	size_t	 len = strnlen(s, size);
+
+	return (len > 0 && len < size);
+}
+
+int
+msg_empty_decode(const void *data, size_t len)
+{
+	if (len != 0)
+		return (msg_bad());
+	return (0);
+}
+
+int
+msg_u32_encode(uint32_t v, void **buf, size_t *len)
+{
+	struct mp_writer w;
+
+	mp_write_init(&w);
+	mp_write_array(&w, 1);
+	mp_write_u64(&w, v);
+	return (mp_write_finish(&w, buf, len));
+}
+
+int
+msg_u32_decode(const void *data, size_t len, uint32_t *v, uint32_t min,
+    uint32_t max)
+{
+	struct mp_reader r;
+	uint64_t	 x = 0;
+
+	mp_read_begin(&r, data, len, 1);
+	mp_read_u64(&r, &x, min, max);
+	if (mp_read_end(&r) == -1)
+		return (msg_bad());
+	*v = (uint32_t)x;
+	return (0);
+}
+
+int
+msg_i32_encode(int32_t v, void **buf, size_t *len)
+{
+	struct mp_writer w;
+
+	mp_write_init(&w);
+	mp_write_array(&w, 1);
+	mp_write_i64(&w, v);
+	return (mp_write_finish(&w, buf, len));
+}
+
+int
+msg_i32_decode(const void *data, size_t len, int32_t *v, int32_t min,
+    int32_t max)
+{
+	struct mp_reader r;
+	int64_t		 x = 0;
+
+	mp_read_begin(&r, data, len, 1);
+	mp_read_i64(&r, &x, min, max);
+	if (mp_read_end(&r) == -1)
+		return (msg_bad());
+	*v = (int32_t)x;
+	return (0);
+}
+
+/*
+ * fenced_config.  The parser enforces the same bounds; checking them
+ * again here means a child never runs on a value the grammar forbids,
+ * whoever sent it.
+ */
+static int
+msg_config_valid(const struct fenced_config *c)
+{
+	struct in6_addr	 a6;
+	struct in_addr	 a4;
+
+	if (!msg_str_set(c->c_listen_addr, sizeof(c->c_listen_addr)) ||
+	    (inet_pton(AF_INET, c->c_listen_addr, &a4) != 1 &&
+	    inet_pton(AF_INET6, c->c_listen_addr, &a6) != 1))
+		return (0);
+	if (!msg_str_set(c->c_socket, sizeof(c->c_socket)) ||
+	    c->c_socket[0] != '/')
+		return (0);
+	if (!msg_str_set(c->c_state, sizeof(c->c_state)) ||
+	    c->c_state[0] != '/')
+		return (0);
+	if (!msg_str_set(c->c_homes, sizeof(c->c_homes)) ||
+	    !msg_str_set(c->c_user, sizeof(c->c_user)) ||
+	    !msg_str_set(c->c_admin_group, sizeof(c->c_admin_group)))
+		return (0);
+	/* A fence never runs as uid 0, and (uid_t)-1 is no uid at all. */
+	if (c->c_fence_uid_lo == 0 || c->c_fence_uid_hi == (uid_t)-1 ||
+	    c->c_fence_uid_lo > c->c_fence_uid_hi)
+		return (0);
+	if (c->c_tier < TIER_L1 || c->c_tier > TIER_L2)
+		return (0);
+	if (c->c_backend < BACKEND_NATIVE || c->c_backend > BACKEND_SUBPROCESS)
+		return (0);
+	if (c->c_lifetime < LIFETIME_MIN || c->c_lifetime > LIFETIME_MAX)
+		return (0);
+	if (c->c_limits.fl_memory < MEMORY_MIN ||
+	    c->c_limits.fl_memory > MEMORY_MAX ||
+	    c->c_limits.fl_pids < PIDS_MIN || c->c_limits.fl_pids > PIDS_MAX ||
+	    c->c_limits.fl_cpu_milli < CPU_MILLI_MIN ||
+	    c->c_limits.fl_cpu_milli > CPU_MILLI_MAX)
+		return (0);
+	if (c->c_exec_timeout < EXEC_TIMEOUT_MIN ||
+	    c->c_exec_timeout_max > EXEC_TIMEOUT_MAX ||
+	    c->c_exec_timeout > c->c_exec_timeout_max)
+		return (0);
+	if (c->c_exec_output < EXEC_OUTPUT_MIN ||
+	    c->c_exec_output_max > EXEC_OUTPUT_MAX ||
+	    c->c_exec_output > c->c_exec_output_max)
+		return (0);
+	if (c->c_verbose < 0)
+		return (0);
+	return (1);
+}
+
+int
+msg_config_encode(const struct fenced_config *c, void **buf, size_t *len)
+{
+	struct mp_writer w;
+
+	if (!msg_config_valid(c)) {
+		errno = EINVAL;
+		return (-1);
+	}
+	mp_write_init(&w);
+	mp_write_array(&w, MSG_CONFIG_FIELDS);
+	mp_write_str(&w, c->c_listen_addr, sizeof(c->c_listen_addr));
+	mp_write_u64(&w, c->c_listen_port);
+	mp_write_str(&w, c->c_socket, sizeof(c->c_socket));
+	mp_write_str(&w, c->c_state, sizeof(c->c_state));
+	mp_write_str(&w, c->c_homes, sizeof(c->c_homes));
+	mp_write_str(&w, c->c_user, sizeof(c->c_user));
+	mp_write_u64(&w, c->c_fence_uid_lo);
+	mp_write_u64(&w, c->c_fence_uid_hi);
+	mp_write_str(&w, c->c_admin_group, sizeof(c->c_admin_group));
+	mp_write_u64(&w, (uint64_t)c->c_tier);
+	mp_write_u64(&w, (uint64_t)c->c_backend);
+	mp_write_u64(&w, c->c_lifetime);
+	mp_write_u64(&w, c->c_limits.fl_memory);
+	mp_write_u64(&w, c->c_limits.fl_pids);
+	mp_write_u64(&w, c->c_limits.fl_cpu_milli);
+	mp_write_u64(&w, c->c_exec_timeout);
+	mp_write_u64(&w, c->c_exec_timeout_max);
+	mp_write_u64(&w, c->c_exec_output);
+	mp_write_u64(&w, c->c_exec_output_max);
+	mp_write_u64(&w, c->c_uid);
+	mp_write_u64(&w, c->c_gid);
+	mp_write_u64(&w, c->c_admin_gid);
+	mp_write_i64(&w, c->c_verbose);
+	return (mp_write_finish(&w, buf, len));
+}
+
+int
+msg_config_decode(const void *data, size_t len, struct fenced_config *out)
+{
+	struct fenced_config cf, *c = &cf;
+	struct mp_reader r;
+	uint64_t	 u[16];
+	int64_t		 verbose = 0;
+	int		 ok;
+
+	memset(c, 0, sizeof(*c));
+	memset(u, 0, sizeof(u));
+	mp_read_begin(&r, data, len, MSG_CONFIG_FIELDS);
+	mp_read_str(&r, c->c_listen_addr, sizeof(c->c_listen_addr));
+	mp_read_u64(&r, &u[0], 0, UINT16_MAX);
+	mp_read_str(&r, c->c_socket, sizeof(c->c_socket));
+	mp_read_str(&r, c->c_state, sizeof(c->c_state));
+	mp_read_str(&r, c->c_homes, sizeof(c->c_homes));
+	mp_read_str(&r, c->c_user, sizeof(c->c_user));
+	mp_read_u64(&r, &u[1], 0, MSG_ID_MAX);		/* fence uid lo */
+	mp_read_u64(&r, &u[2], 0, MSG_ID_MAX);		/* fence uid hi */
+	mp_read_str(&r, c->c_admin_group, sizeof(c->c_admin_group));
+	mp_read_u64(&r, &u[3], TIER_L1, TIER_L2);
+	mp_read_u64(&r, &u[4], BACKEND_NATIVE, BACKEND_SUBPROCESS);
+	mp_read_u64(&r, &u[5], LIFETIME_MIN, LIFETIME_MAX);
+	mp_read_u64(&r, &u[6], MEMORY_MIN, MEMORY_MAX);
+	mp_read_u64(&r, &u[7], PIDS_MIN, PIDS_MAX);
+	mp_read_u64(&r, &u[8], CPU_MILLI_MIN, CPU_MILLI_MAX);
+	mp_read_u64(&r, &u[9], EXEC_TIMEOUT_MIN, EXEC_TIMEOUT_MAX);
+	mp_read_u64(&r, &u[10], EXEC_TIMEOUT_MIN, EXEC_TIMEOUT_MAX);
+	mp_read_u64(&r, &u[11], EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX);
+	mp_read_u64(&r, &u[12], EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX);
+	mp_read_u64(&r, &u[13], 0, MSG_ID_MAX);		/* uid */
+	mp_read_u64(&r, &u[14], 0, MSG_ID_MAX);		/* gid */
+	mp_read_u64(&r, &u[15], 0, MSG_ID_MAX);		/* admin gid */
+	mp_read_i64(&r, &verbose, 0, INT32_MAX);
+	ok = mp_read_end(&r) == 0;
+
+	if (ok) {
+		c->c_listen_port = (uint16_t)u[0];
+		c->c_fence_uid_lo = (uid_t)u[1];
+		c->c_fence_uid_hi = (uid_t)u[2];
+		c->c_tier = (int)u[3];
+		c->c_backend = (int)u[4];
+		c->c_lifetime = (uint32_t)u[5];
+		c->c_limits.fl_memory = u[6];
+		c->c_limits.fl_pids = (uint32_t)u[7];
+		c->c_limits.fl_cpu_milli = (uint32_t)u[8];
+		c->c_exec_timeout = (uint32_t)u[9];
+		c->c_exec_timeout_max = (uint32_t)u[10];
+		c->c_exec_output = (uint32_t)u[11];
+		c->c_exec_output_max = (uint32_t)u[12];
+		c->c_uid = (uid_t)u[13];
+		c->c_gid = (gid_t)u[14];
+		c->c_admin_gid = (gid_t)u[15];
+		c->c_verbose = (int)verbose;
+		ok = msg_config_valid(c);
+	}
+	if (!ok)
+		return (msg_bad());
+	*out = cf;
+	return (0);
+}
+
+/*
+ * The per-process pid table shared by procinfo and stats: a nested
+ * array of exactly PROC_MAX pids.
+ */
+static int
+msg_pids_valid(const pid_t *pids)
+{
+	size_t	 i;
+
+	for (i = 0; i < PROC_MAX; i++)
+		if (pids[i] < 0)
+			return (0);
+	return (1);
+}
+
+static void
+msg_write_pids(struct mp_writer *w, const pid_t *pids)
+{
+	size_t	 i;
+
+	mp_write_array(w, PROC_MAX);
+	for (i = 0; i < PROC_MAX; i++)
+		mp_write_u64(w, (uint64_t)pids[i]);
+}
+
+static int
+msg_read_pids(struct mp_reader *r, pid_t *pids)
+{
+	uint64_t	 v;
+	size_t		 i, n;
+
+	if (mp_read_array(r, &n, PROC_MAX) == -1 || n != PROC_MAX)
+		return (-1);
+	for (i = 0; i < PROC_MAX; i++) {
+		if (mp_read_u64(r, &v, 0, MSG_PID_MAX) == -1)
+			return (-1);
+		pids[i] = (pid_t)v;
+	}
+	return (mp_read_leave(r));
+}
+
+int
+msg_procinfo_encode(const struct msg_procinfo *pi, void **buf, size_t *len)
+{
+	struct mp_writer w;
+
+	if (!msg_pids_valid(pi->pi_pid) || pi->pi_started < 0) {
+		errno = EINVAL;
+		return (-1);
+	}
+	mp_write_init(&w);
+	mp_write_array(&w, MSG_PROCINFO_FIELDS);
+	msg_write_pids(&w, pi->pi_pid);
+	mp_write_i64(&w, pi->pi_started);
+	return (mp_write_finish(&w, buf, len));
+}
+
+int
+msg_procinfo_decode(const void *data, size_t len, struct msg_procinfo *out)
+{
+	struct msg_procinfo pi;
+	struct mp_reader r;
+
+	memset(&pi, 0, sizeof(pi));
+	mp_read_begin(&r, data, len, MSG_PROCINFO_FIELDS);
+	msg_read_pids(&r, pi.pi_pid);
+	mp_read_i64(&r, &pi.pi_started, 0, INT64_MAX);
+	if (mp_read_end(&r) == -1)
+		return (msg_bad());
+	*out = pi;
+	return (0);
+}
+
+/*
+ * Error replies.  The code is a short machine-readable word (the same
+ * codes the HTTP API uses, "exec-timeout"); the message is free text.
+ */
+static int
+msg_error_valid(const struct msg_error *e)
+{
+	size_t	 i, len;
+
+	if (!msg_str_set(e->e_code, sizeof(e->e_code)))
+		return (0);
+	len = strlen(e->e_code);
+	for (i = 0; i < len; i++) {
+		char c = e->e_code[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '_'))
+			return (0);
+	}
+	return (strnlen(e->e_message, sizeof(e->e_message)) <
+	    sizeof(e->e_message));
+}
+
+int
+msg_error_encode(const struct msg_error *e, void **buf, size_t *len)
+{
+	struct mp_writer w;
+
+	if (!msg_error_valid(e)) {
+		errno = EINVAL;
+		return (-1);
+	}
+	mp_write_init(&w);
+	mp_write_array(&w, MSG_ERROR_FIELDS);
+	mp_write_str(&w, e->e_code, sizeof(e->e_code));
+	mp_write_str(&w, e->e_message, sizeof(e->e_message));
+	return (mp_write_finish(&w, buf, len));
+}
+
+int
+msg_error_decode(const void *data, size_t len, struct msg_error *out)
+{
+	struct msg_error e;
+	struct mp_reader r;
+
+	memset(&e, 0, sizeof(e));
+	mp_read_begin(&r, data, len, MSG_ERROR_FIELDS);
+	mp_read_str(&r, e.e_code, sizeof(e.e_code));
+	mp_read_str(&r, e.e_message, sizeof(e.e_message));
+	if (mp_read_end(&r) == -1 || !msg_error_valid(&e))
+		return (msg_bad());
+	*out = e;
+	return (0);
+}
+
+int
+msg_stats_encode(const struct msg_stats *st, void **buf, size_t *len)
+{
+	struct mp_writer w;
+
+	if (!msg_pids_valid(st->st_pid) || st->st_started < 0 ||
+	    st->st_now < 0 || st->st_verbose < 0) {
+		errno = EINVAL;
+		return (-1);
+	}
+	mp_write_init(&w);
+	mp_write_array(&w, MSG_STATS_FIELDS);
+	msg_write_pids(&w, st->st_pid);
+	mp_write_i64(&w, st->st_started);
+	mp_write_i64(&w, st->st_now);
+	mp_write_u64(&w, st->st_ctl_conns);
+	mp_write_u64(&w, st->st_ctl_active);
+	mp_write_u64(&w, st->st_ctl_requests);
+	mp_write_u64(&w, st->st_ctl_errors);
+	mp_write_u64(&w, st->st_fences);
+	mp_write_i64(&w, st->st_verbose);
+	return (mp_write_finish(&w, buf, len));
+}
+
+int
+msg_stats_decode(const void *data, size_t len, struct msg_stats *out)
+{
+	struct msg_stats st;
+	struct mp_reader r;
+	int64_t		 verbose = 0;
+
+	memset(&st, 0, sizeof(st));
+	mp_read_begin(&r, data, len, MSG_STATS_FIELDS);
+	msg_read_pids(&r, st.st_pid);
+	mp_read_i64(&r, &st.st_started, 0, INT64_MAX);
+	mp_read_i64(&r, &st.st_now, 0, INT64_MAX);
+	mp_read_u64(&r, &st.st_ctl_conns, 0, UINT64_MAX);
+	mp_read_u64(&r, &st.st_ctl_active, 0, UINT64_MAX);
+	mp_read_u64(&r, &st.st_ctl_requests, 0, UINT64_MAX);
+	mp_read_u64(&r, &st.st_ctl_errors, 0, UINT64_MAX);
+	mp_read_u64(&r, &st.st_fences, 0, UINT64_MAX);
+	mp_read_i64(&r, &verbose, 0, INT32_MAX);
+	if (mp_read_end(&r) == -1)
+		return (msg_bad());
+	st.st_verbose = (int32_t)verbose;
+	*out = st;
+	return (0);
+}

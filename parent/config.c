@@ -1,0 +1,256 @@
+/*
+ * The configuration outside the grammar: the built-in defaults, the
+ * environment overrides, the names of tiers and backends, and the
+ * resolution of user and group names against the password database.
+ * The grammar itself is parse.y.
+ */
+#include <sys/types.h>
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fenced.h"
+#include "log.h"
+
+/* Shared with parse.y, which declares it the same way. */
+int		 config_homes_check(const char *, const char **);
+
+#ifndef nitems
+#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+/*
+ * Temporary directories a sandbox home may never live in: anyone can
+ * create names there first, and cleaners delete what they find.
+ */
+static const char *config_tmpdirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
+
+/* The defaults of DESIGN.md section 8, and nothing else. */
+void
+config_defaults(struct fenced_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	(void)strlcpy(c->c_listen_addr, FENCED_LISTEN_ADDR,
+	    sizeof(c->c_listen_addr));
+	c->c_listen_port = FENCED_LISTEN_PORT;
+	(void)strlcpy(c->c_socket, FENCED_SOCKET, sizeof(c->c_socket));
+	(void)strlcpy(c->c_state, FENCED_STATE, sizeof(c->c_state));
+	(void)strlcpy(c->c_homes, FENCED_HOMES, sizeof(c->c_homes));
+	(void)strlcpy(c->c_user, FENCED_USER, sizeof(c->c_user));
+	c->c_fence_uid_lo = 61000;
+	c->c_fence_uid_hi = 61999;
+	(void)strlcpy(c->c_admin_group, FENCED_ADMIN_GROUP,
+	    sizeof(c->c_admin_group));
+	c->c_tier = TIER_L15;
+	c->c_backend = BACKEND_NATIVE;
+	c->c_lifetime = 1800;
+	c->c_limits.fl_memory = 512ULL << 20;
+	c->c_limits.fl_pids = 256;
+	c->c_limits.fl_cpu_milli = 1000;
+	c->c_exec_timeout = 10000;
+	c->c_exec_timeout_max = 60000;
+	c->c_exec_output = 262144;
+	c->c_exec_output_max = 1048576;
+
+	/* Not resolved yet. */
+	c->c_uid = (uid_t)-1;
+	c->c_gid = (gid_t)-1;
+	c->c_admin_gid = (gid_t)-1;
+}
+
+/*
+ * Is path dir or below it?  Compared a component at a time, so that
+ * "//tmp/x" is caught and "/tmpx" is not; "." and ".." are refused
+ * before this is asked.
+ */
+static int
+config_path_under(const char *path, const char *dir)
+{
+	const char	*p = path, *d = dir;
+
+	for (;;) {
+		while (*p == '/')
+			p++;
+		while (*d == '/')
+			d++;
+		if (*d == '\0')
+			return (1);
+		while (*d != '\0' && *d != '/') {
+			if (*p != *d)
+				return (0);
+			p++;
+			d++;
+		}
+		if (*p != '\0' && *p != '/')
+			return (0);
+	}
+}
+
+/* Does path have a "." or ".." component? */
+static int
+config_path_dots(const char *path)
+{
+	const char	*p = path;
+	size_t		 n;
+
+	while (*p != '\0') {
+		n = strcspn(p, "/");
+		if ((n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return (1);
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return (0);
+}
+
+/*
+ * The rules for `homes' and VOICEBOX_SANDBOX_HOMES.  The value is kept
+ * unexpanded, so what can be checked here is its shape: "~" or "~/..."
+ * (the owner's home) or an absolute path, %u the only escape, no "."
+ * or ".." to walk out of what was checked, and nowhere in a temporary
+ * directory.  Returns 0, or -1 with *why set.
+ */
+int
+config_homes_check(const char *homes, const char **why)
+{
+	const char	*p;
+	size_t		 i, len;
+
+	len = strlen(homes);
+	if (len == 0) {
+		*why = "is empty";
+		return (-1);
+	}
+	if (len >= PATH_MAX) {
+		*why = "is too long";
+		return (-1);
+	}
+	if (homes[0] == '~') {
+		if (homes[1] != '\0' && homes[1] != '/') {
+			*why = "may use ~ only for the owner's own home "
+			    "(\"~\" or \"~/...\")";
+			return (-1);
+		}
+	} else if (homes[0] != '/') {
+		*why = "must be an absolute path or start with ~/";
+		return (-1);
+	}
+	for (p = homes; (p = strchr(p, '%')) != NULL; p += 2) {
+		if (p[1] != 'u') {
+			*why = "may use no % escape but %u";
+			return (-1);
+		}
+	}
+	if (config_path_dots(homes)) {
+		*why = "may not have a \".\" or \"..\" component";
+		return (-1);
+	}
+	if (homes[0] == '/') {
+		for (i = 0; i < nitems(config_tmpdirs); i++) {
+			if (config_path_under(homes, config_tmpdirs[i])) {
+				*why = "may not be in /tmp, /var/tmp or "
+				    "/dev/shm";
+				return (-1);
+			}
+		}
+	}
+	*why = NULL;
+	return (0);
+}
+
+/*
+ * The environment wins over the file.  A value that is set but not
+ * valid stops the daemon, and then neither is applied: running with a
+ * setting the operator did not ask for is worse than not running.
+ */
+int
+config_env_override(struct fenced_config *c)
+{
+	const char	*homes, *secs, *why, *errstr;
+	long long	 lifetime = 0;
+	int		 rv = 0;
+
+	if ((homes = getenv("VOICEBOX_SANDBOX_HOMES")) != NULL &&
+	    config_homes_check(homes, &why) == -1) {
+		log_warnx("VOICEBOX_SANDBOX_HOMES \"%s\" %s", homes, why);
+		rv = -1;
+	}
+	if ((secs = getenv("VOICEBOX_FENCE_MAX_SEC")) != NULL) {
+		/* Digits only: strtonum() would let " +60" through. */
+		errstr = "invalid";
+		if (secs[0] != '\0' &&
+		    strspn(secs, "0123456789") == strlen(secs))
+			lifetime = strtonum(secs, LIFETIME_MIN, LIFETIME_MAX,
+			    &errstr);
+		if (errstr != NULL) {
+			log_warnx("VOICEBOX_FENCE_MAX_SEC \"%s\" is not valid: "
+			    "must be a number of seconds between %d and %d",
+			    secs, LIFETIME_MIN, LIFETIME_MAX);
+			rv = -1;
+		}
+	}
+	if (rv == -1)
+		return (-1);
+
+	if (homes != NULL) {
+		(void)strlcpy(c->c_homes, homes, sizeof(c->c_homes));
+		log_debug("homes %s from VOICEBOX_SANDBOX_HOMES", homes);
+	}
+	if (secs != NULL) {
+		c->c_lifetime = (uint32_t)lifetime;
+		log_debug("lifetime %lld from VOICEBOX_FENCE_MAX_SEC",
+		    lifetime);
+	}
+	return (0);
+}
+
+/*
+ * Names to ids.  The unprivileged user must exist; the admin group may
+ * not (Debian has no wheel), and then only root is an admin.
+ */
+int
+config_resolve(struct fenced_config *c)
+{
+	struct passwd	*pw;
+	struct group	*gr;
+
+	errno = 0;
+	if ((pw = getpwnam(c->c_user)) == NULL) {
+		/* getpwnam(3): these all mean "no such user". */
+		if (errno != 0 && errno != ENOENT && errno != ESRCH &&
+		    errno != EBADF && errno != EPERM)
+			log_warn("getpwnam %s", c->c_user);
+		else
+			log_warnx("user %s does not exist; create it "
+			    "(make run does) or set `user`", c->c_user);
+		return (-1);
+	}
+	if (pw->pw_uid == 0 || pw->pw_gid == 0) {
+		log_warnx("user %s has uid or gid 0; broker and prober must "
+		    "run unprivileged", c->c_user);
+		return (-1);
+	}
+	if (pw->pw_uid >= c->c_fence_uid_lo &&
+	    pw->pw_uid <= c->c_fence_uid_hi) {
+		log_warnx("user %s (uid %u) is in fence uids %u-%u; a fence "
+		    "could then signal the broker", c->c_user,
+		    (unsigned)pw->pw_uid, (unsigned)c->c_fence_uid_lo,
+		    (unsigned)c->c_fence_uid_hi);
+		return (-1);
+	}
+	c->c_uid = pw->pw_uid;
+	c->c_gid = pw->pw_gid;
+
+	if ((gr = getgrnam(c->c_admin_group)) == NULL) {
+		log_warnx("admin group %s does not exist; only root may "
+		    "control every environment", c->c_admin_group);
+		c->c_admin_gid = (gid_t)-1;
+	} else
+		c->c_admin_gid = gr->gr_gid;
+	return (0);
+}

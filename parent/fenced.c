@@ -1,0 +1,659 @@
+/*
+ * fenced: the parent.  It reads the configuration, prepares the state
+ * directory and the listening sockets as root, starts the broker, the
+ * fencer and the prober by fork and re-exec, wires them to each other,
+ * and from then on only supervises them and answers the few privileged
+ * requests listed in parent_reqs[].
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <err.h>
+#include <errno.h>
+#include <event.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "proc.h"
+
+#define SHUTDOWN_GRACE_MS	2000	/* SIGTERM, then SIGKILL */
+#define REQ_WINDOW_SEC		10
+
+struct child {
+	pid_t		 c_pid;
+	struct imsgev	*c_iev;
+	int		 c_status;	/* from waitpid, once reaped */
+	int		 c_reaped;
+};
+
+/*
+ * The privileged requests: who may ask what, and how often in
+ * REQ_WINDOW_SEC.  Any other message from a child is fatal.
+ */
+struct parent_req {
+	enum fenced_proc	 pr_from;
+	uint32_t		 pr_type;
+	unsigned int		 pr_max;
+	void			(*pr_fn)(enum fenced_proc, struct imsg *);
+};
+
+struct parent_req_use {
+	unsigned int		 pu_count;
+	time_t			 pu_window;
+};
+
+static void	parent_usage(void) __attribute__((noreturn));
+static void	parent_child_main(int, char **) __attribute__((noreturn));
+static void	parent_prepare_state(const struct fenced_config *);
+static int	parent_control_socket(const char *);
+static void	parent_start_children(const char *);
+static void	parent_send_config(void);
+static void	parent_dispatch(struct imsgev *, struct imsg *, void *);
+static void	parent_closed(struct imsgev *, int, void *);
+static void	parent_sig(int, short, void *);
+static void	parent_reap(void);
+static void	parent_shutdown(int) __attribute__((noreturn));
+static void	parent_reload(void);
+static void	req_log_verbose(enum fenced_proc, struct imsg *);
+static void	req_reload(enum fenced_proc, struct imsg *);
+
+static const struct parent_req parent_reqs[] = {
+	{ PROC_BROKER,	IMSG_LOG_VERBOSE,	20,	req_log_verbose },
+	{ PROC_BROKER,	IMSG_RELOAD,		5,	req_reload },
+};
+#define NREQS	(sizeof(parent_reqs) / sizeof(parent_reqs[0]))
+static struct parent_req_use parent_req_use[NREQS];
+
+static struct fenced_config	 conf;
+static const char		*conffile = FENCED_CONF;
+static int			 conffile_given;
+static struct child		 children[PROC_MAX];
+static struct event_base	*evbase;
+static int			 shutting_down;
+static int			 debug;
+static char			 self[PATH_MAX];
+
+static void
+parent_usage(void)
+{
+	fprintf(stderr, "usage: fenced [-dnv] [-f file]\n");
+	exit(1);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct event	 ev_term, ev_int, ev_hup, ev_chld, ev_pipe;
+	int		 ch, noaction = 0, verbose = 0;
+	ssize_t		 n;
+
+	setproctitle_init(argc, argv, environ);
+
+	/* A re-executed child says which one it is first. */
+	if (argc > 2 && strcmp(argv[1], "-P") == 0)
+		parent_child_main(argc, argv);
+
+	while ((ch = getopt(argc, argv, "df:nv")) != -1) {
+		switch (ch) {
+		case 'd':
+			debug = 1;
+			break;
+		case 'f':
+			conffile = optarg;
+			conffile_given = 1;
+			break;
+		case 'n':
+			noaction = 1;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		default:
+			parent_usage();
+		}
+	}
+	if (optind != argc)
+		parent_usage();
+
+	log_init(1, LOG_DAEMON);	/* stderr until we daemonize */
+	log_setverbose(verbose);
+
+	config_defaults(&conf);
+	if (conffile_given || access(conffile, F_OK) == 0) {
+		if (config_parse(conffile, &conf) == -1)
+			errx(1, "%s: configuration not valid", conffile);
+	} else
+		log_debug("no %s, using built-in defaults", conffile);
+	if (config_env_override(&conf) == -1)
+		errx(1, "environment overrides not valid");
+	if (noaction) {
+		if (config_resolve(&conf) == -1)
+			errx(1, "%s: configuration not valid", conffile);
+		fprintf(stderr, "configuration OK\n");
+		exit(0);
+	}
+	if (geteuid() != 0)
+		errx(1, "need root privileges");
+	if (config_resolve(&conf) == -1)
+		exit(1);
+	conf.c_verbose = verbose;
+
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) == -1)
+		err(1, "readlink /proc/self/exe");
+	self[n] = '\0';
+
+	parent_prepare_state(&conf);
+
+	log_init(debug, LOG_DAEMON);
+	log_procinit("parent");
+	if (!debug && daemon(0, 0) == -1)
+		fatal("daemon");
+	setproctitle("parent");
+
+	if ((evbase = event_init()) == NULL)
+		fatalx("event_init failed");
+	signal_set(&ev_term, SIGTERM, parent_sig, NULL);
+	signal_set(&ev_int, SIGINT, parent_sig, NULL);
+	signal_set(&ev_hup, SIGHUP, parent_sig, NULL);
+	signal_set(&ev_chld, SIGCHLD, parent_sig, NULL);
+	signal_set(&ev_pipe, SIGPIPE, parent_sig, NULL);
+	signal_add(&ev_term, NULL);
+	signal_add(&ev_int, NULL);
+	signal_add(&ev_hup, NULL);
+	signal_add(&ev_chld, NULL);
+	signal_add(&ev_pipe, NULL);
+
+	parent_start_children(self);
+	log_info("started, pid %d", (int)getpid());
+
+	event_dispatch();
+	parent_shutdown(1);
+}
+
+/* fenced -P NAME -U uid -G gid -S state [-d] [-v]: never by hand. */
+static void
+parent_child_main(int argc, char **argv)
+{
+	struct proc_args pa;
+	const char	*errstr;
+	int		 ch;
+
+	memset(&pa, 0, sizeof(pa));
+	pa.pa_proc = proc_parse(argv[2]);
+	if (pa.pa_proc == PROC_PARENT)
+		errx(1, "unknown process %s", argv[2]);
+	optind = 3;
+	while ((ch = getopt(argc, argv, "dG:S:U:v")) != -1) {
+		switch (ch) {
+		case 'd':
+			pa.pa_debug = 1;
+			break;
+		case 'G':
+			pa.pa_gid = strtonum(optarg, 1, INT_MAX, &errstr);
+			if (errstr != NULL)
+				errx(1, "gid %s", errstr);
+			break;
+		case 'S':
+			pa.pa_state = optarg;
+			break;
+		case 'U':
+			pa.pa_uid = strtonum(optarg, 1, INT_MAX, &errstr);
+			if (errstr != NULL)
+				errx(1, "uid %s", errstr);
+			break;
+		case 'v':
+			pa.pa_verbose++;
+			break;
+		default:
+			errx(1, "bad child arguments");
+		}
+	}
+	if (pa.pa_state == NULL || pa.pa_uid == 0 || pa.pa_gid == 0)
+		errx(1, "missing child arguments");
+	if (fcntl(FENCED_PARENT_FD, F_GETFD) == -1)
+		errx(1, "no parent channel");
+
+	log_init(pa.pa_debug, LOG_DAEMON);
+	log_procinit(proc_name(pa.pa_proc));
+	log_setverbose(pa.pa_verbose);
+
+	switch (pa.pa_proc) {
+	case PROC_BROKER:
+		broker(&pa);
+	case PROC_FENCER:
+		fencer(&pa);
+	case PROC_PROBER:
+		prober(&pa);
+	default:
+		errx(1, "unknown process");
+	}
+}
+
+static void
+mkdir_owned(const char *path, mode_t mode)
+{
+	struct stat	 st;
+
+	if (mkdir(path, mode) == -1 && errno != EEXIST)
+		fatal("mkdir %s", path);
+	if (lstat(path, &st) == -1)
+		fatal("stat %s", path);
+	if (!S_ISDIR(st.st_mode))
+		fatalx("%s: not a directory", path);
+	if (st.st_uid != 0)
+		fatalx("%s: not owned by root", path);
+	if ((st.st_mode & 07777) != mode && chmod(path, mode) == -1)
+		fatal("chmod %s", path);
+}
+
+/*
+ * The state directory is root's; inside it "empty" is the directory the
+ * broker and prober chroot into: root-owned, read-only, and empty.
+ */
+static void
+parent_prepare_state(const struct fenced_config *c)
+{
+	char		 path[PATH_MAX];
+	DIR		*d;
+	struct dirent	*de;
+
+	if (c->c_state[0] != '/')
+		fatalx("state %s: not an absolute path", c->c_state);
+	mkdir_owned(c->c_state, 0711);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", c->c_state,
+	    FENCED_EMPTY_DIR) >= sizeof(path))
+		fatalx("state path too long");
+	mkdir_owned(path, 0755);
+	if ((d = opendir(path)) == NULL)
+		fatal("opendir %s", path);
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0)
+			fatalx("%s: not empty (%s)", path, de->d_name);
+	closedir(d);
+	if ((size_t)snprintf(path, sizeof(path), "%s/envs", c->c_state) >=
+	    sizeof(path))
+		fatalx("state path too long");
+	mkdir_owned(path, 0700);
+}
+
+/*
+ * The control socket: mode 0666, since who may do what is decided per
+ * request from SO_PEERCRED.  A socket still answered by another fenced
+ * is left alone; a stale one is replaced.
+ */
+static int
+parent_control_socket(const char *path)
+{
+	struct sockaddr_un sun;
+	struct stat	 st;
+	mode_t		 old;
+	int		 fd, probe;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
+	    sizeof(sun.sun_path))
+		fatalx("socket %s: path too long", path);
+
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			fatalx("socket %s: exists and is not a socket", path);
+		if ((probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+		    0)) == -1)
+			fatal("socket");
+		if (connect(probe, (struct sockaddr *)&sun, sizeof(sun)) == 0)
+			fatalx("socket %s: in use by another fenced", path);
+		close(probe);
+		if (unlink(path) == -1)
+			fatal("unlink %s", path);
+	}
+
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
+	    SOCK_NONBLOCK, 0)) == -1)
+		fatal("socket");
+	old = umask(0111);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+		fatal("bind %s", path);
+	umask(old);
+	if (chmod(path, 0666) == -1)
+		fatal("chmod %s", path);
+	if (listen(fd, 64) == -1)
+		fatal("listen %s", path);
+	return (fd);
+}
+
+static void
+parent_compose(enum fenced_proc p, uint32_t type, int fd, void *buf,
+    size_t len)
+{
+	if (imsgev_compose(children[p].c_iev, type, 0, 0, fd, buf, len) == -1)
+		fatal("%s: compose to %s", __func__, proc_name(p));
+}
+
+static void
+parent_start_children(const char *exe)
+{
+	struct proc_args pa;
+	struct msg_procinfo pi;
+	enum fenced_proc p, q;
+	int		 sp[2], ctl;
+	void		*buf;
+	size_t		 len;
+
+	memset(&pa, 0, sizeof(pa));
+	pa.pa_debug = debug;
+	pa.pa_verbose = conf.c_verbose;
+	pa.pa_uid = conf.c_uid;
+	pa.pa_gid = conf.c_gid;
+	pa.pa_state = conf.c_state;
+
+	ctl = parent_control_socket(conf.c_socket);
+
+	for (p = PROC_BROKER; p < PROC_MAX; p++) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+		    sp) == -1)
+			fatal("socketpair");
+		children[p].c_pid = proc_exec(exe, p, sp[1], &pa);
+		close(sp[1]);
+		if ((children[p].c_iev = imsgev_new(evbase, sp[0],
+		    parent_dispatch, parent_closed, &children[p])) == NULL)
+			fatal("imsgev_new");
+	}
+
+	parent_send_config();
+
+	/* One channel between every pair of children. */
+	for (p = PROC_BROKER; p < PROC_MAX; p++) {
+		for (q = p + 1; q < PROC_MAX; q++) {
+			if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+			    sp) == -1)
+				fatal("socketpair");
+			if (msg_u32_encode(q, &buf, &len) == -1)
+				fatal("encode");
+			parent_compose(p, IMSG_PEER_FD, sp[0], buf, len);
+			free(buf);
+			if (msg_u32_encode(p, &buf, &len) == -1)
+				fatal("encode");
+			parent_compose(q, IMSG_PEER_FD, sp[1], buf, len);
+			free(buf);
+		}
+	}
+
+	if (msg_u32_encode(LISTEN_CONTROL, &buf, &len) == -1)
+		fatal("encode");
+	parent_compose(PROC_BROKER, IMSG_LISTEN_FD, ctl, buf, len);
+	free(buf);
+
+	memset(&pi, 0, sizeof(pi));
+	pi.pi_pid[PROC_PARENT] = getpid();
+	for (p = PROC_BROKER; p < PROC_MAX; p++)
+		pi.pi_pid[p] = children[p].c_pid;
+	pi.pi_started = time(NULL);
+	if (msg_procinfo_encode(&pi, &buf, &len) == -1)
+		fatal("encode");
+	parent_compose(PROC_BROKER, IMSG_PROC_INFO, -1, buf, len);
+	free(buf);
+
+	for (p = PROC_BROKER; p < PROC_MAX; p++)
+		parent_compose(p, IMSG_START, -1, NULL, 0);
+}
+
+static void
+parent_send_config(void)
+{
+	enum fenced_proc p;
+	void		*buf;
+	size_t		 len;
+
+	if (msg_config_encode(&conf, &buf, &len) == -1)
+		fatal("%s: encode", __func__);
+	for (p = PROC_BROKER; p < PROC_MAX; p++)
+		parent_compose(p, IMSG_CONFIG, -1, buf, len);
+	free(buf);
+}
+
+static enum fenced_proc
+child_proc(struct child *c)
+{
+	return ((enum fenced_proc)(c - children));
+}
+
+static void
+parent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+{
+	enum fenced_proc from = child_proc(arg);
+	const struct parent_req *pr;
+	struct parent_req_use *pu;
+	time_t		 now;
+	size_t		 i;
+
+	for (i = 0; i < NREQS; i++) {
+		pr = &parent_reqs[i];
+		pu = &parent_req_use[i];
+		if (pr->pr_from != from || pr->pr_type != imsg->hdr.ih_type)
+			continue;
+		now = time(NULL);
+		if (now - pu->pu_window >= REQ_WINDOW_SEC) {
+			pu->pu_window = now;
+			pu->pu_count = 0;
+		}
+		if (++pu->pu_count > pr->pr_max) {
+			log_warnx("%s: %s asks %s too often, ignored",
+			    __func__, proc_name(from),
+			    msg_type_name(imsg->hdr.ih_type));
+			return;
+		}
+		pr->pr_fn(from, imsg);
+		return;
+	}
+	fatalx("%s: %s sent %s, which it may not", __func__, proc_name(from),
+	    msg_type_name(imsg->hdr.ih_type));
+}
+
+static void
+req_log_verbose(enum fenced_proc from, struct imsg *imsg)
+{
+	enum fenced_proc p;
+	int32_t		 v;
+
+	if (msg_i32_decode(imsg->data, imsg->len, &v, 0, 3) == -1)
+		fatalx("%s: bad payload from %s", __func__, proc_name(from));
+	log_setverbose(v);
+	conf.c_verbose = v;
+	for (p = PROC_BROKER; p < PROC_MAX; p++)
+		if (p != from)
+			parent_compose(p, IMSG_LOG_VERBOSE, -1, imsg->data,
+			    imsg->len);
+	log_info("log %s", v ? "verbose" : "brief");
+}
+
+static void
+req_reload(enum fenced_proc from, struct imsg *imsg)
+{
+	if (msg_empty_decode(imsg->data, imsg->len) == -1)
+		fatalx("%s: bad payload from %s", __func__, proc_name(from));
+	parent_reload();
+}
+
+/*
+ * Reload: a file that does not parse changes nothing.  What the running
+ * processes were built on (sockets, state, user) needs a restart.
+ */
+static void
+parent_reload(void)
+{
+	struct fenced_config nc;
+
+	config_defaults(&nc);
+	if ((conffile_given || access(conffile, F_OK) == 0) &&
+	    config_parse(conffile, &nc) == -1) {
+		log_warnx("reload: %s not valid, configuration unchanged",
+		    conffile);
+		return;
+	}
+	if (config_env_override(&nc) == -1 || config_resolve(&nc) == -1) {
+		log_warnx("reload: configuration unchanged");
+		return;
+	}
+#define KEEP(f, what) do {						\
+	if (memcmp(&nc.f, &conf.f, sizeof(nc.f)) != 0) {		\
+		log_warnx("reload: %s changed; needs a restart", what);	\
+		memcpy(&nc.f, &conf.f, sizeof(nc.f));			\
+	}								\
+} while (0)
+	KEEP(c_listen_addr, "listen address");
+	KEEP(c_listen_port, "listen port");
+	KEEP(c_socket, "socket");
+	KEEP(c_state, "state");
+	KEEP(c_user, "user");
+	KEEP(c_uid, "user");
+	KEEP(c_gid, "user");
+#undef KEEP
+	nc.c_verbose = conf.c_verbose;
+	conf = nc;
+	parent_send_config();
+	log_info("configuration reloaded from %s",
+	    conffile_given || access(conffile, F_OK) == 0 ? conffile :
+	    "built-in defaults");
+}
+
+static void
+parent_closed(struct imsgev *iev, int error, void *arg)
+{
+	enum fenced_proc p = child_proc(arg);
+
+	if (error)
+		log_warnx("lost channel to %s: %s", proc_name(p),
+		    strerror(error));
+	else if (!shutting_down)
+		log_warnx("lost channel to %s", proc_name(p));
+	imsgev_free(iev);
+	children[p].c_iev = NULL;
+	if (!shutting_down)
+		parent_shutdown(1);
+}
+
+static void
+parent_sig(int sig, short event, void *arg)
+{
+	switch (sig) {
+	case SIGTERM:
+	case SIGINT:
+		log_info("exiting on signal %d", sig);
+		parent_shutdown(0);
+	case SIGHUP:
+		log_info("reloading on SIGHUP");
+		parent_reload();
+		break;
+	case SIGCHLD:
+		parent_reap();
+		break;
+	case SIGPIPE:
+		break;
+	}
+}
+
+static void
+child_log_exit(enum fenced_proc p, int status)
+{
+	if (WIFSIGNALED(status))
+		log_warnx("%s (pid %d) terminated by signal %d (%s)",
+		    proc_name(p), (int)children[p].c_pid, WTERMSIG(status),
+		    strsignal(WTERMSIG(status)));
+	else if (WEXITSTATUS(status) != 0 || !shutting_down)
+		log_warnx("%s (pid %d) exited with status %d",
+		    proc_name(p), (int)children[p].c_pid,
+		    WEXITSTATUS(status));
+}
+
+static void
+parent_reap(void)
+{
+	enum fenced_proc p;
+	pid_t		 pid;
+	int		 status, lost = 0;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (p = PROC_BROKER; p < PROC_MAX; p++) {
+			if (children[p].c_pid != pid || children[p].c_reaped)
+				continue;
+			children[p].c_reaped = 1;
+			children[p].c_status = status;
+			child_log_exit(p, status);
+			lost = 1;
+		}
+	}
+	if (lost && !shutting_down)
+		parent_shutdown(1);
+}
+
+/*
+ * Shut down in order: ask every child to finish (the fencer stops every
+ * fence first), wait, then force what is left.  Exit non-zero when a
+ * child was lost.
+ */
+static void
+parent_shutdown(int status)
+{
+	struct timespec	 ts = { 0, 10 * 1000 * 1000 };
+	enum fenced_proc p;
+	int		 left, ms, st;
+	pid_t		 pid;
+
+	shutting_down = 1;
+	for (p = PROC_BROKER; p < PROC_MAX; p++)
+		if (!children[p].c_reaped && children[p].c_pid > 0)
+			kill(children[p].c_pid, SIGTERM);
+
+	for (ms = 0; ; ms += 10) {
+		left = 0;
+		while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+			for (p = PROC_BROKER; p < PROC_MAX; p++)
+				if (children[p].c_pid == pid &&
+				    !children[p].c_reaped) {
+					children[p].c_reaped = 1;
+					children[p].c_status = st;
+					child_log_exit(p, st);
+				}
+		for (p = PROC_BROKER; p < PROC_MAX; p++)
+			if (!children[p].c_reaped && children[p].c_pid > 0)
+				left++;
+		if (left == 0)
+			break;
+		if (ms >= SHUTDOWN_GRACE_MS) {
+			for (p = PROC_BROKER; p < PROC_MAX; p++)
+				if (!children[p].c_reaped &&
+				    children[p].c_pid > 0) {
+					log_warnx("%s did not exit, killing",
+					    proc_name(p));
+					kill(children[p].c_pid, SIGKILL);
+					waitpid(children[p].c_pid, &st, 0);
+					children[p].c_reaped = 1;
+				}
+			status = 1;
+			break;
+		}
+		nanosleep(&ts, NULL);
+	}
+
+	if (conf.c_socket[0] != '\0')
+		unlink(conf.c_socket);
+	log_info("terminating");
+	exit(status);
+}

@@ -1,0 +1,1254 @@
+/*
+ * The grammar of fenced.conf(5).
+ *
+ * One statement per line.  The lexer reads from a stack of files (for
+ * include), replaces $name with the value of a macro, and hands words
+ * to the grammar below; every value is a word, and the action that
+ * uses it converts and range-checks it.  Each error is printed as
+ * FILE:LINE: message and counted, and the parse goes on to the end so
+ * that one run shows them all.  The caller's configuration changes only
+ * if there were none.
+ */
+
+%{
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fenced.h"
+#include "log.h"
+
+#define CONF_STRING_MAX		1024	/* longest word, string or value */
+#define CONF_NAME_MAX		64	/* longest macro name */
+#define CONF_INCLUDE_DEPTH	8	/* files open at once, top included */
+#define CONF_FILE_MAX		(1024 * 1024)
+#define CONF_ERRORS_MAX		50	/* then stop reading */
+#define CONF_PUSHBACK		(CONF_STRING_MAX + 8)
+
+struct conf_file {
+	TAILQ_ENTRY(conf_file)	 f_entry;
+	FILE			*f_stream;
+	char			*f_name;
+	int			 f_lineno;
+	int			 f_ended;	/* its last newline was given */
+	int			 f_nulline;	/* NUL reported on this line */
+	dev_t			 f_dev;
+	ino_t			 f_ino;
+};
+TAILQ_HEAD(conf_files, conf_file);
+
+struct conf_macro {
+	TAILQ_ENTRY(conf_macro)	 m_entry;
+	char			*m_name;
+	char			*m_value;
+};
+TAILQ_HEAD(conf_macros, conf_macro);
+
+/*
+ * The text of every word lives until the parse ends: error recovery
+ * drops values from the parser's stack without a word to anyone.
+ */
+struct conf_word {
+	struct conf_word	*w_next;
+	char			 w_text[];
+};
+
+/* A character given back to the lexer, and whether a macro made it. */
+struct conf_pushback {
+	int			 pb_c;
+	int			 pb_macro;
+};
+
+/* How a number is written and how far it may go. */
+enum conf_unit {
+	UNIT_NONE,			/* digits only */
+	UNIT_SIZE,			/* K, M, G, T: powers of 1024 */
+	UNIT_TIME			/* s, m, h, d */
+};
+
+struct conf_num {
+	const char		*n_name;
+	enum conf_unit		 n_unit;
+	long long		 n_min;
+	long long		 n_max;
+	const char		*n_what;	/* after the range */
+};
+
+static const struct conf_num conf_num_port =
+    { "listen port", UNIT_NONE, 1, 65535, "" };
+static const struct conf_num conf_num_lifetime =
+    { "lifetime", UNIT_TIME, LIFETIME_MIN, LIFETIME_MAX, "" };
+static const struct conf_num conf_num_memory =
+    { "limit memory", UNIT_SIZE, MEMORY_MIN, MEMORY_MAX, "" };
+static const struct conf_num conf_num_pids =
+    { "limit pids", UNIT_NONE, PIDS_MIN, PIDS_MAX, "" };
+static const struct conf_num conf_num_timeout =
+    { "exec timeout", UNIT_NONE, EXEC_TIMEOUT_MIN, EXEC_TIMEOUT_MAX,
+    " milliseconds" };
+static const struct conf_num conf_num_timeout_max =
+    { "exec timeout max", UNIT_NONE, EXEC_TIMEOUT_MIN, EXEC_TIMEOUT_MAX,
+    " milliseconds" };
+static const struct conf_num conf_num_output =
+    { "exec output", UNIT_SIZE, EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX, "" };
+static const struct conf_num conf_num_output_max =
+    { "exec output max", UNIT_SIZE, EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX,
+    "" };
+
+#define FENCE_UID_MIN		1000
+#define FENCE_UID_MAX		(0x7fffffffLL)
+#define FENCE_UID_NOBODY	65534
+
+/* Everything one parse knows; reset by config_parse(). */
+static struct {
+	struct fenced_config	*conf;
+	struct conf_files	 files;
+	struct conf_file	*file;		/* the one being read */
+	struct conf_macros	 macros;
+	struct conf_word	*words;
+	int			 errors;
+	int			 giveup;	/* too many errors */
+	int			 lexfail;	/* lexer reported this token */
+	struct conf_pushback	 pb[CONF_PUSHBACK];
+	int			 npb;
+	int			 frommacro;	/* of the last character */
+	int			 bol;		/* next token starts a line */
+	int			 second;	/* next token is a line's 2nd */
+	int			 unknown;	/* line starts with a non-keyword */
+	char			 first[64];	/* the line's first word */
+	char			 last[64];	/* the last token, for errors */
+} ps;
+
+typedef struct {
+	union {
+		char		*string;
+	} v;
+	int			 lineno;
+} YYSTYPE;
+#define YYSTYPE_IS_DECLARED	1
+
+int		 yylex(void);
+int		 yyparse(void);
+void		 yyerror(const char *, ...)
+		    __attribute__((format(printf, 1, 2)));
+static void	 conf_parser_error(const char *);
+#define YYERROR_CALL(msg)	conf_parser_error(msg)
+
+/* config.c has the rules `homes' shares with the environment. */
+int		 config_homes_check(const char *, const char **);
+
+static void	 conf_listen(const char *, const char *);
+static void	 conf_path(const char *, const char *, char *, size_t);
+static void	 conf_homes(const char *);
+static void	 conf_name(const char *, const char *, char *, size_t);
+static void	 conf_uids(const char *);
+static void	 conf_tier(const char *);
+static void	 conf_backend(const char *);
+static void	 conf_lifetime(const char *);
+static void	 conf_memory(const char *);
+static void	 conf_pids(const char *);
+static void	 conf_cpu(const char *);
+static void	 conf_exec(const struct conf_num *, const struct conf_num *,
+		    const char *, const char *, uint32_t *, uint32_t *);
+static void	 conf_macro_set(const char *, const char *);
+static void	 conf_include(const char *);
+%}
+
+%token	ADMIN BACKEND CPU EXEC FENCE GROUP HOMES INCLUDE LIFETIME LIMIT
+%token	LISTEN MAX MEMORY ON OUTPUT PIDS PORT SOCKET STATE TIER TIMEOUT
+%token	UIDS USER
+%token	ERROR
+%token	<v.string>	STRING
+%type	<v.string>	port max
+
+%%
+
+grammar		: /* empty */
+		| grammar '\n'
+		| grammar include
+		| grammar varset '\n'
+		| grammar main '\n'
+		| grammar error '\n'		{ yyerrok; }
+		;
+
+/*
+ * The newline belongs to the include, so that the included file is
+ * read after it: the file's first token is not this line's lookahead.
+ */
+include		: INCLUDE STRING '\n'		{ conf_include($2); }
+		;
+
+varset		: STRING '=' STRING		{ conf_macro_set($1, $3); }
+		;
+
+main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
+		| SOCKET STRING			{
+			conf_path("socket", $2, ps.conf->c_socket,
+			    sizeof(((struct sockaddr_un *)0)->sun_path));
+		}
+		| STATE STRING			{
+			conf_path("state", $2, ps.conf->c_state,
+			    sizeof(ps.conf->c_state));
+		}
+		| HOMES STRING			{ conf_homes($2); }
+		| USER STRING			{
+			conf_name("user", $2, ps.conf->c_user,
+			    sizeof(ps.conf->c_user));
+		}
+		| FENCE UIDS STRING		{ conf_uids($3); }
+		| ADMIN GROUP STRING		{
+			conf_name("admin group", $3, ps.conf->c_admin_group,
+			    sizeof(ps.conf->c_admin_group));
+		}
+		| TIER STRING			{ conf_tier($2); }
+		| BACKEND STRING		{ conf_backend($2); }
+		| LIFETIME STRING		{ conf_lifetime($2); }
+		| LIMIT MEMORY STRING		{ conf_memory($3); }
+		| LIMIT PIDS STRING		{ conf_pids($3); }
+		| LIMIT CPU STRING		{ conf_cpu($3); }
+		| EXEC TIMEOUT STRING max	{
+			conf_exec(&conf_num_timeout, &conf_num_timeout_max,
+			    $3, $4, &ps.conf->c_exec_timeout,
+			    &ps.conf->c_exec_timeout_max);
+		}
+		| EXEC OUTPUT STRING max	{
+			conf_exec(&conf_num_output, &conf_num_output_max,
+			    $3, $4, &ps.conf->c_exec_output,
+			    &ps.conf->c_exec_output_max);
+		}
+		;
+
+port		: /* empty */			{ $$ = NULL; }
+		| PORT STRING			{ $$ = $2; }
+		;
+
+max		: /* empty */			{ $$ = NULL; }
+		| MAX STRING			{ $$ = $2; }
+		;
+
+%%
+
+/* Sorted by name: looked up with bsearch(3). */
+static const struct conf_keyword {
+	const char	*k_name;
+	int		 k_token;
+} conf_keywords[] = {
+	{ "admin",	ADMIN },
+	{ "backend",	BACKEND },
+	{ "cpu",	CPU },
+	{ "exec",	EXEC },
+	{ "fence",	FENCE },
+	{ "group",	GROUP },
+	{ "homes",	HOMES },
+	{ "include",	INCLUDE },
+	{ "lifetime",	LIFETIME },
+	{ "limit",	LIMIT },
+	{ "listen",	LISTEN },
+	{ "max",	MAX },
+	{ "memory",	MEMORY },
+	{ "on",		ON },
+	{ "output",	OUTPUT },
+	{ "pids",	PIDS },
+	{ "port",	PORT },
+	{ "socket",	SOCKET },
+	{ "state",	STATE },
+	{ "tier",	TIER },
+	{ "timeout",	TIMEOUT },
+	{ "uids",	UIDS },
+	{ "user",	USER }
+};
+
+static int
+conf_keyword_cmp(const void *key, const void *elem)
+{
+	return (strcmp(key, ((const struct conf_keyword *)elem)->k_name));
+}
+
+static int
+conf_keyword(const char *word)
+{
+	const struct conf_keyword *k;
+
+	k = bsearch(word, conf_keywords,
+	    sizeof(conf_keywords) / sizeof(conf_keywords[0]),
+	    sizeof(conf_keywords[0]), conf_keyword_cmp);
+	return (k != NULL ? k->k_token : STRING);
+}
+
+/* Errors. */
+
+static void
+conf_verror(int, const char *, va_list)
+    __attribute__((format(printf, 2, 0)));
+
+static void
+conf_verror(int lineno, const char *fmt, va_list ap)
+{
+	char	 msg[CONF_STRING_MAX + 256];
+
+	if (++ps.errors > CONF_ERRORS_MAX) {
+		if (!ps.giveup)
+			log_warnx("%s: too many errors, giving up",
+			    ps.file->f_name);
+		ps.giveup = 1;
+		return;
+	}
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	log_warnx("%s:%d: %s", ps.file->f_name, lineno, msg);
+}
+
+/* An error at the current token's line. */
+void
+yyerror(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	conf_verror(yylval.lineno, fmt, ap);
+	va_end(ap);
+}
+
+/* An error at the line being read, whatever the token. */
+static void
+conf_lexerror(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+static void
+conf_lexerror(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	conf_verror(ps.file->f_lineno, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * The parser found no rule for the token it holds.  A line that starts
+ * with a word that is neither a keyword nor a macro being set is most
+ * often a misspelt keyword, so say that.
+ */
+static void
+conf_parser_error(const char *msg)
+{
+	if (ps.lexfail)
+		return;			/* the lexer said why already */
+	if (strcmp(msg, "syntax error") != 0)
+		yyerror("%s", msg);
+	else if (ps.unknown)
+		yyerror("unknown keyword \"%s\"", ps.first);
+	else
+		yyerror("syntax error at %s", ps.last);
+}
+
+/* Memory. */
+
+static char *
+conf_word(const char *text, size_t len)
+{
+	struct conf_word	*w;
+
+	if ((w = malloc(sizeof(*w) + len + 1)) == NULL)
+		fatal("%s", __func__);
+	memcpy(w->w_text, text, len);
+	w->w_text[len] = '\0';
+	w->w_next = ps.words;
+	ps.words = w;
+	return (w->w_text);
+}
+
+static void
+conf_words_free(void)
+{
+	struct conf_word	*w;
+
+	while ((w = ps.words) != NULL) {
+		ps.words = w->w_next;
+		free(w);
+	}
+}
+
+/* Files. */
+
+/*
+ * Open a configuration file for reading, or say why not.  The daemon
+ * reads it as root, so one that someone else could write would hand
+ * them root: refuse it.  A FIFO or device is not a configuration file,
+ * and opening with O_NONBLOCK keeps one from hanging us.
+ */
+static struct conf_file *
+conf_file_open(const char *path, char *why, size_t whylen)
+{
+	struct conf_file	*f;
+	struct stat		 st;
+	FILE			*fp;
+	int			 fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+	    O_NOCTTY)) == -1) {
+		(void)strlcpy(why, strerror(errno), whylen);
+		return (NULL);
+	}
+	if (fstat(fd, &st) == -1) {
+		(void)strlcpy(why, strerror(errno), whylen);
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		(void)strlcpy(why, "not a regular file", whylen);
+		goto fail;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		(void)snprintf(why, whylen, "owned by uid %u, neither root "
+		    "nor the user reading it", (unsigned)st.st_uid);
+		goto fail;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		(void)snprintf(why, whylen, "writable by group or others "
+		    "(mode %04o)", (unsigned)(st.st_mode & 07777));
+		goto fail;
+	}
+	if (st.st_size > CONF_FILE_MAX) {
+		(void)snprintf(why, whylen, "larger than %d bytes",
+		    CONF_FILE_MAX);
+		goto fail;
+	}
+	if ((fp = fdopen(fd, "r")) == NULL) {
+		(void)strlcpy(why, strerror(errno), whylen);
+		goto fail;
+	}
+	if ((f = calloc(1, sizeof(*f))) == NULL ||
+	    (f->f_name = strdup(path)) == NULL)
+		fatal("%s", __func__);
+	f->f_stream = fp;
+	f->f_lineno = 1;
+	f->f_dev = st.st_dev;
+	f->f_ino = st.st_ino;
+	return (f);
+ fail:
+	close(fd);
+	return (NULL);
+}
+
+static void
+conf_file_close(struct conf_file *f)
+{
+	fclose(f->f_stream);
+	free(f->f_name);
+	free(f);
+}
+
+static void
+conf_file_push(struct conf_file *f)
+{
+	TAILQ_INSERT_TAIL(&ps.files, f, f_entry);
+	ps.file = f;
+}
+
+/* Back to the including file; -1 if this was the first. */
+static int
+conf_file_pop(void)
+{
+	struct conf_file	*prev;
+
+	if ((prev = TAILQ_PREV(ps.file, conf_files, f_entry)) == NULL)
+		return (-1);
+	TAILQ_REMOVE(&ps.files, ps.file, f_entry);
+	conf_file_close(ps.file);
+	ps.file = prev;
+	return (0);
+}
+
+/* Characters. */
+
+/*
+ * The next character of the file being read.  A backslash before a
+ * newline joins the lines (cont), except in a comment.  A NUL byte is
+ * an error, reported once a line, and read as a space.
+ */
+static int
+conf_filec(int cont)
+{
+	struct conf_file	*f = ps.file;
+	int			 c, next;
+
+	for (;;) {
+		c = getc(f->f_stream);
+		if (c != '\\' || !cont)
+			break;
+		if ((next = getc(f->f_stream)) != '\n') {
+			if (next != EOF)
+				(void)ungetc(next, f->f_stream);
+			break;
+		}
+		f->f_lineno++;
+	}
+	if (c == '\0') {
+		if (f->f_nulline != f->f_lineno)
+			conf_lexerror("NUL byte in file");
+		f->f_nulline = f->f_lineno;
+		c = ' ';
+	}
+	return (c);
+}
+
+static int
+lgetc(int cont)
+{
+	if (ps.npb > 0) {
+		ps.npb--;
+		ps.frommacro = ps.pb[ps.npb].pb_macro;
+		return (ps.pb[ps.npb].pb_c);
+	}
+	ps.frommacro = 0;
+	return (conf_filec(cont));
+}
+
+/* Give back the character lgetc() returned last. */
+static void
+lungetc(int c)
+{
+	if (c == EOF)
+		return;
+	if (ps.npb >= CONF_PUSHBACK)
+		fatalx("%s: pushback full", __func__);
+	ps.pb[ps.npb].pb_c = c;
+	ps.pb[ps.npb].pb_macro = ps.frommacro;
+	ps.npb++;
+}
+
+/* Tokens. */
+
+/*
+ * Every token leaves through here, which keeps what a syntax error
+ * needs to say: the token itself, and whether its line started with
+ * a word that is not a keyword (and is not `name = value').
+ */
+static int
+conf_token(int tok, const char *text)
+{
+	if (tok == '\n')
+		(void)strlcpy(ps.last, "end of line", sizeof(ps.last));
+	else if (tok == 0)
+		(void)strlcpy(ps.last, "end of file", sizeof(ps.last));
+	else
+		(void)snprintf(ps.last, sizeof(ps.last), "\"%s\"", text);
+
+	if (ps.bol) {
+		ps.unknown = (tok == STRING);
+		(void)strlcpy(ps.first, text, sizeof(ps.first));
+		ps.second = 1;
+	} else if (ps.second) {
+		if (tok == '=')
+			ps.unknown = 0;
+		ps.second = 0;
+	}
+	ps.bol = (tok == '\n');
+	return (tok);
+}
+
+/* Skip the rest of a line the lexer could not make sense of. */
+static int
+conf_findeol(void)
+{
+	int	 c;
+
+	while ((c = lgetc(1)) != EOF) {
+		if (c == '\n' && !ps.frommacro) {
+			lungetc(c);
+			break;
+		}
+	}
+	ps.lexfail = 1;
+	return (conf_token(ERROR, "error"));
+}
+
+static int
+conf_wordchar(int c)
+{
+	if (c <= 0 || c > 0x7f)
+		return (0);
+	return (isalnum(c) || strchr("._-/:~%+@,", c) != NULL);
+}
+
+static const char *
+conf_macro_get(const char *name)
+{
+	struct conf_macro	*m;
+
+	TAILQ_FOREACH(m, &ps.macros, m_entry)
+		if (strcmp(m->m_name, name) == 0)
+			return (m->m_value);
+	return (NULL);
+}
+
+/*
+ * $name: read the name, and give the value back to the lexer to read
+ * as if it stood in the file.  What a macro brings is not expanded
+ * again, so a macro can never expand itself.
+ */
+static int
+conf_expand(void)
+{
+	char		 name[CONF_NAME_MAX + 1];
+	const char	*value;
+	size_t		 len = 0, i;
+	int		 c;
+
+	while ((c = lgetc(1)) != EOF && (isalnum(c) || c == '_')) {
+		if (len >= CONF_NAME_MAX) {
+			yyerror("macro name too long (more than %d "
+			    "characters)", CONF_NAME_MAX);
+			return (-1);
+		}
+		name[len++] = c;
+	}
+	lungetc(c);
+	name[len] = '\0';
+	if (len == 0) {
+		yyerror("$ must be followed by a macro name");
+		return (-1);
+	}
+	if ((value = conf_macro_get(name)) == NULL) {
+		yyerror("macro \"%s\" is not defined", name);
+		return (-1);
+	}
+	len = strlen(value);
+	if (ps.npb + len > CONF_PUSHBACK)
+		fatalx("%s: macro too long", __func__);
+	for (i = len; i > 0; i--) {
+		ps.pb[ps.npb].pb_c = (unsigned char)value[i - 1];
+		ps.pb[ps.npb].pb_macro = 1;
+		ps.npb++;
+	}
+	return (0);
+}
+
+/* "..." or '...'; a backslash quotes the quote or itself. */
+static int
+conf_quoted(int quote)
+{
+	char	 buf[CONF_STRING_MAX];
+	size_t	 len = 0;
+	int	 c, next;
+
+	for (;;) {
+		c = lgetc(1);
+		if (c == EOF || (c == '\n' && !ps.frommacro)) {
+			lungetc(c);
+			yyerror("unterminated string");
+			ps.lexfail = 1;
+			return (conf_token(ERROR, "error"));
+		}
+		if (c == '\\') {
+			next = lgetc(1);
+			if (next == quote || next == '\\')
+				c = next;
+			else
+				lungetc(next);
+		} else if (c == quote)
+			break;
+		else if (iscntrl(c) && c != '\t') {
+			yyerror("control character 0x%02x in string", c);
+			return (conf_findeol());
+		}
+		if (len >= sizeof(buf)) {
+			yyerror("string too long (more than %d bytes)",
+			    CONF_STRING_MAX);
+			return (conf_findeol());
+		}
+		buf[len++] = c;
+	}
+	yylval.v.string = conf_word(buf, len);
+	return (conf_token(STRING, yylval.v.string));
+}
+
+static int
+conf_bare(int c)
+{
+	char	 buf[CONF_STRING_MAX];
+	char	*word;
+	size_t	 len = 0;
+
+	do {
+		if (len >= sizeof(buf)) {
+			yyerror("word too long (more than %d bytes)",
+			    CONF_STRING_MAX);
+			return (conf_findeol());
+		}
+		buf[len++] = c;
+	} while (conf_wordchar(c = lgetc(1)));
+	lungetc(c);
+	word = conf_word(buf, len);
+	yylval.v.string = word;
+	return (conf_token(conf_keyword(word), word));
+}
+
+int
+yylex(void)
+{
+	char	 text[8];
+	int	 c;
+
+	ps.lexfail = 0;
+	if (ps.giveup)
+		return (conf_token(0, ""));
+ top:
+	while ((c = lgetc(1)) == ' ' || c == '\t' || c == '\r')
+		;
+	yylval.lineno = ps.file->f_lineno;
+	yylval.v.string = NULL;
+
+	if (c == '#' && !ps.frommacro) {
+		while ((c = lgetc(0)) != '\n' && c != EOF)
+			;
+	}
+	if (c == '$' && !ps.frommacro) {
+		if (conf_expand() == -1)
+			return (conf_findeol());
+		goto top;
+	}
+	if (c == EOF) {
+		/* Every file ends a line, with a newline or without. */
+		if (!ps.file->f_ended) {
+			ps.file->f_ended = 1;
+			return (conf_token('\n', "\n"));
+		}
+		if (conf_file_pop() == 0)
+			goto top;
+		return (conf_token(0, ""));
+	}
+	if (c == '\n') {
+		ps.file->f_lineno++;
+		return (conf_token('\n', "\n"));
+	}
+	if (c == '"' || c == '\'')
+		return (conf_quoted(c));
+	if (conf_wordchar(c))
+		return (conf_bare(c));
+
+	if (isprint(c))
+		(void)snprintf(text, sizeof(text), "%c", c);
+	else
+		(void)snprintf(text, sizeof(text), "\\x%02x", c);
+	return (conf_token(c, text));
+}
+
+/* Values. */
+
+static const struct {
+	enum conf_unit	 u_unit;
+	int		 u_suffix;
+	long long	 u_mult;
+} conf_suffixes[] = {
+	{ UNIT_SIZE,	'K',	1LL << 10 },
+	{ UNIT_SIZE,	'M',	1LL << 20 },
+	{ UNIT_SIZE,	'G',	1LL << 30 },
+	{ UNIT_SIZE,	'T',	1LL << 40 },
+	{ UNIT_TIME,	's',	1 },
+	{ UNIT_TIME,	'm',	60 },
+	{ UNIT_TIME,	'h',	3600 },
+	{ UNIT_TIME,	'd',	86400 }
+};
+#define CONF_NSUFFIXES	(sizeof(conf_suffixes) / sizeof(conf_suffixes[0]))
+
+static long long
+conf_suffix(enum conf_unit unit, int c)
+{
+	size_t	 i;
+
+	if (unit == UNIT_SIZE)
+		c = toupper(c);
+	for (i = 0; i < CONF_NSUFFIXES; i++)
+		if (conf_suffixes[i].u_unit == unit &&
+		    conf_suffixes[i].u_suffix == c)
+			return (conf_suffixes[i].u_mult);
+	return (-1);
+}
+
+/* A bound as one would write it: 4M rather than 4194304. */
+static void
+conf_fmt(enum conf_unit unit, long long v, char *buf, size_t len)
+{
+	size_t	 i;
+
+	for (i = CONF_NSUFFIXES; i > 0; i--) {
+		if (conf_suffixes[i - 1].u_unit != unit)
+			continue;
+		if (v != 0 && v % conf_suffixes[i - 1].u_mult == 0) {
+			(void)snprintf(buf, len, "%lld%c",
+			    v / conf_suffixes[i - 1].u_mult,
+			    conf_suffixes[i - 1].u_suffix);
+			return;
+		}
+	}
+	(void)snprintf(buf, len, "%lld", v);
+}
+
+/*
+ * A whole number with the suffixes its unit allows, range-checked.
+ * The errors name the setting, as written, and what it may be.
+ */
+static int
+conf_value(const struct conf_num *n, const char *text, long long *out)
+{
+	static const char *expect[] = {
+		[UNIT_NONE] = "a number",
+		[UNIT_SIZE] = "a number of bytes, optionally with K, M, G "
+		    "or T",
+		[UNIT_TIME] = "a number of seconds, optionally with s, m, h "
+		    "or d"
+	};
+	const char	*p = text;
+	char		 lo[32], hi[32];
+	long long	 v = 0, mult = 1;
+	int		 neg = 0, big = 0;
+
+	if (*p == '-') {
+		neg = 1;
+		p++;
+	}
+	if (!isdigit((unsigned char)*p))
+		goto invalid;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (v > (LLONG_MAX - 9) / 10)
+			big = 1;
+		else
+			v = v * 10 + (*p - '0');
+	}
+	if (*p != '\0') {
+		if (n->n_unit == UNIT_NONE || p[1] != '\0' ||
+		    (mult = conf_suffix(n->n_unit, (unsigned char)*p)) == -1)
+			goto invalid;
+	}
+	if (v > LLONG_MAX / mult)
+		big = 1;
+	else
+		v *= mult;
+	if (neg)
+		v = -v;
+	if (big || v < n->n_min || v > n->n_max) {
+		conf_fmt(n->n_unit, n->n_min, lo, sizeof(lo));
+		conf_fmt(n->n_unit, n->n_max, hi, sizeof(hi));
+		yyerror("%s %s is out of range: must be between %s and %s%s",
+		    n->n_name, text, lo, hi, n->n_what);
+		return (-1);
+	}
+	*out = v;
+	return (0);
+ invalid:
+	yyerror("%s \"%s\" is not valid: expected %s", n->n_name, text,
+	    expect[n->n_unit]);
+	return (-1);
+}
+
+static void
+conf_listen(const char *addr, const char *port)
+{
+	struct in_addr	 a4;
+	struct in6_addr	 a6;
+	char		 text[INET6_ADDRSTRLEN];
+	long long	 n = ps.conf->c_listen_port;
+
+	if (inet_pton(AF_INET, addr, &a4) == 1) {
+		if ((ntohl(a4.s_addr) >> 24) != IN_LOOPBACKNET) {
+			yyerror("listen on %s: not a loopback address; the "
+			    "API listens on 127.0.0.0/8 or ::1 only", addr);
+			return;
+		}
+		if (inet_ntop(AF_INET, &a4, text, sizeof(text)) == NULL)
+			fatal("%s: inet_ntop", __func__);
+	} else if (inet_pton(AF_INET6, addr, &a6) == 1) {
+		if (!IN6_IS_ADDR_LOOPBACK(&a6)) {
+			yyerror("listen on %s: not a loopback address; the "
+			    "API listens on 127.0.0.0/8 or ::1 only", addr);
+			return;
+		}
+		if (inet_ntop(AF_INET6, &a6, text, sizeof(text)) == NULL)
+			fatal("%s: inet_ntop", __func__);
+	} else {
+		yyerror("listen on %s: not an IPv4 or IPv6 address literal",
+		    addr);
+		return;
+	}
+	if (port != NULL && conf_value(&conf_num_port, port, &n) == -1)
+		return;
+	(void)strlcpy(ps.conf->c_listen_addr, text,
+	    sizeof(ps.conf->c_listen_addr));
+	ps.conf->c_listen_port = (uint16_t)n;
+}
+
+/* An absolute path that fits in len bytes (a socket's is short). */
+static void
+conf_path(const char *setting, const char *path, char *dst, size_t len)
+{
+	if (path[0] != '/') {
+		yyerror("%s \"%s\" must be an absolute path", setting, path);
+		return;
+	}
+	if (path[strspn(path, "/")] == '\0') {
+		yyerror("%s \"%s\" may not be the root directory", setting,
+		    path);
+		return;
+	}
+	if (strlen(path) >= len) {
+		yyerror("%s \"%s\" is too long (at most %zu bytes)", setting,
+		    path, len - 1);
+		return;
+	}
+	(void)strlcpy(dst, path, len);
+}
+
+static void
+conf_homes(const char *homes)
+{
+	const char	*why;
+
+	if (config_homes_check(homes, &why) == -1) {
+		yyerror("homes \"%s\" %s", homes, why);
+		return;
+	}
+	(void)strlcpy(ps.conf->c_homes, homes, sizeof(ps.conf->c_homes));
+}
+
+/* A user or group name as useradd(8) would take it. */
+static void
+conf_name(const char *setting, const char *name, char *dst, size_t len)
+{
+	size_t	 n;
+
+	n = strlen(name);
+	if (n == 0 || n >= len) {
+		yyerror("%s \"%s\" must be 1 to %zu characters long",
+		    setting, name, len - 1);
+		return;
+	}
+	if (name[0] == '-' || strspn(name, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n) {
+		yyerror("%s \"%s\" is not a valid name", setting, name);
+		return;
+	}
+	if (strspn(name, "0123456789") == n) {
+		yyerror("%s \"%s\" is a number; give a name", setting, name);
+		return;
+	}
+	(void)strlcpy(dst, name, len);
+}
+
+/* LOW-HIGH, both ends included. */
+static void
+conf_uids(const char *range)
+{
+	static const struct conf_num uid =
+	    { "fence uids", UNIT_NONE, FENCE_UID_MIN, FENCE_UID_MAX, "" };
+	const char	*dash;
+	char		 low[32];
+	long long	 lo, hi;
+
+	dash = strchr(range, '-');
+	if (dash == NULL || dash == range || dash[1] == '\0' ||
+	    (size_t)(dash - range) >= sizeof(low)) {
+		yyerror("fence uids \"%s\" is not valid: expected a range "
+		    "LOW-HIGH, as 61000-61999", range);
+		return;
+	}
+	memcpy(low, range, dash - range);
+	low[dash - range] = '\0';
+	if (conf_value(&uid, low, &lo) == -1 ||
+	    conf_value(&uid, dash + 1, &hi) == -1)
+		return;
+	if (lo > hi) {
+		yyerror("fence uids %s is reversed: %lld is above %lld",
+		    range, lo, hi);
+		return;
+	}
+	if (lo <= FENCE_UID_NOBODY && hi >= FENCE_UID_NOBODY) {
+		yyerror("fence uids %s contains %d, the uid of nobody", range,
+		    FENCE_UID_NOBODY);
+		return;
+	}
+	ps.conf->c_fence_uid_lo = (uid_t)lo;
+	ps.conf->c_fence_uid_hi = (uid_t)hi;
+}
+
+static void
+conf_tier(const char *name)
+{
+	int	 tier;
+
+	if ((tier = tier_parse(name)) == -1) {
+		yyerror("tier \"%s\" is not valid: expected L1, L1.5 or L2",
+		    name);
+		return;
+	}
+	ps.conf->c_tier = tier;
+}
+
+static void
+conf_backend(const char *name)
+{
+	int	 backend;
+
+	if ((backend = backend_parse(name)) == -1) {
+		yyerror("backend \"%s\" is not valid: expected native, runsc, "
+		    "vm, mock or subprocess", name);
+		return;
+	}
+	ps.conf->c_backend = backend;
+}
+
+static void
+conf_lifetime(const char *text)
+{
+	long long	 v;
+
+	if (conf_value(&conf_num_lifetime, text, &v) == 0)
+		ps.conf->c_lifetime = (uint32_t)v;
+}
+
+static void
+conf_memory(const char *text)
+{
+	long long	 v;
+
+	if (conf_value(&conf_num_memory, text, &v) == 0)
+		ps.conf->c_limits.fl_memory = (uint64_t)v;
+}
+
+static void
+conf_pids(const char *text)
+{
+	long long	 v;
+
+	if (conf_value(&conf_num_pids, text, &v) == 0)
+		ps.conf->c_limits.fl_pids = (uint32_t)v;
+}
+
+static void
+conf_fmt_milli(long long milli, char *buf, size_t len)
+{
+	size_t	 n;
+
+	(void)snprintf(buf, len, "%lld.%03lld", milli / 1000, milli % 1000);
+	n = strlen(buf);
+	while (buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (buf[n - 1] == '.')
+		buf[--n] = '\0';
+}
+
+/* CPUs as a decimal, to a thousandth: 1, 0.5, 2.25. */
+static void
+conf_cpu(const char *text)
+{
+	const char	*p = text;
+	char		 lo[32], hi[32];
+	long long	 whole = 0, frac = 0;
+	int		 ndec = 0, big = 0;
+
+	if (!isdigit((unsigned char)*p))
+		goto invalid;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (whole > LLONG_MAX / 10000)
+			big = 1;
+		else
+			whole = whole * 10 + (*p - '0');
+	}
+	if (*p == '.') {
+		if (!isdigit((unsigned char)*++p))
+			goto invalid;
+		for (; isdigit((unsigned char)*p); p++) {
+			if (ndec == 3) {
+				if (*p != '0') {
+					yyerror("limit cpu %s: at most three "
+					    "decimals", text);
+					return;
+				}
+				continue;
+			}
+			frac = frac * 10 + (*p - '0');
+			ndec++;
+		}
+	}
+	if (*p != '\0')
+		goto invalid;
+	for (; ndec < 3; ndec++)
+		frac *= 10;
+	whole = whole * 1000 + frac;
+	if (big || whole < CPU_MILLI_MIN || whole > CPU_MILLI_MAX) {
+		conf_fmt_milli(CPU_MILLI_MIN, lo, sizeof(lo));
+		conf_fmt_milli(CPU_MILLI_MAX, hi, sizeof(hi));
+		yyerror("limit cpu %s is out of range: must be between %s and "
+		    "%s cpus", text, lo, hi);
+		return;
+	}
+	ps.conf->c_limits.fl_cpu_milli = (uint32_t)whole;
+	return;
+ invalid:
+	yyerror("limit cpu \"%s\" is not valid: expected a number of cpus, "
+	    "as 1 or 0.5", text);
+}
+
+/* A default and, optionally, the most a request may ask for. */
+static void
+conf_exec(const struct conf_num *ndef, const struct conf_num *nmax,
+    const char *def, const char *max, uint32_t *pdef, uint32_t *pmax)
+{
+	char		 text[32];
+	long long	 d, m = *pmax;
+
+	if (conf_value(ndef, def, &d) == -1)
+		return;
+	if (max != NULL && conf_value(nmax, max, &m) == -1)
+		return;
+	if (d > m) {
+		conf_fmt(ndef->n_unit, m, text, sizeof(text));
+		yyerror("%s %s is above its max %s%s", ndef->n_name, def,
+		    text, ndef->n_what);
+		return;
+	}
+	*pdef = (uint32_t)d;
+	*pmax = (uint32_t)m;
+}
+
+/* Macros and includes. */
+
+static void
+conf_macro_set(const char *name, const char *value)
+{
+	struct conf_macro	*m;
+	size_t			 n;
+
+	n = strlen(name);
+	if (n == 0 || n > CONF_NAME_MAX || strspn(name,
+	    "abcdefghijklmnopqrstuvwxyz" "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789_") != n) {
+		yyerror("macro name \"%s\" is not valid: use 1 to %d letters, "
+		    "digits or _", name, CONF_NAME_MAX);
+		return;
+	}
+	TAILQ_FOREACH(m, &ps.macros, m_entry)
+		if (strcmp(m->m_name, name) == 0)
+			break;
+	if (m == NULL) {
+		if ((m = calloc(1, sizeof(*m))) == NULL ||
+		    (m->m_name = strdup(name)) == NULL)
+			fatal("%s", __func__);
+		TAILQ_INSERT_TAIL(&ps.macros, m, m_entry);
+	}
+	free(m->m_value);
+	if ((m->m_value = strdup(value)) == NULL)
+		fatal("%s", __func__);
+}
+
+static void
+conf_macros_free(void)
+{
+	struct conf_macro	*m;
+
+	while ((m = TAILQ_FIRST(&ps.macros)) != NULL) {
+		TAILQ_REMOVE(&ps.macros, m, m_entry);
+		free(m->m_name);
+		free(m->m_value);
+		free(m);
+	}
+}
+
+/*
+ * Read another file in place of the include line.  A relative name is
+ * taken from the directory of the file that includes it, so that a
+ * configuration reads the same from wherever the daemon was started.
+ */
+static void
+conf_include(const char *name)
+{
+	struct conf_file	*f, *g;
+	const char		*slash;
+	char			 path[PATH_MAX], why[128];
+	int			 depth = 0, n;
+
+	TAILQ_FOREACH(g, &ps.files, f_entry)
+		depth++;
+	if (depth >= CONF_INCLUDE_DEPTH) {
+		yyerror("include \"%s\": files nested more than %d deep",
+		    name, CONF_INCLUDE_DEPTH);
+		return;
+	}
+	slash = strrchr(ps.file->f_name, '/');
+	if (name[0] == '/' || slash == NULL)
+		n = snprintf(path, sizeof(path), "%s", name);
+	else
+		n = snprintf(path, sizeof(path), "%.*s/%s",
+		    (int)(slash - ps.file->f_name), ps.file->f_name, name);
+	if (name[0] == '\0' || n < 0 || (size_t)n >= sizeof(path)) {
+		yyerror("include \"%s\": not a valid file name", name);
+		return;
+	}
+	if ((f = conf_file_open(path, why, sizeof(why))) == NULL) {
+		yyerror("include %s: %s", path, why);
+		return;
+	}
+	TAILQ_FOREACH(g, &ps.files, f_entry) {
+		if (g->f_dev == f->f_dev && g->f_ino == f->f_ino) {
+			yyerror("include %s: that file is being read "
+			    "already (an include loop)", path);
+			conf_file_close(f);
+			return;
+		}
+	}
+	conf_file_push(f);
+}
+
+/*
+ * Parse filename on top of what conf holds (config_defaults(), as a
+ * rule).  Returns 0, or -1 after logging every error; conf is changed
+ * only on success.
+ */
+int
+config_parse(const char *filename, struct fenced_config *conf)
+{
+	struct fenced_config	 work;
+	struct conf_file	*f;
+	char			 why[128];
+	int			 rv;
+
+	memset(&ps, 0, sizeof(ps));
+	TAILQ_INIT(&ps.files);
+	TAILQ_INIT(&ps.macros);
+	if ((f = conf_file_open(filename, why, sizeof(why))) == NULL) {
+		log_warnx("%s: %s", filename, why);
+		return (-1);
+	}
+	work = *conf;
+	ps.conf = &work;
+	ps.bol = 1;
+	conf_file_push(f);
+
+	rv = yyparse();
+
+	while ((f = TAILQ_FIRST(&ps.files)) != NULL) {
+		TAILQ_REMOVE(&ps.files, f, f_entry);
+		conf_file_close(f);
+	}
+	ps.file = NULL;
+	ps.conf = NULL;
+	conf_macros_free();
+	conf_words_free();
+	if (rv != 0 || ps.errors > 0)
+		return (-1);
+	*conf = work;
+	return (0);
+}

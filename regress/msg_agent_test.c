@@ -1,0 +1,614 @@
+/*
+ * msg_agent_test: the agent's payload codecs (imsg/msg_agent.c), round
+ * trips of every message and hostile payloads built by hand.  Under
+ * the sanitizer build a decoder that leaks on a refused payload fails
+ * the program.
+ */
+#include <sys/types.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <atf-c.h>
+#include <msgpack.h>
+
+#include "fenced.h"
+#include "mp.h"
+#include "msg.h"
+
+#ifdef FENCED_SANITIZE
+/* libatf-c leaks its test case list on -l; not the code under test. */
+const char	*__lsan_default_suppressions(void);
+const char	*__lsan_default_options(void);
+
+const char *
+__lsan_default_suppressions(void)
+{
+	return ("leak:libatf-c.so\n");
+}
+
+const char *
+__lsan_default_options(void)
+{
+	return ("print_suppressions=0");
+}
+#endif
+
+/* What an EXEC payload on the wire looks like; tests bend one field. */
+struct xwire {
+	size_t		 nfields;	/* 8 */
+	size_t		 bearer_len;	/* 0 or MSG_BEARER_LEN */
+	size_t		 argc;
+	size_t		 arglen;	/* bytes of each argument */
+	int		 arg_int;	/* argv[0] an integer, not a string */
+	size_t		 cmdlen;	/* 0: "" */
+	size_t		 cwdlen;
+	size_t		 stdinlen;
+	int		 nul;		/* 1 in an arg, 2 command, 3 cwd */
+};
+
+static void
+xwire_default(struct xwire *xw)
+{
+	memset(xw, 0, sizeof(*xw));
+	xw->nfields = 8;
+	xw->bearer_len = MSG_BEARER_LEN;
+	xw->argc = 2;
+	xw->arglen = 4;
+}
+
+static void
+pack_str(struct mp_writer *w, size_t len, int nul)
+{
+	char	*s;
+
+	ATF_REQUIRE((s = malloc(len + 1)) != NULL);
+	memset(s, 'a', len);
+	if (nul && len > 1)
+		s[len / 2] = '\0';
+	ATF_REQUIRE(msgpack_pack_str_with_body(&w->w_pk, s, len) == 0);
+	free(s);
+}
+
+static void
+xwire_build(const struct xwire *xw, void **buf, size_t *len)
+{
+	struct mp_writer w;
+	uint8_t		 bearer[64];
+	uint8_t		*in;
+	size_t		 i;
+
+	memset(bearer, 0x5a, sizeof(bearer));
+	mp_write_init(&w);
+	mp_write_array(&w, xw->nfields);
+	mp_write_str(&w, "", 1);
+	mp_write_bin(&w, bearer, xw->bearer_len);
+	mp_write_array(&w, xw->argc);
+	for (i = 0; i < xw->argc; i++) {
+		if (i == 0 && xw->arg_int)
+			mp_write_u64(&w, 7);
+		else
+			pack_str(&w, xw->arglen, i == 0 && xw->nul == 1);
+	}
+	pack_str(&w, xw->cmdlen, xw->nul == 2);
+	pack_str(&w, xw->cwdlen, xw->nul == 3);
+	if (xw->nfields > 5)
+		mp_write_u64(&w, 0);
+	if (xw->nfields > 6)
+		mp_write_u64(&w, 0);
+	if (xw->nfields > 7) {
+		ATF_REQUIRE((in = calloc(1, xw->stdinlen + 1)) != NULL);
+		mp_write_bin(&w, in, xw->stdinlen);
+		free(in);
+	}
+	for (i = 8; i < xw->nfields; i++)
+		mp_write_nil(&w);
+	ATF_REQUIRE(mp_write_finish(&w, buf, len) == 0);
+}
+
+/* The decoder refuses it, leaves *out as it was, and leaks nothing. */
+static void
+xwire_refused(const struct xwire *xw)
+{
+	struct msg_exec	 x;
+	void		*buf;
+	size_t		 len;
+
+	xwire_build(xw, &buf, &len);
+	memset(&x, 0x77, sizeof(x));
+	errno = 0;
+	ATF_CHECK_EQ(msg_exec_decode(buf, len, &x), -1);
+	ATF_CHECK_EQ(errno, EBADMSG);
+	ATF_CHECK_EQ(x.x_timeout_ms, 0x77777777);
+	free(buf);
+}
+
+static void
+xwire_accepted(const struct xwire *xw)
+{
+	struct msg_exec	 x;
+	void		*buf;
+	size_t		 len;
+
+	xwire_build(xw, &buf, &len);
+	ATF_CHECK_EQ(msg_exec_decode(buf, len, &x), 0);
+	msg_exec_free(&x);
+	free(buf);
+}
+
+static void
+hello_sample(struct msg_hello *h)
+{
+	memset(h, 0, sizeof(*h));
+	memset(h->h_bearer, 0xa5, sizeof(h->h_bearer));
+	h->h_bearer[0] = 0;
+	strlcpy(h->h_key, "dev-1", sizeof(h->h_key));
+	strlcpy(h->h_user, "alice", sizeof(h->h_user));
+	strlcpy(h->h_home, "/home/alice", sizeof(h->h_home));
+	h->h_timeout_def = 10000;
+	h->h_timeout_max = 60000;
+	h->h_output_def = 262144;
+	h->h_output_max = 1048576;
+}
+
+ATF_TC_WITHOUT_HEAD(hello_roundtrip);
+ATF_TC_BODY(hello_roundtrip, tc)
+{
+	struct msg_hello h, o;
+	void		*buf;
+	size_t		 len;
+
+	hello_sample(&h);
+	ATF_REQUIRE(msg_hello_encode(&h, &buf, &len) == 0);
+	ATF_REQUIRE(msg_hello_decode(buf, len, &o) == 0);
+	ATF_CHECK(memcmp(&h, &o, sizeof(h)) == 0);
+	/* Cut anywhere, it is refused. */
+	for (size_t n = 0; n < len; n++)
+		ATF_CHECK_EQ(msg_hello_decode(buf, n, &o), -1);
+	free(buf);
+}
+
+ATF_TC_WITHOUT_HEAD(hello_invalid);
+ATF_TC_BODY(hello_invalid, tc)
+{
+	struct msg_hello h;
+	void		*buf;
+	size_t		 len;
+
+	hello_sample(&h);
+	memset(h.h_bearer, 0, sizeof(h.h_bearer));
+	ATF_CHECK_EQ(msg_hello_encode(&h, &buf, &len), -1);
+	hello_sample(&h);
+	strlcpy(h.h_key, "Bad", sizeof(h.h_key));
+	ATF_CHECK_EQ(msg_hello_encode(&h, &buf, &len), -1);
+	hello_sample(&h);
+	strlcpy(h.h_home, "home/alice", sizeof(h.h_home));
+	ATF_CHECK_EQ(msg_hello_encode(&h, &buf, &len), -1);
+	hello_sample(&h);
+	strlcpy(h.h_user, "", sizeof(h.h_user));
+	ATF_CHECK_EQ(msg_hello_encode(&h, &buf, &len), -1);
+	hello_sample(&h);
+	h.h_timeout_def = 60001;
+	ATF_CHECK_EQ(msg_hello_encode(&h, &buf, &len), -1);
+	hello_sample(&h);
+	h.h_output_max = EXEC_OUTPUT_MAX + 1;
+	ATF_CHECK_EQ(msg_hello_encode(&h, &buf, &len), -1);
+}
+
+/* A HELLO whose bearer is len bytes. */
+static int
+hello_bearer_decode(size_t blen)
+{
+	struct mp_writer w;
+	struct msg_hello h;
+	uint8_t		 b[64];
+	void		*buf;
+	size_t		 len;
+	int		 r;
+
+	memset(b, 1, sizeof(b));
+	mp_write_init(&w);
+	mp_write_array(&w, 8);
+	mp_write_bin(&w, b, blen);
+	mp_write_str(&w, "dev", 4);
+	mp_write_str(&w, "alice", 6);
+	mp_write_str(&w, "/home/alice", 12);
+	mp_write_u64(&w, 10000);
+	mp_write_u64(&w, 60000);
+	mp_write_u64(&w, 262144);
+	mp_write_u64(&w, 1048576);
+	ATF_REQUIRE(mp_write_finish(&w, &buf, &len) == 0);
+	r = msg_hello_decode(buf, len, &h);
+	free(buf);
+	return (r);
+}
+
+ATF_TC_WITHOUT_HEAD(bearer_length);
+ATF_TC_BODY(bearer_length, tc)
+{
+	struct xwire	 xw;
+
+	ATF_CHECK_EQ(hello_bearer_decode(MSG_BEARER_LEN), 0);
+	ATF_CHECK_EQ(hello_bearer_decode(0), -1);	/* hello needs one */
+	ATF_CHECK_EQ(hello_bearer_decode(16), -1);
+	ATF_CHECK_EQ(hello_bearer_decode(MSG_BEARER_LEN - 1), -1);
+	ATF_CHECK_EQ(hello_bearer_decode(MSG_BEARER_LEN + 1), -1);
+	xwire_default(&xw);
+	xw.bearer_len = 0;		/* a request without one */
+	xwire_accepted(&xw);
+	xw.bearer_len = 1;
+	xwire_refused(&xw);
+	xw.bearer_len = MSG_BEARER_LEN - 1;
+	xwire_refused(&xw);
+	xw.bearer_len = MSG_BEARER_LEN + 1;
+	xwire_refused(&xw);
+}
+
+ATF_TC_WITHOUT_HEAD(exec_roundtrip_argv);
+ATF_TC_BODY(exec_roundtrip_argv, tc)
+{
+	char		*argv[] = { "ls", "-l", "", "héllo", NULL };
+	struct msg_exec	 x, o;
+	uint8_t		 in[] = { 0, 1, 2, 0xff, 0 };
+	void		*buf;
+	size_t		 len, i;
+
+	memset(&x, 0, sizeof(x));
+	memset(x.x_bearer, 0x42, sizeof(x.x_bearer));
+	x.x_argv = argv;
+	x.x_argc = 4;
+	strlcpy(x.x_cwd, "src/..", sizeof(x.x_cwd));
+	x.x_timeout_ms = 500;
+	x.x_max_bytes = 2048;
+	x.x_stdin = in;
+	x.x_stdin_len = sizeof(in);
+	ATF_REQUIRE(msg_exec_encode(&x, &buf, &len) == 0);
+	ATF_REQUIRE(msg_exec_decode(buf, len, &o) == 0);
+	ATF_CHECK(memcmp(o.x_bearer, x.x_bearer, MSG_BEARER_LEN) == 0);
+	ATF_REQUIRE_EQ(o.x_argc, 4);
+	for (i = 0; i < 4; i++)
+		ATF_CHECK_STREQ(o.x_argv[i], argv[i]);
+	ATF_CHECK(o.x_argv[4] == NULL);
+	ATF_CHECK(o.x_command == NULL);
+	ATF_CHECK_STREQ(o.x_cwd, "src/..");
+	ATF_CHECK_EQ(o.x_timeout_ms, 500);
+	ATF_CHECK_EQ(o.x_max_bytes, 2048);
+	ATF_REQUIRE_EQ(o.x_stdin_len, sizeof(in));
+	ATF_CHECK(memcmp(o.x_stdin, in, sizeof(in)) == 0);
+	msg_exec_free(&o);
+	ATF_CHECK(o.x_argv == NULL && o.x_stdin == NULL);
+	free(buf);
+}
+
+ATF_TC_WITHOUT_HEAD(exec_roundtrip_command);
+ATF_TC_BODY(exec_roundtrip_command, tc)
+{
+	struct msg_exec	 x, o;
+	void		*buf;
+	size_t		 len;
+
+	memset(&x, 0, sizeof(x));
+	strlcpy(x.x_key, "dev-1", sizeof(x.x_key));
+	x.x_command = "echo hi; exit 3";
+	/* Out-of-range limits pass the codec: the agent answers them. */
+	x.x_timeout_ms = 70000;
+	x.x_max_bytes = 1;
+	ATF_REQUIRE(msg_exec_encode(&x, &buf, &len) == 0);
+	ATF_REQUIRE(msg_exec_decode(buf, len, &o) == 0);
+	ATF_CHECK_STREQ(o.x_key, "dev-1");
+	ATF_CHECK_STREQ(o.x_command, x.x_command);
+	ATF_CHECK(o.x_argv == NULL && o.x_argc == 0);
+	ATF_CHECK(o.x_stdin == NULL && o.x_stdin_len == 0);
+	ATF_CHECK_EQ(o.x_timeout_ms, 70000);
+	ATF_CHECK_EQ(o.x_max_bytes, 1);
+	for (size_t i = 0; i < MSG_BEARER_LEN; i++)
+		ATF_CHECK_EQ(o.x_bearer[i], 0);
+	msg_exec_free(&o);
+	free(buf);
+}
+
+ATF_TC_WITHOUT_HEAD(exec_encode_refuses);
+ATF_TC_BODY(exec_encode_refuses, tc)
+{
+	char		*argv[] = { "true", NULL }, *empty[] = { "", NULL };
+	struct msg_exec	 x;
+	void		*buf;
+	size_t		 len;
+
+	memset(&x, 0, sizeof(x));
+	ATF_CHECK_EQ(msg_exec_encode(&x, &buf, &len), -1);	/* neither */
+	x.x_argv = argv;
+	x.x_argc = 1;
+	x.x_command = "true";
+	ATF_CHECK_EQ(msg_exec_encode(&x, &buf, &len), -1);	/* both */
+	x.x_command = NULL;
+	x.x_argv = empty;
+	ATF_CHECK_EQ(msg_exec_encode(&x, &buf, &len), -1);
+	x.x_argv = argv;
+	x.x_stdin_len = 3;					/* no bytes */
+	ATF_CHECK_EQ(msg_exec_encode(&x, &buf, &len), -1);
+	x.x_stdin_len = 0;
+	strlcpy(x.x_key, "-bad", sizeof(x.x_key));
+	ATF_CHECK_EQ(msg_exec_encode(&x, &buf, &len), -1);
+}
+
+ATF_TC_WITHOUT_HEAD(exec_malformed);
+ATF_TC_BODY(exec_malformed, tc)
+{
+	struct xwire	 xw;
+
+	xwire_default(&xw);
+	xwire_accepted(&xw);
+	xw.nfields = 7;
+	xwire_refused(&xw);
+	xw.nfields = 9;
+	xwire_refused(&xw);
+
+	xwire_default(&xw);
+	xw.argc = MSG_ARGV_MAX;
+	xwire_accepted(&xw);
+	xw.argc = MSG_ARGV_MAX + 1;		/* too many arguments */
+	xwire_refused(&xw);
+
+	xwire_default(&xw);
+	xw.arglen = MSG_ARG_MAX;
+	xwire_accepted(&xw);
+	xw.arglen = MSG_ARG_MAX + 1;		/* one argument too long */
+	xwire_refused(&xw);
+	xwire_default(&xw);
+	xw.arglen = 0;				/* argv[0] empty */
+	xwire_refused(&xw);
+	xwire_default(&xw);
+	xw.arg_int = 1;
+	xwire_refused(&xw);
+	xwire_default(&xw);
+	xw.nul = 1;
+	xwire_refused(&xw);
+
+	xwire_default(&xw);
+	xw.argc = 0;				/* neither */
+	xwire_refused(&xw);
+	xw.cmdlen = MSG_COMMAND_MAX;
+	xwire_accepted(&xw);
+	xw.cmdlen = MSG_COMMAND_MAX + 1;	/* command too long */
+	xwire_refused(&xw);
+	xw.cmdlen = 10;
+	xw.nul = 2;
+	xwire_refused(&xw);
+	xw.nul = 3;
+	xw.cwdlen = 10;
+	xwire_refused(&xw);
+	xw.nul = 0;
+	xw.cwdlen = PATH_MAX;			/* no room for the NUL */
+	xwire_refused(&xw);
+	xw.cwdlen = 0;
+	xw.argc = 1;				/* both */
+	xwire_refused(&xw);
+
+	xwire_default(&xw);
+	xw.stdinlen = MSG_STDIN_MAX;
+	xwire_accepted(&xw);
+	xw.stdinlen = MSG_STDIN_MAX + 1;	/* stdin too big */
+	xwire_refused(&xw);
+}
+
+static void
+result_sample(struct msg_result *rs, uint8_t *out, size_t outlen)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->rs_exit = 3;
+	rs->rs_stdout = out;
+	rs->rs_stdout_len = outlen;
+	rs->rs_stderr = (uint8_t *)"oops\n";
+	rs->rs_stderr_len = 5;
+	rs->rs_duration_ms = 1234;
+}
+
+ATF_TC_WITHOUT_HEAD(result_roundtrip);
+ATF_TC_BODY(result_roundtrip, tc)
+{
+	struct msg_result rs, o;
+	uint8_t		 out[256];
+	void		*buf;
+	size_t		 len, i;
+
+	for (i = 0; i < sizeof(out); i++)
+		out[i] = (uint8_t)i;		/* NULs and all */
+	result_sample(&rs, out, sizeof(out));
+	ATF_REQUIRE(msg_result_encode(&rs, &buf, &len) == 0);
+	ATF_REQUIRE(msg_result_decode(buf, len, &o) == 0);
+	ATF_CHECK_EQ(o.rs_exit, 3);
+	ATF_CHECK_EQ(o.rs_signal, 0);
+	ATF_REQUIRE_EQ(o.rs_stdout_len, sizeof(out));
+	ATF_CHECK(memcmp(o.rs_stdout, out, sizeof(out)) == 0);
+	ATF_REQUIRE_EQ(o.rs_stderr_len, 5);
+	ATF_CHECK(memcmp(o.rs_stderr, "oops\n", 5) == 0);
+	ATF_CHECK_EQ(o.rs_duration_ms, 1234);
+	ATF_CHECK_EQ(o.rs_truncated, 0);
+	msg_result_free(&o);
+	free(buf);
+
+	result_sample(&rs, NULL, 0);
+	strlcpy(rs.rs_error, "exec-timeout", sizeof(rs.rs_error));
+	strlcpy(rs.rs_message, "slow", sizeof(rs.rs_message));
+	rs.rs_exit = -1;
+	rs.rs_signal = 9;
+	rs.rs_truncated = 1;
+	ATF_REQUIRE(msg_result_encode(&rs, &buf, &len) == 0);
+	ATF_REQUIRE(msg_result_decode(buf, len, &o) == 0);
+	ATF_CHECK_STREQ(o.rs_error, "exec-timeout");
+	ATF_CHECK_STREQ(o.rs_message, "slow");
+	ATF_CHECK(o.rs_exit == -1 && o.rs_signal == 9 && o.rs_truncated);
+	ATF_CHECK(o.rs_stdout == NULL && o.rs_stdout_len == 0);
+	for (i = 0; i < len; i++)
+		ATF_CHECK_EQ(msg_result_decode(buf, i, &o), -1);
+	msg_result_free(&o);
+	free(buf);
+}
+
+ATF_TC_WITHOUT_HEAD(result_invalid);
+ATF_TC_BODY(result_invalid, tc)
+{
+	struct msg_result rs;
+	uint8_t		*big;
+	void		*buf;
+	size_t		 len;
+
+	ATF_REQUIRE((big = calloc(1, EXEC_OUTPUT_MAX + 1)) != NULL);
+	result_sample(&rs, big, EXEC_OUTPUT_MAX);
+	rs.rs_stderr_len = 0;
+	ATF_CHECK_EQ(msg_result_encode(&rs, &buf, &len), 0);
+	free(buf);
+	rs.rs_stderr_len = 1;			/* over, both together */
+	ATF_CHECK_EQ(msg_result_encode(&rs, &buf, &len), -1);
+	result_sample(&rs, big, EXEC_OUTPUT_MAX + 1);
+	rs.rs_stderr_len = 0;
+	ATF_CHECK_EQ(msg_result_encode(&rs, &buf, &len), -1);
+	free(big);
+	result_sample(&rs, NULL, 0);
+	rs.rs_signal = 9;			/* signal with an exit code */
+	ATF_CHECK_EQ(msg_result_encode(&rs, &buf, &len), -1);
+	rs.rs_exit = -1;
+	rs.rs_signal = 0;
+	ATF_CHECK_EQ(msg_result_encode(&rs, &buf, &len), -1);
+	rs.rs_exit = 256;
+	ATF_CHECK_EQ(msg_result_encode(&rs, &buf, &len), -1);
+	rs.rs_exit = 0;
+	strlcpy(rs.rs_error, "Exec Timeout", sizeof(rs.rs_error));
+	ATF_CHECK_EQ(msg_result_encode(&rs, &buf, &len), -1);
+}
+
+/* A RESULT whose stdout claims len bytes and has them. */
+ATF_TC_WITHOUT_HEAD(result_malformed);
+ATF_TC_BODY(result_malformed, tc)
+{
+	struct mp_writer w;
+	struct msg_result o;
+	uint8_t		*big;
+	void		*buf;
+	size_t		 len;
+
+	ATF_REQUIRE((big = calloc(1, EXEC_OUTPUT_MAX + 1)) != NULL);
+	mp_write_init(&w);
+	mp_write_array(&w, 8);
+	mp_write_str(&w, "", 1);
+	mp_write_str(&w, "", 1);
+	mp_write_i64(&w, 0);
+	mp_write_i64(&w, 0);
+	mp_write_bin(&w, big, EXEC_OUTPUT_MAX + 1);
+	mp_write_bin(&w, NULL, 0);
+	mp_write_u64(&w, 1);
+	mp_write_bool(&w, 0);
+	ATF_REQUIRE(mp_write_finish(&w, &buf, &len) == 0);
+	ATF_CHECK_EQ(msg_result_decode(buf, len, &o), -1);
+	free(buf);
+	/* Both within the cap alone, over it together: the first is freed. */
+	mp_write_init(&w);
+	mp_write_array(&w, 8);
+	mp_write_str(&w, "", 1);
+	mp_write_str(&w, "", 1);
+	mp_write_i64(&w, 0);
+	mp_write_i64(&w, 0);
+	mp_write_bin(&w, big, EXEC_OUTPUT_MAX / 2 + 1);
+	mp_write_bin(&w, big, EXEC_OUTPUT_MAX / 2 + 1);
+	mp_write_u64(&w, 1);
+	mp_write_bool(&w, 0);
+	ATF_REQUIRE(mp_write_finish(&w, &buf, &len) == 0);
+	ATF_CHECK_EQ(msg_result_decode(buf, len, &o), -1);
+	free(buf);
+	free(big);
+}
+
+ATF_TC_WITHOUT_HEAD(gitconfig_roundtrip);
+ATF_TC_BODY(gitconfig_roundtrip, tc)
+{
+	struct msg_gitconfig g, o;
+	void		*buf;
+	size_t		 len;
+
+	memset(&g, 0, sizeof(g));
+	memset(g.g_bearer, 9, sizeof(g.g_bearer));
+	g.g_set_name = 1;
+	strlcpy(g.g_name, "Zoë Example", sizeof(g.g_name));
+	strlcpy(g.g_email, "zoe@example.org", sizeof(g.g_email));
+	ATF_REQUIRE(msg_gitconfig_encode(&g, &buf, &len) == 0);
+	ATF_REQUIRE(msg_gitconfig_decode(buf, len, &o) == 0);
+	ATF_CHECK(memcmp(&g, &o, sizeof(g)) == 0);
+	free(buf);
+	memset(g.g_name, 'x', MSG_GIT_VALUE_MAX);
+	g.g_name[MSG_GIT_VALUE_MAX] = '\0';
+	ATF_REQUIRE(msg_gitconfig_encode(&g, &buf, &len) == 0);
+	ATF_REQUIRE(msg_gitconfig_decode(buf, len, &o) == 0);
+	ATF_CHECK_EQ(strlen(o.g_name), MSG_GIT_VALUE_MAX);
+	free(buf);
+	g.g_set_email = 2;
+	ATF_CHECK_EQ(msg_gitconfig_encode(&g, &buf, &len), -1);
+}
+
+ATF_TC_WITHOUT_HEAD(gitconfig_malformed);
+ATF_TC_BODY(gitconfig_malformed, tc)
+{
+	struct mp_writer w;
+	struct msg_gitconfig o;
+	uint8_t		 b[MSG_BEARER_LEN + 1];
+	void		*buf;
+	size_t		 len, blen, vlen;
+	int		 i;
+
+	memset(b, 3, sizeof(b));
+	for (i = 0; i < 3; i++) {
+		blen = i == 1 ? 5 : MSG_BEARER_LEN;
+		vlen = i == 2 ? MSG_GIT_VALUE_MAX + 1 : 3;
+		mp_write_init(&w);
+		mp_write_array(&w, 5);
+		mp_write_bin(&w, b, blen);
+		mp_write_bool(&w, 1);
+		mp_write_bool(&w, 0);
+		pack_str(&w, vlen, 0);
+		mp_write_str(&w, "", 1);
+		ATF_REQUIRE(mp_write_finish(&w, &buf, &len) == 0);
+		ATF_CHECK_EQ(msg_gitconfig_decode(buf, len, &o), i == 0 ? 0 : -1);
+		free(buf);
+	}
+}
+
+ATF_TC_WITHOUT_HEAD(gitinit_roundtrip);
+ATF_TC_BODY(gitinit_roundtrip, tc)
+{
+	struct msg_gitinit gi, o;
+	void		*buf;
+	size_t		 len;
+
+	memset(&gi, 0, sizeof(gi));
+	memset(gi.gi_bearer, 1, sizeof(gi.gi_bearer));
+	strlcpy(gi.gi_path, "projects/new", sizeof(gi.gi_path));
+	ATF_REQUIRE(msg_gitinit_encode(&gi, &buf, &len) == 0);
+	ATF_REQUIRE(msg_gitinit_decode(buf, len, &o) == 0);
+	ATF_CHECK(memcmp(&gi, &o, sizeof(gi)) == 0);
+	/* One field short. */
+	ATF_CHECK_EQ(msg_gitinit_decode("\x91\xc4\x00", 3, &o), -1);
+	free(buf);
+	memset(gi.gi_path, 'p', sizeof(gi.gi_path));
+	ATF_CHECK_EQ(msg_gitinit_encode(&gi, &buf, &len), -1);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, hello_roundtrip);
+	ATF_TP_ADD_TC(tp, hello_invalid);
+	ATF_TP_ADD_TC(tp, bearer_length);
+	ATF_TP_ADD_TC(tp, exec_roundtrip_argv);
+	ATF_TP_ADD_TC(tp, exec_roundtrip_command);
+	ATF_TP_ADD_TC(tp, exec_encode_refuses);
+	ATF_TP_ADD_TC(tp, exec_malformed);
+	ATF_TP_ADD_TC(tp, result_roundtrip);
+	ATF_TP_ADD_TC(tp, result_invalid);
+	ATF_TP_ADD_TC(tp, result_malformed);
+	ATF_TP_ADD_TC(tp, gitconfig_roundtrip);
+	ATF_TP_ADD_TC(tp, gitconfig_malformed);
+	ATF_TP_ADD_TC(tp, gitinit_roundtrip);
+	return (atf_no_error());
+}

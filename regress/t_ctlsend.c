@@ -1,0 +1,182 @@
+/*
+ * t_ctlsend: speak badly to a control socket on purpose.
+ *
+ *	t_ctlsend SOCKET MODE [ARG]
+ *
+ * Modes: garbage N (N random bytes), oversized (a header claiming more
+ * than the maximum), undersized (ih_len below the header), truncated
+ * (half a header, then close), midclose (a header promising a payload,
+ * half of it, then close), badpayload (show stats with a payload),
+ * badpad (reserved header bits set), unknown (a type nobody knows),
+ * withfd (show stats carrying a descriptor), testsyscall (the test hook),
+ * idle SECONDS (connect, say nothing), flood N (N connections at once).
+ *
+ * Prints "closed" when fenced hung up on us, "reply TYPE" for each
+ * message it sent, "timeout" when it did neither in 5 seconds.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <err.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "msg.h"
+
+static int
+t_connect(const char *path)
+{
+	struct sockaddr_un sun;
+	int		 fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
+	    sizeof(sun.sun_path))
+		errx(2, "path too long");
+	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
+		err(2, "socket");
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+		err(2, "connect %s", path);
+	return (fd);
+}
+
+static void
+t_send(int fd, const void *buf, size_t len)
+{
+	if (send(fd, buf, len, MSG_NOSIGNAL) != (ssize_t)len)
+		err(2, "send");
+}
+
+static void
+t_hdr(int fd, uint32_t type, uint32_t len, uint16_t flags, uint16_t pad)
+{
+	struct imsg_hdr	 h;
+
+	memset(&h, 0, sizeof(h));
+	h.ih_type = type;
+	h.ih_len = len;
+	h.ih_flags = flags;
+	h.ih_pad = pad;
+	t_send(fd, &h, sizeof(h));
+}
+
+/* Read what comes back until EOF or 5 s of silence. */
+static void
+t_drain(int fd)
+{
+	struct pollfd	 pfd = { fd, POLLIN, 0 };
+	struct imsg_hdr	 h;
+	char		 buf[65536];
+	size_t		 have = 0;
+	ssize_t		 n;
+
+	for (;;) {
+		if (poll(&pfd, 1, 5000) <= 0) {
+			printf("timeout\n");
+			return;
+		}
+		if ((n = recv(fd, buf + have, sizeof(buf) - have, 0)) <= 0) {
+			printf("closed\n");
+			return;
+		}
+		have += n;
+		while (have >= sizeof(h)) {
+			memcpy(&h, buf, sizeof(h));
+			if (h.ih_len < sizeof(h) || h.ih_len > sizeof(buf))
+				errx(2, "bad reply header");
+			if (have < h.ih_len)
+				break;
+			printf("reply %s\n", msg_type_name(h.ih_type));
+			memmove(buf, buf + h.ih_len, have - h.ih_len);
+			have -= h.ih_len;
+			if (h.ih_type == IMSG_CTL_END)
+				return;
+		}
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	const char	*sock, *mode;
+	char		 buf[4096];
+	int		 fd, i, n, *fds;
+
+	if (argc < 3)
+		errx(2, "usage: t_ctlsend socket mode [arg]");
+	sock = argv[1];
+	mode = argv[2];
+	n = argc > 3 ? atoi(argv[3]) : 0;
+
+	if (strcmp(mode, "flood") == 0) {
+		if ((fds = calloc(n, sizeof(int))) == NULL)
+			err(2, "calloc");
+		for (i = 0; i < n; i++)
+			fds[i] = t_connect(sock);
+		for (i = 0; i < n; i++)
+			close(fds[i]);
+		free(fds);
+		printf("flooded %d\n", n);
+		return (0);
+	}
+
+	fd = t_connect(sock);
+	if (strcmp(mode, "garbage") == 0) {
+		for (i = 0; i < n; i += sizeof(buf)) {
+			arc4random_buf(buf, sizeof(buf));
+			t_send(fd, buf, n - i < (int)sizeof(buf) ?
+			    (size_t)(n - i) : sizeof(buf));
+		}
+	} else if (strcmp(mode, "oversized") == 0) {
+		t_hdr(fd, IMSG_CTL_SHOW_STATS, IMSG_MAX_SIZE + 1, 0, 0);
+		memset(buf, 'A', sizeof(buf));
+		t_send(fd, buf, sizeof(buf));
+	} else if (strcmp(mode, "undersized") == 0) {
+		t_hdr(fd, IMSG_CTL_SHOW_STATS, 4, 0, 0);
+	} else if (strcmp(mode, "truncated") == 0) {
+		t_send(fd, "\x08\x00\x00\x00\x14\x00", 6);
+		close(fd);
+		printf("closed\n");
+		return (0);
+	} else if (strcmp(mode, "midclose") == 0) {
+		t_hdr(fd, IMSG_CTL_SHOW_STATS, IMSG_HDR_SIZE + 100, 0, 0);
+		t_send(fd, "abc", 3);
+		close(fd);
+		printf("closed\n");
+		return (0);
+	} else if (strcmp(mode, "badpayload") == 0) {
+		t_hdr(fd, IMSG_CTL_SHOW_STATS, IMSG_HDR_SIZE + 3, 0, 0);
+		t_send(fd, "xyz", 3);
+	} else if (strcmp(mode, "badpad") == 0) {
+		t_hdr(fd, IMSG_CTL_SHOW_STATS, IMSG_HDR_SIZE, 0, 0xffff);
+	} else if (strcmp(mode, "unknown") == 0) {
+		t_hdr(fd, 9999, IMSG_HDR_SIZE, 0, 0);
+	} else if (strcmp(mode, "withfd") == 0) {
+		struct imsgbuf	*ib;
+		int		 nfd;
+
+		if ((nfd = open("/dev/null", O_RDONLY)) == -1)
+			err(2, "open");
+		if ((ib = imsgbuf_new(fd)) == NULL ||
+		    imsgbuf_compose(ib, IMSG_CTL_SHOW_STATS, 0, 0, nfd, NULL,
+		    0) == -1 || imsgbuf_flush(ib) == -1)
+			err(2, "send fd");
+		t_drain(fd);
+		return (0);
+	} else if (strcmp(mode, "testsyscall") == 0) {
+		t_hdr(fd, IMSG_CTL_TEST_SYSCALL, IMSG_HDR_SIZE, 0, 0);
+	} else if (strcmp(mode, "idle") == 0) {
+		sleep(n);
+	} else
+		errx(2, "unknown mode %s", mode);
+	t_drain(fd);
+	return (0);
+}
