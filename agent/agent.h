@@ -140,7 +140,6 @@ void	 agent_shutdown_jobs(void);
 /* agent_super.c */
 __attribute__((noreturn))
 void	 agent_super(const struct agent_spawn *, int, int, int, int);
-int	 agent_path_inside(const char *, const char *);
 
 /* agent_proc.c */
 size_t	 agent_proc_kill(pid_t, const pid_t *, size_t);

@@ -42,8 +42,11 @@
 static void	agent_super_fds(int, int, int, int);
 static void	agent_super_signals(void);
 static void	agent_super_noop(int);
+static int	agent_path_inside(const char *, const char *);
 static int	agent_super_chdir(const struct agent_spawn *, char *, size_t);
 static int	agent_super_tail_ok(const char *);
+static char *const *agent_super_argv(const struct agent_spawn *, char *,
+		    char **);
 static int	agent_super_wait(pid_t, struct agent_report *);
 static void	agent_super_end(pid_t, int, struct agent_report *);
 __attribute__((noreturn))
@@ -61,7 +64,6 @@ agent_super(const struct agent_spawn *sp, int ctl, int in, int out, int err)
 	char		 tail[PATH_MAX];
 	char		*argv[SUPER_ARGV_MAX];
 	char *const	*av = sp->sp_argv;
-	size_t		 i;
 	pid_t		 pid;
 	int		 ep[2], reaped;
 
@@ -79,16 +81,8 @@ agent_super(const struct agent_spawn *sp, int ctl, int in, int out, int err)
 		rp.rp_errno = errno;
 		agent_super_report(&rp);
 	}
-	/* git init of a directory still to be made: name the rest. */
-	if (tail[0] != '\0') {
-		for (i = 0; sp->sp_argv[i] != NULL && i < SUPER_ARGV_MAX - 3;
-		    i++)
-			argv[i] = sp->sp_argv[i];
-		argv[i++] = "--";
-		argv[i++] = tail;
-		argv[i] = NULL;
-		av = argv;
-	}
+	if (tail[0] != '\0')
+		av = agent_super_argv(sp, tail, argv);
 	/* 0..6 are taken: the pipe lands above the command's 0..3. */
 	if (pipe2(ep, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
 		rp.rp_stage = STAGE_SETUP;
@@ -160,7 +154,7 @@ agent_super_noop(int sig)
 }
 
 /* path is HOME or below it; both are resolved. */
-int
+static int
 agent_path_inside(const char *home, const char *path)
 {
 	size_t	 len = strlen(home);
@@ -228,6 +222,20 @@ agent_super_chdir(const struct agent_spawn *sp, char *tail, size_t tailsz)
 		return (-1);
 	}
 	return (0);
+}
+
+/* git init of a directory still to be made: name the rest. */
+static char *const *
+agent_super_argv(const struct agent_spawn *sp, char *tail, char **argv)
+{
+	size_t	 i;
+
+	for (i = 0; sp->sp_argv[i] != NULL && i < SUPER_ARGV_MAX - 3; i++)
+		argv[i] = sp->sp_argv[i];
+	argv[i++] = "--";
+	argv[i++] = tail;
+	argv[i] = NULL;
+	return (argv);
 }
 
 /* No "." or ".." component: git must create exactly below us. */

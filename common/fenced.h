@@ -105,6 +105,7 @@ struct fenced_config {
 void		 config_defaults(struct fenced_config *);
 int		 config_parse(const char *, struct fenced_config *);
 int		 config_resolve(struct fenced_config *);
+int		 config_homes_check(const char *, const char **);
 int		 config_env_override(struct fenced_config *);
 const char	*tier_name(int);
 int		 tier_parse(const char *);

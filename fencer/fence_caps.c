@@ -26,15 +26,22 @@
 #include "fence.h"
 #include "fence_impl.h"
 
+/*
+ * Only what the caller's bounding set still had at fence_init() needs
+ * dropping: the set never grows, and dropping twice does no harm.
+ */
 int
 fence_caps_bound(struct fence_ctx *ctx)
 {
 	cap_value_t	 c;
 
-	for (c = 0; c <= fence_host.fh_cap_last; c++)
-		if (cap_drop_bound(c) == -1 && errno != EINVAL)
+	for (c = 0; c <= fence_host.fh_cap_last; c++) {
+		if (!(fence_host.fh_cap_bound & (1ULL << c)))
+			continue;
+		if (cap_drop_bound(c) == -1)
 			return (fence_child_err(ctx, errno, "drop capability "
 			    "%d from the bounding set", (int)c));
+	}
 	return (0);
 }
 
@@ -57,7 +64,7 @@ fence_caps_ids(struct fence_ctx *ctx)
 int
 fence_caps_clear(struct fence_ctx *ctx)
 {
-	if (cap_reset_ambient() == -1 && errno != EINVAL)
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1)
 		return (fence_child_err(ctx, errno, "clear ambient "
 		    "capabilities"));
 	if (cap_set_proc(fence_host.fh_nocaps) == -1)
@@ -98,7 +105,18 @@ fence_caps_nnp(struct fence_ctx *ctx)
 int
 fence_caps_init(char *err, size_t errlen)
 {
+	cap_value_t	 c;
+
 	fence_host.fh_cap_last = cap_max_bits() - 1;
+	if (fence_host.fh_cap_last >= 64) {
+		snprintf(err, errlen, "%d capabilities: too many",
+		    fence_host.fh_cap_last + 1);
+		return (-1);
+	}
+	fence_host.fh_cap_bound = 0;
+	for (c = 0; c <= fence_host.fh_cap_last; c++)
+		if (cap_get_bound(c) == 1)
+			fence_host.fh_cap_bound |= 1ULL << c;
 	if (fence_host.fh_nocaps == NULL &&
 	    (fence_host.fh_nocaps = cap_init()) == NULL) {
 		snprintf(err, errlen, "cap_init: %s", strerror(errno));

@@ -222,6 +222,33 @@ fence_cg_delegate_v2(int which, const char *parent, char *err, size_t errlen)
 	    errlen));
 }
 
+/*
+ * The parent directory: created if missing and, on v2, made to delegate
+ * the controller.  Remembered, so later boots skip the system calls; if
+ * it went away meanwhile, the mkdir of the fence's cgroup says so.
+ * Returns 1 for v2, 0 for v1, -1 on error.
+ */
+static int
+fence_cg_parent(int which, const char *parent, char *err, size_t errlen)
+{
+	static char	 known[FENCE_CG_MAX][PATH_MAX];
+	static int	 known_v2[FENCE_CG_MAX];
+	int		 v2;
+
+	if (strcmp(known[which], parent) == 0)
+		return (known_v2[which]);
+	if (mkdir(parent, 0755) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "mkdir %s: %s", parent, strerror(errno));
+		return (-1);
+	}
+	if ((v2 = fence_cg_is_v2(parent)) &&
+	    fence_cg_delegate_v2(which, parent, err, errlen) == -1)
+		return (-1);
+	snprintf(known[which], sizeof(known[which]), "%s", parent);
+	known_v2[which] = v2;
+	return (v2);
+}
+
 /* <parent>/<key>: a leftover of a crashed fencer is removed if empty. */
 static int
 fence_cg_mkdir(const char *path, char *err, size_t errlen)
@@ -251,12 +278,7 @@ fence_cg_one(int which, const struct fence_spec *s, struct fence_proc *proc,
 		snprintf(err, errlen, "cgroup path too long");
 		return (-1);
 	}
-	if (mkdir(parent, 0755) == -1 && errno != EEXIST) {
-		snprintf(err, errlen, "mkdir %s: %s", parent, strerror(errno));
-		return (-1);
-	}
-	if ((v2 = fence_cg_is_v2(parent)) &&
-	    fence_cg_delegate_v2(which, parent, err, errlen) == -1)
+	if ((v2 = fence_cg_parent(which, parent, err, errlen)) == -1)
 		return (-1);
 	/* On v2 the three controllers share one directory. */
 	for (j = 0; j < which; j++)

@@ -72,6 +72,7 @@ struct fence_host {
 	int		 fh_ready;
 	int		 fh_landlock_abi;	/* 0: none */
 	int		 fh_cap_last;		/* highest capability */
+	uint64_t	 fh_cap_bound;		/* our bounding set at init */
 	cap_t		 fh_nocaps;		/* the empty set */
 	const struct sock_fprog *fh_seccomp;	/* the L1.5 filter */
 };

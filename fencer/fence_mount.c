@@ -321,7 +321,6 @@ fence_mount_dev(struct fence_ctx *ctx)
 	const unsigned long	 f = MS_NOSUID | MS_NODEV | MS_NOEXEC;
 	char			 src[32], dst[32];
 	size_t			 i;
-	int			 fd;
 
 	if (fence_mount_mkdir(ctx, "dev", 0755) == -1 ||
 	    fence_mount_tmpfs(ctx, "dev", f, "0755", 64 * 1024, "/dev") == -1)
@@ -329,10 +328,8 @@ fence_mount_dev(struct fence_ctx *ctx)
 	for (i = 0; i < nitems(fence_devices); i++) {
 		snprintf(src, sizeof(src), "/dev/%s", fence_devices[i]);
 		snprintf(dst, sizeof(dst), "dev/%s", fence_devices[i]);
-		fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd == -1)
+		if (mknod(dst, S_IFREG | 0666, 0) == -1)
 			return (fence_child_err(ctx, errno, "create %s", src));
-		(void)close(fd);
 		if (mount(src, dst, NULL, MS_BIND, NULL) == -1)
 			return (fence_child_err(ctx, errno, "bind %s", src));
 	}

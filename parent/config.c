@@ -15,9 +15,6 @@
 #include "fenced.h"
 #include "log.h"
 
-/* Shared with parse.y, which declares it the same way. */
-int		 config_homes_check(const char *, const char **);
-
 #ifndef nitems
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
 #endif

@@ -149,7 +149,6 @@ static void	 conf_parser_error(const char *);
 #define YYERROR_CALL(msg)	conf_parser_error(msg)
 
 /* config.c has the rules `homes' shares with the environment. */
-int		 config_homes_check(const char *, const char **);
 
 static void	 conf_listen(const char *, const char *);
 static void	 conf_path(const char *, const char *, char *, size_t);

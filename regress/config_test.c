@@ -231,17 +231,14 @@ ATF_TC_BODY(example_conf, tc)
 {
 	struct fenced_config	 c, d;
 	char			 path[PATH_MAX];
-	const char		*srcdir;
+	const char		*topdir;
 
-	/*
-	 * ATF sets srcdir to the test program's directory, BUILD/regress,
-	 * which sits two levels below the source tree.
-	 */
-	srcdir = atf_tc_get_config_var(tc, "srcdir");
-	(void)snprintf(path, sizeof(path), "%s/../../etc/fenced.conf",
-	    srcdir);
-	if (access(path, F_OK) == -1)
-		atf_tc_skip("%s not found: run from BUILD/regress", path);
+	/* The source tree, as the GNUmakefile passes it to kyua. */
+	if (!atf_tc_has_config_var(tc, "topdir"))
+		atf_tc_skip("no topdir: run through make check");
+	topdir = atf_tc_get_config_var(tc, "topdir");
+	(void)snprintf(path, sizeof(path), "%s/etc/fenced.conf", topdir);
+	ATF_REQUIRE_MSG(access(path, F_OK) == 0, "%s not found", path);
 
 	/* Start from something else, so that every line must count. */
 	memset(&c, 0, sizeof(c));

@@ -4,35 +4,34 @@
 
 . "$(atf_get_srcdir)/lib.subr"
 
-atf_test_case processes
+atf_test_case processes cleanup
 processes_head() {
 	atf_set descr "four processes; broker and prober unprivileged, chrooted, filtered; fencer with only its capabilities"
 	atf_set require.user root
 }
 processes_body() {
+	fenced_vars
 	fenced_start
 	uid=$(id -u _fenced)
 	for p in broker prober; do
 		pid=$(fenced_pid $p)
-		atf_check -o inline:"2\n" status_field $pid Seccomp
-		atf_check -o inline:"1\n" status_field $pid NoNewPrivs
+		atf_check_equal "2" "$(status_field $pid Seccomp)"
+		atf_check_equal "1" "$(status_field $pid NoNewPrivs)"
 		for c in CapEff CapPrm CapBnd CapAmb CapInh; do
-			atf_check -o inline:"0000000000000000\n" \
-			    status_field $pid $c
+			atf_check_equal "0000000000000000" "$(status_field $pid $c)"
 		done
-		atf_check -o inline:"$uid\t$uid\t$uid\t$uid\n" \
-		    status_field $pid Uid
+		atf_check_equal "$uid $uid $uid $uid" "$(status_field $pid Uid | tr "\t" " ")"
 		atf_check -o inline:"$PWD/state/empty\n" readlink /proc/$pid/root
 		atf_check -o match:"fenced: $p" tr '\0' ' ' < /proc/$pid/cmdline
 	done
 	pid=$(fenced_pid fencer)
-	atf_check -o inline:"2\n" status_field $pid Seccomp
-	atf_check -o inline:"1\n" status_field $pid NoNewPrivs
+	atf_check_equal "2" "$(status_field $pid Seccomp)"
+	atf_check_equal "1" "$(status_field $pid NoNewPrivs)"
 	# docs/lockdown.md: the fencer's capabilities.
-	atf_check -o inline:"$FENCER_CAPS\n" status_field $pid CapEff
-	atf_check -o inline:"$FENCER_CAPS\n" status_field $pid CapPrm
-	atf_check -o inline:"$FENCER_CAPS\n" status_field $pid CapBnd
-	atf_check -o inline:"0000000000000000\n" status_field $pid CapAmb
+	atf_check_equal "$FENCER_CAPS" "$(status_field $pid CapEff)"
+	atf_check_equal "$FENCER_CAPS" "$(status_field $pid CapPrm)"
+	atf_check_equal "$FENCER_CAPS" "$(status_field $pid CapBnd)"
+	atf_check_equal "0000000000000000" "$(status_field $pid CapAmb)"
 	atf_check -o inline:"/\n" readlink /proc/$pid/root
 	atf_check -o match:"fenced: fencer" tr '\0' ' ' < /proc/$pid/cmdline
 	# Exactly three children of the parent.
@@ -57,22 +56,23 @@ child_death_check() {
 }
 
 for c in broker fencer prober; do
-	eval "atf_test_case kill_$c
+	eval "atf_test_case kill_$c cleanup
 	kill_${c}_head() {
 		atf_set descr 'SIGKILL of the $c takes the daemon down in order, non-zero, within a second'
 		atf_set require.user root
 	}
-	kill_${c}_body() { child_death_check $c; }
+	kill_${c}_body() { fenced_vars; child_death_check $c; }
 	kill_${c}_cleanup() { fenced_cleanup; }"
 done
 
-atf_test_case forbidden_syscall
+atf_test_case forbidden_syscall cleanup
 forbidden_syscall_head() {
 	atf_set descr "a syscall outside the broker's allowlist kills the broker, not merely logs"
 	atf_set require.user root
 }
 forbidden_syscall_body() {
-	FENCED_BIN=$(atf_config_get hooksdir)/fenced fenced_start
+	fenced_vars
+	FENCED_BIN=$HOOKS/fenced fenced_start
 	broker=$(fenced_pid broker)
 	atf_check -o ignore "$REGRESS/t_ctlsend" "$PWD/ctl.sock" testsyscall
 	fenced_wait_exit 2 || atf_fail "daemon survived the broker's death"
@@ -82,12 +82,13 @@ forbidden_syscall_body() {
 }
 forbidden_syscall_cleanup() { fenced_cleanup; }
 
-atf_test_case control_abuse
+atf_test_case control_abuse cleanup
 control_abuse_head() {
 	atf_set descr "garbage, oversized and truncated control messages are dropped; the daemon keeps serving"
 	atf_set require.user root
 }
 control_abuse_body() {
+	fenced_vars
 	fenced_start
 	before=$(fenced_pids)
 	s="$PWD/ctl.sock"
@@ -116,12 +117,13 @@ control_abuse_body() {
 }
 control_abuse_cleanup() { fenced_cleanup; }
 
-atf_test_case control_idle
+atf_test_case control_idle cleanup
 control_idle_head() {
 	atf_set descr "a client that holds a control connection open and says nothing does not block others"
 	atf_set require.user root
 }
 control_idle_body() {
+	fenced_vars
 	fenced_start
 	"$REGRESS/t_ctlsend" "$PWD/ctl.sock" idle 20 >/dev/null 2>&1 &
 	idler=$!
@@ -132,12 +134,13 @@ control_idle_body() {
 }
 control_idle_cleanup() { fenced_cleanup; }
 
-atf_test_case control_permissions
+atf_test_case control_permissions cleanup
 control_permissions_head() {
 	atf_set descr "the socket is 0666; anyone may read stats, only root and the admin group change the daemon"
 	atf_set require.user root
 }
 control_permissions_body() {
+	fenced_vars
 	fenced_start
 	s="$PWD/ctl.sock"
 	atf_check -o inline:"666\n" stat -c %a "$s"
@@ -151,21 +154,23 @@ control_permissions_body() {
 	atf_check -s exit:1 -e match:"not-permitted" \
 	    setpriv --reuid=65534 --regid=65534 --clear-groups \
 	    "$BIN/fencectl" -s "$s" reload
-	atf_check -o match:"^log: brief" "$BIN/fencectl" -s "$s" show stats
-	atf_check "$BIN/fencectl" -s "$s" log verbose
+	# fenced_start runs the daemon with -v.
 	atf_check -o match:"^log: verbose" "$BIN/fencectl" -s "$s" show stats
 	atf_check "$BIN/fencectl" -s "$s" log brief
 	atf_check -o match:"^log: brief" "$BIN/fencectl" -s "$s" show stats
+	atf_check "$BIN/fencectl" -s "$s" log verbose
+	atf_check -o match:"^log: verbose" "$BIN/fencectl" -s "$s" show stats
 	fenced_stop
 }
 control_permissions_cleanup() { fenced_cleanup; }
 
-atf_test_case signals
+atf_test_case signals cleanup
 signals_head() {
 	atf_set descr "SIGHUP and fencectl reload reload; SIGTERM shuts down in order and exits 0 leaving nothing"
 	atf_set require.user root
 }
 signals_body() {
+	fenced_vars
 	fenced_start
 	all=$(fenced_pids)
 	kill -HUP $FENCED_PID
@@ -191,12 +196,13 @@ signals_body() {
 }
 signals_cleanup() { fenced_cleanup; }
 
-atf_test_case socket_in_use
+atf_test_case socket_in_use cleanup
 socket_in_use_head() {
 	atf_set descr "a second daemon on a live control socket refuses to start"
 	atf_set require.user root
 }
 socket_in_use_body() {
+	fenced_vars
 	fenced_start
 	atf_check -s exit:1 -e match:"in use by another fenced" \
 	    "$BIN/fenced" -d -f fenced.conf
@@ -210,6 +216,7 @@ noaction_head() {
 	atf_set descr "fenced -n checks a configuration and exits 0 or 1"
 }
 noaction_body() {
+	fenced_vars
 	fenced_conf > good.conf
 	atf_check -e match:"configuration OK" "$BIN/fenced" -n -f good.conf
 	printf 'lifetime 0\n' > bad.conf
@@ -222,7 +229,8 @@ manuals_head() {
 	atf_set descr "every manual passes mandoc -Tlint"
 }
 manuals_body() {
-	for m in "$SRCDIR"/man/*.[0-9]; do
+	fenced_vars
+	for m in "$TOPDIR"/man/*.[0-9]; do
 		atf_check mandoc -Tlint -Wwarning "$m"
 	done
 }

@@ -11,13 +11,15 @@
  *	t_fence -R count -- command [arg...]	fork+exec+wait timings
  *	t_fence -x -H homes -k key -u uid -g gid	fence_home_prepare() only
  *	t_fence -P [-C sub]			print the cgroup parents
+ *	t_fence -Q [-C sub]			what the kernel lacks, if anything
  *	t_fence -Z arch nr [arg0 [arg1]]	run the fence's seccomp
  *						program on one call
  *
  * -L opens a TCP listener on 127.0.0.1 and -A an abstract unix socket
  * before the boot; "@PORT@" and "@ABS@" in the init's arguments become
  * their port and name.  -K boots and then waits forever (the test kills
- * us to see the fence die with its parent).
+ * us to see the fence die with its parent).  -S asks for the seccomp
+ * filter to be left out, which only a FENCED_TEST_HOOKS build honours.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -38,6 +40,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -72,6 +75,7 @@ usage(void)
 	    "       t_fence -R count -- command [arg ...]\n"
 	    "       t_fence -x -H homes -k key -u uid -g gid\n"
 	    "       t_fence -P [-C sub]\n"
+	    "       t_fence -Q [-C sub]\n"
 	    "       t_fence -Z arch nr [arg0 [arg1]]\n");
 	exit(64);
 }
@@ -519,6 +523,54 @@ tf_home_only(const char *homes)
 	return (0);
 }
 
+/*
+ * What a fence needs from the kernel and the machine; "missing: ..." and
+ * exit 2 if something is not there, so the tests can skip.
+ */
+static int
+tf_probe(const char *sub)
+{
+	static const struct { int flag; const char *name; } ns[] = {
+		{ CLONE_NEWNS, "mount namespaces" },
+		{ CLONE_NEWPID, "pid namespaces" },
+		{ CLONE_NEWIPC, "ipc namespaces" },
+		{ CLONE_NEWUTS, "uts namespaces" },
+		{ CLONE_NEWNET, "network namespaces" },
+		{ CLONE_NEWCGROUP, "cgroup namespaces" }
+	};
+	char	 err[FENCE_ERR_MAX];
+	pid_t	 pid;
+	size_t	 i;
+	int	 st;
+
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		if ((pid = fork()) == 0)
+			_exit(unshare(ns[i].flag) == -1);
+		if (pid == -1 || waitpid(pid, &st, 0) == -1 ||
+		    !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			printf("missing: %s\n", ns[i].name);
+			return (2);
+		}
+	}
+	if (fence_cgroup_parents(sub, tf_cg, err, sizeof(err)) == -1) {
+		printf("missing: cgroups: %s\n", err);
+		return (2);
+	}
+	for (i = 0; i < 3; i++)
+		if (mkdir(tf_cg[i], 0755) == -1 && errno != EEXIST) {
+			printf("missing: cgroup %s: %s\n", tf_cg[i],
+			    strerror(errno));
+			return (2);
+		}
+	tf_rm_parents();
+	if (fence_init(err, sizeof(err)) == -1) {
+		printf("missing: %s\n", err);
+		return (2);
+	}
+	printf("landlock abi %d\n", fence_host.fh_landlock_abi);
+	return (0);
+}
+
 static int
 tf_tier(const char *s)
 {
@@ -538,14 +590,19 @@ tf_boot(int deadline, int hang)
 	struct fence_proc	 p;
 	char			 err[FENCE_ERR_MAX], cg[3][PATH_MAX];
 	uint64_t		 t0, t1;
-	int			 mounts, exited, bad;
+	int			 i, mounts, exited, bad;
 
 	mounts = tf_count_mounts();
 	t0 = tf_now();
+	memset(cg, 0, sizeof(cg));
+	for (i = 0; i < 3; i++)
+		if (tf_spec.fs_cgroup_parent[i] != NULL)
+			snprintf(cg[i], sizeof(cg[i]), "%.*s/%s",
+			    PATH_MAX - FENCE_KEY_SIZE - 2,
+			    tf_spec.fs_cgroup_parent[i], tf_spec.fs_key);
 	if (fence_start(&tf_spec, &p, err, sizeof(err)) == -1) {
 		printf("fence_start: %s\n", err);
-		bad = tf_check_clean(tf_spec.fs_cgroup_parent[0] ? tf_cg : cg,
-		    tf_spec.fs_uid, mounts);
+		bad = tf_check_clean(cg, tf_spec.fs_uid, mounts);
 		return (bad ? 3 : 1);
 	}
 	tf_print_boot(&p, tf_now() - t0);
@@ -598,7 +655,7 @@ main(int argc, char *argv[])
 	tf_spec.fs_inherit_stdio = 1;
 
 	while ((ch = getopt(argc, argv,
-	    "Ab:c:C:g:h:H:k:KLm:nN:p:PR:t:u:U:w:xZ")) != -1) {
+	    "Ab:c:C:g:h:H:k:KLm:nN:p:PQR:St:u:U:w:xZ")) != -1) {
 		switch (ch) {
 		case 'A':
 			abs_ = 1;
@@ -649,8 +706,14 @@ main(int argc, char *argv[])
 		case 'P':
 			parents = 1;
 			break;
+		case 'Q':
+			return (tf_probe(sub));
 		case 'R':
 			runs = atoi(optarg);
+			break;
+		case 'S':
+			/* Honoured only by a FENCED_TEST_HOOKS build. */
+			tf_spec.fs_test_noseccomp = 1;
 			break;
 		case 't':
 			tf_spec.fs_tier = tf_tier(optarg);
