@@ -49,9 +49,10 @@ static const struct ctl_cmd {
 	{ "show stats", CTL_SHOW_STATS, 0, "", 0, "" },
 	{ "show environments", CTL_SHOW_ENVS, 0, "", 0, "" },
 	{ "show environment", CTL_SHOW_ENV, 1, "", 0, "KEY" },
-	{ "boot", CTL_BOOT, 1, "tier require lifetime memory pids cpu", 0,
-	    "KEY [tier T] [require T] [lifetime SEC] [memory SIZE] "
-	    "[pids N] [cpu CPUS]" },
+	{ "boot", CTL_BOOT, 1,
+	    "tier backend require lifetime memory pids cpu", 0,
+	    "KEY [tier T] [backend B] [require T] [lifetime SEC]\n"
+	    "\t     [memory SIZE] [pids N] [cpu CPUS]" },
 	{ "stop", CTL_STOP, 1, "", 0, "KEY | all" },
 	{ "exec", CTL_EXEC, 1, "timeout cwd output", 1,
 	    "KEY [timeout MS] [cwd DIR] [output BYTES] -- ARGV..." },
@@ -207,6 +208,10 @@ main(int argc, char *argv[])
 		strlcpy(b.b_key, o.o_key, sizeof(b.b_key));
 		if ((v = ctl_opt(cmd, &o, "tier")) != NULL)
 			b.b_tier = ctl_tier(v);
+		if ((v = ctl_opt(cmd, &o, "backend")) != NULL &&
+		    (b.b_backend = backend_parse(v)) == -1)
+			errx(1, "backend %s: not one of native, runsc, vm, "
+			    "mock, subprocess", v);
 		if ((v = ctl_opt(cmd, &o, "require")) != NULL)
 			b.b_require = ctl_tier(v);
 		if ((v = ctl_opt(cmd, &o, "lifetime")) != NULL)

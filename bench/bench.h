@@ -1,0 +1,13 @@
+/* Shared by the benchmarks: timing and the summary of a sample. */
+#ifndef BENCH_H
+#define BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+uint64_t bench_now_ns(void);
+void	 bench_row(const char *, uint64_t *, size_t, double);
+int	 bench_ctl_connect(const char *);
+int	 bench_forkexec(char *const []);
+
+#endif

@@ -1,0 +1,185 @@
+#! /usr/bin/atf-sh
+# Fences through the daemon, as fencectl drives them: boot, exec, stop,
+# lifetimes, failures that leave nothing behind, and a daemon killed
+# with SIGKILL taking its fences with it.
+
+. "$(atf_get_srcdir)/lib.subr"
+
+ctl() {
+	"$BIN/fencectl" -s "$PWD/ctl.sock" "$@"
+}
+
+# The host pid of a fence's pid 1, from show environment.
+fence_pid() {
+	ctl show environment "$1" | awk '$1 == "pid:" { print $2 }'
+}
+
+# Every process whose pid namespace is not ours: what fences left.
+fence_procs() {
+	self=$(readlink /proc/self/ns/pid)
+	for d in /proc/[0-9]*; do
+		ns=$(readlink $d/ns/pid 2>/dev/null) || continue
+		[ "$ns" = "$self" ] && continue
+		# Only fences of this test's daemon: their cgroup says so.
+		grep -q "fenced\.$FENCED_PID/" $d/cgroup 2>/dev/null && \
+		    echo ${d#/proc/}
+	done
+}
+
+wait_gone() {
+	i=0
+	while [ -d /proc/$1 ] && [ $i -lt $(($2 * 20)) ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ ! -d /proc/$1 ]
+}
+
+atf_test_case tiers cleanup
+tiers_head() {
+	atf_set descr "boot each tier, run a command as the fence's uid, stop; nothing is left but the home"
+	atf_set require.user root
+}
+tiers_body() {
+	fenced_vars
+	fenced_start
+	for t in L1 L1.5 L2; do
+		k=t-$(echo $t | tr -d .| tr A-Z a-z)
+		atf_check -o match:"^state: *running" ctl boot $k tier $t
+		atf_check -o match:"^tier: *$t\$" ctl show environment $k
+		atf_check -o match:"timings: *namespaces [0-9]+ us" \
+		    ctl show environment $k
+		pid=$(fence_pid $k)
+		[ -n "$pid" ] && [ -d /proc/$pid ] || atf_fail "no pid 1 for $k"
+		# Never host uid 0: a root-owned fence gets one of its own.
+		atf_check -o match:"^uid=6[0-9]{4} " ctl exec $k -- /usr/bin/id
+		atf_check -o inline:"hello\n" ctl exec $k -- sh -c 'echo hello > f; cat f'
+		atf_check -o match:"^stopped $k" ctl stop $k
+		wait_gone $pid 2 || atf_fail "pid 1 of $k still there"
+		[ -f "$(fenced_homes)/$k/f" ] || atf_fail "home of $k lost its file"
+	done
+	atf_check -o match:"fences: 0 running" ctl show stats
+	atf_check_equal "" "$(fence_procs)"
+	ls /sys/fs/cgroup/pids/fenced.$FENCED_PID 2>/dev/null | \
+	    grep -q '^t-' && atf_fail "a fence's cgroup was left behind"
+	fenced_stop
+}
+tiers_cleanup() { fenced_cleanup; }
+
+atf_test_case home_persists cleanup
+home_persists_head() {
+	atf_set descr "the home and the fence's uid outlive a stop and a daemon restart"
+	atf_set require.user root
+}
+home_persists_body() {
+	fenced_vars
+	fenced_start
+	ctl boot keep > /dev/null || atf_fail "boot"
+	uid1=$(ctl exec keep -- id -u)
+	atf_check ctl exec keep -- sh -c 'echo kept > note'
+	ctl stop keep > /dev/null
+	fenced_stop
+	fenced_start
+	ctl boot keep > /dev/null || atf_fail "second boot"
+	atf_check -o inline:"kept\n" ctl exec keep -- cat note
+	atf_check_equal "$uid1" "$(ctl exec keep -- id -u)"
+	atf_check_equal "$uid1" "$(stat -c %u "$(fenced_homes)/keep")"
+	atf_check_equal "700" "$(stat -c %a "$(fenced_homes)/keep")"
+	fenced_stop
+}
+home_persists_cleanup() { fenced_cleanup; }
+
+atf_test_case deadline cleanup
+deadline_head() {
+	atf_set descr "a fence is stopped at its deadline, and says so"
+	atf_set require.user root
+}
+deadline_body() {
+	fenced_vars
+	fenced_start
+	ctl boot short lifetime 2 > /dev/null || atf_fail "boot"
+	pid=$(fence_pid short)
+	wait_gone $pid 5 || atf_fail "fence outlived its deadline by 3 s"
+	atf_check -o match:"fence short: lifetime over" cat fenced.log
+	atf_check -s exit:1 -e match:"not-found" ctl show environment short
+	fenced_stop
+}
+deadline_cleanup() { fenced_cleanup; }
+
+atf_test_case refused cleanup
+refused_head() {
+	atf_set descr "a boot that cannot be done as asked fails clearly and leaves nothing behind"
+	atf_set require.user root
+}
+refused_body() {
+	fenced_vars
+	fenced_start
+	# A home that resolves outside homes.
+	ln -s /etc "$(fenced_homes)/evil"
+	atf_check -s exit:1 -e match:"home-refused" ctl boot evil
+	atf_check -s exit:1 -e match:"not-found" ctl show environment evil
+	# A backend this build does not have: no fallback to native.
+	atf_check -s exit:1 -e match:"backend-unavailable" \
+	    ctl boot other backend runsc
+	atf_check -s exit:1 -e match:"backend-unavailable" \
+	    ctl boot other backend mock
+	atf_check -s exit:1 -e match:"not a fence key" ctl boot ../x
+	atf_check -s exit:1 -e match:"exists" sh -c \
+	    "'$BIN/fencectl' -s '$PWD/ctl.sock' boot twice >/dev/null &&
+	     '$BIN/fencectl' -s '$PWD/ctl.sock' boot twice"
+	atf_check -s exit:1 -e match:"unmeasured" ctl boot req require L1.5
+	atf_check -o match:"fences: 1 running" ctl show stats
+	ctl stop all > /dev/null
+	atf_check -o match:"fences: 0 running" ctl show stats
+	atf_check_equal "" "$(fence_procs)"
+	fenced_stop
+}
+refused_cleanup() { fenced_cleanup; }
+
+atf_test_case sigkill_parent cleanup
+sigkill_parent_head() {
+	atf_set descr "SIGKILL of the daemon's parent leaves no fence process"
+	atf_set require.user root
+}
+sigkill_parent_body() {
+	fenced_vars
+	fenced_start
+	ctl boot a tier L1 > /dev/null && ctl boot b tier L2 > /dev/null ||
+	    atf_fail "boot"
+	ctl exec a -- sh -c 'sleep 1000 & sleep 1000 & true' ||
+	    atf_fail "exec"
+	a=$(fence_pid a); b=$(fence_pid b)
+	kill -9 $FENCED_PID
+	wait_gone $a 3 || atf_fail "fence a survived"
+	wait_gone $b 3 || atf_fail "fence b survived"
+	for p in $(cat fenced.pids); do
+		wait_gone $p 3 || atf_fail "daemon process $p survived"
+	done
+	atf_check_equal "" "$(fence_procs)"
+}
+sigkill_parent_cleanup() { fenced_cleanup; }
+
+atf_test_case sigkill_all cleanup
+sigkill_all_head() {
+	atf_set descr "SIGKILL of every daemon process at once still leaves no fence process"
+	atf_set require.user root
+}
+sigkill_all_body() {
+	fenced_vars
+	fenced_start
+	ctl boot a tier L1.5 > /dev/null || atf_fail "boot"
+	a=$(fence_pid a)
+	kill -9 $(cat fenced.pids)
+	wait_gone $a 3 || atf_fail "fence survived the fencer"
+	atf_check_equal "" "$(fence_procs)"
+}
+sigkill_all_cleanup() { fenced_cleanup; }
+
+atf_init_test_cases() {
+	atf_add_test_case tiers
+	atf_add_test_case home_persists
+	atf_add_test_case deadline
+	atf_add_test_case refused
+	atf_add_test_case sigkill_parent
+	atf_add_test_case sigkill_all
+}
