@@ -23,8 +23,8 @@
 #include "msg.h"
 #include "broker.h"
 
-#define CONTROL_MAX_CONNS	128	/* all users together */
-#define CONTROL_MAX_PER_UID	16
+#define CONTROL_MAX_CONNS	512	/* all users together */
+#define CONTROL_MAX_PER_UID	128
 #define CONTROL_IDLE_SEC	60	/* a connection with nothing to say */
 #define CONTROL_MAX_GROUPS	256
 
@@ -58,6 +58,7 @@ static void	control_fence(struct ctl_conn *, struct msg_fence *);
 static void	control_relay_error(struct ctl_conn *, struct imsg *);
 static void	control_relay_result(struct ctl_conn *, struct imsg *);
 static int	control_fence_request(struct ctl_conn *, struct imsg *);
+static void	control_relay_identity(struct ctl_conn *, struct imsg *);
 
 unsigned int
 control_active(void)
@@ -104,6 +105,36 @@ control_count_uid(uid_t uid)
 	return (n);
 }
 
+/*
+ * Tell a client over the limits why, if its socket takes the few bytes
+ * now; never wait for it.
+ */
+static void
+control_refuse(int fd)
+{
+	struct msg_error e;
+	struct imsgbuf	*ib;
+	void		*buf;
+	size_t		 len;
+
+	memset(&e, 0, sizeof(e));
+	strlcpy(e.e_code, "too-many-connections", sizeof(e.e_code));
+	snprintf(e.e_message, sizeof(e.e_message), "at most %d control "
+	    "connections, %d per user", CONTROL_MAX_CONNS,
+	    CONTROL_MAX_PER_UID);
+	if ((ib = imsgbuf_new(fd)) != NULL &&
+	    msg_error_encode(&e, &buf, &len) == 0) {
+		if (imsgbuf_compose(ib, IMSG_CTL_ERROR, 0, 0, -1, buf,
+		    len) == 0 && imsgbuf_compose(ib, IMSG_CTL_END, 0, 0, -1,
+		    NULL, 0) == 0)
+			(void)imsgbuf_write(ib);
+		free(buf);
+	}
+	if (ib != NULL)
+		imsgbuf_free(ib);
+	close(fd);
+}
+
 static void
 control_accept(int listenfd, short event, void *arg)
 {
@@ -146,7 +177,7 @@ control_accept(int listenfd, short event, void *arg)
 	    control_count_uid(cred.uid) >= CONTROL_MAX_PER_UID) {
 		log_warnx("%s: too many connections, refusing uid %u",
 		    __func__, (unsigned)cred.uid);
-		close(fd);
+		control_refuse(fd);
 		broker_stats.bs_ctl_errors++;
 		return;
 	}
@@ -330,6 +361,9 @@ control_answer(struct breq *r, uint32_t type, struct imsg *imsg)
 	case IMSG_AGENT_RESULT:
 		control_relay_result(cc, imsg);
 		break;
+	case IMSG_AGENT_GIT_IDENTITY:
+		control_relay_identity(cc, imsg);
+		break;
 	default:
 		log_warnx("%s: unexpected %s", __func__, msg_type_name(type));
 		control_error(cc, "internal", "unexpected answer");
@@ -380,6 +414,63 @@ control_relay_result(struct ctl_conn *cc, struct imsg *imsg)
 	control_reply(cc, IMSG_CTL_END, NULL, 0);
 }
 
+static void
+control_relay_identity(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_gitconfig g;
+	void		*buf;
+	size_t		 len;
+
+	if (msg_gitconfig_decode(imsg->data, imsg->len, &g) == -1) {
+		control_error(cc, "agent-error", "the agent's answer was "
+		    "malformed");
+		return;
+	}
+	explicit_bzero(g.g_bearer, sizeof(g.g_bearer));
+	if (msg_gitconfig_encode(&g, &buf, &len) == -1) {
+		control_error(cc, "internal", "cannot encode identity");
+		return;
+	}
+	control_reply(cc, IMSG_CTL_GIT_IDENTITY, buf, len);
+	free(buf);
+	control_reply(cc, IMSG_CTL_END, NULL, 0);
+}
+
+/*
+ * The fence KEY if the connection may act on it; else an error is sent
+ * and NULL returned.  Another user's fence is "not-found", as a fence
+ * that does not exist: whether it exists is not theirs to know.
+ */
+static struct bfence *
+control_fence_for(struct ctl_conn *cc, const char *key)
+{
+	struct bfence	*bf;
+
+	if ((bf = bfence_find(key)) == NULL ||
+	    (bf->bf_info.f_owner != cc->cc_uid && !cc->cc_admin)) {
+		control_error(cc, "not-found", "no fence %s", key);
+		return (NULL);
+	}
+	return (bf);
+}
+
+/* Send one request to a fence's agent, answered to this connection. */
+static void
+control_to_agent(struct ctl_conn *cc, struct bfence *bf, uint32_t type,
+    const void *buf, size_t len)
+{
+	struct breq	*r;
+
+	if ((r = breq_new(BREQ_AGENT, bf->bf_info.f_key, control_answer,
+	    cc)) == NULL)
+		fatal("%s: calloc", __func__);
+	if (fences_to_agent(bf, r, type, buf, len) == -1) {
+		breq_done(r);
+		control_error(cc, "fence-stopped", "fence %s has no agent",
+		    bf->bf_info.f_key);
+	}
+}
+
 /*
  * Fence requests.  Who asks comes from the connection's credentials,
  * never from the message: the owner and admin fields a client sends are
@@ -391,6 +482,8 @@ control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
 	struct msg_boot	 b;
 	struct msg_fence_req q;
 	struct msg_exec	 x;
+	struct msg_gitconfig g;
+	struct msg_gitinit gi;
 	struct bfence	*bf;
 	struct breq	*r;
 	void		*buf = NULL;
@@ -425,24 +518,41 @@ control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
 	case IMSG_CTL_EXEC:
 		if (msg_exec_decode(imsg->data, imsg->len, &x) == -1)
 			return (-1);
-		if ((bf = bfence_find(x.x_key)) == NULL ||
-		    (bf->bf_info.f_owner != cc->cc_uid && !cc->cc_admin)) {
-			control_error(cc, "not-found", "no fence %s", x.x_key);
-			msg_exec_free(&x);
-			break;
-		}
-		memcpy(x.x_bearer, bf->bf_info.f_bearer, sizeof(x.x_bearer));
-		if ((r = breq_new(BREQ_AGENT, x.x_key, control_answer,
-		    cc)) == NULL)
-			fatal("%s: calloc", __func__);
-		if (msg_exec_encode(&x, &buf, &len) == -1 ||
-		    fences_to_agent(bf, r, IMSG_AGENT_EXEC, buf, len) == -1) {
-			breq_done(r);
-			control_error(cc, "fence-stopped",
-			    "fence %s has no agent", x.x_key);
+		if ((bf = control_fence_for(cc, x.x_key)) != NULL) {
+			memcpy(x.x_bearer, bf->bf_info.f_bearer,
+			    sizeof(x.x_bearer));
+			if (msg_exec_encode(&x, &buf, &len) == -1)
+				control_error(cc, "bad-request", "cannot "
+				    "encode the command");
+			else
+				control_to_agent(cc, bf, IMSG_AGENT_EXEC, buf,
+				    len);
 		}
 		explicit_bzero(x.x_bearer, sizeof(x.x_bearer));
 		msg_exec_free(&x);
+		break;
+	case IMSG_CTL_GIT_CONFIG:
+		if (msg_gitconfig_decode(imsg->data, imsg->len, &g) == -1)
+			return (-1);
+		if ((bf = control_fence_for(cc, g.g_key)) == NULL)
+			break;
+		memcpy(g.g_bearer, bf->bf_info.f_bearer, sizeof(g.g_bearer));
+		if (msg_gitconfig_encode(&g, &buf, &len) == -1)
+			fatal("%s: encode", __func__);
+		explicit_bzero(&g, sizeof(g));
+		control_to_agent(cc, bf, IMSG_AGENT_GIT_CONFIG, buf, len);
+		break;
+	case IMSG_CTL_GIT_INIT:
+		if (msg_gitinit_decode(imsg->data, imsg->len, &gi) == -1)
+			return (-1);
+		if ((bf = control_fence_for(cc, gi.gi_key)) == NULL)
+			break;
+		memcpy(gi.gi_bearer, bf->bf_info.f_bearer,
+		    sizeof(gi.gi_bearer));
+		if (msg_gitinit_encode(&gi, &buf, &len) == -1)
+			fatal("%s: encode", __func__);
+		explicit_bzero(&gi, sizeof(gi));
+		control_to_agent(cc, bf, IMSG_AGENT_GIT_INIT, buf, len);
 		break;
 	default:
 		rv = -1;
@@ -511,6 +621,8 @@ control_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_CTL_STOP:
 	case IMSG_CTL_LIST:
 	case IMSG_CTL_EXEC:
+	case IMSG_CTL_GIT_CONFIG:
+	case IMSG_CTL_GIT_INIT:
 		if (control_fence_request(cc, imsg) == -1)
 			goto bad;
 		break;

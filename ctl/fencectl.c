@@ -29,6 +29,8 @@ enum ctl_action {
 	CTL_BOOT,
 	CTL_STOP,
 	CTL_EXEC,
+	CTL_GIT_CONFIG,
+	CTL_GIT_INIT,
 	CTL_LOG_VERBOSE,
 	CTL_LOG_BRIEF,
 	CTL_RELOAD,
@@ -44,26 +46,31 @@ static const struct ctl_cmd {
 	int		 cc_key;		/* takes a KEY */
 	const char	*cc_opts;		/* accepted option names */
 	int		 cc_argv;		/* -- ARGV... follows */
+	int		 cc_pos;		/* one optional word */
 	const char	*cc_usage;
 } ctl_cmds[] = {
-	{ "show stats", CTL_SHOW_STATS, 0, "", 0, "" },
-	{ "show environments", CTL_SHOW_ENVS, 0, "", 0, "" },
-	{ "show environment", CTL_SHOW_ENV, 1, "", 0, "KEY" },
+	{ "show stats", CTL_SHOW_STATS, 0, "", 0, 0, "" },
+	{ "show environments", CTL_SHOW_ENVS, 0, "", 0, 0, "" },
+	{ "show environment", CTL_SHOW_ENV, 1, "", 0, 0, "KEY" },
 	{ "boot", CTL_BOOT, 1,
-	    "tier backend require lifetime memory pids cpu", 0,
+	    "tier backend require lifetime memory pids cpu", 0, 0,
 	    "KEY [tier T] [backend B] [require T] [lifetime SEC]\n"
 	    "\t     [memory SIZE] [pids N] [cpu CPUS]" },
-	{ "stop", CTL_STOP, 1, "", 0, "KEY | all" },
-	{ "exec", CTL_EXEC, 1, "timeout cwd output", 1,
+	{ "stop", CTL_STOP, 1, "", 0, 0, "KEY | all" },
+	{ "exec", CTL_EXEC, 1, "timeout cwd output", 1, 0,
 	    "KEY [timeout MS] [cwd DIR] [output BYTES] -- ARGV..." },
-	{ "log verbose", CTL_LOG_VERBOSE, 0, "", 0, "" },
-	{ "log brief", CTL_LOG_BRIEF, 0, "", 0, "" },
-	{ "reload", CTL_RELOAD, 0, "", 0, "" },
+	{ "git-config", CTL_GIT_CONFIG, 1, "name email", 0, 0,
+	    "KEY [name NAME] [email EMAIL]" },
+	{ "git-init", CTL_GIT_INIT, 1, "", 0, 1, "KEY [PATH]" },
+	{ "log verbose", CTL_LOG_VERBOSE, 0, "", 0, 0, "" },
+	{ "log brief", CTL_LOG_BRIEF, 0, "", 0, 0, "" },
+	{ "reload", CTL_RELOAD, 0, "", 0, 0, "" },
 };
 #define NCMDS	(sizeof(ctl_cmds) / sizeof(ctl_cmds[0]))
 
 struct ctl_opts {
 	const char	*o_key;
+	const char	*o_pos;
 	const char	*o_val[8];
 	char		**o_argv;
 	int		 o_argc;
@@ -82,6 +89,7 @@ static int	ctl_run(struct imsgbuf *, struct ctl_ctx *, int);
 static void	ctl_show_stats(struct imsg *);
 static void	ctl_show_fence(struct ctl_ctx *, struct imsg *);
 static void	ctl_result(struct ctl_ctx *, struct imsg *);
+static void	ctl_identity(struct imsg *);
 static const char *ctl_opt(const struct ctl_cmd *, struct ctl_opts *,
 		    const char *);
 
@@ -162,6 +170,8 @@ main(int argc, char *argv[])
 	struct msg_boot	 b;
 	struct msg_fence_req q;
 	struct msg_exec	 x;
+	struct msg_gitconfig g;
+	struct msg_gitinit gi;
 	const char	*sock = FENCED_SOCKET, *v;
 	struct imsgbuf	*ibuf;
 	void		*buf = NULL;
@@ -252,6 +262,37 @@ main(int argc, char *argv[])
 		wait_ms = (x.x_timeout_ms ? x.x_timeout_ms : EXEC_TIMEOUT_MAX) +
 		    CTL_EXEC_MARGIN_MS;
 		break;
+	case CTL_GIT_CONFIG:
+		memset(&g, 0, sizeof(g));
+		strlcpy(g.g_key, o.o_key, sizeof(g.g_key));
+		if ((v = ctl_opt(cmd, &o, "name")) != NULL) {
+			g.g_set_name = 1;
+			if (strlcpy(g.g_name, v, sizeof(g.g_name)) >=
+			    sizeof(g.g_name))
+				errx(1, "name: longer than %d bytes",
+				    MSG_GIT_VALUE_MAX);
+		}
+		if ((v = ctl_opt(cmd, &o, "email")) != NULL) {
+			g.g_set_email = 1;
+			if (strlcpy(g.g_email, v, sizeof(g.g_email)) >=
+			    sizeof(g.g_email))
+				errx(1, "email: longer than %d bytes",
+				    MSG_GIT_VALUE_MAX);
+		}
+		type = IMSG_CTL_GIT_CONFIG;
+		if (msg_gitconfig_encode(&g, &buf, &len) == -1)
+			ctl_encode_failed();
+		break;
+	case CTL_GIT_INIT:
+		memset(&gi, 0, sizeof(gi));
+		strlcpy(gi.gi_key, o.o_key, sizeof(gi.gi_key));
+		if (o.o_pos != NULL && strlcpy(gi.gi_path, o.o_pos,
+		    sizeof(gi.gi_path)) >= sizeof(gi.gi_path))
+			errx(1, "path too long");
+		type = IMSG_CTL_GIT_INIT;
+		if (msg_gitinit_encode(&gi, &buf, &len) == -1)
+			ctl_encode_failed();
+		break;
 	case CTL_LOG_VERBOSE:
 	case CTL_LOG_BRIEF:
 		type = IMSG_CTL_LOG_VERBOSE;
@@ -306,6 +347,12 @@ ctl_parse(int argc, char **argv, struct ctl_opts *o)
 		    CTL_STOP && strcmp(o->o_key, "all") == 0))
 			errx(1, "%s: not a fence key ([a-z0-9][a-z0-9_-]"
 			    "{0,62})", o->o_key);
+	}
+	if (cmd->cc_pos && n < argc) {
+		if (n + 1 != argc)
+			return (NULL);
+		o->o_pos = argv[n];
+		return (cmd);
 	}
 	while (n < argc) {
 		if (strcmp(argv[n], "--") == 0 && cmd->cc_argv) {
@@ -429,6 +476,9 @@ ctl_run(struct imsgbuf *ibuf, struct ctl_ctx *ctx, int wait_ms)
 			break;
 		case IMSG_CTL_RESULT:
 			ctl_result(ctx, &imsg);
+			break;
+		case IMSG_CTL_GIT_IDENTITY:
+			ctl_identity(&imsg);
 			break;
 		default:
 			errx(1, "unexpected reply %s",
@@ -584,4 +634,14 @@ ctl_result(struct ctl_ctx *ctx, struct imsg *imsg)
 	else
 		ctx->c_status = rs.rs_exit;
 	msg_result_free(&rs);
+}
+
+static void
+ctl_identity(struct imsg *imsg)
+{
+	struct msg_gitconfig g;
+
+	if (msg_gitconfig_decode(imsg->data, imsg->len, &g) == -1)
+		errx(1, "bad identity reply");
+	printf("user.name: %s\nuser.email: %s\n", g.g_name, g.g_email);
 }

@@ -8,6 +8,7 @@
  * step is in the file of its kernel facility.
  */
 #include <sys/types.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -37,7 +38,7 @@ struct fence_host fence_host;
 
 struct fence_step {
 	const char	*st_name;
-	int		 st_tier;	/* the lowest tier that has the step */
+	int		 st_tier;	/* the lowest tier with the step */
 	enum fence_clock st_clock;	/* the timing it adds to */
 	int		(*st_fn)(struct fence_ctx *);
 };
@@ -49,26 +50,25 @@ struct fence_step {
  * (fence_ns.c): mount, pid, ipc and uts at every tier, net at L2.
  */
 static const struct fence_step fence_steps[] = {
-	{ "join cgroups",	TIER_L1,  FENCE_T_CGROUP,	fence_cgroup_join },
-	{ "cgroup namespace",	TIER_L1,  FENCE_T_NAMESPACES,	fence_ns_cgroup },
-	{ "hostname",		TIER_L1,  FENCE_T_NAMESPACES,	fence_ns_hostname },
-	{ "session",		TIER_L1,  FENCE_T_NAMESPACES,	fence_ns_session },
-	{ "loopback",		TIER_L2,  FENCE_T_NAMESPACES,	fence_net_lo_up },
-	{ "mount sources",	TIER_L1,  FENCE_T_MOUNTS,	fence_mount_sources },
-	{ "filesystem",		TIER_L1,  FENCE_T_MOUNTS,	fence_mount_build },
-	{ "core rlimit",	TIER_L1,  FENCE_T_SECCOMP,	fence_rlimit_core },
-	{ "rlimits",		TIER_L15, FENCE_T_SECCOMP,	fence_rlimit_limits },
-	{ "landlock ruleset",	TIER_L15, FENCE_T_SECCOMP,
+	{ "join cgroups", TIER_L1, FENCE_T_CGROUP, fence_cgroup_join },
+	{ "cgroup namespace", TIER_L1, FENCE_T_NAMESPACES, fence_ns_cgroup },
+	{ "hostname", TIER_L1, FENCE_T_NAMESPACES, fence_ns_hostname },
+	{ "session", TIER_L1, FENCE_T_NAMESPACES, fence_ns_session },
+	{ "loopback", TIER_L2, FENCE_T_NAMESPACES, fence_net_lo_up },
+	{ "mount sources", TIER_L1, FENCE_T_MOUNTS, fence_mount_sources },
+	{ "filesystem", TIER_L1, FENCE_T_MOUNTS, fence_mount_build },
+	{ "core rlimit", TIER_L1, FENCE_T_SECCOMP, fence_rlimit_core },
+	{ "rlimits", TIER_L15, FENCE_T_SECCOMP, fence_rlimit_limits },
+	{ "landlock ruleset", TIER_L15, FENCE_T_SECCOMP,
 	    fence_landlock_prepare },
-	{ "bounding set",	TIER_L15, FENCE_T_SECCOMP,	fence_caps_bound },
-	{ "identity",		TIER_L1,  FENCE_T_SECCOMP,	fence_caps_ids },
-	{ "capabilities",	TIER_L1,  FENCE_T_SECCOMP,	fence_caps_clear },
+	{ "bounding set", TIER_L15, FENCE_T_SECCOMP, fence_caps_bound },
+	{ "identity", TIER_L1, FENCE_T_SECCOMP, fence_caps_ids },
+	{ "capabilities", TIER_L1, FENCE_T_SECCOMP, fence_caps_clear },
 	{ "parent death signal", TIER_L1, FENCE_T_SECCOMP,
 	    fence_caps_pdeathsig },
-	{ "no_new_privs",	TIER_L15, FENCE_T_SECCOMP,	fence_caps_nnp },
-	{ "landlock",		TIER_L15, FENCE_T_SECCOMP,
-	    fence_landlock_restrict },
-	{ "seccomp",		TIER_L15, FENCE_T_SECCOMP,	fence_seccomp_load },
+	{ "no_new_privs", TIER_L15, FENCE_T_SECCOMP, fence_caps_nnp },
+	{ "landlock", TIER_L15, FENCE_T_SECCOMP, fence_landlock_restrict },
+	{ "seccomp", TIER_L15, FENCE_T_SECCOMP, fence_seccomp_load },
 };
 _Static_assert(nitems(fence_steps) <= FENCE_NSTEPS, "FENCE_NSTEPS");
 
@@ -123,11 +123,13 @@ fence_child_err(struct fence_ctx *ctx, int err, const char *fmt, ...)
 }
 
 /*
- * Child side, first: our copy of the status pipe's read end goes, so the
- * parent's death shows as a broken pipe; the caller's signal handlers
- * must not run in pid 1 (it shares their memory until execve), so every
- * disposition goes back to the default while all signals are still
- * blocked (fence_ns_clone() blocked them).
+ * Child side, first: pid 1 dies with its parent (set again after the
+ * uid changes, which clears it); our copy of the status pipe's read end
+ * goes, so the parent's death shows as a broken pipe; the caller's
+ * signal handlers must not run in pid 1 (it shares their memory until
+ * execve), so every disposition goes back to the default while all
+ * signals are still blocked (fence_ns_clone() blocked them).  The mode
+ * of what the mounts create is spelled out, so no umask.
  */
 static void
 fence_child_early(struct fence_ctx *ctx)
@@ -135,6 +137,7 @@ fence_child_early(struct fence_ctx *ctx)
 	struct sigaction sa;
 	int		 sig;
 
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	(void)close(ctx->fc_status_rfd);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
@@ -144,6 +147,18 @@ fence_child_early(struct fence_ctx *ctx)
 		(void)sigaction(sig, &sa, NULL);
 	}
 	(void)umask(0);
+}
+
+/* Child side: one whole record on the status pipe. */
+static int
+fence_child_send(struct fence_ctx *ctx, uint32_t kind)
+{
+	const void	*rec = &ctx->fc_st;
+	ssize_t		 n;
+
+	ctx->fc_st.fst_kind = kind;
+	n = write(ctx->fc_status_fd, rec, sizeof(struct fence_status));
+	return (n == (ssize_t)sizeof(struct fence_status) ? 0 : -1);
 }
 
 /* Child side: fd 3 is the channel, 0-2 the caller's or /dev/null. */
@@ -189,9 +204,7 @@ fence_child_exec(struct fence_ctx *ctx)
 		return;
 	}
 	(void)umask(022);
-	ctx->fc_st.fst_kind = FENCE_ST_EXEC;
-	if (write(ctx->fc_status_fd, &ctx->fc_st, sizeof(ctx->fc_st)) !=
-	    (ssize_t)sizeof(ctx->fc_st))
+	if (fence_child_send(ctx, FENCE_ST_EXEC) == -1)
 		_exit(127);	/* nobody is listening any more */
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
@@ -230,9 +243,7 @@ fence_child(void *arg)
 	}
 	fence_child_exec(ctx);
  fail:
-	ctx->fc_st.fst_kind = FENCE_ST_ERROR;
-	if (write(ctx->fc_status_fd, &ctx->fc_st, sizeof(ctx->fc_st)) == -1)
-		_exit(126);
+	(void)fence_child_send(ctx, FENCE_ST_ERROR);
 	_exit(127);
 }
 

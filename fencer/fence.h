@@ -68,7 +68,9 @@ struct fence_proc {
  * fence_init() does once per process what every boot would otherwise
  * repeat (the seccomp program, the Landlock ABI, the host's /usr
  * layout); fence_start() calls it on first use, the fencer may call it
- * before it locks itself down.
+ * before it locks itself down.  fence_start() is not reentrant and wants
+ * a single-threaded caller: pid 1 shares the caller's memory until it
+ * executes the init (docs/fence.md).
  */
 int	fence_init(char *, size_t);
 int	fence_start(const struct fence_spec *, struct fence_proc *, char *,

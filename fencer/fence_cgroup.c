@@ -95,6 +95,20 @@ fence_cg_is_v2(const char *dir)
 	return (statfs(dir, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC);
 }
 
+/* Whether a space separated list of controllers has ctrl. */
+static int
+fence_cg_has(const char *list, const char *ctrl)
+{
+	size_t	 len = strlen(ctrl);
+	const char *p;
+
+	for (p = list; (p = strstr(p, ctrl)) != NULL; p += len)
+		if ((p == list || p[-1] == ' ') &&
+		    (p[len] == ' ' || p[len] == '\n' || p[len] == '\0'))
+			return (1);
+	return (0);
+}
+
 /* The kernel keeps whole pages and clamps what it cannot count. */
 static int
 fence_cg_memory_check(const char *dir, const char *file, uint64_t want,
@@ -215,7 +229,7 @@ fence_cg_delegate_v2(int which, const char *parent, char *err, size_t errlen)
 	char	 buf[512], v[32];
 
 	if (fence_cg_read(parent, "cgroup.subtree_control", buf,
-	    sizeof(buf)) == 0 && strstr(buf, fence_cg_names[which]) != NULL)
+	    sizeof(buf)) == 0 && fence_cg_has(buf, fence_cg_names[which]))
 		return (0);
 	snprintf(v, sizeof(v), "+%s", fence_cg_names[which]);
 	return (fence_cg_write(parent, "cgroup.subtree_control", v, err,
@@ -255,8 +269,13 @@ fence_cg_mkdir(const char *path, char *err, size_t errlen)
 {
 	if (mkdir(path, 0755) == 0)
 		return (0);
-	if (errno == EEXIST && rmdir(path) == 0 && mkdir(path, 0755) == 0)
-		return (0);
+	if (errno == EEXIST) {
+		if (rmdir(path) == 0 && mkdir(path, 0755) == 0)
+			return (0);
+		snprintf(err, errlen, "cgroup %s exists and is in use: %s",
+		    path, strerror(errno));
+		return (-1);
+	}
 	snprintf(err, errlen, "mkdir %s: %s", path, strerror(errno));
 	return (-1);
 }
@@ -294,7 +313,8 @@ fence_cg_one(int which, const struct fence_spec *s, struct fence_proc *proc,
 	if (shared)
 		return (0);
 	snprintf(path, sizeof(path), "%s/cgroup.procs", proc->fp_cgroup[which]);
-	if ((ctx->fc_cg_procs[which] = open(path, O_WRONLY | O_CLOEXEC)) == -1) {
+	ctx->fc_cg_procs[which] = open(path, O_WRONLY | O_CLOEXEC);
+	if (ctx->fc_cg_procs[which] == -1) {
 		snprintf(err, errlen, "open %s: %s", path, strerror(errno));
 		return (-1);
 	}
@@ -314,7 +334,10 @@ fence_cgroup_create(const struct fence_spec *s, struct fence_proc *proc,
 	return (0);
 }
 
-/* Child side: "0" moves the writer itself. */
+/*
+ * Child side: "0" moves the writer itself.  The fds are closed in pid 1
+ * only; ctx is the parent's memory too, which closes its own copies.
+ */
 int
 fence_cgroup_join(struct fence_ctx *ctx)
 {
@@ -327,7 +350,6 @@ fence_cgroup_join(struct fence_ctx *ctx)
 			return (fence_child_err(ctx, errno, "join %s cgroup",
 			    fence_cg_names[i]));
 		(void)close(ctx->fc_cg_procs[i]);
-		ctx->fc_cg_procs[i] = -1;
 	}
 	return (0);
 }
@@ -495,7 +517,7 @@ fence_cg_mount(const char *ctrl, char *mnt, size_t mlen, char *root,
 		return (-1);
 	while (!found && fgets(line, sizeof(line), f) != NULL) {
 		line[strcspn(line, "\n")] = '\0';
-		/* id parent maj:min root mountpoint opts ... - type src sopts */
+		/* id parent dev root mountpoint opts ... - type src sopts */
 		if ((sep = strstr(line, " - ")) == NULL)
 			continue;
 		*sep = '\0';
@@ -535,7 +557,8 @@ int
 fence_cgroup_parents(const char *sub, char parents[3][PATH_MAX], char *err,
     size_t errlen)
 {
-	char		 cg[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX], buf[512];
+	char		 cg[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX];
+	char		 own[PATH_MAX], buf[512];
 	const char	*rel;
 	size_t		 rl;
 	int		 i, kind;
@@ -560,13 +583,6 @@ fence_cgroup_parents(const char *sub, char parents[3][PATH_MAX], char *err,
 				    "has the %s controller", ctrl);
 				return (-1);
 			}
-			snprintf(parents[i], PATH_MAX, "%s", mnt);
-			if (fence_cg_read(mnt, "cgroup.controllers", buf,
-			    sizeof(buf)) == -1 || strstr(buf, ctrl) == NULL) {
-				snprintf(err, errlen, "no cgroup hierarchy "
-				    "has the %s controller", ctrl);
-				return (-1);
-			}
 		}
 		/* A mount of a sub-tree shows paths relative to its root. */
 		rel = cg;
@@ -576,9 +592,17 @@ fence_cgroup_parents(const char *sub, char parents[3][PATH_MAX], char *err,
 			rel = cg + rl;
 		if (strcmp(rel, "/") == 0)
 			rel = "";
-		if ((size_t)snprintf(parents[i], PATH_MAX, "%s%s/%s", mnt, rel,
-		    sub) >= PATH_MAX) {
+		if ((size_t)snprintf(own, sizeof(own), "%s%s", mnt, rel) >=
+		    sizeof(own) || (size_t)snprintf(parents[i], PATH_MAX,
+		    "%s/%s", own, sub) >= PATH_MAX) {
 			snprintf(err, errlen, "cgroup path too long");
+			return (-1);
+		}
+		/* v2: our own cgroup must offer the controller. */
+		if (kind != 1 && (fence_cg_read(own, "cgroup.controllers", buf,
+		    sizeof(buf)) == -1 || !fence_cg_has(buf, ctrl))) {
+			snprintf(err, errlen, "%s/cgroup.controllers lacks %s",
+			    own, ctrl);
 			return (-1);
 		}
 	}

@@ -163,12 +163,12 @@ fence_home_step(struct fence_walk *w, const char *comp, const char *tail,
 		goto fail;
 	(void)close(w->fw_fd);
 	w->fw_fd = fd;
-	if (strlen(w->fw_canon) + strlen(comp) + 2 > sizeof(w->fw_canon)) {
+	if (strlcat(w->fw_canon, "/", sizeof(w->fw_canon)) >=
+	    sizeof(w->fw_canon) || strlcat(w->fw_canon, comp,
+	    sizeof(w->fw_canon)) >= sizeof(w->fw_canon)) {
 		errno = ENAMETOOLONG;
 		goto fail;
 	}
-	strcat(w->fw_canon, "/");
-	strcat(w->fw_canon, comp);
 	return (0);
  fail:
 	snprintf(err, errlen, "%s/%s: %s", w->fw_canon, comp, strerror(errno));
@@ -213,8 +213,64 @@ fence_home_resolve(struct fence_walk *w, const char *homes, uid_t uid,
 			return (-1);
 	}
 	if (w->fw_canon[0] == '\0')
-		strcpy(w->fw_canon, "/");
+		(void)strlcpy(w->fw_canon, "/", sizeof(w->fw_canon));
 	return (0);
+}
+
+/* <key> in the resolved homes dir: opened without following, or made. */
+static int
+fence_home_key(struct fence_walk *w, const char *key, uid_t uid, gid_t gid,
+    char *err, size_t errlen)
+{
+	struct stat	 sb;
+	int		 fd, created = 0;
+
+	fd = openat(w->fw_fd, key, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd == -1 && errno == ENOENT) {
+		if (mkdirat(w->fw_fd, key, 0700) == -1 && errno != EEXIST) {
+			snprintf(err, errlen, "mkdir %s/%s: %s", w->fw_canon,
+			    key, strerror(errno));
+			return (-1);
+		}
+		created = 1;
+		fd = openat(w->fw_fd, key, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd == -1) {
+		if ((errno == ELOOP || errno == ENOTDIR) &&
+		    fstatat(w->fw_fd, key, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(sb.st_mode))
+			snprintf(err, errlen, "home %s/%s is a symlink: "
+			    "refusing a home outside %s", w->fw_canon, key,
+			    w->fw_canon);
+		else
+			snprintf(err, errlen, "open home %s/%s: %s",
+			    w->fw_canon, key, strerror(errno));
+		return (-1);
+	}
+	if (fstat(fd, &sb) == -1) {
+		snprintf(err, errlen, "stat home: %s", strerror(errno));
+		goto fail;
+	}
+	if (created && sb.st_uid == 0) {
+		if (fchown(fd, uid, gid) == -1 || fchmod(fd, 0700) == -1) {
+			snprintf(err, errlen, "chown home %s/%s: %s",
+			    w->fw_canon, key, strerror(errno));
+			goto fail;
+		}
+		sb.st_uid = uid;
+	}
+	if (sb.st_uid != uid) {
+		snprintf(err, errlen, "home %s/%s belongs to uid %u, not %u",
+		    w->fw_canon, key, (unsigned)sb.st_uid, (unsigned)uid);
+		goto fail;
+	}
+	(void)close(fd);
+	return (0);
+ fail:
+	(void)close(fd);
+	return (-1);
 }
 
 int
@@ -223,7 +279,6 @@ fence_home_prepare(const char *homes, const char *key, uid_t uid, gid_t gid,
 {
 	struct fence_walk	 w;
 	struct stat		 sb;
-	int			 fd = -1, created = 0;
 
 	w.fw_fd = -1;
 	if (!fence_key_valid(key)) {
@@ -257,59 +312,16 @@ fence_home_prepare(const char *homes, const char *key, uid_t uid, gid_t gid,
 		    w.fw_canon, (unsigned)sb.st_uid);
 		goto fail;
 	}
-
-	fd = openat(w.fw_fd, key, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-	if (fd == -1 && errno == ENOENT) {
-		if (mkdirat(w.fw_fd, key, 0700) == -1 && errno != EEXIST) {
-			snprintf(err, errlen, "mkdir %s/%s: %s", w.fw_canon,
-			    key, strerror(errno));
-			goto fail;
-		}
-		created = 1;
-		fd = openat(w.fw_fd, key, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-	}
-	if (fd == -1) {
-		if ((errno == ELOOP || errno == ENOTDIR) &&
-		    fstatat(w.fw_fd, key, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISLNK(sb.st_mode))
-			snprintf(err, errlen, "home %s/%s is a symlink: "
-			    "refusing a home outside %s", w.fw_canon, key,
-			    w.fw_canon);
-		else
-			snprintf(err, errlen, "open home %s/%s: %s",
-			    w.fw_canon, key, strerror(errno));
+	if (fence_home_key(&w, key, uid, gid, err, errlen) == -1)
 		goto fail;
-	}
-	if (fstat(fd, &sb) == -1) {
-		snprintf(err, errlen, "stat home: %s", strerror(errno));
-		goto fail;
-	}
-	if (created && sb.st_uid == 0) {
-		if (fchown(fd, uid, gid) == -1 || fchmod(fd, 0700) == -1) {
-			snprintf(err, errlen, "chown home %s/%s: %s",
-			    w.fw_canon, key, strerror(errno));
-			goto fail;
-		}
-		sb.st_uid = uid;
-	}
-	if (sb.st_uid != uid) {
-		snprintf(err, errlen, "home %s/%s belongs to uid %u, not %u",
-		    w.fw_canon, key, (unsigned)sb.st_uid, (unsigned)uid);
-		goto fail;
-	}
 	if ((size_t)snprintf(out, outlen, "%s%s%s", w.fw_canon,
 	    strcmp(w.fw_canon, "/") == 0 ? "" : "/", key) >= outlen) {
 		snprintf(err, errlen, "home path too long");
 		goto fail;
 	}
-	(void)close(fd);
 	(void)close(w.fw_fd);
 	return (0);
  fail:
-	if (fd != -1)
-		(void)close(fd);
 	if (w.fw_fd != -1)
 		(void)close(w.fw_fd);
 	return (-1);

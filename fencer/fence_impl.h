@@ -72,7 +72,7 @@ struct fence_host {
 	int		 fh_ready;
 	int		 fh_landlock_abi;	/* 0: none */
 	int		 fh_cap_last;		/* highest capability */
-	uint64_t	 fh_cap_bound;		/* our bounding set at init */
+	uint64_t	 fh_cap_bound;		/* bounding set at init */
 	cap_t		 fh_nocaps;		/* the empty set */
 	const struct sock_fprog *fh_seccomp;	/* the L1.5 filter */
 };
@@ -84,7 +84,7 @@ struct fence_ctx {
 
 	/* Status pipe (write end) and the parent's liveness. */
 	int		 fc_status_fd;
-	int		 fc_status_rfd;		/* the parent's end: close it */
+	int		 fc_status_rfd;		/* the parent's end */
 	struct fence_status fc_st;
 
 	/* Child-side step clock. */
@@ -94,9 +94,9 @@ struct fence_ctx {
 	int		 fc_cg_procs[FENCE_CG_MAX];
 
 	/* Filesystem. */
-	char		 fc_home_mnt[PATH_MAX];	/* home/<user>, relative */
+	char		 fc_home_mnt[PATH_MAX];	/* home/<user> */
 	char		 fc_home_abs[PATH_MAX];	/* /home/<user> */
-	uint64_t	 fc_tmpfs_size;		/* bytes for /tmp, /var, /dev/shm */
+	uint64_t	 fc_tmpfs_size;	/* /tmp, /var, /dev/shm */
 	int		 fc_home_fd;		/* O_PATH, child side */
 	int		 fc_bindir_fd;
 

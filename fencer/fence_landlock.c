@@ -16,9 +16,9 @@
  *
  * The ABI is probed once per process.  Debian 12's <linux/landlock.h>
  * stops before some of these, so the missing constants and the struct
- * with the network and scope fields are declared here; the kernel
- * accepts the larger struct from older kernels' point of view as long
- * as the fields it does not know are zero, and they are.
+ * with the network and scope fields are declared here.  A kernel older
+ * than the struct accepts it as long as the fields it does not know are
+ * zero, and they are whenever the ABI lacks them.
  */
 #include <sys/types.h>
 #include <sys/syscall.h>
@@ -35,13 +35,14 @@
 #include "fence_impl.h"
 
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE		(1ULL << 14)	/* ABI 3 */
+#define LANDLOCK_ACCESS_FS_TRUNCATE	(1ULL << 14)	/* ABI 3 */
 #endif
 #ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
-#define LANDLOCK_ACCESS_FS_IOCTL_DEV		(1ULL << 15)	/* ABI 5 */
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV	(1ULL << 15)	/* ABI 5 */
 #endif
 #ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
-#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET	(1ULL << 0)	/* ABI 6 */
+/* ABI 6 */
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET	(1ULL << 0)
 #define LANDLOCK_SCOPE_SIGNAL			(1ULL << 1)
 #endif
 
@@ -85,7 +86,7 @@ static const struct {
 	{ "/dev/random",	FENCE_LL_DEV },
 	{ "/dev/urandom",	FENCE_LL_DEV },
 	{ "/dev/tty",		FENCE_LL_DEV },
-	{ NULL,			FENCE_LL_READ | FENCE_LL_WRITE }  /* home */
+	{ NULL,	/* home */	FENCE_LL_READ | FENCE_LL_WRITE }
 };
 
 /* The filesystem rights the kernel's ABI knows. */

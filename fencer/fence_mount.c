@@ -10,16 +10,17 @@
  *	/bin, /lib...	symlinks into usr/ where the host has them
  *	/tmp		fresh tmpfs 1777
  *	/var		fresh tmpfs 0755, with /var/tmp 1777
- *	/run		fresh tmpfs 0755; /run/fenced/bin is the fenced bin
- *			dir, bound read-only
- *	/home		fresh tmpfs 0755; /home/<user> is the sandbox home,
- *			bound read-write (nosuid, nodev)
+ *	/run		fresh tmpfs 0755; /run/fenced/bin is the bin dir
+ *			of fenced, bound read-only
+ *	/home		fresh tmpfs 0755; /home/<user> is the sandbox
+ *			home, bound read-write (nosuid, nodev)
  *	/dev		tmpfs with null, zero, full, random, urandom, tty
  *			bound from the host, fd/stdin/stdout/stderr links,
  *			a /dev/shm tmpfs; read-only
- *	/proc		a fresh proc of the fence's pid namespace, /proc/sys
- *			read-only, sensitive files under /dev/null, a few
- *			directories under an empty read-only tmpfs
+ *	/proc		a fresh proc of the fence's pid namespace,
+ *			/proc/sys read-only, sensitive files under
+ *			/dev/null, a few directories under an empty
+ *			read-only tmpfs
  *	/sys		absent
  *
  * The home and the bin dir are opened before the staging tmpfs hides

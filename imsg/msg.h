@@ -60,10 +60,13 @@ enum imsg_type {
 	IMSG_CTL_STOP,		/* struct msg_fence_req (uid ignored) */
 	IMSG_CTL_LIST,		/* struct msg_fence_req (uid ignored) */
 	IMSG_CTL_EXEC,		/* struct msg_exec (bearer ignored) */
+	IMSG_CTL_GIT_CONFIG,	/* struct msg_gitconfig (bearer ignored) */
+	IMSG_CTL_GIT_INIT,	/* struct msg_gitinit (bearer ignored) */
 
 	/* broker -> fencectl */
 	IMSG_CTL_FENCE,		/* struct msg_fence */
 	IMSG_CTL_RESULT,	/* struct msg_result */
+	IMSG_CTL_GIT_IDENTITY,	/* struct msg_gitconfig */
 
 	/* fencer -> agent, agent -> fencer */
 	IMSG_AGENT_HELLO,	/* struct msg_hello */
@@ -209,6 +212,7 @@ struct msg_result {
 
 #define MSG_GIT_VALUE_MAX	256
 struct msg_gitconfig {
+	char		 g_key[FENCE_KEY_SIZE];	/* fencectl -> broker */
 	uint8_t		 g_bearer[MSG_BEARER_LEN];
 	int		 g_set_name;	/* write user.name */
 	int		 g_set_email;	/* write user.email */
@@ -217,6 +221,7 @@ struct msg_gitconfig {
 };
 
 struct msg_gitinit {
+	char		 gi_key[FENCE_KEY_SIZE];	/* fencectl -> broker */
 	uint8_t		 gi_bearer[MSG_BEARER_LEN];
 	char		 gi_path[PATH_MAX];	/* "" for HOME */
 };

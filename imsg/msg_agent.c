@@ -25,8 +25,8 @@
 #define MSG_HELLO_FIELDS	8
 #define MSG_EXEC_FIELDS		8
 #define MSG_RESULT_FIELDS	8
-#define MSG_GITCONFIG_FIELDS	5
-#define MSG_GITINIT_FIELDS	2
+#define MSG_GITCONFIG_FIELDS	6
+#define MSG_GITINIT_FIELDS	3
 
 #define MSG_SIGNAL_MAX		64	/* highest Linux signal number */
 
@@ -471,6 +471,8 @@ msg_gitconfig_valid(const struct msg_gitconfig *g)
 	if ((g->g_set_name != 0 && g->g_set_name != 1) ||
 	    (g->g_set_email != 0 && g->g_set_email != 1))
 		return (0);
+	if (g->g_key[0] != '\0' && !fence_key_valid(g->g_key))
+		return (0);
 	return (strnlen(g->g_name, sizeof(g->g_name)) < sizeof(g->g_name) &&
 	    strnlen(g->g_email, sizeof(g->g_email)) < sizeof(g->g_email));
 }
@@ -484,6 +486,7 @@ msg_gitconfig_encode(const struct msg_gitconfig *g, void **buf, size_t *len)
 		return (msg_agent_einval());
 	mp_write_init(&w);
 	mp_write_array(&w, MSG_GITCONFIG_FIELDS);
+	mp_write_str(&w, g->g_key, sizeof(g->g_key));
 	msg_write_bearer(&w, g->g_bearer);
 	mp_write_bool(&w, g->g_set_name);
 	mp_write_bool(&w, g->g_set_email);
@@ -501,6 +504,7 @@ msg_gitconfig_decode(const void *data, size_t len, struct msg_gitconfig *out)
 
 	memset(&g, 0, sizeof(g));
 	mp_read_begin(&r, data, len, MSG_GITCONFIG_FIELDS);
+	mp_read_str(&r, g.g_key, sizeof(g.g_key));
 	bad = msg_read_bearer(&r, g.g_bearer) == -1;
 	mp_read_bool(&r, &g.g_set_name);
 	mp_read_bool(&r, &g.g_set_email);
@@ -521,10 +525,12 @@ msg_gitinit_encode(const struct msg_gitinit *gi, void **buf, size_t *len)
 {
 	struct mp_writer w;
 
-	if (strnlen(gi->gi_path, sizeof(gi->gi_path)) == sizeof(gi->gi_path))
+	if (strnlen(gi->gi_path, sizeof(gi->gi_path)) == sizeof(gi->gi_path) ||
+	    (gi->gi_key[0] != '\0' && !fence_key_valid(gi->gi_key)))
 		return (msg_agent_einval());
 	mp_write_init(&w);
 	mp_write_array(&w, MSG_GITINIT_FIELDS);
+	mp_write_str(&w, gi->gi_key, sizeof(gi->gi_key));
 	msg_write_bearer(&w, gi->gi_bearer);
 	mp_write_str(&w, gi->gi_path, sizeof(gi->gi_path));
 	return (mp_write_finish(&w, buf, len));
@@ -539,9 +545,11 @@ msg_gitinit_decode(const void *data, size_t len, struct msg_gitinit *out)
 
 	memset(&gi, 0, sizeof(gi));
 	mp_read_begin(&r, data, len, MSG_GITINIT_FIELDS);
+	mp_read_str(&r, gi.gi_key, sizeof(gi.gi_key));
 	bad = msg_read_bearer(&r, gi.gi_bearer) == -1;
 	mp_read_str(&r, gi.gi_path, sizeof(gi.gi_path));
-	if (mp_read_end(&r) == -1 || bad) {
+	if (mp_read_end(&r) == -1 || bad || (gi.gi_key[0] != '\0' &&
+	    !fence_key_valid(gi.gi_key))) {
 		explicit_bzero(&gi, sizeof(gi));
 		return (msg_agent_bad());
 	}

@@ -474,7 +474,7 @@ stop_leaves_nothing_body() {
 	fence_expect '^ok orphan$'
 	fence_expect '^deadline: stopped [0-9]+ ms after it passed$'
 	fence_reject '^init: '
-	fence_expect '^clean: no process, mount or cgroup left$'
+	fence_expect '^clean: no process, mount, cgroup or fd left$'
 	ms=$(sed -n 's/^deadline: stopped \([0-9]*\) ms.*/\1/p' out)
 	[ "$ms" -lt 1000 ] || atf_fail "stopping took $ms ms"
 	atf_check -o inline:"yes\n" cat "$HOMES/$KEY/kept"

@@ -5,13 +5,9 @@
 
 . "$(atf_get_srcdir)/lib.subr"
 
-ctl() {
-	"$BIN/fencectl" -s "$PWD/ctl.sock" "$@"
-}
-
 # The host pid of a fence's pid 1, from show environment.
 fence_pid() {
-	ctl show environment "$1" | awk '$1 == "pid:" { print $2 }'
+	$CTL show environment "$1" | awk '$1 == "pid:" { print $2 }'
 }
 
 # Every process whose pid namespace is not ours: what fences left.
@@ -45,20 +41,20 @@ tiers_body() {
 	fenced_start
 	for t in L1 L1.5 L2; do
 		k=t-$(echo $t | tr -d .| tr A-Z a-z)
-		atf_check -o match:"^state: *running" ctl boot $k tier $t
-		atf_check -o match:"^tier: *$t\$" ctl show environment $k
+		atf_check -o match:"^state: *running" $CTL boot $k tier $t
+		atf_check -o match:"^tier: *$t\$" $CTL show environment $k
 		atf_check -o match:"timings: *namespaces [0-9]+ us" \
-		    ctl show environment $k
+		    $CTL show environment $k
 		pid=$(fence_pid $k)
 		[ -n "$pid" ] && [ -d /proc/$pid ] || atf_fail "no pid 1 for $k"
 		# Never host uid 0: a root-owned fence gets one of its own.
-		atf_check -o match:"^uid=6[0-9]{4} " ctl exec $k -- /usr/bin/id
-		atf_check -o inline:"hello\n" ctl exec $k -- sh -c 'echo hello > f; cat f'
-		atf_check -o match:"^stopped $k" ctl stop $k
+		atf_check -o match:"^uid=6[0-9]{4} " $CTL exec $k -- /usr/bin/id
+		atf_check -o inline:"hello\n" $CTL exec $k -- sh -c 'echo hello > f; cat f'
+		atf_check -o match:"^stopped $k" $CTL stop $k
 		wait_gone $pid 2 || atf_fail "pid 1 of $k still there"
 		[ -f "$(fenced_homes)/$k/f" ] || atf_fail "home of $k lost its file"
 	done
-	atf_check -o match:"fences: 0 running" ctl show stats
+	atf_check -o match:"fences: 0 running" $CTL show stats
 	atf_check_equal "" "$(fence_procs)"
 	ls /sys/fs/cgroup/pids/fenced.$FENCED_PID 2>/dev/null | \
 	    grep -q '^t-' && atf_fail "a fence's cgroup was left behind"
@@ -74,15 +70,15 @@ home_persists_head() {
 home_persists_body() {
 	fenced_vars
 	fenced_start
-	ctl boot keep > /dev/null || atf_fail "boot"
-	uid1=$(ctl exec keep -- id -u)
-	atf_check ctl exec keep -- sh -c 'echo kept > note'
-	ctl stop keep > /dev/null
+	$CTL boot keep > /dev/null || atf_fail "boot"
+	uid1=$($CTL exec keep -- id -u)
+	atf_check $CTL exec keep -- sh -c 'echo kept > note'
+	$CTL stop keep > /dev/null
 	fenced_stop
 	fenced_start
-	ctl boot keep > /dev/null || atf_fail "second boot"
-	atf_check -o inline:"kept\n" ctl exec keep -- cat note
-	atf_check_equal "$uid1" "$(ctl exec keep -- id -u)"
+	$CTL boot keep > /dev/null || atf_fail "second boot"
+	atf_check -o inline:"kept\n" $CTL exec keep -- cat note
+	atf_check_equal "$uid1" "$($CTL exec keep -- id -u)"
 	atf_check_equal "$uid1" "$(stat -c %u "$(fenced_homes)/keep")"
 	atf_check_equal "700" "$(stat -c %a "$(fenced_homes)/keep")"
 	fenced_stop
@@ -97,11 +93,11 @@ deadline_head() {
 deadline_body() {
 	fenced_vars
 	fenced_start
-	ctl boot short lifetime 2 > /dev/null || atf_fail "boot"
+	$CTL boot short lifetime 2 > /dev/null || atf_fail "boot"
 	pid=$(fence_pid short)
 	wait_gone $pid 5 || atf_fail "fence outlived its deadline by 3 s"
 	atf_check -o match:"fence short: lifetime over" cat fenced.log
-	atf_check -s exit:1 -e match:"not-found" ctl show environment short
+	atf_check -s exit:1 -e match:"not-found" $CTL show environment short
 	fenced_stop
 }
 deadline_cleanup() { fenced_cleanup; }
@@ -116,21 +112,21 @@ refused_body() {
 	fenced_start
 	# A home that resolves outside homes.
 	ln -s /etc "$(fenced_homes)/evil"
-	atf_check -s exit:1 -e match:"home-refused" ctl boot evil
-	atf_check -s exit:1 -e match:"not-found" ctl show environment evil
+	atf_check -s exit:1 -e match:"home-refused" $CTL boot evil
+	atf_check -s exit:1 -e match:"not-found" $CTL show environment evil
 	# A backend this build does not have: no fallback to native.
 	atf_check -s exit:1 -e match:"backend-unavailable" \
-	    ctl boot other backend runsc
+	    $CTL boot other backend runsc
 	atf_check -s exit:1 -e match:"backend-unavailable" \
-	    ctl boot other backend mock
-	atf_check -s exit:1 -e match:"not a fence key" ctl boot ../x
+	    $CTL boot other backend mock
+	atf_check -s exit:1 -e match:"not a fence key" $CTL boot ../x
 	atf_check -s exit:1 -e match:"exists" sh -c \
 	    "'$BIN/fencectl' -s '$PWD/ctl.sock' boot twice >/dev/null &&
 	     '$BIN/fencectl' -s '$PWD/ctl.sock' boot twice"
-	atf_check -s exit:1 -e match:"unmeasured" ctl boot req require L1.5
-	atf_check -o match:"fences: 1 running" ctl show stats
-	ctl stop all > /dev/null
-	atf_check -o match:"fences: 0 running" ctl show stats
+	atf_check -s exit:1 -e match:"unmeasured" $CTL boot req require L1.5
+	atf_check -o match:"fences: 1 running" $CTL show stats
+	$CTL stop all > /dev/null
+	atf_check -o match:"fences: 0 running" $CTL show stats
 	atf_check_equal "" "$(fence_procs)"
 	fenced_stop
 }
@@ -144,9 +140,9 @@ sigkill_parent_head() {
 sigkill_parent_body() {
 	fenced_vars
 	fenced_start
-	ctl boot a tier L1 > /dev/null && ctl boot b tier L2 > /dev/null ||
+	$CTL boot a tier L1 > /dev/null && $CTL boot b tier L2 > /dev/null ||
 	    atf_fail "boot"
-	ctl exec a -- sh -c 'sleep 1000 & sleep 1000 & true' ||
+	$CTL exec a -- sh -c 'sleep 1000 & sleep 1000 & true' ||
 	    atf_fail "exec"
 	a=$(fence_pid a); b=$(fence_pid b)
 	kill -9 $FENCED_PID
@@ -167,7 +163,7 @@ sigkill_all_head() {
 sigkill_all_body() {
 	fenced_vars
 	fenced_start
-	ctl boot a tier L1.5 > /dev/null || atf_fail "boot"
+	$CTL boot a tier L1.5 > /dev/null || atf_fail "boot"
 	a=$(fence_pid a)
 	kill -9 $(cat fenced.pids)
 	wait_gone $a 3 || atf_fail "fence survived the fencer"

@@ -563,7 +563,8 @@ ATF_TC_BODY(gitconfig_malformed, tc)
 		blen = i == 1 ? 5 : MSG_BEARER_LEN;
 		vlen = i == 2 ? MSG_GIT_VALUE_MAX + 1 : 3;
 		mp_write_init(&w);
-		mp_write_array(&w, 5);
+		mp_write_array(&w, 6);
+		mp_write_str(&w, "", 1);
 		mp_write_bin(&w, b, blen);
 		mp_write_bool(&w, 1);
 		mp_write_bool(&w, 0);

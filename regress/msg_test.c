@@ -755,8 +755,11 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_CTL_STOP:
 		case IMSG_CTL_LIST:
 		case IMSG_CTL_EXEC:
+		case IMSG_CTL_GIT_CONFIG:
+		case IMSG_CTL_GIT_INIT:
 		case IMSG_CTL_FENCE:
 		case IMSG_CTL_RESULT:
+		case IMSG_CTL_GIT_IDENTITY:
 		case IMSG_AGENT_HELLO:
 		case IMSG_AGENT_EXEC:
 		case IMSG_AGENT_RESULT:

@@ -9,9 +9,10 @@
  *		stop it and check that nothing is left
  *	t_fence ... -N count -- init [arg...]	boot count times, timings
  *	t_fence -R count -- command [arg...]	fork+exec+wait timings
- *	t_fence -x -H homes -k key -u uid -g gid	fence_home_prepare() only
+ *	t_fence -x -H homes -k key -u uid -g gid
+ *						fence_home_prepare() only
  *	t_fence -P [-C sub]			print the cgroup parents
- *	t_fence -Q [-C sub]			what the kernel lacks, if anything
+ *	t_fence -Q [-C sub]			what the kernel lacks
  *	t_fence -Z arch nr [arg0 [arg1]]	run the fence's seccomp
  *						program on one call
  *
@@ -293,6 +294,22 @@ tf_count_mounts(void)
 }
 
 static int
+tf_count_fds(void)
+{
+	struct dirent	*de;
+	DIR		*d;
+	int		 n = 0;
+
+	if ((d = opendir("/proc/self/fd")) == NULL)
+		return (-1);
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return (n);
+}
+
+static int
 tf_listen_tcp(void)
 {
 	struct sockaddr_in	 sin;
@@ -378,9 +395,12 @@ tf_wait(struct fence_proc *p, int sec)
 	return (1);
 }
 
-/* After fence_stop: no cgroup, no process of the uid, no new mount. */
+/*
+ * After fence_stop: no cgroup, no process of the uid, no new mount, no
+ * file descriptor more than before.
+ */
 static int
-tf_check_clean(char cg[3][PATH_MAX], uid_t uid, int mounts)
+tf_check_clean(char cg[3][PATH_MAX], uid_t uid, int mounts, int fds)
 {
 	int	 i, n, bad = 0;
 
@@ -398,8 +418,12 @@ tf_check_clean(char cg[3][PATH_MAX], uid_t uid, int mounts)
 		printf("leftover: %d mounts, %d before\n", n, mounts);
 		bad = 1;
 	}
+	if ((n = tf_count_fds()) != fds) {
+		printf("leftover: %d open files, %d before\n", n, fds);
+		bad = 1;
+	}
 	if (!bad)
-		printf("clean: no process, mount or cgroup left\n");
+		printf("clean: no process, mount, cgroup or fd left\n");
 	return (bad);
 }
 
@@ -422,7 +446,7 @@ tf_bench(int count)
 	uint64_t		*steps[FENCE_NSTEPS];
 	const char		*names[FENCE_NSTEPS];
 	uint32_t		 us[FENCE_NSTEPS];
-	int			 i, j, nsteps = 0;
+	int			 i, j, nsteps = 0, fds;
 
 	st = calloc(count, sizeof(*st));
 	cy = calloc(count, sizeof(*cy));
@@ -437,6 +461,7 @@ tf_bench(int count)
 	for (j = 0; j < FENCE_NSTEPS; j++)
 		if ((steps[j] = calloc(count, sizeof(uint64_t))) == NULL)
 			return (1);
+	fds = tf_count_fds();
 	tall = tf_now();
 	for (i = 0; i < count; i++) {
 		t0 = tf_now();
@@ -460,6 +485,11 @@ tf_bench(int count)
 			steps[j][i] = us[j];
 	}
 	tall = tf_now() - tall;
+	if (tf_count_fds() != fds) {
+		printf("leftover: %d open files, %d before\n", tf_count_fds(),
+		    fds);
+		return (1);
+	}
 	printf("tier %s, %d boots, %.1f boots/s\n", tf_spec.fs_tier == TIER_L1 ?
 	    "L1" : tf_spec.fs_tier == TIER_L15 ? "L1.5" : "L2", count,
 	    count * 1e6 / (double)tall);
@@ -591,9 +621,10 @@ tf_boot(int deadline, int hang)
 	struct fence_proc	 p;
 	char			 err[FENCE_ERR_MAX], cg[3][PATH_MAX];
 	uint64_t		 t0, t1;
-	int			 i, mounts, exited, bad;
+	int			 i, mounts, fds, exited, bad;
 
 	mounts = tf_count_mounts();
+	fds = tf_count_fds();
 	t0 = tf_now();
 	memset(cg, 0, sizeof(cg));
 	for (i = 0; i < 3; i++)
@@ -603,7 +634,7 @@ tf_boot(int deadline, int hang)
 			    tf_spec.fs_cgroup_parent[i], tf_spec.fs_key);
 	if (fence_start(&tf_spec, &p, err, sizeof(err)) == -1) {
 		printf("fence_start: %s\n", err);
-		bad = tf_check_clean(cg, tf_spec.fs_uid, mounts);
+		bad = tf_check_clean(cg, tf_spec.fs_uid, mounts, fds);
 		return (bad ? 3 : 1);
 	}
 	tf_print_boot(&p, tf_now() - t0);
@@ -628,7 +659,7 @@ tf_boot(int deadline, int hang)
 	if (fence_stop(&p) == -1)
 		printf("fence_stop (again) failed\n");
 	printf("oom after stop: %d\n", fence_oom_killed(&p));
-	bad = tf_check_clean(cg, tf_spec.fs_uid, mounts);
+	bad = tf_check_clean(cg, tf_spec.fs_uid, mounts, fds);
 	return (bad ? 3 : 0);
 }
 
@@ -638,7 +669,8 @@ main(int argc, char *argv[])
 	const char	*homes = NULL, *sub = "fenced-regress";
 	char		 err[FENCE_ERR_MAX], home[PATH_MAX];
 	int		 ch, i, j, nocg = 0, tcp = 0, abs_ = 0, deadline = 0;
-	int		 hang = 0, bench = 0, runs = 0, homeonly = 0, parents = 0;
+	int		 hang = 0, bench = 0, runs = 0, homeonly = 0;
+	int		 parents = 0;
 	int		 rv;
 
 	log_init(1, LOG_DAEMON);
@@ -768,7 +800,8 @@ main(int argc, char *argv[])
 		usage();
 	if (homes != NULL) {
 		if (fence_home_prepare(homes, tf_spec.fs_key, tf_spec.fs_uid,
-		    tf_spec.fs_gid, home, sizeof(home), err, sizeof(err)) == -1) {
+		    tf_spec.fs_gid, home, sizeof(home), err,
+		    sizeof(err)) == -1) {
 			printf("home: refused: %s\n", err);
 			return (1);
 		}

@@ -1,0 +1,589 @@
+/*
+ * Judging a parsed report: a verdict per axis, every reason an axis is
+ * not fenced, and the level (DESIGN.md section 5; the rules as
+ * implemented are in docs/probe.md).  A level is the highest whose
+ * conditions all hold; what was asked for only decides whether a shared
+ * network "passes" or is a violation.
+ */
+#include <sys/types.h>
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "fenced.h"
+#include "report_impl.h"
+
+static const char *const level_names[] = {
+	[LEVEL_UNMEASURED] = "unmeasured",
+	[LEVEL_NOT_EARNED] = "not-earned",
+	[LEVEL_L1] = "L1",
+	[LEVEL_L15] = "L1.5",
+	[LEVEL_L2] = "L2",
+	[LEVEL_L3] = "L3",
+	[LEVEL_L4] = "L4",
+};
+#define LEVEL_NNAMES	(sizeof(level_names) / sizeof(level_names[0]))
+
+static const char *const axis_names[AXIS_MAX] = {
+	[AXIS_FILESYSTEM] = "filesystem",
+	[AXIS_PROCESSES] = "processes",
+	[AXIS_PRIVILEGES] = "privileges",
+	[AXIS_NETWORK] = "network",
+	[AXIS_KERNEL] = "kernel",
+};
+
+static const char *const verdict_names[] = {
+	[VERDICT_NOT_MEASURED] = "not measured",
+	[VERDICT_FENCED] = "fenced",
+	[VERDICT_NOT_FENCED] = "not-fenced",
+	[VERDICT_PASSES] = "passes",
+	[VERDICT_SEPARATE] = "separate",
+	[VERDICT_SHARED] = "shared",
+};
+
+const char *
+level_name(int l)
+{
+	if (l < 0 || (size_t)l >= LEVEL_NNAMES)
+		return ("unmeasured");
+	return (level_names[l]);
+}
+
+int
+level_parse(const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < LEVEL_NNAMES; i++)
+		if (strcmp(s, level_names[i]) == 0)
+			return ((int)i);
+	return (-1);
+}
+
+/* Does a fence that measured `have' meet a requirement of `want'? */
+int
+level_satisfies(int have, int want)
+{
+	if (want <= LEVEL_UNMEASURED)
+		return (1);
+	return (have >= LEVEL_L1 && have >= want);
+}
+
+const char *
+axis_name(int a)
+{
+	if (a < 0 || a >= AXIS_MAX)
+		return ("unknown");
+	return (axis_names[a]);
+}
+
+const char *
+verdict_name(int v)
+{
+	if (v < 0 || (size_t)v >= sizeof(verdict_names) / sizeof(verdict_names[0]))
+		return ("not measured");
+	return (verdict_names[v]);
+}
+
+/* Printable ASCII only: reasons may quote what the fence sent. */
+static void
+level_sanitize(char *s)
+{
+	for (; *s != '\0'; s++)
+		if (!isprint((unsigned char)*s) || !isascii((unsigned char)*s))
+			*s = '?';
+}
+
+void
+verdict_unmeasured(struct probe_verdict *v, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 i;
+
+	v->pv_level = LEVEL_UNMEASURED;
+	va_start(ap, fmt);
+	vsnprintf(v->pv_reason, sizeof(v->pv_reason), fmt, ap);
+	va_end(ap);
+	level_sanitize(v->pv_reason);
+	for (i = 0; i < AXIS_MAX; i++)
+		if (v->pv_axes[i].av_verdict == VERDICT_NOT_MEASURED &&
+		    v->pv_axes[i].av_reason[0] == '\0')
+			strlcpy(v->pv_axes[i].av_reason, v->pv_reason,
+			    sizeof(v->pv_axes[i].av_reason));
+}
+
+static void
+axis_violation(struct probe_axis_verdict *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* One more reason the axis is not fenced. */
+static void
+axis_violation(struct probe_axis_verdict *a, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	a->av_verdict = VERDICT_NOT_FENCED;
+	if (a->av_nviolations == VIOLATIONS_MAX) {
+		a->av_more++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(a->av_violations[a->av_nviolations], VIOLATION_LEN, fmt, ap);
+	va_end(ap);
+	level_sanitize(a->av_violations[a->av_nviolations++]);
+}
+
+static void
+axis_unmeasured(struct probe_axis_verdict *a, const char *why)
+{
+	a->av_verdict = VERDICT_NOT_MEASURED;
+	strlcpy(a->av_reason, why, sizeof(a->av_reason));
+}
+
+static const struct report_path *
+level_path(const struct probe_report *r, const char *label)
+{
+	int	 i;
+
+	for (i = 0; i < r->r_npaths; i++)
+		if (strcmp(r->r_paths[i].rp_label, label) == 0)
+			return (&r->r_paths[i]);
+	return (NULL);
+}
+
+/* /usr and /etc: refused with EROFS, as a read-only mount refuses. */
+static void
+judge_readonly(const struct probe_report *r, struct probe_axis_verdict *a,
+    const char *label)
+{
+	const struct report_path *p = level_path(r, label);
+
+	if (p == NULL)
+		axis_violation(a, "filesystem: %s not reported", label);
+	else if (p->rp_writable)
+		axis_violation(a, "filesystem: %s writable", label);
+	else if (strcmp(p->rp_error, "EROFS") != 0)
+		axis_violation(a, "filesystem: %s not read-only (%s)", label,
+		    p->rp_error[0] != '\0' ? p->rp_error : "no error");
+}
+
+static void
+judge_fs_special(const struct probe_report *r, struct probe_axis_verdict *a)
+{
+	const struct report_path *p;
+
+	if ((p = level_path(r, "HOME")) == NULL)
+		axis_violation(a, "filesystem: HOME not reported");
+	else if (!p->rp_has_path)
+		axis_violation(a, "filesystem: HOME not set");
+	else if (!p->rp_writable)
+		axis_violation(a, "filesystem: HOME not writable (%s)",
+		    p->rp_error);
+	if ((p = level_path(r, "/proc/sys")) == NULL)
+		axis_violation(a, "filesystem: /proc/sys not reported");
+	else if (p->rp_writable)
+		axis_violation(a, "filesystem: /proc/sys writable");
+	if ((p = level_path(r, "/sys")) == NULL)
+		axis_violation(a, "filesystem: /sys not reported");
+	else if (p->rp_exists && !p->rp_listable)
+		axis_violation(a, "filesystem: /sys present");
+	else if (p->rp_exists && p->rp_entries != 0)
+		axis_violation(a, "filesystem: /sys visible (%lld entries)",
+		    p->rp_entries);
+}
+
+static void
+judge_filesystem(const struct probe_report *r, const struct probe_expect *e,
+    struct probe_axis_verdict *a)
+{
+	int	 i;
+
+	if (!(r->r_sections & REPORT_S_FILESYSTEM)) {
+		axis_unmeasured(a, "no filesystem section");
+		return;
+	}
+	a->av_verdict = VERDICT_FENCED;
+	judge_readonly(r, a, "/usr");
+	judge_readonly(r, a, "/etc");
+	judge_fs_special(r, a);
+	if (e->pe_secret[0] != '\0') {
+		for (i = 0; i < r->r_nsecrets; i++)
+			if (strcmp(r->r_secrets[i].rs_path, e->pe_secret) == 0)
+				break;
+		if (i == r->r_nsecrets)
+			axis_violation(a, "filesystem: host secret not checked");
+		else if (r->r_secrets[i].rs_readable)
+			axis_violation(a, "filesystem: host secret %.80s "
+			    "readable", e->pe_secret);
+	}
+	if (e->pe_ns_mnt != 0 && r->r_ns_mnt == e->pe_ns_mnt)
+		axis_violation(a, "filesystem: mount namespace is the host's");
+}
+
+static void
+judge_processes(const struct probe_report *r, const struct probe_expect *e,
+    int shared, struct probe_axis_verdict *a)
+{
+	char	 uids[64];
+	int	 i, n = 0;
+
+	if (!(r->r_sections & REPORT_S_PROCESSES)) {
+		axis_unmeasured(a, "no processes section");
+		return;
+	}
+	a->av_verdict = VERDICT_FENCED;
+	if (r->r_other_uids) {
+		uids[0] = '\0';
+		for (i = 0; i < r->r_nother && i < 4; i++)
+			n += snprintf(uids + n, sizeof(uids) - n, "%s%lld",
+			    i > 0 ? ", " : "", r->r_other_sample[i]);
+		axis_violation(a, "processes: processes of other uids visible "
+		    "(%s)", uids[0] != '\0' ? uids : "uids not given");
+	}
+	if (e->pe_host_pid > 0) {
+		if (!r->r_has_host_pid || r->r_host_pid != e->pe_host_pid)
+			axis_violation(a, "processes: host pid not checked");
+		else if (r->r_host_pid_visible)
+			axis_violation(a, "processes: host pid %d visible",
+			    (int)e->pe_host_pid);
+	}
+	if (e->pe_ns_pid != 0 && r->r_ns_pid == e->pe_ns_pid)
+		axis_violation(a, "processes: pid namespace is the host's");
+	else if (e->pe_ns_pid != 0 && r->r_ns_pid == 0 && shared)
+		axis_violation(a, "processes: pid namespace not reported");
+}
+
+/*
+ * The calls whose refusal proves the fence's own filter: the daemon's
+ * filter, which every fence inherits, lets them through.
+ */
+static int
+judge_refused(const char *outcome)
+{
+	return (strcmp(outcome, "EPERM") == 0 ||
+	    strcmp(outcome, "ENOSYS") == 0 || strcmp(outcome, "SIGSYS") == 0);
+}
+
+static void
+judge_calls(const struct probe_report *r, struct probe_axis_verdict *a)
+{
+	static const int proof[] = { PRIV_UNSHARE_USER, PRIV_KEYCTL, PRIV_BPF };
+	size_t		 i;
+
+	for (i = 0; i < PRIV_MAX; i++) {
+		if (r->r_priv[i][0] == '\0')
+			axis_violation(a, "privileges: %s not tried",
+			    report_priv_names[i]);
+		else if (strcmp(r->r_priv[i], "ok") == 0)
+			axis_violation(a, "privileges: %s allowed",
+			    report_priv_names[i]);
+	}
+	for (i = 0; i < sizeof(proof) / sizeof(proof[0]); i++)
+		if (r->r_priv[proof[i]][0] != '\0' &&
+		    strcmp(r->r_priv[proof[i]], "ok") != 0 &&
+		    !judge_refused(r->r_priv[proof[i]]))
+			axis_violation(a, "privileges: %s not refused by a "
+			    "filter (%s)", report_priv_names[proof[i]],
+			    r->r_priv[proof[i]]);
+}
+
+static void
+judge_caps(const struct probe_report *r, struct probe_axis_verdict *a)
+{
+	static const char *const names[CAP_SET_MAX] = {
+		[CAP_SET_EFF] = "CapEff", [CAP_SET_PRM] = "CapPrm",
+		[CAP_SET_BND] = "CapBnd", [CAP_SET_AMB] = "CapAmb",
+	};
+	int	 i;
+
+	if (!r->r_has_cap[CAP_SET_EFF])
+		axis_violation(a, "privileges: CapEff not reported");
+	for (i = 0; i < CAP_SET_MAX; i++)
+		if (r->r_has_cap[i] && r->r_cap[i] != 0)
+			axis_violation(a, "privileges: %s is %016llx", names[i],
+			    (unsigned long long)r->r_cap[i]);
+}
+
+static void
+judge_privileges(const struct probe_report *r, struct probe_axis_verdict *a)
+{
+	if (!(r->r_sections & REPORT_S_HINTS) ||
+	    !(r->r_sections & REPORT_S_PRIVILEGES)) {
+		axis_unmeasured(a, !(r->r_sections & REPORT_S_HINTS) ?
+		    "no sandboxHints section" : "no privileges section");
+		return;
+	}
+	a->av_verdict = VERDICT_FENCED;
+	if (r->r_seccomp == -1)
+		axis_violation(a, "privileges: Seccomp not reported");
+	else if (r->r_seccomp != 2)
+		axis_violation(a, "privileges: Seccomp is %lld", r->r_seccomp);
+	if (r->r_nnp == -1)
+		axis_violation(a, "privileges: NoNewPrivs not reported");
+	else if (r->r_nnp != 1)
+		axis_violation(a, "privileges: NoNewPrivs is %lld", r->r_nnp);
+	judge_caps(r, a);
+	judge_calls(r, a);
+}
+
+/* No capability in any set the report shows, CapEff shown. */
+static int
+level_no_caps(const struct probe_report *r)
+{
+	int	 i;
+
+	if (!r->r_has_cap[CAP_SET_EFF])
+		return (0);
+	for (i = 0; i < CAP_SET_MAX; i++)
+		if (r->r_has_cap[i] && r->r_cap[i] != 0)
+			return (0);
+	return (1);
+}
+
+/* Only lo, and at least that: no way out of the fence's own network. */
+static int
+level_only_lo(const struct probe_report *r, char *other, size_t len)
+{
+	int	 i;
+
+	other[0] = '\0';
+	for (i = 0; i < r->r_nifaces; i++)
+		if (strcmp(r->r_ifaces[i], "lo") != 0) {
+			strlcpy(other, r->r_ifaces[i], len);
+			return (0);
+		}
+	return (r->r_nifaces > 0);
+}
+
+/*
+ * Where the fence should have no network (L2, and the runsc and vm
+ * backends): the canary unreached by both accounts, only lo, a network
+ * namespace of its own.
+ */
+static void
+judge_net_strict(const struct probe_report *r, const struct probe_expect *e,
+    struct probe_axis_verdict *a)
+{
+	char	 other[REPORT_LABEL_LEN];
+
+	a->av_verdict = VERDICT_FENCED;
+	if (e->pe_canary == CANARY_YES || (r->r_has_canary &&
+	    r->r_canary_connected))
+		axis_violation(a, "network: canary reached from an %s fence",
+		    e->pe_backend == BACKEND_RUNSC ? "runsc" :
+		    e->pe_backend == BACKEND_VM ? "vm" : "L2");
+	else if (e->pe_canary != CANARY_NOT_RUN && (!r->r_has_canary ||
+	    (e->pe_canary_target[0] != '\0' &&
+	    strcmp(r->r_canary_target, e->pe_canary_target) != 0)))
+		axis_violation(a, "network: canary not probed");
+	if (!level_only_lo(r, other, sizeof(other)))
+		axis_violation(a, "network: %s%s", other[0] != '\0' ?
+		    "interface other than lo: " : "no interface reported",
+		    other);
+	if (e->pe_ns_net != 0 && r->r_ns_net == e->pe_ns_net)
+		axis_violation(a, "network: network namespace is the host's");
+	if (a->av_verdict == VERDICT_FENCED && e->pe_canary == CANARY_NOT_RUN)
+		axis_unmeasured(a, "no canary was run");
+}
+
+static void
+judge_network(const struct probe_report *r, const struct probe_expect *e,
+    struct probe_axis_verdict *a)
+{
+	char	 other[REPORT_LABEL_LEN];
+
+	if (!(r->r_sections & REPORT_S_NETWORK)) {
+		axis_unmeasured(a, "no network section");
+		return;
+	}
+	if (e->pe_tier == TIER_L2 || e->pe_backend == BACKEND_RUNSC ||
+	    e->pe_backend == BACKEND_VM) {
+		judge_net_strict(r, e, a);
+		return;
+	}
+	/* L1 and L1.5 share the host's network by design... */
+	a->av_verdict = VERDICT_PASSES;
+	/* ...unless the fence measurably has none. */
+	if (e->pe_canary == CANARY_NO && r->r_has_canary &&
+	    !r->r_canary_connected && level_only_lo(r, other, sizeof(other)) &&
+	    (e->pe_canary_target[0] == '\0' ||
+	    strcmp(r->r_canary_target, e->pe_canary_target) == 0))
+		a->av_verdict = VERDICT_FENCED;
+}
+
+/*
+ * Which kernel answered: "separate" when its boot_id is missing or not
+ * the host's, or its uname is not the host's.
+ */
+static void
+judge_kernel(const struct probe_report *r, const struct probe_expect *e,
+    struct probe_axis_verdict *a)
+{
+	if (!(r->r_sections & REPORT_S_IDENTITY)) {
+		axis_unmeasured(a, "no identity section");
+		return;
+	}
+	if (e->pe_boot_id[0] == '\0' && e->pe_release[0] == '\0' &&
+	    e->pe_version[0] == '\0') {
+		axis_unmeasured(a, "the host's kernel was not given");
+		return;
+	}
+	if (r->r_boot_id[0] == '\0' ||
+	    (e->pe_boot_id[0] != '\0' &&
+	    strcmp(r->r_boot_id, e->pe_boot_id) != 0) ||
+	    (e->pe_release[0] != '\0' &&
+	    strcmp(r->r_release, e->pe_release) != 0) ||
+	    (e->pe_version[0] != '\0' &&
+	    strcmp(r->r_version, e->pe_version) != 0))
+		a->av_verdict = VERDICT_SEPARATE;
+	else
+		a->av_verdict = VERDICT_SHARED;
+}
+
+static int
+level_derive(const struct probe_report *r, const struct probe_expect *e,
+    const struct probe_verdict *v)
+{
+	int	 fs, pr, pv, net;
+
+	fs = v->pv_axes[AXIS_FILESYSTEM].av_verdict == VERDICT_FENCED;
+	pr = v->pv_axes[AXIS_PROCESSES].av_verdict == VERDICT_FENCED;
+	pv = v->pv_axes[AXIS_PRIVILEGES].av_verdict == VERDICT_FENCED;
+	net = v->pv_axes[AXIS_NETWORK].av_verdict == VERDICT_FENCED;
+	if (fs && pr && net && level_no_caps(r) &&
+	    v->pv_axes[AXIS_KERNEL].av_verdict == VERDICT_SEPARATE) {
+		if (e->pe_backend == BACKEND_VM)
+			return (LEVEL_L4);
+		if (e->pe_backend == BACKEND_RUNSC)
+			return (LEVEL_L3);
+	}
+	if (fs && pr && pv && net)
+		return (LEVEL_L2);
+	if (fs && pr && pv)
+		return (LEVEL_L15);
+	if (fs && pr)
+		return (LEVEL_L1);
+	return (LEVEL_NOT_EARNED);
+}
+
+void
+level_judge(const struct probe_report *r, const struct probe_expect *e,
+    struct probe_verdict *v)
+{
+	static const struct {
+		unsigned int	 s_bit;
+		const char	*s_name;
+	} required[] = {
+		{ REPORT_S_IDENTITY, "identity" },
+		{ REPORT_S_HINTS, "sandboxHints" },
+		{ REPORT_S_FILESYSTEM, "filesystem" },
+		{ REPORT_S_PROCESSES, "processes" },
+	};
+	size_t	 i;
+
+	strlcpy(v->pv_when, r->r_when, sizeof(v->pv_when));
+	strlcpy(v->pv_release, r->r_release, sizeof(v->pv_release));
+	strlcpy(v->pv_version, r->r_version, sizeof(v->pv_version));
+	strlcpy(v->pv_boot_id, r->r_boot_id, sizeof(v->pv_boot_id));
+	judge_kernel(r, e, &v->pv_axes[AXIS_KERNEL]);
+	judge_filesystem(r, e, &v->pv_axes[AXIS_FILESYSTEM]);
+	judge_processes(r, e, v->pv_axes[AXIS_KERNEL].av_verdict !=
+	    VERDICT_SEPARATE, &v->pv_axes[AXIS_PROCESSES]);
+	judge_privileges(r, &v->pv_axes[AXIS_PRIVILEGES]);
+	judge_network(r, e, &v->pv_axes[AXIS_NETWORK]);
+	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++)
+		if (!(r->r_sections & required[i].s_bit)) {
+			if (r->r_incomplete[0] != '\0')
+				verdict_unmeasured(v, "no %s section: the probe "
+				    "stopped in %s", required[i].s_name,
+				    r->r_incomplete);
+			else
+				verdict_unmeasured(v, "no %s section",
+				    required[i].s_name);
+			return;
+		}
+	v->pv_level = level_derive(r, e, v);
+}
+
+static json_t *
+verdict_axis_json(const struct probe_axis_verdict *a)
+{
+	json_t	*o, *list;
+	char	 more[32];
+	int	 i;
+
+	if ((o = json_object()) == NULL)
+		return (NULL);
+	list = json_array();
+	for (i = 0; i < a->av_nviolations; i++)
+		json_array_append_new(list, json_string(a->av_violations[i]));
+	if (a->av_more > 0) {
+		snprintf(more, sizeof(more), "and %d more", a->av_more);
+		json_array_append_new(list, json_string(more));
+	}
+	json_object_set_new(o, "verdict",
+	    json_string(verdict_name(a->av_verdict)));
+	json_object_set_new(o, "violations", list);
+	json_object_set_new(o, "reason", a->av_verdict == VERDICT_NOT_MEASURED
+	    && a->av_reason[0] != '\0' ? json_string(a->av_reason) :
+	    json_null());
+	return (o);
+}
+
+static json_t *
+verdict_kernel_json(const struct probe_verdict *v)
+{
+	return (json_pack("{s:s?,s:s?,s:s?}",
+	    "release", v->pv_release[0] != '\0' ? v->pv_release : NULL,
+	    "version", v->pv_version[0] != '\0' ? v->pv_version : NULL,
+	    "bootId", v->pv_boot_id[0] != '\0' ? v->pv_boot_id : NULL));
+}
+
+/*
+ * Strings from the report (the kernel's names) may hold anything valid
+ * in JSON; jansson escapes them.  json_string() of invalid UTF-8 gives
+ * NULL, and a NULL value makes json_object_set_new fail: the caller
+ * then gets NULL rather than a partial boundary.
+ */
+char *
+verdict_json(const struct probe_verdict *v)
+{
+	json_t	*root, *axes, *all, *ax;
+	char	*s;
+	int	 i, j, bad = 0;
+
+	root = json_object();
+	axes = json_object();
+	all = json_array();
+	if (root == NULL || axes == NULL || all == NULL)
+		bad = 1;
+	for (i = 0; !bad && i < AXIS_MAX; i++) {
+		if ((ax = verdict_axis_json(&v->pv_axes[i])) == NULL ||
+		    json_object_set_new(axes, axis_names[i], ax) == -1)
+			bad = 1;
+		for (j = 0; !bad && j < v->pv_axes[i].av_nviolations; j++)
+			json_array_append_new(all,
+			    json_string(v->pv_axes[i].av_violations[j]));
+	}
+	if (!bad && (json_object_set_new(root, "level",
+	    json_string(level_name(v->pv_level))) == -1 ||
+	    json_object_set_new(root, "measuredBy", json_string("probe")) == -1 ||
+	    json_object_set_new(root, "when", v->pv_when[0] != '\0' ?
+	    json_string(v->pv_when) : json_null()) == -1 ||
+	    json_object_set_new(root, "reason", v->pv_reason[0] != '\0' ?
+	    json_string(v->pv_reason) : json_null()) == -1 ||
+	    json_object_set(root, "axes", axes) == -1 ||
+	    json_object_set(root, "violations", all) == -1 ||
+	    json_object_set_new(root, "kernel", verdict_kernel_json(v)) == -1))
+		bad = 1;
+	s = bad ? NULL : json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(axes);
+	json_decref(all);
+	json_decref(root);
+	return (s);
+}

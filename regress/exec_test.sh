@@ -1,0 +1,224 @@
+#! /usr/bin/atf-sh
+# Commands in fences through the daemon, as fencectl runs them: the
+# agent's guarantees seen from outside (issue 4).
+
+. "$(atf_get_srcdir)/lib.subr"
+
+# Start the daemon with secrets in its environment that must not pass.
+start_with_secrets() {
+	FAKE_API_KEY=sk-secret-123 GIT_DIR=/etc GIT_WORK_TREE=/etc \
+	    fenced_start
+	$CTL boot ex > /dev/null || atf_fail "boot"
+}
+
+atf_test_case timeout_kills_all cleanup
+timeout_kills_all_head() {
+	atf_set descr "a timed-out command's setsid'd and double-forked descendants all die"
+	atf_set require.user root
+}
+timeout_kills_all_body() {
+	fenced_vars
+	start_with_secrets
+	atf_check -s exit:1 -e match:"exec-timeout" $CTL exec ex timeout 500 \
+	    -- sh -c 'setsid sh -c "sleep 100" & sleep 100'
+	atf_check -s exit:1 -e match:"exec-timeout" $CTL exec ex timeout 500 \
+	    -- sh -c '(trap "" TERM; (trap "" TERM; exec sleep 101) &) ; sleep 101'
+	sleep 0.3
+	# No sleep of either command is left anywhere in the fence.
+	atf_check -o empty $CTL exec ex -- sh -c \
+	    'for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = sleep ] && echo $p; done; true'
+}
+timeout_kills_all_cleanup() { fenced_cleanup; }
+
+atf_test_case output_budget cleanup
+output_budget_head() {
+	atf_set descr "5 MB of output with the default cap returns exactly 262144 bytes and exec-output-over-budget"
+	atf_set require.user root
+}
+output_budget_body() {
+	fenced_vars
+	start_with_secrets
+	$CTL exec ex -- sh -c 'head -c 5000000 /dev/zero' > out 2> err
+	atf_check_equal 1 $?
+	atf_check -o inline:"262144\n" sh -c 'wc -c < out'
+	atf_check -o match:"exec-output-over-budget" cat err
+	atf_check -o inline:"1048576\n" sh -c \
+	    "'$BIN/fencectl' -s '$PWD/ctl.sock' exec ex output 1048576 -- head -c 3000000 /dev/zero 2>/dev/null | wc -c"
+}
+output_budget_cleanup() { fenced_cleanup; }
+
+atf_test_case binary_roundtrip cleanup
+binary_roundtrip_head() {
+	atf_set descr "binary output comes back byte for byte"
+	atf_set require.user root
+}
+binary_roundtrip_body() {
+	fenced_vars
+	start_with_secrets
+	$CTL exec ex -- sh -c 'head -c 200000 /dev/urandom > blob; sha256sum blob' > sum
+	$CTL exec ex -- cat blob > blob.out
+	atf_check_equal "$(cut -d' ' -f1 sum)" "$(sha256sum blob.out | cut -d' ' -f1)"
+}
+binary_roundtrip_cleanup() { fenced_cleanup; }
+
+atf_test_case cwd_refused cleanup
+cwd_refused_head() {
+	atf_set descr "cwd of .., of a path outside HOME and of a symlink to /etc are refused"
+	atf_set require.user root
+}
+cwd_refused_body() {
+	fenced_vars
+	start_with_secrets
+	atf_check $CTL exec ex -- sh -c 'ln -s /etc etc-link && mkdir -p sub'
+	for d in .. /etc /tmp etc-link /home sub/../..; do
+		atf_check -s exit:1 -e match:"exec-cwd-outside-home" \
+		    $CTL exec ex cwd "$d" -- pwd
+	done
+	atf_check -o match:"/home/[a-z_]+/sub\$" $CTL exec ex cwd sub -- pwd
+}
+cwd_refused_cleanup() { fenced_cleanup; }
+
+atf_test_case environment cleanup
+environment_head() {
+	atf_set descr "a command's environment is exactly the documented list; the daemon's does not pass"
+	atf_set require.user root
+}
+environment_body() {
+	fenced_vars
+	start_with_secrets
+	$CTL exec ex -- /usr/bin/env > env.out || atf_fail "exec env"
+	atf_check -o inline:"GIT_CONFIG_GLOBAL HOME LANG LOGNAME PATH SHELL TERM TMPDIR USER VOICEBOX_FENCE XDG_CONFIG_HOME " \
+	    sh -c "cut -d= -f1 env.out | sort | tr '\n' ' '"
+	atf_check -o match:"^VOICEBOX_FENCE=ex\$" cat env.out
+	atf_check -o match:"^GIT_CONFIG_GLOBAL=/home/[a-z_]+/.gitconfig\$" cat env.out
+	atf_check -s exit:1 -o empty grep -E "sk-secret|GIT_DIR|GIT_WORK_TREE" env.out
+}
+environment_cleanup() { fenced_cleanup; }
+
+atf_test_case fds cleanup
+fds_head() {
+	atf_set descr "a command sees only descriptors 0, 1 and 2"
+	atf_set require.user root
+}
+fds_body() {
+	fenced_vars
+	start_with_secrets
+	# ls itself holds one more, for /proc/self/fd.
+	atf_check -o inline:"0 1 2 3 " $CTL exec ex -- sh -c \
+	    'ls /proc/self/fd | sort -n | tr "\n" " "'
+}
+fds_cleanup() { fenced_cleanup; }
+
+atf_test_case concurrent cleanup
+concurrent_head() {
+	atf_set descr "50 concurrent execs in one fence all return the right output"
+	atf_set require.user root
+}
+concurrent_body() {
+	fenced_vars
+	start_with_secrets
+	i=0
+	while [ $i -lt 50 ]; do
+		$CTL exec ex -- sh -c "sleep 0.2; echo out-$i" > c.$i 2>&1 &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	# Not a bare wait: the daemon is a child of this shell too.
+	for j in $pids; do
+		wait $j
+	done
+	i=0
+	while [ $i -lt 50 ]; do
+		atf_check_equal "out-$i" "$(cat c.$i)"
+		i=$((i + 1))
+	done
+}
+concurrent_cleanup() { fenced_cleanup; }
+
+atf_test_case bearer_hidden cleanup
+bearer_hidden_head() {
+	atf_set descr "a command cannot ptrace pid 1 or read its memory or environment"
+	atf_set require.user root
+}
+bearer_hidden_body() {
+	fenced_vars
+	for t in L1 L1.5; do
+		[ -f fenced.pid ] || start_with_secrets
+		k=peek$(echo $t | tr -d . | tr A-Z a-z)
+		$CTL boot $k tier $t > /dev/null || atf_fail "boot $t"
+		h="$(fenced_homes)/$k"
+		cp "$REGRESS/t_peek" "$h/t_peek"
+		chmod 0755 "$h/t_peek"
+		$CTL exec $k -- ./t_peek > peek.out || atf_fail "t_peek"
+		atf_check -o match:"^ptrace refused E(PERM|ACCES)" cat peek.out
+		atf_check -o match:"^seize refused E(PERM|ACCES)" cat peek.out
+		atf_check -o match:"^mem refused EACCES" cat peek.out
+		atf_check -o match:"^environ refused EACCES" cat peek.out
+		atf_check -o match:"^maps refused EACCES" cat peek.out
+		atf_check -o match:"^cmdline fence-agent \$" cat peek.out
+	done
+}
+bearer_hidden_cleanup() { fenced_cleanup; }
+
+atf_test_case git cleanup
+git_head() {
+	atf_set descr "git identity written and read, other settings kept, control characters refused; git init"
+	atf_set require.user root
+}
+git_body() {
+	fenced_vars
+	[ -x /usr/bin/git ] || atf_skip "git is not installed"
+	start_with_secrets
+	atf_check $CTL exec ex -- git config --file .gitconfig core.editor vi
+	atf_check -o inline:"user.name: Ada\nuser.email: ada@example.org\n" \
+	    $CTL git-config ex name Ada email ada@example.org
+	atf_check -o inline:"user.name: Ada\nuser.email: ada@example.org\n" \
+	    $CTL git-config ex
+	atf_check -o inline:"vi\n" $CTL exec ex -- git config --file .gitconfig core.editor
+	atf_check -s exit:1 -e match:"git-bad-value" \
+	    $CTL git-config ex name "$(printf 'a\nb')"
+	atf_check -o inline:"user.name: Ada\nuser.email: ada@example.org\n" \
+	    $CTL git-config ex
+	atf_check -o ignore -e ignore $CTL git-init ex work/repo
+	atf_check $CTL exec ex -- test -d work/repo/.git
+	atf_check -s exit:1 -e match:"exec-cwd-outside-home" $CTL git-init ex /etc
+}
+git_cleanup() { fenced_cleanup; }
+
+atf_test_case other_users cleanup
+other_users_head() {
+	atf_set descr "a user who does not own a fence cannot see it, run in it or stop it"
+	atf_set require.user root
+}
+other_users_body() {
+	fenced_vars
+	start_with_secrets
+	chmod 0755 "$PWD"
+	nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	s="$PWD/ctl.sock"
+	atf_check -s exit:1 -e match:"not-found" $nobody "$BIN/fencectl" \
+	    -s "$s" exec ex -- id
+	atf_check -s exit:1 -e match:"not-found" $nobody "$BIN/fencectl" \
+	    -s "$s" stop ex
+	atf_check -s exit:1 -e match:"not-found" $nobody "$BIN/fencectl" \
+	    -s "$s" git-config ex name x
+	atf_check -s exit:1 -e match:"not-found" $nobody "$BIN/fencectl" \
+	    -s "$s" show environment ex
+	atf_check -o not-match:"^ex " $nobody "$BIN/fencectl" -s "$s" \
+	    show environments
+	atf_check -o match:"running" $CTL show environment ex
+}
+other_users_cleanup() { fenced_cleanup; }
+
+atf_init_test_cases() {
+	atf_add_test_case timeout_kills_all
+	atf_add_test_case output_budget
+	atf_add_test_case binary_roundtrip
+	atf_add_test_case cwd_refused
+	atf_add_test_case environment
+	atf_add_test_case fds
+	atf_add_test_case concurrent
+	atf_add_test_case bearer_hidden
+	atf_add_test_case git
+	atf_add_test_case other_users
+}

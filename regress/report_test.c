@@ -1,0 +1,1124 @@
+/*
+ * report_test: the prober's judging of sandbox-probe/1 reports, fed
+ * crafted ones.  The base report is a real L1.5 report of fence-probe
+ * (trimmed, and with the host's values replaced by fixed ones); each
+ * case changes what it names and checks the verdicts and the level.
+ */
+#include <sys/types.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <atf-c.h>
+#include <jansson.h>
+
+#include "fenced.h"
+#include "report.h"
+
+#define HOST_BOOT_ID	"00000000-1111-2222-3333-444444444444"
+#define HOST_NS_PID	4026531836ULL
+#define HOST_NS_NET	4026531833ULL
+#define HOST_NS_MNT	4026531832ULL
+
+/* Indexes of filesystem.paths in the base report. */
+#define P_ROOT		0
+#define P_USR		1
+#define P_ETC		2
+#define P_HOME		7
+#define P_PROCSYS	9
+#define P_SYS		10
+
+static const char base_report[] =
+	"{\"probe\":\"sandbox-probe/1\","
+	"\"when\":\"2025-06-01T12:00:00.000Z\",\"identity\":{\"uid\":64203,"
+	"\"euid\":64203,\"gid\":64203,\"egid\":64203,\"groups\":[],"
+	"\"cwd\":\"/home/fence\",\"platform\":\"linux\","
+	"\"kernel\":{\"release\":\"6.1.0-test\",\"version\":\"#1 SMP test\","
+	"\"machine\":\"x86_64\"},"
+	"\"bootId\":\"00000000-1111-2222-3333-444444444444\"},"
+	"\"sandboxHints\":{\"seccomp\":2,\"seccompFilters\":1,"
+	"\"noNewPrivs\":1,\"capEff\":\"0000000000000000\","
+	"\"capBnd\":\"0000000000000000\",\"capPrm\":\"0000000000000000\","
+	"\"capAmb\":\"0000000000000000\",\"capInh\":\"0000000000000000\","
+	"\"namespaces\":{\"cgroup\":{\"inode\":4026532185,\"error\":null,"
+	"\"differs\":null},\"ipc\":{\"inode\":4026532183,\"error\":null,"
+	"\"differs\":null},\"mnt\":{\"inode\":4026532181,\"error\":null,"
+	"\"differs\":null},\"net\":{\"inode\":4026531833,\"error\":null,"
+	"\"differs\":null},\"pid\":{\"inode\":4026532184,\"error\":null,"
+	"\"differs\":null},\"time\":{\"inode\":4026531834,\"error\":null,"
+	"\"differs\":null},\"user\":{\"inode\":4026531837,\"error\":null,"
+	"\"differs\":null},\"uts\":{\"inode\":4026532182,\"error\":null,"
+	"\"differs\":null}},\"mountSample\":{\"error\":null,"
+	"\"lines\":[\"tmpfs / tmpfs ro,nosuid,nodev,noexec,relatime,size=64k,"
+	"nr_inodes=64,mode=755 0 0\"],\"total\":28},\"landlock\":{\"abi\":7,"
+	"\"error\":null,\"restricted\":true},\"cgroup\":{\"error\":null,"
+	"\"lines\":[\"0::/\"],\"total\":1},\"deadline\":null},"
+	"\"filesystem\":{\"home\":\"/home/fence\",\"markersRemoved\":0,"
+	"\"paths\":[{\"label\":\"/\",\"path\":\"/\",\"exists\":true,"
+	"\"listable\":true,\"entries\":13,\"writable\":false,"
+	"\"error\":\"EROFS\"},{\"label\":\"/usr\",\"path\":\"/usr\","
+	"\"exists\":true,\"listable\":true,\"entries\":12,\"writable\":false,"
+	"\"error\":\"EROFS\"},{\"label\":\"/etc\",\"path\":\"/etc\","
+	"\"exists\":true,\"listable\":true,\"entries\":140,"
+	"\"writable\":false,\"error\":\"EROFS\"},{\"label\":\"/tmp\","
+	"\"path\":\"/tmp\",\"exists\":true,\"listable\":true,\"entries\":0,"
+	"\"writable\":true,\"error\":null},{\"label\":\"/run\","
+	"\"path\":\"/run\",\"exists\":true,\"listable\":true,\"entries\":1,"
+	"\"writable\":false,\"error\":\"EACCES\"},{\"label\":\"/var\","
+	"\"path\":\"/var\",\"exists\":true,\"listable\":true,\"entries\":1,"
+	"\"writable\":false,\"error\":\"EACCES\"},{\"label\":\"/home\","
+	"\"path\":\"/home\",\"exists\":true,\"listable\":true,\"entries\":1,"
+	"\"writable\":false,\"error\":\"EACCES\"},{\"label\":\"HOME\","
+	"\"path\":\"/home/fence\",\"exists\":true,\"listable\":true,"
+	"\"entries\":1,\"writable\":true,\"error\":null},"
+	"{\"label\":\"/root\",\"path\":\"/root\",\"exists\":false,"
+	"\"listable\":false,\"entries\":null,\"writable\":false,"
+	"\"error\":\"ENOENT\"},{\"label\":\"/proc/sys\","
+	"\"path\":\"/proc/sys\",\"exists\":true,\"listable\":true,"
+	"\"entries\":8,\"writable\":false,\"error\":\"EACCES\"},"
+	"{\"label\":\"/sys\",\"path\":\"/sys\",\"exists\":false,"
+	"\"listable\":false,\"entries\":null,\"writable\":false,"
+	"\"error\":\"ENOENT\"},{\"label\":\"/dev\",\"path\":\"/dev\","
+	"\"exists\":true,\"listable\":true,\"entries\":11,\"writable\":false,"
+	"\"error\":\"EROFS\"},{\"label\":\"/boot\",\"path\":\"/boot\","
+	"\"exists\":false,\"listable\":false,\"entries\":null,"
+	"\"writable\":false,\"error\":\"ENOENT\"},{\"label\":\"/var/lib\","
+	"\"path\":\"/var/lib\",\"exists\":false,\"listable\":false,"
+	"\"entries\":null,\"writable\":false,\"error\":\"ENOENT\"}],"
+	"\"hostPaths\":[{\"path\":\"/var/lib/test/secret\","
+	"\"readable\":false,\"error\":\"ENOENT\"}]},"
+	"\"processes\":{\"error\":null,\"visible\":2,"
+	"\"pid1Comm\":\"fence-agent\",\"pid1Agent\":true,\"otherUids\":false,"
+	"\"otherUidSample\":[],\"hostPid\":{\"pid\":4242,\"visible\":false}},"
+	"\"limits\":{\"cpus\":2,\"memTotal\":25276026880,"
+	"\"cgroupMemoryMax\":null,\"rlimits\":{\"core\":{\"soft\":0,"
+	"\"hard\":0},\"nofile\":{\"soft\":1024,\"hard\":1024},"
+	"\"nproc\":{\"soft\":4160,\"hard\":4160}}},"
+	"\"tools\":{\"path\":\"/usr/local/bin:/usr/bin:/bin\","
+	"\"concurrency\":8,\"found\":{\"node\":\"/usr/bin/node\","
+	"\"git\":\"/usr/bin/git\",\"python3\":\"/usr/bin/python3\","
+	"\"sh\":\"/usr/bin/sh\",\"bash\":\"/usr/bin/bash\","
+	"\"curl\":\"/usr/bin/curl\",\"gcc\":\"/usr/bin/gcc\","
+	"\"make\":\"/usr/bin/make\",\"perl\":\"/usr/bin/perl\"}},"
+	"\"privileges\":{\"unshare_user\":\"EPERM\",\"keyctl\":\"EPERM\","
+	"\"bpf\":\"EPERM\",\"ptrace\":\"EPERM\",\"io_uring_setup\":\"EPERM\","
+	"\"userfaultfd\":\"EPERM\",\"perf_event_open\":\"EPERM\","
+	"\"mount\":\"EPERM\",\"i386\":\"SIGSEGV\","
+	"\"socket_packet\":\"EPERM\"},"
+	"\"network\":{\"dns\":{\"name\":\"localhost\",\"resolved\":true,"
+	"\"addresses\":[\"127.0.0.1\"],\"error\":null,\"ms\":1},"
+	"\"tcp\":[{\"target\":\"127.0.0.1:9\",\"address\":\"127.0.0.1\","
+	"\"connected\":false,\"error\":\"ECONNREFUSED\",\"ms\":0}],"
+	"\"canary\":{\"target\":\"127.0.0.1:7777\",\"address\":\"127.0.0.1\","
+	"\"connected\":true,\"error\":null,\"ms\":0},"
+	"\"interfaces\":[{\"name\":\"lo\",\"up\":true,\"loopback\":true},"
+	"{\"name\":\"eth0\",\"up\":true,\"loopback\":false}],\"ms\":4}}"
+	;
+
+static json_t *
+base(void)
+{
+	json_error_t	 e;
+	json_t		*r;
+
+	r = json_loads(base_report, JSON_REJECT_DUPLICATES, &e);
+	ATF_REQUIRE_MSG(r != NULL, "base report: %s", e.text);
+	return (r);
+}
+
+/* The value at "a.b.3.c" (numbers index arrays). */
+static json_t *
+at(json_t *root, const char *path)
+{
+	char	*copy, *p, *seg;
+	json_t	*v = root;
+
+	copy = strdup(path);
+	ATF_REQUIRE(copy != NULL);
+	for (p = copy; v != NULL && (seg = strsep(&p, ".")) != NULL;)
+		v = json_is_array(v) ? json_array_get(v, atoi(seg)) :
+		    json_object_get(v, seg);
+	free(copy);
+	ATF_REQUIRE_MSG(v != NULL, "no %s in the report", path);
+	return (v);
+}
+
+/* Set (or with v NULL, delete) the value at path. */
+static void
+set(json_t *root, const char *path, json_t *v)
+{
+	char	*parent, *last;
+	json_t	*p;
+
+	parent = strdup(path);
+	ATF_REQUIRE(parent != NULL);
+	if ((last = strrchr(parent, '.')) == NULL) {
+		p = root;
+		last = parent;
+	} else {
+		*last++ = '\0';
+		p = at(root, parent);
+	}
+	if (json_is_array(p)) {
+		ATF_REQUIRE(v != NULL);
+		ATF_REQUIRE(json_array_set_new(p, atoi(last), v) == 0);
+	} else if (v == NULL)
+		ATF_REQUIRE(json_object_del(p, last) == 0);
+	else
+		ATF_REQUIRE(json_object_set_new(p, last, v) == 0);
+	free(parent);
+}
+
+/* What the fencer would know about the base report's fence. */
+static struct probe_expect
+expect(int tier)
+{
+	struct probe_expect	 e;
+
+	memset(&e, 0, sizeof(e));
+	e.pe_tier = tier;
+	e.pe_backend = BACKEND_NATIVE;
+	strlcpy(e.pe_boot_id, HOST_BOOT_ID, sizeof(e.pe_boot_id));
+	strlcpy(e.pe_release, "6.1.0-test", sizeof(e.pe_release));
+	strlcpy(e.pe_version, "#1 SMP test", sizeof(e.pe_version));
+	e.pe_canary = CANARY_YES;
+	strlcpy(e.pe_canary_target, "127.0.0.1:7777",
+	    sizeof(e.pe_canary_target));
+	strlcpy(e.pe_secret, "/var/lib/test/secret", sizeof(e.pe_secret));
+	e.pe_host_pid = 4242;
+	e.pe_ns_pid = HOST_NS_PID;
+	e.pe_ns_net = HOST_NS_NET;
+	e.pe_ns_mnt = HOST_NS_MNT;
+	return (e);
+}
+
+static int
+judge(json_t *root, const struct probe_expect *e, struct probe_verdict *v)
+{
+	char	*s;
+	int	 rv;
+
+	s = json_dumps(root, JSON_COMPACT);
+	ATF_REQUIRE(s != NULL);
+	rv = report_parse(s, strlen(s), e, v);
+	free(s);
+	json_decref(root);
+	return (rv);
+}
+
+static int
+judge_buf(const char *buf, size_t len, struct probe_verdict *v)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+
+	return (report_parse(buf, len, &e, v));
+}
+
+static int
+has_violation(const struct probe_verdict *v, int axis, const char *text)
+{
+	const struct probe_axis_verdict	*a = &v->pv_axes[axis];
+	int				 i;
+
+	for (i = 0; i < a->av_nviolations; i++)
+		if (strstr(a->av_violations[i], text) != NULL)
+			return (1);
+	return (0);
+}
+
+#define CHECK_LEVEL(v, l)						\
+	ATF_CHECK_STREQ_MSG(level_name((v)->pv_level), level_name(l),	\
+	    "reason: %s", (v)->pv_reason)
+#define CHECK_AXIS(v, a, verdict)					\
+	ATF_CHECK_STREQ(verdict_name((v)->pv_axes[a].av_verdict),	\
+	    verdict_name(verdict))
+#define CHECK_VIOLATION(v, a, text)					\
+	ATF_CHECK_MSG(has_violation(v, a, text), "no violation \"%s\"",	\
+	    text)
+
+/* An L2 fence: its own network with only lo, the canary unreached. */
+static json_t *
+l2_report(void)
+{
+	json_t	*r = base();
+
+	set(r, "sandboxHints.namespaces.net.inode", json_integer(4026532190));
+	set(r, "network.canary.connected", json_false());
+	set(r, "network.canary.error", json_string("ENETUNREACH"));
+	set(r, "network.interfaces", json_pack("[{s:s,s:b,s:b}]", "name",
+	    "lo", "up", 1, "loopback", 1));
+	return (r);
+}
+
+static struct probe_expect
+l2_expect(void)
+{
+	struct probe_expect	 e = expect(TIER_L2);
+
+	e.pe_canary = CANARY_NO;
+	return (e);
+}
+
+/* What an L1 fence shows: no filter, calls reach the kernel. */
+static json_t *
+l1_report(void)
+{
+	json_t	*r = base();
+
+	set(r, "sandboxHints.seccomp", json_integer(0));
+	set(r, "sandboxHints.seccompFilters", json_integer(0));
+	set(r, "sandboxHints.noNewPrivs", json_integer(0));
+	set(r, "sandboxHints.capBnd", json_string("000001fffeffffff"));
+	set(r, "privileges", json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,"
+	    "s:s,s:s}", "unshare_user", "ok", "keyctl", "ok", "bpf", "EINVAL",
+	    "ptrace", "ok", "io_uring_setup", "ok", "userfaultfd", "ok",
+	    "perf_event_open", "ok", "mount", "ENOENT", "i386", "SIGSEGV",
+	    "socket_packet", "EPERM"));
+	return (r);
+}
+
+ATF_TC_WITHOUT_HEAD(l15_earns_l15);
+ATF_TC_BODY(l15_earns_l15, tc)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+
+	ATF_REQUIRE_EQ(judge(base(), &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L15);
+	CHECK_AXIS(&v, AXIS_FILESYSTEM, VERDICT_FENCED);
+	CHECK_AXIS(&v, AXIS_PROCESSES, VERDICT_FENCED);
+	CHECK_AXIS(&v, AXIS_PRIVILEGES, VERDICT_FENCED);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_PASSES);
+	CHECK_AXIS(&v, AXIS_KERNEL, VERDICT_SHARED);
+	ATF_CHECK_STREQ(v.pv_when, "2025-06-01T12:00:00.000Z");
+	ATF_CHECK_STREQ(v.pv_boot_id, HOST_BOOT_ID);
+	ATF_CHECK_EQ(v.pv_reason[0], '\0');
+}
+
+ATF_TC_WITHOUT_HEAD(l1_earns_l1);
+ATF_TC_BODY(l1_earns_l1, tc)
+{
+	struct probe_expect	 e = expect(TIER_L1);
+	struct probe_verdict	 v;
+
+	ATF_REQUIRE_EQ(judge(l1_report(), &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L1);
+	CHECK_AXIS(&v, AXIS_FILESYSTEM, VERDICT_FENCED);
+	CHECK_AXIS(&v, AXIS_PROCESSES, VERDICT_FENCED);
+	CHECK_AXIS(&v, AXIS_PRIVILEGES, VERDICT_NOT_FENCED);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_PASSES);
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES, "privileges: Seccomp is 0");
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES, "privileges: NoNewPrivs is 0");
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES, "privileges: CapBnd is");
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES, "privileges: keyctl allowed");
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES,
+	    "privileges: bpf not refused by a filter (EINVAL)");
+	ATF_CHECK(!has_violation(&v, AXIS_PRIVILEGES, "mount allowed"));
+}
+
+/* The issue's weakened fence: called L1.5, no seccomp: L1, says why. */
+ATF_TC_WITHOUT_HEAD(weakened_l15_earns_l1);
+ATF_TC_BODY(weakened_l15_earns_l1, tc)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+	json_t			*r = base();
+
+	set(r, "sandboxHints.seccomp", json_integer(0));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L1);
+	CHECK_AXIS(&v, AXIS_PRIVILEGES, VERDICT_NOT_FENCED);
+	ATF_CHECK_EQ(v.pv_axes[AXIS_PRIVILEGES].av_nviolations, 1);
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES, "privileges: Seccomp is 0");
+}
+
+/*
+ * Seccomp 2 from the daemon's own filter, inherited: the calls the
+ * fence's filter refuses get through, so no L1.5.
+ */
+ATF_TC_WITHOUT_HEAD(inherited_filter_not_l15);
+ATF_TC_BODY(inherited_filter_not_l15, tc)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+	json_t			*r;
+
+	r = base();
+	set(r, "privileges.keyctl", json_string("ok"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L1);
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES, "privileges: keyctl allowed");
+
+	r = base();
+	set(r, "privileges.keyctl", json_string("ENOKEY"));
+	set(r, "privileges.unshare_user", json_string("EINVAL"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L1);
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES,
+	    "privileges: keyctl not refused by a filter (ENOKEY)");
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES,
+	    "privileges: unshare_user not refused by a filter (EINVAL)");
+
+	/* Refused by a kill is refused. */
+	r = base();
+	set(r, "privileges.bpf", json_string("SIGSYS"));
+	set(r, "privileges.keyctl", json_string("ENOSYS"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L15);
+}
+
+ATF_TC_WITHOUT_HEAD(privileges_missing_fields);
+ATF_TC_BODY(privileges_missing_fields, tc)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+	json_t			*r;
+
+	r = base();
+	set(r, "sandboxHints.noNewPrivs", json_null());
+	set(r, "sandboxHints.capEff", json_null());
+	set(r, "privileges.ptrace", NULL);
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L1);
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES,
+	    "privileges: NoNewPrivs not reported");
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES, "privileges: CapEff not reported");
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES, "privileges: ptrace not tried");
+
+	r = base();
+	set(r, "sandboxHints.capAmb", json_string("0000000000000400"));
+	set(r, "privileges.io_uring_setup", json_string("ok"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L1);
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES,
+	    "privileges: CapAmb is 0000000000000400");
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES,
+	    "privileges: io_uring_setup allowed");
+}
+
+ATF_TC_WITHOUT_HEAD(l2_earns_l2);
+ATF_TC_BODY(l2_earns_l2, tc)
+{
+	struct probe_expect	 e = l2_expect();
+	struct probe_verdict	 v;
+
+	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L2);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_FENCED);
+	CHECK_AXIS(&v, AXIS_PRIVILEGES, VERDICT_FENCED);
+}
+
+ATF_TC_WITHOUT_HEAD(l2_network_not_fenced);
+ATF_TC_BODY(l2_network_not_fenced, tc)
+{
+	struct probe_expect	 e;
+	struct probe_verdict	 v;
+	json_t			*r;
+
+	/* The report says the canary answered. */
+	e = l2_expect();
+	r = l2_report();
+	set(r, "network.canary.connected", json_true());
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L15);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_FENCED);
+	CHECK_VIOLATION(&v, AXIS_NETWORK,
+	    "network: canary reached from an L2 fence");
+
+	/* The report lies; the host saw the connection. */
+	e = l2_expect();
+	e.pe_canary = CANARY_YES;
+	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L15);
+	CHECK_VIOLATION(&v, AXIS_NETWORK, "network: canary reached");
+
+	/* Another interface than lo. */
+	e = l2_expect();
+	r = l2_report();
+	set(r, "network.interfaces", json_pack("[{s:s,s:b,s:b},{s:s,s:b,s:b}]",
+	    "name", "lo", "up", 1, "loopback", 1, "name", "eth0", "up", 1,
+	    "loopback", 0));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L15);
+	CHECK_VIOLATION(&v, AXIS_NETWORK,
+	    "network: interface other than lo: eth0");
+
+	/* The host's network namespace. */
+	e = l2_expect();
+	r = l2_report();
+	set(r, "sandboxHints.namespaces.net.inode", json_integer(HOST_NS_NET));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L15);
+	CHECK_VIOLATION(&v, AXIS_NETWORK,
+	    "network: network namespace is the host's");
+
+	/* The canary the host opened was not the one probed. */
+	e = l2_expect();
+	r = l2_report();
+	set(r, "network.canary", json_null());
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L15);
+	CHECK_VIOLATION(&v, AXIS_NETWORK, "network: canary not probed");
+	r = l2_report();
+	set(r, "network.canary.target", json_string("127.0.0.1:1"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_NETWORK, "network: canary not probed");
+}
+
+ATF_TC_WITHOUT_HEAD(l2_without_canary);
+ATF_TC_BODY(l2_without_canary, tc)
+{
+	struct probe_expect	 e = l2_expect();
+	struct probe_verdict	 v;
+
+	e.pe_canary = CANARY_NOT_RUN;
+	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_MEASURED);
+	ATF_CHECK_STREQ(v.pv_axes[AXIS_NETWORK].av_reason,
+	    "no canary was run");
+	CHECK_LEVEL(&v, LEVEL_L15);
+}
+
+/* A shared network is no violation where it is shared by design. */
+ATF_TC_WITHOUT_HEAD(l15_network);
+ATF_TC_BODY(l15_network, tc)
+{
+	struct probe_expect	 e;
+	struct probe_verdict	 v;
+
+	e = expect(TIER_L15);
+	ATF_REQUIRE_EQ(judge(base(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_PASSES);
+	ATF_CHECK_EQ(v.pv_axes[AXIS_NETWORK].av_nviolations, 0);
+	/* ...but one with no network at all measures as fenced: L2. */
+	e = l2_expect();
+	e.pe_tier = TIER_L15;
+	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_FENCED);
+	CHECK_LEVEL(&v, LEVEL_L2);
+	/* Only lo, but the canary not run: passes. */
+	e.pe_canary = CANARY_NOT_RUN;
+	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_PASSES);
+	CHECK_LEVEL(&v, LEVEL_L15);
+}
+
+/* gVisor: Seccomp 0, no NoNewPrivs line, no boot_id. */
+static json_t *
+runsc_report(void)
+{
+	json_t	*r = l2_report();
+
+	set(r, "identity.bootId", json_null());
+	set(r, "identity.kernel.version", json_string("#1 SMP Sun Jan 10 "
+	    "15:06:54 PST 2016"));
+	set(r, "sandboxHints.seccomp", json_integer(0));
+	set(r, "sandboxHints.noNewPrivs", json_null());
+	return (r);
+}
+
+ATF_TC_WITHOUT_HEAD(l3_and_l4);
+ATF_TC_BODY(l3_and_l4, tc)
+{
+	struct probe_expect	 e = l2_expect();
+	struct probe_verdict	 v;
+	json_t			*r;
+
+	e.pe_backend = BACKEND_RUNSC;
+	ATF_REQUIRE_EQ(judge(runsc_report(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_KERNEL, VERDICT_SEPARATE);
+	CHECK_AXIS(&v, AXIS_PRIVILEGES, VERDICT_NOT_FENCED);
+	CHECK_LEVEL(&v, LEVEL_L3);
+
+	/* The same from a VM: another boot_id and release. */
+	e.pe_backend = BACKEND_VM;
+	r = l2_report();
+	set(r, "identity.bootId",
+	    json_string("99999999-1111-2222-3333-444444444444"));
+	set(r, "identity.kernel.release", json_string("6.1.0-guest"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_KERNEL, VERDICT_SEPARATE);
+	CHECK_LEVEL(&v, LEVEL_L4);
+
+	/* Capabilities in the guest: no L4. */
+	r = l2_report();
+	set(r, "identity.kernel.release", json_string("6.1.0-guest"));
+	set(r, "sandboxHints.capEff", json_string("00000000a80425fb"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_KERNEL, VERDICT_SEPARATE);
+	CHECK_LEVEL(&v, LEVEL_L1);
+
+	/* A runsc fence whose kernel is the host's is no L3. */
+	e.pe_backend = BACKEND_RUNSC;
+	r = runsc_report();
+	set(r, "identity.bootId", json_string(HOST_BOOT_ID));
+	set(r, "identity.kernel.version", json_string("#1 SMP test"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_KERNEL, VERDICT_SHARED);
+	CHECK_LEVEL(&v, LEVEL_L1);
+
+	/* A separate kernel on the native backend earns no L3 either. */
+	e.pe_backend = BACKEND_NATIVE;
+	ATF_REQUIRE_EQ(judge(runsc_report(), &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L1);
+}
+
+ATF_TC_WITHOUT_HEAD(kernel_axis);
+ATF_TC_BODY(kernel_axis, tc)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+	json_t			*r;
+
+	memset(e.pe_boot_id, 0, sizeof(e.pe_boot_id));
+	memset(e.pe_release, 0, sizeof(e.pe_release));
+	memset(e.pe_version, 0, sizeof(e.pe_version));
+	ATF_REQUIRE_EQ(judge(base(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_KERNEL, VERDICT_NOT_MEASURED);
+	CHECK_LEVEL(&v, LEVEL_L15);
+
+	e = expect(TIER_L15);
+	r = base();
+	set(r, "identity.kernel.version", json_string("#2 SMP other"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_KERNEL, VERDICT_SEPARATE);
+	ATF_CHECK_STREQ(v.pv_version, "#2 SMP other");
+}
+
+/* One change to the base report, one filesystem violation. */
+static void
+fs_case(const char *path, json_t *value, const char *violation)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+	json_t			*r = base();
+
+	set(r, path, value);
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_NOT_EARNED);
+	CHECK_AXIS(&v, AXIS_FILESYSTEM, VERDICT_NOT_FENCED);
+	CHECK_VIOLATION(&v, AXIS_FILESYSTEM, violation);
+}
+
+ATF_TC_WITHOUT_HEAD(filesystem_not_fenced);
+ATF_TC_BODY(filesystem_not_fenced, tc)
+{
+	fs_case("filesystem.paths.1.writable", json_true(),
+	    "filesystem: /usr writable");
+	fs_case("filesystem.paths.2.error", json_string("EACCES"),
+	    "filesystem: /etc not read-only (EACCES)");
+	fs_case("filesystem.paths.7.writable", json_false(),
+	    "filesystem: HOME not writable");
+	fs_case("filesystem.paths.7.path", json_null(),
+	    "filesystem: HOME not set");
+	fs_case("filesystem.hostPaths.0.readable", json_true(),
+	    "filesystem: host secret /var/lib/test/secret readable");
+	fs_case("filesystem.hostPaths", json_array(),
+	    "filesystem: host secret not checked");
+	fs_case("filesystem.paths.9.writable", json_true(),
+	    "filesystem: /proc/sys writable");
+	fs_case("filesystem.paths.10", json_pack("{s:s,s:s,s:b,s:b,s:i,s:b,"
+	    "s:s}", "label", "/sys", "path", "/sys", "exists", 1, "listable", 1,
+	    "entries", 10, "writable", 0, "error", "EROFS"),
+	    "filesystem: /sys visible (10 entries)");
+	fs_case("filesystem.paths.1", json_pack("{s:s,s:n,s:b,s:b,s:n,s:b,"
+	    "s:s}", "label", "/opt", "path", "exists", 0, "listable", 0,
+	    "entries", "writable", 0, "error", "ENOENT"),
+	    "filesystem: /usr not reported");
+	fs_case("sandboxHints.namespaces.mnt.inode", json_integer(HOST_NS_MNT),
+	    "filesystem: mount namespace is the host's");
+}
+
+ATF_TC_WITHOUT_HEAD(filesystem_empty_sys);
+ATF_TC_BODY(filesystem_empty_sys, tc)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+	json_t			*r = base();
+
+	/* An empty /sys is as good as none. */
+	set(r, "filesystem.paths.10", json_pack("{s:s,s:s,s:b,s:b,s:i,s:b,"
+	    "s:s}", "label", "/sys", "path", "/sys", "exists", 1, "listable", 1,
+	    "entries", 0, "writable", 0, "error", "EROFS"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_FILESYSTEM, VERDICT_FENCED);
+	CHECK_LEVEL(&v, LEVEL_L15);
+}
+
+static void
+proc_case(const char *path, json_t *value, const char *violation)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+	json_t			*r = base();
+
+	set(r, path, value);
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_NOT_EARNED);
+	CHECK_AXIS(&v, AXIS_PROCESSES, VERDICT_NOT_FENCED);
+	CHECK_VIOLATION(&v, AXIS_PROCESSES, violation);
+}
+
+ATF_TC_WITHOUT_HEAD(processes_not_fenced);
+ATF_TC_BODY(processes_not_fenced, tc)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+	json_t			*r;
+
+	r = base();
+	set(r, "processes.otherUids", json_true());
+	set(r, "processes.otherUidSample", json_pack("[i,i]", 0, 999));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_NOT_EARNED);
+	CHECK_VIOLATION(&v, AXIS_PROCESSES,
+	    "processes: processes of other uids visible (0, 999)");
+
+	proc_case("processes.hostPid.visible", json_true(),
+	    "processes: host pid 4242 visible");
+	proc_case("processes.hostPid", json_null(),
+	    "processes: host pid not checked");
+	proc_case("processes.hostPid.pid", json_integer(1),
+	    "processes: host pid not checked");
+	proc_case("sandboxHints.namespaces.pid.inode", json_integer(HOST_NS_PID),
+	    "processes: pid namespace is the host's");
+	proc_case("sandboxHints.namespaces.pid.inode", json_null(),
+	    "processes: pid namespace not reported");
+}
+
+static void
+missing_case(const char *section, const char *reason)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+	json_t			*r = base();
+
+	set(r, section, NULL);
+	ATF_CHECK_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_UNMEASURED);
+	ATF_CHECK_STREQ(v.pv_reason, reason);
+}
+
+ATF_TC_WITHOUT_HEAD(missing_sections);
+ATF_TC_BODY(missing_sections, tc)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+	json_t			*r;
+
+	missing_case("identity", "no identity section");
+	missing_case("sandboxHints", "no sandboxHints section");
+	missing_case("filesystem", "no filesystem section");
+	missing_case("processes", "no processes section");
+
+	/* Without privileges: no L1.5, but L1 stands. */
+	r = base();
+	set(r, "privileges", NULL);
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_PRIVILEGES, VERDICT_NOT_MEASURED);
+	CHECK_LEVEL(&v, LEVEL_L1);
+
+	/* Without network: no L2, the rest stands. */
+	e = l2_expect();
+	r = l2_report();
+	set(r, "network", NULL);
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_MEASURED);
+	CHECK_LEVEL(&v, LEVEL_L15);
+
+	/* A probe stopped by its alarm says where. */
+	r = base();
+	set(r, "processes", NULL);
+	set(r, "limits", NULL);
+	set(r, "tools", NULL);
+	set(r, "privileges", NULL);
+	set(r, "network", NULL);
+	set(r, "incomplete", json_string("processes"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_UNMEASURED);
+	ATF_CHECK_STREQ(v.pv_reason,
+	    "no processes section: the probe stopped in processes");
+
+	/* Nothing but the header. */
+	r = json_pack("{s:s,s:s}", "probe", "sandbox-probe/1", "when",
+	    "2025-06-01T12:00:00Z");
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_UNMEASURED);
+	CHECK_AXIS(&v, AXIS_FILESYSTEM, VERDICT_NOT_MEASURED);
+	CHECK_AXIS(&v, AXIS_KERNEL, VERDICT_NOT_MEASURED);
+}
+
+/* Malformed input: -1, unmeasured, a reason. */
+static void
+bad(const char *buf, size_t len, const char *reason)
+{
+	struct probe_verdict	 v;
+
+	ATF_CHECK_EQ_MSG(judge_buf(buf, len, &v), -1, "accepted: %.60s", buf);
+	CHECK_LEVEL(&v, LEVEL_UNMEASURED);
+	ATF_CHECK_MSG(strstr(v.pv_reason, reason) != NULL,
+	    "reason \"%s\", not \"%s\"", v.pv_reason, reason);
+}
+
+static void
+bad_str(const char *s, const char *reason)
+{
+	bad(s, strlen(s), reason);
+}
+
+/* The base report with one change; must be refused for the reason. */
+static void
+bad_set(const char *path, json_t *value, const char *reason)
+{
+	json_t	*r = base();
+	char	*s;
+
+	set(r, path, value);
+	s = json_dumps(r, JSON_COMPACT);
+	ATF_REQUIRE(s != NULL);
+	json_decref(r);
+	bad_str(s, reason);
+	free(s);
+}
+
+ATF_TC_WITHOUT_HEAD(malformed_truncated);
+ATF_TC_BODY(malformed_truncated, tc)
+{
+	size_t	 len = strlen(base_report), cut;
+
+	for (cut = 0; cut < len; cut += 7)
+		bad(base_report, cut, cut == 0 ? "empty report" :
+		    "malformed report");
+	bad(base_report, len - 1, "malformed report");
+}
+
+ATF_TC_WITHOUT_HEAD(malformed_oversized);
+ATF_TC_BODY(malformed_oversized, tc)
+{
+	size_t	 len = REPORT_MAX + 1, n = strlen(base_report);
+	char	*buf;
+
+	ATF_REQUIRE((buf = malloc(len)) != NULL);
+	/* A valid report followed by blanks: refused on its size alone. */
+	memcpy(buf, base_report, n);
+	memset(buf + n, ' ', len - n);
+	bad(buf, len, "over the bound");
+	bad(buf, REPORT_MAX + 100000 > len ? len : len, "over the bound");
+	free(buf);
+}
+
+ATF_TC_WITHOUT_HEAD(malformed_nested);
+ATF_TC_BODY(malformed_nested, tc)
+{
+	char	*buf;
+	size_t	 i, n = 10000;
+
+	ATF_REQUIRE((buf = malloc(2 * n + 1)) != NULL);
+	for (i = 0; i < n; i++) {
+		buf[i] = '[';
+		buf[n + i] = ']';
+	}
+	bad(buf, n, "nested deeper");
+	bad(buf, 2 * n, "nested deeper");
+	memset(buf, '{', n);
+	bad(buf, n, "nested deeper");
+	free(buf);
+	/* Brackets in a string are no nesting; in a field they are. */
+	{
+		struct probe_expect e = expect(TIER_L15);
+		struct probe_verdict v;
+		json_t *r = base();
+
+		set(r, "tools.found.node", json_string("[[[[[[[[[[[[[[[[[[[[["
+		    "[[[[[[[[[[[[[[[[[[[[[[[[[\"[[[[[[["));
+		ATF_CHECK_EQ(judge(r, &e, &v), 0);
+		CHECK_LEVEL(&v, LEVEL_L15);
+	}
+	bad_set("tools.found.node", json_loads("[[[[[[[[[[[[[[[[[[[[0]]]]]]]]]]"
+	    "]]]]]]]]]]", 0, NULL), "nested deeper");
+}
+
+ATF_TC_WITHOUT_HEAD(malformed_duplicates);
+ATF_TC_BODY(malformed_duplicates, tc)
+{
+	char	 buf[sizeof(base_report) + 64];
+
+	snprintf(buf, sizeof(buf), "{\"probe\":\"sandbox-probe/1\",%s",
+	    base_report + 1);
+	bad_str(buf, "duplicate object key");
+	bad_str("{\"probe\":\"sandbox-probe/1\",\"when\":\"2025-06-01T12:00:00Z\","
+	    "\"privileges\":{\"keyctl\":\"ok\",\"keyctl\":\"EPERM\"}}",
+	    "duplicate object key");
+}
+
+ATF_TC_WITHOUT_HEAD(malformed_utf8);
+ATF_TC_BODY(malformed_utf8, tc)
+{
+	static const char *const seqs[] = {
+		"\xff", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82"
+	};
+	const char	*p = strstr(base_report, "fence-agent");
+	char		 buf[sizeof(base_report) + 16];
+	size_t		 i, off;
+
+	ATF_REQUIRE(p != NULL);
+	off = (size_t)(p - base_report);
+	for (i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
+		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)off, base_report,
+		    seqs[i], base_report + off);
+		bad_str(buf, "malformed report");
+	}
+	/* The same with valid UTF-8 passes. */
+	snprintf(buf, sizeof(buf), "%.*s\xc3\xa9%s", (int)off, base_report,
+	    base_report + off);
+	{
+		struct probe_verdict v;
+
+		ATF_CHECK_EQ(judge_buf(buf, strlen(buf), &v), 0);
+		CHECK_LEVEL(&v, LEVEL_L15);
+	}
+}
+
+ATF_TC_WITHOUT_HEAD(malformed_nul);
+ATF_TC_BODY(malformed_nul, tc)
+{
+	char	 buf[sizeof(base_report) + 16];
+	size_t	 n = strlen(base_report);
+	const char *p = strstr(base_report, "fence-agent");
+
+	/* \u0000 in a string. */
+	snprintf(buf, sizeof(buf), "%.*s\\u0000%s", (int)(p - base_report),
+	    base_report, p);
+	bad_str(buf, "malformed report");
+	/* A raw NUL after the report, and inside it. */
+	memcpy(buf, base_report, n);
+	buf[n] = '\0';
+	bad(buf, n + 1, "malformed report");
+	buf[10] = '\0';
+	bad(buf, n, "malformed report");
+	/* \u0000 in a key. */
+	bad_str("{\"probe\":\"sandbox-probe/1\",\"when\":\"2025-06-01T12:00:00Z\","
+	    "\"privileges\":{\"key\\u0000ctl\":\"ok\"}}", "malformed report");
+}
+
+ATF_TC_WITHOUT_HEAD(malformed_types);
+ATF_TC_BODY(malformed_types, tc)
+{
+	bad_set("sandboxHints.seccomp", json_string("2"),
+	    "sandboxHints.seccomp: wrong type");
+	bad_set("sandboxHints.seccomp", json_real(2.0),
+	    "sandboxHints.seccomp: wrong type");
+	bad_set("sandboxHints.seccomp", json_integer(3),
+	    "sandboxHints.seccomp: number out of range");
+	bad_set("identity.uid", json_integer(-1),
+	    "identity.uid: number out of range");
+	bad_set("identity.groups", json_string("x"),
+	    "identity.groups: wrong type");
+	bad_set("filesystem.paths", json_object(),
+	    "filesystem.paths: wrong type");
+	bad_set("filesystem.paths.1.writable", json_integer(0),
+	    "filesystem.paths[1].writable: wrong type");
+	bad_set("privileges.keyctl", json_integer(1),
+	    "privileges.keyctl: wrong type");
+	bad_set("privileges.keyctl", json_string("E PERM"),
+	    "privileges.keyctl: malformed string");
+	bad_set("privileges.keyctl", json_string("<script>"),
+	    "privileges.keyctl: malformed string");
+	bad_set("network.interfaces", json_object(),
+	    "network.interfaces: wrong type");
+	bad_set("sandboxHints.capEff", json_string("0000000000000000 "),
+	    "sandboxHints.capEff: string too long");
+	bad_set("sandboxHints.capEff", json_string("000000000000000g"),
+	    "sandboxHints.capEff: malformed string");
+	bad_set("identity.bootId", json_string("not-a-boot-id"),
+	    "identity.bootId: malformed string");
+	bad_set("probe", json_string("sandbox-probe/2"),
+	    "probe: malformed string");
+	bad_set("when", json_string("yesterday"), "when: malformed string");
+	bad_set("surprise", json_true(), "report: unknown key");
+	bad_set("processes.surprise", json_true(),
+	    "processes: unknown key");
+	bad_set("processes.pid1Agent", NULL, "processes.pid1Agent: missing");
+	bad_set("probe", NULL, "probe: missing");
+	bad_str("[]", "report: wrong type");
+	bad_str("null", "malformed report");
+	bad_str("\"sandbox-probe/1\"", "malformed report");
+}
+
+ATF_TC_WITHOUT_HEAD(malformed_bounds);
+ATF_TC_BODY(malformed_bounds, tc)
+{
+	json_t	*paths;
+	char	 big[2048];
+	int	 i;
+
+	bad_str("{\"probe\":\"sandbox-probe/1\",\"when\":\"2025-06-01T12:00:00Z\","
+	    "\"identity\":{\"uid\":99999999999999999999999}}",
+	    "malformed report");
+	bad_str("{\"probe\":\"sandbox-probe/1\",\"when\":\"2025-06-01T12:00:00Z\","
+	    "\"identity\":{\"uid\":1e400}}", "malformed report");
+	bad_set("identity.uid", json_integer(4294967296LL),
+	    "identity.uid: number out of range");
+	paths = json_array();
+	for (i = 0; i < 33; i++)
+		json_array_append_new(paths, json_pack("{s:s,s:n,s:b,s:b,s:n,"
+		    "s:b,s:n}", "label", "/x", "path", "exists", 0,
+		    "listable", 0, "entries", "writable", 0, "error"));
+	bad_set("filesystem.paths", paths,
+	    "filesystem.paths: too many elements");
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	bad_set("processes.pid1Comm", json_string(big),
+	    "processes.pid1Comm: string too long");
+}
+
+/* What the fence sent may appear in a reason, but never raw. */
+ATF_TC_WITHOUT_HEAD(reason_sanitized);
+ATF_TC_BODY(reason_sanitized, tc)
+{
+	struct probe_verdict	 v;
+	const char		*s = "{\"probe\":\x01\x1b[2J\xe2\x80\xae}";
+	size_t			 i;
+
+	ATF_CHECK_EQ(judge_buf(s, strlen(s), &v), -1);
+	ATF_CHECK(v.pv_reason[0] != '\0');
+	for (i = 0; v.pv_reason[i] != '\0'; i++)
+		ATF_CHECK_MSG(v.pv_reason[i] >= 0x20 && v.pv_reason[i] < 0x7f,
+		    "byte 0x%02x in the reason",
+		    (unsigned char)v.pv_reason[i]);
+}
+
+/* The worst privileges axis: every violation stored and shown. */
+ATF_TC_WITHOUT_HEAD(violations_all_listed);
+ATF_TC_BODY(violations_all_listed, tc)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+	json_t			*r = l1_report(), *o, *val;
+	const char		*k;
+	char			*s;
+
+	set(r, "sandboxHints.capEff", json_string("000001fffeffffff"));
+	set(r, "sandboxHints.capPrm", json_string("000001fffeffffff"));
+	set(r, "sandboxHints.capAmb", json_string("000001fffeffffff"));
+	json_object_foreach(at(r, "privileges"), k, val)
+		json_string_set(val, "ok");
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	/* Seccomp, NoNewPrivs, 4 capability sets, 10 calls. */
+	ATF_CHECK_EQ(v.pv_axes[AXIS_PRIVILEGES].av_nviolations, 16);
+	ATF_CHECK_EQ(v.pv_axes[AXIS_PRIVILEGES].av_more, 0);
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES, "privileges: i386 allowed");
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES, "privileges: mount allowed");
+	ATF_REQUIRE((s = verdict_json(&v)) != NULL);
+	ATF_REQUIRE((o = json_loads(s, 0, NULL)) != NULL);
+	ATF_CHECK_EQ(json_array_size(at(o, "axes.privileges.violations")), 16);
+	ATF_CHECK_EQ(json_array_size(at(o, "violations")), 16);
+	json_decref(o);
+	free(s);
+}
+
+ATF_TC_WITHOUT_HEAD(verdict_json_shape);
+ATF_TC_BODY(verdict_json_shape, tc)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+	json_t			*o, *r = base();
+	char			*s;
+
+	set(r, "sandboxHints.seccomp", json_integer(0));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	ATF_REQUIRE((s = verdict_json(&v)) != NULL);
+	ATF_REQUIRE((o = json_loads(s, JSON_REJECT_DUPLICATES, NULL)) != NULL);
+	ATF_CHECK_STREQ(json_string_value(at(o, "level")), "L1");
+	ATF_CHECK_STREQ(json_string_value(at(o, "measuredBy")), "probe");
+	ATF_CHECK_STREQ(json_string_value(at(o, "when")),
+	    "2025-06-01T12:00:00.000Z");
+	ATF_CHECK(json_is_null(at(o, "reason")));
+	ATF_CHECK_STREQ(json_string_value(at(o,
+	    "axes.filesystem.verdict")), "fenced");
+	ATF_CHECK_STREQ(json_string_value(at(o,
+	    "axes.privileges.verdict")), "not-fenced");
+	ATF_CHECK_STREQ(json_string_value(at(o,
+	    "axes.privileges.violations.0")), "privileges: Seccomp is 0");
+	ATF_CHECK_STREQ(json_string_value(at(o, "axes.network.verdict")),
+	    "passes");
+	ATF_CHECK_STREQ(json_string_value(at(o, "axes.kernel.verdict")),
+	    "shared");
+	ATF_CHECK_EQ(json_array_size(at(o, "violations")), 1);
+	ATF_CHECK_STREQ(json_string_value(at(o, "kernel.bootId")),
+	    HOST_BOOT_ID);
+	json_decref(o);
+	free(s);
+
+	/* An unmeasured one says why. */
+	ATF_CHECK_EQ(judge_buf("{", 1, &v), -1);
+	ATF_REQUIRE((s = verdict_json(&v)) != NULL);
+	ATF_REQUIRE((o = json_loads(s, 0, NULL)) != NULL);
+	ATF_CHECK_STREQ(json_string_value(at(o, "level")), "unmeasured");
+	ATF_CHECK(strstr(json_string_value(at(o, "reason")),
+	    "malformed report") != NULL);
+	ATF_CHECK_STREQ(json_string_value(at(o,
+	    "axes.network.verdict")), "not measured");
+	ATF_CHECK(json_is_null(at(o, "kernel.bootId")));
+	json_decref(o);
+	free(s);
+}
+
+ATF_TC_WITHOUT_HEAD(level_names);
+ATF_TC_BODY(level_names, tc)
+{
+	static const char *const names[] = { "unmeasured", "not-earned", "L1",
+	    "L1.5", "L2", "L3", "L4" };
+	size_t	 i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		ATF_CHECK_EQ(level_parse(names[i]), (int)i);
+		ATF_CHECK_STREQ(level_name((int)i), names[i]);
+	}
+	ATF_CHECK_EQ(level_parse("L1.6"), -1);
+	ATF_CHECK_EQ(level_parse(""), -1);
+	ATF_CHECK(level_satisfies(LEVEL_L2, LEVEL_L15));
+	ATF_CHECK(level_satisfies(LEVEL_L3, LEVEL_L2));
+	ATF_CHECK(level_satisfies(LEVEL_L15, LEVEL_L15));
+	ATF_CHECK(!level_satisfies(LEVEL_L15, LEVEL_L2));
+	ATF_CHECK(!level_satisfies(LEVEL_NOT_EARNED, LEVEL_L1));
+	ATF_CHECK(!level_satisfies(LEVEL_UNMEASURED, LEVEL_L1));
+	ATF_CHECK(!level_satisfies(LEVEL_NOT_EARNED, LEVEL_NOT_EARNED));
+	ATF_CHECK(level_satisfies(LEVEL_UNMEASURED, LEVEL_UNMEASURED));
+	ATF_CHECK_STREQ(axis_name(AXIS_KERNEL), "kernel");
+	ATF_CHECK_STREQ(verdict_name(VERDICT_NOT_MEASURED), "not measured");
+	ATF_CHECK_STREQ(verdict_name(VERDICT_NOT_FENCED), "not-fenced");
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, l15_earns_l15);
+	ATF_TP_ADD_TC(tp, l1_earns_l1);
+	ATF_TP_ADD_TC(tp, weakened_l15_earns_l1);
+	ATF_TP_ADD_TC(tp, inherited_filter_not_l15);
+	ATF_TP_ADD_TC(tp, privileges_missing_fields);
+	ATF_TP_ADD_TC(tp, l2_earns_l2);
+	ATF_TP_ADD_TC(tp, l2_network_not_fenced);
+	ATF_TP_ADD_TC(tp, l2_without_canary);
+	ATF_TP_ADD_TC(tp, l15_network);
+	ATF_TP_ADD_TC(tp, l3_and_l4);
+	ATF_TP_ADD_TC(tp, kernel_axis);
+	ATF_TP_ADD_TC(tp, filesystem_not_fenced);
+	ATF_TP_ADD_TC(tp, filesystem_empty_sys);
+	ATF_TP_ADD_TC(tp, processes_not_fenced);
+	ATF_TP_ADD_TC(tp, missing_sections);
+	ATF_TP_ADD_TC(tp, malformed_truncated);
+	ATF_TP_ADD_TC(tp, malformed_oversized);
+	ATF_TP_ADD_TC(tp, malformed_nested);
+	ATF_TP_ADD_TC(tp, malformed_duplicates);
+	ATF_TP_ADD_TC(tp, malformed_utf8);
+	ATF_TP_ADD_TC(tp, malformed_nul);
+	ATF_TP_ADD_TC(tp, malformed_types);
+	ATF_TP_ADD_TC(tp, malformed_bounds);
+	ATF_TP_ADD_TC(tp, reason_sanitized);
+	ATF_TP_ADD_TC(tp, violations_all_listed);
+	ATF_TP_ADD_TC(tp, verdict_json_shape);
+	ATF_TP_ADD_TC(tp, level_names);
+	return (atf_no_error());
+}
