@@ -82,6 +82,8 @@ struct ctl_ctx {
 	int		 c_nfences;
 };
 
+static struct imsgbuf *ctl_ibuf;
+
 static void	ctl_usage(void) __attribute__((noreturn));
 static const struct ctl_cmd *ctl_parse(int, char **, struct ctl_opts *);
 static int	ctl_connect(const char *);
@@ -174,6 +176,7 @@ main(int argc, char *argv[])
 	struct msg_gitinit gi;
 	const char	*sock = FENCED_SOCKET, *v;
 	struct imsgbuf	*ibuf;
+	int		 status;
 	void		*buf = NULL;
 	size_t		 len = 0;
 	uint32_t	 type;
@@ -309,11 +312,14 @@ main(int argc, char *argv[])
 
 	if ((ibuf = imsgbuf_new(ctl_connect(sock))) == NULL)
 		err(1, "imsgbuf_new");
+	ctl_ibuf = ibuf;	/* reachable until exit, whichever way */
 	if (imsgbuf_compose(ibuf, type, 0, 0, -1, buf, len) == -1 ||
 	    imsgbuf_flush(ibuf) == -1)
 		err(1, "send");
 	free(buf);
-	return (ctl_run(ibuf, &ctx, wait_ms));
+	status = ctl_run(ibuf, &ctx, wait_ms);
+	imsgbuf_free(ibuf);
+	return (status);
 }
 
 /* Fixed words, then KEY, then name-value options, then -- ARGV. */

@@ -19,24 +19,6 @@
 #include "mp.h"
 #include "msg.h"
 
-#ifdef FENCED_SANITIZE
-/* libatf-c leaks its test case list on -l; not the code under test. */
-const char	*__lsan_default_suppressions(void);
-const char	*__lsan_default_options(void);
-
-const char *
-__lsan_default_suppressions(void)
-{
-	return ("leak:libatf-c.so\n");
-}
-
-const char *
-__lsan_default_options(void)
-{
-	return ("print_suppressions=0");
-}
-#endif
-
 /* What an EXEC payload on the wire looks like; tests bend one field. */
 struct xwire {
 	size_t		 nfields;	/* 8 */

@@ -1,0 +1,224 @@
+/*
+ * exec: the round trip of `exec /bin/true` in a fence, through fencectl
+ * and in-process through the control socket (the broker's client path),
+ * and execs per second with 1, 8 and 64 concurrent clients, side by side
+ * with a plain fork+exec+wait of /bin/true.
+ *
+ *	exec SOCKET RUNS
+ */
+#include <sys/types.h>
+
+#include <err.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "msg.h"
+#include "bench.h"
+
+#define BENCH_KEY	"bench-exec"
+#define MAX_CLIENTS	64
+
+struct client {
+	int		 c_fd;
+	struct imsgbuf	*c_ib;
+	uint64_t	 c_t0;
+	int		 c_busy;
+};
+
+static void	*exec_buf;
+static size_t	 exec_len;
+
+/* One request, answered up to END; -1 when fenced said no. */
+static int
+call(const char *sock, uint32_t type, const void *buf, size_t len)
+{
+	struct imsgbuf	*ib;
+	struct imsg	 imsg;
+	int		 fd, r, ok = 0;
+
+	fd = bench_ctl_connect(sock);
+	if ((ib = imsgbuf_new(fd)) == NULL ||
+	    imsgbuf_compose(ib, type, 0, 0, -1, buf, len) == -1 ||
+	    imsgbuf_flush(ib) == -1)
+		err(1, "send");
+	for (;;) {
+		while ((r = imsgbuf_get(ib, &imsg)) == 0) {
+			struct pollfd pfd = { fd, POLLIN, 0 };
+
+			if (poll(&pfd, 1, 30000) != 1)
+				errx(1, "no answer");
+			if (imsgbuf_read(ib) <= 0 && errno != EAGAIN)
+				errx(1, "fenced hung up");
+		}
+		if (r == -1)
+			err(1, "reply");
+		if (imsg.hdr.ih_type == IMSG_CTL_ERROR)
+			ok = -1;
+		r = imsg.hdr.ih_type == IMSG_CTL_END;
+		imsg_free(&imsg);
+		if (r)
+			break;
+	}
+	imsgbuf_free(ib);
+	close(fd);
+	return (ok);
+}
+
+static void
+client_send(struct client *c)
+{
+	if (imsgbuf_compose(c->c_ib, IMSG_CTL_EXEC, 0, 0, -1, exec_buf,
+	    exec_len) == -1 || imsgbuf_flush(c->c_ib) == -1)
+		err(1, "send");
+	c->c_t0 = bench_now_ns();
+	c->c_busy = 1;
+}
+
+/*
+ * nclients connections, each sending its next exec as soon as the last
+ * one ended, until runs execs are done in all.
+ */
+static void
+bench_concurrent(const char *sock, int nclients, size_t runs)
+{
+	struct client	 cl[MAX_CLIENTS];
+	struct pollfd	 pfd[MAX_CLIENTS];
+	struct imsg	 imsg;
+	uint64_t	*ns, w0;
+	size_t		 sent = 0, n = 0;
+	char		 what[64];
+	int		 i, r;
+
+	if ((ns = calloc(runs, sizeof(*ns))) == NULL)
+		err(1, "calloc");
+	for (i = 0; i < nclients; i++) {
+		cl[i].c_fd = bench_ctl_connect(sock);
+		if ((cl[i].c_ib = imsgbuf_new(cl[i].c_fd)) == NULL)
+			err(1, "imsgbuf_new");
+		cl[i].c_busy = 0;
+	}
+	w0 = bench_now_ns();
+	for (i = 0; i < nclients && sent < runs; i++, sent++)
+		client_send(&cl[i]);
+	while (n < runs) {
+		for (i = 0; i < nclients; i++) {
+			pfd[i].fd = cl[i].c_fd;
+			pfd[i].events = cl[i].c_busy ? POLLIN : 0;
+		}
+		if (poll(pfd, nclients, 30000) <= 0)
+			errx(1, "no answers");
+		for (i = 0; i < nclients; i++) {
+			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			if (imsgbuf_read(cl[i].c_ib) == 0)
+				errx(1, "fenced hung up");
+			while ((r = imsgbuf_get(cl[i].c_ib, &imsg)) == 1) {
+				if (imsg.hdr.ih_type == IMSG_CTL_ERROR)
+					errx(1, "exec refused");
+				if (imsg.hdr.ih_type == IMSG_CTL_END) {
+					ns[n++] = bench_now_ns() - cl[i].c_t0;
+					cl[i].c_busy = 0;
+					if (sent < runs) {
+						client_send(&cl[i]);
+						sent++;
+					}
+				}
+				imsg_free(&imsg);
+			}
+			if (r == -1)
+				err(1, "reply");
+		}
+	}
+	snprintf(what, sizeof(what), "exec /bin/true, %d client%s", nclients,
+	    nclients > 1 ? "s" : "");
+	bench_row(what, ns, n, (bench_now_ns() - w0) / 1e9);
+	for (i = 0; i < nclients; i++) {
+		imsgbuf_free(cl[i].c_ib);
+		close(cl[i].c_fd);
+	}
+	free(ns);
+}
+
+static void
+bench_argv(const char *what, char *const argv[], size_t runs)
+{
+	uint64_t	*ns, t0, w0;
+	size_t		 i, n = 0;
+
+	if ((ns = calloc(runs, sizeof(*ns))) == NULL)
+		err(1, "calloc");
+	w0 = bench_now_ns();
+	for (i = 0; i < runs; i++) {
+		t0 = bench_now_ns();
+		if (bench_forkexec(argv) == 0)
+			ns[n++] = bench_now_ns() - t0;
+	}
+	bench_row(what, ns, n, (bench_now_ns() - w0) / 1e9);
+	free(ns);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct msg_boot	 b;
+	struct msg_fence_req q;
+	struct msg_exec	 x;
+	char		*true_argv[] = { "/bin/true", NULL };
+	char		 exe[PATH_MAX], ctl[PATH_MAX + 32];
+	const char	*errstr;
+	void		*buf;
+	size_t		 len, runs;
+	ssize_t		 l;
+
+	if (argc != 3)
+		errx(1, "usage: exec socket runs");
+	runs = strtonum(argv[2], 1, 1000000, &errstr);
+	if (errstr != NULL)
+		errx(1, "runs %s", errstr);
+	if ((l = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) == -1)
+		err(1, "readlink");
+	exe[l] = '\0';
+	snprintf(ctl, sizeof(ctl), "%s/../bin/fencectl", dirname(exe));
+
+	memset(&b, 0, sizeof(b));
+	strlcpy(b.b_key, BENCH_KEY, sizeof(b.b_key));
+	b.b_tier = TIER_L15;
+	if (msg_boot_encode(&b, &buf, &len) == -1 ||
+	    call(argv[1], IMSG_CTL_BOOT, buf, len) == -1)
+		errx(1, "cannot boot %s", BENCH_KEY);
+	free(buf);
+
+	memset(&x, 0, sizeof(x));
+	strlcpy(x.x_key, BENCH_KEY, sizeof(x.x_key));
+	x.x_argv = true_argv;
+	x.x_argc = 1;
+	if (msg_exec_encode(&x, &exec_buf, &exec_len) == -1)
+		err(1, "encode");
+
+	printf("\n%-34s %6s %10s %10s %10s\n", "exec (L1.5 fence)", "runs",
+	    "median ms", "p99 ms", "per s");
+	{
+		char *fc[] = { ctl, "-s", argv[1], "exec", BENCH_KEY, "--",
+		    "/bin/true", NULL };
+
+		bench_argv("fencectl exec /bin/true", fc, runs);
+	}
+	bench_concurrent(argv[1], 1, runs);
+	bench_concurrent(argv[1], 8, runs);
+	bench_concurrent(argv[1], 64, runs < 64 ? 64 : runs);
+	bench_argv("fork+exec+wait /bin/true", true_argv, runs);
+
+	memset(&q, 0, sizeof(q));
+	strlcpy(q.r_key, BENCH_KEY, sizeof(q.r_key));
+	if (msg_fence_req_encode(&q, &buf, &len) == 0)
+		call(argv[1], IMSG_CTL_STOP, buf, len);
+	return (0);
+}
