@@ -177,6 +177,7 @@ main(int argc, char *argv[])
 		    0) == -1 || imsgbuf_flush(ib) == -1)
 			err(2, "send fd");
 		t_drain(fd);
+		imsgbuf_free(ib);
 		return (0);
 	} else if (strcmp(mode, "testsyscall") == 0) {
 		t_hdr(fd, IMSG_CTL_TEST_SYSCALL, IMSG_HDR_SIZE, 0, 0);
