@@ -56,7 +56,8 @@ fuzz_check(const struct probe_verdict *v, int rv)
 		a = &v->pv_axes[i];
 		if (a->av_nviolations < 0 || a->av_nviolations > VIOLATIONS_MAX)
 			__builtin_trap();
-		if (a->av_nviolations > 0 && a->av_verdict != VERDICT_NOT_FENCED)
+		if (a->av_nviolations > 0 &&
+		    a->av_verdict != VERDICT_NOT_FENCED)
 			__builtin_trap();
 		for (j = 0; j < a->av_nviolations; j++)
 			fuzz_check_text(a->av_violations[j], VIOLATION_LEN);

@@ -7,7 +7,6 @@
  */
 #include <sys/types.h>
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,17 +84,21 @@ axis_name(int a)
 const char *
 verdict_name(int v)
 {
-	if (v < 0 || (size_t)v >= sizeof(verdict_names) / sizeof(verdict_names[0]))
+	if (v < 0 ||
+	    (size_t)v >= sizeof(verdict_names) / sizeof(verdict_names[0]))
 		return ("not measured");
 	return (verdict_names[v]);
 }
 
-/* Printable ASCII only: reasons may quote what the fence sent. */
+/*
+ * Printable ASCII only, whatever the locale: reasons may quote what the
+ * fence sent.
+ */
 static void
 level_sanitize(char *s)
 {
 	for (; *s != '\0'; s++)
-		if (!isprint((unsigned char)*s) || !isascii((unsigned char)*s))
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
 			*s = '?';
 }
 
@@ -183,7 +186,7 @@ judge_fs_special(const struct probe_report *r, struct probe_axis_verdict *a)
 		axis_violation(a, "filesystem: HOME not set");
 	else if (!p->rp_writable)
 		axis_violation(a, "filesystem: HOME not writable (%s)",
-		    p->rp_error);
+		    p->rp_error[0] != '\0' ? p->rp_error : "no error");
 	if ((p = level_path(r, "/proc/sys")) == NULL)
 		axis_violation(a, "filesystem: /proc/sys not reported");
 	else if (p->rp_writable)
@@ -216,7 +219,8 @@ judge_filesystem(const struct probe_report *r, const struct probe_expect *e,
 			if (strcmp(r->r_secrets[i].rs_path, e->pe_secret) == 0)
 				break;
 		if (i == r->r_nsecrets)
-			axis_violation(a, "filesystem: host secret not checked");
+			axis_violation(a,
+			    "filesystem: host secret not checked");
 		else if (r->r_secrets[i].rs_readable)
 			axis_violation(a, "filesystem: host secret %.80s "
 			    "readable", e->pe_secret);
@@ -499,8 +503,8 @@ level_judge(const struct probe_report *r, const struct probe_expect *e,
 	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++)
 		if (!(r->r_sections & required[i].s_bit)) {
 			if (r->r_incomplete[0] != '\0')
-				verdict_unmeasured(v, "no %s section: the probe "
-				    "stopped in %s", required[i].s_name,
+				verdict_unmeasured(v, "no %s section: the "
+				    "probe stopped in %s", required[i].s_name,
 				    r->r_incomplete);
 			else
 				verdict_unmeasured(v, "no %s section",
@@ -572,7 +576,8 @@ verdict_json(const struct probe_verdict *v)
 	}
 	if (!bad && (json_object_set_new(root, "level",
 	    json_string(level_name(v->pv_level))) == -1 ||
-	    json_object_set_new(root, "measuredBy", json_string("probe")) == -1 ||
+	    json_object_set_new(root, "measuredBy",
+	    json_string("probe")) == -1 ||
 	    json_object_set_new(root, "when", v->pv_when[0] != '\0' ?
 	    json_string(v->pv_when) : json_null()) == -1 ||
 	    json_object_set_new(root, "reason", v->pv_reason[0] != '\0' ?

@@ -37,7 +37,7 @@
 #define PROBE_DNS_MS		4000
 #define PROBE_TCP_MS		1500
 #define PROBE_PRIV_MS		2000
-#define PROBE_BACKSTOP_SEC	12	/* the global alarm */
+#define PROBE_BACKSTOP_SEC	9	/* the alarm: under exec's 10 s */
 
 /* The name spaces of /proc/self/ns the report names. */
 enum probe_ns {
@@ -69,6 +69,7 @@ struct probe_opts {
 	int		 po_ntcp;
 	struct probe_target po_canary;
 	int		 po_has_canary;
+	int		 po_no_outbound;		/* canary and lo only */
 	char		 po_when[40];			/* ISO 8601, UTC */
 	int		 po_markers_removed;
 };

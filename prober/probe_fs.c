@@ -21,7 +21,7 @@
 
 #include "probe.h"
 
-#define PROBE_MARKER_AGE	60	/* seconds before a marker is orphaned */
+#define PROBE_MARKER_AGE	60	/* seconds: then a marker is orphaned */
 
 /*
  * The documented list (docs/probe.md).  "HOME" is $HOME.  /proc/sys is

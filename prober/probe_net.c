@@ -9,7 +9,8 @@
  * non-blocking, and whatever has not completed after PROBE_TCP_MS is
  * abandoned.  With no network, or one that refuses, both phases end as
  * soon as the kernel answers, well under a second; with packets dropped
- * the section ends within PROBE_DNS_MS + PROBE_TCP_MS.
+ * the section ends within PROBE_DNS_MS + PROBE_TCP_MS.  With
+ * --no-outbound only the canary and the interfaces are measured.
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>
@@ -32,7 +33,7 @@
 
 #include "probe.h"
 
-#define PROBE_NAMES_MAX		(1 + PROBE_TCP_MAX)
+#define PROBE_NAMES_MAX		(1 + PROBE_TCP_MAX + 1)	/* dns, tcp, canary */
 #define PROBE_CONNS_MAX		(PROBE_TCP_MAX + 1)
 
 /* What a resolver child writes on its pipe (less than PIPE_BUF). */
@@ -494,7 +495,8 @@ probe_network(struct jw *w, const struct probe_opts *o)
 	int			 nnames = 0, nconns = 0, i;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	(void)probe_name_add(names, &nnames, o->po_dns);
+	if (!o->po_no_outbound)
+		(void)probe_name_add(names, &nnames, o->po_dns);
 	for (i = 0; i < o->po_ntcp + o->po_has_canary; i++) {
 		memset(&conns[nconns], 0, sizeof(conns[nconns]));
 		conns[nconns].pc_target = i < o->po_ntcp ? &o->po_tcp[i] :
@@ -511,7 +513,10 @@ probe_network(struct jw *w, const struct probe_opts *o)
 	probe_conn_ports(conns, nconns);
 	probe_conn_run(conns, nconns);
 
-	probe_dns_json(w, &names[0]);
+	if (o->po_no_outbound)
+		jw_null(w, "dns");
+	else
+		probe_dns_json(w, &names[0]);
 	jw_arr_open(w, "tcp");
 	for (i = 0; i < o->po_ntcp; i++)
 		probe_conn_json(w, NULL, &conns[i]);

@@ -73,7 +73,8 @@ probe_processes(struct jw *w, const struct probe_opts *o)
 		jw_err(w, "error", errno);
 		jw_null(w, "visible");
 	} else {
-		while ((de = readdir(d)) != NULL && seen++ < PROBE_DIR_SCAN_MAX) {
+		while ((de = readdir(d)) != NULL &&
+		    seen++ < PROBE_DIR_SCAN_MAX) {
 			if (!probe_numeric(de->d_name))
 				continue;
 			n++;

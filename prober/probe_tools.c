@@ -90,7 +90,8 @@ probe_tools(struct jw *w, const struct probe_opts *o)
 	copy = probe_tool_path(&job);
 	for (nth = 0; nth < PROBE_TOOL_THREADS && (size_t)nth < PROBE_NTOOLS;
 	    nth++)
-		if (pthread_create(&th[nth], NULL, probe_tool_worker, &job) != 0)
+		if (pthread_create(&th[nth], NULL, probe_tool_worker, &job)
+		    != 0)
 			break;
 	/* No thread at all: this one does the lookups, one at a time. */
 	if (nth == 0)

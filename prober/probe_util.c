@@ -181,18 +181,22 @@ probe_children_kill(void)
 
 /*
  * In a child that may die of a signal on purpose: no core file, no
- * alarm of the parent's, default signal handling.
+ * alarm of the parent's, default signal handling (a sanitizer's handler
+ * would turn a SIGSEGV or SIGSYS into an exit status).
  */
 void
 probe_child_setup(void)
 {
+	static const int sigs[] = { SIGALRM, SIGPIPE, SIGSEGV, SIGBUS, SIGSYS,
+	    SIGILL, SIGFPE, SIGTRAP };
 	struct rlimit	 rl = { 0, 0 };
 	sigset_t	 none;
+	size_t		 i;
 
 	(void)setrlimit(RLIMIT_CORE, &rl);
 	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	(void)signal(SIGALRM, SIG_DFL);
-	(void)signal(SIGPIPE, SIG_DFL);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		(void)signal(sigs[i], SIG_DFL);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 }

@@ -214,6 +214,23 @@ report_network(const json_t *net, struct probe_report *r)
 		    sizeof(r->r_ifaces[0]), json_array_get(a, i), "name");
 }
 
+/* A path reported twice could say two things: refuse the report. */
+static int
+report_paths_unique(const struct probe_report *r, char *err, size_t len)
+{
+	int	 i, j;
+
+	for (i = 0; i < r->r_npaths; i++)
+		for (j = i + 1; j < r->r_npaths; j++)
+			if (strcmp(r->r_paths[i].rp_label,
+			    r->r_paths[j].rp_label) == 0) {
+				snprintf(err, len, "filesystem.paths: %s "
+				    "twice", r->r_paths[i].rp_label);
+				return (-1);
+			}
+	return (0);
+}
+
 static void
 report_extract(const json_t *root, struct probe_report *r)
 {
@@ -295,6 +312,11 @@ report_parse(const char *buf, size_t len, const struct probe_expect *e,
 	}
 	report_extract(root, r);
 	json_decref(root);
+	if (report_paths_unique(r, err, sizeof(err)) == -1) {
+		free(r);
+		verdict_unmeasured(out, "malformed report: %s", err);
+		return (-1);
+	}
 	level_judge(r, e, out);
 	free(r);
 	return (0);

@@ -68,7 +68,7 @@ enum probe_canary {
  * them are then skipped or the axis is "not measured".
  */
 struct probe_expect {
-	int		 pe_tier;			/* enum fence_tier asked */
+	int		 pe_tier;			/* enum fence_tier */
 	int		 pe_backend;			/* enum fence_backend */
 	char		 pe_boot_id[PROBE_BOOT_ID_LEN];	/* the host's */
 	char		 pe_release[PROBE_UNAME_LEN];	/* host uname -r */
@@ -112,8 +112,8 @@ int		 report_parse(const char *, size_t, const struct probe_expect *,
 
 /*
  * The boundary as the API shows it: {"level", "measuredBy": "probe",
- * "when", "reason", "axes": {name: {"verdict", "violations"}},
- * "violations", "kernel"}.  Compact JSON the caller frees; NULL if out
+ * "when", "reason", "axes": {name: {"verdict", "violations", "reason"}},
+ * "violations", "kernel": {"release", "version", "bootId"}}.  Compact JSON the caller frees; NULL if out
  * of memory.
  */
 char		*verdict_json(const struct probe_verdict *);

@@ -350,7 +350,8 @@ static const struct rs_field rs_dns_f[] = {
 	{ "addresses", &rs_addrs, 0 }, { "error", &rs_word_n, 0 },
 	{ "ms", &rs_count, 0 }, { NULL, NULL, 0 }
 };
-static const struct rs_node rs_dns = { .n_types = JT_OBJ, .n_fields = rs_dns_f };
+static const struct rs_node rs_dns = { .n_types = JT_OBJ | JT_NULL,
+	.n_fields = rs_dns_f };
 static const struct rs_node rs_target = { .n_types = JT_STR,
 	.n_maxlen = REPORT_TARGET_LEN - 1 };
 static const struct rs_field rs_conn_f[] = {
@@ -379,7 +380,8 @@ static const struct rs_field rs_net_f[] = {
 	{ "canary", &rs_conn_n, 0 }, { "interfaces", &rs_ifaces, 0 },
 	{ "ms", &rs_count, 0 }, { NULL, NULL, 0 }
 };
-static const struct rs_node rs_net = { .n_types = JT_OBJ, .n_fields = rs_net_f };
+static const struct rs_node rs_net = { .n_types = JT_OBJ,
+	.n_fields = rs_net_f };
 
 /* the report */
 static const struct rs_node rs_probe = { .n_types = JT_STR, .n_maxlen = 32,
@@ -448,7 +450,8 @@ rs_check_fields(const json_t *v, const struct rs_field *f, struct rs_ctx *c)
 			return (-1);
 	}
 	for (i = 0; f[i].f_key != NULL; i++)
-		if (!f[i].f_optional && json_object_get(v, f[i].f_key) == NULL) {
+		if (!f[i].f_optional &&
+		    json_object_get(v, f[i].f_key) == NULL) {
 			snprintf(c->c_err, c->c_errlen, "%s%s%s: missing",
 			    c->c_path, c->c_path[0] != '\0' ? "." : "",
 			    f[i].f_key);

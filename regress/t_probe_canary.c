@@ -12,10 +12,11 @@
  * replaces those words in the command's arguments, runs the command,
  * and writes to the file given with -o (and to standard error) what the
  * host saw: "accepted N" (connections the canary accepted), "port P"
- * (the canary's) and "elapsed MS" (how long the command ran).  With -u it also binds UDP
- * 127.0.0.1:53 and never answers: a resolver pointed there (by a
- * resolv.conf the test binds over the host's in a mount namespace of its
- * own) sees its queries dropped.  Exit status: the command's.
+ * (the canary's) and "elapsed MS" (how long the command ran).  With -u
+ * it also binds UDP 127.0.0.1:53 and never answers: a resolver pointed
+ * there (by a resolv.conf the test binds over the host's in a mount
+ * namespace of its own) sees its queries dropped.  Exit status: the
+ * command's.
  *
  *	t_probe_canary [-u] [-o file] -- command [arg ...]
  */
