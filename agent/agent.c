@@ -295,13 +295,8 @@ agent_sigchld(evutil_socket_t sig, short events, void *arg)
 int
 agent_bearer_ok(const uint8_t *b)
 {
-	const uint8_t	*mine = agent_env->a_hello.h_bearer;
-	volatile uint8_t diff = 0;
-	size_t		 i;
-
-	for (i = 0; i < MSG_BEARER_LEN; i++)
-		diff |= mine[i] ^ b[i];
-	return (diff == 0);
+	return (timingsafe_bcmp(agent_env->a_hello.h_bearer, b,
+	    MSG_BEARER_LEN) == 0);
 }
 
 void

@@ -9,10 +9,19 @@ runs=${BENCH_RUNS:-200}
 sh scripts/user.sh
 dir=$(mktemp -d /tmp/fenced-bench.XXXXXX)
 homes=$(mktemp -d /var/lib/fenced-bench.XXXXXX)
+# A TCP port no socket uses, for the HTTP API (not 7700: `make run'
+# may be up there).
+port=$(ss -Htan | awk '{ n = split($4, a, ":"); used[a[n]] = 1 }
+    END { for (p = 17700; p < 18700; p++) if (!(p in used)) { print p; exit } }')
+[ -n "$port" ] || { echo "bench: no free port" >&2; exit 1; }
+# The HTTP bench runs 128 connections and commands of one user at once.
 cat > "$dir/fenced.conf" <<CONF
 socket "$dir/ctl.sock"
 state "$dir/state"
 homes "$homes"
+listen on 127.0.0.1 port $port
+http connections max 512 per user 256
+exec inflight per user 256
 CONF
 "$build/bin/fenced" -d -f "$dir/fenced.conf" 2> "$dir/fenced.log" &
 pid=$!
@@ -24,7 +33,10 @@ until "$build/bin/fencectl" -s "$dir/ctl.sock" show stats >/dev/null 2>&1; do
 done
 echo "fenced bench, $(nproc) cpus, $(uname -r), $runs runs each"
 "$build/bench/boot" "$dir/ctl.sock" "$runs"
+# The HTTP API: a token of root's, then SOCKET RUNS PORT TOKEN.
+token=$("$build/bin/fencectl" -s "$dir/ctl.sock" token 2>/dev/null)
+"$build/bench/http" "$dir/ctl.sock" "$runs" "$port" "$token"
 for b in "$build"/bench/*; do
-	case "$b" in */boot) continue ;; esac
+	case "$b" in */boot|*/http) continue ;; esac
 	[ -x "$b" ] && "$b" "$dir/ctl.sock" "$runs"
 done

@@ -1,12 +1,14 @@
 /*
  * The broker: the only process that reads bytes from clients.  It runs
  * as the unprivileged user in an empty chroot under an allowlist
- * filter, serves the control socket (and the HTTP API), and turns what
+ * filter, serves the control socket and the HTTP API, and turns what
  * clients ask into typed messages for the fencer and the prober.
  */
 #include <sys/types.h>
+#include <sys/resource.h>
 
 #include <event.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,8 @@
 static void	broker_dispatch_parent(struct imsgev *, struct imsg *, void *);
 static void	broker_dispatch_fencer(struct imsgev *, struct imsg *, void *);
 static void	broker_dispatch_prober(struct imsgev *, struct imsg *, void *);
+static void	broker_shutdown(void);
+static void	broker_nofile(void);
 
 struct proc_self broker_self = {
 	.ps_proc = PROC_BROKER,
@@ -31,7 +35,9 @@ struct proc_self broker_self = {
 		[PROC_FENCER] = { PROC_FENCER, broker_dispatch_fencer, NULL },
 		[PROC_PROBER] = { PROC_PROBER, broker_dispatch_prober, NULL },
 	},
-	.ps_shutdown_cb = control_shutdown,
+	.ps_config_cb = http_configure,
+	.ps_start_cb = http_start,
+	.ps_shutdown_cb = broker_shutdown,
 };
 struct broker_stats	 broker_stats;
 struct msg_procinfo	 broker_procinfo;
@@ -55,6 +61,9 @@ broker(const struct proc_args *pa)
 	if ((broker_self.ps_evbase = event_init()) == NULL)
 		fatalx("%s: event_init", __func__);
 	proc_signals(&broker_self);
+	/* jansson seeds its hashes from /dev/urandom on first use: now. */
+	json_object_seed(0);
+	broker_nofile();
 
 	lockdown(&ld);
 
@@ -76,10 +85,17 @@ broker_dispatch_parent(struct imsgev *iev, struct imsg *imsg, void *arg)
 		if (msg_u32_decode(imsg->data, imsg->len, &u, LISTEN_CONTROL,
 		    LISTEN_HTTP) == -1 || imsg->fd == -1)
 			fatalx("%s: bad listener", __func__);
-		if (u != LISTEN_CONTROL)
-			fatalx("%s: listener %u not served", __func__, u);
-		control_listen(imsg->fd);
+		if (u == LISTEN_CONTROL)
+			control_listen(imsg->fd);
+		else
+			http_listen(imsg->fd);
 		imsg->fd = -1;
+		break;
+	case IMSG_TOKEN_LOAD:
+		token_load(imsg);
+		break;
+	case IMSG_TOKEN_STORED:
+		token_stored(imsg);
 		break;
 	case IMSG_PROC_INFO:
 		if (msg_procinfo_decode(imsg->data, imsg->len,
@@ -89,6 +105,34 @@ broker_dispatch_parent(struct imsgev *iev, struct imsg *imsg, void *arg)
 	default:
 		fatalx("%s: unexpected %s", __func__,
 		    msg_type_name(imsg->hdr.ih_type));
+	}
+}
+
+static void
+broker_shutdown(void)
+{
+	http_shutdown();
+	control_shutdown();
+}
+
+/*
+ * Connections to the control socket and the HTTP API, and a channel per
+ * fence, are descriptors: take the hard limit while it can be raised
+ * (after lockdown getrlimit() is all there is).
+ */
+static void
+broker_nofile(void)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
+		log_warn("%s: getrlimit", __func__);
+		return;
+	}
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			log_warn("%s: setrlimit", __func__);
 	}
 }
 

@@ -23,12 +23,30 @@ void	control_listen(int);
 void	control_shutdown(void);
 unsigned int control_active(void);
 
+/* http.c: the HTTP API (its own header is http.h) */
+void	http_listen(int);
+void	http_start(void);
+void	http_configure(void);
+void	http_shutdown(void);
+
+/* token.c */
+typedef void	(*token_cb)(void *, const struct msg_hosttoken *, int);
+void	token_load(struct imsg *);
+void	token_stored(struct imsg *);
+int	token_exists(uid_t);
+int	token_lookup(const char *, size_t, uid_t *);
+int	token_mint(uid_t, int, token_cb, void *, const char **,
+	    const char **);
+void	token_orphan(void *);
+
 
 /* fences.c */
 struct bfence {
 	TAILQ_ENTRY(bfence)	 bf_entry;
-	struct msg_fence	 bf_info;	/* with the bearer */
+	struct msg_fence	 bf_info;	/* with the bearer; f_level */
 	struct imsgev		*bf_agent;
+	int			 bf_probing;	/* a probe runs */
+	char			*bf_boundary;	/* the last verdicts, JSON */
 };
 
 enum breq_kind {
@@ -46,6 +64,10 @@ struct breq {
 	char			 r_key[FENCE_KEY_SIZE];	/* "" for all */
 	breq_cb			 r_cb;		/* NULL: maker gone */
 	void			*r_arg;
+	uint32_t		 r_parent;	/* the request this serves */
+	int			 r_want;	/* boot: the level required */
+	uid_t			 r_uid;		/* with r_exec: whose */
+	int			 r_exec;	/* an HTTP exec, counted */
 };
 
 struct bfence	*bfence_find(const char *);
@@ -53,9 +75,26 @@ unsigned int	 bfence_running(void);
 struct breq	*breq_new(enum breq_kind, const char *, breq_cb, void *);
 void		 breq_done(struct breq *);
 void		 breq_orphan(void *);
+unsigned int	 breq_execs(uid_t);
 void		 fences_dispatch_fencer(struct imsgev *, struct imsg *, void *);
 int		 fences_to_fencer(struct breq *, uint32_t, const void *, size_t);
+void		 fences_stop(const char *);
 int		 fences_to_agent(struct bfence *, struct breq *, uint32_t,
 		    const void *, size_t);
+
+/* probe.c */
+struct probe_result {
+	int		 pr_level;	/* enum probe_level */
+	const char	*pr_json;	/* the verdicts, or NULL */
+	const char	*pr_error;	/* NULL, or why there is no level */
+	const char	*pr_message;
+	int		 pr_want;	/* as given to probe_start() */
+};
+typedef void	(*probe_done_cb)(void *, const char *,
+		    const struct probe_result *);
+
+int	probe_start(struct bfence *, probe_done_cb, void *, int);
+void	probe_violations(const char *, char *, size_t);
+void	probe_orphan(void *);
 
 #endif /* BROKER_H */

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <event.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "log.h"
 #include "msg.h"
 #include "broker.h"
+#include "report.h"
 
 #define CONTROL_MAX_CONNS	512	/* all users together */
 #define CONTROL_MAX_PER_UID	128
@@ -59,6 +61,13 @@ static void	control_relay_error(struct ctl_conn *, struct imsg *);
 static void	control_relay_result(struct ctl_conn *, struct imsg *);
 static int	control_fence_request(struct ctl_conn *, struct imsg *);
 static void	control_relay_identity(struct ctl_conn *, struct imsg *);
+static void	control_require(struct ctl_conn *, const struct msg_fence *,
+		    int);
+static void	control_require_done(void *, const char *,
+		    const struct probe_result *);
+static void	control_probe_done(void *, const char *,
+		    const struct probe_result *);
+static void	control_token(void *, const struct msg_hosttoken *, int);
 
 unsigned int
 control_active(void)
@@ -239,6 +248,8 @@ static void
 control_close(struct ctl_conn *cc)
 {
 	breq_orphan(cc);
+	token_orphan(cc);
+	probe_orphan(cc);
 	TAILQ_REMOVE(&ctl_conns, cc, cc_entry);
 	ctl_nconns--;
 	evtimer_del(&cc->cc_idle);
@@ -341,6 +352,16 @@ control_answer(struct breq *r, uint32_t type, struct imsg *imsg)
 
 	switch (type) {
 	case IMSG_FENCE_BOOTED:
+		/* Nothing runs in a fence before it earned what was asked. */
+		if (r->r_want != 0) {
+			if (msg_fence_decode(imsg->data, imsg->len, &info) ==
+			    -1)
+				fatalx("%s: bad fence", __func__);
+			control_require(cc, &info, r->r_want);
+			explicit_bzero(&info, sizeof(info));
+			break;
+		}
+		/* FALLTHROUGH */
 	case IMSG_FENCE_STOPPED:
 	case IMSG_FENCE_INFO:
 		/* Re-encoded without the bearer, which stays here. */
@@ -472,6 +493,82 @@ control_to_agent(struct ctl_conn *cc, struct bfence *bf, uint32_t type,
 }
 
 /*
+ * A boot with `require': the answer waits for the first probe.  Below
+ * what was asked, the fence is stopped and the boot fails with every
+ * violation the prober named.
+ */
+static void
+control_require(struct ctl_conn *cc, const struct msg_fence *info, int want)
+{
+	struct bfence	*bf;
+
+	if ((bf = bfence_find(info->f_key)) == NULL) {
+		control_error(cc, "boot-failed", "fence %s is gone",
+		    info->f_key);
+		return;
+	}
+	if (probe_start(bf, control_require_done, cc, want) == -1) {
+		fences_stop(info->f_key);
+		control_error(cc, "require-not-met", "fence %s: cannot "
+		    "measure it, so it cannot promise %s", info->f_key,
+		    tier_name(want));
+	}
+}
+
+static void
+control_require_done(void *arg, const char *key, const struct probe_result *pr)
+{
+	struct ctl_conn	*cc = arg;
+	struct bfence	*bf;
+	char		 why[MSG_ERROR_TEXT_MAX];
+
+	if (pr->pr_error == NULL &&
+	    level_satisfies(pr->pr_level, level_of_tier(pr->pr_want)) &&
+	    (bf = bfence_find(key)) != NULL) {
+		struct msg_fence info = bf->bf_info;
+
+		control_fence(cc, &info);
+		control_reply(cc, IMSG_CTL_END, NULL, 0);
+		return;
+	}
+	fences_stop(key);
+	if (pr->pr_error != NULL)
+		control_error(cc, "require-not-met", "fence %s was stopped: "
+		    "%s: %s", key, pr->pr_error, pr->pr_message);
+	else {
+		probe_violations(pr->pr_json, why, sizeof(why));
+		control_error(cc, "require-not-met", "fence %s measured %s, "
+		    "required %s; stopped: %s", key, level_name(pr->pr_level),
+		    tier_name(pr->pr_want), why);
+	}
+}
+
+static void
+control_probe_done(void *arg, const char *key, const struct probe_result *pr)
+{
+	struct ctl_conn	*cc = arg;
+	struct msg_verdict v;
+	void		*buf;
+	size_t		 len;
+
+	if (pr->pr_error != NULL) {
+		control_error(cc, pr->pr_error, "%s", pr->pr_message);
+		return;
+	}
+	memset(&v, 0, sizeof(v));
+	strlcpy(v.v_key, key, sizeof(v.v_key));
+	v.v_level = pr->pr_level;
+	v.v_json = (char *)pr->pr_json;
+	if (msg_verdict_encode(&v, &buf, &len) == -1) {
+		control_error(cc, "internal", "cannot encode the verdict");
+		return;
+	}
+	control_reply(cc, IMSG_CTL_VERDICT, buf, len);
+	free(buf);
+	control_reply(cc, IMSG_CTL_END, NULL, 0);
+}
+
+/*
  * Fence requests.  Who asks comes from the connection's credentials,
  * never from the message: the owner and admin fields a client sends are
  * overwritten.
@@ -488,7 +585,7 @@ control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
 	struct breq	*r;
 	void		*buf = NULL;
 	size_t		 len;
-	int		 rv = 0;
+	int		 rv = 0, want;
 
 	switch (imsg->hdr.ih_type) {
 	case IMSG_CTL_BOOT:
@@ -496,10 +593,21 @@ control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
 			return (-1);
 		b.b_owner = cc->cc_uid;
 		b.b_admin = cc->cc_admin;
+		/* The fencer builds; whether it earned `require' is ours. */
+		want = b.b_require;
+		b.b_require = 0;
 		if ((r = breq_new(BREQ_FENCER, b.b_key, control_answer,
 		    cc)) == NULL || msg_boot_encode(&b, &buf, &len) == -1 ||
 		    fences_to_fencer(r, IMSG_FENCE_BOOT, buf, len) == -1)
 			fatal("%s: boot to fencer", __func__);
+		r->r_want = want;
+		break;
+	case IMSG_CTL_PROBE:
+		if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
+			return (-1);
+		if ((bf = control_fence_for(cc, q.r_key)) != NULL &&
+		    probe_start(bf, control_probe_done, cc, 0) == -1)
+			control_error(cc, "internal", "cannot start a probe");
 		break;
 	case IMSG_CTL_STOP:
 	case IMSG_CTL_LIST:
@@ -564,6 +672,29 @@ control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
 	return (rv);
 }
 
+/* The new host token, once the parent stored its hash; or why not. */
+static void
+control_token(void *arg, const struct msg_hosttoken *ht, int error)
+{
+	struct ctl_conn	*cc = arg;
+	void		*buf;
+	size_t		 len;
+
+	if (ht == NULL) {
+		control_error(cc, "token-not-stored", "the host token could "
+		    "not be stored: %s", strerror(error));
+		return;
+	}
+	if (msg_hosttoken_encode(ht, &buf, &len) == -1) {
+		control_error(cc, "internal", "cannot encode the token");
+		return;
+	}
+	control_reply(cc, IMSG_CTL_HOSTTOKEN, buf, len);
+	explicit_bzero(buf, len);
+	free(buf);
+	control_reply(cc, IMSG_CTL_END, NULL, 0);
+}
+
 /*
  * A message we cannot decode is a client speaking nonsense: drop it.  A
  * well-formed request it may not make gets an error and the connection
@@ -574,6 +705,8 @@ control_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct ctl_conn	*cc = arg;
 	struct timeval	 tv = { CONTROL_IDLE_SEC, 0 };
+	const char	*code, *why;
+	uint32_t	 u;
 	int32_t		 v;
 	void		*buf;
 	size_t		 len;
@@ -620,11 +753,20 @@ control_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_CTL_BOOT:
 	case IMSG_CTL_STOP:
 	case IMSG_CTL_LIST:
+	case IMSG_CTL_PROBE:
 	case IMSG_CTL_EXEC:
 	case IMSG_CTL_GIT_CONFIG:
 	case IMSG_CTL_GIT_INIT:
 		if (control_fence_request(cc, imsg) == -1)
 			goto bad;
+		break;
+	case IMSG_CTL_TOKEN:
+		/* The caller's own token: whose comes from SO_PEERCRED. */
+		if (msg_u32_decode(imsg->data, imsg->len, &u, 0, 1) == -1)
+			goto bad;
+		if (token_mint(cc->cc_uid, u, control_token, cc, &code,
+		    &why) == -1)
+			control_error(cc, code, "%s", why);
 		break;
 #ifdef FENCED_TEST_HOOKS
 	case IMSG_CTL_TEST_SYSCALL:

@@ -2,7 +2,7 @@
  * The broker's view of fences: what the fencer reported booted, with
  * the channel to each fence's agent and its bearer, and the requests in
  * flight to the fencer and to agents.  A request is answered through
- * the callback of whoever made it (a control connection, later an HTTP
+ * the callback of whoever made it (a control connection or an HTTP
  * request); one whose maker went away is answered into the void.
  */
 #include <sys/types.h>
@@ -96,6 +96,22 @@ breq_orphan(void *arg)
 			r->r_cb = NULL;
 }
 
+/*
+ * The HTTP execs of uid still running, their makers gone or not: the
+ * commands run on in their fences until they answer.
+ */
+unsigned int
+breq_execs(uid_t uid)
+{
+	struct breq	*r;
+	unsigned int	 n = 0;
+
+	TAILQ_FOREACH(r, &breqs, r_entry)
+		if (r->r_exec && r->r_uid == uid)
+			n++;
+	return (n);
+}
+
 static void
 breq_answer(struct breq *r, uint32_t type, struct imsg *imsg, int last)
 {
@@ -132,6 +148,10 @@ bfence_add(struct msg_fence *info, int fd)
 		fatal("%s: imsgev_new", __func__);
 	TAILQ_INSERT_TAIL(&bfences, bf, bf_entry);
 	bfence_count++;
+	/* Measured right away; until the report is in it is unmeasured. */
+	bf->bf_info.f_level = 0;
+	if (probe_start(bf, NULL, NULL, 0) == -1)
+		log_warnx("%s: cannot probe %s", __func__, info->f_key);
 }
 
 /* Requests to a fence that is gone get an error now, not never. */
@@ -172,6 +192,7 @@ bfence_remove(struct bfence *bf, const char *why)
 	bfence_count--;
 	if (bf->bf_agent != NULL)
 		imsgev_free(bf->bf_agent);
+	free(bf->bf_boundary);
 	explicit_bzero(bf, sizeof(*bf));
 	free(bf);
 	bfence_fail_pending(key, why);
@@ -225,6 +246,14 @@ fences_dispatch_fencer(struct imsgev *iev, struct imsg *imsg, void *arg)
 		r = breq_lookup("fencer", imsg);
 		breq_answer(r, imsg->hdr.ih_type, imsg, 0);
 		break;
+	case IMSG_PROBE_EXEC:
+		r = breq_lookup("fencer", imsg);
+		breq_answer(r, imsg->hdr.ih_type, imsg, 0);
+		break;
+	case IMSG_FENCE_LEVEL:
+		r = breq_lookup("fencer", imsg);
+		breq_answer(r, imsg->hdr.ih_type, imsg, 1);
+		break;
 	case IMSG_FENCE_END:
 		if (msg_empty_decode(imsg->data, imsg->len) == -1)
 			fatalx("%s: bad end", __func__);
@@ -242,6 +271,25 @@ fences_to_fencer(struct breq *r, uint32_t type, const void *buf, size_t len)
 {
 	return (proc_compose(&broker_self, PROC_FENCER, type, r->r_id, -1,
 	    buf, len));
+}
+
+/* Stop a fence on the daemon's own account; nobody hears the answer. */
+void
+fences_stop(const char *key)
+{
+	struct msg_fence_req q;
+	struct breq	*r;
+	void		*buf;
+	size_t		 len;
+
+	memset(&q, 0, sizeof(q));
+	strlcpy(q.r_key, key, sizeof(q.r_key));
+	q.r_admin = 1;
+	if ((r = breq_new(BREQ_FENCER, key, NULL, NULL)) == NULL ||
+	    msg_fence_req_encode(&q, &buf, &len) == -1 ||
+	    fences_to_fencer(r, IMSG_FENCE_STOP, buf, len) == -1)
+		fatal("%s: stop %s", __func__, key);
+	free(buf);
 }
 
 int

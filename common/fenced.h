@@ -79,6 +79,12 @@ struct fenced_config {
 	uint32_t	 c_exec_timeout_max;	/* ms */
 	uint32_t	 c_exec_output;		/* bytes, default */
 	uint32_t	 c_exec_output_max;	/* bytes */
+	uint32_t	 c_exec_inflight_user;	/* HTTP execs running per user */
+	uint32_t	 c_http_body_max;	/* bytes */
+	uint32_t	 c_http_headers_max;	/* bytes, request line included */
+	uint32_t	 c_http_timeout;	/* seconds */
+	uint32_t	 c_http_conns_max;	/* all users together */
+	uint32_t	 c_http_conns_user;
 
 	/* Resolved by the parent, not written in the file. */
 	uid_t		 c_uid;			/* of c_user */
@@ -100,6 +106,16 @@ struct fenced_config {
 #define EXEC_TIMEOUT_MAX	60000
 #define EXEC_OUTPUT_MIN		1024
 #define EXEC_OUTPUT_MAX		1048576
+#define EXEC_INFLIGHT_MIN	1
+#define EXEC_INFLIGHT_MAX	1024
+#define HTTP_BODY_MIN		4096
+#define HTTP_BODY_MAX		(8U << 20)
+#define HTTP_HEADERS_MIN	1024
+#define HTTP_HEADERS_MAX	65536
+#define HTTP_TIMEOUT_MIN	1
+#define HTTP_TIMEOUT_MAX	300
+#define HTTP_CONNS_MIN		1
+#define HTTP_CONNS_MAX		4096
 
 /* parent/config.c */
 void		 config_defaults(struct fenced_config *);
@@ -114,6 +130,7 @@ int		 backend_parse(const char *);
 
 /* common/util.c */
 int		 fence_key_valid(const char *);
+int		 timingsafe_bcmp(const void *, const void *, size_t);
 const char	*proc_name(enum fenced_proc);
 
 #endif /* FENCED_H */

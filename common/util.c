@@ -45,6 +45,23 @@ fence_key_valid(const char *key)
 	return (1);
 }
 
+/*
+ * As OpenBSD's: 0 when the buffers are equal, and the time it takes
+ * depends on len only, never on where they differ.  For secrets: the
+ * agent's bearer, the broker's token hashes.
+ */
+int
+timingsafe_bcmp(const void *b1, const void *b2, size_t len)
+{
+	const volatile unsigned char	*p1 = b1, *p2 = b2;
+	unsigned char			 diff = 0;
+	size_t				 i;
+
+	for (i = 0; i < len; i++)
+		diff |= p1[i] ^ p2[i];
+	return (diff != 0);
+}
+
 const char *
 proc_name(enum fenced_proc p)
 {

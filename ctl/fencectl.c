@@ -18,6 +18,7 @@
 #include "imsg.h"
 #include "log.h"
 #include "msg.h"
+#include "report.h"
 
 #define CTL_TIMEOUT_MS		30000
 #define CTL_EXEC_MARGIN_MS	10000	/* beyond the command's timeout */
@@ -31,9 +32,11 @@ enum ctl_action {
 	CTL_EXEC,
 	CTL_GIT_CONFIG,
 	CTL_GIT_INIT,
+	CTL_PROBE,
 	CTL_LOG_VERBOSE,
 	CTL_LOG_BRIEF,
 	CTL_RELOAD,
+	CTL_TOKEN,
 };
 
 /*
@@ -62,9 +65,11 @@ static const struct ctl_cmd {
 	{ "git-config", CTL_GIT_CONFIG, 1, "name email", 0, 0,
 	    "KEY [name NAME] [email EMAIL]" },
 	{ "git-init", CTL_GIT_INIT, 1, "", 0, 1, "KEY [PATH]" },
+	{ "probe", CTL_PROBE, 1, "", 0, 0, "KEY" },
 	{ "log verbose", CTL_LOG_VERBOSE, 0, "", 0, 0, "" },
 	{ "log brief", CTL_LOG_BRIEF, 0, "", 0, 0, "" },
 	{ "reload", CTL_RELOAD, 0, "", 0, 0, "" },
+	{ "token", CTL_TOKEN, 0, "", 0, 1, "[-r]" },
 };
 #define NCMDS	(sizeof(ctl_cmds) / sizeof(ctl_cmds[0]))
 
@@ -92,6 +97,8 @@ static void	ctl_show_stats(struct imsg *);
 static void	ctl_show_fence(struct ctl_ctx *, struct imsg *);
 static void	ctl_result(struct ctl_ctx *, struct imsg *);
 static void	ctl_identity(struct imsg *);
+static void	ctl_verdict(struct imsg *);
+static void	ctl_hosttoken(struct imsg *);
 static const char *ctl_opt(const struct ctl_cmd *, struct ctl_opts *,
 		    const char *);
 
@@ -207,11 +214,13 @@ main(int argc, char *argv[])
 	case CTL_SHOW_ENVS:
 	case CTL_SHOW_ENV:
 	case CTL_STOP:
+	case CTL_PROBE:
 		memset(&q, 0, sizeof(q));
 		if (o.o_key != NULL && !(cmd->cc_action == CTL_STOP &&
 		    strcmp(o.o_key, "all") == 0))
 			strlcpy(q.r_key, o.o_key, sizeof(q.r_key));
 		type = cmd->cc_action == CTL_STOP ? IMSG_CTL_STOP :
+		    cmd->cc_action == CTL_PROBE ? IMSG_CTL_PROBE :
 		    IMSG_CTL_LIST;
 		if (msg_fence_req_encode(&q, &buf, &len) == -1)
 			ctl_encode_failed();
@@ -305,6 +314,14 @@ main(int argc, char *argv[])
 		break;
 	case CTL_RELOAD:
 		type = IMSG_CTL_RELOAD;
+		break;
+	case CTL_TOKEN:
+		/* token [-r]: -r replaces the token the caller has. */
+		if (o.o_pos != NULL && strcmp(o.o_pos, "-r") != 0)
+			ctl_usage();
+		type = IMSG_CTL_TOKEN;
+		if (msg_u32_encode(o.o_pos != NULL, &buf, &len) == -1)
+			ctl_encode_failed();
 		break;
 	default:
 		ctl_usage();
@@ -486,6 +503,12 @@ ctl_run(struct imsgbuf *ibuf, struct ctl_ctx *ctx, int wait_ms)
 		case IMSG_CTL_GIT_IDENTITY:
 			ctl_identity(&imsg);
 			break;
+		case IMSG_CTL_VERDICT:
+			ctl_verdict(&imsg);
+			break;
+		case IMSG_CTL_HOSTTOKEN:
+			ctl_hosttoken(&imsg);
+			break;
 		default:
 			errx(1, "unexpected reply %s",
 			    msg_type_name(imsg.hdr.ih_type));
@@ -582,7 +605,7 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 	if (f.f_reason != STOP_NONE)
 		printf(" (%s)", ctl_reason_name(f.f_reason));
 	printf("\n");
-	printf("level:    unmeasured\n");
+	printf("level:    %s\n", level_name(f.f_level));
 	printf("pid:      %d\n", (int)f.f_pid);
 	printf("home:     %s\n", f.f_home);
 	printf("deadline: %lld (%llds left)\n", (long long)f.f_deadline, left);
@@ -650,4 +673,31 @@ ctl_identity(struct imsg *imsg)
 	if (msg_gitconfig_decode(imsg->data, imsg->len, &g) == -1)
 		errx(1, "bad identity reply");
 	printf("user.name: %s\nuser.email: %s\n", g.g_name, g.g_email);
+}
+
+/* The note to stderr, the token alone on stdout: TOKEN=$(fencectl token) */
+static void
+ctl_hosttoken(struct imsg *imsg)
+{
+	struct msg_hosttoken h;
+
+	if (msg_hosttoken_decode(imsg->data, imsg->len, &h) == -1)
+		errx(1, "bad token reply");
+	fprintf(stderr, "host token of uid %u; it is not shown again:\n",
+	    (unsigned)h.ht_uid);
+	printf("%s\n", h.ht_token);
+	fflush(stdout);
+	explicit_bzero(&h, sizeof(h));
+}
+
+/* The measured level, then the verdicts as the prober wrote them. */
+static void
+ctl_verdict(struct imsg *imsg)
+{
+	struct msg_verdict v;
+
+	if (msg_verdict_decode(imsg->data, imsg->len, &v) == -1)
+		errx(1, "bad verdict reply");
+	printf("level: %s\n%s\n", level_name(v.v_level), v.v_json);
+	msg_verdict_free(&v);
 }

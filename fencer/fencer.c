@@ -131,6 +131,14 @@ fencer_dispatch_broker(struct imsgev *iev, struct imsg *imsg, void *arg)
 			fatalx("%s: bad list request", __func__);
 		fencer_list(reqid, &q);
 		break;
+	case IMSG_PROBE_PREPARE:
+		if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
+			fatalx("%s: bad probe request", __func__);
+		fencer_probe_prepare(reqid, &q);
+		break;
+	case IMSG_PROBE_OUTPUT:
+		fencer_probe_output(reqid, imsg);
+		break;
 	default:
 		fatalx("%s: unexpected %s", __func__,
 		    msg_type_name(imsg->hdr.ih_type));
@@ -140,6 +148,12 @@ fencer_dispatch_broker(struct imsgev *iev, struct imsg *imsg, void *arg)
 static void
 fencer_dispatch_prober(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
-	fatalx("%s: unexpected %s", __func__,
-	    msg_type_name(imsg->hdr.ih_type));
+	switch (imsg->hdr.ih_type) {
+	case IMSG_PROBE_VERDICT:
+		fencer_probe_verdict(imsg->hdr.ih_peerid, imsg);
+		break;
+	default:
+		fatalx("%s: unexpected %s", __func__,
+		    msg_type_name(imsg->hdr.ih_type));
+	}
 }

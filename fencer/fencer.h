@@ -10,6 +10,8 @@
 #include "msg.h"
 #include "proc.h"
 
+struct probe_expect;
+
 #define FENCER_MAX_FENCES	256
 #define FENCER_MAX_PER_OWNER	64
 #define FENCER_AGENT_WAIT_SEC	10	/* boot to agent ready, at most */
@@ -25,6 +27,11 @@ struct fence {
 	uint32_t		 f_reqid;	/* the boot request */
 	struct timespec		 f_t0;		/* boot request arrived */
 	struct event		 f_timer;	/* agent wait, then deadline */
+
+	/* A probe in progress (fencer_probe.c). */
+	uint32_t		 f_probe_reqid;	/* 0: none */
+	int			 f_canary;	/* listener, or -1 */
+	struct probe_expect	*f_expect;
 };
 
 TAILQ_HEAD(fencelist, fence);
@@ -41,6 +48,14 @@ void	fencer_reap(void);
 void	fencer_stop_all(void);
 void	fencer_send_error(uint32_t, uint32_t, const char *, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
+
+struct fence	*fencer_find(const char *);
+
+/* fencer_probe.c */
+void	fencer_probe_prepare(uint32_t, const struct msg_fence_req *);
+void	fencer_probe_output(uint32_t, struct imsg *);
+void	fencer_probe_verdict(uint32_t, struct imsg *);
+void	fencer_probe_end(struct fence *, int);
 
 /* fencer_cgroup.c */
 int	fencer_cgroup_init(char [3][PATH_MAX]);

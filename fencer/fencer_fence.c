@@ -58,8 +58,8 @@ fencer_init(void)
 		cgparents[i] = fencer_cgparent[i];
 }
 
-static struct fence *
-fence_find(const char *key)
+struct fence *
+fencer_find(const char *key)
 {
 	struct fence	*f;
 
@@ -243,7 +243,7 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	char		 homes[PATH_MAX], err[FENCE_ERR_MAX];
 	int		 backend = b->b_backend ? b->b_backend : c->c_backend;
 
-	if (fence_find(b->b_key) != NULL) {
+	if (fencer_find(b->b_key) != NULL) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "exists",
 		    "fence %s is already running", b->b_key);
 		return (NULL);
@@ -262,12 +262,6 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		    backend_name(backend));
 		return (NULL);
 	}
-	if (b->b_require != 0) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "unmeasured",
-		    "require %s: this build cannot measure a fence's level "
-		    "yet, so it cannot promise one", tier_name(b->b_require));
-		return (NULL);
-	}
 	if ((pw = getpwuid(b->b_owner)) == NULL) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "unknown-user",
 		    "uid %u has no passwd entry", (unsigned)b->b_owner);
@@ -279,6 +273,7 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		    "out of memory");
 		return (NULL);
 	}
+	f->f_canary = -1;
 	strlcpy(f->f_info.f_key, b->b_key, sizeof(f->f_info.f_key));
 	strlcpy(f->f_user, pw->pw_name, sizeof(f->f_user));
 	f->f_info.f_owner = b->b_owner;
@@ -359,6 +354,13 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 	spec.fs_init_argv = argv;
 	spec.fs_chan = sp[1];
 	memcpy(spec.fs_cgroup_parent, cgparents, sizeof(cgparents));
+#ifdef FENCED_TEST_HOOKS
+	/*
+	 * Test builds only: a fence that is called what it asked for but
+	 * lacks its seccomp filter, to show the probe catches it.
+	 */
+	spec.fs_test_noseccomp = getenv("FENCED_TEST_NOSECCOMP") != NULL;
+#endif
 
 	if (fence_start(&spec, &f->f_proc, err, sizeof(err)) == -1) {
 		close(sp[0]);
@@ -520,6 +522,7 @@ fence_end(struct fence *f, int reason, uint32_t reqid)
 	int	 was_running = f->f_info.f_state == FENCE_RUNNING;
 
 	evtimer_del(&f->f_timer);
+	fencer_probe_end(f, 1);
 	if (f->f_agent != NULL) {
 		imsgev_free(f->f_agent);
 		f->f_agent = NULL;
@@ -559,7 +562,7 @@ fencer_stop_req(uint32_t reqid, const struct msg_fence_req *q)
 	int		 n = 0;
 
 	if (q->r_key[0] != '\0') {
-		if ((f = fence_find(q->r_key)) == NULL ||
+		if ((f = fencer_find(q->r_key)) == NULL ||
 		    !fence_visible(f, q)) {
 			fencer_send_error(IMSG_FENCE_FAILED, reqid,
 			    "not-found", "no fence %s", q->r_key);

@@ -25,7 +25,7 @@
 #include "msg.h"
 #include "mp.h"
 
-#define MSG_CONFIG_FIELDS	23
+#define MSG_CONFIG_FIELDS	29
 #define MSG_PROCINFO_FIELDS	2
 #define MSG_ERROR_FIELDS	2
 #define MSG_STATS_FIELDS	9
@@ -48,16 +48,21 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_LISTEN_FD] =		"IMSG_LISTEN_FD",
 	[IMSG_PROC_INFO] =		"IMSG_PROC_INFO",
 	[IMSG_START] =			"IMSG_START",
+	[IMSG_TOKEN_LOAD] =		"IMSG_TOKEN_LOAD",
 	[IMSG_LOG_VERBOSE] =		"IMSG_LOG_VERBOSE",
 	[IMSG_RELOAD] =			"IMSG_RELOAD",
+	[IMSG_TOKEN_STORE] =		"IMSG_TOKEN_STORE",
+	[IMSG_TOKEN_STORED] =		"IMSG_TOKEN_STORED",
 	[IMSG_CTL_SHOW_STATS] =		"IMSG_CTL_SHOW_STATS",
 	[IMSG_CTL_LOG_VERBOSE] =	"IMSG_CTL_LOG_VERBOSE",
 	[IMSG_CTL_RELOAD] =		"IMSG_CTL_RELOAD",
 	[IMSG_CTL_TEST_SYSCALL] =	"IMSG_CTL_TEST_SYSCALL",
+	[IMSG_CTL_TOKEN] =		"IMSG_CTL_TOKEN",
 	[IMSG_CTL_STATS] =		"IMSG_CTL_STATS",
 	[IMSG_CTL_OK] =			"IMSG_CTL_OK",
 	[IMSG_CTL_ERROR] =		"IMSG_CTL_ERROR",
 	[IMSG_CTL_END] =		"IMSG_CTL_END",
+	[IMSG_CTL_HOSTTOKEN] =		"IMSG_CTL_HOSTTOKEN",
 	[IMSG_FENCE_BOOT] =		"IMSG_FENCE_BOOT",
 	[IMSG_FENCE_STOP] =		"IMSG_FENCE_STOP",
 	[IMSG_FENCE_LIST] =		"IMSG_FENCE_LIST",
@@ -83,6 +88,14 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_AGENT_GIT_IDENTITY] =	"IMSG_AGENT_GIT_IDENTITY",
 	[IMSG_AGENT_GIT_INIT] =		"IMSG_AGENT_GIT_INIT",
 	[IMSG_AGENT_ERROR] =		"IMSG_AGENT_ERROR",
+	[IMSG_PROBE_PREPARE] =		"IMSG_PROBE_PREPARE",
+	[IMSG_PROBE_EXEC] =		"IMSG_PROBE_EXEC",
+	[IMSG_PROBE_OUTPUT] =		"IMSG_PROBE_OUTPUT",
+	[IMSG_PROBE_REPORT] =		"IMSG_PROBE_REPORT",
+	[IMSG_PROBE_VERDICT] =		"IMSG_PROBE_VERDICT",
+	[IMSG_FENCE_LEVEL] =		"IMSG_FENCE_LEVEL",
+	[IMSG_CTL_PROBE] =		"IMSG_CTL_PROBE",
+	[IMSG_CTL_VERDICT] =		"IMSG_CTL_VERDICT",
 };
 
 /*
@@ -222,6 +235,21 @@ msg_config_valid(const struct fenced_config *c)
 	    c->c_exec_output_max > EXEC_OUTPUT_MAX ||
 	    c->c_exec_output > c->c_exec_output_max)
 		return (0);
+	if (c->c_exec_inflight_user < EXEC_INFLIGHT_MIN ||
+	    c->c_exec_inflight_user > EXEC_INFLIGHT_MAX)
+		return (0);
+	if (c->c_http_body_max < HTTP_BODY_MIN ||
+	    c->c_http_body_max > HTTP_BODY_MAX ||
+	    c->c_http_headers_max < HTTP_HEADERS_MIN ||
+	    c->c_http_headers_max > HTTP_HEADERS_MAX ||
+	    c->c_http_timeout < HTTP_TIMEOUT_MIN ||
+	    c->c_http_timeout > HTTP_TIMEOUT_MAX)
+		return (0);
+	if (c->c_http_conns_max < HTTP_CONNS_MIN ||
+	    c->c_http_conns_max > HTTP_CONNS_MAX ||
+	    c->c_http_conns_user < HTTP_CONNS_MIN ||
+	    c->c_http_conns_user > c->c_http_conns_max)
+		return (0);
 	if (c->c_verbose < 0)
 		return (0);
 	return (1);
@@ -257,6 +285,12 @@ msg_config_encode(const struct fenced_config *c, void **buf, size_t *len)
 	mp_write_u64(&w, c->c_exec_timeout_max);
 	mp_write_u64(&w, c->c_exec_output);
 	mp_write_u64(&w, c->c_exec_output_max);
+	mp_write_u64(&w, c->c_exec_inflight_user);
+	mp_write_u64(&w, c->c_http_body_max);
+	mp_write_u64(&w, c->c_http_headers_max);
+	mp_write_u64(&w, c->c_http_timeout);
+	mp_write_u64(&w, c->c_http_conns_max);
+	mp_write_u64(&w, c->c_http_conns_user);
 	mp_write_u64(&w, c->c_uid);
 	mp_write_u64(&w, c->c_gid);
 	mp_write_u64(&w, c->c_admin_gid);
@@ -269,7 +303,7 @@ msg_config_decode(const void *data, size_t len, struct fenced_config *out)
 {
 	struct fenced_config cf, *c = &cf;
 	struct mp_reader r;
-	uint64_t	 u[16];
+	uint64_t	 u[22];
 	int64_t		 verbose = 0;
 	int		 ok;
 
@@ -295,6 +329,12 @@ msg_config_decode(const void *data, size_t len, struct fenced_config *out)
 	mp_read_u64(&r, &u[10], EXEC_TIMEOUT_MIN, EXEC_TIMEOUT_MAX);
 	mp_read_u64(&r, &u[11], EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX);
 	mp_read_u64(&r, &u[12], EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX);
+	mp_read_u64(&r, &u[16], EXEC_INFLIGHT_MIN, EXEC_INFLIGHT_MAX);
+	mp_read_u64(&r, &u[17], HTTP_BODY_MIN, HTTP_BODY_MAX);
+	mp_read_u64(&r, &u[18], HTTP_HEADERS_MIN, HTTP_HEADERS_MAX);
+	mp_read_u64(&r, &u[19], HTTP_TIMEOUT_MIN, HTTP_TIMEOUT_MAX);
+	mp_read_u64(&r, &u[20], HTTP_CONNS_MIN, HTTP_CONNS_MAX);
+	mp_read_u64(&r, &u[21], HTTP_CONNS_MIN, HTTP_CONNS_MAX);
 	mp_read_u64(&r, &u[13], 0, MSG_ID_MAX);		/* uid */
 	mp_read_u64(&r, &u[14], 0, MSG_ID_MAX);		/* gid */
 	mp_read_u64(&r, &u[15], 0, MSG_ID_MAX);		/* admin gid */
@@ -315,6 +355,12 @@ msg_config_decode(const void *data, size_t len, struct fenced_config *out)
 		c->c_exec_timeout_max = (uint32_t)u[10];
 		c->c_exec_output = (uint32_t)u[11];
 		c->c_exec_output_max = (uint32_t)u[12];
+		c->c_exec_inflight_user = (uint32_t)u[16];
+		c->c_http_body_max = (uint32_t)u[17];
+		c->c_http_headers_max = (uint32_t)u[18];
+		c->c_http_timeout = (uint32_t)u[19];
+		c->c_http_conns_max = (uint32_t)u[20];
+		c->c_http_conns_user = (uint32_t)u[21];
 		c->c_uid = (uid_t)u[13];
 		c->c_gid = (gid_t)u[14];
 		c->c_admin_gid = (gid_t)u[15];

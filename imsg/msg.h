@@ -26,22 +26,27 @@ enum imsg_type {
 	IMSG_LISTEN_FD,		/* u32 enum listen_kind; fd: listening socket */
 	IMSG_PROC_INFO,		/* struct msg_procinfo */
 	IMSG_START,		/* empty: configured, begin serving */
+	IMSG_TOKEN_LOAD,	/* struct msg_token: a stored host token (broker) */
 
 	/* child -> parent, parent -> child */
 	IMSG_LOG_VERBOSE,	/* i32 level */
 	IMSG_RELOAD,		/* empty */
+	IMSG_TOKEN_STORE,	/* struct msg_token, broker -> parent; ih_peerid */
+	IMSG_TOKEN_STORED,	/* u32 0 or errno, parent -> broker; same id */
 
 	/* fencectl -> broker */
 	IMSG_CTL_SHOW_STATS,	/* empty */
 	IMSG_CTL_LOG_VERBOSE,	/* i32 level */
 	IMSG_CTL_RELOAD,	/* empty */
 	IMSG_CTL_TEST_SYSCALL,	/* empty; FENCED_TEST_HOOKS builds only */
+	IMSG_CTL_TOKEN,		/* u32: 1 replaces an existing host token */
 
 	/* broker -> fencectl */
 	IMSG_CTL_STATS,		/* struct msg_stats */
 	IMSG_CTL_OK,		/* empty */
 	IMSG_CTL_ERROR,		/* struct msg_error */
 	IMSG_CTL_END,		/* empty: last message of a reply */
+	IMSG_CTL_HOSTTOKEN,	/* struct msg_hosttoken: a new host token */
 
 	/* broker -> fencer (ih_peerid: the broker's request id) */
 	IMSG_FENCE_BOOT,	/* struct msg_boot */
@@ -79,6 +84,16 @@ enum imsg_type {
 	IMSG_AGENT_GIT_IDENTITY, /* struct msg_gitconfig (reply) */
 	IMSG_AGENT_GIT_INIT,	/* struct msg_gitinit */
 	IMSG_AGENT_ERROR,	/* struct msg_error */
+
+	/* probing a fence (ih_peerid: the broker's request id throughout) */
+	IMSG_PROBE_PREPARE,	/* broker -> fencer: struct msg_fence_req */
+	IMSG_PROBE_EXEC,	/* fencer -> broker: struct msg_exec to run */
+	IMSG_PROBE_OUTPUT,	/* broker -> fencer: the agent's msg_result */
+	IMSG_PROBE_REPORT,	/* fencer -> prober: struct msg_probe_report */
+	IMSG_PROBE_VERDICT,	/* prober -> fencer: struct msg_verdict */
+	IMSG_FENCE_LEVEL,	/* fencer -> broker: struct msg_verdict */
+	IMSG_CTL_PROBE,		/* fencectl -> broker: struct msg_fence_req */
+	IMSG_CTL_VERDICT,	/* broker -> fencectl: struct msg_verdict */
 
 	IMSG_TYPE_MAX
 };
@@ -163,6 +178,7 @@ struct msg_fence {
 	struct msg_timings f_timings;
 	int		 f_landlock_abi;
 	uint32_t	 f_landlock;	/* FENCE_LL_* applied */
+	int		 f_level;	/* enum probe_level, measured */
 	uint8_t		 f_bearer[MSG_BEARER_LEN];	/* BOOTED only */
 };
 
@@ -226,6 +242,26 @@ struct msg_gitinit {
 	char		 gi_path[PATH_MAX];	/* "" for HOME */
 };
 
+/*
+ * Host tokens of the HTTP API: HOSTTOKEN_BYTES random bytes, shown once
+ * as lowercase hex, kept by the broker and stored by the parent only as
+ * their SHA-256.
+ */
+#define HOSTTOKEN_BYTES		32
+#define HOSTTOKEN_TEXT		(HOSTTOKEN_BYTES * 2)
+#define HOSTTOKEN_HASH		32		/* SHA-256 */
+#define HOSTTOKEN_USERS_MAX	4096		/* tokens stored at most */
+
+struct msg_token {
+	uid_t		 tk_uid;
+	uint8_t		 tk_hash[HOSTTOKEN_HASH];
+};
+
+struct msg_hosttoken {
+	uid_t		 ht_uid;
+	char		 ht_token[HOSTTOKEN_TEXT + 1];
+};
+
 struct msg_stats {
 	pid_t		 st_pid[PROC_MAX];
 	int64_t		 st_started;		/* unix time */
@@ -255,6 +291,37 @@ int	 msg_error_decode(const void *, size_t, struct msg_error *);
 int	 msg_stats_encode(const struct msg_stats *, void **, size_t *);
 int	 msg_stats_decode(const void *, size_t, struct msg_stats *);
 
+/*
+ * A fence's measured boundary: its level (enum probe_level of
+ * prober/report.h) and the verdicts as the JSON the API shows.
+ * Decoded ones own v_json: msg_verdict_free().
+ */
+#define MSG_VERDICT_JSON_MAX	(64 * 1024)
+struct msg_verdict {
+	char		 v_key[FENCE_KEY_SIZE];
+	int		 v_level;
+	char		*v_json;
+};
+
+/* What the prober needs: the host's side of the story, and the report. */
+struct probe_expect;
+struct msg_probe_report {
+	char		 pr_key[FENCE_KEY_SIZE];
+	struct probe_expect *pr_expect;
+	uint8_t		*pr_report;	/* raw, from inside the fence */
+	size_t		 pr_report_len;
+};
+
+/* imsg/msg_probe.c */
+int	 msg_verdict_encode(const struct msg_verdict *, void **, size_t *);
+int	 msg_verdict_decode(const void *, size_t, struct msg_verdict *);
+void	 msg_verdict_free(struct msg_verdict *);
+int	 msg_probe_report_encode(const struct msg_probe_report *, void **,
+	    size_t *);
+int	 msg_probe_report_decode(const void *, size_t,
+	    struct msg_probe_report *);
+void	 msg_probe_report_free(struct msg_probe_report *);
+
 /* imsg/msg_fence.c */
 int	 msg_boot_encode(const struct msg_boot *, void **, size_t *);
 int	 msg_boot_decode(const void *, size_t, struct msg_boot *);
@@ -262,6 +329,13 @@ int	 msg_fence_req_encode(const struct msg_fence_req *, void **, size_t *);
 int	 msg_fence_req_decode(const void *, size_t, struct msg_fence_req *);
 int	 msg_fence_encode(const struct msg_fence *, void **, size_t *);
 int	 msg_fence_decode(const void *, size_t, struct msg_fence *);
+
+/* imsg/msg_token.c */
+int	 msg_token_encode(const struct msg_token *, void **, size_t *);
+int	 msg_token_decode(const void *, size_t, struct msg_token *);
+int	 msg_hosttoken_encode(const struct msg_hosttoken *, void **, size_t *);
+int	 msg_hosttoken_decode(const void *, size_t, struct msg_hosttoken *);
+int	 hosttoken_text_valid(const char *, size_t);
 
 /* imsg/msg_agent.c */
 int	 msg_hello_encode(const struct msg_hello *, void **, size_t *);

@@ -16,9 +16,10 @@
 
 #define MSG_BOOT_FIELDS		10
 #define MSG_FENCE_REQ_FIELDS	3
-#define MSG_FENCE_FIELDS	21
+#define MSG_FENCE_FIELDS	22
 
 #define MSG_ID_MAX		UINT32_MAX
+#define MSG_LEVEL_MAX		16	/* enum probe_level */
 
 static int
 msg_fence_bad(void)
@@ -213,6 +214,8 @@ msg_fence_valid(const struct msg_fence *f)
 		return (0);
 	if (f->f_landlock_abi < 0 || f->f_landlock_abi > 255)
 		return (0);
+	if (f->f_level < 0 || f->f_level > MSG_LEVEL_MAX)
+		return (0);
 	return (msg_limits_valid(&f->f_limits));
 }
 
@@ -246,6 +249,7 @@ msg_fence_encode(const struct msg_fence *f, void **buf, size_t *len)
 	mp_write_u64(&w, t->t_agent_us);
 	mp_write_u64(&w, (uint64_t)f->f_landlock_abi);
 	mp_write_u64(&w, f->f_landlock);
+	mp_write_u64(&w, (uint64_t)f->f_level);
 	mp_write_bin(&w, f->f_bearer, sizeof(f->f_bearer));
 	return (mp_write_finish(&w, buf, len));
 }
@@ -258,7 +262,7 @@ msg_fence_decode(const void *data, size_t len, struct msg_fence *out)
 	struct mp_reader r;
 	const void	*bearer = NULL;
 	size_t		 blen = 0;
-	uint64_t	 u[15];
+	uint64_t	 u[16];
 	int		 ok;
 
 	memset(&f, 0, sizeof(f));
@@ -284,6 +288,7 @@ msg_fence_decode(const void *data, size_t len, struct msg_fence *out)
 	mp_read_u64(&r, &u[12], 0, UINT32_MAX);
 	mp_read_u64(&r, &u[13], 0, 255);		/* landlock abi */
 	mp_read_u64(&r, &u[14], 0, UINT32_MAX);
+	mp_read_u64(&r, &u[15], 0, MSG_LEVEL_MAX);
 	mp_read_bin(&r, &bearer, &blen, sizeof(f.f_bearer));
 	ok = mp_read_end(&r) == 0 && blen == sizeof(f.f_bearer);
 	if (ok) {
@@ -303,6 +308,7 @@ msg_fence_decode(const void *data, size_t len, struct msg_fence *out)
 		t->t_agent_us = (uint32_t)u[12];
 		f.f_landlock_abi = (int)u[13];
 		f.f_landlock = (uint32_t)u[14];
+		f.f_level = (int)u[15];
 		ok = msg_fence_valid(&f);
 	}
 	explicit_bzero(&bearer, sizeof(bearer));

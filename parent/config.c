@@ -25,7 +25,10 @@
  */
 static const char *config_tmpdirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
 
-/* The defaults of DESIGN.md section 8, and nothing else. */
+/*
+ * The defaults of DESIGN.md section 8, and the HTTP limits it leaves to
+ * us (docs/http.md).
+ */
 void
 config_defaults(struct fenced_config *c)
 {
@@ -51,6 +54,12 @@ config_defaults(struct fenced_config *c)
 	c->c_exec_timeout_max = 60000;
 	c->c_exec_output = 262144;
 	c->c_exec_output_max = 1048576;
+	c->c_exec_inflight_user = 32;
+	c->c_http_body_max = 2U << 20;
+	c->c_http_headers_max = 8192;
+	c->c_http_timeout = 10;
+	c->c_http_conns_max = 256;
+	c->c_http_conns_user = 32;
 
 	/* Not resolved yet. */
 	c->c_uid = (uid_t)-1;

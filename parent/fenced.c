@@ -11,6 +11,9 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
 #include <dirent.h>
 #include <err.h>
 #include <errno.h>
@@ -33,6 +36,9 @@
 
 #define SHUTDOWN_GRACE_MS	2000	/* SIGTERM, then SIGKILL */
 #define REQ_WINDOW_SEC		10
+#define HTTP_BACKLOG		128
+#define TOKENS_FILE		"tokens"	/* under the state directory */
+#define TOKENS_LINE_MAX		(10 + 1 + HOSTTOKEN_HASH * 2 + 1)
 
 struct child {
 	pid_t		 c_pid;
@@ -61,6 +67,9 @@ static void	parent_usage(void) __attribute__((noreturn));
 static void	parent_child_main(int, char **) __attribute__((noreturn));
 static void	parent_prepare_state(const struct fenced_config *);
 static int	parent_control_socket(const char *);
+static int	parent_http_socket(const char *, uint16_t);
+static void	parent_tokens_load(const char *);
+static int	parent_tokens_save(const char *);
 static void	parent_start_children(const char *);
 static void	parent_send_config(void);
 static void	parent_dispatch(struct imsgev *, struct imsg *, void *);
@@ -71,10 +80,16 @@ static void	parent_shutdown(int) __attribute__((noreturn));
 static void	parent_reload(void);
 static void	req_log_verbose(enum fenced_proc, struct imsg *);
 static void	req_reload(enum fenced_proc, struct imsg *);
+static void	req_token_store(enum fenced_proc, struct imsg *);
 
+/*
+ * IMSG_TOKEN_STORE: the broker allows itself half of this (broker/token.c),
+ * so that one that keeps to it is never ignored and never left waiting.
+ */
 static const struct parent_req parent_reqs[] = {
 	{ PROC_BROKER,	IMSG_LOG_VERBOSE,	20,	req_log_verbose },
 	{ PROC_BROKER,	IMSG_RELOAD,		5,	req_reload },
+	{ PROC_BROKER,	IMSG_TOKEN_STORE,	40,	req_token_store },
 };
 #define NREQS	(sizeof(parent_reqs) / sizeof(parent_reqs[0]))
 static struct parent_req_use parent_req_use[NREQS];
@@ -87,6 +102,10 @@ static struct event_base	*evbase;
 static int			 shutting_down;
 static int			 debug;
 static char			 self[PATH_MAX];
+
+/* The hashes of the host tokens, as <state>/tokens has them. */
+static struct msg_token		 tokens[HOSTTOKEN_USERS_MAX];
+static size_t			 ntokens;
 
 static void
 parent_usage(void)
@@ -158,6 +177,7 @@ main(int argc, char *argv[])
 	self[n] = '\0';
 
 	parent_prepare_state(&conf);
+	parent_tokens_load(conf.c_state);
 
 	log_init(debug, LOG_DAEMON);
 	log_procinit("parent");
@@ -338,6 +358,198 @@ parent_control_socket(const char *path)
 	return (fd);
 }
 
+/*
+ * The HTTP API's socket, on the configured loopback address (parse.y
+ * takes no other).  SO_REUSEADDR lets a restarted daemon listen while
+ * connections of the last one are in TIME_WAIT; an address another
+ * process listens on is still refused.  Returns the socket, or -1 with
+ * errno set when the address cannot be had.
+ */
+static int
+parent_http_socket(const char *addr, uint16_t port)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	socklen_t	 sslen;
+	int		 fd, on = 1, saved;
+
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		sslen = sizeof(*sin);
+	} else if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		sslen = sizeof(*sin6);
+	} else
+		fatalx("listen on %s: not an address", addr);
+
+	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC |
+	    SOCK_NONBLOCK, 0)) == -1)
+		fatal("socket");
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1)
+		fatal("setsockopt SO_REUSEADDR");
+	if (ss.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
+	    IPV6_V6ONLY, &on, sizeof(on)) == -1)
+		fatal("setsockopt IPV6_V6ONLY");
+	if (bind(fd, (struct sockaddr *)&ss, sslen) == -1 ||
+	    listen(fd, HTTP_BACKLOG) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return (-1);
+	}
+	return (fd);
+}
+
+/* A lowercase hex digit's value, or -1: the file is ours, so one way. */
+static int
+hexdigit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return (c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (c - 'a' + 10);
+	return (-1);
+}
+
+/*
+ * <state>/tokens: one line per user, "UID SHA256HEX", root's, mode 0600.
+ * A line that does not read is skipped and said; a file that others
+ * could have written is refused, since its hashes open the API.
+ */
+static void
+parent_tokens_load(const char *state)
+{
+	char		 path[PATH_MAX], line[TOKENS_LINE_MAX + 2];
+	struct msg_token t;
+	struct stat	 st;
+	const char	*errstr;
+	char		*sp, *nl;
+	FILE		*fp;
+	size_t		 i, j, lineno = 0;
+	int		 fd, hi, lo;
+
+	ntokens = 0;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", state,
+	    TOKENS_FILE) >= sizeof(path))
+		fatalx("state path too long");
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		if (errno == ENOENT)
+			return;
+		fatal("open %s", path);
+	}
+	if (fstat(fd, &st) == -1)
+		fatal("fstat %s", path);
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		fatalx("%s: not a regular file of root's that only root may "
+		    "write", path);
+	if ((fp = fdopen(fd, "r")) == NULL)
+		fatal("fdopen %s", path);
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		lineno++;
+		memset(&t, 0, sizeof(t));
+		if ((nl = strchr(line, '\n')) == NULL ||
+		    (sp = strchr(line, ' ')) == NULL)
+			goto bad;
+		*nl = *sp = '\0';
+		t.tk_uid = strtonum(line, 0, UINT32_MAX - 1, &errstr);
+		if (errstr != NULL || line[0] < '0' || line[0] > '9' ||
+		    strlen(sp + 1) != HOSTTOKEN_HASH * 2)
+			goto bad;
+		for (j = 0; j < HOSTTOKEN_HASH; j++) {
+			hi = hexdigit(sp[1 + 2 * j]);
+			lo = hexdigit(sp[2 + 2 * j]);
+			if (hi == -1 || lo == -1)
+				goto bad;
+			t.tk_hash[j] = hi << 4 | lo;
+		}
+		for (i = 0; i < ntokens; i++)
+			if (tokens[i].tk_uid == t.tk_uid)
+				break;
+		if (i == ntokens && ntokens == HOSTTOKEN_USERS_MAX) {
+			log_warnx("%s:%zu: more than %d tokens, the rest "
+			    "ignored", path, lineno, HOSTTOKEN_USERS_MAX);
+			break;
+		}
+		tokens[i] = t;
+		if (i == ntokens)
+			ntokens++;
+		continue;
+ bad:
+		log_warnx("%s:%zu: not \"UID SHA256\", ignored", path, lineno);
+		/* The rest of an overlong line. */
+		while (nl == NULL && fgets(line, sizeof(line), fp) != NULL &&
+		    (nl = strchr(line, '\n')) == NULL)
+			;
+	}
+	if (ferror(fp))
+		fatal("read %s", path);
+	fclose(fp);
+	explicit_bzero(line, sizeof(line));
+	log_debug("%zu host tokens from %s", ntokens, path);
+}
+
+/*
+ * Write the table to a temporary file beside the real one, then rename
+ * it over: a reader (or a crash) sees the old file or the new, whole.
+ * Returns 0, or -1 with errno set.
+ */
+static int
+parent_tokens_save(const char *state)
+{
+	char		 path[PATH_MAX], tmp[PATH_MAX];
+	FILE		*fp = NULL;
+	size_t		 i, j;
+	int		 fd = -1, dfd, saved;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", state,
+	    TOKENS_FILE) >= sizeof(path) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", state,
+	    TOKENS_FILE) >= sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
+		return (-1);
+	if (fchown(fd, 0, 0) == -1 || fchmod(fd, 0600) == -1 ||
+	    (fp = fdopen(fd, "w")) == NULL)
+		goto fail;
+	fd = -1;
+	for (i = 0; i < ntokens; i++) {
+		fprintf(fp, "%u ", (unsigned)tokens[i].tk_uid);
+		for (j = 0; j < HOSTTOKEN_HASH; j++)
+			fprintf(fp, "%02x", tokens[i].tk_hash[j]);
+		fputc('\n', fp);
+	}
+	if (fflush(fp) == EOF || fsync(fileno(fp)) == -1)
+		goto fail;
+	if (fclose(fp) == EOF) {
+		fp = NULL;
+		goto fail;
+	}
+	fp = NULL;
+	if (rename(tmp, path) == -1)
+		goto fail;
+	if ((dfd = open(state, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	return (0);
+ fail:
+	saved = errno;
+	if (fp != NULL)
+		fclose(fp);
+	if (fd != -1)
+		close(fd);
+	(void)unlink(tmp);
+	errno = saved;
+	return (-1);
+}
+
 static void
 parent_compose(enum fenced_proc p, uint32_t type, int fd, void *buf,
     size_t len)
@@ -352,9 +564,9 @@ parent_start_children(const char *exe)
 	struct proc_args pa;
 	struct msg_procinfo pi;
 	enum fenced_proc p, q;
-	int		 sp[2], ctl;
+	int		 sp[2], ctl, http, saved;
 	void		*buf;
-	size_t		 len;
+	size_t		 len, i;
 
 	memset(&pa, 0, sizeof(pa));
 	pa.pa_debug = debug;
@@ -363,7 +575,19 @@ parent_start_children(const char *exe)
 	pa.pa_gid = conf.c_gid;
 	pa.pa_state = conf.c_state;
 
+	/*
+	 * The control socket first, so that a second daemon on the same
+	 * configuration is told so; a port taken leaves no socket behind.
+	 */
 	ctl = parent_control_socket(conf.c_socket);
+	if ((http = parent_http_socket(conf.c_listen_addr,
+	    conf.c_listen_port)) == -1) {
+		saved = errno;
+		(void)unlink(conf.c_socket);
+		errno = saved;
+		fatal("listen on %s port %u", conf.c_listen_addr,
+		    (unsigned)conf.c_listen_port);
+	}
 
 	for (p = PROC_BROKER; p < PROC_MAX; p++) {
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
@@ -399,6 +623,18 @@ parent_start_children(const char *exe)
 		fatal("encode");
 	parent_compose(PROC_BROKER, IMSG_LISTEN_FD, ctl, buf, len);
 	free(buf);
+	if (msg_u32_encode(LISTEN_HTTP, &buf, &len) == -1)
+		fatal("encode");
+	parent_compose(PROC_BROKER, IMSG_LISTEN_FD, http, buf, len);
+	free(buf);
+
+	/* The stored host tokens, before the broker serves anyone. */
+	for (i = 0; i < ntokens; i++) {
+		if (msg_token_encode(&tokens[i], &buf, &len) == -1)
+			fatal("encode");
+		parent_compose(PROC_BROKER, IMSG_TOKEN_LOAD, -1, buf, len);
+		free(buf);
+	}
 
 	memset(&pi, 0, sizeof(pi));
 	pi.pi_pid[PROC_PARENT] = getpid();
@@ -481,6 +717,55 @@ req_log_verbose(enum fenced_proc from, struct imsg *imsg)
 			parent_compose(p, IMSG_LOG_VERBOSE, -1, imsg->data,
 			    imsg->len);
 	log_info("log %s", v ? "verbose" : "brief");
+}
+
+/*
+ * A user's new host token, as its hash: replace that user's line, write
+ * the file, and say whether it is stored.  On failure the table is put
+ * back as it was, so the file and the broker keep agreeing.
+ */
+static void
+req_token_store(enum fenced_proc from, struct imsg *imsg)
+{
+	struct msg_token t, old;
+	uint32_t	 result = 0;
+	void		*buf;
+	size_t		 len, i;
+	int		 added = 0;
+
+	if (msg_token_decode(imsg->data, imsg->len, &t) == -1)
+		fatalx("%s: bad payload from %s", __func__, proc_name(from));
+	memset(&old, 0, sizeof(old));
+	for (i = 0; i < ntokens; i++)
+		if (tokens[i].tk_uid == t.tk_uid)
+			break;
+	if (i == ntokens && ntokens == HOSTTOKEN_USERS_MAX)
+		result = ENOSPC;
+	else {
+		if (i == ntokens) {
+			ntokens++;
+			added = 1;
+		} else
+			old = tokens[i];
+		tokens[i] = t;
+		if (parent_tokens_save(conf.c_state) == -1) {
+			result = errno;
+			log_warn("host token of uid %u not stored",
+			    (unsigned)t.tk_uid);
+			if (added)
+				ntokens--;
+			else
+				tokens[i] = old;
+		} else
+			log_info("host token of uid %u %s", (unsigned)t.tk_uid,
+			    added ? "stored" : "replaced");
+	}
+	if (msg_u32_encode(result, &buf, &len) == -1)
+		fatal("%s: encode", __func__);
+	if (imsgev_compose(children[from].c_iev, IMSG_TOKEN_STORED,
+	    imsg->hdr.ih_peerid, 0, -1, buf, len) == -1)
+		fatal("%s: compose", __func__);
+	free(buf);
 }
 
 static void

@@ -108,6 +108,22 @@ static const struct conf_num conf_num_output =
 static const struct conf_num conf_num_output_max =
     { "exec output max", UNIT_SIZE, EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX,
     "" };
+static const struct conf_num conf_num_inflight =
+    { "exec inflight per user", UNIT_NONE, EXEC_INFLIGHT_MIN,
+    EXEC_INFLIGHT_MAX, "" };
+static const struct conf_num conf_num_http_body =
+    { "http body max", UNIT_SIZE, HTTP_BODY_MIN, HTTP_BODY_MAX, "" };
+static const struct conf_num conf_num_http_headers =
+    { "http headers max", UNIT_SIZE, HTTP_HEADERS_MIN, HTTP_HEADERS_MAX,
+    "" };
+static const struct conf_num conf_num_http_timeout =
+    { "http timeout", UNIT_TIME, HTTP_TIMEOUT_MIN, HTTP_TIMEOUT_MAX, "" };
+static const struct conf_num conf_num_http_conns =
+    { "http connections max", UNIT_NONE, HTTP_CONNS_MIN, HTTP_CONNS_MAX,
+    "" };
+static const struct conf_num conf_num_http_conns_user =
+    { "http connections per user", UNIT_NONE, HTTP_CONNS_MIN,
+    HTTP_CONNS_MAX, "" };
 
 #define FENCE_UID_MIN		1000
 #define FENCE_UID_MAX		(0x7fffffffLL)
@@ -163,16 +179,18 @@ static void	 conf_pids(const char *);
 static void	 conf_cpu(const char *);
 static void	 conf_exec(const struct conf_num *, const struct conf_num *,
 		    const char *, const char *, uint32_t *, uint32_t *);
+static void	 conf_u32(const struct conf_num *, const char *, uint32_t *);
+static void	 conf_conns(const char *, const char *);
 static void	 conf_macro_set(const char *, const char *);
 static void	 conf_include(const char *);
 %}
 
-%token	ADMIN BACKEND CPU EXEC FENCE GROUP HOMES INCLUDE LIFETIME LIMIT
-%token	LISTEN MAX MEMORY ON OUTPUT PIDS PORT SOCKET STATE TIER TIMEOUT
-%token	UIDS USER
+%token	ADMIN BACKEND BODY CONNECTIONS CPU EXEC FENCE GROUP HEADERS HOMES
+%token	HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON OUTPUT PER
+%token	PIDS PORT SOCKET STATE TIER TIMEOUT UIDS USER
 %token	ERROR
 %token	<v.string>	STRING
-%type	<v.string>	port max
+%type	<v.string>	port max peruser
 
 %%
 
@@ -229,6 +247,25 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 			    $3, $4, &ps.conf->c_exec_output,
 			    &ps.conf->c_exec_output_max);
 		}
+		| EXEC INFLIGHT PER USER STRING	{
+			conf_u32(&conf_num_inflight, $5,
+			    &ps.conf->c_exec_inflight_user);
+		}
+		| HTTP BODY MAX STRING		{
+			conf_u32(&conf_num_http_body, $4,
+			    &ps.conf->c_http_body_max);
+		}
+		| HTTP HEADERS MAX STRING	{
+			conf_u32(&conf_num_http_headers, $4,
+			    &ps.conf->c_http_headers_max);
+		}
+		| HTTP TIMEOUT STRING		{
+			conf_u32(&conf_num_http_timeout, $3,
+			    &ps.conf->c_http_timeout);
+		}
+		| HTTP CONNECTIONS MAX STRING peruser {
+			conf_conns($4, $5);
+		}
 		;
 
 port		: /* empty */			{ $$ = NULL; }
@@ -237,6 +274,10 @@ port		: /* empty */			{ $$ = NULL; }
 
 max		: /* empty */			{ $$ = NULL; }
 		| MAX STRING			{ $$ = $2; }
+		;
+
+peruser		: /* empty */			{ $$ = NULL; }
+		| PER USER STRING		{ $$ = $3; }
 		;
 
 %%
@@ -248,12 +289,17 @@ static const struct conf_keyword {
 } conf_keywords[] = {
 	{ "admin",	ADMIN },
 	{ "backend",	BACKEND },
+	{ "body",	BODY },
+	{ "connections", CONNECTIONS },
 	{ "cpu",	CPU },
 	{ "exec",	EXEC },
 	{ "fence",	FENCE },
 	{ "group",	GROUP },
+	{ "headers",	HEADERS },
 	{ "homes",	HOMES },
+	{ "http",	HTTP },
 	{ "include",	INCLUDE },
+	{ "inflight",	INFLIGHT },
 	{ "lifetime",	LIFETIME },
 	{ "limit",	LIMIT },
 	{ "listen",	LISTEN },
@@ -261,6 +307,7 @@ static const struct conf_keyword {
 	{ "memory",	MEMORY },
 	{ "on",		ON },
 	{ "output",	OUTPUT },
+	{ "per",	PER },
 	{ "pids",	PIDS },
 	{ "port",	PORT },
 	{ "socket",	SOCKET },
@@ -1121,6 +1168,41 @@ conf_exec(const struct conf_num *ndef, const struct conf_num *nmax,
 	}
 	*pdef = (uint32_t)d;
 	*pmax = (uint32_t)m;
+}
+
+/* A whole number the grammar stores as is. */
+static void
+conf_u32(const struct conf_num *n, const char *text, uint32_t *dst)
+{
+	long long	 v;
+
+	if (conf_value(n, text, &v) == 0)
+		*dst = (uint32_t)v;
+}
+
+/*
+ * The most connections, and the most of one user.  Without `per user'
+ * the per-user limit is kept, and lowered to the total if above it.
+ */
+static void
+conf_conns(const char *max, const char *per)
+{
+	long long	 m, u = ps.conf->c_http_conns_user;
+
+	if (conf_value(&conf_num_http_conns, max, &m) == -1)
+		return;
+	if (per != NULL) {
+		if (conf_value(&conf_num_http_conns_user, per, &u) == -1)
+			return;
+		if (u > m) {
+			yyerror("http connections per user %s is above the "
+			    "max %s", per, max);
+			return;
+		}
+	} else if (u > m)
+		u = m;
+	ps.conf->c_http_conns_max = (uint32_t)m;
+	ps.conf->c_http_conns_user = (uint32_t)u;
 }
 
 /* Macros and includes. */

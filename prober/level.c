@@ -73,6 +73,22 @@ level_satisfies(int have, int want)
 	return (have >= LEVEL_L1 && have >= want);
 }
 
+/* The level a tier promises, for `require'. */
+int
+level_of_tier(int tier)
+{
+	switch (tier) {
+	case TIER_L1:
+		return (LEVEL_L1);
+	case TIER_L15:
+		return (LEVEL_L15);
+	case TIER_L2:
+		return (LEVEL_L2);
+	default:
+		return (LEVEL_UNMEASURED);
+	}
+}
+
 const char *
 axis_name(int a)
 {

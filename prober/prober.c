@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <event.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "log.h"
 #include "msg.h"
 #include "proc.h"
+#include "report.h"
 
 static void	prober_dispatch_parent(struct imsgev *, struct imsg *, void *);
 static void	prober_dispatch_broker(struct imsgev *, struct imsg *, void *);
@@ -50,6 +52,8 @@ prober(const struct proc_args *pa)
 	if ((prober_self.ps_evbase = event_init()) == NULL)
 		fatalx("%s: event_init", __func__);
 	proc_signals(&prober_self);
+	/* Seeded now: unseeded, jansson opens /dev/urandom on first use. */
+	json_object_seed(0);
 
 	lockdown(&ld);
 
@@ -74,9 +78,41 @@ prober_dispatch_broker(struct imsgev *iev, struct imsg *imsg, void *arg)
 	    msg_type_name(imsg->hdr.ih_type));
 }
 
+/*
+ * A report from inside a fence and what the host knows: parse it (it is
+ * hostile), derive the verdicts and the level, answer with both.  A
+ * report that does not parse is "unmeasured" with the reason, never a
+ * reason to stop: only a malformed message from the fencer is.
+ */
 static void
 prober_dispatch_fencer(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
-	fatalx("%s: unexpected %s", __func__,
-	    msg_type_name(imsg->hdr.ih_type));
+	struct msg_probe_report pr;
+	struct probe_verdict pv;
+	struct msg_verdict v;
+	void		*buf;
+	size_t		 len;
+
+	if (imsg->hdr.ih_type != IMSG_PROBE_REPORT)
+		fatalx("%s: unexpected %s", __func__,
+		    msg_type_name(imsg->hdr.ih_type));
+	if (msg_probe_report_decode(imsg->data, imsg->len, &pr) == -1)
+		fatalx("%s: bad report message", __func__);
+	if (report_parse((const char *)pr.pr_report, pr.pr_report_len,
+	    pr.pr_expect, &pv) == -1)
+		log_info("fence %s: report not usable: %s", pr.pr_key,
+		    pv.pv_reason);
+	memset(&v, 0, sizeof(v));
+	strlcpy(v.v_key, pr.pr_key, sizeof(v.v_key));
+	v.v_level = pv.pv_level;
+	if ((v.v_json = verdict_json(&pv)) == NULL)
+		fatal("%s: verdict_json", __func__);
+	if (msg_verdict_encode(&v, &buf, &len) == -1)
+		fatal("%s: encode", __func__);
+	if (proc_compose(&prober_self, PROC_FENCER, IMSG_PROBE_VERDICT,
+	    imsg->hdr.ih_peerid, -1, buf, len) == -1)
+		log_warn("%s: to fencer", __func__);
+	free(buf);
+	free(v.v_json);
+	msg_probe_report_free(&pr);
 }

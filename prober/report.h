@@ -121,6 +121,7 @@ char		*verdict_json(const struct probe_verdict *);
 const char	*level_name(int);		/* "L1.5", "not-earned", ... */
 int		 level_parse(const char *);	/* -1 if unknown */
 int		 level_satisfies(int, int);	/* measured, required */
+int		 level_of_tier(int);		/* what a tier promises */
 const char	*axis_name(int);		/* "filesystem", ... */
 const char	*verdict_name(int);		/* "fenced", ... */
 

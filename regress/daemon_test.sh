@@ -211,10 +211,11 @@ socket_in_use_body() {
 }
 socket_in_use_cleanup() { fenced_cleanup; }
 
-atf_test_case noaction
+atf_test_case noaction cleanup
 noaction_head() {
 	atf_set descr "fenced -n checks a configuration and exits 0 or 1"
 }
+noaction_cleanup() { fenced_cleanup; }
 noaction_body() {
 	fenced_vars
 	fenced_conf > good.conf

@@ -45,6 +45,12 @@ config_sample(struct fenced_config *c)
 	c->c_exec_timeout_max = 60000;
 	c->c_exec_output = 262144;
 	c->c_exec_output_max = 1048576;
+	c->c_exec_inflight_user = 32;
+	c->c_http_body_max = 2U << 20;
+	c->c_http_headers_max = 8192;
+	c->c_http_timeout = 10;
+	c->c_http_conns_max = 256;
+	c->c_http_conns_user = 32;
 	c->c_uid = 999;
 	c->c_gid = 998;
 	c->c_admin_gid = (gid_t)-1;
@@ -124,7 +130,7 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	23
+#define CONFIG_NFIELDS	29
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -150,6 +156,12 @@ config_fields(struct field *f)
 		{ F_U, 60000, 0, NULL, 0 },
 		{ F_U, 262144, 0, NULL, 0 },
 		{ F_U, 1048576, 0, NULL, 0 },
+		{ F_U, 32, 0, NULL, 0 },
+		{ F_U, 2U << 20, 0, NULL, 0 },
+		{ F_U, 8192, 0, NULL, 0 },
+		{ F_U, 10, 0, NULL, 0 },
+		{ F_U, 256, 0, NULL, 0 },
+		{ F_U, 32, 0, NULL, 0 },
 		{ F_U, 999, 0, NULL, 0 },
 		{ F_U, 998, 0, NULL, 0 },
 		{ F_U, UINT32_MAX, 0, NULL, 0 },
@@ -318,6 +330,12 @@ ATF_TC_BODY(config_roundtrip, tc)
 	a.c_exec_timeout_max = EXEC_TIMEOUT_MIN;
 	a.c_exec_output = EXEC_OUTPUT_MAX;
 	a.c_exec_output_max = EXEC_OUTPUT_MAX;
+	a.c_exec_inflight_user = EXEC_INFLIGHT_MAX;
+	a.c_http_body_max = HTTP_BODY_MIN;
+	a.c_http_headers_max = HTTP_HEADERS_MAX;
+	a.c_http_timeout = HTTP_TIMEOUT_MIN;
+	a.c_http_conns_max = HTTP_CONNS_MAX;
+	a.c_http_conns_user = HTTP_CONNS_MAX;
 	a.c_uid = 0;
 	a.c_gid = (gid_t)-1;
 	a.c_admin_gid = 0;
@@ -342,7 +360,7 @@ ATF_TC_BODY(config_encode_refuses, tc)
 	size_t		 len;
 	int		 i;
 
-	for (i = 0; i < 16; i++) {
+	for (i = 0; i < 21; i++) {
 		config_sample(&c);
 		switch (i) {
 		case 0: c.c_tier = 0; break;
@@ -370,6 +388,11 @@ ATF_TC_BODY(config_encode_refuses, tc)
 			strlcpy(c.c_homes, "/bad\xff", sizeof(c.c_homes));
 			break;
 		case 15: c.c_verbose = -1; break;
+		case 16: c.c_exec_inflight_user = 0; break;
+		case 17: c.c_http_body_max = HTTP_BODY_MAX + 1; break;
+		case 18: c.c_http_headers_max = HTTP_HEADERS_MIN - 1; break;
+		case 19: c.c_http_timeout = 0; break;
+		case 20: c.c_http_conns_user = c.c_http_conns_max + 1; break;
 		}
 		ATF_REQUIRE_EQ_MSG(-1, msg_config_encode(&c, &buf, &len),
 		    "case %d", i);
@@ -438,10 +461,20 @@ ATF_TC_BODY(config_decode_refuses, tc)
 	BAD(16, f[16].u = 9999);		/* below the default */
 	BAD(17, f[17].u = EXEC_OUTPUT_MAX + 1);
 	BAD(18, f[18].u = 1024);		/* below the default */
-	BAD(19, f[19].u = 1ULL << 32);
-	BAD(21, (f[21].kind = F_I, f[21].i = -1));
-	BAD(22, f[22].i = -1);
-	BAD(22, f[22].i = (int64_t)INT32_MAX + 1);
+	BAD(19, f[19].u = 0);
+	BAD(19, f[19].u = EXEC_INFLIGHT_MAX + 1);
+	BAD(20, f[20].u = HTTP_BODY_MIN - 1);
+	BAD(20, f[20].u = HTTP_BODY_MAX + 1);
+	BAD(21, f[21].u = HTTP_HEADERS_MAX + 1);
+	BAD(22, f[22].u = 0);
+	BAD(22, f[22].u = HTTP_TIMEOUT_MAX + 1);
+	BAD(23, f[23].u = HTTP_CONNS_MAX + 1);
+	BAD(23, f[23].u = 31);			/* below per user */
+	BAD(24, f[24].u = 0);
+	BAD(25, f[25].u = 1ULL << 32);
+	BAD(27, (f[27].kind = F_I, f[27].i = -1));
+	BAD(28, f[28].i = -1);
+	BAD(28, f[28].i = (int64_t)INT32_MAX + 1);
 	/* Wrong types. */
 	BAD(1, f[1].kind = F_NIL);
 	BAD(1, (f[1].kind = F_S, f[1].s = "7700"));
@@ -709,6 +742,14 @@ ATF_TC_BODY(through_imsg, tc)
 			    &pb));
 			ATF_REQUIRE(memcmp(&pa, &pb, sizeof(pa)) == 0);
 			break;
+		case IMSG_TOKEN_STORED:
+		case IMSG_CTL_TOKEN:
+			ATF_REQUIRE_EQ(0, msg_u32_encode(1, &buf, &len));
+			send_recv(a, b, t, -1, buf, len, &m);
+			ATF_REQUIRE_EQ(0, msg_u32_decode(m.data, m.len, &u,
+			    0, 1));
+			ATF_REQUIRE_EQ(1, u);
+			break;
 		case IMSG_LOG_VERBOSE:
 		case IMSG_CTL_LOG_VERBOSE:
 			ATF_REQUIRE_EQ(0, msg_i32_encode(2, &buf, &len));
@@ -766,7 +807,21 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_AGENT_GIT_CONFIG:
 		case IMSG_AGENT_GIT_IDENTITY:
 		case IMSG_AGENT_GIT_INIT:
-			/* Codecs of msg_fence.c and msg_agent.c: not here. */
+		case IMSG_TOKEN_LOAD:
+		case IMSG_TOKEN_STORE:
+		case IMSG_CTL_HOSTTOKEN:
+		case IMSG_PROBE_PREPARE:
+		case IMSG_PROBE_EXEC:
+		case IMSG_PROBE_OUTPUT:
+		case IMSG_PROBE_REPORT:
+		case IMSG_PROBE_VERDICT:
+		case IMSG_FENCE_LEVEL:
+		case IMSG_CTL_PROBE:
+		case IMSG_CTL_VERDICT:
+			/*
+			 * Codecs of msg_fence.c, msg_agent.c, msg_token.c,
+			 * msg_probe.c.
+			 */
 			continue;
 		default:
 			atf_tc_fail("type %s has no test",

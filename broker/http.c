@@ -1,0 +1,822 @@
+/*
+ * The HTTP API's server: libevent's evhttp on the loopback socket the
+ * parent opened, and around it what evhttp 2.1 does not do itself
+ * (docs/http.md):
+ *
+ * - a deadline per request: evhttp only times out a connection that
+ *   sends nothing at all, so one byte a second would hold it for ever.
+ *   From the first byte of a request, the whole of it must arrive within
+ *   `http timeout' or the client gets 408 and the connection is closed;
+ *   a keep-alive connection idle that long is closed quietly.
+ * - every error as JSON: evhttp answers malformed requests, bodies over
+ *   the limit and header floods with pages of its own; those are
+ *   replaced, before a byte of them is sent, by {"error", "message"}.
+ * - who asks: the host token, and limits per user on connections.
+ *
+ * Each connection is followed from the bufferevent evhttp asks us for
+ * (evhttp_set_bevcb), holding a reference of our own to it, so that a
+ * connection evhttp drops before we have seen it is still found and
+ * let go safely.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/tree.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/event_struct.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
+#include <jansson.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "broker.h"
+#include "http.h"
+
+#define HTTP_ACCEPT_PAUSE_SEC	1	/* out of descriptors: wait */
+#define HTTP_METHODS		(EVHTTP_REQ_GET | EVHTTP_REQ_POST |	\
+				 EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT |	\
+				 EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS | \
+				 EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT | \
+				 EVHTTP_REQ_PATCH)
+
+enum hconn_state {
+	HC_NEW = 0,	/* accepted; not looked at yet */
+	HC_IDLE,	/* waiting for the first byte of a request */
+	HC_READING,	/* a request is arriving: its deadline runs */
+	HC_BUSY,	/* a request is ours, or its answer is being sent */
+	HC_CLOSING	/* an error page goes out, then the connection */
+};
+
+struct hconn {
+	RB_ENTRY(hconn)		 hc_node;	/* by hc_bev */
+	struct bufferevent	*hc_bev;	/* our reference to it */
+	struct evhttp_connection *hc_evcon;	/* once seen */
+	struct event		 hc_timer;	/* deadline, or idle */
+	struct event		 hc_fix;	/* put ours for evhttp's page */
+	struct event		 hc_gone;	/* client left while we work */
+	int			 hc_gone_set;
+	enum hconn_state	 hc_state;
+	int			 hc_over;	/* over http connections max */
+	int			 hc_abort;	/* status of a close we made */
+	int			 hc_has_uid;	/* counted as hc_uid's */
+	uid_t			 hc_uid;
+	size_t			 hc_bytes;	/* of the request being read */
+	size_t			 hc_hdr_bytes;	/* to the end of its headers */
+	int			 hc_hdr_done;
+	int			 hc_eol;	/* the last line ended */
+	struct hreq		*hc_req;
+};
+
+RB_HEAD(hconn_tree, hconn);
+
+static int	hconn_cmp(struct hconn *, struct hconn *);
+RB_PROTOTYPE(hconn_tree, hconn, hc_node, hconn_cmp);
+
+static struct evhttp	*http;
+static struct evconnlistener *http_lev;
+static struct event	 http_ev_pause;
+static int		 http_fd = -1;
+static struct hconn_tree hconns = RB_INITIALIZER(&hconns);
+static unsigned int	 http_nconns;
+
+static struct bufferevent *http_bev_new(struct event_base *, void *);
+static void	http_request(struct evhttp_request *, void *);
+static void	http_request_done(struct evhttp_request *, void *);
+static void	http_accept_error(struct evconnlistener *, void *);
+static void	http_accept_resume(evutil_socket_t, short, void *);
+static int	http_conn_attach(struct hconn *);
+static void	http_conn_release(struct hconn *);
+static void	http_conn_closed(struct evhttp_connection *, void *);
+static void	http_conn_input(struct evbuffer *,
+		    const struct evbuffer_cb_info *, void *);
+static void	http_conn_output(struct evbuffer *,
+		    const struct evbuffer_cb_info *, void *);
+static void	http_conn_timer(evutil_socket_t, short, void *);
+static void	http_conn_fix(evutil_socket_t, short, void *);
+static void	http_conn_gone(evutil_socket_t, short, void *);
+static void	http_conn_idle(struct hconn *);
+static void	http_conn_reading(struct hconn *, size_t);
+
+static int
+hconn_cmp(struct hconn *a, struct hconn *b)
+{
+	uintptr_t	 x = (uintptr_t)a->hc_bev, y = (uintptr_t)b->hc_bev;
+
+	return (x < y ? -1 : x > y);
+}
+
+RB_GENERATE(hconn_tree, hconn, hc_node, hconn_cmp);
+
+static const struct fenced_config *
+http_conf(void)
+{
+	return (&broker_self.ps_conf);
+}
+
+/* The listening socket arrives before IMSG_START; served from then on. */
+void
+http_listen(int fd)
+{
+	if (http_fd != -1)
+		fatalx("%s: second HTTP socket", __func__);
+	http_fd = fd;
+}
+
+void
+http_start(void)
+{
+	struct evhttp_bound_socket *bound;
+
+	if (http_fd == -1)
+		fatalx("%s: no HTTP socket from the parent", __func__);
+	if ((http = evhttp_new(broker_self.ps_evbase)) == NULL)
+		fatalx("%s: evhttp_new", __func__);
+	evhttp_set_gencb(http, http_request, NULL);
+	evhttp_set_bevcb(http, http_bev_new, NULL);
+	http_configure();
+	/* Backlog 0 inside: evhttp takes the socket as already listening. */
+	if ((bound = evhttp_accept_socket_with_handle(http, http_fd)) == NULL)
+		fatalx("%s: evhttp_accept_socket", __func__);
+	http_lev = evhttp_bound_socket_get_listener(bound);
+	evconnlistener_set_error_cb(http_lev, http_accept_error);
+	evtimer_assign(&http_ev_pause, broker_self.ps_evbase,
+	    http_accept_resume, NULL);
+}
+
+/*
+ * At start and on every reload.  evhttp applies its limits to
+ * connections accepted from then on; the deadlines and the per-user
+ * limits, which are ours, apply at once.  evhttp's own timeout (idle
+ * reads, stalled writes) is twice ours, so ours always comes first.
+ */
+void
+http_configure(void)
+{
+	const struct fenced_config *c = http_conf();
+
+	if (http == NULL)
+		return;
+	evhttp_set_max_body_size(http, c->c_http_body_max);
+	evhttp_set_max_headers_size(http, c->c_http_headers_max);
+	evhttp_set_timeout(http, 2 * c->c_http_timeout);
+	evhttp_set_allowed_methods(http, HTTP_METHODS);
+	/* Read a body over the limit to its end, so the 413 is read too. */
+	evhttp_set_flags(http, EVHTTP_SERVER_LINGERING_CLOSE);
+	evhttp_set_default_content_type(http, "application/json");
+}
+
+void
+http_shutdown(void)
+{
+	if (http != NULL) {
+		evhttp_free(http);	/* every connection: http_conn_closed */
+		http = NULL;
+	}
+	if (event_initialized(&http_ev_pause))
+		evtimer_del(&http_ev_pause);
+}
+
+/* Out of descriptors: stop accepting for a moment rather than spin. */
+static void
+http_accept_error(struct evconnlistener *lev, void *arg)
+{
+	struct timeval	 tv = { HTTP_ACCEPT_PAUSE_SEC, 0 };
+	int		 e = EVUTIL_SOCKET_ERROR();
+
+	if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM) {
+		log_warnx("http: accept: %s, pausing", strerror(e));
+		evconnlistener_disable(lev);
+		evtimer_add(&http_ev_pause, &tv);
+	} else
+		log_warnx("http: accept: %s", strerror(e));
+}
+
+static void
+http_accept_resume(evutil_socket_t fd, short ev, void *arg)
+{
+	if (http_lev != NULL)
+		evconnlistener_enable(http_lev);
+}
+
+/*
+ * evhttp asks for the bufferevent of each connection it accepts: make
+ * it, keep a reference, and watch the bytes going in and out of it.
+ */
+static struct bufferevent *
+http_bev_new(struct event_base *base, void *arg)
+{
+	struct timeval	 now = { 0, 0 };
+	struct hconn	*hc;
+
+	if ((hc = calloc(1, sizeof(*hc))) == NULL) {
+		log_warn("%s: calloc", __func__);
+		return (NULL);		/* evhttp makes one of its own */
+	}
+	if ((hc->hc_bev = bufferevent_socket_new(base, -1,
+	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+		log_warnx("%s: bufferevent_socket_new", __func__);
+		free(hc);
+		return (NULL);
+	}
+	bufferevent_incref(hc->hc_bev);
+	if (evbuffer_add_cb(bufferevent_get_input(hc->hc_bev),
+	    http_conn_input, hc) == NULL ||
+	    evbuffer_add_cb(bufferevent_get_output(hc->hc_bev),
+	    http_conn_output, hc) == NULL)
+		fatalx("%s: evbuffer_add_cb", __func__);
+	evtimer_assign(&hc->hc_timer, base, http_conn_timer, hc);
+	event_assign(&hc->hc_fix, base, -1, 0, http_conn_fix, hc);
+	hc->hc_state = HC_NEW;
+	if (http_nconns >= http_conf()->c_http_conns_max)
+		hc->hc_over = 1;
+	http_nconns++;
+	RB_INSERT(hconn_tree, &hconns, hc);
+	/* Looked at once evhttp has set it up, after this callback. */
+	evtimer_add(&hc->hc_timer, &now);
+	return (hc->hc_bev);
+}
+
+/*
+ * Find the evhttp connection behind our bufferevent: evhttp's callbacks
+ * on it carry it.  A bufferevent evhttp has freed has none left; then
+ * only our reference holds it, and it is let go.  Returns 0, or -1 when
+ * the connection is gone (hc freed).
+ */
+static int
+http_conn_attach(struct hconn *hc)
+{
+	bufferevent_data_cb	 rcb, wcb;
+	bufferevent_event_cb	 ecb;
+	void			*cbarg;
+
+	if (hc->hc_evcon != NULL)
+		return (0);
+	bufferevent_getcb(hc->hc_bev, &rcb, &wcb, &ecb, &cbarg);
+	if (rcb == NULL || ecb == NULL || cbarg == NULL) {
+		http_conn_release(hc);
+		return (-1);
+	}
+	hc->hc_evcon = cbarg;
+	evhttp_connection_set_closecb(hc->hc_evcon, http_conn_closed, hc);
+	return (0);
+}
+
+static unsigned int
+http_user_conns(uid_t uid)
+{
+	struct hconn	*hc;
+	unsigned int	 n = 0;
+
+	RB_FOREACH(hc, hconn_tree, &hconns)
+		if (hc->hc_has_uid && hc->hc_uid == uid)
+			n++;
+	return (n);
+}
+
+static void
+http_conn_unwatch(struct hconn *hc)
+{
+	if (hc->hc_gone_set) {
+		event_del(&hc->hc_gone);
+		hc->hc_gone_set = 0;
+	}
+}
+
+/*
+ * Forget a connection: its request, if one is being worked on, is
+ * orphaned (its answer will go nowhere), and our reference dropped.
+ */
+static void
+http_conn_release(struct hconn *hc)
+{
+	struct hreq	*hr;
+
+	RB_REMOVE(hconn_tree, &hconns, hc);
+	http_nconns--;
+	evtimer_del(&hc->hc_timer);
+	event_del(&hc->hc_fix);
+	http_conn_unwatch(hc);
+	if ((hr = hc->hc_req) != NULL) {
+		hc->hc_req = NULL;
+		breq_orphan(hr);
+		probe_orphan(hr);
+		if (hr->hr_list != NULL)
+			json_decref(hr->hr_list);
+		free(hr);
+	}
+	if (hc->hc_evcon != NULL)
+		evhttp_connection_set_closecb(hc->hc_evcon, NULL, NULL);
+	evbuffer_remove_cb(bufferevent_get_input(hc->hc_bev),
+	    http_conn_input, hc);
+	evbuffer_remove_cb(bufferevent_get_output(hc->hc_bev),
+	    http_conn_output, hc);
+	bufferevent_decref(hc->hc_bev);
+	free(hc);
+}
+
+/* evhttp frees the connection (closecb): let go of ours. */
+static void
+http_conn_closed(struct evhttp_connection *evcon, void *arg)
+{
+	http_conn_release(arg);
+}
+
+static void
+http_conn_idle(struct hconn *hc)
+{
+	struct timeval	 tv = { http_conf()->c_http_timeout, 0 };
+
+	hc->hc_state = HC_IDLE;
+	evtimer_add(&hc->hc_timer, &tv);
+}
+
+/*
+ * Where the request's header section ends: at an empty line, ended by
+ * LF or CRLF as evhttp reads lines.  Only to tell a header flood from
+ * another malformed request; it stops once past the limit.
+ */
+static void
+http_conn_scan(struct hconn *hc, struct evbuffer *buf, size_t from)
+{
+	struct evbuffer_ptr	 pos;
+	char			 chunk[512];
+	ev_ssize_t		 n, i;
+	size_t			 limit = http_conf()->c_http_headers_max;
+
+	if (from >= evbuffer_get_length(buf) ||
+	    evbuffer_ptr_set(buf, &pos, from, EVBUFFER_PTR_SET) == -1)
+		return;
+	while (!hc->hc_hdr_done && hc->hc_hdr_bytes <= limit &&
+	    (n = evbuffer_copyout_from(buf, &pos, chunk,
+	    sizeof(chunk))) > 0) {
+		for (i = 0; i < n && !hc->hc_hdr_done; i++) {
+			hc->hc_hdr_bytes++;
+			if (chunk[i] == '\n') {
+				if (hc->hc_eol)
+					hc->hc_hdr_done = 1;
+				hc->hc_eol = 1;
+			} else if (chunk[i] != '\r')
+				hc->hc_eol = 0;
+		}
+		if (evbuffer_ptr_set(buf, &pos, n, EVBUFFER_PTR_ADD) == -1)
+			break;
+	}
+}
+
+/* A request begins: its deadline starts with its first byte. */
+static void
+http_conn_reading(struct hconn *hc, size_t pending)
+{
+	struct timeval	 tv = { http_conf()->c_http_timeout, 0 };
+
+	hc->hc_state = HC_READING;
+	hc->hc_bytes = pending;
+	hc->hc_hdr_bytes = 0;
+	hc->hc_hdr_done = 0;
+	hc->hc_eol = 0;
+	evtimer_add(&hc->hc_timer, &tv);
+}
+
+static void
+http_conn_input(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
+{
+	struct hconn	*hc = arg;
+	size_t		 len;
+
+	if (info->n_added == 0)
+		return;
+	switch (hc->hc_state) {
+	case HC_NEW:
+		if (http_conn_attach(hc) == -1)
+			return;
+		/* FALLTHROUGH */
+	case HC_IDLE:
+		http_conn_reading(hc, 0);
+		break;
+	case HC_READING:
+		break;
+	default:
+		return;
+	}
+	len = evbuffer_get_length(buf);
+	hc->hc_bytes += info->n_added;
+	if (!hc->hc_hdr_done)
+		http_conn_scan(hc, buf, len - info->n_added);
+}
+
+/*
+ * Bytes going out while we have no request: evhttp answering one it
+ * could not read (a status of 400 and up; 100 Continue is left alone).
+ * Its page is replaced before the connection writes a byte of it.
+ */
+static void
+http_conn_output(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
+{
+	struct hconn	*hc = arg;
+	char		 head[16];
+	ev_ssize_t	 n;
+
+	if (info->n_added == 0 || info->orig_size != 0 ||
+	    (hc->hc_state != HC_READING && hc->hc_state != HC_IDLE &&
+	    hc->hc_state != HC_NEW))
+		return;
+	n = evbuffer_copyout(buf, head, sizeof(head) - 1);
+	if (n < 12 || memcmp(head, "HTTP/1.", 7) != 0 || head[9] < '4')
+		return;
+	hc->hc_state = HC_CLOSING;
+	evtimer_del(&hc->hc_timer);
+	event_active(&hc->hc_fix, EV_TIMEOUT, 1);
+}
+
+static void
+http_raw_json(struct evbuffer *out, int status, json_t *body)
+{
+	char	*text;
+
+	if ((text = json_dumps(body, JSON_COMPACT)) == NULL)
+		fatalx("%s: json_dumps", __func__);
+	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\n"
+	    "Content-Type: application/json\r\n"
+	    "Content-Length: %zu\r\n"
+	    "Cache-Control: no-store\r\n"
+	    "Connection: close\r\n\r\n%s\n", status, http_reason(status),
+	    strlen(text) + 1, text);
+	free(text);
+}
+
+/* evhttp's error page out, ours in; the connection closes after it. */
+static void
+http_conn_fix(evutil_socket_t fd, short ev, void *arg)
+{
+	struct hconn	*hc = arg;
+	const struct fenced_config *c = http_conf();
+	struct evbuffer	*out = bufferevent_get_output(hc->hc_bev);
+	char		 head[16], msg[160];
+	const char	*code;
+	json_t		*body;
+	ev_ssize_t	 n;
+	int		 status;
+
+	memset(head, 0, sizeof(head));
+	n = evbuffer_copyout(out, head, sizeof(head) - 1);
+	status = n >= 12 ? atoi(head + 9) : 400;
+	if (hc->hc_abort != 0)
+		status = hc->hc_abort;
+	switch (status) {
+	case 408:
+		code = "request-timeout";
+		snprintf(msg, sizeof(msg), "the request did not arrive whole "
+		    "within %u seconds", c->c_http_timeout);
+		break;
+	case 413:
+		code = "body-too-large";
+		snprintf(msg, sizeof(msg), "the body is larger than %u bytes",
+		    c->c_http_body_max);
+		break;
+	case 417:
+		code = "expectation-failed";
+		snprintf(msg, sizeof(msg), "only \"Expect: 100-continue\" is "
+		    "understood");
+		break;
+	case 501:
+		code = "method-not-implemented";
+		snprintf(msg, sizeof(msg), "unknown method");
+		break;
+	default:
+		if (hc->hc_hdr_bytes > c->c_http_headers_max) {
+			status = 431;
+			code = "headers-too-large";
+			snprintf(msg, sizeof(msg), "the request line and "
+			    "headers are longer than %u bytes",
+			    c->c_http_headers_max);
+		} else {
+			status = 400;
+			code = "bad-request";
+			snprintf(msg, sizeof(msg), "not an HTTP/1.x request "
+			    "this server can read");
+		}
+		break;
+	}
+	log_debug("http: %d %s", status, code);
+	evbuffer_unfreeze(out, 1);
+	evbuffer_drain(out, evbuffer_get_length(out));
+	evbuffer_freeze(out, 1);
+	body = http_api_message(code, msg);
+	http_raw_json(out, status, body);
+	json_decref(body);
+}
+
+/*
+ * The deadline of a request (408, then close) or of an idle keep-alive
+ * connection (close).  Both go through evhttp's own failure path, so it
+ * frees the connection itself once the answer is out.
+ */
+static void
+http_conn_timer(evutil_socket_t fd, short ev, void *arg)
+{
+	struct hconn	*hc = arg;
+
+	switch (hc->hc_state) {
+	case HC_NEW:
+		if (http_conn_attach(hc) == 0)
+			http_conn_idle(hc);
+		return;
+	case HC_IDLE:
+		if (http_conn_attach(hc) == -1)
+			return;
+		log_debug("http: idle connection closed");
+		/* hc may be freed by this. */
+		bufferevent_trigger_event(hc->hc_bev,
+		    BEV_EVENT_READING | BEV_EVENT_EOF, 0);
+		return;
+	case HC_READING:
+		if (http_conn_attach(hc) == -1)
+			return;
+		log_debug("http: request not whole in %u s, 408",
+		    http_conf()->c_http_timeout);
+		hc->hc_abort = 408;
+		/* A read error: evhttp answers, we make it a 408. */
+		bufferevent_trigger_event(hc->hc_bev, BEV_EVENT_READING, 0);
+		return;
+	default:
+		return;
+	}
+}
+
+/*
+ * The client closed its end while its request was being worked on:
+ * nobody will read the answer.  Drop the connection; the request's
+ * answer is orphaned (http_conn_release).
+ */
+static void
+http_conn_gone(evutil_socket_t fd, short ev, void *arg)
+{
+	struct hconn	*hc = arg;
+
+	hc->hc_gone_set = 0;
+	log_debug("http: client left before its answer");
+	evhttp_connection_free(hc->hc_evcon);
+}
+
+static void
+http_conn_watch(struct hconn *hc)
+{
+	evutil_socket_t	 fd = bufferevent_getfd(hc->hc_bev);
+
+	if (fd == -1 || hc->hc_gone_set)
+		return;
+	event_assign(&hc->hc_gone, broker_self.ps_evbase, fd, EV_CLOSED,
+	    http_conn_gone, hc);
+	if (event_add(&hc->hc_gone, NULL) == 0)
+		hc->hc_gone_set = 1;
+}
+
+/* The answer went out: the connection may carry the next request. */
+static void
+http_request_done(struct evhttp_request *req, void *arg)
+{
+	struct hconn	*hc = arg;
+	struct evbuffer	*in = bufferevent_get_input(hc->hc_bev);
+	size_t		 pending;
+
+	if (hc->hc_state != HC_BUSY)
+		return;
+	if ((pending = evbuffer_get_length(in)) > 0) {
+		/* Pipelined: the next request has begun already. */
+		http_conn_reading(hc, pending);
+		http_conn_scan(hc, in, 0);
+	} else
+		http_conn_idle(hc);
+}
+
+const char *
+http_reason(int status)
+{
+	switch (status) {
+	case 200: return ("OK");
+	case 201: return ("Created");
+	case 400: return ("Bad Request");
+	case 401: return ("Unauthorized");
+	case 403: return ("Forbidden");
+	case 404: return ("Not Found");
+	case 405: return ("Method Not Allowed");
+	case 408: return ("Request Timeout");
+	case 409: return ("Conflict");
+	case 413: return ("Content Too Large");
+	case 417: return ("Expectation Failed");
+	case 422: return ("Unprocessable Content");
+	case 429: return ("Too Many Requests");
+	case 431: return ("Request Header Fields Too Large");
+	case 500: return ("Internal Server Error");
+	case 501: return ("Not Implemented");
+	case 502: return ("Bad Gateway");
+	case 503: return ("Service Unavailable");
+	case 504: return ("Gateway Timeout");
+	default: return (status < 500 ? "Client Error" : "Server Error");
+	}
+}
+
+void
+http_header(struct hreq *hr, const char *name, const char *value)
+{
+	evhttp_add_header(evhttp_request_get_output_headers(hr->hr_req),
+	    name, value);
+}
+
+static int
+http_json_out(const char *buf, size_t len, void *arg)
+{
+	return (evbuffer_add(arg, buf, len));
+}
+
+/*
+ * Answer hr with status and body (taken over) and forget it: whatever
+ * else its fencer or agent request still says goes nowhere.
+ */
+void
+http_reply(struct hreq *hr, int status, json_t *body)
+{
+	struct evhttp_request *req = hr->hr_req;
+	struct hconn	*hc = hr->hr_conn;
+	struct evbuffer	*out;
+
+	if (hc != NULL) {
+		http_conn_unwatch(hc);
+		hc->hc_req = NULL;
+	}
+	breq_orphan(hr);
+	probe_orphan(hr);
+	out = evhttp_request_get_output_buffer(req);
+	if (body == NULL || json_dump_callback(body, http_json_out, out,
+	    JSON_COMPACT) == -1) {
+		evbuffer_drain(out, evbuffer_get_length(out));
+		evbuffer_add_printf(out, "{\"error\":\"internal\","
+		    "\"message\":\"cannot encode the answer\"}");
+		status = 500;
+	}
+	evbuffer_add(out, "\n", 1);
+	http_header(hr, "Content-Type", "application/json");
+	http_header(hr, "Cache-Control", "no-store");
+	http_header(hr, "X-Content-Type-Options", "nosniff");
+	if (body != NULL)
+		json_decref(body);
+	if (hr->hr_list != NULL)
+		json_decref(hr->hr_list);
+	free(hr);
+	/* The request, and perhaps the connection, are evhttp's again. */
+	evhttp_send_reply(req, status, http_reason(status), NULL);
+}
+
+/* An error, with more fields in extra (taken over, may be NULL). */
+void
+http_error_with(struct hreq *hr, int status, const char *code,
+    const char *message, json_t *extra)
+{
+	json_t	*body = http_api_message(code, message);
+
+	if (extra != NULL) {
+		if (body != NULL)
+			json_object_update_missing(body, extra);
+		json_decref(extra);
+	}
+	http_reply(hr, status, body);
+}
+
+void
+http_error(struct hreq *hr, int status, const char *code, const char *fmt,
+    ...)
+{
+	char	 msg[MSG_ERROR_TEXT_MAX];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_debug("http: %d %s: %s", status, code, msg);
+	http_error_with(hr, status, code, msg, NULL);
+}
+
+/*
+ * Who asks: exactly one x-voicebox-host-token header with a stored
+ * token.  Returns 0 and sets *uid, or -1 with the answer sent.
+ */
+static int
+http_auth(struct hreq *hr, uid_t *uid)
+{
+	struct evkeyvalq *h = evhttp_request_get_input_headers(hr->hr_req);
+	struct evkeyval	*kv;
+	const char	*token = NULL;
+	int		 n = 0;
+
+	TAILQ_FOREACH(kv, h, next) {
+		if (strcasecmp(kv->key, HTTP_TOKEN_HEADER) == 0) {
+			token = kv->value;
+			n++;
+		}
+	}
+	if (n > 1) {
+		http_error(hr, 400, "bad-request", "more than one %s header",
+		    HTTP_TOKEN_HEADER);
+		return (-1);
+	}
+	if (token == NULL || token_lookup(token, strlen(token), uid) == -1) {
+		http_header(hr, "WWW-Authenticate",
+		    "X-Voicebox-Host-Token realm=\"fenced\"");
+		http_error(hr, 401, "unauthorized", "%s", token == NULL ?
+		    "no " HTTP_TOKEN_HEADER " header; `fencectl token' "
+		    "gives you one" : "the host token is not valid");
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * A connection counts as its user's from its first request with a
+ * token; a user's next connection over the limit is refused with 429
+ * and closed.
+ */
+static int
+http_conn_owner(struct hreq *hr, struct hconn *hc, uid_t uid)
+{
+	unsigned int	 max = http_conf()->c_http_conns_user;
+
+	if (hc->hc_has_uid && hc->hc_uid == uid)
+		return (0);
+	if (http_user_conns(uid) >= max) {
+		http_header(hr, "Connection", "close");
+		http_header(hr, "Retry-After", "1");
+		http_error(hr, 429, "too-many-connections", "at most %u "
+		    "connections per user", max);
+		return (-1);
+	}
+	hc->hc_has_uid = 1;
+	hc->hc_uid = uid;
+	return (0);
+}
+
+/* evhttp read a whole request: it is ours now. */
+static void
+http_request(struct evhttp_request *req, void *arg)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	struct hconn	 key, *hc;
+	struct hreq	*hr;
+	uid_t		 uid;
+
+	/*
+	 * Not one of ours only if http_bev_new() could not allocate and
+	 * evhttp made the bufferevent itself: refuse, and say so.
+	 */
+	key.hc_bev = evhttp_connection_get_bufferevent(evcon);
+	if ((hc = RB_FIND(hconn_tree, &hconns, &key)) == NULL ||
+	    http_conn_attach(hc) == -1) {
+		log_warnx("%s: a connection not followed; refused", __func__);
+		evhttp_send_error(req, 503, NULL);	/* and closed */
+		return;
+	}
+	evtimer_del(&hc->hc_timer);
+	hc->hc_state = HC_BUSY;
+	evhttp_request_set_on_complete_cb(req, http_request_done, hc);
+
+	if ((hr = calloc(1, sizeof(*hr))) == NULL) {
+		log_warn("%s: calloc", __func__);
+		evhttp_send_error(req, 503, NULL);
+		return;
+	}
+	hr->hr_req = req;
+	hr->hr_conn = hc;
+	hc->hc_req = hr;
+	http_conn_watch(hc);
+
+	if (hc->hc_over) {
+		http_header(hr, "Connection", "close");
+		http_header(hr, "Retry-After", "1");
+		http_error(hr, 503, "too-many-connections", "at most %u "
+		    "connections", http_conf()->c_http_conns_max);
+		return;
+	}
+	if (http_auth(hr, &uid) == -1 || http_conn_owner(hr, hc, uid) == -1)
+		return;
+	hr->hr_uid = uid;
+	http_api_request(hr);
+}

@@ -1,0 +1,47 @@
+/*
+ * The HTTP API inside the broker: http.c serves connections (evhttp,
+ * deadlines, limits, who asks), http_api.c the endpoints of DESIGN.md
+ * section 6.  docs/http.md says why it is built so.
+ */
+#ifndef HTTP_H
+#define HTTP_H
+
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "fenced.h"
+
+struct evhttp_request;
+struct hconn;
+
+/* One request being answered; freed once answered or its client left. */
+struct hreq {
+	struct evhttp_request	*hr_req;
+	struct hconn		*hr_conn;
+	uid_t			 hr_uid;	/* whose token it carries */
+	int			 hr_endpoint;	/* enum http_endpoint */
+	char			 hr_key[FENCE_KEY_SIZE];
+	int			 hr_base64;	/* output asked as base64 */
+	int			 hr_want;	/* boot: the tier required */
+	json_t			*hr_list;	/* fences gathered for it */
+};
+
+/* The header that carries the host token. */
+#define HTTP_TOKEN_HEADER	"x-voicebox-host-token"
+
+/* http.c */
+void	 http_reply(struct hreq *, int, json_t *);
+void	 http_error(struct hreq *, int, const char *, const char *, ...)
+	    __attribute__((format(printf, 4, 5)));
+void	 http_error_with(struct hreq *, int, const char *, const char *,
+	    json_t *);
+void	 http_header(struct hreq *, const char *, const char *);
+const char *http_reason(int);
+
+/* http_api.c */
+void	 http_api_request(struct hreq *);
+int	 http_api_status(const char *);
+json_t	*http_api_message(const char *, const char *);
+
+#endif /* HTTP_H */

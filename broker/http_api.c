@@ -1,0 +1,1247 @@
+/*
+ * The endpoints of the HTTP API (DESIGN.md section 6; fenced-api(7)).
+ *
+ * A request that passed http.c (token, connection limits) is routed
+ * here by path and method, its body checked whole, and only then turned
+ * into the same messages the control socket sends: a breq to the fencer
+ * or to the fence's agent, answered through http_api_answer().  Nothing
+ * is sent anywhere for a request that is refused.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <jansson.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "report.h"
+#include "broker.h"
+#include "http.h"
+
+#define API_ENVS		"/api/environments"
+#define API_PROBE		"/api/probe"
+#define API_FIELD_SHOW		48	/* of a field name, in a message */
+
+enum http_endpoint {
+	EP_LIST = 1,		/* /api/environments */
+	EP_ENV,			/* /api/environments/KEY */
+	EP_EXEC,		/* .../exec */
+	EP_GIT_CONFIG,		/* .../git/config */
+	EP_GIT_INIT,		/* .../git/init */
+	EP_PROBE,		/* .../probe */
+	EP_PROBE_DEFAULT	/* /api/probe */
+};
+
+#define M_GET		EVHTTP_REQ_GET
+#define M_POST		EVHTTP_REQ_POST
+#define M_DELETE	EVHTTP_REQ_DELETE
+
+static const struct api_route {
+	const char		*ar_suffix;	/* after the key */
+	enum http_endpoint	 ar_endpoint;
+	int			 ar_methods;
+	const char		*ar_allow;
+	int			 ar_query;	/* takes ?refresh= */
+} api_routes[] = {
+	{ "",		EP_ENV,		M_GET | M_POST | M_DELETE,
+	    "GET, HEAD, POST, DELETE", 0 },
+	{ "/exec",	EP_EXEC,	M_POST,		"POST", 0 },
+	{ "/git/config", EP_GIT_CONFIG,	M_GET | M_POST,	"GET, HEAD, POST", 0 },
+	{ "/git/init",	EP_GIT_INIT,	M_POST,		"POST", 0 },
+	{ "/probe",	EP_PROBE,	M_GET,		"GET, HEAD", 1 },
+};
+static const struct api_route api_route_list =
+    { "", EP_LIST, M_GET, "GET, HEAD", 0 };
+static const struct api_route api_route_probe =
+    { "", EP_PROBE_DEFAULT, M_GET, "GET, HEAD", 1 };
+
+/* The status of each error code the fencer, the agent or we give. */
+static const struct {
+	const char	*as_code;
+	int		 as_status;
+} api_statuses[] = {
+	{ "not-found",			404 },
+	{ "exists",			409 },
+	{ "fence-stopped",		409 },
+	{ "too-many-fences",		429 },
+	{ "backend-unavailable",	501 },
+	{ "unmeasured",			422 },
+	{ "require-not-met",		412 },
+	{ "unknown-user",		403 },
+	{ "no-uid",			503 },
+	{ "home-refused",		500 },
+	{ "boot-failed",		500 },
+	{ "agent-error",		502 },
+	{ "internal",			500 },
+	{ "exec-timeout",		504 },
+	{ "exec-output-over-budget",	422 },
+	{ "exec-cwd-outside-home",	400 },
+	{ "exec-cwd-invalid",		400 },
+	{ "exec-unpaired",		403 },
+	{ "exec-bad-request",		400 },
+	{ "exec-busy",			429 },
+	{ "exec-failed",		422 },
+	{ "git-not-installed",		501 },
+	{ "git-bad-value",		400 },
+	{ "git-config-failed",		500 },
+};
+
+static void	api_answer(struct breq *, uint32_t, struct imsg *);
+
+int
+http_api_status(const char *code)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(api_statuses) / sizeof(api_statuses[0]); i++)
+		if (strcmp(api_statuses[i].as_code, code) == 0)
+			return (api_statuses[i].as_status);
+	return (500);
+}
+
+/* Text from outside, fit for a message: printable ASCII, bounded. */
+static void
+api_show(char *dst, size_t size, const char *src, size_t len)
+{
+	size_t	 i, n = 0;
+
+	for (i = 0; i < len && n + 4 < size; i++)
+		dst[n++] = (src[i] >= 0x20 && src[i] < 0x7f) ? src[i] : '?';
+	if (i < len && n + 3 < size) {
+		memcpy(dst + n, "...", 3);
+		n += 3;
+	}
+	dst[n] = '\0';
+}
+
+/* {"error": code, "message": message}; message made printable. */
+json_t *
+http_api_message(const char *code, const char *message)
+{
+	char	 text[MSG_ERROR_TEXT_MAX];
+	json_t	*o;
+
+	api_show(text, sizeof(text), message, strlen(message));
+	if ((o = json_object()) == NULL ||
+	    json_object_set_new(o, "error", json_string(code)) == -1 ||
+	    json_object_set_new(o, "message", json_string(text)) == -1) {
+		json_decref(o);
+		return (NULL);
+	}
+	return (o);
+}
+
+/* Base64 (RFC 4648, with padding) of binary bytes. */
+static const char api_b64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static json_t *
+api_b64_encode(const uint8_t *p, size_t len)
+{
+	json_t	*j;
+	char	*s;
+	size_t	 i, n = 0;
+	uint32_t v;
+
+	if ((s = malloc((len + 2) / 3 * 4 + 1)) == NULL)
+		return (NULL);
+	for (i = 0; i + 2 < len; i += 3) {
+		v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+		s[n++] = api_b64[v >> 18 & 63];
+		s[n++] = api_b64[v >> 12 & 63];
+		s[n++] = api_b64[v >> 6 & 63];
+		s[n++] = api_b64[v & 63];
+	}
+	if (i < len) {
+		v = (uint32_t)p[i] << 16;
+		if (i + 1 < len)
+			v |= (uint32_t)p[i + 1] << 8;
+		s[n++] = api_b64[v >> 18 & 63];
+		s[n++] = api_b64[v >> 12 & 63];
+		s[n++] = i + 1 < len ? api_b64[v >> 6 & 63] : '=';
+		s[n++] = '=';
+	}
+	s[n] = '\0';
+	j = json_stringn(s, n);
+	free(s);
+	return (j);
+}
+
+static int
+api_b64_value(int c)
+{
+	const char	*p;
+
+	if (c == '\0' || (p = strchr(api_b64, c)) == NULL)
+		return (-1);
+	return ((int)(p - api_b64));
+}
+
+/*
+ * Strict base64: groups of four from the alphabet, '=' padding only at
+ * the end, no white space.  Returns the length, or -1.
+ */
+static ssize_t
+api_b64_decode(const char *s, size_t len, uint8_t *out, size_t max)
+{
+	size_t	 i, n = 0, pad = 0;
+	int	 v[4], k;
+
+	if (len % 4 != 0)
+		return (-1);
+	for (i = 0; i < len; i += 4) {
+		for (k = 0; k < 4; k++) {
+			if (s[i + k] == '=' && i + 4 == len && k >= 2 &&
+			    (k == 3 || s[i + 3] == '=')) {
+				v[k] = 0;
+				pad++;
+			} else if ((v[k] = api_b64_value(
+			    (unsigned char)s[i + k])) == -1)
+				return (-1);
+		}
+		if (n + 3 - pad > max)
+			return (-1);
+		out[n++] = v[0] << 2 | v[1] >> 4;
+		if (pad < 2)
+			out[n++] = (v[1] & 15) << 4 | v[2] >> 2;
+		if (pad < 1)
+			out[n++] = (v[2] & 3) << 6 | v[3];
+		/* The bits padding drops must be zero: one text per bytes. */
+		if ((pad == 2 && (v[1] & 15) != 0) ||
+		    (pad == 1 && (v[2] & 3) != 0))
+			return (-1);
+	}
+	return ((ssize_t)n);
+}
+
+static json_t *
+api_time(int64_t t)
+{
+	struct tm	 tm;
+	time_t		 tt = (time_t)t;
+	char		 buf[32];
+
+	if (t <= 0 || gmtime_r(&tt, &tm) == NULL ||
+	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		return (json_null());
+	return (json_string(buf));
+}
+
+static const char *
+api_state_name(int s)
+{
+	switch (s) {
+	case FENCE_BOOTING:	return ("booting");
+	case FENCE_RUNNING:	return ("running");
+	case FENCE_STOPPING:	return ("stopping");
+	case FENCE_STOPPED:	return ("stopped");
+	case FENCE_FAILED:	return ("failed");
+	default:		return ("unknown");
+	}
+}
+
+static json_t *
+api_reason(int r)
+{
+	switch (r) {
+	case STOP_REQUEST:	return (json_string("request"));
+	case STOP_DEADLINE:	return (json_string("deadline"));
+	case STOP_CRASH:	return (json_string("crash"));
+	case STOP_OOM:		return (json_string("out-of-memory"));
+	case STOP_SHUTDOWN:	return (json_string("shutdown"));
+	default:		return (json_null());
+	}
+}
+
+/*
+ * The verdicts of the fence's last probe, as the broker keeps them for a
+ * running fence; null before one, or once the fence is gone.
+ */
+static json_t *
+api_boundary(const char *key)
+{
+	struct bfence	*bf;
+	json_t		*j;
+
+	if ((bf = bfence_find(key)) == NULL || bf->bf_boundary == NULL ||
+	    (j = json_loads(bf->bf_boundary, 0, NULL)) == NULL)
+		return (json_null());
+	return (j);
+}
+
+/*
+ * A fence's state: its level is what was measured (DESIGN.md section
+ * 5), "unmeasured" before the first probe.
+ */
+static json_t *
+api_fence(const struct msg_fence *f)
+{
+	const struct msg_timings *t = &f->f_timings;
+
+	return (json_pack("{s:s, s:I, s:s, s:s, s:s, s:o, s:s, s:o, s:s, "
+	    "s:o, s:o, s:{s:I, s:I, s:f}, s:{s:I, s:I, s:I, s:I, s:I, s:I, "
+	    "s:n}}",
+	    "key", f->f_key,
+	    "owner", (json_int_t)f->f_owner,
+	    "tier", tier_name(f->f_tier),
+	    "backend", backend_name(f->f_backend),
+	    "state", api_state_name(f->f_state),
+	    "reason", api_reason(f->f_reason),
+	    "level", level_name(f->f_level),
+	    "boundary", api_boundary(f->f_key),
+	    "home", f->f_home,
+	    "started", api_time(f->f_started),
+	    "deadline", api_time(f->f_deadline),
+	    "limits",
+	    "memory", (json_int_t)f->f_limits.fl_memory,
+	    "pids", (json_int_t)f->f_limits.fl_pids,
+	    "cpu", f->f_limits.fl_cpu_milli / 1000.0,
+	    "timings",
+	    "namespacesUs", (json_int_t)t->t_namespaces_us,
+	    "mountsUs", (json_int_t)t->t_mounts_us,
+	    "cgroupUs", (json_int_t)t->t_cgroup_us,
+	    "seccompUs", (json_int_t)t->t_seccomp_us,
+	    "execUs", (json_int_t)t->t_exec_us,
+	    "agentReadyUs", (json_int_t)t->t_agent_us,
+	    "probeUs"));
+}
+
+/*
+ * A command's result.  Output goes as UTF-8 text when both streams are
+ * valid UTF-8 and base64 was not asked for; otherwise both as base64,
+ * and "encoding" says which: the bytes always come back exactly.
+ */
+static json_t *
+api_result(const struct msg_result *rs, int base64)
+{
+	json_t	*o, *out = NULL, *err = NULL;
+
+	if (!base64) {
+		out = json_stringn(rs->rs_stdout_len ?
+		    (const char *)rs->rs_stdout : "", rs->rs_stdout_len);
+		err = json_stringn(rs->rs_stderr_len ?
+		    (const char *)rs->rs_stderr : "", rs->rs_stderr_len);
+		if (out == NULL || err == NULL) {
+			json_decref(out);
+			json_decref(err);
+			base64 = 1;
+		}
+	}
+	if (base64) {
+		out = api_b64_encode(rs->rs_stdout, rs->rs_stdout_len);
+		err = api_b64_encode(rs->rs_stderr, rs->rs_stderr_len);
+	}
+	if (out == NULL || err == NULL) {
+		json_decref(out);
+		json_decref(err);
+		return (NULL);
+	}
+	o = json_pack("{s:o, s:o, s:o, s:o, s:s, s:I, s:b}",
+	    "exitCode", rs->rs_signal ? json_null() :
+	    json_integer(rs->rs_exit),
+	    "signal", rs->rs_signal ? json_integer(rs->rs_signal) :
+	    json_null(),
+	    "stdout", out,
+	    "stderr", err,
+	    "encoding", base64 ? "base64" : "utf-8",
+	    "durationMs", (json_int_t)rs->rs_duration_ms,
+	    "truncated", rs->rs_truncated);
+	return (o);
+}
+
+/* Request bodies. */
+
+/*
+ * The body as a JSON object; an empty one is {} unless one is needed.
+ * Returns the object, or NULL with the answer sent.
+ */
+static json_t *
+api_body(struct hreq *hr, int needed)
+{
+	struct evbuffer	*in = evhttp_request_get_input_buffer(hr->hr_req);
+	size_t		 len = evbuffer_get_length(in);
+	json_error_t	 e;
+	json_t		*o;
+	unsigned char	*p;
+
+	if (len == 0) {
+		if (needed) {
+			http_error(hr, 400, "missing-body", "this request "
+			    "needs a JSON object as its body");
+			return (NULL);
+		}
+		return (json_object());
+	}
+	if ((p = evbuffer_pullup(in, -1)) == NULL) {
+		http_error(hr, 500, "internal", "out of memory");
+		return (NULL);
+	}
+	/* NUL is allowed in strings, and refused in each that is a name. */
+	if ((o = json_loadb((const char *)p, len, JSON_REJECT_DUPLICATES |
+	    JSON_ALLOW_NUL, &e)) == NULL) {
+		http_error(hr, 400, "bad-json", "the body is not JSON: %s "
+		    "(line %d, column %d)", e.text, e.line, e.column);
+		return (NULL);
+	}
+	if (!json_is_object(o)) {
+		json_decref(o);
+		http_error(hr, 400, "bad-type", "the body must be a JSON "
+		    "object");
+		return (NULL);
+	}
+	return (o);
+}
+
+/* Every field of o must be one of names (NULL-terminated). */
+static int
+api_fields(struct hreq *hr, json_t *o, const char *what,
+    const char *const *names)
+{
+	const char	*k;
+	json_t		*v;
+	char		 show[API_FIELD_SHOW + 4];
+	size_t		 i;
+
+	json_object_foreach(o, k, v) {
+		for (i = 0; names[i] != NULL; i++)
+			if (strcmp(k, names[i]) == 0)
+				break;
+		if (names[i] == NULL) {
+			api_show(show, sizeof(show), k, strlen(k));
+			http_error(hr, 400, "unknown-field", "%s has no field "
+			    "\"%s\"", what, show);
+			return (-1);
+		}
+	}
+	return (0);
+}
+
+/*
+ * A string field of at most max bytes; without nul_ok it may hold no
+ * NUL.  Returns 1 when present, 0 when absent, -1 with the answer sent.
+ */
+static int
+api_string(struct hreq *hr, json_t *o, const char *name, size_t max,
+    int nul_ok, const char **s, size_t *len)
+{
+	json_t	*v;
+
+	if ((v = json_object_get(o, name)) == NULL)
+		return (0);
+	if (!json_is_string(v)) {
+		http_error(hr, 400, "bad-type", "%s must be a string", name);
+		return (-1);
+	}
+	*s = json_string_value(v);
+	*len = json_string_length(v);
+	if (*len > max) {
+		http_error(hr, 400, "out-of-range", "%s is longer than %zu "
+		    "bytes", name, max);
+		return (-1);
+	}
+	if (!nul_ok && memchr(*s, '\0', *len) != NULL) {
+		http_error(hr, 400, "bad-value", "%s may not hold a NUL",
+		    name);
+		return (-1);
+	}
+	return (1);
+}
+
+/* A whole number from min to max; same returns as api_string(). */
+static int
+api_int(struct hreq *hr, json_t *o, const char *name, long long min,
+    long long max, long long *out)
+{
+	json_t		*v;
+	json_int_t	 n;
+
+	if ((v = json_object_get(o, name)) == NULL)
+		return (0);
+	if (!json_is_integer(v)) {
+		http_error(hr, 400, "bad-type", "%s must be a whole number",
+		    name);
+		return (-1);
+	}
+	n = json_integer_value(v);
+	if (n < min || n > max) {
+		http_error(hr, 400, "out-of-range", "%s must be from %lld to "
+		    "%lld", name, min, max);
+		return (-1);
+	}
+	*out = n;
+	return (1);
+}
+
+static int
+api_tier(struct hreq *hr, json_t *o, const char *name, int *out)
+{
+	const char	*s;
+	size_t		 len;
+	int		 r, t;
+
+	if ((r = api_string(hr, o, name, 8, 0, &s, &len)) <= 0)
+		return (r);
+	if ((t = tier_parse(s)) == -1) {
+		http_error(hr, 400, "bad-value", "%s must be L1, L1.5 or L2",
+		    name);
+		return (-1);
+	}
+	*out = t;
+	return (1);
+}
+
+/* The fence KEY if hr's user owns it; else 404, as for no fence. */
+static struct bfence *
+api_own_fence(struct hreq *hr)
+{
+	struct bfence	*bf;
+
+	if ((bf = bfence_find(hr->hr_key)) == NULL ||
+	    bf->bf_info.f_owner != hr->hr_uid) {
+		http_error(hr, 404, "not-found", "no environment %s",
+		    hr->hr_key);
+		return (NULL);
+	}
+	return (bf);
+}
+
+static void
+api_to_fencer(struct hreq *hr, const char *key, uint32_t type, void *buf,
+    size_t len)
+{
+	struct breq	*r;
+
+	if ((r = breq_new(BREQ_FENCER, key, api_answer, hr)) == NULL)
+		fatal("%s: calloc", __func__);
+	if (fences_to_fencer(r, type, buf, len) == -1)
+		fatal("%s: to fencer", __func__);
+}
+
+static void
+api_to_agent(struct hreq *hr, struct bfence *bf, uint32_t type, void *buf,
+    size_t len, int exec)
+{
+	struct breq	*r;
+
+	if ((r = breq_new(BREQ_AGENT, bf->bf_info.f_key, api_answer,
+	    hr)) == NULL)
+		fatal("%s: calloc", __func__);
+	r->r_uid = hr->hr_uid;
+	r->r_exec = exec;
+	if (fences_to_agent(bf, r, type, buf, len) == -1) {
+		breq_done(r);
+		http_error(hr, 409, "fence-stopped", "environment %s has no "
+		    "agent", bf->bf_info.f_key);
+	}
+}
+
+/* GET /api/environments, GET and DELETE /api/environments/KEY */
+static void
+api_list(struct hreq *hr, const char *key, int stop)
+{
+	struct msg_fence_req q;
+	void		*buf;
+	size_t		 len;
+
+	memset(&q, 0, sizeof(q));
+	strlcpy(q.r_key, key, sizeof(q.r_key));
+	q.r_uid = hr->hr_uid;
+	q.r_admin = 0;		/* a token acts on its owner's alone */
+	if (!stop && (hr->hr_list = json_array()) == NULL) {
+		http_error(hr, 500, "internal", "out of memory");
+		return;
+	}
+	if (msg_fence_req_encode(&q, &buf, &len) == -1)
+		fatal("%s: encode", __func__);
+	/* A listing ends with END, even for one key; a stop with STOPPED. */
+	api_to_fencer(hr, stop ? key : "", stop ? IMSG_FENCE_STOP :
+	    IMSG_FENCE_LIST, buf, len);
+	free(buf);
+}
+
+/* POST /api/environments/KEY: {"tier", "backend", "require", ...} */
+static void
+api_boot(struct hreq *hr)
+{
+	static const char *const fields[] = { "tier", "backend", "require",
+	    "lifetime", "limits", NULL };
+	static const char *const lfields[] = { "memory", "pids", "cpu",
+	    NULL };
+	struct msg_boot	 b;
+	json_t		*o, *l, *v;
+	const char	*s;
+	size_t		 len;
+	long long	 n;
+	double		 cpu;
+	void		*buf;
+	int		 r;
+
+	if ((o = api_body(hr, 0)) == NULL)
+		return;
+	memset(&b, 0, sizeof(b));
+	strlcpy(b.b_key, hr->hr_key, sizeof(b.b_key));
+	b.b_owner = hr->hr_uid;
+	b.b_admin = 0;
+	if (api_fields(hr, o, "a boot request", fields) == -1 ||
+	    api_tier(hr, o, "tier", &b.b_tier) == -1 ||
+	    api_tier(hr, o, "require", &hr->hr_want) == -1)
+		goto done;
+	if ((r = api_string(hr, o, "backend", 16, 0, &s, &len)) == -1)
+		goto done;
+	if (r == 1 && (b.b_backend = backend_parse(s)) == -1) {
+		http_error(hr, 400, "bad-value", "backend must be native, "
+		    "runsc, vm, mock or subprocess");
+		goto done;
+	}
+	if ((r = api_int(hr, o, "lifetime", LIFETIME_MIN, LIFETIME_MAX,
+	    &n)) == -1)
+		goto done;
+	if (r == 1)
+		b.b_lifetime = (uint32_t)n;
+	if ((l = json_object_get(o, "limits")) != NULL) {
+		if (!json_is_object(l)) {
+			http_error(hr, 400, "bad-type", "limits must be an "
+			    "object");
+			goto done;
+		}
+		if (api_fields(hr, l, "limits", lfields) == -1)
+			goto done;
+		if ((r = api_int(hr, l, "memory", MEMORY_MIN, MEMORY_MAX,
+		    &n)) == -1)
+			goto done;
+		if (r == 1)
+			b.b_limits.fl_memory = (uint64_t)n;
+		if ((r = api_int(hr, l, "pids", PIDS_MIN, PIDS_MAX, &n)) == -1)
+			goto done;
+		if (r == 1)
+			b.b_limits.fl_pids = (uint32_t)n;
+		if ((v = json_object_get(l, "cpu")) != NULL) {
+			if (!json_is_number(v)) {
+				http_error(hr, 400, "bad-type", "cpu must be a "
+				    "number of cpus");
+				goto done;
+			}
+			cpu = json_number_value(v) * 1000;
+			if (!(cpu >= CPU_MILLI_MIN && cpu <= CPU_MILLI_MAX)) {
+				http_error(hr, 400, "out-of-range", "cpu must "
+				    "be from %.2f to %.0f", CPU_MILLI_MIN /
+				    1000.0, CPU_MILLI_MAX / 1000.0);
+				goto done;
+			}
+			b.b_limits.fl_cpu_milli = (uint32_t)(cpu + 0.5);
+		}
+	}
+	/*
+	 * Keys are one namespace: a key in use is in use, whoever has it,
+	 * and the answer does not say whose.
+	 */
+	if (bfence_find(b.b_key) != NULL) {
+		http_error(hr, 409, "exists", "environment %s is already "
+		    "running", b.b_key);
+		goto done;
+	}
+	if (msg_boot_encode(&b, &buf, &len) == -1) {
+		http_error(hr, 400, "bad-request", "cannot encode the boot "
+		    "request");
+		goto done;
+	}
+	api_to_fencer(hr, b.b_key, IMSG_FENCE_BOOT, buf, len);
+	free(buf);
+ done:
+	json_decref(o);
+}
+
+/* POST .../exec: {"argv"} or {"command"}, "cwd", "timeoutMs", ... */
+static void
+api_exec(struct hreq *hr)
+{
+	static const char *const fields[] = { "argv", "command", "cwd",
+	    "timeoutMs", "maxBytes", "stdin", "encoding", NULL };
+	const struct fenced_config *c = &broker_self.ps_conf;
+	struct msg_exec	 x;
+	struct bfence	*bf;
+	json_t		*o, *argv, *v;
+	const char	*s, *enc = NULL;
+	size_t		 len, i;
+	ssize_t		 n;
+	long long	 num;
+	void		*buf = NULL;
+	int		 r, b64 = 0;
+
+	/* hr is gone once answered: what the cleanup needs is kept here. */
+	memset(&x, 0, sizeof(x));
+	if ((o = api_body(hr, 1)) == NULL)
+		return;
+	if (api_fields(hr, o, "an exec request", fields) == -1)
+		goto done;
+	if ((r = api_string(hr, o, "encoding", 16, 0, &enc, &len)) == -1)
+		goto done;
+	if (r == 1) {
+		if (strcmp(enc, "base64") == 0)
+			hr->hr_base64 = b64 = 1;
+		else if (strcmp(enc, "utf-8") != 0) {
+			http_error(hr, 400, "bad-value", "encoding must be "
+			    "utf-8 or base64");
+			goto done;
+		}
+	}
+	argv = json_object_get(o, "argv");
+	if ((r = api_string(hr, o, "command", MSG_COMMAND_MAX, 0, &s,
+	    &len)) == -1)
+		goto done;
+	if ((argv != NULL) == (r == 1)) {
+		http_error(hr, 400, argv ? "bad-request" : "missing-field",
+		    "give either argv (an array of strings) or command (a "
+		    "string for sh -c)%s", argv ? ", not both" : "");
+		goto done;
+	}
+	if (r == 1) {
+		if (len == 0) {
+			http_error(hr, 400, "bad-value", "command is empty");
+			goto done;
+		}
+		x.x_command = (char *)s;
+	} else {
+		if (!json_is_array(argv) || json_array_size(argv) == 0 ||
+		    json_array_size(argv) > MSG_ARGV_MAX) {
+			http_error(hr, 400, json_is_array(argv) ?
+			    "out-of-range" : "bad-type", "argv must be an "
+			    "array of 1 to %d strings", MSG_ARGV_MAX);
+			goto done;
+		}
+		x.x_argc = json_array_size(argv);
+		if ((x.x_argv = calloc(x.x_argc + 1, sizeof(char *))) == NULL) {
+			http_error(hr, 500, "internal", "out of memory");
+			goto done;
+		}
+		json_array_foreach(argv, i, v) {
+			if (!json_is_string(v)) {
+				http_error(hr, 400, "bad-type", "argv must "
+				    "hold strings only");
+				goto done;
+			}
+			s = json_string_value(v);
+			len = json_string_length(v);
+			if (len > MSG_ARG_MAX || memchr(s, '\0', len) != NULL ||
+			    (i == 0 && len == 0)) {
+				http_error(hr, 400, "bad-value", "argv[%zu] is "
+				    "empty, longer than %d bytes or holds a "
+				    "NUL", i, MSG_ARG_MAX);
+				goto done;
+			}
+			x.x_argv[i] = (char *)s;
+		}
+	}
+	if ((r = api_string(hr, o, "cwd", PATH_MAX - 1, 0, &s, &len)) == -1)
+		goto done;
+	if (r == 1)
+		strlcpy(x.x_cwd, s, sizeof(x.x_cwd));
+	if ((r = api_int(hr, o, "timeoutMs", EXEC_TIMEOUT_MIN,
+	    c->c_exec_timeout_max, &num)) == -1)
+		goto done;
+	if (r == 1)
+		x.x_timeout_ms = (uint32_t)num;
+	if ((r = api_int(hr, o, "maxBytes", EXEC_OUTPUT_MIN,
+	    c->c_exec_output_max, &num)) == -1)
+		goto done;
+	if (r == 1)
+		x.x_max_bytes = (uint32_t)num;
+	/* stdin: text, or base64 of any bytes when encoding says so. */
+	if ((r = api_string(hr, o, "stdin", b64 ?
+	    (MSG_STDIN_MAX + 2) / 3 * 4 : MSG_STDIN_MAX, 1, &s, &len)) == -1)
+		goto done;
+	if (r == 1 && len > 0) {
+		if (!b64) {
+			x.x_stdin = (uint8_t *)s;
+			x.x_stdin_len = len;
+		} else {
+			if ((x.x_stdin = malloc(len / 4 * 3 + 3)) == NULL) {
+				http_error(hr, 500, "internal",
+				    "out of memory");
+				goto done;
+			}
+			if ((n = api_b64_decode(s, len, x.x_stdin,
+			    MSG_STDIN_MAX)) == -1) {
+				free(x.x_stdin);
+				x.x_stdin = NULL;
+				http_error(hr, 400, "bad-value", "stdin is not "
+				    "base64 of at most %d bytes",
+				    MSG_STDIN_MAX);
+				goto done;
+			}
+			x.x_stdin_len = (size_t)n;
+		}
+	}
+
+	if ((bf = api_own_fence(hr)) == NULL)
+		goto done;
+	if (breq_execs(hr->hr_uid) >= c->c_exec_inflight_user) {
+		http_header(hr, "Retry-After", "1");
+		http_error(hr, 429, "too-many-execs", "at most %u commands "
+		    "of one user run at once", c->c_exec_inflight_user);
+		goto done;
+	}
+	memcpy(x.x_bearer, bf->bf_info.f_bearer, sizeof(x.x_bearer));
+	if (msg_exec_encode(&x, &buf, &len) == -1)
+		http_error(hr, 400, "bad-request", "cannot encode the command");
+	else
+		api_to_agent(hr, bf, IMSG_AGENT_EXEC, buf, len, 1);
+ done:
+	explicit_bzero(x.x_bearer, sizeof(x.x_bearer));
+	if (buf != NULL) {
+		explicit_bzero(buf, len);
+		free(buf);
+	}
+	if (b64)
+		free(x.x_stdin);
+	free(x.x_argv);
+	json_decref(o);
+}
+
+/* GET .../git/config, and POST with {"name", "email"} */
+static void
+api_git_config(struct hreq *hr, int write)
+{
+	static const char *const fields[] = { "name", "email", NULL };
+	struct msg_gitconfig g;
+	struct bfence	*bf;
+	json_t		*o = NULL;
+	const char	*s;
+	size_t		 len;
+	void		*buf;
+	int		 r;
+
+	memset(&g, 0, sizeof(g));
+	if (write) {
+		if ((o = api_body(hr, 1)) == NULL)
+			return;
+		if (api_fields(hr, o, "a git config request", fields) == -1)
+			goto done;
+		if ((r = api_string(hr, o, "name", MSG_GIT_VALUE_MAX, 0, &s,
+		    &len)) == -1)
+			goto done;
+		if (r == 1) {
+			g.g_set_name = 1;
+			memcpy(g.g_name, s, len);
+		}
+		if ((r = api_string(hr, o, "email", MSG_GIT_VALUE_MAX, 0, &s,
+		    &len)) == -1)
+			goto done;
+		if (r == 1) {
+			g.g_set_email = 1;
+			memcpy(g.g_email, s, len);
+		}
+		if (!g.g_set_name && !g.g_set_email) {
+			http_error(hr, 400, "missing-field", "give name, "
+			    "email or both");
+			goto done;
+		}
+	}
+	if ((bf = api_own_fence(hr)) == NULL)
+		goto done;
+	memcpy(g.g_bearer, bf->bf_info.f_bearer, sizeof(g.g_bearer));
+	if (msg_gitconfig_encode(&g, &buf, &len) == -1)
+		http_error(hr, 400, "bad-request", "cannot encode the request");
+	else {
+		api_to_agent(hr, bf, IMSG_AGENT_GIT_CONFIG, buf, len, 0);
+		explicit_bzero(buf, len);
+		free(buf);
+	}
+ done:
+	explicit_bzero(&g, sizeof(g));
+	json_decref(o);
+}
+
+/* POST .../git/init: {"path"}, HOME without one */
+static void
+api_git_init(struct hreq *hr)
+{
+	static const char *const fields[] = { "path", NULL };
+	struct msg_gitinit gi;
+	struct bfence	*bf;
+	json_t		*o;
+	const char	*s;
+	size_t		 len;
+	void		*buf;
+	int		 r;
+
+	memset(&gi, 0, sizeof(gi));
+	if ((o = api_body(hr, 0)) == NULL)
+		return;
+	if (api_fields(hr, o, "a git init request", fields) == -1 ||
+	    (r = api_string(hr, o, "path", PATH_MAX - 1, 0, &s, &len)) == -1)
+		goto done;
+	if (r == 1)
+		memcpy(gi.gi_path, s, len);
+	if ((bf = api_own_fence(hr)) == NULL)
+		goto done;
+	memcpy(gi.gi_bearer, bf->bf_info.f_bearer, sizeof(gi.gi_bearer));
+	if (msg_gitinit_encode(&gi, &buf, &len) == -1)
+		http_error(hr, 400, "bad-request", "cannot encode the request");
+	else {
+		api_to_agent(hr, bf, IMSG_AGENT_GIT_INIT, buf, len, 0);
+		explicit_bzero(buf, len);
+		free(buf);
+	}
+ done:
+	explicit_bzero(&gi, sizeof(gi));
+	json_decref(o);
+}
+
+/* Answers from the fencer and from agents. */
+
+/*
+ * A boot with "require" is answered after the fence's first probe: below
+ * what was asked, the fence is stopped and the boot fails, naming every
+ * violation (as the control socket's boot does).
+ */
+static void
+api_require_done(void *arg, const char *key, const struct probe_result *pr)
+{
+	struct hreq	*hr = arg;
+	struct bfence	*bf;
+	char		 why[MSG_ERROR_TEXT_MAX];
+	json_t		*j;
+
+	if (pr->pr_error == NULL &&
+	    level_satisfies(pr->pr_level, level_of_tier(pr->pr_want)) &&
+	    (bf = bfence_find(key)) != NULL) {
+		if ((j = api_fence(&bf->bf_info)) == NULL)
+			http_error(hr, 500, "internal", "cannot encode the "
+			    "environment");
+		else
+			http_reply(hr, 201, j);
+		return;
+	}
+	fences_stop(key);
+	if (pr->pr_error != NULL)
+		http_error(hr, 412, "require-not-met", "environment %s was "
+		    "stopped: %s: %s", key, pr->pr_error, pr->pr_message);
+	else {
+		probe_violations(pr->pr_json, why, sizeof(why));
+		http_error(hr, 412, "require-not-met", "environment %s "
+		    "measured %s, required %s; stopped: %s", key,
+		    level_name(pr->pr_level), tier_name(pr->pr_want), why);
+	}
+}
+
+static void
+api_probe_reply(struct hreq *hr, const char *key, int level,
+    const char *verdicts)
+{
+	json_t	*j, *b;
+
+	if (verdicts == NULL || (b = json_loads(verdicts, 0, NULL)) == NULL)
+		b = json_null();
+	if ((j = json_pack("{s:s, s:s, s:o}", "key", key, "level",
+	    level_name(level), "boundary", b)) == NULL) {
+		http_error(hr, 500, "internal", "cannot encode the verdicts");
+		return;
+	}
+	http_reply(hr, 200, j);
+}
+
+static void
+api_probe_done(void *arg, const char *key, const struct probe_result *pr)
+{
+	struct hreq	*hr = arg;
+
+	if (pr->pr_error != NULL) {
+		http_error(hr, http_api_status(pr->pr_error), pr->pr_error,
+		    "%s", pr->pr_message);
+		return;
+	}
+	api_probe_reply(hr, key, pr->pr_level, pr->pr_json);
+}
+
+/*
+ * GET .../probe: the verdicts of the last probe, or with refresh=1 (or
+ * before there was one) a new probe.  /api/probe is the same for the
+ * caller's environment named "default".
+ */
+static void
+api_probe(struct hreq *hr, const char *query)
+{
+	struct bfence	*bf;
+	int		 refresh;
+
+	refresh = query != NULL && strcmp(query, "refresh=1") == 0;
+	if (hr->hr_endpoint == EP_PROBE_DEFAULT)
+		strlcpy(hr->hr_key, "default", sizeof(hr->hr_key));
+	if ((bf = api_own_fence(hr)) == NULL)
+		return;
+	if (!refresh && !bf->bf_probing && bf->bf_boundary != NULL) {
+		api_probe_reply(hr, bf->bf_info.f_key, bf->bf_info.f_level,
+		    bf->bf_boundary);
+		return;
+	}
+	if (probe_start(bf, api_probe_done, hr, 0) == -1)
+		http_error(hr, 500, "internal", "cannot start a probe");
+}
+
+static void
+api_answer_booted(struct hreq *hr, const struct msg_fence *f)
+{
+	struct bfence	*bf;
+	json_t		*j;
+
+	if (hr->hr_want == 0) {
+		if ((j = api_fence(f)) == NULL)
+			http_error(hr, 500, "internal", "cannot encode the "
+			    "environment");
+		else
+			http_reply(hr, 201, j);
+		return;
+	}
+	if ((bf = bfence_find(f->f_key)) == NULL) {
+		http_error(hr, 500, "boot-failed", "environment %s is gone",
+		    f->f_key);
+		return;
+	}
+	if (probe_start(bf, api_require_done, hr, hr->hr_want) == -1) {
+		fences_stop(f->f_key);
+		http_error(hr, 412, "require-not-met", "environment %s cannot "
+		    "be measured, so it cannot promise %s", f->f_key,
+		    tier_name(hr->hr_want));
+	}
+}
+
+static void
+api_answer_error(struct hreq *hr, struct imsg *imsg)
+{
+	struct msg_error e;
+
+	if (msg_error_decode(imsg->data, imsg->len, &e) == -1) {
+		http_error(hr, 502, "agent-error", "a malformed error came "
+		    "back");
+		return;
+	}
+	http_error_with(hr, http_api_status(e.e_code), e.e_code, e.e_message,
+	    NULL);
+}
+
+/* A result, checked whole; exec's own errors carry its output. */
+static void
+api_answer_result(struct hreq *hr, struct imsg *imsg)
+{
+	struct msg_result rs;
+	json_t		*o;
+
+	if (msg_result_decode(imsg->data, imsg->len, &rs) == -1) {
+		http_error(hr, 502, "agent-error", "the agent's answer was "
+		    "malformed");
+		return;
+	}
+	o = api_result(&rs, hr->hr_base64);
+	if (o == NULL)
+		http_error(hr, 500, "internal", "cannot encode the result");
+	else if (rs.rs_error[0] != '\0')
+		http_error_with(hr, http_api_status(rs.rs_error), rs.rs_error,
+		    rs.rs_message, o);
+	else
+		http_reply(hr, 200, o);
+	msg_result_free(&rs);
+}
+
+static void
+api_answer_identity(struct hreq *hr, struct imsg *imsg)
+{
+	struct msg_gitconfig g;
+
+	if (msg_gitconfig_decode(imsg->data, imsg->len, &g) == -1) {
+		http_error(hr, 502, "agent-error", "the agent's answer was "
+		    "malformed");
+		return;
+	}
+	explicit_bzero(g.g_bearer, sizeof(g.g_bearer));
+	http_reply(hr, 200, json_pack("{s:s, s:s}", "name", g.g_name,
+	    "email", g.g_email));
+}
+
+static void
+api_answer(struct breq *r, uint32_t type, struct imsg *imsg)
+{
+	struct hreq	*hr = r->r_arg;
+	struct msg_fence f;
+	json_t		*j;
+
+	switch (type) {
+	case IMSG_FENCE_BOOTED:
+	case IMSG_FENCE_STOPPED:
+	case IMSG_FENCE_INFO:
+		if (msg_fence_decode(imsg->data, imsg->len, &f) == -1)
+			fatalx("%s: bad fence", __func__);
+		explicit_bzero(f.f_bearer, sizeof(f.f_bearer));
+		if (type == IMSG_FENCE_BOOTED) {
+			api_answer_booted(hr, &f);
+			break;
+		}
+		if ((j = api_fence(&f)) == NULL) {
+			http_error(hr, 500, "internal", "cannot encode the "
+			    "environment");
+			break;
+		}
+		if (type == IMSG_FENCE_INFO)
+			json_array_append_new(hr->hr_list, j);
+		else
+			http_reply(hr, 200, j);
+		break;
+	case IMSG_FENCE_END:
+		if (hr->hr_endpoint == EP_LIST)
+			http_reply(hr, 200, json_pack("{s:O}",
+			    "environments", hr->hr_list));
+		else if (json_array_size(hr->hr_list) == 1)
+			http_reply(hr, 200, json_incref(json_array_get(
+			    hr->hr_list, 0)));
+		else
+			http_error(hr, 404, "not-found", "no environment %s",
+			    hr->hr_key);
+		break;
+	case IMSG_FENCE_FAILED:
+	case IMSG_AGENT_ERROR:
+		api_answer_error(hr, imsg);
+		break;
+	case IMSG_AGENT_RESULT:
+		api_answer_result(hr, imsg);
+		break;
+	case IMSG_AGENT_GIT_IDENTITY:
+		api_answer_identity(hr, imsg);
+		break;
+	default:
+		log_warnx("%s: unexpected %s", __func__, msg_type_name(type));
+		http_error(hr, 500, "internal", "unexpected answer");
+		break;
+	}
+}
+
+/* Routing. */
+
+/*
+ * The path is taken as it came, never decoded: a key is the bytes of
+ * its path segment and must follow the key rule as they are, so "%2e%2e"
+ * is refused like "..", and nothing from a path ever names a file.
+ */
+static const struct api_route *
+api_route(struct hreq *hr, const char *path)
+{
+	const char	*key, *rest;
+	char		 show[FENCE_KEY_SIZE + 8];
+	size_t		 i, keylen;
+
+	if (strcmp(path, API_ENVS) == 0)
+		return (&api_route_list);
+	if (strcmp(path, API_PROBE) == 0)
+		return (&api_route_probe);
+	if (strncmp(path, API_ENVS "/", sizeof(API_ENVS)) != 0) {
+		api_show(show, sizeof(show), path, strlen(path));
+		http_error(hr, 404, "not-found", "no such endpoint: %s", show);
+		return (NULL);
+	}
+	key = path + sizeof(API_ENVS);
+	keylen = strcspn(key, "/");
+	rest = key + keylen;
+	if (keylen == 0 || keylen > FENCE_KEY_MAX) {
+		http_error(hr, 400, "bad-key", "a key is 1 to %d characters "
+		    "of a-z, 0-9, _ and -, the first a letter or digit",
+		    FENCE_KEY_MAX);
+		return (NULL);
+	}
+	memcpy(hr->hr_key, key, keylen);
+	hr->hr_key[keylen] = '\0';
+	if (!fence_key_valid(hr->hr_key)) {
+		api_show(show, sizeof(show), key, keylen);
+		http_error(hr, 400, "bad-key", "\"%s\" is not a key: a key is "
+		    "1 to %d characters of a-z, 0-9, _ and -, the first a "
+		    "letter or digit", show, FENCE_KEY_MAX);
+		return (NULL);
+	}
+	for (i = 0; i < sizeof(api_routes) / sizeof(api_routes[0]); i++)
+		if (strcmp(rest, api_routes[i].ar_suffix) == 0)
+			return (&api_routes[i]);
+	api_show(show, sizeof(show), rest, strlen(rest));
+	http_error(hr, 404, "not-found", "no such endpoint: %s after the key",
+	    show);
+	return (NULL);
+}
+
+static int
+api_query(struct hreq *hr, const struct api_route *rt, const char *query)
+{
+	if (query == NULL || query[0] == '\0')
+		return (0);
+	if (rt->ar_query && (strcmp(query, "refresh=1") == 0 ||
+	    strcmp(query, "refresh=0") == 0))
+		return (0);
+	http_error(hr, 400, "bad-parameter", "%s", rt->ar_query ?
+	    "the only parameter is refresh=0 or refresh=1" :
+	    "this endpoint takes no query parameters");
+	return (-1);
+}
+
+void
+http_api_request(struct hreq *hr)
+{
+	const struct evhttp_uri *uri;
+	const struct api_route *rt;
+	const char	*path;
+	int		 method;
+
+	uri = evhttp_request_get_evhttp_uri(hr->hr_req);
+	method = evhttp_request_get_command(hr->hr_req);
+	if (method == EVHTTP_REQ_HEAD)
+		method = EVHTTP_REQ_GET;	/* evhttp sends no body */
+	if (uri == NULL || (path = evhttp_uri_get_path(uri)) == NULL) {
+		http_error(hr, 400, "bad-request", "no path");
+		return;
+	}
+	if ((rt = api_route(hr, path)) == NULL)
+		return;
+	hr->hr_endpoint = rt->ar_endpoint;
+	if ((rt->ar_methods & method) == 0) {
+		http_header(hr, "Allow", rt->ar_allow);
+		http_error(hr, 405, "method-not-allowed", "allowed here: %s",
+		    rt->ar_allow);
+		return;
+	}
+	if (api_query(hr, rt, evhttp_uri_get_query(uri)) == -1)
+		return;
+
+	switch (rt->ar_endpoint) {
+	case EP_LIST:
+		api_list(hr, "", 0);
+		break;
+	case EP_ENV:
+		if (method == EVHTTP_REQ_GET)
+			api_list(hr, hr->hr_key, 0);
+		else if (method == EVHTTP_REQ_DELETE)
+			api_list(hr, hr->hr_key, 1);
+		else
+			api_boot(hr);
+		break;
+	case EP_EXEC:
+		api_exec(hr);
+		break;
+	case EP_GIT_CONFIG:
+		api_git_config(hr, method == EVHTTP_REQ_POST);
+		break;
+	case EP_GIT_INIT:
+		api_git_init(hr);
+		break;
+	case EP_PROBE:
+	case EP_PROBE_DEFAULT:
+		api_probe(hr, evhttp_uri_get_query(uri));
+		break;
+	}
+}

@@ -1,0 +1,263 @@
+/*
+ * Host tokens: who an HTTP request comes from.
+ *
+ * A token is HOSTTOKEN_BYTES from arc4random, given to its user once, as
+ * hex, over the control socket (where SO_PEERCRED says who asks).  The
+ * broker keeps only the SHA-256 of each; the parent keeps the same
+ * hashes in <state>/tokens, since the broker can write no file.  A new
+ * token is used only once the parent says it is stored, so that the
+ * table here and the file never disagree, and a restart loses nothing.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <errno.h>
+#include <event.h>
+#include <sha2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "broker.h"
+
+/*
+ * New tokens per TOKEN_WINDOW_SEC: half of what the parent takes
+ * (parent_reqs[] in parent/fenced.c), so it never ignores one of ours.
+ */
+#define TOKEN_WINDOW_SEC	10
+#define TOKEN_STORES_MAX	20
+
+struct token_pending {
+	TAILQ_ENTRY(token_pending) tp_entry;
+	uint32_t		 tp_id;
+	struct msg_token	 tp_token;	/* uid and hash */
+	struct msg_hosttoken	 tp_text;	/* what the user gets */
+	token_cb		 tp_cb;		/* NULL: asker gone */
+	void			*tp_arg;
+};
+
+static struct msg_token	 tokens[HOSTTOKEN_USERS_MAX];
+static size_t		 ntokens;
+static TAILQ_HEAD(, token_pending) token_pendings =
+    TAILQ_HEAD_INITIALIZER(token_pendings);
+static uint32_t		 token_next_id = 1;
+static unsigned int	 token_window_count;
+static time_t		 token_window;
+
+static void
+token_hash(const uint8_t *raw, uint8_t *hash)
+{
+	SHA2_CTX	 ctx;
+
+	SHA256Init(&ctx);
+	SHA256Update(&ctx, raw, HOSTTOKEN_BYTES);
+	SHA256Final(hash, &ctx);
+	explicit_bzero(&ctx, sizeof(ctx));
+}
+
+static int
+token_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return (c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (c - 'a' + 10);
+	return (-1);
+}
+
+/* Install (or replace) a user's hash; the table has room for the file's. */
+static void
+token_set(const struct msg_token *t)
+{
+	size_t	 i;
+
+	for (i = 0; i < ntokens; i++)
+		if (tokens[i].tk_uid == t->tk_uid)
+			break;
+	if (i == ntokens) {
+		if (ntokens == HOSTTOKEN_USERS_MAX)
+			fatalx("%s: more than %d host tokens", __func__,
+			    HOSTTOKEN_USERS_MAX);
+		ntokens++;
+	}
+	tokens[i] = *t;
+}
+
+/* IMSG_TOKEN_LOAD: one stored token, before the broker serves anyone. */
+void
+token_load(struct imsg *imsg)
+{
+	struct msg_token t;
+
+	if (broker_self.ps_started ||
+	    msg_token_decode(imsg->data, imsg->len, &t) == -1)
+		fatalx("%s: bad host token from the parent", __func__);
+	token_set(&t);
+}
+
+int
+token_exists(uid_t uid)
+{
+	struct token_pending *tp;
+	size_t		 i;
+
+	for (i = 0; i < ntokens; i++)
+		if (tokens[i].tk_uid == uid)
+			return (1);
+	TAILQ_FOREACH(tp, &token_pendings, tp_entry)
+		if (tp->tp_token.tk_uid == uid)
+			return (1);
+	return (0);
+}
+
+/*
+ * Whose token is this?  The text is checked for shape, then hashed, and
+ * the hash compared with every stored one, to the end of the table and
+ * in constant time: how long it takes says nothing about how near a
+ * guess came.  Returns 0 and sets *uid, or -1.
+ */
+int
+token_lookup(const char *text, size_t len, uid_t *uid)
+{
+	uint8_t		 raw[HOSTTOKEN_BYTES], hash[HOSTTOKEN_HASH];
+	size_t		 i;
+	uid_t		 found = (uid_t)-1;
+	int		 match = 0;
+
+	if (text == NULL || !hosttoken_text_valid(text, len))
+		return (-1);
+	for (i = 0; i < HOSTTOKEN_BYTES; i++)
+		raw[i] = token_hexval(text[2 * i]) << 4 |
+		    token_hexval(text[2 * i + 1]);
+	token_hash(raw, hash);
+	explicit_bzero(raw, sizeof(raw));
+	for (i = 0; i < ntokens; i++) {
+		if (timingsafe_bcmp(tokens[i].tk_hash, hash,
+		    sizeof(hash)) == 0) {
+			found = tokens[i].tk_uid;
+			match = 1;
+		}
+	}
+	explicit_bzero(hash, sizeof(hash));
+	if (!match)
+		return (-1);
+	*uid = found;
+	return (0);
+}
+
+/*
+ * Mint a token for uid and ask the parent to store its hash; cb gets the
+ * token once stored, or an error.  Without replace, a user who has one
+ * (or is being given one) gets none: the old one cannot be shown again,
+ * and a new one would silently end it.  Returns 0, or -1 with *code and
+ * *why set (cb is then not called).
+ */
+int
+token_mint(uid_t uid, int replace, token_cb cb, void *arg, const char **code,
+    const char **why)
+{
+	struct token_pending *tp;
+	uint8_t		 raw[HOSTTOKEN_BYTES];
+	time_t		 now = time(NULL);
+	void		*buf;
+	size_t		 len, i;
+
+	if (!replace && token_exists(uid)) {
+		*code = "token-exists";
+		*why = "you have a host token already, and it cannot be "
+		    "shown again; `fencectl token -r' replaces it (the old "
+		    "one stops working)";
+		return (-1);
+	}
+	if (now - token_window >= TOKEN_WINDOW_SEC) {
+		token_window = now;
+		token_window_count = 0;
+	}
+	if (token_window_count >= TOKEN_STORES_MAX) {
+		*code = "busy";
+		*why = "too many new host tokens just now; try again in a "
+		    "few seconds";
+		return (-1);
+	}
+	if (ntokens == HOSTTOKEN_USERS_MAX && !token_exists(uid)) {
+		*code = "too-many-tokens";
+		*why = "the daemon keeps host tokens for at most "
+		    "4096 users";
+		return (-1);
+	}
+	if ((tp = calloc(1, sizeof(*tp))) == NULL)
+		fatal("%s: calloc", __func__);
+	arc4random_buf(raw, sizeof(raw));
+	tp->tp_token.tk_uid = uid;
+	token_hash(raw, tp->tp_token.tk_hash);
+	tp->tp_text.ht_uid = uid;
+	for (i = 0; i < sizeof(raw); i++)
+		snprintf(tp->tp_text.ht_token + 2 * i, 3, "%02x", raw[i]);
+	explicit_bzero(raw, sizeof(raw));
+	do {
+		tp->tp_id = token_next_id++;
+	} while (tp->tp_id == 0);
+	tp->tp_cb = cb;
+	tp->tp_arg = arg;
+
+	if (msg_token_encode(&tp->tp_token, &buf, &len) == -1)
+		fatal("%s: encode", __func__);
+	if (proc_compose(&broker_self, PROC_PARENT, IMSG_TOKEN_STORE,
+	    tp->tp_id, -1, buf, len) == -1)
+		fatal("%s: to parent", __func__);
+	free(buf);
+	token_window_count++;
+	TAILQ_INSERT_TAIL(&token_pendings, tp, tp_entry);
+	return (0);
+}
+
+/*
+ * IMSG_TOKEN_STORED: the parent wrote the file (or could not).  The hash
+ * goes into use even when the asker left: the file has it now.
+ */
+void
+token_stored(struct imsg *imsg)
+{
+	struct token_pending *tp;
+	uint32_t	 result;
+
+	if (msg_u32_decode(imsg->data, imsg->len, &result, 0,
+	    INT32_MAX) == -1)
+		fatalx("%s: bad answer from the parent", __func__);
+	TAILQ_FOREACH(tp, &token_pendings, tp_entry)
+		if (tp->tp_id == imsg->hdr.ih_peerid)
+			break;
+	if (tp == NULL)
+		fatalx("%s: parent answered unknown request %u", __func__,
+		    imsg->hdr.ih_peerid);
+	TAILQ_REMOVE(&token_pendings, tp, tp_entry);
+	if (result == 0) {
+		token_set(&tp->tp_token);
+		log_info("uid %u has a new host token",
+		    (unsigned)tp->tp_token.tk_uid);
+	} else
+		log_warnx("host token of uid %u not stored: %s",
+		    (unsigned)tp->tp_token.tk_uid, strerror(result));
+	if (tp->tp_cb != NULL)
+		tp->tp_cb(tp->tp_arg, result == 0 ? &tp->tp_text : NULL,
+		    (int)result);
+	explicit_bzero(tp, sizeof(*tp));
+	free(tp);
+}
+
+/* The asker went away: its token is stored all the same, and lost. */
+void
+token_orphan(void *arg)
+{
+	struct token_pending *tp;
+
+	TAILQ_FOREACH(tp, &token_pendings, tp_entry)
+		if (tp->tp_arg == arg)
+			tp->tp_cb = NULL;
+}

@@ -1,0 +1,351 @@
+/*
+ * Probing a fence, the fencer's part.  The broker runs fence-probe in
+ * the fence through the agent; the fencer supplies what only the host
+ * knows and the probe must not be able to fake: a canary listener on
+ * the host's loopback opened for this run alone, a file on the host the
+ * fence must not see, the host's pid, namespaces, kernel and boot id.
+ * After the run it looks at the canary from the host's side, caches the
+ * raw report in <state>/envs/<key>/probe.json (0600), and hands report
+ * and expectations to the prober, which alone parses the report.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "report.h"
+#include "fencer.h"
+
+#define PROBE_TIMEOUT_MS	10000
+#define PROBE_OUTPUT_BYTES	262144
+#define PROBE_ARGS		16
+
+static struct fence *
+probe_fence(uint32_t reqid)
+{
+	struct fence	*f;
+
+	TAILQ_FOREACH(f, &fencer_fences, f_entry)
+		if (f->f_probe_reqid != 0 && f->f_probe_reqid == reqid)
+			return (f);
+	return (NULL);
+}
+
+static int
+probe_secret_path(const struct fence *f, char *buf, size_t len)
+{
+	if ((size_t)snprintf(buf, len, "%s/probe-secret.%s",
+	    fencer_self.ps_conf.c_state, f->f_info.f_key) >= len) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	return (0);
+}
+
+/* Readable by anyone on the host: only a fence's mounts can hide it. */
+static int
+probe_secret_create(const struct fence *f, char *path, size_t len)
+{
+	char		 data[33];
+	uint8_t		 rnd[16];
+	int		 fd, i;
+
+	if (probe_secret_path(f, path, len) == -1)
+		return (-1);
+	arc4random_buf(rnd, sizeof(rnd));
+	for (i = 0; i < 16; i++)
+		snprintf(data + 2 * i, 3, "%02x", rnd[i]);
+	(void)unlink(path);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) == -1)
+		return (-1);
+	if (fchmod(fd, 0644) == -1 || write(fd, data, 32) != 32) {
+		close(fd);
+		unlink(path);
+		return (-1);
+	}
+	return (close(fd));
+}
+
+static int
+probe_canary_open(char *target, size_t len)
+{
+	struct sockaddr_in sin;
+	socklen_t	 slen = sizeof(sin);
+	int		 fd;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1)
+		return (-1);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    listen(fd, 8) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &slen) == -1) {
+		close(fd);
+		return (-1);
+	}
+	snprintf(target, len, "127.0.0.1:%u", ntohs(sin.sin_port));
+	return (fd);
+}
+
+static uint64_t
+probe_ns(const char *name)
+{
+	char		 path[64];
+	struct stat	 st;
+
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
+	return (stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0);
+}
+
+static void
+probe_host(struct probe_expect *e)
+{
+	struct utsname	 u;
+	ssize_t		 n;
+	int		 fd;
+
+	if (uname(&u) == 0) {
+		strlcpy(e->pe_release, u.release, sizeof(e->pe_release));
+		strlcpy(e->pe_version, u.version, sizeof(e->pe_version));
+	}
+	if ((fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY |
+	    O_CLOEXEC)) != -1) {
+		n = read(fd, e->pe_boot_id, sizeof(e->pe_boot_id) - 1);
+		close(fd);
+		if (n > 0)
+			e->pe_boot_id[strcspn(e->pe_boot_id, "\n")] = '\0';
+		else
+			e->pe_boot_id[0] = '\0';
+	}
+	e->pe_host_pid = getpid();
+	e->pe_ns_pid = probe_ns("pid");
+	e->pe_ns_net = probe_ns("net");
+	e->pe_ns_mnt = probe_ns("mnt");
+}
+
+/* The probe's command line; strings live in args[]. */
+static int
+probe_argv(struct fence *f, char args[PROBE_ARGS][160], char **argv)
+{
+	struct probe_expect *e = f->f_expect;
+	int		 n = 0;
+
+	snprintf(args[n++], 160, "%s/fence-probe", FENCE_BIN_DIR);
+	snprintf(args[n++], 160, "--canary");
+	snprintf(args[n++], 160, "%s", e->pe_canary_target);
+	snprintf(args[n++], 160, "--host-secret");
+	if (strlcpy(args[n++], e->pe_secret, 160) >= 160)
+		return (-1);
+	snprintf(args[n++], 160, "--host-pid");
+	snprintf(args[n++], 160, "%d", (int)e->pe_host_pid);
+	snprintf(args[n++], 160, "--host-ns");
+	snprintf(args[n++], 160, "pid=%llu,net=%llu,mnt=%llu",
+	    (unsigned long long)e->pe_ns_pid,
+	    (unsigned long long)e->pe_ns_net,
+	    (unsigned long long)e->pe_ns_mnt);
+	snprintf(args[n++], 160, "--deadline");
+	snprintf(args[n++], 160, "%lld", (long long)f->f_info.f_deadline);
+	/*
+	 * Outbound checks only inform and reach beyond this machine; the
+	 * levels rest on the canary and the interfaces alone.
+	 */
+	snprintf(args[n++], 160, "--no-outbound");
+	argv[n] = NULL;
+	while (n-- > 0)
+		argv[n] = args[n];
+	return (0);
+}
+
+void
+fencer_probe_prepare(uint32_t reqid, const struct msg_fence_req *q)
+{
+	struct fence	*f;
+	struct msg_exec	 x;
+	char		 args[PROBE_ARGS][160], *argv[PROBE_ARGS + 1];
+	void		*buf;
+	size_t		 len;
+
+	if ((f = fencer_find(q->r_key)) == NULL ||
+	    (f->f_info.f_owner != q->r_uid && !q->r_admin) ||
+	    f->f_info.f_state != FENCE_RUNNING) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "not-found",
+		    "no running fence %s", q->r_key);
+		return;
+	}
+	if (f->f_probe_reqid != 0) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "probe-busy",
+		    "fence %s is being probed", q->r_key);
+		return;
+	}
+	if ((f->f_expect = calloc(1, sizeof(*f->f_expect))) == NULL)
+		goto fail;
+	f->f_expect->pe_tier = f->f_info.f_tier;
+	f->f_expect->pe_backend = f->f_info.f_backend;
+	f->f_expect->pe_canary = CANARY_NOT_RUN;
+	probe_host(f->f_expect);
+	if ((f->f_canary = probe_canary_open(f->f_expect->pe_canary_target,
+	    sizeof(f->f_expect->pe_canary_target))) == -1 ||
+	    probe_secret_create(f, f->f_expect->pe_secret,
+	    sizeof(f->f_expect->pe_secret)) == -1 ||
+	    probe_argv(f, args, argv) == -1)
+		goto fail;
+	f->f_probe_reqid = reqid;
+
+	memset(&x, 0, sizeof(x));
+	strlcpy(x.x_key, f->f_info.f_key, sizeof(x.x_key));
+	x.x_argv = argv;
+	for (x.x_argc = 0; argv[x.x_argc] != NULL; x.x_argc++)
+		;
+	x.x_timeout_ms = PROBE_TIMEOUT_MS;
+	x.x_max_bytes = PROBE_OUTPUT_BYTES;
+	if (msg_exec_encode(&x, &buf, &len) == -1)
+		fatal("%s: encode", __func__);
+	if (proc_compose(&fencer_self, PROC_BROKER, IMSG_PROBE_EXEC, reqid,
+	    -1, buf, len) == -1)
+		log_warn("%s: to broker", __func__);
+	free(buf);
+	return;
+ fail:
+	fencer_send_error(IMSG_FENCE_FAILED, reqid, "probe-failed",
+	    "cannot prepare a probe of %s: %s", f->f_info.f_key,
+	    strerror(errno));
+	f->f_probe_reqid = 0;
+	fencer_probe_end(f, 0);
+}
+
+/* Did anything connect to the canary?  Asked without waiting. */
+static int
+probe_canary_result(struct fence *f)
+{
+	int	 fd, result = CANARY_NO;
+
+	while ((fd = accept4(f->f_canary, NULL, NULL, SOCK_CLOEXEC)) != -1) {
+		close(fd);
+		result = CANARY_YES;
+	}
+	return (result);
+}
+
+static void
+probe_cache(const struct fence *f, const uint8_t *rep, size_t len)
+{
+	char	 dir[PATH_MAX], tmp[PATH_MAX], path[PATH_MAX];
+	int	 fd;
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/envs/%s",
+	    fencer_self.ps_conf.c_state, f->f_info.f_key) >= sizeof(dir) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.probe.json", dir) >=
+	    sizeof(tmp) || (size_t)snprintf(path, sizeof(path),
+	    "%s/probe.json", dir) >= sizeof(path))
+		return;
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
+		log_warn("%s: mkdir %s", __func__, dir);
+		return;
+	}
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) == -1) {
+		log_warn("%s: %s", __func__, tmp);
+		return;
+	}
+	if (write(fd, rep, len) != (ssize_t)len || fsync(fd) == -1 ||
+	    close(fd) == -1 || rename(tmp, path) == -1) {
+		log_warn("%s: %s", __func__, path);
+		unlink(tmp);
+	}
+}
+
+void
+fencer_probe_output(uint32_t reqid, struct imsg *imsg)
+{
+	struct msg_result rs;
+	struct msg_probe_report pr;
+	struct fence	*f;
+	void		*buf;
+	size_t		 len;
+
+	if (msg_result_decode(imsg->data, imsg->len, &rs) == -1)
+		fatalx("%s: bad probe output", __func__);
+	if ((f = probe_fence(reqid)) == NULL) {
+		/* The fence ended meanwhile: fencer_probe_end() answered. */
+		msg_result_free(&rs);
+		return;
+	}
+	f->f_expect->pe_canary = probe_canary_result(f);
+	if (rs.rs_stdout_len > REPORT_MAX)
+		rs.rs_stdout_len = REPORT_MAX;
+	probe_cache(f, rs.rs_stdout, rs.rs_stdout_len);
+
+	memset(&pr, 0, sizeof(pr));
+	strlcpy(pr.pr_key, f->f_info.f_key, sizeof(pr.pr_key));
+	pr.pr_expect = f->f_expect;
+	pr.pr_report = rs.rs_stdout;
+	pr.pr_report_len = rs.rs_stdout_len;
+	if (msg_probe_report_encode(&pr, &buf, &len) == -1)
+		fatal("%s: encode", __func__);
+	msg_result_free(&rs);
+	if (proc_compose(&fencer_self, PROC_PROBER, IMSG_PROBE_REPORT, reqid,
+	    -1, buf, len) == -1)
+		log_warn("%s: to prober", __func__);
+	free(buf);
+}
+
+/* The prober's word on the fence: the fence's level from now on. */
+void
+fencer_probe_verdict(uint32_t reqid, struct imsg *imsg)
+{
+	struct msg_verdict v;
+	struct fence	*f;
+
+	if (msg_verdict_decode(imsg->data, imsg->len, &v) == -1)
+		fatalx("%s: bad verdict", __func__);
+	/* A fence that ended meanwhile had its request answered then. */
+	if ((f = probe_fence(reqid)) != NULL) {
+		f->f_info.f_level = v.v_level;
+		log_info("fence %s measured %s", f->f_info.f_key,
+		    level_name(v.v_level));
+		fencer_probe_end(f, 0);
+		if (proc_compose(&fencer_self, PROC_BROKER, IMSG_FENCE_LEVEL,
+		    reqid, -1, imsg->data, imsg->len) == -1)
+			log_warn("%s: to broker", __func__);
+	}
+	msg_verdict_free(&v);
+}
+
+void
+fencer_probe_end(struct fence *f, int notify)
+{
+	char	 path[PATH_MAX];
+
+	if (notify && f->f_probe_reqid != 0)
+		fencer_send_error(IMSG_FENCE_FAILED, f->f_probe_reqid,
+		    "fence-stopped", "fence %s stopped while being probed",
+		    f->f_info.f_key);
+	if (f->f_canary != -1) {
+		close(f->f_canary);
+		f->f_canary = -1;
+	}
+	if (f->f_expect != NULL) {
+		if (probe_secret_path(f, path, sizeof(path)) == 0)
+			(void)unlink(path);
+		free(f->f_expect);
+		f->f_expect = NULL;
+	}
+	f->f_probe_reqid = 0;
+}

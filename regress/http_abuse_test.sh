@@ -1,0 +1,330 @@
+#! /usr/bin/atf-sh
+# The HTTP API under bad input: each malformed request gets its 4xx and
+# error code, changes nothing, and the daemon serves the next one.  Slow
+# clients get 408 and are closed; clients over the limits get 429 (or
+# 503); none of it holds up anyone else.
+
+. "$(atf_get_srcdir)/lib.subr"
+
+abuse_conf() {
+	fenced_conf > fenced.conf
+	cat >> fenced.conf <<CONF
+http timeout 2
+http body max 64K
+http headers max 4K
+http connections max 12 per user 4
+exec inflight per user 2
+CONF
+}
+
+token_of() {
+	"$BIN/fencectl" -s "$PWD/ctl.sock" token 2>/dev/null | tail -n 1
+}
+
+# send [t_http options]: the raw request on stdin; the answer in
+# answer.txt, its first line "status N closed C ms M closedms K"
+send() {
+	"$REGRESS/t_http" -w 0 "$@" "$(fenced_port)" > answer.txt 2>&1
+}
+
+# request METHOD PATH [BODY [HEADER...]]: a well-formed request with
+# the token, closing the connection after.
+request() {
+	_m=$1 _p=$2 _b=${3-}
+	shift 2
+	[ $# -gt 0 ] && shift
+	printf '%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nx-voicebox-host-token: %s\r\nConnection: close\r\n' "$_m" "$_p" "$TOKEN"
+	for _h in "$@"; do
+		printf '%s\r\n' "$_h"
+	done
+	printf 'Content-Length: %d\r\n\r\n%s' ${#_b} "$_b"
+}
+
+# expect STATUS CODE WHAT: the last answer
+expect() {
+	NCHECKS=$((NCHECKS + 1))
+	_st=$(sed -n '1s/^status \([0-9a-z]*\) .*/\1/p' answer.txt)
+	[ "$_st" = "$1" ] || \
+	    atf_fail "$3: status $_st, expected $1: $(cat answer.txt)"
+	grep -q "^{\"error\":\"$2\",\"message\":\"" answer.txt || \
+	    atf_fail "$3: not error $2: $(cat answer.txt)"
+	echo "ok $NCHECKS $1 $2 $3"
+}
+
+# bad STATUS CODE WHAT METHOD PATH [BODY [HEADER...]]
+bad() {
+	_st=$1 _code=$2 _what=$3
+	shift 3
+	request "$@" | send
+	expect "$_st" "$_code" "$_what"
+}
+
+# What must not change: the fences and their state, the homes, tokens.
+snapshot() {
+	$CTL show environments | awk '{ print $1, $2, $3, $4, $5, $6 }'
+	$CTL show stats | grep '^fences:'
+	ls -A "$(fenced_homes)"
+	cat state/tokens
+}
+
+atf_test_case malformed cleanup
+malformed_head() {
+	atf_set descr "more than 40 distinct malformed requests each get their status and error code, and change nothing"
+	atf_set require.user root
+	atf_set timeout 120
+}
+malformed_body() {
+	fenced_vars
+	abuse_conf
+	fenced_start
+	TOKEN=$(token_of)
+	NCHECKS=0
+	E=/api/environments
+	request POST $E/live '{}' | send
+	atf_check -o match:'^status 201' head -n 1 answer.txt
+	snapshot > before.txt
+	long64=$(printf 'a%.0s' $(seq 64))
+	long200=$(printf 'k%.0s' $(seq 200))
+
+	# Keys: never decoded, never a path.
+	bad 400 bad-key "../x" GET $E/../x
+	bad 400 bad-key "%2e%2e" GET $E/%2e%2e
+	bad 400 bad-key "%2e%2e/exec" POST $E/%2e%2e/exec '{"argv":["true"]}'
+	bad 400 bad-key "..%2f..%2fetc" GET $E/..%2f..%2fetc
+	bad 400 bad-key "empty key" GET $E/
+	bad 400 bad-key "empty key, exec" POST $E//exec '{"argv":["true"]}'
+	bad 400 bad-key "64 characters" GET $E/$long64
+	bad 400 bad-key "200 characters" POST $E/$long200 '{}'
+	bad 400 bad-key "uppercase" GET $E/Live
+	bad 400 bad-key "leading -" POST $E/-x '{}'
+	bad 400 bad-key "leading _" GET $E/_x
+	bad 400 bad-key "%00" GET $E/a%00b
+	bad 400 bad-key "dot" GET $E/a.b
+	bad 400 bad-key "%20" GET $E/a%20b
+	bad 404 not-found "no such key" GET $E/nosuch
+	bad 404 not-found "exec, no such key" POST $E/nosuch/exec '{"argv":["true"]}'
+	bad 404 not-found "no such endpoint" GET $E/live/bogus
+	bad 404 not-found "outside /api" GET /etc/passwd
+	printf 'GET %s/a\000b HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\n\r\n' $E "$TOKEN" | send
+	expect 400 bad-request "NUL in the request line"
+
+	# Bodies.
+	X=$E/live/exec
+	bad 400 bad-json "truncated JSON" POST $X '{"argv":["true"'
+	bad 400 bad-json "not JSON" POST $X 'argv=true'
+	bad 400 bad-json "a JSON string" POST $X '"true"'
+	bad 400 bad-json "duplicate field" POST $X '{"argv":["ls"],"argv":["id"]}'
+	bad 400 bad-json "number overflow" POST $X '{"argv":["ls"],"timeoutMs":1e999}'
+	bad 400 bad-type "an array" POST $X '[]'
+	bad 400 missing-body "no body" POST $X
+	bad 400 missing-field "neither argv nor command" POST $X '{}'
+	bad 400 bad-request "argv and command" POST $X '{"argv":["ls"],"command":"ls"}'
+	bad 400 bad-type "argv a string" POST $X '{"argv":"ls"}'
+	bad 400 out-of-range "argv empty" POST $X '{"argv":[]}'
+	bad 400 bad-type "argv of numbers" POST $X '{"argv":[1]}'
+	bad 400 bad-value "NUL in argv" POST $X '{"argv":["a\u0000b"]}'
+	bad 400 bad-value "empty command" POST $X '{"command":""}'
+	bad 400 unknown-field "unknown field" POST $X '{"argv":["ls"],"bogus":1}'
+	bad 400 out-of-range "timeoutMs too small" POST $X '{"argv":["ls"],"timeoutMs":5}'
+	bad 400 out-of-range "timeoutMs too large" POST $X '{"argv":["ls"],"timeoutMs":60001}'
+	bad 400 bad-type "timeoutMs a string" POST $X '{"argv":["ls"],"timeoutMs":"100"}'
+	bad 400 bad-type "timeoutMs a fraction" POST $X '{"argv":["ls"],"timeoutMs":150.5}'
+	bad 400 out-of-range "maxBytes too large" POST $X '{"argv":["ls"],"maxBytes":99999999999}'
+	bad 400 bad-type "cwd a number" POST $X '{"argv":["ls"],"cwd":7}'
+	bad 400 bad-value "unknown encoding" POST $X '{"argv":["ls"],"encoding":"hex"}'
+	bad 400 bad-value "stdin not base64" POST $X '{"argv":["cat"],"encoding":"base64","stdin":"!!!!"}'
+	bad 400 bad-value "base64 unpadded" POST $X '{"argv":["cat"],"encoding":"base64","stdin":"YWI"}'
+	bad 400 bad-value "tier L3" POST $E/new '{"tier":"L3"}'
+	bad 400 bad-type "tier a number" POST $E/new '{"tier":2}'
+	bad 400 bad-value "unknown backend" POST $E/new '{"backend":"docker"}'
+	bad 400 out-of-range "lifetime 0" POST $E/new '{"lifetime":0}'
+	bad 400 out-of-range "memory 1 byte" POST $E/new '{"limits":{"memory":1}}'
+	bad 400 out-of-range "pids negative" POST $E/new '{"limits":{"pids":-5}}'
+	bad 400 bad-type "cpu a string" POST $E/new '{"limits":{"cpu":"1"}}'
+	bad 400 out-of-range "cpu 0" POST $E/new '{"limits":{"cpu":0}}'
+	bad 400 unknown-field "unknown limit" POST $E/new '{"limits":{"swap":1}}'
+	bad 400 bad-type "limits an array" POST $E/new '{"limits":[]}'
+	bad 409 exists "second boot of a running key" POST $E/live '{"tier":"L2"}'
+	bad 400 missing-field "git config, nothing" POST $E/live/git/config '{}'
+	bad 400 bad-type "git name a number" POST $E/live/git/config '{"name":7}'
+	bad 400 unknown-field "git config, unknown" POST $E/live/git/config '{"user":"x"}'
+	bad 400 bad-type "git init path an array" POST $E/live/git/init '{"path":["x"]}'
+	bad 400 bad-parameter "query" GET "$E?all=1"
+	bad 400 bad-parameter "probe query" GET "/api/probe?refresh=yes"
+
+	# Too large.
+	big=$(head -c 70000 /dev/zero | tr '\0' x)
+	bad 413 body-too-large "body over http body max" POST $X "{\"command\":\"$big\"}"
+	{ printf 'POST %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\nTransfer-Encoding: chunked\r\n\r\n' $X "$TOKEN"
+	  for i in 1 2 3; do printf '8000\r\n'; head -c 32768 /dev/zero; printf '\r\n'; done
+	  printf '0\r\n\r\n'; } | send
+	expect 413 body-too-large "chunked body over http body max"
+	head -c 200000 /dev/zero > big.bin
+	curl -sS -H "x-voicebox-host-token: $TOKEN" --data-binary @big.bin \
+	    -H 'Expect: 100-continue' -w '\n%{http_code}\n' \
+	    "http://127.0.0.1:$(fenced_port)$X" > curl.out 2>&1
+	NCHECKS=$((NCHECKS + 1))
+	atf_check -o match:'"error":"body-too-large"' -o match:'^413$' cat curl.out
+	hdr=$(head -c 5000 /dev/zero | tr '\0' h)
+	bad 431 headers-too-large "one 5000-byte header" GET $E '' "X-Big: $hdr"
+	{ printf 'GET %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\n' $E "$TOKEN"
+	  for i in $(seq 600); do printf 'X-%d: v\r\n' $i; done
+	  printf '\r\n'; } | send
+	expect 431 headers-too-large "600 headers"
+	bad 431 headers-too-large "5000-byte request line" GET "$E?$hdr"
+
+	# Who asks.
+	printf 'GET %s HTTP/1.1\r\nHost: x\r\n\r\n' $E | send
+	expect 401 unauthorized "no token"
+	printf 'GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n' | send
+	expect 401 unauthorized "no token, no such path"
+	printf 'GET %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %064d\r\n\r\n' $E 0 | send
+	expect 401 unauthorized "wrong token"
+	printf 'GET %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: abc\r\n\r\n' $E | send
+	expect 401 unauthorized "malformed token"
+	up=$(echo "$TOKEN" | tr a-f A-F)
+	printf 'GET %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\n\r\n' $E "$up" | send
+	expect 401 unauthorized "token in uppercase"
+	printf 'GET %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\n\r\n' $E "${TOKEN}0" | send
+	expect 401 unauthorized "token one digit long"
+	bad 400 bad-request "two token headers" GET $E '' "x-voicebox-host-token: $TOKEN"
+
+	# Methods and the rest of HTTP.
+	bad 405 method-not-allowed "PUT a list" PUT $E
+	bad 405 method-not-allowed "DELETE a list" DELETE $E
+	bad 405 method-not-allowed "GET exec" GET $X
+	bad 405 method-not-allowed "PATCH an environment" PATCH $E/live '{}'
+	bad 405 method-not-allowed "OPTIONS" OPTIONS $E
+	bad 501 method-not-implemented "unknown method" BREW $E
+	printf 'GET %s HTTP/2.0\r\nHost: x\r\n\r\n' $E | send
+	expect 400 bad-request "HTTP/2.0 in the request line"
+	printf 'hello\r\n\r\n' | send
+	expect 400 bad-request "no request line"
+	printf 'POST %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\nContent-Length: abc\r\n\r\n{}' $X "$TOKEN" | send
+	expect 400 bad-request "Content-Length not a number"
+	bad 417 expectation-failed "Expect: other" POST $X '{"argv":["true"]}' 'Expect: something'
+	bad 400 bad-parameter "probe, bad refresh" GET "$E/live/probe?refresh=2"
+
+	[ $NCHECKS -ge 40 ] || atf_fail "only $NCHECKS requests"
+	# Nothing changed, and the daemon serves on.
+	snapshot > after.txt
+	atf_check cmp before.txt after.txt
+	request POST $X '{"argv":["echo","still here"]}' | send
+	atf_check -o match:'^status 200' -o match:'"stdout":"still here\\n"' \
+	    cat answer.txt
+	request GET $E | send
+	atf_check -o match:'^status 200' -o match:'"key":"live"' cat answer.txt
+	atf_check -o match:'fences: 1 running' $CTL show stats
+	# The broker is the same process.
+	atf_check_equal "$(cat fenced.pids)" "$(fenced_pids)"
+	fenced_stop
+}
+malformed_cleanup() { fenced_cleanup; }
+
+atf_test_case slowloris cleanup
+slowloris_head() {
+	atf_set descr "a request trickling in (headers or body) gets 408 and is closed at http timeout; others are served meanwhile"
+	atf_set require.user root
+}
+slowloris_body() {
+	fenced_vars
+	abuse_conf
+	fenced_start
+	TOKEN=$(token_of)
+	# Headers one byte every 250 ms: never idle, never whole.
+	printf 'GET /api/environments HTTP/1.1\r\nHost: 127.0.0.1\r\nx-voicebox-host-token: %s\r\nX-Slow: 1\r\n\r\n' "$TOKEN" > slow.req
+	"$REGRESS/t_http" -w 3 -b 1 -d 250 "$(fenced_port)" < slow.req \
+	    > slow.out 2>&1 &
+	slow=$!
+	# Meanwhile the daemon answers others at once.
+	sleep 0.5
+	t0=$(date +%s%N)
+	request GET /api/environments | send
+	t1=$(date +%s%N)
+	atf_check -o match:'^status 200' head -n 1 answer.txt
+	[ $(( (t1 - t0) / 1000000 )) -lt 500 ] || \
+	    atf_fail "a normal request took $(( (t1 - t0) / 1000000 )) ms"
+	wait $slow
+	cat slow.out
+	atf_check -o match:'^status 408 closed 1 ' head -n 1 slow.out
+	atf_check -o match:'^\{"error":"request-timeout","message":"' cat slow.out
+	ms=$(sed -n '1s/.* ms \([0-9]*\) closedms \([0-9-]*\)$/\2/p' slow.out)
+	[ "$ms" -ge 1900 ] && [ "$ms" -le 3500 ] || \
+	    atf_fail "closed after $ms ms, expected 2000 plus a margin"
+
+	# The body, this time: headers whole, the body a byte at a time.
+	b='{"argv":["true"]}'
+	printf 'POST /api/environments/x/exec HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\nContent-Length: 200\r\n\r\n%s' "$TOKEN" "$b" > body.req
+	"$REGRESS/t_http" -w 3 "$(fenced_port)" < body.req > body.out 2>&1
+	atf_check -o match:'^status 408 closed 1 ' \
+	    -o match:'"error":"request-timeout"' cat body.out
+	# A connection that says nothing is closed quietly.
+	: | "$REGRESS/t_http" -w 4 "$(fenced_port)" > quiet.out 2>&1
+	atf_check -o match:'^status none' cat quiet.out
+	request GET /api/environments | send
+	atf_check -o match:'^status 200' head -n 1 answer.txt
+	fenced_stop
+}
+slowloris_cleanup() { fenced_cleanup; }
+
+atf_test_case limits cleanup
+limits_head() {
+	atf_set descr "connections over the per-user and total limits, and commands over the per-user limit, get 429 (503 for the total)"
+	atf_set require.user root
+}
+limits_body() {
+	fenced_vars
+	abuse_conf
+	fenced_start
+	TOKEN=$(token_of)
+	# Keep-alive requests on 5 connections held at once: 4 per user.
+	printf 'GET /api/environments HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\n\r\n' "$TOKEN" | \
+	    "$REGRESS/t_http" -c 5 "$(fenced_port)" > conns.out
+	cat conns.out
+	atf_check_equal 4 "$(grep -c '^status 200 ' conns.out)"
+	atf_check_equal 1 "$(grep -c '^status 429 ' conns.out)"
+	atf_check -o match:'"error":"too-many-connections"' cat conns.out
+	# 13 connections: over the 12 in all, whoever asks.  (The last
+	# ones are closed: give the daemon a moment to see it.)
+	sleep 0.3
+	printf 'GET /api/environments HTTP/1.1\r\nHost: x\r\n\r\n' | \
+	    "$REGRESS/t_http" -c 13 "$(fenced_port)" > all.out
+	atf_check_equal 12 "$(grep -c '^status 401 ' all.out)"
+	atf_check_equal 1 "$(grep -c '^status 503 ' all.out)"
+	# Three commands at once, two allowed.
+	request POST /api/environments/lim '{}' | send
+	atf_check -o match:'^status 201' head -n 1 answer.txt
+	b='{"argv":["sleep","1"]}'
+	printf 'POST /api/environments/lim/exec HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\nContent-Length: %d\r\n\r\n%s' "$TOKEN" ${#b} "$b" | \
+	    "$REGRESS/t_http" -c 3 "$(fenced_port)" > execs.out
+	cat execs.out
+	atf_check_equal 2 "$(grep -c '^status 200 ' execs.out)"
+	atf_check_equal 1 "$(grep -c '^status 429 ' execs.out)"
+	atf_check -o match:'"error":"too-many-execs"' cat execs.out
+	# A client that leaves does not free its slot before its command
+	# ends: the command still runs.
+	# (Waited for by pid: the daemon is a job of this shell too.)
+	jobs=
+	for i in 1 2; do
+		curl -sS -m 0.5 -H "x-voicebox-host-token: $TOKEN" \
+		    -d '{"argv":["sleep","2"]}' \
+		    "http://127.0.0.1:$(fenced_port)/api/environments/lim/exec" \
+		    > /dev/null 2>&1 &
+		jobs="$jobs $!"
+	done
+	wait $jobs
+	request POST /api/environments/lim/exec '{"argv":["true"]}' | send
+	atf_check -o match:'^status 429' head -n 1 answer.txt
+	sleep 2
+	request POST /api/environments/lim/exec '{"argv":["true"]}' | send
+	atf_check -o match:'^status 200' head -n 1 answer.txt
+	atf_check -o match:'client left before its answer' cat fenced.log
+	fenced_stop
+}
+limits_cleanup() { fenced_cleanup; }
+
+atf_init_test_cases() {
+	atf_add_test_case malformed
+	atf_add_test_case slowloris
+	atf_add_test_case limits
+}

@@ -1,0 +1,109 @@
+#! /usr/bin/atf-sh
+# Earned levels through the daemon: a fence's level is what the probe
+# measured inside it, never what was asked for (issue 6).
+
+. "$(atf_get_srcdir)/lib.subr"
+
+# Wait until KEY's level is measured; print it.
+level_of() {
+	i=0
+	while [ $i -lt 100 ]; do
+		l=$($CTL show environment "$1" | awk '$1 == "level:" { print $2 }')
+		if [ -n "$l" ] && [ "$l" != unmeasured ]; then
+			echo "$l"
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo unmeasured
+}
+
+atf_test_case earned cleanup
+earned_head() {
+	atf_set descr "L1 earns L1, L1.5 earns L1.5, L2 earns L2; the report is cached 0600 outside the fence"
+	atf_set require.user root
+}
+earned_body() {
+	fenced_vars
+	fenced_start
+	for t in L1 L1.5 L2; do
+		k=e$(echo $t | tr -d . | tr A-Z a-z)
+		$CTL boot $k tier $t > /dev/null || atf_fail "boot $t"
+		atf_check_equal "$t" "$(level_of $k)"
+		f="$PWD/state/envs/$k/probe.json"
+		[ -f "$f" ] || atf_fail "no cached report for $k"
+		atf_check_equal "600 0" "$(stat -c '%a %u' "$f")"
+		atf_check -o match:'"probe": *"sandbox-probe/1"' cat "$f"
+	done
+	# The canary decides the network, with no internet at all.
+	atf_check -o match:'"network":\{"verdict":"passes"' $CTL probe el15
+	atf_check -o match:'"network":\{"verdict":"fenced"' $CTL probe el2
+	atf_check -o match:'"privileges":\{"verdict":"not-fenced"' $CTL probe el1
+	# The same over HTTP: the cached verdicts, and a fresh probe.
+	t=$($CTL token | tail -1)
+	u="http://127.0.0.1:$(fenced_port)/api/environments"
+	atf_check -o match:'"level": *"L2"' curl -sf \
+	    -H "x-voicebox-host-token: $t" "$u/el2/probe"
+	atf_check -o match:'"network": *\{"verdict": *"fenced"' curl -sf \
+	    -H "x-voicebox-host-token: $t" "$u/el2/probe?refresh=1"
+	atf_check -o match:'"level": *"L1.5"' curl -sf \
+	    -H "x-voicebox-host-token: $t" "$u/el15"
+}
+earned_cleanup() { fenced_cleanup; }
+
+atf_test_case weakened cleanup
+weakened_head() {
+	atf_set descr "an L1.5 fence without its own seccomp filter (test build) earns L1 and says why"
+	atf_set require.user root
+}
+weakened_body() {
+	fenced_vars
+	FENCED_TEST_NOSECCOMP=1 FENCED_BIN=$HOOKS/fenced fenced_start
+	$CTL boot weak tier L1.5 > /dev/null || atf_fail "boot"
+	atf_check -o match:"^tier: *L1.5" $CTL show environment weak
+	atf_check_equal L1 "$(level_of weak)"
+	# The daemon's own filter is still there (Seccomp 2): the calls the
+	# fence's filter refuses are what give it away.
+	$CTL probe weak > verdict
+	atf_check -o match:"keyctl allowed" cat verdict
+	atf_check -o match:"unshare_user allowed" cat verdict
+	atf_check -o match:"bpf not refused by a filter" cat verdict
+	# Nothing with require runs there.
+	atf_check -s exit:1 -e match:"require-not-met.*measured L1, required L1.5" \
+	    $CTL boot weak2 tier L1.5 require L1.5
+}
+weakened_cleanup() { fenced_cleanup; }
+
+atf_test_case require cleanup
+require_head() {
+	atf_set descr "require L2 on an L1.5 fence fails, naming the violations, and leaves nothing running; a met require boots"
+	atf_set require.user root
+}
+require_body() {
+	fenced_vars
+	fenced_start
+	atf_check -s exit:1 -e match:"require-not-met.*measured L1.5, required L2.*network" \
+	    $CTL boot nope tier L1.5 require L2
+	atf_check -s exit:1 -e match:"not-found" $CTL show environment nope
+	atf_check -o match:"fences: 0 running" $CTL show stats
+	ls /sys/fs/cgroup/pids/fenced.$FENCED_PID/ | grep -q '^nope$' &&
+	    atf_fail "cgroup of nope left"
+	# Over HTTP: 412, and nothing left running.
+	t=$($CTL token | tail -1)
+	u="http://127.0.0.1:$(fenced_port)/api/environments"
+	atf_check -o inline:"412" curl -s -o body -w '%{http_code}' \
+	    -H "x-voicebox-host-token: $t" -d '{"tier":"L1.5","require":"L2"}' \
+	    "$u/nope2"
+	atf_check -o match:'"error": *"require-not-met"' cat body
+	atf_check -o match:"fences: 0 running" $CTL show stats
+	atf_check -o match:"^level: *L2" $CTL boot yes tier L2 require L2
+	atf_check -o match:"^level: *L1.5" $CTL boot yes2 tier L1.5 require L1
+}
+require_cleanup() { fenced_cleanup; }
+
+atf_init_test_cases() {
+	atf_add_test_case earned
+	atf_add_test_case weakened
+	atf_add_test_case require
+}
