@@ -373,23 +373,17 @@ agent_retry(evutil_socket_t fd, short events, void *arg)
 void
 agent_error(uint32_t id, const char *code, const char *fmt, ...)
 {
-	struct msg_error e;
 	va_list		 ap;
 	void		*buf;
 	size_t		 len;
+	int		 rv;
 
-	memset(&e, 0, sizeof(e));
-	strlcpy(e.e_code, code, sizeof(e.e_code));
 	va_start(ap, fmt);
-	vsnprintf(e.e_message, sizeof(e.e_message), fmt, ap);
+	rv = msg_error_vformat(&buf, &len, code, fmt, ap);
 	va_end(ap);
-	log_debug("%s: request %u: %s: %s", __func__, id, code, e.e_message);
-	if (msg_error_encode(&e, &buf, &len) == -1) {
-		/* A message cut inside a UTF-8 sequence: say less. */
-		strlcpy(e.e_message, code, sizeof(e.e_message));
-		if (msg_error_encode(&e, &buf, &len) == -1)
-			fatal("%s: msg_error_encode", __func__);
-	}
+	if (rv == -1)
+		fatal("%s: msg_error_vformat", __func__);
+	log_debug("%s: request %u: %s", __func__, id, code);
 	agent_reply(IMSG_AGENT_ERROR, id, buf, len);
 }
 

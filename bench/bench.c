@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 
 #include <err.h>
+#include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fenced.h"
+#include "imsg.h"
+#include "msg.h"
 #include "bench.h"
 
 extern char **environ;
@@ -68,17 +73,9 @@ bench_row(const char *what, uint64_t *ns, size_t n, double wall_s)
 int
 bench_ctl_connect(const char *path)
 {
-	struct sockaddr_un sun;
-	int		 fd;
+	int	 fd;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
-	    sizeof(sun.sun_path))
-		errx(1, "%s: too long", path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		err(1, "socket");
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+	if ((fd = unix_connect(path)) == -1)
 		err(1, "connect %s", path);
 	return (fd);
 }
@@ -106,4 +103,50 @@ bench_forkexec(char *const argv[])
 	if (waitpid(pid, &st, 0) == -1)
 		err(1, "waitpid");
 	return (WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}
+
+/*
+ * One request on a connection of its own, answered up to END; -1 when
+ * fenced refused.  The fence in the answer, if any, goes to out.
+ */
+int
+bench_ctl_call(const char *sock, uint32_t type, void *buf, size_t len,
+    struct msg_fence *out)
+{
+	struct imsgbuf	*ib;
+	struct imsg	 imsg;
+	int		 fd, r, ok = -1;
+
+	fd = bench_ctl_connect(sock);
+	if ((ib = imsgbuf_new(fd)) == NULL)
+		err(1, "imsgbuf_new");
+	if (imsgbuf_compose(ib, type, 0, 0, -1, buf, len) == -1 ||
+	    imsgbuf_flush(ib) == -1)
+		err(1, "send");
+	for (;;) {
+		while ((r = imsgbuf_get(ib, &imsg)) == 0) {
+			struct pollfd pfd = { fd, POLLIN, 0 };
+
+			if (poll(&pfd, 1, 30000) != 1)
+				errx(1, "no answer from fenced");
+			if (imsgbuf_read(ib) <= 0 && errno != EAGAIN)
+				errx(1, "fenced hung up");
+		}
+		if (r == -1)
+			err(1, "reply");
+		if (imsg.hdr.ih_type == IMSG_CTL_FENCE && out != NULL)
+			ok = msg_fence_decode(imsg.data, imsg.len, out);
+		if (imsg.hdr.ih_type == IMSG_CTL_ERROR)
+			ok = -1;
+		if (imsg.hdr.ih_type == IMSG_CTL_END) {
+			imsg_free(&imsg);
+			break;
+		}
+		if (out == NULL && imsg.hdr.ih_type == IMSG_CTL_FENCE)
+			ok = 0;
+		imsg_free(&imsg);
+	}
+	imsgbuf_free(ib);
+	close(fd);
+	return (ok);
 }

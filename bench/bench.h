@@ -9,5 +9,8 @@ uint64_t bench_now_ns(void);
 void	 bench_row(const char *, uint64_t *, size_t, double);
 int	 bench_ctl_connect(const char *);
 int	 bench_forkexec(char *const []);
+struct msg_fence;
+int	 bench_ctl_call(const char *, uint32_t, void *, size_t,
+	    struct msg_fence *);
 
 #endif

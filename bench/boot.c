@@ -25,47 +25,6 @@
 #include "msg.h"
 #include "bench.h"
 
-static int
-ctl_call(const char *sock, uint32_t type, void *buf, size_t len,
-    struct msg_fence *out)
-{
-	struct imsgbuf	*ib;
-	struct imsg	 imsg;
-	int		 fd, r, ok = -1;
-
-	fd = bench_ctl_connect(sock);
-	if ((ib = imsgbuf_new(fd)) == NULL)
-		err(1, "imsgbuf_new");
-	if (imsgbuf_compose(ib, type, 0, 0, -1, buf, len) == -1 ||
-	    imsgbuf_flush(ib) == -1)
-		err(1, "send");
-	for (;;) {
-		while ((r = imsgbuf_get(ib, &imsg)) == 0) {
-			struct pollfd pfd = { fd, POLLIN, 0 };
-
-			if (poll(&pfd, 1, 30000) != 1)
-				errx(1, "no answer from fenced");
-			if (imsgbuf_read(ib) <= 0 && errno != EAGAIN)
-				errx(1, "fenced hung up");
-		}
-		if (r == -1)
-			err(1, "reply");
-		if (imsg.hdr.ih_type == IMSG_CTL_FENCE && out != NULL)
-			ok = msg_fence_decode(imsg.data, imsg.len, out);
-		if (imsg.hdr.ih_type == IMSG_CTL_ERROR)
-			ok = -1;
-		if (imsg.hdr.ih_type == IMSG_CTL_END) {
-			imsg_free(&imsg);
-			break;
-		}
-		if (out == NULL && imsg.hdr.ih_type == IMSG_CTL_FENCE)
-			ok = 0;
-		imsg_free(&imsg);
-	}
-	imsgbuf_free(ib);
-	close(fd);
-	return (ok);
-}
 
 static void
 bench_tier(const char *sock, int tier, size_t runs)
@@ -90,7 +49,7 @@ bench_tier(const char *sock, int tier, size_t runs)
 		if (msg_boot_encode(&b, &buf, &len) == -1)
 			err(1, "encode");
 		t0 = bench_now_ns();
-		if (ctl_call(sock, IMSG_CTL_BOOT, buf, len, &f) == -1) {
+		if (bench_ctl_call(sock, IMSG_CTL_BOOT, buf, len, &f) == -1) {
 			warnx("boot %s failed", b.b_key);
 			free(buf);
 			continue;
@@ -102,7 +61,7 @@ bench_tier(const char *sock, int tier, size_t runs)
 		strlcpy(q.r_key, b.b_key, sizeof(q.r_key));
 		if (msg_fence_req_encode(&q, &buf, &len) == -1)
 			err(1, "encode");
-		ctl_call(sock, IMSG_CTL_STOP, buf, len, NULL);
+		bench_ctl_call(sock, IMSG_CTL_STOP, buf, len, NULL);
 		free(buf);
 	}
 	snprintf(what, sizeof(what), "fenced %s boot (fencectl)",

@@ -36,41 +36,6 @@ struct client {
 static void	*exec_buf;
 static size_t	 exec_len;
 
-/* One request, answered up to END; -1 when fenced said no. */
-static int
-call(const char *sock, uint32_t type, const void *buf, size_t len)
-{
-	struct imsgbuf	*ib;
-	struct imsg	 imsg;
-	int		 fd, r, ok = 0;
-
-	fd = bench_ctl_connect(sock);
-	if ((ib = imsgbuf_new(fd)) == NULL ||
-	    imsgbuf_compose(ib, type, 0, 0, -1, buf, len) == -1 ||
-	    imsgbuf_flush(ib) == -1)
-		err(1, "send");
-	for (;;) {
-		while ((r = imsgbuf_get(ib, &imsg)) == 0) {
-			struct pollfd pfd = { fd, POLLIN, 0 };
-
-			if (poll(&pfd, 1, 30000) != 1)
-				errx(1, "no answer");
-			if (imsgbuf_read(ib) <= 0 && errno != EAGAIN)
-				errx(1, "fenced hung up");
-		}
-		if (r == -1)
-			err(1, "reply");
-		if (imsg.hdr.ih_type == IMSG_CTL_ERROR)
-			ok = -1;
-		r = imsg.hdr.ih_type == IMSG_CTL_END;
-		imsg_free(&imsg);
-		if (r)
-			break;
-	}
-	imsgbuf_free(ib);
-	close(fd);
-	return (ok);
-}
 
 static void
 client_send(struct client *c)
@@ -192,7 +157,7 @@ main(int argc, char *argv[])
 	strlcpy(b.b_key, BENCH_KEY, sizeof(b.b_key));
 	b.b_tier = TIER_L15;
 	if (msg_boot_encode(&b, &buf, &len) == -1 ||
-	    call(argv[1], IMSG_CTL_BOOT, buf, len) == -1)
+	    bench_ctl_call(argv[1], IMSG_CTL_BOOT, buf, len, NULL) == -1)
 		errx(1, "cannot boot %s", BENCH_KEY);
 	free(buf);
 
@@ -219,6 +184,6 @@ main(int argc, char *argv[])
 	memset(&q, 0, sizeof(q));
 	strlcpy(q.r_key, BENCH_KEY, sizeof(q.r_key));
 	if (msg_fence_req_encode(&q, &buf, &len) == 0)
-		call(argv[1], IMSG_CTL_STOP, buf, len);
+		bench_ctl_call(argv[1], IMSG_CTL_STOP, buf, len, NULL);
 	return (0);
 }

@@ -121,18 +121,14 @@ control_count_uid(uid_t uid)
 static void
 control_refuse(int fd)
 {
-	struct msg_error e;
 	struct imsgbuf	*ib;
 	void		*buf;
 	size_t		 len;
 
-	memset(&e, 0, sizeof(e));
-	strlcpy(e.e_code, "too-many-connections", sizeof(e.e_code));
-	snprintf(e.e_message, sizeof(e.e_message), "at most %d control "
-	    "connections, %d per user", CONTROL_MAX_CONNS,
-	    CONTROL_MAX_PER_UID);
 	if ((ib = imsgbuf_new(fd)) != NULL &&
-	    msg_error_encode(&e, &buf, &len) == 0) {
+	    msg_error_format(&buf, &len, "too-many-connections", "at most "
+	    "%d control connections, %d per user", CONTROL_MAX_CONNS,
+	    CONTROL_MAX_PER_UID) == 0) {
 		if (imsgbuf_compose(ib, IMSG_CTL_ERROR, 0, 0, -1, buf,
 		    len) == 0 && imsgbuf_compose(ib, IMSG_CTL_END, 0, 0, -1,
 		    NULL, 0) == 0)
@@ -290,18 +286,16 @@ control_reply(struct ctl_conn *cc, uint32_t type, const void *buf,
 static void
 control_error(struct ctl_conn *cc, const char *code, const char *fmt, ...)
 {
-	struct msg_error e;
 	va_list		 ap;
 	void		*buf;
 	size_t		 len;
+	int		 rv;
 
-	memset(&e, 0, sizeof(e));
-	strlcpy(e.e_code, code, sizeof(e.e_code));
-	va_start(ap, fmt);
-	vsnprintf(e.e_message, sizeof(e.e_message), fmt, ap);
-	va_end(ap);
 	broker_stats.bs_ctl_errors++;
-	if (msg_error_encode(&e, &buf, &len) == -1) {
+	va_start(ap, fmt);
+	rv = msg_error_vformat(&buf, &len, code, fmt, ap);
+	va_end(ap);
+	if (rv == -1) {
 		log_warn("%s: encode", __func__);
 		return;
 	}

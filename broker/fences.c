@@ -159,15 +159,12 @@ static void
 bfence_fail_pending(const char *key, const char *why)
 {
 	struct breq	*r, *next;
-	struct msg_error e;
 	void		*buf;
 	size_t		 len;
 	struct imsg	 imsg;
 
-	memset(&e, 0, sizeof(e));
-	strlcpy(e.e_code, "fence-stopped", sizeof(e.e_code));
-	snprintf(e.e_message, sizeof(e.e_message), "fence %s %s", key, why);
-	if (msg_error_encode(&e, &buf, &len) == -1)
+	if (msg_error_format(&buf, &len, "fence-stopped", "fence %s %s", key,
+	    why) == -1)
 		fatal("%s: encode", __func__);
 	TAILQ_FOREACH_SAFE(r, &breqs, r_entry, next) {
 		if (r->r_kind != BREQ_AGENT || strcmp(r->r_key, key) != 0)

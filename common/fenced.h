@@ -130,6 +130,7 @@ int		 backend_parse(const char *);
 
 /* common/util.c */
 int		 fence_key_valid(const char *);
+int		 unix_connect(const char *);
 int		 timingsafe_bcmp(const void *, const void *, size_t);
 const char	*proc_name(enum fenced_proc);
 

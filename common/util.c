@@ -1,4 +1,10 @@
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fenced.h"
 
@@ -127,4 +133,29 @@ backend_parse(const char *s)
 		if (strcmp(config_backends[i].name, s) == 0)
 			return (config_backends[i].id);
 	return (-1);
+}
+
+/* A stream connection to the unix socket at path, or -1 with errno. */
+int
+unix_connect(const char *path)
+{
+	struct sockaddr_un sun;
+	int		 fd, saved;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
+	    sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return (-1);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return (-1);
+	}
+	return (fd);
 }

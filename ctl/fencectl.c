@@ -418,17 +418,9 @@ ctl_opt(const struct ctl_cmd *cmd, struct ctl_opts *o, const char *name)
 static int
 ctl_connect(const char *path)
 {
-	struct sockaddr_un sun;
-	int		 fd;
+	int	 fd;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
-	    sizeof(sun.sun_path))
-		errx(1, "%s: socket path too long", path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		err(1, "socket");
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+	if ((fd = unix_connect(path)) == -1)
 		err(1, "connect %s", path);
 	return (fd);
 }

@@ -85,19 +85,17 @@ void
 fencer_send_error(uint32_t type, uint32_t reqid, const char *code,
     const char *fmt, ...)
 {
-	struct msg_error e;
 	va_list		 ap;
 	void		*buf;
 	size_t		 len;
+	int		 rv;
 
-	memset(&e, 0, sizeof(e));
-	strlcpy(e.e_code, code, sizeof(e.e_code));
 	va_start(ap, fmt);
-	vsnprintf(e.e_message, sizeof(e.e_message), fmt, ap);
+	rv = msg_error_vformat(&buf, &len, code, fmt, ap);
 	va_end(ap);
-	log_debug("%s: %s: %s", __func__, code, e.e_message);
-	if (msg_error_encode(&e, &buf, &len) == -1)
+	if (rv == -1)
 		fatal("%s: encode", __func__);
+	log_debug("%s: request %u: %s", __func__, reqid, code);
 	if (proc_compose(&fencer_self, PROC_BROKER, type, reqid, -1, buf,
 	    len) == -1)
 		log_warn("%s: to broker", __func__);

@@ -18,6 +18,8 @@
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -467,6 +469,43 @@ msg_error_valid(const struct msg_error *e)
 	}
 	return (strnlen(e->e_message, sizeof(e->e_message)) <
 	    sizeof(e->e_message));
+}
+
+/*
+ * An error payload from a code and printf-style text.  Text cut short
+ * to fit is cut at a character boundary, so that what a message quotes
+ * (a path, a name) can never make the payload one the decoder refuses.
+ */
+int
+msg_error_vformat(void **buf, size_t *len, const char *code,
+    const char *fmt, va_list ap)
+{
+	struct msg_error e;
+	size_t		 n;
+
+	memset(&e, 0, sizeof(e));
+	if (strlcpy(e.e_code, code, sizeof(e.e_code)) >= sizeof(e.e_code)) {
+		errno = EINVAL;
+		return (-1);
+	}
+	(void)vsnprintf(e.e_message, sizeof(e.e_message), fmt, ap);
+	n = strlen(e.e_message);
+	while (n > 0 && !mp_utf8_valid(e.e_message, n))
+		e.e_message[--n] = '\0';
+	return (msg_error_encode(&e, buf, len));
+}
+
+int
+msg_error_format(void **buf, size_t *len, const char *code,
+    const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 rv;
+
+	va_start(ap, fmt);
+	rv = msg_error_vformat(buf, len, code, fmt, ap);
+	va_end(ap);
+	return (rv);
 }
 
 int

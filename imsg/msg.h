@@ -12,6 +12,7 @@
 
 #include <sys/types.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -287,6 +288,10 @@ int	 msg_config_decode(const void *, size_t, struct fenced_config *);
 int	 msg_procinfo_encode(const struct msg_procinfo *, void **, size_t *);
 int	 msg_procinfo_decode(const void *, size_t, struct msg_procinfo *);
 int	 msg_error_encode(const struct msg_error *, void **, size_t *);
+int	 msg_error_vformat(void **, size_t *, const char *, const char *,
+	    va_list) __attribute__((format(printf, 4, 0)));
+int	 msg_error_format(void **, size_t *, const char *, const char *, ...)
+	    __attribute__((format(printf, 4, 5)));
 int	 msg_error_decode(const void *, size_t, struct msg_error *);
 int	 msg_stats_encode(const struct msg_stats *, void **, size_t *);
 int	 msg_stats_decode(const void *, size_t, struct msg_stats *);

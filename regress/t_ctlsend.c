@@ -34,17 +34,9 @@
 static int
 t_connect(const char *path)
 {
-	struct sockaddr_un sun;
-	int		 fd;
+	int	 fd;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
-	    sizeof(sun.sun_path))
-		errx(2, "path too long");
-	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
-		err(2, "socket");
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+	if ((fd = unix_connect(path)) == -1)
 		err(2, "connect %s", path);
 	return (fd);
 }
