@@ -22,6 +22,8 @@ homes "$homes"
 listen on 127.0.0.1 port $port
 http connections max 512 per user 256
 exec inflight per user 256
+probe dns "localhost"
+probe tcp "127.0.0.1:1"
 CONF
 "$build/bin/fenced" -d -f "$dir/fenced.conf" 2> "$dir/fenced.log" &
 pid=$!

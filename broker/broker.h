@@ -93,7 +93,7 @@ struct probe_result {
 typedef void	(*probe_done_cb)(void *, const char *,
 		    const struct probe_result *);
 
-int	probe_start(struct bfence *, probe_done_cb, void *, int);
+int	probe_start(struct bfence *, probe_done_cb, void *, int, int);
 void	probe_violations(const char *, char *, size_t);
 void	probe_orphan(void *);
 

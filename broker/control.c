@@ -501,7 +501,7 @@ control_require(struct ctl_conn *cc, const struct msg_fence *info, int want)
 		    info->f_key);
 		return;
 	}
-	if (probe_start(bf, control_require_done, cc, want) == -1) {
+	if (probe_start(bf, control_require_done, cc, want, 0) == -1) {
 		fences_stop(info->f_key);
 		control_error(cc, "require-not-met", "fence %s: cannot "
 		    "measure it, so it cannot promise %s", info->f_key,
@@ -600,7 +600,7 @@ control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
 		if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
 			return (-1);
 		if ((bf = control_fence_for(cc, q.r_key)) != NULL &&
-		    probe_start(bf, control_probe_done, cc, 0) == -1)
+		    probe_start(bf, control_probe_done, cc, 0, 1) == -1)
 			control_error(cc, "internal", "cannot start a probe");
 		break;
 	case IMSG_CTL_STOP:

@@ -150,7 +150,7 @@ bfence_add(struct msg_fence *info, int fd)
 	bfence_count++;
 	/* Measured right away; until the report is in it is unmeasured. */
 	bf->bf_info.f_level = 0;
-	if (probe_start(bf, NULL, NULL, 0) == -1)
+	if (probe_start(bf, NULL, NULL, 0, 0) == -1)
 		log_warnx("%s: cannot probe %s", __func__, info->f_key);
 }
 

@@ -987,7 +987,7 @@ api_probe(struct hreq *hr, const char *query)
 		    bf->bf_boundary);
 		return;
 	}
-	if (probe_start(bf, api_probe_done, hr, 0) == -1)
+	if (probe_start(bf, api_probe_done, hr, 0, 1) == -1)
 		http_error(hr, 500, "internal", "cannot start a probe");
 }
 
@@ -1010,7 +1010,7 @@ api_answer_booted(struct hreq *hr, const struct msg_fence *f)
 		    f->f_key);
 		return;
 	}
-	if (probe_start(bf, api_require_done, hr, hr->hr_want) == -1) {
+	if (probe_start(bf, api_require_done, hr, hr->hr_want, 0) == -1) {
 		fences_stop(f->f_key);
 		http_error(hr, 412, "require-not-met", "environment %s cannot "
 		    "be measured, so it cannot promise %s", f->f_key,

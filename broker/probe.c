@@ -98,11 +98,14 @@ probe_orphan(void *arg)
 
 /*
  * Probe fence bf; cb (may be NULL) hears the outcome, with want passed
- * back.  Returns -1 only when nothing could be started, and then cb is
- * not called.
+ * back.  With full, the probe also runs its outbound checks (a request
+ * joining a probe already running gets what that one measures).
+ * Returns -1 only when nothing could be started, and then cb is not
+ * called.
  */
 int
-probe_start(struct bfence *bf, probe_done_cb cb, void *arg, int want)
+probe_start(struct bfence *bf, probe_done_cb cb, void *arg, int want,
+    int full)
 {
 	struct msg_fence_req q;
 	struct probe_waiter *pw;
@@ -125,6 +128,7 @@ probe_start(struct bfence *bf, probe_done_cb cb, void *arg, int want)
 	memset(&q, 0, sizeof(q));
 	strlcpy(q.r_key, bf->bf_info.f_key, sizeof(q.r_key));
 	q.r_uid = bf->bf_info.f_owner;
+	q.r_full = full;
 	if ((r = breq_new(BREQ_FENCER, q.r_key, probe_fencer_answer,
 	    NULL)) == NULL || msg_fence_req_encode(&q, &buf, &len) == -1)
 		fatal("%s: request", __func__);

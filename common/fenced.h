@@ -51,6 +51,14 @@ enum fence_backend {
 	BACKEND_SUBPROCESS
 };
 
+/* The probe's outbound checks (DESIGN.md section 5). */
+#define PROBE_NAME_LEN		254	/* a DNS name, NUL included */
+#define PROBE_TARGET_LEN	64	/* host:port, NUL included */
+#define PROBE_TCP_MAX		8
+#define PROBE_DNS_DEFAULT	"example.com"
+#define PROBE_TCP_DEFAULT1	"1.1.1.1:443"
+#define PROBE_TCP_DEFAULT2	"example.com:80"
+
 struct fence_limits {
 	uint64_t	 fl_memory;	/* bytes */
 	uint32_t	 fl_pids;
@@ -85,6 +93,9 @@ struct fenced_config {
 	uint32_t	 c_http_timeout;	/* seconds */
 	uint32_t	 c_http_conns_max;	/* all users together */
 	uint32_t	 c_http_conns_user;
+	char		 c_probe_dns[PROBE_NAME_LEN];	/* asked of DNS */
+	char		 c_probe_tcp[PROBE_TCP_MAX][PROBE_TARGET_LEN];
+	uint32_t	 c_probe_ntcp;			/* host:port, each */
 
 	/* Resolved by the parent, not written in the file. */
 	uid_t		 c_uid;			/* of c_user */
@@ -131,6 +142,8 @@ int		 backend_parse(const char *);
 /* common/util.c */
 int		 fence_key_valid(const char *);
 int		 unix_connect(const char *);
+int		 probe_name_valid(const char *);
+int		 probe_target_valid(const char *);
 int		 timingsafe_bcmp(const void *, const void *, size_t);
 const char	*proc_name(enum fenced_proc);
 

@@ -3,6 +3,7 @@
 #include <sys/un.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -158,4 +159,39 @@ unix_connect(const char *path)
 		return (-1);
 	}
 	return (fd);
+}
+
+/* A DNS name the probe may ask for: letters, digits, dots, dashes. */
+int
+probe_name_valid(const char *name)
+{
+	size_t	 n = strnlen(name, PROBE_NAME_LEN);
+
+	return (n > 0 && n < PROBE_NAME_LEN && name[0] != '-' &&
+	    name[0] != '.' && strspn(name, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") == n);
+}
+
+/* host:port, the host a name or an IPv4 literal, or [IPv6]:port. */
+int
+probe_target_valid(const char *t)
+{
+	char		 host[PROBE_TARGET_LEN];
+	const char	*colon, *errstr;
+	size_t		 n = strnlen(t, PROBE_TARGET_LEN);
+
+	if (n == 0 || n >= PROBE_TARGET_LEN ||
+	    (colon = strrchr(t, ':')) == NULL || colon == t)
+		return (0);
+	(void)strtonum(colon + 1, 1, 65535, &errstr);
+	if (errstr != NULL)
+		return (0);
+	memcpy(host, t, colon - t);
+	host[colon - t] = '\0';
+	if (host[0] == '[') {
+		n = strlen(host);
+		return (n > 2 && host[n - 1] == ']' &&
+		    strspn(host + 1, "0123456789abcdefABCDEF:") == n - 2);
+	}
+	return (probe_name_valid(host));
 }

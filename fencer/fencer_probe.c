@@ -32,7 +32,8 @@
 
 #define PROBE_TIMEOUT_MS	10000
 #define PROBE_OUTPUT_BYTES	262144
-#define PROBE_ARGS		16
+#define PROBE_ARGS		32
+#define PROBE_ARG_LEN		PROBE_NAME_LEN	/* the longest: a DNS name */
 
 static struct fence *
 probe_fence(uint32_t reqid)
@@ -142,31 +143,44 @@ probe_host(struct probe_expect *e)
 
 /* The probe's command line; strings live in args[]. */
 static int
-probe_argv(struct fence *f, char args[PROBE_ARGS][160], char **argv)
+probe_argv(struct fence *f, int full, char args[PROBE_ARGS][PROBE_ARG_LEN],
+    char **argv)
 {
+	const struct fenced_config *c = &fencer_self.ps_conf;
 	struct probe_expect *e = f->f_expect;
+	uint32_t	 i;
 	int		 n = 0;
 
-	snprintf(args[n++], 160, "%s/fence-probe", FENCE_BIN_DIR);
-	snprintf(args[n++], 160, "--canary");
-	snprintf(args[n++], 160, "%s", e->pe_canary_target);
-	snprintf(args[n++], 160, "--host-secret");
-	if (strlcpy(args[n++], e->pe_secret, 160) >= 160)
+	snprintf(args[n++], PROBE_ARG_LEN, "%s/fence-probe", FENCE_BIN_DIR);
+	snprintf(args[n++], PROBE_ARG_LEN, "--canary");
+	snprintf(args[n++], PROBE_ARG_LEN, "%s", e->pe_canary_target);
+	snprintf(args[n++], PROBE_ARG_LEN, "--host-secret");
+	if (strlcpy(args[n++], e->pe_secret, PROBE_ARG_LEN) >= PROBE_ARG_LEN)
 		return (-1);
-	snprintf(args[n++], 160, "--host-pid");
-	snprintf(args[n++], 160, "%d", (int)e->pe_host_pid);
-	snprintf(args[n++], 160, "--host-ns");
-	snprintf(args[n++], 160, "pid=%llu,net=%llu,mnt=%llu",
+	snprintf(args[n++], PROBE_ARG_LEN, "--host-pid");
+	snprintf(args[n++], PROBE_ARG_LEN, "%d", (int)e->pe_host_pid);
+	snprintf(args[n++], PROBE_ARG_LEN, "--host-ns");
+	snprintf(args[n++], PROBE_ARG_LEN, "pid=%llu,net=%llu,mnt=%llu",
 	    (unsigned long long)e->pe_ns_pid,
 	    (unsigned long long)e->pe_ns_net,
 	    (unsigned long long)e->pe_ns_mnt);
-	snprintf(args[n++], 160, "--deadline");
-	snprintf(args[n++], 160, "%lld", (long long)f->f_info.f_deadline);
+	snprintf(args[n++], PROBE_ARG_LEN, "--deadline");
+	snprintf(args[n++], PROBE_ARG_LEN, "%lld", (long long)f->f_info.f_deadline);
 	/*
-	 * Outbound checks only inform and reach beyond this machine; the
-	 * levels rest on the canary and the interfaces alone.
+	 * Outbound checks only inform, take time and reach beyond this
+	 * machine: only a probe asked for by name runs them.  The levels
+	 * rest on the canary and the interfaces alone.
 	 */
-	snprintf(args[n++], 160, "--no-outbound");
+	if (!full)
+		snprintf(args[n++], PROBE_ARG_LEN, "--no-outbound");
+	else {
+		snprintf(args[n++], PROBE_ARG_LEN, "--dns");
+		snprintf(args[n++], PROBE_ARG_LEN, "%s", c->c_probe_dns);
+		for (i = 0; i < c->c_probe_ntcp; i++) {
+			snprintf(args[n++], PROBE_ARG_LEN, "--tcp");
+			snprintf(args[n++], PROBE_ARG_LEN, "%s", c->c_probe_tcp[i]);
+		}
+	}
 	argv[n] = NULL;
 	while (n-- > 0)
 		argv[n] = args[n];
@@ -178,7 +192,7 @@ fencer_probe_prepare(uint32_t reqid, const struct msg_fence_req *q)
 {
 	struct fence	*f;
 	struct msg_exec	 x;
-	char		 args[PROBE_ARGS][160], *argv[PROBE_ARGS + 1];
+	char		 args[PROBE_ARGS][PROBE_ARG_LEN], *argv[PROBE_ARGS + 1];
 	void		*buf;
 	size_t		 len;
 
@@ -204,7 +218,7 @@ fencer_probe_prepare(uint32_t reqid, const struct msg_fence_req *q)
 	    sizeof(f->f_expect->pe_canary_target))) == -1 ||
 	    probe_secret_create(f, f->f_expect->pe_secret,
 	    sizeof(f->f_expect->pe_secret)) == -1 ||
-	    probe_argv(f, args, argv) == -1)
+	    probe_argv(f, q->r_full, args, argv) == -1)
 		goto fail;
 	f->f_probe_reqid = reqid;
 

@@ -27,7 +27,7 @@
 #include "msg.h"
 #include "mp.h"
 
-#define MSG_CONFIG_FIELDS	29
+#define MSG_CONFIG_FIELDS	31
 #define MSG_PROCINFO_FIELDS	2
 #define MSG_ERROR_FIELDS	2
 #define MSG_STATS_FIELDS	9
@@ -198,6 +198,7 @@ msg_config_valid(const struct fenced_config *c)
 {
 	struct in6_addr	 a6;
 	struct in_addr	 a4;
+	uint32_t	 i;
 
 	if (!msg_str_set(c->c_listen_addr, sizeof(c->c_listen_addr)) ||
 	    (inet_pton(AF_INET, c->c_listen_addr, &a4) != 1 &&
@@ -252,6 +253,12 @@ msg_config_valid(const struct fenced_config *c)
 	    c->c_http_conns_user < HTTP_CONNS_MIN ||
 	    c->c_http_conns_user > c->c_http_conns_max)
 		return (0);
+	if (!probe_name_valid(c->c_probe_dns) ||
+	    c->c_probe_ntcp > PROBE_TCP_MAX)
+		return (0);
+	for (i = 0; i < c->c_probe_ntcp; i++)
+		if (!probe_target_valid(c->c_probe_tcp[i]))
+			return (0);
 	if (c->c_verbose < 0)
 		return (0);
 	return (1);
@@ -261,6 +268,7 @@ int
 msg_config_encode(const struct fenced_config *c, void **buf, size_t *len)
 {
 	struct mp_writer w;
+	uint32_t	 i;
 
 	if (!msg_config_valid(c)) {
 		errno = EINVAL;
@@ -293,6 +301,10 @@ msg_config_encode(const struct fenced_config *c, void **buf, size_t *len)
 	mp_write_u64(&w, c->c_http_timeout);
 	mp_write_u64(&w, c->c_http_conns_max);
 	mp_write_u64(&w, c->c_http_conns_user);
+	mp_write_str(&w, c->c_probe_dns, sizeof(c->c_probe_dns));
+	mp_write_array(&w, c->c_probe_ntcp);
+	for (i = 0; i < c->c_probe_ntcp; i++)
+		mp_write_str(&w, c->c_probe_tcp[i], sizeof(c->c_probe_tcp[i]));
 	mp_write_u64(&w, c->c_uid);
 	mp_write_u64(&w, c->c_gid);
 	mp_write_u64(&w, c->c_admin_gid);
@@ -307,6 +319,7 @@ msg_config_decode(const void *data, size_t len, struct fenced_config *out)
 	struct mp_reader r;
 	uint64_t	 u[22];
 	int64_t		 verbose = 0;
+	size_t		 i, ntcp = 0;
 	int		 ok;
 
 	memset(c, 0, sizeof(*c));
@@ -337,6 +350,14 @@ msg_config_decode(const void *data, size_t len, struct fenced_config *out)
 	mp_read_u64(&r, &u[19], HTTP_TIMEOUT_MIN, HTTP_TIMEOUT_MAX);
 	mp_read_u64(&r, &u[20], HTTP_CONNS_MIN, HTTP_CONNS_MAX);
 	mp_read_u64(&r, &u[21], HTTP_CONNS_MIN, HTTP_CONNS_MAX);
+	mp_read_str(&r, c->c_probe_dns, sizeof(c->c_probe_dns));
+	if (mp_read_array(&r, &ntcp, PROBE_TCP_MAX) == 0) {
+		for (i = 0; i < ntcp; i++)
+			mp_read_str(&r, c->c_probe_tcp[i],
+			    sizeof(c->c_probe_tcp[i]));
+		mp_read_leave(&r);
+	}
+	c->c_probe_ntcp = ntcp;
 	mp_read_u64(&r, &u[13], 0, MSG_ID_MAX);		/* uid */
 	mp_read_u64(&r, &u[14], 0, MSG_ID_MAX);		/* gid */
 	mp_read_u64(&r, &u[15], 0, MSG_ID_MAX);		/* admin gid */

@@ -152,6 +152,7 @@ struct msg_fence_req {
 	char		 r_key[FENCE_KEY_SIZE];
 	uid_t		 r_uid;		/* who asks */
 	int		 r_admin;
+	int		 r_full;	/* probe: the outbound checks too */
 };
 
 struct msg_timings {

@@ -15,7 +15,7 @@
 #include "mp.h"
 
 #define MSG_BOOT_FIELDS		10
-#define MSG_FENCE_REQ_FIELDS	3
+#define MSG_FENCE_REQ_FIELDS	4
 #define MSG_FENCE_FIELDS	22
 
 #define MSG_ID_MAX		UINT32_MAX
@@ -168,13 +168,15 @@ msg_fence_req_encode(const struct msg_fence_req *q, void **buf, size_t *len)
 {
 	struct mp_writer w;
 
-	if (!msg_key_ok(q->r_key, 1) || (q->r_admin != 0 && q->r_admin != 1))
+	if (!msg_key_ok(q->r_key, 1) || (q->r_admin != 0 && q->r_admin != 1) ||
+	    (q->r_full != 0 && q->r_full != 1))
 		return (msg_fence_einval());
 	mp_write_init(&w);
 	mp_write_array(&w, MSG_FENCE_REQ_FIELDS);
 	mp_write_str(&w, q->r_key, sizeof(q->r_key));
 	mp_write_u64(&w, q->r_uid);
 	mp_write_bool(&w, q->r_admin);
+	mp_write_bool(&w, q->r_full);
 	return (mp_write_finish(&w, buf, len));
 }
 
@@ -190,6 +192,7 @@ msg_fence_req_decode(const void *data, size_t len, struct msg_fence_req *out)
 	mp_read_str(&r, q.r_key, sizeof(q.r_key));
 	mp_read_u64(&r, &uid, 0, MSG_ID_MAX - 1);
 	mp_read_bool(&r, &q.r_admin);
+	mp_read_bool(&r, &q.r_full);
 	if (mp_read_end(&r) == -1 || !msg_key_ok(q.r_key, 1))
 		return (msg_fence_bad());
 	q.r_uid = (uid_t)uid;

@@ -58,6 +58,13 @@ config_defaults(struct fenced_config *c)
 	c->c_http_body_max = 2U << 20;
 	c->c_http_headers_max = 8192;
 	c->c_http_timeout = 10;
+	(void)strlcpy(c->c_probe_dns, PROBE_DNS_DEFAULT,
+	    sizeof(c->c_probe_dns));
+	(void)strlcpy(c->c_probe_tcp[0], PROBE_TCP_DEFAULT1,
+	    sizeof(c->c_probe_tcp[0]));
+	(void)strlcpy(c->c_probe_tcp[1], PROBE_TCP_DEFAULT2,
+	    sizeof(c->c_probe_tcp[1]));
+	c->c_probe_ntcp = 2;
 	c->c_http_conns_max = 256;
 	c->c_http_conns_user = 32;
 

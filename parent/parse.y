@@ -147,6 +147,7 @@ static struct {
 	int			 unknown;	/* line starts with a non-keyword */
 	char			 first[64];	/* the line's first word */
 	char			 last[64];	/* the last token, for errors */
+	int			 probe_tcp;	/* `probe tcp' lines so far */
 } ps;
 
 typedef struct {
@@ -171,6 +172,8 @@ static void	 conf_path(const char *, const char *, char *, size_t);
 static void	 conf_homes(const char *);
 static void	 conf_name(const char *, const char *, char *, size_t);
 static void	 conf_uids(const char *);
+static void	 conf_probe_dns(const char *);
+static void	 conf_probe_tcp(const char *);
 static void	 conf_tier(const char *);
 static void	 conf_backend(const char *);
 static void	 conf_lifetime(const char *);
@@ -185,9 +188,9 @@ static void	 conf_macro_set(const char *, const char *);
 static void	 conf_include(const char *);
 %}
 
-%token	ADMIN BACKEND BODY CONNECTIONS CPU EXEC FENCE GROUP HEADERS HOMES
+%token	ADMIN BACKEND BODY CONNECTIONS CPU DNS EXEC FENCE GROUP HEADERS HOMES
 %token	HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON OUTPUT PER
-%token	PIDS PORT SOCKET STATE TIER TIMEOUT UIDS USER
+%token	PIDS PORT PROBE SOCKET STATE TCP TIER TIMEOUT UIDS USER
 %token	ERROR
 %token	<v.string>	STRING
 %type	<v.string>	port max peruser
@@ -266,6 +269,8 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 		| HTTP CONNECTIONS MAX STRING peruser {
 			conf_conns($4, $5);
 		}
+		| PROBE DNS STRING		{ conf_probe_dns($3); }
+		| PROBE TCP STRING		{ conf_probe_tcp($3); }
 		;
 
 port		: /* empty */			{ $$ = NULL; }
@@ -292,6 +297,7 @@ static const struct conf_keyword {
 	{ "body",	BODY },
 	{ "connections", CONNECTIONS },
 	{ "cpu",	CPU },
+	{ "dns",	DNS },
 	{ "exec",	EXEC },
 	{ "fence",	FENCE },
 	{ "group",	GROUP },
@@ -310,8 +316,10 @@ static const struct conf_keyword {
 	{ "per",	PER },
 	{ "pids",	PIDS },
 	{ "port",	PORT },
+	{ "probe",	PROBE },
 	{ "socket",	SOCKET },
 	{ "state",	STATE },
+	{ "tcp",	TCP },
 	{ "tier",	TIER },
 	{ "timeout",	TIMEOUT },
 	{ "uids",	UIDS },
@@ -992,6 +1000,35 @@ conf_name(const char *setting, const char *name, char *dst, size_t len)
 		return;
 	}
 	(void)strlcpy(dst, name, len);
+}
+
+static void
+conf_probe_dns(const char *name)
+{
+	if (!probe_name_valid(name)) {
+		yyerror("probe dns \"%s\" is not a DNS name", name);
+		return;
+	}
+	(void)strlcpy(ps.conf->c_probe_dns, name, sizeof(ps.conf->c_probe_dns));
+}
+
+/* The first `probe tcp' of a configuration replaces the defaults. */
+static void
+conf_probe_tcp(const char *target)
+{
+	if (!probe_target_valid(target)) {
+		yyerror("probe tcp \"%s\" is not host:port", target);
+		return;
+	}
+	if (ps.probe_tcp == 0)
+		ps.conf->c_probe_ntcp = 0;
+	ps.probe_tcp++;
+	if (ps.conf->c_probe_ntcp >= PROBE_TCP_MAX) {
+		yyerror("probe tcp: at most %d targets", PROBE_TCP_MAX);
+		return;
+	}
+	(void)strlcpy(ps.conf->c_probe_tcp[ps.conf->c_probe_ntcp++], target,
+	    sizeof(ps.conf->c_probe_tcp[0]));
 }
 
 /* LOW-HIGH, both ends included. */

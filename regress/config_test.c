@@ -144,6 +144,9 @@ same_config(const struct fenced_config *a, const struct fenced_config *b)
 	    a->c_http_timeout == b->c_http_timeout &&
 	    a->c_http_conns_max == b->c_http_conns_max &&
 	    a->c_http_conns_user == b->c_http_conns_user &&
+	    strcmp(a->c_probe_dns, b->c_probe_dns) == 0 &&
+	    a->c_probe_ntcp == b->c_probe_ntcp &&
+	    memcmp(a->c_probe_tcp, b->c_probe_tcp, sizeof(a->c_probe_tcp)) == 0 &&
 	    a->c_uid == b->c_uid &&
 	    a->c_gid == b->c_gid &&
 	    a->c_admin_gid == b->c_admin_gid &&
@@ -215,6 +218,10 @@ ATF_TC_BODY(defaults, tc)
 	ATF_CHECK_EQ(c.c_http_timeout, 10);
 	ATF_CHECK_EQ(c.c_http_conns_max, 256);
 	ATF_CHECK_EQ(c.c_http_conns_user, 32);
+	ATF_CHECK_STREQ(c.c_probe_dns, "example.com");
+	ATF_CHECK_EQ(c.c_probe_ntcp, 2);
+	ATF_CHECK_STREQ(c.c_probe_tcp[0], "1.1.1.1:443");
+	ATF_CHECK_STREQ(c.c_probe_tcp[1], "example.com:80");
 	ATF_CHECK_EQ(c.c_uid, (uid_t)-1);
 	ATF_CHECK_EQ(c.c_gid, (gid_t)-1);
 	ATF_CHECK_EQ(c.c_admin_gid, (gid_t)-1);
@@ -235,6 +242,36 @@ ATF_TC_BODY(empty_file, tc)
 }
 
 /* etc/fenced.conf says what the defaults are, and must say it right. */
+ATF_TC_WITHOUT_HEAD(probe_targets);
+ATF_TC_BODY(probe_targets, tc)
+{
+	struct fenced_config	 c;
+	char			 many[1024];
+	int			 i;
+
+	config_defaults(&c);
+	write_file("p.conf", "probe dns \"localhost\"\n"
+	    "probe tcp \"127.0.0.1:1\"\nprobe tcp \"[::1]:80\"\n");
+	ATF_REQUIRE_EQ(config_parse("p.conf", &c), 0);
+	ATF_CHECK_STREQ(c.c_probe_dns, "localhost");
+	ATF_CHECK_EQ(c.c_probe_ntcp, 2);
+	ATF_CHECK_STREQ(c.c_probe_tcp[0], "127.0.0.1:1");
+	ATF_CHECK_STREQ(c.c_probe_tcp[1], "[::1]:80");
+
+	config_defaults(&c);
+	write_file("bad.conf", "probe tcp \"1.2.3.4\"\nprobe dns \"-x\"\n"
+	    "probe tcp \"h:0\"\n");
+	ATF_CHECK_EQ(config_parse("bad.conf", &c), -1);
+	ATF_CHECK_STREQ(c.c_probe_dns, "example.com");
+
+	config_defaults(&c);
+	many[0] = '\0';
+	for (i = 0; i < PROBE_TCP_MAX + 1; i++)
+		strlcat(many, "probe tcp \"127.0.0.1:1\"\n", sizeof(many));
+	write_file("many.conf", many);
+	ATF_CHECK_EQ(config_parse("many.conf", &c), -1);
+}
+
 ATF_TC(example_conf);
 ATF_TC_HEAD(example_conf, tc)
 {
@@ -1011,6 +1048,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, defaults);
 	ATF_TP_ADD_TC(tp, empty_file);
 	ATF_TP_ADD_TC(tp, example_conf);
+	ATF_TP_ADD_TC(tp, probe_targets);
 	ATF_TP_ADD_TC(tp, every_keyword);
 	ATF_TP_ADD_TC(tp, listen_forms);
 	ATF_TP_ADD_TC(tp, http_limits);

@@ -38,6 +38,10 @@ earned_body() {
 	done
 	# The canary decides the network, with no internet at all.
 	atf_check -o match:'"network":\{"verdict":"passes"' $CTL probe el15
+	# A probe asked for by name runs the outbound checks too, at the
+	# configured (loopback) targets; the one after boot does not.
+	atf_check -o match:'127\.0\.0\.1:1' cat "$PWD/state/envs/el15/probe.json"
+	atf_check -o not-match:'127\.0\.0\.1:1' cat "$PWD/state/envs/el1/probe.json"
 	atf_check -o match:'"network":\{"verdict":"fenced"' $CTL probe el2
 	atf_check -o match:'"privileges":\{"verdict":"not-fenced"' $CTL probe el1
 	# The same over HTTP: the cached verdicts, and a fresh probe.

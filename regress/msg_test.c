@@ -51,6 +51,7 @@ config_sample(struct fenced_config *c)
 	c->c_http_timeout = 10;
 	c->c_http_conns_max = 256;
 	c->c_http_conns_user = 32;
+	strlcpy(c->c_probe_dns, "localhost", sizeof(c->c_probe_dns));
 	c->c_uid = 999;
 	c->c_gid = 998;
 	c->c_admin_gid = (gid_t)-1;
@@ -130,7 +131,7 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	29
+#define CONFIG_NFIELDS	31
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -162,6 +163,8 @@ config_fields(struct field *f)
 		{ F_U, 10, 0, NULL, 0 },
 		{ F_U, 256, 0, NULL, 0 },
 		{ F_U, 32, 0, NULL, 0 },
+		{ F_S, 0, 0, "localhost", 0 },
+		{ F_ARR, 0, 0, NULL, 0 },
 		{ F_U, 999, 0, NULL, 0 },
 		{ F_U, 998, 0, NULL, 0 },
 		{ F_U, UINT32_MAX, 0, NULL, 0 },
@@ -298,7 +301,7 @@ ATF_TC_BODY(config_roundtrip, tc)
 {
 	struct fenced_config a, b;
 	void		*buf;
-	size_t		 len;
+	size_t		 len, i;
 
 	config_sample(&a);
 	ATF_REQUIRE_EQ(0, msg_config_encode(&a, &buf, &len));
@@ -336,6 +339,12 @@ ATF_TC_BODY(config_roundtrip, tc)
 	a.c_http_timeout = HTTP_TIMEOUT_MIN;
 	a.c_http_conns_max = HTTP_CONNS_MAX;
 	a.c_http_conns_user = HTTP_CONNS_MAX;
+	/* The longest name and the most targets, of every shape. */
+	memset(a.c_probe_dns, 'd', sizeof(a.c_probe_dns) - 1);
+	a.c_probe_ntcp = PROBE_TCP_MAX;
+	for (i = 0; i < PROBE_TCP_MAX; i++)
+		snprintf(a.c_probe_tcp[i], sizeof(a.c_probe_tcp[i]),
+		    i % 2 ? "[::1]:%d" : "h%d.example:65535", (int)i);
 	a.c_uid = 0;
 	a.c_gid = (gid_t)-1;
 	a.c_admin_gid = 0;
@@ -471,10 +480,13 @@ ATF_TC_BODY(config_decode_refuses, tc)
 	BAD(23, f[23].u = HTTP_CONNS_MAX + 1);
 	BAD(23, f[23].u = 31);			/* below per user */
 	BAD(24, f[24].u = 0);
-	BAD(25, f[25].u = 1ULL << 32);
-	BAD(27, (f[27].kind = F_I, f[27].i = -1));
-	BAD(28, f[28].i = -1);
-	BAD(28, f[28].i = (int64_t)INT32_MAX + 1);
+	BAD(25, f[25].s = "-bad");
+	BAD(25, f[25].s = "");
+	BAD(26, f[26].kind = F_NIL);
+	BAD(27, f[27].u = 1ULL << 32);
+	BAD(29, (f[29].kind = F_I, f[29].i = -1));
+	BAD(30, f[30].i = -1);
+	BAD(30, f[30].i = (int64_t)INT32_MAX + 1);
 	/* Wrong types. */
 	BAD(1, f[1].kind = F_NIL);
 	BAD(1, (f[1].kind = F_S, f[1].s = "7700"));
