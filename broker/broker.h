@@ -21,7 +21,6 @@ extern struct msg_procinfo	 broker_procinfo;
 /* control.c */
 void	control_listen(int);
 void	control_shutdown(void);
-unsigned int control_active(void);
 
 /* http.c: the HTTP API (its own header is http.h) */
 void	http_listen(int);

@@ -69,12 +69,6 @@ static void	control_probe_done(void *, const char *,
 		    const struct probe_result *);
 static void	control_token(void *, const struct msg_hosttoken *, int);
 
-unsigned int
-control_active(void)
-{
-	return (ctl_nconns);
-}
-
 void
 control_listen(int fd)
 {
