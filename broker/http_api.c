@@ -239,19 +239,6 @@ api_time(int64_t t)
 	return (json_string(buf));
 }
 
-static const char *
-api_state_name(int s)
-{
-	switch (s) {
-	case FENCE_BOOTING:	return ("booting");
-	case FENCE_RUNNING:	return ("running");
-	case FENCE_STOPPING:	return ("stopping");
-	case FENCE_STOPPED:	return ("stopped");
-	case FENCE_FAILED:	return ("failed");
-	default:		return ("unknown");
-	}
-}
-
 static json_t *
 api_reason(int r)
 {
@@ -297,7 +284,7 @@ api_fence(const struct msg_fence *f)
 	    "owner", (json_int_t)f->f_owner,
 	    "tier", tier_name(f->f_tier),
 	    "backend", backend_name(f->f_backend),
-	    "state", api_state_name(f->f_state),
+	    "state", fence_state_name(f->f_state),
 	    "reason", api_reason(f->f_reason),
 	    "level", level_name(f->f_level),
 	    "boundary", api_boundary(f->f_key),

@@ -61,16 +61,6 @@ token_hash(const uint8_t *raw, uint8_t *hash)
 	explicit_bzero(&ctx, sizeof(ctx));
 }
 
-static int
-token_hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return (c - '0');
-	if (c >= 'a' && c <= 'f')
-		return (c - 'a' + 10);
-	return (-1);
-}
-
 /* Install (or replace) a user's hash; the table has room for the file's. */
 static void
 token_set(const struct msg_token *t)
@@ -133,8 +123,8 @@ token_lookup(const char *text, size_t len, uid_t *uid)
 	if (text == NULL || !hosttoken_text_valid(text, len))
 		return (-1);
 	for (i = 0; i < HOSTTOKEN_BYTES; i++)
-		raw[i] = token_hexval(text[2 * i]) << 4 |
-		    token_hexval(text[2 * i + 1]);
+		raw[i] = hexdigit(text[2 * i]) << 4 |
+		    hexdigit(text[2 * i + 1]);
 	token_hash(raw, hash);
 	explicit_bzero(raw, sizeof(raw));
 	for (i = 0; i < ntokens; i++) {

@@ -144,6 +144,7 @@ int		 fence_key_valid(const char *);
 int		 unix_connect(const char *);
 int		 probe_name_valid(const char *);
 int		 probe_target_valid(const char *);
+int		 hexdigit(int);
 int		 timingsafe_bcmp(const void *, const void *, size_t);
 const char	*proc_name(enum fenced_proc);
 

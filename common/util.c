@@ -195,3 +195,14 @@ probe_target_valid(const char *t)
 	}
 	return (probe_name_valid(host));
 }
+
+/* A lowercase hex digit's value, or -1. */
+int
+hexdigit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return (c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (c - 'a' + 10);
+	return (-1);
+}

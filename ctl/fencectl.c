@@ -537,19 +537,6 @@ ctl_show_stats(struct imsg *imsg)
 }
 
 static const char *
-ctl_state_name(int s)
-{
-	switch (s) {
-	case FENCE_BOOTING:	return ("booting");
-	case FENCE_RUNNING:	return ("running");
-	case FENCE_STOPPING:	return ("stopping");
-	case FENCE_STOPPED:	return ("stopped");
-	case FENCE_FAILED:	return ("failed");
-	default:		return ("unknown");
-	}
-}
-
-static const char *
 ctl_reason_name(int r)
 {
 	switch (r) {
@@ -580,7 +567,7 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 	if (ctx->c_action == CTL_SHOW_ENVS) {
 		printf("%-24s %-7u %-5s %-8s %-8s %-8d %llds\n", f.f_key,
 		    (unsigned)f.f_owner, tier_name(f.f_tier),
-		    backend_name(f.f_backend), ctl_state_name(f.f_state),
+		    backend_name(f.f_backend), fence_state_name(f.f_state),
 		    (int)f.f_pid, left);
 		return;
 	}
@@ -593,7 +580,7 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 	    (unsigned)f.f_uid);
 	printf("tier:     %s\n", tier_name(f.f_tier));
 	printf("backend:  %s\n", backend_name(f.f_backend));
-	printf("state:    %s", ctl_state_name(f.f_state));
+	printf("state:    %s", fence_state_name(f.f_state));
 	if (f.f_reason != STOP_NONE)
 		printf(" (%s)", ctl_reason_name(f.f_reason));
 	printf("\n");

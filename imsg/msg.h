@@ -335,6 +335,7 @@ int	 msg_fence_req_encode(const struct msg_fence_req *, void **, size_t *);
 int	 msg_fence_req_decode(const void *, size_t, struct msg_fence_req *);
 int	 msg_fence_encode(const struct msg_fence *, void **, size_t *);
 int	 msg_fence_decode(const void *, size_t, struct msg_fence *);
+const char	*fence_state_name(int);
 
 /* imsg/msg_token.c */
 int	 msg_token_encode(const struct msg_token *, void **, size_t *);

@@ -404,17 +404,6 @@ parent_http_socket(const char *addr, uint16_t port)
 	return (fd);
 }
 
-/* A lowercase hex digit's value, or -1: the file is ours, so one way. */
-static int
-hexdigit(int c)
-{
-	if (c >= '0' && c <= '9')
-		return (c - '0');
-	if (c >= 'a' && c <= 'f')
-		return (c - 'a' + 10);
-	return (-1);
-}
-
 /*
  * <state>/tokens: one line per user, "UID SHA256HEX", root's, mode 0600.
  * A line that does not read is skipped and said; a file that others
