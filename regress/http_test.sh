@@ -280,22 +280,11 @@ reload_cleanup() { fenced_cleanup; }
 # Two users of their own, and a control socket they can reach: in /run,
 # with the usual ./ctl.sock a link to it.
 users_setup() {
-	for u in a b; do
-		n="fht$u$$"
-		useradd --system --no-create-home --home-dir /nonexistent \
-		    --shell /usr/sbin/nologin "$n" || atf_fail "useradd $n"
-		echo "$n" >> users.txt
-	done
+	users_add 2 fht
 	runsock=$(mktemp -u /run/fenced-http.XXXXXX)
 	echo "$runsock" > run.sock
 	ln -s "$runsock" ctl.sock
 	fenced_conf | sed "s|^socket .*|socket \"$runsock\"|" > fenced.conf
-}
-
-# The command line that runs a command as USER, nothing of root's kept
-# (a word list, for atf_check too).
-as_user() {
-	echo "setpriv --reuid=$(id -u "$1") --regid=$(id -g "$1") --clear-groups"
 }
 
 atf_test_case two_users cleanup
@@ -384,9 +373,7 @@ two_users_body() {
 }
 two_users_cleanup() {
 	fenced_cleanup
-	for u in $(cat users.txt 2>/dev/null); do
-		userdel -f "$u" 2>/dev/null
-	done
+	users_remove
 	s=$(cat run.sock 2>/dev/null)
 	case "$s" in
 	/run/fenced-http.*) rm -f "$s" ;;

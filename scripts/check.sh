@@ -1,14 +1,15 @@
 #!/bin/sh
 # Run the regress suite with kyua and print one closing line:
 #   N passed, N failed, N skipped
-# Exit non-zero if anything failed or broke.
+# Exit non-zero if anything failed or broke.  TESTS (for example
+# "http_test exec_test:timeout") runs only those programs or cases.
 set -u
 build=$1; shift
 [ "$(id -u)" -ne 0 ] || sh scripts/user.sh
 db=$build/kyua-results.db
 rm -f "$db"
 kyua "$@" test --kyuafile regress/Kyuafile --build-root "$build/regress" \
-    --results-file "$db"
+    --results-file "$db" ${TESTS:-}
 kyua report --results-file "$db" \
     --results-filter broken,failed,skipped --verbose >"$build/kyua-report.txt" \
     2>&1 || true
