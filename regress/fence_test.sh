@@ -6,8 +6,11 @@
 # By hand: atf-sh regress/fence_test.sh -v regressdir=$PWD/build/regress
 # (the directory holding t_fence and t_inside), or through kyua.
 
-FENCE_UID=64201		# nobody else's: the tests count its processes
-FENCE_GID=64201
+# A uid and gid nobody else's (the tests count its processes), also not
+# another suite's running beside this one: derived from the test case's
+# work directory, which kyua makes unique, so body and cleanup agree.
+FENCE_UID=$((200000 + $(pwd | cksum | cut -d' ' -f1) % 700000))
+FENCE_GID=$FENCE_UID
 
 fence_setup() {
 	REGRESS=$(atf_config_get regressdir "$(atf_get_srcdir)")

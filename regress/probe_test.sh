@@ -13,8 +13,11 @@
 # By hand: atf-sh regress/probe_test.sh -v regressdir=$PWD/build/regress
 #     -v bindir=$PWD/build/bin
 
-FENCE_UID=64203		# nobody else's: see fence_test.sh
-FENCE_GID=64203
+# A uid and gid nobody else's (the tests count its processes), also not
+# another suite's running beside this one: derived from the test case's
+# work directory, which kyua makes unique, so body and cleanup agree.
+FENCE_UID=$((200000 + $(pwd | cksum | cut -d' ' -f1) % 700000))
+FENCE_GID=$FENCE_UID
 
 probe_setup() {
 	REGRESS=$(atf_config_get regressdir "$(atf_get_srcdir)")
