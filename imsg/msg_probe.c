@@ -167,7 +167,9 @@ msg_probe_report_decode(const void *data, size_t len,
 	e->pe_host_pid = (pid_t)u[3];
 	if ((p.pr_report = malloc(replen + 1)) == NULL)
 		goto bad;
-	memcpy(p.pr_report, rep, replen);
+	/* An empty report arrives as no bytes at all: rep is NULL then. */
+	if (replen > 0)
+		memcpy(p.pr_report, rep, replen);
 	p.pr_report[replen] = '\0';
 	p.pr_report_len = replen;
 	p.pr_expect = e;
