@@ -38,6 +38,7 @@ struct ctl_conn {
 	gid_t			 cc_gid;
 	pid_t			 cc_pid;
 	int			 cc_admin;
+	unsigned int		 cc_pending;	/* requests not yet ended */
 };
 
 static TAILQ_HEAD(, ctl_conn) ctl_conns = TAILQ_HEAD_INITIALIZER(ctl_conns);
@@ -273,8 +274,14 @@ static void
 control_reply(struct ctl_conn *cc, uint32_t type, const void *buf,
     size_t len)
 {
+	struct timeval	 tv = { CONTROL_IDLE_SEC, 0 };
+
 	if (imsgev_compose(cc->cc_iev, type, 0, 0, -1, buf, len) == -1)
 		log_warn("%s: compose", __func__);
+	/* Idle again only once nothing it asked for is under way. */
+	if (type == IMSG_CTL_END && cc->cc_pending > 0 &&
+	    --cc->cc_pending == 0)
+		evtimer_add(&cc->cc_idle, &tv);
 }
 
 static void
@@ -692,14 +699,19 @@ static void
 control_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct ctl_conn	*cc = arg;
-	struct timeval	 tv = { CONTROL_IDLE_SEC, 0 };
 	const char	*code, *why;
 	uint32_t	 u;
 	int32_t		 v;
 	void		*buf;
 	size_t		 len;
 
-	evtimer_add(&cc->cc_idle, &tv);
+	/*
+	 * A connection waiting for an answer is not idle: an exec may
+	 * rightly take the longest timeout the configuration allows.
+	 * Every request ends with one IMSG_CTL_END (control_reply()).
+	 */
+	evtimer_del(&cc->cc_idle);
+	cc->cc_pending++;
 	broker_stats.bs_ctl_requests++;
 
 	switch (imsg->hdr.ih_type) {

@@ -30,6 +30,36 @@ timeout_kills_all_body() {
 }
 timeout_kills_all_cleanup() { fenced_cleanup; }
 
+# Every deadline on the way (fencectl, the broker's control connection,
+# the agent) leaves room for the one inside it: at the configured
+# maximum, a command that outlives it still returns its partial output
+# and exec-timeout, over the control socket and over HTTP.
+atf_test_case timeout_at_max cleanup
+timeout_at_max_head() {
+	atf_set descr "exec at the maximum timeout (60000 ms) returns the partial output and exec-timeout, not a closed connection"
+	atf_set require.user root
+	atf_set timeout 240
+}
+timeout_at_max_body() {
+	fenced_vars
+	fenced_start
+	$CTL boot ex > /dev/null || atf_fail "boot"
+	t=$($CTL token)
+	port=$(fenced_port)
+	curl -s -m 120 -o http.out -w '%{http_code}' \
+	    -H "x-voicebox-host-token: $t" \
+	    -d '{"command":"echo partial-http; sleep 100","timeoutMs":60000}' \
+	    http://127.0.0.1:$port/api/environments/ex/exec > http.code &
+	curl_pid=$!
+	atf_check -s exit:1 -o match:"^partial-ctl\$" -e match:"exec-timeout" \
+	    $CTL exec ex timeout 60000 -- sh -c 'echo partial-ctl; sleep 100'
+	wait $curl_pid
+	atf_check_equal "$(cat http.code)" 504
+	atf_check -o match:'"error":"exec-timeout"' \
+	    -o match:'"stdout":"partial-http\\n"' cat http.out
+}
+timeout_at_max_cleanup() { fenced_cleanup; }
+
 atf_test_case output_budget cleanup
 output_budget_head() {
 	atf_set descr "5 MB of output with the default cap returns exactly 262144 bytes and exec-output-over-budget"
@@ -212,6 +242,7 @@ other_users_cleanup() { fenced_cleanup; }
 
 atf_init_test_cases() {
 	atf_add_test_case timeout_kills_all
+	atf_add_test_case timeout_at_max
 	atf_add_test_case output_budget
 	atf_add_test_case binary_roundtrip
 	atf_add_test_case cwd_refused
