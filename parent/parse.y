@@ -36,7 +36,8 @@
 #define CONF_STRING_MAX		1024	/* longest word, string or value */
 #define CONF_NAME_MAX		64	/* longest macro name */
 #define CONF_INCLUDE_DEPTH	8	/* files open at once, top included */
-#define CONF_FILE_MAX		(1024 * 1024)
+#define CONF_FILE_MAX		(1024 * 1024)	/* bytes, a file and all */
+						/* it includes together */
 #define CONF_ERRORS_MAX		50	/* then stop reading */
 #define CONF_PUSHBACK		(CONF_STRING_MAX + 8)
 
@@ -52,12 +53,25 @@ struct conf_file {
 };
 TAILQ_HEAD(conf_files, conf_file);
 
+/*
+ * Macros sit in a hash table that doubles as it fills, so that setting
+ * and expanding one costs the same however many there are: with a list
+ * a 1 MiB file of macros took seconds to parse, blocking the parent on
+ * reload.
+ */
 struct conf_macro {
-	TAILQ_ENTRY(conf_macro)	 m_entry;
+	struct conf_macro	*m_next;	/* in its bucket */
+	uint32_t		 m_hash;
 	char			*m_name;
 	char			*m_value;
 };
-TAILQ_HEAD(conf_macros, conf_macro);
+
+struct conf_macros {
+	struct conf_macro	**mt_bucket;
+	size_t			 mt_size;	/* a power of 2, or 0 */
+	size_t			 mt_count;
+};
+#define CONF_MACRO_BUCKETS	64	/* to start with */
 
 /*
  * The text of every word lives until the parse ends: error recovery
@@ -148,6 +162,7 @@ static struct {
 	char			 first[64];	/* the line's first word */
 	char			 last[64];	/* the last token, for errors */
 	int			 probe_tcp;	/* `probe tcp' lines so far */
+	size_t			 nread;		/* bytes, every file */
 } ps;
 
 typedef struct {
@@ -476,7 +491,8 @@ conf_file_open(const char *path, char *why, size_t whylen)
 		goto fail;
 	}
 	if (st.st_size > CONF_FILE_MAX) {
-		(void)snprintf(why, whylen, "larger than %d bytes",
+		(void)snprintf(why, whylen, "%lld bytes, larger than the %d "
+		    "a configuration may have", (long long)st.st_size,
 		    CONF_FILE_MAX);
 		goto fail;
 	}
@@ -529,6 +545,30 @@ conf_file_pop(void)
 /* Characters. */
 
 /*
+ * One byte of f, counted: a file may grow after conf_file_open() looked
+ * at its size, and includes add up, so what one parse reads is bounded
+ * here.  Past the bound the file reads as ended, and the parse fails.
+ */
+static int
+conf_getc(struct conf_file *f)
+{
+	int	 c;
+
+	if (ps.nread >= CONF_FILE_MAX) {
+		if (!ps.giveup) {
+			conf_lexerror("the configuration is larger than %d "
+			    "bytes (its includes counted); refused",
+			    CONF_FILE_MAX);
+			ps.giveup = 1;
+		}
+		return (EOF);
+	}
+	if ((c = getc(f->f_stream)) != EOF)
+		ps.nread++;
+	return (c);
+}
+
+/*
  * The next character of the file being read.  A backslash before a
  * newline joins the lines (cont), except in a comment.  A NUL byte is
  * an error, reported once a line, and read as a space.
@@ -540,12 +580,14 @@ conf_filec(int cont)
 	int			 c, next;
 
 	for (;;) {
-		c = getc(f->f_stream);
+		c = conf_getc(f);
 		if (c != '\\' || !cont)
 			break;
-		if ((next = getc(f->f_stream)) != '\n') {
-			if (next != EOF)
+		if ((next = conf_getc(f)) != '\n') {
+			if (next != EOF) {
 				(void)ungetc(next, f->f_stream);
+				ps.nread--;
+			}
 			break;
 		}
 		f->f_lineno++;
@@ -638,15 +680,40 @@ conf_wordchar(int c)
 	return (isalnum(c) || strchr("._-/:~%+@,", c) != NULL);
 }
 
+/* FNV-1a: names are short and written by the administrator. */
+static uint32_t
+conf_macro_hash(const char *name)
+{
+	uint32_t	 h = 2166136261U;
+
+	for (; *name != '\0'; name++) {
+		h ^= (unsigned char)*name;
+		h *= 16777619U;
+	}
+	return (h);
+}
+
+static struct conf_macro *
+conf_macro_find(const char *name, uint32_t hash)
+{
+	struct conf_macro	*m;
+
+	if (ps.macros.mt_size == 0)
+		return (NULL);
+	for (m = ps.macros.mt_bucket[hash & (ps.macros.mt_size - 1)];
+	    m != NULL; m = m->m_next)
+		if (m->m_hash == hash && strcmp(m->m_name, name) == 0)
+			return (m);
+	return (NULL);
+}
+
 static const char *
 conf_macro_get(const char *name)
 {
 	struct conf_macro	*m;
 
-	TAILQ_FOREACH(m, &ps.macros, m_entry)
-		if (strcmp(m->m_name, name) == 0)
-			return (m->m_value);
-	return (NULL);
+	m = conf_macro_find(name, conf_macro_hash(name));
+	return (m != NULL ? m->m_value : NULL);
 }
 
 /*
@@ -1244,10 +1311,34 @@ conf_conns(const char *max, const char *per)
 
 /* Macros and includes. */
 
+/* Twice the buckets, at most one macro a bucket on average. */
+static void
+conf_macros_grow(void)
+{
+	struct conf_macro	**nb, *m, *next;
+	size_t			 nsize, i;
+
+	nsize = ps.macros.mt_size == 0 ? CONF_MACRO_BUCKETS :
+	    ps.macros.mt_size * 2;
+	if ((nb = calloc(nsize, sizeof(*nb))) == NULL)
+		fatal("%s", __func__);
+	for (i = 0; i < ps.macros.mt_size; i++) {
+		for (m = ps.macros.mt_bucket[i]; m != NULL; m = next) {
+			next = m->m_next;
+			m->m_next = nb[m->m_hash & (nsize - 1)];
+			nb[m->m_hash & (nsize - 1)] = m;
+		}
+	}
+	free(ps.macros.mt_bucket);
+	ps.macros.mt_bucket = nb;
+	ps.macros.mt_size = nsize;
+}
+
 static void
 conf_macro_set(const char *name, const char *value)
 {
-	struct conf_macro	*m;
+	struct conf_macro	*m, **b;
+	uint32_t		 hash;
 	size_t			 n;
 
 	n = strlen(name);
@@ -1258,14 +1349,18 @@ conf_macro_set(const char *name, const char *value)
 		    "digits or _", name, CONF_NAME_MAX);
 		return;
 	}
-	TAILQ_FOREACH(m, &ps.macros, m_entry)
-		if (strcmp(m->m_name, name) == 0)
-			break;
-	if (m == NULL) {
+	hash = conf_macro_hash(name);
+	if ((m = conf_macro_find(name, hash)) == NULL) {
+		if (ps.macros.mt_count >= ps.macros.mt_size)
+			conf_macros_grow();
 		if ((m = calloc(1, sizeof(*m))) == NULL ||
 		    (m->m_name = strdup(name)) == NULL)
 			fatal("%s", __func__);
-		TAILQ_INSERT_TAIL(&ps.macros, m, m_entry);
+		m->m_hash = hash;
+		b = &ps.macros.mt_bucket[hash & (ps.macros.mt_size - 1)];
+		m->m_next = *b;
+		*b = m;
+		ps.macros.mt_count++;
 	}
 	free(m->m_value);
 	if ((m->m_value = strdup(value)) == NULL)
@@ -1275,14 +1370,19 @@ conf_macro_set(const char *name, const char *value)
 static void
 conf_macros_free(void)
 {
-	struct conf_macro	*m;
+	struct conf_macro	*m, *next;
+	size_t			 i;
 
-	while ((m = TAILQ_FIRST(&ps.macros)) != NULL) {
-		TAILQ_REMOVE(&ps.macros, m, m_entry);
-		free(m->m_name);
-		free(m->m_value);
-		free(m);
+	for (i = 0; i < ps.macros.mt_size; i++) {
+		for (m = ps.macros.mt_bucket[i]; m != NULL; m = next) {
+			next = m->m_next;
+			free(m->m_name);
+			free(m->m_value);
+			free(m);
+		}
 	}
+	free(ps.macros.mt_bucket);
+	memset(&ps.macros, 0, sizeof(ps.macros));
 }
 
 /*
@@ -1345,7 +1445,6 @@ config_parse(const char *filename, struct fenced_config *conf)
 
 	memset(&ps, 0, sizeof(ps));
 	TAILQ_INIT(&ps.files);
-	TAILQ_INIT(&ps.macros);
 	if ((f = conf_file_open(filename, why, sizeof(why))) == NULL) {
 		log_warnx("%s: %s", filename, why);
 		return (-1);
