@@ -107,10 +107,23 @@ static const struct conf_num conf_num_port =
     { "listen port", UNIT_NONE, 1, 65535, "" };
 static const struct conf_num conf_num_lifetime =
     { "lifetime", UNIT_TIME, LIFETIME_MIN, LIFETIME_MAX, "" };
+static const struct conf_num conf_num_lifetime_max =
+    { "lifetime max", UNIT_TIME, LIFETIME_MIN, LIFETIME_MAX, "" };
 static const struct conf_num conf_num_memory =
     { "limit memory", UNIT_SIZE, MEMORY_MIN, MEMORY_MAX, "" };
+static const struct conf_num conf_num_memory_max =
+    { "limit memory max", UNIT_SIZE, MEMORY_MIN, MEMORY_MAX, "" };
 static const struct conf_num conf_num_pids =
     { "limit pids", UNIT_NONE, PIDS_MIN, PIDS_MAX, "" };
+static const struct conf_num conf_num_pids_max =
+    { "limit pids max", UNIT_NONE, PIDS_MIN, PIDS_MAX, "" };
+static const struct conf_num conf_num_user_fences =
+    { "user limit fences", UNIT_NONE, USER_FENCES_MIN, USER_FENCES_MAX,
+    "" };
+static const struct conf_num conf_num_user_memory =
+    { "user limit memory", UNIT_SIZE, MEMORY_MIN, USER_MEMORY_MAX, "" };
+static const struct conf_num conf_num_user_pids =
+    { "user limit pids", UNIT_NONE, PIDS_MIN, USER_PIDS_MAX, "" };
 static const struct conf_num conf_num_timeout =
     { "exec timeout", UNIT_NONE, EXEC_TIMEOUT_MIN, EXEC_TIMEOUT_MAX,
     " milliseconds" };
@@ -163,7 +176,12 @@ static struct {
 	char			 last[64];	/* the last token, for errors */
 	int			 probe_tcp;	/* `probe tcp' lines so far */
 	size_t			 nread;		/* bytes, every file */
+	int			 user_set;	/* USER_SET_* written */
 } ps;
+
+#define USER_SET_MEMORY		0x1
+#define USER_SET_PIDS		0x2
+#define USER_SET_CPU		0x4
 
 typedef struct {
 	union {
@@ -191,10 +209,10 @@ static void	 conf_probe_dns(const char *);
 static void	 conf_probe_tcp(const char *);
 static void	 conf_tier(const char *);
 static void	 conf_backend(const char *);
-static void	 conf_lifetime(const char *);
-static void	 conf_memory(const char *);
-static void	 conf_pids(const char *);
-static void	 conf_cpu(const char *);
+static void	 conf_lifetime(const char *, const char *);
+static void	 conf_limit(int, const char *, const char *);
+static void	 conf_user_limit(int, const char *);
+static int	 conf_check(void);
 static void	 conf_exec(const struct conf_num *, const struct conf_num *,
 		    const char *, const char *, uint32_t *, uint32_t *);
 static void	 conf_u32(const struct conf_num *, const char *, uint32_t *);
@@ -203,7 +221,8 @@ static void	 conf_macro_set(const char *, const char *);
 static void	 conf_include(const char *);
 %}
 
-%token	ADMIN BACKEND BODY CONNECTIONS CPU DNS EXEC FENCE GROUP HEADERS HOMES
+%token	ADMIN BACKEND BODY CONNECTIONS CPU DNS EXEC FENCE FENCES GROUP HEADERS
+%token	HOMES
 %token	HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON OUTPUT PER
 %token	PIDS PORT PROBE SOCKET STATE TCP TIER TIMEOUT UIDS USER
 %token	ERROR
@@ -251,10 +270,14 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 		}
 		| TIER STRING			{ conf_tier($2); }
 		| BACKEND STRING		{ conf_backend($2); }
-		| LIFETIME STRING		{ conf_lifetime($2); }
-		| LIMIT MEMORY STRING		{ conf_memory($3); }
-		| LIMIT PIDS STRING		{ conf_pids($3); }
-		| LIMIT CPU STRING		{ conf_cpu($3); }
+		| LIFETIME STRING max		{ conf_lifetime($2, $3); }
+		| LIMIT MEMORY STRING max	{ conf_limit(MEMORY, $3, $4); }
+		| LIMIT PIDS STRING max		{ conf_limit(PIDS, $3, $4); }
+		| LIMIT CPU STRING max		{ conf_limit(CPU, $3, $4); }
+		| USER LIMIT FENCES STRING	{ conf_user_limit(FENCES, $4); }
+		| USER LIMIT MEMORY STRING	{ conf_user_limit(MEMORY, $4); }
+		| USER LIMIT PIDS STRING	{ conf_user_limit(PIDS, $4); }
+		| USER LIMIT CPU STRING		{ conf_user_limit(CPU, $4); }
 		| EXEC TIMEOUT STRING max	{
 			conf_exec(&conf_num_timeout, &conf_num_timeout_max,
 			    $3, $4, &ps.conf->c_exec_timeout,
@@ -315,6 +338,7 @@ static const struct conf_keyword {
 	{ "dns",	DNS },
 	{ "exec",	EXEC },
 	{ "fence",	FENCE },
+	{ "fences",	FENCES },
 	{ "group",	GROUP },
 	{ "headers",	HEADERS },
 	{ "homes",	HOMES },
@@ -1161,33 +1185,6 @@ conf_backend(const char *name)
 }
 
 static void
-conf_lifetime(const char *text)
-{
-	long long	 v;
-
-	if (conf_value(&conf_num_lifetime, text, &v) == 0)
-		ps.conf->c_lifetime = (uint32_t)v;
-}
-
-static void
-conf_memory(const char *text)
-{
-	long long	 v;
-
-	if (conf_value(&conf_num_memory, text, &v) == 0)
-		ps.conf->c_limits.fl_memory = (uint64_t)v;
-}
-
-static void
-conf_pids(const char *text)
-{
-	long long	 v;
-
-	if (conf_value(&conf_num_pids, text, &v) == 0)
-		ps.conf->c_limits.fl_pids = (uint32_t)v;
-}
-
-static void
 conf_fmt_milli(long long milli, char *buf, size_t len)
 {
 	size_t	 n;
@@ -1201,8 +1198,9 @@ conf_fmt_milli(long long milli, char *buf, size_t len)
 }
 
 /* CPUs as a decimal, to a thousandth: 1, 0.5, 2.25. */
-static void
-conf_cpu(const char *text)
+static int
+conf_cpu_value(const char *setting, const char *text, long long max,
+    long long *out)
 {
 	const char	*p = text;
 	char		 lo[32], hi[32];
@@ -1223,9 +1221,9 @@ conf_cpu(const char *text)
 		for (; isdigit((unsigned char)*p); p++) {
 			if (ndec == 3) {
 				if (*p != '0') {
-					yyerror("limit cpu %s: at most three "
-					    "decimals", text);
-					return;
+					yyerror("%s %s: at most three "
+					    "decimals", setting, text);
+					return (-1);
 				}
 				continue;
 			}
@@ -1238,18 +1236,186 @@ conf_cpu(const char *text)
 	for (; ndec < 3; ndec++)
 		frac *= 10;
 	whole = whole * 1000 + frac;
-	if (big || whole < CPU_MILLI_MIN || whole > CPU_MILLI_MAX) {
+	if (big || whole < CPU_MILLI_MIN || whole > max) {
 		conf_fmt_milli(CPU_MILLI_MIN, lo, sizeof(lo));
-		conf_fmt_milli(CPU_MILLI_MAX, hi, sizeof(hi));
-		yyerror("limit cpu %s is out of range: must be between %s and "
-		    "%s cpus", text, lo, hi);
+		conf_fmt_milli(max, hi, sizeof(hi));
+		yyerror("%s %s is out of range: must be between %s and "
+		    "%s cpus", setting, text, lo, hi);
+		return (-1);
+	}
+	*out = whole;
+	return (0);
+ invalid:
+	yyerror("%s \"%s\" is not valid: expected a number of cpus, "
+	    "as 1 or 0.5", setting, text);
+	return (-1);
+}
+
+/*
+ * A fence's default and its ceiling, the most a boot request may ask
+ * for.  Without `max' the one value is both: `limit memory 1G' is what
+ * every fence gets and no request may ask for more.
+ */
+static void
+conf_default_max(const char *setting, const char *def, const char *max,
+    long long d, long long m, uint64_t *pdef, uint64_t *pmax)
+{
+	if (d > m) {
+		yyerror("%s %s is above its max %s", setting, def, max);
 		return;
 	}
-	ps.conf->c_limits.fl_cpu_milli = (uint32_t)whole;
-	return;
- invalid:
-	yyerror("limit cpu \"%s\" is not valid: expected a number of cpus, "
-	    "as 1 or 0.5", text);
+	*pdef = (uint64_t)d;
+	*pmax = (uint64_t)m;
+}
+
+static void
+conf_lifetime(const char *def, const char *max)
+{
+	uint64_t	 d, m;
+	long long	 vd, vm;
+
+	if (conf_value(&conf_num_lifetime, def, &vd) == -1)
+		return;
+	vm = vd;
+	if (max != NULL && conf_value(&conf_num_lifetime_max, max, &vm) == -1)
+		return;
+	d = ps.conf->c_lifetime;
+	m = ps.conf->c_lifetime_max;
+	conf_default_max("lifetime", def, max, vd, vm, &d, &m);
+	ps.conf->c_lifetime = (uint32_t)d;
+	ps.conf->c_lifetime_max = (uint32_t)m;
+}
+
+/* limit memory|pids|cpu DEFAULT [max CEILING] */
+static void
+conf_limit(int which, const char *def, const char *max)
+{
+	struct fence_limits	*ld = &ps.conf->c_limits;
+	struct fence_limits	*lm = &ps.conf->c_limits_max;
+	uint64_t		 d, m;
+	long long		 vd, vm;
+
+	switch (which) {
+	case MEMORY:
+		if (conf_value(&conf_num_memory, def, &vd) == -1)
+			return;
+		vm = vd;
+		if (max != NULL &&
+		    conf_value(&conf_num_memory_max, max, &vm) == -1)
+			return;
+		conf_default_max("limit memory", def, max, vd, vm,
+		    &ld->fl_memory, &lm->fl_memory);
+		break;
+	case PIDS:
+		if (conf_value(&conf_num_pids, def, &vd) == -1)
+			return;
+		vm = vd;
+		if (max != NULL &&
+		    conf_value(&conf_num_pids_max, max, &vm) == -1)
+			return;
+		d = ld->fl_pids;
+		m = lm->fl_pids;
+		conf_default_max("limit pids", def, max, vd, vm, &d, &m);
+		ld->fl_pids = (uint32_t)d;
+		lm->fl_pids = (uint32_t)m;
+		break;
+	case CPU:
+		if (conf_cpu_value("limit cpu", def, CPU_MILLI_MAX, &vd) == -1)
+			return;
+		vm = vd;
+		if (max != NULL && conf_cpu_value("limit cpu max", max,
+		    CPU_MILLI_MAX, &vm) == -1)
+			return;
+		d = ld->fl_cpu_milli;
+		m = lm->fl_cpu_milli;
+		conf_default_max("limit cpu", def, max, vd, vm, &d, &m);
+		ld->fl_cpu_milli = (uint32_t)d;
+		lm->fl_cpu_milli = (uint32_t)m;
+		break;
+	}
+}
+
+/* user limit fences|memory|pids|cpu TOTAL: one owner's running fences. */
+static void
+conf_user_limit(int which, const char *text)
+{
+	struct fence_limits	*lu = &ps.conf->c_user_limits;
+	long long		 v;
+
+	switch (which) {
+	case FENCES:
+		if (conf_value(&conf_num_user_fences, text, &v) == 0)
+			ps.conf->c_user_fences = (uint32_t)v;
+		break;
+	case MEMORY:
+		if (conf_value(&conf_num_user_memory, text, &v) == 0) {
+			lu->fl_memory = (uint64_t)v;
+			ps.user_set |= USER_SET_MEMORY;
+		}
+		break;
+	case PIDS:
+		if (conf_value(&conf_num_user_pids, text, &v) == 0) {
+			lu->fl_pids = (uint32_t)v;
+			ps.user_set |= USER_SET_PIDS;
+		}
+		break;
+	case CPU:
+		if (conf_cpu_value("user limit cpu", text, USER_CPU_MILLI_MAX,
+		    &v) == 0) {
+			lu->fl_cpu_milli = (uint32_t)v;
+			ps.user_set |= USER_SET_CPU;
+		}
+		break;
+	}
+}
+
+/*
+ * What only the whole file can say, whatever the order of its lines:
+ * a user's total below the default of one fence would refuse every
+ * boot with the defaults.  Written so, it is an error rather than a
+ * surprise at boot; left at the built-in value, it is raised to the
+ * default.
+ */
+static int
+conf_check(void)
+{
+	struct fenced_config	*c = ps.conf;
+	struct fence_limits	*d = &c->c_limits, *u = &c->c_user_limits;
+	char			 a[32], b[32];
+	int			 bad = 0;
+
+	if (u->fl_memory < d->fl_memory) {
+		if (ps.user_set & USER_SET_MEMORY) {
+			conf_fmt(UNIT_SIZE, u->fl_memory, a, sizeof(a));
+			conf_fmt(UNIT_SIZE, d->fl_memory, b, sizeof(b));
+			log_warnx("%s: user limit memory %s is below limit "
+			    "memory %s: no fence could boot with the "
+			    "defaults", ps.file->f_name, a, b);
+			bad = 1;
+		} else
+			u->fl_memory = d->fl_memory;
+	}
+	if (u->fl_pids < d->fl_pids) {
+		if (ps.user_set & USER_SET_PIDS) {
+			log_warnx("%s: user limit pids %u is below limit pids "
+			    "%u: no fence could boot with the defaults",
+			    ps.file->f_name, u->fl_pids, d->fl_pids);
+			bad = 1;
+		} else
+			u->fl_pids = d->fl_pids;
+	}
+	if (u->fl_cpu_milli < d->fl_cpu_milli) {
+		if (ps.user_set & USER_SET_CPU) {
+			conf_fmt_milli(u->fl_cpu_milli, a, sizeof(a));
+			conf_fmt_milli(d->fl_cpu_milli, b, sizeof(b));
+			log_warnx("%s: user limit cpu %s is below limit cpu "
+			    "%s: no fence could boot with the defaults",
+			    ps.file->f_name, a, b);
+			bad = 1;
+		} else
+			u->fl_cpu_milli = d->fl_cpu_milli;
+	}
+	return (bad ? -1 : 0);
 }
 
 /* A default and, optionally, the most a request may ask for. */
@@ -1455,6 +1621,8 @@ config_parse(const char *filename, struct fenced_config *conf)
 	conf_file_push(f);
 
 	rv = yyparse();
+	if (rv == 0 && ps.errors == 0 && conf_check() == -1)
+		rv = -1;
 
 	while ((f = TAILQ_FIRST(&ps.files)) != NULL) {
 		TAILQ_REMOVE(&ps.files, f, f_entry);
