@@ -76,6 +76,8 @@ static const struct {
 	{ "exists",			409 },
 	{ "fence-stopped",		409 },
 	{ "too-many-fences",		429 },
+	{ "limit-over-ceiling",		422 },
+	{ "user-total-exceeded",	429 },
 	{ "backend-unavailable",	501 },
 	{ "unmeasured",			422 },
 	{ "require-not-met",		412 },

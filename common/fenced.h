@@ -81,8 +81,12 @@ struct fenced_config {
 	char		 c_admin_group[FENCED_NAME_MAX];
 	int		 c_tier;		/* enum fence_tier */
 	int		 c_backend;		/* enum fence_backend */
-	uint32_t	 c_lifetime;		/* seconds */
-	struct fence_limits c_limits;
+	uint32_t	 c_lifetime;		/* seconds, a boot's default */
+	uint32_t	 c_lifetime_max;	/* the most a boot may ask */
+	struct fence_limits c_limits;		/* a boot's defaults */
+	struct fence_limits c_limits_max;	/* the most a boot may ask */
+	uint32_t	 c_user_fences;		/* one owner's running fences */
+	struct fence_limits c_user_limits;	/* and their limits together */
 	uint32_t	 c_exec_timeout;	/* ms, default */
 	uint32_t	 c_exec_timeout_max;	/* ms */
 	uint32_t	 c_exec_output;		/* bytes, default */
@@ -113,6 +117,11 @@ struct fenced_config {
 #define PIDS_MAX		65536
 #define CPU_MILLI_MIN		10
 #define CPU_MILLI_MAX		(1024 * 1000)
+#define USER_FENCES_MIN		1
+#define USER_FENCES_MAX		256	/* the fencer's own bound */
+#define USER_MEMORY_MAX		(1ULL << 50)
+#define USER_PIDS_MAX		4194304	/* the kernel's PID_MAX_LIMIT */
+#define USER_CPU_MILLI_MAX	(USER_FENCES_MAX * CPU_MILLI_MAX)
 #define EXEC_TIMEOUT_MIN	100
 #define EXEC_TIMEOUT_MAX	60000
 #define EXEC_OUTPUT_MIN		1024

@@ -58,11 +58,12 @@ static const struct fence_step fence_steps[] = {
 	{ "mount sources", TIER_L1, FENCE_T_MOUNTS, fence_mount_sources },
 	{ "filesystem", TIER_L1, FENCE_T_MOUNTS, fence_mount_build },
 	{ "core rlimit", TIER_L1, FENCE_T_SECCOMP, fence_rlimit_core },
-	{ "rlimits", TIER_L15, FENCE_T_SECCOMP, fence_rlimit_limits },
+	{ "rlimits", TIER_L1, FENCE_T_SECCOMP, fence_rlimit_limits },
 	{ "landlock ruleset", TIER_L15, FENCE_T_SECCOMP,
 	    fence_landlock_prepare },
 	{ "bounding set", TIER_L15, FENCE_T_SECCOMP, fence_caps_bound },
 	{ "identity", TIER_L1, FENCE_T_SECCOMP, fence_caps_ids },
+	{ "session keyring", TIER_L1, FENCE_T_SECCOMP, fence_ns_keyring },
 	{ "capabilities", TIER_L1, FENCE_T_SECCOMP, fence_caps_clear },
 	{ "parent death signal", TIER_L1, FENCE_T_SECCOMP,
 	    fence_caps_pdeathsig },
@@ -395,8 +396,6 @@ fence_ctx_prepare(const struct fence_spec *s)
 	    s->fs_user);
 	snprintf(ctx->fc_init_path, sizeof(ctx->fc_init_path), "%s/%s",
 	    FENCE_BIN_DIR, s->fs_init);
-	ctx->fc_tmpfs_size = s->fs_limits.fl_memory ?
-	    s->fs_limits.fl_memory : (256ULL << 20);
 	if (s->fs_init_argv != NULL && s->fs_init_argv[0] != NULL)
 		ctx->fc_argv = s->fs_init_argv;
 	else {

@@ -18,6 +18,7 @@
 
 #include <sys/types.h>
 #include <sys/capability.h>
+#include <sys/resource.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -96,7 +97,6 @@ struct fence_ctx {
 	/* Filesystem. */
 	char		 fc_home_mnt[PATH_MAX];	/* home/<user> */
 	char		 fc_home_abs[PATH_MAX];	/* /home/<user> */
-	uint64_t	 fc_tmpfs_size;	/* /tmp, /var, /dev/shm */
 	int		 fc_home_fd;		/* O_PATH, child side */
 	int		 fc_bindir_fd;
 
@@ -127,6 +127,7 @@ pid_t		 fence_ns_clone(struct fence_ctx *, int (*)(void *), int *,
 int		 fence_ns_cgroup(struct fence_ctx *);
 int		 fence_ns_hostname(struct fence_ctx *);
 int		 fence_ns_session(struct fence_ctx *);
+int		 fence_ns_keyring(struct fence_ctx *);
 
 /* fence_net.c */
 int		 fence_net_lo_up(struct fence_ctx *);
@@ -153,7 +154,11 @@ int		 fence_caps_pdeathsig(struct fence_ctx *);
 int		 fence_caps_nnp(struct fence_ctx *);
 int		 fence_caps_init(char *, size_t);
 
-/* fence_rlimit.c */
+/* fence_rlimit.c: open files of a process, fence-wide at most TOTAL */
+#define FENCE_NOFILE_TOTAL	65536
+#define FENCE_NOFILE_MIN	64
+#define FENCE_NOFILE_MAX	1024
+rlim_t		 fence_rlimit_nofile(uint32_t);
 int		 fence_rlimit_core(struct fence_ctx *);
 int		 fence_rlimit_limits(struct fence_ctx *);
 

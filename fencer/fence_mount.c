@@ -8,15 +8,16 @@
  *	/usr, /etc	the host's, bound read-only (nosuid, nodev, plus
  *			whatever flags the host mount already has)
  *	/bin, /lib...	symlinks into usr/ where the host has them
- *	/tmp		fresh tmpfs 1777
- *	/var		fresh tmpfs 0755, with /var/tmp 1777
- *	/run		fresh tmpfs 0755; /run/fenced/bin is the bin dir
+ *	/tmp		fresh tmpfs 1777, a quarter of the memory limit
+ *	/var		fresh tmpfs 0755, with /var/tmp 1777, an eighth
+ *	/run		fresh tmpfs 0755, a 64th, at most 16M;
+ *			/run/fenced/bin is the bin dir
  *			of fenced, bound read-only
  *	/home		fresh tmpfs 0755; /home/<user> is the sandbox
  *			home, bound read-write (nosuid, nodev)
  *	/dev		tmpfs with null, zero, full, random, urandom, tty
  *			bound from the host, fd/stdin/stdout/stderr links,
- *			a /dev/shm tmpfs; read-only
+ *			a /dev/shm tmpfs (an eighth); read-only
  *	/proc		a fresh proc of the fence's pid namespace,
  *			/proc/sys read-only, sensitive files under
  *			/dev/null, a few directories under an empty
@@ -180,14 +181,54 @@ fence_mount_bind(struct fence_ctx *ctx, const char *src, int srcfd,
 	return (0);
 }
 
+/*
+ * The sizes of the writable tmpfs mounts follow from the fence's memory
+ * limit (docs/limits.md).  Their pages are charged to the fence's memory
+ * cgroup, so a fence filling them would otherwise meet the OOM killer,
+ * which takes its processes, the agent among them: together they stay
+ * near half the limit, and what is written past a size gets ENOSPC.
+ * Inodes cost kernel memory that a size does not count, so they are
+ * bounded too, one per 4 KiB of size.
+ */
+#define FENCE_TMPFS_DEFAULT_MEMORY	(256ULL << 20)	/* no limit given */
+#define FENCE_TMPFS_RUN_MAX		(16ULL << 20)
+#define FENCE_TMPFS_INODE_BYTES		4096
+#define FENCE_TMPFS_INODES_MIN		1024
+
+enum fence_tmpfs { TMPFS_TMP, TMPFS_VAR, TMPFS_RUN, TMPFS_SHM };
+
+static uint64_t
+fence_tmpfs_size(const struct fence_ctx *ctx, enum fence_tmpfs which)
+{
+	uint64_t	 mem = ctx->fc_spec->fs_limits.fl_memory;
+
+	if (mem == 0)
+		mem = FENCE_TMPFS_DEFAULT_MEMORY;
+	switch (which) {
+	case TMPFS_TMP:
+		return (mem / 4);
+	case TMPFS_RUN:
+		return (mem / 64 < FENCE_TMPFS_RUN_MAX ? mem / 64 :
+		    FENCE_TMPFS_RUN_MAX);
+	case TMPFS_VAR:
+	case TMPFS_SHM:
+	default:
+		return (mem / 8);
+	}
+}
+
 static int
 fence_mount_tmpfs(struct fence_ctx *ctx, const char *dst, unsigned long flags,
     const char *mode, uint64_t size, const char *what)
 {
-	char	 opts[96];
+	char		 opts[128];
+	uint64_t	 inodes;
 
-	snprintf(opts, sizeof(opts), "mode=%s,size=%llu", mode,
-	    (unsigned long long)size);
+	inodes = size / FENCE_TMPFS_INODE_BYTES;
+	if (inodes < FENCE_TMPFS_INODES_MIN)
+		inodes = FENCE_TMPFS_INODES_MIN;
+	snprintf(opts, sizeof(opts), "mode=%s,size=%llu,nr_inodes=%llu", mode,
+	    (unsigned long long)size, (unsigned long long)inodes);
 	if (mount("tmpfs", dst, "tmpfs", flags, opts) == -1)
 		return (fence_child_err(ctx, errno, "mount tmpfs on %s", what));
 	return (0);
@@ -279,18 +320,18 @@ fence_mount_scratch(struct fence_ctx *ctx)
 	char			 fdpath[64];
 
 	if (fence_mount_mkdir(ctx, "tmp", 01777) == -1 ||
-	    fence_mount_tmpfs(ctx, "tmp", f, "1777", ctx->fc_tmpfs_size,
-	    "/tmp") == -1)
+	    fence_mount_tmpfs(ctx, "tmp", f, "1777",
+	    fence_tmpfs_size(ctx, TMPFS_TMP), "/tmp") == -1)
 		return (-1);
 	if (fence_mount_mkdir(ctx, "var", 0755) == -1 ||
-	    fence_mount_tmpfs(ctx, "var", f, "0755", ctx->fc_tmpfs_size,
-	    "/var") == -1 ||
+	    fence_mount_tmpfs(ctx, "var", f, "0755",
+	    fence_tmpfs_size(ctx, TMPFS_VAR), "/var") == -1 ||
 	    fence_mount_mkdir(ctx, "var/tmp", 01777) == -1)
 		return (-1);
 
 	if (fence_mount_mkdir(ctx, "run", 0755) == -1 ||
-	    fence_mount_tmpfs(ctx, "run", f, "0755", 16ULL << 20,
-	    "/run") == -1 ||
+	    fence_mount_tmpfs(ctx, "run", f, "0755",
+	    fence_tmpfs_size(ctx, TMPFS_RUN), "/run") == -1 ||
 	    fence_mount_mkdir(ctx, "run/fenced", 0755) == -1 ||
 	    fence_mount_mkdir(ctx, "run/fenced/bin", 0755) == -1)
 		return (-1);
@@ -339,8 +380,8 @@ fence_mount_dev(struct fence_ctx *ctx)
 			return (fence_child_err(ctx, errno, "symlink /%s",
 			    fence_dev_links[i][0]));
 	if (fence_mount_mkdir(ctx, "dev/shm", 01777) == -1 ||
-	    fence_mount_tmpfs(ctx, "dev/shm", f, "1777", ctx->fc_tmpfs_size,
-	    "/dev/shm") == -1)
+	    fence_mount_tmpfs(ctx, "dev/shm", f, "1777",
+	    fence_tmpfs_size(ctx, TMPFS_SHM), "/dev/shm") == -1)
 		return (-1);
 	if (mount(NULL, "dev", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | f,
 	    NULL) == -1)

@@ -2,7 +2,9 @@
  * Namespaces of a fence.  clone() creates pid 1 in new mount, pid, ipc
  * and uts namespaces (and a network namespace at L2); pid 1 unshares its
  * cgroup namespace once it sits in the fence's cgroups, names its uts
- * namespace after the key and starts a session of its own.
+ * namespace after the key and starts a session of its own.  Keyrings
+ * have no namespace short of a user namespace, so pid 1 joins a fresh
+ * session keyring of its own instead.
  *
  * pid 1 is cloned with CLONE_VM|CLONE_VFORK, as posix_spawn() does: no
  * copy of the caller's page tables (a fork of the fencer costs 2-5 ms on
@@ -13,6 +15,9 @@
  */
 #include <sys/types.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include <linux/keyctl.h>
 
 #include <errno.h>
 #ifdef __SANITIZE_ADDRESS__
@@ -121,5 +126,24 @@ fence_ns_session(struct fence_ctx *ctx)
 {
 	if (setsid() == -1)
 		return (fence_child_err(ctx, errno, "setsid"));
+	return (0);
+}
+
+/*
+ * Child side, as the fence's uid: a new anonymous session keyring.
+ * Without it the fence's processes kept the fencer's session keyring,
+ * a root one that outlives every fence: keys written there by one fence
+ * were read by the next, and by whatever else shares it on the host.
+ * The keyring belongs to the fence's uid, is possessed by the fence's
+ * processes alone and goes with the last of them.  What it cannot
+ * separate is the uid's user keyring (@u), which is the host's at L1:
+ * from L1.5 on the seccomp filter refuses keyctl and add_key
+ * (docs/fence.md).
+ */
+int
+fence_ns_keyring(struct fence_ctx *ctx)
+{
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) == -1)
+		return (fence_child_err(ctx, errno, "join a session keyring"));
 	return (0);
 }

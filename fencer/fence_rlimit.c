@@ -1,8 +1,15 @@
 /*
- * Resource limits of pid 1, inherited by everything in the fence.  Every
- * tier gets no core dumps (a core of the agent would hold its bearer);
- * from L1.5 on, open files and processes are bounded too.  A limit is
- * only ever lowered: the fencer cannot raise a hard limit it was given.
+ * Resource limits of pid 1, inherited by everything in the fence, at
+ * every tier (docs/limits.md): no core dumps (a core of the agent would
+ * hold its bearer), and open files and processes bounded by what the
+ * fence's pids limit allows.  A limit is only ever lowered: the fencer
+ * cannot raise a hard limit it was given.
+ *
+ * RLIMIT_NOFILE is per process, so the fence as a whole could hold its
+ * pids limit times as many: the per-process value is chosen so that
+ * the product stays within FENCE_NOFILE_TOTAL, between FENCE_NOFILE_MIN
+ * and FENCE_NOFILE_MAX.  Without that an L1 fence inherited the
+ * fencer's 20,000 and held 200,000 host file descriptors.
  *
  * RLIMIT_NPROC counts every process of the uid on the host, not only
  * those of this fence, so it gets headroom above the fence's pids limit:
@@ -16,7 +23,6 @@
 #include "fence.h"
 #include "fence_impl.h"
 
-#define FENCE_NOFILE		1024
 #define FENCE_NPROC_HEADROOM	4096
 
 static int
@@ -34,6 +40,22 @@ fence_rlimit_set(struct fence_ctx *ctx, int res, rlim_t val, const char *name)
 	return (0);
 }
 
+/* The open files of one process of a fence with this pids limit. */
+rlim_t
+fence_rlimit_nofile(uint32_t pids)
+{
+	rlim_t	 n;
+
+	if (pids == 0)
+		return (FENCE_NOFILE_MAX);
+	n = FENCE_NOFILE_TOTAL / pids;
+	if (n < FENCE_NOFILE_MIN)
+		return (FENCE_NOFILE_MIN);
+	if (n > FENCE_NOFILE_MAX)
+		return (FENCE_NOFILE_MAX);
+	return (n);
+}
+
 int
 fence_rlimit_core(struct fence_ctx *ctx)
 {
@@ -45,8 +67,11 @@ fence_rlimit_limits(struct fence_ctx *ctx)
 {
 	const struct fence_limits *l = &ctx->fc_spec->fs_limits;
 
-	if (fence_rlimit_set(ctx, RLIMIT_NOFILE, FENCE_NOFILE, "nofile") == -1)
+	if (fence_rlimit_set(ctx, RLIMIT_NOFILE,
+	    fence_rlimit_nofile(l->fl_pids), "nofile") == -1)
 		return (-1);
+	if (l->fl_pids == 0)
+		return (0);
 	return (fence_rlimit_set(ctx, RLIMIT_NPROC,
 	    (rlim_t)l->fl_pids + FENCE_NPROC_HEADROOM, "nproc"));
 }

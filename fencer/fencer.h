@@ -13,7 +13,6 @@
 struct probe_expect;
 
 #define FENCER_MAX_FENCES	256
-#define FENCER_MAX_PER_OWNER	64
 #define FENCER_AGENT_WAIT_SEC	10	/* boot to agent ready, at most */
 
 struct fence {

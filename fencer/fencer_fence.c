@@ -69,18 +69,6 @@ fencer_find(const char *key)
 	return (NULL);
 }
 
-static unsigned int
-fence_count_owner(uid_t owner)
-{
-	struct fence	*f;
-	unsigned int	 n = 0;
-
-	TAILQ_FOREACH(f, &fencer_fences, f_entry)
-		if (f->f_info.f_owner == owner)
-			n++;
-	return (n);
-}
-
 void
 fencer_send_error(uint32_t type, uint32_t reqid, const char *code,
     const char *fmt, ...)
@@ -207,16 +195,138 @@ fence_homes_dir(const struct passwd *pw, char *out, size_t outsz)
 	return (out[0] == '/' ? 0 : -1);
 }
 
+/* A size as fenced.conf(5) writes it: 512M, 2G, or bytes. */
 static void
-fence_limits_merge(struct fence_limits *out, const struct fence_limits *req)
+fence_fmt_size(uint64_t v, char *buf, size_t len)
 {
-	*out = fencer_self.ps_conf.c_limits;
-	if (req->fl_memory != 0)
-		out->fl_memory = req->fl_memory;
-	if (req->fl_pids != 0)
-		out->fl_pids = req->fl_pids;
-	if (req->fl_cpu_milli != 0)
-		out->fl_cpu_milli = req->fl_cpu_milli;
+	static const char	 units[] = "TGMK";
+	int			 i;
+
+	for (i = 0; i < 4; i++) {
+		int	 shift = 10 * (4 - i);
+
+		if (v != 0 && (v & ((1ULL << shift) - 1)) == 0) {
+			snprintf(buf, len, "%llu%c",
+			    (unsigned long long)(v >> shift), units[i]);
+			return;
+		}
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+static void
+fence_fmt_cpu(uint32_t milli, char *buf, size_t len)
+{
+	if (milli % 1000 == 0)
+		snprintf(buf, len, "%u", milli / 1000);
+	else
+		snprintf(buf, len, "%.3g", milli / 1000.0);
+}
+
+/*
+ * What a boot asks for against what the configuration allows (issue 9):
+ * each limit and the lifetime at most its ceiling, then the owner's
+ * running fences, this one with them, within the per-user totals.  A
+ * request above either is refused, never clamped, whoever asks: an
+ * admin raises a ceiling in fenced.conf.  Fills in the defaults for
+ * what was not asked; returns 0, or -1 once the broker has the error.
+ */
+static int
+fence_limits_admit(uint32_t reqid, const struct msg_boot *b,
+    struct fence_limits *out, uint32_t *lifetime)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	const struct fence_limits *max = &c->c_limits_max;
+	const struct fence_limits *tot = &c->c_user_limits;
+	struct fence_limits	 sum;
+	struct fence		*f;
+	char			 a[32], m[32];
+	uint32_t		 n = 0;
+
+	*out = c->c_limits;
+	if (b->b_limits.fl_memory != 0)
+		out->fl_memory = b->b_limits.fl_memory;
+	if (b->b_limits.fl_pids != 0)
+		out->fl_pids = b->b_limits.fl_pids;
+	if (b->b_limits.fl_cpu_milli != 0)
+		out->fl_cpu_milli = b->b_limits.fl_cpu_milli;
+	*lifetime = b->b_lifetime != 0 ? b->b_lifetime : c->c_lifetime;
+
+	if (out->fl_memory > max->fl_memory) {
+		fence_fmt_size(out->fl_memory, a, sizeof(a));
+		fence_fmt_size(max->fl_memory, m, sizeof(m));
+		fencer_send_error(IMSG_FENCE_FAILED, reqid,
+		    "limit-over-ceiling", "memory %s is above the ceiling %s "
+		    "(limit memory ... max in fenced.conf)", a, m);
+		return (-1);
+	}
+	if (out->fl_pids > max->fl_pids) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid,
+		    "limit-over-ceiling", "pids %u is above the ceiling %u "
+		    "(limit pids ... max in fenced.conf)", out->fl_pids,
+		    max->fl_pids);
+		return (-1);
+	}
+	if (out->fl_cpu_milli > max->fl_cpu_milli) {
+		fence_fmt_cpu(out->fl_cpu_milli, a, sizeof(a));
+		fence_fmt_cpu(max->fl_cpu_milli, m, sizeof(m));
+		fencer_send_error(IMSG_FENCE_FAILED, reqid,
+		    "limit-over-ceiling", "cpu %s is above the ceiling %s "
+		    "(limit cpu ... max in fenced.conf)", a, m);
+		return (-1);
+	}
+	if (*lifetime > c->c_lifetime_max) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid,
+		    "limit-over-ceiling", "lifetime %u s is above the ceiling "
+		    "%u s (lifetime ... max in fenced.conf)", *lifetime,
+		    c->c_lifetime_max);
+		return (-1);
+	}
+
+	/* Booting fences count: they hold their cgroups already. */
+	sum = *out;
+	TAILQ_FOREACH(f, &fencer_fences, f_entry) {
+		if (f->f_info.f_owner != b->b_owner)
+			continue;
+		n++;
+		sum.fl_memory += f->f_info.f_limits.fl_memory;
+		sum.fl_pids += f->f_info.f_limits.fl_pids;
+		sum.fl_cpu_milli += f->f_info.f_limits.fl_cpu_milli;
+	}
+	if (n + 1 > c->c_user_fences) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid,
+		    "user-total-exceeded", "uid %u has %u fences running, the "
+		    "most one user may have (user limit fences)",
+		    (unsigned)b->b_owner, n);
+		return (-1);
+	}
+	if (sum.fl_memory > tot->fl_memory) {
+		fence_fmt_size(sum.fl_memory, a, sizeof(a));
+		fence_fmt_size(tot->fl_memory, m, sizeof(m));
+		fencer_send_error(IMSG_FENCE_FAILED, reqid,
+		    "user-total-exceeded", "with this fence the fences of uid "
+		    "%u would hold memory %s, above the total %s one user may "
+		    "have (user limit memory)", (unsigned)b->b_owner, a, m);
+		return (-1);
+	}
+	if (sum.fl_pids > tot->fl_pids) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid,
+		    "user-total-exceeded", "with this fence the fences of uid "
+		    "%u would hold pids %u, above the total %u one user may "
+		    "have (user limit pids)", (unsigned)b->b_owner,
+		    sum.fl_pids, tot->fl_pids);
+		return (-1);
+	}
+	if (sum.fl_cpu_milli > tot->fl_cpu_milli) {
+		fence_fmt_cpu(sum.fl_cpu_milli, a, sizeof(a));
+		fence_fmt_cpu(tot->fl_cpu_milli, m, sizeof(m));
+		fencer_send_error(IMSG_FENCE_FAILED, reqid,
+		    "user-total-exceeded", "with this fence the fences of uid "
+		    "%u would hold cpu %s, above the total %s one user may "
+		    "have (user limit cpu)", (unsigned)b->b_owner, a, m);
+		return (-1);
+	}
+	return (0);
 }
 
 static uint32_t
@@ -238,7 +348,9 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	const struct fenced_config *c = &fencer_self.ps_conf;
 	struct passwd	*pw;
 	struct fence	*f;
+	struct fence_limits limits;
 	char		 homes[PATH_MAX], err[FENCE_ERR_MAX];
+	uint32_t	 lifetime;
 	int		 backend = b->b_backend ? b->b_backend : c->c_backend;
 
 	if (fencer_find(b->b_key) != NULL) {
@@ -246,13 +358,13 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		    "fence %s is already running", b->b_key);
 		return (NULL);
 	}
-	if (fencer_nfences >= FENCER_MAX_FENCES ||
-	    fence_count_owner(b->b_owner) >= FENCER_MAX_PER_OWNER) {
+	if (fencer_nfences >= FENCER_MAX_FENCES) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "too-many-fences",
-		    "at most %d fences, %d per owner", FENCER_MAX_FENCES,
-		    FENCER_MAX_PER_OWNER);
+		    "at most %d fences", FENCER_MAX_FENCES);
 		return (NULL);
 	}
+	if (fence_limits_admit(reqid, b, &limits, &lifetime) == -1)
+		return (NULL);
 	if (backend != BACKEND_NATIVE) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid,
 		    "backend-unavailable", "backend %s is not available in "
@@ -279,8 +391,8 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	f->f_info.f_backend = backend;
 	f->f_info.f_state = FENCE_BOOTING;
 	f->f_reqid = reqid;
-	fence_limits_merge(&f->f_info.f_limits, &b->b_limits);
-	f->f_info.f_deadline = b->b_lifetime ? b->b_lifetime : c->c_lifetime;
+	f->f_info.f_limits = limits;
+	f->f_info.f_deadline = lifetime;
 
 	if (b->b_owner != 0) {
 		f->f_info.f_uid = b->b_owner;

@@ -27,7 +27,7 @@
 #include "msg.h"
 #include "mp.h"
 
-#define MSG_CONFIG_FIELDS	31
+#define MSG_CONFIG_FIELDS	32
 #define MSG_PROCINFO_FIELDS	2
 #define MSG_ERROR_FIELDS	2
 #define MSG_STATS_FIELDS	9
@@ -228,7 +228,8 @@ msg_config_valid(const struct fenced_config *c)
 	    c->c_limits.fl_memory > MEMORY_MAX ||
 	    c->c_limits.fl_pids < PIDS_MIN || c->c_limits.fl_pids > PIDS_MAX ||
 	    c->c_limits.fl_cpu_milli < CPU_MILLI_MIN ||
-	    c->c_limits.fl_cpu_milli > CPU_MILLI_MAX)
+	    c->c_limits.fl_cpu_milli > CPU_MILLI_MAX ||
+	    !msg_config_ceilings_valid(c))
 		return (0);
 	if (c->c_exec_timeout < EXEC_TIMEOUT_MIN ||
 	    c->c_exec_timeout_max > EXEC_TIMEOUT_MAX ||
@@ -309,6 +310,7 @@ msg_config_encode(const struct fenced_config *c, void **buf, size_t *len)
 	mp_write_u64(&w, c->c_gid);
 	mp_write_u64(&w, c->c_admin_gid);
 	mp_write_i64(&w, c->c_verbose);
+	msg_write_ceilings(&w, c);
 	return (mp_write_finish(&w, buf, len));
 }
 
@@ -320,7 +322,7 @@ msg_config_decode(const void *data, size_t len, struct fenced_config *out)
 	uint64_t	 u[22];
 	int64_t		 verbose = 0;
 	size_t		 i, ntcp = 0;
-	int		 ok;
+	int		 ok, cbad;
 
 	memset(c, 0, sizeof(*c));
 	memset(u, 0, sizeof(u));
@@ -362,7 +364,8 @@ msg_config_decode(const void *data, size_t len, struct fenced_config *out)
 	mp_read_u64(&r, &u[14], 0, MSG_ID_MAX);		/* gid */
 	mp_read_u64(&r, &u[15], 0, MSG_ID_MAX);		/* admin gid */
 	mp_read_i64(&r, &verbose, 0, INT32_MAX);
-	ok = mp_read_end(&r) == 0;
+	cbad = msg_read_ceilings(&r, c) == -1;
+	ok = mp_read_end(&r) == 0 && !cbad;
 
 	if (ok) {
 		c->c_listen_port = (uint16_t)u[0];

@@ -79,6 +79,80 @@ msg_read_limits(struct mp_reader *r, struct fence_limits *l)
 	return (0);
 }
 
+/*
+ * The configuration's ceilings and per-user totals, one nested array of
+ * IMSG_CONFIG (msg.c): their rules live with the limits they bound.
+ */
+int
+msg_config_ceilings_valid(const struct fenced_config *c)
+{
+	const struct fence_limits *d = &c->c_limits, *m = &c->c_limits_max;
+	const struct fence_limits *u = &c->c_user_limits;
+
+	if (c->c_lifetime_max < c->c_lifetime ||
+	    c->c_lifetime_max > LIFETIME_MAX)
+		return (0);
+	if (m->fl_memory < d->fl_memory || m->fl_memory > MEMORY_MAX ||
+	    m->fl_pids < d->fl_pids || m->fl_pids > PIDS_MAX ||
+	    m->fl_cpu_milli < d->fl_cpu_milli ||
+	    m->fl_cpu_milli > CPU_MILLI_MAX)
+		return (0);
+	if (c->c_user_fences < USER_FENCES_MIN ||
+	    c->c_user_fences > USER_FENCES_MAX)
+		return (0);
+	if (u->fl_memory < d->fl_memory || u->fl_memory > USER_MEMORY_MAX ||
+	    u->fl_pids < d->fl_pids || u->fl_pids > USER_PIDS_MAX ||
+	    u->fl_cpu_milli < d->fl_cpu_milli ||
+	    u->fl_cpu_milli > USER_CPU_MILLI_MAX)
+		return (0);
+	return (1);
+}
+
+void
+msg_write_ceilings(struct mp_writer *w, const struct fenced_config *c)
+{
+	mp_write_array(w, 8);
+	mp_write_u64(w, c->c_lifetime_max);
+	mp_write_u64(w, c->c_limits_max.fl_memory);
+	mp_write_u64(w, c->c_limits_max.fl_pids);
+	mp_write_u64(w, c->c_limits_max.fl_cpu_milli);
+	mp_write_u64(w, c->c_user_fences);
+	mp_write_u64(w, c->c_user_limits.fl_memory);
+	mp_write_u64(w, c->c_user_limits.fl_pids);
+	mp_write_u64(w, c->c_user_limits.fl_cpu_milli);
+}
+
+/* Ranges only; msg_config_ceilings_valid() relates them to the rest. */
+int
+msg_read_ceilings(struct mp_reader *r, struct fenced_config *c)
+{
+	uint64_t	 v[8];
+	size_t		 n;
+
+	memset(v, 0, sizeof(v));
+	if (mp_read_array(r, &n, 8) == -1 || n != 8)
+		return (-1);
+	mp_read_u64(r, &v[0], LIFETIME_MIN, LIFETIME_MAX);
+	mp_read_u64(r, &v[1], MEMORY_MIN, MEMORY_MAX);
+	mp_read_u64(r, &v[2], PIDS_MIN, PIDS_MAX);
+	mp_read_u64(r, &v[3], CPU_MILLI_MIN, CPU_MILLI_MAX);
+	mp_read_u64(r, &v[4], USER_FENCES_MIN, USER_FENCES_MAX);
+	mp_read_u64(r, &v[5], MEMORY_MIN, USER_MEMORY_MAX);
+	mp_read_u64(r, &v[6], PIDS_MIN, USER_PIDS_MAX);
+	mp_read_u64(r, &v[7], CPU_MILLI_MIN, USER_CPU_MILLI_MAX);
+	if (mp_read_leave(r) == -1)
+		return (-1);
+	c->c_lifetime_max = (uint32_t)v[0];
+	c->c_limits_max.fl_memory = v[1];
+	c->c_limits_max.fl_pids = (uint32_t)v[2];
+	c->c_limits_max.fl_cpu_milli = (uint32_t)v[3];
+	c->c_user_fences = (uint32_t)v[4];
+	c->c_user_limits.fl_memory = v[5];
+	c->c_user_limits.fl_pids = (uint32_t)v[6];
+	c->c_user_limits.fl_cpu_milli = (uint32_t)v[7];
+	return (0);
+}
+
 static int
 msg_key_ok(const char *key, int empty_ok)
 {

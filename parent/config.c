@@ -47,9 +47,18 @@ config_defaults(struct fenced_config *c)
 	c->c_tier = TIER_L15;
 	c->c_backend = BACKEND_NATIVE;
 	c->c_lifetime = 1800;
+	c->c_lifetime_max = 7200;
 	c->c_limits.fl_memory = 512ULL << 20;
 	c->c_limits.fl_pids = 256;
 	c->c_limits.fl_cpu_milli = 1000;
+	c->c_limits_max.fl_memory = 2ULL << 30;
+	c->c_limits_max.fl_pids = 1024;
+	c->c_limits_max.fl_cpu_milli = 2000;
+	/* Sixteen fences of the defaults (docs/limits.md). */
+	c->c_user_fences = 16;
+	c->c_user_limits.fl_memory = 8ULL << 30;
+	c->c_user_limits.fl_pids = 4096;
+	c->c_user_limits.fl_cpu_milli = 16000;
 	c->c_exec_timeout = 10000;
 	c->c_exec_timeout_max = 60000;
 	c->c_exec_output = 262144;
@@ -215,7 +224,8 @@ config_env_override(struct fenced_config *c)
 		log_debug("homes %s from VOICEBOX_SANDBOX_HOMES", homes);
 	}
 	if (secs != NULL) {
-		c->c_lifetime = (uint32_t)lifetime;
+		/* As `lifetime N' without max: the default and the most. */
+		c->c_lifetime = c->c_lifetime_max = (uint32_t)lifetime;
 		log_debug("lifetime %lld from VOICEBOX_FENCE_MAX_SEC",
 		    lifetime);
 	}

@@ -36,7 +36,8 @@
 #define CONF_STRING_MAX		1024	/* longest word, string or value */
 #define CONF_NAME_MAX		64	/* longest macro name */
 #define CONF_INCLUDE_DEPTH	8	/* files open at once, top included */
-#define CONF_FILE_MAX		(1024 * 1024)
+#define CONF_FILE_MAX		(1024 * 1024)	/* bytes, a file and all */
+						/* it includes together */
 #define CONF_ERRORS_MAX		50	/* then stop reading */
 #define CONF_PUSHBACK		(CONF_STRING_MAX + 8)
 
@@ -52,12 +53,25 @@ struct conf_file {
 };
 TAILQ_HEAD(conf_files, conf_file);
 
+/*
+ * Macros sit in a hash table that doubles as it fills, so that setting
+ * and expanding one costs the same however many there are: with a list
+ * a 1 MiB file of macros took seconds to parse, blocking the parent on
+ * reload.
+ */
 struct conf_macro {
-	TAILQ_ENTRY(conf_macro)	 m_entry;
+	struct conf_macro	*m_next;	/* in its bucket */
+	uint32_t		 m_hash;
 	char			*m_name;
 	char			*m_value;
 };
-TAILQ_HEAD(conf_macros, conf_macro);
+
+struct conf_macros {
+	struct conf_macro	**mt_bucket;
+	size_t			 mt_size;	/* a power of 2, or 0 */
+	size_t			 mt_count;
+};
+#define CONF_MACRO_BUCKETS	64	/* to start with */
 
 /*
  * The text of every word lives until the parse ends: error recovery
@@ -93,10 +107,23 @@ static const struct conf_num conf_num_port =
     { "listen port", UNIT_NONE, 1, 65535, "" };
 static const struct conf_num conf_num_lifetime =
     { "lifetime", UNIT_TIME, LIFETIME_MIN, LIFETIME_MAX, "" };
+static const struct conf_num conf_num_lifetime_max =
+    { "lifetime max", UNIT_TIME, LIFETIME_MIN, LIFETIME_MAX, "" };
 static const struct conf_num conf_num_memory =
     { "limit memory", UNIT_SIZE, MEMORY_MIN, MEMORY_MAX, "" };
+static const struct conf_num conf_num_memory_max =
+    { "limit memory max", UNIT_SIZE, MEMORY_MIN, MEMORY_MAX, "" };
 static const struct conf_num conf_num_pids =
     { "limit pids", UNIT_NONE, PIDS_MIN, PIDS_MAX, "" };
+static const struct conf_num conf_num_pids_max =
+    { "limit pids max", UNIT_NONE, PIDS_MIN, PIDS_MAX, "" };
+static const struct conf_num conf_num_user_fences =
+    { "user limit fences", UNIT_NONE, USER_FENCES_MIN, USER_FENCES_MAX,
+    "" };
+static const struct conf_num conf_num_user_memory =
+    { "user limit memory", UNIT_SIZE, MEMORY_MIN, USER_MEMORY_MAX, "" };
+static const struct conf_num conf_num_user_pids =
+    { "user limit pids", UNIT_NONE, PIDS_MIN, USER_PIDS_MAX, "" };
 static const struct conf_num conf_num_timeout =
     { "exec timeout", UNIT_NONE, EXEC_TIMEOUT_MIN, EXEC_TIMEOUT_MAX,
     " milliseconds" };
@@ -148,7 +175,13 @@ static struct {
 	char			 first[64];	/* the line's first word */
 	char			 last[64];	/* the last token, for errors */
 	int			 probe_tcp;	/* `probe tcp' lines so far */
+	size_t			 nread;		/* bytes, every file */
+	int			 user_set;	/* USER_SET_* written */
 } ps;
+
+#define USER_SET_MEMORY		0x1
+#define USER_SET_PIDS		0x2
+#define USER_SET_CPU		0x4
 
 typedef struct {
 	union {
@@ -176,10 +209,10 @@ static void	 conf_probe_dns(const char *);
 static void	 conf_probe_tcp(const char *);
 static void	 conf_tier(const char *);
 static void	 conf_backend(const char *);
-static void	 conf_lifetime(const char *);
-static void	 conf_memory(const char *);
-static void	 conf_pids(const char *);
-static void	 conf_cpu(const char *);
+static void	 conf_lifetime(const char *, const char *);
+static void	 conf_limit(int, const char *, const char *);
+static void	 conf_user_limit(int, const char *);
+static int	 conf_check(void);
 static void	 conf_exec(const struct conf_num *, const struct conf_num *,
 		    const char *, const char *, uint32_t *, uint32_t *);
 static void	 conf_u32(const struct conf_num *, const char *, uint32_t *);
@@ -188,9 +221,9 @@ static void	 conf_macro_set(const char *, const char *);
 static void	 conf_include(const char *);
 %}
 
-%token	ADMIN BACKEND BODY CONNECTIONS CPU DNS EXEC FENCE GROUP HEADERS HOMES
-%token	HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON OUTPUT PER
-%token	PIDS PORT PROBE SOCKET STATE TCP TIER TIMEOUT UIDS USER
+%token	ADMIN BACKEND BODY CONNECTIONS CPU DNS EXEC FENCE FENCES GROUP HEADERS
+%token	HOMES HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON OUTPUT
+%token	PER PIDS PORT PROBE SOCKET STATE TCP TIER TIMEOUT UIDS USER
 %token	ERROR
 %token	<v.string>	STRING
 %type	<v.string>	port max peruser
@@ -236,10 +269,14 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 		}
 		| TIER STRING			{ conf_tier($2); }
 		| BACKEND STRING		{ conf_backend($2); }
-		| LIFETIME STRING		{ conf_lifetime($2); }
-		| LIMIT MEMORY STRING		{ conf_memory($3); }
-		| LIMIT PIDS STRING		{ conf_pids($3); }
-		| LIMIT CPU STRING		{ conf_cpu($3); }
+		| LIFETIME STRING max		{ conf_lifetime($2, $3); }
+		| LIMIT MEMORY STRING max	{ conf_limit(MEMORY, $3, $4); }
+		| LIMIT PIDS STRING max		{ conf_limit(PIDS, $3, $4); }
+		| LIMIT CPU STRING max		{ conf_limit(CPU, $3, $4); }
+		| USER LIMIT FENCES STRING	{ conf_user_limit(FENCES, $4); }
+		| USER LIMIT MEMORY STRING	{ conf_user_limit(MEMORY, $4); }
+		| USER LIMIT PIDS STRING	{ conf_user_limit(PIDS, $4); }
+		| USER LIMIT CPU STRING		{ conf_user_limit(CPU, $4); }
 		| EXEC TIMEOUT STRING max	{
 			conf_exec(&conf_num_timeout, &conf_num_timeout_max,
 			    $3, $4, &ps.conf->c_exec_timeout,
@@ -300,6 +337,7 @@ static const struct conf_keyword {
 	{ "dns",	DNS },
 	{ "exec",	EXEC },
 	{ "fence",	FENCE },
+	{ "fences",	FENCES },
 	{ "group",	GROUP },
 	{ "headers",	HEADERS },
 	{ "homes",	HOMES },
@@ -476,7 +514,8 @@ conf_file_open(const char *path, char *why, size_t whylen)
 		goto fail;
 	}
 	if (st.st_size > CONF_FILE_MAX) {
-		(void)snprintf(why, whylen, "larger than %d bytes",
+		(void)snprintf(why, whylen, "%lld bytes, larger than the %d "
+		    "a configuration may have", (long long)st.st_size,
 		    CONF_FILE_MAX);
 		goto fail;
 	}
@@ -529,6 +568,30 @@ conf_file_pop(void)
 /* Characters. */
 
 /*
+ * One byte of f, counted: a file may grow after conf_file_open() looked
+ * at its size, and includes add up, so what one parse reads is bounded
+ * here.  Past the bound the file reads as ended, and the parse fails.
+ */
+static int
+conf_getc(struct conf_file *f)
+{
+	int	 c;
+
+	if (ps.nread >= CONF_FILE_MAX) {
+		if (!ps.giveup) {
+			conf_lexerror("the configuration is larger than %d "
+			    "bytes (its includes counted); refused",
+			    CONF_FILE_MAX);
+			ps.giveup = 1;
+		}
+		return (EOF);
+	}
+	if ((c = getc(f->f_stream)) != EOF)
+		ps.nread++;
+	return (c);
+}
+
+/*
  * The next character of the file being read.  A backslash before a
  * newline joins the lines (cont), except in a comment.  A NUL byte is
  * an error, reported once a line, and read as a space.
@@ -540,12 +603,14 @@ conf_filec(int cont)
 	int			 c, next;
 
 	for (;;) {
-		c = getc(f->f_stream);
+		c = conf_getc(f);
 		if (c != '\\' || !cont)
 			break;
-		if ((next = getc(f->f_stream)) != '\n') {
-			if (next != EOF)
+		if ((next = conf_getc(f)) != '\n') {
+			if (next != EOF) {
 				(void)ungetc(next, f->f_stream);
+				ps.nread--;
+			}
 			break;
 		}
 		f->f_lineno++;
@@ -638,15 +703,40 @@ conf_wordchar(int c)
 	return (isalnum(c) || strchr("._-/:~%+@,", c) != NULL);
 }
 
+/* FNV-1a: names are short and written by the administrator. */
+static uint32_t
+conf_macro_hash(const char *name)
+{
+	uint32_t	 h = 2166136261U;
+
+	for (; *name != '\0'; name++) {
+		h ^= (unsigned char)*name;
+		h *= 16777619U;
+	}
+	return (h);
+}
+
+static struct conf_macro *
+conf_macro_find(const char *name, uint32_t hash)
+{
+	struct conf_macro	*m;
+
+	if (ps.macros.mt_size == 0)
+		return (NULL);
+	for (m = ps.macros.mt_bucket[hash & (ps.macros.mt_size - 1)];
+	    m != NULL; m = m->m_next)
+		if (m->m_hash == hash && strcmp(m->m_name, name) == 0)
+			return (m);
+	return (NULL);
+}
+
 static const char *
 conf_macro_get(const char *name)
 {
 	struct conf_macro	*m;
 
-	TAILQ_FOREACH(m, &ps.macros, m_entry)
-		if (strcmp(m->m_name, name) == 0)
-			return (m->m_value);
-	return (NULL);
+	m = conf_macro_find(name, conf_macro_hash(name));
+	return (m != NULL ? m->m_value : NULL);
 }
 
 /*
@@ -1094,33 +1184,6 @@ conf_backend(const char *name)
 }
 
 static void
-conf_lifetime(const char *text)
-{
-	long long	 v;
-
-	if (conf_value(&conf_num_lifetime, text, &v) == 0)
-		ps.conf->c_lifetime = (uint32_t)v;
-}
-
-static void
-conf_memory(const char *text)
-{
-	long long	 v;
-
-	if (conf_value(&conf_num_memory, text, &v) == 0)
-		ps.conf->c_limits.fl_memory = (uint64_t)v;
-}
-
-static void
-conf_pids(const char *text)
-{
-	long long	 v;
-
-	if (conf_value(&conf_num_pids, text, &v) == 0)
-		ps.conf->c_limits.fl_pids = (uint32_t)v;
-}
-
-static void
 conf_fmt_milli(long long milli, char *buf, size_t len)
 {
 	size_t	 n;
@@ -1134,8 +1197,9 @@ conf_fmt_milli(long long milli, char *buf, size_t len)
 }
 
 /* CPUs as a decimal, to a thousandth: 1, 0.5, 2.25. */
-static void
-conf_cpu(const char *text)
+static int
+conf_cpu_value(const char *setting, const char *text, long long max,
+    long long *out)
 {
 	const char	*p = text;
 	char		 lo[32], hi[32];
@@ -1156,9 +1220,9 @@ conf_cpu(const char *text)
 		for (; isdigit((unsigned char)*p); p++) {
 			if (ndec == 3) {
 				if (*p != '0') {
-					yyerror("limit cpu %s: at most three "
-					    "decimals", text);
-					return;
+					yyerror("%s %s: at most three "
+					    "decimals", setting, text);
+					return (-1);
 				}
 				continue;
 			}
@@ -1171,18 +1235,186 @@ conf_cpu(const char *text)
 	for (; ndec < 3; ndec++)
 		frac *= 10;
 	whole = whole * 1000 + frac;
-	if (big || whole < CPU_MILLI_MIN || whole > CPU_MILLI_MAX) {
+	if (big || whole < CPU_MILLI_MIN || whole > max) {
 		conf_fmt_milli(CPU_MILLI_MIN, lo, sizeof(lo));
-		conf_fmt_milli(CPU_MILLI_MAX, hi, sizeof(hi));
-		yyerror("limit cpu %s is out of range: must be between %s and "
-		    "%s cpus", text, lo, hi);
+		conf_fmt_milli(max, hi, sizeof(hi));
+		yyerror("%s %s is out of range: must be between %s and "
+		    "%s cpus", setting, text, lo, hi);
+		return (-1);
+	}
+	*out = whole;
+	return (0);
+ invalid:
+	yyerror("%s \"%s\" is not valid: expected a number of cpus, "
+	    "as 1 or 0.5", setting, text);
+	return (-1);
+}
+
+/*
+ * A fence's default and its ceiling, the most a boot request may ask
+ * for.  Without `max' the one value is both: `limit memory 1G' is what
+ * every fence gets and no request may ask for more.
+ */
+static void
+conf_default_max(const char *setting, const char *def, const char *max,
+    long long d, long long m, uint64_t *pdef, uint64_t *pmax)
+{
+	if (d > m) {
+		yyerror("%s %s is above its max %s", setting, def, max);
 		return;
 	}
-	ps.conf->c_limits.fl_cpu_milli = (uint32_t)whole;
-	return;
- invalid:
-	yyerror("limit cpu \"%s\" is not valid: expected a number of cpus, "
-	    "as 1 or 0.5", text);
+	*pdef = (uint64_t)d;
+	*pmax = (uint64_t)m;
+}
+
+static void
+conf_lifetime(const char *def, const char *max)
+{
+	uint64_t	 d, m;
+	long long	 vd, vm;
+
+	if (conf_value(&conf_num_lifetime, def, &vd) == -1)
+		return;
+	vm = vd;
+	if (max != NULL && conf_value(&conf_num_lifetime_max, max, &vm) == -1)
+		return;
+	d = ps.conf->c_lifetime;
+	m = ps.conf->c_lifetime_max;
+	conf_default_max("lifetime", def, max, vd, vm, &d, &m);
+	ps.conf->c_lifetime = (uint32_t)d;
+	ps.conf->c_lifetime_max = (uint32_t)m;
+}
+
+/* limit memory|pids|cpu DEFAULT [max CEILING] */
+static void
+conf_limit(int which, const char *def, const char *max)
+{
+	struct fence_limits	*ld = &ps.conf->c_limits;
+	struct fence_limits	*lm = &ps.conf->c_limits_max;
+	uint64_t		 d, m;
+	long long		 vd, vm;
+
+	switch (which) {
+	case MEMORY:
+		if (conf_value(&conf_num_memory, def, &vd) == -1)
+			return;
+		vm = vd;
+		if (max != NULL &&
+		    conf_value(&conf_num_memory_max, max, &vm) == -1)
+			return;
+		conf_default_max("limit memory", def, max, vd, vm,
+		    &ld->fl_memory, &lm->fl_memory);
+		break;
+	case PIDS:
+		if (conf_value(&conf_num_pids, def, &vd) == -1)
+			return;
+		vm = vd;
+		if (max != NULL &&
+		    conf_value(&conf_num_pids_max, max, &vm) == -1)
+			return;
+		d = ld->fl_pids;
+		m = lm->fl_pids;
+		conf_default_max("limit pids", def, max, vd, vm, &d, &m);
+		ld->fl_pids = (uint32_t)d;
+		lm->fl_pids = (uint32_t)m;
+		break;
+	case CPU:
+		if (conf_cpu_value("limit cpu", def, CPU_MILLI_MAX, &vd) == -1)
+			return;
+		vm = vd;
+		if (max != NULL && conf_cpu_value("limit cpu max", max,
+		    CPU_MILLI_MAX, &vm) == -1)
+			return;
+		d = ld->fl_cpu_milli;
+		m = lm->fl_cpu_milli;
+		conf_default_max("limit cpu", def, max, vd, vm, &d, &m);
+		ld->fl_cpu_milli = (uint32_t)d;
+		lm->fl_cpu_milli = (uint32_t)m;
+		break;
+	}
+}
+
+/* user limit fences|memory|pids|cpu TOTAL: one owner's running fences. */
+static void
+conf_user_limit(int which, const char *text)
+{
+	struct fence_limits	*lu = &ps.conf->c_user_limits;
+	long long		 v;
+
+	switch (which) {
+	case FENCES:
+		if (conf_value(&conf_num_user_fences, text, &v) == 0)
+			ps.conf->c_user_fences = (uint32_t)v;
+		break;
+	case MEMORY:
+		if (conf_value(&conf_num_user_memory, text, &v) == 0) {
+			lu->fl_memory = (uint64_t)v;
+			ps.user_set |= USER_SET_MEMORY;
+		}
+		break;
+	case PIDS:
+		if (conf_value(&conf_num_user_pids, text, &v) == 0) {
+			lu->fl_pids = (uint32_t)v;
+			ps.user_set |= USER_SET_PIDS;
+		}
+		break;
+	case CPU:
+		if (conf_cpu_value("user limit cpu", text, USER_CPU_MILLI_MAX,
+		    &v) == 0) {
+			lu->fl_cpu_milli = (uint32_t)v;
+			ps.user_set |= USER_SET_CPU;
+		}
+		break;
+	}
+}
+
+/*
+ * What only the whole file can say, whatever the order of its lines:
+ * a user's total below the default of one fence would refuse every
+ * boot with the defaults.  Written so, it is an error rather than a
+ * surprise at boot; left at the built-in value, it is raised to the
+ * default.
+ */
+static int
+conf_check(void)
+{
+	struct fenced_config	*c = ps.conf;
+	struct fence_limits	*d = &c->c_limits, *u = &c->c_user_limits;
+	char			 a[32], b[32];
+	int			 bad = 0;
+
+	if (u->fl_memory < d->fl_memory) {
+		if (ps.user_set & USER_SET_MEMORY) {
+			conf_fmt(UNIT_SIZE, u->fl_memory, a, sizeof(a));
+			conf_fmt(UNIT_SIZE, d->fl_memory, b, sizeof(b));
+			log_warnx("%s: user limit memory %s is below limit "
+			    "memory %s: no fence could boot with the "
+			    "defaults", ps.file->f_name, a, b);
+			bad = 1;
+		} else
+			u->fl_memory = d->fl_memory;
+	}
+	if (u->fl_pids < d->fl_pids) {
+		if (ps.user_set & USER_SET_PIDS) {
+			log_warnx("%s: user limit pids %u is below limit pids "
+			    "%u: no fence could boot with the defaults",
+			    ps.file->f_name, u->fl_pids, d->fl_pids);
+			bad = 1;
+		} else
+			u->fl_pids = d->fl_pids;
+	}
+	if (u->fl_cpu_milli < d->fl_cpu_milli) {
+		if (ps.user_set & USER_SET_CPU) {
+			conf_fmt_milli(u->fl_cpu_milli, a, sizeof(a));
+			conf_fmt_milli(d->fl_cpu_milli, b, sizeof(b));
+			log_warnx("%s: user limit cpu %s is below limit cpu "
+			    "%s: no fence could boot with the defaults",
+			    ps.file->f_name, a, b);
+			bad = 1;
+		} else
+			u->fl_cpu_milli = d->fl_cpu_milli;
+	}
+	return (bad ? -1 : 0);
 }
 
 /* A default and, optionally, the most a request may ask for. */
@@ -1244,10 +1476,34 @@ conf_conns(const char *max, const char *per)
 
 /* Macros and includes. */
 
+/* Twice the buckets, at most one macro a bucket on average. */
+static void
+conf_macros_grow(void)
+{
+	struct conf_macro	**nb, *m, *next;
+	size_t			 nsize, i;
+
+	nsize = ps.macros.mt_size == 0 ? CONF_MACRO_BUCKETS :
+	    ps.macros.mt_size * 2;
+	if ((nb = calloc(nsize, sizeof(*nb))) == NULL)
+		fatal("%s", __func__);
+	for (i = 0; i < ps.macros.mt_size; i++) {
+		for (m = ps.macros.mt_bucket[i]; m != NULL; m = next) {
+			next = m->m_next;
+			m->m_next = nb[m->m_hash & (nsize - 1)];
+			nb[m->m_hash & (nsize - 1)] = m;
+		}
+	}
+	free(ps.macros.mt_bucket);
+	ps.macros.mt_bucket = nb;
+	ps.macros.mt_size = nsize;
+}
+
 static void
 conf_macro_set(const char *name, const char *value)
 {
-	struct conf_macro	*m;
+	struct conf_macro	*m, **b;
+	uint32_t		 hash;
 	size_t			 n;
 
 	n = strlen(name);
@@ -1258,14 +1514,18 @@ conf_macro_set(const char *name, const char *value)
 		    "digits or _", name, CONF_NAME_MAX);
 		return;
 	}
-	TAILQ_FOREACH(m, &ps.macros, m_entry)
-		if (strcmp(m->m_name, name) == 0)
-			break;
-	if (m == NULL) {
+	hash = conf_macro_hash(name);
+	if ((m = conf_macro_find(name, hash)) == NULL) {
+		if (ps.macros.mt_count >= ps.macros.mt_size)
+			conf_macros_grow();
 		if ((m = calloc(1, sizeof(*m))) == NULL ||
 		    (m->m_name = strdup(name)) == NULL)
 			fatal("%s", __func__);
-		TAILQ_INSERT_TAIL(&ps.macros, m, m_entry);
+		m->m_hash = hash;
+		b = &ps.macros.mt_bucket[hash & (ps.macros.mt_size - 1)];
+		m->m_next = *b;
+		*b = m;
+		ps.macros.mt_count++;
 	}
 	free(m->m_value);
 	if ((m->m_value = strdup(value)) == NULL)
@@ -1275,14 +1535,19 @@ conf_macro_set(const char *name, const char *value)
 static void
 conf_macros_free(void)
 {
-	struct conf_macro	*m;
+	struct conf_macro	*m, *next;
+	size_t			 i;
 
-	while ((m = TAILQ_FIRST(&ps.macros)) != NULL) {
-		TAILQ_REMOVE(&ps.macros, m, m_entry);
-		free(m->m_name);
-		free(m->m_value);
-		free(m);
+	for (i = 0; i < ps.macros.mt_size; i++) {
+		for (m = ps.macros.mt_bucket[i]; m != NULL; m = next) {
+			next = m->m_next;
+			free(m->m_name);
+			free(m->m_value);
+			free(m);
+		}
 	}
+	free(ps.macros.mt_bucket);
+	memset(&ps.macros, 0, sizeof(ps.macros));
 }
 
 /*
@@ -1345,7 +1610,6 @@ config_parse(const char *filename, struct fenced_config *conf)
 
 	memset(&ps, 0, sizeof(ps));
 	TAILQ_INIT(&ps.files);
-	TAILQ_INIT(&ps.macros);
 	if ((f = conf_file_open(filename, why, sizeof(why))) == NULL) {
 		log_warnx("%s: %s", filename, why);
 		return (-1);
@@ -1356,6 +1620,8 @@ config_parse(const char *filename, struct fenced_config *conf)
 	conf_file_push(f);
 
 	rv = yyparse();
+	if (rv == 0 && ps.errors == 0 && conf_check() == -1)
+		rv = -1;
 
 	while ((f = TAILQ_FIRST(&ps.files)) != NULL) {
 		TAILQ_REMOVE(&ps.files, f, f_entry);

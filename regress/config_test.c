@@ -134,6 +134,14 @@ same_config(const struct fenced_config *a, const struct fenced_config *b)
 	    a->c_limits.fl_memory == b->c_limits.fl_memory &&
 	    a->c_limits.fl_pids == b->c_limits.fl_pids &&
 	    a->c_limits.fl_cpu_milli == b->c_limits.fl_cpu_milli &&
+	    a->c_lifetime_max == b->c_lifetime_max &&
+	    a->c_limits_max.fl_memory == b->c_limits_max.fl_memory &&
+	    a->c_limits_max.fl_pids == b->c_limits_max.fl_pids &&
+	    a->c_limits_max.fl_cpu_milli == b->c_limits_max.fl_cpu_milli &&
+	    a->c_user_fences == b->c_user_fences &&
+	    a->c_user_limits.fl_memory == b->c_user_limits.fl_memory &&
+	    a->c_user_limits.fl_pids == b->c_user_limits.fl_pids &&
+	    a->c_user_limits.fl_cpu_milli == b->c_user_limits.fl_cpu_milli &&
 	    a->c_exec_timeout == b->c_exec_timeout &&
 	    a->c_exec_timeout_max == b->c_exec_timeout_max &&
 	    a->c_exec_output == b->c_exec_output &&
@@ -1043,6 +1051,154 @@ ATF_TC_BODY(names, tc)
 	ATF_CHECK_STREQ(backend_name(99), "unknown");
 }
 
+/* issue 9: what a fence gets, the most a boot may ask, a user's totals. */
+ATF_TC_WITHOUT_HEAD(ceilings);
+ATF_TC_BODY(ceilings, tc)
+{
+	struct fenced_config	 c;
+
+	/* The built-in ceilings and totals (docs/limits.md). */
+	config_defaults(&c);
+	ATF_CHECK_EQ(c.c_lifetime_max, 7200);
+	ATF_CHECK_EQ(c.c_limits_max.fl_memory, 2ULL << 30);
+	ATF_CHECK_EQ(c.c_limits_max.fl_pids, 1024);
+	ATF_CHECK_EQ(c.c_limits_max.fl_cpu_milli, 2000);
+	ATF_CHECK_EQ(c.c_user_fences, 16);
+	ATF_CHECK_EQ(c.c_user_limits.fl_memory, 8ULL << 30);
+	ATF_CHECK_EQ(c.c_user_limits.fl_pids, 4096);
+	ATF_CHECK_EQ(c.c_user_limits.fl_cpu_milli, 16000);
+
+	/* A default and a ceiling, as `exec timeout N max M' has them. */
+	ATF_REQUIRE_EQ(parse_text("limit memory 256M max 1G\n"
+	    "limit pids 100 max 500\nlimit cpu 0.5 max 1.5\n"
+	    "lifetime 10m max 1h\n", &c), 0);
+	ATF_CHECK_EQ(c.c_limits.fl_memory, 256ULL << 20);
+	ATF_CHECK_EQ(c.c_limits_max.fl_memory, 1ULL << 30);
+	ATF_CHECK_EQ(c.c_limits.fl_pids, 100);
+	ATF_CHECK_EQ(c.c_limits_max.fl_pids, 500);
+	ATF_CHECK_EQ(c.c_limits.fl_cpu_milli, 500);
+	ATF_CHECK_EQ(c.c_limits_max.fl_cpu_milli, 1500);
+	ATF_CHECK_EQ(c.c_lifetime, 600);
+	ATF_CHECK_EQ(c.c_lifetime_max, 3600);
+	ATF_CHECK_STREQ(logbuf, "");
+
+	/* Without max the one value is both, lower or higher. */
+	ATF_REQUIRE_EQ(parse_text("limit memory 64M\nlimit pids 4000\n"
+	    "limit cpu 3\nlifetime 60\n", &c), 0);
+	ATF_CHECK_EQ(c.c_limits.fl_memory, 64ULL << 20);
+	ATF_CHECK_EQ(c.c_limits_max.fl_memory, 64ULL << 20);
+	ATF_CHECK_EQ(c.c_limits.fl_pids, 4000);
+	ATF_CHECK_EQ(c.c_limits_max.fl_pids, 4000);
+	ATF_CHECK_EQ(c.c_limits.fl_cpu_milli, 3000);
+	ATF_CHECK_EQ(c.c_limits_max.fl_cpu_milli, 3000);
+	ATF_CHECK_EQ(c.c_lifetime, 60);
+	ATF_CHECK_EQ(c.c_lifetime_max, 60);
+	/* Totals left alone follow a default raised above them. */
+	ATF_CHECK_EQ(c.c_user_limits.fl_pids, 4096);
+	ATF_CHECK_EQ(c.c_user_limits.fl_cpu_milli, 16000);
+	ATF_REQUIRE_EQ(parse_text("limit pids 5000\nlimit memory 16G\n", &c),
+	    0);
+	ATF_CHECK_EQ(c.c_user_limits.fl_pids, 5000);
+	ATF_CHECK_EQ(c.c_user_limits.fl_memory, 16ULL << 30);
+
+	ATF_REQUIRE_EQ(parse_text("user limit fences 8\nuser limit memory 4G\n"
+	    "user limit pids 1024\nuser limit cpu 2.5\n", &c), 0);
+	ATF_CHECK_EQ(c.c_user_fences, 8);
+	ATF_CHECK_EQ(c.c_user_limits.fl_memory, 4ULL << 30);
+	ATF_CHECK_EQ(c.c_user_limits.fl_pids, 1024);
+	ATF_CHECK_EQ(c.c_user_limits.fl_cpu_milli, 2500);
+	/* "limit" after `user' is the keyword; the user name can be quoted. */
+	ATF_REQUIRE_EQ(parse_text("user \"limit\"\n", &c), 0);
+	ATF_CHECK_STREQ(c.c_user, "limit");
+
+	parse_fails(OK2 "limit memory 1G max 512M\n", 3,
+	    "limit memory 1G is above its max 512M");
+	parse_fails(OK2 "limit pids 300 max 200\n", 3,
+	    "limit pids 300 is above its max 200");
+	parse_fails(OK2 "limit cpu 2 max 1.5\n", 3,
+	    "limit cpu 2 is above its max 1.5");
+	parse_fails(OK2 "lifetime 2h max 1h\n", 3,
+	    "lifetime 2h is above its max 1h");
+	parse_fails(OK2 "limit memory 512M max 2T\n", 3,
+	    "limit memory max 2T is out of range");
+	parse_fails(OK2 "lifetime 60 max 8d\n", 3,
+	    "lifetime max 8d is out of range");
+	parse_fails(OK2 "limit cpu 1 max 1025\n", 3,
+	    "limit cpu max 1025 is out of range");
+	parse_fails(OK2 "user limit fences 0\n", 3,
+	    "user limit fences 0 is out of range: must be between 1 and 256");
+	parse_fails(OK2 "user limit pids x\n", 3,
+	    "user limit pids \"x\" is not valid");
+	parse_fails(OK2 "user limit swap 1\n", 3, "syntax error");
+	/* A total written below one default fence refuses every boot. */
+	ATF_CHECK_EQ(parse_text("user limit memory 256M\n", &c), -1);
+	logged("user limit memory 256M is below limit memory 512M");
+	ATF_CHECK_EQ(parse_text("limit pids 300\nuser limit pids 299\n", &c),
+	    -1);
+	logged("user limit pids 299 is below limit pids 300");
+}
+
+/*
+ * issue 9: the parse was quadratic in macros (a 1 MiB file took 58 s,
+ * the parent blocked on reload).  Many macros, set and used, parse
+ * here in what a linear parser takes; a configuration larger than
+ * 1 MiB, one file or its includes together, is refused.
+ */
+ATF_TC(big_files);
+ATF_TC_HEAD(big_files, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "40,000 macros parse in linear time; more than 1 MiB is refused");
+	/* Quadratic, this took about 8 s here. */
+	atf_tc_set_md_var(tc, "timeout", "4");
+}
+ATF_TC_BODY(big_files, tc)
+{
+	struct fenced_config	 c;
+	FILE			*fp;
+	int			 i, fd;
+
+	ATF_REQUIRE((fp = fopen(TEST_CONF, "w")) != NULL);
+	for (i = 0; i < 40000; i++)
+		fprintf(fp, "m%d = %d\n", i, 60 + i % 100);
+	for (i = 0; i < 20000; i++)
+		fprintf(fp, "lifetime $m%d\n", 39999 - i);
+	fprintf(fp, "lifetime $m0\n");
+	ATF_REQUIRE(fclose(fp) == 0);
+	ATF_REQUIRE(chmod(TEST_CONF, 0644) == 0);
+	config_defaults(&c);
+	capture_start();
+	ATF_CHECK_EQ(config_parse(TEST_CONF, &c), 0);
+	capture_end();
+	ATF_CHECK_EQ(c.c_lifetime, 60);
+
+	/* One byte over. */
+	ATF_REQUIRE((fd = open(TEST_CONF, O_WRONLY | O_TRUNC)) != -1);
+	ATF_REQUIRE(ftruncate(fd, 1024 * 1024 + 1) == 0);
+	ATF_REQUIRE(close(fd) == 0);
+	config_defaults(&c);
+	capture_start();
+	ATF_CHECK_EQ(config_parse(TEST_CONF, &c), -1);
+	capture_end();
+	logged("1048577 bytes, larger than the 1048576 a configuration "
+	    "may have");
+
+	/* Files under the bound each, over it together. */
+	ATF_REQUIRE((fp = fopen("part.conf", "w")) != NULL);
+	for (i = 0; i < 700 * 1024 / 16; i++)
+		fprintf(fp, "# %12d\n", i);
+	ATF_REQUIRE(fclose(fp) == 0);
+	ATF_REQUIRE(chmod("part.conf", 0644) == 0);
+	write_file(TEST_CONF, "include \"part.conf\"\n"
+	    "include \"part.conf\"\ntier L1\n");
+	config_defaults(&c);
+	capture_start();
+	ATF_CHECK_EQ(config_parse(TEST_CONF, &c), -1);
+	capture_end();
+	logged("the configuration is larger than 1048576 bytes (its "
+	    "includes counted); refused");
+	ATF_CHECK_EQ(c.c_tier, TIER_L15);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, defaults);
@@ -1066,5 +1222,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, env_invalid);
 	ATF_TP_ADD_TC(tp, resolve);
 	ATF_TP_ADD_TC(tp, names);
+	ATF_TP_ADD_TC(tp, ceilings);
+	ATF_TP_ADD_TC(tp, big_files);
 	return (atf_no_error());
 }

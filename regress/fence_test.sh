@@ -281,6 +281,57 @@ l15_pids_limit_body() {
 }
 l15_pids_limit_cleanup() { fence_cleanup; }
 
+# issue 9: open files and tmpfs sizes follow from the limits, at every
+# tier (docs/limits.md).  64M of memory: /dev/shm and /var 8M, /tmp 16M;
+# 256 pids: 65536 / 256 = 256 open files a process.  Twelve processes
+# holding all they may: at most 3,072 descriptors, where the host's
+# 20,000 a process (what an L1 fence inherited) made 240,000.
+for t in l1 l15; do
+	eval "atf_test_case ${t}_limits cleanup
+	${t}_limits_head() {
+		atf_set descr '$t: RLIMIT_NOFILE from the pids limit, so that many processes cannot hold many descriptors; /dev/shm, /tmp and /var fill to their sizes from the memory limit, then ENOSPC'
+		atf_set require.user root
+	}
+	${t}_limits_body() {
+		fence_setup ${t}_limits
+		fence_run \$(echo $t | sed 's/l15/L1.5/;s/l1\$/L1/') \
+		    -m 67108864 -p 256 -- t_inside rlimit nofile 256 -- \
+		    nofile-hold 12 65536 -- fill /dev/shm 8M -- \
+		    fill /tmp 16M -- fill /var/tmp 8M -- procs 1
+		fence_passed
+		fence_expect '^ok nofile-hold 12 processes held'
+		fence_expect '^ok fill /dev/shm: 83886[0-9]+ bytes, then ENOSPC'
+	}
+	${t}_limits_cleanup() { fence_cleanup; }"
+done
+
+# issue 9: every fence gets a session keyring of its own.  Before, pid 1
+# kept the fencer's: under a service manager that gives the daemon a
+# session keyring (systemd's KeyringMode=private), a root-owned keyring
+# that outlives every fence, which a fence's processes possess and so
+# could read and fill.  t_fence -J models that daemon.
+atf_test_case l1_keyring cleanup
+l1_keyring_head() {
+	atf_set descr "L1: a key added to the session keyring in one fence is seen neither by the daemon's keyring afterwards, nor by the next boot, nor on the host as the fence's uid"
+	atf_set require.user root
+}
+l1_keyring_body() {
+	fence_setup l1_keyring
+	name=fenced-regress-$(cat key)
+	fence_run L1 -J "$name" -- t_inside keyring-absent "$name" -- \
+	    keyring-add "$name" -- keyring-absent other
+	fence_passed
+	fence_expect "^keyring: $name absent"
+	fence_run L1 -J "$name" -- t_inside keyring-absent "$name"
+	fence_passed
+	atf_check -o match:"^ok keyring-absent" setpriv --reuid=$FENCE_UID \
+	    --regid=$FENCE_GID --clear-groups "$T_INSIDE" keyring-absent "$name"
+	# From L1.5 on there is no keyring to write at all.
+	fence_run L1.5 -J "$name" -- t_inside denied keyctl
+	fence_passed
+}
+l1_keyring_cleanup() { fence_cleanup; }
+
 atf_test_case l15_memory_oom cleanup
 l15_memory_oom_head() {
 	atf_set descr "L1.5: over its memory limit a process is OOM-killed inside the fence only; pid 1 and the caller carry on, the OOM is reported"
@@ -528,6 +579,9 @@ atf_init_test_cases() {
 	atf_add_test_case foreign_abi_filter
 	atf_add_test_case l15_foreign_abi
 	atf_add_test_case l15_pids_limit
+	atf_add_test_case l1_limits
+	atf_add_test_case l15_limits
+	atf_add_test_case l1_keyring
 	atf_add_test_case l15_memory_oom
 	atf_add_test_case l15_no_oom
 	atf_add_test_case l2_network

@@ -41,6 +41,14 @@ config_sample(struct fenced_config *c)
 	c->c_limits.fl_memory = 512ULL << 20;
 	c->c_limits.fl_pids = 256;
 	c->c_limits.fl_cpu_milli = 1000;
+	c->c_lifetime_max = 7200;
+	c->c_limits_max.fl_memory = 2ULL << 30;
+	c->c_limits_max.fl_pids = 1024;
+	c->c_limits_max.fl_cpu_milli = 2000;
+	c->c_user_fences = 16;
+	c->c_user_limits.fl_memory = 8ULL << 30;
+	c->c_user_limits.fl_pids = 4096;
+	c->c_user_limits.fl_cpu_milli = 16000;
 	c->c_exec_timeout = 10000;
 	c->c_exec_timeout_max = 60000;
 	c->c_exec_output = 262144;
@@ -80,7 +88,26 @@ stats_sample(struct msg_stats *st)
  * A payload built field by field, so a test can put any value, of any
  * type, in any position, bypassing the encoders' own checks.
  */
-enum fkind { F_U, F_I, F_S, F_NIL, F_BOOL, F_PIDS, F_ARR };
+enum fkind { F_U, F_I, F_S, F_NIL, F_BOOL, F_PIDS, F_ARR, F_CEIL };
+
+/* What an F_CEIL field writes: the config's ceilings and user totals. */
+#define CEIL_N		8
+static uint64_t	 ceil_vals[CEIL_N];
+static size_t	 ceil_n = CEIL_N;
+
+static void
+ceil_sample(void)
+{
+	ceil_vals[0] = 7200;
+	ceil_vals[1] = 2ULL << 30;
+	ceil_vals[2] = 1024;
+	ceil_vals[3] = 2000;
+	ceil_vals[4] = 16;
+	ceil_vals[5] = 8ULL << 30;
+	ceil_vals[6] = 4096;
+	ceil_vals[7] = 16000;
+	ceil_n = CEIL_N;
+}
 
 struct field {
 	enum fkind	 kind;
@@ -126,12 +153,17 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 		case F_ARR:
 			mp_write_array(&w, 0);
 			break;
+		case F_CEIL:
+			mp_write_array(&w, ceil_n);
+			for (k = 0; k < ceil_n; k++)
+				mp_write_u64(&w, ceil_vals[k]);
+			break;
 		}
 	}
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	31
+#define CONFIG_NFIELDS	32
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -169,8 +201,10 @@ config_fields(struct field *f)
 		{ F_U, 998, 0, NULL, 0 },
 		{ F_U, UINT32_MAX, 0, NULL, 0 },
 		{ F_I, 0, 2, NULL, 0 },
+		{ F_CEIL, 0, 0, NULL, 0 },
 	};
 
+	ceil_sample();
 	memcpy(f, def, sizeof(def));
 }
 
@@ -329,6 +363,14 @@ ATF_TC_BODY(config_roundtrip, tc)
 	a.c_limits.fl_memory = MEMORY_MAX;
 	a.c_limits.fl_pids = PIDS_MIN;
 	a.c_limits.fl_cpu_milli = CPU_MILLI_MAX;
+	a.c_lifetime_max = LIFETIME_MAX;
+	a.c_limits_max.fl_memory = MEMORY_MAX;
+	a.c_limits_max.fl_pids = PIDS_MAX;
+	a.c_limits_max.fl_cpu_milli = CPU_MILLI_MAX;
+	a.c_user_fences = USER_FENCES_MAX;
+	a.c_user_limits.fl_memory = USER_MEMORY_MAX;
+	a.c_user_limits.fl_pids = USER_PIDS_MAX;
+	a.c_user_limits.fl_cpu_milli = USER_CPU_MILLI_MAX;
 	a.c_exec_timeout = EXEC_TIMEOUT_MIN;
 	a.c_exec_timeout_max = EXEC_TIMEOUT_MIN;
 	a.c_exec_output = EXEC_OUTPUT_MAX;
@@ -369,7 +411,7 @@ ATF_TC_BODY(config_encode_refuses, tc)
 	size_t		 len;
 	int		 i;
 
-	for (i = 0; i < 21; i++) {
+	for (i = 0; i < 28; i++) {
 		config_sample(&c);
 		switch (i) {
 		case 0: c.c_tier = 0; break;
@@ -402,6 +444,17 @@ ATF_TC_BODY(config_encode_refuses, tc)
 		case 18: c.c_http_headers_max = HTTP_HEADERS_MIN - 1; break;
 		case 19: c.c_http_timeout = 0; break;
 		case 20: c.c_http_conns_user = c.c_http_conns_max + 1; break;
+		case 21: c.c_lifetime_max = c.c_lifetime - 1; break;
+		case 22:
+			c.c_limits_max.fl_memory = c.c_limits.fl_memory - 1;
+			break;
+		case 23: c.c_limits_max.fl_pids = PIDS_MAX + 1; break;
+		case 24: c.c_user_fences = 0; break;
+		case 25: c.c_user_fences = USER_FENCES_MAX + 1; break;
+		case 26:
+			c.c_user_limits.fl_pids = c.c_limits.fl_pids - 1;
+			break;
+		case 27: c.c_user_limits.fl_cpu_milli = 0; break;
 		}
 		ATF_REQUIRE_EQ_MSG(-1, msg_config_encode(&c, &buf, &len),
 		    "case %d", i);
@@ -487,6 +540,20 @@ ATF_TC_BODY(config_decode_refuses, tc)
 	BAD(29, (f[29].kind = F_I, f[29].i = -1));
 	BAD(30, f[30].i = -1);
 	BAD(30, f[30].i = (int64_t)INT32_MAX + 1);
+	/* The ceilings and user totals, an array of their own. */
+	BAD(31, ceil_n = CEIL_N - 1);
+	BAD(31, ceil_vals[0] = LIFETIME_MAX + 1);
+	BAD(31, ceil_vals[0] = 1799);		/* below the default */
+	BAD(31, ceil_vals[1] = MEMORY_MAX + 1);
+	BAD(31, ceil_vals[2] = 255);		/* below the default */
+	BAD(31, ceil_vals[3] = CPU_MILLI_MAX + 1);
+	BAD(31, ceil_vals[4] = 0);
+	BAD(31, ceil_vals[4] = USER_FENCES_MAX + 1);
+	BAD(31, ceil_vals[5] = USER_MEMORY_MAX + 1);
+	BAD(31, ceil_vals[6] = 255);		/* below one default fence */
+	BAD(31, ceil_vals[7] = USER_CPU_MILLI_MAX + 1);
+	BAD(31, f[31].kind = F_ARR);
+	BAD(31, f[31].kind = F_U);
 	/* Wrong types. */
 	BAD(1, f[1].kind = F_NIL);
 	BAD(1, (f[1].kind = F_S, f[1].s = "7700"));

@@ -31,6 +31,7 @@
 
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/keyctl.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -72,7 +73,7 @@ usage(void)
 	fprintf(stderr, "usage: t_fence [-t tier] [-u uid] [-g gid] "
 	    "[-U user] [-k key] [-h home | -H homes]\n\t[-b bindir] "
 	    "[-m bytes] [-p pids] [-c milli] [-C sub | -n] [-L] [-A]\n\t"
-	    "[-w sec] [-K] [-N count] -- init [arg ...]\n"
+	    "[-w sec] [-K] [-N count] [-J keyname] -- init [arg ...]\n"
 	    "       t_fence -R count -- command [arg ...]\n"
 	    "       t_fence -x -H homes -k key -u uid -g gid\n"
 	    "       t_fence -P [-C sub]\n"
@@ -663,10 +664,42 @@ tf_boot(int deadline, int hang)
 	return (bad ? 3 : 0);
 }
 
+/*
+ * -J: boot under a session keyring of our own, as a service manager
+ * starts a daemon (systemd's KeyringMode=private), and say afterwards
+ * whether the fence left a key of that name in it.
+ */
+static int
+tf_keyring_join(void)
+{
+	long	 id;
+
+	if ((id = syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING,
+	    NULL)) == -1) {
+		printf("keyring: join: %s\n", strerror(errno));
+		return (-1);
+	}
+	printf("keyring: session %ld\n", id);
+	return (0);
+}
+
+static void
+tf_keyring_report(const char *name)
+{
+	long	 id;
+
+	id = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING,
+	    "user", name, 0);
+	if (id == -1)
+		printf("keyring: %s absent: %s\n", name, strerror(errno));
+	else
+		printf("keyring: %s found: key %ld\n", name, id);
+}
+
 int
 main(int argc, char *argv[])
 {
-	const char	*homes = NULL, *sub = "fenced-regress";
+	const char	*homes = NULL, *sub = "fenced-regress", *keyname = NULL;
 	char		 err[FENCE_ERR_MAX], home[PATH_MAX];
 	int		 ch, i, j, nocg = 0, tcp = 0, abs_ = 0, deadline = 0;
 	int		 hang = 0, bench = 0, runs = 0, homeonly = 0;
@@ -688,7 +721,7 @@ main(int argc, char *argv[])
 	tf_spec.fs_inherit_stdio = 1;
 
 	while ((ch = getopt(argc, argv,
-	    "Ab:c:C:g:h:H:k:KLm:nN:p:PQR:St:u:U:w:xZ")) != -1) {
+	    "Ab:c:C:g:h:H:J:k:KLm:nN:p:PQR:St:u:U:w:xZ")) != -1) {
 		switch (ch) {
 		case 'A':
 			abs_ = 1;
@@ -712,6 +745,9 @@ main(int argc, char *argv[])
 			break;
 		case 'H':
 			homes = optarg;
+			break;
+		case 'J':
+			keyname = optarg;
 			break;
 		case 'k':
 			snprintf(tf_spec.fs_key, sizeof(tf_spec.fs_key), "%s",
@@ -824,7 +860,11 @@ main(int argc, char *argv[])
 	tf_spec.fs_init = tf_argv[0];
 	tf_spec.fs_init_argv = tf_argv;
 
+	if (keyname != NULL && tf_keyring_join() == -1)
+		return (2);
 	rv = bench > 0 ? tf_bench(bench) : tf_boot(deadline, hang);
+	if (keyname != NULL)
+		tf_keyring_report(keyname);
 	tf_rm_parents();
 	return (rv);
 }

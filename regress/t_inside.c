@@ -926,6 +926,148 @@ check_sleep(char **av)
 	ok("sleep", "%s", av[1]);
 }
 
+/*
+ * Write zeros to PATH/fill until the filesystem refuses: it must say
+ * ENOSPC, at MAX bytes (a suffix M allowed) or less, and more than
+ * MAX - 1 MiB: the size is the tmpfs's, not the memory cgroup's.
+ */
+static void
+check_fill(char **av)
+{
+	static char	 buf[65536];
+	char		 f[512], *end;
+	unsigned long long max, n = 0;
+	ssize_t		 w;
+	int		 fd, e = 0;
+
+	max = strtoull(av[2], &end, 10);
+	if (*end == 'M')
+		max <<= 20;
+	snprintf(f, sizeof(f), "%s/.t_inside-fill.%d", av[1], (int)getpid());
+	if ((fd = open(f, O_WRONLY | O_CREAT | O_EXCL, 0600)) == -1) {
+		fail("fill", "%s: %s", f, strerror(errno));
+		return;
+	}
+	for (;;) {
+		if ((w = write(fd, buf, sizeof(buf))) <= 0) {
+			e = w == 0 ? 0 : errno;
+			break;
+		}
+		n += (unsigned long long)w;
+		if (n > 4 * max)
+			break;
+	}
+	close(fd);
+	unlink(f);
+	if (e != ENOSPC || n > max || n + (1 << 20) < max) {
+		fail("fill", "%s: %llu bytes written (at most %llu): %s", av[1],
+		    n, max, e ? strerror(e) : "no error");
+		return;
+	}
+	ok("fill", "%s: %llu bytes, then ENOSPC", av[1], n);
+}
+
+/*
+ * N children each open /dev/null until refused and hold what they got;
+ * all of them together must stay within TOTAL descriptors, each child
+ * within its RLIMIT_NOFILE.  On the host's 20,000 an L1 fence's
+ * processes held 200,000.
+ */
+static void
+check_nofile_hold(char **av)
+{
+	int		 nproc = atoi(av[1]), i, k, p[2], go[2], st;
+	unsigned long long total = strtoull(av[2], NULL, 10), sum = 0;
+	struct rlimit	 rl;
+	pid_t		 pid;
+	char		 c;
+	int		 got;
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (pipe(p) == -1 || pipe(go) == -1) {
+		fail("nofile-hold", "pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	for (i = 0; i < nproc; i++) {
+		if ((pid = fork()) == -1) {
+			fail("nofile-hold", "fork: %s", strerror(errno));
+			break;
+		}
+		if (pid == 0) {
+			close(p[0]);
+			close(go[1]);
+			for (k = 0; open("/dev/null", O_RDONLY) != -1; k++)
+				;
+			got = k;
+			if (write(p[1], &got, sizeof(got)) != sizeof(got))
+				_exit(1);
+			if (read(go[0], &c, 1) == -1)	/* hold until told */
+				_exit(1);
+			_exit(0);
+		}
+	}
+	close(p[1]);
+	close(go[0]);
+	for (k = 0; k < i && read(p[0], &got, sizeof(got)) ==
+	    (ssize_t)sizeof(got); k++) {
+		sum += (unsigned long long)got;
+		if ((rlim_t)got > rl.rlim_cur) {
+			fail("nofile-hold", "a child opened %d, its limit %llu",
+			    got, (unsigned long long)rl.rlim_cur);
+			break;
+		}
+	}
+	close(go[1]);			/* every child exits */
+	close(p[0]);
+	while (waitpid(-1, &st, 0) > 0)
+		;
+	if (sum > total) {
+		fail("nofile-hold", "%d processes held %llu descriptors, more "
+		    "than %llu", k, sum, total);
+		return;
+	}
+	ok("nofile-hold", "%d processes held %llu descriptors", k, sum);
+}
+
+/* keyctl(2) without libkeyutils. */
+#ifndef KEY_SPEC_SESSION_KEYRING
+#define KEY_SPEC_SESSION_KEYRING	-3
+#endif
+#ifndef KEYCTL_SEARCH
+#define KEYCTL_SEARCH			10
+#endif
+
+/* A key in the session keyring: must be allowed (L1) and work. */
+static void
+check_keyring_add(char **av)
+{
+	long	 id;
+
+	id = syscall(SYS_add_key, "user", av[1], "fenced-secret", 13,
+	    KEY_SPEC_SESSION_KEYRING);
+	if (id == -1) {
+		fail("keyring-add", "%s: %s", av[1], strerror(errno));
+		return;
+	}
+	ok("keyring-add", "%s: key %ld", av[1], id);
+}
+
+/* The session keyring has no key of that name (or may not be read). */
+static void
+check_keyring_absent(char **av)
+{
+	long	 id;
+
+	id = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING,
+	    "user", av[1], 0);
+	if (id != -1) {
+		fail("keyring-absent", "%s: found, key %ld", av[1], id);
+		return;
+	}
+	ok("keyring-absent", "%s: %s", av[1], strerror(errno));
+}
+
 static void
 check_true(char **av)
 {
@@ -958,6 +1100,10 @@ static const struct check {
 	{ "killed",		2, check_killed },
 	{ "forkbomb",		1, check_forkbomb },
 	{ "alloc",		1, check_alloc },
+	{ "fill",		2, check_fill },
+	{ "nofile-hold",	2, check_nofile_hold },
+	{ "keyring-add",	1, check_keyring_add },
+	{ "keyring-absent",	1, check_keyring_absent },
 	{ "connect",		3, check_connect },
 	{ "abstract",		2, check_abstract },
 	{ "netif",		0, check_netif },
