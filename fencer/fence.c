@@ -386,7 +386,8 @@ fence_ctx_prepare(const struct fence_spec *s)
 	ctx->fc_spec = s;
 	ctx->fc_tier = s->fs_tier;
 	ctx->fc_status_fd = ctx->fc_status_rfd = -1;
-	ctx->fc_home_fd = ctx->fc_bindir_fd = ctx->fc_ll_fd = -1;
+	ctx->fc_home_fd = ctx->fc_ll_fd = -1;
+	ctx->fc_bin_mnt = fence_bin_fd();
 	for (i = 0; i < FENCE_CG_MAX; i++)
 		ctx->fc_cg_procs[i] = -1;
 	snprintf(ctx->fc_home_mnt, sizeof(ctx->fc_home_mnt), "home/%s",
@@ -484,7 +485,8 @@ fence_start(const struct fence_spec *spec, struct fence_proc *proc,
 	proc->fp_pidfd = -1;
 	if (fence_spec_check(spec, err, errlen) == -1)
 		return (-1);
-	if (fence_init(err, errlen) == -1)
+	if (fence_init(err, errlen) == -1 ||
+	    fence_bin_init(spec->fs_bindir, spec->fs_init, err, errlen) == -1)
 		return (-1);
 	ctx = fence_ctx_prepare(spec);
 	t0 = fence_now_us();

@@ -78,9 +78,37 @@ int	fence_start(const struct fence_spec *, struct fence_proc *, char *,
 int	fence_stop(struct fence_proc *);
 int	fence_oom_killed(const struct fence_proc *);
 
-/* fence_home.c: <homes>/<key>, created 0700 for uid:gid if missing. */
+/*
+ * fence_mount.c: every host path a fence gets bound in, for whoever
+ * checks a fence's mount table from the host; and the bin tmpfs that
+ * fence_start() makes on first use (fence_bin_init(bindir, init, ...)).
+ */
+enum fence_hb_kind {
+	FENCE_HB_RO,		/* bound read-only at the same path */
+	FENCE_HB_LINKDIR,	/* as RO, where the host has a real dir */
+	FENCE_HB_HOME,		/* the sandbox home, read-write */
+	FENCE_HB_DEV,		/* a device node */
+	FENCE_HB_MASK		/* bound over a file of the fence's /proc */
+};
+struct fence_host_bind {
+	const char		*hb_src;	/* host path; NULL: the home */
+	const char		*hb_dst;	/* path inside */
+	enum fence_hb_kind	 hb_kind;
+};
+extern const struct fence_host_bind fence_host_binds[];
+extern const size_t fence_nhost_binds;
+int	fence_bin_init(const char *, const char *, char *, size_t);
+
+/*
+ * fence_home.c: <homes>/<key>, created 0700 for uid:gid if missing; the
+ * error names paths and owners, for the log only.  fence_home_own(dir,
+ * uid, gid): 0 if dir is reached through directories of root's or the
+ * uid's only and is the uid's own (a home of their own, not / or
+ * /nonexistent); it creates nothing.
+ */
 int	fence_home_prepare(const char *, const char *, uid_t, gid_t, char *,
 	    size_t, char *, size_t);
+int	fence_home_own(const char *, uid_t, gid_t);
 
 /*
  * fence_cgroup.c: the directory under which fences' cgroups go for the

@@ -294,6 +294,19 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	} else
 		f->f_gid = f->f_info.f_uid;
 
+	/* No passwd entry for a fence uid: its name says what it is. */
+	if (b->b_owner == 0)
+		snprintf(f->f_user, sizeof(f->f_user), "fence-%u",
+		    (unsigned)f->f_info.f_uid);
+
+	/* ~ of a system account (/, /nonexistent) is nobody's to fill. */
+	if (c->c_homes[0] == '~' && b->b_owner != 0 &&
+	    fence_home_own(pw->pw_dir, b->b_owner, pw->pw_gid) == -1) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
+		    "user %s has no home of their own; configure homes",
+		    pw->pw_name);
+		goto fail;
+	}
 	if (fence_homes_dir(pw, homes, sizeof(homes)) == -1) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
 		    "homes %s does not expand to an absolute path for %s",
@@ -303,8 +316,11 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	if (fence_home_prepare(homes, b->b_key, f->f_info.f_uid, f->f_gid,
 	    f->f_info.f_home,
 	    sizeof(f->f_info.f_home), err, sizeof(err)) == -1) {
+		/* The details name paths the user may not see: log only. */
+		log_warnx("fence %s of uid %u: home refused: %s", b->b_key,
+		    (unsigned)b->b_owner, err);
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
-		    "%s", err);
+		    "cannot use home for %s", b->b_key);
 		goto fail;
 	}
 	return (f);

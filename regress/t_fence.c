@@ -823,6 +823,13 @@ main(int argc, char *argv[])
 	tf_argv[j] = NULL;
 	tf_spec.fs_init = tf_argv[0];
 	tf_spec.fs_init_argv = tf_argv;
+	/*
+	 * The bin tmpfs stays open for the life of the process, as in the
+	 * fencer: make it before the fd count.  A failure is fence_start's
+	 * to report.
+	 */
+	(void)fence_bin_init(tf_spec.fs_bindir, tf_spec.fs_init, err,
+	    sizeof(err));
 
 	rv = bench > 0 ? tf_bench(bench) : tf_boot(deadline, hang);
 	tf_rm_parents();
