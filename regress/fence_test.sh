@@ -92,6 +92,8 @@ fence_fs_checks() {
 	fence_run "$1" -- t_inside \
 	    ro /usr -- ro /etc -- ro / -- ro-mount /proc/sys -- \
 	    tmpfs /tmp -- tmpfs /run fenced -- tmpfs /var tmp -- \
+	    tmpfs /run/fenced/bin t_inside -- ro /run/fenced/bin -- \
+	    mountinfo-hides "$BIN" -- \
 	    tmpfs /home fence -- tmpfs /dev/shm -- \
 	    rw /home/fence -- rw /tmp -- rw /var/tmp -- rw /dev/shm -- \
 	    absent /sys -- procs 1 -- dev -- masked -- \

@@ -85,6 +85,67 @@ home_persists_body() {
 }
 home_persists_cleanup() { fenced_cleanup; }
 
+atf_test_case home_tricks cleanup
+home_tricks_head() {
+	atf_set descr "homes ~/sandbox-homes: a user's symlink to /etc or into the daemon's state makes root create nothing and the refusal names nothing; an account whose home is /nonexistent gets no default home, configured homes still work"
+	atf_set require.user root
+}
+home_tricks_body() {
+	fenced_vars
+	users_add 2 fh
+	u=$(sed -n 1p users.txt)
+	v=$(sed -n 2p users.txt)
+	tag=$(pwd | cksum | cut -d' ' -f1)
+	h=$(fenced_homes)
+	chmod 0755 "$h" "$PWD"
+	mkdir "$h/$u"
+	chown "$u:" "$h/$u"
+	usermod -d "$h/$u" "$u" || atf_fail "usermod"
+	fenced_conf | sed 's|^homes .*|homes "~/sandbox-homes"|' > fenced.conf
+	fenced_start
+	fctl="$BIN/fencectl -s $PWD/ctl.sock"
+	for t in "/etc/fenced-regress-$tag" "$PWD/state/empty/x" \
+	    "$PWD/state/probe-secret.k$tag"; do
+		rm -f "$h/$u/sandbox-homes"
+		ln -s "$t" "$h/$u/sandbox-homes"
+		chown -h "$u:" "$h/$u/sandbox-homes"
+		atf_check -s exit:1 -e save:err $(as_user "$u") $fctl boot k$tag
+		atf_check -o match:"home-refused.*cannot use home for k$tag" cat err
+		atf_check -s exit:1 -o empty grep -e "$t" -e /etc -e state err
+		[ ! -e "$t" ] && [ ! -L "$t" ] || atf_fail "root created $t"
+	done
+	atf_check -o match:"home refused: .*sandbox-homes: a symlink not of root's" \
+	    cat fenced.log
+	[ ! -e "$PWD/state/empty/x" ] || atf_fail "a directory in state/empty"
+	# Without the symlink the same user's home is made, theirs.
+	rm -f "$h/$u/sandbox-homes"
+	atf_check -o ignore $(as_user "$u") $fctl boot k$tag
+	atf_check -o inline:"$(id -u "$u") 700\n" \
+	    stat -c '%u %a' "$h/$u/sandbox-homes/k$tag"
+	atf_check -o ignore $(as_user "$u") $fctl stop k$tag
+	# A home of /nonexistent: no ~/sandbox-homes, nothing made.
+	atf_check -s exit:1 -e match:"user $v has no home of their own; configure homes" \
+	    $(as_user "$v") $fctl boot k$tag
+	[ ! -e /nonexistent ] || atf_fail "/nonexistent was created"
+	fenced_stop
+	# A configured homes works for the same account.
+	fenced_conf | sed 's|^homes "\(.*\)"|homes "\1/%u"|' > fenced.conf
+	fenced_start
+	atf_check -o ignore $(as_user "$v") $fctl boot k$tag
+	atf_check -o inline:"$(id -u "$v")\n" \
+	    $(as_user "$v") $fctl exec k$tag -- id -u
+	atf_check -o inline:"$(id -u "$v") 700\n" \
+	    stat -c '%u %a' "$h/$v/k$tag"
+	$(as_user "$v") $fctl stop k$tag > /dev/null
+	fenced_stop
+}
+home_tricks_cleanup() {
+	tag=$(pwd | cksum | cut -d' ' -f1)
+	rm -rf "/etc/fenced-regress-$tag"
+	fenced_cleanup
+	users_remove
+}
+
 atf_test_case deadline cleanup
 deadline_head() {
 	atf_set descr "a fence is stopped at its deadline, and says so"
@@ -173,6 +234,7 @@ sigkill_all_cleanup() { fenced_cleanup; }
 atf_init_test_cases() {
 	atf_add_test_case tiers
 	atf_add_test_case home_persists
+	atf_add_test_case home_tricks
 	atf_add_test_case deadline
 	atf_add_test_case refused
 	atf_add_test_case sigkill_parent

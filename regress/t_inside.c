@@ -918,6 +918,33 @@ check_orphan(char **av)
 	ok("orphan", NULL);
 }
 
+/* /proc/self/mountinfo names none of the paths given. */
+static void
+check_mountinfo_hides(char **av)
+{
+	FILE	*f;
+	char	 line[4096];
+	int	 i, n = 0;
+
+	if ((f = fopen("/proc/self/mountinfo", "r")) == NULL) {
+		fail("mountinfo-hides", "%s", strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		n++;
+		for (i = 1; av[i] != NULL; i++)
+			if (strstr(line, av[i]) != NULL) {
+				line[strcspn(line, "\n")] = '\0';
+				fail("mountinfo-hides", "%s in \"%s\"", av[i],
+				    line);
+				fclose(f);
+				return;
+			}
+	}
+	fclose(f);
+	ok("mountinfo-hides", "%d mounts", n);
+}
+
 static void
 check_sleep(char **av)
 {
@@ -963,6 +990,7 @@ static const struct check {
 	{ "netif",		0, check_netif },
 	{ "landlock-proc",	1, check_landlock_proc },
 	{ "orphan",		0, check_orphan },
+	{ "mountinfo-hides",	1, check_mountinfo_hides },
 	{ "sleep",		1, check_sleep },
 	{ "true",		0, check_true }
 };
