@@ -326,6 +326,14 @@ fence_spec_check(const struct fence_spec *s, char *err, size_t errlen)
 		snprintf(err, errlen, "home and bin dir must be absolute");
 		return (-1);
 	}
+	if (s->fs_home_dev[0] != '\0' &&
+	    (strncmp(s->fs_home_dev, "/dev/loop", 9) != 0 ||
+	    strnlen(s->fs_home_dev, sizeof(s->fs_home_dev)) >=
+	    sizeof(s->fs_home_dev))) {
+		snprintf(err, errlen, "the home image's device must be a "
+		    "loop device");
+		return (-1);
+	}
 	if (s->fs_init == NULL || s->fs_init[0] == '\0' ||
 	    strchr(s->fs_init, '/') != NULL || strcmp(s->fs_init, ".") == 0 ||
 	    strcmp(s->fs_init, "..") == 0 ||

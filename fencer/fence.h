@@ -32,6 +32,9 @@ struct fence_spec {
 	gid_t		 fs_gid;
 	char		 fs_user[FENCED_NAME_MAX];	/* USER inside */
 	char		 fs_home[PATH_MAX];	/* host path, created, checked */
+	char		 fs_home_dev[32];	/* "": bind fs_home; else the
+						   loop device of the home's
+						   ext4 image, mounted */
 	struct fence_limits fs_limits;
 	const char	*fs_bindir;		/* host dir of fence-agent etc. */
 	const char	*fs_init;		/* program name inside fs_bindir */
@@ -109,6 +112,24 @@ int	fence_bin_init(const char *, const char *, char *, size_t);
 int	fence_home_prepare(const char *, const char *, uid_t, gid_t, char *,
 	    size_t, char *, size_t);
 int	fence_home_own(const char *, uid_t, gid_t);
+
+/*
+ * fence_home_image(root, owner, key, size, uid, gid, img, err, len):
+ * the home as an ext4 image of size bytes, <root>/homes/<owner>/<key>.img,
+ * made on first use with its root directory uid:gid's, attached to a
+ * loop device that goes away by itself once nothing holds it.  The
+ * caller closes hi_loopfd once fence_start() has returned (pid 1 has
+ * mounted hi_dev by then, or failed).
+ */
+struct fence_home_img {
+	char		 hi_path[PATH_MAX];	/* the image */
+	char		 hi_dev[32];		/* /dev/loopN */
+	int		 hi_loopfd;
+	uint64_t	 hi_size;		/* bytes, the limit */
+	uint64_t	 hi_used;		/* bytes it takes on the host */
+};
+int	fence_home_image(const char *, uid_t, const char *, uint64_t, uid_t,
+	    gid_t, struct fence_home_img *, char *, size_t);
 
 /*
  * fence_cgroup.c: the directory under which fences' cgroups go for the

@@ -19,9 +19,10 @@
  *	  the walk, wherever it points;
  *	- a missing component is created only inside a directory the
  *	  fence's uid may write, as that uid's (mkdirat, then fchown of the
- *	  very directory made), or, on a path that is root's from / on (the
- *	  administrator's `homes /var/lib/fenced/homes'), as root's 0755;
- *	  the home itself is always the uid's, 0700;
+ *	  very directory made); on a path that is root's from / on (the
+ *	  administrator's `homes /var/lib/fenced/homes') only <homes>
+ *	  itself, the last component, as root's 0755; the home itself is
+ *	  always the uid's, 0700;
  *	- <homes> must not be under /tmp, /var/tmp or /dev/shm;
  *	- an existing <key> must be a directory of the fence's uid.
  * A refusal's message is for the fencer's log: the user hears only
@@ -29,8 +30,13 @@
  * whether a path they cannot read exists or who owns it.
  */
 #include <sys/types.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
+#include <linux/loop.h>
+
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -223,6 +229,9 @@ fence_home_step(struct fence_walk *w, const char *comp, const char *tail)
 		if (!w->fw_create || (w->fw_user && !w->fw_writable))
 			return (fence_home_fail(w, comp, "missing, and not "
 			    "in a directory the uid may write"));
+		/* On root's path only <homes> itself, never a path to it. */
+		if (!w->fw_writable && *tail != '\0')
+			return (fence_home_fail(w, comp, "missing"));
 		if (fence_home_mkdir(w, comp, 0) == -1)
 			return (-1);
 		if (fstatat(w->fw_fd, comp, &sb, AT_SYMLINK_NOFOLLOW) == -1)
@@ -376,4 +385,271 @@ fence_home_own(const char *dir, uid_t uid, gid_t gid)
 	if (w.fw_fd != -1)
 		(void)close(w.fw_fd);
 	return (rc);
+}
+
+/*
+ * Homes with a size limit (`limit home SIZE'): an ext4 image of their
+ * own, <root>/homes/<owner>/<key>.img, root's 0600 in directories of
+ * root's 0700 (root is the daemon's state directory), so nobody but the
+ * kernel's ext4 ever reads or writes the image while it is mounted: a
+ * user who could write the image under a mounted filesystem could feed
+ * the kernel a corrupt one.  docs/fence.md says why an image and not a
+ * quota.
+ */
+#define FENCE_IMG_LOOP_TRIES	8
+
+static const char *fence_mkfs_paths[] = {
+	"/usr/sbin/mkfs.ext4", "/sbin/mkfs.ext4"
+};
+
+static int
+fence_img_mkdir(const char *dir, char *err, size_t errlen)
+{
+	struct stat	 sb;
+
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
+		return (-1);
+	}
+	if (lstat(dir, &sb) == -1 || !S_ISDIR(sb.st_mode) || sb.st_uid != 0 ||
+	    (sb.st_mode & 077) != 0) {
+		snprintf(err, errlen, "%s: not a directory of root's, 0700",
+		    dir);
+		return (-1);
+	}
+	return (0);
+}
+
+/* mkfs.ext4 on a fresh file; its root directory the uid's. */
+static int
+fence_img_mkfs(const char *path, uid_t uid, gid_t gid, char *err,
+    size_t errlen)
+{
+	char	 owner[128];
+	char	*envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C",
+		    NULL };
+	const char *mkfs = NULL;
+	size_t	 i;
+	pid_t	 pid;
+	int	 st, fd;
+
+	for (i = 0; i < sizeof(fence_mkfs_paths) / sizeof(fence_mkfs_paths[0]);
+	    i++)
+		if (access(fence_mkfs_paths[i], X_OK) == 0) {
+			mkfs = fence_mkfs_paths[i];
+			break;
+		}
+	if (mkfs == NULL) {
+		snprintf(err, errlen, "no mkfs.ext4 (e2fsprogs) for a home "
+		    "with a size limit");
+		return (-1);
+	}
+	snprintf(owner, sizeof(owner), "root_owner=%u:%u,lazy_itable_init=1,"
+	    "lazy_journal_init=1,nodiscard", (unsigned)uid, (unsigned)gid);
+	if ((pid = fork()) == -1) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return (-1);
+	}
+	if (pid == 0) {
+		char *argv[] = { "mkfs.ext4", "-q", "-F", "-m", "0", "-L",
+		    "fenced-home", "-E", owner, (char *)path, NULL };
+
+		if ((fd = open("/dev/null", O_RDWR)) != -1) {
+			(void)dup2(fd, 0);
+			(void)dup2(fd, 1);
+			(void)dup2(fd, 2);
+		}
+		execve(mkfs, argv, envp);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR) {
+			snprintf(err, errlen, "wait for mkfs: %s",
+			    strerror(errno));
+			return (-1);
+		}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		snprintf(err, errlen, "%s %s failed (status %d)", mkfs, path, st);
+		return (-1);
+	}
+	return (0);
+}
+
+/* The image, made on first use: under .new, then renamed into place. */
+static int
+fence_img_open(const char *path, uint64_t size, uid_t uid, gid_t gid,
+    char *err, size_t errlen)
+{
+	struct stat	 sb;
+	char		 tmp[PATH_MAX];
+	int		 fd;
+
+	if ((fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) == -1 &&
+	    errno == ENOENT) {
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.new", path) >=
+		    sizeof(tmp)) {
+			snprintf(err, errlen, "image path too long");
+			return (-1);
+		}
+		(void)unlink(tmp);	/* what a killed fencer left */
+		if ((fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600)) == -1) {
+			snprintf(err, errlen, "create %s: %s", tmp,
+			    strerror(errno));
+			return (-1);
+		}
+		if (ftruncate(fd, (off_t)size) == -1) {
+			snprintf(err, errlen, "size %s: %s", tmp,
+			    strerror(errno));
+			goto fail_new;
+		}
+		if (fence_img_mkfs(tmp, uid, gid, err, errlen) == -1)
+			goto fail_new;
+		if (fsync(fd) == -1 || rename(tmp, path) == -1) {
+			snprintf(err, errlen, "rename %s: %s", tmp,
+			    strerror(errno));
+			goto fail_new;
+		}
+	}
+	if (fd == -1) {
+		snprintf(err, errlen, "open %s: %s", path, strerror(errno));
+		return (-1);
+	}
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) || sb.st_uid != 0 ||
+	    (sb.st_mode & 077) != 0 || sb.st_nlink != 1) {
+		snprintf(err, errlen, "%s: not a file of root's, 0600, with "
+		    "one link", path);
+		(void)close(fd);
+		return (-1);
+	}
+	return (fd);
+ fail_new:
+	(void)close(fd);
+	(void)unlink(tmp);
+	return (-1);
+}
+
+/* Is the image attached to a loop device already (a fence stopping)? */
+static int
+fence_img_attached(const struct stat *img)
+{
+	struct loop_info64	 li;
+	struct dirent		*de;
+	struct stat		 sb;
+	DIR			*d;
+	char			 dev[NAME_MAX + 8];
+	int			 fd, busy = 0;
+
+	if ((d = opendir("/sys/block")) == NULL)
+		return (0);
+	while (!busy && (de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "loop", 4) != 0)
+			continue;
+		snprintf(dev, sizeof(dev), "/dev/%s", de->d_name);
+		if ((fd = open(dev, O_RDONLY | O_CLOEXEC)) == -1)
+			continue;
+		memset(&li, 0, sizeof(li));
+		if (fstat(fd, &sb) == 0 && S_ISBLK(sb.st_mode) &&
+		    ioctl(fd, LOOP_GET_STATUS64, &li) == 0 &&
+		    li.lo_device == img->st_dev && li.lo_inode == img->st_ino)
+			busy = 1;
+		(void)close(fd);
+	}
+	closedir(d);
+	return (busy);
+}
+
+int
+fence_home_image(const char *root, uid_t owner, const char *key,
+    uint64_t size, uid_t uid, gid_t gid, struct fence_home_img *hi,
+    char *err, size_t errlen)
+{
+	struct loop_config	 cfg;
+	struct stat		 sb;
+	char			 dir[PATH_MAX];
+	int			 img = -1, ctl = -1, lfd = -1, n, i;
+
+	memset(hi, 0, sizeof(*hi));
+	hi->hi_loopfd = -1;
+	if (!fence_key_valid(key) || uid == 0 || size < HOME_LIMIT_MIN ||
+	    size > HOME_LIMIT_MAX) {
+		snprintf(err, errlen, "invalid key, uid or home size");
+		return (-1);
+	}
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/homes", root) >=
+	    sizeof(dir) || fence_img_mkdir(dir, err, errlen) == -1)
+		return (-1);
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/homes/%u", root,
+	    (unsigned)owner) >= sizeof(dir) ||
+	    fence_img_mkdir(dir, err, errlen) == -1)
+		return (-1);
+	if ((size_t)snprintf(hi->hi_path, sizeof(hi->hi_path), "%s/%s.img",
+	    dir, key) >= sizeof(hi->hi_path)) {
+		snprintf(err, errlen, "image path too long");
+		return (-1);
+	}
+	if ((img = fence_img_open(hi->hi_path, size, uid, gid, err,
+	    errlen)) == -1)
+		return (-1);
+	if (fstat(img, &sb) == -1) {
+		snprintf(err, errlen, "stat %s: %s", hi->hi_path,
+		    strerror(errno));
+		goto fail;
+	}
+	/* Two mounts of one ext4 through two devices would corrupt it. */
+	if (fence_img_attached(&sb)) {
+		snprintf(err, errlen, "%s is still attached to a loop device: "
+		    "a fence of it has not finished stopping", hi->hi_path);
+		goto fail;
+	}
+	if ((ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "open /dev/loop-control: %s",
+		    strerror(errno));
+		goto fail;
+	}
+	for (i = 0; i < FENCE_IMG_LOOP_TRIES; i++) {
+		if ((n = ioctl(ctl, LOOP_CTL_GET_FREE)) < 0) {
+			snprintf(err, errlen, "no free loop device: %s",
+			    strerror(errno));
+			goto fail;
+		}
+		snprintf(hi->hi_dev, sizeof(hi->hi_dev), "/dev/loop%d", n);
+		if ((lfd = open(hi->hi_dev, O_RDWR | O_CLOEXEC)) == -1) {
+			snprintf(err, errlen, "open %s: %s", hi->hi_dev,
+			    strerror(errno));
+			goto fail;
+		}
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.fd = (uint32_t)img;
+		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+		(void)strlcpy((char *)cfg.info.lo_file_name, hi->hi_path,
+		    sizeof(cfg.info.lo_file_name));
+		if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0)
+			break;
+		if (errno != EBUSY) {
+			snprintf(err, errlen, "attach %s to %s: %s",
+			    hi->hi_path, hi->hi_dev, strerror(errno));
+			goto fail;
+		}
+		/* Someone took it between GET_FREE and CONFIGURE. */
+		(void)close(lfd);
+		lfd = -1;
+	}
+	if (lfd == -1) {
+		snprintf(err, errlen, "no loop device stayed free");
+		goto fail;
+	}
+	hi->hi_loopfd = lfd;
+	hi->hi_size = (uint64_t)sb.st_size;
+	hi->hi_used = (uint64_t)sb.st_blocks * 512;
+	(void)close(ctl);
+	(void)close(img);
+	return (0);
+ fail:
+	if (lfd != -1)
+		(void)close(lfd);
+	if (ctl != -1)
+		(void)close(ctl);
+	(void)close(img);
+	return (-1);
 }

@@ -390,6 +390,9 @@ fence_mount_sources(struct fence_ctx *ctx)
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 		return (fence_child_err(ctx, errno, "make / private"));
 
+	/* A home image is mounted from its loop device instead. */
+	if (s->fs_home_dev[0] != '\0')
+		return (0);
 	memset(&how, 0, sizeof(how));
 	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
 	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
@@ -448,6 +451,30 @@ fence_mount_system(struct fence_ctx *ctx)
 	return (0);
 }
 
+/*
+ * The home's own ext4 (fence_home_image()): its size is the limit, its
+ * root is "/" in mountinfo, and "discard" gives the host back the blocks
+ * of what the fence deletes.  Its root directory must be the uid's.
+ */
+static int
+fence_mount_home_image(struct fence_ctx *ctx)
+{
+	const struct fence_spec	*s = ctx->fc_spec;
+	struct stat		 sb;
+
+	if (mount(s->fs_home_dev, ctx->fc_home_mnt, "ext4", MS_NOSUID |
+	    MS_NODEV, "discard,errors=remount-ro") == -1)
+		return (fence_child_err(ctx, errno, "mount the home image "
+		    "from %s", s->fs_home_dev));
+	if (stat(ctx->fc_home_mnt, &sb) == -1)
+		return (fence_child_err(ctx, errno, "stat the home image"));
+	if (sb.st_uid != s->fs_uid)
+		return (fence_child_err(ctx, EPERM, "home image %s belongs "
+		    "to uid %u, not %u", s->fs_home, (unsigned)sb.st_uid,
+		    (unsigned)s->fs_uid));
+	return (0);
+}
+
 /* /tmp, /var, /run with the bin dir, /home with the sandbox home. */
 static int
 fence_mount_scratch(struct fence_ctx *ctx)
@@ -489,6 +516,8 @@ fence_mount_scratch(struct fence_ctx *ctx)
 	    "/home") == -1 ||
 	    fence_mount_mkdir(ctx, ctx->fc_home_mnt, 0700) == -1)
 		return (-1);
+	if (ctx->fc_spec->fs_home_dev[0] != '\0')
+		return (fence_mount_home_image(ctx));
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", ctx->fc_home_fd);
 	if (fence_mount_bind(ctx, fdpath, ctx->fc_home_fd, ctx->fc_home_mnt,
 	    1, ctx->fc_home_abs) == -1)

@@ -27,7 +27,7 @@
 #include "msg.h"
 #include "mp.h"
 
-#define MSG_CONFIG_FIELDS	31
+#define MSG_CONFIG_FIELDS	32
 #define MSG_PROCINFO_FIELDS	2
 #define MSG_ERROR_FIELDS	2
 #define MSG_STATS_FIELDS	9
@@ -230,6 +230,9 @@ msg_config_valid(const struct fenced_config *c)
 	    c->c_limits.fl_cpu_milli < CPU_MILLI_MIN ||
 	    c->c_limits.fl_cpu_milli > CPU_MILLI_MAX)
 		return (0);
+	if (c->c_home_limit != 0 && (c->c_home_limit < HOME_LIMIT_MIN ||
+	    c->c_home_limit > HOME_LIMIT_MAX))
+		return (0);
 	if (c->c_exec_timeout < EXEC_TIMEOUT_MIN ||
 	    c->c_exec_timeout_max > EXEC_TIMEOUT_MAX ||
 	    c->c_exec_timeout > c->c_exec_timeout_max)
@@ -309,6 +312,7 @@ msg_config_encode(const struct fenced_config *c, void **buf, size_t *len)
 	mp_write_u64(&w, c->c_gid);
 	mp_write_u64(&w, c->c_admin_gid);
 	mp_write_i64(&w, c->c_verbose);
+	mp_write_u64(&w, c->c_home_limit);
 	return (mp_write_finish(&w, buf, len));
 }
 
@@ -317,7 +321,7 @@ msg_config_decode(const void *data, size_t len, struct fenced_config *out)
 {
 	struct fenced_config cf, *c = &cf;
 	struct mp_reader r;
-	uint64_t	 u[22];
+	uint64_t	 u[22], home = 0;
 	int64_t		 verbose = 0;
 	size_t		 i, ntcp = 0;
 	int		 ok;
@@ -362,6 +366,7 @@ msg_config_decode(const void *data, size_t len, struct fenced_config *out)
 	mp_read_u64(&r, &u[14], 0, MSG_ID_MAX);		/* gid */
 	mp_read_u64(&r, &u[15], 0, MSG_ID_MAX);		/* admin gid */
 	mp_read_i64(&r, &verbose, 0, INT32_MAX);
+	mp_read_u64(&r, &home, 0, HOME_LIMIT_MAX);
 	ok = mp_read_end(&r) == 0;
 
 	if (ok) {
@@ -388,6 +393,7 @@ msg_config_decode(const void *data, size_t len, struct fenced_config *out)
 		c->c_gid = (gid_t)u[14];
 		c->c_admin_gid = (gid_t)u[15];
 		c->c_verbose = (int)verbose;
+		c->c_home_limit = home;
 		ok = msg_config_valid(c);
 	}
 	if (!ok)

@@ -95,6 +95,8 @@ static const struct conf_num conf_num_lifetime =
     { "lifetime", UNIT_TIME, LIFETIME_MIN, LIFETIME_MAX, "" };
 static const struct conf_num conf_num_memory =
     { "limit memory", UNIT_SIZE, MEMORY_MIN, MEMORY_MAX, "" };
+static const struct conf_num conf_num_home =
+    { "limit home", UNIT_SIZE, HOME_LIMIT_MIN, HOME_LIMIT_MAX, "" };
 static const struct conf_num conf_num_pids =
     { "limit pids", UNIT_NONE, PIDS_MIN, PIDS_MAX, "" };
 static const struct conf_num conf_num_timeout =
@@ -179,6 +181,7 @@ static void	 conf_backend(const char *);
 static void	 conf_lifetime(const char *);
 static void	 conf_memory(const char *);
 static void	 conf_pids(const char *);
+static void	 conf_home(const char *);
 static void	 conf_cpu(const char *);
 static void	 conf_exec(const struct conf_num *, const struct conf_num *,
 		    const char *, const char *, uint32_t *, uint32_t *);
@@ -189,7 +192,7 @@ static void	 conf_include(const char *);
 %}
 
 %token	ADMIN BACKEND BODY CONNECTIONS CPU DNS EXEC FENCE GROUP HEADERS HOMES
-%token	HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON OUTPUT PER
+%token	HOME HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON OUTPUT PER
 %token	PIDS PORT PROBE SOCKET STATE TCP TIER TIMEOUT UIDS USER
 %token	ERROR
 %token	<v.string>	STRING
@@ -239,6 +242,7 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 		| LIFETIME STRING		{ conf_lifetime($2); }
 		| LIMIT MEMORY STRING		{ conf_memory($3); }
 		| LIMIT PIDS STRING		{ conf_pids($3); }
+		| LIMIT HOME STRING		{ conf_home($3); }
 		| LIMIT CPU STRING		{ conf_cpu($3); }
 		| EXEC TIMEOUT STRING max	{
 			conf_exec(&conf_num_timeout, &conf_num_timeout_max,
@@ -302,6 +306,7 @@ static const struct conf_keyword {
 	{ "fence",	FENCE },
 	{ "group",	GROUP },
 	{ "headers",	HEADERS },
+	{ "home",	HOME },
 	{ "homes",	HOMES },
 	{ "http",	HTTP },
 	{ "include",	INCLUDE },
@@ -1109,6 +1114,15 @@ conf_memory(const char *text)
 
 	if (conf_value(&conf_num_memory, text, &v) == 0)
 		ps.conf->c_limits.fl_memory = (uint64_t)v;
+}
+
+static void
+conf_home(const char *text)
+{
+	long long	 v;
+
+	if (conf_value(&conf_num_home, text, &v) == 0)
+		ps.conf->c_home_limit = (uint64_t)v;
 }
 
 static void

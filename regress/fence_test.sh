@@ -470,6 +470,47 @@ home_tricks_cleanup() {
 	fence_cleanup
 }
 
+atf_test_case home_image cleanup
+home_image_head() {
+	atf_set descr "a home with a size limit is an ext4 image: full at its size at L1 and L1.5 (ENOSPC), kept across boots, root's 0600, off the fence's mount table, detached after the stop; an image not root's is refused"
+	atf_set require.user root
+}
+home_image_body() {
+	fence_setup home_image
+	[ -x /usr/sbin/mkfs.ext4 ] || [ -x /sbin/mkfs.ext4 ] ||
+	    atf_skip "no mkfs.ext4"
+	[ -e /dev/loop-control ] || atf_skip "no /dev/loop-control"
+	img=$HOMES/homes/$FENCE_UID/$KEY.img
+	fence_run L1.5 -I 33554432 -- t_inside write /home/fence/kept yes -- \
+	    full /home/fence/big 64 -- mountinfo-hides "$WORK" "$BIN" -- \
+	    ids $FENCE_UID $FENCE_GID
+	fence_passed
+	fence_expect "^home: image $img on /dev/loop[0-9]+, 33554432 bytes"
+	atf_check -o inline:"0 600 33554432\n" stat -c '%u %a %s' "$img"
+	[ $(du -k "$img" | cut -f1) -le 33000 ] || atf_fail "image over its size"
+	fence_run L1 -I 33554432 -- t_inside read /home/fence/kept yes -- \
+	    full /home/fence/big 64
+	fence_passed
+	i=0
+	while losetup -j "$img" | grep -q . && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	atf_check -o empty losetup -j "$img"
+	# An image someone else could write is not mounted.
+	chown $FENCE_UID "$img"
+	fence_run L1.5 -I 33554432 -- t_inside true
+	atf_check_equal "$(cat rc)" 1
+	fence_expect "^home: refused: $img: not a file of root's, 0600, with one link\$"
+}
+home_image_cleanup() {
+	w=$(cat work.path 2>/dev/null)
+	[ -n "$w" ] && for l in $(losetup -j "$w" -O NAME -n 2>/dev/null); do
+		losetup -d "$l" 2>/dev/null
+	done
+	fence_cleanup
+}
+
 atf_test_case home_created
 home_created_head() {
 	atf_set descr "a missing home is created 0700 for the owner and kept"
@@ -609,6 +650,7 @@ atf_init_test_cases() {
 	atf_add_test_case l15_abstract_scoped
 	atf_add_test_case home_refused
 	atf_add_test_case home_tricks
+	atf_add_test_case home_image
 	atf_add_test_case home_created
 	atf_add_test_case memory_refused
 	atf_add_test_case boot_errors

@@ -146,6 +146,52 @@ home_tricks_cleanup() {
 	users_remove
 }
 
+atf_test_case home_limit cleanup
+home_limit_head() {
+	atf_set descr "limit home: the home is an ext4 image of that size: fallocate and dd past it fail with ENOSPC inside an L1.5 fence, the host's disk does not grow by it, the state reports it, the files outlive stop, boot and a daemon restart, and the mount table names no host path of it"
+	atf_set require.user root
+}
+home_limit_body() {
+	fenced_vars
+	fenced_conf > fenced.conf
+	echo 'limit home 32M' >> fenced.conf
+	fenced_start
+	$CTL boot big tier L1.5 > /dev/null || { cat fenced.log; atf_fail "boot"; }
+	img="$PWD/state/homes/0/big.img"
+	atf_check -o match:"^-rw------- .* root root 33554432 " ls -l "$img"
+	atf_check -o match:"^home:     $img\$" -o match:"^home use: [0-9]+K of 32768K\$" \
+	    $CTL show environment big
+	before=$(du -k "$img" | cut -f1)
+	atf_check -s not-exit:0 -e match:"No space left on device" \
+	    $CTL exec big -- fallocate -l 100M big
+	atf_check -s not-exit:0 -e match:"No space left on device" \
+	    $CTL exec big -- dd if=/dev/zero of=big bs=1M count=100
+	after=$(du -k "$img" | cut -f1)
+	[ $((after - before)) -le 33000 ] ||
+	    atf_fail "the image grew by ${after}K - ${before}K"
+	atf_check $CTL exec big -- rm -f big
+	atf_check $CTL exec big -- sh -c 'echo kept > note'
+	$CTL exec big -- cat /proc/self/mountinfo > mi
+	atf_check -o match:" / /home/fence-[0-9]+ rw,nosuid,nodev.* - ext4 /dev/loop" cat mi
+	atf_check -s exit:1 -o empty grep -F -e "$PWD" -e state mi
+	# The HTTP state says it too.
+	tok=$($CTL token 2>/dev/null | tail -n 1)
+	curl -sS -H "x-voicebox-host-token: $tok" \
+	    "http://127.0.0.1:$(fenced_port)/api/environments/big" > state.json ||
+	    atf_fail "curl"
+	atf_check -o match:'"homeLimit": *33554432' -o match:'"homeUsed": *[1-9][0-9]*' \
+	    cat state.json
+	$CTL stop big > /dev/null
+	fenced_stop
+	fenced_start
+	$CTL boot big tier L1.5 > /dev/null || atf_fail "second boot"
+	atf_check -o inline:"kept\n" $CTL exec big -- cat note
+	$CTL stop big > /dev/null
+	fenced_stop
+	[ -s "$img" ] || atf_fail "stopping removed the image"
+}
+home_limit_cleanup() { fenced_cleanup; }
+
 atf_test_case deadline cleanup
 deadline_head() {
 	atf_set descr "a fence is stopped at its deadline, and says so"
@@ -235,6 +281,7 @@ atf_init_test_cases() {
 	atf_add_test_case tiers
 	atf_add_test_case home_persists
 	atf_add_test_case home_tricks
+	atf_add_test_case home_limit
 	atf_add_test_case deadline
 	atf_add_test_case refused
 	atf_add_test_case sigkill_parent
