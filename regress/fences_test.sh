@@ -127,6 +127,13 @@ home_tricks_body() {
 	atf_check -s exit:1 -e match:"user $v has no home of their own; configure homes" \
 	    $(as_user "$v") $fctl boot k$tag
 	[ ! -e /nonexistent ] || atf_fail "/nonexistent was created"
+	for d in / /usr/sbin; do
+		usermod -d "$d" "$v" || atf_fail "usermod -d $d"
+		atf_check -s exit:1 -e match:"user $v has no home of their own" \
+		    $(as_user "$v") $fctl boot k$tag
+		[ ! -e "${d%/}/sandbox-homes" ] ||
+		    atf_fail "${d%/}/sandbox-homes was created"
+	done
 	fenced_stop
 	# A configured homes works for the same account.
 	fenced_conf | sed 's|^homes "\(.*\)"|homes "\1/%u"|' > fenced.conf
@@ -181,6 +188,12 @@ home_limit_body() {
 	    atf_fail "curl"
 	atf_check -o match:'"homeLimit": *33554432' -o match:'"homeUsed": *[1-9][0-9]*' \
 	    cat state.json
+	# A stop detaches the image at once: the next boot may follow.
+	for i in 1 2 3; do
+		$CTL stop big > /dev/null
+		$CTL boot big tier L1.5 > /dev/null ||
+		    { cat fenced.log; atf_fail "boot right after a stop"; }
+	done
 	$CTL stop big > /dev/null
 	fenced_stop
 	fenced_start

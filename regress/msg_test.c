@@ -51,6 +51,7 @@ config_sample(struct fenced_config *c)
 	c->c_http_timeout = 10;
 	c->c_http_conns_max = 256;
 	c->c_http_conns_user = 32;
+	c->c_home_limit = 1ULL << 30;
 	strlcpy(c->c_probe_dns, "localhost", sizeof(c->c_probe_dns));
 	c->c_uid = 999;
 	c->c_gid = 998;
@@ -131,7 +132,7 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	31
+#define CONFIG_NFIELDS	32
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -169,6 +170,7 @@ config_fields(struct field *f)
 		{ F_U, 998, 0, NULL, 0 },
 		{ F_U, UINT32_MAX, 0, NULL, 0 },
 		{ F_I, 0, 2, NULL, 0 },
+		{ F_U, 1ULL << 30, 0, NULL, 0 },
 	};
 
 	memcpy(f, def, sizeof(def));
@@ -487,6 +489,8 @@ ATF_TC_BODY(config_decode_refuses, tc)
 	BAD(29, (f[29].kind = F_I, f[29].i = -1));
 	BAD(30, f[30].i = -1);
 	BAD(30, f[30].i = (int64_t)INT32_MAX + 1);
+	BAD(31, f[31].u = HOME_LIMIT_MIN - 1);
+	BAD(31, f[31].u = HOME_LIMIT_MAX + 1);
 	/* Wrong types. */
 	BAD(1, f[1].kind = F_NIL);
 	BAD(1, (f[1].kind = F_S, f[1].s = "7700"));
