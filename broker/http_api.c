@@ -280,7 +280,7 @@ api_fence(const struct msg_fence *f)
 	const struct msg_timings *t = &f->f_timings;
 
 	return (json_pack("{s:s, s:I, s:s, s:s, s:s, s:o, s:s, s:o, s:s, "
-	    "s:o, s:o, s:{s:I, s:I, s:f}, s:{s:I, s:I, s:I, s:I, s:I, s:I, "
+	    "s:I, s:I, s:o, s:o, s:{s:I, s:I, s:f}, s:{s:I, s:I, s:I, s:I, s:I, s:I, "
 	    "s:n}}",
 	    "key", f->f_key,
 	    "owner", (json_int_t)f->f_owner,
@@ -291,6 +291,8 @@ api_fence(const struct msg_fence *f)
 	    "level", level_name(f->f_level),
 	    "boundary", api_boundary(f->f_key),
 	    "home", f->f_home,
+	    "homeUsed", (json_int_t)f->f_home_used,
+	    "homeLimit", (json_int_t)f->f_home_limit,
 	    "started", api_time(f->f_started),
 	    "deadline", api_time(f->f_deadline),
 	    "limits",

@@ -87,6 +87,7 @@ struct fenced_config {
 	struct fence_limits c_limits_max;	/* the most a boot may ask */
 	uint32_t	 c_user_fences;		/* one owner's running fences */
 	struct fence_limits c_user_limits;	/* and their limits together */
+	uint64_t	 c_home_limit;	/* bytes of a home image; 0: none */
 	uint32_t	 c_exec_timeout;	/* ms, default */
 	uint32_t	 c_exec_timeout_max;	/* ms */
 	uint32_t	 c_exec_output;		/* bytes, default */
@@ -111,6 +112,8 @@ struct fenced_config {
 /* Bounds the grammar and the codecs enforce. */
 #define LIFETIME_MIN		1
 #define LIFETIME_MAX		(7 * 24 * 3600)
+#define HOME_LIMIT_MIN		(16ULL << 20)	/* `limit home' */
+#define HOME_LIMIT_MAX		(1ULL << 40)
 #define MEMORY_MIN		(4ULL << 20)
 #define MEMORY_MAX		(1ULL << 40)
 #define PIDS_MIN		8

@@ -587,6 +587,10 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 	printf("level:    %s\n", level_name(f.f_level));
 	printf("pid:      %d\n", (int)f.f_pid);
 	printf("home:     %s\n", f.f_home);
+	if (f.f_home_limit != 0)
+		printf("home use: %lluK of %lluK\n",
+		    (unsigned long long)(f.f_home_used >> 10),
+		    (unsigned long long)(f.f_home_limit >> 10));
 	printf("deadline: %lld (%llds left)\n", (long long)f.f_deadline, left);
 	printf("limits:   memory %lluM, pids %u, cpu %.2f\n",
 	    (unsigned long long)(f.f_limits.fl_memory >> 20),

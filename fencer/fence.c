@@ -327,6 +327,14 @@ fence_spec_check(const struct fence_spec *s, char *err, size_t errlen)
 		snprintf(err, errlen, "home and bin dir must be absolute");
 		return (-1);
 	}
+	if (s->fs_home_dev[0] != '\0' &&
+	    (strncmp(s->fs_home_dev, "/dev/loop", 9) != 0 ||
+	    strnlen(s->fs_home_dev, sizeof(s->fs_home_dev)) >=
+	    sizeof(s->fs_home_dev))) {
+		snprintf(err, errlen, "the home image's device must be a "
+		    "loop device");
+		return (-1);
+	}
 	if (s->fs_init == NULL || s->fs_init[0] == '\0' ||
 	    strchr(s->fs_init, '/') != NULL || strcmp(s->fs_init, ".") == 0 ||
 	    strcmp(s->fs_init, "..") == 0 ||
@@ -387,7 +395,8 @@ fence_ctx_prepare(const struct fence_spec *s)
 	ctx->fc_spec = s;
 	ctx->fc_tier = s->fs_tier;
 	ctx->fc_status_fd = ctx->fc_status_rfd = -1;
-	ctx->fc_home_fd = ctx->fc_bindir_fd = ctx->fc_ll_fd = -1;
+	ctx->fc_home_fd = ctx->fc_ll_fd = -1;
+	ctx->fc_bin_mnt = fence_bin_fd();
 	for (i = 0; i < FENCE_CG_MAX; i++)
 		ctx->fc_cg_procs[i] = -1;
 	snprintf(ctx->fc_home_mnt, sizeof(ctx->fc_home_mnt), "home/%s",
@@ -483,7 +492,8 @@ fence_start(const struct fence_spec *spec, struct fence_proc *proc,
 	proc->fp_pidfd = -1;
 	if (fence_spec_check(spec, err, errlen) == -1)
 		return (-1);
-	if (fence_init(err, errlen) == -1)
+	if (fence_init(err, errlen) == -1 ||
+	    fence_bin_init(spec->fs_bindir, spec->fs_init, err, errlen) == -1)
 		return (-1);
 	ctx = fence_ctx_prepare(spec);
 	t0 = fence_now_us();

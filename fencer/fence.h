@@ -32,6 +32,9 @@ struct fence_spec {
 	gid_t		 fs_gid;
 	char		 fs_user[FENCED_NAME_MAX];	/* USER inside */
 	char		 fs_home[PATH_MAX];	/* host path, created, checked */
+	char		 fs_home_dev[32];	/* "": bind fs_home; else the
+						   loop device of the home's
+						   ext4 image, mounted */
 	struct fence_limits fs_limits;
 	const char	*fs_bindir;		/* host dir of fence-agent etc. */
 	const char	*fs_init;		/* program name inside fs_bindir */
@@ -78,9 +81,55 @@ int	fence_start(const struct fence_spec *, struct fence_proc *, char *,
 int	fence_stop(struct fence_proc *);
 int	fence_oom_killed(const struct fence_proc *);
 
-/* fence_home.c: <homes>/<key>, created 0700 for uid:gid if missing. */
+/*
+ * fence_mount.c: every host path a fence gets bound in, for whoever
+ * checks a fence's mount table from the host; and the bin tmpfs that
+ * fence_start() makes on first use (fence_bin_init(bindir, init, ...)).
+ */
+enum fence_hb_kind {
+	FENCE_HB_RO,		/* bound read-only at the same path */
+	FENCE_HB_LINKDIR,	/* as RO, where the host has a real dir */
+	FENCE_HB_HOME,		/* the sandbox home, read-write */
+	FENCE_HB_DEV,		/* a device node */
+	FENCE_HB_MASK		/* bound over a file of the fence's /proc */
+};
+struct fence_host_bind {
+	const char		*hb_src;	/* host path; NULL: the home */
+	const char		*hb_dst;	/* path inside */
+	enum fence_hb_kind	 hb_kind;
+};
+extern const struct fence_host_bind fence_host_binds[];
+extern const size_t fence_nhost_binds;
+int	fence_bin_init(const char *, const char *, char *, size_t);
+
+/*
+ * fence_home.c: <homes>/<key>, created 0700 for uid:gid if missing; the
+ * error names paths and owners, for the log only.  fence_home_own(dir,
+ * uid, gid): 0 if dir is reached through directories of root's or the
+ * uid's only and is the uid's own (a home of their own, not / or
+ * /nonexistent); it creates nothing.
+ */
 int	fence_home_prepare(const char *, const char *, uid_t, gid_t, char *,
 	    size_t, char *, size_t);
+int	fence_home_own(const char *, uid_t, gid_t);
+
+/*
+ * fence_home_image(root, owner, key, size, uid, gid, img, err, len):
+ * the home as an ext4 image of size bytes, <root>/homes/<owner>/<key>.img,
+ * made on first use with its root directory uid:gid's, attached to a
+ * loop device that goes away by itself once nothing holds it.  The
+ * caller closes hi_loopfd once fence_start() has returned (pid 1 has
+ * mounted hi_dev by then, or failed).
+ */
+struct fence_home_img {
+	char		 hi_path[PATH_MAX];	/* the image */
+	char		 hi_dev[32];		/* /dev/loopN */
+	int		 hi_loopfd;
+	uint64_t	 hi_size;		/* bytes, the limit */
+	uint64_t	 hi_used;		/* bytes it takes on the host */
+};
+int	fence_home_image(const char *, uid_t, const char *, uint64_t, uid_t,
+	    gid_t, struct fence_home_img *, char *, size_t);
 
 /*
  * fence_cgroup.c: the directory under which fences' cgroups go for the

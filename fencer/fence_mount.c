@@ -11,8 +11,9 @@
  *	/tmp		fresh tmpfs 1777, a quarter of the memory limit
  *	/var		fresh tmpfs 0755, with /var/tmp 1777, an eighth
  *	/run		fresh tmpfs 0755, a 64th, at most 16M;
- *			/run/fenced/bin is the bin dir
- *			of fenced, bound read-only
+ *			/run/fenced/bin a clone of a detached read-only
+ *			tmpfs holding copies of fence-agent, fence-probe
+ *			and the init only
  *	/home		fresh tmpfs 0755; /home/<user> is the sandbox
  *			home, bound read-write (nosuid, nodev)
  *	/dev		tmpfs with null, zero, full, random, urandom, tty
@@ -24,14 +25,25 @@
  *			read-only tmpfs
  *	/sys		absent
  *
- * The home and the bin dir are opened before the staging tmpfs hides
- * anything, and bound from their file descriptors: the home is opened
- * without following any symlink and must belong to the fence's uid, so
- * a symlink swapped in after fence_home_prepare() checked the path
- * cannot redirect the bind.
+ * The home is opened before the staging tmpfs hides anything, and bound
+ * from its file descriptor: it is opened without following any symlink
+ * and must belong to the fence's uid, so a symlink swapped in after
+ * fence_home_prepare() checked the path cannot redirect the bind.
+ *
+ * Everything of the host a fence sees is in fence_host_binds[] below,
+ * one table, so that whoever reads a fence's mount table from the host
+ * can tell an expected bind from anything else.  The binaries are not a
+ * bind: a bind of a host directory names its host path as the mount's
+ * root in /proc/self/mountinfo, and the daemon's folder holds fenced and
+ * fencectl too.  fence_bin_init() copies the few programs a fence runs
+ * into a tmpfs that is mounted nowhere (fsopen, fsmount), once per
+ * process; each pid 1 clones that mount (open_tree OPEN_TREE_CLONE) and
+ * attaches the clone (move_mount).  Its mountinfo line reads
+ * "/ /run/fenced/bin ro,nosuid,nodev - tmpfs fenced-bin".
  */
 #include <sys/types.h>
 #include <sys/mount.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -69,9 +81,41 @@ static struct fence_link {
 	{ "libx32", FENCE_LINK_NONE, "" }
 };
 
-static const char *fence_devices[] = {
-	"null", "zero", "full", "random", "urandom", "tty"
+/*
+ * Every host path bound into a fence, and where (h-probe's check of the
+ * mount table reads this).  FENCE_HB_HOME is the sandbox home at
+ * /home/<user>; the merged-/usr directories appear only where the host
+ * has real directories there (fence_links[]); the /proc masks are
+ * /dev/null bound over files of the fence's own /proc.
+ */
+const struct fence_host_bind fence_host_binds[] = {
+	{ "/usr",		"/usr",		FENCE_HB_RO },
+	{ "/etc",		"/etc",		FENCE_HB_RO },
+	{ "/bin",		"/bin",		FENCE_HB_LINKDIR },
+	{ "/sbin",		"/sbin",	FENCE_HB_LINKDIR },
+	{ "/lib",		"/lib",		FENCE_HB_LINKDIR },
+	{ "/lib64",		"/lib64",	FENCE_HB_LINKDIR },
+	{ "/lib32",		"/lib32",	FENCE_HB_LINKDIR },
+	{ "/libx32",		"/libx32",	FENCE_HB_LINKDIR },
+	{ NULL,			"/home/<user>",	FENCE_HB_HOME },
+	{ "/dev/null",		"/dev/null",	FENCE_HB_DEV },
+	{ "/dev/zero",		"/dev/zero",	FENCE_HB_DEV },
+	{ "/dev/full",		"/dev/full",	FENCE_HB_DEV },
+	{ "/dev/random",	"/dev/random",	FENCE_HB_DEV },
+	{ "/dev/urandom",	"/dev/urandom",	FENCE_HB_DEV },
+	{ "/dev/tty",		"/dev/tty",	FENCE_HB_DEV },
+	{ "/dev/null",		"/proc/<masked file>", FENCE_HB_MASK },
 };
+const size_t fence_nhost_binds = nitems(fence_host_binds);
+
+/* The programs a fence may run from FENCE_BIN_DIR, besides its init. */
+static const char *fence_bin_names[] = { "fence-agent", "fence-probe" };
+#define FENCE_BIN_FILE_MAX	(64ULL << 20)	/* per program */
+
+static int	 fence_bin_mnt = -1;	/* the detached tmpfs */
+static dev_t	 fence_bin_dev;		/* what it was copied from */
+static ino_t	 fence_bin_ino;
+static char	 fence_bin_init_name[NAME_MAX + 1];
 
 static const char *fence_dev_links[][2] = {
 	{ "dev/fd",	"/proc/self/fd" },
@@ -135,6 +179,139 @@ fence_mount_init(char *err, size_t errlen)
 		    S_ISDIR(sb.st_mode);
 	}
 	return (0);
+}
+
+/* Copy one program into the bin tmpfs; a missing one is left out. */
+static int
+fence_bin_copy(int dirfd, int mnt, const char *name, const char *bindir,
+    char *err, size_t errlen)
+{
+	struct stat	 sb;
+	off_t		 off = 0;
+	ssize_t		 n;
+	int		 src, dst;
+
+	if ((src = openat(dirfd, name, O_RDONLY | O_CLOEXEC)) == -1) {
+		if (errno == ENOENT)
+			return (0);
+		snprintf(err, errlen, "open %s/%s: %s", bindir, name,
+		    strerror(errno));
+		return (-1);
+	}
+	if (fstat(src, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+	    (uint64_t)sb.st_size > FENCE_BIN_FILE_MAX) {
+		snprintf(err, errlen, "%s/%s: not a regular file of at most "
+		    "%llu bytes", bindir, name,
+		    (unsigned long long)FENCE_BIN_FILE_MAX);
+		(void)close(src);
+		return (-1);
+	}
+	dst = openat(mnt, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0555);
+	if (dst == -1) {
+		snprintf(err, errlen, "create %s in the bin tmpfs: %s", name,
+		    strerror(errno));
+		(void)close(src);
+		return (-1);
+	}
+	while (off < sb.st_size) {
+		n = sendfile(dst, src, &off, sb.st_size - off);
+		if (n <= 0) {
+			snprintf(err, errlen, "copy %s/%s: %s", bindir, name,
+			    n == 0 ? "short file" : strerror(errno));
+			(void)close(src);
+			(void)close(dst);
+			return (-1);
+		}
+	}
+	(void)close(src);
+	if (fchmod(dst, 0555) == -1 || close(dst) == -1) {
+		snprintf(err, errlen, "copy %s/%s: %s", bindir, name,
+		    strerror(errno));
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Parent side: the tmpfs every fence's /run/fenced/bin is cloned from,
+ * made once per bin dir and init: fence-agent, fence-probe and the init,
+ * copied from bindir, read-only, nosuid, nodev, and mounted nowhere.
+ */
+int
+fence_bin_init(const char *bindir, const char *init, char *err,
+    size_t errlen)
+{
+	struct mount_attr	 attr;
+	struct stat		 sb;
+	size_t			 i;
+	int			 dirfd, fs = -1, mnt = -1;
+
+	if ((dirfd = open(bindir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "open %s: %s", bindir, strerror(errno));
+		return (-1);
+	}
+	if (fstat(dirfd, &sb) == -1) {
+		snprintf(err, errlen, "stat %s: %s", bindir, strerror(errno));
+		goto fail;
+	}
+	if (fence_bin_mnt != -1 && sb.st_dev == fence_bin_dev &&
+	    sb.st_ino == fence_bin_ino &&
+	    strcmp(init, fence_bin_init_name) == 0) {
+		(void)close(dirfd);
+		return (0);
+	}
+	if ((fs = fsopen("tmpfs", FSOPEN_CLOEXEC)) == -1 ||
+	    fsconfig(fs, FSCONFIG_SET_STRING, "source", "fenced-bin",
+	    0) == -1 ||
+	    fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0755", 0) == -1 ||
+	    fsconfig(fs, FSCONFIG_SET_STRING, "nr_inodes", "8", 0) == -1 ||
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1 ||
+	    (mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV)) == -1) {
+		snprintf(err, errlen, "bin tmpfs: %s", strerror(errno));
+		goto fail;
+	}
+	(void)close(fs);
+	fs = -1;
+	for (i = 0; i < nitems(fence_bin_names); i++)
+		if (fence_bin_copy(dirfd, mnt, fence_bin_names[i], bindir,
+		    err, errlen) == -1)
+			goto fail;
+	for (i = 0; i < nitems(fence_bin_names); i++)
+		if (strcmp(init, fence_bin_names[i]) == 0)
+			break;
+	if (i == nitems(fence_bin_names) && (strchr(init, '/') != NULL ||
+	    fence_bin_copy(dirfd, mnt, init, bindir, err, errlen) == -1))
+		goto fail;
+	memset(&attr, 0, sizeof(attr));
+	attr.attr_set = MOUNT_ATTR_RDONLY;
+	if (mount_setattr(mnt, "", AT_EMPTY_PATH, &attr, sizeof(attr)) == -1) {
+		snprintf(err, errlen, "bin tmpfs read-only: %s",
+		    strerror(errno));
+		goto fail;
+	}
+	if (fence_bin_mnt != -1)
+		(void)close(fence_bin_mnt);
+	fence_bin_mnt = mnt;
+	fence_bin_dev = sb.st_dev;
+	fence_bin_ino = sb.st_ino;
+	(void)strlcpy(fence_bin_init_name, init, sizeof(fence_bin_init_name));
+	(void)close(dirfd);
+	return (0);
+ fail:
+	if (fs != -1)
+		(void)close(fs);
+	if (mnt != -1)
+		(void)close(mnt);
+	(void)close(dirfd);
+	return (-1);
+}
+
+int
+fence_bin_fd(void)
+{
+	return (fence_bin_mnt);
 }
 
 /* The flags a read-only bind must keep from its source. */
@@ -254,6 +431,9 @@ fence_mount_sources(struct fence_ctx *ctx)
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 		return (fence_child_err(ctx, errno, "make / private"));
 
+	/* A home image is mounted from its loop device instead. */
+	if (s->fs_home_dev[0] != '\0')
+		return (0);
 	memset(&how, 0, sizeof(how));
 	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
 	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
@@ -269,10 +449,6 @@ fence_mount_sources(struct fence_ctx *ctx)
 		return (fence_child_err(ctx, EPERM, "home %s belongs to uid "
 		    "%u, not %u", s->fs_home, (unsigned)sb.st_uid,
 		    (unsigned)s->fs_uid));
-	ctx->fc_bindir_fd = open(s->fs_bindir, O_PATH | O_DIRECTORY |
-	    O_CLOEXEC);
-	if (ctx->fc_bindir_fd == -1)
-		return (fence_child_err(ctx, errno, "open %s", s->fs_bindir));
 	return (0);
 }
 
@@ -283,12 +459,16 @@ fence_mount_system(struct fence_ctx *ctx)
 	char	 src[PATH_MAX];
 	size_t	 i;
 
-	if (fence_mount_mkdir(ctx, "usr", 0755) == -1 ||
-	    fence_mount_bind(ctx, "/usr", -1, "usr", 0, "/usr") == -1)
-		return (-1);
-	if (fence_mount_mkdir(ctx, "etc", 0755) == -1 ||
-	    fence_mount_bind(ctx, "/etc", -1, "etc", 0, "/etc") == -1)
-		return (-1);
+	for (i = 0; i < nitems(fence_host_binds); i++) {
+		const struct fence_host_bind *b = &fence_host_binds[i];
+
+		if (b->hb_kind != FENCE_HB_RO)
+			continue;
+		if (fence_mount_mkdir(ctx, b->hb_dst + 1, 0755) == -1 ||
+		    fence_mount_bind(ctx, b->hb_src, -1, b->hb_dst + 1, 0,
+		    b->hb_src) == -1)
+			return (-1);
+	}
 	for (i = 0; i < nitems(fence_links); i++) {
 		const struct fence_link *l = &fence_links[i];
 
@@ -312,12 +492,37 @@ fence_mount_system(struct fence_ctx *ctx)
 	return (0);
 }
 
+/*
+ * The home's own ext4 (fence_home_image()): its size is the limit, its
+ * root is "/" in mountinfo, and "discard" gives the host back the blocks
+ * of what the fence deletes.  Its root directory must be the uid's.
+ */
+static int
+fence_mount_home_image(struct fence_ctx *ctx)
+{
+	const struct fence_spec	*s = ctx->fc_spec;
+	struct stat		 sb;
+
+	if (mount(s->fs_home_dev, ctx->fc_home_mnt, "ext4", MS_NOSUID |
+	    MS_NODEV, "discard,errors=remount-ro") == -1)
+		return (fence_child_err(ctx, errno, "mount the home image "
+		    "from %s", s->fs_home_dev));
+	if (stat(ctx->fc_home_mnt, &sb) == -1)
+		return (fence_child_err(ctx, errno, "stat the home image"));
+	if (sb.st_uid != s->fs_uid)
+		return (fence_child_err(ctx, EPERM, "home image %s belongs "
+		    "to uid %u, not %u", s->fs_home, (unsigned)sb.st_uid,
+		    (unsigned)s->fs_uid));
+	return (0);
+}
+
 /* /tmp, /var, /run with the bin dir, /home with the sandbox home. */
 static int
 fence_mount_scratch(struct fence_ctx *ctx)
 {
 	const unsigned long	 f = MS_NOSUID | MS_NODEV;
 	char			 fdpath[64];
+	int			 fd;
 
 	if (fence_mount_mkdir(ctx, "tmp", 01777) == -1 ||
 	    fence_mount_tmpfs(ctx, "tmp", f, "1777",
@@ -335,19 +540,25 @@ fence_mount_scratch(struct fence_ctx *ctx)
 	    fence_mount_mkdir(ctx, "run/fenced", 0755) == -1 ||
 	    fence_mount_mkdir(ctx, "run/fenced/bin", 0755) == -1)
 		return (-1);
-	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d",
-	    ctx->fc_bindir_fd);
-	if (fence_mount_bind(ctx, fdpath, ctx->fc_bindir_fd,
-	    "run/fenced/bin", 0, FENCE_BIN_DIR) == -1)
-		return (-1);
-	(void)close(ctx->fc_bindir_fd);
-	ctx->fc_bindir_fd = -1;
+	/* A clone of the detached bin tmpfs: no host path in mountinfo. */
+	if ((fd = open_tree(ctx->fc_bin_mnt, "", OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC | AT_EMPTY_PATH)) == -1)
+		return (fence_child_err(ctx, errno, "clone the bin tmpfs"));
+	if (move_mount(fd, "", AT_FDCWD, "run/fenced/bin",
+	    MOVE_MOUNT_F_EMPTY_PATH) == -1) {
+		(void)close(fd);
+		return (fence_child_err(ctx, errno, "mount %s",
+		    FENCE_BIN_DIR));
+	}
+	(void)close(fd);
 
 	if (fence_mount_mkdir(ctx, "home", 0755) == -1 ||
 	    fence_mount_tmpfs(ctx, "home", f, "0755", 1ULL << 20,
 	    "/home") == -1 ||
 	    fence_mount_mkdir(ctx, ctx->fc_home_mnt, 0700) == -1)
 		return (-1);
+	if (ctx->fc_spec->fs_home_dev[0] != '\0')
+		return (fence_mount_home_image(ctx));
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", ctx->fc_home_fd);
 	if (fence_mount_bind(ctx, fdpath, ctx->fc_home_fd, ctx->fc_home_mnt,
 	    1, ctx->fc_home_abs) == -1)
@@ -361,19 +572,22 @@ static int
 fence_mount_dev(struct fence_ctx *ctx)
 {
 	const unsigned long	 f = MS_NOSUID | MS_NODEV | MS_NOEXEC;
-	char			 src[32], dst[32];
 	size_t			 i;
 
 	if (fence_mount_mkdir(ctx, "dev", 0755) == -1 ||
 	    fence_mount_tmpfs(ctx, "dev", f, "0755", 64 * 1024, "/dev") == -1)
 		return (-1);
-	for (i = 0; i < nitems(fence_devices); i++) {
-		snprintf(src, sizeof(src), "/dev/%s", fence_devices[i]);
-		snprintf(dst, sizeof(dst), "dev/%s", fence_devices[i]);
-		if (mknod(dst, S_IFREG | 0666, 0) == -1)
-			return (fence_child_err(ctx, errno, "create %s", src));
-		if (mount(src, dst, NULL, MS_BIND, NULL) == -1)
-			return (fence_child_err(ctx, errno, "bind %s", src));
+	for (i = 0; i < nitems(fence_host_binds); i++) {
+		const struct fence_host_bind *b = &fence_host_binds[i];
+
+		if (b->hb_kind != FENCE_HB_DEV)
+			continue;
+		if (mknod(b->hb_dst + 1, S_IFREG | 0666, 0) == -1)
+			return (fence_child_err(ctx, errno, "create %s",
+			    b->hb_dst));
+		if (mount(b->hb_src, b->hb_dst + 1, NULL, MS_BIND, NULL) == -1)
+			return (fence_child_err(ctx, errno, "bind %s",
+			    b->hb_src));
 	}
 	for (i = 0; i < nitems(fence_dev_links); i++)
 		if (symlink(fence_dev_links[i][1], fence_dev_links[i][0]) == -1)

@@ -170,6 +170,19 @@ fence_uid_for(const char *key, uid_t *uid)
 	return (fence_uid_record(key, uid, 1));
 }
 
+/* The home image of the boot under way: its loop device is held open
+ * until fence_start() returns, then belongs to the fence's mount. */
+static struct fence_home_img fence_boot_img = { .hi_loopfd = -1 };
+
+static void
+fence_boot_img_close(void)
+{
+	if (fence_boot_img.hi_loopfd != -1)
+		(void)close(fence_boot_img.hi_loopfd);
+	memset(&fence_boot_img, 0, sizeof(fence_boot_img));
+	fence_boot_img.hi_loopfd = -1;
+}
+
 /* <homes> with ~ and %u expanded for this owner. */
 static int
 fence_homes_dir(const struct passwd *pw, char *out, size_t outsz)
@@ -406,6 +419,38 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	} else
 		f->f_gid = f->f_info.f_uid;
 
+	/* No passwd entry for a fence uid: its name says what it is. */
+	if (b->b_owner == 0)
+		snprintf(f->f_user, sizeof(f->f_user), "fence-%u",
+		    (unsigned)f->f_info.f_uid);
+
+	/* With `limit home', the home is an image in the state dir. */
+	if (c->c_home_limit != 0) {
+		if (fence_home_image(c->c_state, b->b_owner, b->b_key,
+		    c->c_home_limit, f->f_info.f_uid, f->f_gid, &fence_boot_img,
+		    err, sizeof(err)) == -1) {
+			log_warnx("fence %s of uid %u: home image refused: %s",
+			    b->b_key, (unsigned)b->b_owner, err);
+			fencer_send_error(IMSG_FENCE_FAILED, reqid,
+			    "home-refused", "cannot use home for %s",
+			    b->b_key);
+			goto fail;
+		}
+		strlcpy(f->f_info.f_home, fence_boot_img.hi_path,
+		    sizeof(f->f_info.f_home));
+		f->f_info.f_home_limit = fence_boot_img.hi_size;
+		f->f_info.f_home_used = fence_boot_img.hi_used;
+		return (f);
+	}
+
+	/* ~ of a system account (/, /nonexistent) is nobody's to fill. */
+	if (c->c_homes[0] == '~' && b->b_owner != 0 &&
+	    fence_home_own(pw->pw_dir, b->b_owner, pw->pw_gid) == -1) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
+		    "user %s has no home of their own; configure homes",
+		    pw->pw_name);
+		goto fail;
+	}
 	if (fence_homes_dir(pw, homes, sizeof(homes)) == -1) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
 		    "homes %s does not expand to an absolute path for %s",
@@ -415,8 +460,11 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	if (fence_home_prepare(homes, b->b_key, f->f_info.f_uid, f->f_gid,
 	    f->f_info.f_home,
 	    sizeof(f->f_info.f_home), err, sizeof(err)) == -1) {
+		/* The details name paths the user may not see: log only. */
+		log_warnx("fence %s of uid %u: home refused: %s", b->b_key,
+		    (unsigned)b->b_owner, err);
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
-		    "%s", err);
+		    "cannot use home for %s", b->b_key);
 		goto fail;
 	}
 	return (f);
@@ -437,12 +485,14 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 	char		*argv[] = { "fence-agent", NULL };
 	void		*buf;
 	size_t		 len;
-	int		 sp[2];
+	int		 sp[2], r;
 	struct timespec	 t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if ((f = fence_prepare(reqid, b)) == NULL)
+	if ((f = fence_prepare(reqid, b)) == NULL) {
+		fence_boot_img_close();
 		return;
+	}
 	f->f_t0 = t0;
 	arc4random_buf(f->f_info.f_bearer, sizeof(f->f_info.f_bearer));
 
@@ -458,6 +508,9 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 	spec.fs_gid = f->f_gid;
 	strlcpy(spec.fs_user, f->f_user, sizeof(spec.fs_user));
 	strlcpy(spec.fs_home, f->f_info.f_home, sizeof(spec.fs_home));
+	if (fence_boot_img.hi_loopfd != -1)
+		strlcpy(spec.fs_home_dev, fence_boot_img.hi_dev,
+		    sizeof(spec.fs_home_dev));
 	spec.fs_limits = f->f_info.f_limits;
 	spec.fs_bindir = fencer_bindir;
 	spec.fs_init = "fence-agent";
@@ -472,7 +525,9 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 	spec.fs_test_noseccomp = getenv("FENCED_TEST_NOSECCOMP") != NULL;
 #endif
 
-	if (fence_start(&spec, &f->f_proc, err, sizeof(err)) == -1) {
+	r = fence_start(&spec, &f->f_proc, err, sizeof(err));
+	fence_boot_img_close();
+	if (r == -1) {
 		close(sp[0]);
 		close(sp[1]);
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
@@ -525,6 +580,7 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 	evtimer_add(&f->f_timer, &tv);
 	return;
  fail:
+	fence_boot_img_close();
 	explicit_bzero(f, sizeof(*f));
 	free(f);
 }
@@ -606,9 +662,13 @@ static void
 fence_send(uint32_t type, uint32_t reqid, struct fence *f, int fd)
 {
 	struct msg_fence info = f->f_info;
+	struct stat	 sb;
 	void		*buf;
 	size_t		 len;
 
+	/* What the home image takes on the host now. */
+	if (info.f_home_limit != 0 && stat(info.f_home, &sb) == 0)
+		info.f_home_used = (uint64_t)sb.st_blocks * 512;
 	if (type != IMSG_FENCE_BOOTED)
 		explicit_bzero(info.f_bearer, sizeof(info.f_bearer));
 	if (msg_fence_encode(&info, &buf, &len) == -1)

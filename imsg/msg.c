@@ -27,7 +27,7 @@
 #include "msg.h"
 #include "mp.h"
 
-#define MSG_CONFIG_FIELDS	32
+#define MSG_CONFIG_FIELDS	33
 #define MSG_PROCINFO_FIELDS	2
 #define MSG_ERROR_FIELDS	2
 #define MSG_STATS_FIELDS	9
@@ -231,6 +231,9 @@ msg_config_valid(const struct fenced_config *c)
 	    c->c_limits.fl_cpu_milli > CPU_MILLI_MAX ||
 	    !msg_config_ceilings_valid(c))
 		return (0);
+	if (c->c_home_limit != 0 && (c->c_home_limit < HOME_LIMIT_MIN ||
+	    c->c_home_limit > HOME_LIMIT_MAX))
+		return (0);
 	if (c->c_exec_timeout < EXEC_TIMEOUT_MIN ||
 	    c->c_exec_timeout_max > EXEC_TIMEOUT_MAX ||
 	    c->c_exec_timeout > c->c_exec_timeout_max)
@@ -311,6 +314,7 @@ msg_config_encode(const struct fenced_config *c, void **buf, size_t *len)
 	mp_write_u64(&w, c->c_admin_gid);
 	mp_write_i64(&w, c->c_verbose);
 	msg_write_ceilings(&w, c);
+	mp_write_u64(&w, c->c_home_limit);
 	return (mp_write_finish(&w, buf, len));
 }
 
@@ -319,7 +323,7 @@ msg_config_decode(const void *data, size_t len, struct fenced_config *out)
 {
 	struct fenced_config cf, *c = &cf;
 	struct mp_reader r;
-	uint64_t	 u[22];
+	uint64_t	 u[22], home = 0;
 	int64_t		 verbose = 0;
 	size_t		 i, ntcp = 0;
 	int		 ok, cbad;
@@ -365,6 +369,7 @@ msg_config_decode(const void *data, size_t len, struct fenced_config *out)
 	mp_read_u64(&r, &u[15], 0, MSG_ID_MAX);		/* admin gid */
 	mp_read_i64(&r, &verbose, 0, INT32_MAX);
 	cbad = msg_read_ceilings(&r, c) == -1;
+	mp_read_u64(&r, &home, 0, HOME_LIMIT_MAX);
 	ok = mp_read_end(&r) == 0 && !cbad;
 
 	if (ok) {
@@ -391,6 +396,7 @@ msg_config_decode(const void *data, size_t len, struct fenced_config *out)
 		c->c_gid = (gid_t)u[14];
 		c->c_admin_gid = (gid_t)u[15];
 		c->c_verbose = (int)verbose;
+		c->c_home_limit = home;
 		ok = msg_config_valid(c);
 	}
 	if (!ok)

@@ -182,6 +182,8 @@ struct msg_fence {
 	uint32_t	 f_landlock;	/* FENCE_LL_* applied */
 	int		 f_level;	/* enum probe_level, measured */
 	uint8_t		 f_bearer[MSG_BEARER_LEN];	/* BOOTED only */
+	uint64_t	 f_home_used;	/* bytes the home takes on the host */
+	uint64_t	 f_home_limit;	/* bytes; 0: no limit (a directory) */
 };
 
 struct msg_hello {

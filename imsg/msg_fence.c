@@ -16,7 +16,7 @@
 
 #define MSG_BOOT_FIELDS		10
 #define MSG_FENCE_REQ_FIELDS	4
-#define MSG_FENCE_FIELDS	22
+#define MSG_FENCE_FIELDS	24
 
 #define MSG_ID_MAX		UINT32_MAX
 #define MSG_LEVEL_MAX		16	/* enum probe_level */
@@ -328,6 +328,8 @@ msg_fence_encode(const struct msg_fence *f, void **buf, size_t *len)
 	mp_write_u64(&w, f->f_landlock);
 	mp_write_u64(&w, (uint64_t)f->f_level);
 	mp_write_bin(&w, f->f_bearer, sizeof(f->f_bearer));
+	mp_write_u64(&w, f->f_home_used);
+	mp_write_u64(&w, f->f_home_limit);
 	return (mp_write_finish(&w, buf, len));
 }
 
@@ -367,6 +369,8 @@ msg_fence_decode(const void *data, size_t len, struct msg_fence *out)
 	mp_read_u64(&r, &u[14], 0, UINT32_MAX);
 	mp_read_u64(&r, &u[15], 0, MSG_LEVEL_MAX);
 	mp_read_bin(&r, &bearer, &blen, sizeof(f.f_bearer));
+	mp_read_u64(&r, &f.f_home_used, 0, UINT64_MAX);
+	mp_read_u64(&r, &f.f_home_limit, 0, HOME_LIMIT_MAX);
 	ok = mp_read_end(&r) == 0 && blen == sizeof(f.f_bearer);
 	if (ok) {
 		memcpy(f.f_bearer, bearer, sizeof(f.f_bearer));

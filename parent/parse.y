@@ -113,6 +113,8 @@ static const struct conf_num conf_num_memory =
     { "limit memory", UNIT_SIZE, MEMORY_MIN, MEMORY_MAX, "" };
 static const struct conf_num conf_num_memory_max =
     { "limit memory max", UNIT_SIZE, MEMORY_MIN, MEMORY_MAX, "" };
+static const struct conf_num conf_num_home =
+    { "limit home", UNIT_SIZE, HOME_LIMIT_MIN, HOME_LIMIT_MAX, "" };
 static const struct conf_num conf_num_pids =
     { "limit pids", UNIT_NONE, PIDS_MIN, PIDS_MAX, "" };
 static const struct conf_num conf_num_pids_max =
@@ -213,6 +215,7 @@ static void	 conf_lifetime(const char *, const char *);
 static void	 conf_limit(int, const char *, const char *);
 static void	 conf_user_limit(int, const char *);
 static int	 conf_check(void);
+static void	 conf_home(const char *);
 static void	 conf_exec(const struct conf_num *, const struct conf_num *,
 		    const char *, const char *, uint32_t *, uint32_t *);
 static void	 conf_u32(const struct conf_num *, const char *, uint32_t *);
@@ -222,7 +225,7 @@ static void	 conf_include(const char *);
 %}
 
 %token	ADMIN BACKEND BODY CONNECTIONS CPU DNS EXEC FENCE FENCES GROUP HEADERS
-%token	HOMES HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON OUTPUT
+%token	HOME HOMES HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON OUTPUT
 %token	PER PIDS PORT PROBE SOCKET STATE TCP TIER TIMEOUT UIDS USER
 %token	ERROR
 %token	<v.string>	STRING
@@ -277,6 +280,7 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 		| USER LIMIT MEMORY STRING	{ conf_user_limit(MEMORY, $4); }
 		| USER LIMIT PIDS STRING	{ conf_user_limit(PIDS, $4); }
 		| USER LIMIT CPU STRING		{ conf_user_limit(CPU, $4); }
+		| LIMIT HOME STRING		{ conf_home($3); }
 		| EXEC TIMEOUT STRING max	{
 			conf_exec(&conf_num_timeout, &conf_num_timeout_max,
 			    $3, $4, &ps.conf->c_exec_timeout,
@@ -340,6 +344,7 @@ static const struct conf_keyword {
 	{ "fences",	FENCES },
 	{ "group",	GROUP },
 	{ "headers",	HEADERS },
+	{ "home",	HOME },
 	{ "homes",	HOMES },
 	{ "http",	HTTP },
 	{ "include",	INCLUDE },
@@ -1181,6 +1186,15 @@ conf_backend(const char *name)
 		return;
 	}
 	ps.conf->c_backend = backend;
+}
+
+static void
+conf_home(const char *text)
+{
+	long long	 v;
+
+	if (conf_value(&conf_num_home, text, &v) == 0)
+		ps.conf->c_home_limit = (uint64_t)v;
 }
 
 static void

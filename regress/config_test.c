@@ -444,6 +444,15 @@ ATF_TC_BODY(suffixes, tc)
 	ATF_REQUIRE_EQ(parse_text("limit memory 1T\n", &c), 0);
 	ATF_CHECK_EQ(c.c_limits.fl_memory, 1ULL << 40);
 
+	ATF_REQUIRE_EQ(parse_text("limit home 1G\n", &c), 0);
+	ATF_CHECK_EQ(c.c_home_limit, 1ULL << 30);
+	ATF_REQUIRE_EQ(parse_text("limit home 16M\n", &c), 0);
+	ATF_CHECK_EQ(c.c_home_limit, 16ULL << 20);
+	ATF_REQUIRE_EQ(parse_text("lifetime 1h\n", &c), 0);
+	ATF_CHECK_EQ(c.c_home_limit, 0);	/* none by default */
+	parse_fails("limit home 1M\n", 1, "limit home");
+	parse_fails("limit home 2T\n", 1, "limit home");
+
 	ATF_REQUIRE_EQ(parse_text("lifetime 90s\n", &c), 0);
 	ATF_CHECK_EQ(c.c_lifetime, 90);
 	ATF_REQUIRE_EQ(parse_text("lifetime 30m\n", &c), 0);

@@ -104,7 +104,7 @@ cwd_refused_body() {
 		atf_check -s exit:1 -e match:"exec-cwd-outside-home" \
 		    $CTL exec ex cwd "$d" -- pwd
 	done
-	atf_check -o match:"/home/[a-z_]+/sub\$" $CTL exec ex cwd sub -- pwd
+	atf_check -o match:"/home/fence-[0-9]+/sub\$" $CTL exec ex cwd sub -- pwd
 }
 cwd_refused_cleanup() { fenced_cleanup; }
 
@@ -120,10 +120,48 @@ environment_body() {
 	atf_check -o inline:"GIT_CONFIG_GLOBAL HOME LANG LOGNAME PATH SHELL TERM TMPDIR USER VOICEBOX_FENCE XDG_CONFIG_HOME " \
 	    sh -c "cut -d= -f1 env.out | sort | tr '\n' ' '"
 	atf_check -o match:"^VOICEBOX_FENCE=ex\$" cat env.out
-	atf_check -o match:"^GIT_CONFIG_GLOBAL=/home/[a-z_]+/.gitconfig\$" cat env.out
+	atf_check -o match:"^GIT_CONFIG_GLOBAL=/home/fence-[0-9]+/.gitconfig\$" cat env.out
 	atf_check -s exit:1 -o empty grep -E "sk-secret|GIT_DIR|GIT_WORK_TREE" env.out
 }
 environment_cleanup() { fenced_cleanup; }
+
+atf_test_case identity cleanup
+identity_head() {
+	atf_set descr "a fence root boots runs as a uid from fence uids and is called after it: USER, LOGNAME fence-UID, HOME /home/fence-UID, the uid's own"
+	atf_set require.user root
+}
+identity_body() {
+	fenced_vars
+	start_with_secrets
+	uid=$($CTL exec ex -- id -u) || atf_fail "exec id"
+	[ "$uid" -ne 0 ] || atf_fail "a fence runs as root"
+	atf_check -o inline:"fence-$uid fence-$uid /home/fence-$uid\n" \
+	    $CTL exec ex -- sh -c 'echo $USER $LOGNAME $HOME'
+	atf_check -o inline:"/home/fence-$uid\n" $CTL exec ex -- pwd
+	atf_check -o inline:"$uid 700\n" $CTL exec ex -- sh -c 'stat -c "%u %a" "$HOME"'
+	atf_check -o inline:"$uid\n" stat -c %u "$(fenced_homes)/ex"
+}
+identity_cleanup() { fenced_cleanup; }
+
+atf_test_case mount_table cleanup
+mount_table_head() {
+	atf_set descr "a fence's /run/fenced/bin holds only fence-agent and fence-probe, and its mount table names no host path of the daemon's folder"
+	atf_set require.user root
+}
+mount_table_body() {
+	fenced_vars
+	start_with_secrets
+	atf_check -o inline:"fence-agent\nfence-probe\n" \
+	    $CTL exec ex -- ls /run/fenced/bin
+	$CTL exec ex -- cat /proc/self/mountinfo > mi || atf_fail "exec"
+	atf_check -o match:" / /run/fenced/bin ro,nosuid,nodev.* - tmpfs fenced-bin " \
+	    cat mi
+	d=$(cd "$BIN" && pwd -P)
+	atf_check -s exit:1 -o empty grep -F -e "$d" -e "$BIN" mi
+	atf_check -s not-exit:0 -e match:"Read-only file system" $CTL exec ex -- sh -c \
+	    'echo x > /run/fenced/bin/fence-agent'
+}
+mount_table_cleanup() { fenced_cleanup; }
 
 atf_test_case fds cleanup
 fds_head() {
@@ -247,6 +285,8 @@ atf_init_test_cases() {
 	atf_add_test_case binary_roundtrip
 	atf_add_test_case cwd_refused
 	atf_add_test_case environment
+	atf_add_test_case identity
+	atf_add_test_case mount_table
 	atf_add_test_case fds
 	atf_add_test_case concurrent
 	atf_add_test_case bearer_hidden

@@ -92,6 +92,8 @@ fence_fs_checks() {
 	fence_run "$1" -- t_inside \
 	    ro /usr -- ro /etc -- ro / -- ro-mount /proc/sys -- \
 	    tmpfs /tmp -- tmpfs /run fenced -- tmpfs /var tmp -- \
+	    tmpfs /run/fenced/bin t_inside -- ro /run/fenced/bin -- \
+	    mountinfo-hides "$BIN" -- \
 	    tmpfs /home fence -- tmpfs /dev/shm -- \
 	    rw /home/fence -- rw /tmp -- rw /var/tmp -- rw /dev/shm -- \
 	    absent /sys -- procs 1 -- dev -- masked -- \
@@ -418,7 +420,7 @@ home_refused_body() {
 	ln -s "$target" "$HOMES/$KEY"
 	fence_run L1.5 -- t_inside true
 	atf_check_equal "$(cat rc)" 1
-	fence_expect "^home: refused: home $HOMES/$KEY is a symlink"
+	fence_expect "^home: refused: $HOMES/$KEY: a symlink\$"
 	fence_reject '^started'
 	atf_check -o inline:"" ls -A "$target"
 	# The same through the home path fence_start is given directly.
@@ -435,17 +437,130 @@ home_refused_body() {
 	chown $FENCE_UID "$WORK/user"
 	ln -s /etc "$WORK/user/homes"
 	chown -h $FENCE_UID "$WORK/user/homes"
-	atf_check -s exit:1 -o match:"^home: refused: homes dir /etc " \
+	atf_check -s exit:1 -o match:"^home: refused: $WORK/user/homes: a symlink not of root's" \
 	    "$T_FENCE" -x -H "$WORK/user/homes" -k "$KEY" \
 	    -u $FENCE_UID -g $FENCE_GID
 	[ ! -e "/etc/$KEY" ] || atf_fail "/etc/$KEY was created"
 	# A home of someone else.
 	mkdir "$HOMES/other-$KEY"
-	atf_check -s exit:1 -o match:"belongs to uid 0" \
+	atf_check -s exit:1 -o match:"other-$KEY: owned by someone else" \
 	    "$T_FENCE" -x -H "$HOMES" -k "other-$KEY" \
 	    -u $FENCE_UID -g $FENCE_GID
 }
 home_refused_cleanup() { fence_cleanup; }
+
+atf_test_case home_tricks cleanup
+home_tricks_head() {
+	atf_set descr "a user's symlink or directory on the way to the homes makes root create nothing anywhere: the walk is judged before anything is made"
+	atf_set require.user root
+}
+# t_fence -x as the fencer would call it for ~/sandbox-homes; $1 the homes.
+home_try() {
+	"$T_FENCE" -x -H "$1" -k "$KEY" -u $FENCE_UID -g $FENCE_GID > out 2>&1
+	echo $? > rc
+}
+home_tricks_body() {
+	fence_setup home_tricks
+	u=$WORK/user
+	mkdir "$u" "$WORK/state" "$WORK/state/empty"
+	chown $FENCE_UID:$FENCE_GID "$u"
+	chmod 0755 "$u"
+	# ~/sandbox-homes -> a missing path in a directory only root may
+	# write: /etc itself, the daemon's state, its empty directory.
+	for t in "/etc/fenced-regress-$KEY" "$WORK/state/probe-secret.$KEY" \
+	    "$WORK/state/empty/x"; do
+		rm -f "$u/sandbox-homes"
+		ln -s "$t" "$u/sandbox-homes"
+		chown -h $FENCE_UID:$FENCE_GID "$u/sandbox-homes"
+		home_try "$u/sandbox-homes"
+		atf_check_equal "$(cat rc)" 1
+		fence_expect "^home: refused: $u/sandbox-homes: a symlink not of root's\$"
+		[ ! -e "$t" ] && [ ! -L "$t" ] || atf_fail "$t was created"
+	done
+	rm -f "/etc/fenced-regress-$KEY"
+	rmdir "$WORK/state/probe-secret.$KEY" 2>/dev/null
+	atf_check -o inline:"" ls -A "$WORK/state/empty"
+	# The same symlink one level further down.
+	rm -f "$u/sandbox-homes"
+	mkdir "$u/sandbox-homes"
+	chown $FENCE_UID:$FENCE_GID "$u/sandbox-homes"
+	ln -s /etc "$u/sandbox-homes/$KEY"
+	chown -h $FENCE_UID:$FENCE_GID "$u/sandbox-homes/$KEY"
+	home_try "$u/sandbox-homes"
+	fence_expect "^home: refused: $u/sandbox-homes/$KEY: a symlink\$"
+	rm -f "$u/sandbox-homes/$KEY"
+	# A root directory the user moved into their tree: nothing in it.
+	mkdir "$u/rootdir"
+	home_try "$u/rootdir/sandbox-homes"
+	atf_check_equal "$(cat rc)" 1
+	fence_expect "^home: refused: $u/rootdir/sandbox-homes: missing, and not in a directory the uid may write\$"
+	atf_check -o inline:"" ls -A "$u/rootdir"
+	# A directory others may write, on the way.
+	mkdir "$WORK/ww"
+	chmod 0777 "$WORK/ww"
+	home_try "$WORK/ww/homes"
+	atf_check_equal "$(cat rc)" 1
+	fence_expect "^home: refused: $WORK/ww: writable by others\$"
+	atf_check -o inline:"" ls -A "$WORK/ww"
+	# A directory of another uid, on the way.
+	mkdir "$WORK/other"
+	chown $((FENCE_UID + 1)) "$WORK/other"
+	home_try "$WORK/other/homes"
+	fence_expect "^home: refused: $WORK/other: owned by someone else\$"
+	atf_check -o inline:"" ls -A "$WORK/other"
+	# What the user may write in is made, the user's, 0700.
+	home_try "$u/a/b"
+	atf_check_equal "$(cat rc)" 0
+	fence_expect "^home: $u/a/b/$KEY\$"
+	atf_check -o inline:"$FENCE_UID 700\n$FENCE_UID 700\n$FENCE_UID 700\n" \
+	    stat -c '%u %a' "$u/a" "$u/a/b" "$u/a/b/$KEY"
+}
+home_tricks_cleanup() {
+	k=$(cat key 2>/dev/null)
+	[ -n "$k" ] && rm -rf "/etc/fenced-regress-$k"
+	fence_cleanup
+}
+
+atf_test_case home_image cleanup
+home_image_head() {
+	atf_set descr "a home with a size limit is an ext4 image: full at its size at L1 and L1.5 (ENOSPC), kept across boots, root's 0600, off the fence's mount table, detached after the stop; an image not root's is refused"
+	atf_set require.user root
+}
+home_image_body() {
+	fence_setup home_image
+	[ -x /usr/sbin/mkfs.ext4 ] || [ -x /sbin/mkfs.ext4 ] ||
+	    atf_skip "no mkfs.ext4"
+	[ -e /dev/loop-control ] || atf_skip "no /dev/loop-control"
+	img=$HOMES/homes/$FENCE_UID/$KEY.img
+	fence_run L1.5 -I 33554432 -- t_inside write /home/fence/kept yes -- \
+	    full /home/fence/big 64 -- mountinfo-hides "$WORK" "$BIN" -- \
+	    ids $FENCE_UID $FENCE_GID
+	fence_passed
+	fence_expect "^home: image $img on /dev/loop[0-9]+, 33554432 bytes"
+	atf_check -o inline:"0 600 33554432\n" stat -c '%u %a %s' "$img"
+	[ $(du -k "$img" | cut -f1) -le 33000 ] || atf_fail "image over its size"
+	fence_run L1 -I 33554432 -- t_inside read /home/fence/kept yes -- \
+	    full /home/fence/big 64
+	fence_passed
+	i=0
+	while losetup -j "$img" | grep -q . && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	atf_check -o empty losetup -j "$img"
+	# An image someone else could write is not mounted.
+	chown $FENCE_UID "$img"
+	fence_run L1.5 -I 33554432 -- t_inside true
+	atf_check_equal "$(cat rc)" 1
+	fence_expect "^home: refused: $img: not a file of root's, 0600, with one link\$"
+}
+home_image_cleanup() {
+	w=$(cat work.path 2>/dev/null)
+	[ -n "$w" ] && for l in $(losetup -j "$w" -O NAME -n 2>/dev/null); do
+		losetup -d "$l" 2>/dev/null
+	done
+	fence_cleanup
+}
 
 atf_test_case home_created
 home_created_head() {
@@ -588,6 +703,8 @@ atf_init_test_cases() {
 	atf_add_test_case l15_network_shared
 	atf_add_test_case l15_abstract_scoped
 	atf_add_test_case home_refused
+	atf_add_test_case home_tricks
+	atf_add_test_case home_image
 	atf_add_test_case home_created
 	atf_add_test_case memory_refused
 	atf_add_test_case boot_errors

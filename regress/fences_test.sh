@@ -85,6 +85,126 @@ home_persists_body() {
 }
 home_persists_cleanup() { fenced_cleanup; }
 
+atf_test_case home_tricks cleanup
+home_tricks_head() {
+	atf_set descr "homes ~/sandbox-homes: a user's symlink to /etc or into the daemon's state makes root create nothing and the refusal names nothing; an account whose home is /nonexistent gets no default home, configured homes still work"
+	atf_set require.user root
+}
+home_tricks_body() {
+	fenced_vars
+	users_add 2 fh
+	u=$(sed -n 1p users.txt)
+	v=$(sed -n 2p users.txt)
+	tag=$(pwd | cksum | cut -d' ' -f1)
+	h=$(fenced_homes)
+	chmod 0755 "$h" "$PWD"
+	mkdir "$h/$u"
+	chown "$u:" "$h/$u"
+	usermod -d "$h/$u" "$u" || atf_fail "usermod"
+	fenced_conf | sed 's|^homes .*|homes "~/sandbox-homes"|' > fenced.conf
+	fenced_start
+	fctl="$BIN/fencectl -s $PWD/ctl.sock"
+	for t in "/etc/fenced-regress-$tag" "$PWD/state/empty/x" \
+	    "$PWD/state/probe-secret.k$tag"; do
+		rm -f "$h/$u/sandbox-homes"
+		ln -s "$t" "$h/$u/sandbox-homes"
+		chown -h "$u:" "$h/$u/sandbox-homes"
+		atf_check -s exit:1 -e save:err $(as_user "$u") $fctl boot k$tag
+		atf_check -o match:"home-refused.*cannot use home for k$tag" cat err
+		atf_check -s exit:1 -o empty grep -e "$t" -e /etc -e state err
+		[ ! -e "$t" ] && [ ! -L "$t" ] || atf_fail "root created $t"
+	done
+	atf_check -o match:"home refused: .*sandbox-homes: a symlink not of root's" \
+	    cat fenced.log
+	[ ! -e "$PWD/state/empty/x" ] || atf_fail "a directory in state/empty"
+	# Without the symlink the same user's home is made, theirs.
+	rm -f "$h/$u/sandbox-homes"
+	atf_check -o ignore $(as_user "$u") $fctl boot k$tag
+	atf_check -o inline:"$(id -u "$u") 700\n" \
+	    stat -c '%u %a' "$h/$u/sandbox-homes/k$tag"
+	atf_check -o ignore $(as_user "$u") $fctl stop k$tag
+	# A home of /nonexistent: no ~/sandbox-homes, nothing made.
+	atf_check -s exit:1 -e match:"user $v has no home of their own; configure homes" \
+	    $(as_user "$v") $fctl boot k$tag
+	[ ! -e /nonexistent ] || atf_fail "/nonexistent was created"
+	for d in / /usr/sbin; do
+		usermod -d "$d" "$v" || atf_fail "usermod -d $d"
+		atf_check -s exit:1 -e match:"user $v has no home of their own" \
+		    $(as_user "$v") $fctl boot k$tag
+		[ ! -e "${d%/}/sandbox-homes" ] ||
+		    atf_fail "${d%/}/sandbox-homes was created"
+	done
+	fenced_stop
+	# A configured homes works for the same account.
+	fenced_conf | sed 's|^homes "\(.*\)"|homes "\1/%u"|' > fenced.conf
+	fenced_start
+	atf_check -o ignore $(as_user "$v") $fctl boot k$tag
+	atf_check -o inline:"$(id -u "$v")\n" \
+	    $(as_user "$v") $fctl exec k$tag -- id -u
+	atf_check -o inline:"$(id -u "$v") 700\n" \
+	    stat -c '%u %a' "$h/$v/k$tag"
+	$(as_user "$v") $fctl stop k$tag > /dev/null
+	fenced_stop
+}
+home_tricks_cleanup() {
+	tag=$(pwd | cksum | cut -d' ' -f1)
+	rm -rf "/etc/fenced-regress-$tag"
+	fenced_cleanup
+	users_remove
+}
+
+atf_test_case home_limit cleanup
+home_limit_head() {
+	atf_set descr "limit home: the home is an ext4 image of that size: fallocate and dd past it fail with ENOSPC inside an L1.5 fence, the host's disk does not grow by it, the state reports it, the files outlive stop, boot and a daemon restart, and the mount table names no host path of it"
+	atf_set require.user root
+}
+home_limit_body() {
+	fenced_vars
+	fenced_conf > fenced.conf
+	echo 'limit home 32M' >> fenced.conf
+	fenced_start
+	$CTL boot big tier L1.5 > /dev/null || { cat fenced.log; atf_fail "boot"; }
+	img="$PWD/state/homes/0/big.img"
+	atf_check -o match:"^-rw------- .* root root 33554432 " ls -l "$img"
+	atf_check -o match:"^home:     $img\$" -o match:"^home use: [0-9]+K of 32768K\$" \
+	    $CTL show environment big
+	before=$(du -k "$img" | cut -f1)
+	atf_check -s not-exit:0 -e match:"No space left on device" \
+	    $CTL exec big -- fallocate -l 100M big
+	atf_check -s not-exit:0 -e match:"No space left on device" \
+	    $CTL exec big -- dd if=/dev/zero of=big bs=1M count=100
+	after=$(du -k "$img" | cut -f1)
+	[ $((after - before)) -le 33000 ] ||
+	    atf_fail "the image grew by ${after}K - ${before}K"
+	atf_check $CTL exec big -- rm -f big
+	atf_check $CTL exec big -- sh -c 'echo kept > note'
+	$CTL exec big -- cat /proc/self/mountinfo > mi
+	atf_check -o match:" / /home/fence-[0-9]+ rw,nosuid,nodev.* - ext4 /dev/loop" cat mi
+	atf_check -s exit:1 -o empty grep -F -e "$PWD" -e state mi
+	# The HTTP state says it too.
+	tok=$($CTL token 2>/dev/null | tail -n 1)
+	curl -sS -H "x-voicebox-host-token: $tok" \
+	    "http://127.0.0.1:$(fenced_port)/api/environments/big" > state.json ||
+	    atf_fail "curl"
+	atf_check -o match:'"homeLimit": *33554432' -o match:'"homeUsed": *[1-9][0-9]*' \
+	    cat state.json
+	# A stop detaches the image at once: the next boot may follow.
+	for i in 1 2 3; do
+		$CTL stop big > /dev/null
+		$CTL boot big tier L1.5 > /dev/null ||
+		    { cat fenced.log; atf_fail "boot right after a stop"; }
+	done
+	$CTL stop big > /dev/null
+	fenced_stop
+	fenced_start
+	$CTL boot big tier L1.5 > /dev/null || atf_fail "second boot"
+	atf_check -o inline:"kept\n" $CTL exec big -- cat note
+	$CTL stop big > /dev/null
+	fenced_stop
+	[ -s "$img" ] || atf_fail "stopping removed the image"
+}
+home_limit_cleanup() { fenced_cleanup; }
+
 atf_test_case deadline cleanup
 deadline_head() {
 	atf_set descr "a fence is stopped at its deadline, and says so"
@@ -173,6 +293,8 @@ sigkill_all_cleanup() { fenced_cleanup; }
 atf_init_test_cases() {
 	atf_add_test_case tiers
 	atf_add_test_case home_persists
+	atf_add_test_case home_tricks
+	atf_add_test_case home_limit
 	atf_add_test_case deadline
 	atf_add_test_case refused
 	atf_add_test_case sigkill_parent

@@ -59,6 +59,7 @@ config_sample(struct fenced_config *c)
 	c->c_http_timeout = 10;
 	c->c_http_conns_max = 256;
 	c->c_http_conns_user = 32;
+	c->c_home_limit = 1ULL << 30;
 	strlcpy(c->c_probe_dns, "localhost", sizeof(c->c_probe_dns));
 	c->c_uid = 999;
 	c->c_gid = 998;
@@ -163,7 +164,7 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	32
+#define CONFIG_NFIELDS	33
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -202,6 +203,7 @@ config_fields(struct field *f)
 		{ F_U, UINT32_MAX, 0, NULL, 0 },
 		{ F_I, 0, 2, NULL, 0 },
 		{ F_CEIL, 0, 0, NULL, 0 },
+		{ F_U, 1ULL << 30, 0, NULL, 0 },
 	};
 
 	ceil_sample();
@@ -554,6 +556,8 @@ ATF_TC_BODY(config_decode_refuses, tc)
 	BAD(31, ceil_vals[7] = USER_CPU_MILLI_MAX + 1);
 	BAD(31, f[31].kind = F_ARR);
 	BAD(31, f[31].kind = F_U);
+	BAD(32, f[32].u = HOME_LIMIT_MIN - 1);
+	BAD(32, f[32].u = HOME_LIMIT_MAX + 1);
 	/* Wrong types. */
 	BAD(1, f[1].kind = F_NIL);
 	BAD(1, (f[1].kind = F_S, f[1].s = "7700"));

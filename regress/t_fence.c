@@ -4,7 +4,7 @@
  *
  *	t_fence [-t tier] [-u uid] [-g gid] [-U user] [-k key]
  *	    [-h home | -H homes] [-b bindir] [-m bytes] [-p pids] [-c milli]
- *	    [-C sub | -n] [-L] [-A] [-w sec] [-K] -- init [arg...]
+ *	    [-I bytes] [-C sub | -n] [-L] [-A] [-w sec] [-K] -- init [arg...]
  *		boot a fence running bindir/init as pid 1, wait for it,
  *		stop it and check that nothing is left
  *	t_fence ... -N count -- init [arg...]	boot count times, timings
@@ -21,6 +21,8 @@
  * their port and name.  -K boots and then waits forever (the test kills
  * us to see the fence die with its parent).  -S asks for the seccomp
  * filter to be left out, which only a FENCED_TEST_HOOKS build honours.
+ * -I bytes (with -H dir) makes the home an ext4 image of that size,
+ * dir/homes/<uid>/<key>.img (fence_home_image()).
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -63,6 +65,8 @@
 #define TF_ARGS_MAX	256
 
 static struct fence_spec tf_spec;
+static struct fence_home_img tf_img;
+static int	 tf_loopfd = -1;
 static char		 tf_cg[3][PATH_MAX];
 static char		 tf_port[16], tf_abs[64];
 static char		*tf_argv[TF_ARGS_MAX];
@@ -633,7 +637,14 @@ tf_boot(int deadline, int hang)
 			snprintf(cg[i], sizeof(cg[i]), "%.*s/%s",
 			    PATH_MAX - FENCE_KEY_SIZE - 2,
 			    tf_spec.fs_cgroup_parent[i], tf_spec.fs_key);
-	if (fence_start(&tf_spec, &p, err, sizeof(err)) == -1) {
+	i = fence_start(&tf_spec, &p, err, sizeof(err));
+	/* As the fencer does: the loop device is the mount's from now on. */
+	if (tf_loopfd != -1) {
+		(void)close(tf_loopfd);
+		tf_loopfd = -1;
+		fds--;
+	}
+	if (i == -1) {
 		printf("fence_start: %s\n", err);
 		bad = tf_check_clean(cg, tf_spec.fs_uid, mounts, fds);
 		return (bad ? 3 : 1);
@@ -700,6 +711,7 @@ int
 main(int argc, char *argv[])
 {
 	const char	*homes = NULL, *sub = "fenced-regress", *keyname = NULL;
+	unsigned long long imgsize = 0;
 	char		 err[FENCE_ERR_MAX], home[PATH_MAX];
 	int		 ch, i, j, nocg = 0, tcp = 0, abs_ = 0, deadline = 0;
 	int		 hang = 0, bench = 0, runs = 0, homeonly = 0;
@@ -721,7 +733,7 @@ main(int argc, char *argv[])
 	tf_spec.fs_inherit_stdio = 1;
 
 	while ((ch = getopt(argc, argv,
-	    "Ab:c:C:g:h:H:J:k:KLm:nN:p:PQR:St:u:U:w:xZ")) != -1) {
+	    "Ab:c:C:g:h:H:I:J:k:KLm:nN:p:PQR:St:u:U:w:xZ")) != -1) {
 		switch (ch) {
 		case 'A':
 			abs_ = 1;
@@ -748,6 +760,9 @@ main(int argc, char *argv[])
 			break;
 		case 'J':
 			keyname = optarg;
+			break;
+		case 'I':
+			imgsize = strtoull(optarg, NULL, 10);
 			break;
 		case 'k':
 			snprintf(tf_spec.fs_key, sizeof(tf_spec.fs_key), "%s",
@@ -834,7 +849,23 @@ main(int argc, char *argv[])
 	}
 	if (argc < 1 || tf_spec.fs_bindir == NULL)
 		usage();
-	if (homes != NULL) {
+	if (homes != NULL && imgsize != 0) {
+		if (fence_home_image(homes, tf_spec.fs_uid, tf_spec.fs_key,
+		    imgsize, tf_spec.fs_uid, tf_spec.fs_gid, &tf_img, err,
+		    sizeof(err)) == -1) {
+			printf("home: refused: %s\n", err);
+			return (1);
+		}
+		printf("home: image %s on %s, %llu bytes, %llu used\n",
+		    tf_img.hi_path, tf_img.hi_dev,
+		    (unsigned long long)tf_img.hi_size,
+		    (unsigned long long)tf_img.hi_used);
+		snprintf(tf_spec.fs_home, sizeof(tf_spec.fs_home), "%s",
+		    tf_img.hi_path);
+		snprintf(tf_spec.fs_home_dev, sizeof(tf_spec.fs_home_dev), "%s",
+		    tf_img.hi_dev);
+		tf_loopfd = tf_img.hi_loopfd;
+	} else if (homes != NULL) {
 		if (fence_home_prepare(homes, tf_spec.fs_key, tf_spec.fs_uid,
 		    tf_spec.fs_gid, home, sizeof(home), err,
 		    sizeof(err)) == -1) {
@@ -859,6 +890,13 @@ main(int argc, char *argv[])
 	tf_argv[j] = NULL;
 	tf_spec.fs_init = tf_argv[0];
 	tf_spec.fs_init_argv = tf_argv;
+	/*
+	 * The bin tmpfs stays open for the life of the process, as in the
+	 * fencer: make it before the fd count.  A failure is fence_start's
+	 * to report.
+	 */
+	(void)fence_bin_init(tf_spec.fs_bindir, tf_spec.fs_init, err,
+	    sizeof(err));
 
 	if (keyname != NULL && tf_keyring_join() == -1)
 		return (2);

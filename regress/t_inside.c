@@ -918,6 +918,75 @@ check_orphan(char **av)
 	ok("orphan", NULL);
 }
 
+/*
+ * The filesystem of PATH holds less than MB megabytes: fallocate of MB
+ * and writing MB both stop at ENOSPC (or EDQUOT); the file is removed.
+ */
+static void
+check_full(char **av)
+{
+	static char	 buf[1 << 20];
+	long		 mb = atol(av[2]), i;
+	int		 fd, e;
+
+	if ((fd = open(av[1], O_WRONLY | O_CREAT | O_TRUNC, 0600)) == -1) {
+		fail("full", "%s: %s", av[1], strerror(errno));
+		return;
+	}
+	e = posix_fallocate(fd, 0, (off_t)mb << 20);
+	if (e != ENOSPC && e != EDQUOT) {
+		fail("full", "fallocate %ld MB: %s", mb,
+		    e == 0 ? "succeeded" : strerror(e));
+		goto out;
+	}
+	if (ftruncate(fd, 0) == -1) {
+		fail("full", "truncate: %s", strerror(errno));
+		goto out;
+	}
+	memset(buf, 'x', sizeof(buf));
+	for (i = 0; i < mb; i++)
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			break;
+	e = errno;
+	if (i == mb || (e != ENOSPC && e != EDQUOT)) {
+		fail("full", "wrote %ld of %ld MB: %s", i, mb,
+		    i == mb ? "no error" : strerror(e));
+		goto out;
+	}
+	ok("full", "fallocate ENOSPC, write stopped after %ld MB: %s", i,
+	    strerror(e));
+ out:
+	(void)close(fd);
+	(void)unlink(av[1]);
+}
+
+/* /proc/self/mountinfo names none of the paths given. */
+static void
+check_mountinfo_hides(char **av)
+{
+	FILE	*f;
+	char	 line[4096];
+	int	 i, n = 0;
+
+	if ((f = fopen("/proc/self/mountinfo", "r")) == NULL) {
+		fail("mountinfo-hides", "%s", strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		n++;
+		for (i = 1; av[i] != NULL; i++)
+			if (strstr(line, av[i]) != NULL) {
+				line[strcspn(line, "\n")] = '\0';
+				fail("mountinfo-hides", "%s in \"%s\"", av[i],
+				    line);
+				fclose(f);
+				return;
+			}
+	}
+	fclose(f);
+	ok("mountinfo-hides", "%d mounts", n);
+}
+
 static void
 check_sleep(char **av)
 {
@@ -1109,6 +1178,8 @@ static const struct check {
 	{ "netif",		0, check_netif },
 	{ "landlock-proc",	1, check_landlock_proc },
 	{ "orphan",		0, check_orphan },
+	{ "mountinfo-hides",	1, check_mountinfo_hides },
+	{ "full",		2, check_full },
 	{ "sleep",		1, check_sleep },
 	{ "true",		0, check_true }
 };
