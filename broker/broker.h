@@ -42,7 +42,9 @@ void	token_orphan(void *);
 /* fences.c */
 struct bqueued;
 
-#define BFENCE_QUEUE_MAX	32	/* requests waiting on a first verdict */
+/* Requests waiting on a fence's first verdict: as many as its agent runs. */
+#define BFENCE_QUEUE_MAX	128
+#define BFENCE_QUEUE_BYTES	(8 * 1024 * 1024)
 
 struct bfence {
 	TAILQ_ENTRY(bfence)	 bf_entry;
@@ -59,6 +61,7 @@ struct bfence {
 	int			 bf_stopping;
 	TAILQ_HEAD(, bqueued)	 bf_queue;
 	unsigned int		 bf_nqueued;
+	size_t			 bf_queued_bytes;
 };
 
 enum breq_kind {

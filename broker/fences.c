@@ -169,6 +169,7 @@ bqueued_free(struct bfence *bf, struct bqueued *q)
 {
 	TAILQ_REMOVE(&bf->bf_queue, q, q_entry);
 	bf->bf_nqueued--;
+	bf->bf_queued_bytes -= q->q_len;
 	explicit_bzero(q->q_buf, q->q_len);
 	free(q->q_buf);
 	free(q);
@@ -363,7 +364,8 @@ breq_agent_error(struct breq *r, const char *code, const char *message)
  * HTTP.  DESIGN.md section 3: nothing runs in a fence that has not
  * earned what was asked, so until the first probe's verdict is in (and
  * the broker knows whether the fence stays), a request waits, at most
- * BFENCE_QUEUE_MAX per fence; beyond that it is refused at once.  A
+ * BFENCE_QUEUE_MAX of them and BFENCE_QUEUE_BYTES per fence; beyond
+ * that it is refused at once.  A
  * fence the broker is stopping takes nothing more: what waits fails
  * with the fence's end.  0 when sent or held (or answered with an
  * error), -1 when the fence has no agent.
@@ -382,10 +384,11 @@ fences_to_agent(struct bfence *bf, struct breq *r, uint32_t type,
 	if (bf->bf_measured && !bf->bf_stopping)
 		return (imsgev_compose(bf->bf_agent, type, r->r_id, 0, -1,
 		    buf, len));
-	if (bf->bf_nqueued >= BFENCE_QUEUE_MAX) {
+	if (bf->bf_nqueued >= BFENCE_QUEUE_MAX ||
+	    len > BFENCE_QUEUE_BYTES - bf->bf_queued_bytes) {
 		snprintf(why, sizeof(why), "fence %s is not measured yet and "
-		    "has %u requests waiting already", bf->bf_info.f_key,
-		    bf->bf_nqueued);
+		    "has %u requests (%zu bytes) waiting already",
+		    bf->bf_info.f_key, bf->bf_nqueued, bf->bf_queued_bytes);
 		breq_agent_error(r, "exec-busy", why);
 		return (0);
 	}
@@ -401,6 +404,7 @@ fences_to_agent(struct bfence *bf, struct breq *r, uint32_t type,
 	q->q_reqid = r->r_id;
 	TAILQ_INSERT_TAIL(&bf->bf_queue, q, q_entry);
 	bf->bf_nqueued++;
+	bf->bf_queued_bytes += len;
 	log_debug("fence %s: request %u waits for the first verdict",
 	    bf->bf_info.f_key, r->r_id);
 	return (0);
