@@ -300,6 +300,9 @@ probe_canary_result(struct fence *f)
 		else
 			others++;
 	}
+	if (result == CANARY_YES)
+		log_debug("fence %s: the probe reached the canary",
+		    f->f_info.f_key);
 	if (others > 0)
 		log_debug("fence %s: %d canary connection%s without the "
 		    "secret ignored", f->f_info.f_key, others,

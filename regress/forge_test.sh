@@ -218,8 +218,13 @@ canary_crowd_body() {
 		atf_check -o match:"^level: *L2" $CTL boot vic$try tier L2 require L2
 		$CTL stop vic$try > /dev/null
 	done
-	# The connections were there, and were ignored.
+	# The connections were there, and were ignored; the probe's own
+	# (L1.5 shares the network) carried the secret and was counted.
 	atf_check -o match:"canary connection.*without the secret ignored" \
+	    cat fenced.log
+	atf_check -o match:"fence spy2: the probe reached the canary" \
+	    cat fenced.log
+	atf_check -o not-match:"fence vic[123]: the probe reached the canary" \
 	    cat fenced.log
 }
 canary_crowd_cleanup() {
