@@ -122,11 +122,17 @@ before_verdict_body() {
 	fenced_vars
 	fenced_start
 	h="$(fenced_homes)/early"
+	t=$($CTL token | tail -1)
+	u="http://127.0.0.1:$(fenced_port)/api/environments/early/exec"
+	# From the control socket and over HTTP, as fast as they go.
 	(
 		i=0
 		while [ $i -lt 400 ] && [ ! -f boot.done ]; do
 			$CTL exec early -- sh -c 'date > ran-before-require' \
 			    >> exec.out 2>&1 &
+			curl -s -H "x-voicebox-host-token: $t" \
+			    -d '{"argv":["sh","-c","date > ran-before-http"]}' \
+			    "$u" >> http.out 2>&1 &
 			sleep 0.01
 			i=$((i + 1))
 		done
@@ -137,8 +143,9 @@ before_verdict_body() {
 	    $CTL boot early tier L1.5 require L2
 	touch boot.done
 	wait $lp
-	[ -e "$h/ran-before-require" ] &&
+	[ -e "$h/ran-before-require" ] || [ -e "$h/ran-before-http" ] &&
 	    atf_fail "a command ran in a fence that did not earn its require"
+	atf_check -o match:'"error": *"(fence-stopped|not-found)"' cat http.out
 	# The execs that reached it were held, then failed with its end.
 	atf_check -o match:"fence-stopped|not-found" cat exec.out
 	# A fence that earns its require runs what waited, once it has.
