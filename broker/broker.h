@@ -40,12 +40,28 @@ void	token_orphan(void *);
 
 
 /* fences.c */
+struct bqueued;
+
+/* Requests waiting on a fence's first verdict: as many as its agent runs. */
+#define BFENCE_QUEUE_MAX	128
+#define BFENCE_QUEUE_BYTES	(8 * 1024 * 1024)
+
 struct bfence {
 	TAILQ_ENTRY(bfence)	 bf_entry;
 	struct msg_fence	 bf_info;	/* with the bearer; f_level */
 	struct imsgev		*bf_agent;
 	int			 bf_probing;	/* a probe runs */
 	char			*bf_boundary;	/* the last verdicts, JSON */
+	/*
+	 * Until the first probe's verdict is in, nothing but the probe
+	 * reaches the agent: other requests wait here (fences.c), and
+	 * after a stop of our own they wait for the fence to end.
+	 */
+	int			 bf_measured;
+	int			 bf_stopping;
+	TAILQ_HEAD(, bqueued)	 bf_queue;
+	unsigned int		 bf_nqueued;
+	size_t			 bf_queued_bytes;
 };
 
 enum breq_kind {
@@ -80,6 +96,9 @@ int		 fences_to_fencer(struct breq *, uint32_t, const void *, size_t);
 void		 fences_stop(const char *);
 int		 fences_to_agent(struct bfence *, struct breq *, uint32_t,
 		    const void *, size_t);
+int		 fences_to_agent_probe(struct bfence *, struct breq *,
+		    uint32_t, const void *, size_t);
+void		 fences_measured(const char *);
 
 /* probe.c */
 struct probe_result {

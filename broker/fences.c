@@ -26,6 +26,15 @@ static TAILQ_HEAD(, breq) breqs = TAILQ_HEAD_INITIALIZER(breqs);
 static uint32_t		 breq_next = 1;
 static unsigned int	 bfence_count;
 
+/* A request to an agent held until the fence's first verdict. */
+struct bqueued {
+	TAILQ_ENTRY(bqueued)	 q_entry;
+	uint32_t		 q_reqid;
+	uint32_t		 q_type;
+	void			*q_buf;		/* may hold the bearer */
+	size_t			 q_len;
+};
+
 static void	bfence_agent_dispatch(struct imsgev *, struct imsg *, void *);
 static void	bfence_agent_closed(struct imsgev *, int, void *);
 
@@ -146,6 +155,7 @@ bfence_add(struct msg_fence *info, int fd)
 	if ((bf->bf_agent = imsgev_new(broker_self.ps_evbase, fd,
 	    bfence_agent_dispatch, bfence_agent_closed, bf)) == NULL)
 		fatal("%s: imsgev_new", __func__);
+	TAILQ_INIT(&bf->bf_queue);
 	TAILQ_INSERT_TAIL(&bfences, bf, bf_entry);
 	bfence_count++;
 	/* Measured right away; until the report is in it is unmeasured. */
@@ -154,15 +164,38 @@ bfence_add(struct msg_fence *info, int fd)
 		log_warnx("%s: cannot probe %s", __func__, info->f_key);
 }
 
+static void
+bqueued_free(struct bfence *bf, struct bqueued *q)
+{
+	TAILQ_REMOVE(&bf->bf_queue, q, q_entry);
+	bf->bf_nqueued--;
+	bf->bf_queued_bytes -= q->q_len;
+	explicit_bzero(q->q_buf, q->q_len);
+	free(q->q_buf);
+	free(q);
+}
+
+static void
+bfence_queue_clear(struct bfence *bf)
+{
+	struct bqueued	*q;
+
+	while ((q = TAILQ_FIRST(&bf->bf_queue)) != NULL)
+		bqueued_free(bf, q);
+}
+
 /* Requests to a fence that is gone get an error now, not never. */
 static void
 bfence_fail_pending(const char *key, const char *why)
 {
+	struct bfence	*bf;
 	struct breq	*r, *next;
 	void		*buf;
 	size_t		 len;
 	struct imsg	 imsg;
 
+	if ((bf = bfence_find(key)) != NULL)
+		bfence_queue_clear(bf);
 	if (msg_error_format(&buf, &len, "fence-stopped", "fence %s %s", key,
 	    why) == -1)
 		fatal("%s: encode", __func__);
@@ -189,6 +222,7 @@ bfence_remove(struct bfence *bf, const char *why)
 	bfence_count--;
 	if (bf->bf_agent != NULL)
 		imsgev_free(bf->bf_agent);
+	bfence_queue_clear(bf);
 	free(bf->bf_boundary);
 	explicit_bzero(bf, sizeof(*bf));
 	free(bf);
@@ -275,10 +309,14 @@ void
 fences_stop(const char *key)
 {
 	struct msg_fence_req q;
+	struct bfence	*bf;
 	struct breq	*r;
 	void		*buf;
 	size_t		 len;
 
+	/* What waits on the verdict now waits for the end, and fails. */
+	if ((bf = bfence_find(key)) != NULL)
+		bf->bf_stopping = 1;
 	memset(&q, 0, sizeof(q));
 	strlcpy(q.r_key, key, sizeof(q.r_key));
 	q.r_admin = 1;
@@ -289,8 +327,9 @@ fences_stop(const char *key)
 	free(buf);
 }
 
+/* The probe's own exec: it decides the level, so it never waits. */
 int
-fences_to_agent(struct bfence *bf, struct breq *r, uint32_t type,
+fences_to_agent_probe(struct bfence *bf, struct breq *r, uint32_t type,
     const void *buf, size_t len)
 {
 	if (bf->bf_agent == NULL) {
@@ -298,6 +337,105 @@ fences_to_agent(struct bfence *bf, struct breq *r, uint32_t type,
 		return (-1);
 	}
 	return (imsgev_compose(bf->bf_agent, type, r->r_id, 0, -1, buf, len));
+}
+
+/* Answer r with an agent error of our own, as the agent would. */
+static void
+breq_agent_error(struct breq *r, const char *code, const char *message)
+{
+	struct imsg	 imsg;
+	void		*buf;
+	size_t		 len;
+
+	if (msg_error_format(&buf, &len, code, "%s", message) == -1)
+		fatal("%s: encode", __func__);
+	memset(&imsg, 0, sizeof(imsg));
+	imsg.hdr.ih_type = IMSG_AGENT_ERROR;
+	imsg.hdr.ih_peerid = r->r_id;
+	imsg.fd = -1;
+	imsg.data = buf;
+	imsg.len = len;
+	breq_answer(r, IMSG_AGENT_ERROR, &imsg, 1);
+	free(buf);
+}
+
+/*
+ * A request for a fence's agent (exec, git), from the control socket or
+ * HTTP.  DESIGN.md section 3: nothing runs in a fence that has not
+ * earned what was asked, so until the first probe's verdict is in (and
+ * the broker knows whether the fence stays), a request waits, at most
+ * BFENCE_QUEUE_MAX of them and BFENCE_QUEUE_BYTES per fence; beyond
+ * that it is refused at once.  A
+ * fence the broker is stopping takes nothing more: what waits fails
+ * with the fence's end.  0 when sent or held (or answered with an
+ * error), -1 when the fence has no agent.
+ */
+int
+fences_to_agent(struct bfence *bf, struct breq *r, uint32_t type,
+    const void *buf, size_t len)
+{
+	struct bqueued	*q;
+	char		 why[MSG_ERROR_TEXT_MAX];
+
+	if (bf->bf_agent == NULL) {
+		errno = ENOTCONN;
+		return (-1);
+	}
+	if (bf->bf_measured && !bf->bf_stopping)
+		return (imsgev_compose(bf->bf_agent, type, r->r_id, 0, -1,
+		    buf, len));
+	if (bf->bf_nqueued >= BFENCE_QUEUE_MAX ||
+	    len > BFENCE_QUEUE_BYTES - bf->bf_queued_bytes) {
+		snprintf(why, sizeof(why), "fence %s is not measured yet and "
+		    "has %u requests (%zu bytes) waiting already",
+		    bf->bf_info.f_key, bf->bf_nqueued, bf->bf_queued_bytes);
+		breq_agent_error(r, "exec-busy", why);
+		return (0);
+	}
+	if ((q = calloc(1, sizeof(*q))) == NULL ||
+	    (len > 0 && (q->q_buf = malloc(len)) == NULL)) {
+		free(q);
+		return (-1);
+	}
+	if (len > 0)
+		memcpy(q->q_buf, buf, len);
+	q->q_len = len;
+	q->q_type = type;
+	q->q_reqid = r->r_id;
+	TAILQ_INSERT_TAIL(&bf->bf_queue, q, q_entry);
+	bf->bf_nqueued++;
+	bf->bf_queued_bytes += len;
+	log_debug("fence %s: request %u waits for the first verdict",
+	    bf->bf_info.f_key, r->r_id);
+	return (0);
+}
+
+/*
+ * KEY's first verdict is in and its waiters have heard it (a `require'
+ * not met has called fences_stop() by now): what waited goes to the
+ * agent, unless the fence is being stopped.
+ */
+void
+fences_measured(const char *key)
+{
+	struct bfence	*bf;
+	struct bqueued	*q;
+	struct breq	*r;
+
+	if ((bf = bfence_find(key)) == NULL || bf->bf_measured)
+		return;
+	bf->bf_measured = 1;
+	if (bf->bf_stopping)
+		return;
+	while ((q = TAILQ_FIRST(&bf->bf_queue)) != NULL) {
+		r = breq_find(q->q_reqid);
+		if (r != NULL && (bf->bf_agent == NULL ||
+		    imsgev_compose(bf->bf_agent, q->q_type, q->q_reqid, 0, -1,
+		    q->q_buf, q->q_len) == -1))
+			breq_agent_error(r, "fence-stopped", "the fence has "
+			    "no agent");
+		bqueued_free(bf, q);
+	}
 }
 
 /*

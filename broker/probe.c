@@ -183,7 +183,8 @@ probe_fencer_answer(struct breq *r, uint32_t type, struct imsg *imsg)
 		ra->r_parent = r->r_id;
 		explicit_bzero(x.x_bearer, sizeof(x.x_bearer));
 		msg_exec_free(&x);
-		if (fences_to_agent(bf, ra, IMSG_AGENT_EXEC, buf, len) == -1) {
+		if (fences_to_agent_probe(bf, ra, IMSG_AGENT_EXEC, buf,
+		    len) == -1) {
 			probe_output_error(ra, "fence-stopped",
 			    "the fence has no agent");
 			breq_done(ra);
@@ -207,6 +208,7 @@ probe_fencer_answer(struct breq *r, uint32_t type, struct imsg *imsg)
 		if (bf != NULL)
 			bf->bf_probing = 0;
 		probe_finish(r->r_key, &res);
+		fences_measured(r->r_key);
 		msg_verdict_free(&v);
 		return;
 	default:
@@ -215,6 +217,7 @@ probe_fencer_answer(struct breq *r, uint32_t type, struct imsg *imsg)
 	if (bf != NULL)
 		bf->bf_probing = 0;
 	probe_finish(r->r_key, &res);
+	fences_measured(r->r_key);
 }
 
 /* The agent ran the probe (or could not): its output goes to the fencer. */

@@ -30,6 +30,7 @@ struct fence {
 	/* A probe in progress (fencer_probe.c). */
 	uint32_t		 f_probe_reqid;	/* 0: none */
 	int			 f_canary;	/* listener, or -1 */
+	char			 f_canary_secret[33]; /* this run's, hex */
 	struct probe_expect	*f_expect;
 };
 

@@ -1,12 +1,15 @@
 /*
  * Probing a fence, the fencer's part.  The broker runs fence-probe in
  * the fence through the agent; the fencer supplies what only the host
- * knows and the probe must not be able to fake: a canary listener on
- * the host's loopback opened for this run alone, a file on the host the
- * fence must not see, the host's pid, namespaces, kernel and boot id.
- * After the run it looks at the canary from the host's side, caches the
- * raw report in <state>/envs/<key>/probe.json (0600), and hands report
- * and expectations to the prober, which alone parses the report.
+ * knows: a canary listener on the host's loopback opened for this run
+ * alone with a secret for it (on the probe's standard input, never on a
+ * command line), a file on the host the fence must not see, the host's
+ * pid, namespaces, kernel and boot id.  After the run it checks how the
+ * run ended (only a probe that exited 0 or 2 counts), counts the canary
+ * connections that carried the secret, reads the fence's pid 1 from the
+ * host (fencer_host.c: what grants an axis), caches the raw report in
+ * <state>/envs/<key>/probe.json (0600), and hands report, reading and
+ * expectations to the prober, which alone parses the report.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -22,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <libgen.h>
 
 #include "fenced.h"
 #include "imsg.h"
@@ -29,11 +33,15 @@
 #include "msg.h"
 #include "report.h"
 #include "fencer.h"
+#include "fencer_host.h"
 
 #define PROBE_TIMEOUT_MS	10000
 #define PROBE_OUTPUT_BYTES	262144
 #define PROBE_ARGS		32
 #define PROBE_ARG_LEN		PROBE_NAME_LEN	/* the longest: a DNS name */
+#define PROBE_CANARY_BACKLOG	64
+#define PROBE_CANARY_CONNS	64	/* looked at per run, at most */
+#define PROBE_CANARY_READ	64	/* bytes read from one connection */
 
 static struct fence *
 probe_fence(uint32_t reqid)
@@ -96,13 +104,26 @@ probe_canary_open(char *target, size_t len)
 	sin.sin_family = AF_INET;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
-	    listen(fd, 8) == -1 ||
+	    listen(fd, PROBE_CANARY_BACKLOG) == -1 ||
 	    getsockname(fd, (struct sockaddr *)&sin, &slen) == -1) {
 		close(fd);
 		return (-1);
 	}
 	snprintf(target, len, "127.0.0.1:%u", ntohs(sin.sin_port));
 	return (fd);
+}
+
+/* A fresh secret per run: 32 hex digits from arc4random. */
+static void
+probe_canary_secret(char *buf, size_t len)
+{
+	uint8_t		 rnd[16];
+	size_t		 i;
+
+	arc4random_buf(rnd, sizeof(rnd));
+	for (i = 0; i < sizeof(rnd) && 2 * i + 2 < len; i++)
+		snprintf(buf + 2 * i, 3, "%02x", rnd[i]);
+	explicit_bzero(rnd, sizeof(rnd));
 }
 
 static uint64_t
@@ -154,6 +175,8 @@ probe_argv(struct fence *f, int full, char args[PROBE_ARGS][PROBE_ARG_LEN],
 	snprintf(args[n++], PROBE_ARG_LEN, "%s/fence-probe", FENCE_BIN_DIR);
 	snprintf(args[n++], PROBE_ARG_LEN, "--canary");
 	snprintf(args[n++], PROBE_ARG_LEN, "%s", e->pe_canary_target);
+	/* The canary's secret comes on stdin: a command line is public. */
+	snprintf(args[n++], PROBE_ARG_LEN, "--canary-secret-stdin");
 	snprintf(args[n++], PROBE_ARG_LEN, "--host-secret");
 	if (strlcpy(args[n++], e->pe_secret, PROBE_ARG_LEN) >= PROBE_ARG_LEN)
 		return (-1);
@@ -214,6 +237,7 @@ fencer_probe_prepare(uint32_t reqid, const struct msg_fence_req *q)
 	f->f_expect->pe_backend = f->f_info.f_backend;
 	f->f_expect->pe_canary = CANARY_NOT_RUN;
 	probe_host(f->f_expect);
+	probe_canary_secret(f->f_canary_secret, sizeof(f->f_canary_secret));
 	if ((f->f_canary = probe_canary_open(f->f_expect->pe_canary_target,
 	    sizeof(f->f_expect->pe_canary_target))) == -1 ||
 	    probe_secret_create(f, f->f_expect->pe_secret,
@@ -229,11 +253,14 @@ fencer_probe_prepare(uint32_t reqid, const struct msg_fence_req *q)
 		;
 	x.x_timeout_ms = PROBE_TIMEOUT_MS;
 	x.x_max_bytes = PROBE_OUTPUT_BYTES;
+	x.x_stdin = (uint8_t *)f->f_canary_secret;
+	x.x_stdin_len = strlen(f->f_canary_secret);
 	if (msg_exec_encode(&x, &buf, &len) == -1)
 		fatal("%s: encode", __func__);
 	if (proc_compose(&fencer_self, PROC_BROKER, IMSG_PROBE_EXEC, reqid,
 	    -1, buf, len) == -1)
 		log_warn("%s: to broker", __func__);
+	explicit_bzero(buf, len);
 	free(buf);
 	return;
  fail:
@@ -244,17 +271,147 @@ fencer_probe_prepare(uint32_t reqid, const struct msg_fence_req *q)
 	fencer_probe_end(f, 0);
 }
 
-/* Did anything connect to the canary?  Asked without waiting. */
+/*
+ * Did the probe reach the canary?  Only a connection that carries this
+ * run's secret counts: any host user, and any fence sharing the host's
+ * network, can connect to a listener on 127.0.0.1, and must not be able
+ * to lower another fence's level by doing so.  Asked without waiting,
+ * after the run: the probe wrote its secret before it closed, so it is
+ * in the socket already.  At most PROBE_CANARY_CONNS are looked at.
+ */
 static int
 probe_canary_result(struct fence *f)
 {
-	int	 fd, result = CANARY_NO;
+	char	 buf[PROBE_CANARY_READ + 1];
+	size_t	 slen = strlen(f->f_canary_secret);
+	ssize_t	 n;
+	int	 fd, i, result = CANARY_NO, others = 0;
 
-	while ((fd = accept4(f->f_canary, NULL, NULL, SOCK_CLOEXEC)) != -1) {
+	for (i = 0; i < PROBE_CANARY_CONNS; i++) {
+		if ((fd = accept4(f->f_canary, NULL, NULL,
+		    SOCK_CLOEXEC | SOCK_NONBLOCK)) == -1)
+			break;
+		n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
 		close(fd);
-		result = CANARY_YES;
+		if (slen > 0 && n >= (ssize_t)slen && n <= (ssize_t)slen + 1 &&
+		    timingsafe_bcmp(buf, f->f_canary_secret, slen) == 0 &&
+		    (n == (ssize_t)slen || buf[slen] == '\n'))
+			result = CANARY_YES;
+		else
+			others++;
 	}
+	if (result == CANARY_YES)
+		log_debug("fence %s: the probe reached the canary",
+		    f->f_info.f_key);
+	if (others > 0)
+		log_debug("fence %s: %d canary connection%s without the "
+		    "secret ignored", f->f_info.f_key, others,
+		    others == 1 ? "" : "s");
 	return (result);
+}
+
+/* The fencer's own folder, where fence-agent and fence-probe are. */
+static const char *
+probe_bindir(void)
+{
+	static char	 dir[PATH_MAX];
+	char		 exe[PATH_MAX];
+	ssize_t		 n;
+
+	if (dir[0] == '\0' && (n = readlink("/proc/self/exe", exe,
+	    sizeof(exe) - 1)) > 0) {
+		exe[n] = '\0';
+		strlcpy(dir, dirname(exe), sizeof(dir));
+	}
+	return (dir);
+}
+
+static void
+probe_allow_add(struct host_allow *a, const char *dir, const char *name)
+{
+	if (a->ha_n < HOST_ALLOW_MAX && (size_t)snprintf(a->ha_path[a->ha_n],
+	    sizeof(a->ha_path[a->ha_n]), "%s%s%s", dir, name[0] != '\0' ?
+	    "/" : "", name) < sizeof(a->ha_path[0]))
+		a->ha_n++;
+}
+
+/*
+ * The host paths a native fence may have bound in (fence_mount.c): the
+ * system trees, the fencer's folder or just the two programs run from
+ * it (either layout), the fence's own home, the /dev nodes (also the
+ * /proc masks, which are /dev/null).  Anything else of the host found
+ * in the fence's mount table is a violation.
+ */
+static void
+probe_allow(const struct fence *f, struct host_allow *a)
+{
+	static const char *const sys[] = {
+		"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/lib32",
+		"/libx32", "/dev/null", "/dev/zero", "/dev/full",
+		"/dev/random", "/dev/urandom", "/dev/tty"
+	};
+	const char	*bin = probe_bindir();
+	size_t		 i;
+
+	a->ha_n = 0;
+	for (i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
+		probe_allow_add(a, sys[i], "");
+	if (bin[0] == '/') {
+		probe_allow_add(a, bin, "");
+		probe_allow_add(a, bin, "fence-agent");
+		probe_allow_add(a, bin, "fence-probe");
+	}
+	if (f->f_info.f_home[0] == '/')
+		probe_allow_add(a, f->f_info.f_home, "");
+}
+
+/* The host's reading of pid 1, while the canary still listens. */
+static void
+probe_host_read(struct fence *f)
+{
+	struct host_allow *a;
+	struct stat	 sb;
+	uint64_t	 ino = 0;
+
+	if ((a = calloc(1, sizeof(*a))) == NULL) {
+		log_warn("%s: calloc", __func__);
+		return;
+	}
+	probe_allow(f, a);
+	if (f->f_canary != -1 && fstat(f->f_canary, &sb) == 0)
+		ino = (uint64_t)sb.st_ino;
+	host_read(f->f_started ? f->f_proc.fp_pid : -1, ino, a,
+	    &f->f_expect->pe_host);
+	f->f_expect->pe_has_host = 1;
+	free(a);
+}
+
+/*
+ * Only a probe that ran to its end counts: exit 0 (every section) or 2
+ * (some left out for size).  A signal, a timeout (the agent's, or the
+ * probe's own backstop, exit 3), a cut output, anything else: the run
+ * is unmeasured whatever it printed, for a process of the fence may
+ * have stopped the probe and written into its pipe.
+ */
+static int
+probe_run_ok(const struct msg_result *rs, char *why, size_t len)
+{
+	if (rs->rs_error[0] != '\0')
+		snprintf(why, len, "the probe did not finish: %.30s%s%.60s",
+		    rs->rs_error, rs->rs_message[0] != '\0' ? ": " : "",
+		    rs->rs_message);
+	else if (rs->rs_signal != 0)
+		snprintf(why, len, "the probe was killed by signal %d",
+		    (int)rs->rs_signal);
+	else if (rs->rs_exit == 3)
+		snprintf(why, len, "the probe timed out (exit 3)");
+	else if (rs->rs_exit != 0 && rs->rs_exit != 2)
+		snprintf(why, len, "the probe exited %d", (int)rs->rs_exit);
+	else if (rs->rs_truncated || rs->rs_stdout_len > REPORT_MAX)
+		snprintf(why, len, "the probe's output was cut");
+	else
+		return (1);
+	return (0);
 }
 
 static void
@@ -302,6 +459,7 @@ fencer_probe_output(uint32_t reqid, struct imsg *imsg)
 		return;
 	}
 	f->f_expect->pe_canary = probe_canary_result(f);
+	probe_host_read(f);
 	if (rs.rs_stdout_len > REPORT_MAX)
 		rs.rs_stdout_len = REPORT_MAX;
 	probe_cache(f, rs.rs_stdout, rs.rs_stdout_len);
@@ -309,8 +467,13 @@ fencer_probe_output(uint32_t reqid, struct imsg *imsg)
 	memset(&pr, 0, sizeof(pr));
 	strlcpy(pr.pr_key, f->f_info.f_key, sizeof(pr.pr_key));
 	pr.pr_expect = f->f_expect;
-	pr.pr_report = rs.rs_stdout;
-	pr.pr_report_len = rs.rs_stdout_len;
+	if (probe_run_ok(&rs, f->f_expect->pe_run_error,
+	    sizeof(f->f_expect->pe_run_error))) {
+		pr.pr_report = rs.rs_stdout;
+		pr.pr_report_len = rs.rs_stdout_len;
+	} else
+		log_info("fence %s: %s", f->f_info.f_key,
+		    f->f_expect->pe_run_error);
 	if (msg_probe_report_encode(&pr, &buf, &len) == -1)
 		fatal("%s: encode", __func__);
 	msg_result_free(&rs);
@@ -361,5 +524,6 @@ fencer_probe_end(struct fence *f, int notify)
 		free(f->f_expect);
 		f->f_expect = NULL;
 	}
+	explicit_bzero(f->f_canary_secret, sizeof(f->f_canary_secret));
 	f->f_probe_reqid = 0;
 }

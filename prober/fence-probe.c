@@ -10,7 +10,9 @@
  * hangs in the kernel: it prints the sections done so far and exits.
  */
 #include <sys/types.h>
+#include <sys/prctl.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -34,6 +36,7 @@ static const struct option probe_longopts[] = {
 	{ "dns",	 required_argument, NULL, 'd' },
 	{ "tcp",	 required_argument, NULL, 't' },
 	{ "canary",	 required_argument, NULL, 'c' },
+	{ "canary-secret-stdin", no_argument, NULL, 's' },
 	{ "no-outbound", no_argument,	    NULL, 'n' },
 	{ "help",	 no_argument,	    NULL, 'h' },
 	{ NULL,		 0,		    NULL, 0 }
@@ -61,7 +64,7 @@ usage(void)
 	fprintf(stderr, "usage: fence-probe [--host-ns name=inode,...] "
 	    "[--host-secret path]\n\t[--host-pid pid] [--deadline unixtime] "
 	    "[--dns name]\n\t[--tcp host:port] [--canary host:port] "
-	    "[--no-outbound]\n");
+	    "[--canary-secret-stdin] [--no-outbound]\n");
 	exit(64);
 }
 
@@ -223,6 +226,9 @@ probe_args(int argc, char *argv[], struct probe_opts *o)
 		case 'n':
 			o->po_no_outbound = 1;
 			break;
+		case 's':
+			o->po_secret_stdin = 1;
+			break;
 		default:
 			usage();
 		}
@@ -236,6 +242,42 @@ probe_args(int argc, char *argv[], struct probe_opts *o)
 		(void)probe_target_parse("example.com:80", &o->po_tcp[1]);
 		o->po_ntcp = 2;
 	}
+}
+
+/*
+ * The canary's secret, on standard input up to its end: 16 to 64 hex
+ * digits and an optional newline.  Anything else is a usage error (and
+ * a run the host does not count).
+ */
+static void
+probe_secret_read(struct probe_opts *o)
+{
+	char	 buf[PROBE_CANARY_SECRET_MAX + 2];
+	size_t	 got = 0, i;
+	ssize_t	 n;
+
+	for (;;) {
+		n = read(STDIN_FILENO, buf + got, sizeof(buf) - got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		if (got == sizeof(buf))
+			usage();
+	}
+	if (n == -1)
+		usage();
+	if (got > 0 && buf[got - 1] == '\n')
+		got--;
+	if (got < 16 || got > PROBE_CANARY_SECRET_MAX)
+		usage();
+	for (i = 0; i < got; i++)
+		if (!isxdigit((unsigned char)buf[i]))
+			usage();
+	memcpy(o->po_canary_secret, buf, got);
+	o->po_canary_secret[got] = '\0';
+	explicit_bzero(buf, sizeof(buf));
 }
 
 /* ISO 8601 in UTC with milliseconds, as JavaScript's toISOString(). */
@@ -298,10 +340,19 @@ main(int argc, char *argv[])
 	size_t				 i;
 	int				 nomitted = 0;
 
+	/*
+	 * First: no other process of the fence's uid may open our
+	 * /proc/PID/fd (our stdout is the pipe the report goes out on),
+	 * ptrace us or read our memory.  Our children keep it.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
+		_exit(70);
 	probe_args(argc, argv, &opts);
 	probe_when(opts.po_when, sizeof(opts.po_when));
 	jw_init(w);
 	probe_signals();
+	if (opts.po_secret_stdin)
+		probe_secret_read(&opts);
 	opts.po_markers_removed = probe_markers_clean(&opts);
 
 	jw_obj_open(w, NULL);

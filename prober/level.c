@@ -216,6 +216,148 @@ judge_fs_special(const struct probe_report *r, struct probe_axis_verdict *a)
 		    p->rp_entries);
 }
 
+/*
+ * The host's side of each axis (docs/probe.md, "What grants each
+ * axis"): the fencer's own reading of the fence's pid 1, which nothing
+ * inside the fence can write.  An axis is fenced only if this says so
+ * too; what it cannot read it cannot grant.
+ */
+static const struct probe_host *
+judge_host(const struct probe_expect *e)
+{
+	return (e->pe_has_host ? &e->pe_host : NULL);
+}
+
+static void
+judge_host_ro(struct probe_axis_verdict *a, const char *what, int ro)
+{
+	if (ro == -1)
+		axis_violation(a, "filesystem: pid 1 has no %s mount", what);
+	else if (ro != 1)
+		axis_violation(a, "filesystem: %s of pid 1 is not mounted "
+		    "read-only", what);
+}
+
+static void
+judge_host_filesystem(const struct probe_expect *e,
+    struct probe_axis_verdict *a)
+{
+	const struct probe_host *h = judge_host(e);
+	uint32_t	 i;
+
+	if (h == NULL || !h->ph_mounts_read) {
+		axis_violation(a, "filesystem: the host could not read pid "
+		    "1's mounts (%s)", h != NULL && h->ph_mounts_error[0] !=
+		    '\0' ? h->ph_mounts_error : "no reading");
+		return;
+	}
+	if (h->ph_root_host)
+		axis_violation(a, "filesystem: / of pid 1 is the host's");
+	judge_host_ro(a, "/usr", h->ph_usr_ro);
+	judge_host_ro(a, "/etc", h->ph_etc_ro);
+	for (i = 0; i < h->ph_nbad; i++) {
+		if (i < PROBE_HOST_BINDS_MAX)
+			axis_violation(a, "filesystem: host path %.100s bound "
+			    "in", h->ph_bad[i]);
+		else
+			axis_violation(a, "filesystem: more host paths bound "
+			    "in");
+	}
+}
+
+static void
+judge_host_processes(const struct probe_expect *e,
+    struct probe_axis_verdict *a)
+{
+	const struct probe_host *h = judge_host(e);
+	int	 i;
+
+	if (h == NULL || !h->ph_status_read) {
+		axis_violation(a, "processes: the host could not read pid 1 "
+		    "(%s)", h != NULL && h->ph_status_error[0] != '\0' ?
+		    h->ph_status_error : "no reading");
+		return;
+	}
+	if (h->ph_nspid_depth <= h->ph_nspid_self_depth ||
+	    h->ph_nspid_last != 1)
+		axis_violation(a, "processes: pid 1 is not pid 1 of a pid "
+		    "namespace below the host's (NSpid: %u levels ending in "
+		    "%u, the fencer's %u)", h->ph_nspid_depth,
+		    h->ph_nspid_last, h->ph_nspid_self_depth);
+	for (i = 0; i < 4; i++)
+		if (h->ph_uid[i] == 0) {
+			axis_violation(a, "processes: pid 1 runs as uid 0");
+			break;
+		}
+}
+
+static void
+judge_host_privileges(const struct probe_expect *e,
+    struct probe_axis_verdict *a)
+{
+	static const char *const names[HOST_CAP_MAX] = {
+		[HOST_CAP_EFF] = "CapEff", [HOST_CAP_PRM] = "CapPrm",
+		[HOST_CAP_BND] = "CapBnd", [HOST_CAP_AMB] = "CapAmb",
+	};
+	const struct probe_host *h = judge_host(e);
+	int	 i;
+
+	if (h == NULL || !h->ph_status_read) {
+		axis_violation(a, "privileges: the host could not read pid 1 "
+		    "(%s)", h != NULL && h->ph_status_error[0] != '\0' ?
+		    h->ph_status_error : "no reading");
+		return;
+	}
+	if (h->ph_seccomp != 2)
+		axis_violation(a, "privileges: pid 1 has Seccomp %d",
+		    h->ph_seccomp);
+	else if (h->ph_filters <= h->ph_filters_self)
+		axis_violation(a, "privileges: pid 1 has no filter of its own "
+		    "(Seccomp_filters %u)", h->ph_filters);
+	if (h->ph_nnp != 1)
+		axis_violation(a, "privileges: pid 1 has NoNewPrivs %d",
+		    h->ph_nnp);
+	for (i = 0; i < HOST_CAP_MAX; i++)
+		if (h->ph_cap[i] != 0)
+			axis_violation(a, "privileges: pid 1 has %s %016llx",
+			    names[i], (unsigned long long)h->ph_cap[i]);
+}
+
+/*
+ * Does the host see pid 1 in a network of its own holding only lo?  Our
+ * canary listener is in the host's tables: if pid 1's tables list it,
+ * pid 1 shares the host's network.  Each reason goes to a if given.
+ */
+static int
+judge_host_net_own(const struct probe_expect *e, struct probe_axis_verdict *a)
+{
+	const struct probe_host *h = judge_host(e);
+	int	 own = 1;
+
+	if (h == NULL || !h->ph_net_read) {
+		if (a != NULL)
+			axis_violation(a, "network: the host could not read "
+			    "pid 1's network (%s)", h != NULL &&
+			    h->ph_net_error[0] != '\0' ? h->ph_net_error :
+			    "no reading");
+		return (0);
+	}
+	if (h->ph_canary_seen) {
+		own = 0;
+		if (a != NULL)
+			axis_violation(a, "network: pid 1 shares the host's "
+			    "network (the canary listener is in its tables)");
+	}
+	if (h->ph_iface_other[0] != '\0' || h->ph_nifaces == 0) {
+		own = 0;
+		if (a != NULL)
+			axis_violation(a, "network: pid 1 has %s%s",
+			    h->ph_nifaces == 0 ? "no interface" :
+			    "interface ", h->ph_iface_other);
+	}
+	return (own);
+}
+
 static void
 judge_filesystem(const struct probe_report *r, const struct probe_expect *e,
     struct probe_axis_verdict *a)
@@ -243,6 +385,7 @@ judge_filesystem(const struct probe_report *r, const struct probe_expect *e,
 	}
 	if (e->pe_ns_mnt != 0 && r->r_ns_mnt == e->pe_ns_mnt)
 		axis_violation(a, "filesystem: mount namespace is the host's");
+	judge_host_filesystem(e, a);
 }
 
 static void
@@ -276,6 +419,7 @@ judge_processes(const struct probe_report *r, const struct probe_expect *e,
 		axis_violation(a, "processes: pid namespace is the host's");
 	else if (e->pe_ns_pid != 0 && r->r_ns_pid == 0 && shared)
 		axis_violation(a, "processes: pid namespace not reported");
+	judge_host_processes(e, a);
 }
 
 /*
@@ -330,7 +474,8 @@ judge_caps(const struct probe_report *r, struct probe_axis_verdict *a)
 }
 
 static void
-judge_privileges(const struct probe_report *r, struct probe_axis_verdict *a)
+judge_privileges(const struct probe_report *r, const struct probe_expect *e,
+    struct probe_axis_verdict *a)
 {
 	if (!(r->r_sections & REPORT_S_HINTS) ||
 	    !(r->r_sections & REPORT_S_PRIVILEGES)) {
@@ -348,7 +493,9 @@ judge_privileges(const struct probe_report *r, struct probe_axis_verdict *a)
 	else if (r->r_nnp != 1)
 		axis_violation(a, "privileges: NoNewPrivs is %lld", r->r_nnp);
 	judge_caps(r, a);
+	/* A second wall: what the fence's filter refuses, seen inside. */
 	judge_calls(r, a);
+	judge_host_privileges(e, a);
 }
 
 /* No capability in any set the report shows, CapEff shown. */
@@ -407,6 +554,7 @@ judge_net_strict(const struct probe_report *r, const struct probe_expect *e,
 		    other);
 	if (e->pe_ns_net != 0 && r->r_ns_net == e->pe_ns_net)
 		axis_violation(a, "network: network namespace is the host's");
+	(void)judge_host_net_own(e, a);
 	if (a->av_verdict == VERDICT_FENCED && e->pe_canary == CANARY_NOT_RUN)
 		axis_unmeasured(a, "no canary was run");
 }
@@ -428,8 +576,12 @@ judge_network(const struct probe_report *r, const struct probe_expect *e,
 	}
 	/* L1 and L1.5 share the host's network by design... */
 	a->av_verdict = VERDICT_PASSES;
-	/* ...unless the fence measurably has none. */
-	if (e->pe_canary == CANARY_NO && r->r_has_canary &&
+	/*
+	 * ...unless the fence measurably has none: by the host's reading,
+	 * which grants, and by the report, which can only take away.
+	 */
+	if (judge_host_net_own(e, NULL) &&
+	    e->pe_canary == CANARY_NO && r->r_has_canary &&
 	    !r->r_canary_connected && level_only_lo(r, other, sizeof(other)) &&
 	    (e->pe_canary_target[0] == '\0' ||
 	    strcmp(r->r_canary_target, e->pe_canary_target) == 0))
@@ -514,7 +666,7 @@ level_judge(const struct probe_report *r, const struct probe_expect *e,
 	judge_filesystem(r, e, &v->pv_axes[AXIS_FILESYSTEM]);
 	judge_processes(r, e, v->pv_axes[AXIS_KERNEL].av_verdict !=
 	    VERDICT_SEPARATE, &v->pv_axes[AXIS_PROCESSES]);
-	judge_privileges(r, &v->pv_axes[AXIS_PRIVILEGES]);
+	judge_privileges(r, e, &v->pv_axes[AXIS_PRIVILEGES]);
 	judge_network(r, e, &v->pv_axes[AXIS_NETWORK]);
 	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++)
 		if (!(r->r_sections & required[i].s_bit)) {

@@ -30,6 +30,7 @@
 #define PROBE_IFACES_MAX	32
 #define PROBE_ADDRS_MAX		4
 #define PROBE_OTHER_UIDS	8
+#define PROBE_CANARY_SECRET_MAX	64	/* hex digits on stdin */
 #define PROBE_TOOL_THREADS	8	/* lookups in flight at most */
 #define PROBE_DIR_SCAN_MAX	65536	/* entries read from one directory */
 
@@ -69,6 +70,8 @@ struct probe_opts {
 	int		 po_ntcp;
 	struct probe_target po_canary;
 	int		 po_has_canary;
+	int		 po_secret_stdin;		/* read the secret */
+	char		 po_canary_secret[PROBE_CANARY_SECRET_MAX + 1];
 	int		 po_no_outbound;		/* canary and lo only */
 	char		 po_when[40];			/* ISO 8601, UTC */
 	int		 po_markers_removed;

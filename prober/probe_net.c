@@ -56,6 +56,7 @@ struct probe_name {
 
 struct probe_conn {
 	const struct probe_target *pc_target;
+	const char		*pc_send;	/* written once connected */
 	int			 pc_name;	/* index in names, or -1 */
 	struct sockaddr_storage	 pc_addr;
 	socklen_t		 pc_addrlen;
@@ -242,6 +243,18 @@ probe_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
+/*
+ * The canary's secret, written on the connection once it is up: the
+ * host counts a connection as ours only if it carries it.
+ */
+static void
+probe_conn_send(const struct probe_conn *c)
+{
+	if (c->pc_send != NULL && c->pc_error == 0)
+		(void)send(c->pc_fd, c->pc_send, strlen(c->pc_send),
+		    MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 /* Start a connect; done at once if the kernel answered at once. */
 static void
 probe_conn_start(struct probe_conn *c)
@@ -257,9 +270,10 @@ probe_conn_start(struct probe_conn *c)
 		return;
 	}
 	if (connect(c->pc_fd, (struct sockaddr *)&c->pc_addr,
-	    c->pc_addrlen) == 0)
+	    c->pc_addrlen) == 0) {
 		c->pc_error = 0;
-	else if (errno != EINPROGRESS)
+		probe_conn_send(c);
+	} else if (errno != EINPROGRESS)
 		c->pc_error = errno;
 	else
 		return;		/* in flight */
@@ -275,6 +289,7 @@ probe_conn_finish(struct probe_conn *c, const struct timespec *t0)
 	if (getsockopt(c->pc_fd, SOL_SOCKET, SO_ERROR, &c->pc_error, &l)
 	    == -1)
 		c->pc_error = errno;
+	probe_conn_send(c);
 	(void)close(c->pc_fd);
 	c->pc_fd = -1;
 	c->pc_ms = probe_ms_since(t0);
@@ -502,6 +517,8 @@ probe_network(struct jw *w, const struct probe_opts *o)
 		conns[nconns].pc_target = i < o->po_ntcp ? &o->po_tcp[i] :
 		    &o->po_canary;
 		conns[nconns].pc_name = -1;
+		if (i == o->po_ntcp && o->po_canary_secret[0] != '\0')
+			conns[nconns].pc_send = o->po_canary_secret;
 		if (!probe_literal(conns[nconns].pc_target->pt_host,
 		    &conns[nconns].pc_addr, &conns[nconns].pc_addrlen))
 			conns[nconns].pc_name = probe_name_add(names, &nnames,

@@ -280,6 +280,12 @@ report_parse(const char *buf, size_t len, const struct probe_expect *e,
 	char			 err[VERDICT_REASON_LEN];
 
 	memset(out, 0, sizeof(*out));
+	if (e != NULL && e->pe_run_error[0] != '\0') {
+		/* The run does not count, whatever it printed. */
+		verdict_unmeasured(out, "%.*s", PROBE_RUN_ERR_LEN,
+		    e->pe_run_error);
+		return (-1);
+	}
 	if (buf == NULL || len == 0) {
 		verdict_unmeasured(out, "empty report");
 		return (-1);

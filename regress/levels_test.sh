@@ -44,6 +44,12 @@ earned_body() {
 	atf_check -o not-match:'127\.0\.0\.1:1' cat "$PWD/state/envs/el1/probe.json"
 	atf_check -o match:'"network":\{"verdict":"fenced"' $CTL probe el2
 	atf_check -o match:'"privileges":\{"verdict":"not-fenced"' $CTL probe el1
+	# The host reads pid 1 of each: L1 has the daemon's filter only and
+	# the full bounding set; L1.5 shares the host's network, so its
+	# network passes and cannot be "fenced" on the report's word.
+	$CTL probe el1 > v1
+	atf_check -o match:"privileges: pid 1 has no filter of its own" cat v1
+	atf_check -o match:"privileges: pid 1 has CapBnd" cat v1
 	# The same over HTTP: the cached verdicts, and a fresh probe.
 	t=$($CTL token | tail -1)
 	u="http://127.0.0.1:$(fenced_port)/api/environments"
@@ -73,6 +79,10 @@ weakened_body() {
 	atf_check -o match:"keyctl allowed" cat verdict
 	atf_check -o match:"unshare_user allowed" cat verdict
 	atf_check -o match:"bpf not refused by a filter" cat verdict
+	# And the host's own reading of pid 1 says the same, whatever the
+	# report says (docs/probe.md, "What grants each axis").
+	atf_check -o match:"pid 1 has no filter of its own \(Seccomp_filters 1\)" \
+	    cat verdict
 	# Nothing with require runs there.
 	atf_check -s exit:1 -e match:"require-not-met.*measured L1, required L1.5" \
 	    $CTL boot weak2 tier L1.5 require L1.5

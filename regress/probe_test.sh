@@ -383,7 +383,9 @@ fence_probe() {
 	    atf_fail "the probe failed in the fence"; }
 	cp "$WORK/homes/$KEY/probe.json" report
 	if [ "$(host_get accepted)" -gt 0 ]; then c=yes; else c=no; fi
-	judge report -H -t "$1" -c $c -C "127.0.0.1:$(host_get port)" \
+	# The host's reading of pid 1 is the daemon's (levels_test,
+	# forge_test); here the report alone is judged against it.
+	judge report -H -A "$1" -t "$1" -c $c -C "127.0.0.1:$(host_get port)" \
 	    -s "$WORK/secret" -p $$ -n "$HOST_NS"
 }
 
@@ -464,7 +466,7 @@ fence_l2_body() {
 	atf_check_equal "$(host_get accepted)" 0
 	# The same report judged as an L1.5 fence that should share the
 	# network: measured, it has none, so it still earns L2.
-	judge report -H -t L1.5 -c no -s "$WORK/secret" -p $$ -n "$HOST_NS"
+	judge report -H -A L2 -t L1.5 -c no -s "$WORK/secret" -p $$ -n "$HOST_NS"
 	expect_verdict "level: L2"
 }
 fence_l2_cleanup() { fence_cleanup; }

@@ -14,7 +14,9 @@
 #include <jansson.h>
 
 #include "fenced.h"
+#include "msg.h"
 #include "report.h"
+#include "fencer_host.h"
 
 #define HOST_BOOT_ID	"00000000-1111-2222-3333-444444444444"
 #define HOST_NS_PID	4026531836ULL
@@ -172,6 +174,43 @@ set(json_t *root, const char *path, json_t *v)
 	free(parent);
 }
 
+/*
+ * The fencer's reading of a native fence's pid 1 from the host, as a
+ * fence of that tier shows it (docs/probe.md, "What grants each axis").
+ */
+static void
+host_reading(struct probe_expect *e, int tier)
+{
+	struct probe_host	*h = &e->pe_host;
+	int			 i;
+
+	memset(h, 0, sizeof(*h));
+	e->pe_has_host = 1;
+	h->ph_status_read = 1;
+	for (i = 0; i < 4; i++)
+		h->ph_uid[i] = 61000;
+	h->ph_nspid_depth = 2;
+	h->ph_nspid_self_depth = 1;
+	h->ph_nspid_last = 1;
+	h->ph_seccomp = 2;
+	h->ph_filters_self = 1;
+	h->ph_filters = tier == TIER_L1 ? 1 : 2;
+	h->ph_nnp = 1;
+	if (tier == TIER_L1)
+		h->ph_cap[HOST_CAP_BND] = 0x2011ebULL;
+	h->ph_mounts_read = 1;
+	h->ph_usr_ro = 1;
+	h->ph_etc_ro = 1;
+	h->ph_net_read = 1;
+	if (tier == TIER_L2) {
+		h->ph_nifaces = 1;
+	} else {
+		h->ph_canary_seen = 1;
+		h->ph_nifaces = 2;
+		strlcpy(h->ph_iface_other, "eth0", sizeof(h->ph_iface_other));
+	}
+}
+
 /* What the fencer would know about the base report's fence. */
 static struct probe_expect
 expect(int tier)
@@ -192,6 +231,7 @@ expect(int tier)
 	e.pe_ns_pid = HOST_NS_PID;
 	e.pe_ns_net = HOST_NS_NET;
 	e.pe_ns_mnt = HOST_NS_MNT;
+	host_reading(&e, tier);
 	return (e);
 }
 
@@ -1095,8 +1135,354 @@ ATF_TC_BODY(level_names, tc)
 	ATF_CHECK_STREQ(verdict_name(VERDICT_NOT_FENCED), "not-fenced");
 }
 
+/*
+ * The host's reading grants; the report only takes away.  Each case:
+ * a report that says "fenced" everywhere, and a host that does not.
+ */
+ATF_TC_WITHOUT_HEAD(host_reading_decides);
+ATF_TC_BODY(host_reading_decides, tc)
+{
+	struct probe_expect	 e;
+	struct probe_verdict	 v;
+
+	/* The daemon's filter only: Seccomp 2, but no filter of its own. */
+	e = expect(TIER_L15);
+	e.pe_host.ph_filters = 1;
+	ATF_REQUIRE_EQ(judge(base(), &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L1);
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES,
+	    "privileges: pid 1 has no filter of its own (Seccomp_filters 1)");
+
+	/* Capabilities and no_new_privs, as the host sees them. */
+	e = expect(TIER_L15);
+	e.pe_host.ph_cap[HOST_CAP_EFF] = 0x20;
+	e.pe_host.ph_nnp = 0;
+	ATF_REQUIRE_EQ(judge(base(), &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L1);
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES,
+	    "privileges: pid 1 has CapEff 0000000000000020");
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES, "privileges: pid 1 has NoNewPrivs 0");
+
+	/* pid 1 in the host's pid namespace, or as uid 0. */
+	e = expect(TIER_L15);
+	e.pe_host.ph_nspid_depth = 1;
+	ATF_REQUIRE_EQ(judge(base(), &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_NOT_EARNED);
+	CHECK_VIOLATION(&v, AXIS_PROCESSES, "processes: pid 1 is not pid 1");
+	e = expect(TIER_L15);
+	e.pe_host.ph_uid[1] = 0;
+	ATF_REQUIRE_EQ(judge(base(), &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_PROCESSES, "processes: pid 1 runs as uid 0");
+
+	/* A host path bound in, / the host's, /usr writable. */
+	e = expect(TIER_L15);
+	e.pe_host.ph_nbad = 1;
+	strlcpy(e.pe_host.ph_bad[0], "/root on /mnt",
+	    sizeof(e.pe_host.ph_bad[0]));
+	ATF_REQUIRE_EQ(judge(base(), &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_NOT_EARNED);
+	CHECK_VIOLATION(&v, AXIS_FILESYSTEM,
+	    "filesystem: host path /root on /mnt bound in");
+	e = expect(TIER_L15);
+	e.pe_host.ph_root_host = 1;
+	e.pe_host.ph_usr_ro = 0;
+	e.pe_host.ph_etc_ro = -1;
+	ATF_REQUIRE_EQ(judge(base(), &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_FILESYSTEM,
+	    "filesystem: / of pid 1 is the host's");
+	CHECK_VIOLATION(&v, AXIS_FILESYSTEM,
+	    "filesystem: /usr of pid 1 is not mounted read-only");
+	CHECK_VIOLATION(&v, AXIS_FILESYSTEM,
+	    "filesystem: pid 1 has no /etc mount");
+
+	/* What cannot be read cannot be granted. */
+	e = expect(TIER_L2);
+	e.pe_canary = CANARY_NO;
+	e.pe_has_host = 0;
+	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_NOT_EARNED);
+	CHECK_VIOLATION(&v, AXIS_FILESYSTEM, "filesystem: the host could not "
+	    "read pid 1's mounts (no reading)");
+	CHECK_VIOLATION(&v, AXIS_NETWORK, "network: the host could not read");
+	e = l2_expect();
+	e.pe_host.ph_status_read = 0;
+	strlcpy(e.pe_host.ph_status_error, "status: no Seccomp_filters",
+	    sizeof(e.pe_host.ph_status_error));
+	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_NOT_EARNED);
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES, "privileges: the host could not "
+	    "read pid 1 (status: no Seccomp_filters)");
+}
+
+/*
+ * The issue's forgery: an L1.5 fence (or an L1 one) whose report says
+ * "only lo, canary unreached" stays on the host's network, and the host
+ * sees it there: no L2.
+ */
+ATF_TC_WITHOUT_HEAD(forged_network_report);
+ATF_TC_BODY(forged_network_report, tc)
+{
+	struct probe_expect	 e;
+	struct probe_verdict	 v;
+
+	e = expect(TIER_L15);
+	e.pe_canary = CANARY_NO;
+	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_PASSES);
+	CHECK_LEVEL(&v, LEVEL_L15);
+	e = expect(TIER_L1);
+	e.pe_canary = CANARY_NO;
+	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L1);
+	/* An L2 fence the host sees on its network: a violation. */
+	e = l2_expect();
+	e.pe_host.ph_canary_seen = 1;
+	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L15);
+	CHECK_VIOLATION(&v, AXIS_NETWORK, "network: pid 1 shares the host's "
+	    "network (the canary listener is in its tables)");
+	e = l2_expect();
+	e.pe_host.ph_nifaces = 2;
+	strlcpy(e.pe_host.ph_iface_other, "veth0",
+	    sizeof(e.pe_host.ph_iface_other));
+	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_NETWORK, "network: pid 1 has interface veth0");
+}
+
+/* A run that did not end well is unmeasured, whatever it printed. */
+ATF_TC_WITHOUT_HEAD(run_not_counted);
+ATF_TC_BODY(run_not_counted, tc)
+{
+	struct probe_expect	 e = l2_expect();
+	struct probe_verdict	 v;
+
+	strlcpy(e.pe_run_error, "the probe was killed by signal 9",
+	    sizeof(e.pe_run_error));
+	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), -1);
+	CHECK_LEVEL(&v, LEVEL_UNMEASURED);
+	ATF_CHECK_STREQ(v.pv_reason, "the probe was killed by signal 9");
+}
+
+/* The codec carries the reading whole, and an empty report (no NULL). */
+ATF_TC_WITHOUT_HEAD(report_message_codec);
+ATF_TC_BODY(report_message_codec, tc)
+{
+	struct probe_expect	 e = l2_expect();
+	struct msg_probe_report	 p, q;
+	void			*buf;
+	size_t			 len;
+
+	e.pe_host.ph_nbad = 11;		/* more than are named */
+	strlcpy(e.pe_host.ph_bad[0], "/srv on /srv", sizeof(e.pe_host.ph_bad[0]));
+	strlcpy(e.pe_run_error, "the probe exited 1", sizeof(e.pe_run_error));
+	memset(&p, 0, sizeof(p));
+	strlcpy(p.pr_key, "k1", sizeof(p.pr_key));
+	p.pr_expect = &e;
+	ATF_REQUIRE_EQ(msg_probe_report_encode(&p, &buf, &len), 0);
+	ATF_REQUIRE_EQ(msg_probe_report_decode(buf, len, &q), 0);
+	ATF_CHECK_EQ(q.pr_report_len, 0);
+	ATF_CHECK_STREQ((char *)q.pr_report, "");
+	ATF_CHECK_EQ(q.pr_expect->pe_has_host, 1);
+	ATF_CHECK_EQ(q.pr_expect->pe_host.ph_nbad, 11);
+	ATF_CHECK_STREQ(q.pr_expect->pe_host.ph_bad[0], "/srv on /srv");
+	ATF_CHECK_EQ(q.pr_expect->pe_host.ph_filters, 2);
+	ATF_CHECK_EQ(q.pr_expect->pe_host.ph_nspid_depth, 2);
+	ATF_CHECK_STREQ(q.pr_expect->pe_run_error, "the probe exited 1");
+	ATF_CHECK_EQ(memcmp(&q.pr_expect->pe_host, &e.pe_host,
+	    sizeof(e.pe_host)), 0);
+	msg_probe_report_free(&q);
+	/* Every byte cut short is refused. */
+	for (size_t n = 0; n < len; n++)
+		ATF_CHECK_EQ(msg_probe_report_decode(buf, n, &q), -1);
+	free(buf);
+	/* Out of range values are refused by the encoder. */
+	e.pe_host.ph_seccomp = 3;
+	ATF_CHECK_EQ(msg_probe_report_encode(&p, &buf, &len), -1);
+}
+
+#define STATUS_OK "Name:\tfence-agent\nUid:\t61000\t61000\t61000\t61000\n" \
+	"NSpid:\t396\t1\nCapInh:\t0000000000000000\n" \
+	"CapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n" \
+	"CapBnd:\t0000000000000000\nCapAmb:\t0000000000000000\n" \
+	"NoNewPrivs:\t1\nSeccomp:\t2\nSeccomp_filters:\t2\n"
+
+ATF_TC_WITHOUT_HEAD(host_status);
+ATF_TC_BODY(host_status, tc)
+{
+	static const char *const bad[] = {
+		"Uid:\t1\t2\t3\n",				/* short */
+		"Seccomp:\t3\n",				/* range */
+		"CapEff:\t00000000000000zz\n",			/* hex */
+		"CapEff:\t0\n",					/* width */
+		"NSpid:\t0\n",					/* zero */
+		"Seccomp_filters:\t99999999999\n",		/* range */
+		"no colon here\n",
+	};
+	struct host_status	 st;
+	char			 buf[2048], err[128];
+	size_t			 i;
+
+	strlcpy(buf, STATUS_OK, sizeof(buf));
+	ATF_REQUIRE_EQ(host_status_parse(buf, &st, err, sizeof(err)), 0);
+	ATF_CHECK_EQ(st.hs_uid[2], 61000);
+	ATF_CHECK_EQ(st.hs_nspid_depth, 2);
+	ATF_CHECK_EQ(st.hs_nspid_last, 1);
+	ATF_CHECK_EQ(st.hs_seccomp, 2);
+	ATF_CHECK_EQ(st.hs_filters, 2);
+	ATF_CHECK_EQ(st.hs_nnp, 1);
+	/* Twice, or missing (a kernel without Seccomp_filters). */
+	snprintf(buf, sizeof(buf), "%sSeccomp:\t2\n", STATUS_OK);
+	ATF_CHECK_EQ(host_status_parse(buf, &st, err, sizeof(err)), -1);
+	ATF_CHECK_STREQ(err, "status: Seccomp twice");
+	strlcpy(buf, "Uid:\t1\t1\t1\t1\nNSpid:\t5\t1\nNoNewPrivs:\t1\n"
+	    "Seccomp:\t2\n", sizeof(buf));
+	ATF_CHECK_EQ(host_status_parse(buf, &st, err, sizeof(err)), -1);
+	ATF_CHECK_STREQ(err, "status: no Seccomp_filters");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s", bad[i]);
+		ATF_CHECK_EQ_MSG(host_status_parse(buf, &st, err,
+		    sizeof(err)), -1, "%s", bad[i]);
+	}
+}
+
+/* The fencer's own table, as this machine has it. */
+#define HOST_MOUNTS \
+	"22 27 0:21 / /proc rw,relatime - proc proc rw\n" \
+	"24 27 0:6 / /dev rw,relatime - devtmpfs devtmpfs rw\n" \
+	"27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n" \
+	"31 27 0:28 / /srv\\040data rw,relatime shared:5 - tmpfs tmpfs rw\n"
+
+/* A native fence's, with the bin folder bound whole. */
+#define FENCE_MOUNTS \
+	"97 46 0:53 / / ro,nosuid - tmpfs tmpfs rw\n" \
+	"98 97 254:0 /usr /usr ro,nosuid,nodev,relatime - ext4 /dev/vda rw\n" \
+	"99 97 254:0 /etc /etc ro,nosuid,nodev,relatime - ext4 /dev/vda rw\n" \
+	"103 102 254:0 /opt/fenced/bin /run/fenced/bin ro - ext4 /dev/vda rw\n" \
+	"105 104 254:0 /home/u/sandbox-homes/k /home/u rw - ext4 /dev/vda rw\n" \
+	"107 106 0:6 /null /dev/null rw - devtmpfs devtmpfs rw\n" \
+	"114 97 0:60 / /proc rw - proc proc rw\n" \
+	"116 114 0:6 /null /proc/keys rw - devtmpfs devtmpfs rw\n"
+
+static const char *const allow[] = {
+	"/usr", "/etc", "/dev/null", "/opt/fenced/bin",
+	"/opt/fenced/bin/fence-agent", "/opt/fenced/bin/fence-probe",
+	"/home/u/sandbox-homes/k"
+};
+
+static void
+mounts_judge(const char *fence, struct probe_host *ph)
+{
+	struct host_mount	 fm[32], hm[32];
+	char			 fb[4096], hb[4096], err[128];
+	int			 nf, nh;
+
+	strlcpy(hb, HOST_MOUNTS, sizeof(hb));
+	strlcpy(fb, fence, sizeof(fb));
+	memset(ph, 0, sizeof(*ph));
+	ATF_REQUIRE((nh = host_mounts_parse(hb, hm, 32, err, sizeof(err))) == 4);
+	ATF_REQUIRE_MSG((nf = host_mounts_parse(fb, fm, 32, err,
+	    sizeof(err))) > 0, "%s", err);
+	host_mounts_judge(fm, nf, hm, nh, allow, 7, ph);
+}
+
+ATF_TC_WITHOUT_HEAD(host_mounts);
+ATF_TC_BODY(host_mounts, tc)
+{
+	struct host_mount	 m[4];
+	struct probe_host	 ph;
+	char			 buf[1024], err[128];
+
+	mounts_judge(FENCE_MOUNTS, &ph);
+	ATF_CHECK_EQ(ph.ph_nbad, 0);
+	ATF_CHECK_EQ(ph.ph_root_host, 0);
+	ATF_CHECK_EQ(ph.ph_usr_ro, 1);
+	ATF_CHECK_EQ(ph.ph_etc_ro, 1);
+	/* Only the two programs bound, not the folder: passes too. */
+	mounts_judge("97 46 0:53 / / ro - tmpfs tmpfs rw\n"
+	    "98 97 254:0 /usr /usr ro - ext4 /dev/vda rw\n"
+	    "99 97 254:0 /etc /etc ro - ext4 /dev/vda rw\n"
+	    "103 102 254:0 /opt/fenced/bin/fence-agent /run/fenced/agent ro "
+	    "- ext4 /dev/vda rw\n"
+	    "104 102 254:0 /opt/fenced/bin/fence-probe /run/fenced/probe ro "
+	    "- ext4 /dev/vda rw\n", &ph);
+	ATF_CHECK_EQ(ph.ph_nbad, 0);
+	/* Anything else of the host is named: the other binaries... */
+	mounts_judge(FENCE_MOUNTS
+	    "120 102 254:0 /opt/fenced/bin/fenced /run/fenced/fenced ro - "
+	    "ext4 /dev/vda rw\n"
+	    "121 97 0:28 /x /mnt rw - tmpfs tmpfs rw\n"
+	    "122 97 254:0 /etc/shadow /etc/shadow rw - ext4 /dev/vda rw\n",
+	    &ph);
+	ATF_CHECK_EQ(ph.ph_nbad, 3);
+	ATF_CHECK_STREQ(ph.ph_bad[0],
+	    "/opt/fenced/bin/fenced on /run/fenced/fenced");
+	ATF_CHECK_STREQ(ph.ph_bad[1], "/srv data/x on /mnt");
+	ATF_CHECK_STREQ(ph.ph_bad[2], "/etc/shadow on /etc/shadow");
+	/* /usr writable, no /etc, / the host's own root. */
+	mounts_judge("27 1 254:0 / / rw - ext4 /dev/vda rw\n"
+	    "98 27 254:0 /usr /usr rw - ext4 /dev/vda rw\n", &ph);
+	ATF_CHECK_EQ(ph.ph_root_host, 1);
+	ATF_CHECK_EQ(ph.ph_usr_ro, 0);
+	ATF_CHECK_EQ(ph.ph_etc_ro, -1);
+	ATF_CHECK(ph.ph_nbad >= 1);
+	/* Malformed lines are refused. */
+	strlcpy(buf, "1 2 3:4 / / rw\n", sizeof(buf));	/* no " - " */
+	ATF_CHECK_EQ(host_mounts_parse(buf, m, 4, err, sizeof(err)), -1);
+	strlcpy(buf, "1 2 3 / / rw - a b c\n", sizeof(buf));
+	ATF_CHECK_EQ(host_mounts_parse(buf, m, 4, err, sizeof(err)), -1);
+	strlcpy(buf, "1 2 3:4 /a\\09 / rw - a b c\n", sizeof(buf));
+	ATF_CHECK_EQ(host_mounts_parse(buf, m, 4, err, sizeof(err)), -1);
+	strlcpy(buf, "1 2 3:4 /a\\000 / rw - a b c\n", sizeof(buf));
+	ATF_CHECK_EQ(host_mounts_parse(buf, m, 4, err, sizeof(err)), -1);
+	strlcpy(buf, "1 2 3:4 / / rw - a b c\n1 2 3:4 / / rw - a b c\n",
+	    sizeof(buf));
+	ATF_CHECK_EQ(host_mounts_parse(buf, m, 1, err, sizeof(err)), -1);
+}
+
+ATF_TC_WITHOUT_HEAD(host_net);
+ATF_TC_BODY(host_net, tc)
+{
+	struct probe_host	 ph;
+	char			 buf[1024], err[128];
+
+	memset(&ph, 0, sizeof(ph));
+	strlcpy(buf, "Inter-| Receive\n face |bytes\n    lo: 1 2 3\n",
+	    sizeof(buf));
+	ATF_REQUIRE_EQ(host_netdev_parse(buf, &ph, err, sizeof(err)), 0);
+	ATF_CHECK_EQ(ph.ph_nifaces, 1);
+	ATF_CHECK_STREQ(ph.ph_iface_other, "");
+	strlcpy(buf, "h\nh\n    lo: 1\n  eth0: 2\n", sizeof(buf));
+	ATF_REQUIRE_EQ(host_netdev_parse(buf, &ph, err, sizeof(err)), 0);
+	ATF_CHECK_EQ(ph.ph_nifaces, 2);
+	ATF_CHECK_STREQ(ph.ph_iface_other, "eth0");
+	strlcpy(buf, "h\nh\n  nocolon\n", sizeof(buf));
+	ATF_CHECK_EQ(host_netdev_parse(buf, &ph, err, sizeof(err)), -1);
+	strlcpy(buf, "h\nh\n  averyveryverylongname0: 2\n", sizeof(buf));
+	ATF_CHECK_EQ(host_netdev_parse(buf, &ph, err, sizeof(err)), -1);
+
+	strlcpy(buf, "  sl  local_address rem_address   st\n"
+	    "   0: 0100007F:1E6F 00000000:0000 0A 00000000:00000000 "
+	    "00:00000000 00000000     0        0 54425 1 x 100 0 0 10 0\n",
+	    sizeof(buf));
+	ATF_CHECK_EQ(host_tcp_has_inode(buf, 54425, err, sizeof(err)), 1);
+	strlcpy(buf, "  sl  local_address rem_address   st\n"
+	    "   0: 0100007F:1E6F 00000000:0000 0A 00000000:00000000 "
+	    "00:00000000 00000000     0        0 54425 1 x 100 0 0 10 0\n",
+	    sizeof(buf));
+	ATF_CHECK_EQ(host_tcp_has_inode(buf, 54426, err, sizeof(err)), 0);
+	strlcpy(buf, "header\n   0: 0100007F:1E6F\n", sizeof(buf));
+	ATF_CHECK_EQ(host_tcp_has_inode(buf, 1, err, sizeof(err)), -1);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, host_reading_decides);
+	ATF_TP_ADD_TC(tp, forged_network_report);
+	ATF_TP_ADD_TC(tp, run_not_counted);
+	ATF_TP_ADD_TC(tp, report_message_codec);
+	ATF_TP_ADD_TC(tp, host_status);
+	ATF_TP_ADD_TC(tp, host_mounts);
+	ATF_TP_ADD_TC(tp, host_net);
 	ATF_TP_ADD_TC(tp, l15_earns_l15);
 	ATF_TP_ADD_TC(tp, l1_earns_l1);
 	ATF_TP_ADD_TC(tp, weakened_l15_earns_l1);

@@ -3,11 +3,15 @@
  * the prober would, with what the host knows given as options, and
  * prints the verdicts for regress/probe_test.sh:
  *
- *	t_probe_parse [-H] [-t tier] [-b backend] [-c yes|no|none]
- *	    [-C host:port] [-s secret] [-p pid] [-n name=inode,...] [-j]
- *	    [-g path ...]
+ *	t_probe_parse [-H] [-A tier] [-t tier] [-b backend]
+ *	    [-c yes|no|none] [-C host:port] [-s secret] [-p pid]
+ *	    [-n name=inode,...] [-j] [-g path ...]
  *
  * -H fills in this host's boot_id and uname, as the fencer would.
+ * -A fills in the host's reading of pid 1 (docs/probe.md, "What grants
+ * each axis") as the fencer reads it from a native fence of that tier:
+ * the report is then judged on its own account, which can only take a
+ * level away.  Without -A there is no reading and no axis is granted.
  * Output: "level: L", "reason: ...", one "AXIS: VERDICT" line per axis
  * and one "violation: ..." line per violation; -j adds "json: ..." with
  * verdict_json().  Exit 0 if the report was well-formed, 1 if not.
@@ -32,10 +36,41 @@
 #define TP_INPUT_MAX	(4 * 1024 * 1024)
 #define TP_GETS_MAX	32
 
+/* The host's reading of a native fence of tier t (regress/report_test.c). */
+static void
+tp_assume(struct probe_expect *e, int t)
+{
+	struct probe_host	*h = &e->pe_host;
+	int			 i;
+
+	memset(h, 0, sizeof(*h));
+	e->pe_has_host = 1;
+	h->ph_status_read = h->ph_mounts_read = h->ph_net_read = 1;
+	for (i = 0; i < 4; i++)
+		h->ph_uid[i] = 61000;
+	h->ph_nspid_depth = 2;
+	h->ph_nspid_self_depth = 1;
+	h->ph_nspid_last = 1;
+	h->ph_seccomp = 2;
+	h->ph_filters_self = 1;
+	h->ph_filters = t == TIER_L1 ? 1 : 2;
+	h->ph_nnp = 1;
+	if (t == TIER_L1)
+		h->ph_cap[HOST_CAP_BND] = 0x2011ebULL;
+	h->ph_usr_ro = h->ph_etc_ro = 1;
+	h->ph_nifaces = 1;
+	if (t != TIER_L2) {
+		h->ph_canary_seen = 1;
+		h->ph_nifaces = 2;
+		strlcpy(h->ph_iface_other, "eth0", sizeof(h->ph_iface_other));
+	}
+}
+
 static __attribute__((noreturn)) void
 usage(void)
 {
-	fprintf(stderr, "usage: t_probe_parse [-H] [-t tier] [-b backend] "
+	fprintf(stderr, "usage: t_probe_parse [-H] [-A tier] [-t tier] "
+	    "[-b backend] "
 	    "[-c yes|no|none]\n\t[-C host:port] [-s secret] [-p pid] "
 	    "[-n name=inode,...] [-j]\n\t[-g path ...]\n");
 	exit(2);
@@ -157,13 +192,18 @@ main(int argc, char *argv[])
 	struct probe_verdict	 v;
 	char			*buf, *gets[TP_GETS_MAX];
 	size_t			 len;
-	int			 ch, json = 0, rv, ngets = 0;
+	int			 ch, json = 0, rv, ngets = 0, assume;
 
 	memset(&e, 0, sizeof(e));
 	e.pe_tier = TIER_L15;
 	e.pe_backend = BACKEND_NATIVE;
-	while ((ch = getopt(argc, argv, "b:c:C:g:Hjn:p:s:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "A:b:c:C:g:Hjn:p:s:t:")) != -1) {
 		switch (ch) {
+		case 'A':
+			if ((assume = tier_parse(optarg)) == -1)
+				usage();
+			tp_assume(&e, assume);
+			break;
 		case 'b':
 			if ((e.pe_backend = backend_parse(optarg)) == -1)
 				usage();

@@ -1,0 +1,718 @@
+/*
+ * The host's reading of a fence (docs/probe.md, "What grants each
+ * axis"): after a probe ran, the fencer reads the kernel's own account
+ * of the fence's pid 1 from the host side and sets it against its own.
+ * Nothing a process inside the fence does can change what these files
+ * say about pid 1: its namespaces, filters, capabilities and mount table
+ * were set by the fencer before the agent ran, and cannot be undone.
+ *
+ * The agent is not dumpable and the fencer has no CAP_SYS_PTRACE, so
+ * /proc/PID/ns and /proc/PID/root are closed to us; status, mountinfo
+ * and net/ are not (they need no ptrace access).  Every file is read
+ * with a bound and parsed strictly: whatever cannot be read or parsed
+ * leaves the axes it would grant ungranted, with the reason.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "fencer_host.h"
+
+#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+
+static void
+host_err(char *err, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+host_err(char *err, size_t len, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * The whole of a /proc file into buf, NUL-terminated; -1 with errno
+ * EFBIG when it does not fit (a bound, never a cut: half a table would
+ * be a lie).
+ */
+ssize_t
+host_read_file(const char *path, char *buf, size_t len)
+{
+	size_t	 got = 0;
+	ssize_t	 n;
+	int	 fd, saved;
+
+	if (len < 2) {
+		errno = EINVAL;
+		return (-1);
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return (-1);
+	for (;;) {
+		if (got == len - 1) {
+			close(fd);
+			errno = EFBIG;
+			return (-1);
+		}
+		n = read(fd, buf + got, len - 1 - got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			saved = errno;
+			close(fd);
+			errno = saved;
+			return (-1);
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	if (strlen(buf) != got) {
+		errno = EBADMSG;		/* a NUL inside */
+		return (-1);
+	}
+	return ((ssize_t)got);
+}
+
+/* One decimal number, the whole token, within [0, max]. */
+static int
+host_num(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t	 v = 0;
+
+	if (*s == '\0')
+		return (-1);
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9')
+			return (-1);
+		if (v > (max - (uint64_t)(*s - '0')) / 10)
+			return (-1);
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return (0);
+}
+
+/* Exactly 16 hex digits, as status prints a capability set. */
+static int
+host_hex64(const char *s, uint64_t *out)
+{
+	uint64_t	 v = 0;
+	int		 i;
+
+	for (i = 0; i < 16; i++) {
+		if (!isxdigit((unsigned char)s[i]))
+			return (-1);
+		v = (v << 4) | (uint64_t)(isdigit((unsigned char)s[i]) ?
+		    s[i] - '0' : (tolower((unsigned char)s[i]) - 'a' + 10));
+	}
+	if (s[16] != '\0')
+		return (-1);
+	*out = v;
+	return (0);
+}
+
+/* Split the value of a status line into at most max tab-separated words. */
+static int
+host_words(char *s, char **w, int max)
+{
+	int	 n = 0;
+	char	*t;
+
+	while ((t = strsep(&s, "\t ")) != NULL) {
+		if (*t == '\0')
+			continue;
+		if (n == max)
+			return (-1);
+		w[n++] = t;
+	}
+	return (n);
+}
+
+enum {
+	ST_UID, ST_NSPID, ST_NNP, ST_SECCOMP, ST_FILTERS,
+	ST_CAPEFF, ST_CAPPRM, ST_CAPBND, ST_CAPAMB, ST_MAX
+};
+
+static const char *const host_status_keys[ST_MAX] = {
+	[ST_UID] = "Uid", [ST_NSPID] = "NSpid", [ST_NNP] = "NoNewPrivs",
+	[ST_SECCOMP] = "Seccomp", [ST_FILTERS] = "Seccomp_filters",
+	[ST_CAPEFF] = "CapEff", [ST_CAPPRM] = "CapPrm",
+	[ST_CAPBND] = "CapBnd", [ST_CAPAMB] = "CapAmb",
+};
+
+/*
+ * The fields of /proc/PID/status the levels rest on, each present
+ * exactly once and well-formed; buf is cut up.  A kernel without
+ * Seccomp_filters (before 5.9) fails here: then the privileges axis
+ * cannot be granted, which docs/probe.md states.
+ */
+int
+host_status_parse(char *buf, struct host_status *st, char *err,
+    size_t errlen)
+{
+	char		*line, *next, *colon, *w[32];
+	uint64_t	 v;
+	unsigned int	 seen = 0;
+	int		 k, n, i;
+
+	memset(st, 0, sizeof(*st));
+	for (line = buf; line != NULL && *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if ((colon = strchr(line, ':')) == NULL) {
+			host_err(err, errlen, "status: line without a colon");
+			return (-1);
+		}
+		*colon = '\0';
+		for (k = 0; k < ST_MAX; k++)
+			if (strcmp(line, host_status_keys[k]) == 0)
+				break;
+		if (k == ST_MAX)
+			continue;
+		if (seen & (1U << k)) {
+			host_err(err, errlen, "status: %s twice",
+			    host_status_keys[k]);
+			return (-1);
+		}
+		seen |= 1U << k;
+		if ((n = host_words(colon + 1, w, (int)nitems(w))) < 1)
+			goto bad;
+		switch (k) {
+		case ST_UID:
+			if (n != 4)
+				goto bad;
+			for (i = 0; i < 4; i++) {
+				if (host_num(w[i], UINT32_MAX, &v) == -1)
+					goto bad;
+				st->hs_uid[i] = (uint32_t)v;
+			}
+			break;
+		case ST_NSPID:
+			for (i = 0; i < n; i++)
+				if (host_num(w[i], INT32_MAX, &v) == -1 ||
+				    v == 0)
+					goto bad;
+			st->hs_nspid_depth = (uint32_t)n;
+			st->hs_nspid_last = (uint32_t)v;
+			break;
+		case ST_NNP:
+		case ST_SECCOMP:
+		case ST_FILTERS:
+			if (n != 1 || host_num(w[0], k == ST_FILTERS ?
+			    UINT32_MAX : 2, &v) == -1)
+				goto bad;
+			if (k == ST_NNP)
+				st->hs_nnp = (int)v;
+			else if (k == ST_SECCOMP)
+				st->hs_seccomp = (int)v;
+			else
+				st->hs_filters = (uint32_t)v;
+			break;
+		default:
+			if (n != 1 || host_hex64(w[0],
+			    &st->hs_cap[k - ST_CAPEFF]) == -1)
+				goto bad;
+			break;
+		}
+		continue;
+ bad:
+		host_err(err, errlen, "status: bad %s", host_status_keys[k]);
+		return (-1);
+	}
+	for (k = 0; k < ST_MAX; k++)
+		if (!(seen & (1U << k))) {
+			host_err(err, errlen, "status: no %s",
+			    host_status_keys[k]);
+			return (-1);
+		}
+	return (0);
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static int
+host_unescape(char *s)
+{
+	char	*d = s;
+
+	while (*s != '\0') {
+		if (*s == '\\') {
+			if (s[1] < '0' || s[1] > '3' || s[2] < '0' ||
+			    s[2] > '7' || s[3] < '0' || s[3] > '7')
+				return (-1);
+			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+			    (s[3] - '0'));
+			if (d[-1] == '\0')
+				return (-1);
+			s += 4;
+		} else
+			*d++ = *s++;
+	}
+	*d = '\0';
+	return (0);
+}
+
+static int
+host_has_opt(const char *opts, const char *opt)
+{
+	size_t	 n = strlen(opt);
+
+	while (*opts != '\0') {
+		if (strncmp(opts, opt, n) == 0 &&
+		    (opts[n] == ',' || opts[n] == '\0'))
+			return (1);
+		if ((opts = strchr(opts, ',')) == NULL)
+			break;
+		opts++;
+	}
+	return (0);
+}
+
+/*
+ * mountinfo: "id parent major:minor root mountpoint options [optional
+ * fields] - fstype source superoptions", one line per mount, at most
+ * max lines.  The strings point into buf.  Returns the number of mounts.
+ */
+int
+host_mounts_parse(char *buf, struct host_mount *m, int max, char *err,
+    size_t errlen)
+{
+	char		*line, *next, *f[7], *p, *colon, *tail;
+	uint64_t	 v;
+	int		 n = 0, i;
+
+	for (line = buf; line != NULL && *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (n == max) {
+			host_err(err, errlen, "mountinfo: more than %d "
+			    "mounts", max);
+			return (-1);
+		}
+		p = line;
+		for (i = 0; i < 6; i++) {
+			if ((f[i] = strsep(&p, " ")) == NULL || *f[i] == '\0')
+				goto bad;
+		}
+		/* The optional fields end with a lone "-". */
+		if (p == NULL || (tail = strstr(p, "- ")) == NULL ||
+		    (tail != p && tail[-1] != ' '))
+			goto bad;
+		memset(&m[n], 0, sizeof(m[n]));
+		if (host_num(f[0], UINT32_MAX, &v) == -1)
+			goto bad;
+		m[n].hm_id = (uint32_t)v;
+		if (host_num(f[1], UINT32_MAX, &v) == -1)
+			goto bad;
+		m[n].hm_parent = (uint32_t)v;
+		if ((colon = strchr(f[2], ':')) == NULL)
+			goto bad;
+		*colon = '\0';
+		if (host_num(f[2], UINT32_MAX, &v) == -1)
+			goto bad;
+		m[n].hm_major = (uint32_t)v;
+		if (host_num(colon + 1, UINT32_MAX, &v) == -1)
+			goto bad;
+		m[n].hm_minor = (uint32_t)v;
+		if (f[3][0] != '/' || f[4][0] != '/' ||
+		    host_unescape(f[3]) == -1 || host_unescape(f[4]) == -1)
+			goto bad;
+		m[n].hm_root = f[3];
+		m[n].hm_point = f[4];
+		m[n].hm_ro = host_has_opt(f[5], "ro");
+		n++;
+		continue;
+ bad:
+		host_err(err, errlen, "mountinfo: malformed line %d", n + 1);
+		return (-1);
+	}
+	return (n);
+}
+
+/* Is path equal to prefix or below it? */
+static const char *
+host_under(const char *path, const char *prefix)
+{
+	size_t	 n;
+
+	if (strcmp(prefix, "/") == 0)
+		return (path);
+	n = strlen(prefix);
+	if (strncmp(path, prefix, n) != 0 ||
+	    (path[n] != '\0' && path[n] != '/'))
+		return (NULL);
+	return (path + n);
+}
+
+static int
+host_allowed(const char *path, const char *const *allow, int nallow)
+{
+	int	 i;
+
+	for (i = 0; i < nallow; i++)
+		if (strcmp(path, allow[i]) == 0)
+			return (1);
+	return (0);
+}
+
+/*
+ * Where a fence mount of a host filesystem comes from, as a path of the
+ * host's tree: through each host mount of the same device whose root
+ * holds the fence mount's root.  The first translation that is allowed
+ * wins; else the first one found names it (or, with none, the device
+ * and root).  Returns 1 if allowed.
+ */
+static int
+host_bind_path(const struct host_mount *fm, const struct host_mount *hm,
+    int nh, const char *const *allow, int nallow, char *name, size_t len)
+{
+	char		 path[PATH_MAX];
+	const char	*rest;
+	int		 i, found = 0;
+
+	for (i = 0; i < nh; i++) {
+		if (hm[i].hm_major != fm->hm_major ||
+		    hm[i].hm_minor != fm->hm_minor ||
+		    (rest = host_under(fm->hm_root, hm[i].hm_root)) == NULL)
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s%s",
+		    strcmp(hm[i].hm_point, "/") == 0 && *rest == '/' ? "" :
+		    hm[i].hm_point, rest) >= sizeof(path))
+			continue;
+		if (path[0] == '\0')
+			strlcpy(path, "/", sizeof(path));
+		if (host_allowed(path, allow, nallow))
+			return (1);
+		if (!found)
+			strlcpy(name, path, len);
+		found = 1;
+	}
+	if (!found)
+		snprintf(name, len, "%s of device %u:%u", fm->hm_root,
+		    fm->hm_major, fm->hm_minor);
+	return (0);
+}
+
+static int
+host_dev_is_host(const struct host_mount *fm, const struct host_mount *hm,
+    int nh)
+{
+	int	 i;
+
+	for (i = 0; i < nh; i++)
+		if (hm[i].hm_major == fm->hm_major &&
+		    hm[i].hm_minor == fm->hm_minor)
+			return (1);
+	return (0);
+}
+
+/* The last mount on point: the one on top, the one a path reaches. */
+static const struct host_mount *
+host_mount_at(const struct host_mount *m, int n, const char *point)
+{
+	const struct host_mount	*top = NULL;
+	int			 i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(m[i].hm_point, point) == 0)
+			top = &m[i];
+	return (top);
+}
+
+/*
+ * Judge the fence's mount table (fm, as pid 1 sees it) against the
+ * host's (hm, the fencer's): "/" must not be the host's, /usr and /etc
+ * must be read-only, and every mount of a host device must be one of
+ * the allowed host paths.
+ */
+void
+host_mounts_judge(const struct host_mount *fm, int nf,
+    const struct host_mount *hm, int nh, const char *const *allow,
+    int nallow, struct probe_host *ph)
+{
+	const struct host_mount	*root, *hroot, *m;
+	char			 name[PROBE_HOST_PATH_LEN];
+	int			 i;
+
+	root = host_mount_at(fm, nf, "/");
+	hroot = host_mount_at(hm, nh, "/");
+	ph->ph_root_host = root == NULL || (hroot != NULL &&
+	    root->hm_id == hroot->hm_id) || host_dev_is_host(root, hm, nh);
+	ph->ph_usr_ro = (m = host_mount_at(fm, nf, "/usr")) == NULL ? -1 :
+	    m->hm_ro;
+	ph->ph_etc_ro = (m = host_mount_at(fm, nf, "/etc")) == NULL ? -1 :
+	    m->hm_ro;
+	ph->ph_nbad = 0;
+	for (i = 0; i < nf; i++) {
+		if (!host_dev_is_host(&fm[i], hm, nh))
+			continue;	/* a filesystem of the fence's own */
+		if (host_bind_path(&fm[i], hm, nh, allow, nallow, name,
+		    sizeof(name)))
+			continue;
+		if (ph->ph_nbad < PROBE_HOST_BINDS_MAX)
+			snprintf(ph->ph_bad[ph->ph_nbad], PROBE_HOST_PATH_LEN,
+			    "%.100s on %.50s", name, fm[i].hm_point);
+		ph->ph_nbad++;
+	}
+}
+
+/*
+ * /proc/PID/net/dev: the interfaces of pid 1's network namespace.  Two
+ * header lines, then "name: counters" per interface.
+ */
+int
+host_netdev_parse(char *buf, struct probe_host *ph, char *err, size_t errlen)
+{
+	char	*line, *next, *colon, *name;
+	int	 n = 0;
+
+	ph->ph_nifaces = 0;
+	ph->ph_iface_other[0] = '\0';
+	for (line = buf; line != NULL && *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (n++ < 2)
+			continue;
+		if ((colon = strchr(line, ':')) == NULL) {
+			host_err(err, errlen, "net/dev: malformed line %d", n);
+			return (-1);
+		}
+		*colon = '\0';
+		for (name = line; *name == ' '; name++)
+			;
+		if (*name == '\0' || strlen(name) >= PROBE_HOST_IFNAME_LEN) {
+			host_err(err, errlen, "net/dev: bad interface name");
+			return (-1);
+		}
+		ph->ph_nifaces++;
+		if (strcmp(name, "lo") != 0 && ph->ph_iface_other[0] == '\0')
+			strlcpy(ph->ph_iface_other, name,
+			    sizeof(ph->ph_iface_other));
+	}
+	if (n < 2) {
+		host_err(err, errlen, "net/dev: no header");
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * /proc/PID/net/tcp or tcp6: is the socket of inode ino among them?  A
+ * header line, then "sl: local remote st queues tr when retr uid timeout
+ * inode ..." per socket.  1 found, 0 not, -1 malformed.
+ */
+int
+host_tcp_has_inode(char *buf, uint64_t ino, char *err, size_t errlen)
+{
+	char		*line, *next, *p, *w;
+	uint64_t	 v;
+	int		 n = 0, i, found = 0;
+
+	for (line = buf; line != NULL && *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (n++ == 0)
+			continue;
+		p = line;
+		for (i = 0; i < 10; i++) {
+			while ((w = strsep(&p, " ")) != NULL && *w == '\0')
+				;
+			if (w == NULL)
+				break;
+		}
+		if (w == NULL || host_num(w, UINT64_MAX, &v) == -1) {
+			host_err(err, errlen, "net/tcp: malformed line %d", n);
+			return (-1);
+		}
+		if (v == ino)
+			found = 1;
+	}
+	if (n < 1) {
+		host_err(err, errlen, "net/tcp: no header");
+		return (-1);
+	}
+	return (found);
+}
+
+static void
+host_read_status(pid_t pid, char *buf, struct probe_host *ph)
+{
+	struct host_status	 self, st;
+	char			 path[64];
+	int			 i;
+
+	if (host_read_file("/proc/self/status", buf, HOST_FILE_MAX) == -1) {
+		host_err(ph->ph_status_error, sizeof(ph->ph_status_error),
+		    "the fencer's status: %s", strerror(errno));
+		return;
+	}
+	if (host_status_parse(buf, &self, ph->ph_status_error,
+	    sizeof(ph->ph_status_error)) == -1)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (host_read_file(path, buf, HOST_FILE_MAX) == -1) {
+		host_err(ph->ph_status_error, sizeof(ph->ph_status_error),
+		    "%s: %s", path, strerror(errno));
+		return;
+	}
+	if (host_status_parse(buf, &st, ph->ph_status_error,
+	    sizeof(ph->ph_status_error)) == -1)
+		return;
+	for (i = 0; i < 4; i++)
+		ph->ph_uid[i] = st.hs_uid[i];
+	ph->ph_nspid_depth = st.hs_nspid_depth;
+	ph->ph_nspid_self_depth = self.hs_nspid_depth;
+	ph->ph_nspid_last = st.hs_nspid_last;
+	ph->ph_seccomp = st.hs_seccomp;
+	ph->ph_filters = st.hs_filters;
+	ph->ph_filters_self = self.hs_filters;
+	ph->ph_nnp = st.hs_nnp;
+	for (i = 0; i < HOST_CAP_MAX; i++)
+		ph->ph_cap[i] = st.hs_cap[i];
+	ph->ph_status_read = 1;
+}
+
+static void
+host_read_mounts(pid_t pid, char *buf, char *sbuf,
+    const struct host_allow *allow, struct probe_host *ph)
+{
+	struct host_mount	*fm = NULL, *hm = NULL;
+	const char		*names[HOST_ALLOW_MAX];
+	char			 path[64];
+	int			 nf, nh, i;
+
+	if ((fm = calloc(HOST_MOUNTS_MAX, sizeof(*fm))) == NULL ||
+	    (hm = calloc(HOST_MOUNTS_MAX, sizeof(*hm))) == NULL) {
+		host_err(ph->ph_mounts_error, sizeof(ph->ph_mounts_error),
+		    "%s", strerror(errno));
+		goto done;
+	}
+	if (host_read_file("/proc/self/mountinfo", sbuf,
+	    HOST_SELF_MOUNTS_MAX) == -1) {
+		host_err(ph->ph_mounts_error, sizeof(ph->ph_mounts_error),
+		    "the fencer's mountinfo: %s", strerror(errno));
+		goto done;
+	}
+	if ((nh = host_mounts_parse(sbuf, hm, HOST_MOUNTS_MAX,
+	    ph->ph_mounts_error, sizeof(ph->ph_mounts_error))) == -1)
+		goto done;
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
+	if (host_read_file(path, buf, HOST_FILE_MAX) == -1) {
+		host_err(ph->ph_mounts_error, sizeof(ph->ph_mounts_error),
+		    "%s: %s", path, strerror(errno));
+		goto done;
+	}
+	if ((nf = host_mounts_parse(buf, fm, HOST_MOUNTS_MAX,
+	    ph->ph_mounts_error, sizeof(ph->ph_mounts_error))) == -1)
+		goto done;
+	for (i = 0; i < allow->ha_n && i < HOST_ALLOW_MAX; i++)
+		names[i] = allow->ha_path[i];
+	host_mounts_judge(fm, nf, hm, nh, names, i, ph);
+	ph->ph_mounts_read = 1;
+ done:
+	free(fm);
+	free(hm);
+}
+
+static void
+host_read_net(pid_t pid, uint64_t canary, char *buf, struct probe_host *ph)
+{
+	static const char *const tables[] = { "tcp", "tcp6" };
+	char		 path[64];
+	size_t		 i;
+	int		 r;
+
+	if (canary == 0) {
+		host_err(ph->ph_net_error, sizeof(ph->ph_net_error),
+		    "no canary listener");
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/net/dev", (int)pid);
+	if (host_read_file(path, buf, HOST_FILE_MAX) == -1) {
+		host_err(ph->ph_net_error, sizeof(ph->ph_net_error), "%s: %s",
+		    path, strerror(errno));
+		return;
+	}
+	if (host_netdev_parse(buf, ph, ph->ph_net_error,
+	    sizeof(ph->ph_net_error)) == -1)
+		return;
+	ph->ph_canary_seen = 0;
+	for (i = 0; i < nitems(tables); i++) {
+		snprintf(path, sizeof(path), "/proc/%d/net/%s", (int)pid,
+		    tables[i]);
+		if (host_read_file(path, buf, HOST_FILE_MAX) == -1) {
+			host_err(ph->ph_net_error, sizeof(ph->ph_net_error),
+			    "%s: %s", path, strerror(errno));
+			return;
+		}
+		if ((r = host_tcp_has_inode(buf, canary, ph->ph_net_error,
+		    sizeof(ph->ph_net_error))) == -1)
+			return;
+		if (r == 1)
+			ph->ph_canary_seen = 1;
+	}
+	ph->ph_net_read = 1;
+}
+
+/* Names from the kernel may hold any byte: printable ASCII only. */
+static void
+host_printable(char *s, size_t len)
+{
+	size_t	 i;
+
+	for (i = 0; i < len && s[i] != '\0'; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			s[i] = '?';
+	s[len - 1] = '\0';
+}
+
+void
+host_read(pid_t pid, uint64_t canary, const struct host_allow *allow,
+    struct probe_host *ph)
+{
+	uint32_t i;
+
+	char	*buf, *sbuf;
+
+	memset(ph, 0, sizeof(*ph));
+	ph->ph_usr_ro = ph->ph_etc_ro = -1;
+	buf = malloc(HOST_FILE_MAX);
+	sbuf = malloc(HOST_SELF_MOUNTS_MAX);
+	if (pid <= 0 || buf == NULL || sbuf == NULL) {
+		host_err(ph->ph_status_error, sizeof(ph->ph_status_error),
+		    "%s", pid <= 0 ? "no pid 1" : strerror(errno));
+		strlcpy(ph->ph_mounts_error, ph->ph_status_error,
+		    sizeof(ph->ph_mounts_error));
+		strlcpy(ph->ph_net_error, ph->ph_status_error,
+		    sizeof(ph->ph_net_error));
+		goto done;
+	}
+	host_read_status(pid, buf, ph);
+	host_read_mounts(pid, buf, sbuf, allow, ph);
+	host_read_net(pid, canary, buf, ph);
+ done:
+	host_printable(ph->ph_status_error, sizeof(ph->ph_status_error));
+	host_printable(ph->ph_mounts_error, sizeof(ph->ph_mounts_error));
+	host_printable(ph->ph_net_error, sizeof(ph->ph_net_error));
+	host_printable(ph->ph_iface_other, sizeof(ph->ph_iface_other));
+	for (i = 0; i < PROBE_HOST_BINDS_MAX; i++)
+		host_printable(ph->ph_bad[i], sizeof(ph->ph_bad[i]));
+	free(buf);
+	free(sbuf);
+}

@@ -1,0 +1,58 @@
+/*
+ * The host's reading of a fence's pid 1 (fencer_host.c): the parsers
+ * are separate from the reading so that the regress suite can feed them
+ * hostile text.
+ */
+#ifndef FENCER_HOST_H
+#define FENCER_HOST_H
+
+#include <sys/types.h>
+#include <stdint.h>
+
+struct probe_host;
+
+#define HOST_FILE_MAX		(64 * 1024)	/* one file of pid 1 */
+#define HOST_SELF_MOUNTS_MAX	(256 * 1024)	/* the fencer's mountinfo */
+#define HOST_MOUNTS_MAX		4096		/* lines of one mountinfo */
+#define HOST_ALLOW_MAX		32		/* expected host binds */
+
+struct host_status {
+	uint32_t	 hs_uid[4];
+	uint32_t	 hs_nspid_depth;
+	uint32_t	 hs_nspid_last;
+	int		 hs_nnp;
+	int		 hs_seccomp;
+	uint32_t	 hs_filters;
+	uint64_t	 hs_cap[4];	/* enum probe_host_cap */
+};
+
+struct host_mount {
+	uint32_t	 hm_id;
+	uint32_t	 hm_parent;
+	uint32_t	 hm_major;
+	uint32_t	 hm_minor;
+	const char	*hm_root;	/* in its filesystem, unescaped */
+	const char	*hm_point;	/* as the reader's root sees it */
+	int		 hm_ro;
+};
+
+/* What the fencer expects to find bound from the host (exact paths). */
+struct host_allow {
+	char		 ha_path[HOST_ALLOW_MAX][PATH_MAX];
+	int		 ha_n;
+};
+
+ssize_t	host_read_file(const char *, char *, size_t);
+int	host_status_parse(char *, struct host_status *, char *, size_t);
+int	host_mounts_parse(char *, struct host_mount *, int, char *, size_t);
+void	host_mounts_judge(const struct host_mount *, int,
+	    const struct host_mount *, int, const char *const *, int,
+	    struct probe_host *);
+int	host_netdev_parse(char *, struct probe_host *, char *, size_t);
+int	host_tcp_has_inode(char *, uint64_t, char *, size_t);
+
+/* Read pid's files and fill the reading in; canary: the listener's inode. */
+void	host_read(pid_t, uint64_t, const struct host_allow *,
+	    struct probe_host *);
+
+#endif /* FENCER_HOST_H */

@@ -1,0 +1,249 @@
+#! /usr/bin/atf-sh
+# A level no fence can forge (issue 9): each case is an attack as it was
+# seen, run against the real daemon, from inside fences and as another
+# local user.  docs/probe.md, "What grants each axis", says why each
+# must fail.
+
+. "$(atf_get_srcdir)/lib.subr"
+
+# Wait until KEY's level is measured; print it.
+level_of() {
+	i=0
+	while [ $i -lt 100 ]; do
+		l=$($CTL show environment "$1" | awk '$1 == "level:" { print $2 }')
+		if [ -n "$l" ] && [ "$l" != unmeasured ]; then
+			echo "$l"
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo unmeasured
+}
+
+# A genuine L2 report of this daemon, with the two things that change
+# per run and per fence (the canary's address, the host secret's path)
+# replaced by words the forger fills in: what a fence that has seen one
+# L2 report could write.
+forge_template() {
+	$CTL boot tpl tier L2 > /dev/null || atf_fail "boot tpl"
+	atf_check_equal L2 "$(level_of tpl)"
+	sed -e 's/"canary":{"target":"127\.0\.0\.1:[0-9]*"/"canary":{"target":"CANARY"/' \
+	    -e "s|$PWD/state/probe-secret\.tpl|SECRETPATH|" \
+	    "$PWD/state/envs/tpl/probe.json" > "$1" || atf_fail "template"
+	grep -q CANARY "$1" && grep -q SECRETPATH "$1" ||
+	    atf_fail "template without canary or secret"
+	$CTL stop tpl > /dev/null
+}
+
+# Put the forger (regress/t_forge) and the template in KEY's home.
+forger_plant() {
+	h="$(fenced_homes)/$1"
+	u=$(stat -c %u "$h")
+	cp template.json "$h/template.json"
+	cp "$REGRESS/t_forge" "$h/t_forge"
+	chmod 0755 "$h/t_forge"
+	chown $u "$h/template.json" "$h/t_forge"
+}
+
+atf_test_case stopped_probe cleanup
+stopped_probe_head() {
+	atf_set descr "a job in an L1.5 fence that stops fence-probe, writes an L2 report into its stdout and kills it gains nothing"
+	atf_set require.user root
+}
+stopped_probe_body() {
+	fenced_vars
+	fenced_start
+	forge_template template.json
+	$CTL boot spy tier L1.5 > /dev/null || atf_fail "boot spy"
+	atf_check_equal L1.5 "$(level_of spy)"
+	forger_plant spy
+	$CTL exec spy timeout 30000 -- sh -c '$HOME/t_forge $HOME/template.json 20000' \
+	    > forger.out 2>&1 &
+	fp=$!
+	sleep 0.5
+	$CTL probe spy > verdict 2>&1
+	wait $fp
+	cat forger.out >&2
+	# The attack was made (stopped and killed; the pipe is closed to
+	# it once the probe is not dumpable, but that is a race it may win).
+	atf_check -o match:"^(forged|no-write) " cat forger.out
+	grep -q '"level":"L2"' verdict && atf_fail "the forged report made L1.5 measure L2"
+	atf_check -o match:'"level":"unmeasured"' cat verdict
+	atf_check -o match:'killed by signal 9' cat verdict
+	atf_check -o not-match:'^level: *L2' $CTL show environment spy
+}
+stopped_probe_cleanup() { fenced_cleanup; }
+
+atf_test_case planted_forger cleanup
+planted_forger_head() {
+	atf_set descr "an L1 fence with a forger planted in its home does not pass require L2 or L1.5"
+	atf_set require.user root
+}
+planted_forger_body() {
+	fenced_vars
+	fenced_start
+	forge_template template.json
+	for want in L2 L1.5; do
+		k=plant$(echo $want | tr -d . | tr A-Z a-z)
+		$CTL boot $k tier L1 > /dev/null || atf_fail "boot $k"
+		$CTL stop $k > /dev/null
+		forger_plant $k
+		# The owner starts the forger the moment the fence exists.
+		(
+			i=0
+			while [ $i -lt 2000 ] && [ ! -f boot.$k.done ]; do
+				$CTL exec $k timeout 30000 -- sh -c \
+				    '$HOME/t_forge $HOME/template.json 20000' \
+				    >> forger.out 2>&1 &
+				sleep 0.002
+				i=$((i + 1))
+			done
+			wait
+		) &
+		lp=$!
+		atf_check -s exit:1 -e match:"require-not-met.*measured L1," \
+		    $CTL boot $k tier L1 require $want
+		touch boot.$k.done
+		wait $lp
+	done
+	cat forger.out >&2
+	# The forger never ran: it waited for the verdict, then the end.
+	atf_check -o not-match:"forged|no-write|no-probe" cat forger.out
+}
+planted_forger_cleanup() { fenced_cleanup; }
+
+atf_test_case before_verdict cleanup
+before_verdict_head() {
+	atf_set descr "an exec sent right after a require boot, before the probe answers, never runs in a fence that fails its require"
+	atf_set require.user root
+}
+before_verdict_body() {
+	fenced_vars
+	fenced_start
+	h="$(fenced_homes)/early"
+	t=$($CTL token | tail -1)
+	u="http://127.0.0.1:$(fenced_port)/api/environments/early/exec"
+	# From the control socket and over HTTP, as fast as they go.
+	(
+		i=0
+		while [ $i -lt 400 ] && [ ! -f boot.done ]; do
+			$CTL exec early -- sh -c 'date > ran-before-require' \
+			    >> exec.out 2>&1 &
+			curl -s -H "x-voicebox-host-token: $t" \
+			    -d '{"argv":["sh","-c","date > ran-before-http"]}' \
+			    "$u" >> http.out 2>&1 &
+			sleep 0.01
+			i=$((i + 1))
+		done
+		wait
+	) &
+	lp=$!
+	atf_check -s exit:1 -e match:"require-not-met.*measured L1.5, required L2" \
+	    $CTL boot early tier L1.5 require L2
+	touch boot.done
+	wait $lp
+	[ -e "$h/ran-before-require" ] || [ -e "$h/ran-before-http" ] &&
+	    atf_fail "a command ran in a fence that did not earn its require"
+	atf_check -o match:'"error": *"(fence-stopped|not-found)"' cat http.out
+	# The execs that reached it were held, then failed with its end.
+	atf_check -o match:"fence-stopped|not-found" cat exec.out
+	# A fence that earns its require runs what waited, once it has.
+	(
+		i=0
+		while [ $i -lt 400 ] && [ ! -f boot2.done ]; do
+			if $CTL exec late -- sh -c 'echo ok >> ran-after' \
+			    > /dev/null 2>&1; then
+				break
+			fi
+			sleep 0.01
+			i=$((i + 1))
+		done
+	) &
+	lp=$!
+	atf_check -o match:"^level: *L1.5" $CTL boot late tier L1.5 require L1.5
+	touch boot2.done
+	wait $lp
+	atf_check -o inline:"ok\n" cat "$(fenced_homes)/late/ran-after"
+}
+before_verdict_cleanup() { fenced_cleanup; }
+
+# Connect to every new listener on 127.0.0.1, as fast as it appears.
+connector_script() {
+	cat <<'EOF'
+import socket, sys, time
+seen = set()
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+	for t in ("/proc/net/tcp", "/proc/net/tcp6"):
+		try:
+			lines = open(t).read().splitlines()[1:]
+		except OSError:
+			continue
+		for l in lines:
+			f = l.split()
+			if f[3] != "0A" or not f[1].startswith("0100007F:"):
+				continue
+			k = (f[1], f[9])
+			if k in seen:
+				continue
+			seen.add(k)
+			try:
+				s = socket.create_connection(("127.0.0.1",
+				    int(f[1].split(":")[1], 16)), 0.2)
+				s.send(b"x" * 32)
+				s.close()
+			except OSError:
+				pass
+	time.sleep(0.002)
+EOF
+}
+
+atf_test_case canary_crowd cleanup
+canary_crowd_head() {
+	atf_set descr "another local user and an L1.5 fence connecting to every new loopback listener do not lower another user's L2 fence"
+	atf_set require.user root
+	atf_set timeout 300
+}
+canary_crowd_body() {
+	fenced_vars
+	users_add 1 fgc
+	atk=$(sed -n 1p users.txt)
+	fenced_start
+	connector_script > connector.py
+	$(as_user $atk) /usr/bin/python3 - 60 < connector.py &
+	echo $! > connector.pid
+	$CTL boot spy2 tier L1.5 > /dev/null || atf_fail "boot spy2"
+	atf_check_equal L1.5 "$(level_of spy2)"
+	h="$(fenced_homes)/spy2"
+	connector_script > "$h/connector.py"
+	chown $(stat -c %u "$h") "$h/connector.py"
+	$CTL exec spy2 timeout 60000 -- sh -c '/usr/bin/python3 $HOME/connector.py 55' \
+	    > /dev/null 2>&1 &
+	sleep 1
+	for try in 1 2 3; do
+		atf_check -o match:"^level: *L2" $CTL boot vic$try tier L2 require L2
+		$CTL stop vic$try > /dev/null
+	done
+	# The connections were there, and were ignored; the probe's own
+	# (L1.5 shares the network) carried the secret and was counted.
+	atf_check -o match:"canary connection.*without the secret ignored" \
+	    cat fenced.log
+	atf_check -o match:"fence spy2: the probe reached the canary" \
+	    cat fenced.log
+	atf_check -o not-match:"fence vic[123]: the probe reached the canary" \
+	    cat fenced.log
+}
+canary_crowd_cleanup() {
+	p=$(cat connector.pid 2>/dev/null)
+	[ -n "$p" ] && kill $p 2>/dev/null
+	fenced_cleanup
+	users_remove
+}
+
+atf_init_test_cases() {
+	atf_add_test_case stopped_probe
+	atf_add_test_case planted_forger
+	atf_add_test_case before_verdict
+	atf_add_test_case canary_crowd
+}
