@@ -171,7 +171,47 @@ bounds_body() {
 }
 bounds_cleanup() { wedge_cleanup; }
 
+atf_test_case tokens cleanup
+tokens_head() {
+	atf_set descr "one user asking for host tokens in a loop gets too-many-requests after 3 in 10 s, an answer each time; two other users still get theirs"
+	atf_set require.user root
+	atf_set timeout 60
+}
+tokens_body() {
+	fenced_vars
+	users_add 3 fwt
+	runsock=$(mktemp -u /run/fenced-wedge.XXXXXX)
+	echo "$runsock" > run.sock
+	ln -s "$runsock" ctl.sock
+	fenced_conf | sed "s|^socket .*|socket \"$runsock\"|" > fenced.conf
+	fenced_start
+	sock=$runsock
+	asa=$(as_user "$(sed -n 1p users.txt)")
+	asb=$(as_user "$(sed -n 2p users.txt)")
+	asc=$(as_user "$(sed -n 3p users.txt)")
+	ok=0 refused=0
+	for i in $(seq 25); do
+		if timeout 5 $asa "$BIN/fencectl" -s "$sock" token -r \
+		    > a.out 2> a.err; then
+			ok=$((ok + 1))
+		else
+			grep -q 'too-many-requests' a.err || \
+			    atf_fail "no error answer: $(cat a.err)"
+			refused=$((refused + 1))
+		fi
+	done
+	echo "user a: $ok tokens, $refused refused"
+	atf_check_equal "3 22" "$ok $refused"
+	atf_check -o match:'^[0-9a-f]{64}$' -e ignore \
+	    $asb "$BIN/fencectl" -s "$sock" token
+	atf_check -o match:'^[0-9a-f]{64}$' -e ignore \
+	    $asc "$BIN/fencectl" -s "$sock" token -r
+	fenced_stop
+}
+tokens_cleanup() { wedge_cleanup; }
+
 atf_init_test_cases() {
+	atf_add_test_case tokens
 	atf_add_test_case pipeline
 	atf_add_test_case bounds
 }
