@@ -37,7 +37,8 @@
  * all; and answers not yet read.  Over CONTROL_QUEUE_SOFT unsent, the
  * connection is not read until half of it went; a connection that
  * stays over it CONTROL_STALL_SEC is closed, and one that reaches
- * CONTROL_QUEUE_HARD at once.
+ * CONTROL_QUEUE_HARD at once.  Root is bounded only in all (it can
+ * stop the daemon anyway); the admin group is bounded as any user.
  */
 #define CONTROL_PENDING_CONN	16
 #define CONTROL_PENDING_USER	64
@@ -195,8 +196,8 @@ control_accept(int listenfd, short event, void *arg)
 		broker_stats.bs_ctl_errors++;
 		return;
 	}
-	if (ctl_nconns >= CONTROL_MAX_CONNS ||
-	    control_count_uid(cred.uid) >= CONTROL_MAX_PER_UID) {
+	if (ctl_nconns >= CONTROL_MAX_CONNS || (cred.uid != 0 &&
+	    control_count_uid(cred.uid) >= CONTROL_MAX_PER_UID)) {
 		log_warnx("%s: too many connections, refusing uid %u",
 		    __func__, (unsigned)cred.uid);
 		control_refuse(fd);
@@ -564,7 +565,8 @@ control_fence_for(struct ctl_conn *cc, const char *key)
 static int
 control_room(struct ctl_conn *cc)
 {
-	if (breq_pending(cc->cc_uid) >= CONTROL_PENDING_USER) {
+	if (cc->cc_uid != 0 &&
+	    breq_pending(cc->cc_uid) >= CONTROL_PENDING_USER) {
 		control_error(cc, "too-many-requests", "at most %d requests "
 		    "of one user at once", CONTROL_PENDING_USER);
 		return (-1);
@@ -738,7 +740,7 @@ control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
 		if (msg_exec_decode(imsg->data, imsg->len, &x) == -1)
 			return (-1);
 		if ((bf = control_fence_for(cc, x.x_key)) != NULL &&
-		    breq_execs(cc->cc_uid) >=
+		    cc->cc_uid != 0 && breq_execs(cc->cc_uid) >=
 		    broker_self.ps_conf.c_exec_inflight_user)
 			control_error(cc, "too-many-execs", "at most %u "
 			    "commands of one user run at once",

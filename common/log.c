@@ -7,7 +7,9 @@
  * counted, and the next line of that format after it says how many
  * were left out.  A client that makes us warn in a loop grows the log
  * by LOG_BURST lines a second per warning, not by what it sends.
- * fatal() and fatalx() are never held back.
+ * fatal() and fatalx() are never held back.  Only where log_ratelimit()
+ * turned it on: the daemon's children, which hear from clients; the
+ * parent and the configuration parser say every line.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -33,6 +35,7 @@ struct log_rate {
 static struct log_rate log_rates[LOG_SLOTS];
 
 static int	 log_debugging;		/* to stderr, not syslog */
+static int	 log_limited;		/* log_ratelimit() */
 static int	 log_verbose;
 static const char *log_procname = "fenced";
 
@@ -50,6 +53,12 @@ log_procinit(const char *name)
 {
 	if (name != NULL)
 		log_procname = name;
+}
+
+void
+log_ratelimit(int on)
+{
+	log_limited = on;
 }
 
 void
@@ -86,7 +95,7 @@ log_allow(int pri, const char *fmt)
 	char		 msg[128];
 	uintptr_t	 h = (uintptr_t)fmt;
 
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+	if (!log_limited || clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
 		return (1);
 	lr = &log_rates[(h ^ (h >> 7) ^ (h >> 13)) % LOG_SLOTS];
 	if (lr->lr_fmt != fmt || lr->lr_second != ts.tv_sec) {

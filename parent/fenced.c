@@ -254,6 +254,8 @@ parent_child_main(int argc, char **argv)
 
 	log_init(pa.pa_debug, LOG_DAEMON);
 	log_procinit(proc_name(pa.pa_proc));
+	/* Children hear from clients: what they repeat is held back. */
+	log_ratelimit(1);
 	log_setverbose(pa.pa_verbose);
 
 	switch (pa.pa_proc) {
