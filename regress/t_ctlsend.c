@@ -129,6 +129,8 @@ t_pipeline(int fd, int n)
 		while (imsgbuf_queued(ib) > 0) {
 			if (imsgbuf_write(ib) == -1) {
 				printf("closed after %d\n", i);
+				imsgbuf_free(ib);
+				free(buf);
 				return;
 			}
 			if (imsgbuf_queued(ib) == 0)
@@ -143,6 +145,7 @@ t_pipeline(int fd, int n)
 	printf("sent %d\n", i - (int)(imsgbuf_queued(ib) / (IMSG_HDR_SIZE +
 	    len)));
 	fflush(stdout);
+	imsgbuf_free(ib);
 	free(buf);
 	/* Held, never read, until fenced hangs up or we are killed. */
 	pfd.events = POLLRDHUP;
@@ -206,6 +209,7 @@ t_burst(int fd, int n)
 			err(2, "read");
 	}
 	printf("ends %d errors %d%s\n", ends, errs, codes);
+	imsgbuf_free(ib);
 	free(buf);
 }
 

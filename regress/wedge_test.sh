@@ -64,7 +64,7 @@ victim_check() {
 
 atf_test_case pipeline cleanup
 pipeline_head() {
-	atf_set descr "8 connections of one user pipelining 100000 list requests each, never reading: another user is answered over HTTP and the socket within 2 s, the broker stays under 64 MiB more, the log under 2 MB, the attacker is closed, SIGTERM stops the daemon"
+	atf_set descr "8 connections of one user pipelining 100000 list requests each, never reading: another user is answered over HTTP and the socket within 2 s, the broker stays under 64 MiB more, the log under 2 MB, the attacker is closed, SIGTERM stops the daemon during an attack"
 	atf_set require.user root
 	atf_set timeout 180
 }
@@ -104,7 +104,11 @@ pipeline_body() {
 	rss1=$(rss_kb "$broker")
 	echo "broker VmRSS ${rss0} kB before, ${rss1} kB under attack" | \
 	    tee -a latency.txt
-	[ $((rss1 - rss0)) -lt 65536 ] || \
+	# Under ASan freed memory sits in its quarantine (256 MiB) and
+	# RSS says little: there the bound is that quarantine's more.
+	max=65536
+	grep -q __asan_init "$BIN/fenced" && max=$((max + 262144 + 131072))
+	[ $((rss1 - rss0)) -lt $max ] || \
 	    atf_fail "the broker grew by $((rss1 - rss0)) kB"
 	# Read no more than a fraction of what was sent: it stopped reading.
 	total=$(cat attack.* | sed -n 's/^sent //p' | awk '{ s += $1 } END { print s }')
@@ -121,8 +125,19 @@ pipeline_body() {
 	sz=$(wc -c < fenced.log)
 	echo "fenced.log: $sz bytes"
 	[ "$sz" -lt 2000000 ] || atf_fail "the log grew to $sz bytes"
-	# The same broker, and it stops in order.
+	# The same broker, and it stops in order, an attack going on.
 	atf_check_equal "$broker" "$(fenced_pid broker)"
+	for i in 9 10; do
+		$asa "$REGRESS/t_ctlsend" "$sock" pipeline 100000 \
+		    > attack.$i 2>&1 &
+		echo $! >> attackers.pids
+	done
+	i=0
+	while [ "$(cat attack.9 attack.10 | grep -c '^sent ')" -lt 2 ] &&
+	    [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	fenced_stop
 }
 pipeline_cleanup() { wedge_cleanup; }
