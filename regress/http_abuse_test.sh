@@ -417,6 +417,9 @@ frame() {
 	printf 'POST %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\n%s\r\n\r\n%s' \
 	    $X "$TOKEN" "$4" "${5-}" | send -w 1
 	expect "$1" "$2" "$3"
+	# Refused for its framing, not for something else about it.
+	grep -Eq '"message":"[^"]*(Content-Length|Transfer-Encoding|folded|white space|larger than)' \
+	    answer.txt || atf_fail "$3: not refused for its framing: $(cat answer.txt)"
 	atf_check -o match:"^status $1 closed 1 " head -n 1 answer.txt
 	ms=$(sed -n '1s/.* ms \([0-9]*\) closedms.*/\1/p' answer.txt)
 	[ "$ms" -lt 1000 ] || atf_fail "$3: answered after $ms ms"
@@ -433,6 +436,11 @@ framing_body() {
 	b='{"argv":["true"]}'
 	frame 400 bad-request "two Content-Lengths, the same" \
 	    "Content-Length: ${#b}\r\nContent-Length: ${#b}" "$b"
+	# evhttp itself takes this one: the boot must not happen.
+	printf 'POST /api/environments/dup HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\nContent-Length: 2\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}' \
+	    "$TOKEN" | send -w 1
+	expect 400 bad-request "two Content-Lengths on a boot"
+	atf_check -o not-match:'^dup ' $CTL show environments
 	frame 400 bad-request "two Content-Lengths, different" \
 	    "Content-Length: ${#b}\r\nContent-Length: 2" "$b"
 	frame 400 bad-request "Transfer-Encoding: gzip, chunked" \
