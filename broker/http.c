@@ -469,8 +469,8 @@ http_frame_value(char *line, size_t namelen)
 }
 
 /*
- * One whole line of the header section (hc_line, hc_linelen long, the
- * CR dropped, only HTTP_FRAME_LINE - 1 bytes of it kept).  Only what
+ * One whole line of the header section (hc_line, hc_linelen long, its
+ * LF dropped, only HTTP_FRAME_LINE - 1 bytes of it kept).  Only what
  * decides where the body ends is looked at; evhttp parses the rest.
  */
 static void
@@ -484,6 +484,9 @@ http_frame_line(struct hconn *hc)
 	int		 digits;
 
 	kept = len < sizeof(hc->hc_line) ? len : sizeof(hc->hc_line) - 1;
+	/* CRLF ends a line as LF does; only a CR right before the LF. */
+	if (len == kept && kept > 0 && line[kept - 1] == '\r')
+		len = --kept;
 	line[kept] = '\0';
 	hc->hc_linelen = 0;
 	if (len == 0) {
@@ -596,8 +599,10 @@ http_conn_scan(struct hconn *hc, struct evbuffer *buf, size_t from)
 				if (hc->hc_eol)
 					hc->hc_hdr_done = 1;
 				hc->hc_eol = 1;
-			} else if (chunk[i] != '\r') {
-				hc->hc_eol = 0;
+			} else {
+				if (chunk[i] != '\r')
+					hc->hc_eol = 0;
+				/* A CR inside a line is part of it, as for evhttp. */
 				if (hc->hc_linelen < sizeof(hc->hc_line) - 1)
 					hc->hc_line[hc->hc_linelen] = chunk[i];
 				hc->hc_linelen++;

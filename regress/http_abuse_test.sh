@@ -411,18 +411,19 @@ framing_head() {
 	atf_set require.user root
 	atf_set timeout 60
 }
-# frame STATUS CODE WHAT HEADERS [BODY]: the request with these framing
-# headers (\r\n-separated) is refused with STATUS at once, and closed.
+# frame STATUS CODE WHY WHAT HEADERS [BODY]: the request with these
+# framing headers (and body; both with \r, \n escapes) is refused at
+# once with STATUS and CODE, its message containing WHY, and closed.
 frame() {
-	printf 'POST %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\n%s\r\n\r\n%s' \
-	    $X "$TOKEN" "$4" "${5-}" | send -w 1
-	expect "$1" "$2" "$3"
+	printf 'POST %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\n%b\r\n\r\n%b' \
+	    $X "$TOKEN" "$5" "${6-}" | send -w 1
+	expect "$1" "$2" "$4"
 	# Refused for its framing, not for something else about it.
-	grep -Eq '"message":"[^"]*(Content-Length|Transfer-Encoding|folded|white space|larger than)' \
-	    answer.txt || atf_fail "$3: not refused for its framing: $(cat answer.txt)"
+	grep -q "\"message\":\"[^\"]*$3" answer.txt || \
+	    atf_fail "$4: not \"$3\": $(cat answer.txt)"
 	atf_check -o match:"^status $1 closed 1 " head -n 1 answer.txt
 	ms=$(sed -n '1s/.* ms \([0-9]*\) closedms.*/\1/p' answer.txt)
-	[ "$ms" -lt 1000 ] || atf_fail "$3: answered after $ms ms"
+	[ "$ms" -lt 1000 ] || atf_fail "$4: answered after $ms ms"
 }
 framing_body() {
 	fenced_vars
@@ -434,39 +435,49 @@ framing_body() {
 	request POST /api/environments/fr '{}' | send
 	atf_check -o match:'^status 201' head -n 1 answer.txt
 	b='{"argv":["true"]}'
-	frame 400 bad-request "two Content-Lengths, the same" \
+	two="more than one Content-Length"
+	te="Transfer-Encoding other than chunked"
+	both="Content-Length and Transfer-Encoding together"
+	frame 400 bad-request "$two" "two Content-Lengths, the same" \
 	    "Content-Length: ${#b}\r\nContent-Length: ${#b}" "$b"
 	# evhttp itself takes this one: the boot must not happen.
 	printf 'POST /api/environments/dup HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\nContent-Length: 2\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}' \
 	    "$TOKEN" | send -w 1
 	expect 400 bad-request "two Content-Lengths on a boot"
 	atf_check -o not-match:'^dup ' $CTL show environments
-	frame 400 bad-request "two Content-Lengths, different" \
+	frame 400 bad-request "$two" "two Content-Lengths, different" \
 	    "Content-Length: ${#b}\r\nContent-Length: 2" "$b"
-	frame 400 bad-request "Transfer-Encoding: gzip, chunked" \
+	frame 400 bad-request "$te" "Transfer-Encoding: gzip, chunked" \
 	    "Transfer-Encoding: gzip, chunked" "0\r\n\r\n"
-	frame 400 bad-request "Transfer-Encoding: chunked, chunked" \
+	frame 400 bad-request "$te" "Transfer-Encoding: chunked, chunked" \
 	    "Transfer-Encoding: chunked, chunked" "0\r\n\r\n"
-	frame 400 bad-request "Transfer-Encoding: identity" \
-	    "Transfer-Encoding: identity" "$b"
-	frame 400 bad-request "two Transfer-Encoding: chunked" \
+	frame 400 bad-request "$te" "Transfer-Encoding: identity" \
+	    "Transfer-Encoding: identity\r\nContent-Length: ${#b}" "$b"
+	frame 400 bad-request "$te" "a CR inside Transfer-Encoding" \
+	    "Transfer-Encoding: chun\rked" "0\r\n\r\n"
+	frame 400 bad-request "more than one Transfer-Encoding" \
+	    "two Transfer-Encoding: chunked" \
 	    "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked" "0\r\n\r\n"
-	frame 400 bad-request "chunked and Content-Length" \
+	frame 400 bad-request "$both" "chunked and Content-Length" \
 	    "Transfer-Encoding: chunked\r\nContent-Length: ${#b}" "$b"
-	frame 400 bad-request "Content-Length and chunked" \
+	frame 400 bad-request "$both" "Content-Length and chunked" \
 	    "Content-Length: 5\r\nTransfer-Encoding: chunked" "0\r\n\r\n"
-	frame 400 bad-request "Transfer-Encoding folded" \
-	    "Transfer-Encoding: gzip,\r\n chunked" "0\r\n\r\n"
-	frame 400 bad-request "space before the colon" \
-	    "Content-Length : ${#b}" "$b"
-	frame 400 bad-request "Content-Length -1" "Content-Length: -1"
-	frame 400 bad-request "Content-Length 1 2" "Content-Length: 1 2"
-	frame 400 bad-request "Content-Length +5" "Content-Length: +5"
-	frame 413 body-too-large "Content-Length over http body max" \
-	    "Content-Length: 70000"
-	frame 413 body-too-large "Content-Length that overflows" \
+	frame 400 bad-request "folded" "Transfer-Encoding folded" \
+	    "Transfer-Encoding: chunked\r\n gzip" "0\r\n\r\n"
+	frame 400 bad-request "white space in a header name" \
+	    "space before the colon" "Content-Length : ${#b}" "$b"
+	frame 400 bad-request "not a number" "Content-Length -1" \
+	    "Content-Length: -1"
+	frame 400 bad-request "not a number" "Content-Length 1 2" \
+	    "Content-Length: 1 2"
+	frame 400 bad-request "not a number" "Content-Length +5" \
+	    "Content-Length: +5"
+	frame 413 body-too-large "larger than 65536" \
+	    "Content-Length over http body max" "Content-Length: 70000"
+	frame 413 body-too-large "larger than 65536" \
+	    "Content-Length that overflows" \
 	    "Content-Length: 99999999999999999999999"
-	frame 413 body-too-large "Content-Length of 80 digits" \
+	frame 413 body-too-large "too long" "Content-Length of 80 digits" \
 	    "Content-Length: $(printf '9%.0s' $(seq 80))"
 	# Well framed, in either way, is served.
 	request POST $X "$b" | send
