@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 #include <sys/queue.h>
+#include <sys/tree.h>
 #include <stdint.h>
 
 #include "msg.h"
@@ -73,6 +74,7 @@ struct breq;
 typedef void	(*breq_cb)(struct breq *, uint32_t, struct imsg *);
 
 struct breq {
+	RB_ENTRY(breq)		 r_node;	/* by r_id */
 	TAILQ_ENTRY(breq)	 r_entry;
 	uint32_t		 r_id;
 	enum breq_kind		 r_kind;
@@ -81,16 +83,28 @@ struct breq {
 	void			*r_arg;
 	uint32_t		 r_parent;	/* the request this serves */
 	int			 r_want;	/* boot: the level required */
-	uid_t			 r_uid;		/* with r_exec: whose */
-	int			 r_exec;	/* an HTTP exec, counted */
+	int			 r_owned;	/* breq_owner(): counted */
+	uid_t			 r_uid;		/* whose */
+	int			 r_exec;	/* a running command */
+};
+
+/* The requests in flight of one user, for the limits per user. */
+struct breq_user {
+	RB_ENTRY(breq_user)	 bu_node;
+	uid_t			 bu_uid;
+	unsigned int		 bu_reqs;
+	unsigned int		 bu_execs;
 };
 
 struct bfence	*bfence_find(const char *);
 unsigned int	 bfence_running(void);
 struct breq	*breq_new(enum breq_kind, const char *, breq_cb, void *);
+void		 breq_owner(struct breq *, uid_t, int);
 void		 breq_done(struct breq *);
 void		 breq_orphan(void *);
 unsigned int	 breq_execs(uid_t);
+unsigned int	 breq_pending(uid_t);
+unsigned int	 breq_total(void);
 void		 fences_dispatch_fencer(struct imsgev *, struct imsg *, void *);
 int		 fences_to_fencer(struct breq *, uint32_t, const void *, size_t);
 void		 fences_stop(const char *);

@@ -26,19 +26,40 @@
 #include "report.h"
 
 #define CONTROL_MAX_CONNS	512	/* all users together */
-#define CONTROL_MAX_PER_UID	128
+#define CONTROL_MAX_PER_UID	32
 #define CONTROL_IDLE_SEC	60	/* a connection with nothing to say */
 #define CONTROL_MAX_GROUPS	256
+
+/*
+ * What one client may have the daemon work on and hold for it
+ * (docs/architecture.md): requests not yet answered to their END, per
+ * connection, per user (orphans of closed connections included) and in
+ * all; and answers not yet read.  Over CONTROL_QUEUE_SOFT unsent, the
+ * connection is not read until half of it went; a connection that
+ * stays over it CONTROL_STALL_SEC is closed, and one that reaches
+ * CONTROL_QUEUE_HARD at once.  Root is bounded only in all (it can
+ * stop the daemon anyway); the admin group is bounded as any user.
+ */
+#define CONTROL_PENDING_CONN	16
+#define CONTROL_PENDING_USER	64
+#define CONTROL_PENDING_ALL	2048
+#define CONTROL_QUEUE_SOFT	(1024U * 1024)
+#define CONTROL_QUEUE_HARD	(16U * 1024 * 1024)
+#define CONTROL_STALL_SEC	10
 
 struct ctl_conn {
 	TAILQ_ENTRY(ctl_conn)	 cc_entry;
 	struct imsgev		*cc_iev;
 	struct event		 cc_idle;
+	struct event		 cc_stall;	/* answers unread too long */
+	struct event		 cc_kill;	/* closed from the loop */
+	unsigned int		 cc_stall_pause;	/* the pause it watches */
+	unsigned int		 cc_pending;	/* requests before their END */
+	int			 cc_dead;	/* closing: nothing more out */
 	uid_t			 cc_uid;
 	gid_t			 cc_gid;
 	pid_t			 cc_pid;
 	int			 cc_admin;
-	unsigned int		 cc_pending;	/* requests not yet ended */
 };
 
 static TAILQ_HEAD(, ctl_conn) ctl_conns = TAILQ_HEAD_INITIALIZER(ctl_conns);
@@ -51,6 +72,8 @@ static void	control_accept(int, short, void *);
 static void	control_dispatch(struct imsgev *, struct imsg *, void *);
 static void	control_closed(struct imsgev *, int, void *);
 static void	control_idle(int, short, void *);
+static void	control_stall(int, short, void *);
+static void	control_kill(int, short, void *);
 static void	control_close(struct ctl_conn *);
 static int	control_is_admin(int, uid_t, gid_t);
 static void	control_reply(struct ctl_conn *, uint32_t, const void *,
@@ -173,8 +196,8 @@ control_accept(int listenfd, short event, void *arg)
 		broker_stats.bs_ctl_errors++;
 		return;
 	}
-	if (ctl_nconns >= CONTROL_MAX_CONNS ||
-	    control_count_uid(cred.uid) >= CONTROL_MAX_PER_UID) {
+	if (ctl_nconns >= CONTROL_MAX_CONNS || (cred.uid != 0 &&
+	    control_count_uid(cred.uid) >= CONTROL_MAX_PER_UID)) {
 		log_warnx("%s: too many connections, refusing uid %u",
 		    __func__, (unsigned)cred.uid);
 		control_refuse(fd);
@@ -198,7 +221,11 @@ control_accept(int listenfd, short event, void *arg)
 		free(cc);
 		return;
 	}
+	imsgev_set_bounds(cc->cc_iev, CONTROL_QUEUE_SOFT, CONTROL_QUEUE_HARD);
 	evtimer_assign(&cc->cc_idle, broker_self.ps_evbase, control_idle, cc);
+	evtimer_assign(&cc->cc_stall, broker_self.ps_evbase, control_stall,
+	    cc);
+	evtimer_assign(&cc->cc_kill, broker_self.ps_evbase, control_kill, cc);
 	evtimer_add(&cc->cc_idle, &idle);
 	TAILQ_INSERT_TAIL(&ctl_conns, cc, cc_entry);
 	ctl_nconns++;
@@ -244,6 +271,8 @@ control_close(struct ctl_conn *cc)
 	TAILQ_REMOVE(&ctl_conns, cc, cc_entry);
 	ctl_nconns--;
 	evtimer_del(&cc->cc_idle);
+	evtimer_del(&cc->cc_stall);
+	evtimer_del(&cc->cc_kill);
 	imsgev_free(cc->cc_iev);
 	free(cc);
 }
@@ -255,6 +284,49 @@ control_idle(int fd, short event, void *arg)
 
 	log_debug("%s: uid %u idle, closing", __func__, (unsigned)cc->cc_uid);
 	control_close(cc);
+}
+
+/* A client that has not read its answers since the pause we watched. */
+static void
+control_stall(int fd, short event, void *arg)
+{
+	struct ctl_conn	*cc = arg;
+	struct timeval	 tv = { CONTROL_STALL_SEC, 0 };
+	unsigned int	 p;
+
+	if ((p = imsgev_paused(cc->cc_iev)) == 0)
+		return;
+	if (p != cc->cc_stall_pause) {
+		/* It read, then stopped again: watch the new pause. */
+		cc->cc_stall_pause = p;
+		evtimer_add(&cc->cc_stall, &tv);
+		return;
+	}
+	log_warnx("%s: uid %u pid %d reads no answers, closed", __func__,
+	    (unsigned)cc->cc_uid, (int)cc->cc_pid);
+	broker_stats.bs_ctl_errors++;
+	control_close(cc);
+}
+
+static void
+control_kill(int fd, short event, void *arg)
+{
+	control_close(arg);
+}
+
+/*
+ * Close a connection from inside a callback that still uses it: stop
+ * sending, close from the event loop.
+ */
+static void
+control_doom(struct ctl_conn *cc)
+{
+	struct timeval	 now = { 0, 0 };
+
+	if (cc->cc_dead)
+		return;
+	cc->cc_dead = 1;
+	evtimer_add(&cc->cc_kill, &now);
 }
 
 static void
@@ -270,18 +342,37 @@ control_closed(struct imsgev *iev, int error, void *arg)
 	control_close(cc);
 }
 
+/*
+ * Every request is answered to its END, once.  An answer that does not
+ * fit in what the client may have unread ends the connection: it is
+ * never dropped alone, which would leave the client waiting for it.
+ */
 static void
 control_reply(struct ctl_conn *cc, uint32_t type, const void *buf,
     size_t len)
 {
-	struct timeval	 tv = { CONTROL_IDLE_SEC, 0 };
+	struct timeval	 tv = { CONTROL_STALL_SEC, 0 };
+	struct timeval	 idle = { CONTROL_IDLE_SEC, 0 };
+	unsigned int	 p;
 
-	if (imsgev_compose(cc->cc_iev, type, 0, 0, -1, buf, len) == -1)
-		log_warn("%s: compose", __func__);
 	/* Idle again only once nothing it asked for is under way. */
 	if (type == IMSG_CTL_END && cc->cc_pending > 0 &&
-	    --cc->cc_pending == 0)
-		evtimer_add(&cc->cc_idle, &tv);
+	    --cc->cc_pending == 0 && !cc->cc_dead)
+		evtimer_add(&cc->cc_idle, &idle);
+	if (cc->cc_dead)
+		return;
+	if (imsgev_compose(cc->cc_iev, type, 0, 0, -1, buf, len) == -1) {
+		log_warn("%s: uid %u pid %d: answer not queued, closing",
+		    __func__, (unsigned)cc->cc_uid, (int)cc->cc_pid);
+		broker_stats.bs_ctl_errors++;
+		control_doom(cc);
+		return;
+	}
+	if ((p = imsgev_paused(cc->cc_iev)) != 0 &&
+	    !evtimer_pending(&cc->cc_stall, NULL)) {
+		cc->cc_stall_pause = p;
+		evtimer_add(&cc->cc_stall, &tv);
+	}
 }
 
 static void
@@ -470,6 +561,27 @@ control_fence_for(struct ctl_conn *cc, const char *key)
 	return (bf);
 }
 
+/*
+ * Room for one more request to the fencer or an agent from this user?
+ * Else the error is sent and -1 returned.
+ */
+static int
+control_room(struct ctl_conn *cc)
+{
+	if (cc->cc_uid != 0 &&
+	    breq_pending(cc->cc_uid) >= CONTROL_PENDING_USER) {
+		control_error(cc, "too-many-requests", "at most %d requests "
+		    "of one user at once", CONTROL_PENDING_USER);
+		return (-1);
+	}
+	if (breq_total() >= CONTROL_PENDING_ALL) {
+		control_error(cc, "busy", "the daemon has %d requests in "
+		    "hand; try again in a moment", CONTROL_PENDING_ALL);
+		return (-1);
+	}
+	return (0);
+}
+
 /* Send one request to a fence's agent, answered to this connection. */
 static void
 control_to_agent(struct ctl_conn *cc, struct bfence *bf, uint32_t type,
@@ -477,9 +589,12 @@ control_to_agent(struct ctl_conn *cc, struct bfence *bf, uint32_t type,
 {
 	struct breq	*r;
 
+	if (control_room(cc) == -1)
+		return;
 	if ((r = breq_new(BREQ_AGENT, bf->bf_info.f_key, control_answer,
 	    cc)) == NULL)
 		fatal("%s: calloc", __func__);
+	breq_owner(r, cc->cc_uid, type == IMSG_AGENT_EXEC);
 	if (fences_to_agent(bf, r, type, buf, len) == -1) {
 		breq_done(r);
 		control_error(cc, "fence-stopped", "fence %s has no agent",
@@ -591,10 +706,13 @@ control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
 		/* The fencer builds; whether it earned `require' is ours. */
 		want = b.b_require;
 		b.b_require = 0;
+		if (control_room(cc) == -1)
+			break;
 		if ((r = breq_new(BREQ_FENCER, b.b_key, control_answer,
 		    cc)) == NULL || msg_boot_encode(&b, &buf, &len) == -1 ||
 		    fences_to_fencer(r, IMSG_FENCE_BOOT, buf, len) == -1)
 			fatal("%s: boot to fencer", __func__);
+		breq_owner(r, cc->cc_uid, 0);
 		r->r_want = want;
 		break;
 	case IMSG_CTL_PROBE:
@@ -610,6 +728,8 @@ control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
 			return (-1);
 		q.r_uid = cc->cc_uid;
 		q.r_admin = cc->cc_admin;
+		if (control_room(cc) == -1)
+			break;
 		/* A listing always ends with END, even for one key. */
 		if ((r = breq_new(BREQ_FENCER, imsg->hdr.ih_type ==
 		    IMSG_CTL_LIST ? "" : q.r_key, control_answer, cc)) ==
@@ -617,11 +737,18 @@ control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
 		    fences_to_fencer(r, imsg->hdr.ih_type == IMSG_CTL_STOP ?
 		    IMSG_FENCE_STOP : IMSG_FENCE_LIST, buf, len) == -1)
 			fatal("%s: request to fencer", __func__);
+		breq_owner(r, cc->cc_uid, 0);
 		break;
 	case IMSG_CTL_EXEC:
 		if (msg_exec_decode(imsg->data, imsg->len, &x) == -1)
 			return (-1);
-		if ((bf = control_fence_for(cc, x.x_key)) != NULL) {
+		if ((bf = control_fence_for(cc, x.x_key)) != NULL &&
+		    cc->cc_uid != 0 && breq_execs(cc->cc_uid) >=
+		    broker_self.ps_conf.c_exec_inflight_user)
+			control_error(cc, "too-many-execs", "at most %u "
+			    "commands of one user run at once",
+			    broker_self.ps_conf.c_exec_inflight_user);
+		else if (bf != NULL) {
 			memcpy(x.x_bearer, bf->bf_info.f_bearer,
 			    sizeof(x.x_bearer));
 			if (msg_exec_encode(&x, &buf, &len) == -1)
@@ -711,8 +838,16 @@ control_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	 * Every request ends with one IMSG_CTL_END (control_reply()).
 	 */
 	evtimer_del(&cc->cc_idle);
-	cc->cc_pending++;
 	broker_stats.bs_ctl_requests++;
+	if (cc->cc_dead)
+		return;
+	/* Answered to its END, which takes it off again (control_reply). */
+	if (cc->cc_pending++ >= CONTROL_PENDING_CONN) {
+		control_error(cc, "too-many-requests", "at most %d requests "
+		    "on one connection at once; read the answers",
+		    CONTROL_PENDING_CONN);
+		return;
+	}
 
 	switch (imsg->hdr.ih_type) {
 	case IMSG_CTL_SHOW_STATS:

@@ -7,6 +7,7 @@
  */
 #include <sys/types.h>
 #include <sys/queue.h>
+#include <sys/tree.h>
 
 #include <errno.h>
 #include <event.h>
@@ -22,7 +23,12 @@
 #include "broker.h"
 
 static TAILQ_HEAD(, bfence) bfences = TAILQ_HEAD_INITIALIZER(bfences);
-static TAILQ_HEAD(, breq) breqs = TAILQ_HEAD_INITIALIZER(breqs);
+RB_HEAD(breq_tree, breq);
+RB_HEAD(breq_user_tree, breq_user);
+static struct breq_tree	 breqs = RB_INITIALIZER(&breqs);
+static struct breq_user_tree breq_users = RB_INITIALIZER(&breq_users);
+static TAILQ_HEAD(, breq) breq_list = TAILQ_HEAD_INITIALIZER(breq_list);
+static unsigned int	 breq_count;
 static uint32_t		 breq_next = 1;
 static unsigned int	 bfence_count;
 
@@ -55,6 +61,47 @@ bfence_running(void)
 	return (bfence_count);
 }
 
+/*
+ * The requests in flight, by id: every answer from the fencer or an
+ * agent is looked up here, so the lookup is a tree, never a scan.  Each
+ * owner's count is kept alongside, for the limits per user.
+ */
+static int	breq_cmp(struct breq *, struct breq *);
+static int	breq_user_cmp(struct breq_user *, struct breq_user *);
+RB_PROTOTYPE(breq_tree, breq, r_node, breq_cmp);
+RB_PROTOTYPE(breq_user_tree, breq_user, bu_node, breq_user_cmp);
+
+static int
+breq_cmp(struct breq *a, struct breq *b)
+{
+	return (a->r_id < b->r_id ? -1 : a->r_id > b->r_id);
+}
+
+static int
+breq_user_cmp(struct breq_user *a, struct breq_user *b)
+{
+	return (a->bu_uid < b->bu_uid ? -1 : a->bu_uid > b->bu_uid);
+}
+
+RB_GENERATE(breq_tree, breq, r_node, breq_cmp);
+RB_GENERATE(breq_user_tree, breq_user, bu_node, breq_user_cmp);
+
+static struct breq_user *
+breq_user_get(uid_t uid, int create)
+{
+	struct breq_user key, *bu;
+
+	key.bu_uid = uid;
+	if ((bu = RB_FIND(breq_user_tree, &breq_users, &key)) != NULL ||
+	    !create)
+		return (bu);
+	if ((bu = calloc(1, sizeof(*bu))) == NULL)
+		fatal("%s: calloc", __func__);
+	bu->bu_uid = uid;
+	RB_INSERT(breq_user_tree, &breq_users, bu);
+	return (bu);
+}
+
 struct breq *
 breq_new(enum breq_kind kind, const char *key, breq_cb cb, void *arg)
 {
@@ -62,63 +109,109 @@ breq_new(enum breq_kind kind, const char *key, breq_cb cb, void *arg)
 
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return (NULL);
+	/* Ids wrap; one still in flight is skipped, never shared. */
 	do {
 		r->r_id = breq_next++;
-	} while (r->r_id == 0);
+	} while (r->r_id == 0 || RB_INSERT(breq_tree, &breqs, r) != NULL);
 	r->r_kind = kind;
 	if (key != NULL)
 		strlcpy(r->r_key, key, sizeof(r->r_key));
 	r->r_cb = cb;
 	r->r_arg = arg;
-	TAILQ_INSERT_TAIL(&breqs, r, r_entry);
+	TAILQ_INSERT_TAIL(&breq_list, r, r_entry);
+	breq_count++;
 	return (r);
+}
+
+/* Whose request r is, for the limits per user; exec: a running command. */
+void
+breq_owner(struct breq *r, uid_t uid, int exec)
+{
+	struct breq_user *bu;
+
+	if (r->r_owned)
+		fatalx("%s: request %u has an owner", __func__, r->r_id);
+	bu = breq_user_get(uid, 1);
+	r->r_owned = 1;
+	r->r_uid = uid;
+	r->r_exec = exec != 0;
+	bu->bu_reqs++;
+	if (r->r_exec)
+		bu->bu_execs++;
 }
 
 static struct breq *
 breq_find(uint32_t id)
 {
-	struct breq	*r;
+	struct breq	 key;
 
 	if (id == 0)
 		return (NULL);
-	TAILQ_FOREACH(r, &breqs, r_entry)
-		if (r->r_id == id)
-			return (r);
-	return (NULL);
+	key.r_id = id;
+	return (RB_FIND(breq_tree, &breqs, &key));
 }
 
 void
 breq_done(struct breq *r)
 {
-	TAILQ_REMOVE(&breqs, r, r_entry);
+	struct breq_user *bu;
+
+	if (r->r_owned && (bu = breq_user_get(r->r_uid, 0)) != NULL) {
+		bu->bu_reqs--;
+		if (r->r_exec)
+			bu->bu_execs--;
+		if (bu->bu_reqs == 0) {
+			RB_REMOVE(breq_user_tree, &breq_users, bu);
+			free(bu);
+		}
+	}
+	RB_REMOVE(breq_tree, &breqs, r);
+	TAILQ_REMOVE(&breq_list, r, r_entry);
+	breq_count--;
 	free(r);
 }
 
-/* The maker went away: keep the id so late answers are recognised. */
+/*
+ * The maker went away: keep the id so late answers are recognised.  A
+ * maker has few requests of its own (its front end bounds them), but
+ * all of them are looked through: it happens once per maker.
+ */
 void
 breq_orphan(void *arg)
 {
 	struct breq	*r;
 
-	TAILQ_FOREACH(r, &breqs, r_entry)
+	TAILQ_FOREACH(r, &breq_list, r_entry)
 		if (r->r_arg == arg)
 			r->r_cb = NULL;
 }
 
 /*
- * The HTTP execs of uid still running, their makers gone or not: the
+ * The execs of uid still running, their makers gone or not: the
  * commands run on in their fences until they answer.
  */
 unsigned int
 breq_execs(uid_t uid)
 {
-	struct breq	*r;
-	unsigned int	 n = 0;
+	struct breq_user *bu;
 
-	TAILQ_FOREACH(r, &breqs, r_entry)
-		if (r->r_exec && r->r_uid == uid)
-			n++;
-	return (n);
+	return ((bu = breq_user_get(uid, 0)) == NULL ? 0 : bu->bu_execs);
+}
+
+/* All of uid's requests in flight, orphans included. */
+unsigned int
+breq_pending(uid_t uid)
+{
+	struct breq_user *bu;
+
+	return ((bu = breq_user_get(uid, 0)) == NULL ? 0 : bu->bu_reqs);
+}
+
+/* All requests in flight. */
+unsigned int
+breq_total(void)
+{
+	return (breq_count);
 }
 
 static void
@@ -199,7 +292,7 @@ bfence_fail_pending(const char *key, const char *why)
 	if (msg_error_format(&buf, &len, "fence-stopped", "fence %s %s", key,
 	    why) == -1)
 		fatal("%s: encode", __func__);
-	TAILQ_FOREACH_SAFE(r, &breqs, r_entry, next) {
+	TAILQ_FOREACH_SAFE(r, &breq_list, r_entry, next) {
 		if (r->r_kind != BREQ_AGENT || strcmp(r->r_key, key) != 0)
 			continue;
 		memset(&imsg, 0, sizeof(imsg));

@@ -12,6 +12,15 @@
  *   the limit and header floods with pages of its own; those are
  *   replaced, before a byte of them is sent, by {"error", "message"}.
  * - who asks: the host token, and limits per user on connections.
+ *   A connection that has shown no token is anonymous; anonymous ones
+ *   have a share of their own (1 / HTTP_ANON_SHARE of `http
+ *   connections max'), the oldest one not being answered gives way to
+ *   a new one, and a 401 closes its connection: token-less clients
+ *   cannot hold the slots of users who have one.
+ * - framing: what evhttp would read ambiguously is refused before it
+ *   reads a body (http_frame_line()): a second Content-Length, any
+ *   Transfer-Encoding but `chunked' alone, both together, a folded
+ *   header; a Content-Length over `http body max' is 413 at once.
  *
  * Each connection is followed from the bufferevent evhttp asks us for
  * (evhttp_set_bevcb), holding a reference of our own to it, so that a
@@ -51,6 +60,9 @@
 #include "http.h"
 
 #define HTTP_ACCEPT_PAUSE_SEC	1	/* out of descriptors: wait */
+#define HTTP_ANON_SHARE		2	/* anonymous: max / 2 at most */
+#define HTTP_ANON_MIN		4	/* but this many if max allows */
+#define HTTP_FRAME_LINE		64	/* of a header line, looked at */
 #define HTTP_METHODS		(EVHTTP_REQ_GET | EVHTTP_REQ_POST |	\
 				 EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT |	\
 				 EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS | \
@@ -67,6 +79,7 @@ enum hconn_state {
 
 struct hconn {
 	RB_ENTRY(hconn)		 hc_node;	/* by hc_bev */
+	TAILQ_ENTRY(hconn)	 hc_anon_entry;	/* while anonymous, oldest first */
 	struct bufferevent	*hc_bev;	/* our reference to it */
 	struct evhttp_connection *hc_evcon;	/* once seen */
 	struct event		 hc_timer;	/* deadline, or idle */
@@ -83,6 +96,17 @@ struct hconn {
 	int			 hc_hdr_done;
 	int			 hc_eol;	/* the last line ended */
 	struct hreq		*hc_req;
+	int			 hc_anon;	/* on http_anon, no token yet */
+	int			 hc_evict;	/* gives way to a newer one */
+	/* The framing of the request being read (http_frame_line()). */
+	char			 hc_line[HTTP_FRAME_LINE];
+	size_t			 hc_linelen;	/* may exceed what is kept */
+	unsigned int		 hc_lineno;	/* 0: the request line */
+	unsigned int		 hc_cl_count;
+	unsigned int		 hc_te_count;
+	int			 hc_frame_status;	/* 0, 400 or 413 */
+	char			 hc_frame_msg[96];
+	struct event		 hc_frame_ev;	/* refuse it while reading */
 };
 
 RB_HEAD(hconn_tree, hconn);
@@ -96,6 +120,9 @@ static struct event	 http_ev_pause;
 static int		 http_fd = -1;
 static struct hconn_tree hconns = RB_INITIALIZER(&hconns);
 static unsigned int	 http_nconns;
+static TAILQ_HEAD(, hconn) http_anon = TAILQ_HEAD_INITIALIZER(http_anon);
+static unsigned int	 http_nanon;
+static unsigned int	 http_nevicting;	/* closing for newer ones */
 
 static struct bufferevent *http_bev_new(struct event_base *, void *);
 static void	http_request(struct evhttp_request *, void *);
@@ -114,6 +141,8 @@ static void	http_conn_fix(evutil_socket_t, short, void *);
 static void	http_conn_gone(evutil_socket_t, short, void *);
 static void	http_conn_idle(struct hconn *);
 static void	http_conn_reading(struct hconn *, size_t);
+static void	http_conn_frame(evutil_socket_t, short, void *);
+static void	http_anon_leave(struct hconn *);
 
 static int
 hconn_cmp(struct hconn *a, struct hconn *b)
@@ -216,6 +245,56 @@ http_accept_resume(evutil_socket_t fd, short ev, void *arg)
 		evconnlistener_enable(http_lev);
 }
 
+static unsigned int
+http_anon_max(void)
+{
+	unsigned int	 max = http_conf()->c_http_conns_max;
+	unsigned int	 n = max / HTTP_ANON_SHARE;
+
+	if (n < HTTP_ANON_MIN)
+		n = HTTP_ANON_MIN;
+	return (n < max ? n : max);
+}
+
+/*
+ * Room for one more anonymous connection: at the limit, the oldest one
+ * that is not being answered (still quiet, or still sending a request)
+ * is closed for it.  -1 when every one of them is being answered.
+ */
+static int
+http_anon_make_room(void)
+{
+	struct hconn	*hc;
+	unsigned int	 n = 0;
+
+	TAILQ_FOREACH(hc, &http_anon, hc_anon_entry)
+		if (!hc->hc_evict)
+			n++;
+	if (n < http_anon_max())
+		return (0);
+	TAILQ_FOREACH(hc, &http_anon, hc_anon_entry) {
+		if (hc->hc_evict || (hc->hc_state != HC_NEW &&
+		    hc->hc_state != HC_IDLE && hc->hc_state != HC_READING))
+			continue;
+		hc->hc_evict = 1;
+		http_nevicting++;
+		/* Closed from its timer, outside evhttp's accept. */
+		event_active(&hc->hc_timer, EV_TIMEOUT, 1);
+		return (0);
+	}
+	return (-1);
+}
+
+static void
+http_anon_leave(struct hconn *hc)
+{
+	if (!hc->hc_anon)
+		return;
+	TAILQ_REMOVE(&http_anon, hc, hc_anon_entry);
+	http_nanon--;
+	hc->hc_anon = 0;
+}
+
 /*
  * evhttp asks for the bufferevent of each connection it accepts: make
  * it, keep a reference, and watch the bytes going in and out of it.
@@ -244,11 +323,17 @@ http_bev_new(struct event_base *base, void *arg)
 		fatalx("%s: evbuffer_add_cb", __func__);
 	evtimer_assign(&hc->hc_timer, base, http_conn_timer, hc);
 	event_assign(&hc->hc_fix, base, -1, 0, http_conn_fix, hc);
+	event_assign(&hc->hc_frame_ev, base, -1, 0, http_conn_frame, hc);
 	hc->hc_state = HC_NEW;
-	if (http_nconns >= http_conf()->c_http_conns_max)
+	/* Those giving way are as good as gone. */
+	if (http_anon_make_room() == -1 || http_nconns - http_nevicting >=
+	    http_conf()->c_http_conns_max)
 		hc->hc_over = 1;
 	http_nconns++;
 	RB_INSERT(hconn_tree, &hconns, hc);
+	hc->hc_anon = 1;
+	TAILQ_INSERT_TAIL(&http_anon, hc, hc_anon_entry);
+	http_nanon++;
 	/* Looked at once evhttp has set it up, after this callback. */
 	evtimer_add(&hc->hc_timer, &now);
 	return (hc->hc_bev);
@@ -311,8 +396,12 @@ http_conn_release(struct hconn *hc)
 
 	RB_REMOVE(hconn_tree, &hconns, hc);
 	http_nconns--;
+	if (hc->hc_evict)
+		http_nevicting--;
+	http_anon_leave(hc);
 	evtimer_del(&hc->hc_timer);
 	event_del(&hc->hc_fix);
+	event_del(&hc->hc_frame_ev);
 	http_conn_unwatch(hc);
 	if ((hr = hc->hc_req) != NULL) {
 		hc->hc_req = NULL;
@@ -348,6 +437,142 @@ http_conn_idle(struct hconn *hc)
 	evtimer_add(&hc->hc_timer, &tv);
 }
 
+static void
+http_frame_refuse(struct hconn *hc, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The first reason to refuse a request's framing is the one it gets. */
+static void
+http_frame_refuse(struct hconn *hc, int status, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (hc->hc_frame_status != 0)
+		return;
+	hc->hc_frame_status = status;
+	va_start(ap, fmt);
+	vsnprintf(hc->hc_frame_msg, sizeof(hc->hc_frame_msg), fmt, ap);
+	va_end(ap);
+}
+
+/* A header's value, as evhttp takes it: without the white space around. */
+static const char *
+http_frame_value(char *line, size_t namelen)
+{
+	char	*v = line + namelen + 1, *e;
+
+	v += strspn(v, " \t");
+	e = v + strlen(v);
+	while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
+		*--e = '\0';
+	return (v);
+}
+
+/*
+ * One whole line of the header section (hc_line, hc_linelen long, its
+ * LF dropped, only HTTP_FRAME_LINE - 1 bytes of it kept).  Only what
+ * decides where the body ends is looked at; evhttp parses the rest.
+ */
+static void
+http_frame_line(struct hconn *hc)
+{
+	const struct fenced_config *c = http_conf();
+	size_t		 len = hc->hc_linelen, kept, namelen;
+	char		*line = hc->hc_line;
+	const char	*v;
+	unsigned long long cl;
+	int		 digits;
+
+	kept = len < sizeof(hc->hc_line) ? len : sizeof(hc->hc_line) - 1;
+	/* CRLF ends a line as LF does; only a CR right before the LF. */
+	if (len == kept && kept > 0 && line[kept - 1] == '\r')
+		len = --kept;
+	line[kept] = '\0';
+	hc->hc_linelen = 0;
+	if (len == 0) {
+		/* The end of the headers (or blank lines before a request). */
+		if (hc->hc_lineno > 0 && hc->hc_cl_count > 0 &&
+		    hc->hc_te_count > 0)
+			http_frame_refuse(hc, 400, "Content-Length and "
+			    "Transfer-Encoding together");
+		if (hc->hc_frame_status != 0)
+			event_active(&hc->hc_frame_ev, EV_TIMEOUT, 1);
+		return;
+	}
+	if (hc->hc_lineno++ == 0)
+		return;		/* the request line */
+	if (line[0] == ' ' || line[0] == '\t') {
+		http_frame_refuse(hc, 400, "a header folded over two lines");
+		return;
+	}
+	namelen = strcspn(line, ":");
+	if (namelen < kept && strcspn(line, " \t") < namelen) {
+		http_frame_refuse(hc, 400, "white space in a header name");
+		return;
+	}
+	if (namelen == strlen("Content-Length") && namelen < kept &&
+	    strncasecmp(line, "Content-Length", namelen) == 0) {
+		if (++hc->hc_cl_count > 1) {
+			http_frame_refuse(hc, 400, "more than one "
+			    "Content-Length");
+			return;
+		}
+		v = http_frame_value(line, namelen);
+		if (len > kept) {
+			/* Longer than we keep: not a number of ours. */
+			http_frame_refuse(hc, strspn(v, "0123456789") ==
+			    strlen(v) ? 413 : 400, "Content-Length too long");
+			return;
+		}
+		digits = (int)strspn(v, "0123456789");
+		if (digits == 0 || v[digits] != '\0') {
+			http_frame_refuse(hc, 400, "Content-Length is not a "
+			    "number");
+			return;
+		}
+		if (digits > 19 || (cl = strtoull(v, NULL, 10)) >
+		    c->c_http_body_max)
+			http_frame_refuse(hc, 413, "the body is larger than %u "
+			    "bytes", c->c_http_body_max);
+		return;
+	}
+	if (namelen == strlen("Transfer-Encoding") && namelen < kept &&
+	    strncasecmp(line, "Transfer-Encoding", namelen) == 0) {
+		if (++hc->hc_te_count > 1) {
+			http_frame_refuse(hc, 400, "more than one "
+			    "Transfer-Encoding");
+			return;
+		}
+		v = http_frame_value(line, namelen);
+		if (len > kept || strcasecmp(v, "chunked") != 0)
+			http_frame_refuse(hc, 400, "Transfer-Encoding other "
+			    "than chunked");
+		return;
+	}
+	/* A name longer than we keep may be one of them cut: refuse it. */
+	if (namelen >= kept && (strncasecmp(line, "Content-Length",
+	    kept) == 0 || strncasecmp(line, "Transfer-Encoding", kept) == 0))
+		http_frame_refuse(hc, 400, "a framing header cut short");
+}
+
+/*
+ * Refused framing, once the headers are in: a request evhttp still
+ * reads (waiting for a body) is ended here with the status; one it
+ * already handed over is answered by http_request().
+ */
+static void
+http_conn_frame(evutil_socket_t fd, short ev, void *arg)
+{
+	struct hconn	*hc = arg;
+
+	if (hc->hc_frame_status == 0 || hc->hc_state != HC_READING ||
+	    http_conn_attach(hc) == -1)
+		return;
+	log_debug("http: %d: %s", hc->hc_frame_status, hc->hc_frame_msg);
+	hc->hc_abort = hc->hc_frame_status;
+	bufferevent_trigger_event(hc->hc_bev, BEV_EVENT_READING, 0);
+}
+
 /*
  * Where the request's header section ends: at an empty line, ended by
  * LF or CRLF as evhttp reads lines.  Only to tell a header flood from
@@ -370,11 +595,18 @@ http_conn_scan(struct hconn *hc, struct evbuffer *buf, size_t from)
 		for (i = 0; i < n && !hc->hc_hdr_done; i++) {
 			hc->hc_hdr_bytes++;
 			if (chunk[i] == '\n') {
+				http_frame_line(hc);
 				if (hc->hc_eol)
 					hc->hc_hdr_done = 1;
 				hc->hc_eol = 1;
-			} else if (chunk[i] != '\r')
-				hc->hc_eol = 0;
+			} else {
+				if (chunk[i] != '\r')
+					hc->hc_eol = 0;
+				/* A CR inside a line is part of it, as for evhttp. */
+				if (hc->hc_linelen < sizeof(hc->hc_line) - 1)
+					hc->hc_line[hc->hc_linelen] = chunk[i];
+				hc->hc_linelen++;
+			}
 		}
 		if (evbuffer_ptr_set(buf, &pos, n, EVBUFFER_PTR_ADD) == -1)
 			break;
@@ -392,6 +624,13 @@ http_conn_reading(struct hconn *hc, size_t pending)
 	hc->hc_hdr_bytes = 0;
 	hc->hc_hdr_done = 0;
 	hc->hc_eol = 0;
+	hc->hc_linelen = 0;
+	hc->hc_lineno = 0;
+	hc->hc_cl_count = 0;
+	hc->hc_te_count = 0;
+	hc->hc_frame_status = 0;
+	hc->hc_frame_msg[0] = '\0';
+	event_del(&hc->hc_frame_ev);
 	evtimer_add(&hc->hc_timer, &tv);
 }
 
@@ -482,6 +721,11 @@ http_conn_fix(evutil_socket_t fd, short ev, void *arg)
 	status = n >= 12 ? atoi(head + 9) : 400;
 	if (hc->hc_abort != 0)
 		status = hc->hc_abort;
+	if (hc->hc_frame_status != 0 && status == hc->hc_frame_status) {
+		code = status == 413 ? "body-too-large" : "bad-request";
+		strlcpy(msg, hc->hc_frame_msg, sizeof(msg));
+		goto out;
+	}
 	switch (status) {
 	case 408:
 		code = "request-timeout";
@@ -517,6 +761,7 @@ http_conn_fix(evutil_socket_t fd, short ev, void *arg)
 		}
 		break;
 	}
+ out:
 	log_debug("http: %d %s", status, code);
 	evbuffer_unfreeze(out, 1);
 	evbuffer_drain(out, evbuffer_get_length(out));
@@ -536,6 +781,16 @@ http_conn_timer(evutil_socket_t fd, short ev, void *arg)
 {
 	struct hconn	*hc = arg;
 
+	if (hc->hc_evict && (hc->hc_state == HC_NEW ||
+	    hc->hc_state == HC_IDLE || hc->hc_state == HC_READING)) {
+		if (http_conn_attach(hc) == -1)
+			return;
+		log_debug("http: anonymous connection closed for a newer one");
+		/* hc may be freed by this. */
+		bufferevent_trigger_event(hc->hc_bev,
+		    BEV_EVENT_READING | BEV_EVENT_EOF, 0);
+		return;
+	}
 	switch (hc->hc_state) {
 	case HC_NEW:
 		if (http_conn_attach(hc) == 0)
@@ -735,11 +990,14 @@ http_auth(struct hreq *hr, uid_t *uid)
 		}
 	}
 	if (n > 1) {
+		http_header(hr, "Connection", "close");
 		http_error(hr, 400, "bad-request", "more than one %s header",
 		    HTTP_TOKEN_HEADER);
 		return (-1);
 	}
 	if (token == NULL || token_lookup(token, strlen(token), uid) == -1) {
+		/* Nothing more to say to one without a token: close. */
+		http_header(hr, "Connection", "close");
 		http_header(hr, "WWW-Authenticate",
 		    "X-Voicebox-Host-Token realm=\"fenced\"");
 		http_error(hr, 401, "unauthorized", "%s", token == NULL ?
@@ -771,6 +1029,7 @@ http_conn_owner(struct hreq *hr, struct hconn *hc, uid_t uid)
 	}
 	hc->hc_has_uid = 1;
 	hc->hc_uid = uid;
+	http_anon_leave(hc);
 	return (0);
 }
 
@@ -808,6 +1067,13 @@ http_request(struct evhttp_request *req, void *arg)
 	hc->hc_req = hr;
 	http_conn_watch(hc);
 
+	if (hc->hc_frame_status != 0) {
+		http_header(hr, "Connection", "close");
+		http_error(hr, hc->hc_frame_status, hc->hc_frame_status ==
+		    413 ? "body-too-large" : "bad-request", "%s",
+		    hc->hc_frame_msg);
+		return;
+	}
 	if (hc->hc_over) {
 		http_header(hr, "Connection", "close");
 		http_header(hr, "Retry-After", "1");

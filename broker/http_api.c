@@ -529,8 +529,7 @@ api_to_agent(struct hreq *hr, struct bfence *bf, uint32_t type, void *buf,
 	if ((r = breq_new(BREQ_AGENT, bf->bf_info.f_key, api_answer,
 	    hr)) == NULL)
 		fatal("%s: calloc", __func__);
-	r->r_uid = hr->hr_uid;
-	r->r_exec = exec;
+	breq_owner(r, hr->hr_uid, exec);
 	if (fences_to_agent(bf, r, type, buf, len) == -1) {
 		breq_done(r);
 		http_error(hr, 409, "fence-stopped", "environment %s has no "

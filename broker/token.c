@@ -27,11 +27,14 @@
 #include "broker.h"
 
 /*
- * New tokens per TOKEN_WINDOW_SEC: half of what the parent takes
- * (parent_reqs[] in parent/fenced.c), so it never ignores one of ours.
+ * New tokens per TOKEN_WINDOW_SEC: TOKEN_USER_MAX of one user, so that
+ * one user cannot use up the rest's, and TOKEN_STORES_MAX of all, half
+ * of what the parent takes (parent_reqs[] in parent/fenced.c), so it
+ * never has to refuse one of ours.
  */
 #define TOKEN_WINDOW_SEC	10
 #define TOKEN_STORES_MAX	20
+#define TOKEN_USER_MAX		3
 
 struct token_pending {
 	TAILQ_ENTRY(token_pending) tp_entry;
@@ -49,6 +52,23 @@ static TAILQ_HEAD(, token_pending) token_pendings =
 static uint32_t		 token_next_id = 1;
 static unsigned int	 token_window_count;
 static time_t		 token_window;
+/* Who minted in this window: at most TOKEN_STORES_MAX users can. */
+static struct {
+	uid_t		 tu_uid;
+	unsigned int	 tu_count;
+}			 token_users[TOKEN_STORES_MAX];
+static size_t		 token_nusers;
+
+static unsigned int *
+token_user_count(uid_t uid)
+{
+	size_t	 i;
+
+	for (i = 0; i < token_nusers; i++)
+		if (token_users[i].tu_uid == uid)
+			return (&token_users[i].tu_count);
+	return (NULL);
+}
 
 static void
 token_hash(const uint8_t *raw, uint8_t *hash)
@@ -155,6 +175,7 @@ token_mint(uid_t uid, int replace, token_cb cb, void *arg, const char **code,
 	struct token_pending *tp;
 	uint8_t		 raw[HOSTTOKEN_BYTES];
 	time_t		 now = time(NULL);
+	unsigned int	*count;
 	void		*buf;
 	size_t		 len, i;
 
@@ -165,9 +186,17 @@ token_mint(uid_t uid, int replace, token_cb cb, void *arg, const char **code,
 		    "one stops working)";
 		return (-1);
 	}
-	if (now - token_window >= TOKEN_WINDOW_SEC) {
+	if (now - token_window >= TOKEN_WINDOW_SEC || now < token_window) {
 		token_window = now;
 		token_window_count = 0;
+		token_nusers = 0;
+	}
+	if ((count = token_user_count(uid)) != NULL &&
+	    *count >= TOKEN_USER_MAX) {
+		*code = "too-many-requests";
+		*why = "you asked for 3 new host tokens in 10 seconds; try "
+		    "again in a few seconds";
+		return (-1);
 	}
 	if (token_window_count >= TOKEN_STORES_MAX) {
 		*code = "busy";
@@ -203,6 +232,13 @@ token_mint(uid_t uid, int replace, token_cb cb, void *arg, const char **code,
 		fatal("%s: to parent", __func__);
 	free(buf);
 	token_window_count++;
+	if (count == NULL) {
+		/* Fewer users than mints in a window: there is room. */
+		token_users[token_nusers].tu_uid = uid;
+		token_users[token_nusers].tu_count = 0;
+		count = &token_users[token_nusers++].tu_count;
+	}
+	(*count)++;
 	TAILQ_INSERT_TAIL(&token_pendings, tp, tp_entry);
 	return (0);
 }

@@ -70,6 +70,7 @@ struct imsgbuf {
 
 	TAILQ_HEAD(, imsg_out) ib_wq;
 	size_t		 ib_queued;	/* unsent bytes */
+	size_t		 ib_queue_max;	/* compose refuses beyond it */
 };
 
 struct imsgev {
@@ -83,6 +84,9 @@ struct imsgev {
 	int		 iev_busy;	/* depth of our own event handlers */
 	int		 iev_freed;	/* imsgev_free() while busy */
 	int		 iev_closed;	/* close callback has been called */
+	size_t		 iev_soft;	/* 0, or stop reading above it */
+	int		 iev_paused;	/* reading stopped: answers unread */
+	unsigned int	 iev_npauses;	/* how many times it stopped */
 };
 
 static void	imsgbuf_close_fds(int *, size_t);
@@ -97,6 +101,7 @@ static void	imsgev_lost(struct imsgev *, int);
 static int	imsgev_arm(struct imsgev *);
 static void	imsgev_leave(struct imsgev *);
 static void	imsgev_destroy(struct imsgev *);
+static void	imsgev_process(struct imsgev *);
 
 struct imsgbuf *
 imsgbuf_new(int fd)
@@ -113,6 +118,7 @@ imsgbuf_new(int fd)
 		return (NULL);
 	ib->ib_fd = fd;
 	ib->ib_sock = S_ISSOCK(st.st_mode);
+	ib->ib_queue_max = IMSG_QUEUE_MAX;
 	TAILQ_INIT(&ib->ib_wq);
 	return (ib);
 }
@@ -148,6 +154,17 @@ size_t
 imsgbuf_queued(struct imsgbuf *ib)
 {
 	return (ib->ib_queued);
+}
+
+/* At most max unsent bytes (never more than IMSG_QUEUE_MAX). */
+void
+imsgbuf_set_queue_max(struct imsgbuf *ib, size_t max)
+{
+	if (max > IMSG_QUEUE_MAX)
+		max = IMSG_QUEUE_MAX;
+	if (max < IMSG_MAX_SIZE)
+		max = IMSG_MAX_SIZE;
+	ib->ib_queue_max = max;
 }
 
 static void
@@ -399,7 +416,8 @@ imsgbuf_compose(struct imsgbuf *ib, uint32_t type, uint32_t peerid,
 		goto fail;
 	}
 	total = IMSG_HDR_SIZE + len;
-	if (total > IMSG_QUEUE_MAX - ib->ib_queued) {
+	if (ib->ib_queued > ib->ib_queue_max ||
+	    total > ib->ib_queue_max - ib->ib_queued) {
 		error = ENOBUFS;
 		goto fail;
 	}
@@ -632,15 +650,71 @@ imsgev_lost(struct imsgev *iev, int error)
 		iev->iev_close(iev, error, iev->iev_arg);
 }
 
-/* Watch for writability only while there is something to write. */
+/*
+ * Watch for writability only while there is something to write.  With
+ * a soft bound, stop reading while more than it waits to be sent, and
+ * read again once half of it went: a peer that does not read what it
+ * asked for gets nothing more read from it.
+ */
 static int
 imsgev_arm(struct imsgev *iev)
 {
+	size_t	 q;
+
 	if (iev->iev_closed || iev->iev_freed)
 		return (0);
-	if (imsgbuf_queued(iev->iev_ibuf) > 0)
+	q = imsgbuf_queued(iev->iev_ibuf);
+	if (iev->iev_soft > 0) {
+		if (!iev->iev_paused && q > iev->iev_soft) {
+			iev->iev_paused = 1;
+			if (++iev->iev_npauses == 0)
+				iev->iev_npauses = 1;
+			if (event_del(iev->iev_rev) == -1)
+				return (-1);
+		} else if (iev->iev_paused && q <= iev->iev_soft / 2) {
+			iev->iev_paused = 0;
+			if (event_add(iev->iev_rev, NULL) == -1)
+				return (-1);
+			/* What was read before the pause comes first. */
+			event_active(iev->iev_rev, EV_READ, 1);
+		}
+	}
+	if (q > 0)
 		return (event_add(iev->iev_wev, NULL));
 	return (event_del(iev->iev_wev));
+}
+
+/* Take and dispatch the whole frames already read, unless paused. */
+static void
+imsgev_process(struct imsgev *iev)
+{
+	struct imsg	 imsg;
+	int		 r;
+
+	while (!iev->iev_freed && !iev->iev_closed && !iev->iev_paused) {
+		if ((r = imsgbuf_get(iev->iev_ibuf, &imsg)) == 0)
+			break;
+		if (r == -1) {
+			imsgev_lost(iev, errno);
+			break;
+		}
+		iev->iev_dispatch(iev, &imsg, iev->iev_arg);
+		imsg_free(&imsg);
+	}
+}
+
+void
+imsgev_set_bounds(struct imsgev *iev, size_t soft, size_t hard)
+{
+	iev->iev_soft = soft;
+	imsgbuf_set_queue_max(iev->iev_ibuf, hard);
+}
+
+/* 0 while reading, else which pause this is (it changes with each). */
+unsigned int
+imsgev_paused(struct imsgev *iev)
+{
+	return (iev->iev_paused ? iev->iev_npauses : 0);
 }
 
 static void
@@ -648,31 +722,27 @@ imsgev_read_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct imsgev	*iev = arg;
 	struct imsgbuf	*ib = iev->iev_ibuf;
-	struct imsg	 imsg;
 	ssize_t		 n;
-	int		 r;
 
 	iev->iev_busy++;
+	if (iev->iev_paused)
+		goto done;
+	/* Frames read before a pause: theirs is the turn, then read. */
+	imsgev_process(iev);
+	if (iev->iev_freed || iev->iev_closed || iev->iev_paused)
+		goto done;
 	if ((n = imsgbuf_read(ib)) == -1) {
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 			imsgev_lost(iev, errno);
 		goto done;
 	}
-	while (!iev->iev_freed && !iev->iev_closed) {
-		if ((r = imsgbuf_get(ib, &imsg)) == 0)
-			break;
-		if (r == -1) {
-			imsgev_lost(iev, errno);
-			goto done;
-		}
-		iev->iev_dispatch(iev, &imsg, iev->iev_arg);
-		imsg_free(&imsg);
-	}
+	imsgev_process(iev);
 	/*
 	 * End of stream.  Between frames it is a clean close; in the middle
 	 * of one, or with descriptors nobody claimed, the peer broke off.
+	 * Paused with whole frames left, it is seen again on the next read.
 	 */
-	if (n == 0 && !iev->iev_freed && !iev->iev_closed)
+	if (n == 0 && !iev->iev_freed && !iev->iev_closed && !iev->iev_paused)
 		imsgev_lost(iev, ib->ib_rend > ib->ib_rstart ||
 		    ib->ib_nrfds > 0 ? EBADMSG : 0);
 done:

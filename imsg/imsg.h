@@ -60,6 +60,7 @@ int		 imsgbuf_compose(struct imsgbuf *, uint32_t, uint32_t,
 int		 imsgbuf_write(struct imsgbuf *);
 int		 imsgbuf_flush(struct imsgbuf *);
 size_t		 imsgbuf_queued(struct imsgbuf *);
+void		 imsgbuf_set_queue_max(struct imsgbuf *, size_t);
 void		 imsg_free(struct imsg *);
 
 /*
@@ -69,6 +70,13 @@ void		 imsg_free(struct imsg *);
  * callback is called once, when the peer closed (error 0), on an I/O
  * error (errno value) or on a protocol error (EBADMSG, EMSGSIZE).
  * imsgev_free() may be called from either callback.
+ *
+ * imsgev_set_bounds(iev, soft, hard): a peer that does not read what it
+ * is sent is not read either.  While more than soft bytes wait to be
+ * sent, no more is read from it (frames already read wait too); below
+ * half of soft reading goes on.  Compose refuses (ENOBUFS) beyond hard.
+ * Without it, the queue is IMSG_QUEUE_MAX and reading never stops: the
+ * channels between the daemon's own processes.
  */
 typedef void	 (*imsgev_dispatch_cb)(struct imsgev *, struct imsg *,
 		    void *);
@@ -80,6 +88,8 @@ void		 imsgev_free(struct imsgev *);
 int		 imsgev_compose(struct imsgev *, uint32_t, uint32_t,
 		    uint32_t, int, const void *, size_t);
 int		 imsgev_flush(struct imsgev *);
+void		 imsgev_set_bounds(struct imsgev *, size_t, size_t);
+unsigned int	 imsgev_paused(struct imsgev *);
 struct imsgbuf	*imsgev_buf(struct imsgev *);
 void		*imsgev_arg(struct imsgev *);
 

@@ -56,6 +56,8 @@ struct parent_req {
 	uint32_t		 pr_type;
 	unsigned int		 pr_max;
 	void			(*pr_fn)(enum fenced_proc, struct imsg *);
+	/* Over pr_max: the answer that says so, if the request has one. */
+	void			(*pr_refuse)(enum fenced_proc, struct imsg *);
 };
 
 struct parent_req_use {
@@ -81,15 +83,17 @@ static void	parent_reload(void);
 static void	req_log_verbose(enum fenced_proc, struct imsg *);
 static void	req_reload(enum fenced_proc, struct imsg *);
 static void	req_token_store(enum fenced_proc, struct imsg *);
+static void	req_token_refuse(enum fenced_proc, struct imsg *);
 
 /*
  * IMSG_TOKEN_STORE: the broker allows itself half of this (broker/token.c),
  * so that one that keeps to it is never ignored and never left waiting.
  */
 static const struct parent_req parent_reqs[] = {
-	{ PROC_BROKER,	IMSG_LOG_VERBOSE,	20,	req_log_verbose },
-	{ PROC_BROKER,	IMSG_RELOAD,		5,	req_reload },
-	{ PROC_BROKER,	IMSG_TOKEN_STORE,	40,	req_token_store },
+	{ PROC_BROKER,	IMSG_LOG_VERBOSE,	20,	req_log_verbose, NULL },
+	{ PROC_BROKER,	IMSG_RELOAD,		5,	req_reload, NULL },
+	{ PROC_BROKER,	IMSG_TOKEN_STORE,	40,	req_token_store,
+	    req_token_refuse },
 };
 #define NREQS	(sizeof(parent_reqs) / sizeof(parent_reqs[0]))
 static struct parent_req_use parent_req_use[NREQS];
@@ -250,6 +254,8 @@ parent_child_main(int argc, char **argv)
 
 	log_init(pa.pa_debug, LOG_DAEMON);
 	log_procinit(proc_name(pa.pa_proc));
+	/* Children hear from clients: what they repeat is held back. */
+	log_ratelimit(1);
 	log_setverbose(pa.pa_verbose);
 
 	switch (pa.pa_proc) {
@@ -679,9 +685,12 @@ parent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 			pu->pu_count = 0;
 		}
 		if (++pu->pu_count > pr->pr_max) {
-			log_warnx("%s: %s asks %s too often, ignored",
+			log_warnx("%s: %s asks %s too often, refused",
 			    __func__, proc_name(from),
 			    msg_type_name(imsg->hdr.ih_type));
+			/* Refused, never silently: the asker is waiting. */
+			if (pr->pr_refuse != NULL)
+				pr->pr_refuse(from, imsg);
 			return;
 		}
 		pr->pr_fn(from, imsg);
@@ -750,6 +759,21 @@ req_token_store(enum fenced_proc from, struct imsg *imsg)
 			    added ? "stored" : "replaced");
 	}
 	if (msg_u32_encode(result, &buf, &len) == -1)
+		fatal("%s: encode", __func__);
+	if (imsgev_compose(children[from].c_iev, IMSG_TOKEN_STORED,
+	    imsg->hdr.ih_peerid, 0, -1, buf, len) == -1)
+		fatal("%s: compose", __func__);
+	free(buf);
+}
+
+/* A host token asked too often: not stored, and the broker hears why. */
+static void
+req_token_refuse(enum fenced_proc from, struct imsg *imsg)
+{
+	void	*buf;
+	size_t	 len;
+
+	if (msg_u32_encode(EBUSY, &buf, &len) == -1)
 		fatal("%s: encode", __func__);
 	if (imsgev_compose(children[from].c_iev, IMSG_TOKEN_STORED,
 	    imsg->hdr.ih_peerid, 0, -1, buf, len) == -1)

@@ -165,8 +165,19 @@ proc_compose(struct proc_self *ps, enum fenced_proc p, uint32_t type,
 		errno = ENOTCONN;
 		return (-1);
 	}
-	return (imsgev_compose(ps->ps_peers[p].pp_iev, type, peerid, 0, fd,
-	    buf, len));
+	if (imsgev_compose(ps->ps_peers[p].pp_iev, type, peerid, 0, fd,
+	    buf, len) == -1) {
+		/*
+		 * A message between our own processes is never dropped: a
+		 * peer that let IMSG_QUEUE_MAX pile up is stuck or broken
+		 * (docs/architecture.md), and we stop rather than lose one.
+		 */
+		if (errno == ENOBUFS)
+			fatalx("%s: queue to %s full, cannot send %s",
+			    __func__, proc_name(p), msg_type_name(type));
+		return (-1);
+	}
+	return (0);
 }
 
 /*

@@ -1224,6 +1224,157 @@ ATF_TC_BODY(ev_exchange, tc)
 	ATF_REQUIRE_EQ(base, fds_open());
 }
 
+/*
+ * Backpressure: a server that answers every frame with BP_ANSWER bytes
+ * to a client that does not read.
+ */
+#define BP_FRAMES	1000
+#define BP_ANSWER	(16 * 1024)
+#define BP_SOFT		(64 * 1024)
+
+struct bp {
+	struct event_base *base;
+	struct imsgev	*iev;
+	unsigned char	*answer;
+	int		 got;
+	int		 bad;
+	size_t		 maxq;		/* the most queued after a dispatch */
+	size_t		 drained;	/* bytes the client read */
+};
+
+static void
+bp_dispatch(struct imsgev *iev, struct imsg *m, void *arg)
+{
+	struct bp	*b = arg;
+	size_t		 q;
+
+	if (m->hdr.ih_peerid != (uint32_t)b->got)
+		b->bad++;
+	b->got++;
+	if (imsgev_compose(iev, 2, m->hdr.ih_peerid, 0, -1, b->answer,
+	    BP_ANSWER) == -1)
+		b->bad++;
+	if ((q = imsgbuf_queued(imsgev_buf(iev))) > b->maxq)
+		b->maxq = q;
+	if (b->got == BP_FRAMES)
+		event_base_loopbreak(b->base);
+}
+
+static void
+bp_close(struct imsgev *iev, int error, void *arg)
+{
+	struct bp	*b = arg;
+
+	b->bad++;
+	event_base_loopbreak(b->base);
+}
+
+static void
+bp_drain(evutil_socket_t fd, short ev, void *arg)
+{
+	struct bp	*b = arg;
+	char		 buf[65536];
+	ssize_t		 n;
+
+	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		b->drained += (size_t)n;
+}
+
+ATF_TC(ev_backpressure);
+ATF_TC_HEAD(ev_backpressure, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "With a soft bound, a peer that does "
+	    "not read its answers is not read either: dispatching stops "
+	    "just past the bound, goes on once the peer reads, and no frame "
+	    "is lost or reordered");
+}
+ATF_TC_BODY(ev_backpressure, tc)
+{
+	struct bp	 b;
+	struct event	*drain;
+	struct timeval	 tv = { 0, 500000 };
+	struct imsg_hdr	*hs;
+	int		 sv[2], i, fl;
+	uint32_t	 id;
+
+	memset(&b, 0, sizeof(b));
+	ATF_REQUIRE((b.answer = calloc(1, BP_ANSWER)) != NULL);
+	mkpair(sv);
+	ATF_REQUIRE((b.base = event_base_new()) != NULL);
+	ATF_REQUIRE((b.iev = imsgev_new(b.base, sv[1], bp_dispatch, bp_close,
+	    &b)) != NULL);
+	imsgev_set_bounds(b.iev, BP_SOFT, IMSG_MAX_SIZE);
+	ATF_REQUIRE_EQ(0, imsgev_paused(b.iev));
+	/* The client sends everything at once, and reads nothing. */
+	ATF_REQUIRE((fl = fcntl(sv[0], F_GETFL)) != -1);
+	ATF_REQUIRE(fcntl(sv[0], F_SETFL, fl | O_NONBLOCK) == 0);
+	ATF_REQUIRE((hs = calloc(BP_FRAMES, sizeof(*hs))) != NULL);
+	for (id = 0, i = 0; i < BP_FRAMES; i++, id++) {
+		hs[i].ih_type = 1;
+		hs[i].ih_len = IMSG_HDR_SIZE;
+		hs[i].ih_peerid = id;
+	}
+	ATF_REQUIRE_EQ((ssize_t)(BP_FRAMES * sizeof(*hs)), send(sv[0], hs,
+	    BP_FRAMES * sizeof(*hs), 0));
+	free(hs);
+	event_base_loopexit(b.base, &tv);
+	event_base_dispatch(b.base);
+	ATF_REQUIRE_EQ(0, b.bad);
+	ATF_REQUIRE_MSG(b.got < BP_FRAMES, "all %d dispatched", b.got);
+	ATF_REQUIRE(imsgev_paused(b.iev) != 0);
+	/* Stopped at the first answer past the bound. */
+	ATF_REQUIRE_MSG(b.maxq <= BP_SOFT + BP_ANSWER + IMSG_HDR_SIZE,
+	    "%zu queued", b.maxq);
+
+	/* The client reads: the rest is dispatched, in order. */
+	ATF_REQUIRE((drain = event_new(b.base, sv[0], EV_READ | EV_PERSIST,
+	    bp_drain, &b)) != NULL);
+	ATF_REQUIRE_EQ(0, event_add(drain, NULL));
+	evt_run(b.base);
+	ATF_REQUIRE_EQ(0, b.bad);
+	ATF_REQUIRE_EQ(BP_FRAMES, b.got);
+	ATF_REQUIRE(b.maxq <= BP_SOFT + BP_ANSWER + IMSG_HDR_SIZE);
+	event_free(drain);
+	imsgev_free(b.iev);
+	event_base_free(b.base);
+	close(sv[0]);
+	free(b.answer);
+}
+
+ATF_TC(ev_hard_bound);
+ATF_TC_HEAD(ev_hard_bound, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The hard bound refuses a frame that "
+	    "would pass it with ENOBUFS; what was queued stays whole");
+}
+ATF_TC_BODY(ev_hard_bound, tc)
+{
+	struct event_base *base;
+	struct imsgev	*iev;
+	unsigned char	*big;
+	int		 sv[2], i;
+
+	ATF_REQUIRE((big = calloc(1, 1024 * 1024)) != NULL);
+	mkpair(sv);
+	ATF_REQUIRE((base = event_base_new()) != NULL);
+	ATF_REQUIRE((iev = imsgev_new(base, sv[1], evt_dispatch, evt_close,
+	    NULL)) != NULL);
+	/* Below one largest frame is raised to it: 4 MiB. */
+	imsgev_set_bounds(iev, 0, 1024);
+	for (i = 0; i < 3; i++)
+		ATF_REQUIRE_EQ(0, imsgev_compose(iev, 1, i, 0, -1, big,
+		    1024 * 1024));
+	ATF_REQUIRE_EQ(-1, imsgev_compose(iev, 1, 3, 0, -1, big,
+	    1024 * 1024));
+	ATF_REQUIRE_EQ(ENOBUFS, errno);
+	ATF_REQUIRE_EQ(3 * (1024 * 1024 + IMSG_HDR_SIZE),
+	    imsgbuf_queued(imsgev_buf(iev)));
+	imsgev_free(iev);
+	event_base_free(base);
+	close(sv[0]);
+	free(big);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, roundtrip);
@@ -1250,5 +1401,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, ev_write_error);
 	ATF_TP_ADD_TC(tp, ev_take_fd);
 	ATF_TP_ADD_TC(tp, ev_exchange);
+	ATF_TP_ADD_TC(tp, ev_backpressure);
+	ATF_TP_ADD_TC(tp, ev_hard_bound);
 	return (atf_no_error());
 }

@@ -9,7 +9,12 @@
  * half of it, then close), badpayload (show stats with a payload),
  * badpad (reserved header bits set), unknown (a type nobody knows),
  * withfd (show stats carrying a descriptor), testsyscall (the test hook),
- * idle SECONDS (connect, say nothing), flood N (N connections at once).
+ * idle SECONDS (connect, say nothing), flood N (N connections at once),
+ * pipeline N (up to N list requests, never reading an answer: sent as
+ * long as the daemon reads them, then "sent K" once it stopped reading
+ * for 2 seconds or took all N, and the connection held open, unread,
+ * until the process is killed or fenced hangs up), burst N (N list
+ * requests at once, then every answer read: "ends E errors R CODE...").
  *
  * Prints "closed" when fenced hung up on us, "reply TYPE" for each
  * message it sent, "timeout" when it did neither in 5 seconds.
@@ -102,6 +107,112 @@ t_drain(int fd)
 	}
 }
 
+static void
+t_pipeline(int fd, int n)
+{
+	struct msg_fence_req q;
+	struct pollfd	 pfd = { fd, POLLOUT, 0 };
+	struct imsgbuf	*ib;
+	void		*buf;
+	size_t		 len;
+	int		 i, batch, r;
+
+	memset(&q, 0, sizeof(q));
+	if (msg_fence_req_encode(&q, &buf, &len) == -1 ||
+	    (ib = imsgbuf_new(fd)) == NULL)
+		err(2, "encode");
+	for (i = 0; i < n; ) {
+		for (batch = 0; batch < 256 && i < n; batch++, i++)
+			if (imsgbuf_compose(ib, IMSG_CTL_LIST, 0, 0, -1, buf,
+			    len) == -1)
+				err(2, "compose");
+		while (imsgbuf_queued(ib) > 0) {
+			if (imsgbuf_write(ib) == -1) {
+				printf("closed after %d\n", i);
+				imsgbuf_free(ib);
+				free(buf);
+				return;
+			}
+			if (imsgbuf_queued(ib) == 0)
+				break;
+			if ((r = poll(&pfd, 1, 2000)) == -1)
+				err(2, "poll");
+			if (r == 0)
+				goto held;
+		}
+	}
+ held:
+	printf("sent %d\n", i - (int)(imsgbuf_queued(ib) / (IMSG_HDR_SIZE +
+	    len)));
+	fflush(stdout);
+	imsgbuf_free(ib);
+	free(buf);
+	/* Held, never read, until fenced hangs up or we are killed. */
+	pfd.events = POLLRDHUP;
+	while (poll(&pfd, 1, -1) == -1 || !(pfd.revents &
+	    (POLLRDHUP | POLLHUP | POLLERR)))
+		;
+	printf("closed\n");
+}
+
+static void
+t_burst(int fd, int n)
+{
+	struct msg_fence_req q;
+	struct msg_error e;
+	struct imsgbuf	*ib;
+	struct imsg	 imsg;
+	struct pollfd	 pfd = { fd, POLLIN, 0 };
+	void		*buf;
+	size_t		 len;
+	int		 i, ends = 0, errs = 0, r;
+	char		 codes[4096] = "";
+
+	memset(&q, 0, sizeof(q));
+	if (msg_fence_req_encode(&q, &buf, &len) == -1 ||
+	    (ib = imsgbuf_new(fd)) == NULL)
+		err(2, "encode");
+	for (i = 0; i < n; i++)
+		if (imsgbuf_compose(ib, IMSG_CTL_LIST, 0, 0, -1, buf,
+		    len) == -1)
+			err(2, "compose");
+	if (imsgbuf_flush(ib) == -1)
+		err(2, "send");
+	while (ends < n) {
+		if ((r = imsgbuf_get(ib, &imsg)) == -1)
+			err(2, "get");
+		if (r == 1) {
+			if (imsg.hdr.ih_type == IMSG_CTL_END)
+				ends++;
+			else if (imsg.hdr.ih_type == IMSG_CTL_ERROR) {
+				errs++;
+				if (msg_error_decode(imsg.data, imsg.len,
+				    &e) == 0 && strstr(codes, e.e_code) ==
+				    NULL && strlen(codes) + strlen(e.e_code) +
+				    2 < sizeof(codes)) {
+					strlcat(codes, " ", sizeof(codes));
+					strlcat(codes, e.e_code, sizeof(codes));
+				}
+			}
+			imsg_free(&imsg);
+			continue;
+		}
+		if (poll(&pfd, 1, 5000) <= 0) {
+			printf("timeout ");
+			break;
+		}
+		if ((r = imsgbuf_read(ib)) == 0) {
+			printf("closed ");
+			break;
+		}
+		if (r == -1 && errno != EAGAIN)
+			err(2, "read");
+	}
+	printf("ends %d errors %d%s\n", ends, errs, codes);
+	imsgbuf_free(ib);
+	free(buf);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -175,6 +286,12 @@ main(int argc, char *argv[])
 		t_hdr(fd, IMSG_CTL_TEST_SYSCALL, IMSG_HDR_SIZE, 0, 0);
 	} else if (strcmp(mode, "idle") == 0) {
 		sleep(n);
+	} else if (strcmp(mode, "burst") == 0) {
+		t_burst(fd, n);
+		return (0);
+	} else if (strcmp(mode, "pipeline") == 0) {
+		t_pipeline(fd, n);
+		return (0);
 	} else
 		errx(2, "unknown mode %s", mode);
 	t_drain(fd);

@@ -3,7 +3,7 @@
  * curl will not make (a NUL in the path, a header flood, one byte at a
  * time) and for holding several connections at once.
  *
- *	t_http [-b bytes] [-d ms] [-c conns] [-w sec] port < request
+ *	t_http [-b bytes] [-d ms] [-c conns] [-w sec] [-H sec] port < request
  *
  * The request is stdin, sent as it is to 127.0.0.1:port, -b bytes per
  * write (default: all at once) with -d ms between writes; writing stops
@@ -16,6 +16,8 @@
  * "closed 1" when the server closed the connection after its answer
  * (waited for up to -w seconds, default 5; with -c not at all), "ms"
  * from connecting to the answer, "closedms" to the close (or -1).
+ * With -H the connections are held open sec seconds after the answers
+ * (or after sending, for an empty request), unread, before the lines.
  * Exit 0 when every connection got an answer, 1 otherwise.
  */
 #include <sys/types.h>
@@ -182,11 +184,16 @@ main(int argc, char *argv[])
 	ssize_t		 n;
 	uint64_t	 t0;
 	int		 ch, port, delay = 0, nconns = 1, wait_ms = 5000, i;
-	int		 answered = 1, bad = 0;
+	int		 answered = 1, bad = 0, hold = 0;
 
 	signal(SIGPIPE, SIG_IGN);
-	while ((ch = getopt(argc, argv, "b:c:d:w:")) != -1) {
+	while ((ch = getopt(argc, argv, "b:c:d:H:w:")) != -1) {
 		switch (ch) {
+		case 'H':
+			hold = strtonum(optarg, 0, 600, &errstr);
+			if (errstr != NULL)
+				errx(1, "-H %s", errstr);
+			break;
 		case 'b':
 			chunk = strtonum(optarg, 1, T_REQUEST_MAX, &errstr);
 			if (errstr != NULL)
@@ -255,8 +262,16 @@ main(int argc, char *argv[])
 				usleep(delay * 1000);
 		}
 	}
+	if (hold > 0 && reqlen == 0) {
+		sleep(hold);
+		hold = 0;
+	}
+	for (i = 0; i < nconns; i++)
+		if (reqlen > 0 || nconns == 1)
+			t_answer(&conns[i], t0, nconns > 1 ? 0 : wait_ms);
+	if (hold > 0)
+		sleep(hold);
 	for (i = 0; i < nconns; i++) {
-		t_answer(&conns[i], t0, nconns > 1 ? 0 : wait_ms);
 		if (conns[i].status == 0) {
 			printf("status none closed 1 ms %ld closedms %ld\n",
 			    (long)(t_now_ms() - t0), (long)(t_now_ms() - t0));
@@ -278,6 +293,6 @@ main(int argc, char *argv[])
 	return (answered && !bad ? 0 : 1);
  usage:
 	fprintf(stderr, "usage: t_http [-b bytes] [-d ms] [-c conns] "
-	    "[-w sec] port < request\n");
+	    "[-w sec] [-H sec] port < request\n");
 	return (1);
 }
