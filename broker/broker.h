@@ -60,6 +60,7 @@ struct breq {
 	TAILQ_ENTRY(breq)	 r_entry;
 	uint32_t		 r_id;
 	enum breq_kind		 r_kind;
+	uid_t			 r_owner;	/* with r_key: whose fence */
 	char			 r_key[FENCE_KEY_SIZE];	/* "" for all */
 	breq_cb			 r_cb;		/* NULL: maker gone */
 	void			*r_arg;
@@ -69,15 +70,16 @@ struct breq {
 	int			 r_exec;	/* an HTTP exec, counted */
 };
 
-struct bfence	*bfence_find(const char *);
+struct bfence	*bfence_find(uid_t, const char *);
 unsigned int	 bfence_running(void);
-struct breq	*breq_new(enum breq_kind, const char *, breq_cb, void *);
+struct breq	*breq_new(enum breq_kind, uid_t, const char *, breq_cb,
+		    void *);
 void		 breq_done(struct breq *);
 void		 breq_orphan(void *);
 unsigned int	 breq_execs(uid_t);
 void		 fences_dispatch_fencer(struct imsgev *, struct imsg *, void *);
 int		 fences_to_fencer(struct breq *, uint32_t, const void *, size_t);
-void		 fences_stop(const char *);
+void		 fences_stop(uid_t, const char *);
 int		 fences_to_agent(struct bfence *, struct breq *, uint32_t,
 		    const void *, size_t);
 
@@ -88,6 +90,7 @@ struct probe_result {
 	const char	*pr_error;	/* NULL, or why there is no level */
 	const char	*pr_message;
 	int		 pr_want;	/* as given to probe_start() */
+	uid_t		 pr_owner;	/* whose fence, with the key */
 };
 typedef void	(*probe_done_cb)(void *, const char *,
 		    const struct probe_result *);

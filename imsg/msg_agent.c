@@ -23,10 +23,10 @@
 #include "mp.h"
 
 #define MSG_HELLO_FIELDS	8
-#define MSG_EXEC_FIELDS		8
+#define MSG_EXEC_FIELDS		9
 #define MSG_RESULT_FIELDS	8
-#define MSG_GITCONFIG_FIELDS	6
-#define MSG_GITINIT_FIELDS	3
+#define MSG_GITCONFIG_FIELDS	7
+#define MSG_GITINIT_FIELDS	4
 
 #define MSG_SIGNAL_MAX		64	/* highest Linux signal number */
 
@@ -247,6 +247,7 @@ msg_exec_encode(const struct msg_exec *x, void **buf, size_t *len)
 	mp_write_init(&w);
 	mp_write_array(&w, MSG_EXEC_FIELDS);
 	mp_write_str(&w, x->x_key, sizeof(x->x_key));
+	mp_write_u64(&w, x->x_owner);
 	msg_write_bearer(&w, x->x_bearer);
 	mp_write_array(&w, x->x_argv != NULL ? x->x_argc : 0);
 	for (i = 0; x->x_argv != NULL && i < x->x_argc; i++)
@@ -327,12 +328,13 @@ msg_exec_decode(const void *data, size_t len, struct msg_exec *out)
 {
 	struct msg_exec	 x;
 	struct mp_reader r;
-	uint64_t	 tmo = 0, max = 0;
+	uint64_t	 tmo = 0, max = 0, owner = 0;
 	int		 bad = 0;
 
 	memset(&x, 0, sizeof(x));
 	mp_read_begin(&r, data, len, MSG_EXEC_FIELDS);
 	mp_read_str(&r, x.x_key, sizeof(x.x_key));
+	mp_read_u64(&r, &owner, 0, UINT32_MAX);
 	bad |= msg_read_bearer(&r, x.x_bearer) == -1;
 	bad |= msg_exec_read_argv(&r, &x) == -1;
 	bad |= msg_exec_read_command(&r, &x) == -1;
@@ -341,6 +343,7 @@ msg_exec_decode(const void *data, size_t len, struct msg_exec *out)
 	mp_read_u64(&r, &max, 0, UINT32_MAX);
 	bad |= msg_read_bin_copy(&r, &x.x_stdin, &x.x_stdin_len,
 	    MSG_STDIN_MAX) == -1;
+	x.x_owner = (uid_t)owner;
 	x.x_timeout_ms = (uint32_t)tmo;
 	x.x_max_bytes = (uint32_t)max;
 	if (mp_read_end(&r) == -1 || bad || !msg_exec_valid(&x)) {
@@ -487,6 +490,7 @@ msg_gitconfig_encode(const struct msg_gitconfig *g, void **buf, size_t *len)
 	mp_write_init(&w);
 	mp_write_array(&w, MSG_GITCONFIG_FIELDS);
 	mp_write_str(&w, g->g_key, sizeof(g->g_key));
+	mp_write_u64(&w, g->g_owner);
 	msg_write_bearer(&w, g->g_bearer);
 	mp_write_bool(&w, g->g_set_name);
 	mp_write_bool(&w, g->g_set_email);
@@ -500,11 +504,13 @@ msg_gitconfig_decode(const void *data, size_t len, struct msg_gitconfig *out)
 {
 	struct msg_gitconfig g;
 	struct mp_reader r;
+	uint64_t	 owner = 0;
 	int		 bad;
 
 	memset(&g, 0, sizeof(g));
 	mp_read_begin(&r, data, len, MSG_GITCONFIG_FIELDS);
 	mp_read_str(&r, g.g_key, sizeof(g.g_key));
+	mp_read_u64(&r, &owner, 0, UINT32_MAX);
 	bad = msg_read_bearer(&r, g.g_bearer) == -1;
 	mp_read_bool(&r, &g.g_set_name);
 	mp_read_bool(&r, &g.g_set_email);
@@ -514,6 +520,7 @@ msg_gitconfig_decode(const void *data, size_t len, struct msg_gitconfig *out)
 		explicit_bzero(&g, sizeof(g));
 		return (msg_agent_bad());
 	}
+	g.g_owner = (uid_t)owner;
 	*out = g;
 	explicit_bzero(&g, sizeof(g));
 	return (0);
@@ -531,6 +538,7 @@ msg_gitinit_encode(const struct msg_gitinit *gi, void **buf, size_t *len)
 	mp_write_init(&w);
 	mp_write_array(&w, MSG_GITINIT_FIELDS);
 	mp_write_str(&w, gi->gi_key, sizeof(gi->gi_key));
+	mp_write_u64(&w, gi->gi_owner);
 	msg_write_bearer(&w, gi->gi_bearer);
 	mp_write_str(&w, gi->gi_path, sizeof(gi->gi_path));
 	return (mp_write_finish(&w, buf, len));
@@ -541,11 +549,13 @@ msg_gitinit_decode(const void *data, size_t len, struct msg_gitinit *out)
 {
 	struct msg_gitinit gi;
 	struct mp_reader r;
+	uint64_t	 owner = 0;
 	int		 bad;
 
 	memset(&gi, 0, sizeof(gi));
 	mp_read_begin(&r, data, len, MSG_GITINIT_FIELDS);
 	mp_read_str(&r, gi.gi_key, sizeof(gi.gi_key));
+	mp_read_u64(&r, &owner, 0, UINT32_MAX);
 	bad = msg_read_bearer(&r, gi.gi_bearer) == -1;
 	mp_read_str(&r, gi.gi_path, sizeof(gi.gi_path));
 	if (mp_read_end(&r) == -1 || bad || (gi.gi_key[0] != '\0' &&
@@ -553,6 +563,7 @@ msg_gitinit_decode(const void *data, size_t len, struct msg_gitinit *out)
 		explicit_bzero(&gi, sizeof(gi));
 		return (msg_agent_bad());
 	}
+	gi.gi_owner = (uid_t)owner;
 	*out = gi;
 	explicit_bzero(&gi, sizeof(gi));
 	return (0);
