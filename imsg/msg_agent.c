@@ -247,7 +247,6 @@ msg_exec_encode(const struct msg_exec *x, void **buf, size_t *len)
 	mp_write_init(&w);
 	mp_write_array(&w, MSG_EXEC_FIELDS);
 	mp_write_str(&w, x->x_key, sizeof(x->x_key));
-	mp_write_u64(&w, x->x_owner);
 	msg_write_bearer(&w, x->x_bearer);
 	mp_write_array(&w, x->x_argv != NULL ? x->x_argc : 0);
 	for (i = 0; x->x_argv != NULL && i < x->x_argc; i++)
@@ -258,6 +257,7 @@ msg_exec_encode(const struct msg_exec *x, void **buf, size_t *len)
 	mp_write_u64(&w, x->x_timeout_ms);
 	mp_write_u64(&w, x->x_max_bytes);
 	mp_write_bin(&w, x->x_stdin, x->x_stdin_len);
+	mp_write_u64(&w, x->x_owner);
 	return (mp_write_finish(&w, buf, len));
 }
 
@@ -334,7 +334,6 @@ msg_exec_decode(const void *data, size_t len, struct msg_exec *out)
 	memset(&x, 0, sizeof(x));
 	mp_read_begin(&r, data, len, MSG_EXEC_FIELDS);
 	mp_read_str(&r, x.x_key, sizeof(x.x_key));
-	mp_read_u64(&r, &owner, 0, UINT32_MAX);
 	bad |= msg_read_bearer(&r, x.x_bearer) == -1;
 	bad |= msg_exec_read_argv(&r, &x) == -1;
 	bad |= msg_exec_read_command(&r, &x) == -1;
@@ -343,6 +342,7 @@ msg_exec_decode(const void *data, size_t len, struct msg_exec *out)
 	mp_read_u64(&r, &max, 0, UINT32_MAX);
 	bad |= msg_read_bin_copy(&r, &x.x_stdin, &x.x_stdin_len,
 	    MSG_STDIN_MAX) == -1;
+	mp_read_u64(&r, &owner, 0, UINT32_MAX);
 	x.x_owner = (uid_t)owner;
 	x.x_timeout_ms = (uint32_t)tmo;
 	x.x_max_bytes = (uint32_t)max;
@@ -490,12 +490,12 @@ msg_gitconfig_encode(const struct msg_gitconfig *g, void **buf, size_t *len)
 	mp_write_init(&w);
 	mp_write_array(&w, MSG_GITCONFIG_FIELDS);
 	mp_write_str(&w, g->g_key, sizeof(g->g_key));
-	mp_write_u64(&w, g->g_owner);
 	msg_write_bearer(&w, g->g_bearer);
 	mp_write_bool(&w, g->g_set_name);
 	mp_write_bool(&w, g->g_set_email);
 	mp_write_str(&w, g->g_name, sizeof(g->g_name));
 	mp_write_str(&w, g->g_email, sizeof(g->g_email));
+	mp_write_u64(&w, g->g_owner);
 	return (mp_write_finish(&w, buf, len));
 }
 
@@ -510,12 +510,12 @@ msg_gitconfig_decode(const void *data, size_t len, struct msg_gitconfig *out)
 	memset(&g, 0, sizeof(g));
 	mp_read_begin(&r, data, len, MSG_GITCONFIG_FIELDS);
 	mp_read_str(&r, g.g_key, sizeof(g.g_key));
-	mp_read_u64(&r, &owner, 0, UINT32_MAX);
 	bad = msg_read_bearer(&r, g.g_bearer) == -1;
 	mp_read_bool(&r, &g.g_set_name);
 	mp_read_bool(&r, &g.g_set_email);
 	mp_read_str(&r, g.g_name, sizeof(g.g_name));
 	mp_read_str(&r, g.g_email, sizeof(g.g_email));
+	mp_read_u64(&r, &owner, 0, UINT32_MAX);
 	if (mp_read_end(&r) == -1 || bad || !msg_gitconfig_valid(&g)) {
 		explicit_bzero(&g, sizeof(g));
 		return (msg_agent_bad());
@@ -538,9 +538,9 @@ msg_gitinit_encode(const struct msg_gitinit *gi, void **buf, size_t *len)
 	mp_write_init(&w);
 	mp_write_array(&w, MSG_GITINIT_FIELDS);
 	mp_write_str(&w, gi->gi_key, sizeof(gi->gi_key));
-	mp_write_u64(&w, gi->gi_owner);
 	msg_write_bearer(&w, gi->gi_bearer);
 	mp_write_str(&w, gi->gi_path, sizeof(gi->gi_path));
+	mp_write_u64(&w, gi->gi_owner);
 	return (mp_write_finish(&w, buf, len));
 }
 
@@ -555,9 +555,9 @@ msg_gitinit_decode(const void *data, size_t len, struct msg_gitinit *out)
 	memset(&gi, 0, sizeof(gi));
 	mp_read_begin(&r, data, len, MSG_GITINIT_FIELDS);
 	mp_read_str(&r, gi.gi_key, sizeof(gi.gi_key));
-	mp_read_u64(&r, &owner, 0, UINT32_MAX);
 	bad = msg_read_bearer(&r, gi.gi_bearer) == -1;
 	mp_read_str(&r, gi.gi_path, sizeof(gi.gi_path));
+	mp_read_u64(&r, &owner, 0, UINT32_MAX);
 	if (mp_read_end(&r) == -1 || bad || (gi.gi_key[0] != '\0' &&
 	    !fence_key_valid(gi.gi_key))) {
 		explicit_bzero(&gi, sizeof(gi));
