@@ -129,7 +129,7 @@ fencer_env_dir(const struct fence *f, int create, char *buf, size_t len)
 static const char *const fence_env_files[] = { "probe.json", ".probe.json" };
 
 static void
-fence_env_remove_dir(const char *dir)
+fence_env_remove_dir(const char *dir, int quiet)
 {
 	char	 path[PATH_MAX];
 	size_t	 i;
@@ -139,7 +139,7 @@ fence_env_remove_dir(const char *dir)
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
 		    fence_env_files[i]) < sizeof(path))
 			(void)unlink(path);
-	if (rmdir(dir) == -1 && errno != ENOENT)
+	if (rmdir(dir) == -1 && errno != ENOENT && !quiet)
 		log_warn("%s: rmdir %s", __func__, dir);
 }
 
@@ -150,7 +150,7 @@ fence_env_remove(const struct fence *f)
 
 	if (fencer_env_dir(f, 0, dir, sizeof(dir)) == -1)
 		return;
-	fence_env_remove_dir(dir);
+	fence_env_remove_dir(dir, 0);
 	/* The owner's folder goes with its last fence. */
 	if ((slash = strrchr(dir, '/')) != NULL) {
 		*slash = '\0';
@@ -161,9 +161,11 @@ fence_env_remove(const struct fence *f)
 
 /*
  * With no fence running (the daemon starting, or gone): every fence's
- * folder under <state>/envs is a leftover of a fencer that was killed.
- * Only <uid>/<key> folders are touched, and in them only the files a
- * fence's folder holds.
+ * folder under <state>/envs is a leftover of a fencer that was killed,
+ * and so is a probe report of the older layout (<state>/envs/<key>).
+ * Only the files a fence's folder holds are removed, and folders that
+ * are then empty: a uid record of the older layout stays, for the
+ * fencer to move into <state>/fence-uids.
  */
 void
 fencer_env_sweep(const char *state)
@@ -177,22 +179,23 @@ fencer_env_sweep(const char *state)
 	    sizeof(envs) || (d = opendir(envs)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
-		if (de->d_type != DT_DIR)
+		if (de->d_type != DT_DIR || !fence_key_valid(de->d_name) ||
+		    (size_t)snprintf(odir, sizeof(odir), "%s/%s", envs,
+		    de->d_name) >= sizeof(odir))
 			continue;
 		(void)strtonum(de->d_name, 0, UINT32_MAX - 1, &errstr);
-		if (errstr != NULL || (size_t)snprintf(odir, sizeof(odir),
-		    "%s/%s", envs, de->d_name) >= sizeof(odir) ||
-		    (kd = opendir(odir)) == NULL)
-			continue;
-		while ((ke = readdir(kd)) != NULL) {
-			if (ke->d_type != DT_DIR || !fence_key_valid(ke->d_name) ||
-			    (size_t)snprintf(kdir, sizeof(kdir), "%s/%s", odir,
-			    ke->d_name) >= sizeof(kdir))
-				continue;
-			fence_env_remove_dir(kdir);
+		if (errstr == NULL && (kd = opendir(odir)) != NULL) {
+			while ((ke = readdir(kd)) != NULL) {
+				if (ke->d_type != DT_DIR ||
+				    !fence_key_valid(ke->d_name) ||
+				    (size_t)snprintf(kdir, sizeof(kdir),
+				    "%s/%s", odir, ke->d_name) >= sizeof(kdir))
+					continue;
+				fence_env_remove_dir(kdir, 1);
+			}
+			closedir(kd);
 		}
-		closedir(kd);
-		(void)rmdir(odir);
+		fence_env_remove_dir(odir, 1);
 	}
 	closedir(d);
 }

@@ -64,6 +64,8 @@ same_key_body() {
 	atf_check $B exec default -- sh -c 'echo b > mark'
 	atf_check -o inline:"a\n" $A exec default -- cat mark
 	h=$(fenced_homes)
+	atf_check -o match:"^home: *$h/$ua/default\$" $A show environment default
+	atf_check -o match:"^home: *$h/$ub/default\$" $B show environment default
 	atf_check -o inline:"a\n" cat "$h/$ua/default/mark"
 	atf_check -o inline:"b\n" cat "$h/$ub/default/mark"
 	# Two cgroups, two state folders.
@@ -175,9 +177,13 @@ uids_exhausted_body() {
 	lo=$((62000 + ($$ % 900) * 3))
 	fenced_conf > fenced.conf
 	echo "fence uids $lo-$((lo + 1))" >> fenced.conf
-	mkdir -p state/envs/legacy
+	mkdir -p state/envs/legacy state/envs/oldreport
 	echo "$((lo + 1))" > state/envs/legacy/uid
+	echo '{}' > state/envs/legacy/probe.json
+	echo '{}' > state/envs/oldreport/probe.json
 	fenced_start
+	# A report of the older layout is not needed: gone at start.
+	[ -e state/envs/oldreport ] && atf_fail "the older report was left"
 	atf_check -o match:"^state: *running" $CTL boot legacy tier L1
 	atf_check -o inline:"$((lo + 1))\n" $CTL exec legacy -- id -u
 	[ -e state/envs/legacy ] && atf_fail "the older record was left"
