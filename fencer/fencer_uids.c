@@ -170,19 +170,24 @@ uids_parse(char *line, char *err, size_t errlen, int lineno)
 	return (-1);
 }
 
-/* Records of the older layout, <state>/envs/<key>/uid: moved in. */
+/*
+ * Records of the older layout, <state>/envs/<key>/uid: read in, or with
+ * clean (once the file has them) removed with what else their folder
+ * held.  Returns how many there were.
+ */
 static int
-uids_migrate(void)
+uids_migrate(int clean)
 {
 	const struct fenced_config *c = &fencer_self.ps_conf;
 	char		 envs[PATH_MAX], dir[PATH_MAX], path[PATH_MAX], buf[32];
 	const char	*errstr;
+	struct uid_rec	*ur;
 	struct dirent	*de;
 	struct stat	 sb;
 	ssize_t		 n;
 	uid_t		 uid;
 	DIR		*d;
-	int		 fd, moved = 0;
+	int		 fd, found = 0;
 
 	if (uids_path("envs", envs, sizeof(envs)) == -1 ||
 	    (d = opendir(envs)) == NULL)
@@ -207,12 +212,23 @@ uids_migrate(void)
 		buf[strcspn(buf, "\n")] = '\0';
 		uid = strtonum(buf, c->c_fence_uid_lo, c->c_fence_uid_hi,
 		    &errstr);
-		if (errstr != NULL || uids_add(uid, de->d_name, "") == -1) {
+		if (errstr != NULL) {
 			log_warnx("%s: %s: uid %s not kept", __func__, path,
 			    buf);
 			continue;
 		}
-		moved++;
+		if (!clean) {
+			if (uids_add(uid, de->d_name, "") == 0)
+				found++;
+			else
+				log_warnx("%s: %s: uid %s not kept", __func__,
+				    path, buf);
+			continue;
+		}
+		/* Removed only once the file says the same. */
+		if ((ur = uids_by_key(de->d_name)) == NULL || ur->ur_uid != uid)
+			continue;
+		found++;
 		(void)unlink(path);
 		if ((size_t)snprintf(path, sizeof(path), "%s/probe.json",
 		    dir) < sizeof(path))
@@ -220,10 +236,7 @@ uids_migrate(void)
 		(void)rmdir(dir);
 	}
 	closedir(d);
-	if (moved > 0)
-		log_info("moved %d fence uid records to %s/%s", moved,
-		    c->c_state, UIDS_FILE);
-	return (moved);
+	return (found);
 }
 
 static int
@@ -276,11 +289,15 @@ uids_load(char *err, size_t errlen)
 		}
 		fclose(fp);
 	}
-	if (uids_migrate() > 0 && uids_save() == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return (-1);
-	}
 	uids_loaded = 1;
+	if (uids_migrate(0) > 0) {
+		if (uids_save() == -1) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return (-1);
+		}
+		log_info("moved %d fence uid records to %s", uids_migrate(1),
+		    path);
+	}
 	return (0);
  fail:
 	fclose(fp);

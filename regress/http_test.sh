@@ -284,8 +284,10 @@ users_setup() {
 	runsock=$(mktemp -u /run/fenced-http.XXXXXX)
 	echo "$runsock" > run.sock
 	ln -s "$runsock" ctl.sock
+	# fenced_homes makes the directory once: not inside the pipeline.
+	h=$(fenced_homes)
 	fenced_conf | sed -e "s|^socket .*|socket \"$runsock\"|" \
-	    -e "s|^homes .*|homes \"$(fenced_homes)/%u\"|" > fenced.conf
+	    -e "s|^homes .*|homes \"$h/%u\"|" > fenced.conf
 }
 
 atf_test_case two_users cleanup

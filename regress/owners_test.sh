@@ -14,8 +14,14 @@ owners_setup() {
 	runsock=$(mktemp -u /run/fenced-own.XXXXXX)
 	echo "$runsock" > run.sock
 	ln -s "$runsock" ctl.sock
+	# fenced_homes makes the directory once: not inside the pipeline.
+	h=$(fenced_homes)
+	case "$h" in
+	/var/lib/fenced-regress.?*) ;;
+	*) atf_fail "no homes directory: '$h'" ;;
+	esac
 	fenced_conf | sed -e "s|^socket .*|socket \"$runsock\"|" \
-	    -e "s|^homes .*|homes \"$(fenced_homes)/%u\"|" > fenced.conf
+	    -e "s|^homes .*|homes \"$h/%u\"|" > fenced.conf
 }
 
 owners_cleanup() {
