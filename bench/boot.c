@@ -58,6 +58,7 @@ bench_tier(const char *sock, int tier, size_t runs)
 		agent[n++] = (uint64_t)f.f_timings.t_agent_us * 1000;
 		free(buf);
 		memset(&q, 0, sizeof(q));
+		q.r_owner = MSG_OWNER_NONE;
 		strlcpy(q.r_key, b.b_key, sizeof(q.r_key));
 		if (msg_fence_req_encode(&q, &buf, &len) == -1)
 			err(1, "encode");

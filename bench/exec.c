@@ -162,6 +162,7 @@ main(int argc, char *argv[])
 	free(buf);
 
 	memset(&x, 0, sizeof(x));
+	x.x_owner = MSG_OWNER_NONE;
 	strlcpy(x.x_key, BENCH_KEY, sizeof(x.x_key));
 	x.x_argv = true_argv;
 	x.x_argc = 1;
@@ -182,6 +183,7 @@ main(int argc, char *argv[])
 	bench_argv("fork+exec+wait /bin/true", true_argv, runs);
 
 	memset(&q, 0, sizeof(q));
+	q.r_owner = MSG_OWNER_NONE;
 	strlcpy(q.r_key, BENCH_KEY, sizeof(q.r_key));
 	if (msg_fence_req_encode(&q, &buf, &len) == 0)
 		bench_ctl_call(argv[1], IMSG_CTL_STOP, buf, len, NULL);

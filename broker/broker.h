@@ -78,6 +78,7 @@ struct breq {
 	TAILQ_ENTRY(breq)	 r_entry;
 	uint32_t		 r_id;
 	enum breq_kind		 r_kind;
+	uid_t			 r_owner;	/* with r_key: whose fence */
 	char			 r_key[FENCE_KEY_SIZE];	/* "" for all */
 	breq_cb			 r_cb;		/* NULL: maker gone */
 	void			*r_arg;
@@ -96,9 +97,10 @@ struct breq_user {
 	unsigned int		 bu_execs;
 };
 
-struct bfence	*bfence_find(const char *);
+struct bfence	*bfence_find(uid_t, const char *);
 unsigned int	 bfence_running(void);
-struct breq	*breq_new(enum breq_kind, const char *, breq_cb, void *);
+struct breq	*breq_new(enum breq_kind, uid_t, const char *, breq_cb,
+		    void *);
 void		 breq_owner(struct breq *, uid_t, int);
 void		 breq_done(struct breq *);
 void		 breq_orphan(void *);
@@ -107,12 +109,12 @@ unsigned int	 breq_pending(uid_t);
 unsigned int	 breq_total(void);
 void		 fences_dispatch_fencer(struct imsgev *, struct imsg *, void *);
 int		 fences_to_fencer(struct breq *, uint32_t, const void *, size_t);
-void		 fences_stop(const char *);
+void		 fences_stop(uid_t, const char *);
 int		 fences_to_agent(struct bfence *, struct breq *, uint32_t,
 		    const void *, size_t);
 int		 fences_to_agent_probe(struct bfence *, struct breq *,
 		    uint32_t, const void *, size_t);
-void		 fences_measured(const char *);
+void		 fences_measured(uid_t, const char *);
 
 /* probe.c */
 struct probe_result {
@@ -121,6 +123,7 @@ struct probe_result {
 	const char	*pr_error;	/* NULL, or why there is no level */
 	const char	*pr_message;
 	int		 pr_want;	/* as given to probe_start() */
+	uid_t		 pr_owner;	/* whose fence, with the key */
 };
 typedef void	(*probe_done_cb)(void *, const char *,
 		    const struct probe_result *);

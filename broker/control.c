@@ -544,18 +544,33 @@ control_relay_identity(struct ctl_conn *cc, struct imsg *imsg)
 }
 
 /*
- * The fence KEY if the connection may act on it; else an error is sent
- * and NULL returned.  Another user's fence is "not-found", as a fence
- * that does not exist: whether it exists is not theirs to know.
+ * The owner a request names: none named (a plain KEY) is the asker's
+ * own fence; root and the admin group may name another's (USER/KEY).
+ */
+static uid_t
+control_owner(struct ctl_conn *cc, uid_t named)
+{
+	return (named == MSG_OWNER_NONE ? cc->cc_uid : named);
+}
+
+/*
+ * Owner's fence KEY if the connection may act on it; else an error is
+ * sent and NULL returned.  Another user's fence is "not-found", as a
+ * fence that does not exist: whether it exists is not theirs to know.
  */
 static struct bfence *
-control_fence_for(struct ctl_conn *cc, const char *key)
+control_fence_for(struct ctl_conn *cc, uid_t named, const char *key)
 {
 	struct bfence	*bf;
+	uid_t		 owner = control_owner(cc, named);
 
-	if ((bf = bfence_find(key)) == NULL ||
-	    (bf->bf_info.f_owner != cc->cc_uid && !cc->cc_admin)) {
-		control_error(cc, "not-found", "no fence %s", key);
+	if ((owner != cc->cc_uid && !cc->cc_admin) ||
+	    (bf = bfence_find(owner, key)) == NULL) {
+		if (owner == cc->cc_uid)
+			control_error(cc, "not-found", "no fence %s", key);
+		else
+			control_error(cc, "not-found", "no fence %u/%s",
+			    (unsigned)owner, key);
 		return (NULL);
 	}
 	return (bf);
@@ -591,8 +606,8 @@ control_to_agent(struct ctl_conn *cc, struct bfence *bf, uint32_t type,
 
 	if (control_room(cc) == -1)
 		return;
-	if ((r = breq_new(BREQ_AGENT, bf->bf_info.f_key, control_answer,
-	    cc)) == NULL)
+	if ((r = breq_new(BREQ_AGENT, bf->bf_info.f_owner, bf->bf_info.f_key,
+	    control_answer, cc)) == NULL)
 		fatal("%s: calloc", __func__);
 	breq_owner(r, cc->cc_uid, type == IMSG_AGENT_EXEC);
 	if (fences_to_agent(bf, r, type, buf, len) == -1) {
@@ -612,13 +627,13 @@ control_require(struct ctl_conn *cc, const struct msg_fence *info, int want)
 {
 	struct bfence	*bf;
 
-	if ((bf = bfence_find(info->f_key)) == NULL) {
+	if ((bf = bfence_find(info->f_owner, info->f_key)) == NULL) {
 		control_error(cc, "boot-failed", "fence %s is gone",
 		    info->f_key);
 		return;
 	}
 	if (probe_start(bf, control_require_done, cc, want, 0) == -1) {
-		fences_stop(info->f_key);
+		fences_stop(info->f_owner, info->f_key);
 		control_error(cc, "require-not-met", "fence %s: cannot "
 		    "measure it, so it cannot promise %s", info->f_key,
 		    tier_name(want));
@@ -634,14 +649,14 @@ control_require_done(void *arg, const char *key, const struct probe_result *pr)
 
 	if (pr->pr_error == NULL &&
 	    level_satisfies(pr->pr_level, level_of_tier(pr->pr_want)) &&
-	    (bf = bfence_find(key)) != NULL) {
+	    (bf = bfence_find(pr->pr_owner, key)) != NULL) {
 		struct msg_fence info = bf->bf_info;
 
 		control_fence(cc, &info);
 		control_reply(cc, IMSG_CTL_END, NULL, 0);
 		return;
 	}
-	fences_stop(key);
+	fences_stop(pr->pr_owner, key);
 	if (pr->pr_error != NULL)
 		control_error(cc, "require-not-met", "fence %s was stopped: "
 		    "%s: %s", key, pr->pr_error, pr->pr_message);
@@ -708,8 +723,9 @@ control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
 		b.b_require = 0;
 		if (control_room(cc) == -1)
 			break;
-		if ((r = breq_new(BREQ_FENCER, b.b_key, control_answer,
-		    cc)) == NULL || msg_boot_encode(&b, &buf, &len) == -1 ||
+		if ((r = breq_new(BREQ_FENCER, b.b_owner, b.b_key,
+		    control_answer, cc)) == NULL ||
+		    msg_boot_encode(&b, &buf, &len) == -1 ||
 		    fences_to_fencer(r, IMSG_FENCE_BOOT, buf, len) == -1)
 			fatal("%s: boot to fencer", __func__);
 		breq_owner(r, cc->cc_uid, 0);
@@ -718,7 +734,7 @@ control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
 	case IMSG_CTL_PROBE:
 		if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
 			return (-1);
-		if ((bf = control_fence_for(cc, q.r_key)) != NULL &&
+		if ((bf = control_fence_for(cc, q.r_owner, q.r_key)) != NULL &&
 		    probe_start(bf, control_probe_done, cc, 0, 1) == -1)
 			control_error(cc, "internal", "cannot start a probe");
 		break;
@@ -728,10 +744,20 @@ control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
 			return (-1);
 		q.r_uid = cc->cc_uid;
 		q.r_admin = cc->cc_admin;
+		if (q.r_key[0] == '\0')
+			q.r_owner = MSG_OWNER_NONE;	/* all it may see */
+		else {
+			q.r_owner = control_owner(cc, q.r_owner);
+			if (q.r_owner != cc->cc_uid && !cc->cc_admin) {
+				control_error(cc, "not-found", "no fence "
+				    "%u/%s", (unsigned)q.r_owner, q.r_key);
+				break;
+			}
+		}
 		if (control_room(cc) == -1)
 			break;
 		/* A listing always ends with END, even for one key. */
-		if ((r = breq_new(BREQ_FENCER, imsg->hdr.ih_type ==
+		if ((r = breq_new(BREQ_FENCER, q.r_owner, imsg->hdr.ih_type ==
 		    IMSG_CTL_LIST ? "" : q.r_key, control_answer, cc)) ==
 		    NULL || msg_fence_req_encode(&q, &buf, &len) == -1 ||
 		    fences_to_fencer(r, imsg->hdr.ih_type == IMSG_CTL_STOP ?
@@ -742,7 +768,7 @@ control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
 	case IMSG_CTL_EXEC:
 		if (msg_exec_decode(imsg->data, imsg->len, &x) == -1)
 			return (-1);
-		if ((bf = control_fence_for(cc, x.x_key)) != NULL &&
+		if ((bf = control_fence_for(cc, x.x_owner, x.x_key)) != NULL &&
 		    cc->cc_uid != 0 && breq_execs(cc->cc_uid) >=
 		    broker_self.ps_conf.c_exec_inflight_user)
 			control_error(cc, "too-many-execs", "at most %u "
@@ -764,7 +790,7 @@ control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
 	case IMSG_CTL_GIT_CONFIG:
 		if (msg_gitconfig_decode(imsg->data, imsg->len, &g) == -1)
 			return (-1);
-		if ((bf = control_fence_for(cc, g.g_key)) == NULL)
+		if ((bf = control_fence_for(cc, g.g_owner, g.g_key)) == NULL)
 			break;
 		memcpy(g.g_bearer, bf->bf_info.f_bearer, sizeof(g.g_bearer));
 		if (msg_gitconfig_encode(&g, &buf, &len) == -1)
@@ -775,7 +801,8 @@ control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
 	case IMSG_CTL_GIT_INIT:
 		if (msg_gitinit_decode(imsg->data, imsg->len, &gi) == -1)
 			return (-1);
-		if ((bf = control_fence_for(cc, gi.gi_key)) == NULL)
+		if ((bf = control_fence_for(cc, gi.gi_owner, gi.gi_key)) ==
+		    NULL)
 			break;
 		memcpy(gi.gi_bearer, bf->bf_info.f_bearer,
 		    sizeof(gi.gi_bearer));

@@ -44,13 +44,15 @@ struct bqueued {
 static void	bfence_agent_dispatch(struct imsgev *, struct imsg *, void *);
 static void	bfence_agent_closed(struct imsgev *, int, void *);
 
+/* A fence is named by its owner and its key. */
 struct bfence *
-bfence_find(const char *key)
+bfence_find(uid_t owner, const char *key)
 {
 	struct bfence	*bf;
 
 	TAILQ_FOREACH(bf, &bfences, bf_entry)
-		if (strcmp(bf->bf_info.f_key, key) == 0)
+		if (bf->bf_info.f_owner == owner &&
+		    strcmp(bf->bf_info.f_key, key) == 0)
 			return (bf);
 	return (NULL);
 }
@@ -103,7 +105,8 @@ breq_user_get(uid_t uid, int create)
 }
 
 struct breq *
-breq_new(enum breq_kind kind, const char *key, breq_cb cb, void *arg)
+breq_new(enum breq_kind kind, uid_t owner, const char *key, breq_cb cb,
+    void *arg)
 {
 	struct breq	*r;
 
@@ -114,6 +117,7 @@ breq_new(enum breq_kind kind, const char *key, breq_cb cb, void *arg)
 		r->r_id = breq_next++;
 	} while (r->r_id == 0 || RB_INSERT(breq_tree, &breqs, r) != NULL);
 	r->r_kind = kind;
+	r->r_owner = owner;
 	if (key != NULL)
 		strlcpy(r->r_key, key, sizeof(r->r_key));
 	r->r_cb = cb;
@@ -240,8 +244,9 @@ bfence_add(struct msg_fence *info, int fd)
 {
 	struct bfence	*bf;
 
-	if (bfence_find(info->f_key) != NULL)
-		fatalx("%s: fencer booted %s twice", __func__, info->f_key);
+	if (bfence_find(info->f_owner, info->f_key) != NULL)
+		fatalx("%s: fencer booted %u's %s twice", __func__,
+		    (unsigned)info->f_owner, info->f_key);
 	if ((bf = calloc(1, sizeof(*bf))) == NULL)
 		fatal("%s: calloc", __func__);
 	bf->bf_info = *info;
@@ -279,7 +284,7 @@ bfence_queue_clear(struct bfence *bf)
 
 /* Requests to a fence that is gone get an error now, not never. */
 static void
-bfence_fail_pending(const char *key, const char *why)
+bfence_fail_pending(uid_t owner, const char *key, const char *why)
 {
 	struct bfence	*bf;
 	struct breq	*r, *next;
@@ -287,13 +292,14 @@ bfence_fail_pending(const char *key, const char *why)
 	size_t		 len;
 	struct imsg	 imsg;
 
-	if ((bf = bfence_find(key)) != NULL)
+	if ((bf = bfence_find(owner, key)) != NULL)
 		bfence_queue_clear(bf);
 	if (msg_error_format(&buf, &len, "fence-stopped", "fence %s %s", key,
 	    why) == -1)
 		fatal("%s: encode", __func__);
 	TAILQ_FOREACH_SAFE(r, &breq_list, r_entry, next) {
-		if (r->r_kind != BREQ_AGENT || strcmp(r->r_key, key) != 0)
+		if (r->r_kind != BREQ_AGENT || r->r_owner != owner ||
+		    strcmp(r->r_key, key) != 0)
 			continue;
 		memset(&imsg, 0, sizeof(imsg));
 		imsg.hdr.ih_type = IMSG_AGENT_ERROR;
@@ -309,6 +315,7 @@ static void
 bfence_remove(struct bfence *bf, const char *why)
 {
 	char	 key[FENCE_KEY_SIZE];
+	uid_t	 owner = bf->bf_info.f_owner;
 
 	strlcpy(key, bf->bf_info.f_key, sizeof(key));
 	TAILQ_REMOVE(&bfences, bf, bf_entry);
@@ -319,7 +326,7 @@ bfence_remove(struct bfence *bf, const char *why)
 	free(bf->bf_boundary);
 	explicit_bzero(bf, sizeof(*bf));
 	free(bf);
-	bfence_fail_pending(key, why);
+	bfence_fail_pending(owner, key, why);
 }
 
 void
@@ -356,7 +363,7 @@ fences_dispatch_fencer(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_FENCE_STOPPED:
 		if (msg_fence_decode(imsg->data, imsg->len, &info) == -1)
 			fatalx("%s: bad stopped", __func__);
-		if ((bf = bfence_find(info.f_key)) != NULL)
+		if ((bf = bfence_find(info.f_owner, info.f_key)) != NULL)
 			bfence_remove(bf, "stopped");
 		if (imsg->hdr.ih_peerid == 0)
 			break;
@@ -399,7 +406,7 @@ fences_to_fencer(struct breq *r, uint32_t type, const void *buf, size_t len)
 
 /* Stop a fence on the daemon's own account; nobody hears the answer. */
 void
-fences_stop(const char *key)
+fences_stop(uid_t owner, const char *key)
 {
 	struct msg_fence_req q;
 	struct bfence	*bf;
@@ -408,12 +415,13 @@ fences_stop(const char *key)
 	size_t		 len;
 
 	/* What waits on the verdict now waits for the end, and fails. */
-	if ((bf = bfence_find(key)) != NULL)
+	if ((bf = bfence_find(owner, key)) != NULL)
 		bf->bf_stopping = 1;
 	memset(&q, 0, sizeof(q));
 	strlcpy(q.r_key, key, sizeof(q.r_key));
+	q.r_owner = owner;
 	q.r_admin = 1;
-	if ((r = breq_new(BREQ_FENCER, key, NULL, NULL)) == NULL ||
+	if ((r = breq_new(BREQ_FENCER, owner, key, NULL, NULL)) == NULL ||
 	    msg_fence_req_encode(&q, &buf, &len) == -1 ||
 	    fences_to_fencer(r, IMSG_FENCE_STOP, buf, len) == -1)
 		fatal("%s: stop %s", __func__, key);
@@ -504,18 +512,18 @@ fences_to_agent(struct bfence *bf, struct breq *r, uint32_t type,
 }
 
 /*
- * KEY's first verdict is in and its waiters have heard it (a `require'
+ * The first verdict of OWNER's KEY is in and its waiters have heard it (a `require'
  * not met has called fences_stop() by now): what waited goes to the
  * agent, unless the fence is being stopped.
  */
 void
-fences_measured(const char *key)
+fences_measured(uid_t owner, const char *key)
 {
 	struct bfence	*bf;
 	struct bqueued	*q;
 	struct breq	*r;
 
-	if ((bf = bfence_find(key)) == NULL || bf->bf_measured)
+	if ((bf = bfence_find(owner, key)) == NULL || bf->bf_measured)
 		return;
 	bf->bf_measured = 1;
 	if (bf->bf_stopping)
@@ -547,6 +555,7 @@ bfence_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_AGENT_GIT_IDENTITY:
 		r = breq_find(imsg->hdr.ih_peerid);
 		if (r == NULL || r->r_kind != BREQ_AGENT ||
+		    r->r_owner != bf->bf_info.f_owner ||
 		    strcmp(r->r_key, bf->bf_info.f_key) != 0)
 			goto bad;
 		breq_answer(r, imsg->hdr.ih_type, imsg, 1);
@@ -561,7 +570,8 @@ bfence_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	    imsg->hdr.ih_peerid);
 	imsgev_free(bf->bf_agent);
 	bf->bf_agent = NULL;
-	bfence_fail_pending(bf->bf_info.f_key, "has a misbehaving agent");
+	bfence_fail_pending(bf->bf_info.f_owner, bf->bf_info.f_key,
+	    "has a misbehaving agent");
 }
 
 static void
@@ -573,5 +583,6 @@ bfence_agent_closed(struct imsgev *iev, int error, void *arg)
 	    error ? ": " : "", error ? strerror(error) : "");
 	imsgev_free(iev);
 	bf->bf_agent = NULL;
-	bfence_fail_pending(bf->bf_info.f_key, "lost its agent");
+	bfence_fail_pending(bf->bf_info.f_owner, bf->bf_info.f_key,
+	    "lost its agent");
 }

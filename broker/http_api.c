@@ -259,12 +259,12 @@ api_reason(int r)
  * running fence; null before one, or once the fence is gone.
  */
 static json_t *
-api_boundary(const char *key)
+api_boundary(uid_t owner, const char *key)
 {
 	struct bfence	*bf;
 	json_t		*j;
 
-	if ((bf = bfence_find(key)) == NULL || bf->bf_boundary == NULL ||
+	if ((bf = bfence_find(owner, key)) == NULL || bf->bf_boundary == NULL ||
 	    (j = json_loads(bf->bf_boundary, 0, NULL)) == NULL)
 		return (json_null());
 	return (j);
@@ -289,7 +289,7 @@ api_fence(const struct msg_fence *f)
 	    "state", fence_state_name(f->f_state),
 	    "reason", api_reason(f->f_reason),
 	    "level", level_name(f->f_level),
-	    "boundary", api_boundary(f->f_key),
+	    "boundary", api_boundary(f->f_owner, f->f_key),
 	    "home", f->f_home,
 	    "homeUsed", (json_int_t)f->f_home_used,
 	    "homeLimit", (json_int_t)f->f_home_limit,
@@ -499,7 +499,7 @@ api_own_fence(struct hreq *hr)
 {
 	struct bfence	*bf;
 
-	if ((bf = bfence_find(hr->hr_key)) == NULL ||
+	if ((bf = bfence_find(hr->hr_uid, hr->hr_key)) == NULL ||
 	    bf->bf_info.f_owner != hr->hr_uid) {
 		http_error(hr, 404, "not-found", "no environment %s",
 		    hr->hr_key);
@@ -514,7 +514,9 @@ api_to_fencer(struct hreq *hr, const char *key, uint32_t type, void *buf,
 {
 	struct breq	*r;
 
-	if ((r = breq_new(BREQ_FENCER, key, api_answer, hr)) == NULL)
+	/* A token acts on its owner's fences alone. */
+	if ((r = breq_new(BREQ_FENCER, hr->hr_uid, key, api_answer,
+	    hr)) == NULL)
 		fatal("%s: calloc", __func__);
 	if (fences_to_fencer(r, type, buf, len) == -1)
 		fatal("%s: to fencer", __func__);
@@ -526,8 +528,8 @@ api_to_agent(struct hreq *hr, struct bfence *bf, uint32_t type, void *buf,
 {
 	struct breq	*r;
 
-	if ((r = breq_new(BREQ_AGENT, bf->bf_info.f_key, api_answer,
-	    hr)) == NULL)
+	if ((r = breq_new(BREQ_AGENT, bf->bf_info.f_owner, bf->bf_info.f_key,
+	    api_answer, hr)) == NULL)
 		fatal("%s: calloc", __func__);
 	breq_owner(r, hr->hr_uid, exec);
 	if (fences_to_agent(bf, r, type, buf, len) == -1) {
@@ -547,6 +549,7 @@ api_list(struct hreq *hr, const char *key, int stop)
 
 	memset(&q, 0, sizeof(q));
 	strlcpy(q.r_key, key, sizeof(q.r_key));
+	q.r_owner = key[0] != '\0' ? hr->hr_uid : MSG_OWNER_NONE;
 	q.r_uid = hr->hr_uid;
 	q.r_admin = 0;		/* a token acts on its owner's alone */
 	if (!stop && (hr->hr_list = json_array()) == NULL) {
@@ -633,11 +636,8 @@ api_boot(struct hreq *hr)
 			b.b_limits.fl_cpu_milli = (uint32_t)(cpu + 0.5);
 		}
 	}
-	/*
-	 * Keys are one namespace: a key in use is in use, whoever has it,
-	 * and the answer does not say whose.
-	 */
-	if (bfence_find(b.b_key) != NULL) {
+	/* A fence is named by its owner and key: others' keys are theirs. */
+	if (bfence_find(b.b_owner, b.b_key) != NULL) {
 		http_error(hr, 409, "exists", "environment %s is already "
 		    "running", b.b_key);
 		goto done;
@@ -907,7 +907,7 @@ api_require_done(void *arg, const char *key, const struct probe_result *pr)
 
 	if (pr->pr_error == NULL &&
 	    level_satisfies(pr->pr_level, level_of_tier(pr->pr_want)) &&
-	    (bf = bfence_find(key)) != NULL) {
+	    (bf = bfence_find(pr->pr_owner, key)) != NULL) {
 		if ((j = api_fence(&bf->bf_info)) == NULL)
 			http_error(hr, 500, "internal", "cannot encode the "
 			    "environment");
@@ -915,7 +915,7 @@ api_require_done(void *arg, const char *key, const struct probe_result *pr)
 			http_reply(hr, 201, j);
 		return;
 	}
-	fences_stop(key);
+	fences_stop(pr->pr_owner, key);
 	if (pr->pr_error != NULL)
 		http_error(hr, 412, "require-not-met", "environment %s was "
 		    "stopped: %s: %s", key, pr->pr_error, pr->pr_message);
@@ -995,13 +995,13 @@ api_answer_booted(struct hreq *hr, const struct msg_fence *f)
 			http_reply(hr, 201, j);
 		return;
 	}
-	if ((bf = bfence_find(f->f_key)) == NULL) {
+	if ((bf = bfence_find(f->f_owner, f->f_key)) == NULL) {
 		http_error(hr, 500, "boot-failed", "environment %s is gone",
 		    f->f_key);
 		return;
 	}
 	if (probe_start(bf, api_require_done, hr, hr->hr_want, 0) == -1) {
-		fences_stop(f->f_key);
+		fences_stop(f->f_owner, f->f_key);
 		http_error(hr, 412, "require-not-met", "environment %s cannot "
 		    "be measured, so it cannot promise %s", f->f_key,
 		    tier_name(hr->hr_want));

@@ -29,6 +29,7 @@
 
 struct probe_waiter {
 	TAILQ_ENTRY(probe_waiter) pw_entry;
+	uid_t			 pw_owner;
 	char			 pw_key[FENCE_KEY_SIZE];
 	probe_done_cb		 pw_cb;
 	void			*pw_arg;
@@ -67,17 +68,18 @@ probe_output_error(struct breq *ra, const char *code, const char *message)
 	free(buf);
 }
 
-/* Everyone waiting on KEY's probe hears how it ended, once. */
+/* Everyone waiting on the probe of owner's KEY hears how it ended, once. */
 static void
-probe_finish(const char *key, struct probe_result *res)
+probe_finish(uid_t owner, const char *key, struct probe_result *res)
 {
 	struct probe_waiter *pw, *next;
 
 	TAILQ_FOREACH_SAFE(pw, &probe_waiters, pw_entry, next) {
-		if (strcmp(pw->pw_key, key) != 0)
+		if (pw->pw_owner != owner || strcmp(pw->pw_key, key) != 0)
 			continue;
 		TAILQ_REMOVE(&probe_waiters, pw, pw_entry);
 		res->pr_want = pw->pw_want;
+		res->pr_owner = owner;
 		pw->pw_cb(pw->pw_arg, key, res);
 		free(pw);
 	}
@@ -116,6 +118,7 @@ probe_start(struct bfence *bf, probe_done_cb cb, void *arg, int want,
 	if (cb != NULL) {
 		if ((pw = calloc(1, sizeof(*pw))) == NULL)
 			return (-1);
+		pw->pw_owner = bf->bf_info.f_owner;
 		strlcpy(pw->pw_key, bf->bf_info.f_key, sizeof(pw->pw_key));
 		pw->pw_cb = cb;
 		pw->pw_arg = arg;
@@ -127,16 +130,19 @@ probe_start(struct bfence *bf, probe_done_cb cb, void *arg, int want,
 
 	memset(&q, 0, sizeof(q));
 	strlcpy(q.r_key, bf->bf_info.f_key, sizeof(q.r_key));
+	q.r_owner = bf->bf_info.f_owner;
 	q.r_uid = bf->bf_info.f_owner;
 	q.r_full = full;
-	if ((r = breq_new(BREQ_FENCER, q.r_key, probe_fencer_answer,
-	    NULL)) == NULL || msg_fence_req_encode(&q, &buf, &len) == -1)
+	if ((r = breq_new(BREQ_FENCER, q.r_owner, q.r_key,
+	    probe_fencer_answer, NULL)) == NULL ||
+	    msg_fence_req_encode(&q, &buf, &len) == -1)
 		fatal("%s: request", __func__);
 	if (fences_to_fencer(r, IMSG_PROBE_PREPARE, buf, len) == -1)
 		fatal("%s: to fencer", __func__);
 	free(buf);
 	bf->bf_probing = 1;
-	log_debug("%s: probing %s", __func__, q.r_key);
+	log_debug("%s: probing %u's %s", __func__, (unsigned)q.r_owner,
+	    q.r_key);
 	return (0);
 }
 
@@ -158,7 +164,7 @@ static void
 probe_fencer_answer(struct breq *r, uint32_t type, struct imsg *imsg)
 {
 	struct probe_result res;
-	struct bfence	*bf = bfence_find(r->r_key);
+	struct bfence	*bf = bfence_find(r->r_owner, r->r_key);
 	struct msg_verdict v;
 	struct msg_error e;
 	struct msg_exec	 x;
@@ -177,8 +183,9 @@ probe_fencer_answer(struct breq *r, uint32_t type, struct imsg *imsg)
 			return;		/* the fencer will say so */
 		}
 		memcpy(x.x_bearer, bf->bf_info.f_bearer, sizeof(x.x_bearer));
-		if ((ra = breq_new(BREQ_AGENT, r->r_key, probe_agent_answer,
-		    NULL)) == NULL || msg_exec_encode(&x, &buf, &len) == -1)
+		if ((ra = breq_new(BREQ_AGENT, r->r_owner, r->r_key,
+		    probe_agent_answer, NULL)) == NULL ||
+		    msg_exec_encode(&x, &buf, &len) == -1)
 			fatal("%s: exec", __func__);
 		ra->r_parent = r->r_id;
 		explicit_bzero(x.x_bearer, sizeof(x.x_bearer));
@@ -207,8 +214,8 @@ probe_fencer_answer(struct breq *r, uint32_t type, struct imsg *imsg)
 		res.pr_json = v.v_json;
 		if (bf != NULL)
 			bf->bf_probing = 0;
-		probe_finish(r->r_key, &res);
-		fences_measured(r->r_key);
+		probe_finish(r->r_owner, r->r_key, &res);
+		fences_measured(r->r_owner, r->r_key);
 		msg_verdict_free(&v);
 		return;
 	default:
@@ -216,8 +223,8 @@ probe_fencer_answer(struct breq *r, uint32_t type, struct imsg *imsg)
 	}
 	if (bf != NULL)
 		bf->bf_probing = 0;
-	probe_finish(r->r_key, &res);
-	fences_measured(r->r_key);
+	probe_finish(r->r_owner, r->r_key, &res);
+	fences_measured(r->r_owner, r->r_key);
 }
 
 /* The agent ran the probe (or could not): its output goes to the fencer. */

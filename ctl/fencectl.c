@@ -7,7 +7,9 @@
 
 #include <err.h>
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +77,7 @@ static const struct ctl_cmd {
 
 struct ctl_opts {
 	const char	*o_key;
+	uid_t		 o_owner;	/* USER/KEY, or MSG_OWNER_NONE */
 	const char	*o_pos;
 	const char	*o_val[8];
 	char		**o_argv;
@@ -202,6 +205,7 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	memset(&o, 0, sizeof(o));
+	o.o_owner = MSG_OWNER_NONE;
 	if ((cmd = ctl_parse(argc, argv, &o)) == NULL)
 		ctl_usage();
 	memset(&ctx, 0, sizeof(ctx));
@@ -216,6 +220,7 @@ main(int argc, char *argv[])
 	case CTL_STOP:
 	case CTL_PROBE:
 		memset(&q, 0, sizeof(q));
+		q.r_owner = o.o_owner;
 		if (o.o_key != NULL && !(cmd->cc_action == CTL_STOP &&
 		    strcmp(o.o_key, "all") == 0))
 			strlcpy(q.r_key, o.o_key, sizeof(q.r_key));
@@ -227,6 +232,9 @@ main(int argc, char *argv[])
 		break;
 	case CTL_BOOT:
 		memset(&b, 0, sizeof(b));
+		/* A fence is booted by its owner, for itself. */
+		if (o.o_owner != MSG_OWNER_NONE)
+			errx(1, "boot: name your own fence, KEY alone");
 		strlcpy(b.b_key, o.o_key, sizeof(b.b_key));
 		if ((v = ctl_opt(cmd, &o, "tier")) != NULL)
 			b.b_tier = ctl_tier(v);
@@ -253,6 +261,7 @@ main(int argc, char *argv[])
 		break;
 	case CTL_EXEC:
 		memset(&x, 0, sizeof(x));
+		x.x_owner = o.o_owner;
 		strlcpy(x.x_key, o.o_key, sizeof(x.x_key));
 		if ((v = ctl_opt(cmd, &o, "timeout")) != NULL)
 			x.x_timeout_ms = ctl_number("timeout", v,
@@ -276,6 +285,7 @@ main(int argc, char *argv[])
 		break;
 	case CTL_GIT_CONFIG:
 		memset(&g, 0, sizeof(g));
+		g.g_owner = o.o_owner;
 		strlcpy(g.g_key, o.o_key, sizeof(g.g_key));
 		if ((v = ctl_opt(cmd, &o, "name")) != NULL) {
 			g.g_set_name = 1;
@@ -297,6 +307,7 @@ main(int argc, char *argv[])
 		break;
 	case CTL_GIT_INIT:
 		memset(&gi, 0, sizeof(gi));
+		gi.gi_owner = o.o_owner;
 		strlcpy(gi.gi_key, o.o_key, sizeof(gi.gi_key));
 		if (o.o_pos != NULL && strlcpy(gi.gi_path, o.o_pos,
 		    sizeof(gi.gi_path)) >= sizeof(gi.gi_path))
@@ -339,6 +350,43 @@ main(int argc, char *argv[])
 	return (status);
 }
 
+/*
+ * [OWNER/]KEY: a plain KEY is the caller's own fence; root and the admin
+ * group name another user's as USER/KEY or UID/KEY (a key holds no
+ * slash).  The daemon decides who may; here only the name is resolved.
+ */
+static void
+ctl_fence_name(struct ctl_opts *o, char *arg)
+{
+	struct passwd	*pw;
+	const char	*errstr, *p;
+	char		*slash;
+
+	/* Anything else is taken whole, and refused as a key. */
+	if ((slash = strchr(arg, '/')) == NULL || slash == arg ||
+	    !fence_key_valid(slash + 1) || arg[0] == '-' || arg[0] == '.') {
+		o->o_key = arg;
+		return;
+	}
+	for (p = arg; p < slash; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' ||
+		    *p == '.')) {
+			o->o_key = arg;
+			return;
+		}
+	*slash = '\0';
+	o->o_key = slash + 1;
+	if (arg[0] >= '0' && arg[0] <= '9') {
+		o->o_owner = strtonum(arg, 0, UINT32_MAX - 1, &errstr);
+		if (errstr != NULL)
+			errx(1, "%s: uid %s", arg, errstr);
+	} else if ((pw = getpwnam(arg)) != NULL)
+		o->o_owner = pw->pw_uid;
+	else
+		errx(1, "%s: no such user", arg);
+}
+
 /* Fixed words, then KEY, then name-value options, then -- ARGV. */
 static const struct ctl_cmd *
 ctl_parse(int argc, char **argv, struct ctl_opts *o)
@@ -365,9 +413,10 @@ ctl_parse(int argc, char **argv, struct ctl_opts *o)
 	if (cmd->cc_key) {
 		if (n >= argc)
 			return (NULL);
-		o->o_key = argv[n++];
+		ctl_fence_name(o, argv[n++]);
 		if (!fence_key_valid(o->o_key) && !(cmd->cc_action ==
-		    CTL_STOP && strcmp(o->o_key, "all") == 0))
+		    CTL_STOP && strcmp(o->o_key, "all") == 0 &&
+		    o->o_owner == MSG_OWNER_NONE))
 			errx(1, "%s: not a fence key ([a-z0-9][a-z0-9_-]"
 			    "{0,62})", o->o_key);
 	}
@@ -549,6 +598,19 @@ ctl_reason_name(int r)
 	}
 }
 
+/* The owner's name, or its uid where it has none. */
+static const char *
+ctl_owner_name(uid_t uid)
+{
+	static char	 buf[16];
+	struct passwd	*pw;
+
+	if ((pw = getpwuid(uid)) != NULL)
+		return (pw->pw_name);
+	snprintf(buf, sizeof(buf), "%u", (unsigned)uid);
+	return (buf);
+}
+
 static void
 ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 {
@@ -561,23 +623,25 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 		errx(1, "bad fence reply");
 	left = f.f_deadline > now ? (long long)(f.f_deadline - now) : 0;
 	if (ctx->c_action == CTL_SHOW_ENVS && ctx->c_nfences == 0)
-		printf("%-24s %-7s %-5s %-8s %-8s %-8s %s\n", "KEY", "OWNER",
+		printf("%-24s %-12s %-5s %-8s %-8s %-8s %s\n", "KEY", "OWNER",
 		    "TIER", "BACKEND", "STATE", "PID", "LEFT");
 	ctx->c_nfences++;
 	if (ctx->c_action == CTL_SHOW_ENVS) {
-		printf("%-24s %-7u %-5s %-8s %-8s %-8d %llds\n", f.f_key,
-		    (unsigned)f.f_owner, tier_name(f.f_tier),
+		printf("%-24s %-12s %-5s %-8s %-8s %-8d %llds\n", f.f_key,
+		    ctl_owner_name(f.f_owner), tier_name(f.f_tier),
 		    backend_name(f.f_backend), fence_state_name(f.f_state),
 		    (int)f.f_pid, left);
 		return;
 	}
 	if (ctx->c_action == CTL_STOP) {
-		printf("stopped %s\n", f.f_key);
+		printf("stopped %s%s%s\n", f.f_owner == getuid() ? "" :
+		    ctl_owner_name(f.f_owner), f.f_owner == getuid() ? "" : "/",
+		    f.f_key);
 		return;
 	}
 	printf("key:      %s\n", f.f_key);
-	printf("owner:    uid %u (runs as uid %u)\n", (unsigned)f.f_owner,
-	    (unsigned)f.f_uid);
+	printf("owner:    %s, uid %u (runs as uid %u)\n",
+	    ctl_owner_name(f.f_owner), (unsigned)f.f_owner, (unsigned)f.f_uid);
 	printf("tier:     %s\n", tier_name(f.f_tier));
 	printf("backend:  %s\n", backend_name(f.f_backend));
 	printf("state:    %s", fence_state_name(f.f_state));

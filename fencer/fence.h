@@ -44,6 +44,7 @@ struct fence_spec {
 						   fds 0-2 (tests, -d); 0: they
 						   are /dev/null */
 	const char	*fs_cgroup_parent[3];	/* memory, pids, cpu dirs */
+	const char	*fs_cgroup_name;	/* in each; NULL: fs_key */
 
 	/* Test-only weakening (FENCED_TEST_HOOKS builds); 0 normally. */
 	int		 fs_test_noseccomp;

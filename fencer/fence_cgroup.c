@@ -1,7 +1,8 @@
 /*
- * The cgroups of a fence: <parent>/<key> for the memory, pids and cpu
+ * The cgroups of a fence: <parent>/<name> for the memory, pids and cpu
  * controllers, where <parent> is what the fencer passes (the daemon's
- * own cgroup plus "fenced", never a hierarchy's root).  cgroup v1
+ * own cgroup plus its folder, never a hierarchy's root) and <name> the
+ * name it chose (<owner>.<key>: fencer_cgroup.c), or the key.  cgroup v1
  * (memory.limit_in_bytes, pids.max, cpu.cfs_*) and v2 (memory.max,
  * pids.max, cpu.max) are both handled; which one a parent is in comes
  * from its filesystem type.
@@ -263,7 +264,7 @@ fence_cg_parent(int which, const char *parent, char *err, size_t errlen)
 	return (v2);
 }
 
-/* <parent>/<key>: a leftover of a crashed fencer is removed if empty. */
+/* <parent>/<name>: a leftover of a crashed fencer is removed if empty. */
 static int
 fence_cg_mkdir(const char *path, char *err, size_t errlen)
 {
@@ -285,6 +286,8 @@ fence_cg_one(int which, const struct fence_spec *s, struct fence_proc *proc,
     struct fence_ctx *ctx, char *err, size_t errlen)
 {
 	const char	*parent = s->fs_cgroup_parent[which];
+	const char	*name = s->fs_cgroup_name != NULL ? s->fs_cgroup_name :
+			    s->fs_key;
 	char		 path[PATH_MAX];
 	int		 j, v2, shared = 0;
 
@@ -292,8 +295,13 @@ fence_cg_one(int which, const struct fence_spec *s, struct fence_proc *proc,
 		snprintf(err, errlen, "cgroup parent %s not absolute", parent);
 		return (-1);
 	}
+	if (name[0] == '\0' || strchr(name, '/') != NULL ||
+	    strcmp(name, "..") == 0) {
+		snprintf(err, errlen, "cgroup name %s not a name", name);
+		return (-1);
+	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent,
-	    s->fs_key) >= sizeof(path)) {
+	    name) >= sizeof(path)) {
 		snprintf(err, errlen, "cgroup path too long");
 		return (-1);
 	}

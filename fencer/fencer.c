@@ -73,7 +73,7 @@ fencer(const struct proc_args *pa)
 	evsignal_add(&ev_chld, NULL);
 
 	lockdown(&ld);
-	fencer_init();
+	fencer_init(pa->pa_id);
 
 	proc_connect_parent(&fencer_self);
 	event_dispatch();

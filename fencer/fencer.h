@@ -15,11 +15,22 @@ struct probe_expect;
 #define FENCER_MAX_FENCES	256
 #define FENCER_AGENT_WAIT_SEC	10	/* boot to agent ready, at most */
 
+/*
+ * A fence's cgroups are <daemon's folder>/<owner>.<key>: a key cannot
+ * hold a dot, so no two (owner, key) pairs share a name.
+ */
+#define FENCER_CGNAME_SIZE	(10 + 1 + FENCE_KEY_SIZE)
+
+/* The daemon's cgroup folders: fenced.<id>, id FENCER_ID_LEN hex digits. */
+#define FENCER_ID_LEN		16
+#define FENCER_ID_SIZE		(FENCER_ID_LEN + 1)
+
 struct fence {
 	TAILQ_ENTRY(fence)	 f_entry;
 	struct msg_fence	 f_info;	/* key, owner, state, ... */
 	gid_t			 f_gid;
 	char			 f_user[FENCED_NAME_MAX];
+	char			 f_cgname[FENCER_CGNAME_SIZE];
 	struct fence_proc	 f_proc;
 	int			 f_started;	/* f_proc is live */
 	struct imsgev		*f_agent;	/* until the agent is ready */
@@ -40,7 +51,7 @@ extern struct proc_self	 fencer_self;
 extern struct fencelist	 fencer_fences;
 
 /* fencer_fence.c */
-void	fencer_init(void);
+void	fencer_init(const char *);
 void	fencer_boot(uint32_t, const struct msg_boot *);
 void	fencer_stop_req(uint32_t, const struct msg_fence_req *);
 void	fencer_list(uint32_t, const struct msg_fence_req *);
@@ -49,7 +60,13 @@ void	fencer_stop_all(void);
 void	fencer_send_error(uint32_t, uint32_t, const char *, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
 
-struct fence	*fencer_find(const char *);
+struct fence	*fencer_find(uid_t, const char *);
+struct fence	*fencer_lookup(const struct msg_fence_req *);
+int		 fencer_env_dir(const struct fence *, int, char *, size_t);
+void		 fencer_env_sweep(const char *);
+
+/* fencer_uids.c */
+int	fencer_uid_for(const char *, const char *, uid_t *, char *, size_t);
 
 /* fencer_probe.c */
 void	fencer_probe_prepare(uint32_t, const struct msg_fence_req *);
@@ -58,7 +75,10 @@ void	fencer_probe_verdict(uint32_t, struct imsg *);
 void	fencer_probe_end(struct fence *, int);
 
 /* fencer_cgroup.c */
-int	fencer_cgroup_init(char [3][PATH_MAX]);
+int	fencer_cgroup_init(const char *, char [3][PATH_MAX]);
 void	fencer_cgroup_fini(char [3][PATH_MAX]);
+int	fencer_daemon_id(const char *, char [FENCER_ID_SIZE]);
+void	fencer_daemon_sweep(const char *);
+void	fencer_daemon_fini(const char *, const char *, int);
 
 #endif /* FENCER_H */

@@ -1,17 +1,27 @@
 /*
  * Where the fencer puts fences' cgroups: under the daemon's own cgroup
  * in each hierarchy, as /proc/self/cgroup names it (a service manager
- * may have put the daemon somewhere other than the root), in a
- * directory "fenced.<pid of the parent>" of our own, so that two daemons
- * on one machine never touch each other's fences; never at a
- * hierarchy's root.  Such directories of daemons no longer running are
- * swept at start.
+ * may have put the daemon somewhere other than the root), in a folder
+ * "fenced.<daemon id>" of its own, never at a hierarchy's root.  A
+ * fence's cgroup in it is "<owner>.<key>".
+ *
+ * The daemon id is FENCER_ID_LEN random hex digits the parent makes at
+ * start, never a pid: pids repeat, and across pid namespaces a daemon
+ * in a container sees every host daemon as dead.  While it runs, the
+ * parent holds an flock on <state>/daemons/<id>.  A folder is swept
+ * (its processes killed, its cgroups removed) only when it is provably
+ * a daemon of this state directory's (its lock file is there) and dead
+ * (the lock is free): another daemon's folders, of another state
+ * directory or another pid namespace, are never touched.  The parent
+ * sweeps dead ones at start, and its own when it exits, whatever became
+ * of the fencer.
  *
  * cgroup v1 when /sys/fs/cgroup/{memory,pids,cpu} are v1 hierarchies (as
  * on this machine), else v2 when /sys/fs/cgroup is a v2 hierarchy whose
  * cgroup.controllers offers all three.  Anything else: no fences.
  */
 #include <sys/types.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
@@ -22,9 +32,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fenced.h"
@@ -32,8 +44,12 @@
 #include "fencer.h"
 
 #define CG_ROOT		"/sys/fs/cgroup"
+#define CG_DAEMONS	"daemons"	/* under the state directory */
+#define CG_RMDIR_TRIES	400		/* 5 ms apart */
 
 static const char *const cg_ctrl[3] = { "memory", "pids", "cpu" };
+
+static void	cg_state_leftovers(const char *);
 
 /* The daemon's path in hierarchy ctrl ("" for v2's unified line). */
 static int
@@ -104,75 +120,82 @@ cg_v2_has_controllers(void)
 	return (n == 3);
 }
 
-/* Kill what a cgroup left by an earlier daemon still holds, remove it. */
+/* "<owner>.<key>": the name of a fence's cgroup. */
+static int
+cg_name_valid(const char *name)
+{
+	const char	*dot, *p;
+
+	if ((dot = strchr(name, '.')) == NULL || dot == name ||
+	    dot - name > 10)
+		return (0);
+	for (p = name; p < dot; p++)
+		if (*p < '0' || *p > '9')
+			return (0);
+	return (fence_key_valid(dot + 1));
+}
+
+static void
+cg_kill_procs(const char *dir)
+{
+	char		 path[PATH_MAX], line[64];
+	FILE		*fp;
+	pid_t		 pid;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >=
+	    sizeof(path) || (fp = fopen(path, "re")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if ((pid = atoi(line)) > 1)
+			kill(pid, SIGKILL);
+	fclose(fp);
+}
+
+/* Kill what a cgroup still holds and remove it; dying tasks may linger. */
+static int
+cg_remove(const char *dir)
+{
+	struct timespec	 ts = { 0, 5 * 1000 * 1000 };
+	int		 i;
+
+	for (i = 0; i < CG_RMDIR_TRIES; i++) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return (0);
+		if (errno != EBUSY)
+			break;
+		cg_kill_procs(dir);
+		nanosleep(&ts, NULL);
+	}
+	log_warn("%s: rmdir %s", __func__, dir);
+	return (-1);
+}
+
+/* Every fence's cgroup in one daemon's folder. */
 static void
 cg_sweep(const char *dir)
 {
-	char		 path[PATH_MAX], line[64];
+	char		 path[PATH_MAX];
 	struct dirent	*de;
-	FILE		*fp;
 	DIR		*d;
-	pid_t		 pid;
 
 	if ((d = opendir(dir)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
-		if (de->d_type != DT_DIR || !fence_key_valid(de->d_name))
-			continue;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s/cgroup.procs",
-		    dir, de->d_name) >= sizeof(path))
-			continue;
-		if ((fp = fopen(path, "re")) != NULL) {
-			while (fgets(line, sizeof(line), fp) != NULL)
-				if ((pid = atoi(line)) > 1)
-					kill(pid, SIGKILL);
-			fclose(fp);
-		}
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+		if (de->d_type != DT_DIR || !cg_name_valid(de->d_name) ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir,
 		    de->d_name) >= sizeof(path))
 			continue;
-		if (rmdir(path) == -1 && errno != ENOENT)
-			log_warn("%s: stale cgroup %s", __func__, path);
-		else
+		if (cg_remove(path) == 0)
 			log_info("removed stale cgroup %s", path);
 	}
 	closedir(d);
 }
 
-/* fenced.<pid> directories whose daemon is gone. */
-static void
-cg_sweep_dead(const char *base)
+/* The daemon's own cgroup in each hierarchy: memory, pids, cpu. */
+static int
+cg_bases(char base[3][PATH_MAX])
 {
-	char		 path[PATH_MAX];
-	const char	*errstr;
-	struct dirent	*de;
-	DIR		*d;
-	pid_t		 pid;
-
-	if ((d = opendir(base)) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_type != DT_DIR ||
-		    strncmp(de->d_name, "fenced.", 7) != 0)
-			continue;
-		pid = strtonum(de->d_name + 7, 1, INT_MAX, &errstr);
-		if (errstr != NULL || pid == getppid() ||
-		    kill(pid, 0) == 0 || errno != ESRCH)
-			continue;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", base,
-		    de->d_name) >= sizeof(path))
-			continue;
-		cg_sweep(path);
-		if (rmdir(path) == -1)
-			log_warn("%s: stale cgroup %s", __func__, path);
-	}
-	closedir(d);
-}
-
-int
-fencer_cgroup_init(char parent[3][PATH_MAX])
-{
-	char		 mnt[PATH_MAX], self[PATH_MAX], base[PATH_MAX];
+	char		 mnt[PATH_MAX], self[PATH_MAX];
 	int		 i, v1 = 1;
 
 	for (i = 0; i < 3; i++) {
@@ -195,11 +218,59 @@ fencer_cgroup_init(char parent[3][PATH_MAX])
 		}
 		if (strcmp(self, "/") == 0)
 			self[0] = '\0';
-		if ((size_t)snprintf(base, sizeof(base), "%s%s", mnt, self) >=
-		    sizeof(base) || (size_t)snprintf(parent[i], PATH_MAX,
-		    "%s/fenced.%d", base, (int)getppid()) >= PATH_MAX)
+		if ((size_t)snprintf(base[i], PATH_MAX, "%s%s", mnt, self) >=
+		    PATH_MAX)
 			return (-1);
-		cg_sweep_dead(base);
+	}
+	return (0);
+}
+
+static int
+cg_id_valid(const char *id)
+{
+	size_t	 i;
+
+	for (i = 0; i < FENCER_ID_LEN; i++)
+		if (!((id[i] >= '0' && id[i] <= '9') ||
+		    (id[i] >= 'a' && id[i] <= 'f')))
+			return (0);
+	return (id[i] == '\0');
+}
+
+/* A daemon's folders, fenced.<id> in each hierarchy, swept and removed. */
+static void
+cg_sweep_daemon(const char *id)
+{
+	char		 base[3][PATH_MAX], dir[PATH_MAX];
+	int		 i, j, seen;
+
+	if (cg_bases(base) == -1)
+		return;
+	for (i = 0; i < 3; i++) {
+		for (seen = 0, j = 0; j < i; j++)
+			if (strcmp(base[j], base[i]) == 0)
+				seen = 1;
+		if (seen || (size_t)snprintf(dir, sizeof(dir), "%s/fenced.%s",
+		    base[i], id) >= sizeof(dir))
+			continue;
+		cg_sweep(dir);
+		if (cg_remove(dir) == -1)
+			log_warnx("%s: %s left behind", __func__, dir);
+	}
+}
+
+int
+fencer_cgroup_init(const char *id, char parent[3][PATH_MAX])
+{
+	char		 base[3][PATH_MAX];
+	int		 i;
+
+	if (id == NULL || !cg_id_valid(id) || cg_bases(base) == -1)
+		return (-1);
+	for (i = 0; i < 3; i++) {
+		if ((size_t)snprintf(parent[i], PATH_MAX, "%s/fenced.%s",
+		    base[i], id) >= PATH_MAX)
+			return (-1);
 		if (mkdir(parent[i], 0755) == -1 && errno != EEXIST) {
 			log_warn("%s: mkdir %s", __func__, parent[i]);
 			return (-1);
@@ -224,4 +295,141 @@ fencer_cgroup_fini(char parent[3][PATH_MAX])
 		    errno != EBUSY)
 			log_warn("%s: rmdir %s", __func__, parent[i]);
 	}
+}
+
+static int
+cg_lock_path(const char *state, const char *id, char *buf, size_t len)
+{
+	if ((size_t)snprintf(buf, len, "%s/" CG_DAEMONS "%s%s", state,
+	    id != NULL ? "/" : "", id != NULL ? id : "") >= len) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The parent, at start: sweep what dead daemons of this state directory
+ * left, refuse to share the state directory with a live one, then make
+ * this daemon's id and hold the lock on <state>/daemons/<id>.  Returns
+ * the lock's descriptor, kept open (close-on-exec) until exit.
+ */
+int
+fencer_daemon_id(const char *state, char id[FENCER_ID_SIZE])
+{
+	char		 dir[PATH_MAX], path[PATH_MAX], pid[32];
+	uint8_t		 rnd[FENCER_ID_LEN / 2];
+	struct stat	 sb;
+	size_t		 i;
+	int		 fd, n;
+
+	if (cg_lock_path(state, NULL, dir, sizeof(dir)) == -1)
+		fatal("%s: %s", __func__, state);
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+		fatal("mkdir %s", dir);
+	if (lstat(dir, &sb) == -1 || !S_ISDIR(sb.st_mode) || sb.st_uid != 0)
+		fatalx("%s: not a directory of root's", dir);
+	if ((sb.st_mode & 07777) != 0700 && chmod(dir, 0700) == -1)
+		fatal("chmod %s", dir);
+	fencer_daemon_sweep(state);
+	cg_state_leftovers(state);
+
+	arc4random_buf(rnd, sizeof(rnd));
+	for (i = 0; i < sizeof(rnd); i++)
+		snprintf(id + 2 * i, 3, "%02x", rnd[i]);
+	if (cg_lock_path(state, id, path, sizeof(path)) == -1)
+		fatal("%s: %s", __func__, state);
+	if ((fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) == -1)
+		fatal("%s: %s", __func__, path);
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1)
+		fatal("%s: flock %s", __func__, path);
+	/* For people only: the lock, not the pid, says who is alive. */
+	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (write(fd, pid, n) != n)
+		log_warn("%s: %s", __func__, path);
+	return (fd);
+}
+
+/*
+ * Every daemon of this state directory whose lock is free is dead: its
+ * cgroup folders are swept and its lock file goes.  One whose lock is
+ * held is alive, and this daemon must not run beside it.
+ */
+void
+fencer_daemon_sweep(const char *state)
+{
+	char		 dir[PATH_MAX], path[PATH_MAX];
+	struct dirent	*de;
+	DIR		*d;
+	int		 fd;
+
+	if (cg_lock_path(state, NULL, dir, sizeof(dir)) == -1 ||
+	    (d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_type != DT_REG || !cg_id_valid(de->d_name) ||
+		    cg_lock_path(state, de->d_name, path, sizeof(path)) == -1)
+			continue;
+		if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+			if (errno == EWOULDBLOCK)
+				fatalx("state %s is in use by another fenced "
+				    "(daemon %s)", state, de->d_name);
+			fatal("flock %s", path);
+		}
+		log_info("sweeping what daemon %s left", de->d_name);
+		cg_sweep_daemon(de->d_name);
+		(void)unlink(path);
+		close(fd);
+	}
+	closedir(d);
+}
+
+/*
+ * What no fence needs once none runs: the probe secrets and the fences'
+ * folders of <state>/envs.  Only while no other daemon uses the state
+ * directory, which fencer_daemon_sweep() makes sure of.
+ */
+static void
+cg_state_leftovers(const char *state)
+{
+	char		 path[PATH_MAX];
+	struct dirent	*de;
+	DIR		*d;
+
+	if ((d = opendir(state)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (de->d_type != DT_REG || strncmp(de->d_name,
+			    "probe-secret.", 13) != 0 ||
+			    (size_t)snprintf(path, sizeof(path), "%s/%s",
+			    state, de->d_name) >= sizeof(path))
+				continue;
+			if (unlink(path) == 0)
+				log_info("removed stale %s", path);
+		}
+		closedir(d);
+	}
+	fencer_env_sweep(state);
+}
+
+/*
+ * The parent, at exit, whatever became of the fencer: the fences'
+ * cgroups and this daemon's folders, the probe secrets, the fences'
+ * folders of <state>/envs, then the lock.
+ */
+void
+fencer_daemon_fini(const char *state, const char *id, int lockfd)
+{
+	char		 path[PATH_MAX];
+
+	if (id == NULL || !cg_id_valid(id))
+		return;
+	cg_sweep_daemon(id);
+	cg_state_leftovers(state);
+	if (cg_lock_path(state, id, path, sizeof(path)) == 0)
+		(void)unlink(path);
+	if (lockfd != -1)
+		close(lockfd);
 }

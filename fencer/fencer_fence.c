@@ -42,7 +42,7 @@ static void	fence_end(struct fence *, int, uint32_t);
 static void	fence_send(uint32_t, uint32_t, struct fence *, int);
 
 void
-fencer_init(void)
+fencer_init(const char *id)
 {
 	char		 exe[PATH_MAX];
 	ssize_t		 n;
@@ -52,21 +52,152 @@ fencer_init(void)
 		fatal("%s: readlink /proc/self/exe", __func__);
 	exe[n] = '\0';
 	strlcpy(fencer_bindir, dirname(exe), sizeof(fencer_bindir));
-	if (fencer_cgroup_init(fencer_cgparent) == -1)
+	if (fencer_cgroup_init(id, fencer_cgparent) == -1)
 		fatalx("%s: no usable cgroup hierarchy for fences", __func__);
 	for (i = 0; i < 3; i++)
 		cgparents[i] = fencer_cgparent[i];
 }
 
+/* A fence is named by its owner and its key. */
 struct fence *
-fencer_find(const char *key)
+fencer_find(uid_t owner, const char *key)
 {
 	struct fence	*f;
 
 	TAILQ_FOREACH(f, &fencer_fences, f_entry)
-		if (strcmp(f->f_info.f_key, key) == 0)
+		if (f->f_info.f_owner == owner &&
+		    strcmp(f->f_info.f_key, key) == 0)
 			return (f);
 	return (NULL);
+}
+
+static int
+fence_visible(const struct fence *f, const struct msg_fence_req *q)
+{
+	return (q->r_admin || f->f_info.f_owner == q->r_uid);
+}
+
+/*
+ * The one fence a request names, if the asker may see it: the owner the
+ * broker named, or with none the asker's own.  Checked here as well as
+ * in the broker, so a confused broker cannot hand one user's fence to
+ * another.
+ */
+struct fence *
+fencer_lookup(const struct msg_fence_req *q)
+{
+	struct fence	*f;
+	uid_t		 owner;
+
+	if (q->r_key[0] == '\0')
+		return (NULL);
+	owner = q->r_owner == MSG_OWNER_NONE ? q->r_uid : q->r_owner;
+	if ((f = fencer_find(owner, q->r_key)) == NULL || !fence_visible(f, q))
+		return (NULL);
+	return (f);
+}
+
+/*
+ * <state>/envs/<owner>/<key>: what the fencer keeps of a running fence
+ * (its probe report).  With create, made (0700, root's) if missing.
+ * Removed when the fence ends: only what must persist outlives a fence,
+ * and the uid of a root-owned fence is kept in <state>/fence-uids.
+ */
+int
+fencer_env_dir(const struct fence *f, int create, char *buf, size_t len)
+{
+	const char	*state = fencer_self.ps_conf.c_state;
+
+	if ((size_t)snprintf(buf, len, "%s/envs/%u", state,
+	    (unsigned)f->f_info.f_owner) >= len) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	if (create && mkdir(buf, 0700) == -1 && errno != EEXIST)
+		return (-1);
+	if (strlcat(buf, "/", len) >= len ||
+	    strlcat(buf, f->f_info.f_key, len) >= len) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	if (create && mkdir(buf, 0700) == -1 && errno != EEXIST)
+		return (-1);
+	return (0);
+}
+
+/* What a fence's folder may hold; nothing else is ever put there. */
+static const char *const fence_env_files[] = { "probe.json", ".probe.json" };
+
+static void
+fence_env_remove_dir(const char *dir, int quiet)
+{
+	char	 path[PATH_MAX];
+	size_t	 i;
+
+	for (i = 0; i < sizeof(fence_env_files) / sizeof(fence_env_files[0]);
+	    i++)
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+		    fence_env_files[i]) < sizeof(path))
+			(void)unlink(path);
+	if (rmdir(dir) == -1 && errno != ENOENT && !quiet)
+		log_warn("%s: rmdir %s", __func__, dir);
+}
+
+static void
+fence_env_remove(const struct fence *f)
+{
+	char	 dir[PATH_MAX], *slash;
+
+	if (fencer_env_dir(f, 0, dir, sizeof(dir)) == -1)
+		return;
+	fence_env_remove_dir(dir, 0);
+	/* The owner's folder goes with its last fence. */
+	if ((slash = strrchr(dir, '/')) != NULL) {
+		*slash = '\0';
+		if (rmdir(dir) == -1 && errno != ENOENT && errno != ENOTEMPTY)
+			log_warn("%s: rmdir %s", __func__, dir);
+	}
+}
+
+/*
+ * With no fence running (the daemon starting, or gone): every fence's
+ * folder under <state>/envs is a leftover of a fencer that was killed,
+ * and so is a probe report of the older layout (<state>/envs/<key>).
+ * Only the files a fence's folder holds are removed, and folders that
+ * are then empty: a uid record of the older layout stays, for the
+ * fencer to move into <state>/fence-uids.
+ */
+void
+fencer_env_sweep(const char *state)
+{
+	char		 envs[PATH_MAX], odir[PATH_MAX], kdir[PATH_MAX];
+	struct dirent	*de, *ke;
+	const char	*errstr;
+	DIR		*d, *kd;
+
+	if ((size_t)snprintf(envs, sizeof(envs), "%s/envs", state) >=
+	    sizeof(envs) || (d = opendir(envs)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_type != DT_DIR || !fence_key_valid(de->d_name) ||
+		    (size_t)snprintf(odir, sizeof(odir), "%s/%s", envs,
+		    de->d_name) >= sizeof(odir))
+			continue;
+		(void)strtonum(de->d_name, 0, UINT32_MAX - 1, &errstr);
+		if (errstr == NULL && (kd = opendir(odir)) != NULL) {
+			while ((ke = readdir(kd)) != NULL) {
+				if (ke->d_type != DT_DIR ||
+				    !fence_key_valid(ke->d_name) ||
+				    (size_t)snprintf(kdir, sizeof(kdir),
+				    "%s/%s", odir, ke->d_name) >= sizeof(kdir))
+					continue;
+				fence_env_remove_dir(kdir, 1);
+			}
+			closedir(kd);
+		}
+		fence_env_remove_dir(odir, 1);
+	}
+	closedir(d);
 }
 
 void
@@ -88,86 +219,6 @@ fencer_send_error(uint32_t type, uint32_t reqid, const char *code,
 	    len) == -1)
 		log_warn("%s: to broker", __func__);
 	free(buf);
-}
-
-/*
- * The uid a fence owned by root runs as: one of the configured range,
- * its own, and the same for its key across boots, recorded in
- * <state>/envs/<key>/uid.
- */
-static int
-fence_uid_record(const char *key, uid_t *uid, int create)
-{
-	const struct fenced_config *c = &fencer_self.ps_conf;
-	char		 path[PATH_MAX], buf[32];
-	const char	*errstr;
-	ssize_t		 n;
-	int		 fd;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/envs/%s", c->c_state,
-	    key) >= sizeof(path))
-		return (-1);
-	if (create && mkdir(path, 0700) == -1 && errno != EEXIST)
-		return (-1);
-	strlcat(path, "/uid", sizeof(path));
-	if (create) {
-		if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, 0600)) == -1)
-			return (-1);
-		n = snprintf(buf, sizeof(buf), "%u\n", (unsigned)*uid);
-		if (write(fd, buf, n) != n) {
-			close(fd);
-			unlink(path);
-			return (-1);
-		}
-		return (close(fd));
-	}
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
-		return (-1);
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return (-1);
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	*uid = strtonum(buf, c->c_fence_uid_lo, c->c_fence_uid_hi, &errstr);
-	return (errstr == NULL ? 0 : -1);
-}
-
-static int
-fence_uid_for(const char *key, uid_t *uid)
-{
-	const struct fenced_config *c = &fencer_self.ps_conf;
-	char		 path[PATH_MAX];
-	unsigned char	*used;
-	struct dirent	*de;
-	DIR		*d;
-	uid_t		 u, n = c->c_fence_uid_hi - c->c_fence_uid_lo + 1;
-
-	if (fence_uid_record(key, uid, 0) == 0)
-		return (0);
-
-	if ((used = calloc(n, 1)) == NULL)
-		return (-1);
-	if ((size_t)snprintf(path, sizeof(path), "%s/envs", c->c_state) <
-	    sizeof(path) && (d = opendir(path)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			if (!fence_key_valid(de->d_name) ||
-			    fence_uid_record(de->d_name, &u, 0) == -1)
-				continue;
-			used[u - c->c_fence_uid_lo] = 1;
-		}
-		closedir(d);
-	}
-	for (u = 0; u < n && used[u]; u++)
-		;
-	free(used);
-	if (u == n) {
-		errno = ENOSPC;
-		return (-1);
-	}
-	*uid = c->c_fence_uid_lo + u;
-	return (fence_uid_record(key, uid, 1));
 }
 
 /* The home image of the boot under way: its loop device is held open
@@ -362,11 +413,12 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	struct passwd	*pw;
 	struct fence	*f;
 	struct fence_limits limits;
-	char		 homes[PATH_MAX], err[FENCE_ERR_MAX];
+	char		 homes[PATH_MAX], home[PATH_MAX], err[FENCE_ERR_MAX];
 	uint32_t	 lifetime;
 	int		 backend = b->b_backend ? b->b_backend : c->c_backend;
+	int		 r = 0;
 
-	if (fencer_find(b->b_key) != NULL) {
+	if (fencer_find(b->b_owner, b->b_key) != NULL) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "exists",
 		    "fence %s is already running", b->b_key);
 		return (NULL);
@@ -400,6 +452,8 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	strlcpy(f->f_info.f_key, b->b_key, sizeof(f->f_info.f_key));
 	strlcpy(f->f_user, pw->pw_name, sizeof(f->f_user));
 	f->f_info.f_owner = b->b_owner;
+	snprintf(f->f_cgname, sizeof(f->f_cgname), "%u.%s",
+	    (unsigned)b->b_owner, b->b_key);
 	f->f_info.f_tier = b->b_tier ? b->b_tier : c->c_tier;
 	f->f_info.f_backend = backend;
 	f->f_info.f_state = FENCE_BOOTING;
@@ -407,22 +461,43 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	f->f_info.f_limits = limits;
 	f->f_info.f_deadline = lifetime;
 
+	/* ~ of a system account (/, /nonexistent) is nobody's to fill. */
+	if (c->c_home_limit == 0 && c->c_homes[0] == '~' &&
+	    b->b_owner != 0 &&
+	    fence_home_own(pw->pw_dir, b->b_owner, pw->pw_gid) == -1) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
+		    "user %s has no home of their own; configure homes",
+		    pw->pw_name);
+		goto fail;
+	}
+	/* The home the uid of a root-owned fence is kept for. */
+	if (c->c_home_limit != 0)
+		r = snprintf(home, sizeof(home), "%s/homes/%u/%s.img",
+		    c->c_state, (unsigned)b->b_owner, b->b_key);
+	else if (fence_homes_dir(pw, homes, sizeof(homes)) == -1) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
+		    "homes %s does not expand to an absolute path for %s",
+		    c->c_homes, pw->pw_name);
+		goto fail;
+	} else
+		r = snprintf(home, sizeof(home), "%s/%s", homes, b->b_key);
 	if (b->b_owner != 0) {
 		f->f_info.f_uid = b->b_owner;
 		f->f_gid = pw->pw_gid;
-	} else if (fence_uid_for(b->b_key, &f->f_info.f_uid) == -1) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "no-uid",
-		    "no free uid in fence uids %u-%u: %s",
-		    (unsigned)c->c_fence_uid_lo, (unsigned)c->c_fence_uid_hi,
-		    strerror(errno));
-		goto fail;
-	} else
+	} else {
+		strlcpy(err, "home path too long", sizeof(err));
+		if ((size_t)r >= sizeof(home) ||
+		    fencer_uid_for(b->b_key, home, &f->f_info.f_uid, err,
+		    sizeof(err)) == -1) {
+			fencer_send_error(IMSG_FENCE_FAILED, reqid, "no-uid",
+			    "%s", err);
+			goto fail;
+		}
 		f->f_gid = f->f_info.f_uid;
-
-	/* No passwd entry for a fence uid: its name says what it is. */
-	if (b->b_owner == 0)
+		/* No passwd entry for a fence uid: its name says what it is. */
 		snprintf(f->f_user, sizeof(f->f_user), "fence-%u",
 		    (unsigned)f->f_info.f_uid);
+	}
 
 	/* With `limit home', the home is an image in the state dir. */
 	if (c->c_home_limit != 0) {
@@ -443,20 +518,6 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		return (f);
 	}
 
-	/* ~ of a system account (/, /nonexistent) is nobody's to fill. */
-	if (c->c_homes[0] == '~' && b->b_owner != 0 &&
-	    fence_home_own(pw->pw_dir, b->b_owner, pw->pw_gid) == -1) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
-		    "user %s has no home of their own; configure homes",
-		    pw->pw_name);
-		goto fail;
-	}
-	if (fence_homes_dir(pw, homes, sizeof(homes)) == -1) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
-		    "homes %s does not expand to an absolute path for %s",
-		    c->c_homes, pw->pw_name);
-		goto fail;
-	}
 	if (fence_home_prepare(homes, b->b_key, f->f_info.f_uid, f->f_gid,
 	    f->f_info.f_home,
 	    sizeof(f->f_info.f_home), err, sizeof(err)) == -1) {
@@ -503,6 +564,7 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 	}
 	memset(&spec, 0, sizeof(spec));
 	strlcpy(spec.fs_key, f->f_info.f_key, sizeof(spec.fs_key));
+	spec.fs_cgroup_name = f->f_cgname;
 	spec.fs_tier = f->f_info.f_tier;
 	spec.fs_uid = f->f_info.f_uid;
 	spec.fs_gid = f->f_gid;
@@ -705,6 +767,7 @@ fence_end(struct fence *f, int reason, uint32_t reqid)
 			    __func__, f->f_info.f_key);
 		f->f_started = 0;
 	}
+	fence_env_remove(f);
 	f->f_info.f_state = FENCE_STOPPED;
 	f->f_info.f_reason = reason;
 	log_info("fence %s stopped (%s)", f->f_info.f_key,
@@ -719,12 +782,6 @@ fence_end(struct fence *f, int reason, uint32_t reqid)
 	free(f);
 }
 
-static int
-fence_visible(const struct fence *f, const struct msg_fence_req *q)
-{
-	return (q->r_admin || f->f_info.f_owner == q->r_uid);
-}
-
 void
 fencer_stop_req(uint32_t reqid, const struct msg_fence_req *q)
 {
@@ -732,8 +789,7 @@ fencer_stop_req(uint32_t reqid, const struct msg_fence_req *q)
 	int		 n = 0;
 
 	if (q->r_key[0] != '\0') {
-		if ((f = fencer_find(q->r_key)) == NULL ||
-		    !fence_visible(f, q)) {
+		if ((f = fencer_lookup(q)) == NULL) {
 			fencer_send_error(IMSG_FENCE_FAILED, reqid,
 			    "not-found", "no fence %s", q->r_key);
 			return;
@@ -768,8 +824,9 @@ fencer_list(uint32_t reqid, const struct msg_fence_req *q)
 	TAILQ_FOREACH(f, &fencer_fences, f_entry) {
 		if (!fence_visible(f, q))
 			continue;
-		if (q->r_key[0] != '\0' && strcmp(q->r_key,
-		    f->f_info.f_key) != 0)
+		if (q->r_key[0] != '\0' && (strcmp(q->r_key,
+		    f->f_info.f_key) != 0 || f->f_info.f_owner !=
+		    (q->r_owner == MSG_OWNER_NONE ? q->r_uid : q->r_owner)))
 			continue;
 		fence_send(IMSG_FENCE_INFO, reqid, f, -1);
 	}

@@ -8,7 +8,8 @@
  * run ended (only a probe that exited 0 or 2 counts), counts the canary
  * connections that carried the secret, reads the fence's pid 1 from the
  * host (fencer_host.c: what grants an axis), caches the raw report in
- * <state>/envs/<key>/probe.json (0600), and hands report, reading and
+ * <state>/envs/<owner>/<key>/probe.json (0600) while the
+ * fence runs, and hands report, reading and
  * expectations to the prober, which alone parses the report.
  */
 #include <sys/types.h>
@@ -57,8 +58,9 @@ probe_fence(uint32_t reqid)
 static int
 probe_secret_path(const struct fence *f, char *buf, size_t len)
 {
-	if ((size_t)snprintf(buf, len, "%s/probe-secret.%s",
-	    fencer_self.ps_conf.c_state, f->f_info.f_key) >= len) {
+	if ((size_t)snprintf(buf, len, "%s/probe-secret.%u.%s",
+	    fencer_self.ps_conf.c_state, (unsigned)f->f_info.f_owner,
+	    f->f_info.f_key) >= len) {
 		errno = ENAMETOOLONG;
 		return (-1);
 	}
@@ -219,8 +221,7 @@ fencer_probe_prepare(uint32_t reqid, const struct msg_fence_req *q)
 	void		*buf;
 	size_t		 len;
 
-	if ((f = fencer_find(q->r_key)) == NULL ||
-	    (f->f_info.f_owner != q->r_uid && !q->r_admin) ||
+	if ((f = fencer_lookup(q)) == NULL ||
 	    f->f_info.f_state != FENCE_RUNNING) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "not-found",
 		    "no running fence %s", q->r_key);
@@ -420,16 +421,14 @@ probe_cache(const struct fence *f, const uint8_t *rep, size_t len)
 	char	 dir[PATH_MAX], tmp[PATH_MAX], path[PATH_MAX];
 	int	 fd;
 
-	if ((size_t)snprintf(dir, sizeof(dir), "%s/envs/%s",
-	    fencer_self.ps_conf.c_state, f->f_info.f_key) >= sizeof(dir) ||
-	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.probe.json", dir) >=
+	if (fencer_env_dir(f, 1, dir, sizeof(dir)) == -1) {
+		log_warn("%s: %s", __func__, f->f_info.f_key);
+		return;
+	}
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.probe.json", dir) >=
 	    sizeof(tmp) || (size_t)snprintf(path, sizeof(path),
 	    "%s/probe.json", dir) >= sizeof(path))
 		return;
-	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
-		log_warn("%s: mkdir %s", __func__, dir);
-		return;
-	}
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
 	    O_CLOEXEC, 0600)) == -1) {
 		log_warn("%s: %s", __func__, tmp);

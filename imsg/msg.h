@@ -147,9 +147,19 @@ struct msg_boot {
 	struct fence_limits b_limits;	/* 0 fields: configured */
 };
 
+/*
+ * A fence is named by its owner and its key.  A request that names no
+ * owner (MSG_OWNER_NONE) means, with a key, the asker's own fence: that
+ * is all fencectl sends for a plain KEY, and the broker fills in the
+ * asker before anything reaches the fencer.  Without a key (a listing,
+ * stop all) it means every fence the asker may see.
+ */
+#define MSG_OWNER_NONE	((uid_t)-1)
+
 /* Stop one fence, or list: key "" means all the asker may see. */
 struct msg_fence_req {
 	char		 r_key[FENCE_KEY_SIZE];
+	uid_t		 r_owner;	/* whose fence, or MSG_OWNER_NONE */
 	uid_t		 r_uid;		/* who asks */
 	int		 r_admin;
 	int		 r_full;	/* probe: the outbound checks too */
@@ -205,6 +215,7 @@ struct msg_hello {
 /* One command.  Decoded ones own their memory: msg_exec_free(). */
 struct msg_exec {
 	char		 x_key[FENCE_KEY_SIZE];	/* fencectl -> broker */
+	uid_t		 x_owner;	/* fencectl -> broker, or NONE */
 	uint8_t		 x_bearer[MSG_BEARER_LEN];
 	char		**x_argv;	/* NULL-terminated, or NULL */
 	size_t		 x_argc;
@@ -233,6 +244,7 @@ struct msg_result {
 #define MSG_GIT_VALUE_MAX	256
 struct msg_gitconfig {
 	char		 g_key[FENCE_KEY_SIZE];	/* fencectl -> broker */
+	uid_t		 g_owner;	/* fencectl -> broker, or NONE */
 	uint8_t		 g_bearer[MSG_BEARER_LEN];
 	int		 g_set_name;	/* write user.name */
 	int		 g_set_email;	/* write user.email */
@@ -242,6 +254,7 @@ struct msg_gitconfig {
 
 struct msg_gitinit {
 	char		 gi_key[FENCE_KEY_SIZE];	/* fencectl -> broker */
+	uid_t		 gi_owner;	/* fencectl -> broker, or NONE */
 	uint8_t		 gi_bearer[MSG_BEARER_LEN];
 	char		 gi_path[PATH_MAX];	/* "" for HOME */
 };

@@ -23,10 +23,10 @@
 #include "mp.h"
 
 #define MSG_HELLO_FIELDS	8
-#define MSG_EXEC_FIELDS		8
+#define MSG_EXEC_FIELDS		9
 #define MSG_RESULT_FIELDS	8
-#define MSG_GITCONFIG_FIELDS	6
-#define MSG_GITINIT_FIELDS	3
+#define MSG_GITCONFIG_FIELDS	7
+#define MSG_GITINIT_FIELDS	4
 
 #define MSG_SIGNAL_MAX		64	/* highest Linux signal number */
 
@@ -257,6 +257,7 @@ msg_exec_encode(const struct msg_exec *x, void **buf, size_t *len)
 	mp_write_u64(&w, x->x_timeout_ms);
 	mp_write_u64(&w, x->x_max_bytes);
 	mp_write_bin(&w, x->x_stdin, x->x_stdin_len);
+	mp_write_u64(&w, x->x_owner);
 	return (mp_write_finish(&w, buf, len));
 }
 
@@ -327,7 +328,7 @@ msg_exec_decode(const void *data, size_t len, struct msg_exec *out)
 {
 	struct msg_exec	 x;
 	struct mp_reader r;
-	uint64_t	 tmo = 0, max = 0;
+	uint64_t	 tmo = 0, max = 0, owner = 0;
 	int		 bad = 0;
 
 	memset(&x, 0, sizeof(x));
@@ -341,6 +342,8 @@ msg_exec_decode(const void *data, size_t len, struct msg_exec *out)
 	mp_read_u64(&r, &max, 0, UINT32_MAX);
 	bad |= msg_read_bin_copy(&r, &x.x_stdin, &x.x_stdin_len,
 	    MSG_STDIN_MAX) == -1;
+	mp_read_u64(&r, &owner, 0, UINT32_MAX);
+	x.x_owner = (uid_t)owner;
 	x.x_timeout_ms = (uint32_t)tmo;
 	x.x_max_bytes = (uint32_t)max;
 	if (mp_read_end(&r) == -1 || bad || !msg_exec_valid(&x)) {
@@ -492,6 +495,7 @@ msg_gitconfig_encode(const struct msg_gitconfig *g, void **buf, size_t *len)
 	mp_write_bool(&w, g->g_set_email);
 	mp_write_str(&w, g->g_name, sizeof(g->g_name));
 	mp_write_str(&w, g->g_email, sizeof(g->g_email));
+	mp_write_u64(&w, g->g_owner);
 	return (mp_write_finish(&w, buf, len));
 }
 
@@ -500,6 +504,7 @@ msg_gitconfig_decode(const void *data, size_t len, struct msg_gitconfig *out)
 {
 	struct msg_gitconfig g;
 	struct mp_reader r;
+	uint64_t	 owner = 0;
 	int		 bad;
 
 	memset(&g, 0, sizeof(g));
@@ -510,10 +515,12 @@ msg_gitconfig_decode(const void *data, size_t len, struct msg_gitconfig *out)
 	mp_read_bool(&r, &g.g_set_email);
 	mp_read_str(&r, g.g_name, sizeof(g.g_name));
 	mp_read_str(&r, g.g_email, sizeof(g.g_email));
+	mp_read_u64(&r, &owner, 0, UINT32_MAX);
 	if (mp_read_end(&r) == -1 || bad || !msg_gitconfig_valid(&g)) {
 		explicit_bzero(&g, sizeof(g));
 		return (msg_agent_bad());
 	}
+	g.g_owner = (uid_t)owner;
 	*out = g;
 	explicit_bzero(&g, sizeof(g));
 	return (0);
@@ -533,6 +540,7 @@ msg_gitinit_encode(const struct msg_gitinit *gi, void **buf, size_t *len)
 	mp_write_str(&w, gi->gi_key, sizeof(gi->gi_key));
 	msg_write_bearer(&w, gi->gi_bearer);
 	mp_write_str(&w, gi->gi_path, sizeof(gi->gi_path));
+	mp_write_u64(&w, gi->gi_owner);
 	return (mp_write_finish(&w, buf, len));
 }
 
@@ -541,6 +549,7 @@ msg_gitinit_decode(const void *data, size_t len, struct msg_gitinit *out)
 {
 	struct msg_gitinit gi;
 	struct mp_reader r;
+	uint64_t	 owner = 0;
 	int		 bad;
 
 	memset(&gi, 0, sizeof(gi));
@@ -548,11 +557,13 @@ msg_gitinit_decode(const void *data, size_t len, struct msg_gitinit *out)
 	mp_read_str(&r, gi.gi_key, sizeof(gi.gi_key));
 	bad = msg_read_bearer(&r, gi.gi_bearer) == -1;
 	mp_read_str(&r, gi.gi_path, sizeof(gi.gi_path));
+	mp_read_u64(&r, &owner, 0, UINT32_MAX);
 	if (mp_read_end(&r) == -1 || bad || (gi.gi_key[0] != '\0' &&
 	    !fence_key_valid(gi.gi_key))) {
 		explicit_bzero(&gi, sizeof(gi));
 		return (msg_agent_bad());
 	}
+	gi.gi_owner = (uid_t)owner;
 	*out = gi;
 	explicit_bzero(&gi, sizeof(gi));
 	return (0);

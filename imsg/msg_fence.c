@@ -15,7 +15,7 @@
 #include "mp.h"
 
 #define MSG_BOOT_FIELDS		10
-#define MSG_FENCE_REQ_FIELDS	4
+#define MSG_FENCE_REQ_FIELDS	5
 #define MSG_FENCE_FIELDS	24
 
 #define MSG_ID_MAX		UINT32_MAX
@@ -248,6 +248,7 @@ msg_fence_req_encode(const struct msg_fence_req *q, void **buf, size_t *len)
 	mp_write_init(&w);
 	mp_write_array(&w, MSG_FENCE_REQ_FIELDS);
 	mp_write_str(&w, q->r_key, sizeof(q->r_key));
+	mp_write_u64(&w, q->r_owner);
 	mp_write_u64(&w, q->r_uid);
 	mp_write_bool(&w, q->r_admin);
 	mp_write_bool(&w, q->r_full);
@@ -259,16 +260,18 @@ msg_fence_req_decode(const void *data, size_t len, struct msg_fence_req *out)
 {
 	struct msg_fence_req q;
 	struct mp_reader r;
-	uint64_t	 uid = 0;
+	uint64_t	 uid = 0, owner = 0;
 
 	memset(&q, 0, sizeof(q));
 	mp_read_begin(&r, data, len, MSG_FENCE_REQ_FIELDS);
 	mp_read_str(&r, q.r_key, sizeof(q.r_key));
+	mp_read_u64(&r, &owner, 0, MSG_ID_MAX);
 	mp_read_u64(&r, &uid, 0, MSG_ID_MAX - 1);
 	mp_read_bool(&r, &q.r_admin);
 	mp_read_bool(&r, &q.r_full);
 	if (mp_read_end(&r) == -1 || !msg_key_ok(q.r_key, 1))
 		return (msg_fence_bad());
+	q.r_owner = (uid_t)owner;
 	q.r_uid = (uid_t)uid;
 	*out = q;
 	return (0);

@@ -33,6 +33,7 @@
 #include "log.h"
 #include "msg.h"
 #include "proc.h"
+#include "fencer.h"
 
 #define SHUTDOWN_GRACE_MS	2000	/* SIGTERM, then SIGKILL */
 #define REQ_WINDOW_SEC		10
@@ -106,6 +107,8 @@ static struct event_base	*evbase;
 static int			 shutting_down;
 static int			 debug;
 static char			 self[PATH_MAX];
+static char			 daemon_id[FENCER_ID_SIZE];
+static int			 daemon_lock = -1;
 
 /* The hashes of the host tokens, as <state>/tokens has them. */
 static struct msg_token		 tokens[HOSTTOKEN_USERS_MAX];
@@ -181,6 +184,8 @@ main(int argc, char *argv[])
 	self[n] = '\0';
 
 	parent_prepare_state(&conf);
+	/* Dead daemons of this state swept, ours named and locked. */
+	daemon_lock = fencer_daemon_id(conf.c_state, daemon_id);
 	parent_tokens_load(conf.c_state);
 
 	log_init(debug, LOG_DAEMON);
@@ -203,13 +208,13 @@ main(int argc, char *argv[])
 	signal_add(&ev_pipe, NULL);
 
 	parent_start_children(self);
-	log_info("started, pid %d", (int)getpid());
+	log_info("started, pid %d, daemon id %s", (int)getpid(), daemon_id);
 
 	event_dispatch();
 	parent_shutdown(1);
 }
 
-/* fenced -P NAME -U uid -G gid -S state [-d] [-v]: never by hand. */
+/* fenced -P NAME -U uid -G gid -S state [-I id] [-d] [-v]: never by hand. */
 static void
 parent_child_main(int argc, char **argv)
 {
@@ -222,10 +227,13 @@ parent_child_main(int argc, char **argv)
 	if (pa.pa_proc == PROC_PARENT)
 		errx(1, "unknown process %s", argv[2]);
 	optind = 3;
-	while ((ch = getopt(argc, argv, "dG:S:U:v")) != -1) {
+	while ((ch = getopt(argc, argv, "dG:I:S:U:v")) != -1) {
 		switch (ch) {
 		case 'd':
 			pa.pa_debug = 1;
+			break;
+		case 'I':
+			pa.pa_id = optarg;
 			break;
 		case 'G':
 			pa.pa_gid = strtonum(optarg, 1, INT_MAX, &errstr);
@@ -569,6 +577,7 @@ parent_start_children(const char *exe)
 	pa.pa_uid = conf.c_uid;
 	pa.pa_gid = conf.c_gid;
 	pa.pa_state = conf.c_state;
+	pa.pa_id = daemon_id;
 
 	/*
 	 * The control socket first, so that a second daemon on the same
@@ -950,6 +959,8 @@ parent_shutdown(int status)
 		nanosleep(&ts, NULL);
 	}
 
+	/* Whatever became of the fencer, nothing of its fences stays. */
+	fencer_daemon_fini(conf.c_state, daemon_id, daemon_lock);
 	if (conf.c_socket[0] != '\0')
 		unlink(conf.c_socket);
 	log_info("terminating");

@@ -53,6 +53,10 @@ proc_exec(const char *self, enum fenced_proc p, int fd,
 	argv[argc++] = gid;
 	argv[argc++] = "-S";
 	argv[argc++] = (char *)pa->pa_state;
+	if (pa->pa_id != NULL) {
+		argv[argc++] = "-I";
+		argv[argc++] = (char *)pa->pa_id;
+	}
 	if (pa->pa_debug)
 		argv[argc++] = "-d";
 	if (pa->pa_verbose)

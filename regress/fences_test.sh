@@ -17,7 +17,7 @@ fence_procs() {
 		ns=$(readlink $d/ns/pid 2>/dev/null) || continue
 		[ "$ns" = "$self" ] && continue
 		# Only fences of this test's daemon: their cgroup says so.
-		grep -q "fenced\.$FENCED_PID/" $d/cgroup 2>/dev/null && \
+		grep -q "fenced\.$FENCED_ID/" $d/cgroup 2>/dev/null && \
 		    echo ${d#/proc/}
 	done
 }
@@ -56,8 +56,8 @@ tiers_body() {
 	done
 	atf_check -o match:"fences: 0 running" $CTL show stats
 	atf_check_equal "" "$(fence_procs)"
-	ls /sys/fs/cgroup/pids/fenced.$FENCED_PID 2>/dev/null | \
-	    grep -q '^t-' && atf_fail "a fence's cgroup was left behind"
+	ls $(fenced_cgroup_dirs) 2>/dev/null | \
+	    grep -q '^0\.t-' && atf_fail "a fence's cgroup was left behind"
 	fenced_stop
 }
 tiers_cleanup() { fenced_cleanup; }

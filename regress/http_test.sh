@@ -284,7 +284,10 @@ users_setup() {
 	runsock=$(mktemp -u /run/fenced-http.XXXXXX)
 	echo "$runsock" > run.sock
 	ln -s "$runsock" ctl.sock
-	fenced_conf | sed "s|^socket .*|socket \"$runsock\"|" > fenced.conf
+	# fenced_homes makes the directory once: not inside the pipeline.
+	h=$(fenced_homes)
+	fenced_conf | sed -e "s|^socket .*|socket \"$runsock\"|" \
+	    -e "s|^homes .*|homes \"$h/%u\"|" > fenced.conf
 }
 
 atf_test_case two_users cleanup
@@ -340,13 +343,19 @@ two_users_body() {
 	expect 404 '"error":"not-found"'
 	call "$tb" POST $E/ka/git/init '{}'
 	expect 404 '"error":"not-found"'
-	# A key in use is in use, whoever has it; a's fence is untouched.
-	call "$tb" POST $E/ka '{}'
-	expect 409 '"error":"exists"'
+	# b's key ka is b's own fence; a's is untouched.
+	call "$tb" POST $E/ka '{"tier":"L2"}'
+	expect 201 "\"owner\":$(id -u "$ub")," '"key":"ka"'
+	call "$tb" POST $E/ka/exec '{"argv":["touch","b-was-here"]}'
+	expect 200
 	call "$ta" GET $E/ka
-	expect 200 '"state":"running"'
+	expect 200 '"state":"running"' "\"owner\":$(id -u "$ua"),"
 	call "$ta" POST $E/ka/exec '{"argv":["ls","-A"]}'
 	expect 200 '"stdout":""'
+	call "$tb" DELETE $E/ka
+	expect 200 '"state":"stopped"'
+	call "$ta" GET $E/ka
+	expect 200 '"state":"running"'
 
 	# The control socket: b cannot see or touch a's either.
 	$asb "$BIN/fencectl" -s "$sock" show environments > b.list 2>&1
@@ -364,7 +373,8 @@ two_users_body() {
 	atf_check -o match:'^ka ' -o match:'^kb ' $CTL show environments
 	call "$tb" GET $E/kb
 	expect 200 '"state":"running"'
-	atf_check -o match:"^stopped kb" $CTL stop kb
+	atf_check -s exit:1 -e match:"not-found" $CTL stop kb
+	atf_check -o match:"^stopped $ub/kb" $CTL stop "$ub/kb"
 	call "$tb" GET $E/kb
 	expect 404
 	call "$ta" DELETE $E/ka

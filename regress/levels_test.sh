@@ -31,7 +31,7 @@ earned_body() {
 		k=e$(echo $t | tr -d . | tr A-Z a-z)
 		$CTL boot $k tier $t > /dev/null || atf_fail "boot $t"
 		atf_check_equal "$t" "$(level_of $k)"
-		f="$PWD/state/envs/$k/probe.json"
+		f="$PWD/state/envs/0/$k/probe.json"
 		[ -f "$f" ] || atf_fail "no cached report for $k"
 		atf_check_equal "600 0" "$(stat -c '%a %u' "$f")"
 		atf_check -o match:'"probe": *"sandbox-probe/1"' cat "$f"
@@ -40,8 +40,8 @@ earned_body() {
 	atf_check -o match:'"network":\{"verdict":"passes"' $CTL probe el15
 	# A probe asked for by name runs the outbound checks too, at the
 	# configured (loopback) targets; the one after boot does not.
-	atf_check -o match:'127\.0\.0\.1:1' cat "$PWD/state/envs/el15/probe.json"
-	atf_check -o not-match:'127\.0\.0\.1:1' cat "$PWD/state/envs/el1/probe.json"
+	atf_check -o match:'127\.0\.0\.1:1' cat "$PWD/state/envs/0/el15/probe.json"
+	atf_check -o not-match:'127\.0\.0\.1:1' cat "$PWD/state/envs/0/el1/probe.json"
 	atf_check -o match:'"network":\{"verdict":"fenced"' $CTL probe el2
 	atf_check -o match:'"privileges":\{"verdict":"not-fenced"' $CTL probe el1
 	# The host reads pid 1 of each: L1 has the daemon's filter only and
@@ -101,7 +101,7 @@ require_body() {
 	    $CTL boot nope tier L1.5 require L2
 	atf_check -s exit:1 -e match:"not-found" $CTL show environment nope
 	atf_check -o match:"fences: 0 running" $CTL show stats
-	ls /sys/fs/cgroup/pids/fenced.$FENCED_PID/ | grep -q '^nope$' &&
+	ls $(fenced_cgroup_dirs) | grep -q '^0\.nope$' &&
 	    atf_fail "cgroup of nope left"
 	# Over HTTP: 412, and nothing left running.
 	t=$($CTL token | tail -1)

@@ -21,7 +21,7 @@
 
 /* What an EXEC payload on the wire looks like; tests bend one field. */
 struct xwire {
-	size_t		 nfields;	/* 8 */
+	size_t		 nfields;	/* 9 */
 	size_t		 bearer_len;	/* 0 or MSG_BEARER_LEN */
 	size_t		 argc;
 	size_t		 arglen;	/* bytes of each argument */
@@ -36,7 +36,7 @@ static void
 xwire_default(struct xwire *xw)
 {
 	memset(xw, 0, sizeof(*xw));
-	xw->nfields = 8;
+	xw->nfields = 9;
 	xw->bearer_len = MSG_BEARER_LEN;
 	xw->argc = 2;
 	xw->arglen = 4;
@@ -86,7 +86,9 @@ xwire_build(const struct xwire *xw, void **buf, size_t *len)
 		mp_write_bin(&w, in, xw->stdinlen);
 		free(in);
 	}
-	for (i = 8; i < xw->nfields; i++)
+	if (xw->nfields > 8)
+		mp_write_u64(&w, MSG_OWNER_NONE);
+	for (i = 9; i < xw->nfields; i++)
 		mp_write_nil(&w);
 	ATF_REQUIRE(mp_write_finish(&w, buf, len) == 0);
 }
@@ -324,9 +326,9 @@ ATF_TC_BODY(exec_malformed, tc)
 
 	xwire_default(&xw);
 	xwire_accepted(&xw);
-	xw.nfields = 7;
+	xw.nfields = 8;
 	xwire_refused(&xw);
-	xw.nfields = 9;
+	xw.nfields = 10;
 	xwire_refused(&xw);
 
 	xwire_default(&xw);
@@ -545,13 +547,14 @@ ATF_TC_BODY(gitconfig_malformed, tc)
 		blen = i == 1 ? 5 : MSG_BEARER_LEN;
 		vlen = i == 2 ? MSG_GIT_VALUE_MAX + 1 : 3;
 		mp_write_init(&w);
-		mp_write_array(&w, 6);
+		mp_write_array(&w, 7);
 		mp_write_str(&w, "", 1);
 		mp_write_bin(&w, b, blen);
 		mp_write_bool(&w, 1);
 		mp_write_bool(&w, 0);
 		pack_str(&w, vlen, 0);
 		mp_write_str(&w, "", 1);
+		mp_write_u64(&w, MSG_OWNER_NONE);
 		ATF_REQUIRE(mp_write_finish(&w, &buf, &len) == 0);
 		ATF_CHECK_EQ(msg_gitconfig_decode(buf, len, &o), i == 0 ? 0 : -1);
 		free(buf);

@@ -1,0 +1,414 @@
+/*
+ * The uids of fences owned by root.  A fence never runs as uid 0, so
+ * each key of root's gets a uid of its own from `fence uids' and keeps
+ * it, so that its home stays its own across stops and restarts.
+ *
+ * The records live in one file, <state>/fence-uids (0600, root's), one
+ * line per key: "UID KEY HOME".  The fencer reads it once, at the first
+ * boot of a root-owned fence, and looks keys up in memory from then on;
+ * it rewrites it (temp file, fsync, rename) only when a key gets a new
+ * uid.  No directory is scanned at boot.
+ *
+ * The file holds at most UIDS_MAX records.  When the range or the table
+ * is full, records are reclaimed whose home no longer exists (and whose
+ * fence is not running): nothing on the host belongs to that uid any
+ * more, since a fence writes nowhere else that outlives it.  When none
+ * can be reclaimed, the boot fails and says why.
+ *
+ * An older daemon kept each record in <state>/envs/<key>/uid; those are
+ * moved into the file when it is first read.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fenced.h"
+#include "log.h"
+#include "fencer.h"
+
+#define UIDS_FILE	"fence-uids"
+#define UIDS_TEMP	".fence-uids"
+#define UIDS_MAX	4096
+#define UIDS_LINE_MAX	(10 + 1 + FENCE_KEY_SIZE + 1 + PATH_MAX + 2)
+
+struct uid_rec {
+	uid_t	 ur_uid;
+	char	 ur_key[FENCE_KEY_SIZE];
+	char	*ur_home;		/* "" when not known */
+};
+
+static struct uid_rec	*uids;
+static size_t		 nuids;
+static int		 uids_loaded;
+
+static int
+uids_path(const char *name, char *buf, size_t len)
+{
+	if ((size_t)snprintf(buf, len, "%s/%s", fencer_self.ps_conf.c_state,
+	    name) >= len) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	return (0);
+}
+
+static struct uid_rec *
+uids_by_key(const char *key)
+{
+	size_t	 i;
+
+	for (i = 0; i < nuids; i++)
+		if (strcmp(uids[i].ur_key, key) == 0)
+			return (&uids[i]);
+	return (NULL);
+}
+
+static int
+uids_used(uid_t uid)
+{
+	size_t	 i;
+
+	for (i = 0; i < nuids; i++)
+		if (uids[i].ur_uid == uid)
+			return (1);
+	return (0);
+}
+
+static int
+uids_add(uid_t uid, const char *key, const char *home)
+{
+	if (nuids >= UIDS_MAX || uids_by_key(key) != NULL || uids_used(uid)) {
+		errno = EEXIST;
+		return (-1);
+	}
+	if (uids == NULL && (uids = calloc(UIDS_MAX, sizeof(*uids))) == NULL)
+		return (-1);
+	if ((uids[nuids].ur_home = strdup(home)) == NULL)
+		return (-1);
+	uids[nuids].ur_uid = uid;
+	strlcpy(uids[nuids].ur_key, key, sizeof(uids[nuids].ur_key));
+	nuids++;
+	return (0);
+}
+
+static void
+uids_del(size_t i)
+{
+	free(uids[i].ur_home);
+	uids[i] = uids[--nuids];
+	memset(&uids[nuids], 0, sizeof(uids[nuids]));
+}
+
+static int
+uids_save(void)
+{
+	char	 tmp[PATH_MAX], path[PATH_MAX];
+	FILE	*fp;
+	size_t	 i;
+	int	 fd;
+
+	if (uids_path(UIDS_TEMP, tmp, sizeof(tmp)) == -1 ||
+	    uids_path(UIDS_FILE, path, sizeof(path)) == -1)
+		return (-1);
+	(void)unlink(tmp);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) == -1)
+		return (-1);
+	if ((fp = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		goto fail;
+	}
+	for (i = 0; i < nuids; i++)
+		fprintf(fp, "%u %s %s\n", (unsigned)uids[i].ur_uid,
+		    uids[i].ur_key, uids[i].ur_home);
+	if (fflush(fp) == EOF || fsync(fileno(fp)) == -1) {
+		fclose(fp);
+		goto fail;
+	}
+	if (fclose(fp) == EOF || rename(tmp, path) == -1)
+		goto fail;
+	return (0);
+ fail:
+	(void)unlink(tmp);
+	return (-1);
+}
+
+/* One line: "UID KEY HOME", HOME absolute or empty. */
+static int
+uids_parse(char *line, char *err, size_t errlen, int lineno)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	char		*uidstr, *key, *home;
+	const char	*errstr;
+	uid_t		 uid;
+
+	uidstr = line;
+	if ((key = strchr(uidstr, ' ')) == NULL)
+		goto bad;
+	*key++ = '\0';
+	if ((home = strchr(key, ' ')) == NULL)
+		goto bad;
+	*home++ = '\0';
+	uid = strtonum(uidstr, 1, UINT32_MAX - 1, &errstr);
+	if (errstr != NULL || !fence_key_valid(key) ||
+	    (home[0] != '\0' && home[0] != '/'))
+		goto bad;
+	if (uids_add(uid, key, home) == -1)
+		goto bad;
+	return (0);
+ bad:
+	snprintf(err, errlen, "%s/%s line %d is not \"UID KEY HOME\" with "
+	    "a uid and a key of their own", c->c_state, UIDS_FILE, lineno);
+	return (-1);
+}
+
+/*
+ * Records of the older layout, <state>/envs/<key>/uid: read in, or with
+ * clean (once the file has them) removed with what else their folder
+ * held.  Returns how many there were.
+ */
+static int
+uids_migrate(int clean)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	char		 envs[PATH_MAX], dir[PATH_MAX], path[PATH_MAX], buf[32];
+	const char	*errstr;
+	struct uid_rec	*ur;
+	struct dirent	*de;
+	struct stat	 sb;
+	ssize_t		 n;
+	uid_t		 uid;
+	DIR		*d;
+	int		 fd, found = 0;
+
+	if (uids_path("envs", envs, sizeof(envs)) == -1 ||
+	    (d = opendir(envs)) == NULL)
+		return (0);
+	while ((de = readdir(d)) != NULL) {
+		if (!fence_key_valid(de->d_name) ||
+		    (size_t)snprintf(dir, sizeof(dir), "%s/%s", envs,
+		    de->d_name) >= sizeof(dir) ||
+		    (size_t)snprintf(path, sizeof(path), "%s/uid", dir) >=
+		    sizeof(path))
+			continue;
+		/* The new layout has only folders in envs/<owner>. */
+		if (lstat(path, &sb) == -1 || !S_ISREG(sb.st_mode))
+			continue;
+		if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		uid = strtonum(buf, c->c_fence_uid_lo, c->c_fence_uid_hi,
+		    &errstr);
+		if (errstr != NULL) {
+			log_warnx("%s: %s: uid %s not kept", __func__, path,
+			    buf);
+			continue;
+		}
+		if (!clean) {
+			if (uids_add(uid, de->d_name, "") == 0)
+				found++;
+			else
+				log_warnx("%s: %s: uid %s not kept", __func__,
+				    path, buf);
+			continue;
+		}
+		/* Removed only once the file says the same. */
+		if ((ur = uids_by_key(de->d_name)) == NULL || ur->ur_uid != uid)
+			continue;
+		found++;
+		(void)unlink(path);
+		if ((size_t)snprintf(path, sizeof(path), "%s/probe.json",
+		    dir) < sizeof(path))
+			(void)unlink(path);
+		(void)rmdir(dir);
+	}
+	closedir(d);
+	return (found);
+}
+
+static int
+uids_load(char *err, size_t errlen)
+{
+	char		 path[PATH_MAX], line[UIDS_LINE_MAX];
+	struct stat	 sb;
+	FILE		*fp;
+	int		 fd, lineno = 0;
+
+	if (uids_loaded)
+		return (0);
+	if (uids_path(UIDS_FILE, path, sizeof(path)) == -1) {
+		snprintf(err, errlen, "state path too long");
+		return (-1);
+	}
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1 &&
+	    errno != ENOENT) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return (-1);
+	}
+	if (fd != -1) {
+		if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+		    sb.st_uid != 0 || (sb.st_mode & 077) != 0 ||
+		    sb.st_size > (off_t)UIDS_MAX * UIDS_LINE_MAX) {
+			close(fd);
+			snprintf(err, errlen, "%s is not a file of root's, "
+			    "mode 0600, of at most %d records", path, UIDS_MAX);
+			return (-1);
+		}
+		if ((fp = fdopen(fd, "r")) == NULL) {
+			close(fd);
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return (-1);
+		}
+		while (fgets(line, sizeof(line), fp) != NULL) {
+			lineno++;
+			if (strchr(line, '\n') == NULL && !feof(fp)) {
+				snprintf(err, errlen, "%s line %d is too long",
+				    path, lineno);
+				goto fail;
+			}
+			line[strcspn(line, "\n")] = '\0';
+			if (uids_parse(line, err, errlen, lineno) == -1)
+				goto fail;
+		}
+		if (ferror(fp)) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		fclose(fp);
+	}
+	uids_loaded = 1;
+	if (uids_migrate(0) > 0) {
+		if (uids_save() == -1) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return (-1);
+		}
+		log_info("moved %d fence uid records to %s", uids_migrate(1),
+		    path);
+	}
+	return (0);
+ fail:
+	fclose(fp);
+	while (nuids > 0)
+		uids_del(nuids - 1);
+	return (-1);
+}
+
+/* Records whose home is gone and whose fence does not run. */
+static int
+uids_reclaim(void)
+{
+	struct stat	 sb;
+	size_t		 i;
+	int		 n = 0;
+
+	for (i = 0; i < nuids; ) {
+		if (uids[i].ur_home[0] == '\0' ||
+		    fencer_find(0, uids[i].ur_key) != NULL ||
+		    lstat(uids[i].ur_home, &sb) == 0 || errno != ENOENT) {
+			i++;
+			continue;
+		}
+		log_info("fence uid %u of %s freed: its home %s is gone",
+		    (unsigned)uids[i].ur_uid, uids[i].ur_key,
+		    uids[i].ur_home);
+		uids_del(i);
+		n++;
+	}
+	return (n);
+}
+
+static int
+uids_cmp(const void *a, const void *b)
+{
+	uid_t	 x = *(const uid_t *)a, y = *(const uid_t *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
+/* The lowest uid of the range no record has. */
+static int
+uids_free(uid_t *out)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	uid_t	 used[UIDS_MAX], u = c->c_fence_uid_lo;
+	size_t	 i, n = 0;
+
+	if (nuids >= UIDS_MAX)
+		return (-1);
+	for (i = 0; i < nuids; i++)
+		if (uids[i].ur_uid >= c->c_fence_uid_lo &&
+		    uids[i].ur_uid <= c->c_fence_uid_hi)
+			used[n++] = uids[i].ur_uid;
+	qsort(used, n, sizeof(used[0]), uids_cmp);
+	for (i = 0; i < n && used[i] == u; i++) {
+		if (u == c->c_fence_uid_hi)
+			return (-1);
+		u++;
+	}
+	*out = u;
+	return (0);
+}
+
+/*
+ * The uid of root's fence KEY whose home is HOME: the recorded one, or a
+ * new one, recorded before it is used.
+ */
+int
+fencer_uid_for(const char *key, const char *home, uid_t *uid, char *err,
+    size_t errlen)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	struct uid_rec	*ur;
+	uid_t		 u;
+
+	if (uids_load(err, errlen) == -1)
+		return (-1);
+	if (strchr(home, '\n') != NULL || home[0] != '/') {
+		snprintf(err, errlen, "home %s cannot be recorded", home);
+		return (-1);
+	}
+	if ((ur = uids_by_key(key)) != NULL) {
+		if (ur->ur_uid < c->c_fence_uid_lo ||
+		    ur->ur_uid > c->c_fence_uid_hi) {
+			snprintf(err, errlen, "fence %s has uid %u, outside "
+			    "fence uids %u-%u (%s/%s)", key,
+			    (unsigned)ur->ur_uid, (unsigned)c->c_fence_uid_lo,
+			    (unsigned)c->c_fence_uid_hi, c->c_state, UIDS_FILE);
+			return (-1);
+		}
+		*uid = ur->ur_uid;
+		return (0);
+	}
+	if (uids_free(&u) == -1 && (uids_reclaim() == 0 ||
+	    uids_free(&u) == -1)) {
+		snprintf(err, errlen, "no free uid: every uid of fence uids "
+		    "%u-%u (at most %d) belongs to a key of root's whose home "
+		    "still exists; remove the home of a key no longer needed, "
+		    "or widen fence uids", (unsigned)c->c_fence_uid_lo,
+		    (unsigned)c->c_fence_uid_hi, UIDS_MAX);
+		return (-1);
+	}
+	if (uids_add(u, key, home) == -1 || uids_save() == -1) {
+		snprintf(err, errlen, "cannot record uid %u for %s: %s",
+		    (unsigned)u, key, strerror(errno));
+		if ((ur = uids_by_key(key)) != NULL)
+			uids_del(ur - uids);
+		return (-1);
+	}
+	log_info("fence %s of root gets uid %u", key, (unsigned)u);
+	*uid = u;
+	return (0);
+}
