@@ -29,8 +29,8 @@ forge_template() {
 	$CTL boot tpl tier L2 > /dev/null || atf_fail "boot tpl"
 	atf_check_equal L2 "$(level_of tpl)"
 	sed -e 's/"canary":{"target":"127\.0\.0\.1:[0-9]*"/"canary":{"target":"CANARY"/' \
-	    -e "s|$PWD/state/probe-secret\.tpl|SECRETPATH|" \
-	    "$PWD/state/envs/tpl/probe.json" > "$1" || atf_fail "template"
+	    -e "s|$PWD/state/probe-secret\.0\.tpl|SECRETPATH|" \
+	    "$PWD/state/envs/0/tpl/probe.json" > "$1" || atf_fail "template"
 	grep -q CANARY "$1" && grep -q SECRETPATH "$1" ||
 	    atf_fail "template without canary or secret"
 	$CTL stop tpl > /dev/null
