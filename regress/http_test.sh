@@ -5,46 +5,6 @@
 
 . "$(atf_get_srcdir)/lib.subr"
 
-# api TOKEN METHOD PATH [BODY]: the answer's body, then its status alone
-# on the last line.
-api() {
-	_tok=$1 _m=$2 _p=$3
-	shift 3
-	if [ $# -gt 0 ]; then
-		curl -sS -X "$_m" -H "x-voicebox-host-token: $_tok" \
-		    -H 'Content-Type: application/json' --data-binary "$1" \
-		    -w '\n%{http_code}\n' "http://127.0.0.1:$(fenced_port)$_p"
-	else
-		curl -sS -X "$_m" -H "x-voicebox-host-token: $_tok" \
-		    -w '\n%{http_code}\n' "http://127.0.0.1:$(fenced_port)$_p"
-	fi
-}
-
-# call TOKEN METHOD PATH [BODY]: api into body.out and status.out
-call() {
-	api "$@" > answer.out || atf_fail "curl failed: $*"
-	tail -n 1 answer.out > status.out
-	sed '$d' answer.out > body.out
-}
-
-# expect STATUS [PATTERN...]: the last call's status, and its body
-# matching each (grep -E) pattern
-expect() {
-	_st=$1
-	shift
-	[ "$(cat status.out)" = "$_st" ] || atf_fail "status $(cat \
-	    status.out), expected $_st: $(cat body.out)"
-	for _p in "$@"; do
-		grep -Eq -- "$_p" body.out || atf_fail "no $_p in: $(cat \
-		    body.out)"
-	done
-}
-
-# A string field of the last body, JSON escapes left as they are.
-field() {
-	sed -n "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p" body.out
-}
-
 token_of() {
 	"$BIN/fencectl" -s "$PWD/ctl.sock" token 2>/dev/null | tail -n 1
 }

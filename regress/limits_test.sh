@@ -8,44 +8,6 @@
 
 . "$(atf_get_srcdir)/lib.subr"
 
-# api TOKEN METHOD PATH [BODY]: the answer's body, then its status alone
-# on the last line.
-api() {
-	_tok=$1 _m=$2 _p=$3
-	shift 3
-	if [ $# -gt 0 ]; then
-		curl -sS -m 60 -X "$_m" -H "x-voicebox-host-token: $_tok" \
-		    -H 'Content-Type: application/json' --data-binary "$1" \
-		    -w '\n%{http_code}\n' "http://127.0.0.1:$(fenced_port)$_p"
-	else
-		curl -sS -m 60 -X "$_m" -H "x-voicebox-host-token: $_tok" \
-		    -w '\n%{http_code}\n' "http://127.0.0.1:$(fenced_port)$_p"
-	fi
-}
-
-call() {
-	api "$@" > answer.out || atf_fail "curl failed: $*"
-	tail -n 1 answer.out > status.out
-	sed '$d' answer.out > body.out
-}
-
-# expect STATUS [PATTERN...]
-expect() {
-	_st=$1
-	shift
-	[ "$(cat status.out)" = "$_st" ] || atf_fail "status $(cat \
-	    status.out), expected $_st: $(cat body.out)"
-	for _p in "$@"; do
-		grep -Eq -- "$_p" body.out || atf_fail "no $_p in: $(cat \
-		    body.out)"
-	done
-}
-
-# The stdout of the last exec, JSON escapes left as they are.
-out_field() {
-	sed -n 's/.*"stdout":"\([^"]*\)".*/\1/p' body.out
-}
-
 # The users' daemon: its control socket where they can reach it (the
 # test's work directory is not theirs to enter), extra configuration
 # lines from stdin.
@@ -275,7 +237,7 @@ tmpfs_fill_body() {
 		for d in /dev/shm /tmp; do
 			call "$t" POST $E/$k/exec "{\"timeoutMs\":30000,\"command\":\"dd if=/dev/zero of=$d/fill bs=1M count=1024 2>/dev/null; stat -c %s $d/fill; rm -f $d/fill\"}"
 			expect 200
-			s=$(out_field | sed 's/\\n$//')
+			s=$(field stdout | sed 's/\\n$//')
 			case $d in
 			/dev/shm) max=$((64 << 20)) ;;
 			/tmp) max=$((128 << 20)) ;;
