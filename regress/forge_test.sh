@@ -6,21 +6,6 @@
 
 . "$(atf_get_srcdir)/lib.subr"
 
-# Wait until KEY's level is measured; print it.
-level_of() {
-	i=0
-	while [ $i -lt 100 ]; do
-		l=$($CTL show environment "$1" | awk '$1 == "level:" { print $2 }')
-		if [ -n "$l" ] && [ "$l" != unmeasured ]; then
-			echo "$l"
-			return 0
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo unmeasured
-}
-
 # A genuine L2 report of this daemon, with the two things that change
 # per run and per fence (the canary's address, the host secret's path)
 # replaced by words the forger fills in: what a fence that has seen one

@@ -241,13 +241,10 @@ reload_cleanup() { fenced_cleanup; }
 # with the usual ./ctl.sock a link to it.
 users_setup() {
 	users_add 2 fht
-	runsock=$(mktemp -u /run/fenced-http.XXXXXX)
-	echo "$runsock" > run.sock
-	ln -s "$runsock" ctl.sock
+	fenced_run_socket
 	# fenced_homes makes the directory once: not inside the pipeline.
 	h=$(fenced_homes)
-	fenced_conf | sed -e "s|^socket .*|socket \"$runsock\"|" \
-	    -e "s|^homes .*|homes \"$h/%u\"|" > fenced.conf
+	fenced_conf | sed -e "s|^homes .*|homes \"$h/%u\"|" > fenced.conf
 }
 
 atf_test_case two_users cleanup
@@ -341,15 +338,7 @@ two_users_body() {
 	expect 200 '"state":"stopped"'
 	fenced_stop
 }
-two_users_cleanup() {
-	fenced_cleanup
-	users_remove
-	s=$(cat run.sock 2>/dev/null)
-	case "$s" in
-	/run/fenced-http.*) rm -f "$s" ;;
-	esac
-	true
-}
+two_users_cleanup() { fenced_cleanup; }
 
 atf_init_test_cases() {
 	atf_add_test_case token

@@ -4,21 +4,6 @@
 
 . "$(atf_get_srcdir)/lib.subr"
 
-# Wait until KEY's level is measured; print it.
-level_of() {
-	i=0
-	while [ $i -lt 100 ]; do
-		l=$($CTL show environment "$1" | awk '$1 == "level:" { print $2 }')
-		if [ -n "$l" ] && [ "$l" != unmeasured ]; then
-			echo "$l"
-			return 0
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo unmeasured
-}
-
 atf_test_case earned cleanup
 earned_head() {
 	atf_set descr "L1 earns L1, L1.5 earns L1.5, L2 earns L2; the report is cached 0600 outside the fence"

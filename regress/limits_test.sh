@@ -14,23 +14,10 @@
 limits_setup() {
 	fenced_vars
 	users_add "$1" flt
-	runsock=$(mktemp -u /run/fenced-limits.XXXXXX)
-	echo "$runsock" > run.sock
-	ln -s "$runsock" ctl.sock
-	{ fenced_conf | sed "s|^socket .*|socket \"$runsock\"|"; cat; } \
-	    > fenced.conf
+	fenced_run_socket
+	{ fenced_conf; cat; } > fenced.conf
 	fenced_start
 	E=/api/environments
-}
-
-limits_cleanup() {
-	fenced_cleanup
-	users_remove
-	s=$(cat run.sock 2>/dev/null)
-	case "$s" in
-	/run/fenced-limits.*) rm -f "$s" ;;
-	esac
-	true
 }
 
 # token USER: a host token of USER's own.
@@ -118,7 +105,7 @@ ceilings_body() {
 	expect 200
 	fenced_stop
 }
-ceilings_cleanup() { limits_cleanup; }
+ceilings_cleanup() { fenced_cleanup; }
 
 atf_test_case user_totals cleanup
 user_totals_head() {
@@ -167,7 +154,7 @@ CONF
 	expect 201
 	fenced_stop
 }
-user_totals_cleanup() { limits_cleanup; }
+user_totals_cleanup() { fenced_cleanup; }
 
 atf_test_case pids_default cleanup
 pids_default_head() {
@@ -217,7 +204,7 @@ pids_default_body() {
 	expect 200 '"exitCode":0'
 	fenced_stop
 }
-pids_default_cleanup() { limits_cleanup; }
+pids_default_cleanup() { fenced_cleanup; }
 
 atf_test_case tmpfs_fill cleanup
 tmpfs_fill_head() {
@@ -259,7 +246,7 @@ tmpfs_fill_body() {
 	expect 200 '"stdout":"131072 262144 131072 16384 1024\\n"'
 	fenced_stop
 }
-tmpfs_fill_cleanup() { limits_cleanup; }
+tmpfs_fill_cleanup() { fenced_cleanup; }
 
 atf_test_case parse_linear cleanup
 parse_linear_head() {

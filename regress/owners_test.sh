@@ -11,27 +11,14 @@
 # link to it), and homes of their own (<homes>/%u).
 owners_setup() {
 	users_add 2 fow
-	runsock=$(mktemp -u /run/fenced-own.XXXXXX)
-	echo "$runsock" > run.sock
-	ln -s "$runsock" ctl.sock
+	fenced_run_socket
 	# fenced_homes makes the directory once: not inside the pipeline.
 	h=$(fenced_homes)
 	case "$h" in
 	/var/lib/fenced-regress.?*) ;;
 	*) atf_fail "no homes directory: '$h'" ;;
 	esac
-	fenced_conf | sed -e "s|^socket .*|socket \"$runsock\"|" \
-	    -e "s|^homes .*|homes \"$h/%u\"|" > fenced.conf
-}
-
-owners_cleanup() {
-	fenced_cleanup
-	users_remove
-	s=$(cat run.sock 2>/dev/null)
-	case "$s" in
-	/run/fenced-own.*) rm -f "$s" ;;
-	esac
-	true
+	fenced_conf | sed -e "s|^homes .*|homes \"$h/%u\"|" > fenced.conf
 }
 
 
@@ -133,7 +120,7 @@ same_key_body() {
 	atf_check -o inline:"" ls state/envs
 	fenced_stop
 }
-same_key_cleanup() { owners_cleanup; }
+same_key_cleanup() { fenced_cleanup; }
 
 atf_test_case state_bounded cleanup
 state_bounded_head() {

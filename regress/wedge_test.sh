@@ -11,10 +11,8 @@
 # in /run, ./ctl.sock a link to it.
 wedge_setup() {
 	users_add 2 fwg
-	runsock=$(mktemp -u /run/fenced-wedge.XXXXXX)
-	echo "$runsock" > run.sock
-	ln -s "$runsock" ctl.sock
-	fenced_conf | sed "s|^socket .*|socket \"$runsock\"|" > fenced.conf
+	fenced_run_socket
+	fenced_conf > fenced.conf
 	for l in "$@"; do
 		echo "$l" >> fenced.conf
 	done
@@ -25,12 +23,6 @@ wedge_cleanup() {
 		kill -9 "$p" 2>/dev/null
 	done
 	fenced_cleanup
-	users_remove
-	s=$(cat run.sock 2>/dev/null)
-	case "$s" in
-	/run/fenced-wedge.*) rm -f "$s" ;;
-	esac
-	true
 }
 
 rss_kb() {
@@ -195,12 +187,10 @@ tokens_head() {
 tokens_body() {
 	fenced_vars
 	users_add 3 fwt
-	runsock=$(mktemp -u /run/fenced-wedge.XXXXXX)
-	echo "$runsock" > run.sock
-	ln -s "$runsock" ctl.sock
-	fenced_conf | sed "s|^socket .*|socket \"$runsock\"|" > fenced.conf
+	fenced_run_socket
+	fenced_conf > fenced.conf
 	fenced_start
-	sock=$runsock
+	sock=$(cat run.sock)
 	asa=$(as_user "$(sed -n 1p users.txt)")
 	asb=$(as_user "$(sed -n 2p users.txt)")
 	asc=$(as_user "$(sed -n 3p users.txt)")
