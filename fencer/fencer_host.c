@@ -28,8 +28,6 @@
 #include "report.h"
 #include "fencer_host.h"
 
-#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
-
 static void
 host_err(char *err, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
