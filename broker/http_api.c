@@ -26,7 +26,6 @@
 #include "log.h"
 #include "msg.h"
 #include "proc.h"
-#include "report.h"
 #include "broker.h"
 #include "http.h"
 

@@ -63,5 +63,7 @@ int		 level_parse(const char *);
 const char	*fence_state_name(int);		/* "running", ... */
 /* "request", "deadline", "crash", "out-of-memory", "shutdown"; NULL else */
 const char	*stop_reason_name(int);
+int		 level_satisfies(int, int);	/* measured, required */
+int		 level_of_tier(int);		/* what a tier promises */
 
 #endif /* NAMES_H */

@@ -25,7 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "names.h"
+#include "probe_expect.h"
 #include "fencer_host.h"
 
 static void

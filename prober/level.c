@@ -34,31 +34,6 @@ static const char *const verdict_names[] = {
 	[VERDICT_SHARED] = "shared",
 };
 
-/* Does a fence that measured `have' meet a requirement of `want'? */
-int
-level_satisfies(int have, int want)
-{
-	if (want <= LEVEL_UNMEASURED)
-		return (1);
-	return (have >= LEVEL_L1 && have >= want);
-}
-
-/* The level a tier promises, for `require'. */
-int
-level_of_tier(int tier)
-{
-	switch (tier) {
-	case TIER_L1:
-		return (LEVEL_L1);
-	case TIER_L15:
-		return (LEVEL_L15);
-	case TIER_L2:
-		return (LEVEL_L2);
-	default:
-		return (LEVEL_UNMEASURED);
-	}
-}
-
 const char *
 axis_name(int a)
 {

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "names.h"		/* enum probe_level, level_name() */
+#include "names.h"		/* enum probe_level, level_name(), ... */
 #include "probe_expect.h"	/* what the host knows, REPORT_MAX */
 
 #define REPORT_DEPTH_MAX	16		/* nesting of [ and { */
@@ -78,8 +78,6 @@ int		 report_parse(const char *, size_t, const struct probe_expect *,
  */
 char		*verdict_json(const struct probe_verdict *);
 
-int		 level_satisfies(int, int);	/* measured, required */
-int		 level_of_tier(int);		/* what a tier promises */
 const char	*axis_name(int);		/* "filesystem", ... */
 const char	*verdict_name(int);		/* "fenced", ... */
 
