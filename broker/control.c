@@ -23,7 +23,6 @@
 #include "log.h"
 #include "msg.h"
 #include "broker.h"
-#include "report.h"
 
 #define CONTROL_MAX_CONNS	512	/* all users together */
 #define CONTROL_MAX_PER_UID	32

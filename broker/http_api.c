@@ -26,7 +26,6 @@
 #include "log.h"
 #include "msg.h"
 #include "proc.h"
-#include "report.h"
 #include "broker.h"
 #include "http.h"
 
@@ -244,14 +243,9 @@ api_time(int64_t t)
 static json_t *
 api_reason(int r)
 {
-	switch (r) {
-	case STOP_REQUEST:	return (json_string("request"));
-	case STOP_DEADLINE:	return (json_string("deadline"));
-	case STOP_CRASH:	return (json_string("crash"));
-	case STOP_OOM:		return (json_string("out-of-memory"));
-	case STOP_SHUTDOWN:	return (json_string("shutdown"));
-	default:		return (json_null());
-	}
+	const char	*s = stop_reason_name(r);
+
+	return (s != NULL ? json_string(s) : json_null());
 }
 
 /*

@@ -24,7 +24,6 @@
 #include "imsg.h"
 #include "log.h"
 #include "msg.h"
-#include "report.h"
 #include "broker.h"
 
 struct probe_waiter {

@@ -8,6 +8,8 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "names.h"
+
 #define FENCED_CONF		"/etc/fenced.conf"
 #define FENCED_SOCKET		"/run/fenced.sock"
 #define FENCED_STATE		"/var/lib/fenced"
@@ -35,20 +37,6 @@ enum fenced_proc {
 	PROC_FENCER,
 	PROC_PROBER,
 	PROC_MAX
-};
-
-enum fence_tier {
-	TIER_L1 = 1,
-	TIER_L15,
-	TIER_L2
-};
-
-enum fence_backend {
-	BACKEND_NATIVE = 1,
-	BACKEND_RUNSC,
-	BACKEND_VM,
-	BACKEND_MOCK,
-	BACKEND_SUBPROCESS
 };
 
 /* The probe's outbound checks (DESIGN.md section 5). */
@@ -146,10 +134,6 @@ int		 config_parse(const char *, struct fenced_config *);
 int		 config_resolve(struct fenced_config *);
 int		 config_homes_check(const char *, const char **);
 int		 config_env_override(struct fenced_config *);
-const char	*tier_name(int);
-int		 tier_parse(const char *);
-const char	*backend_name(int);
-int		 backend_parse(const char *);
 
 /* common/util.c */
 int		 fence_key_valid(const char *);

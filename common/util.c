@@ -9,26 +9,6 @@
 
 #include "fenced.h"
 
-#ifndef nitems
-#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
-#endif
-
-static const struct {
-	int		 id;
-	const char	*name;
-} config_tiers[] = {
-	{ TIER_L1,	"L1" },
-	{ TIER_L15,	"L1.5" },
-	{ TIER_L2,	"L2" }
-}, config_backends[] = {
-	{ BACKEND_NATIVE,	"native" },
-	{ BACKEND_RUNSC,	"runsc" },
-	{ BACKEND_VM,		"vm" },
-	{ BACKEND_MOCK,		"mock" },
-	{ BACKEND_SUBPROCESS,	"subprocess" }
-};
-
-
 /* [a-z0-9][a-z0-9_-]{0,62}, and nothing else, ever. */
 int
 fence_key_valid(const char *key)
@@ -84,56 +64,6 @@ proc_name(enum fenced_proc p)
 	default:
 		return ("unknown");
 	}
-}
-
-const char *
-tier_name(int tier)
-{
-	size_t	 i;
-
-	for (i = 0; i < nitems(config_tiers); i++)
-		if (config_tiers[i].id == tier)
-			return (config_tiers[i].name);
-	return ("unknown");
-}
-
-/* Returns the tier, or -1. */
-int
-tier_parse(const char *s)
-{
-	size_t	 i;
-
-	if (s == NULL)
-		return (-1);
-	for (i = 0; i < nitems(config_tiers); i++)
-		if (strcmp(config_tiers[i].name, s) == 0)
-			return (config_tiers[i].id);
-	return (-1);
-}
-
-const char *
-backend_name(int backend)
-{
-	size_t	 i;
-
-	for (i = 0; i < nitems(config_backends); i++)
-		if (config_backends[i].id == backend)
-			return (config_backends[i].name);
-	return ("unknown");
-}
-
-/* Returns the backend, or -1. */
-int
-backend_parse(const char *s)
-{
-	size_t	 i;
-
-	if (s == NULL)
-		return (-1);
-	for (i = 0; i < nitems(config_backends); i++)
-		if (strcmp(config_backends[i].name, s) == 0)
-			return (config_backends[i].id);
-	return (-1);
 }
 
 /* A stream connection to the unix socket at path, or -1 with errno. */

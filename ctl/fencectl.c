@@ -20,7 +20,6 @@
 #include "imsg.h"
 #include "log.h"
 #include "msg.h"
-#include "report.h"
 
 #define CTL_TIMEOUT_MS		30000
 #define CTL_EXEC_MARGIN_MS	10000	/* beyond the command's timeout */
@@ -585,19 +584,6 @@ ctl_show_stats(struct imsg *imsg)
 	printf("log: %s\n", st.st_verbose ? "verbose" : "brief");
 }
 
-static const char *
-ctl_reason_name(int r)
-{
-	switch (r) {
-	case STOP_REQUEST:	return ("request");
-	case STOP_DEADLINE:	return ("deadline");
-	case STOP_CRASH:	return ("crash");
-	case STOP_OOM:		return ("out of memory");
-	case STOP_SHUTDOWN:	return ("shutdown");
-	default:		return ("-");
-	}
-}
-
 /* The owner's name, or its uid where it has none. */
 static const char *
 ctl_owner_name(uid_t uid)
@@ -645,8 +631,8 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 	printf("tier:     %s\n", tier_name(f.f_tier));
 	printf("backend:  %s\n", backend_name(f.f_backend));
 	printf("state:    %s", fence_state_name(f.f_state));
-	if (f.f_reason != STOP_NONE)
-		printf(" (%s)", ctl_reason_name(f.f_reason));
+	if (stop_reason_name(f.f_reason) != NULL)
+		printf(" (%s)", stop_reason_name(f.f_reason));
 	printf("\n");
 	printf("level:    %s\n", level_name(f.f_level));
 	printf("pid:      %d\n", (int)f.f_pid);

@@ -32,8 +32,6 @@
 #define P_PIDFD		3
 #endif
 
-#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
-
 struct fence_host fence_host;
 
 struct fence_step {
@@ -264,21 +262,6 @@ fence_init(char *err, size_t errlen)
 	return (0);
 }
 
-static const char *
-fence_tier_name(int tier)
-{
-	switch (tier) {
-	case TIER_L1:
-		return ("L1");
-	case TIER_L15:
-		return ("L1.5");
-	case TIER_L2:
-		return ("L2");
-	default:
-		return ("?");
-	}
-}
-
 static int
 fence_user_valid(const char *u)
 {
@@ -348,7 +331,7 @@ fence_spec_check(const struct fence_spec *s, char *err, size_t errlen)
 	for (i = 0; i < FENCE_CG_MAX; i++)
 		if (s->fs_cgroup_parent[i] == NULL) {
 			snprintf(err, errlen, "%s needs a cgroup for the %s "
-			    "controller", fence_tier_name(s->fs_tier),
+			    "controller", tier_name(s->fs_tier),
 			    i == FENCE_CG_MEMORY ? "memory" :
 			    i == FENCE_CG_PIDS ? "pids" : "cpu");
 			return (-1);
@@ -356,7 +339,7 @@ fence_spec_check(const struct fence_spec *s, char *err, size_t errlen)
 	if (s->fs_limits.fl_memory == 0 || s->fs_limits.fl_pids == 0 ||
 	    s->fs_limits.fl_cpu_milli == 0) {
 		snprintf(err, errlen, "%s needs memory, pids and cpu limits",
-		    fence_tier_name(s->fs_tier));
+		    tier_name(s->fs_tier));
 		return (-1);
 	}
 	return (0);

@@ -46,8 +46,6 @@
 #define LANDLOCK_SCOPE_SIGNAL			(1ULL << 1)
 #endif
 
-#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
-
 /* struct landlock_ruleset_attr as of ABI 6. */
 struct fence_ll_attr {
 	uint64_t	 handled_access_fs;

@@ -59,8 +59,6 @@
 #include "fence.h"
 #include "fence_impl.h"
 
-#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
-
 /* The merged-/usr links a host may have; bound read-only if real dirs. */
 enum fence_link_kind {
 	FENCE_LINK_NONE = 0,

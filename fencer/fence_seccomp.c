@@ -39,8 +39,6 @@
 #include "fence.h"
 #include "fence_impl.h"
 
-#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
-
 /* The newest x86_64 call this table knows (Linux 6.18), and a bound. */
 #define FENCE_SCMP_NR_KNOWN	470
 #define FENCE_SCMP_NR_FUTURE	560

@@ -771,9 +771,8 @@ fence_end(struct fence *f, int reason, uint32_t reqid)
 	f->f_info.f_state = FENCE_STOPPED;
 	f->f_info.f_reason = reason;
 	log_info("fence %s stopped (%s)", f->f_info.f_key,
-	    reason == STOP_REQUEST ? "request" : reason == STOP_DEADLINE ?
-	    "deadline" : reason == STOP_OOM ? "out of memory" :
-	    reason == STOP_SHUTDOWN ? "shutdown" : "crash");
+	    stop_reason_name(reason) != NULL ? stop_reason_name(reason) :
+	    "unknown");
 	if (was_running || reqid != 0)
 		fence_send(IMSG_FENCE_STOPPED, reqid, f, -1);
 	TAILQ_REMOVE(&fencer_fences, f, f_entry);

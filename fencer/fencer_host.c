@@ -25,10 +25,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "names.h"
+#include "probe_expect.h"
 #include "fencer_host.h"
-
-#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
 
 static void
 host_err(char *err, size_t len, const char *fmt, ...)

@@ -32,7 +32,7 @@
 #include "imsg.h"
 #include "log.h"
 #include "msg.h"
-#include "report.h"
+#include "probe_expect.h"
 #include "fencer.h"
 #include "fencer_host.h"
 

@@ -119,23 +119,6 @@ struct msg_error {
 /* The pairing bearer the fencer mints per fence (arc4random). */
 #define MSG_BEARER_LEN		32
 
-enum fence_state {
-	FENCE_BOOTING = 1,
-	FENCE_RUNNING,
-	FENCE_STOPPING,
-	FENCE_STOPPED,
-	FENCE_FAILED
-};
-
-enum fence_stop_reason {
-	STOP_NONE = 0,
-	STOP_REQUEST,
-	STOP_DEADLINE,
-	STOP_CRASH,		/* pid 1 of the fence died */
-	STOP_OOM,
-	STOP_SHUTDOWN		/* the daemon is going down */
-};
-
 struct msg_boot {
 	char		 b_key[FENCE_KEY_SIZE];
 	uid_t		 b_owner;	/* set by the broker from credentials */
@@ -320,7 +303,7 @@ int	 msg_stats_decode(const void *, size_t, struct msg_stats *);
 
 /*
  * A fence's measured boundary: its level (enum probe_level of
- * prober/report.h) and the verdicts as the JSON the API shows.
+ * common/names.h) and the verdicts as the JSON the API shows.
  * Decoded ones own v_json: msg_verdict_free().
  */
 #define MSG_VERDICT_JSON_MAX	(64 * 1024)
@@ -356,7 +339,6 @@ int	 msg_fence_req_encode(const struct msg_fence_req *, void **, size_t *);
 int	 msg_fence_req_decode(const void *, size_t, struct msg_fence_req *);
 int	 msg_fence_encode(const struct msg_fence *, void **, size_t *);
 int	 msg_fence_decode(const void *, size_t, struct msg_fence *);
-const char	*fence_state_name(int);
 
 /* imsg/msg_token.c */
 int	 msg_token_encode(const struct msg_token *, void **, size_t *);

@@ -404,16 +404,3 @@ msg_fence_decode(const void *data, size_t len, struct msg_fence *out)
 	explicit_bzero(&f, sizeof(f));
 	return (0);
 }
-
-const char *
-fence_state_name(int s)
-{
-	switch (s) {
-	case FENCE_BOOTING:	return ("booting");
-	case FENCE_RUNNING:	return ("running");
-	case FENCE_STOPPING:	return ("stopping");
-	case FENCE_STOPPED:	return ("stopped");
-	case FENCE_FAILED:	return ("failed");
-	default:		return ("unknown");
-	}
-}

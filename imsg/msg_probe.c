@@ -14,7 +14,7 @@
 #include "fenced.h"
 #include "msg.h"
 #include "mp.h"
-#include "report.h"
+#include "probe_expect.h"
 
 #define MSG_VERDICT_FIELDS	3
 #define MSG_REPORT_FIELDS	17

@@ -15,10 +15,6 @@
 #include "fenced.h"
 #include "log.h"
 
-#ifndef nitems
-#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
-#endif
-
 /*
  * Temporary directories a sandbox home may never live in: anyone can
  * create names there first, and cleaners delete what they find.

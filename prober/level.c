@@ -17,17 +17,6 @@
 #include "fenced.h"
 #include "report_impl.h"
 
-static const char *const level_names[] = {
-	[LEVEL_UNMEASURED] = "unmeasured",
-	[LEVEL_NOT_EARNED] = "not-earned",
-	[LEVEL_L1] = "L1",
-	[LEVEL_L15] = "L1.5",
-	[LEVEL_L2] = "L2",
-	[LEVEL_L3] = "L3",
-	[LEVEL_L4] = "L4",
-};
-#define LEVEL_NNAMES	(sizeof(level_names) / sizeof(level_names[0]))
-
 static const char *const axis_names[AXIS_MAX] = {
 	[AXIS_FILESYSTEM] = "filesystem",
 	[AXIS_PROCESSES] = "processes",
@@ -44,50 +33,6 @@ static const char *const verdict_names[] = {
 	[VERDICT_SEPARATE] = "separate",
 	[VERDICT_SHARED] = "shared",
 };
-
-const char *
-level_name(int l)
-{
-	if (l < 0 || (size_t)l >= LEVEL_NNAMES)
-		return ("unmeasured");
-	return (level_names[l]);
-}
-
-int
-level_parse(const char *s)
-{
-	size_t	 i;
-
-	for (i = 0; i < LEVEL_NNAMES; i++)
-		if (strcmp(s, level_names[i]) == 0)
-			return ((int)i);
-	return (-1);
-}
-
-/* Does a fence that measured `have' meet a requirement of `want'? */
-int
-level_satisfies(int have, int want)
-{
-	if (want <= LEVEL_UNMEASURED)
-		return (1);
-	return (have >= LEVEL_L1 && have >= want);
-}
-
-/* The level a tier promises, for `require'. */
-int
-level_of_tier(int tier)
-{
-	switch (tier) {
-	case TIER_L1:
-		return (LEVEL_L1);
-	case TIER_L15:
-		return (LEVEL_L15);
-	case TIER_L2:
-		return (LEVEL_L2);
-	default:
-		return (LEVEL_UNMEASURED);
-	}
-}
 
 const char *
 axis_name(int a)
@@ -542,8 +487,9 @@ judge_net_strict(const struct probe_report *r, const struct probe_expect *e,
 	if (e->pe_canary == CANARY_YES || (r->r_has_canary &&
 	    r->r_canary_connected))
 		axis_violation(a, "network: canary reached from an %s fence",
-		    e->pe_backend == BACKEND_RUNSC ? "runsc" :
-		    e->pe_backend == BACKEND_VM ? "vm" : "L2");
+		    e->pe_backend == BACKEND_RUNSC ||
+		    e->pe_backend == BACKEND_VM ? backend_name(e->pe_backend) :
+		    tier_name(TIER_L2));
 	else if (e->pe_canary != CANARY_NOT_RUN && (!r->r_has_canary ||
 	    (e->pe_canary_target[0] != '\0' &&
 	    strcmp(r->r_canary_target, e->pe_canary_target) != 0)))

@@ -45,14 +45,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "names.h"		/* nitems */
+
 #ifndef AF_VSOCK
 #define AF_VSOCK	40
 #endif
 #ifndef AF_ALG
 #define AF_ALG		38
 #endif
-
-#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
 
 static int	 failures;
 

@@ -48,7 +48,8 @@ fi
     -Wall -Wextra -Werror -Wno-unused-parameter \
     -I"$top/common" -I"$top/prober" \
     -o "$out/report_fuzz" "$top/fuzz/report_fuzz.c" "$top/prober/report.c" \
-    "$top/prober/report_schema.c" "$top/prober/level.c" $libs
+    "$top/prober/report_schema.c" "$top/prober/level.c" \
+    "$top/common/names.c" $libs
 
 echo "fuzz: running $out/report_fuzz for $secs s" >&2
 exec "$out/report_fuzz" -max_total_time="$secs" -max_len=65536 \
