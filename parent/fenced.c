@@ -526,6 +526,14 @@ parent_start_children(const char *exe)
 	void		*buf;
 	size_t		 len, i;
 
+	/* A channel only one side declares is a bug: no child starts. */
+	for (p = PROC_BROKER; p < PROC_MAX; p++)
+		for (q = p + 1; q < PROC_MAX; q++)
+			if (proc_declares(fenced_procs[p], q) !=
+			    proc_declares(fenced_procs[q], p))
+				fatalx("%s and %s disagree on their channel",
+				    proc_name(p), proc_name(q));
+
 	memset(&pa, 0, sizeof(pa));
 	pa.pa_debug = debug;
 	pa.pa_verbose = conf.c_verbose;
@@ -561,16 +569,9 @@ parent_start_children(const char *exe)
 
 	parent_send_config();
 
-	/*
-	 * A channel between two children only where both declare it: a
-	 * declaration one side makes alone is a bug, caught here.
-	 */
+	/* A channel between two children only where both declare it. */
 	for (p = PROC_BROKER; p < PROC_MAX; p++) {
 		for (q = p + 1; q < PROC_MAX; q++) {
-			if (proc_declares(fenced_procs[p], q) !=
-			    proc_declares(fenced_procs[q], p))
-				fatalx("%s and %s disagree on their channel",
-				    proc_name(p), proc_name(q));
 			if (!proc_declares(fenced_procs[p], q))
 				continue;
 			if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
