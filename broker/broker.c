@@ -2,13 +2,12 @@
  * The broker: the only process that reads bytes from clients.  It runs
  * as the unprivileged user in an empty chroot under an allowlist
  * filter, serves the control socket and the HTTP API, and turns what
- * clients ask into typed messages for the fencer and the prober.
+ * clients ask into typed messages for the fencer.
  */
 #include <sys/types.h>
 #include <sys/resource.h>
 
 #include <event.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,18 +22,24 @@
 #include "broker.h"
 
 static void	broker_dispatch_parent(struct imsgev *, struct imsg *, void *);
-static void	broker_dispatch_fencer(struct imsgev *, struct imsg *, void *);
-static void	broker_dispatch_prober(struct imsgev *, struct imsg *, void *);
 static void	broker_shutdown(void);
-static void	broker_nofile(void);
+static void	broker_nofile(const struct proc_args *);
+
+/* The broker talks to the parent and the fencer, never to the prober. */
+static const struct proc_peer broker_peers[] = {
+	{ PROC_PARENT,	broker_dispatch_parent },
+	{ PROC_FENCER,	fences_dispatch_fencer },
+};
 
 struct proc_self broker_self = {
 	.ps_proc = PROC_BROKER,
-	.ps_peers = {
-		[PROC_PARENT] = { PROC_PARENT, broker_dispatch_parent, NULL },
-		[PROC_FENCER] = { PROC_FENCER, broker_dispatch_fencer, NULL },
-		[PROC_PROBER] = { PROC_PROBER, broker_dispatch_prober, NULL },
+	.ps_peers = broker_peers,
+	.ps_npeers = sizeof(broker_peers) / sizeof(broker_peers[0]),
+	.ps_lockdown = {
+		.ld_promises = "stdio recvfd sendfd unix inet",
+		.ld_filter = LOCKDOWN_ALLOW,
 	},
+	.ps_prepare_cb = broker_nofile,
 	.ps_config_cb = http_configure,
 	.ps_start_cb = http_start,
 	.ps_shutdown_cb = broker_shutdown,
@@ -42,43 +47,10 @@ struct proc_self broker_self = {
 struct broker_stats	 broker_stats;
 struct msg_procinfo	 broker_procinfo;
 
-void
-broker(const struct proc_args *pa)
-{
-	char		 root[PATH_MAX];
-	struct lockdown	 ld = {
-		.ld_title = "broker",
-		.ld_chroot = root,
-		.ld_uid = pa->pa_uid,
-		.ld_gid = pa->pa_gid,
-		.ld_promises = "stdio recvfd sendfd unix inet",
-		.ld_filter = LOCKDOWN_ALLOW,
-	};
-
-	if ((size_t)snprintf(root, sizeof(root), "%s/%s", pa->pa_state,
-	    FENCED_EMPTY_DIR) >= sizeof(root))
-		fatalx("%s: state path too long", __func__);
-	if ((broker_self.ps_evbase = event_init()) == NULL)
-		fatalx("%s: event_init", __func__);
-	proc_signals(&broker_self);
-	/* jansson seeds its hashes from /dev/urandom on first use: now. */
-	json_object_seed(0);
-	broker_nofile();
-
-	lockdown(&ld);
-
-	proc_connect_parent(&broker_self);
-	event_dispatch();
-	exit(0);
-}
-
 static void
 broker_dispatch_parent(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	uint32_t	 u;
-
-	if (proc_dispatch_parent(&broker_self, imsg))
-		return;
 
 	switch (imsg->hdr.ih_type) {
 	case IMSG_LISTEN_FD:
@@ -121,7 +93,7 @@ broker_shutdown(void)
  * (after lockdown getrlimit() is all there is).
  */
 static void
-broker_nofile(void)
+broker_nofile(const struct proc_args *pa)
 {
 	struct rlimit	 rl;
 
@@ -134,17 +106,4 @@ broker_nofile(void)
 		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
 			log_warn("%s: setrlimit", __func__);
 	}
-}
-
-static void
-broker_dispatch_fencer(struct imsgev *iev, struct imsg *imsg, void *arg)
-{
-	fences_dispatch_fencer(iev, imsg, arg);
-}
-
-static void
-broker_dispatch_prober(struct imsgev *iev, struct imsg *imsg, void *arg)
-{
-	fatalx("%s: unexpected %s", __func__,
-	    msg_type_name(imsg->hdr.ih_type));
 }

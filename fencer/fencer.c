@@ -22,20 +22,18 @@
 #include "proc.h"
 #include "fencer.h"
 
-static void	fencer_dispatch_parent(struct imsgev *, struct imsg *, void *);
 static void	fencer_dispatch_broker(struct imsgev *, struct imsg *, void *);
 static void	fencer_dispatch_prober(struct imsgev *, struct imsg *, void *);
+static void	fencer_prepare(const struct proc_args *);
+static void	fencer_init_cb(const struct proc_args *);
 static void	fencer_shutdown(void);
 static void	fencer_sigchld(int, short, void *);
 
-struct proc_self fencer_self = {
-	.ps_proc = PROC_FENCER,
-	.ps_peers = {
-		[PROC_PARENT] = { PROC_PARENT, fencer_dispatch_parent, NULL },
-		[PROC_BROKER] = { PROC_BROKER, fencer_dispatch_broker, NULL },
-		[PROC_PROBER] = { PROC_PROBER, fencer_dispatch_prober, NULL },
-	},
-	.ps_shutdown_cb = fencer_shutdown,
+/* The parent tells the fencer nothing beyond what every child hears. */
+static const struct proc_peer fencer_peers[] = {
+	{ PROC_PARENT,	NULL },
+	{ PROC_BROKER,	fencer_dispatch_broker },
+	{ PROC_PROBER,	fencer_dispatch_prober },
 };
 
 static const cap_value_t fencer_caps[] = {
@@ -50,35 +48,37 @@ static const cap_value_t fencer_caps[] = {
 	CAP_NET_ADMIN,		/* lo up in an L2 fence's namespace */
 };
 
-void
-fencer(const struct proc_args *pa)
-{
-	struct lockdown	 ld = {
-		.ld_title = "fencer",
-		.ld_chroot = NULL,
-		.ld_uid = (uid_t)-1,
-		.ld_gid = (gid_t)-1,
+/* Root, for mounts and namespaces, with only fencer_caps[]. */
+struct proc_self fencer_self = {
+	.ps_proc = PROC_FENCER,
+	.ps_peers = fencer_peers,
+	.ps_npeers = sizeof(fencer_peers) / sizeof(fencer_peers[0]),
+	.ps_lockdown = {
 		.ld_caps = fencer_caps,
 		.ld_ncaps = sizeof(fencer_caps) / sizeof(fencer_caps[0]),
 		.ld_filter = LOCKDOWN_DENY,
-	};
+	},
+	.ps_keep_root = 1,
+	.ps_prepare_cb = fencer_prepare,
+	.ps_init_cb = fencer_init_cb,
+	.ps_shutdown_cb = fencer_shutdown,
+};
 
+/* Fences' ends arrive as SIGCHLD: its event, like every signal's, now. */
+static void
+fencer_prepare(const struct proc_args *pa)
+{
 	static struct event ev_chld;
 
-	if ((fencer_self.ps_evbase = event_init()) == NULL)
-		fatalx("%s: event_init", __func__);
-	proc_signals(&fencer_self);
 	evsignal_assign(&ev_chld, fencer_self.ps_evbase, SIGCHLD,
 	    fencer_sigchld, NULL);
 	evsignal_add(&ev_chld, NULL);
+}
 
-	lockdown(&ld);
+static void
+fencer_init_cb(const struct proc_args *pa)
+{
 	fencer_init(pa->pa_id);
-
-	proc_connect_parent(&fencer_self);
-	event_dispatch();
-	fencer_shutdown();
-	exit(0);
 }
 
 static void
@@ -92,15 +92,6 @@ fencer_shutdown(void)
 {
 	log_debug("%s: stopping every fence", __func__);
 	fencer_stop_all();
-}
-
-static void
-fencer_dispatch_parent(struct imsgev *iev, struct imsg *imsg, void *arg)
-{
-	if (proc_dispatch_parent(&fencer_self, imsg))
-		return;
-	fatalx("%s: unexpected %s", __func__,
-	    msg_type_name(imsg->hdr.ih_type));
 }
 
 /*

@@ -47,6 +47,7 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_NONE] =			"IMSG_NONE",
 	[IMSG_CONFIG] =			"IMSG_CONFIG",
 	[IMSG_PEER_FD] =		"IMSG_PEER_FD",
+	[IMSG_LOG_LEVEL] =		"IMSG_LOG_LEVEL",
 	[IMSG_LISTEN_FD] =		"IMSG_LISTEN_FD",
 	[IMSG_PROC_INFO] =		"IMSG_PROC_INFO",
 	[IMSG_START] =			"IMSG_START",

@@ -21,19 +21,22 @@
 enum imsg_type {
 	IMSG_NONE = 0,
 
-	/* parent -> child */
+	/* parent -> every child */
 	IMSG_CONFIG,		/* struct fenced_config */
 	IMSG_PEER_FD,		/* u32 enum fenced_proc; fd: channel to it */
+	IMSG_LOG_LEVEL,		/* i32 level */
+	IMSG_START,		/* empty: configured, begin serving */
+
+	/* parent -> broker */
 	IMSG_LISTEN_FD,		/* u32 enum listen_kind; fd: listening socket */
 	IMSG_PROC_INFO,		/* struct msg_procinfo */
-	IMSG_START,		/* empty: configured, begin serving */
-	IMSG_TOKEN_LOAD,	/* struct msg_token: a stored host token (broker) */
+	IMSG_TOKEN_LOAD,	/* struct msg_token: a stored host token */
+	IMSG_TOKEN_STORED,	/* u32 0 or errno; ih_peerid: the store's */
 
-	/* child -> parent, parent -> child */
-	IMSG_LOG_VERBOSE,	/* i32 level */
+	/* broker -> parent (parent_reqs[]) */
+	IMSG_LOG_VERBOSE,	/* i32 level, for the other children */
 	IMSG_RELOAD,		/* empty */
-	IMSG_TOKEN_STORE,	/* struct msg_token, broker -> parent; ih_peerid */
-	IMSG_TOKEN_STORED,	/* u32 0 or errno, parent -> broker; same id */
+	IMSG_TOKEN_STORE,	/* struct msg_token; ih_peerid: request id */
 
 	/* fencectl -> broker */
 	IMSG_CTL_SHOW_STATS,	/* empty */
@@ -41,6 +44,13 @@ enum imsg_type {
 	IMSG_CTL_RELOAD,	/* empty */
 	IMSG_CTL_TEST_SYSCALL,	/* empty; FENCED_TEST_HOOKS builds only */
 	IMSG_CTL_TOKEN,		/* u32: 1 replaces an existing host token */
+	IMSG_CTL_BOOT,		/* struct msg_boot (owner ignored) */
+	IMSG_CTL_STOP,		/* struct msg_fence_req (uid ignored) */
+	IMSG_CTL_LIST,		/* struct msg_fence_req (uid ignored) */
+	IMSG_CTL_EXEC,		/* struct msg_exec (bearer ignored) */
+	IMSG_CTL_GIT_CONFIG,	/* struct msg_gitconfig (bearer ignored) */
+	IMSG_CTL_GIT_INIT,	/* struct msg_gitinit (bearer ignored) */
+	IMSG_CTL_PROBE,		/* struct msg_fence_req */
 
 	/* broker -> fencectl */
 	IMSG_CTL_STATS,		/* struct msg_stats */
@@ -48,11 +58,17 @@ enum imsg_type {
 	IMSG_CTL_ERROR,		/* struct msg_error */
 	IMSG_CTL_END,		/* empty: last message of a reply */
 	IMSG_CTL_HOSTTOKEN,	/* struct msg_hosttoken: a new host token */
+	IMSG_CTL_FENCE,		/* struct msg_fence */
+	IMSG_CTL_RESULT,	/* struct msg_result */
+	IMSG_CTL_GIT_IDENTITY,	/* struct msg_gitconfig */
+	IMSG_CTL_VERDICT,	/* struct msg_verdict */
 
 	/* broker -> fencer (ih_peerid: the broker's request id) */
 	IMSG_FENCE_BOOT,	/* struct msg_boot */
 	IMSG_FENCE_STOP,	/* struct msg_fence_req */
 	IMSG_FENCE_LIST,	/* struct msg_fence_req, key "" for all */
+	IMSG_PROBE_PREPARE,	/* struct msg_fence_req */
+	IMSG_PROBE_OUTPUT,	/* the agent's msg_result, as it came */
 
 	/* fencer -> broker (ih_peerid: the request answered, or 0) */
 	IMSG_FENCE_BOOTED,	/* struct msg_fence; fd: channel to the agent */
@@ -60,41 +76,30 @@ enum imsg_type {
 	IMSG_FENCE_STOPPED,	/* struct msg_fence, f_state STOPPED */
 	IMSG_FENCE_INFO,	/* struct msg_fence */
 	IMSG_FENCE_END,		/* empty: end of a list */
+	IMSG_PROBE_EXEC,	/* struct msg_exec: fence-probe to run */
+	IMSG_FENCE_LEVEL,	/* struct msg_verdict */
 
-	/* fencectl -> broker */
-	IMSG_CTL_BOOT,		/* struct msg_boot (owner ignored) */
-	IMSG_CTL_STOP,		/* struct msg_fence_req (uid ignored) */
-	IMSG_CTL_LIST,		/* struct msg_fence_req (uid ignored) */
-	IMSG_CTL_EXEC,		/* struct msg_exec (bearer ignored) */
-	IMSG_CTL_GIT_CONFIG,	/* struct msg_gitconfig (bearer ignored) */
-	IMSG_CTL_GIT_INIT,	/* struct msg_gitinit (bearer ignored) */
+	/* fencer -> prober (ih_peerid: the broker's request id) */
+	IMSG_PROBE_REPORT,	/* struct msg_probe_report */
 
-	/* broker -> fencectl */
-	IMSG_CTL_FENCE,		/* struct msg_fence */
-	IMSG_CTL_RESULT,	/* struct msg_result */
-	IMSG_CTL_GIT_IDENTITY,	/* struct msg_gitconfig */
+	/* prober -> fencer (ih_peerid: the same) */
+	IMSG_PROBE_VERDICT,	/* struct msg_verdict */
 
-	/* fencer -> agent, agent -> fencer */
+	/* fencer -> agent */
 	IMSG_AGENT_HELLO,	/* struct msg_hello */
+
+	/* agent -> fencer */
 	IMSG_AGENT_READY,	/* empty */
 
-	/* broker -> agent (ih_peerid: request id), agent -> broker */
+	/* broker -> agent (ih_peerid: request id) */
 	IMSG_AGENT_EXEC,	/* struct msg_exec */
-	IMSG_AGENT_RESULT,	/* struct msg_result */
 	IMSG_AGENT_GIT_CONFIG,	/* struct msg_gitconfig */
-	IMSG_AGENT_GIT_IDENTITY, /* struct msg_gitconfig (reply) */
 	IMSG_AGENT_GIT_INIT,	/* struct msg_gitinit */
-	IMSG_AGENT_ERROR,	/* struct msg_error */
 
-	/* probing a fence (ih_peerid: the broker's request id throughout) */
-	IMSG_PROBE_PREPARE,	/* broker -> fencer: struct msg_fence_req */
-	IMSG_PROBE_EXEC,	/* fencer -> broker: struct msg_exec to run */
-	IMSG_PROBE_OUTPUT,	/* broker -> fencer: the agent's msg_result */
-	IMSG_PROBE_REPORT,	/* fencer -> prober: struct msg_probe_report */
-	IMSG_PROBE_VERDICT,	/* prober -> fencer: struct msg_verdict */
-	IMSG_FENCE_LEVEL,	/* fencer -> broker: struct msg_verdict */
-	IMSG_CTL_PROBE,		/* fencectl -> broker: struct msg_fence_req */
-	IMSG_CTL_VERDICT,	/* broker -> fencectl: struct msg_verdict */
+	/* agent -> broker (ih_peerid: the request answered) */
+	IMSG_AGENT_RESULT,	/* struct msg_result */
+	IMSG_AGENT_GIT_IDENTITY, /* struct msg_gitconfig (reply) */
+	IMSG_AGENT_ERROR,	/* struct msg_error */
 
 	IMSG_TYPE_MAX
 };

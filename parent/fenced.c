@@ -50,7 +50,11 @@ struct child {
 
 /*
  * The privileged requests: who may ask what, and how often in
- * REQ_WINDOW_SEC.  Any other message from a child is fatal.
+ * REQ_WINDOW_SEC.  Any other message from a child is fatal.  A request
+ * over its rate is refused, and refused with an answer (pr_refuse) when
+ * its sender waits for one.  A notice (pr_refuse NULL) has nobody
+ * waiting: the broker answered its client before it told the parent,
+ * so over the rate a notice is only logged.
  */
 struct parent_req {
 	enum fenced_proc	 pr_from;
@@ -67,7 +71,6 @@ struct parent_req_use {
 };
 
 static void	parent_usage(void) __attribute__((noreturn));
-static void	parent_child_main(int, char **) __attribute__((noreturn));
 static void	parent_prepare_state(const struct fenced_config *);
 static int	parent_control_socket(const char *);
 static int	parent_http_socket(const char *, uint16_t);
@@ -86,18 +89,34 @@ static void	req_reload(enum fenced_proc, struct imsg *);
 static void	req_token_store(enum fenced_proc, struct imsg *);
 static void	req_token_refuse(enum fenced_proc, struct imsg *);
 
-/*
- * IMSG_TOKEN_STORE: the broker allows itself half of this (broker/token.c),
- * so that one that keeps to it is never ignored and never left waiting.
- */
 static const struct parent_req parent_reqs[] = {
+	/*
+	 * A notice: the broker has set its own level and said
+	 * IMSG_CTL_OK; the parent passes IMSG_LOG_LEVEL to the others.
+	 */
 	{ PROC_BROKER,	IMSG_LOG_VERBOSE,	20,	req_log_verbose, NULL },
+	/*
+	 * A notice: the broker has said IMSG_CTL_OK; what the reload
+	 * made of the file is in the log, and a new IMSG_CONFIG follows.
+	 */
 	{ PROC_BROKER,	IMSG_RELOAD,		5,	req_reload, NULL },
+	/*
+	 * Answered IMSG_TOKEN_STORED, EBUSY over the rate.  The broker
+	 * allows itself half of this (broker/token.c), so that one that
+	 * keeps to it is never refused.
+	 */
 	{ PROC_BROKER,	IMSG_TOKEN_STORE,	40,	req_token_store,
 	    req_token_refuse },
 };
 #define NREQS	(sizeof(parent_reqs) / sizeof(parent_reqs[0]))
 static struct parent_req_use parent_req_use[NREQS];
+
+/* The children, as each declares itself (common/proc.h). */
+static struct proc_self *const fenced_procs[PROC_MAX] = {
+	[PROC_BROKER] =	&broker_self,
+	[PROC_FENCER] =	&fencer_self,
+	[PROC_PROBER] =	&prober_self,
+};
 
 static struct fenced_config	 conf;
 static const char		*conffile = FENCED_CONF;
@@ -132,7 +151,7 @@ main(int argc, char *argv[])
 
 	/* A re-executed child says which one it is first. */
 	if (argc > 2 && strcmp(argv[1], "-P") == 0)
-		parent_child_main(argc, argv);
+		proc_main(argc, argv, fenced_procs);
 
 	while ((ch = getopt(argc, argv, "df:nv")) != -1) {
 		switch (ch) {
@@ -212,70 +231,6 @@ main(int argc, char *argv[])
 
 	event_dispatch();
 	parent_shutdown(1);
-}
-
-/* fenced -P NAME -U uid -G gid -S state [-I id] [-d] [-v]: never by hand. */
-static void
-parent_child_main(int argc, char **argv)
-{
-	struct proc_args pa;
-	const char	*errstr;
-	int		 ch;
-
-	memset(&pa, 0, sizeof(pa));
-	pa.pa_proc = proc_parse(argv[2]);
-	if (pa.pa_proc == PROC_PARENT)
-		errx(1, "unknown process %s", argv[2]);
-	optind = 3;
-	while ((ch = getopt(argc, argv, "dG:I:S:U:v")) != -1) {
-		switch (ch) {
-		case 'd':
-			pa.pa_debug = 1;
-			break;
-		case 'I':
-			pa.pa_id = optarg;
-			break;
-		case 'G':
-			pa.pa_gid = strtonum(optarg, 1, INT_MAX, &errstr);
-			if (errstr != NULL)
-				errx(1, "gid %s", errstr);
-			break;
-		case 'S':
-			pa.pa_state = optarg;
-			break;
-		case 'U':
-			pa.pa_uid = strtonum(optarg, 1, INT_MAX, &errstr);
-			if (errstr != NULL)
-				errx(1, "uid %s", errstr);
-			break;
-		case 'v':
-			pa.pa_verbose++;
-			break;
-		default:
-			errx(1, "bad child arguments");
-		}
-	}
-	if (pa.pa_state == NULL || pa.pa_uid == 0 || pa.pa_gid == 0)
-		errx(1, "missing child arguments");
-	if (fcntl(FENCED_PARENT_FD, F_GETFD) == -1)
-		errx(1, "no parent channel");
-
-	log_init(pa.pa_debug, LOG_DAEMON);
-	log_procinit(proc_name(pa.pa_proc));
-	/* Children hear from clients: what they repeat is held back. */
-	log_ratelimit(1);
-	log_setverbose(pa.pa_verbose);
-
-	switch (pa.pa_proc) {
-	case PROC_BROKER:
-		broker(&pa);
-	case PROC_FENCER:
-		fencer(&pa);
-	case PROC_PROBER:
-		prober(&pa);
-	default:
-		errx(1, "unknown process");
-	}
 }
 
 static void
@@ -571,6 +526,14 @@ parent_start_children(const char *exe)
 	void		*buf;
 	size_t		 len, i;
 
+	/* A channel only one side declares is a bug: no child starts. */
+	for (p = PROC_BROKER; p < PROC_MAX; p++)
+		for (q = p + 1; q < PROC_MAX; q++)
+			if (proc_declares(fenced_procs[p], q) !=
+			    proc_declares(fenced_procs[q], p))
+				fatalx("%s and %s disagree on their channel",
+				    proc_name(p), proc_name(q));
+
 	memset(&pa, 0, sizeof(pa));
 	pa.pa_debug = debug;
 	pa.pa_verbose = conf.c_verbose;
@@ -606,9 +569,11 @@ parent_start_children(const char *exe)
 
 	parent_send_config();
 
-	/* One channel between every pair of children. */
+	/* A channel between two children only where both declare it. */
 	for (p = PROC_BROKER; p < PROC_MAX; p++) {
 		for (q = p + 1; q < PROC_MAX; q++) {
+			if (!proc_declares(fenced_procs[p], q))
+				continue;
 			if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
 			    sp) == -1)
 				fatal("socketpair");
@@ -697,7 +662,7 @@ parent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 			log_warnx("%s: %s asks %s too often, refused",
 			    __func__, proc_name(from),
 			    msg_type_name(imsg->hdr.ih_type));
-			/* Refused, never silently: the asker is waiting. */
+			/* Answered where the asker waits (parent_reqs[]). */
 			if (pr->pr_refuse != NULL)
 				pr->pr_refuse(from, imsg);
 			return;
@@ -721,7 +686,7 @@ req_log_verbose(enum fenced_proc from, struct imsg *imsg)
 	conf.c_verbose = v;
 	for (p = PROC_BROKER; p < PROC_MAX; p++)
 		if (p != from)
-			parent_compose(p, IMSG_LOG_VERBOSE, -1, imsg->data,
+			parent_compose(p, IMSG_LOG_LEVEL, -1, imsg->data,
 			    imsg->len);
 	log_info("log %s", v ? "verbose" : "brief");
 }

@@ -6,7 +6,6 @@
 #include <sys/types.h>
 
 #include <event.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,63 +19,26 @@
 #include "proc.h"
 #include "report.h"
 
-static void	prober_dispatch_parent(struct imsgev *, struct imsg *, void *);
-static void	prober_dispatch_broker(struct imsgev *, struct imsg *, void *);
 static void	prober_dispatch_fencer(struct imsgev *, struct imsg *, void *);
 
-static struct proc_self prober_self = {
-	.ps_proc = PROC_PROBER,
-	.ps_peers = {
-		[PROC_PARENT] = { PROC_PARENT, prober_dispatch_parent, NULL },
-		[PROC_BROKER] = { PROC_BROKER, prober_dispatch_broker, NULL },
-		[PROC_FENCER] = { PROC_FENCER, prober_dispatch_fencer, NULL },
-	},
+/*
+ * The prober hears only from the fencer, which passes it each report
+ * with what the host knows; it has no channel to the broker.
+ */
+static const struct proc_peer prober_peers[] = {
+	{ PROC_PARENT,	NULL },
+	{ PROC_FENCER,	prober_dispatch_fencer },
 };
 
-void
-prober(const struct proc_args *pa)
-{
-	char		 root[PATH_MAX];
-	struct lockdown	 ld = {
-		.ld_title = "prober",
-		.ld_chroot = root,
-		.ld_uid = pa->pa_uid,
-		.ld_gid = pa->pa_gid,
+struct proc_self prober_self = {
+	.ps_proc = PROC_PROBER,
+	.ps_peers = prober_peers,
+	.ps_npeers = sizeof(prober_peers) / sizeof(prober_peers[0]),
+	.ps_lockdown = {
 		.ld_promises = "stdio recvfd sendfd",
 		.ld_filter = LOCKDOWN_ALLOW,
-	};
-
-	if ((size_t)snprintf(root, sizeof(root), "%s/%s", pa->pa_state,
-	    FENCED_EMPTY_DIR) >= sizeof(root))
-		fatalx("%s: state path too long", __func__);
-	if ((prober_self.ps_evbase = event_init()) == NULL)
-		fatalx("%s: event_init", __func__);
-	proc_signals(&prober_self);
-	/* Seeded now: unseeded, jansson opens /dev/urandom on first use. */
-	json_object_seed(0);
-
-	lockdown(&ld);
-
-	proc_connect_parent(&prober_self);
-	event_dispatch();
-	exit(0);
-}
-
-static void
-prober_dispatch_parent(struct imsgev *iev, struct imsg *imsg, void *arg)
-{
-	if (proc_dispatch_parent(&prober_self, imsg))
-		return;
-	fatalx("%s: unexpected %s", __func__,
-	    msg_type_name(imsg->hdr.ih_type));
-}
-
-static void
-prober_dispatch_broker(struct imsgev *iev, struct imsg *imsg, void *arg)
-{
-	fatalx("%s: unexpected %s", __func__,
-	    msg_type_name(imsg->hdr.ih_type));
-}
+	},
+};
 
 /*
  * A report from inside a fence and what the host knows: parse it (it is

@@ -40,6 +40,50 @@ processes_body() {
 }
 processes_cleanup() { fenced_cleanup; }
 
+# The inodes of the sockets process $1 holds, one a line.
+socket_inodes() {
+	ls -l /proc/$1/fd 2>/dev/null | \
+	    sed -n 's/.* -> socket:\[\([0-9]*\)\]$/\1/p'
+}
+
+# The daemon's processes that process $1 (a name) has a channel to, by
+# name, sorted: each of its unix sockets whose other end (ss's peer
+# inode) another process of the daemon holds.
+channel_peers() {
+	for _q in parent broker fencer prober; do
+		echo "$_q $(fenced_pid $_q)"
+	done > pids.txt
+	_self=$(awk -v p="$1" '$1 == p { print $2 }' pids.txt)
+	ss -xaH > ss.txt || atf_fail "ss -x failed"
+	socket_inodes $_self | while read _i; do
+		awk -v i="$_i" '$6 == i && $8 != 0 { print $8 }' ss.txt
+	done | sort -u > peers.txt
+	while read _q _pid; do
+		[ "$_q" != "$1" ] || continue
+		socket_inodes $_pid | grep -qxFf peers.txt && echo $_q
+	done < pids.txt | sort | tr '\n' ' '
+}
+
+atf_test_case channels cleanup
+channels_head() {
+	atf_set descr "a channel only between declared peers: none between broker and prober"
+	atf_set require.user root
+	atf_set require.progs ss
+}
+channels_body() {
+	fenced_vars
+	fenced_start
+	atf_check_equal "fencer parent " "$(channel_peers broker)"
+	atf_check_equal "broker parent prober " "$(channel_peers fencer)"
+	atf_check_equal "fencer parent " "$(channel_peers prober)"
+	atf_check_equal "broker fencer prober " "$(channel_peers parent)"
+	# The prober's sockets: its parent's and its fencer's, nothing else.
+	atf_check -o inline:"2\n" sh -c \
+	    "ls -l /proc/$(fenced_pid prober)/fd | grep -c socket:"
+	fenced_stop
+}
+channels_cleanup() { fenced_cleanup; }
+
 child_death_check() {
 	fenced_start
 	all=$(fenced_pids)
@@ -238,6 +282,7 @@ manuals_body() {
 
 atf_init_test_cases() {
 	atf_add_test_case processes
+	atf_add_test_case channels
 	atf_add_test_case kill_broker
 	atf_add_test_case kill_fencer
 	atf_add_test_case kill_prober

@@ -833,6 +833,7 @@ ATF_TC_BODY(through_imsg, tc)
 			    0, 1));
 			ATF_REQUIRE_EQ(1, u);
 			break;
+		case IMSG_LOG_LEVEL:
 		case IMSG_LOG_VERBOSE:
 		case IMSG_CTL_LOG_VERBOSE:
 			ATF_REQUIRE_EQ(0, msg_i32_encode(2, &buf, &len));
