@@ -456,14 +456,14 @@ parse_take(const struct token *t, int i)
 	case FLAG:
 		v = 1;
 		break;
-	case FENCE_ALL:
-		if (strcmp(word, "all") == 0) {
-			res.all = 1;
-			return;
-		}
-		/* FALLTHROUGH */
 	case FENCE:
+	case FENCE_ALL:
 		parse_fence(word, i + 1);
+		/* "all", or OWNER/all as it always was: every fence. */
+		if (t->t_type == FENCE_ALL && strcmp(res.key, "all") == 0) {
+			res.key = NULL;
+			res.all = 1;
+		}
 		return;
 	case NUMBER:
 	case SIZE:
