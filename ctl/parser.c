@@ -536,17 +536,21 @@ parse_fence(const char *arg, int n)
 			if ((user = strndup(arg, slash - arg)) == NULL)
 				err(1, NULL);
 			res.key = slash + 1;
-			if (user[0] >= '0' && user[0] <= '9') {
+			errstr = NULL;
+			if (user[0] >= '0' && user[0] <= '9')
 				res.owner = strtonum(user, 0, UINT32_MAX - 1,
 				    &errstr);
-				if (errstr != NULL)
-					parse_fail(n, "uid %s is %s", user,
-					    errstr);
-			} else if ((pw = getpwnam(user)) != NULL)
+			else if ((pw = getpwnam(user)) != NULL)
 				res.owner = pw->pw_uid;
 			else
-				parse_fail(n, "no such user %s", user);
+				errstr = "unknown";
 			free(user);
+			if (errstr != NULL && arg[0] >= '0' && arg[0] <= '9')
+				parse_fail(n, "uid %.*s is %s",
+				    (int)(slash - arg), arg, errstr);
+			if (errstr != NULL)
+				parse_fail(n, "no such user %.*s",
+				    (int)(slash - arg), arg);
 		}
 	}
 	if (!fence_key_valid(res.key))

@@ -190,6 +190,7 @@ main(int argc, char *argv[])
 		execv(cargv[0], cargv);
 		err(2, "exec %s", cargv[0]);
 	}
+	free(cargv);
 
 	/* A connection, or fencectl gone without one. */
 	for (;;) {
