@@ -7,8 +7,12 @@
  * number with its bounds, a tier, a string with its length); the match
  * says where the next word is looked up.  A table with a NOTOKEN may end
  * the command.  Option tables point their values back at themselves, so
- * options come in any order, the last of a name counting.  The usage is
- * printed from the same tables, so it cannot tell another story.
+ * options come in any order, the last of a name counting.  Words match
+ * whole, never abbreviated as relayctl allows: a new command must not
+ * turn an old abbreviation into another one.  A word that matches
+ * nothing is named with what the table expected there, and nothing is
+ * sent.  The usage is printed from the same tables, so it cannot tell
+ * another story.
  */
 #include <sys/types.h>
 
