@@ -1,0 +1,64 @@
+/*
+ * fencectl's command line: a tree of token tables (parser.c), each path
+ * through it one command, parsed into one parse_result that fencectl.c
+ * turns into one request to the daemon.
+ */
+#ifndef CTL_PARSER_H
+#define CTL_PARSER_H
+
+#include <sys/types.h>
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum ctl_action {
+	CTL_NONE = 0,
+	CTL_HELP,
+	CTL_SHOW_STATS,
+	CTL_SHOW_ENVS,
+	CTL_SHOW_ENV,
+	CTL_BOOT,
+	CTL_STOP,
+	CTL_EXEC,
+	CTL_GIT_CONFIG,
+	CTL_GIT_INIT,
+	CTL_PROBE,
+	CTL_LOG_VERBOSE,
+	CTL_LOG_BRIEF,
+	CTL_RELOAD,
+	CTL_TOKEN
+};
+
+/*
+ * What a command said.  Strings point into argv; a value not given is
+ * 0 or NULL (the daemon's configuration decides it).
+ */
+struct parse_result {
+	enum ctl_action	 action;
+	const char	*key;		/* the fence, or NULL: none, stop all */
+	uid_t		 owner;		/* USER/KEY, UID/KEY, or MSG_OWNER_NONE */
+	int		 all;		/* stop all */
+	int		 tier;		/* enum fence_tier */
+	int		 backend;	/* enum fence_backend */
+	int		 require;	/* enum fence_tier */
+	uint32_t	 lifetime;	/* seconds */
+	uint64_t	 memory;	/* bytes */
+	uint32_t	 pids;
+	uint32_t	 cpu_milli;
+	uint32_t	 timeout_ms;
+	uint32_t	 output;	/* bytes */
+	const char	*cwd;
+	const char	*name;		/* git user.name */
+	const char	*email;		/* git user.email */
+	const char	*path;		/* git-init */
+	int		 replace;	/* token -r */
+	char		**argv;		/* exec, after -- */
+	int		 argc;
+};
+
+/* Parses argv (the command, options removed) or exits 1 saying why. */
+const struct parse_result *parse(int, char *[]);
+/* Every command, one a line. */
+void	 parse_usage(FILE *);
+
+#endif /* CTL_PARSER_H */

@@ -1,0 +1,659 @@
+#! /usr/bin/atf-sh
+# fencectl's command line (ctl/parser.c), without a daemon: t_ctlrecv
+# listens on a socket of the case's own, runs fencectl against it and
+# prints the one request it sent, decoded, then fencectl's exit status.
+# A command line fencectl refuses sends nothing: only "exit 1".
+
+. "$(atf_get_srcdir)/lib.subr"
+
+# t_ctlrecv's account of one fencectl command line: $RECV WORDS...
+ctl_vars() {
+	fenced_vars
+	RECV="$REGRESS/t_ctlrecv $PWD/recv.sock $BIN/fencectl"
+}
+
+# Each "== WORDS" line of stdin run, the account after it: the same text
+# back when every command line sends what it says.
+ctl_golden() {
+	cat > golden.txt
+	sed -n 's/^== //p' golden.txt | while IFS= read -r line; do
+		echo "== $line"
+		eval "set -- $line"
+		$RECV "$@" 2>/dev/null
+	done > got.txt
+	diff -u golden.txt got.txt >&2 || atf_fail "requests differ"
+}
+
+atf_test_case help
+help_head() {
+	atf_set descr "fencectl --help, -h and help print every command on stdout and exit 0"
+}
+help_body() {
+	ctl_vars
+	atf_check -o save:help.txt "$BIN/fencectl" --help
+	atf_check -o file:help.txt "$BIN/fencectl" -h
+	atf_check -o file:help.txt "$BIN/fencectl" help
+	atf_check -o file:help.txt "$BIN/fencectl" -s /nonexistent --help
+	grep -q '^usage: fencectl \[-h\] \[-s socket\] command' help.txt ||
+	    atf_fail "no usage line: $(cat help.txt)"
+	for c in "show stats" "show environments" "show environment KEY" \
+	    "boot KEY \[tier TIER\]" "stop KEY | all" \
+	    "exec KEY \[timeout MS\] \[cwd DIR\] \[output BYTES\] -- ARGV" \
+	    "git-config KEY \[name NAME\] \[email EMAIL\]" \
+	    "git-init KEY \[PATH\]" "probe KEY" "log verbose" "log brief" \
+	    "reload" "token \[-r\]" "help"; do
+		grep -q "^	$c" help.txt || atf_fail "help lacks $c"
+	done
+	for o in backend require lifetime memory pids cpu; do
+		grep -q "\[$o " help.txt || atf_fail "help lacks boot's $o"
+	done
+}
+
+atf_test_case usage
+usage_head() {
+	atf_set descr "no command, an unknown command or an unknown option: the commands on stderr, exit 1, nothing sent"
+}
+usage_body() {
+	ctl_vars
+	atf_check -s exit:1 -e match:"^usage: fencectl" -e match:"^	show stats" \
+	    "$BIN/fencectl"
+	atf_check -s exit:1 -e match:'^fencectl: unknown command "frobnicate"$' \
+	    -e match:"^usage: fencectl" -e match:"^	exec KEY" \
+	    "$BIN/fencectl" frobnicate
+	atf_check -s exit:1 -e match:"^usage: fencectl" -e match:"^	token" \
+	    "$BIN/fencectl" -x show stats
+	atf_check -o inline:"exit 1\n" -e ignore $RECV
+	atf_check -o inline:"exit 1\n" -e ignore $RECV frobnicate
+	atf_check -o inline:"exit 1\n" -e ignore $RECV Show stats
+}
+
+atf_test_case mistyped
+mistyped_head() {
+	atf_set descr "a mistyped or missing word is named, with what was expected there, and nothing is sent"
+}
+mistyped_body() {
+	ctl_vars
+	atf_check -s exit:1 -e inline:'fencectl: show environmnts: unknown word "environmnts"; expected one of: stats environments environment\n' \
+	    "$BIN/fencectl" show environmnts
+	atf_check -s exit:1 -e inline:"fencectl: show: missing word; expected one of: stats environments environment\n" \
+	    "$BIN/fencectl" show
+	atf_check -s exit:1 -e inline:"fencectl: show environment: missing word; expected KEY\n" \
+	    "$BIN/fencectl" show environment
+	atf_check -s exit:1 -e inline:'fencectl: show stats extra: unknown word "extra"; expected nothing more\n' \
+	    "$BIN/fencectl" show stats extra
+	atf_check -s exit:1 -e inline:'fencectl: exec k bogus: unknown word "bogus"; expected one of: timeout cwd output --\n' \
+	    "$BIN/fencectl" exec k bogus 1 -- true
+	atf_check -s exit:1 -e inline:"fencectl: exec k: missing word; expected one of: timeout cwd output --\n" \
+	    "$BIN/fencectl" exec k
+	atf_check -s exit:1 -e inline:'fencectl: boot k colour: unknown word "colour"; expected one of: tier backend require lifetime memory pids cpu, or nothing more\n' \
+	    "$BIN/fencectl" boot k colour red
+	atf_check -s exit:1 -e inline:"fencectl: boot k tier: missing word; expected TIER\n" \
+	    "$BIN/fencectl" boot k tier
+	atf_check -s exit:1 -e inline:"fencectl: boot k tier L3: not one of L1, L1.5, L2\n" \
+	    "$BIN/fencectl" boot k tier L3
+	atf_check -s exit:1 -e inline:"fencectl: boot k backend qemu: not one of native, runsc, vm, mock, subprocess\n" \
+	    "$BIN/fencectl" boot k backend qemu
+	atf_check -s exit:1 -e inline:'fencectl: token -x: unknown word "-x"; expected -r, or nothing more\n' \
+	    "$BIN/fencectl" token -x
+	atf_check -s exit:1 -e inline:'fencectl: log loud: unknown word "loud"; expected one of: verbose brief\n' \
+	    "$BIN/fencectl" log loud
+	atf_check -s exit:1 -e inline:'fencectl: git-init k a b: unknown word "b"; expected nothing more\n' \
+	    "$BIN/fencectl" git-init k a b
+	# A word that is not text is shown escaped and cut short.
+	atf_check -s exit:1 -e match:'unknown word "a\\033b"' \
+	    "$BIN/fencectl" show "$(printf 'a\033b')"
+	atf_check -s exit:1 -e match:'unknown word "x{64}\.\.\."' \
+	    "$BIN/fencectl" show "$(printf '%0100d' 0 | tr 0 x)"
+	for c in "show environmnts" "exec k bogus 1 -- true" "boot k tier" \
+	    "token -x" "log loud" "git-init k a b" "stop k1 k2"; do
+		atf_check -o inline:"exit 1\n" -e ignore $RECV $c
+	done
+}
+
+atf_test_case bounds
+bounds_head() {
+	atf_set descr "numbers: each bound accepted, one past it refused with the bounds named, nothing sent"
+}
+bounds_body() {
+	ctl_vars
+	for c in "lifetime 0:1 to 604800" "lifetime 604801:1 to 604800" \
+	    "pids 7:8 to 65536" "pids 65537:8 to 65536" "pids -5:8 to 65536" \
+	    "pids 1e3:8 to 65536" "pids 99999999999999999999:8 to 65536" \
+	    "memory 4194303:4194304 to 1099511627776" \
+	    "memory 2M:4194304 to 1099511627776" \
+	    "memory 1025G:4194304 to 1099511627776" \
+	    "memory 1T:4194304 to 1099511627776"; do
+		w=${c%%:*}
+		atf_check -s exit:1 -e inline:"fencectl: boot k $w: not a number from ${c#*:}\n" \
+		    "$BIN/fencectl" boot k $w
+		atf_check -o inline:"exit 1\n" -e ignore $RECV boot k $w
+	done
+	for w in 0.001 0.009 1024.5 2000 abc nan inf -1; do
+		atf_check -s exit:1 -e inline:"fencectl: boot k cpu $w: not a number of cpus from 0.01 to 1024\n" \
+		    "$BIN/fencectl" boot k cpu $w
+		atf_check -o inline:"exit 1\n" -e ignore $RECV boot k cpu $w
+	done
+	for c in "timeout 99:100 to 60000" "timeout 60001:100 to 60000" \
+	    "output 1023:1024 to 1048576" "output 2M:1024 to 1048576"; do
+		w=${c%%:*}
+		atf_check -s exit:1 -e inline:"fencectl: exec k $w: not a number from ${c#*:}\n" \
+		    "$BIN/fencectl" exec k $w -- true
+	done
+	atf_check -s exit:1 -e inline:"fencectl: exec k --: give 1 to 256 arguments after --\n" \
+	    "$BIN/fencectl" exec k --
+	atf_check -s exit:1 -e inline:"fencectl: exec k --: give 1 to 256 arguments after --\n" \
+	    "$BIN/fencectl" exec k -- $(seq 257)
+	atf_check -o match:"^argc 256$" $RECV exec k -- $(seq 256)
+	# The bounds themselves are numbers.
+	ctl_golden <<'GOLDEN'
+== boot k lifetime 1 pids 8 memory 4194304 cpu 0.01
+request IMSG_CTL_BOOT
+key "k"
+tier 0
+backend 0
+require 0
+lifetime 1
+memory 4194304
+pids 8
+cpu 10
+exit 0
+== boot k lifetime 604800 pids 65536 memory 1024G cpu 1024
+request IMSG_CTL_BOOT
+key "k"
+tier 0
+backend 0
+require 0
+lifetime 604800
+memory 1099511627776
+pids 65536
+cpu 1024000
+exit 0
+== exec k timeout 100 output 1024 -- true
+request IMSG_CTL_EXEC
+key "k"
+owner none
+timeout 100
+output 1024
+cwd ""
+argc 1
+argv "true"
+exit 0
+== exec k timeout 60000 output 1M -- true
+request IMSG_CTL_EXEC
+key "k"
+owner none
+timeout 60000
+output 1048576
+cwd ""
+argc 1
+argv "true"
+exit 0
+GOLDEN
+}
+
+atf_test_case names
+names_head() {
+	atf_set descr "KEY, USER/KEY and UID/KEY: resolved or refused by name, before anything is sent"
+}
+names_body() {
+	ctl_vars
+	atf_check -s exit:1 -e inline:"fencectl: boot ../x: not a fence key ([a-z0-9][a-z0-9_-]{0,62})\n" \
+	    "$BIN/fencectl" boot ../x
+	atf_check -s exit:1 -e match:"^fencectl: exec K1: not a fence key" \
+	    "$BIN/fencectl" exec K1 -- true
+	atf_check -s exit:1 -e match:"^fencectl: show environment a/b/c: not a fence key" \
+	    "$BIN/fencectl" show environment a/b/c
+	atf_check -s exit:1 -e inline:"fencectl: exec no-such-user-zz/k: no such user no-such-user-zz\n" \
+	    "$BIN/fencectl" exec no-such-user-zz/k -- true
+	atf_check -s exit:1 -e inline:"fencectl: probe 4294967295/k: uid 4294967295 is too large\n" \
+	    "$BIN/fencectl" probe 4294967295/k
+	atf_check -s exit:1 -e inline:"fencectl: boot: name your own fence, KEY alone\n" \
+	    "$BIN/fencectl" boot root/k
+	atf_check -o inline:"exit 1\n" -e ignore $RECV boot root/k
+	atf_check -o inline:"exit 1\n" -e ignore $RECV boot ../x
+}
+
+atf_test_case requests
+requests_head() {
+	atf_set descr "every command and option fencectl has sends the request it sent before the token tables"
+}
+requests_body() {
+	ctl_vars
+	# Recorded from the fencectl before ctl/parser.c.
+	ctl_golden <<'GOLDEN'
+== show stats
+request IMSG_CTL_SHOW_STATS
+exit 0
+== show environments
+request IMSG_CTL_LIST
+key ""
+owner none
+exit 0
+== show environment k1
+request IMSG_CTL_LIST
+key "k1"
+owner none
+exit 1
+== show environment root/k1
+request IMSG_CTL_LIST
+key "k1"
+owner 0
+exit 1
+== show environment 0/k1
+request IMSG_CTL_LIST
+key "k1"
+owner 0
+exit 1
+== probe k1
+request IMSG_CTL_PROBE
+key "k1"
+owner none
+exit 0
+== probe root/k1
+request IMSG_CTL_PROBE
+key "k1"
+owner 0
+exit 0
+== stop k1
+request IMSG_CTL_STOP
+key "k1"
+owner none
+exit 0
+== stop all
+request IMSG_CTL_STOP
+key ""
+owner none
+exit 0
+== stop root/all
+request IMSG_CTL_STOP
+key ""
+owner 0
+exit 0
+== stop 1000/k1
+request IMSG_CTL_STOP
+key "k1"
+owner 1000
+exit 0
+== boot k1
+request IMSG_CTL_BOOT
+key "k1"
+tier 0
+backend 0
+require 0
+lifetime 0
+memory 0
+pids 0
+cpu 0
+exit 0
+== boot k1 tier L1
+request IMSG_CTL_BOOT
+key "k1"
+tier 1
+backend 0
+require 0
+lifetime 0
+memory 0
+pids 0
+cpu 0
+exit 0
+== boot k1 tier L1.5 require L1.5
+request IMSG_CTL_BOOT
+key "k1"
+tier 2
+backend 0
+require 2
+lifetime 0
+memory 0
+pids 0
+cpu 0
+exit 0
+== boot k1 tier L2 require L2 lifetime 60 memory 64M pids 100 cpu 0.5
+request IMSG_CTL_BOOT
+key "k1"
+tier 3
+backend 0
+require 3
+lifetime 60
+memory 67108864
+pids 100
+cpu 500
+exit 0
+== boot k1 backend native
+request IMSG_CTL_BOOT
+key "k1"
+tier 0
+backend 1
+require 0
+lifetime 0
+memory 0
+pids 0
+cpu 0
+exit 0
+== boot k1 backend mock memory 4194304 pids 8 cpu 0.01
+request IMSG_CTL_BOOT
+key "k1"
+tier 0
+backend 4
+require 0
+lifetime 0
+memory 4194304
+pids 8
+cpu 10
+exit 0
+== boot k1 memory 1G lifetime 604800 pids 65536 cpu 1024
+request IMSG_CTL_BOOT
+key "k1"
+tier 0
+backend 0
+require 0
+lifetime 604800
+memory 1073741824
+pids 65536
+cpu 1024000
+exit 0
+== boot k1 memory 8k
+exit 1
+== boot k1 tier L1 tier L2
+request IMSG_CTL_BOOT
+key "k1"
+tier 3
+backend 0
+require 0
+lifetime 0
+memory 0
+pids 0
+cpu 0
+exit 0
+== exec k1 -- id
+request IMSG_CTL_EXEC
+key "k1"
+owner none
+timeout 0
+output 0
+cwd ""
+argc 1
+argv "id"
+exit 0
+== exec k1 -- sh -c "echo a b"
+request IMSG_CTL_EXEC
+key "k1"
+owner none
+timeout 0
+output 0
+cwd ""
+argc 3
+argv "sh"
+argv "-c"
+argv "echo a b"
+exit 0
+== exec k1 timeout 500 -- sleep 5
+request IMSG_CTL_EXEC
+key "k1"
+owner none
+timeout 500
+output 0
+cwd ""
+argc 2
+argv "sleep"
+argv "5"
+exit 0
+== exec k1 timeout 100 output 1K cwd sub -- pwd
+request IMSG_CTL_EXEC
+key "k1"
+owner none
+timeout 100
+output 1024
+cwd "sub"
+argc 1
+argv "pwd"
+exit 0
+== exec k1 output 1048576 -- head -c 3 /dev/zero
+request IMSG_CTL_EXEC
+key "k1"
+owner none
+timeout 0
+output 1048576
+cwd ""
+argc 4
+argv "head"
+argv "-c"
+argv "3"
+argv "/dev/zero"
+exit 0
+== exec k1 cwd -- -- ls -- -x
+request IMSG_CTL_EXEC
+key "k1"
+owner none
+timeout 0
+output 0
+cwd "--"
+argc 3
+argv "ls"
+argv "--"
+argv "-x"
+exit 0
+== exec root/k1 -- true
+request IMSG_CTL_EXEC
+key "k1"
+owner 0
+timeout 0
+output 0
+cwd ""
+argc 1
+argv "true"
+exit 0
+== exec 0/k1 timeout 60000 -- true
+request IMSG_CTL_EXEC
+key "k1"
+owner 0
+timeout 60000
+output 0
+cwd ""
+argc 1
+argv "true"
+exit 0
+== git-config k1
+request IMSG_CTL_GIT_CONFIG
+key "k1"
+owner none
+set-name 0
+name ""
+set-email 0
+email ""
+exit 0
+== git-config k1 name Ann
+request IMSG_CTL_GIT_CONFIG
+key "k1"
+owner none
+set-name 1
+name "Ann"
+set-email 0
+email ""
+exit 0
+== git-config k1 name Ann email a@b.c
+request IMSG_CTL_GIT_CONFIG
+key "k1"
+owner none
+set-name 1
+name "Ann"
+set-email 1
+email "a@b.c"
+exit 0
+== git-config k1 email "" name ""
+request IMSG_CTL_GIT_CONFIG
+key "k1"
+owner none
+set-name 1
+name ""
+set-email 1
+email ""
+exit 0
+== git-config root/k1 email x@y
+request IMSG_CTL_GIT_CONFIG
+key "k1"
+owner 0
+set-name 0
+name ""
+set-email 1
+email "x@y"
+exit 0
+== git-init k1
+request IMSG_CTL_GIT_INIT
+key "k1"
+owner none
+path ""
+exit 0
+== git-init k1 sub/dir
+request IMSG_CTL_GIT_INIT
+key "k1"
+owner none
+path "sub/dir"
+exit 0
+== git-init k1 /etc
+request IMSG_CTL_GIT_INIT
+key "k1"
+owner none
+path "/etc"
+exit 0
+== git-init k1 --
+request IMSG_CTL_GIT_INIT
+key "k1"
+owner none
+path "--"
+exit 0
+== git-init k1 name
+request IMSG_CTL_GIT_INIT
+key "k1"
+owner none
+path "name"
+exit 0
+== git-init root/k1 p
+request IMSG_CTL_GIT_INIT
+key "k1"
+owner 0
+path "p"
+exit 0
+== log verbose
+request IMSG_CTL_LOG_VERBOSE
+verbose 1
+exit 0
+== log brief
+request IMSG_CTL_LOG_VERBOSE
+verbose 0
+exit 0
+== reload
+request IMSG_CTL_RELOAD
+exit 0
+== token
+request IMSG_CTL_TOKEN
+replace 0
+exit 0
+== token -r
+request IMSG_CTL_TOKEN
+replace 1
+exit 0
+== boot ../x
+exit 1
+== boot root/k1
+exit 1
+== boot k1 tier L9
+exit 1
+== boot k1 backend nope
+exit 1
+== boot k1 lifetime 0
+exit 1
+== boot k1 lifetime 604801
+exit 1
+== boot k1 memory 1T
+exit 1
+== boot k1 memory 2M
+exit 1
+== boot k1 pids 7
+exit 1
+== boot k1 cpu 0.001
+exit 1
+== boot k1 cpu 2000
+exit 1
+== boot k1 cpu abc
+exit 1
+== boot k1 pids -5
+exit 1
+== boot k1 tier
+exit 1
+== boot k1 color red
+exit 1
+== exec k1
+exit 1
+== exec k1 --
+exit 1
+== exec k1 timeout 99 -- true
+exit 1
+== exec k1 timeout 60001 -- true
+exit 1
+== exec k1 output 1023 -- true
+exit 1
+== exec k1 output 2M -- true
+exit 1
+== exec k1 bogus 1 -- true
+exit 1
+== exec nosuchuserzz/k1 -- true
+exit 1
+== exec 4294967295/k1 -- true
+exit 1
+== exec K1 -- true
+exit 1
+== show
+exit 1
+== show environment
+exit 1
+== show environmnts
+exit 1
+== show stats extra
+exit 1
+== stop
+exit 1
+== stop k1 k2
+exit 1
+== token -x
+exit 1
+== token -r -r
+exit 1
+== log
+exit 1
+== log loud
+exit 1
+== reload now
+exit 1
+== git-init k1 a b
+exit 1
+== git-config k1 name
+exit 1
+== frobnicate
+exit 1
+GOLDEN
+}
+
+atf_test_case manual
+manual_head() {
+	atf_set descr "every command of fencectl --help is in fencectl(8)"
+}
+manual_body() {
+	ctl_vars
+	[ -f "$TOPDIR/man/fencectl.8" ] || atf_skip "no source tree"
+	"$BIN/fencectl" help | sed -n 's/^	\([a-z][a-z-]*\).*/\1/p' | sort -u |
+	    while read -r c; do
+		grep -q "^\.\(It Cm\|Cm\) $c\( \|$\)" "$TOPDIR/man/fencectl.8" ||
+		    echo "$c"
+	done > missing.txt
+	[ ! -s missing.txt ] || atf_fail "not in fencectl.8: $(tr '\n' ' ' < missing.txt)"
+}
+
+atf_init_test_cases() {
+	atf_add_test_case help
+	atf_add_test_case usage
+	atf_add_test_case mistyped
+	atf_add_test_case bounds
+	atf_add_test_case names
+	atf_add_test_case requests
+	atf_add_test_case manual
+}
