@@ -7,6 +7,7 @@
 #include <event.h>
 
 #include "fence.h"
+#include "fencer_home.h"
 #include "msg.h"
 #include "proc.h"
 

@@ -56,6 +56,7 @@
 
 #include "fence.h"
 #include "fence_impl.h"
+#include "fencer_home.h"
 #include "log.h"
 
 #ifndef P_PIDFD
