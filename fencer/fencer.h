@@ -5,9 +5,10 @@
 #include <sys/queue.h>
 
 #include <event.h>
+#include <limits.h>
 
-#include "fence.h"
-#include "fencer_home.h"
+#include "fenced.h"
+#include "backend.h"
 #include "msg.h"
 #include "proc.h"
 
@@ -32,8 +33,9 @@ struct fence {
 	gid_t			 f_gid;
 	char			 f_user[FENCED_NAME_MAX];
 	char			 f_cgname[FENCER_CGNAME_SIZE];
-	struct fence_proc	 f_proc;
-	int			 f_started;	/* f_proc is live */
+	const struct fencer_backend *f_backend;
+	void			*f_be;		/* the backend's state */
+	int			 f_started;	/* booted: f_be is live */
 	struct imsgev		*f_agent;	/* until the agent is ready */
 	uint32_t		 f_reqid;	/* the boot request */
 	struct timespec		 f_t0;		/* boot request arrived */
