@@ -78,6 +78,8 @@ void	fencer_probe_verdict(uint32_t, struct imsg *);
 void	fencer_probe_end(struct fence *, int);
 
 /* fencer_cgroup.c */
+int	fencer_cgroup_parents(const char *, char [3][PATH_MAX], char *,
+	    size_t);
 int	fencer_cgroup_init(const char *, char [3][PATH_MAX]);
 void	fencer_cgroup_fini(char [3][PATH_MAX]);
 int	fencer_daemon_id(const char *, char [FENCER_ID_SIZE]);

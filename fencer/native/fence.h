@@ -103,12 +103,4 @@ extern const struct fence_host_bind fence_host_binds[];
 extern const size_t fence_nhost_binds;
 int	fence_bin_init(const char *, const char *, char *, size_t);
 
-/*
- * fence_cgroup.c: the directory under which fences' cgroups go for the
- * memory, pids and cpu controllers: <mount>/<our own cgroup>/<sub>, as
- * /proc/self/cgroup and /proc/self/mountinfo name them.
- */
-int	fence_cgroup_parents(const char *, char [3][PATH_MAX], char *,
-	    size_t);
-
 #endif /* FENCE_H */
