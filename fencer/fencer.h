@@ -5,8 +5,10 @@
 #include <sys/queue.h>
 
 #include <event.h>
+#include <limits.h>
 
-#include "fence.h"
+#include "fenced.h"
+#include "backend.h"
 #include "msg.h"
 #include "proc.h"
 
@@ -31,8 +33,9 @@ struct fence {
 	gid_t			 f_gid;
 	char			 f_user[FENCED_NAME_MAX];
 	char			 f_cgname[FENCER_CGNAME_SIZE];
-	struct fence_proc	 f_proc;
-	int			 f_started;	/* f_proc is live */
+	const struct fencer_backend *f_backend;
+	void			*f_be;		/* the backend's state */
+	int			 f_started;	/* booted: f_be is live */
 	struct imsgev		*f_agent;	/* until the agent is ready */
 	uint32_t		 f_reqid;	/* the boot request */
 	struct timespec		 f_t0;		/* boot request arrived */
@@ -75,6 +78,8 @@ void	fencer_probe_verdict(uint32_t, struct imsg *);
 void	fencer_probe_end(struct fence *, int);
 
 /* fencer_cgroup.c */
+int	fencer_cgroup_parents(const char *, char [3][PATH_MAX], char *,
+	    size_t);
 int	fencer_cgroup_init(const char *, char [3][PATH_MAX]);
 void	fencer_cgroup_fini(char [3][PATH_MAX]);
 int	fencer_daemon_id(const char *, char [FENCER_ID_SIZE]);

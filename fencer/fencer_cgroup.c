@@ -16,16 +16,16 @@
  * sweeps dead ones at start, and its own when it exits, whatever became
  * of the fencer.
  *
- * cgroup v1 when /sys/fs/cgroup/{memory,pids,cpu} are v1 hierarchies (as
- * on this machine), else v2 when /sys/fs/cgroup is a v2 hierarchy whose
- * cgroup.controllers offers all three.  Anything else: no fences.
+ * Each of memory, pids and cpu goes where /proc/self/cgroup and
+ * /proc/self/mountinfo say: on the v1 hierarchy that has it (as on this
+ * machine), else on the v2 hierarchy, whose cgroup of the daemon's must
+ * offer it.  Anything else: no fences.  fencer_cgroup_parents() is the
+ * one placement: the daemon, its sweeps and the regress suite's t_fence
+ * all use it.
  */
 #include <sys/types.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
-
-#include <linux/magic.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -43,82 +43,12 @@
 #include "log.h"
 #include "fencer.h"
 
-#define CG_ROOT		"/sys/fs/cgroup"
 #define CG_DAEMONS	"daemons"	/* under the state directory */
 #define CG_RMDIR_TRIES	400		/* 5 ms apart */
 
 static const char *const cg_ctrl[3] = { "memory", "pids", "cpu" };
 
 static void	cg_state_leftovers(const char *);
-
-/* The daemon's path in hierarchy ctrl ("" for v2's unified line). */
-static int
-cg_self_path(const char *ctrl, char *out, size_t outsz)
-{
-	char		 line[1024], *p, *list, *path, *tok;
-	FILE		*fp;
-	int		 found = -1;
-
-	if ((fp = fopen("/proc/self/cgroup", "re")) == NULL)
-		return (-1);
-	while (found == -1 && fgets(line, sizeof(line), fp) != NULL) {
-		line[strcspn(line, "\n")] = '\0';
-		/* hierarchy-id:controller-list:path */
-		if ((p = strchr(line, ':')) == NULL)
-			continue;
-		list = p + 1;
-		if ((path = strchr(list, ':')) == NULL)
-			continue;
-		*path++ = '\0';
-		while ((tok = strsep(&list, ",")) != NULL) {
-			if (strcmp(tok, ctrl) == 0) {
-				found = strlcpy(out, path, outsz) < outsz ?
-				    0 : -1;
-				break;
-			}
-		}
-	}
-	fclose(fp);
-	return (found);
-}
-
-static int
-cg_is(const char *path, long magic)
-{
-	struct statfs	 sf;
-
-	return (statfs(path, &sf) == 0 && sf.f_type == magic);
-}
-
-static int
-cg_v2_has_controllers(void)
-{
-	char		 buf[512];
-	int		 fd, i, n;
-	ssize_t		 len;
-	char		*tok, *p;
-
-	if ((fd = open(CG_ROOT "/cgroup.controllers", O_RDONLY |
-	    O_CLOEXEC)) == -1)
-		return (0);
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return (0);
-	buf[len] = '\0';
-	for (i = 0, n = 0; i < 3; i++) {
-		char copy[512];
-
-		strlcpy(copy, buf, sizeof(copy));
-		p = copy;
-		while ((tok = strsep(&p, " \n")) != NULL)
-			if (strcmp(tok, cg_ctrl[i]) == 0) {
-				n++;
-				break;
-			}
-	}
-	return (n == 3);
-}
 
 /* "<owner>.<key>": the name of a fence's cgroup. */
 static int
@@ -191,38 +121,199 @@ cg_sweep(const char *dir)
 	closedir(d);
 }
 
-/* The daemon's own cgroup in each hierarchy: memory, pids, cpu. */
+/* A small file of a cgroup, NUL-terminated. */
 static int
-cg_bases(char base[3][PATH_MAX])
+cg_read(const char *dir, const char *file, char *buf, size_t len)
 {
-	char		 mnt[PATH_MAX], self[PATH_MAX];
-	int		 i, v1 = 1;
+	char	 path[PATH_MAX];
+	ssize_t	 n;
+	int	 fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >=
+	    sizeof(path) || (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (-1);
+	n = read(fd, buf, len - 1);
+	(void)close(fd);
+	if (n < 0)
+		return (-1);
+	buf[n] = '\0';
+	return (0);
+}
+
+/* Whether a space separated list of controllers has ctrl. */
+static int
+cg_has(const char *list, const char *ctrl)
+{
+	size_t		 len = strlen(ctrl);
+	const char	*p;
+
+	for (p = list; (p = strstr(p, ctrl)) != NULL; p += len)
+		if ((p == list || p[-1] == ' ') &&
+		    (p[len] == ' ' || p[len] == '\n' || p[len] == '\0'))
+			return (1);
+	return (0);
+}
+
+/*
+ * The line of /proc/self/cgroup that has this controller (v1), or with
+ * ctrl NULL the v2 line; path gets the cgroup path.  Returns 1 for v1,
+ * 2 for v2, 0 if there is none.
+ */
+static int
+cg_self(const char *ctrl, char *path, size_t len)
+{
+	FILE	*fp;
+	char	 line[PATH_MAX + 128], *ctrls, *p, *tok, *save;
+	int	 found = 0;
+
+	if ((fp = fopen("/proc/self/cgroup", "re")) == NULL)
+		return (-1);
+	while (found == 0 && fgets(line, sizeof(line), fp) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		/* hierarchy-id:controller-list:path */
+		if ((ctrls = strchr(line, ':')) == NULL ||
+		    (p = strchr(++ctrls, ':')) == NULL)
+			continue;
+		*p++ = '\0';
+		if (*ctrls == '\0') {
+			if (ctrl == NULL) {
+				snprintf(path, len, "%s", p);
+				found = 2;
+			}
+			continue;
+		}
+		if (ctrl == NULL)
+			continue;
+		for (tok = strtok_r(ctrls, ",", &save); tok != NULL;
+		    tok = strtok_r(NULL, ",", &save))
+			if (strcmp(tok, ctrl) == 0) {
+				snprintf(path, len, "%s", p);
+				found = 1;
+			}
+	}
+	(void)fclose(fp);
+	return (found);
+}
+
+/* The mount point (and root) of the v1 hierarchy of ctrl, or of v2. */
+static int
+cg_mount(const char *ctrl, char *mnt, size_t mlen, char *root, size_t rlen)
+{
+	FILE	*fp;
+	char	 line[2 * PATH_MAX], *fld[8], *sep, *tok, *save;
+	int	 n, found = 0;
+
+	if ((fp = fopen("/proc/self/mountinfo", "re")) == NULL)
+		return (-1);
+	while (!found && fgets(line, sizeof(line), fp) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		/* id parent dev root mountpoint opts ... - type src sopts */
+		if ((sep = strstr(line, " - ")) == NULL)
+			continue;
+		*sep = '\0';
+		for (n = 0, tok = strtok_r(line, " ", &save); tok != NULL &&
+		    n < 5; tok = strtok_r(NULL, " ", &save))
+			fld[n++] = tok;
+		if (n < 5)
+			continue;
+		for (n = 5, tok = strtok_r(sep + 3, " ", &save); tok != NULL &&
+		    n < 8; tok = strtok_r(NULL, " ", &save))
+			fld[n++] = tok;
+		if (n < 8)
+			continue;
+		if (ctrl == NULL) {
+			if (strcmp(fld[5], "cgroup2") != 0)
+				continue;
+		} else {
+			if (strcmp(fld[5], "cgroup") != 0)
+				continue;
+			for (tok = strtok_r(fld[7], ",", &save); tok != NULL;
+			    tok = strtok_r(NULL, ",", &save))
+				if (strcmp(tok, ctrl) == 0)
+					break;
+			if (tok == NULL)
+				continue;
+		}
+		snprintf(root, rlen, "%s", fld[3]);
+		snprintf(mnt, mlen, "%s", fld[4]);
+		found = 1;
+	}
+	(void)fclose(fp);
+	return (found ? 0 : -1);
+}
+
+/*
+ * The one placement of fences' cgroups, for the daemon (sub is its
+ * folder, fenced.<id>) and for the regress suite's t_fence (a folder of
+ * its own): <mount>/<our own cgroup>/<sub> for memory, pids and cpu,
+ * as /proc/self/cgroup and /proc/self/mountinfo name them.  A
+ * controller on a v1 hierarchy is placed there, else on the unified
+ * (v2) one, whose cgroup of ours must offer it.
+ */
+int
+fencer_cgroup_parents(const char *sub, char parents[3][PATH_MAX], char *err,
+    size_t errlen)
+{
+	char		 cg[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX];
+	char		 own[PATH_MAX], buf[512];
+	const char	*rel, *ctrl;
+	size_t		 rl;
+	int		 i, kind;
 
 	for (i = 0; i < 3; i++) {
-		snprintf(mnt, sizeof(mnt), CG_ROOT "/%s", cg_ctrl[i]);
-		if (!cg_is(mnt, CGROUP_SUPER_MAGIC))
-			v1 = 0;
-	}
-	for (i = 0; i < 3; i++) {
-		if (v1) {
-			snprintf(mnt, sizeof(mnt), CG_ROOT "/%s", cg_ctrl[i]);
-			if (cg_self_path(cg_ctrl[i], self, sizeof(self)) == -1)
+		ctrl = cg_ctrl[i];
+		kind = cg_self(ctrl, cg, sizeof(cg));
+		if (kind == 1) {
+			if (cg_mount(ctrl, mnt, sizeof(mnt), root,
+			    sizeof(root)) == -1) {
+				snprintf(err, errlen, "the %s hierarchy is "
+				    "not mounted", ctrl);
 				return (-1);
+			}
 		} else {
-			if (!cg_is(CG_ROOT, CGROUP2_SUPER_MAGIC) ||
-			    !cg_v2_has_controllers())
+			/* Not on v1: the unified hierarchy must have it. */
+			if (cg_self(NULL, cg, sizeof(cg)) != 2 ||
+			    cg_mount(NULL, mnt, sizeof(mnt), root,
+			    sizeof(root)) == -1) {
+				snprintf(err, errlen, "no cgroup hierarchy "
+				    "has the %s controller", ctrl);
 				return (-1);
-			strlcpy(mnt, CG_ROOT, sizeof(mnt));
-			if (cg_self_path("", self, sizeof(self)) == -1)
-				return (-1);
+			}
 		}
-		if (strcmp(self, "/") == 0)
-			self[0] = '\0';
-		if ((size_t)snprintf(base[i], PATH_MAX, "%s%s", mnt, self) >=
-		    PATH_MAX)
+		/* A mount of a sub-tree shows paths relative to its root. */
+		rel = cg;
+		rl = strlen(root);
+		if (strcmp(root, "/") != 0 && strncmp(cg, root, rl) == 0 &&
+		    (cg[rl] == '/' || cg[rl] == '\0'))
+			rel = cg + rl;
+		if (strcmp(rel, "/") == 0)
+			rel = "";
+		if ((size_t)snprintf(own, sizeof(own), "%s%s", mnt, rel) >=
+		    sizeof(own) || (size_t)snprintf(parents[i], PATH_MAX,
+		    "%s/%s", own, sub) >= PATH_MAX) {
+			snprintf(err, errlen, "cgroup path too long");
 			return (-1);
+		}
+		/* v2: our own cgroup must offer the controller. */
+		if (kind != 1 && (cg_read(own, "cgroup.controllers", buf,
+		    sizeof(buf)) == -1 || !cg_has(buf, ctrl))) {
+			snprintf(err, errlen, "%s/cgroup.controllers lacks %s",
+			    own, ctrl);
+			return (-1);
+		}
 	}
 	return (0);
+}
+
+/* fenced.<id> in each hierarchy: one daemon's folders. */
+static int
+cg_daemon_dirs(const char *id, char dir[3][PATH_MAX], char *err,
+    size_t errlen)
+{
+	char	 sub[sizeof("fenced.") + FENCER_ID_SIZE];
+
+	snprintf(sub, sizeof(sub), "fenced.%s", id);
+	return (fencer_cgroup_parents(sub, dir, err, errlen));
 }
 
 static int
@@ -241,36 +332,38 @@ cg_id_valid(const char *id)
 static void
 cg_sweep_daemon(const char *id)
 {
-	char		 base[3][PATH_MAX], dir[PATH_MAX];
+	char		 dir[3][PATH_MAX], err[256];
 	int		 i, j, seen;
 
-	if (cg_bases(base) == -1)
+	if (cg_daemon_dirs(id, dir, err, sizeof(err)) == -1) {
+		log_debug("%s: %s", __func__, err);
 		return;
+	}
 	for (i = 0; i < 3; i++) {
 		for (seen = 0, j = 0; j < i; j++)
-			if (strcmp(base[j], base[i]) == 0)
+			if (strcmp(dir[j], dir[i]) == 0)
 				seen = 1;
-		if (seen || (size_t)snprintf(dir, sizeof(dir), "%s/fenced.%s",
-		    base[i], id) >= sizeof(dir))
+		if (seen)
 			continue;
-		cg_sweep(dir);
-		if (cg_remove(dir) == -1)
-			log_warnx("%s: %s left behind", __func__, dir);
+		cg_sweep(dir[i]);
+		if (cg_remove(dir[i]) == -1)
+			log_warnx("%s: %s left behind", __func__, dir[i]);
 	}
 }
 
 int
 fencer_cgroup_init(const char *id, char parent[3][PATH_MAX])
 {
-	char		 base[3][PATH_MAX];
+	char		 err[256];
 	int		 i;
 
-	if (id == NULL || !cg_id_valid(id) || cg_bases(base) == -1)
+	if (id == NULL || !cg_id_valid(id))
 		return (-1);
+	if (cg_daemon_dirs(id, parent, err, sizeof(err)) == -1) {
+		log_warnx("%s: %s", __func__, err);
+		return (-1);
+	}
 	for (i = 0; i < 3; i++) {
-		if ((size_t)snprintf(parent[i], PATH_MAX, "%s/fenced.%s",
-		    base[i], id) >= PATH_MAX)
-			return (-1);
 		if (mkdir(parent[i], 0755) == -1 && errno != EEXIST) {
 			log_warn("%s: mkdir %s", __func__, parent[i]);
 			return (-1);

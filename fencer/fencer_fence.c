@@ -1,10 +1,9 @@
 /*
- * The fencer's fences: boot requests from the broker turned into
- * fence_start(), the handshake with each fence's agent, lifetimes,
- * deaths, stops and listings.
+ * The fencer's fences: boot requests from the broker turned into a
+ * backend's boot (backend.h), the handshake with each fence's agent,
+ * lifetimes, deaths, stops and listings.
  */
 #include <sys/types.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -28,6 +27,7 @@
 #include "log.h"
 #include "msg.h"
 #include "fencer.h"
+#include "fencer_home.h"
 
 struct fencelist	 fencer_fences = TAILQ_HEAD_INITIALIZER(fencer_fences);
 static unsigned int	 fencer_nfences;
@@ -222,7 +222,7 @@ fencer_send_error(uint32_t type, uint32_t reqid, const char *code,
 }
 
 /* The home image of the boot under way: its loop device is held open
- * until fence_start() returns, then belongs to the fence's mount. */
+ * until the backend's boot returns, then belongs to the fence's mount. */
 static struct fence_home_img fence_boot_img = { .hi_loopfd = -1 };
 
 static void
@@ -232,6 +232,18 @@ fence_boot_img_close(void)
 		(void)close(fence_boot_img.hi_loopfd);
 	memset(&fence_boot_img, 0, sizeof(fence_boot_img));
 	fence_boot_img.hi_loopfd = -1;
+}
+
+/* A fence that is not, or no longer, booted: its memory wiped. */
+static void
+fence_free(struct fence *f)
+{
+	if (f->f_be != NULL) {
+		explicit_bzero(f->f_be, f->f_backend->fb_state_size);
+		free(f->f_be);
+	}
+	explicit_bzero(f, sizeof(*f));
+	free(f);
 }
 
 /* <homes> with ~ and %u expanded for this owner. */
@@ -405,7 +417,10 @@ elapsed_us(const struct timespec *t0)
 	return (us < 0 ? 0 : us > UINT32_MAX ? UINT32_MAX : (uint32_t)us);
 }
 
-/* Everything a boot needs before fence_start; errors go to the broker. */
+/*
+ * Everything a boot needs before the backend builds the fence; errors go
+ * to the broker.
+ */
 static struct fence *
 fence_prepare(uint32_t reqid, const struct msg_boot *b)
 {
@@ -413,7 +428,8 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	struct passwd	*pw;
 	struct fence	*f;
 	struct fence_limits limits;
-	char		 homes[PATH_MAX], home[PATH_MAX], err[FENCE_ERR_MAX];
+	char		 homes[PATH_MAX], home[PATH_MAX], err[BACKEND_ERR_MAX];
+	const struct fencer_backend *be;
 	uint32_t	 lifetime;
 	int		 backend = b->b_backend ? b->b_backend : c->c_backend;
 	int		 r = 0;
@@ -430,7 +446,7 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	}
 	if (fence_limits_admit(reqid, b, &limits, &lifetime) == -1)
 		return (NULL);
-	if (backend != BACKEND_NATIVE) {
+	if ((be = fencer_backend(backend)) == NULL) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid,
 		    "backend-unavailable", "backend %s is not available in "
 		    "this build; nothing falls back to another",
@@ -443,11 +459,14 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		return (NULL);
 	}
 
-	if ((f = calloc(1, sizeof(*f))) == NULL) {
+	if ((f = calloc(1, sizeof(*f))) == NULL ||
+	    (f->f_be = calloc(1, be->fb_state_size)) == NULL) {
+		free(f);
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "internal",
 		    "out of memory");
 		return (NULL);
 	}
+	f->f_backend = be;
 	f->f_canary = -1;
 	strlcpy(f->f_info.f_key, b->b_key, sizeof(f->f_info.f_key));
 	strlcpy(f->f_user, pw->pw_name, sizeof(f->f_user));
@@ -530,7 +549,7 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	}
 	return (f);
  fail:
-	free(f);
+	fence_free(f);
 	return (NULL);
 }
 
@@ -538,15 +557,15 @@ void
 fencer_boot(uint32_t reqid, const struct msg_boot *b)
 {
 	const struct fenced_config *c = &fencer_self.ps_conf;
-	struct fence_spec spec;
+	struct backend_boot bb;
 	struct msg_hello hello;
 	struct timeval	 tv = { FENCER_AGENT_WAIT_SEC, 0 };
 	struct fence	*f;
-	char		 err[FENCE_ERR_MAX];
+	char		 err[BACKEND_ERR_MAX];
 	char		*argv[] = { "fence-agent", NULL };
 	void		*buf;
 	size_t		 len;
-	int		 sp[2], r;
+	int		 chan, r;
 	struct timespec	 t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -557,64 +576,38 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 	f->f_t0 = t0;
 	arc4random_buf(f->f_info.f_bearer, sizeof(f->f_info.f_bearer));
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
-		    "socketpair: %s", strerror(errno));
-		goto fail;
-	}
-	memset(&spec, 0, sizeof(spec));
-	strlcpy(spec.fs_key, f->f_info.f_key, sizeof(spec.fs_key));
-	spec.fs_cgroup_name = f->f_cgname;
-	spec.fs_tier = f->f_info.f_tier;
-	spec.fs_uid = f->f_info.f_uid;
-	spec.fs_gid = f->f_gid;
-	strlcpy(spec.fs_user, f->f_user, sizeof(spec.fs_user));
-	strlcpy(spec.fs_home, f->f_info.f_home, sizeof(spec.fs_home));
-	if (fence_boot_img.hi_loopfd != -1)
-		strlcpy(spec.fs_home_dev, fence_boot_img.hi_dev,
-		    sizeof(spec.fs_home_dev));
-	spec.fs_limits = f->f_info.f_limits;
-	spec.fs_bindir = fencer_bindir;
-	spec.fs_init = "fence-agent";
-	spec.fs_init_argv = argv;
-	spec.fs_chan = sp[1];
-	memcpy(spec.fs_cgroup_parent, cgparents, sizeof(cgparents));
+	memset(&bb, 0, sizeof(bb));
+	bb.bb_home_dev = fence_boot_img.hi_loopfd != -1 ?
+	    fence_boot_img.hi_dev : "";
+	bb.bb_bindir = fencer_bindir;
+	bb.bb_init = "fence-agent";
+	bb.bb_argv = argv;
+	memcpy(bb.bb_cgroup_parent, cgparents, sizeof(cgparents));
+	bb.bb_cgroup_name = f->f_cgname;
 #ifdef FENCED_TEST_HOOKS
 	/*
 	 * Test builds only: a fence that is called what it asked for but
 	 * lacks its seccomp filter, to show the probe catches it.
 	 */
-	spec.fs_test_noseccomp = getenv("FENCED_TEST_NOSECCOMP") != NULL;
+	bb.bb_test_noseccomp = getenv("FENCED_TEST_NOSECCOMP") != NULL;
 #endif
 
-	r = fence_start(&spec, &f->f_proc, err, sizeof(err));
+	r = f->f_backend->fb_boot(f, &bb, &chan, err, sizeof(err));
 	fence_boot_img_close();
 	if (r == -1) {
-		close(sp[0]);
-		close(sp[1]);
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
 		    "%s", err);
 		goto fail;
 	}
-	close(sp[1]);
 	f->f_started = 1;
-	f->f_info.f_pid = f->f_proc.fp_pid;
 	f->f_info.f_started = time(NULL);
 	f->f_info.f_deadline += f->f_info.f_started;
-	f->f_info.f_landlock_abi = f->f_proc.fp_landlock_abi;
-	f->f_info.f_landlock = f->f_proc.fp_landlock;
-	f->f_info.f_timings.t_namespaces_us =
-	    f->f_proc.fp_timings.ft_namespaces_us;
-	f->f_info.f_timings.t_mounts_us = f->f_proc.fp_timings.ft_mounts_us;
-	f->f_info.f_timings.t_cgroup_us = f->f_proc.fp_timings.ft_cgroup_us;
-	f->f_info.f_timings.t_seccomp_us = f->f_proc.fp_timings.ft_seccomp_us;
-	f->f_info.f_timings.t_exec_us = f->f_proc.fp_timings.ft_exec_us;
 	TAILQ_INSERT_TAIL(&fencer_fences, f, f_entry);
 	fencer_nfences++;
 
-	if ((f->f_agent = imsgev_new(fencer_self.ps_evbase, sp[0],
+	if ((f->f_agent = imsgev_new(fencer_self.ps_evbase, chan,
 	    fence_agent_dispatch, fence_agent_closed, f)) == NULL) {
-		close(sp[0]);
+		close(chan);
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
 		    "agent channel: %s", strerror(errno));
 		fence_end(f, STOP_CRASH, 0);
@@ -643,8 +636,7 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 	return;
  fail:
 	fence_boot_img_close();
-	explicit_bzero(f, sizeof(*f));
-	free(f);
+	fence_free(f);
 }
 
 /* The agent said it is ready: hand its channel to the broker. */
@@ -751,7 +743,7 @@ fence_send(uint32_t type, uint32_t reqid, struct fence *f, int fd)
 static void
 fence_end(struct fence *f, int reason, uint32_t reqid)
 {
-	int	 was_running = f->f_info.f_state == FENCE_RUNNING;
+	int	 was_running = f->f_info.f_state == FENCE_RUNNING, oom = 0;
 
 	evtimer_del(&f->f_timer);
 	fencer_probe_end(f, 1);
@@ -760,11 +752,11 @@ fence_end(struct fence *f, int reason, uint32_t reqid)
 		f->f_agent = NULL;
 	}
 	if (f->f_started) {
-		if (reason == STOP_CRASH && fence_oom_killed(&f->f_proc))
-			reason = STOP_OOM;
-		if (fence_stop(&f->f_proc) == -1)
+		if (f->f_backend->fb_stop(f, &oom) == -1)
 			log_warnx("%s: fence %s: not fully cleaned up",
 			    __func__, f->f_info.f_key);
+		if (reason == STOP_CRASH && oom)
+			reason = STOP_OOM;
 		f->f_started = 0;
 	}
 	fence_env_remove(f);
@@ -777,8 +769,7 @@ fence_end(struct fence *f, int reason, uint32_t reqid)
 		fence_send(IMSG_FENCE_STOPPED, reqid, f, -1);
 	TAILQ_REMOVE(&fencer_fences, f, f_entry);
 	fencer_nfences--;
-	explicit_bzero(f, sizeof(*f));
-	free(f);
+	fence_free(f);
 }
 
 void
@@ -844,11 +835,11 @@ fencer_reap(void)
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		TAILQ_FOREACH(f, &fencer_fences, f_entry)
-			if (f->f_started && f->f_proc.fp_pid == pid)
+			if (f->f_started && f->f_info.f_pid == pid)
 				break;
 		if (f == NULL)
 			continue;
-		f->f_proc.fp_pid = -1;	/* reaped: fence_stop must not wait */
+		f->f_backend->fb_reaped(f);	/* nothing left to wait for */
 		if (f->f_info.f_state == FENCE_BOOTING)
 			fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid,
 			    "boot-failed", "pid 1 of %s died during boot",

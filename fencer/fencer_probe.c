@@ -174,7 +174,8 @@ probe_argv(struct fence *f, int full, char args[PROBE_ARGS][PROBE_ARG_LEN],
 	uint32_t	 i;
 	int		 n = 0;
 
-	snprintf(args[n++], PROBE_ARG_LEN, "%s/fence-probe", FENCE_BIN_DIR);
+	snprintf(args[n++], PROBE_ARG_LEN, "%s/fence-probe",
+	    f->f_backend->fb_bin_dir);
 	snprintf(args[n++], PROBE_ARG_LEN, "--canary");
 	snprintf(args[n++], PROBE_ARG_LEN, "%s", e->pe_canary_target);
 	/* The canary's secret comes on stdin: a command line is public. */
@@ -381,7 +382,7 @@ probe_host_read(struct fence *f)
 	probe_allow(f, a);
 	if (f->f_canary != -1 && fstat(f->f_canary, &sb) == 0)
 		ino = (uint64_t)sb.st_ino;
-	host_read(f->f_started ? f->f_proc.fp_pid : -1, ino, a,
+	host_read(f->f_started ? f->f_info.f_pid : -1, ino, a,
 	    &f->f_expect->pe_host);
 	f->f_expect->pe_has_host = 1;
 	free(a);

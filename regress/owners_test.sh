@@ -284,6 +284,27 @@ fencer_killed_body() {
 }
 fencer_killed_cleanup() { fenced_cleanup; }
 
+atf_test_case one_placement cleanup
+one_placement_head() {
+	atf_set descr "the daemon puts its fences' cgroups where the regress suite's t_fence -P says for the daemon's folder: one placement, fencer_cgroup_parents(), for both"
+	atf_set require.user root
+	atf_set timeout 60
+}
+one_placement_body() {
+	fenced_vars
+	fenced_start
+	$CTL boot pl tier L1.5 > /dev/null || atf_fail "boot"
+	got=$(fence_daemon_dirs pl $CTL | sort -u)
+	[ -n "$got" ] || atf_fail "no cgroup folder of the daemon"
+	want=$("$REGRESS/t_fence" -P -C "fenced.$FENCED_ID" | sort -u)
+	[ -n "$want" ] || atf_fail "t_fence -P said nothing"
+	atf_check_equal "$got" "$want"
+	for d in $want; do
+		[ -d "$d/$(id -u).pl" ] || atf_fail "no $d/$(id -u).pl"
+	done
+}
+one_placement_cleanup() { fenced_cleanup; }
+
 atf_test_case sweep cleanup
 sweep_head() {
 	atf_set descr "a folder of a dead daemon of this state directory is swept at start, whatever process has its pid now; another daemon's, running or not provably dead, is never touched"
@@ -376,4 +397,5 @@ atf_init_test_cases() {
 	atf_add_test_case uids_exhausted
 	atf_add_test_case fencer_killed
 	atf_add_test_case sweep
+	atf_add_test_case one_placement
 }

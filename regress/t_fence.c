@@ -56,6 +56,8 @@
 
 #include "fence.h"
 #include "fence_impl.h"
+#include "fencer.h"
+#include "fencer_home.h"
 #include "log.h"
 
 #ifndef P_PIDFD
@@ -588,7 +590,7 @@ tf_probe(const char *sub)
 			return (2);
 		}
 	}
-	if (fence_cgroup_parents(sub, tf_cg, err, sizeof(err)) == -1) {
+	if (fencer_cgroup_parents(sub, tf_cg, err, sizeof(err)) == -1) {
 		printf("missing: cgroups: %s\n", err);
 		return (2);
 	}
@@ -835,7 +837,7 @@ main(int argc, char *argv[])
 		return (tf_home_only(homes));
 	}
 	if (!nocg || parents) {
-		if (fence_cgroup_parents(sub, tf_cg, err, sizeof(err)) == -1) {
+		if (fencer_cgroup_parents(sub, tf_cg, err, sizeof(err)) == -1) {
 			printf("cgroups: %s\n", err);
 			return (2);
 		}

@@ -1,8 +1,9 @@
 /*
  * The sandbox home: <homes>/<key>, owned by the fence's uid, mode 0700,
  * created if missing and never deleted.  Called by the fencer (root)
- * before fence_start(); the path it returns has no symlink in it, and
- * pid 1 opens it again without following any (fence_mount.c).
+ * before the backend boots the fence; the path it returns has no symlink
+ * in it, and a native fence's pid 1 opens it again without following any
+ * (native/fence_mount.c).
  *
  * Root walks a path that a user may have shaped (~/sandbox-homes), so
  * every component is judged before anything is created, and nothing is
@@ -44,9 +45,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fence.h"
+#include "fencer_home.h"
 
 #define FENCE_HOME_MAXLINKS	16
+#define FENCE_HOME_ERR_MAX	512	/* fence_home_own()'s own, unread */
 
 static const char *fence_home_temp[] = { "/tmp", "/var/tmp", "/dev/shm" };
 
@@ -368,7 +370,7 @@ fence_home_own(const char *dir, uid_t uid, gid_t gid)
 {
 	struct fence_walk	 w;
 	struct stat		 sb;
-	char			 err[FENCE_ERR_MAX];
+	char			 err[FENCE_HOME_ERR_MAX];
 	int			 rc = -1;
 
 	memset(&w, 0, sizeof(w));

@@ -2,7 +2,7 @@
  * Internals of the native fence builder, shared by fence.c and the file
  * of each kernel facility (fence_ns.c, fence_mount.c, fence_cgroup.c,
  * fence_caps.c, fence_seccomp.c, fence_landlock.c, fence_net.c,
- * fence_rlimit.c).  Nothing outside fencer/fence*.c and the regress
+ * fence_rlimit.c).  Nothing outside fencer/native/ and the regress
  * helpers includes this.
  *
  * The fence's first process is cloned with CLONE_VM|CLONE_VFORK (see

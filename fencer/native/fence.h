@@ -4,6 +4,9 @@
  * drops it to the fence's uid with its tier's confinement and executes
  * the init program (the agent) as pid 1 of the fence.  The order of the
  * steps lives in fence.c and reads like the tier table of DESIGN.md.
+ * The fencer reaches this only through the native backend
+ * (backend_native.c, ../backend.h); the regress suite's t_fence calls
+ * it directly.
  */
 #ifndef FENCE_H
 #define FENCE_H
@@ -102,42 +105,5 @@ struct fence_host_bind {
 extern const struct fence_host_bind fence_host_binds[];
 extern const size_t fence_nhost_binds;
 int	fence_bin_init(const char *, const char *, char *, size_t);
-
-/*
- * fence_home.c: <homes>/<key>, created 0700 for uid:gid if missing; the
- * error names paths and owners, for the log only.  fence_home_own(dir,
- * uid, gid): 0 if dir is reached through directories of root's or the
- * uid's only and is the uid's own (a home of their own, not / or
- * /nonexistent); it creates nothing.
- */
-int	fence_home_prepare(const char *, const char *, uid_t, gid_t, char *,
-	    size_t, char *, size_t);
-int	fence_home_own(const char *, uid_t, gid_t);
-
-/*
- * fence_home_image(root, owner, key, size, uid, gid, img, err, len):
- * the home as an ext4 image of size bytes, <root>/homes/<owner>/<key>.img,
- * made on first use with its root directory uid:gid's, attached to a
- * loop device that goes away by itself once nothing holds it.  The
- * caller closes hi_loopfd once fence_start() has returned (pid 1 has
- * mounted hi_dev by then, or failed).
- */
-struct fence_home_img {
-	char		 hi_path[PATH_MAX];	/* the image */
-	char		 hi_dev[32];		/* /dev/loopN */
-	int		 hi_loopfd;
-	uint64_t	 hi_size;		/* bytes, the limit */
-	uint64_t	 hi_used;		/* bytes it takes on the host */
-};
-int	fence_home_image(const char *, uid_t, const char *, uint64_t, uid_t,
-	    gid_t, struct fence_home_img *, char *, size_t);
-
-/*
- * fence_cgroup.c: the directory under which fences' cgroups go for the
- * memory, pids and cpu controllers: <mount>/<our own cgroup>/<sub>, as
- * /proc/self/cgroup and /proc/self/mountinfo name them.
- */
-int	fence_cgroup_parents(const char *, char [3][PATH_MAX], char *,
-	    size_t);
 
 #endif /* FENCE_H */

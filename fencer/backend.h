@@ -1,0 +1,71 @@
+/*
+ * The seam between the fencer process and the code that builds a fence.
+ *
+ * The fencer (fencer_fence.c) decides everything a fence is: its owner,
+ * uid and user, its home, its limits, tier and lifetime, its cgroup
+ * folders and name, the program it runs first (the agent).  It runs the
+ * fence's lifetime: the agent's handshake, the deadline, deaths, stops
+ * and what the state reports.  A backend makes one kind of fence real
+ * and takes it down again.  fencer_backends[] (fencer_backend.c) lists
+ * them; native (native/backend_native.c) is the only one today, and a
+ * boot naming a backend with no entry fails with backend-unavailable.
+ *
+ * Nothing outside the fencer learns which backend a fence has except
+ * through the state it reports (f_info.f_backend, and what the backend
+ * fills in: pid, timings, Landlock).
+ */
+#ifndef BACKEND_H
+#define BACKEND_H
+
+#include <sys/types.h>
+#include <stddef.h>
+
+struct fence;
+
+#define BACKEND_ERR_MAX		512
+
+/* What the fencer decided for one boot, beyond the fence itself. */
+struct backend_boot {
+	const char	*bb_home_dev;	/* "": the home is a directory; else
+					   the loop device of its image */
+	const char	*bb_bindir;	/* host folder of fence-agent etc. */
+	const char	*bb_init;	/* program name inside bb_bindir */
+	char *const	*bb_argv;
+	const char	*bb_cgroup_parent[3];	/* memory, pids, cpu */
+	const char	*bb_cgroup_name;	/* in each */
+	int		 bb_test_noseccomp;	/* FENCED_TEST_HOOKS only */
+};
+
+struct fencer_backend {
+	int		 fb_id;		/* enum fence_backend: BACKEND_* */
+	const char	*fb_bin_dir;	/* where the fence sees bb_bindir's
+					   programs (fence-probe) */
+	size_t		 fb_state_size;	/* of f->f_be, zeroed for a boot */
+
+	/*
+	 * Boot f as f->f_info and bb say; the fencer holds the channel's
+	 * end *chan, the agent the other end.  On success the fence's
+	 * first process runs the init, and the backend has filled in what
+	 * the state shows of it: f_info.f_pid (the host pid the fencer
+	 * reaps and the probe reads), f_timings but t_agent_us, the
+	 * Landlock fields.  On failure nothing of the fence is left and
+	 * err says why.
+	 */
+	int	(*fb_boot)(struct fence *, const struct backend_boot *, int *,
+		    char *, size_t);
+	/* The fencer reaped f_info.f_pid: nothing is left to wait for. */
+	void	(*fb_reaped)(struct fence *);
+	/*
+	 * Kill every process of the fence, wait for them and remove what
+	 * the backend made for it (the home stays).  *oom: the kernel
+	 * killed a process of it for lack of memory.  Returns -1 if
+	 * something could not be cleaned up (logged).
+	 */
+	int	(*fb_stop)(struct fence *, int *);
+};
+
+extern const struct fencer_backend	 backend_native;
+
+const struct fencer_backend	*fencer_backend(int);
+
+#endif /* BACKEND_H */

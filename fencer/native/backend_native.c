@@ -1,0 +1,95 @@
+/*
+ * The native backend: a fence built from the host kernel's own
+ * facilities (fence.c and the fence_*.c beside it), its pid 1 a child
+ * of the fencer.  What the fencer decided (struct fence, struct
+ * backend_boot) becomes a struct fence_spec; what fence_start() measured
+ * becomes the state the fencer reports.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fenced.h"
+#include "fencer.h"
+#include "backend.h"
+#include "fence.h"
+
+_Static_assert(BACKEND_ERR_MAX >= FENCE_ERR_MAX, "BACKEND_ERR_MAX");
+
+static int
+native_boot(struct fence *f, const struct backend_boot *bb, int *chan,
+    char *err, size_t errlen)
+{
+	struct fence_proc *p = f->f_be;
+	struct fence_spec spec;
+	int		 sp[2], i;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
+		return (-1);
+	}
+	memset(&spec, 0, sizeof(spec));
+	strlcpy(spec.fs_key, f->f_info.f_key, sizeof(spec.fs_key));
+	spec.fs_cgroup_name = bb->bb_cgroup_name;
+	spec.fs_tier = f->f_info.f_tier;
+	spec.fs_uid = f->f_info.f_uid;
+	spec.fs_gid = f->f_gid;
+	strlcpy(spec.fs_user, f->f_user, sizeof(spec.fs_user));
+	strlcpy(spec.fs_home, f->f_info.f_home, sizeof(spec.fs_home));
+	strlcpy(spec.fs_home_dev, bb->bb_home_dev, sizeof(spec.fs_home_dev));
+	spec.fs_limits = f->f_info.f_limits;
+	spec.fs_bindir = bb->bb_bindir;
+	spec.fs_init = bb->bb_init;
+	spec.fs_init_argv = bb->bb_argv;
+	spec.fs_chan = sp[1];
+	for (i = 0; i < 3; i++)
+		spec.fs_cgroup_parent[i] = bb->bb_cgroup_parent[i];
+	spec.fs_test_noseccomp = bb->bb_test_noseccomp;
+
+	if (fence_start(&spec, p, err, errlen) == -1) {
+		close(sp[0]);
+		close(sp[1]);
+		return (-1);
+	}
+	close(sp[1]);
+	*chan = sp[0];
+	f->f_info.f_pid = p->fp_pid;
+	f->f_info.f_landlock_abi = p->fp_landlock_abi;
+	f->f_info.f_landlock = p->fp_landlock;
+	f->f_info.f_timings.t_namespaces_us = p->fp_timings.ft_namespaces_us;
+	f->f_info.f_timings.t_mounts_us = p->fp_timings.ft_mounts_us;
+	f->f_info.f_timings.t_cgroup_us = p->fp_timings.ft_cgroup_us;
+	f->f_info.f_timings.t_seccomp_us = p->fp_timings.ft_seccomp_us;
+	f->f_info.f_timings.t_exec_us = p->fp_timings.ft_exec_us;
+	return (0);
+}
+
+static void
+native_reaped(struct fence *f)
+{
+	struct fence_proc *p = f->f_be;
+
+	p->fp_pid = -1;		/* fence_stop() must not wait for it */
+}
+
+static int
+native_stop(struct fence *f, int *oom)
+{
+	struct fence_proc *p = f->f_be;
+
+	*oom = fence_oom_killed(p);
+	return (fence_stop(p));
+}
+
+const struct fencer_backend backend_native = {
+	.fb_id = BACKEND_NATIVE,
+	.fb_bin_dir = FENCE_BIN_DIR,
+	.fb_state_size = sizeof(struct fence_proc),
+	.fb_boot = native_boot,
+	.fb_reaped = native_reaped,
+	.fb_stop = native_stop,
+};
