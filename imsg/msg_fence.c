@@ -395,7 +395,10 @@ msg_fence_decode(const void *data, size_t len, struct msg_fence *out)
 		f.f_level = (int)u[15];
 		ok = msg_fence_valid(&f);
 	}
-	explicit_bzero(&bearer, sizeof(bearer));
+	/*
+	 * The bearer's 32 bytes are in f (wiped here) and in the caller's
+	 * payload, which imsg_free() wipes.
+	 */
 	if (!ok) {
 		explicit_bzero(&f, sizeof(f));
 		return (msg_fence_bad());
