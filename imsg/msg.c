@@ -26,8 +26,8 @@
 #include "fenced.h"
 #include "msg.h"
 #include "mp.h"
+#include "msg_codec.h"
 
-#define MSG_CONFIG_FIELDS	33
 #define MSG_PROCINFO_FIELDS	2
 #define MSG_ERROR_FIELDS	2
 #define MSG_STATS_FIELDS	9
@@ -269,138 +269,73 @@ msg_config_valid(const struct fenced_config *c)
 	return (1);
 }
 
+/* IMSG_CONFIG, in wire order. */
+static const struct mc_field msg_config_fields[] = {
+	MC_S(struct fenced_config, c_listen_addr),
+	MC_U(struct fenced_config, c_listen_port, 0, UINT16_MAX),
+	MC_S(struct fenced_config, c_socket),
+	MC_S(struct fenced_config, c_state),
+	MC_S(struct fenced_config, c_homes),
+	MC_S(struct fenced_config, c_user),
+	MC_U(struct fenced_config, c_fence_uid_lo, 0, MSG_ID_MAX),
+	MC_U(struct fenced_config, c_fence_uid_hi, 0, MSG_ID_MAX),
+	MC_S(struct fenced_config, c_admin_group),
+	MC_U(struct fenced_config, c_tier, TIER_L1, TIER_L2),
+	MC_U(struct fenced_config, c_backend,
+	    BACKEND_NATIVE, BACKEND_SUBPROCESS),
+	MC_U(struct fenced_config, c_lifetime, LIFETIME_MIN, LIFETIME_MAX),
+	MC_U(struct fenced_config, c_limits.fl_memory, MEMORY_MIN, MEMORY_MAX),
+	MC_U(struct fenced_config, c_limits.fl_pids, PIDS_MIN, PIDS_MAX),
+	MC_U(struct fenced_config, c_limits.fl_cpu_milli,
+	    CPU_MILLI_MIN, CPU_MILLI_MAX),
+	MC_U(struct fenced_config, c_exec_timeout,
+	    EXEC_TIMEOUT_MIN, EXEC_TIMEOUT_MAX),
+	MC_U(struct fenced_config, c_exec_timeout_max,
+	    EXEC_TIMEOUT_MIN, EXEC_TIMEOUT_MAX),
+	MC_U(struct fenced_config, c_exec_output,
+	    EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX),
+	MC_U(struct fenced_config, c_exec_output_max,
+	    EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX),
+	MC_U(struct fenced_config, c_exec_inflight_user,
+	    EXEC_INFLIGHT_MIN, EXEC_INFLIGHT_MAX),
+	MC_U(struct fenced_config, c_http_body_max,
+	    HTTP_BODY_MIN, HTTP_BODY_MAX),
+	MC_U(struct fenced_config, c_http_headers_max,
+	    HTTP_HEADERS_MIN, HTTP_HEADERS_MAX),
+	MC_U(struct fenced_config, c_http_timeout,
+	    HTTP_TIMEOUT_MIN, HTTP_TIMEOUT_MAX),
+	MC_U(struct fenced_config, c_http_conns_max,
+	    HTTP_CONNS_MIN, HTTP_CONNS_MAX),
+	MC_U(struct fenced_config, c_http_conns_user,
+	    HTTP_CONNS_MIN, HTTP_CONNS_MAX),
+	MC_S(struct fenced_config, c_probe_dns),
+	MC_STRS(struct fenced_config, c_probe_tcp, c_probe_ntcp),
+	MC_U(struct fenced_config, c_uid, 0, MSG_ID_MAX),
+	MC_U(struct fenced_config, c_gid, 0, MSG_ID_MAX),
+	MC_U(struct fenced_config, c_admin_gid, 0, MSG_ID_MAX),
+	MC_I(struct fenced_config, c_verbose, 0, INT32_MAX),
+	MC_NEST(msg_ceilings),
+	MC_U(struct fenced_config, c_home_limit, 0, HOME_LIMIT_MAX),
+};
+static const struct mc_table msg_config = MC_TABLE(msg_config_fields);
+
 int
 msg_config_encode(const struct fenced_config *c, void **buf, size_t *len)
 {
-	struct mp_writer w;
-	uint32_t	 i;
-
 	if (!msg_config_valid(c)) {
 		errno = EINVAL;
 		return (-1);
 	}
-	mp_write_init(&w);
-	mp_write_array(&w, MSG_CONFIG_FIELDS);
-	mp_write_str(&w, c->c_listen_addr, sizeof(c->c_listen_addr));
-	mp_write_u64(&w, c->c_listen_port);
-	mp_write_str(&w, c->c_socket, sizeof(c->c_socket));
-	mp_write_str(&w, c->c_state, sizeof(c->c_state));
-	mp_write_str(&w, c->c_homes, sizeof(c->c_homes));
-	mp_write_str(&w, c->c_user, sizeof(c->c_user));
-	mp_write_u64(&w, c->c_fence_uid_lo);
-	mp_write_u64(&w, c->c_fence_uid_hi);
-	mp_write_str(&w, c->c_admin_group, sizeof(c->c_admin_group));
-	mp_write_u64(&w, (uint64_t)c->c_tier);
-	mp_write_u64(&w, (uint64_t)c->c_backend);
-	mp_write_u64(&w, c->c_lifetime);
-	mp_write_u64(&w, c->c_limits.fl_memory);
-	mp_write_u64(&w, c->c_limits.fl_pids);
-	mp_write_u64(&w, c->c_limits.fl_cpu_milli);
-	mp_write_u64(&w, c->c_exec_timeout);
-	mp_write_u64(&w, c->c_exec_timeout_max);
-	mp_write_u64(&w, c->c_exec_output);
-	mp_write_u64(&w, c->c_exec_output_max);
-	mp_write_u64(&w, c->c_exec_inflight_user);
-	mp_write_u64(&w, c->c_http_body_max);
-	mp_write_u64(&w, c->c_http_headers_max);
-	mp_write_u64(&w, c->c_http_timeout);
-	mp_write_u64(&w, c->c_http_conns_max);
-	mp_write_u64(&w, c->c_http_conns_user);
-	mp_write_str(&w, c->c_probe_dns, sizeof(c->c_probe_dns));
-	mp_write_array(&w, c->c_probe_ntcp);
-	for (i = 0; i < c->c_probe_ntcp; i++)
-		mp_write_str(&w, c->c_probe_tcp[i], sizeof(c->c_probe_tcp[i]));
-	mp_write_u64(&w, c->c_uid);
-	mp_write_u64(&w, c->c_gid);
-	mp_write_u64(&w, c->c_admin_gid);
-	mp_write_i64(&w, c->c_verbose);
-	msg_write_ceilings(&w, c);
-	mp_write_u64(&w, c->c_home_limit);
-	return (mp_write_finish(&w, buf, len));
+	return (mc_encode(&msg_config, c, buf, len));
 }
 
 int
 msg_config_decode(const void *data, size_t len, struct fenced_config *out)
 {
-	struct fenced_config cf, *c = &cf;
-	struct mp_reader r;
-	uint64_t	 u[22], home = 0;
-	int64_t		 verbose = 0;
-	size_t		 i, ntcp = 0;
-	int		 ok, cbad;
+	struct fenced_config cf;
 
-	memset(c, 0, sizeof(*c));
-	memset(u, 0, sizeof(u));
-	mp_read_begin(&r, data, len, MSG_CONFIG_FIELDS);
-	mp_read_str(&r, c->c_listen_addr, sizeof(c->c_listen_addr));
-	mp_read_u64(&r, &u[0], 0, UINT16_MAX);
-	mp_read_str(&r, c->c_socket, sizeof(c->c_socket));
-	mp_read_str(&r, c->c_state, sizeof(c->c_state));
-	mp_read_str(&r, c->c_homes, sizeof(c->c_homes));
-	mp_read_str(&r, c->c_user, sizeof(c->c_user));
-	mp_read_u64(&r, &u[1], 0, MSG_ID_MAX);		/* fence uid lo */
-	mp_read_u64(&r, &u[2], 0, MSG_ID_MAX);		/* fence uid hi */
-	mp_read_str(&r, c->c_admin_group, sizeof(c->c_admin_group));
-	mp_read_u64(&r, &u[3], TIER_L1, TIER_L2);
-	mp_read_u64(&r, &u[4], BACKEND_NATIVE, BACKEND_SUBPROCESS);
-	mp_read_u64(&r, &u[5], LIFETIME_MIN, LIFETIME_MAX);
-	mp_read_u64(&r, &u[6], MEMORY_MIN, MEMORY_MAX);
-	mp_read_u64(&r, &u[7], PIDS_MIN, PIDS_MAX);
-	mp_read_u64(&r, &u[8], CPU_MILLI_MIN, CPU_MILLI_MAX);
-	mp_read_u64(&r, &u[9], EXEC_TIMEOUT_MIN, EXEC_TIMEOUT_MAX);
-	mp_read_u64(&r, &u[10], EXEC_TIMEOUT_MIN, EXEC_TIMEOUT_MAX);
-	mp_read_u64(&r, &u[11], EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX);
-	mp_read_u64(&r, &u[12], EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX);
-	mp_read_u64(&r, &u[16], EXEC_INFLIGHT_MIN, EXEC_INFLIGHT_MAX);
-	mp_read_u64(&r, &u[17], HTTP_BODY_MIN, HTTP_BODY_MAX);
-	mp_read_u64(&r, &u[18], HTTP_HEADERS_MIN, HTTP_HEADERS_MAX);
-	mp_read_u64(&r, &u[19], HTTP_TIMEOUT_MIN, HTTP_TIMEOUT_MAX);
-	mp_read_u64(&r, &u[20], HTTP_CONNS_MIN, HTTP_CONNS_MAX);
-	mp_read_u64(&r, &u[21], HTTP_CONNS_MIN, HTTP_CONNS_MAX);
-	mp_read_str(&r, c->c_probe_dns, sizeof(c->c_probe_dns));
-	if (mp_read_array(&r, &ntcp, PROBE_TCP_MAX) == 0) {
-		for (i = 0; i < ntcp; i++)
-			mp_read_str(&r, c->c_probe_tcp[i],
-			    sizeof(c->c_probe_tcp[i]));
-		mp_read_leave(&r);
-	}
-	c->c_probe_ntcp = ntcp;
-	mp_read_u64(&r, &u[13], 0, MSG_ID_MAX);		/* uid */
-	mp_read_u64(&r, &u[14], 0, MSG_ID_MAX);		/* gid */
-	mp_read_u64(&r, &u[15], 0, MSG_ID_MAX);		/* admin gid */
-	mp_read_i64(&r, &verbose, 0, INT32_MAX);
-	cbad = msg_read_ceilings(&r, c) == -1;
-	mp_read_u64(&r, &home, 0, HOME_LIMIT_MAX);
-	ok = mp_read_end(&r) == 0 && !cbad;
-
-	if (ok) {
-		c->c_listen_port = (uint16_t)u[0];
-		c->c_fence_uid_lo = (uid_t)u[1];
-		c->c_fence_uid_hi = (uid_t)u[2];
-		c->c_tier = (int)u[3];
-		c->c_backend = (int)u[4];
-		c->c_lifetime = (uint32_t)u[5];
-		c->c_limits.fl_memory = u[6];
-		c->c_limits.fl_pids = (uint32_t)u[7];
-		c->c_limits.fl_cpu_milli = (uint32_t)u[8];
-		c->c_exec_timeout = (uint32_t)u[9];
-		c->c_exec_timeout_max = (uint32_t)u[10];
-		c->c_exec_output = (uint32_t)u[11];
-		c->c_exec_output_max = (uint32_t)u[12];
-		c->c_exec_inflight_user = (uint32_t)u[16];
-		c->c_http_body_max = (uint32_t)u[17];
-		c->c_http_headers_max = (uint32_t)u[18];
-		c->c_http_timeout = (uint32_t)u[19];
-		c->c_http_conns_max = (uint32_t)u[20];
-		c->c_http_conns_user = (uint32_t)u[21];
-		c->c_uid = (uid_t)u[13];
-		c->c_gid = (gid_t)u[14];
-		c->c_admin_gid = (gid_t)u[15];
-		c->c_verbose = (int)verbose;
-		c->c_home_limit = home;
-		ok = msg_config_valid(c);
-	}
-	if (!ok)
+	if (mc_decode(&msg_config, data, len, &cf, sizeof(cf)) == -1 ||
+	    !msg_config_valid(&cf))
 		return (msg_bad());
 	*out = cf;
 	return (0);
