@@ -17,6 +17,11 @@ static uint64_t	 mc_get(const unsigned char *, size_t);
 static int	 mc_put(unsigned char *, size_t, uint64_t);
 static int64_t	 mc_iget(const unsigned char *, size_t);
 static int	 mc_iput(unsigned char *, size_t, int64_t);
+static int	 mc_nonzero(const unsigned char *, size_t);
+static void	 mc_read_argv(struct mp_reader *, const struct mc_field *,
+		    unsigned char *);	/* the struct, not the member */
+static void	 mc_read_text(struct mp_reader *, const struct mc_field *,
+		    unsigned char *);
 
 /* A member of 1, 2, 4 or 8 bytes, zero-extended. */
 static uint64_t
@@ -103,14 +108,27 @@ mc_iput(unsigned char *p, size_t size, int64_t v)
 	abort();
 }
 
+static int
+mc_nonzero(const unsigned char *p, size_t n)
+{
+	unsigned char	 acc = 0;
+
+	while (n-- > 0)
+		acc |= *p++;
+	return (acc != 0);
+}
+
 void
 mc_write(struct mp_writer *w, const struct mc_table *t, const void *s)
 {
 	const unsigned char	*base = s, *p;
 	const struct mc_field	*f;
+	const uint8_t		*data;
+	const char		*str;
+	char * const		*argv;
 	uint32_t		 cnt;
 	int			 b;
-	size_t			 k, j;
+	size_t			 k, j, len;
 
 	mp_write_array(w, t->mt_n);
 	for (k = 0; k < t->mt_n; k++) {
@@ -153,6 +171,28 @@ mc_write(struct mp_writer *w, const struct mc_table *t, const void *s)
 				mp_write_str(w, (const char *)p +
 				    j * f->mc_size, f->mc_size);
 			break;
+		case MC_BEARER:
+			mp_write_bin(w, p, mc_nonzero(p, f->mc_size) ?
+			    f->mc_size : 0);
+			break;
+		case MC_DATA:
+			memcpy(&data, p, sizeof(data));
+			memcpy(&len, base + f->mc_count, sizeof(len));
+			mp_write_bin(w, data, len);
+			break;
+		case MC_TEXT:
+			memcpy(&str, p, sizeof(str));
+			mp_write_str(w, str != NULL ? str : "", f->mc_size);
+			break;
+		case MC_ARGV:
+			memcpy(&argv, p, sizeof(argv));
+			memcpy(&len, base + f->mc_count, sizeof(len));
+			if (argv == NULL)
+				len = 0;
+			mp_write_array(w, len);
+			for (j = 0; j < len; j++)
+				mp_write_str(w, argv[j], f->mc_size);
+			break;
 		}
 	}
 }
@@ -169,6 +209,7 @@ mc_read(struct mp_reader *r, const struct mc_table *t, void *s)
 	const void		*bin;
 	uint64_t		 u;
 	int64_t			 i;
+	void			*copy;
 	uint32_t		 cnt;
 	int			 b;
 	size_t			 k, n, j;
@@ -231,6 +272,138 @@ mc_read(struct mp_reader *r, const struct mc_table *t, void *s)
 			}
 			cnt = (uint32_t)n;
 			memcpy(base + f->mc_count, &cnt, sizeof(cnt));
+			break;
+		case MC_BEARER:
+			bin = NULL;
+			n = 0;
+			if (mp_read_bin(r, &bin, &n, f->mc_size) == -1 ||
+			    n == 0)
+				break;
+			if (n == f->mc_size)
+				memcpy(p, bin, n);
+			if (n != f->mc_size || !mc_nonzero(p, n))
+				r->r_error = EBADMSG;
+			break;
+		case MC_DATA:
+			bin = NULL;
+			n = 0;
+			if (mp_read_bin(r, &bin, &n, f->mc_hi) == -1 || n == 0)
+				break;
+			if ((copy = malloc(n)) == NULL) {
+				r->r_error = ENOMEM;
+				break;
+			}
+			memcpy(copy, bin, n);
+			memcpy(p, &copy, sizeof(copy));
+			memcpy(base + f->mc_count, &n, sizeof(n));
+			break;
+		case MC_TEXT:
+			mc_read_text(r, f, p);
+			break;
+		case MC_ARGV:
+			mc_read_argv(r, f, base);
+			break;
+		}
+	}
+}
+
+/* A string under f->mc_size bytes, strdup'ed; "" leaves NULL. */
+static void
+mc_read_text(struct mp_reader *r, const struct mc_field *f, unsigned char *p)
+{
+	char	*s, *d;
+
+	if ((s = malloc(f->mc_size)) == NULL) {
+		r->r_error = ENOMEM;
+		return;
+	}
+	if (mp_read_str(r, s, f->mc_size) == 0 && s[0] != '\0') {
+		if ((d = strdup(s)) == NULL)
+			r->r_error = ENOMEM;
+		else
+			memcpy(p, &d, sizeof(d));
+	}
+	free(s);
+}
+
+/*
+ * 0..hi strings into a NULL-terminated vector, always consistent for
+ * mc_free(); an empty array leaves NULL.
+ */
+static void
+mc_read_argv(struct mp_reader *r, const struct mc_field *f,
+    unsigned char *base)
+{
+	char	**argv, *arg;
+	size_t	  i, n;
+
+	if (mp_read_array(r, &n, f->mc_hi) == -1)
+		return;
+	if (n > 0) {
+		if ((argv = calloc(n + 1, sizeof(*argv))) == NULL ||
+		    (arg = malloc(f->mc_size)) == NULL) {
+			free(argv);
+			r->r_error = ENOMEM;
+			return;
+		}
+		memcpy(base + f->mc_off, &argv, sizeof(argv));
+		memcpy(base + f->mc_count, &n, sizeof(n));
+		for (i = 0; i < n; i++) {
+			if (mp_read_str(r, arg, f->mc_size) == -1)
+				break;
+			if ((argv[i] = strdup(arg)) == NULL) {
+				r->r_error = ENOMEM;
+				break;
+			}
+		}
+		free(arg);
+	}
+	mp_read_leave(r);
+}
+
+/*
+ * Frees what mc_read() allocated (MC_DATA, MC_TEXT, MC_ARGV) and
+ * zeroes those members and their counts.
+ */
+void
+mc_free(const struct mc_table *t, void *s)
+{
+	unsigned char		*base = s, *p;
+	const struct mc_field	*f;
+	uint8_t			*data;
+	char			*str, **argv;
+	size_t			 k, i, zero = 0;
+
+	for (k = 0; k < t->mt_n; k++) {
+		f = &t->mt_fields[k];
+		p = base + f->mc_off;
+		switch (f->mc_kind) {
+		case MC_DATA:
+			memcpy(&data, p, sizeof(data));
+			free(data);
+			data = NULL;
+			memcpy(p, &data, sizeof(data));
+			memcpy(base + f->mc_count, &zero, sizeof(zero));
+			break;
+		case MC_TEXT:
+			memcpy(&str, p, sizeof(str));
+			free(str);
+			str = NULL;
+			memcpy(p, &str, sizeof(str));
+			break;
+		case MC_ARGV:
+			memcpy(&argv, p, sizeof(argv));
+			for (i = 0; argv != NULL && argv[i] != NULL; i++)
+				free(argv[i]);
+			free(argv);
+			argv = NULL;
+			memcpy(p, &argv, sizeof(argv));
+			memcpy(base + f->mc_count, &zero, sizeof(zero));
+			break;
+		case MC_SUB:
+			mc_free(f->mc_sub, p);
+			break;
+		default:
 			break;
 		}
 	}

@@ -26,7 +26,15 @@ enum mc_kind {
 	MC_BIN,		/* exactly size bytes */
 	MC_NIL,		/* a reserved nil, no member */
 	MC_SUB,		/* a nested array: mc_sub's fields */
-	MC_STRS		/* char[hi][size] strings, their count at mc_count */
+	MC_STRS,	/* char[hi][size] strings, their count at mc_count */
+	MC_BEARER,	/* uint8_t[size]: a bin of size bytes not all zero,
+			   or an empty bin for all zero */
+	MC_DATA,	/* uint8_t *: a bin of at most hi bytes, malloc'ed,
+			   NULL when empty; its length a size_t at mc_count */
+	MC_TEXT,	/* char *: a string under size bytes, malloc'ed,
+			   NULL when empty ("" on the wire) */
+	MC_ARGV		/* char **: 0..hi strings under size bytes each,
+			   NULL-terminated, NULL when none; count at mc_count */
 };
 
 struct mc_table;
@@ -70,6 +78,15 @@ struct mc_table {
 	    sizeof(((type *)0)->m) / MC_MSIZE(type, m[0]), NULL, \
 	    offsetof(type, n) }
 
+#define MC_BEARER(type, m) \
+	{ MC_BEARER, offsetof(type, m), MC_MSIZE(type, m), 0, 0, NULL, 0 }
+#define MC_DATA(type, m, len, max) \
+	{ MC_DATA, offsetof(type, m), 0, 0, (max), NULL, offsetof(type, len) }
+#define MC_TEXT(type, m, size) \
+	{ MC_TEXT, offsetof(type, m), (size), 0, 0, NULL, 0 }
+#define MC_ARGV(type, m, n, max, size) \
+	{ MC_ARGV, offsetof(type, m), (size), 0, (max), NULL, offsetof(type, n) }
+
 #define MC_TABLE(fields)	{ (fields), sizeof(fields) / sizeof((fields)[0]) }
 
 void	mc_write(struct mp_writer *, const struct mc_table *, const void *);
@@ -77,5 +94,6 @@ void	mc_read(struct mp_reader *, const struct mc_table *, void *);
 int	mc_encode(const struct mc_table *, const void *, void **, size_t *);
 int	mc_decode(const struct mc_table *, const void *, size_t, void *,
 	    size_t);
+void	mc_free(const struct mc_table *, void *);
 
 #endif /* MSG_CODEC_H */
