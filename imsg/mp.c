@@ -36,6 +36,8 @@ mp_sbuffer_write(void *data, const char *buf, size_t len)
 	char		*nb;
 	size_t		 nsize;
 
+	if (len == 0)
+		return (0);	/* an empty bin or string: buf may be NULL */
 	if (len > SIZE_MAX - sb->size)
 		return (-1);
 	if (sb->alloc - sb->size < len) {
