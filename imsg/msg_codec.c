@@ -176,9 +176,19 @@ mc_write(struct mp_writer *w, const struct mc_table *t, const void *s)
 			    f->mc_size : 0);
 			break;
 		case MC_DATA:
+		case MC_REPORT:
 			memcpy(&data, p, sizeof(data));
 			memcpy(&len, base + f->mc_count, sizeof(len));
 			mp_write_bin(w, data, len);
+			break;
+		case MC_STRS_OF:
+			memcpy(&cnt, base + f->mc_count, sizeof(cnt));
+			if (cnt > f->mc_hi)
+				cnt = (uint32_t)f->mc_hi;
+			mp_write_array(w, cnt);
+			for (j = 0; j < cnt; j++)
+				mp_write_str(w, (const char *)p +
+				    j * f->mc_size, f->mc_size);
 			break;
 		case MC_TEXT:
 			memcpy(&str, p, sizeof(str));
@@ -297,6 +307,36 @@ mc_read(struct mp_reader *r, const struct mc_table *t, void *s)
 			memcpy(p, &copy, sizeof(copy));
 			memcpy(base + f->mc_count, &n, sizeof(n));
 			break;
+		case MC_REPORT:
+			bin = NULL;
+			n = 0;
+			if (mp_read_bin(r, &bin, &n, f->mc_hi) == -1)
+				break;
+			if ((copy = malloc(n + 1)) == NULL) {
+				r->r_error = ENOMEM;
+				break;
+			}
+			/* An empty bin arrives as no bytes: bin is NULL. */
+			if (n > 0)
+				memcpy(copy, bin, n);
+			((unsigned char *)copy)[n] = '\0';
+			memcpy(p, &copy, sizeof(copy));
+			memcpy(base + f->mc_count, &n, sizeof(n));
+			break;
+		case MC_STRS_OF:
+			memcpy(&cnt, base + f->mc_count, sizeof(cnt));
+			if (cnt > f->mc_hi)
+				cnt = (uint32_t)f->mc_hi;
+			n = 0;
+			if (mp_read_array(r, &n, f->mc_hi) == -1)
+				break;
+			if (n != cnt)
+				r->r_error = EBADMSG;
+			for (j = 0; j < n; j++)
+				mp_read_str(r, (char *)p + j * f->mc_size,
+				    f->mc_size);
+			mp_read_leave(r);
+			break;
 		case MC_TEXT:
 			mc_read_text(r, f, p);
 			break;
@@ -379,6 +419,7 @@ mc_free(const struct mc_table *t, void *s)
 		p = base + f->mc_off;
 		switch (f->mc_kind) {
 		case MC_DATA:
+		case MC_REPORT:
 			memcpy(&data, p, sizeof(data));
 			free(data);
 			data = NULL;

@@ -33,8 +33,12 @@ enum mc_kind {
 			   NULL when empty; its length a size_t at mc_count */
 	MC_TEXT,	/* char *: a string under size bytes, malloc'ed,
 			   NULL when empty ("" on the wire) */
-	MC_ARGV		/* char **: 0..hi strings under size bytes each,
+	MC_ARGV,	/* char **: 0..hi strings under size bytes each,
 			   NULL-terminated, NULL when none; count at mc_count */
+	MC_STRS_OF,	/* char[hi][size]: min(total, hi) strings, where the
+			   total is a uint32_t at mc_count read before */
+	MC_REPORT	/* uint8_t *: as MC_DATA, but always malloc'ed with a
+			   NUL after its bytes */
 };
 
 struct mc_table;
@@ -86,6 +90,16 @@ struct mc_table {
 	{ MC_TEXT, offsetof(type, m), (size), 0, 0, NULL, 0 }
 #define MC_ARGV(type, m, n, max, size) \
 	{ MC_ARGV, offsetof(type, m), (size), 0, (max), NULL, offsetof(type, n) }
+
+#define MC_STRS_OF(type, m, n) \
+	{ MC_STRS_OF, offsetof(type, m), MC_MSIZE(type, m[0]), 0, \
+	    sizeof(((type *)0)->m) / MC_MSIZE(type, m[0]), NULL, \
+	    offsetof(type, n) }
+#define MC_REPORT(type, m, len, max) \
+	{ MC_REPORT, offsetof(type, m), 0, 0, (max), NULL, offsetof(type, len) }
+/* An unsigned element of an array member: its own offset and size. */
+#define MC_UAT(off, size, lo, hi) \
+	{ MC_UINT, (off), (size), (lo), (hi), NULL, 0 }
 
 #define MC_TABLE(fields)	{ (fields), sizeof(fields) / sizeof((fields)[0]) }
 
