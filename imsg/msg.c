@@ -28,10 +28,6 @@
 #include "mp.h"
 #include "msg_codec.h"
 
-#define MSG_PROCINFO_FIELDS	2
-#define MSG_ERROR_FIELDS	2
-#define MSG_STATS_FIELDS	9
-
 #define MSG_PID_MAX		INT32_MAX
 #define MSG_ID_MAX		UINT32_MAX	/* uid_t, gid_t */
 
@@ -39,8 +35,6 @@ static int	msg_bad(void);
 static int	msg_config_valid(const struct fenced_config *);
 static int	msg_error_valid(const struct msg_error *);
 static int	msg_pids_valid(const pid_t *);
-static void	msg_write_pids(struct mp_writer *, const pid_t *);
-static int	msg_read_pids(struct mp_reader *, pid_t *);
 static int	msg_str_set(const char *, size_t);
 
 static const char *const msg_names[IMSG_TYPE_MAX] = {
@@ -356,59 +350,43 @@ msg_pids_valid(const pid_t *pids)
 	return (1);
 }
 
-static void
-msg_write_pids(struct mp_writer *w, const pid_t *pids)
-{
-	size_t	 i;
+/* Element i of a pid table, at base (the table's offset). */
+#define MSG_PID(base, i) \
+	MC_UAT((base) + (i) * sizeof(pid_t), sizeof(pid_t), 0, MSG_PID_MAX)
 
-	mp_write_array(w, PROC_MAX);
-	for (i = 0; i < PROC_MAX; i++)
-		mp_write_u64(w, (uint64_t)pids[i]);
-}
+_Static_assert(PROC_MAX == 4, "a pid table lists every process");
 
-static int
-msg_read_pids(struct mp_reader *r, pid_t *pids)
-{
-	uint64_t	 v;
-	size_t		 i, n;
+static const struct mc_field msg_procinfo_pids_fields[] = {
+	MSG_PID(offsetof(struct msg_procinfo, pi_pid), PROC_PARENT),
+	MSG_PID(offsetof(struct msg_procinfo, pi_pid), PROC_BROKER),
+	MSG_PID(offsetof(struct msg_procinfo, pi_pid), PROC_FENCER),
+	MSG_PID(offsetof(struct msg_procinfo, pi_pid), PROC_PROBER),
+};
+static const struct mc_table msg_procinfo_pids =
+    MC_TABLE(msg_procinfo_pids_fields);
 
-	if (mp_read_array(r, &n, PROC_MAX) == -1 || n != PROC_MAX)
-		return (-1);
-	for (i = 0; i < PROC_MAX; i++) {
-		if (mp_read_u64(r, &v, 0, MSG_PID_MAX) == -1)
-			return (-1);
-		pids[i] = (pid_t)v;
-	}
-	return (mp_read_leave(r));
-}
+static const struct mc_field msg_procinfo_fields[] = {
+	MC_NEST(msg_procinfo_pids),
+	MC_I(struct msg_procinfo, pi_started, 0, INT64_MAX),
+};
+static const struct mc_table msg_procinfo = MC_TABLE(msg_procinfo_fields);
 
 int
 msg_procinfo_encode(const struct msg_procinfo *pi, void **buf, size_t *len)
 {
-	struct mp_writer w;
-
 	if (!msg_pids_valid(pi->pi_pid) || pi->pi_started < 0) {
 		errno = EINVAL;
 		return (-1);
 	}
-	mp_write_init(&w);
-	mp_write_array(&w, MSG_PROCINFO_FIELDS);
-	msg_write_pids(&w, pi->pi_pid);
-	mp_write_i64(&w, pi->pi_started);
-	return (mp_write_finish(&w, buf, len));
+	return (mc_encode(&msg_procinfo, pi, buf, len));
 }
 
 int
 msg_procinfo_decode(const void *data, size_t len, struct msg_procinfo *out)
 {
 	struct msg_procinfo pi;
-	struct mp_reader r;
 
-	memset(&pi, 0, sizeof(pi));
-	mp_read_begin(&r, data, len, MSG_PROCINFO_FIELDS);
-	msg_read_pids(&r, pi.pi_pid);
-	mp_read_i64(&r, &pi.pi_started, 0, INT64_MAX);
-	if (mp_read_end(&r) == -1)
+	if (mc_decode(&msg_procinfo, data, len, &pi, sizeof(pi)) == -1)
 		return (msg_bad());
 	*out = pi;
 	return (0);
@@ -474,83 +452,73 @@ msg_error_format(void **buf, size_t *len, const char *code,
 	return (rv);
 }
 
+static const struct mc_field msg_error_fields[] = {
+	MC_S(struct msg_error, e_code),
+	MC_S(struct msg_error, e_message),
+};
+static const struct mc_table msg_error = MC_TABLE(msg_error_fields);
+
 int
 msg_error_encode(const struct msg_error *e, void **buf, size_t *len)
 {
-	struct mp_writer w;
-
 	if (!msg_error_valid(e)) {
 		errno = EINVAL;
 		return (-1);
 	}
-	mp_write_init(&w);
-	mp_write_array(&w, MSG_ERROR_FIELDS);
-	mp_write_str(&w, e->e_code, sizeof(e->e_code));
-	mp_write_str(&w, e->e_message, sizeof(e->e_message));
-	return (mp_write_finish(&w, buf, len));
+	return (mc_encode(&msg_error, e, buf, len));
 }
 
 int
 msg_error_decode(const void *data, size_t len, struct msg_error *out)
 {
 	struct msg_error e;
-	struct mp_reader r;
 
-	memset(&e, 0, sizeof(e));
-	mp_read_begin(&r, data, len, MSG_ERROR_FIELDS);
-	mp_read_str(&r, e.e_code, sizeof(e.e_code));
-	mp_read_str(&r, e.e_message, sizeof(e.e_message));
-	if (mp_read_end(&r) == -1 || !msg_error_valid(&e))
+	if (mc_decode(&msg_error, data, len, &e, sizeof(e)) == -1 ||
+	    !msg_error_valid(&e))
 		return (msg_bad());
 	*out = e;
 	return (0);
 }
 
+static const struct mc_field msg_stats_pids_fields[] = {
+	MSG_PID(offsetof(struct msg_stats, st_pid), PROC_PARENT),
+	MSG_PID(offsetof(struct msg_stats, st_pid), PROC_BROKER),
+	MSG_PID(offsetof(struct msg_stats, st_pid), PROC_FENCER),
+	MSG_PID(offsetof(struct msg_stats, st_pid), PROC_PROBER),
+};
+static const struct mc_table msg_stats_pids = MC_TABLE(msg_stats_pids_fields);
+
+static const struct mc_field msg_stats_fields[] = {
+	MC_NEST(msg_stats_pids),
+	MC_I(struct msg_stats, st_started, 0, INT64_MAX),
+	MC_I(struct msg_stats, st_now, 0, INT64_MAX),
+	MC_U(struct msg_stats, st_ctl_conns, 0, UINT64_MAX),
+	MC_U(struct msg_stats, st_ctl_active, 0, UINT64_MAX),
+	MC_U(struct msg_stats, st_ctl_requests, 0, UINT64_MAX),
+	MC_U(struct msg_stats, st_ctl_errors, 0, UINT64_MAX),
+	MC_U(struct msg_stats, st_fences, 0, UINT64_MAX),
+	MC_I(struct msg_stats, st_verbose, 0, INT32_MAX),
+};
+static const struct mc_table msg_stats = MC_TABLE(msg_stats_fields);
+
 int
 msg_stats_encode(const struct msg_stats *st, void **buf, size_t *len)
 {
-	struct mp_writer w;
-
 	if (!msg_pids_valid(st->st_pid) || st->st_started < 0 ||
 	    st->st_now < 0 || st->st_verbose < 0) {
 		errno = EINVAL;
 		return (-1);
 	}
-	mp_write_init(&w);
-	mp_write_array(&w, MSG_STATS_FIELDS);
-	msg_write_pids(&w, st->st_pid);
-	mp_write_i64(&w, st->st_started);
-	mp_write_i64(&w, st->st_now);
-	mp_write_u64(&w, st->st_ctl_conns);
-	mp_write_u64(&w, st->st_ctl_active);
-	mp_write_u64(&w, st->st_ctl_requests);
-	mp_write_u64(&w, st->st_ctl_errors);
-	mp_write_u64(&w, st->st_fences);
-	mp_write_i64(&w, st->st_verbose);
-	return (mp_write_finish(&w, buf, len));
+	return (mc_encode(&msg_stats, st, buf, len));
 }
 
 int
 msg_stats_decode(const void *data, size_t len, struct msg_stats *out)
 {
 	struct msg_stats st;
-	struct mp_reader r;
-	int64_t		 verbose = 0;
 
-	memset(&st, 0, sizeof(st));
-	mp_read_begin(&r, data, len, MSG_STATS_FIELDS);
-	msg_read_pids(&r, st.st_pid);
-	mp_read_i64(&r, &st.st_started, 0, INT64_MAX);
-	mp_read_i64(&r, &st.st_now, 0, INT64_MAX);
-	mp_read_u64(&r, &st.st_ctl_conns, 0, UINT64_MAX);
-	mp_read_u64(&r, &st.st_ctl_active, 0, UINT64_MAX);
-	mp_read_u64(&r, &st.st_ctl_requests, 0, UINT64_MAX);
-	mp_read_u64(&r, &st.st_ctl_errors, 0, UINT64_MAX);
-	mp_read_u64(&r, &st.st_fences, 0, UINT64_MAX);
-	mp_read_i64(&r, &verbose, 0, INT32_MAX);
-	if (mp_read_end(&r) == -1)
+	if (mc_decode(&msg_stats, data, len, &st, sizeof(st)) == -1)
 		return (msg_bad());
-	st.st_verbose = (int32_t)verbose;
 	*out = st;
 	return (0);
 }
