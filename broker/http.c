@@ -877,6 +877,7 @@ http_reason(int status)
 	case 405: return ("Method Not Allowed");
 	case 408: return ("Request Timeout");
 	case 409: return ("Conflict");
+	case 412: return ("Precondition Failed");
 	case 413: return ("Content Too Large");
 	case 417: return ("Expectation Failed");
 	case 422: return ("Unprocessable Content");

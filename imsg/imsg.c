@@ -11,6 +11,10 @@
  * allocation); a frame with a descriptor always starts its own
  * sendmsg(), so the descriptor rides on the first byte of its frame.
  *
+ * Every byte a frame leaves behind is wiped before its memory is
+ * reused or freed: the taken frame in the read buffer, a written frame,
+ * a payload at imsg_free().  Some frames carry a fence's bearer.
+ *
  * imsgbuf_free() never closes the socket itself: whoever made the
  * imsgbuf owns that.  imsgev, which is given the socket, does close it.
  *
@@ -35,43 +39,11 @@
 #include <event2/event.h>
 
 #include "imsg.h"
+#include "imsg_impl.h"
 
 #define IMSG_READ_CHUNK	(64U * 1024)
 #define IMSG_RBUF_MAX	(IMSG_MAX_SIZE + IMSG_READ_CHUNK)
-#define IMSG_FDS_MAX	16	/* received, not yet claimed */
 #define IMSG_IOV_MAX	64	/* frames per sendmsg() */
-
-struct imsg_rfd {
-	int		 rf_fd;
-	uint64_t	 rf_start;	/* stream offset of its recvmsg() */
-	uint64_t	 rf_end;
-};
-
-struct imsg_out {
-	TAILQ_ENTRY(imsg_out) o_entry;
-	unsigned char	*o_buf;
-	size_t		 o_len;
-	size_t		 o_off;		/* bytes already sent */
-	int		 o_fd;		/* -1 once sent, or none */
-};
-
-struct imsgbuf {
-	int		 ib_fd;
-	int		 ib_sock;	/* else no descriptors, plain I/O */
-	int		 ib_error;	/* sticky: the stream is unusable */
-
-	unsigned char	*ib_rbuf;
-	size_t		 ib_rsize;	/* allocated */
-	size_t		 ib_rstart;	/* first byte not yet taken */
-	size_t		 ib_rend;	/* one past the last byte read */
-	uint64_t	 ib_rbase;	/* stream offset of ib_rbuf[0] */
-	struct imsg_rfd	 ib_rfds[IMSG_FDS_MAX];
-	size_t		 ib_nrfds;
-
-	TAILQ_HEAD(, imsg_out) ib_wq;
-	size_t		 ib_queued;	/* unsent bytes */
-	size_t		 ib_queue_max;	/* compose refuses beyond it */
-};
 
 struct imsgev {
 	struct imsgbuf	*iev_ibuf;
@@ -137,9 +109,13 @@ imsgbuf_free(struct imsgbuf *ib)
 		TAILQ_REMOVE(&ib->ib_wq, o, o_entry);
 		if (o->o_fd != -1)
 			close(o->o_fd);
+		explicit_bzero(o->o_buf, o->o_len);
 		free(o->o_buf);
 		free(o);
 	}
+	/* Taken bytes are wiped already, those past ib_rend never held any. */
+	if (ib->ib_rbuf != NULL)
+		explicit_bzero(ib->ib_rbuf, ib->ib_rend);
 	free(ib->ib_rbuf);
 	free(ib);
 }
@@ -195,13 +171,15 @@ static int
 imsgbuf_rspace(struct imsgbuf *ib, size_t *space)
 {
 	unsigned char	*nb;
-	size_t		 want, nsize;
+	size_t		 want, nsize, left;
 
 	if (ib->ib_rstart > 0) {
-		memmove(ib->ib_rbuf, ib->ib_rbuf + ib->ib_rstart,
-		    ib->ib_rend - ib->ib_rstart);
+		left = ib->ib_rend - ib->ib_rstart;
+		memmove(ib->ib_rbuf, ib->ib_rbuf + ib->ib_rstart, left);
+		/* The old copy of what moved down. */
+		explicit_bzero(ib->ib_rbuf + left, ib->ib_rend - left);
 		ib->ib_rbase += ib->ib_rstart;
-		ib->ib_rend -= ib->ib_rstart;
+		ib->ib_rend = left;
 		ib->ib_rstart = 0;
 	}
 	/* An idle channel should not keep the memory of its last big frame. */
@@ -224,8 +202,14 @@ imsgbuf_rspace(struct imsgbuf *ib, size_t *space)
 			nsize = want;
 		if (nsize > IMSG_RBUF_MAX)
 			nsize = IMSG_RBUF_MAX;
-		if ((nb = realloc(ib->ib_rbuf, nsize)) == NULL)
+		/* Not realloc(): it would free the old bytes unwiped. */
+		if ((nb = malloc(nsize)) == NULL)
 			return (-1);
+		if (ib->ib_rbuf != NULL) {
+			memcpy(nb, ib->ib_rbuf, ib->ib_rend);
+			explicit_bzero(ib->ib_rbuf, ib->ib_rend);
+			free(ib->ib_rbuf);
+		}
 		ib->ib_rbuf = nb;
 		ib->ib_rsize = nsize;
 	}
@@ -368,6 +352,7 @@ imsgbuf_get(struct imsgbuf *ib, struct imsg *imsg)
 		memcpy(data, ib->ib_rbuf + ib->ib_rstart + IMSG_HDR_SIZE,
 		    plen);
 	}
+	explicit_bzero(ib->ib_rbuf + ib->ib_rstart, hdr.ih_len);
 	imsg->hdr = hdr;
 	imsg->data = data;
 	imsg->len = plen;
@@ -385,6 +370,8 @@ imsgbuf_get(struct imsgbuf *ib, struct imsg *imsg)
 void
 imsg_free(struct imsg *imsg)
 {
+	if (imsg->data != NULL)
+		explicit_bzero(imsg->data, imsg->len);
 	free(imsg->data);
 	imsg->data = NULL;
 	imsg->len = 0;
@@ -466,6 +453,7 @@ imsgbuf_sent(struct imsgbuf *ib, size_t n)
 		}
 		n -= left;
 		TAILQ_REMOVE(&ib->ib_wq, o, o_entry);
+		explicit_bzero(o->o_buf, o->o_len);
 		free(o->o_buf);
 		free(o);
 	}

@@ -7,6 +7,7 @@
  * and only lets through what is really there.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,11 +24,49 @@ static const msgpack_object *mp_next(struct mp_reader *);
 /*
  * Writer.
  */
+
+/*
+ * msgpack_sbuffer_write() grows with realloc(), which frees the old
+ * bytes unwiped; a payload may hold a bearer.  Grow by copy and wipe.
+ */
+static int
+mp_sbuffer_write(void *data, const char *buf, size_t len)
+{
+	msgpack_sbuffer	*sb = data;
+	char		*nb;
+	size_t		 nsize;
+
+	if (len == 0)
+		return (0);	/* an empty bin or string: buf may be NULL */
+	if (len > SIZE_MAX - sb->size)
+		return (-1);
+	if (sb->alloc - sb->size < len) {
+		nsize = sb->alloc != 0 ? sb->alloc : MSGPACK_SBUFFER_INIT_SIZE;
+		while (nsize < sb->size + len) {
+			if (nsize > SIZE_MAX / 2)
+				return (-1);
+			nsize *= 2;
+		}
+		if ((nb = malloc(nsize)) == NULL)
+			return (-1);
+		if (sb->data != NULL) {
+			memcpy(nb, sb->data, sb->size);
+			explicit_bzero(sb->data, sb->size);
+			free(sb->data);
+		}
+		sb->data = nb;
+		sb->alloc = nsize;
+	}
+	memcpy(sb->data + sb->size, buf, len);
+	sb->size += len;
+	return (0);
+}
+
 void
 mp_write_init(struct mp_writer *w)
 {
 	msgpack_sbuffer_init(&w->w_sbuf);
-	msgpack_packer_init(&w->w_pk, &w->w_sbuf, msgpack_sbuffer_write);
+	msgpack_packer_init(&w->w_pk, &w->w_sbuf, mp_sbuffer_write);
 	w->w_error = 0;
 }
 
@@ -140,6 +179,8 @@ mp_write_finish(struct mp_writer *w, void **buf, size_t *len)
 	if (w->w_error == 0 && w->w_sbuf.size == 0)
 		w->w_error = EINVAL;
 	if (w->w_error) {
+		if (w->w_sbuf.data != NULL)
+			explicit_bzero(w->w_sbuf.data, w->w_sbuf.size);
 		msgpack_sbuffer_destroy(&w->w_sbuf);
 		msgpack_sbuffer_init(&w->w_sbuf);
 		errno = w->w_error;
@@ -151,8 +192,13 @@ mp_write_finish(struct mp_writer *w, void **buf, size_t *len)
 	if (n < 4096) {
 		char	*q;
 
-		if ((q = realloc(p, n)) != NULL)
+		/* Not realloc(): the bytes may hold a bearer, wipe the old. */
+		if ((q = malloc(n)) != NULL) {
+			memcpy(q, p, n);
+			explicit_bzero(p, n);
+			free(p);
 			p = q;
+		}
 	}
 	*buf = p;
 	*len = n;

@@ -26,11 +26,7 @@
 #include "fenced.h"
 #include "msg.h"
 #include "mp.h"
-
-#define MSG_CONFIG_FIELDS	33
-#define MSG_PROCINFO_FIELDS	2
-#define MSG_ERROR_FIELDS	2
-#define MSG_STATS_FIELDS	9
+#include "msg_codec.h"
 
 #define MSG_PID_MAX		INT32_MAX
 #define MSG_ID_MAX		UINT32_MAX	/* uid_t, gid_t */
@@ -39,8 +35,6 @@ static int	msg_bad(void);
 static int	msg_config_valid(const struct fenced_config *);
 static int	msg_error_valid(const struct msg_error *);
 static int	msg_pids_valid(const pid_t *);
-static void	msg_write_pids(struct mp_writer *, const pid_t *);
-static int	msg_read_pids(struct mp_reader *, pid_t *);
 static int	msg_str_set(const char *, size_t);
 
 static const char *const msg_names[IMSG_TYPE_MAX] = {
@@ -269,138 +263,73 @@ msg_config_valid(const struct fenced_config *c)
 	return (1);
 }
 
+/* IMSG_CONFIG, in wire order. */
+static const struct mc_field msg_config_fields[] = {
+	MC_S(struct fenced_config, c_listen_addr),
+	MC_U(struct fenced_config, c_listen_port, 0, UINT16_MAX),
+	MC_S(struct fenced_config, c_socket),
+	MC_S(struct fenced_config, c_state),
+	MC_S(struct fenced_config, c_homes),
+	MC_S(struct fenced_config, c_user),
+	MC_U(struct fenced_config, c_fence_uid_lo, 0, MSG_ID_MAX),
+	MC_U(struct fenced_config, c_fence_uid_hi, 0, MSG_ID_MAX),
+	MC_S(struct fenced_config, c_admin_group),
+	MC_U(struct fenced_config, c_tier, TIER_L1, TIER_L2),
+	MC_U(struct fenced_config, c_backend,
+	    BACKEND_NATIVE, BACKEND_SUBPROCESS),
+	MC_U(struct fenced_config, c_lifetime, LIFETIME_MIN, LIFETIME_MAX),
+	MC_U(struct fenced_config, c_limits.fl_memory, MEMORY_MIN, MEMORY_MAX),
+	MC_U(struct fenced_config, c_limits.fl_pids, PIDS_MIN, PIDS_MAX),
+	MC_U(struct fenced_config, c_limits.fl_cpu_milli,
+	    CPU_MILLI_MIN, CPU_MILLI_MAX),
+	MC_U(struct fenced_config, c_exec_timeout,
+	    EXEC_TIMEOUT_MIN, EXEC_TIMEOUT_MAX),
+	MC_U(struct fenced_config, c_exec_timeout_max,
+	    EXEC_TIMEOUT_MIN, EXEC_TIMEOUT_MAX),
+	MC_U(struct fenced_config, c_exec_output,
+	    EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX),
+	MC_U(struct fenced_config, c_exec_output_max,
+	    EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX),
+	MC_U(struct fenced_config, c_exec_inflight_user,
+	    EXEC_INFLIGHT_MIN, EXEC_INFLIGHT_MAX),
+	MC_U(struct fenced_config, c_http_body_max,
+	    HTTP_BODY_MIN, HTTP_BODY_MAX),
+	MC_U(struct fenced_config, c_http_headers_max,
+	    HTTP_HEADERS_MIN, HTTP_HEADERS_MAX),
+	MC_U(struct fenced_config, c_http_timeout,
+	    HTTP_TIMEOUT_MIN, HTTP_TIMEOUT_MAX),
+	MC_U(struct fenced_config, c_http_conns_max,
+	    HTTP_CONNS_MIN, HTTP_CONNS_MAX),
+	MC_U(struct fenced_config, c_http_conns_user,
+	    HTTP_CONNS_MIN, HTTP_CONNS_MAX),
+	MC_S(struct fenced_config, c_probe_dns),
+	MC_STRS(struct fenced_config, c_probe_tcp, c_probe_ntcp),
+	MC_U(struct fenced_config, c_uid, 0, MSG_ID_MAX),
+	MC_U(struct fenced_config, c_gid, 0, MSG_ID_MAX),
+	MC_U(struct fenced_config, c_admin_gid, 0, MSG_ID_MAX),
+	MC_I(struct fenced_config, c_verbose, 0, INT32_MAX),
+	MC_NEST(msg_ceilings),
+	MC_U(struct fenced_config, c_home_limit, 0, HOME_LIMIT_MAX),
+};
+static const struct mc_table msg_config = MC_TABLE(msg_config_fields);
+
 int
 msg_config_encode(const struct fenced_config *c, void **buf, size_t *len)
 {
-	struct mp_writer w;
-	uint32_t	 i;
-
 	if (!msg_config_valid(c)) {
 		errno = EINVAL;
 		return (-1);
 	}
-	mp_write_init(&w);
-	mp_write_array(&w, MSG_CONFIG_FIELDS);
-	mp_write_str(&w, c->c_listen_addr, sizeof(c->c_listen_addr));
-	mp_write_u64(&w, c->c_listen_port);
-	mp_write_str(&w, c->c_socket, sizeof(c->c_socket));
-	mp_write_str(&w, c->c_state, sizeof(c->c_state));
-	mp_write_str(&w, c->c_homes, sizeof(c->c_homes));
-	mp_write_str(&w, c->c_user, sizeof(c->c_user));
-	mp_write_u64(&w, c->c_fence_uid_lo);
-	mp_write_u64(&w, c->c_fence_uid_hi);
-	mp_write_str(&w, c->c_admin_group, sizeof(c->c_admin_group));
-	mp_write_u64(&w, (uint64_t)c->c_tier);
-	mp_write_u64(&w, (uint64_t)c->c_backend);
-	mp_write_u64(&w, c->c_lifetime);
-	mp_write_u64(&w, c->c_limits.fl_memory);
-	mp_write_u64(&w, c->c_limits.fl_pids);
-	mp_write_u64(&w, c->c_limits.fl_cpu_milli);
-	mp_write_u64(&w, c->c_exec_timeout);
-	mp_write_u64(&w, c->c_exec_timeout_max);
-	mp_write_u64(&w, c->c_exec_output);
-	mp_write_u64(&w, c->c_exec_output_max);
-	mp_write_u64(&w, c->c_exec_inflight_user);
-	mp_write_u64(&w, c->c_http_body_max);
-	mp_write_u64(&w, c->c_http_headers_max);
-	mp_write_u64(&w, c->c_http_timeout);
-	mp_write_u64(&w, c->c_http_conns_max);
-	mp_write_u64(&w, c->c_http_conns_user);
-	mp_write_str(&w, c->c_probe_dns, sizeof(c->c_probe_dns));
-	mp_write_array(&w, c->c_probe_ntcp);
-	for (i = 0; i < c->c_probe_ntcp; i++)
-		mp_write_str(&w, c->c_probe_tcp[i], sizeof(c->c_probe_tcp[i]));
-	mp_write_u64(&w, c->c_uid);
-	mp_write_u64(&w, c->c_gid);
-	mp_write_u64(&w, c->c_admin_gid);
-	mp_write_i64(&w, c->c_verbose);
-	msg_write_ceilings(&w, c);
-	mp_write_u64(&w, c->c_home_limit);
-	return (mp_write_finish(&w, buf, len));
+	return (mc_encode(&msg_config, c, buf, len));
 }
 
 int
 msg_config_decode(const void *data, size_t len, struct fenced_config *out)
 {
-	struct fenced_config cf, *c = &cf;
-	struct mp_reader r;
-	uint64_t	 u[22], home = 0;
-	int64_t		 verbose = 0;
-	size_t		 i, ntcp = 0;
-	int		 ok, cbad;
+	struct fenced_config cf;
 
-	memset(c, 0, sizeof(*c));
-	memset(u, 0, sizeof(u));
-	mp_read_begin(&r, data, len, MSG_CONFIG_FIELDS);
-	mp_read_str(&r, c->c_listen_addr, sizeof(c->c_listen_addr));
-	mp_read_u64(&r, &u[0], 0, UINT16_MAX);
-	mp_read_str(&r, c->c_socket, sizeof(c->c_socket));
-	mp_read_str(&r, c->c_state, sizeof(c->c_state));
-	mp_read_str(&r, c->c_homes, sizeof(c->c_homes));
-	mp_read_str(&r, c->c_user, sizeof(c->c_user));
-	mp_read_u64(&r, &u[1], 0, MSG_ID_MAX);		/* fence uid lo */
-	mp_read_u64(&r, &u[2], 0, MSG_ID_MAX);		/* fence uid hi */
-	mp_read_str(&r, c->c_admin_group, sizeof(c->c_admin_group));
-	mp_read_u64(&r, &u[3], TIER_L1, TIER_L2);
-	mp_read_u64(&r, &u[4], BACKEND_NATIVE, BACKEND_SUBPROCESS);
-	mp_read_u64(&r, &u[5], LIFETIME_MIN, LIFETIME_MAX);
-	mp_read_u64(&r, &u[6], MEMORY_MIN, MEMORY_MAX);
-	mp_read_u64(&r, &u[7], PIDS_MIN, PIDS_MAX);
-	mp_read_u64(&r, &u[8], CPU_MILLI_MIN, CPU_MILLI_MAX);
-	mp_read_u64(&r, &u[9], EXEC_TIMEOUT_MIN, EXEC_TIMEOUT_MAX);
-	mp_read_u64(&r, &u[10], EXEC_TIMEOUT_MIN, EXEC_TIMEOUT_MAX);
-	mp_read_u64(&r, &u[11], EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX);
-	mp_read_u64(&r, &u[12], EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX);
-	mp_read_u64(&r, &u[16], EXEC_INFLIGHT_MIN, EXEC_INFLIGHT_MAX);
-	mp_read_u64(&r, &u[17], HTTP_BODY_MIN, HTTP_BODY_MAX);
-	mp_read_u64(&r, &u[18], HTTP_HEADERS_MIN, HTTP_HEADERS_MAX);
-	mp_read_u64(&r, &u[19], HTTP_TIMEOUT_MIN, HTTP_TIMEOUT_MAX);
-	mp_read_u64(&r, &u[20], HTTP_CONNS_MIN, HTTP_CONNS_MAX);
-	mp_read_u64(&r, &u[21], HTTP_CONNS_MIN, HTTP_CONNS_MAX);
-	mp_read_str(&r, c->c_probe_dns, sizeof(c->c_probe_dns));
-	if (mp_read_array(&r, &ntcp, PROBE_TCP_MAX) == 0) {
-		for (i = 0; i < ntcp; i++)
-			mp_read_str(&r, c->c_probe_tcp[i],
-			    sizeof(c->c_probe_tcp[i]));
-		mp_read_leave(&r);
-	}
-	c->c_probe_ntcp = ntcp;
-	mp_read_u64(&r, &u[13], 0, MSG_ID_MAX);		/* uid */
-	mp_read_u64(&r, &u[14], 0, MSG_ID_MAX);		/* gid */
-	mp_read_u64(&r, &u[15], 0, MSG_ID_MAX);		/* admin gid */
-	mp_read_i64(&r, &verbose, 0, INT32_MAX);
-	cbad = msg_read_ceilings(&r, c) == -1;
-	mp_read_u64(&r, &home, 0, HOME_LIMIT_MAX);
-	ok = mp_read_end(&r) == 0 && !cbad;
-
-	if (ok) {
-		c->c_listen_port = (uint16_t)u[0];
-		c->c_fence_uid_lo = (uid_t)u[1];
-		c->c_fence_uid_hi = (uid_t)u[2];
-		c->c_tier = (int)u[3];
-		c->c_backend = (int)u[4];
-		c->c_lifetime = (uint32_t)u[5];
-		c->c_limits.fl_memory = u[6];
-		c->c_limits.fl_pids = (uint32_t)u[7];
-		c->c_limits.fl_cpu_milli = (uint32_t)u[8];
-		c->c_exec_timeout = (uint32_t)u[9];
-		c->c_exec_timeout_max = (uint32_t)u[10];
-		c->c_exec_output = (uint32_t)u[11];
-		c->c_exec_output_max = (uint32_t)u[12];
-		c->c_exec_inflight_user = (uint32_t)u[16];
-		c->c_http_body_max = (uint32_t)u[17];
-		c->c_http_headers_max = (uint32_t)u[18];
-		c->c_http_timeout = (uint32_t)u[19];
-		c->c_http_conns_max = (uint32_t)u[20];
-		c->c_http_conns_user = (uint32_t)u[21];
-		c->c_uid = (uid_t)u[13];
-		c->c_gid = (gid_t)u[14];
-		c->c_admin_gid = (gid_t)u[15];
-		c->c_verbose = (int)verbose;
-		c->c_home_limit = home;
-		ok = msg_config_valid(c);
-	}
-	if (!ok)
+	if (mc_decode(&msg_config, data, len, &cf, sizeof(cf)) == -1 ||
+	    !msg_config_valid(&cf))
 		return (msg_bad());
 	*out = cf;
 	return (0);
@@ -421,59 +350,43 @@ msg_pids_valid(const pid_t *pids)
 	return (1);
 }
 
-static void
-msg_write_pids(struct mp_writer *w, const pid_t *pids)
-{
-	size_t	 i;
+/* Element i of a pid table, at base (the table's offset). */
+#define MSG_PID(base, i) \
+	MC_UAT((base) + (i) * sizeof(pid_t), sizeof(pid_t), 0, MSG_PID_MAX)
 
-	mp_write_array(w, PROC_MAX);
-	for (i = 0; i < PROC_MAX; i++)
-		mp_write_u64(w, (uint64_t)pids[i]);
-}
+_Static_assert(PROC_MAX == 4, "a pid table lists every process");
 
-static int
-msg_read_pids(struct mp_reader *r, pid_t *pids)
-{
-	uint64_t	 v;
-	size_t		 i, n;
+static const struct mc_field msg_procinfo_pids_fields[] = {
+	MSG_PID(offsetof(struct msg_procinfo, pi_pid), PROC_PARENT),
+	MSG_PID(offsetof(struct msg_procinfo, pi_pid), PROC_BROKER),
+	MSG_PID(offsetof(struct msg_procinfo, pi_pid), PROC_FENCER),
+	MSG_PID(offsetof(struct msg_procinfo, pi_pid), PROC_PROBER),
+};
+static const struct mc_table msg_procinfo_pids =
+    MC_TABLE(msg_procinfo_pids_fields);
 
-	if (mp_read_array(r, &n, PROC_MAX) == -1 || n != PROC_MAX)
-		return (-1);
-	for (i = 0; i < PROC_MAX; i++) {
-		if (mp_read_u64(r, &v, 0, MSG_PID_MAX) == -1)
-			return (-1);
-		pids[i] = (pid_t)v;
-	}
-	return (mp_read_leave(r));
-}
+static const struct mc_field msg_procinfo_fields[] = {
+	MC_NEST(msg_procinfo_pids),
+	MC_I(struct msg_procinfo, pi_started, 0, INT64_MAX),
+};
+static const struct mc_table msg_procinfo = MC_TABLE(msg_procinfo_fields);
 
 int
 msg_procinfo_encode(const struct msg_procinfo *pi, void **buf, size_t *len)
 {
-	struct mp_writer w;
-
 	if (!msg_pids_valid(pi->pi_pid) || pi->pi_started < 0) {
 		errno = EINVAL;
 		return (-1);
 	}
-	mp_write_init(&w);
-	mp_write_array(&w, MSG_PROCINFO_FIELDS);
-	msg_write_pids(&w, pi->pi_pid);
-	mp_write_i64(&w, pi->pi_started);
-	return (mp_write_finish(&w, buf, len));
+	return (mc_encode(&msg_procinfo, pi, buf, len));
 }
 
 int
 msg_procinfo_decode(const void *data, size_t len, struct msg_procinfo *out)
 {
 	struct msg_procinfo pi;
-	struct mp_reader r;
 
-	memset(&pi, 0, sizeof(pi));
-	mp_read_begin(&r, data, len, MSG_PROCINFO_FIELDS);
-	msg_read_pids(&r, pi.pi_pid);
-	mp_read_i64(&r, &pi.pi_started, 0, INT64_MAX);
-	if (mp_read_end(&r) == -1)
+	if (mc_decode(&msg_procinfo, data, len, &pi, sizeof(pi)) == -1)
 		return (msg_bad());
 	*out = pi;
 	return (0);
@@ -539,83 +452,73 @@ msg_error_format(void **buf, size_t *len, const char *code,
 	return (rv);
 }
 
+static const struct mc_field msg_error_fields[] = {
+	MC_S(struct msg_error, e_code),
+	MC_S(struct msg_error, e_message),
+};
+static const struct mc_table msg_error = MC_TABLE(msg_error_fields);
+
 int
 msg_error_encode(const struct msg_error *e, void **buf, size_t *len)
 {
-	struct mp_writer w;
-
 	if (!msg_error_valid(e)) {
 		errno = EINVAL;
 		return (-1);
 	}
-	mp_write_init(&w);
-	mp_write_array(&w, MSG_ERROR_FIELDS);
-	mp_write_str(&w, e->e_code, sizeof(e->e_code));
-	mp_write_str(&w, e->e_message, sizeof(e->e_message));
-	return (mp_write_finish(&w, buf, len));
+	return (mc_encode(&msg_error, e, buf, len));
 }
 
 int
 msg_error_decode(const void *data, size_t len, struct msg_error *out)
 {
 	struct msg_error e;
-	struct mp_reader r;
 
-	memset(&e, 0, sizeof(e));
-	mp_read_begin(&r, data, len, MSG_ERROR_FIELDS);
-	mp_read_str(&r, e.e_code, sizeof(e.e_code));
-	mp_read_str(&r, e.e_message, sizeof(e.e_message));
-	if (mp_read_end(&r) == -1 || !msg_error_valid(&e))
+	if (mc_decode(&msg_error, data, len, &e, sizeof(e)) == -1 ||
+	    !msg_error_valid(&e))
 		return (msg_bad());
 	*out = e;
 	return (0);
 }
 
+static const struct mc_field msg_stats_pids_fields[] = {
+	MSG_PID(offsetof(struct msg_stats, st_pid), PROC_PARENT),
+	MSG_PID(offsetof(struct msg_stats, st_pid), PROC_BROKER),
+	MSG_PID(offsetof(struct msg_stats, st_pid), PROC_FENCER),
+	MSG_PID(offsetof(struct msg_stats, st_pid), PROC_PROBER),
+};
+static const struct mc_table msg_stats_pids = MC_TABLE(msg_stats_pids_fields);
+
+static const struct mc_field msg_stats_fields[] = {
+	MC_NEST(msg_stats_pids),
+	MC_I(struct msg_stats, st_started, 0, INT64_MAX),
+	MC_I(struct msg_stats, st_now, 0, INT64_MAX),
+	MC_U(struct msg_stats, st_ctl_conns, 0, UINT64_MAX),
+	MC_U(struct msg_stats, st_ctl_active, 0, UINT64_MAX),
+	MC_U(struct msg_stats, st_ctl_requests, 0, UINT64_MAX),
+	MC_U(struct msg_stats, st_ctl_errors, 0, UINT64_MAX),
+	MC_U(struct msg_stats, st_fences, 0, UINT64_MAX),
+	MC_I(struct msg_stats, st_verbose, 0, INT32_MAX),
+};
+static const struct mc_table msg_stats = MC_TABLE(msg_stats_fields);
+
 int
 msg_stats_encode(const struct msg_stats *st, void **buf, size_t *len)
 {
-	struct mp_writer w;
-
 	if (!msg_pids_valid(st->st_pid) || st->st_started < 0 ||
 	    st->st_now < 0 || st->st_verbose < 0) {
 		errno = EINVAL;
 		return (-1);
 	}
-	mp_write_init(&w);
-	mp_write_array(&w, MSG_STATS_FIELDS);
-	msg_write_pids(&w, st->st_pid);
-	mp_write_i64(&w, st->st_started);
-	mp_write_i64(&w, st->st_now);
-	mp_write_u64(&w, st->st_ctl_conns);
-	mp_write_u64(&w, st->st_ctl_active);
-	mp_write_u64(&w, st->st_ctl_requests);
-	mp_write_u64(&w, st->st_ctl_errors);
-	mp_write_u64(&w, st->st_fences);
-	mp_write_i64(&w, st->st_verbose);
-	return (mp_write_finish(&w, buf, len));
+	return (mc_encode(&msg_stats, st, buf, len));
 }
 
 int
 msg_stats_decode(const void *data, size_t len, struct msg_stats *out)
 {
 	struct msg_stats st;
-	struct mp_reader r;
-	int64_t		 verbose = 0;
 
-	memset(&st, 0, sizeof(st));
-	mp_read_begin(&r, data, len, MSG_STATS_FIELDS);
-	msg_read_pids(&r, st.st_pid);
-	mp_read_i64(&r, &st.st_started, 0, INT64_MAX);
-	mp_read_i64(&r, &st.st_now, 0, INT64_MAX);
-	mp_read_u64(&r, &st.st_ctl_conns, 0, UINT64_MAX);
-	mp_read_u64(&r, &st.st_ctl_active, 0, UINT64_MAX);
-	mp_read_u64(&r, &st.st_ctl_requests, 0, UINT64_MAX);
-	mp_read_u64(&r, &st.st_ctl_errors, 0, UINT64_MAX);
-	mp_read_u64(&r, &st.st_fences, 0, UINT64_MAX);
-	mp_read_i64(&r, &verbose, 0, INT32_MAX);
-	if (mp_read_end(&r) == -1)
+	if (mc_decode(&msg_stats, data, len, &st, sizeof(st)) == -1)
 		return (msg_bad());
-	st.st_verbose = (int32_t)verbose;
 	*out = st;
 	return (0);
 }

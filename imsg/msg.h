@@ -289,12 +289,10 @@ int	 msg_i32_encode(int32_t, void **, size_t *);
 int	 msg_i32_decode(const void *, size_t, int32_t *, int32_t, int32_t);
 int	 msg_config_encode(const struct fenced_config *, void **, size_t *);
 int	 msg_config_decode(const void *, size_t, struct fenced_config *);
-struct mp_writer;
-struct mp_reader;
 /* imsg/msg_fence.c, for msg_config_*: the ceilings and per-user totals */
+struct mc_table;
+extern const struct mc_table msg_ceilings;
 int	 msg_config_ceilings_valid(const struct fenced_config *);
-void	 msg_write_ceilings(struct mp_writer *, const struct fenced_config *);
-int	 msg_read_ceilings(struct mp_reader *, struct fenced_config *);
 int	 msg_procinfo_encode(const struct msg_procinfo *, void **, size_t *);
 int	 msg_procinfo_decode(const void *, size_t, struct msg_procinfo *);
 int	 msg_error_encode(const struct msg_error *, void **, size_t *);

@@ -1,7 +1,7 @@
 /*
- * msg_fence: the payloads of booting, stopping and listing fences, in
- * the manner of msg.c: a fixed array of fields, one validity check
- * shared by encoder and decoder.
+ * msg_fence: the payloads of booting, stopping and listing fences.  Each
+ * is one field table (msg_codec.h), which is the wire order and every
+ * field's bounds, and one validity check shared by encoder and decoder.
  */
 #include <sys/types.h>
 
@@ -13,10 +13,7 @@
 #include "fenced.h"
 #include "msg.h"
 #include "mp.h"
-
-#define MSG_BOOT_FIELDS		10
-#define MSG_FENCE_REQ_FIELDS	5
-#define MSG_FENCE_FIELDS	24
+#include "msg_codec.h"
 
 #define MSG_ID_MAX		UINT32_MAX
 #define MSG_LEVEL_MAX		16	/* enum probe_level */
@@ -51,33 +48,13 @@ msg_limits_valid(const struct fence_limits *l)
 	return (1);
 }
 
-static void
-msg_write_limits(struct mp_writer *w, const struct fence_limits *l)
-{
-	mp_write_array(w, 3);
-	mp_write_u64(w, l->fl_memory);
-	mp_write_u64(w, l->fl_pids);
-	mp_write_u64(w, l->fl_cpu_milli);
-}
-
-static int
-msg_read_limits(struct mp_reader *r, struct fence_limits *l)
-{
-	uint64_t	 v[3] = { 0, 0, 0 };
-	size_t		 n;
-
-	if (mp_read_array(r, &n, 3) == -1 || n != 3)
-		return (-1);
-	mp_read_u64(r, &v[0], 0, MEMORY_MAX);
-	mp_read_u64(r, &v[1], 0, PIDS_MAX);
-	mp_read_u64(r, &v[2], 0, CPU_MILLI_MAX);
-	if (mp_read_leave(r) == -1)
-		return (-1);
-	l->fl_memory = v[0];
-	l->fl_pids = (uint32_t)v[1];
-	l->fl_cpu_milli = (uint32_t)v[2];
-	return (0);
-}
+/* A fence's limits, a nested array in boot and fence alike. */
+static const struct mc_field msg_limits_fields[] = {
+	MC_U(struct fence_limits, fl_memory, 0, MEMORY_MAX),
+	MC_U(struct fence_limits, fl_pids, 0, PIDS_MAX),
+	MC_U(struct fence_limits, fl_cpu_milli, 0, CPU_MILLI_MAX),
+};
+static const struct mc_table msg_limits = MC_TABLE(msg_limits_fields);
 
 /*
  * The configuration's ceilings and per-user totals, one nested array of
@@ -108,50 +85,24 @@ msg_config_ceilings_valid(const struct fenced_config *c)
 	return (1);
 }
 
-void
-msg_write_ceilings(struct mp_writer *w, const struct fenced_config *c)
-{
-	mp_write_array(w, 8);
-	mp_write_u64(w, c->c_lifetime_max);
-	mp_write_u64(w, c->c_limits_max.fl_memory);
-	mp_write_u64(w, c->c_limits_max.fl_pids);
-	mp_write_u64(w, c->c_limits_max.fl_cpu_milli);
-	mp_write_u64(w, c->c_user_fences);
-	mp_write_u64(w, c->c_user_limits.fl_memory);
-	mp_write_u64(w, c->c_user_limits.fl_pids);
-	mp_write_u64(w, c->c_user_limits.fl_cpu_milli);
-}
-
 /* Ranges only; msg_config_ceilings_valid() relates them to the rest. */
-int
-msg_read_ceilings(struct mp_reader *r, struct fenced_config *c)
-{
-	uint64_t	 v[8];
-	size_t		 n;
-
-	memset(v, 0, sizeof(v));
-	if (mp_read_array(r, &n, 8) == -1 || n != 8)
-		return (-1);
-	mp_read_u64(r, &v[0], LIFETIME_MIN, LIFETIME_MAX);
-	mp_read_u64(r, &v[1], MEMORY_MIN, MEMORY_MAX);
-	mp_read_u64(r, &v[2], PIDS_MIN, PIDS_MAX);
-	mp_read_u64(r, &v[3], CPU_MILLI_MIN, CPU_MILLI_MAX);
-	mp_read_u64(r, &v[4], USER_FENCES_MIN, USER_FENCES_MAX);
-	mp_read_u64(r, &v[5], MEMORY_MIN, USER_MEMORY_MAX);
-	mp_read_u64(r, &v[6], PIDS_MIN, USER_PIDS_MAX);
-	mp_read_u64(r, &v[7], CPU_MILLI_MIN, USER_CPU_MILLI_MAX);
-	if (mp_read_leave(r) == -1)
-		return (-1);
-	c->c_lifetime_max = (uint32_t)v[0];
-	c->c_limits_max.fl_memory = v[1];
-	c->c_limits_max.fl_pids = (uint32_t)v[2];
-	c->c_limits_max.fl_cpu_milli = (uint32_t)v[3];
-	c->c_user_fences = (uint32_t)v[4];
-	c->c_user_limits.fl_memory = v[5];
-	c->c_user_limits.fl_pids = (uint32_t)v[6];
-	c->c_user_limits.fl_cpu_milli = (uint32_t)v[7];
-	return (0);
-}
+static const struct mc_field msg_ceilings_fields[] = {
+	MC_U(struct fenced_config, c_lifetime_max, LIFETIME_MIN, LIFETIME_MAX),
+	MC_U(struct fenced_config, c_limits_max.fl_memory,
+	    MEMORY_MIN, MEMORY_MAX),
+	MC_U(struct fenced_config, c_limits_max.fl_pids, PIDS_MIN, PIDS_MAX),
+	MC_U(struct fenced_config, c_limits_max.fl_cpu_milli,
+	    CPU_MILLI_MIN, CPU_MILLI_MAX),
+	MC_U(struct fenced_config, c_user_fences,
+	    USER_FENCES_MIN, USER_FENCES_MAX),
+	MC_U(struct fenced_config, c_user_limits.fl_memory,
+	    MEMORY_MIN, USER_MEMORY_MAX),
+	MC_U(struct fenced_config, c_user_limits.fl_pids,
+	    PIDS_MIN, USER_PIDS_MAX),
+	MC_U(struct fenced_config, c_user_limits.fl_cpu_milli,
+	    CPU_MILLI_MIN, USER_CPU_MILLI_MAX),
+};
+const struct mc_table msg_ceilings = MC_TABLE(msg_ceilings_fields);
 
 static int
 msg_key_ok(const char *key, int empty_ok)
@@ -183,96 +134,66 @@ msg_boot_valid(const struct msg_boot *b)
 	return (msg_limits_valid(&b->b_limits));
 }
 
+static const struct mc_field msg_boot_fields[] = {
+	MC_S(struct msg_boot, b_key),
+	MC_U(struct msg_boot, b_owner, 0, MSG_ID_MAX - 1),
+	MC_B(struct msg_boot, b_admin),
+	MC_U(struct msg_boot, b_tier, 0, TIER_L2),
+	MC_U(struct msg_boot, b_backend, 0, BACKEND_SUBPROCESS),
+	MC_U(struct msg_boot, b_require, 0, TIER_L2),
+	MC_U(struct msg_boot, b_lifetime, 0, LIFETIME_MAX),
+	MC_SUB(struct msg_boot, b_limits, msg_limits),
+	MC_NIL(),	/* reserved: probe targets */
+	MC_NIL(),	/* reserved */
+};
+static const struct mc_table msg_boot = MC_TABLE(msg_boot_fields);
+
 int
 msg_boot_encode(const struct msg_boot *b, void **buf, size_t *len)
 {
-	struct mp_writer w;
-
 	if (!msg_boot_valid(b))
 		return (msg_fence_einval());
-	mp_write_init(&w);
-	mp_write_array(&w, MSG_BOOT_FIELDS);
-	mp_write_str(&w, b->b_key, sizeof(b->b_key));
-	mp_write_u64(&w, b->b_owner);
-	mp_write_bool(&w, b->b_admin);
-	mp_write_u64(&w, (uint64_t)b->b_tier);
-	mp_write_u64(&w, (uint64_t)b->b_backend);
-	mp_write_u64(&w, (uint64_t)b->b_require);
-	mp_write_u64(&w, b->b_lifetime);
-	msg_write_limits(&w, &b->b_limits);
-	mp_write_nil(&w);	/* reserved: probe targets */
-	mp_write_nil(&w);	/* reserved */
-	return (mp_write_finish(&w, buf, len));
+	return (mc_encode(&msg_boot, b, buf, len));
 }
 
 int
 msg_boot_decode(const void *data, size_t len, struct msg_boot *out)
 {
 	struct msg_boot	 b;
-	struct mp_reader r;
-	uint64_t	 u[5] = { 0, 0, 0, 0, 0 };
 
-	memset(&b, 0, sizeof(b));
-	mp_read_begin(&r, data, len, MSG_BOOT_FIELDS);
-	mp_read_str(&r, b.b_key, sizeof(b.b_key));
-	mp_read_u64(&r, &u[0], 0, MSG_ID_MAX - 1);
-	mp_read_bool(&r, &b.b_admin);
-	mp_read_u64(&r, &u[1], 0, TIER_L2);
-	mp_read_u64(&r, &u[2], 0, BACKEND_SUBPROCESS);
-	mp_read_u64(&r, &u[3], 0, TIER_L2);
-	mp_read_u64(&r, &u[4], 0, LIFETIME_MAX);
-	msg_read_limits(&r, &b.b_limits);
-	mp_read_nil(&r);
-	mp_read_nil(&r);
-	if (mp_read_end(&r) == -1)
-		return (msg_fence_bad());
-	b.b_owner = (uid_t)u[0];
-	b.b_tier = (int)u[1];
-	b.b_backend = (int)u[2];
-	b.b_require = (int)u[3];
-	b.b_lifetime = (uint32_t)u[4];
-	if (!msg_boot_valid(&b))
+	if (mc_decode(&msg_boot, data, len, &b, sizeof(b)) == -1 ||
+	    !msg_boot_valid(&b))
 		return (msg_fence_bad());
 	*out = b;
 	return (0);
 }
 
+static const struct mc_field msg_fence_req_fields[] = {
+	MC_S(struct msg_fence_req, r_key),
+	MC_U(struct msg_fence_req, r_owner, 0, MSG_ID_MAX),
+	MC_U(struct msg_fence_req, r_uid, 0, MSG_ID_MAX - 1),
+	MC_B(struct msg_fence_req, r_admin),
+	MC_B(struct msg_fence_req, r_full),
+};
+static const struct mc_table msg_fence_req = MC_TABLE(msg_fence_req_fields);
+
 int
 msg_fence_req_encode(const struct msg_fence_req *q, void **buf, size_t *len)
 {
-	struct mp_writer w;
-
 	if (!msg_key_ok(q->r_key, 1) || (q->r_admin != 0 && q->r_admin != 1) ||
 	    (q->r_full != 0 && q->r_full != 1))
 		return (msg_fence_einval());
-	mp_write_init(&w);
-	mp_write_array(&w, MSG_FENCE_REQ_FIELDS);
-	mp_write_str(&w, q->r_key, sizeof(q->r_key));
-	mp_write_u64(&w, q->r_owner);
-	mp_write_u64(&w, q->r_uid);
-	mp_write_bool(&w, q->r_admin);
-	mp_write_bool(&w, q->r_full);
-	return (mp_write_finish(&w, buf, len));
+	return (mc_encode(&msg_fence_req, q, buf, len));
 }
 
 int
 msg_fence_req_decode(const void *data, size_t len, struct msg_fence_req *out)
 {
 	struct msg_fence_req q;
-	struct mp_reader r;
-	uint64_t	 uid = 0, owner = 0;
 
-	memset(&q, 0, sizeof(q));
-	mp_read_begin(&r, data, len, MSG_FENCE_REQ_FIELDS);
-	mp_read_str(&r, q.r_key, sizeof(q.r_key));
-	mp_read_u64(&r, &owner, 0, MSG_ID_MAX);
-	mp_read_u64(&r, &uid, 0, MSG_ID_MAX - 1);
-	mp_read_bool(&r, &q.r_admin);
-	mp_read_bool(&r, &q.r_full);
-	if (mp_read_end(&r) == -1 || !msg_key_ok(q.r_key, 1))
+	if (mc_decode(&msg_fence_req, data, len, &q, sizeof(q)) == -1 ||
+	    !msg_key_ok(q.r_key, 1))
 		return (msg_fence_bad());
-	q.r_owner = (uid_t)owner;
-	q.r_uid = (uid_t)uid;
 	*out = q;
 	return (0);
 }
@@ -299,108 +220,56 @@ msg_fence_valid(const struct msg_fence *f)
 	return (msg_limits_valid(&f->f_limits));
 }
 
+static const struct mc_field msg_fence_fields[] = {
+	MC_S(struct msg_fence, f_key),
+	MC_U(struct msg_fence, f_owner, 0, MSG_ID_MAX - 1),
+	MC_U(struct msg_fence, f_uid, 0, MSG_ID_MAX - 1),
+	MC_U(struct msg_fence, f_tier, TIER_L1, TIER_L2),
+	MC_U(struct msg_fence, f_backend, BACKEND_NATIVE, BACKEND_SUBPROCESS),
+	MC_U(struct msg_fence, f_state, FENCE_BOOTING, FENCE_FAILED),
+	MC_U(struct msg_fence, f_reason, STOP_NONE, STOP_SHUTDOWN),
+	MC_U(struct msg_fence, f_pid, 0, INT32_MAX),
+	MC_S(struct msg_fence, f_home),
+	MC_I(struct msg_fence, f_started, 0, INT64_MAX),
+	MC_I(struct msg_fence, f_deadline, 0, INT64_MAX),
+	MC_SUB(struct msg_fence, f_limits, msg_limits),
+	MC_U(struct msg_fence, f_timings.t_namespaces_us, 0, UINT32_MAX),
+	MC_U(struct msg_fence, f_timings.t_mounts_us, 0, UINT32_MAX),
+	MC_U(struct msg_fence, f_timings.t_cgroup_us, 0, UINT32_MAX),
+	MC_U(struct msg_fence, f_timings.t_seccomp_us, 0, UINT32_MAX),
+	MC_U(struct msg_fence, f_timings.t_exec_us, 0, UINT32_MAX),
+	MC_U(struct msg_fence, f_timings.t_agent_us, 0, UINT32_MAX),
+	MC_U(struct msg_fence, f_landlock_abi, 0, 255),
+	MC_U(struct msg_fence, f_landlock, 0, UINT32_MAX),
+	MC_U(struct msg_fence, f_level, 0, MSG_LEVEL_MAX),
+	MC_BIN(struct msg_fence, f_bearer),
+	MC_U(struct msg_fence, f_home_used, 0, UINT64_MAX),
+	MC_U(struct msg_fence, f_home_limit, 0, HOME_LIMIT_MAX),
+};
+static const struct mc_table msg_fence = MC_TABLE(msg_fence_fields);
+
 int
 msg_fence_encode(const struct msg_fence *f, void **buf, size_t *len)
 {
-	struct mp_writer w;
-	const struct msg_timings *t = &f->f_timings;
-
 	if (!msg_fence_valid(f))
 		return (msg_fence_einval());
-	mp_write_init(&w);
-	mp_write_array(&w, MSG_FENCE_FIELDS);
-	mp_write_str(&w, f->f_key, sizeof(f->f_key));
-	mp_write_u64(&w, f->f_owner);
-	mp_write_u64(&w, f->f_uid);
-	mp_write_u64(&w, (uint64_t)f->f_tier);
-	mp_write_u64(&w, (uint64_t)f->f_backend);
-	mp_write_u64(&w, (uint64_t)f->f_state);
-	mp_write_u64(&w, (uint64_t)f->f_reason);
-	mp_write_u64(&w, (uint64_t)f->f_pid);
-	mp_write_str(&w, f->f_home, sizeof(f->f_home));
-	mp_write_i64(&w, f->f_started);
-	mp_write_i64(&w, f->f_deadline);
-	msg_write_limits(&w, &f->f_limits);
-	mp_write_u64(&w, t->t_namespaces_us);
-	mp_write_u64(&w, t->t_mounts_us);
-	mp_write_u64(&w, t->t_cgroup_us);
-	mp_write_u64(&w, t->t_seccomp_us);
-	mp_write_u64(&w, t->t_exec_us);
-	mp_write_u64(&w, t->t_agent_us);
-	mp_write_u64(&w, (uint64_t)f->f_landlock_abi);
-	mp_write_u64(&w, f->f_landlock);
-	mp_write_u64(&w, (uint64_t)f->f_level);
-	mp_write_bin(&w, f->f_bearer, sizeof(f->f_bearer));
-	mp_write_u64(&w, f->f_home_used);
-	mp_write_u64(&w, f->f_home_limit);
-	return (mp_write_finish(&w, buf, len));
+	return (mc_encode(&msg_fence, f, buf, len));
 }
 
+/*
+ * The bearer's 32 bytes end up in f, wiped here on every path, and stay
+ * in the caller's payload, which imsg_free() wipes.
+ */
 int
 msg_fence_decode(const void *data, size_t len, struct msg_fence *out)
 {
 	struct msg_fence f;
-	struct msg_timings *t = &f.f_timings;
-	struct mp_reader r;
-	const void	*bearer = NULL;
-	size_t		 blen = 0;
-	uint64_t	 u[16];
 	int		 ok;
 
-	memset(&f, 0, sizeof(f));
-	memset(u, 0, sizeof(u));
-	mp_read_begin(&r, data, len, MSG_FENCE_FIELDS);
-	mp_read_str(&r, f.f_key, sizeof(f.f_key));
-	mp_read_u64(&r, &u[0], 0, MSG_ID_MAX - 1);	/* owner */
-	mp_read_u64(&r, &u[1], 0, MSG_ID_MAX - 1);	/* uid */
-	mp_read_u64(&r, &u[2], TIER_L1, TIER_L2);
-	mp_read_u64(&r, &u[3], BACKEND_NATIVE, BACKEND_SUBPROCESS);
-	mp_read_u64(&r, &u[4], FENCE_BOOTING, FENCE_FAILED);
-	mp_read_u64(&r, &u[5], STOP_NONE, STOP_SHUTDOWN);
-	mp_read_u64(&r, &u[6], 0, INT32_MAX);		/* pid */
-	mp_read_str(&r, f.f_home, sizeof(f.f_home));
-	mp_read_i64(&r, &f.f_started, 0, INT64_MAX);
-	mp_read_i64(&r, &f.f_deadline, 0, INT64_MAX);
-	msg_read_limits(&r, &f.f_limits);
-	mp_read_u64(&r, &u[7], 0, UINT32_MAX);
-	mp_read_u64(&r, &u[8], 0, UINT32_MAX);
-	mp_read_u64(&r, &u[9], 0, UINT32_MAX);
-	mp_read_u64(&r, &u[10], 0, UINT32_MAX);
-	mp_read_u64(&r, &u[11], 0, UINT32_MAX);
-	mp_read_u64(&r, &u[12], 0, UINT32_MAX);
-	mp_read_u64(&r, &u[13], 0, 255);		/* landlock abi */
-	mp_read_u64(&r, &u[14], 0, UINT32_MAX);
-	mp_read_u64(&r, &u[15], 0, MSG_LEVEL_MAX);
-	mp_read_bin(&r, &bearer, &blen, sizeof(f.f_bearer));
-	mp_read_u64(&r, &f.f_home_used, 0, UINT64_MAX);
-	mp_read_u64(&r, &f.f_home_limit, 0, HOME_LIMIT_MAX);
-	ok = mp_read_end(&r) == 0 && blen == sizeof(f.f_bearer);
-	if (ok) {
-		memcpy(f.f_bearer, bearer, sizeof(f.f_bearer));
-		f.f_owner = (uid_t)u[0];
-		f.f_uid = (uid_t)u[1];
-		f.f_tier = (int)u[2];
-		f.f_backend = (int)u[3];
-		f.f_state = (int)u[4];
-		f.f_reason = (int)u[5];
-		f.f_pid = (pid_t)u[6];
-		t->t_namespaces_us = (uint32_t)u[7];
-		t->t_mounts_us = (uint32_t)u[8];
-		t->t_cgroup_us = (uint32_t)u[9];
-		t->t_seccomp_us = (uint32_t)u[10];
-		t->t_exec_us = (uint32_t)u[11];
-		t->t_agent_us = (uint32_t)u[12];
-		f.f_landlock_abi = (int)u[13];
-		f.f_landlock = (uint32_t)u[14];
-		f.f_level = (int)u[15];
-		ok = msg_fence_valid(&f);
-	}
-	explicit_bzero(&bearer, sizeof(bearer));
-	if (!ok) {
-		explicit_bzero(&f, sizeof(f));
-		return (msg_fence_bad());
-	}
-	*out = f;
+	ok = mc_decode(&msg_fence, data, len, &f, sizeof(f)) == 0 &&
+	    msg_fence_valid(&f);
+	if (ok)
+		*out = f;
 	explicit_bzero(&f, sizeof(f));
-	return (0);
+	return (ok ? 0 : msg_fence_bad());
 }

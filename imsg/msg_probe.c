@@ -14,11 +14,10 @@
 #include "fenced.h"
 #include "msg.h"
 #include "mp.h"
+#include "msg_codec.h"
 #include "probe_expect.h"
 
 #define MSG_VERDICT_FIELDS	3
-#define MSG_REPORT_FIELDS	17
-#define MSG_HOST_FIELDS		23
 
 static int
 msg_probe_bad(void)
@@ -113,114 +112,88 @@ msg_host_valid(const struct probe_host *h)
 }
 
 /* The host's reading of pid 1: one nested array, every field bounded. */
-static void
-msg_host_write(struct mp_writer *w, const struct probe_host *h)
-{
-	uint32_t	 i, nbad;
+#define PH_UID(i)	MC_UAT(offsetof(struct probe_host, ph_uid) + \
+			    (i) * sizeof(uint32_t), sizeof(uint32_t), \
+			    0, UINT32_MAX)
+static const struct mc_field msg_host_uid_fields[] = {
+	PH_UID(0), PH_UID(1), PH_UID(2), PH_UID(3),
+};
+static const struct mc_table msg_host_uid = MC_TABLE(msg_host_uid_fields);
 
-	nbad = h->ph_nbad < PROBE_HOST_BINDS_MAX ? h->ph_nbad :
-	    PROBE_HOST_BINDS_MAX;
-	mp_write_array(w, MSG_HOST_FIELDS);
-	mp_write_bool(w, h->ph_status_read);
-	mp_write_str(w, h->ph_status_error, sizeof(h->ph_status_error));
-	mp_write_array(w, 4);
-	for (i = 0; i < 4; i++)
-		mp_write_u64(w, h->ph_uid[i]);
-	mp_write_u64(w, h->ph_nspid_depth);
-	mp_write_u64(w, h->ph_nspid_self_depth);
-	mp_write_u64(w, h->ph_nspid_last);
-	mp_write_u64(w, (uint64_t)h->ph_seccomp);
-	mp_write_u64(w, h->ph_filters);
-	mp_write_u64(w, h->ph_filters_self);
-	mp_write_u64(w, (uint64_t)h->ph_nnp);
-	mp_write_array(w, HOST_CAP_MAX);
-	for (i = 0; i < HOST_CAP_MAX; i++)
-		mp_write_u64(w, h->ph_cap[i]);
-	mp_write_bool(w, h->ph_mounts_read);
-	mp_write_str(w, h->ph_mounts_error, sizeof(h->ph_mounts_error));
-	mp_write_bool(w, h->ph_root_host);
-	mp_write_i64(w, h->ph_usr_ro);
-	mp_write_i64(w, h->ph_etc_ro);
-	mp_write_u64(w, h->ph_nbad);
-	mp_write_array(w, nbad);
-	for (i = 0; i < nbad; i++)
-		mp_write_str(w, h->ph_bad[i], sizeof(h->ph_bad[i]));
-	mp_write_bool(w, h->ph_net_read);
-	mp_write_str(w, h->ph_net_error, sizeof(h->ph_net_error));
-	mp_write_bool(w, h->ph_canary_seen);
-	mp_write_u64(w, h->ph_nifaces);
-	mp_write_str(w, h->ph_iface_other, sizeof(h->ph_iface_other));
-}
+#define PH_CAP(i)	MC_UAT(offsetof(struct probe_host, ph_cap) + \
+			    (i) * sizeof(uint64_t), sizeof(uint64_t), \
+			    0, UINT64_MAX)
+static const struct mc_field msg_host_cap_fields[HOST_CAP_MAX] = {
+	PH_CAP(HOST_CAP_EFF), PH_CAP(HOST_CAP_PRM), PH_CAP(HOST_CAP_BND),
+	PH_CAP(HOST_CAP_AMB),
+};
+static const struct mc_table msg_host_cap = MC_TABLE(msg_host_cap_fields);
 
-static int
-msg_host_read(struct mp_reader *r, struct probe_host *h)
-{
-	uint64_t	 u;
-	int64_t		 s;
-	size_t		 i, n;
+static const struct mc_field msg_host_fields[] = {
+	MC_B(struct probe_host, ph_status_read),
+	MC_S(struct probe_host, ph_status_error),
+	MC_NEST(msg_host_uid),
+	MC_U(struct probe_host, ph_nspid_depth, 0, UINT32_MAX),
+	MC_U(struct probe_host, ph_nspid_self_depth, 0, UINT32_MAX),
+	MC_U(struct probe_host, ph_nspid_last, 0, UINT32_MAX),
+	MC_U(struct probe_host, ph_seccomp, 0, 2),
+	MC_U(struct probe_host, ph_filters, 0, UINT32_MAX),
+	MC_U(struct probe_host, ph_filters_self, 0, UINT32_MAX),
+	MC_U(struct probe_host, ph_nnp, 0, 1),
+	MC_NEST(msg_host_cap),
+	MC_B(struct probe_host, ph_mounts_read),
+	MC_S(struct probe_host, ph_mounts_error),
+	MC_B(struct probe_host, ph_root_host),
+	MC_I(struct probe_host, ph_usr_ro, -1, 1),
+	MC_I(struct probe_host, ph_etc_ro, -1, 1),
+	MC_U(struct probe_host, ph_nbad, 0, UINT32_MAX),
+	MC_STRS_OF(struct probe_host, ph_bad, ph_nbad),
+	MC_B(struct probe_host, ph_net_read),
+	MC_S(struct probe_host, ph_net_error),
+	MC_B(struct probe_host, ph_canary_seen),
+	MC_U(struct probe_host, ph_nifaces, 0, UINT32_MAX),
+	MC_S(struct probe_host, ph_iface_other),
+};
+static const struct mc_table msg_host = MC_TABLE(msg_host_fields);
 
-	if (mp_read_array(r, &n, MSG_HOST_FIELDS) == -1 ||
-	    n != MSG_HOST_FIELDS)
-		return (-1);
-	mp_read_bool(r, &h->ph_status_read);
-	mp_read_str(r, h->ph_status_error, sizeof(h->ph_status_error));
-	if (mp_read_array(r, &n, 4) == -1 || n != 4)
-		return (-1);
-	for (i = 0; i < 4; i++) {
-		mp_read_u64(r, &u, 0, UINT32_MAX);
-		h->ph_uid[i] = (uint32_t)u;
-	}
-	mp_read_leave(r);
-	mp_read_u64(r, &u, 0, UINT32_MAX);
-	h->ph_nspid_depth = (uint32_t)u;
-	mp_read_u64(r, &u, 0, UINT32_MAX);
-	h->ph_nspid_self_depth = (uint32_t)u;
-	mp_read_u64(r, &u, 0, UINT32_MAX);
-	h->ph_nspid_last = (uint32_t)u;
-	mp_read_u64(r, &u, 0, 2);
-	h->ph_seccomp = (int)u;
-	mp_read_u64(r, &u, 0, UINT32_MAX);
-	h->ph_filters = (uint32_t)u;
-	mp_read_u64(r, &u, 0, UINT32_MAX);
-	h->ph_filters_self = (uint32_t)u;
-	mp_read_u64(r, &u, 0, 1);
-	h->ph_nnp = (int)u;
-	if (mp_read_array(r, &n, HOST_CAP_MAX) == -1 || n != HOST_CAP_MAX)
-		return (-1);
-	for (i = 0; i < HOST_CAP_MAX; i++)
-		mp_read_u64(r, &h->ph_cap[i], 0, UINT64_MAX);
-	mp_read_leave(r);
-	mp_read_bool(r, &h->ph_mounts_read);
-	mp_read_str(r, h->ph_mounts_error, sizeof(h->ph_mounts_error));
-	mp_read_bool(r, &h->ph_root_host);
-	mp_read_i64(r, &s, -1, 1);
-	h->ph_usr_ro = (int)s;
-	mp_read_i64(r, &s, -1, 1);
-	h->ph_etc_ro = (int)s;
-	mp_read_u64(r, &u, 0, UINT32_MAX);
-	h->ph_nbad = (uint32_t)u;
-	if (mp_read_array(r, &n, PROBE_HOST_BINDS_MAX) == -1 ||
-	    n != (h->ph_nbad < PROBE_HOST_BINDS_MAX ? h->ph_nbad :
-	    PROBE_HOST_BINDS_MAX))
-		return (-1);
-	for (i = 0; i < n; i++)
-		mp_read_str(r, h->ph_bad[i], sizeof(h->ph_bad[i]));
-	mp_read_leave(r);
-	mp_read_bool(r, &h->ph_net_read);
-	mp_read_str(r, h->ph_net_error, sizeof(h->ph_net_error));
-	mp_read_bool(r, &h->ph_canary_seen);
-	mp_read_u64(r, &u, 0, UINT32_MAX);
-	h->ph_nifaces = (uint32_t)u;
-	mp_read_str(r, h->ph_iface_other, sizeof(h->ph_iface_other));
-	return (mp_read_leave(r));
-}
+/* The report as it travels: its key, what the host expects, the bytes. */
+struct msg_report_wire {
+	char			 rw_key[FENCE_KEY_SIZE];
+	struct probe_expect	 rw_e;
+	uint8_t			*rw_report;
+	size_t			 rw_report_len;
+};
+
+#define RW	struct msg_report_wire
+static const struct mc_field msg_report_fields[] = {
+	MC_S(RW, rw_key),
+	MC_U(RW, rw_e.pe_tier, TIER_L1, TIER_L2),
+	MC_U(RW, rw_e.pe_backend, BACKEND_NATIVE, BACKEND_SUBPROCESS),
+	MC_S(RW, rw_e.pe_boot_id),
+	MC_S(RW, rw_e.pe_release),
+	MC_S(RW, rw_e.pe_version),
+	MC_U(RW, rw_e.pe_canary, CANARY_NOT_RUN, CANARY_YES),
+	MC_S(RW, rw_e.pe_canary_target),
+	MC_S(RW, rw_e.pe_secret),
+	MC_U(RW, rw_e.pe_host_pid, 0, INT32_MAX),
+	MC_U(RW, rw_e.pe_ns_pid, 0, UINT64_MAX),
+	MC_U(RW, rw_e.pe_ns_net, 0, UINT64_MAX),
+	MC_U(RW, rw_e.pe_ns_mnt, 0, UINT64_MAX),
+	MC_S(RW, rw_e.pe_run_error),
+	MC_B(RW, rw_e.pe_has_host),
+	MC_SUB(RW, rw_e.pe_host, msg_host),
+	MC_REPORT(RW, rw_report, rw_report_len, REPORT_MAX),
+};
+#undef RW
+static const struct mc_table msg_report = MC_TABLE(msg_report_fields);
 
 int
 msg_probe_report_encode(const struct msg_probe_report *p, void **buf,
     size_t *len)
 {
 	const struct probe_expect *e = p->pr_expect;
-	struct mp_writer w;
+	struct msg_report_wire *rw;
+	int		 rv;
 
 	if (!msg_probe_key_ok(p->pr_key) || e == NULL ||
 	    !msg_expect_valid(e) || !msg_host_valid(&e->pe_host) ||
@@ -230,27 +203,16 @@ msg_probe_report_encode(const struct msg_probe_report *p, void **buf,
 		errno = EINVAL;
 		return (-1);
 	}
-	mp_write_init(&w);
-	mp_write_array(&w, MSG_REPORT_FIELDS);
-	mp_write_str(&w, p->pr_key, sizeof(p->pr_key));
-	mp_write_u64(&w, (uint64_t)e->pe_tier);
-	mp_write_u64(&w, (uint64_t)e->pe_backend);
-	mp_write_str(&w, e->pe_boot_id, sizeof(e->pe_boot_id));
-	mp_write_str(&w, e->pe_release, sizeof(e->pe_release));
-	mp_write_str(&w, e->pe_version, sizeof(e->pe_version));
-	mp_write_u64(&w, (uint64_t)e->pe_canary);
-	mp_write_str(&w, e->pe_canary_target, sizeof(e->pe_canary_target));
-	mp_write_str(&w, e->pe_secret, sizeof(e->pe_secret));
-	mp_write_u64(&w, (uint64_t)e->pe_host_pid);
-	mp_write_u64(&w, e->pe_ns_pid);
-	mp_write_u64(&w, e->pe_ns_net);
-	mp_write_u64(&w, e->pe_ns_mnt);
-	mp_write_str(&w, e->pe_run_error, sizeof(e->pe_run_error));
-	mp_write_bool(&w, e->pe_has_host);
-	msg_host_write(&w, &e->pe_host);
-	mp_write_bin(&w, p->pr_report != NULL ? p->pr_report :
-	    (const uint8_t *)"", p->pr_report_len);
-	return (mp_write_finish(&w, buf, len));
+	if ((rw = calloc(1, sizeof(*rw))) == NULL)
+		return (-1);
+	memcpy(rw->rw_key, p->pr_key, sizeof(rw->rw_key));
+	rw->rw_e = *e;
+	rw->rw_report = p->pr_report;
+	rw->rw_report_len = p->pr_report_len;
+	rv = mc_encode(&msg_report, rw, buf, len);
+	explicit_bzero(rw, sizeof(*rw));	/* the host secret's path */
+	free(rw);
+	return (rv);
 }
 
 int
@@ -258,53 +220,28 @@ msg_probe_report_decode(const void *data, size_t len,
     struct msg_probe_report *out)
 {
 	struct msg_probe_report p;
+	struct msg_report_wire *rw;
 	struct probe_expect *e;
-	struct mp_reader r;
-	const void	*rep = NULL;
-	size_t		 replen = 0;
-	uint64_t	 u[4] = { 0, 0, 0, 0 };
-	int		 hostok;
 
-	memset(&p, 0, sizeof(p));
-	if ((e = calloc(1, sizeof(*e))) == NULL)
+	if ((rw = malloc(sizeof(*rw))) == NULL)
 		return (-1);
-	mp_read_begin(&r, data, len, MSG_REPORT_FIELDS);
-	mp_read_str(&r, p.pr_key, sizeof(p.pr_key));
-	mp_read_u64(&r, &u[0], TIER_L1, TIER_L2);
-	mp_read_u64(&r, &u[1], BACKEND_NATIVE, BACKEND_SUBPROCESS);
-	mp_read_str(&r, e->pe_boot_id, sizeof(e->pe_boot_id));
-	mp_read_str(&r, e->pe_release, sizeof(e->pe_release));
-	mp_read_str(&r, e->pe_version, sizeof(e->pe_version));
-	mp_read_u64(&r, &u[2], CANARY_NOT_RUN, CANARY_YES);
-	mp_read_str(&r, e->pe_canary_target, sizeof(e->pe_canary_target));
-	mp_read_str(&r, e->pe_secret, sizeof(e->pe_secret));
-	mp_read_u64(&r, &u[3], 0, INT32_MAX);
-	mp_read_u64(&r, &e->pe_ns_pid, 0, UINT64_MAX);
-	mp_read_u64(&r, &e->pe_ns_net, 0, UINT64_MAX);
-	mp_read_u64(&r, &e->pe_ns_mnt, 0, UINT64_MAX);
-	mp_read_str(&r, e->pe_run_error, sizeof(e->pe_run_error));
-	mp_read_bool(&r, &e->pe_has_host);
-	hostok = msg_host_read(&r, &e->pe_host) == 0;
-	mp_read_bin(&r, &rep, &replen, REPORT_MAX);
-	if (mp_read_end(&r) == -1 || !hostok ||
-	    !msg_probe_key_ok(p.pr_key) || !msg_host_valid(&e->pe_host))
+	if (mc_decode(&msg_report, data, len, rw, sizeof(*rw)) == -1 ||
+	    !msg_probe_key_ok(rw->rw_key) || !msg_host_valid(&rw->rw_e.pe_host))
 		goto bad;
-	e->pe_tier = (int)u[0];
-	e->pe_backend = (int)u[1];
-	e->pe_canary = (int)u[2];
-	e->pe_host_pid = (pid_t)u[3];
-	if ((p.pr_report = malloc(replen + 1)) == NULL)
+	if ((e = malloc(sizeof(*e))) == NULL)
 		goto bad;
-	/* An empty report arrives as no bytes at all: rep is NULL then. */
-	if (replen > 0)
-		memcpy(p.pr_report, rep, replen);
-	p.pr_report[replen] = '\0';
-	p.pr_report_len = replen;
+	*e = rw->rw_e;
+	memset(&p, 0, sizeof(p));
+	memcpy(p.pr_key, rw->rw_key, sizeof(p.pr_key));
 	p.pr_expect = e;
+	p.pr_report = rw->rw_report;
+	p.pr_report_len = rw->rw_report_len;
+	free(rw);
 	*out = p;
 	return (0);
  bad:
-	free(e);
+	mc_free(&msg_report, rw);
+	free(rw);
 	return (msg_probe_bad());
 }
 

@@ -17,9 +17,7 @@
 #include "fenced.h"
 #include "msg.h"
 #include "mp.h"
-
-#define MSG_TOKEN_FIELDS	2
-#define MSG_HOSTTOKEN_FIELDS	2
+#include "msg_codec.h"
 
 #define MSG_ID_MAX		UINT32_MAX
 
@@ -59,43 +57,29 @@ msg_token_valid(const struct msg_token *t)
 	return (any != 0);
 }
 
+static const struct mc_field msg_token_fields[] = {
+	MC_U(struct msg_token, tk_uid, 0, MSG_ID_MAX - 1),
+	MC_BIN(struct msg_token, tk_hash),
+};
+static const struct mc_table msg_token = MC_TABLE(msg_token_fields);
+
 int
 msg_token_encode(const struct msg_token *t, void **buf, size_t *len)
 {
-	struct mp_writer w;
-
 	if (!msg_token_valid(t)) {
 		errno = EINVAL;
 		return (-1);
 	}
-	mp_write_init(&w);
-	mp_write_array(&w, MSG_TOKEN_FIELDS);
-	mp_write_u64(&w, t->tk_uid);
-	mp_write_bin(&w, t->tk_hash, sizeof(t->tk_hash));
-	return (mp_write_finish(&w, buf, len));
+	return (mc_encode(&msg_token, t, buf, len));
 }
 
 int
 msg_token_decode(const void *data, size_t len, struct msg_token *out)
 {
 	struct msg_token t;
-	struct mp_reader r;
-	const void	*hash = NULL;
-	size_t		 hlen = 0;
-	uint64_t	 uid = 0;
-	int		 ok;
 
-	memset(&t, 0, sizeof(t));
-	mp_read_begin(&r, data, len, MSG_TOKEN_FIELDS);
-	mp_read_u64(&r, &uid, 0, MSG_ID_MAX - 1);
-	mp_read_bin(&r, &hash, &hlen, sizeof(t.tk_hash));
-	ok = mp_read_end(&r) == 0 && hlen == sizeof(t.tk_hash);
-	if (ok) {
-		t.tk_uid = (uid_t)uid;
-		memcpy(t.tk_hash, hash, sizeof(t.tk_hash));
-		ok = msg_token_valid(&t);
-	}
-	if (!ok)
+	if (mc_decode(&msg_token, data, len, &t, sizeof(t)) == -1 ||
+	    !msg_token_valid(&t))
 		return (msg_token_bad());
 	*out = t;
 	return (0);
@@ -109,43 +93,34 @@ msg_hosttoken_valid(const struct msg_hosttoken *h)
 	    strnlen(h->ht_token, sizeof(h->ht_token))));
 }
 
+static const struct mc_field msg_hosttoken_fields[] = {
+	MC_U(struct msg_hosttoken, ht_uid, 0, MSG_ID_MAX - 1),
+	MC_S(struct msg_hosttoken, ht_token),
+};
+static const struct mc_table msg_hosttoken =
+    MC_TABLE(msg_hosttoken_fields);
+
 int
 msg_hosttoken_encode(const struct msg_hosttoken *h, void **buf, size_t *len)
 {
-	struct mp_writer w;
-
 	if (!msg_hosttoken_valid(h)) {
 		errno = EINVAL;
 		return (-1);
 	}
-	mp_write_init(&w);
-	mp_write_array(&w, MSG_HOSTTOKEN_FIELDS);
-	mp_write_u64(&w, h->ht_uid);
-	mp_write_str(&w, h->ht_token, sizeof(h->ht_token));
-	return (mp_write_finish(&w, buf, len));
+	return (mc_encode(&msg_hosttoken, h, buf, len));
 }
 
+/* The token text is a secret: h is wiped on every path. */
 int
 msg_hosttoken_decode(const void *data, size_t len, struct msg_hosttoken *out)
 {
 	struct msg_hosttoken h;
-	struct mp_reader r;
-	uint64_t	 uid = 0;
+	int		 ok;
 
-	memset(&h, 0, sizeof(h));
-	mp_read_begin(&r, data, len, MSG_HOSTTOKEN_FIELDS);
-	mp_read_u64(&r, &uid, 0, MSG_ID_MAX - 1);
-	mp_read_str(&r, h.ht_token, sizeof(h.ht_token));
-	if (mp_read_end(&r) == -1) {
-		explicit_bzero(&h, sizeof(h));
-		return (msg_token_bad());
-	}
-	h.ht_uid = (uid_t)uid;
-	if (!msg_hosttoken_valid(&h)) {
-		explicit_bzero(&h, sizeof(h));
-		return (msg_token_bad());
-	}
-	*out = h;
+	ok = mc_decode(&msg_hosttoken, data, len, &h, sizeof(h)) == 0 &&
+	    msg_hosttoken_valid(&h);
+	if (ok)
+		*out = h;
 	explicit_bzero(&h, sizeof(h));
-	return (0);
+	return (ok ? 0 : msg_token_bad());
 }

@@ -20,6 +20,7 @@
 #include <event2/event.h>
 
 #include "imsg.h"
+#include "imsg_impl.h"
 
 /* Descriptors open in this process, to prove nothing leaked. */
 static int
@@ -205,6 +206,77 @@ ATF_TC_BODY(roundtrip, tc)
 	close(sv[0]);
 	close(sv[1]);
 	ATF_REQUIRE_EQ(base, fds_open());
+}
+
+/* How many times secret (len bytes) is in b's read buffer, anywhere. */
+static int
+rbuf_holds(struct imsgbuf *b, const unsigned char *secret, size_t len)
+{
+	size_t	 i;
+	int	 n = 0;
+
+	for (i = 0; b->ib_rbuf != NULL && i + len <= b->ib_rsize; i++)
+		if (memcmp(b->ib_rbuf + i, secret, len) == 0)
+			n++;
+	return (n);
+}
+
+ATF_TC(rbuf_wiped);
+ATF_TC_HEAD(rbuf_wiped, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A frame taken out of the read "
+	    "buffer, and the old copy of a partial frame moved down, leave "
+	    "no trace of their payload (a bearer) in it");
+}
+ATF_TC_BODY(rbuf_wiped, tc)
+{
+	struct imsgbuf	*b;
+	struct imsg	 m;
+	struct imsg_hdr	 h;
+	unsigned char	 secret[32], frame[sizeof(h) + sizeof(secret)];
+	size_t		 i, half;
+	int		 sv[2];
+
+	for (i = 0; i < sizeof(secret); i++)
+		secret[i] = (unsigned char)(0xa0 ^ (i * 7));
+	memset(&h, 0, sizeof(h));
+	h.ih_type = 42;
+	h.ih_len = sizeof(frame);
+	memcpy(frame, &h, sizeof(h));
+	memcpy(frame + sizeof(h), secret, sizeof(secret));
+	half = sizeof(h) + sizeof(secret) / 2;
+
+	mkpair(sv);
+	ATF_REQUIRE((b = imsgbuf_new(sv[1])) != NULL);
+
+	/* One whole frame and half of the next in one read. */
+	raw_send(sv[0], frame, sizeof(frame), NULL, 0);
+	raw_send(sv[0], frame, half, NULL, 0);
+	ATF_REQUIRE_EQ((ssize_t)(sizeof(frame) + half), imsgbuf_read(b));
+	ATF_REQUIRE_EQ(1, rbuf_holds(b, secret, sizeof(secret)));
+	ATF_REQUIRE_EQ(1, imsgbuf_get(b, &m));
+	ATF_REQUIRE(memcmp(m.data, secret, sizeof(secret)) == 0);
+	imsg_free(&m);
+	ATF_REQUIRE(m.data == NULL);
+	ATF_REQUIRE_EQ(0, rbuf_holds(b, secret, sizeof(secret)));
+	ATF_REQUIRE_EQ(0, imsgbuf_get(b, &m));
+
+	/* The rest: the half moves to the front, its old copy goes. */
+	raw_send(sv[0], frame + half, sizeof(frame) - half, NULL, 0);
+	ATF_REQUIRE_EQ((ssize_t)(sizeof(frame) - half), imsgbuf_read(b));
+	ATF_REQUIRE_EQ(1, rbuf_holds(b, secret, sizeof(secret)));
+	ATF_REQUIRE(memmem(b->ib_rbuf + b->ib_rend, b->ib_rsize - b->ib_rend,
+	    secret, sizeof(secret) / 2) == NULL);
+	ATF_REQUIRE_EQ(1, imsgbuf_get(b, &m));
+	ATF_REQUIRE(memcmp(m.data, secret, sizeof(secret)) == 0);
+	imsg_free(&m);
+	ATF_REQUIRE_EQ(0, rbuf_holds(b, secret, sizeof(secret)));
+	ATF_REQUIRE(memmem(b->ib_rbuf, b->ib_rsize, secret,
+	    sizeof(secret) / 2) == NULL);
+
+	imsgbuf_free(b);
+	close(sv[0]);
+	close(sv[1]);
 }
 
 ATF_TC(split_bytes);
@@ -1379,6 +1451,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, roundtrip);
 	ATF_TP_ADD_TC(tp, split_bytes);
+	ATF_TP_ADD_TC(tp, rbuf_wiped);
 	ATF_TP_ADD_TC(tp, many_in_one_read);
 	ATF_TP_ADD_TC(tp, fd_pass);
 	ATF_TP_ADD_TC(tp, fd_interleaved);
