@@ -46,14 +46,15 @@ cmp_u64(const void *a, const void *b)
  * One row: what, runs, median and p99 in milliseconds, and the rate
  * per second over the wall time the sample took.
  */
-void
+/* Print a row of the sample; its rate per second (0: none). */
+double
 bench_row(const char *what, uint64_t *ns, size_t n, double wall_s)
 {
 	size_t	 p99;
 
 	if (n == 0) {
 		printf("%-34s %6s\n", what, "failed");
-		return;
+		return (0);
 	}
 	qsort(ns, n, sizeof(*ns), cmp_u64);
 	p99 = (n * 99 + 99) / 100;
@@ -68,6 +69,7 @@ bench_row(const char *what, uint64_t *ns, size_t n, double wall_s)
 	else
 		printf(" %10s\n", "-");
 	fflush(stdout);
+	return (wall_s > 0 ? n / wall_s : 0);
 }
 
 int

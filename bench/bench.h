@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 uint64_t bench_now_ns(void);
-void	 bench_row(const char *, uint64_t *, size_t, double);
+double	 bench_row(const char *, uint64_t *, size_t, double);
 int	 bench_ctl_connect(const char *);
 int	 bench_forkexec(char *const []);
 struct msg_fence;

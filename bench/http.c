@@ -11,9 +11,16 @@
  * BENCH_FENCES of them so no agent holds more than its 128 commands.
  * Each request is timed from its first byte sent to its answer's last
  * byte read; an answer other than 200 counts as failed.
+ *
+ * The anchor of the list and state rows: a bare libevent evhttp
+ * handler in a child process of this program, serving the very bodies
+ * fenced answered those requests with, on a port of its own; each of
+ * those rows is followed by its ratio to the anchor's rate in the same
+ * run.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -21,7 +28,10 @@
 
 #include <err.h>
 #include <errno.h>
+#include <event.h>
+#include <evhttp.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +43,9 @@
 
 #define BENCH_FENCES	4
 #define BENCH_BUF	65536
+#define BENCH_LIST	"/api/environments"
+#define BENCH_STATE	"/api/environments/bench-http0"
+#define BENCH_FENCES_S	"4"		/* BENCH_FENCES, for names */
 
 struct hconn {
 	int		 fd;
@@ -107,11 +120,15 @@ http_answer(const char *in, size_t len, int *status)
 	return (hlen + clen);
 }
 
-/* One request on a blocking connection, for setting up; the status. */
+/*
+ * One request on a blocking connection, for setting up; the status.
+ * With out, the answer's body too (NUL-terminated, to free).
+ */
 static int
-http_once(const char *method, const char *path, const char *body)
+http_once(const char *method, const char *path, const char *body,
+    char **out)
 {
-	char		 req[1024], *in;
+	char		 req[1024], *in, *b;
 	size_t		 len, inlen = 0, n;
 	ssize_t		 r;
 	int		 fd, status = 0;
@@ -130,12 +147,81 @@ http_once(const char *method, const char *path, const char *body)
 		inlen += r;
 	}
 	close(fd);
+	/* http_answer() found the end of the header section. */
+	if (out != NULL) {
+		b = (char *)memmem(in, n, "\r\n\r\n", 4) + 4;
+		if ((*out = strndup(b, n - (b - in))) == NULL)
+			err(1, "strndup");
+	}
 	free(in);
 	return (status);
 }
 
+/* The bare handler's answer: what fenced answered for that path. */
+struct bare_body {
+	const char	*bb_path;
+	const char	*bb_body;
+};
+
 static void
-bench_one(const char *what, int nconns, int total, int exec)
+bare_answer(struct evhttp_request *req, void *arg)
+{
+	const struct bare_body *bb = arg;
+	struct evbuffer	*out = evbuffer_new();
+	const char	*body = "{}";
+
+	for (; bb->bb_path != NULL; bb++)
+		if (strcmp(evhttp_request_get_uri(req), bb->bb_path) == 0)
+			body = bb->bb_body;
+	evbuffer_add(out, body, strlen(body));
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+	    "Content-Type", "application/json");
+	evhttp_send_reply(req, 200, "OK", out);
+	evbuffer_free(out);
+}
+
+/* Start the bare handler in a child; its port, and *child. */
+static int
+bare_start(const struct bare_body *bodies, pid_t *child)
+{
+	struct sockaddr_in sin;
+	socklen_t	 slen = sizeof(sin);
+	struct event_base *base;
+	struct evhttp	*h;
+	int		 fd, on = 1;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1)
+		err(1, "socket");
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    listen(fd, 256) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &slen) == -1)
+		err(1, "bare handler socket");
+	switch ((*child = fork())) {
+	case -1:
+		err(1, "fork");
+	case 0:
+		if ((base = event_base_new()) == NULL ||
+		    (h = evhttp_new(base)) == NULL ||
+		    evhttp_accept_socket(h, fd) == -1)
+			errx(1, "bare handler");
+		evhttp_set_gencb(h, bare_answer, (void *)bodies);
+		event_base_dispatch(base);
+		_exit(0);
+	}
+	close(fd);
+	return (ntohs(sin.sin_port));
+}
+
+/* What bench_one() asks: the list, one fence's state, or an exec. */
+enum bench_req { REQ_LIST, REQ_STATE, REQ_EXEC };
+
+static double
+bench_one(const char *what, int nconns, int total, enum bench_req kind)
 {
 	struct hconn	*c;
 	struct pollfd	*pfd;
@@ -144,6 +230,7 @@ bench_one(const char *what, int nconns, int total, int exec)
 	size_t		 n = 0, len;
 	ssize_t		 r;
 	int		 i, status, live, failed = 0;
+	double		 rate;
 
 	if ((c = calloc(nconns, sizeof(*c))) == NULL ||
 	    (pfd = calloc(nconns, sizeof(*pfd))) == NULL ||
@@ -154,7 +241,7 @@ bench_one(const char *what, int nconns, int total, int exec)
 		if ((c[i].in = malloc(BENCH_BUF)) == NULL)
 			err(1, "malloc");
 		c[i].left = total / nconns + (i < total % nconns);
-		if (exec) {
+		if (kind == REQ_EXEC) {
 			snprintf(path, sizeof(path),
 			    "/api/environments/bench-http%d/exec",
 			    i % BENCH_FENCES);
@@ -162,7 +249,8 @@ bench_one(const char *what, int nconns, int total, int exec)
 			    "POST", path, "{\"argv\":[\"/bin/true\"]}");
 		} else
 			c[i].reqlen = http_request(c[i].req, sizeof(c[i].req),
-			    "GET", "/api/environments", "");
+			    "GET", kind == REQ_LIST ? BENCH_LIST : BENCH_STATE,
+			    "");
 	}
 	t0 = bench_now_ns();
 	for (;;) {
@@ -217,7 +305,7 @@ bench_one(const char *what, int nconns, int total, int exec)
 		}
 	}
 	snprintf(name, sizeof(name), "%s, %d conns", what, nconns);
-	bench_row(name, ns, n, (bench_now_ns() - t0) / 1e9);
+	rate = bench_row(name, ns, n, (bench_now_ns() - t0) / 1e9);
 	if (failed)
 		printf("  %d requests not answered 200\n", failed);
 	for (i = 0; i < nconns; i++) {
@@ -227,16 +315,36 @@ bench_one(const char *what, int nconns, int total, int exec)
 	free(c);
 	free(pfd);
 	free(ns);
+	return (failed ? 0 : rate);
+}
+
+/* fenced's row, the bare handler's, and the one's rate to the other's. */
+static void
+bench_anchored(const char *what, const char *bare, int nconns, int total,
+    enum bench_req kind, int fport, int bport)
+{
+	double	 r, a;
+
+	port = fport;
+	r = bench_one(what, nconns, total, kind);
+	port = bport;
+	a = bench_one(bare, nconns, total, kind);
+	port = fport;
+	if (a > 0)
+		printf("  %s, %d conns: %.2f of the bare handler\n", what,
+		    nconns, r / a);
 }
 
 int
 main(int argc, char *argv[])
 {
 	static const int conns[] = { 1, 16, 128 };
+	struct bare_body bodies[3];
 	const char	*errstr;
-	char		 path[128];
+	char		 path[128], *list, *state;
 	size_t		 i;
-	int		 runs, k, st;
+	int		 runs, k, st, fport, bport, total;
+	pid_t		 bare;
 
 	if (argc != 5)
 		errx(1, "usage: http SOCKET RUNS PORT TOKEN");
@@ -251,22 +359,42 @@ main(int argc, char *argv[])
 	for (k = 0; k < BENCH_FENCES; k++) {
 		snprintf(path, sizeof(path), "/api/environments/bench-http%d",
 		    k);
-		if ((st = http_once("POST", path, "{\"tier\":\"L1.5\"}")) !=
-		    201)
+		if ((st = http_once("POST", path, "{\"tier\":\"L1.5\"}",
+		    NULL)) != 201)
 			errx(1, "boot %s: %d", path, st);
 	}
+	/* The anchor serves the bodies fenced answers with, measured. */
+	usleep(200000);
+	if (http_once("GET", BENCH_LIST, "", &list) != 200 ||
+	    http_once("GET", BENCH_STATE, "", &state) != 200)
+		errx(1, "cannot read the list and the state");
+	bodies[0] = (struct bare_body){ BENCH_LIST, list };
+	bodies[1] = (struct bare_body){ BENCH_STATE, state };
+	bodies[2] = (struct bare_body){ NULL, NULL };
+	fport = port;
+	bport = bare_start(bodies, &bare);
 	printf("%-34s %6s %10s %10s %10s\n", "http (keep-alive)", "n",
 	    "median ms", "p99 ms", "req/s");
-	for (i = 0; i < sizeof(conns) / sizeof(conns[0]); i++)
-		bench_one("GET /api/environments", conns[i],
-		    runs * 10 > conns[i] * 20 ? runs * 10 : conns[i] * 20, 0);
+	for (i = 0; i < sizeof(conns) / sizeof(conns[0]); i++) {
+		total = runs * 10 > conns[i] * 20 ? runs * 10 : conns[i] * 20;
+		bench_anchored("GET list (" BENCH_FENCES_S " fences)",
+		    "  bare evhttp, same body", conns[i], total, REQ_LIST,
+		    fport, bport);
+		bench_anchored("GET state", "  bare evhttp, same body",
+		    conns[i], total, REQ_STATE, fport, bport);
+	}
+	kill(bare, SIGTERM);
+	(void)waitpid(bare, NULL, 0);
 	for (i = 0; i < sizeof(conns) / sizeof(conns[0]); i++)
 		bench_one("POST exec /bin/true", conns[i],
-		    runs * 2 > conns[i] * 4 ? runs * 2 : conns[i] * 4, 1);
+		    runs * 2 > conns[i] * 4 ? runs * 2 : conns[i] * 4,
+		    REQ_EXEC);
 	for (k = 0; k < BENCH_FENCES; k++) {
 		snprintf(path, sizeof(path), "/api/environments/bench-http%d",
 		    k);
-		(void)http_once("DELETE", path, "");
+		(void)http_once("DELETE", path, "", NULL);
 	}
+	free(list);
+	free(state);
 	return (0);
 }
