@@ -534,69 +534,42 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	return (NULL);
 }
 
-void
-fencer_boot(uint32_t reqid, const struct msg_boot *b)
+/* What fence_start() builds for f, its agent speaking on chan. */
+static void
+fence_boot_spec(const struct fence *f, int chan, struct fence_spec *spec)
 {
-	const struct fenced_config *c = &fencer_self.ps_conf;
-	struct fence_spec spec;
-	struct msg_hello hello;
-	struct timeval	 tv = { FENCER_AGENT_WAIT_SEC, 0 };
-	struct fence	*f;
-	char		 err[FENCE_ERR_MAX];
-	char		*argv[] = { "fence-agent", NULL };
-	void		*buf;
-	size_t		 len;
-	int		 sp[2], r;
-	struct timespec	 t0;
+	static char *const argv[] = { "fence-agent", NULL };
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if ((f = fence_prepare(reqid, b)) == NULL) {
-		fence_boot_img_close();
-		return;
-	}
-	f->f_t0 = t0;
-	arc4random_buf(f->f_info.f_bearer, sizeof(f->f_info.f_bearer));
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
-		    "socketpair: %s", strerror(errno));
-		goto fail;
-	}
-	memset(&spec, 0, sizeof(spec));
-	strlcpy(spec.fs_key, f->f_info.f_key, sizeof(spec.fs_key));
-	spec.fs_cgroup_name = f->f_cgname;
-	spec.fs_tier = f->f_info.f_tier;
-	spec.fs_uid = f->f_info.f_uid;
-	spec.fs_gid = f->f_gid;
-	strlcpy(spec.fs_user, f->f_user, sizeof(spec.fs_user));
-	strlcpy(spec.fs_home, f->f_info.f_home, sizeof(spec.fs_home));
+	memset(spec, 0, sizeof(*spec));
+	strlcpy(spec->fs_key, f->f_info.f_key, sizeof(spec->fs_key));
+	spec->fs_cgroup_name = f->f_cgname;
+	spec->fs_tier = f->f_info.f_tier;
+	spec->fs_uid = f->f_info.f_uid;
+	spec->fs_gid = f->f_gid;
+	strlcpy(spec->fs_user, f->f_user, sizeof(spec->fs_user));
+	strlcpy(spec->fs_home, f->f_info.f_home, sizeof(spec->fs_home));
 	if (fence_boot_img.hi_loopfd != -1)
-		strlcpy(spec.fs_home_dev, fence_boot_img.hi_dev,
-		    sizeof(spec.fs_home_dev));
-	spec.fs_limits = f->f_info.f_limits;
-	spec.fs_bindir = fencer_bindir;
-	spec.fs_init = "fence-agent";
-	spec.fs_init_argv = argv;
-	spec.fs_chan = sp[1];
-	memcpy(spec.fs_cgroup_parent, cgparents, sizeof(cgparents));
+		strlcpy(spec->fs_home_dev, fence_boot_img.hi_dev,
+		    sizeof(spec->fs_home_dev));
+	spec->fs_limits = f->f_info.f_limits;
+	spec->fs_bindir = fencer_bindir;
+	spec->fs_init = "fence-agent";
+	spec->fs_init_argv = argv;
+	spec->fs_chan = chan;
+	memcpy(spec->fs_cgroup_parent, cgparents, sizeof(cgparents));
 #ifdef FENCED_TEST_HOOKS
 	/*
 	 * Test builds only: a fence that is called what it asked for but
 	 * lacks its seccomp filter, to show the probe catches it.
 	 */
-	spec.fs_test_noseccomp = getenv("FENCED_TEST_NOSECCOMP") != NULL;
+	spec->fs_test_noseccomp = getenv("FENCED_TEST_NOSECCOMP") != NULL;
 #endif
+}
 
-	r = fence_start(&spec, &f->f_proc, err, sizeof(err));
-	fence_boot_img_close();
-	if (r == -1) {
-		close(sp[0]);
-		close(sp[1]);
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
-		    "%s", err);
-		goto fail;
-	}
-	close(sp[1]);
+/* The fence runs: what its start measured goes into its state. */
+static void
+fence_boot_started(struct fence *f)
+{
 	f->f_started = 1;
 	f->f_info.f_pid = f->f_proc.fp_pid;
 	f->f_info.f_started = time(NULL);
@@ -611,15 +584,17 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 	f->f_info.f_timings.t_exec_us = f->f_proc.fp_timings.ft_exec_us;
 	TAILQ_INSERT_TAIL(&fencer_fences, f, f_entry);
 	fencer_nfences++;
+}
 
-	if ((f->f_agent = imsgev_new(fencer_self.ps_evbase, sp[0],
-	    fence_agent_dispatch, fence_agent_closed, f)) == NULL) {
-		close(sp[0]);
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
-		    "agent channel: %s", strerror(errno));
-		fence_end(f, STOP_CRASH, 0);
-		return;
-	}
+/* The agent's first message: who it is and the bounds of an exec. */
+static void
+fence_boot_hello(struct fence *f)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	struct msg_hello hello;
+	void		*buf;
+	size_t		 len;
+
 	memset(&hello, 0, sizeof(hello));
 	memcpy(hello.h_bearer, f->f_info.f_bearer, sizeof(hello.h_bearer));
 	strlcpy(hello.h_key, f->f_info.f_key, sizeof(hello.h_key));
@@ -637,7 +612,60 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 		fatal("%s: hello", __func__);
 	explicit_bzero(buf, len);
 	free(buf);
+}
 
+/*
+ * A boot, in its steps: fence_prepare() (owner, uid, home), a channel
+ * for the agent, fence_boot_spec(), fence_start(), fence_boot_started(),
+ * the agent's channel and fence_boot_hello(); then it waits for the
+ * agent's IMSG_AGENT_READY (fence_agent_dispatch()) at most
+ * FENCER_AGENT_WAIT_SEC.
+ */
+void
+fencer_boot(uint32_t reqid, const struct msg_boot *b)
+{
+	struct fence_spec spec;
+	struct timeval	 tv = { FENCER_AGENT_WAIT_SEC, 0 };
+	struct fence	*f;
+	char		 err[FENCE_ERR_MAX];
+	int		 sp[2], r;
+	struct timespec	 t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if ((f = fence_prepare(reqid, b)) == NULL) {
+		fence_boot_img_close();
+		return;
+	}
+	f->f_t0 = t0;
+	arc4random_buf(f->f_info.f_bearer, sizeof(f->f_info.f_bearer));
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
+		    "socketpair: %s", strerror(errno));
+		goto fail;
+	}
+	fence_boot_spec(f, sp[1], &spec);
+	r = fence_start(&spec, &f->f_proc, err, sizeof(err));
+	fence_boot_img_close();
+	if (r == -1) {
+		close(sp[0]);
+		close(sp[1]);
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
+		    "%s", err);
+		goto fail;
+	}
+	close(sp[1]);
+	fence_boot_started(f);
+
+	if ((f->f_agent = imsgev_new(fencer_self.ps_evbase, sp[0],
+	    fence_agent_dispatch, fence_agent_closed, f)) == NULL) {
+		close(sp[0]);
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
+		    "agent channel: %s", strerror(errno));
+		fence_end(f, STOP_CRASH, 0);
+		return;
+	}
+	fence_boot_hello(f);
 	evtimer_assign(&f->f_timer, fencer_self.ps_evbase, fence_timeout, f);
 	evtimer_add(&f->f_timer, &tv);
 	return;
