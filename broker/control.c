@@ -82,7 +82,6 @@ static void	control_error(struct ctl_conn *, const char *, const char *,
 static void	control_fence(struct ctl_conn *, struct msg_fence *);
 static void	control_relay_error(struct ctl_conn *, struct imsg *);
 static void	control_relay_result(struct ctl_conn *, struct imsg *);
-static int	control_fence_request(struct ctl_conn *, struct imsg *);
 static void	control_relay_identity(struct ctl_conn *, struct imsg *);
 static void	control_require(struct ctl_conn *, const struct msg_fence *,
 		    int);
@@ -695,129 +694,167 @@ control_probe_done(void *arg, const char *key, const struct probe_result *pr)
 /*
  * Fence requests.  Who asks comes from the connection's credentials,
  * never from the message: the owner and admin fields a client sends are
- * overwritten.
+ * overwritten.  Each handler returns -1 for a message it cannot decode.
  */
 static int
-control_fence_request(struct ctl_conn *cc, struct imsg *imsg)
+control_boot(struct ctl_conn *cc, struct imsg *imsg)
 {
 	struct msg_boot	 b;
-	struct msg_fence_req q;
-	struct msg_exec	 x;
-	struct msg_gitconfig g;
-	struct msg_gitinit gi;
-	struct bfence	*bf;
 	struct breq	*r;
-	void		*buf = NULL;
+	void		*buf;
 	size_t		 len;
-	int		 rv = 0, want;
+	int		 want;
 
-	switch (imsg->hdr.ih_type) {
-	case IMSG_CTL_BOOT:
-		if (msg_boot_decode(imsg->data, imsg->len, &b) == -1)
-			return (-1);
-		b.b_owner = cc->cc_uid;
-		b.b_admin = cc->cc_admin;
-		/* The fencer builds; whether it earned `require' is ours. */
-		want = b.b_require;
-		b.b_require = 0;
-		if (control_room(cc) == -1)
-			break;
-		if ((r = breq_new(BREQ_FENCER, b.b_owner, b.b_key,
-		    control_answer, cc)) == NULL ||
-		    msg_boot_encode(&b, &buf, &len) == -1 ||
-		    fences_to_fencer(r, IMSG_FENCE_BOOT, buf, len) == -1)
-			fatal("%s: boot to fencer", __func__);
-		breq_owner(r, cc->cc_uid, 0);
-		r->r_want = want;
-		break;
-	case IMSG_CTL_PROBE:
-		if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
-			return (-1);
-		if ((bf = control_fence_for(cc, q.r_owner, q.r_key)) != NULL &&
-		    probe_start(bf, control_probe_done, cc, 0, 1) == -1)
-			control_error(cc, "internal", "cannot start a probe");
-		break;
-	case IMSG_CTL_STOP:
-	case IMSG_CTL_LIST:
-		if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
-			return (-1);
-		q.r_uid = cc->cc_uid;
-		q.r_admin = cc->cc_admin;
-		if (q.r_key[0] == '\0')
-			q.r_owner = MSG_OWNER_NONE;	/* all it may see */
-		else {
-			q.r_owner = control_owner(cc, q.r_owner);
-			if (q.r_owner != cc->cc_uid && !cc->cc_admin) {
-				control_error(cc, "not-found", "no fence "
-				    "%u/%s", (unsigned)q.r_owner, q.r_key);
-				break;
-			}
+	if (msg_boot_decode(imsg->data, imsg->len, &b) == -1)
+		return (-1);
+	b.b_owner = cc->cc_uid;
+	b.b_admin = cc->cc_admin;
+	/* The fencer builds; whether it earned `require' is ours. */
+	want = b.b_require;
+	b.b_require = 0;
+	if (control_room(cc) == -1)
+		return (0);
+	if ((r = breq_new(BREQ_FENCER, b.b_owner, b.b_key,
+	    control_answer, cc)) == NULL ||
+	    msg_boot_encode(&b, &buf, &len) == -1 ||
+	    fences_to_fencer(r, IMSG_FENCE_BOOT, buf, len) == -1)
+		fatal("%s: boot to fencer", __func__);
+	breq_owner(r, cc->cc_uid, 0);
+	r->r_want = want;
+	explicit_bzero(buf, len);
+	free(buf);
+	return (0);
+}
+
+static int
+control_probe(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_fence_req q;
+	struct bfence	*bf;
+
+	if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
+		return (-1);
+	if ((bf = control_fence_for(cc, q.r_owner, q.r_key)) != NULL &&
+	    probe_start(bf, control_probe_done, cc, 0, 1) == -1)
+		control_error(cc, "internal", "cannot start a probe");
+	return (0);
+}
+
+/* IMSG_CTL_STOP and IMSG_CTL_LIST: passed on to the fencer. */
+static int
+control_stop_list(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_fence_req q;
+	struct breq	*r;
+	void		*buf;
+	size_t		 len;
+	int		 list = imsg->hdr.ih_type == IMSG_CTL_LIST;
+
+	if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
+		return (-1);
+	q.r_uid = cc->cc_uid;
+	q.r_admin = cc->cc_admin;
+	if (q.r_key[0] == '\0')
+		q.r_owner = MSG_OWNER_NONE;	/* all it may see */
+	else {
+		q.r_owner = control_owner(cc, q.r_owner);
+		if (q.r_owner != cc->cc_uid && !cc->cc_admin) {
+			control_error(cc, "not-found", "no fence %u/%s",
+			    (unsigned)q.r_owner, q.r_key);
+			return (0);
 		}
-		if (control_room(cc) == -1)
-			break;
-		/* A listing always ends with END, even for one key. */
-		if ((r = breq_new(BREQ_FENCER, q.r_owner, imsg->hdr.ih_type ==
-		    IMSG_CTL_LIST ? "" : q.r_key, control_answer, cc)) ==
-		    NULL || msg_fence_req_encode(&q, &buf, &len) == -1 ||
-		    fences_to_fencer(r, imsg->hdr.ih_type == IMSG_CTL_STOP ?
-		    IMSG_FENCE_STOP : IMSG_FENCE_LIST, buf, len) == -1)
-			fatal("%s: request to fencer", __func__);
-		breq_owner(r, cc->cc_uid, 0);
-		break;
-	case IMSG_CTL_EXEC:
-		if (msg_exec_decode(imsg->data, imsg->len, &x) == -1)
-			return (-1);
-		if ((bf = control_fence_for(cc, x.x_owner, x.x_key)) != NULL &&
-		    cc->cc_uid != 0 && breq_execs(cc->cc_uid) >=
-		    broker_self.ps_conf.c_exec_inflight_user)
-			control_error(cc, "too-many-execs", "at most %u "
-			    "commands of one user run at once",
-			    broker_self.ps_conf.c_exec_inflight_user);
-		else if (bf != NULL) {
-			memcpy(x.x_bearer, bf->bf_info.f_bearer,
-			    sizeof(x.x_bearer));
-			if (msg_exec_encode(&x, &buf, &len) == -1)
-				control_error(cc, "bad-request", "cannot "
-				    "encode the command");
-			else
-				control_to_agent(cc, bf, IMSG_AGENT_EXEC, buf,
-				    len);
-		}
-		explicit_bzero(x.x_bearer, sizeof(x.x_bearer));
-		msg_exec_free(&x);
-		break;
-	case IMSG_CTL_GIT_CONFIG:
-		if (msg_gitconfig_decode(imsg->data, imsg->len, &g) == -1)
-			return (-1);
-		if ((bf = control_fence_for(cc, g.g_owner, g.g_key)) == NULL)
-			break;
-		memcpy(g.g_bearer, bf->bf_info.f_bearer, sizeof(g.g_bearer));
-		if (msg_gitconfig_encode(&g, &buf, &len) == -1)
-			fatal("%s: encode", __func__);
-		explicit_bzero(&g, sizeof(g));
-		control_to_agent(cc, bf, IMSG_AGENT_GIT_CONFIG, buf, len);
-		break;
-	case IMSG_CTL_GIT_INIT:
-		if (msg_gitinit_decode(imsg->data, imsg->len, &gi) == -1)
-			return (-1);
-		if ((bf = control_fence_for(cc, gi.gi_owner, gi.gi_key)) ==
-		    NULL)
-			break;
-		memcpy(gi.gi_bearer, bf->bf_info.f_bearer,
-		    sizeof(gi.gi_bearer));
-		if (msg_gitinit_encode(&gi, &buf, &len) == -1)
-			fatal("%s: encode", __func__);
-		explicit_bzero(&gi, sizeof(gi));
-		control_to_agent(cc, bf, IMSG_AGENT_GIT_INIT, buf, len);
-		break;
-	default:
-		rv = -1;
 	}
+	if (control_room(cc) == -1)
+		return (0);
+	/* A listing always ends with END, even for one key. */
+	if ((r = breq_new(BREQ_FENCER, q.r_owner, list ? "" : q.r_key,
+	    control_answer, cc)) == NULL ||
+	    msg_fence_req_encode(&q, &buf, &len) == -1 ||
+	    fences_to_fencer(r, list ? IMSG_FENCE_LIST : IMSG_FENCE_STOP, buf,
+	    len) == -1)
+		fatal("%s: request to fencer", __func__);
+	breq_owner(r, cc->cc_uid, 0);
+	explicit_bzero(buf, len);
+	free(buf);
+	return (0);
+}
+
+static int
+control_exec(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_exec	 x;
+	struct bfence	*bf;
+	void		*buf = NULL;
+	size_t		 len = 0;
+
+	if (msg_exec_decode(imsg->data, imsg->len, &x) == -1)
+		return (-1);
+	if ((bf = control_fence_for(cc, x.x_owner, x.x_key)) != NULL &&
+	    cc->cc_uid != 0 && breq_execs(cc->cc_uid) >=
+	    broker_self.ps_conf.c_exec_inflight_user)
+		control_error(cc, "too-many-execs", "at most %u commands of "
+		    "one user run at once",
+		    broker_self.ps_conf.c_exec_inflight_user);
+	else if (bf != NULL) {
+		memcpy(x.x_bearer, bf->bf_info.f_bearer, sizeof(x.x_bearer));
+		if (msg_exec_encode(&x, &buf, &len) == -1) {
+			buf = NULL;
+			control_error(cc, "bad-request", "cannot encode the "
+			    "command");
+		} else
+			control_to_agent(cc, bf, IMSG_AGENT_EXEC, buf, len);
+	}
+	explicit_bzero(x.x_bearer, sizeof(x.x_bearer));
+	msg_exec_free(&x);
 	if (buf != NULL) {
 		explicit_bzero(buf, len);
 		free(buf);
 	}
-	return (rv);
+	return (0);
+}
+
+static int
+control_git_config(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_gitconfig g;
+	struct bfence	*bf;
+	void		*buf;
+	size_t		 len;
+
+	if (msg_gitconfig_decode(imsg->data, imsg->len, &g) == -1)
+		return (-1);
+	if ((bf = control_fence_for(cc, g.g_owner, g.g_key)) == NULL)
+		return (0);
+	memcpy(g.g_bearer, bf->bf_info.f_bearer, sizeof(g.g_bearer));
+	if (msg_gitconfig_encode(&g, &buf, &len) == -1)
+		fatal("%s: encode", __func__);
+	explicit_bzero(&g, sizeof(g));
+	control_to_agent(cc, bf, IMSG_AGENT_GIT_CONFIG, buf, len);
+	explicit_bzero(buf, len);
+	free(buf);
+	return (0);
+}
+
+static int
+control_git_init(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_gitinit gi;
+	struct bfence	*bf;
+	void		*buf;
+	size_t		 len;
+
+	if (msg_gitinit_decode(imsg->data, imsg->len, &gi) == -1)
+		return (-1);
+	if ((bf = control_fence_for(cc, gi.gi_owner, gi.gi_key)) == NULL)
+		return (0);
+	memcpy(gi.gi_bearer, bf->bf_info.f_bearer, sizeof(gi.gi_bearer));
+	if (msg_gitinit_encode(&gi, &buf, &len) == -1)
+		fatal("%s: encode", __func__);
+	explicit_bzero(&gi, sizeof(gi));
+	control_to_agent(cc, bf, IMSG_AGENT_GIT_INIT, buf, len);
+	explicit_bzero(buf, len);
+	free(buf);
+	return (0);
 }
 
 /* The new host token, once the parent stored its hash; or why not. */
@@ -843,6 +880,154 @@ control_token(void *arg, const struct msg_hosttoken *ht, int error)
 	control_reply(cc, IMSG_CTL_END, NULL, 0);
 }
 
+
+/* The caller's own token: whose comes from SO_PEERCRED. */
+static int
+control_mint(struct ctl_conn *cc, struct imsg *imsg)
+{
+	const char	*code, *why;
+	uint32_t	 u;
+
+	if (msg_u32_decode(imsg->data, imsg->len, &u, 0, 1) == -1)
+		return (-1);
+	if (token_mint(cc->cc_uid, u, control_token, cc, &code, &why) == -1)
+		control_error(cc, code, "%s", why);
+	return (0);
+}
+
+static int
+control_stats(struct ctl_conn *cc, struct imsg *imsg)
+{
+	control_show_stats(cc);
+	return (0);
+}
+
+static int
+control_verbosity(struct imsg *imsg)
+{
+	int32_t		 v;
+
+	return (msg_i32_decode(imsg->data, imsg->len, &v, 0, 3));
+}
+
+static int
+control_empty(struct imsg *imsg)
+{
+	return (msg_empty_decode(imsg->data, imsg->len));
+}
+
+/* Checked by control_verbosity() before. */
+static int
+control_log_verbose(struct ctl_conn *cc, struct imsg *imsg)
+{
+	int32_t		 v;
+	void		*buf;
+	size_t		 len;
+
+	if (msg_i32_decode(imsg->data, imsg->len, &v, 0, 3) == -1)
+		return (-1);
+	log_setverbose(v);
+	broker_self.ps_conf.c_verbose = v;
+	if (msg_i32_encode(v, &buf, &len) == -1 ||
+	    proc_compose(&broker_self, PROC_PARENT, IMSG_LOG_VERBOSE, 0, -1,
+	    buf, len) == -1)
+		fatal("%s: log verbose to parent", __func__);
+	free(buf);
+	control_ok(cc);
+	return (0);
+}
+
+static int
+control_reload(struct ctl_conn *cc, struct imsg *imsg)
+{
+	if (proc_compose(&broker_self, PROC_PARENT, IMSG_RELOAD, 0, -1, NULL,
+	    0) == -1)
+		fatal("%s: reload to parent", __func__);
+	control_ok(cc);
+	return (0);
+}
+
+#ifdef FENCED_TEST_HOOKS
+static int
+control_test_syscall(struct ctl_conn *cc, struct imsg *imsg)
+{
+	/* Outside the broker's allowlist: the filter must kill us. */
+	log_warnx("%s: test hook: calling socket(2)", __func__);
+	(void)socket(AF_INET, SOCK_DGRAM, 0);
+	control_error(cc, "internal", "socket(2) was not refused");
+	return (0);
+}
+#endif
+
+enum ctl_who {
+	CTL_ANYONE,
+	CTL_ADMIN,	/* root and the admin group */
+	CTL_ROOT,
+};
+
+/*
+ * Every request the control socket takes.  cr_check, if set, decides
+ * whether the message is well formed before whether the connection may
+ * make it; the handler decodes it (again) and answers it to its END, or
+ * returns -1 for a message it cannot decode.  A type not here is
+ * nonsense, as a message that does not decode.
+ */
+struct ctl_req {
+	uint32_t	 cr_type;
+	enum ctl_who	 cr_who;
+	const char	*cr_refusal;	/* the error for who may not */
+	int		(*cr_check)(struct imsg *);
+	int		(*cr_handler)(struct ctl_conn *, struct imsg *);
+};
+
+static const struct ctl_req ctl_reqs[] = {
+	{ IMSG_CTL_SHOW_STATS,	CTL_ANYONE, NULL, control_empty,
+	    control_stats },
+	{ IMSG_CTL_LOG_VERBOSE,	CTL_ADMIN,
+	    "log level is for root and the admin group", control_verbosity,
+	    control_log_verbose },
+	{ IMSG_CTL_RELOAD,	CTL_ADMIN,
+	    "reload is for root and the admin group", control_empty,
+	    control_reload },
+	{ IMSG_CTL_BOOT,	CTL_ANYONE, NULL, NULL,	control_boot },
+	{ IMSG_CTL_STOP,	CTL_ANYONE, NULL, NULL,	control_stop_list },
+	{ IMSG_CTL_LIST,	CTL_ANYONE, NULL, NULL,	control_stop_list },
+	{ IMSG_CTL_PROBE,	CTL_ANYONE, NULL, NULL,	control_probe },
+	{ IMSG_CTL_EXEC,	CTL_ANYONE, NULL, NULL,	control_exec },
+	{ IMSG_CTL_GIT_CONFIG,	CTL_ANYONE, NULL, NULL,	control_git_config },
+	{ IMSG_CTL_GIT_INIT,	CTL_ANYONE, NULL, NULL,	control_git_init },
+	{ IMSG_CTL_TOKEN,	CTL_ANYONE, NULL, NULL,	control_mint },
+#ifdef FENCED_TEST_HOOKS
+	{ IMSG_CTL_TEST_SYSCALL, CTL_ROOT, "root only", control_empty,
+	    control_test_syscall },
+#endif
+};
+
+static const struct ctl_req *
+control_req(uint32_t type)
+{
+	size_t		 i;
+
+	for (i = 0; i < nitems(ctl_reqs); i++)
+		if (ctl_reqs[i].cr_type == type)
+			return (&ctl_reqs[i]);
+	return (NULL);
+}
+
+static int
+control_may(const struct ctl_conn *cc, enum ctl_who who)
+{
+	switch (who) {
+	case CTL_ANYONE:
+		return (1);
+	case CTL_ADMIN:
+		return (cc->cc_admin);
+	case CTL_ROOT:
+		return (cc->cc_uid == 0);
+	}
+	return (0);
+}
+
 /*
  * A message we cannot decode is a client speaking nonsense: drop it.  A
  * well-formed request it may not make gets an error and the connection
@@ -852,11 +1037,7 @@ static void
 control_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct ctl_conn	*cc = arg;
-	const char	*code, *why;
-	uint32_t	 u;
-	int32_t		 v;
-	void		*buf;
-	size_t		 len;
+	const struct ctl_req *cr;
 
 	/*
 	 * A connection waiting for an answer is not idle: an exec may
@@ -875,77 +1056,15 @@ control_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		return;
 	}
 
-	switch (imsg->hdr.ih_type) {
-	case IMSG_CTL_SHOW_STATS:
-		if (msg_empty_decode(imsg->data, imsg->len) == -1)
-			goto bad;
-		control_show_stats(cc);
-		break;
-	case IMSG_CTL_LOG_VERBOSE:
-		if (msg_i32_decode(imsg->data, imsg->len, &v, 0, 3) == -1)
-			goto bad;
-		if (!cc->cc_admin) {
-			control_error(cc, "not-permitted",
-			    "log level is for root and the admin group");
-			break;
-		}
-		log_setverbose(v);
-		broker_self.ps_conf.c_verbose = v;
-		if (msg_i32_encode(v, &buf, &len) == -1 ||
-		    proc_compose(&broker_self, PROC_PARENT, IMSG_LOG_VERBOSE, 0, -1, buf,
-		    len) == -1)
-			fatal("%s: log verbose to parent", __func__);
-		free(buf);
-		control_ok(cc);
-		break;
-	case IMSG_CTL_RELOAD:
-		if (msg_empty_decode(imsg->data, imsg->len) == -1)
-			goto bad;
-		if (!cc->cc_admin) {
-			control_error(cc, "not-permitted",
-			    "reload is for root and the admin group");
-			break;
-		}
-		if (proc_compose(&broker_self, PROC_PARENT, IMSG_RELOAD, 0, -1, NULL,
-		    0) == -1)
-			fatal("%s: reload to parent", __func__);
-		control_ok(cc);
-		break;
-	case IMSG_CTL_BOOT:
-	case IMSG_CTL_STOP:
-	case IMSG_CTL_LIST:
-	case IMSG_CTL_PROBE:
-	case IMSG_CTL_EXEC:
-	case IMSG_CTL_GIT_CONFIG:
-	case IMSG_CTL_GIT_INIT:
-		if (control_fence_request(cc, imsg) == -1)
-			goto bad;
-		break;
-	case IMSG_CTL_TOKEN:
-		/* The caller's own token: whose comes from SO_PEERCRED. */
-		if (msg_u32_decode(imsg->data, imsg->len, &u, 0, 1) == -1)
-			goto bad;
-		if (token_mint(cc->cc_uid, u, control_token, cc, &code,
-		    &why) == -1)
-			control_error(cc, code, "%s", why);
-		break;
-#ifdef FENCED_TEST_HOOKS
-	case IMSG_CTL_TEST_SYSCALL:
-		if (msg_empty_decode(imsg->data, imsg->len) == -1)
-			goto bad;
-		if (cc->cc_uid != 0) {
-			control_error(cc, "not-permitted", "root only");
-			break;
-		}
-		/* Outside the broker's allowlist: the filter must kill us. */
-		log_warnx("%s: test hook: calling socket(2)", __func__);
-		(void)socket(AF_INET, SOCK_DGRAM, 0);
-		control_error(cc, "internal", "socket(2) was not refused");
-		break;
-#endif
-	default:
+	if ((cr = control_req(imsg->hdr.ih_type)) == NULL ||
+	    (cr->cr_check != NULL && cr->cr_check(imsg) == -1))
 		goto bad;
+	if (!control_may(cc, cr->cr_who)) {
+		control_error(cc, "not-permitted", "%s", cr->cr_refusal);
+		return;
 	}
+	if (cr->cr_handler(cc, imsg) == -1)
+		goto bad;
 	return;
  bad:
 	log_warnx("%s: uid %u pid %d sent a bad %s, dropped", __func__,

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,30 +390,6 @@ api_body(struct hreq *hr, int needed)
 	return (o);
 }
 
-/* Every field of o must be one of names (NULL-terminated). */
-static int
-api_fields(struct hreq *hr, json_t *o, const char *what,
-    const char *const *names)
-{
-	const char	*k;
-	json_t		*v;
-	char		 show[API_FIELD_SHOW + 4];
-	size_t		 i;
-
-	json_object_foreach(o, k, v) {
-		for (i = 0; names[i] != NULL; i++)
-			if (strcmp(k, names[i]) == 0)
-				break;
-		if (names[i] == NULL) {
-			api_show(show, sizeof(show), k, strlen(k));
-			http_error(hr, 400, "unknown-field", "%s has no field "
-			    "\"%s\"", what, show);
-			return (-1);
-		}
-	}
-	return (0);
-}
-
 /*
  * A string field of at most max bytes; without nul_ok it may hold no
  * NUL.  Returns 1 when present, 0 when absent, -1 with the answer sent.
@@ -469,23 +446,161 @@ api_int(struct hreq *hr, json_t *o, const char *name, long long min,
 	return (1);
 }
 
-static int
-api_tier(struct hreq *hr, json_t *o, const char *name, int *out)
-{
-	const char	*s;
-	size_t		 len;
-	int		 r, t;
+/*
+ * A request body as a table of its fields, read by one walk
+ * (api_read()) in the table's order, which is the order the errors
+ * come in.  Strings are at most af_hi bytes (af_hi_fn, if set, decides
+ * from what was read before) and hold no NUL unless API_TEXT; numbers
+ * are from af_lo to af_hi; an object is read by its own table.  A
+ * present field's value goes to af_set, or (a whole number) to af_off
+ * in what is read into.  An API_CHECK row is a rule between fields,
+ * checked where it stands.  No field of these bodies is required
+ * alone: what is (exec's argv or command) is an API_CHECK.
+ */
+enum api_type {
+	API_STRING,
+	API_TEXT,	/* a string that may hold NUL */
+	API_INT,
+	API_NUMBER,
+	API_OBJECT,
+	API_JSON,	/* any: the setter looks */
+	API_CHECK,
+};
 
-	if ((r = api_string(hr, o, name, 8, 0, &s, &len)) <= 0)
-		return (r);
-	if ((t = tier_parse(s)) == -1) {
-		http_error(hr, 400, "bad-value", "%s must be L1, L1.5 or L2",
-		    name);
-		return (-1);
+struct api_value {
+	const char	*av_str;
+	size_t		 av_len;
+	long long	 av_int;
+	json_t		*av_json;
+};
+
+struct api_fields;
+
+struct api_field {
+	const char		*af_name;
+	enum api_type		 af_type;
+	long long		 af_lo, af_hi;
+	long long		(*af_hi_fn)(const void *);
+	const char		*af_want;	/* API_NUMBER: "must be ..." */
+	const struct api_fields	*af_sub;	/* API_OBJECT */
+	int			(*af_set)(struct hreq *,
+				    const struct api_field *,
+				    const struct api_value *, void *);
+	size_t			 af_off;	/* API_INT without af_set */
+	size_t			 af_size;	/* 4 or 8 */
+};
+
+struct api_fields {
+	const char		*as_what;	/* "a boot request" */
+	const struct api_field	*as_fields;
+	size_t			 as_nfields;
+};
+
+static int	api_read(struct hreq *, json_t *, const struct api_fields *,
+		    void *);
+
+/* Every field of o must be a field of the table. */
+static int
+api_known(struct hreq *hr, json_t *o, const struct api_fields *t)
+{
+	const char	*k;
+	json_t		*v;
+	char		 show[API_FIELD_SHOW + 4];
+	size_t		 i;
+
+	json_object_foreach(o, k, v) {
+		for (i = 0; i < t->as_nfields; i++)
+			if (t->as_fields[i].af_name != NULL &&
+			    strcmp(k, t->as_fields[i].af_name) == 0)
+				break;
+		if (i == t->as_nfields) {
+			api_show(show, sizeof(show), k, strlen(k));
+			http_error(hr, 400, "unknown-field", "%s has no field "
+			    "\"%s\"", t->as_what, show);
+			return (-1);
+		}
 	}
-	*out = t;
-	return (1);
+	return (0);
 }
+
+/* One field: 0 read or absent, -1 with the answer sent. */
+static int
+api_read_field(struct hreq *hr, json_t *o, const struct api_field *f,
+    void *dst)
+{
+	struct api_value v;
+	long long	 hi;
+	uint32_t	 u32;
+	uint64_t	 u64;
+	int		 r = 1;
+
+	if (f->af_type == API_CHECK)
+		return (f->af_set(hr, f, NULL, dst));
+	memset(&v, 0, sizeof(v));
+	hi = f->af_hi_fn != NULL ? f->af_hi_fn(dst) : f->af_hi;
+	switch (f->af_type) {
+	case API_STRING:
+	case API_TEXT:
+		r = api_string(hr, o, f->af_name, (size_t)hi,
+		    f->af_type == API_TEXT, &v.av_str, &v.av_len);
+		break;
+	case API_INT:
+		r = api_int(hr, o, f->af_name, f->af_lo, hi, &v.av_int);
+		break;
+	case API_NUMBER:
+	case API_OBJECT:
+	case API_JSON:
+		if ((v.av_json = json_object_get(o, f->af_name)) == NULL)
+			return (0);
+		if (f->af_type == API_NUMBER && !json_is_number(v.av_json)) {
+			http_error(hr, 400, "bad-type", "%s must be %s",
+			    f->af_name, f->af_want);
+			return (-1);
+		}
+		if (f->af_type == API_OBJECT) {
+			if (!json_is_object(v.av_json)) {
+				http_error(hr, 400, "bad-type", "%s must be "
+				    "an object", f->af_name);
+				return (-1);
+			}
+			return (api_read(hr, v.av_json, f->af_sub, dst));
+		}
+		break;
+	case API_CHECK:
+		break;
+	}
+	if (r <= 0)
+		return (r);
+	if (f->af_set != NULL)
+		return (f->af_set(hr, f, &v, dst));
+	/* A whole number within its bounds, stored as it is wide. */
+	if (f->af_size == sizeof(u64)) {
+		u64 = (uint64_t)v.av_int;
+		memcpy((char *)dst + f->af_off, &u64, sizeof(u64));
+	} else {
+		u32 = (uint32_t)v.av_int;
+		memcpy((char *)dst + f->af_off, &u32, sizeof(u32));
+	}
+	return (0);
+}
+
+/* Every field of o by table t into dst; -1 with the answer sent. */
+static int
+api_read(struct hreq *hr, json_t *o, const struct api_fields *t, void *dst)
+{
+	size_t		 i;
+
+	if (api_known(hr, o, t) == -1)
+		return (-1);
+	for (i = 0; i < t->as_nfields; i++)
+		if (api_read_field(hr, o, &t->as_fields[i], dst) == -1)
+			return (-1);
+	return (0);
+}
+
+#define API_FIELDS(what, t)	{ what, t, nitems(t) }
+#define API_U32(s, m)		offsetof(s, m), sizeof(uint32_t)
+#define API_U64(s, m)		offsetof(s, m), sizeof(uint64_t)
 
 /* The fence KEY if hr's user owns it; else 404, as for no fence. */
 static struct bfence *
@@ -558,22 +673,92 @@ api_list(struct hreq *hr, const char *key, int stop)
 	free(buf);
 }
 
-/* POST /api/environments/KEY: {"tier", "backend", "require", ...} */
+/* tier and require: L1, L1.5 or L2. */
+static int
+api_boot_tier(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct msg_boot	*b = dst;
+	int		 t;
+
+	if ((t = tier_parse(v->av_str)) == -1) {
+		http_error(hr, 400, "bad-value", "%s must be L1, L1.5 or L2",
+		    f->af_name);
+		return (-1);
+	}
+	/* The fencer builds; whether it earned `require' is ours. */
+	if (strcmp(f->af_name, "require") == 0)
+		hr->hr_want = t;
+	else
+		b->b_tier = t;
+	return (0);
+}
+
+static int
+api_boot_backend(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct msg_boot	*b = dst;
+
+	if ((b->b_backend = backend_parse(v->av_str)) == -1) {
+		http_error(hr, 400, "bad-value", "backend must be native, "
+		    "runsc, vm, mock or subprocess");
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+api_boot_cpu(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct msg_boot	*b = dst;
+	double		 cpu;
+
+	cpu = json_number_value(v->av_json) * 1000;
+	if (!(cpu >= CPU_MILLI_MIN && cpu <= CPU_MILLI_MAX)) {
+		http_error(hr, 400, "out-of-range", "cpu must be from %.2f "
+		    "to %.0f", CPU_MILLI_MIN / 1000.0, CPU_MILLI_MAX / 1000.0);
+		return (-1);
+	}
+	b->b_limits.fl_cpu_milli = (uint32_t)(cpu + 0.5);
+	return (0);
+}
+
+static const struct api_field api_limit_fields[] = {
+	{ "memory",	API_INT, MEMORY_MIN, MEMORY_MAX, NULL, NULL, NULL,
+	    NULL, API_U64(struct msg_boot, b_limits.fl_memory) },
+	{ "pids",	API_INT, PIDS_MIN, PIDS_MAX, NULL, NULL, NULL,
+	    NULL, API_U32(struct msg_boot, b_limits.fl_pids) },
+	{ "cpu",	API_NUMBER, 0, 0, NULL, "a number of cpus", NULL,
+	    api_boot_cpu, 0, 0 },
+};
+static const struct api_fields api_limits =
+    API_FIELDS("limits", api_limit_fields);
+
+static const struct api_field api_boot_fields[] = {
+	{ "tier",	API_STRING, 0, 8, NULL, NULL, NULL,
+	    api_boot_tier, 0, 0 },
+	{ "require",	API_STRING, 0, 8, NULL, NULL, NULL,
+	    api_boot_tier, 0, 0 },
+	{ "backend",	API_STRING, 0, 16, NULL, NULL, NULL,
+	    api_boot_backend, 0, 0 },
+	{ "lifetime",	API_INT, LIFETIME_MIN, LIFETIME_MAX, NULL, NULL, NULL,
+	    NULL, API_U32(struct msg_boot, b_lifetime) },
+	{ "limits",	API_OBJECT, 0, 0, NULL, NULL, &api_limits,
+	    NULL, 0, 0 },
+};
+static const struct api_fields api_boot_body =
+    API_FIELDS("a boot request", api_boot_fields);
+
+/* POST /api/environments/KEY: api_boot_fields[] */
 static void
 api_boot(struct hreq *hr)
 {
-	static const char *const fields[] = { "tier", "backend", "require",
-	    "lifetime", "limits", NULL };
-	static const char *const lfields[] = { "memory", "pids", "cpu",
-	    NULL };
 	struct msg_boot	 b;
-	json_t		*o, *l, *v;
-	const char	*s;
+	json_t		*o;
 	size_t		 len;
-	long long	 n;
-	double		 cpu;
 	void		*buf;
-	int		 r;
 
 	if ((o = api_body(hr, 0)) == NULL)
 		return;
@@ -581,55 +766,8 @@ api_boot(struct hreq *hr)
 	strlcpy(b.b_key, hr->hr_key, sizeof(b.b_key));
 	b.b_owner = hr->hr_uid;
 	b.b_admin = 0;
-	if (api_fields(hr, o, "a boot request", fields) == -1 ||
-	    api_tier(hr, o, "tier", &b.b_tier) == -1 ||
-	    api_tier(hr, o, "require", &hr->hr_want) == -1)
+	if (api_read(hr, o, &api_boot_body, &b) == -1)
 		goto done;
-	if ((r = api_string(hr, o, "backend", 16, 0, &s, &len)) == -1)
-		goto done;
-	if (r == 1 && (b.b_backend = backend_parse(s)) == -1) {
-		http_error(hr, 400, "bad-value", "backend must be native, "
-		    "runsc, vm, mock or subprocess");
-		goto done;
-	}
-	if ((r = api_int(hr, o, "lifetime", LIFETIME_MIN, LIFETIME_MAX,
-	    &n)) == -1)
-		goto done;
-	if (r == 1)
-		b.b_lifetime = (uint32_t)n;
-	if ((l = json_object_get(o, "limits")) != NULL) {
-		if (!json_is_object(l)) {
-			http_error(hr, 400, "bad-type", "limits must be an "
-			    "object");
-			goto done;
-		}
-		if (api_fields(hr, l, "limits", lfields) == -1)
-			goto done;
-		if ((r = api_int(hr, l, "memory", MEMORY_MIN, MEMORY_MAX,
-		    &n)) == -1)
-			goto done;
-		if (r == 1)
-			b.b_limits.fl_memory = (uint64_t)n;
-		if ((r = api_int(hr, l, "pids", PIDS_MIN, PIDS_MAX, &n)) == -1)
-			goto done;
-		if (r == 1)
-			b.b_limits.fl_pids = (uint32_t)n;
-		if ((v = json_object_get(l, "cpu")) != NULL) {
-			if (!json_is_number(v)) {
-				http_error(hr, 400, "bad-type", "cpu must be a "
-				    "number of cpus");
-				goto done;
-			}
-			cpu = json_number_value(v) * 1000;
-			if (!(cpu >= CPU_MILLI_MIN && cpu <= CPU_MILLI_MAX)) {
-				http_error(hr, 400, "out-of-range", "cpu must "
-				    "be from %.2f to %.0f", CPU_MILLI_MIN /
-				    1000.0, CPU_MILLI_MAX / 1000.0);
-				goto done;
-			}
-			b.b_limits.fl_cpu_milli = (uint32_t)(cpu + 0.5);
-		}
-	}
 	/* A fence is named by its owner and key: others' keys are theirs. */
 	if (bfence_find(b.b_owner, b.b_key) != NULL) {
 		http_error(hr, 409, "exists", "environment %s is already "
@@ -647,128 +785,217 @@ api_boot(struct hreq *hr)
 	json_decref(o);
 }
 
-/* POST .../exec: {"argv"} or {"command"}, "cwd", "timeoutMs", ... */
-static void
-api_exec(struct hreq *hr)
-{
-	static const char *const fields[] = { "argv", "command", "cwd",
-	    "timeoutMs", "maxBytes", "stdin", "encoding", NULL };
-	const struct fenced_config *c = &broker_self.ps_conf;
-	struct msg_exec	 x;
-	struct bfence	*bf;
-	json_t		*o, *argv, *v;
-	const char	*s, *enc = NULL;
-	size_t		 len, i;
-	ssize_t		 n;
-	long long	 num;
-	void		*buf = NULL;
-	int		 r, b64 = 0;
+/* What an exec body is read into. */
+struct api_exec {
+	struct msg_exec	 e_x;
+	int		 e_b64;		/* encoding: base64 */
+	const char	*e_command;
+	size_t		 e_command_len;
+	json_t		*e_argv;
+};
 
-	/* hr is gone once answered: what the cleanup needs is kept here. */
-	memset(&x, 0, sizeof(x));
-	if ((o = api_body(hr, 1)) == NULL)
-		return;
-	if (api_fields(hr, o, "an exec request", fields) == -1)
-		goto done;
-	if ((r = api_string(hr, o, "encoding", 16, 0, &enc, &len)) == -1)
-		goto done;
-	if (r == 1) {
-		if (strcmp(enc, "base64") == 0)
-			hr->hr_base64 = b64 = 1;
-		else if (strcmp(enc, "utf-8") != 0) {
-			http_error(hr, 400, "bad-value", "encoding must be "
-			    "utf-8 or base64");
-			goto done;
-		}
+static int
+api_exec_encoding(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct api_exec	*e = dst;
+
+	if (strcmp(v->av_str, "base64") == 0)
+		hr->hr_base64 = e->e_b64 = 1;
+	else if (strcmp(v->av_str, "utf-8") != 0) {
+		http_error(hr, 400, "bad-value", "encoding must be utf-8 or "
+		    "base64");
+		return (-1);
 	}
-	argv = json_object_get(o, "argv");
-	if ((r = api_string(hr, o, "command", MSG_COMMAND_MAX, 0, &s,
-	    &len)) == -1)
-		goto done;
-	if ((argv != NULL) == (r == 1)) {
+	return (0);
+}
+
+static int
+api_exec_command(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct api_exec	*e = dst;
+
+	e->e_command = v->av_str;
+	e->e_command_len = v->av_len;
+	return (0);
+}
+
+static int
+api_exec_argv(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct api_exec	*e = dst;
+
+	e->e_argv = v->av_json;
+	return (0);
+}
+
+static int
+api_exec_argv_strings(struct hreq *hr, struct api_exec *e)
+{
+	struct msg_exec	*x = &e->e_x;
+	json_t		*v;
+	const char	*s;
+	size_t		 i, len;
+
+	if (!json_is_array(e->e_argv) || json_array_size(e->e_argv) == 0 ||
+	    json_array_size(e->e_argv) > MSG_ARGV_MAX) {
+		http_error(hr, 400, json_is_array(e->e_argv) ?
+		    "out-of-range" : "bad-type", "argv must be an array of 1 "
+		    "to %d strings", MSG_ARGV_MAX);
+		return (-1);
+	}
+	x->x_argc = json_array_size(e->e_argv);
+	if ((x->x_argv = calloc(x->x_argc + 1, sizeof(char *))) == NULL) {
+		http_error(hr, 500, "internal", "out of memory");
+		return (-1);
+	}
+	json_array_foreach(e->e_argv, i, v) {
+		if (!json_is_string(v)) {
+			http_error(hr, 400, "bad-type", "argv must hold "
+			    "strings only");
+			return (-1);
+		}
+		s = json_string_value(v);
+		len = json_string_length(v);
+		if (len > MSG_ARG_MAX || memchr(s, '\0', len) != NULL ||
+		    (i == 0 && len == 0)) {
+			http_error(hr, 400, "bad-value", "argv[%zu] is empty, "
+			    "longer than %d bytes or holds a NUL", i,
+			    MSG_ARG_MAX);
+			return (-1);
+		}
+		x->x_argv[i] = (char *)s;
+	}
+	return (0);
+}
+
+/* Either argv or command, and what is given is a command. */
+static int
+api_exec_what(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct api_exec	*e = dst;
+	int		 argv = e->e_argv != NULL;
+
+	if (argv == (e->e_command != NULL)) {
 		http_error(hr, 400, argv ? "bad-request" : "missing-field",
 		    "give either argv (an array of strings) or command (a "
 		    "string for sh -c)%s", argv ? ", not both" : "");
-		goto done;
+		return (-1);
 	}
-	if (r == 1) {
-		if (len == 0) {
-			http_error(hr, 400, "bad-value", "command is empty");
-			goto done;
-		}
-		x.x_command = (char *)s;
-	} else {
-		if (!json_is_array(argv) || json_array_size(argv) == 0 ||
-		    json_array_size(argv) > MSG_ARGV_MAX) {
-			http_error(hr, 400, json_is_array(argv) ?
-			    "out-of-range" : "bad-type", "argv must be an "
-			    "array of 1 to %d strings", MSG_ARGV_MAX);
-			goto done;
-		}
-		x.x_argc = json_array_size(argv);
-		if ((x.x_argv = calloc(x.x_argc + 1, sizeof(char *))) == NULL) {
-			http_error(hr, 500, "internal", "out of memory");
-			goto done;
-		}
-		json_array_foreach(argv, i, v) {
-			if (!json_is_string(v)) {
-				http_error(hr, 400, "bad-type", "argv must "
-				    "hold strings only");
-				goto done;
-			}
-			s = json_string_value(v);
-			len = json_string_length(v);
-			if (len > MSG_ARG_MAX || memchr(s, '\0', len) != NULL ||
-			    (i == 0 && len == 0)) {
-				http_error(hr, 400, "bad-value", "argv[%zu] is "
-				    "empty, longer than %d bytes or holds a "
-				    "NUL", i, MSG_ARG_MAX);
-				goto done;
-			}
-			x.x_argv[i] = (char *)s;
-		}
+	if (argv)
+		return (api_exec_argv_strings(hr, e));
+	if (e->e_command_len == 0) {
+		http_error(hr, 400, "bad-value", "command is empty");
+		return (-1);
 	}
-	if ((r = api_string(hr, o, "cwd", PATH_MAX - 1, 0, &s, &len)) == -1)
-		goto done;
-	if (r == 1)
-		strlcpy(x.x_cwd, s, sizeof(x.x_cwd));
-	if ((r = api_int(hr, o, "timeoutMs", EXEC_TIMEOUT_MIN,
-	    c->c_exec_timeout_max, &num)) == -1)
-		goto done;
-	if (r == 1)
-		x.x_timeout_ms = (uint32_t)num;
-	if ((r = api_int(hr, o, "maxBytes", EXEC_OUTPUT_MIN,
-	    c->c_exec_output_max, &num)) == -1)
-		goto done;
-	if (r == 1)
-		x.x_max_bytes = (uint32_t)num;
-	/* stdin: text, or base64 of any bytes when encoding says so. */
-	if ((r = api_string(hr, o, "stdin", b64 ?
-	    (MSG_STDIN_MAX + 2) / 3 * 4 : MSG_STDIN_MAX, 1, &s, &len)) == -1)
-		goto done;
-	if (r == 1 && len > 0) {
-		if (!b64) {
-			x.x_stdin = (uint8_t *)s;
-			x.x_stdin_len = len;
-		} else {
-			if ((x.x_stdin = malloc(len / 4 * 3 + 3)) == NULL) {
-				http_error(hr, 500, "internal",
-				    "out of memory");
-				goto done;
-			}
-			if ((n = api_b64_decode(s, len, x.x_stdin,
-			    MSG_STDIN_MAX)) == -1) {
-				free(x.x_stdin);
-				x.x_stdin = NULL;
-				http_error(hr, 400, "bad-value", "stdin is not "
-				    "base64 of at most %d bytes",
-				    MSG_STDIN_MAX);
-				goto done;
-			}
-			x.x_stdin_len = (size_t)n;
-		}
-	}
+	e->e_x.x_command = (char *)e->e_command;
+	return (0);
+}
 
+static int
+api_exec_cwd(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct api_exec	*e = dst;
+
+	strlcpy(e->e_x.x_cwd, v->av_str, sizeof(e->e_x.x_cwd));
+	return (0);
+}
+
+static long long
+api_exec_timeout_max(const void *dst)
+{
+	return (broker_self.ps_conf.c_exec_timeout_max);
+}
+
+static long long
+api_exec_output_max(const void *dst)
+{
+	return (broker_self.ps_conf.c_exec_output_max);
+}
+
+/* stdin: text, or base64 of any bytes when encoding says so. */
+static long long
+api_exec_stdin_max(const void *dst)
+{
+	const struct api_exec *e = dst;
+
+	return (e->e_b64 ? (MSG_STDIN_MAX + 2) / 3 * 4 : MSG_STDIN_MAX);
+}
+
+static int
+api_exec_stdin(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct api_exec	*e = dst;
+	struct msg_exec	*x = &e->e_x;
+	ssize_t		 n;
+
+	if (v->av_len == 0)
+		return (0);
+	if (!e->e_b64) {
+		x->x_stdin = (uint8_t *)v->av_str;
+		x->x_stdin_len = v->av_len;
+		return (0);
+	}
+	if ((x->x_stdin = malloc(v->av_len / 4 * 3 + 3)) == NULL) {
+		http_error(hr, 500, "internal", "out of memory");
+		return (-1);
+	}
+	if ((n = api_b64_decode(v->av_str, v->av_len, x->x_stdin,
+	    MSG_STDIN_MAX)) == -1) {
+		free(x->x_stdin);
+		x->x_stdin = NULL;
+		http_error(hr, 400, "bad-value", "stdin is not base64 of at "
+		    "most %d bytes", MSG_STDIN_MAX);
+		return (-1);
+	}
+	x->x_stdin_len = (size_t)n;
+	return (0);
+}
+
+static const struct api_field api_exec_fields[] = {
+	{ "encoding",	API_STRING, 0, 16, NULL, NULL, NULL,
+	    api_exec_encoding, 0, 0 },
+	{ "command",	API_STRING, 0, MSG_COMMAND_MAX, NULL, NULL, NULL,
+	    api_exec_command, 0, 0 },
+	{ "argv",	API_JSON, 0, 0, NULL, NULL, NULL,
+	    api_exec_argv, 0, 0 },
+	{ NULL,		API_CHECK, 0, 0, NULL, NULL, NULL,
+	    api_exec_what, 0, 0 },
+	{ "cwd",	API_STRING, 0, PATH_MAX - 1, NULL, NULL, NULL,
+	    api_exec_cwd, 0, 0 },
+	{ "timeoutMs",	API_INT, EXEC_TIMEOUT_MIN, 0, api_exec_timeout_max,
+	    NULL, NULL, NULL, API_U32(struct api_exec, e_x.x_timeout_ms) },
+	{ "maxBytes",	API_INT, EXEC_OUTPUT_MIN, 0, api_exec_output_max,
+	    NULL, NULL, NULL, API_U32(struct api_exec, e_x.x_max_bytes) },
+	{ "stdin",	API_TEXT, 0, 0, api_exec_stdin_max, NULL, NULL,
+	    api_exec_stdin, 0, 0 },
+};
+static const struct api_fields api_exec_body =
+    API_FIELDS("an exec request", api_exec_fields);
+
+/* POST .../exec: api_exec_fields[] */
+static void
+api_exec(struct hreq *hr)
+{
+	const struct fenced_config *c = &broker_self.ps_conf;
+	struct api_exec	 e;
+	struct msg_exec	*x = &e.e_x;
+	struct bfence	*bf;
+	json_t		*o;
+	size_t		 len;
+	void		*buf = NULL;
+
+	/* hr is gone once answered: what the cleanup needs is kept here. */
+	memset(&e, 0, sizeof(e));
+	if ((o = api_body(hr, 1)) == NULL)
+		return;
+	if (api_read(hr, o, &api_exec_body, &e) == -1)
+		goto done;
 	if ((bf = api_own_fence(hr)) == NULL)
 		goto done;
 	if (breq_execs(hr->hr_uid) >= c->c_exec_inflight_user) {
@@ -777,61 +1004,87 @@ api_exec(struct hreq *hr)
 		    "of one user run at once", c->c_exec_inflight_user);
 		goto done;
 	}
-	memcpy(x.x_bearer, bf->bf_info.f_bearer, sizeof(x.x_bearer));
-	if (msg_exec_encode(&x, &buf, &len) == -1)
+	memcpy(x->x_bearer, bf->bf_info.f_bearer, sizeof(x->x_bearer));
+	if (msg_exec_encode(x, &buf, &len) == -1) {
+		buf = NULL;
 		http_error(hr, 400, "bad-request", "cannot encode the command");
-	else
+	} else
 		api_to_agent(hr, bf, IMSG_AGENT_EXEC, buf, len, 1);
  done:
-	explicit_bzero(x.x_bearer, sizeof(x.x_bearer));
+	explicit_bzero(x->x_bearer, sizeof(x->x_bearer));
 	if (buf != NULL) {
 		explicit_bzero(buf, len);
 		free(buf);
 	}
-	if (b64)
-		free(x.x_stdin);
-	free(x.x_argv);
+	if (e.e_b64)
+		free(x->x_stdin);
+	free(x->x_argv);
 	json_decref(o);
 }
 
-/* GET .../git/config, and POST with {"name", "email"} */
+static int
+api_git_name(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct msg_gitconfig *g = dst;
+
+	g->g_set_name = 1;
+	memcpy(g->g_name, v->av_str, v->av_len);
+	return (0);
+}
+
+static int
+api_git_email(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct msg_gitconfig *g = dst;
+
+	g->g_set_email = 1;
+	memcpy(g->g_email, v->av_str, v->av_len);
+	return (0);
+}
+
+static int
+api_git_some(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct msg_gitconfig *g = dst;
+
+	if (!g->g_set_name && !g->g_set_email) {
+		http_error(hr, 400, "missing-field", "give name, email or "
+		    "both");
+		return (-1);
+	}
+	return (0);
+}
+
+static const struct api_field api_git_config_fields[] = {
+	{ "name",	API_STRING, 0, MSG_GIT_VALUE_MAX, NULL, NULL, NULL,
+	    api_git_name, 0, 0 },
+	{ "email",	API_STRING, 0, MSG_GIT_VALUE_MAX, NULL, NULL, NULL,
+	    api_git_email, 0, 0 },
+	{ NULL,		API_CHECK, 0, 0, NULL, NULL, NULL,
+	    api_git_some, 0, 0 },
+};
+static const struct api_fields api_git_config_body =
+    API_FIELDS("a git config request", api_git_config_fields);
+
+/* GET .../git/config, and POST with api_git_config_fields[] */
 static void
 api_git_config(struct hreq *hr, int write)
 {
-	static const char *const fields[] = { "name", "email", NULL };
 	struct msg_gitconfig g;
 	struct bfence	*bf;
 	json_t		*o = NULL;
-	const char	*s;
 	size_t		 len;
 	void		*buf;
-	int		 r;
 
 	memset(&g, 0, sizeof(g));
 	if (write) {
 		if ((o = api_body(hr, 1)) == NULL)
 			return;
-		if (api_fields(hr, o, "a git config request", fields) == -1)
+		if (api_read(hr, o, &api_git_config_body, &g) == -1)
 			goto done;
-		if ((r = api_string(hr, o, "name", MSG_GIT_VALUE_MAX, 0, &s,
-		    &len)) == -1)
-			goto done;
-		if (r == 1) {
-			g.g_set_name = 1;
-			memcpy(g.g_name, s, len);
-		}
-		if ((r = api_string(hr, o, "email", MSG_GIT_VALUE_MAX, 0, &s,
-		    &len)) == -1)
-			goto done;
-		if (r == 1) {
-			g.g_set_email = 1;
-			memcpy(g.g_email, s, len);
-		}
-		if (!g.g_set_name && !g.g_set_email) {
-			http_error(hr, 400, "missing-field", "give name, "
-			    "email or both");
-			goto done;
-		}
 	}
 	if ((bf = api_own_fence(hr)) == NULL)
 		goto done;
@@ -848,27 +1101,38 @@ api_git_config(struct hreq *hr, int write)
 	json_decref(o);
 }
 
+static int
+api_git_path(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct msg_gitinit *gi = dst;
+
+	memcpy(gi->gi_path, v->av_str, v->av_len);
+	return (0);
+}
+
+static const struct api_field api_git_init_fields[] = {
+	{ "path",	API_STRING, 0, PATH_MAX - 1, NULL, NULL, NULL,
+	    api_git_path, 0, 0 },
+};
+static const struct api_fields api_git_init_body =
+    API_FIELDS("a git init request", api_git_init_fields);
+
 /* POST .../git/init: {"path"}, HOME without one */
 static void
 api_git_init(struct hreq *hr)
 {
-	static const char *const fields[] = { "path", NULL };
 	struct msg_gitinit gi;
 	struct bfence	*bf;
 	json_t		*o;
-	const char	*s;
 	size_t		 len;
 	void		*buf;
-	int		 r;
 
 	memset(&gi, 0, sizeof(gi));
 	if ((o = api_body(hr, 0)) == NULL)
 		return;
-	if (api_fields(hr, o, "a git init request", fields) == -1 ||
-	    (r = api_string(hr, o, "path", PATH_MAX - 1, 0, &s, &len)) == -1)
+	if (api_read(hr, o, &api_git_init_body, &gi) == -1)
 		goto done;
-	if (r == 1)
-		memcpy(gi.gi_path, s, len);
 	if ((bf = api_own_fence(hr)) == NULL)
 		goto done;
 	memcpy(gi.gi_bearer, bf->bf_info.f_bearer, sizeof(gi.gi_bearer));

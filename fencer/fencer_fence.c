@@ -553,66 +553,49 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	return (NULL);
 }
 
-void
-fencer_boot(uint32_t reqid, const struct msg_boot *b)
+/* What the backend builds for f: the boot's part of the spec. */
+static void
+fence_boot_args(const struct fence *f, struct backend_boot *bb)
 {
-	const struct fenced_config *c = &fencer_self.ps_conf;
-	struct backend_boot bb;
-	struct msg_hello hello;
-	struct timeval	 tv = { FENCER_AGENT_WAIT_SEC, 0 };
-	struct fence	*f;
-	char		 err[BACKEND_ERR_MAX];
-	char		*argv[] = { "fence-agent", NULL };
-	void		*buf;
-	size_t		 len;
-	int		 chan, r;
-	struct timespec	 t0;
+	static char *argv[] = { "fence-agent", NULL };
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if ((f = fence_prepare(reqid, b)) == NULL) {
-		fence_boot_img_close();
-		return;
-	}
-	f->f_t0 = t0;
-	arc4random_buf(f->f_info.f_bearer, sizeof(f->f_info.f_bearer));
-
-	memset(&bb, 0, sizeof(bb));
-	bb.bb_home_dev = fence_boot_img.hi_loopfd != -1 ?
+	memset(bb, 0, sizeof(*bb));
+	bb->bb_home_dev = fence_boot_img.hi_loopfd != -1 ?
 	    fence_boot_img.hi_dev : "";
-	bb.bb_bindir = fencer_bindir;
-	bb.bb_init = "fence-agent";
-	bb.bb_argv = argv;
-	memcpy(bb.bb_cgroup_parent, cgparents, sizeof(cgparents));
-	bb.bb_cgroup_name = f->f_cgname;
+	bb->bb_bindir = fencer_bindir;
+	bb->bb_init = "fence-agent";
+	bb->bb_argv = argv;
+	memcpy(bb->bb_cgroup_parent, cgparents, sizeof(cgparents));
+	bb->bb_cgroup_name = f->f_cgname;
 #ifdef FENCED_TEST_HOOKS
 	/*
 	 * Test builds only: a fence that is called what it asked for but
 	 * lacks its seccomp filter, to show the probe catches it.
 	 */
-	bb.bb_test_noseccomp = getenv("FENCED_TEST_NOSECCOMP") != NULL;
+	bb->bb_test_noseccomp = getenv("FENCED_TEST_NOSECCOMP") != NULL;
 #endif
+}
 
-	r = f->f_backend->fb_boot(f, &bb, &chan, err, sizeof(err));
-	fence_boot_img_close();
-	if (r == -1) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
-		    "%s", err);
-		goto fail;
-	}
+/* The fence runs: what its start measured goes into its state. */
+static void
+fence_boot_started(struct fence *f)
+{
 	f->f_started = 1;
 	f->f_info.f_started = time(NULL);
 	f->f_info.f_deadline += f->f_info.f_started;
 	TAILQ_INSERT_TAIL(&fencer_fences, f, f_entry);
 	fencer_nfences++;
+}
 
-	if ((f->f_agent = imsgev_new(fencer_self.ps_evbase, chan,
-	    fence_agent_dispatch, fence_agent_closed, f)) == NULL) {
-		close(chan);
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
-		    "agent channel: %s", strerror(errno));
-		fence_end(f, STOP_CRASH, 0);
-		return;
-	}
+/* The agent's first message: who it is and the bounds of an exec. */
+static void
+fence_boot_hello(struct fence *f)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	struct msg_hello hello;
+	void		*buf;
+	size_t		 len;
+
 	memset(&hello, 0, sizeof(hello));
 	memcpy(hello.h_bearer, f->f_info.f_bearer, sizeof(hello.h_bearer));
 	strlcpy(hello.h_key, f->f_info.f_key, sizeof(hello.h_key));
@@ -630,13 +613,55 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 		fatal("%s: hello", __func__);
 	explicit_bzero(buf, len);
 	free(buf);
+}
 
+/*
+ * A boot, in its steps: fence_prepare() (owner, uid, home),
+ * fence_boot_args(), the backend's fb_boot() (the fence and the agent's
+ * channel), fence_boot_started(), the agent's channel and
+ * fence_boot_hello(); then it waits for the agent's IMSG_AGENT_READY
+ * (fence_agent_dispatch()) at most FENCER_AGENT_WAIT_SEC.
+ */
+void
+fencer_boot(uint32_t reqid, const struct msg_boot *b)
+{
+	struct backend_boot bb;
+	struct timeval	 tv = { FENCER_AGENT_WAIT_SEC, 0 };
+	struct fence	*f;
+	char		 err[BACKEND_ERR_MAX];
+	int		 chan, r;
+	struct timespec	 t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if ((f = fence_prepare(reqid, b)) == NULL) {
+		fence_boot_img_close();
+		return;
+	}
+	f->f_t0 = t0;
+	arc4random_buf(f->f_info.f_bearer, sizeof(f->f_info.f_bearer));
+
+	fence_boot_args(f, &bb);
+	r = f->f_backend->fb_boot(f, &bb, &chan, err, sizeof(err));
+	fence_boot_img_close();
+	if (r == -1) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
+		    "%s", err);
+		fence_free(f);
+		return;
+	}
+	fence_boot_started(f);
+
+	if ((f->f_agent = imsgev_new(fencer_self.ps_evbase, chan,
+	    fence_agent_dispatch, fence_agent_closed, f)) == NULL) {
+		close(chan);
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
+		    "agent channel: %s", strerror(errno));
+		fence_end(f, STOP_CRASH, 0);
+		return;
+	}
+	fence_boot_hello(f);
 	evtimer_assign(&f->f_timer, fencer_self.ps_evbase, fence_timeout, f);
 	evtimer_add(&f->f_timer, &tv);
-	return;
- fail:
-	fence_boot_img_close();
-	fence_free(f);
 }
 
 /* The agent said it is ready: hand its channel to the broker. */

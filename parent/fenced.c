@@ -516,23 +516,47 @@ parent_compose(enum fenced_proc p, uint32_t type, int fd, void *buf,
 		fatal("%s: compose to %s", __func__, proc_name(p));
 }
 
+/* A channel only one side declares is a bug: no child starts. */
 static void
-parent_start_children(const char *exe)
+parent_check_peers(void)
 {
-	struct proc_args pa;
-	struct msg_procinfo pi;
 	enum fenced_proc p, q;
-	int		 sp[2], ctl, http, saved;
-	void		*buf;
-	size_t		 len, i;
 
-	/* A channel only one side declares is a bug: no child starts. */
 	for (p = PROC_BROKER; p < PROC_MAX; p++)
 		for (q = p + 1; q < PROC_MAX; q++)
 			if (proc_declares(fenced_procs[p], q) !=
 			    proc_declares(fenced_procs[q], p))
 				fatalx("%s and %s disagree on their channel",
 				    proc_name(p), proc_name(q));
+}
+
+/*
+ * The control socket first, so that a second daemon on the same
+ * configuration is told so; a port taken leaves no socket behind.
+ */
+static void
+parent_listen(int *ctl, int *http)
+{
+	int		 saved;
+
+	*ctl = parent_control_socket(conf.c_socket);
+	if ((*http = parent_http_socket(conf.c_listen_addr,
+	    conf.c_listen_port)) == -1) {
+		saved = errno;
+		(void)unlink(conf.c_socket);
+		errno = saved;
+		fatal("listen on %s port %u", conf.c_listen_addr,
+		    (unsigned)conf.c_listen_port);
+	}
+}
+
+/* Each child by fork and re-exec of exe, on its channel to us. */
+static void
+parent_exec_children(const char *exe)
+{
+	struct proc_args pa;
+	enum fenced_proc p;
+	int		 sp[2];
 
 	memset(&pa, 0, sizeof(pa));
 	pa.pa_debug = debug;
@@ -541,20 +565,6 @@ parent_start_children(const char *exe)
 	pa.pa_gid = conf.c_gid;
 	pa.pa_state = conf.c_state;
 	pa.pa_id = daemon_id;
-
-	/*
-	 * The control socket first, so that a second daemon on the same
-	 * configuration is told so; a port taken leaves no socket behind.
-	 */
-	ctl = parent_control_socket(conf.c_socket);
-	if ((http = parent_http_socket(conf.c_listen_addr,
-	    conf.c_listen_port)) == -1) {
-		saved = errno;
-		(void)unlink(conf.c_socket);
-		errno = saved;
-		fatal("listen on %s port %u", conf.c_listen_addr,
-		    (unsigned)conf.c_listen_port);
-	}
 
 	for (p = PROC_BROKER; p < PROC_MAX; p++) {
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
@@ -566,10 +576,28 @@ parent_start_children(const char *exe)
 		    parent_dispatch, parent_closed, &children[p])) == NULL)
 			fatal("imsgev_new");
 	}
+}
 
-	parent_send_config();
+/* IMSG_PEER_FD to p and q: each end names the other. */
+static void
+parent_send_peer_fd(enum fenced_proc to, enum fenced_proc other, int fd)
+{
+	void		*buf;
+	size_t		 len;
 
-	/* A channel between two children only where both declare it. */
+	if (msg_u32_encode(other, &buf, &len) == -1)
+		fatal("encode");
+	parent_compose(to, IMSG_PEER_FD, fd, buf, len);
+	free(buf);
+}
+
+/* A channel between two children only where both declare it. */
+static void
+parent_connect_peers(void)
+{
+	enum fenced_proc p, q;
+	int		 sp[2];
+
 	for (p = PROC_BROKER; p < PROC_MAX; p++) {
 		for (q = p + 1; q < PROC_MAX; q++) {
 			if (!proc_declares(fenced_procs[p], q))
@@ -577,33 +605,47 @@ parent_start_children(const char *exe)
 			if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
 			    sp) == -1)
 				fatal("socketpair");
-			if (msg_u32_encode(q, &buf, &len) == -1)
-				fatal("encode");
-			parent_compose(p, IMSG_PEER_FD, sp[0], buf, len);
-			free(buf);
-			if (msg_u32_encode(p, &buf, &len) == -1)
-				fatal("encode");
-			parent_compose(q, IMSG_PEER_FD, sp[1], buf, len);
-			free(buf);
+			parent_send_peer_fd(p, q, sp[0]);
+			parent_send_peer_fd(q, p, sp[1]);
 		}
 	}
+}
 
-	if (msg_u32_encode(LISTEN_CONTROL, &buf, &len) == -1)
-		fatal("encode");
-	parent_compose(PROC_BROKER, IMSG_LISTEN_FD, ctl, buf, len);
-	free(buf);
-	if (msg_u32_encode(LISTEN_HTTP, &buf, &len) == -1)
-		fatal("encode");
-	parent_compose(PROC_BROKER, IMSG_LISTEN_FD, http, buf, len);
-	free(buf);
+static void
+parent_send_listener(uint32_t which, int fd)
+{
+	void		*buf;
+	size_t		 len;
 
-	/* The stored host tokens, before the broker serves anyone. */
+	if (msg_u32_encode(which, &buf, &len) == -1)
+		fatal("encode");
+	parent_compose(PROC_BROKER, IMSG_LISTEN_FD, fd, buf, len);
+	free(buf);
+}
+
+/* The stored host tokens, before the broker serves anyone. */
+static void
+parent_send_tokens(void)
+{
+	void		*buf;
+	size_t		 len, i;
+
 	for (i = 0; i < ntokens; i++) {
 		if (msg_token_encode(&tokens[i], &buf, &len) == -1)
 			fatal("encode");
 		parent_compose(PROC_BROKER, IMSG_TOKEN_LOAD, -1, buf, len);
 		free(buf);
 	}
+}
+
+/* Every process's pid and the start time, for `fencectl show stats'. */
+static void
+parent_send_procinfo(void)
+{
+	struct msg_procinfo pi;
+	enum fenced_proc p;
+	void		*buf;
+	size_t		 len;
 
 	memset(&pi, 0, sizeof(pi));
 	pi.pi_pid[PROC_PARENT] = getpid();
@@ -614,7 +656,27 @@ parent_start_children(const char *exe)
 		fatal("encode");
 	parent_compose(PROC_BROKER, IMSG_PROC_INFO, -1, buf, len);
 	free(buf);
+}
 
+/*
+ * The start-up, in order: every child has its configuration, its peers
+ * and (the broker) its sockets, tokens and the pids before IMSG_START.
+ */
+static void
+parent_start_children(const char *exe)
+{
+	enum fenced_proc p;
+	int		 ctl, http;
+
+	parent_check_peers();
+	parent_listen(&ctl, &http);
+	parent_exec_children(exe);
+	parent_send_config();
+	parent_connect_peers();
+	parent_send_listener(LISTEN_CONTROL, ctl);
+	parent_send_listener(LISTEN_HTTP, http);
+	parent_send_tokens();
+	parent_send_procinfo();
 	for (p = PROC_BROKER; p < PROC_MAX; p++)
 		parent_compose(p, IMSG_START, -1, NULL, 0);
 }
