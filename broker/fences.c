@@ -354,7 +354,8 @@ bfence_list_one(const struct bfence *bf, fences_list_cb cb, void *arg)
 
 /*
  * The fences uid may see (admin: all), running first, then those
- * stopped lately; with a key, OWNER's (MSG_OWNER_NONE: uid's) KEY only.
+ * stopped lately (never both for one key: a boot drops what was kept);
+ * with a key, OWNER's (MSG_OWNER_NONE: uid's) KEY only.
  * Answered from what the broker keeps, never asking the fencer: the
  * state is the fencer's as last reported (booted, level, stopped).
  * Returns how many were passed to cb.
@@ -376,10 +377,6 @@ fences_list(uid_t uid, int admin, uid_t owner, const char *key,
 	}
 	TAILQ_FOREACH(bf, &bstopped, bf_entry) {
 		if (!bfence_listed(bf, uid, admin, owner, key))
-			continue;
-		/* A key booted again is shown running, not stopped. */
-		if (key[0] == '\0' &&
-		    bfence_find(bf->bf_info.f_owner, bf->bf_info.f_key) != NULL)
 			continue;
 		n++;
 		if (bfence_list_one(bf, cb, arg))
