@@ -63,7 +63,21 @@ struct bfence {
 	TAILQ_HEAD(, bqueued)	 bf_queue;
 	unsigned int		 bf_nqueued;
 	size_t			 bf_queued_bytes;
+	int64_t			 bf_stopped_at;	/* monotonic s; 0: running */
 };
+
+/*
+ * A stopped fence stays listed, state stopped with its reason, for
+ * BFENCE_STOPPED_SECS, at most BFENCE_STOPPED_OWNER of one owner and
+ * BFENCE_STOPPED_MAX in all; the oldest goes first, and a new boot of
+ * the same owner and key replaces it.
+ */
+#define BFENCE_STOPPED_SECS	600
+#define BFENCE_STOPPED_OWNER	64
+#define BFENCE_STOPPED_MAX	1024
+
+/* Called for each fence listed, its bearer wiped; nonzero stops. */
+typedef int	(*fences_list_cb)(void *, const struct msg_fence *);
 
 enum breq_kind {
 	BREQ_FENCER = 1,	/* boot, stop, list */
@@ -115,6 +129,8 @@ int		 fences_to_agent(struct bfence *, struct breq *, uint32_t,
 int		 fences_to_agent_probe(struct bfence *, struct breq *,
 		    uint32_t, const void *, size_t);
 void		 fences_measured(uid_t, const char *);
+int		 fences_list(uid_t, int, uid_t, const char *, fences_list_cb,
+		    void *);
 
 /* probe.c */
 struct probe_result {

@@ -740,7 +740,22 @@ control_probe(struct ctl_conn *cc, struct imsg *imsg)
 	return (0);
 }
 
-/* IMSG_CTL_STOP and IMSG_CTL_LIST: passed on to the fencer. */
+static int
+control_list_one(void *arg, const struct msg_fence *f)
+{
+	struct ctl_conn	*cc = arg;
+	struct msg_fence info = *f;
+
+	control_fence(cc, &info);
+	explicit_bzero(&info, sizeof(info));
+	return (0);
+}
+
+/*
+ * IMSG_CTL_STOP is passed on to the fencer; IMSG_CTL_LIST is answered
+ * from the broker's state (stopped fences too, for a while), ending
+ * with END.
+ */
 static int
 control_stop_list(struct ctl_conn *cc, struct imsg *imsg)
 {
@@ -764,14 +779,18 @@ control_stop_list(struct ctl_conn *cc, struct imsg *imsg)
 			return (0);
 		}
 	}
+	if (list) {
+		fences_list(cc->cc_uid, cc->cc_admin, q.r_owner, q.r_key,
+		    control_list_one, cc);
+		control_reply(cc, IMSG_CTL_END, NULL, 0);
+		return (0);
+	}
 	if (control_room(cc) == -1)
 		return (0);
-	/* A listing always ends with END, even for one key. */
-	if ((r = breq_new(BREQ_FENCER, q.r_owner, list ? "" : q.r_key,
-	    control_answer, cc)) == NULL ||
+	if ((r = breq_new(BREQ_FENCER, q.r_owner, q.r_key, control_answer,
+	    cc)) == NULL ||
 	    msg_fence_req_encode(&q, &buf, &len) == -1 ||
-	    fences_to_fencer(r, list ? IMSG_FENCE_LIST : IMSG_FENCE_STOP, buf,
-	    len) == -1)
+	    fences_to_fencer(r, IMSG_FENCE_STOP, buf, len) == -1)
 		fatal("%s: request to fencer", __func__);
 	breq_owner(r, cc->cc_uid, 0);
 	explicit_bzero(buf, len);

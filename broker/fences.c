@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fenced.h"
@@ -23,6 +24,9 @@
 #include "broker.h"
 
 static TAILQ_HEAD(, bfence) bfences = TAILQ_HEAD_INITIALIZER(bfences);
+/* Stopped fences kept for their state, oldest first. */
+static TAILQ_HEAD(, bfence) bstopped = TAILQ_HEAD_INITIALIZER(bstopped);
+static unsigned int	 bstopped_count;
 RB_HEAD(breq_tree, breq);
 RB_HEAD(breq_user_tree, breq_user);
 static struct breq_tree	 breqs = RB_INITIALIZER(&breqs);
@@ -239,6 +243,148 @@ breq_lookup(const char *who, struct imsg *imsg)
 	return (r);
 }
 
+static int64_t
+bfence_now(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		fatal("%s: clock_gettime", __func__);
+	return ((int64_t)ts.tv_sec);
+}
+
+static void
+bstopped_drop(struct bfence *bf)
+{
+	TAILQ_REMOVE(&bstopped, bf, bf_entry);
+	bstopped_count--;
+	free(bf->bf_boundary);
+	explicit_bzero(bf, sizeof(*bf));
+	free(bf);
+}
+
+static struct bfence *
+bstopped_find(uid_t owner, const char *key)
+{
+	struct bfence	*bf;
+
+	TAILQ_FOREACH(bf, &bstopped, bf_entry)
+		if (bf->bf_info.f_owner == owner &&
+		    strcmp(bf->bf_info.f_key, key) == 0)
+			return (bf);
+	return (NULL);
+}
+
+/* Entries older than BFENCE_STOPPED_SECS go; the list is by age. */
+static void
+bstopped_expire(void)
+{
+	struct bfence	*bf;
+	int64_t		 now = bfence_now();
+
+	while ((bf = TAILQ_FIRST(&bstopped)) != NULL &&
+	    now - bf->bf_stopped_at >= BFENCE_STOPPED_SECS)
+		bstopped_drop(bf);
+}
+
+/*
+ * A fence that stopped is kept, state and reason as the fencer sent
+ * them with the level the broker measured, its agent and bearer gone,
+ * within the bounds of broker.h (the oldest makes room).
+ */
+static void
+bstopped_keep(struct bfence *bf, const struct msg_fence *info)
+{
+	struct bfence	*old, *next;
+	unsigned int	 mine = 0;
+	int		 level = bf->bf_info.f_level;
+
+	bf->bf_info = *info;
+	bf->bf_info.f_level = level;
+	explicit_bzero(bf->bf_info.f_bearer, sizeof(bf->bf_info.f_bearer));
+	bf->bf_info.f_state = FENCE_STOPPED;
+	free(bf->bf_boundary);
+	bf->bf_boundary = NULL;
+	bf->bf_stopped_at = bfence_now();
+	bstopped_expire();
+	if ((old = bstopped_find(info->f_owner, info->f_key)) != NULL)
+		bstopped_drop(old);
+	TAILQ_FOREACH(old, &bstopped, bf_entry)
+		if (old->bf_info.f_owner == info->f_owner)
+			mine++;
+	for (old = TAILQ_FIRST(&bstopped); old != NULL &&
+	    mine >= BFENCE_STOPPED_OWNER; old = next) {
+		next = TAILQ_NEXT(old, bf_entry);
+		if (old->bf_info.f_owner == info->f_owner) {
+			bstopped_drop(old);
+			mine--;
+		}
+	}
+	while (bstopped_count >= BFENCE_STOPPED_MAX)
+		bstopped_drop(TAILQ_FIRST(&bstopped));
+	TAILQ_INSERT_TAIL(&bstopped, bf, bf_entry);
+	bstopped_count++;
+}
+
+static int
+bfence_listed(const struct bfence *bf, uid_t uid, int admin, uid_t owner,
+    const char *key)
+{
+	/* The one ownership rule: a user sees their own, admin all. */
+	if (!admin && bf->bf_info.f_owner != uid)
+		return (0);
+	if (key[0] != '\0' && (strcmp(bf->bf_info.f_key, key) != 0 ||
+	    bf->bf_info.f_owner != (owner == MSG_OWNER_NONE ? uid : owner)))
+		return (0);
+	return (1);
+}
+
+static int
+bfence_list_one(const struct bfence *bf, fences_list_cb cb, void *arg)
+{
+	struct msg_fence f;
+	int		 stop;
+
+	f = bf->bf_info;
+	explicit_bzero(f.f_bearer, sizeof(f.f_bearer));
+	stop = cb(arg, &f);
+	explicit_bzero(&f, sizeof(f));
+	return (stop);
+}
+
+/*
+ * The fences uid may see (admin: all), running first, then those
+ * stopped lately (never both for one key: a boot drops what was kept);
+ * with a key, OWNER's (MSG_OWNER_NONE: uid's) KEY only.
+ * Answered from what the broker keeps, never asking the fencer: the
+ * state is the fencer's as last reported (booted, level, stopped).
+ * Returns how many were passed to cb.
+ */
+int
+fences_list(uid_t uid, int admin, uid_t owner, const char *key,
+    fences_list_cb cb, void *arg)
+{
+	struct bfence	*bf;
+	int		 n = 0;
+
+	bstopped_expire();
+	TAILQ_FOREACH(bf, &bfences, bf_entry) {
+		if (!bfence_listed(bf, uid, admin, owner, key))
+			continue;
+		n++;
+		if (bfence_list_one(bf, cb, arg))
+			return (n);
+	}
+	TAILQ_FOREACH(bf, &bstopped, bf_entry) {
+		if (!bfence_listed(bf, uid, admin, owner, key))
+			continue;
+		n++;
+		if (bfence_list_one(bf, cb, arg))
+			return (n);
+	}
+	return (n);
+}
+
 static void
 bfence_add(struct msg_fence *info, int fd)
 {
@@ -247,6 +393,9 @@ bfence_add(struct msg_fence *info, int fd)
 	if (bfence_find(info->f_owner, info->f_key) != NULL)
 		fatalx("%s: fencer booted %u's %s twice", __func__,
 		    (unsigned)info->f_owner, info->f_key);
+	/* A new boot replaces what was kept of the last one. */
+	if ((bf = bstopped_find(info->f_owner, info->f_key)) != NULL)
+		bstopped_drop(bf);
 	if ((bf = calloc(1, sizeof(*bf))) == NULL)
 		fatal("%s: calloc", __func__);
 	bf->bf_info = *info;
@@ -311,8 +460,10 @@ bfence_fail_pending(uid_t owner, const char *key, const char *why)
 	free(buf);
 }
 
+/* The fence ended: it is kept as stopped, as info says. */
 static void
-bfence_remove(struct bfence *bf, const char *why)
+bfence_remove(struct bfence *bf, const struct msg_fence *info,
+    const char *why)
 {
 	char	 key[FENCE_KEY_SIZE];
 	uid_t	 owner = bf->bf_info.f_owner;
@@ -322,10 +473,18 @@ bfence_remove(struct bfence *bf, const char *why)
 	bfence_count--;
 	if (bf->bf_agent != NULL)
 		imsgev_free(bf->bf_agent);
+	bf->bf_agent = NULL;
 	bfence_queue_clear(bf);
-	free(bf->bf_boundary);
-	explicit_bzero(bf, sizeof(*bf));
-	free(bf);
+	/*
+	 * One the broker stopped itself (a `require' not met) was refused
+	 * to whoever booted it, who heard why: it is not kept.
+	 */
+	if (bf->bf_stopping) {
+		free(bf->bf_boundary);
+		explicit_bzero(bf, sizeof(*bf));
+		free(bf);
+	} else
+		bstopped_keep(bf, info);
 	bfence_fail_pending(owner, key, why);
 }
 
@@ -364,7 +523,7 @@ fences_dispatch_fencer(struct imsgev *iev, struct imsg *imsg, void *arg)
 		if (msg_fence_decode(imsg->data, imsg->len, &info) == -1)
 			fatalx("%s: bad stopped", __func__);
 		if ((bf = bfence_find(info.f_owner, info.f_key)) != NULL)
-			bfence_remove(bf, "stopped");
+			bfence_remove(bf, &info, "stopped");
 		if (imsg->hdr.ih_peerid == 0)
 			break;
 		r = breq_lookup("fencer", imsg);

@@ -648,7 +648,51 @@ api_to_agent(struct hreq *hr, struct bfence *bf, uint32_t type, void *buf,
 	}
 }
 
-/* GET /api/environments, GET and DELETE /api/environments/KEY */
+static int
+api_list_one(void *arg, const struct msg_fence *f)
+{
+	json_t		*list = arg, *j;
+
+	/* On failure the list is emptied: fewer than were counted. */
+	if ((j = api_fence(f)) == NULL ||
+	    json_array_append_new(list, j) == -1) {
+		json_array_clear(list);
+		return (1);
+	}
+	return (0);
+}
+
+/*
+ * GET /api/environments and GET /api/environments/KEY, from the state
+ * the broker keeps: a token sees its owner's fences alone, stopped ones
+ * for a while too (broker.h).
+ */
+static void
+api_show_list(struct hreq *hr, const char *key)
+{
+	size_t		 n;
+
+	if ((hr->hr_list = json_array()) == NULL)
+		n = 0;
+	else
+		n = fences_list(hr->hr_uid, 0, MSG_OWNER_NONE, key,
+		    api_list_one, hr->hr_list);
+	if (hr->hr_list == NULL || json_array_size(hr->hr_list) != n) {
+		http_error(hr, 500, "internal", "cannot encode the "
+		    "environments");
+		return;
+	}
+	if (key[0] == '\0')
+		http_reply(hr, 200, json_pack("{s:O}", "environments",
+		    hr->hr_list));
+	else if (json_array_size(hr->hr_list) == 1)
+		http_reply(hr, 200, json_incref(json_array_get(hr->hr_list,
+		    0)));
+	else
+		http_error(hr, 404, "not-found", "no environment %s", key);
+}
+
+/* DELETE /api/environments/KEY */
 static void
 api_list(struct hreq *hr, const char *key, int stop)
 {
@@ -656,20 +700,19 @@ api_list(struct hreq *hr, const char *key, int stop)
 	void		*buf;
 	size_t		 len;
 
-	memset(&q, 0, sizeof(q));
-	strlcpy(q.r_key, key, sizeof(q.r_key));
-	q.r_owner = key[0] != '\0' ? hr->hr_uid : MSG_OWNER_NONE;
-	q.r_uid = hr->hr_uid;
-	q.r_admin = 0;		/* a token acts on its owner's alone */
-	if (!stop && (hr->hr_list = json_array()) == NULL) {
-		http_error(hr, 500, "internal", "out of memory");
+	if (!stop) {
+		api_show_list(hr, key);
 		return;
 	}
+	memset(&q, 0, sizeof(q));
+	strlcpy(q.r_key, key, sizeof(q.r_key));
+	q.r_owner = hr->hr_uid;
+	q.r_uid = hr->hr_uid;
+	q.r_admin = 0;		/* a token acts on its owner's alone */
 	if (msg_fence_req_encode(&q, &buf, &len) == -1)
 		fatal("%s: encode", __func__);
-	/* A listing ends with END, even for one key; a stop with STOPPED. */
-	api_to_fencer(hr, stop ? key : "", stop ? IMSG_FENCE_STOP :
-	    IMSG_FENCE_LIST, buf, len);
+	/* A stop ends with STOPPED. */
+	api_to_fencer(hr, key, IMSG_FENCE_STOP, buf, len);
 	free(buf);
 }
 
@@ -1328,7 +1371,6 @@ api_answer(struct breq *r, uint32_t type, struct imsg *imsg)
 	switch (type) {
 	case IMSG_FENCE_BOOTED:
 	case IMSG_FENCE_STOPPED:
-	case IMSG_FENCE_INFO:
 		if (msg_fence_decode(imsg->data, imsg->len, &f) == -1)
 			fatalx("%s: bad fence", __func__);
 		explicit_bzero(f.f_bearer, sizeof(f.f_bearer));
@@ -1341,21 +1383,7 @@ api_answer(struct breq *r, uint32_t type, struct imsg *imsg)
 			    "environment");
 			break;
 		}
-		if (type == IMSG_FENCE_INFO)
-			json_array_append_new(hr->hr_list, j);
-		else
-			http_reply(hr, 200, j);
-		break;
-	case IMSG_FENCE_END:
-		if (hr->hr_endpoint == EP_LIST)
-			http_reply(hr, 200, json_pack("{s:O}",
-			    "environments", hr->hr_list));
-		else if (json_array_size(hr->hr_list) == 1)
-			http_reply(hr, 200, json_incref(json_array_get(
-			    hr->hr_list, 0)));
-		else
-			http_error(hr, 404, "not-found", "no environment %s",
-			    hr->hr_key);
+		http_reply(hr, 200, j);
 		break;
 	case IMSG_FENCE_FAILED:
 	case IMSG_AGENT_ERROR:

@@ -217,7 +217,18 @@ deadline_body() {
 	pid=$(fence_pid short)
 	wait_gone $pid 5 || atf_fail "fence outlived its deadline by 3 s"
 	atf_check -o match:"fence short: lifetime over" cat fenced.log
-	atf_check -s exit:1 -e match:"not-found" $CTL show environment short
+	# Kept for a while as stopped, with why; nothing runs in it.
+	atf_check -o match:"state: +stopped \(deadline\)" \
+	    $CTL show environment short
+	atf_check -o match:"^short .*stopped" $CTL show environments
+	atf_check -s exit:1 -e match:"not-found" $CTL exec short -- true
+	tok=$($CTL token 2>/dev/null | tail -n 1)
+	call "$tok" GET /api/environments/short
+	expect 200 '"state":"stopped"' '"reason":"deadline"'
+	call "$tok" GET /api/environments
+	expect 200 '"key":"short"' '"reason":"deadline"'
+	call "$tok" POST /api/environments/short/exec '{"argv":["true"]}'
+	expect 404 '"error":"not-found"'
 	fenced_stop
 }
 deadline_cleanup() { fenced_cleanup; }

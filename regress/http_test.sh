@@ -150,17 +150,35 @@ api_body() {
 	expect 200 '^\{"key":"web",' '"state":"running"'
 	atf_check -o match:"^web " -o match:"^net " $CTL show environments
 
-	# stop: the final state, then gone; the home stays.
+	# stop: the final state, kept for a while; nothing runs; the
+	# home stays.
 	call "$t" DELETE $E/web
 	expect 200 '"key":"web"' '"state":"stopped"' '"reason":"request"'
 	call "$t" GET $E/web
-	expect 404 '"error":"not-found"'
+	expect 200 '^\{"key":"web",' '"state":"stopped"' '"reason":"request"' \
+	    '"boundary":null'
+	grep -qi bearer body.out && atf_fail "a bearer in $(cat body.out)"
+	atf_check -o match:"state: +stopped \(request\)" \
+	    $CTL show environment web
 	call "$t" POST $E/web/exec '{"argv":["true"]}'
+	expect 404 '"error":"not-found"'
+	call "$t" GET $E/web/git/config
 	expect 404 '"error":"not-found"'
 	call "$t" DELETE $E/net
 	expect 200
 	call "$t" GET $E
-	expect 200 '^\{"environments":\[\]\}$'
+	expect 200 '"key":"web"' '"key":"net"'
+	grep -q '"state":"running"' body.out && atf_fail "running: $(cat body.out)"
+	atf_check -o match:"^web .*stopped" -o match:"^net .*stopped" \
+	    $CTL show environments
+	# A new boot of the key replaces what was kept.
+	call "$t" POST $E/net '{"tier":"L2"}'
+	expect 201 '"key":"net"' '"state":"running"'
+	call "$t" GET $E
+	[ "$(grep -o '"key":"net"' body.out | wc -l)" -eq 1 ] ||
+	    atf_fail "net listed twice: $(cat body.out)"
+	call "$t" DELETE $E/net
+	expect 200
 	[ -d "$(fenced_homes)/web/sub" ] || atf_fail "the home of web is gone"
 	atf_check -o match:"fences: 0 running" $CTL show stats
 
@@ -316,9 +334,10 @@ two_users_body() {
 
 	# The control socket: b cannot see or touch a's either.
 	$asb "$BIN/fencectl" -s "$sock" show environments > b.list 2>&1
-	grep -q '^ka ' b.list && atf_fail "b lists ka: $(cat b.list)"
+	# b's own ka, stopped, is listed; a's never.
+	grep -Eq "^ka +$ua " b.list && atf_fail "b lists a's ka: $(cat b.list)"
 	grep -q '^kb ' b.list || atf_fail "b does not list kb: $(cat b.list)"
-	for c in "show environment ka" "stop ka" "exec ka -- true" \
+	for c in "show environment $ua/ka" "stop ka" "exec ka -- true" \
 	    "git-config ka name x" "git-init ka"; do
 		# shellcheck disable=SC2086
 		atf_check -s exit:1 -e match:"not-found" \
@@ -333,9 +352,33 @@ two_users_body() {
 	atf_check -s exit:1 -e match:"not-found" $CTL stop kb
 	atf_check -o match:"^stopped $ub/kb" $CTL stop "$ub/kb"
 	call "$tb" GET $E/kb
-	expect 404
+	expect 200 '"state":"stopped"' '"reason":"request"'
 	call "$ta" DELETE $E/ka
 	expect 200 '"state":"stopped"'
+	# A stopped fence is as invisible to another user as a running
+	# one: b's ka is b's own (stopped too), never a's.
+	ida=$(id -u "$ua")
+	call "$ta" GET $E/ka
+	expect 200 '"state":"stopped"' "\"owner\":$ida,"
+	call "$tb" GET $E/ka
+	expect 200 '"state":"stopped"' "\"owner\":$(id -u "$ub"),"
+	call "$tb" GET $E
+	expect 200 '"key":"kb"'
+	grep -q "\"owner\":$ida," body.out && atf_fail "b sees a's: $(cat body.out)"
+	call "$ta" POST $E/kc '{}'
+	expect 201
+	call "$ta" DELETE $E/kc
+	expect 200
+	call "$tb" GET $E/kc
+	expect 404 '"error":"not-found"'
+	$asb "$BIN/fencectl" -s "$sock" show environments > b.list 2>&1
+	grep -q '^kc ' b.list && atf_fail "b lists kc: $(cat b.list)"
+	atf_check -s exit:1 -e match:"not-found" \
+	    $asb "$BIN/fencectl" -s "$sock" show environment kc
+	atf_check -s exit:1 -e match:"not-found" \
+	    $asb "$BIN/fencectl" -s "$sock" show environment "$ua/kc"
+	atf_check -o match:'^kc .*stopped' \
+	    $asa "$BIN/fencectl" -s "$sock" show environments
 	fenced_stop
 }
 two_users_cleanup() { fenced_cleanup; }
