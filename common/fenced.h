@@ -141,6 +141,7 @@ int		 unix_connect(const char *);
 int		 probe_name_valid(const char *);
 int		 probe_target_valid(const char *);
 int		 hexdigit(int);
+int		 word_listed(const char *, const char *);
 int		 timingsafe_bcmp(const void *, const void *, size_t);
 const char	*proc_name(enum fenced_proc);
 

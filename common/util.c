@@ -136,3 +136,20 @@ hexdigit(int c)
 		return (c - 'a' + 10);
 	return (-1);
 }
+
+/*
+ * Whether a list of words separated by spaces (a cgroup's controllers,
+ * as cgroup.controllers and cgroup.subtree_control show them) holds word.
+ */
+int
+word_listed(const char *list, const char *word)
+{
+	size_t		 len = strlen(word);
+	const char	*p;
+
+	for (p = list; (p = strstr(p, word)) != NULL; p += len)
+		if ((p == list || p[-1] == ' ') &&
+		    (p[len] == ' ' || p[len] == '\n' || p[len] == '\0'))
+			return (1);
+	return (0);
+}

@@ -140,20 +140,6 @@ cg_read(const char *dir, const char *file, char *buf, size_t len)
 	return (0);
 }
 
-/* Whether a space separated list of controllers has ctrl. */
-static int
-cg_has(const char *list, const char *ctrl)
-{
-	size_t		 len = strlen(ctrl);
-	const char	*p;
-
-	for (p = list; (p = strstr(p, ctrl)) != NULL; p += len)
-		if ((p == list || p[-1] == ' ') &&
-		    (p[len] == ' ' || p[len] == '\n' || p[len] == '\0'))
-			return (1);
-	return (0);
-}
-
 /*
  * The line of /proc/self/cgroup that has this controller (v1), or with
  * ctrl NULL the v2 line; path gets the cgroup path.  Returns 1 for v1,
@@ -296,7 +282,7 @@ fencer_cgroup_parents(const char *sub, char parents[3][PATH_MAX], char *err,
 		}
 		/* v2: our own cgroup must offer the controller. */
 		if (kind != 1 && (cg_read(own, "cgroup.controllers", buf,
-		    sizeof(buf)) == -1 || !cg_has(buf, ctrl))) {
+		    sizeof(buf)) == -1 || !word_listed(buf, ctrl))) {
 			snprintf(err, errlen, "%s/cgroup.controllers lacks %s",
 			    own, ctrl);
 			return (-1);

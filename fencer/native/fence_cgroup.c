@@ -96,20 +96,6 @@ fence_cg_is_v2(const char *dir)
 	return (statfs(dir, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC);
 }
 
-/* Whether a space separated list of controllers has ctrl. */
-static int
-fence_cg_has(const char *list, const char *ctrl)
-{
-	size_t	 len = strlen(ctrl);
-	const char *p;
-
-	for (p = list; (p = strstr(p, ctrl)) != NULL; p += len)
-		if ((p == list || p[-1] == ' ') &&
-		    (p[len] == ' ' || p[len] == '\n' || p[len] == '\0'))
-			return (1);
-	return (0);
-}
-
 /* The kernel keeps whole pages and clamps what it cannot count. */
 static int
 fence_cg_memory_check(const char *dir, const char *file, uint64_t want,
@@ -230,7 +216,7 @@ fence_cg_delegate_v2(int which, const char *parent, char *err, size_t errlen)
 	char	 buf[512], v[32];
 
 	if (fence_cg_read(parent, "cgroup.subtree_control", buf,
-	    sizeof(buf)) == 0 && fence_cg_has(buf, fence_cg_names[which]))
+	    sizeof(buf)) == 0 && word_listed(buf, fence_cg_names[which]))
 		return (0);
 	snprintf(v, sizeof(v), "+%s", fence_cg_names[which]);
 	return (fence_cg_write(parent, "cgroup.subtree_control", v, err,
