@@ -34,10 +34,11 @@ until "$build/bin/fencectl" -s "$dir/ctl.sock" show stats >/dev/null 2>&1; do
 	sleep 0.05
 done
 echo "fenced bench, $(nproc) cpus, $(uname -r), $runs runs each"
-"$build/bench/boot" "$dir/ctl.sock" "$runs"
-# The HTTP API: a token of root's, then SOCKET RUNS PORT TOKEN.
+# The HTTP API first, while no other fence is listed: a token of
+# root's, then SOCKET RUNS PORT TOKEN.
 token=$("$build/bin/fencectl" -s "$dir/ctl.sock" token 2>/dev/null)
 "$build/bench/http" "$dir/ctl.sock" "$runs" "$port" "$token"
+"$build/bench/boot" "$dir/ctl.sock" "$runs"
 for b in "$build"/bench/*; do
 	case "$b" in */boot|*/http) continue ;; esac
 	[ -x "$b" ] && "$b" "$dir/ctl.sock" "$runs"

@@ -28,7 +28,7 @@ static void	broker_nofile(const struct proc_args *);
 /* The broker talks to the parent and the fencer, never to the prober. */
 static const struct proc_peer broker_peers[] = {
 	{ PROC_PARENT,	broker_dispatch_parent },
-	{ PROC_FENCER,	fences_dispatch_fencer },
+	{ PROC_FENCER,	svc_dispatch_fencer },
 };
 
 struct proc_self broker_self = {

@@ -40,112 +40,71 @@ int	token_mint(uid_t, int, token_cb, void *, const char **,
 void	token_orphan(void *);
 
 
-/* fences.c */
-struct bqueued;
+/*
+ * service.c: the fence service, the one place the broker keeps fences'
+ * state and decides about them; control.c and http_api.c are its front
+ * ends.
+ */
 
-/* Requests waiting on a fence's first verdict: as many as its agent runs. */
-#define BFENCE_QUEUE_MAX	128
-#define BFENCE_QUEUE_BYTES	(8 * 1024 * 1024)
+/* Who asks, as the front end knows it (never from what a client says). */
+struct svc_who {
+	uid_t		 w_uid;		/* from the kernel, or the token */
+	int		 w_admin;	/* may act on others' fences */
+	int		 w_unbounded;	/* not held to exec inflight */
+	const char	*w_noun;	/* "fence" or "environment" */
+};
 
-struct bfence {
-	TAILQ_ENTRY(bfence)	 bf_entry;
-	struct msg_fence	 bf_info;	/* with the bearer; f_level */
-	struct imsgev		*bf_agent;
-	int			 bf_probing;	/* a probe runs */
-	char			*bf_boundary;	/* the last verdicts, JSON */
-	/*
-	 * Until the first probe's verdict is in, nothing but the probe
-	 * reaches the agent: other requests wait here (fences.c), and
-	 * after a stop of our own they wait for the fence to end.
-	 */
-	int			 bf_measured;
-	int			 bf_stopping;
-	TAILQ_HEAD(, bqueued)	 bf_queue;
-	unsigned int		 bf_nqueued;
-	size_t			 bf_queued_bytes;
-	int64_t			 bf_stopped_at;	/* monotonic s; 0: running */
+enum svc_what {
+	SVC_FENCE = 1,	/* a_fence, a_boundary, a_rendered */
+	SVC_VERDICT,	/* a_key, a_level, a_boundary */
+	SVC_RESULT,	/* a_result, and a_raw as the agent sent it */
+	SVC_IDENTITY,	/* a_git, its bearer wiped */
+	SVC_ERROR,	/* a_code, a_message */
+	SVC_END		/* after the fences of a stop of all */
 };
 
 /*
- * A stopped fence stays listed, state stopped with its reason, for
- * BFENCE_STOPPED_SECS, at most BFENCE_STOPPED_OWNER of one owner and
- * BFENCE_STOPPED_MAX in all; the oldest goes first, and a new boot of
- * the same owner and key replaces it.
+ * One answer to a front end.  Nothing in it outlives the callback but
+ * *a_rendered: a front end may keep its own rendering of a fence's
+ * state there (malloc'd), which the service frees when the state
+ * changes or the fence goes.
  */
-#define BFENCE_STOPPED_SECS	600
-#define BFENCE_STOPPED_OWNER	64
-#define BFENCE_STOPPED_MAX	1024
-
-/* Called for each fence listed, its bearer wiped; nonzero stops. */
-typedef int	(*fences_list_cb)(void *, const struct msg_fence *);
-
-enum breq_kind {
-	BREQ_FENCER = 1,	/* boot, stop, list */
-	BREQ_AGENT		/* exec, git */
+struct svc_answer {
+	enum svc_what		 a_what;
+	int			 a_last;	/* the request is over */
+	const struct msg_fence	*a_fence;	/* its bearer zero */
+	const char		*a_boundary;	/* the verdicts, JSON, or NULL */
+	char		       **a_rendered;	/* NULL: not from a record */
+	const char		*a_key;
+	int			 a_level;
+	const struct msg_result	*a_result;
+	const void		*a_raw;
+	size_t			 a_rawlen;
+	const struct msg_gitconfig *a_git;
+	const char		*a_code;
+	const char		*a_message;
 };
+typedef void	(*svc_cb)(void *, const struct svc_answer *);
 
-struct breq;
-typedef void	(*breq_cb)(struct breq *, uint32_t, struct imsg *);
-
-struct breq {
-	RB_ENTRY(breq)		 r_node;	/* by r_id */
-	TAILQ_ENTRY(breq)	 r_entry;
-	uint32_t		 r_id;
-	enum breq_kind		 r_kind;
-	uid_t			 r_owner;	/* with r_key: whose fence */
-	char			 r_key[FENCE_KEY_SIZE];	/* "" for all */
-	breq_cb			 r_cb;		/* NULL: maker gone */
-	void			*r_arg;
-	uint32_t		 r_parent;	/* the request this serves */
-	int			 r_want;	/* boot: the level required */
-	int			 r_owned;	/* breq_owner(): counted */
-	uid_t			 r_uid;		/* whose */
-	int			 r_exec;	/* a running command */
-};
-
-/* The requests in flight of one user, for the limits per user. */
-struct breq_user {
-	RB_ENTRY(breq_user)	 bu_node;
-	uid_t			 bu_uid;
-	unsigned int		 bu_reqs;
-	unsigned int		 bu_execs;
-};
-
-struct bfence	*bfence_find(uid_t, const char *);
-unsigned int	 bfence_running(void);
-struct breq	*breq_new(enum breq_kind, uid_t, const char *, breq_cb,
+void		 svc_boot(const struct svc_who *, struct msg_boot *, svc_cb,
 		    void *);
-void		 breq_owner(struct breq *, uid_t, int);
-void		 breq_done(struct breq *);
-void		 breq_orphan(void *);
-unsigned int	 breq_execs(uid_t);
-unsigned int	 breq_pending(uid_t);
-unsigned int	 breq_total(void);
-void		 fences_dispatch_fencer(struct imsgev *, struct imsg *, void *);
-int		 fences_to_fencer(struct breq *, uint32_t, const void *, size_t);
-void		 fences_stop(uid_t, const char *);
-int		 fences_to_agent(struct bfence *, struct breq *, uint32_t,
-		    const void *, size_t);
-int		 fences_to_agent_probe(struct bfence *, struct breq *,
-		    uint32_t, const void *, size_t);
-void		 fences_measured(uid_t, const char *);
-int		 fences_list(uid_t, int, uid_t, const char *, fences_list_cb,
+void		 svc_stop(const struct svc_who *, uid_t, const char *,
+		    svc_cb, void *);
+int		 svc_list(const struct svc_who *, uid_t, const char *,
+		    svc_cb, void *);
+void		 svc_probe(const struct svc_who *, uid_t, const char *, int,
+		    svc_cb, void *);
+void		 svc_exec(const struct svc_who *, struct msg_exec *, svc_cb,
 		    void *);
-
-/* probe.c */
-struct probe_result {
-	int		 pr_level;	/* enum probe_level */
-	const char	*pr_json;	/* the verdicts, or NULL */
-	const char	*pr_error;	/* NULL, or why there is no level */
-	const char	*pr_message;
-	int		 pr_want;	/* as given to probe_start() */
-	uid_t		 pr_owner;	/* whose fence, with the key */
-};
-typedef void	(*probe_done_cb)(void *, const char *,
-		    const struct probe_result *);
-
-int	probe_start(struct bfence *, probe_done_cb, void *, int, int);
-void	probe_violations(const char *, char *, size_t);
-void	probe_orphan(void *);
+void		 svc_git_config(const struct svc_who *,
+		    struct msg_gitconfig *, svc_cb, void *);
+void		 svc_git_init(const struct svc_who *, struct msg_gitinit *,
+		    svc_cb, void *);
+void		 svc_orphan(void *);
+unsigned int	 svc_running(void);
+unsigned int	 svc_pending(uid_t);
+unsigned int	 svc_total(void);
+void		 svc_violations(const char *, char *, size_t);
+void		 svc_dispatch_fencer(struct imsgev *, struct imsg *, void *);
 
 #endif /* BROKER_H */

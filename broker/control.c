@@ -79,16 +79,6 @@ static void	control_reply(struct ctl_conn *, uint32_t, const void *,
 		    size_t);
 static void	control_error(struct ctl_conn *, const char *, const char *,
 		    ...) __attribute__((format(printf, 3, 4)));
-static void	control_fence(struct ctl_conn *, struct msg_fence *);
-static void	control_relay_error(struct ctl_conn *, struct imsg *);
-static void	control_relay_result(struct ctl_conn *, struct imsg *);
-static void	control_relay_identity(struct ctl_conn *, struct imsg *);
-static void	control_require(struct ctl_conn *, const struct msg_fence *,
-		    int);
-static void	control_require_done(void *, const char *,
-		    const struct probe_result *);
-static void	control_probe_done(void *, const char *,
-		    const struct probe_result *);
 static void	control_token(void *, const struct msg_hosttoken *, int);
 
 void
@@ -263,9 +253,8 @@ control_is_admin(int fd, uid_t uid, gid_t gid)
 static void
 control_close(struct ctl_conn *cc)
 {
-	breq_orphan(cc);
+	svc_orphan(cc);
 	token_orphan(cc);
-	probe_orphan(cc);
 	TAILQ_REMOVE(&ctl_conns, cc, cc_entry);
 	ctl_nconns--;
 	evtimer_del(&cc->cc_idle);
@@ -416,7 +405,7 @@ control_show_stats(struct ctl_conn *cc)
 	st.st_ctl_active = ctl_nconns;
 	st.st_ctl_requests = broker_stats.bs_ctl_requests;
 	st.st_ctl_errors = broker_stats.bs_ctl_errors;
-	st.st_fences = bfence_running();
+	st.st_fences = svc_running();
 	st.st_verbose = log_getverbose();
 	if (msg_stats_encode(&st, &buf, &len) == -1) {
 		control_error(cc, "internal", "cannot encode statistics");
@@ -427,63 +416,13 @@ control_show_stats(struct ctl_conn *cc)
 	control_reply(cc, IMSG_CTL_END, NULL, 0);
 }
 
-/* Pass on what the fencer or an agent answered. */
 static void
-control_answer(struct breq *r, uint32_t type, struct imsg *imsg)
-{
-	struct ctl_conn	*cc = r->r_arg;
-	struct msg_fence info;
-
-	switch (type) {
-	case IMSG_FENCE_BOOTED:
-		/* Nothing runs in a fence before it earned what was asked. */
-		if (r->r_want != 0) {
-			if (msg_fence_decode(imsg->data, imsg->len, &info) ==
-			    -1)
-				fatalx("%s: bad fence", __func__);
-			control_require(cc, &info, r->r_want);
-			explicit_bzero(&info, sizeof(info));
-			break;
-		}
-		/* FALLTHROUGH */
-	case IMSG_FENCE_STOPPED:
-	case IMSG_FENCE_INFO:
-		/* Re-encoded without the bearer, which stays here. */
-		if (msg_fence_decode(imsg->data, imsg->len, &info) == -1)
-			fatalx("%s: bad fence", __func__);
-		control_fence(cc, &info);
-		explicit_bzero(&info, sizeof(info));
-		if (type != IMSG_FENCE_INFO && r->r_key[0] != '\0')
-			control_reply(cc, IMSG_CTL_END, NULL, 0);
-		break;
-	case IMSG_FENCE_FAILED:
-	case IMSG_AGENT_ERROR:
-		control_relay_error(cc, imsg);
-		break;
-	case IMSG_FENCE_END:
-		control_reply(cc, IMSG_CTL_END, NULL, 0);
-		break;
-	case IMSG_AGENT_RESULT:
-		control_relay_result(cc, imsg);
-		break;
-	case IMSG_AGENT_GIT_IDENTITY:
-		control_relay_identity(cc, imsg);
-		break;
-	default:
-		log_warnx("%s: unexpected %s", __func__, msg_type_name(type));
-		control_error(cc, "internal", "unexpected answer");
-		break;
-	}
-}
-
-static void
-control_fence(struct ctl_conn *cc, struct msg_fence *info)
+control_fence(struct ctl_conn *cc, const struct msg_fence *f)
 {
 	void		*buf;
 	size_t		 len;
 
-	explicit_bzero(info->f_bearer, sizeof(info->f_bearer));
-	if (msg_fence_encode(info, &buf, &len) == -1) {
+	if (msg_fence_encode(f, &buf, &len) == -1) {
 		log_warn("%s: encode", __func__);
 		return;
 	}
@@ -492,86 +431,77 @@ control_fence(struct ctl_conn *cc, struct msg_fence *info)
 }
 
 static void
-control_relay_error(struct ctl_conn *cc, struct imsg *imsg)
+control_verdict(struct ctl_conn *cc, const struct svc_answer *a)
 {
-	struct msg_error e;
-
-	if (msg_error_decode(imsg->data, imsg->len, &e) == -1) {
-		control_error(cc, "internal", "a malformed error came back");
-		return;
-	}
-	control_error(cc, e.e_code, "%s", e.e_message);
-}
-
-/* An agent's result, checked whole before it goes anywhere. */
-static void
-control_relay_result(struct ctl_conn *cc, struct imsg *imsg)
-{
-	struct msg_result rs;
-
-	if (msg_result_decode(imsg->data, imsg->len, &rs) == -1) {
-		control_error(cc, "agent-error", "the agent's answer was "
-		    "malformed");
-		return;
-	}
-	msg_result_free(&rs);
-	control_reply(cc, IMSG_CTL_RESULT, imsg->data, imsg->len);
-	control_reply(cc, IMSG_CTL_END, NULL, 0);
-}
-
-static void
-control_relay_identity(struct ctl_conn *cc, struct imsg *imsg)
-{
-	struct msg_gitconfig g;
+	struct msg_verdict v;
 	void		*buf;
 	size_t		 len;
 
-	if (msg_gitconfig_decode(imsg->data, imsg->len, &g) == -1) {
-		control_error(cc, "agent-error", "the agent's answer was "
-		    "malformed");
+	memset(&v, 0, sizeof(v));
+	strlcpy(v.v_key, a->a_key, sizeof(v.v_key));
+	v.v_level = a->a_level;
+	v.v_json = (char *)a->a_boundary;
+	if (msg_verdict_encode(&v, &buf, &len) == -1) {
+		log_warn("%s: encode", __func__);
 		return;
 	}
-	explicit_bzero(g.g_bearer, sizeof(g.g_bearer));
-	if (msg_gitconfig_encode(&g, &buf, &len) == -1) {
-		control_error(cc, "internal", "cannot encode identity");
+	control_reply(cc, IMSG_CTL_VERDICT, buf, len);
+	free(buf);
+}
+
+static void
+control_identity(struct ctl_conn *cc, const struct msg_gitconfig *g)
+{
+	void		*buf;
+	size_t		 len;
+
+	if (msg_gitconfig_encode(g, &buf, &len) == -1) {
+		log_warn("%s: encode", __func__);
 		return;
 	}
 	control_reply(cc, IMSG_CTL_GIT_IDENTITY, buf, len);
 	free(buf);
-	control_reply(cc, IMSG_CTL_END, NULL, 0);
 }
 
-/*
- * The owner a request names: none named (a plain KEY) is the asker's
- * own fence; root and the admin group may name another's (USER/KEY).
- */
-static uid_t
-control_owner(struct ctl_conn *cc, uid_t named)
+/* What the fence service answers, as fencectl reads it. */
+static void
+control_answer(void *arg, const struct svc_answer *a)
 {
-	return (named == MSG_OWNER_NONE ? cc->cc_uid : named);
-}
+	struct ctl_conn	*cc = arg;
 
-/*
- * Owner's fence KEY if the connection may act on it; else an error is
- * sent and NULL returned.  Another user's fence is "not-found", as a
- * fence that does not exist: whether it exists is not theirs to know.
- */
-static struct bfence *
-control_fence_for(struct ctl_conn *cc, uid_t named, const char *key)
-{
-	struct bfence	*bf;
-	uid_t		 owner = control_owner(cc, named);
-
-	if ((owner != cc->cc_uid && !cc->cc_admin) ||
-	    (bf = bfence_find(owner, key)) == NULL) {
-		if (owner == cc->cc_uid)
-			control_error(cc, "not-found", "no fence %s", key);
-		else
-			control_error(cc, "not-found", "no fence %u/%s",
-			    (unsigned)owner, key);
-		return (NULL);
+	switch (a->a_what) {
+	case SVC_FENCE:
+		control_fence(cc, a->a_fence);
+		break;
+	case SVC_VERDICT:
+		control_verdict(cc, a);
+		break;
+	case SVC_RESULT:
+		/* Decoded and checked whole by the service: as it came. */
+		control_reply(cc, IMSG_CTL_RESULT, a->a_raw, a->a_rawlen);
+		break;
+	case SVC_IDENTITY:
+		control_identity(cc, a->a_git);
+		break;
+	case SVC_ERROR:
+		control_error(cc, a->a_code, "%s", a->a_message);
+		return;		/* with its END */
+	case SVC_END:
+		break;
 	}
-	return (bf);
+	if (a->a_last)
+		control_reply(cc, IMSG_CTL_END, NULL, 0);
+}
+
+/* Who asks: the connection's credentials, never the message's fields. */
+static void
+control_who(const struct ctl_conn *cc, struct svc_who *w)
+{
+	w->w_uid = cc->cc_uid;
+	w->w_admin = cc->cc_admin;
+	/* Root is held only to the bounds in all (it can stop the daemon). */
+	w->w_unbounded = cc->cc_uid == 0;
+	w->w_noun = "fence";
 }
 
 /*
@@ -582,12 +512,12 @@ static int
 control_room(struct ctl_conn *cc)
 {
 	if (cc->cc_uid != 0 &&
-	    breq_pending(cc->cc_uid) >= CONTROL_PENDING_USER) {
+	    svc_pending(cc->cc_uid) >= CONTROL_PENDING_USER) {
 		control_error(cc, "too-many-requests", "at most %d requests "
 		    "of one user at once", CONTROL_PENDING_USER);
 		return (-1);
 	}
-	if (breq_total() >= CONTROL_PENDING_ALL) {
+	if (svc_total() >= CONTROL_PENDING_ALL) {
 		control_error(cc, "busy", "the daemon has %d requests in "
 		    "hand; try again in a moment", CONTROL_PENDING_ALL);
 		return (-1);
@@ -595,134 +525,21 @@ control_room(struct ctl_conn *cc)
 	return (0);
 }
 
-/* Send one request to a fence's agent, answered to this connection. */
-static void
-control_to_agent(struct ctl_conn *cc, struct bfence *bf, uint32_t type,
-    const void *buf, size_t len)
-{
-	struct breq	*r;
-
-	if (control_room(cc) == -1)
-		return;
-	if ((r = breq_new(BREQ_AGENT, bf->bf_info.f_owner, bf->bf_info.f_key,
-	    control_answer, cc)) == NULL)
-		fatal("%s: calloc", __func__);
-	breq_owner(r, cc->cc_uid, type == IMSG_AGENT_EXEC);
-	if (fences_to_agent(bf, r, type, buf, len) == -1) {
-		breq_done(r);
-		control_error(cc, "fence-stopped", "fence %s has no agent",
-		    bf->bf_info.f_key);
-	}
-}
-
 /*
- * A boot with `require': the answer waits for the first probe.  Below
- * what was asked, the fence is stopped and the boot fails with every
- * violation the prober named.
- */
-static void
-control_require(struct ctl_conn *cc, const struct msg_fence *info, int want)
-{
-	struct bfence	*bf;
-
-	if ((bf = bfence_find(info->f_owner, info->f_key)) == NULL) {
-		control_error(cc, "boot-failed", "fence %s is gone",
-		    info->f_key);
-		return;
-	}
-	if (probe_start(bf, control_require_done, cc, want, 0) == -1) {
-		fences_stop(info->f_owner, info->f_key);
-		control_error(cc, "require-not-met", "fence %s: cannot "
-		    "measure it, so it cannot promise %s", info->f_key,
-		    tier_name(want));
-	}
-}
-
-static void
-control_require_done(void *arg, const char *key, const struct probe_result *pr)
-{
-	struct ctl_conn	*cc = arg;
-	struct bfence	*bf;
-	char		 why[MSG_ERROR_TEXT_MAX];
-
-	if (pr->pr_error == NULL &&
-	    level_satisfies(pr->pr_level, level_of_tier(pr->pr_want)) &&
-	    (bf = bfence_find(pr->pr_owner, key)) != NULL) {
-		struct msg_fence info = bf->bf_info;
-
-		control_fence(cc, &info);
-		control_reply(cc, IMSG_CTL_END, NULL, 0);
-		return;
-	}
-	fences_stop(pr->pr_owner, key);
-	if (pr->pr_error != NULL)
-		control_error(cc, "require-not-met", "fence %s was stopped: "
-		    "%s: %s", key, pr->pr_error, pr->pr_message);
-	else {
-		probe_violations(pr->pr_json, why, sizeof(why));
-		control_error(cc, "require-not-met", "fence %s measured %s, "
-		    "required %s; stopped: %s", key, level_name(pr->pr_level),
-		    tier_name(pr->pr_want), why);
-	}
-}
-
-static void
-control_probe_done(void *arg, const char *key, const struct probe_result *pr)
-{
-	struct ctl_conn	*cc = arg;
-	struct msg_verdict v;
-	void		*buf;
-	size_t		 len;
-
-	if (pr->pr_error != NULL) {
-		control_error(cc, pr->pr_error, "%s", pr->pr_message);
-		return;
-	}
-	memset(&v, 0, sizeof(v));
-	strlcpy(v.v_key, key, sizeof(v.v_key));
-	v.v_level = pr->pr_level;
-	v.v_json = (char *)pr->pr_json;
-	if (msg_verdict_encode(&v, &buf, &len) == -1) {
-		control_error(cc, "internal", "cannot encode the verdict");
-		return;
-	}
-	control_reply(cc, IMSG_CTL_VERDICT, buf, len);
-	free(buf);
-	control_reply(cc, IMSG_CTL_END, NULL, 0);
-}
-
-/*
- * Fence requests.  Who asks comes from the connection's credentials,
- * never from the message: the owner and admin fields a client sends are
- * overwritten.  Each handler returns -1 for a message it cannot decode.
+ * Fence requests, each one call of the fence service.  Each handler
+ * returns -1 for a message it cannot decode.
  */
 static int
 control_boot(struct ctl_conn *cc, struct imsg *imsg)
 {
 	struct msg_boot	 b;
-	struct breq	*r;
-	void		*buf;
-	size_t		 len;
-	int		 want;
+	struct svc_who	 w;
 
 	if (msg_boot_decode(imsg->data, imsg->len, &b) == -1)
 		return (-1);
-	b.b_owner = cc->cc_uid;
-	b.b_admin = cc->cc_admin;
-	/* The fencer builds; whether it earned `require' is ours. */
-	want = b.b_require;
-	b.b_require = 0;
-	if (control_room(cc) == -1)
-		return (0);
-	if ((r = breq_new(BREQ_FENCER, b.b_owner, b.b_key,
-	    control_answer, cc)) == NULL ||
-	    msg_boot_encode(&b, &buf, &len) == -1 ||
-	    fences_to_fencer(r, IMSG_FENCE_BOOT, buf, len) == -1)
-		fatal("%s: boot to fencer", __func__);
-	breq_owner(r, cc->cc_uid, 0);
-	r->r_want = want;
-	explicit_bzero(buf, len);
-	free(buf);
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_boot(&w, &b, control_answer, cc);
 	return (0);
 }
 
@@ -730,71 +547,30 @@ static int
 control_probe(struct ctl_conn *cc, struct imsg *imsg)
 {
 	struct msg_fence_req q;
-	struct bfence	*bf;
+	struct svc_who	 w;
 
 	if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
 		return (-1);
-	if ((bf = control_fence_for(cc, q.r_owner, q.r_key)) != NULL &&
-	    probe_start(bf, control_probe_done, cc, 0, 1) == -1)
-		control_error(cc, "internal", "cannot start a probe");
+	control_who(cc, &w);
+	svc_probe(&w, q.r_owner, q.r_key, 1, control_answer, cc);
 	return (0);
 }
 
-static int
-control_list_one(void *arg, const struct msg_fence *f)
-{
-	struct ctl_conn	*cc = arg;
-	struct msg_fence info = *f;
-
-	control_fence(cc, &info);
-	explicit_bzero(&info, sizeof(info));
-	return (0);
-}
-
-/*
- * IMSG_CTL_STOP is passed on to the fencer; IMSG_CTL_LIST is answered
- * from the broker's state (stopped fences too, for a while), ending
- * with END.
- */
+/* IMSG_CTL_LIST is answered from the service's state, ending with END. */
 static int
 control_stop_list(struct ctl_conn *cc, struct imsg *imsg)
 {
 	struct msg_fence_req q;
-	struct breq	*r;
-	void		*buf;
-	size_t		 len;
-	int		 list = imsg->hdr.ih_type == IMSG_CTL_LIST;
+	struct svc_who	 w;
 
 	if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
 		return (-1);
-	q.r_uid = cc->cc_uid;
-	q.r_admin = cc->cc_admin;
-	if (q.r_key[0] == '\0')
-		q.r_owner = MSG_OWNER_NONE;	/* all it may see */
-	else {
-		q.r_owner = control_owner(cc, q.r_owner);
-		if (q.r_owner != cc->cc_uid && !cc->cc_admin) {
-			control_error(cc, "not-found", "no fence %u/%s",
-			    (unsigned)q.r_owner, q.r_key);
-			return (0);
-		}
-	}
-	if (list) {
-		fences_list(cc->cc_uid, cc->cc_admin, q.r_owner, q.r_key,
-		    control_list_one, cc);
-		control_reply(cc, IMSG_CTL_END, NULL, 0);
-		return (0);
-	}
-	if (control_room(cc) == -1)
-		return (0);
-	if ((r = breq_new(BREQ_FENCER, q.r_owner, q.r_key, control_answer,
-	    cc)) == NULL ||
-	    msg_fence_req_encode(&q, &buf, &len) == -1 ||
-	    fences_to_fencer(r, IMSG_FENCE_STOP, buf, len) == -1)
-		fatal("%s: request to fencer", __func__);
-	breq_owner(r, cc->cc_uid, 0);
-	explicit_bzero(buf, len);
-	free(buf);
+	control_who(cc, &w);
+	if (imsg->hdr.ih_type == IMSG_CTL_LIST) {
+		if (svc_list(&w, q.r_owner, q.r_key, control_answer, cc) != -1)
+			control_reply(cc, IMSG_CTL_END, NULL, 0);
+	} else if (control_room(cc) == 0)
+		svc_stop(&w, q.r_owner, q.r_key, control_answer, cc);
 	return (0);
 }
 
@@ -802,33 +578,14 @@ static int
 control_exec(struct ctl_conn *cc, struct imsg *imsg)
 {
 	struct msg_exec	 x;
-	struct bfence	*bf;
-	void		*buf = NULL;
-	size_t		 len = 0;
+	struct svc_who	 w;
 
 	if (msg_exec_decode(imsg->data, imsg->len, &x) == -1)
 		return (-1);
-	if ((bf = control_fence_for(cc, x.x_owner, x.x_key)) != NULL &&
-	    cc->cc_uid != 0 && breq_execs(cc->cc_uid) >=
-	    broker_self.ps_conf.c_exec_inflight_user)
-		control_error(cc, "too-many-execs", "at most %u commands of "
-		    "one user run at once",
-		    broker_self.ps_conf.c_exec_inflight_user);
-	else if (bf != NULL) {
-		memcpy(x.x_bearer, bf->bf_info.f_bearer, sizeof(x.x_bearer));
-		if (msg_exec_encode(&x, &buf, &len) == -1) {
-			buf = NULL;
-			control_error(cc, "bad-request", "cannot encode the "
-			    "command");
-		} else
-			control_to_agent(cc, bf, IMSG_AGENT_EXEC, buf, len);
-	}
-	explicit_bzero(x.x_bearer, sizeof(x.x_bearer));
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_exec(&w, &x, control_answer, cc);
 	msg_exec_free(&x);
-	if (buf != NULL) {
-		explicit_bzero(buf, len);
-		free(buf);
-	}
 	return (0);
 }
 
@@ -836,21 +593,14 @@ static int
 control_git_config(struct ctl_conn *cc, struct imsg *imsg)
 {
 	struct msg_gitconfig g;
-	struct bfence	*bf;
-	void		*buf;
-	size_t		 len;
+	struct svc_who	 w;
 
 	if (msg_gitconfig_decode(imsg->data, imsg->len, &g) == -1)
 		return (-1);
-	if ((bf = control_fence_for(cc, g.g_owner, g.g_key)) == NULL)
-		return (0);
-	memcpy(g.g_bearer, bf->bf_info.f_bearer, sizeof(g.g_bearer));
-	if (msg_gitconfig_encode(&g, &buf, &len) == -1)
-		fatal("%s: encode", __func__);
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_git_config(&w, &g, control_answer, cc);
 	explicit_bzero(&g, sizeof(g));
-	control_to_agent(cc, bf, IMSG_AGENT_GIT_CONFIG, buf, len);
-	explicit_bzero(buf, len);
-	free(buf);
 	return (0);
 }
 
@@ -858,21 +608,13 @@ static int
 control_git_init(struct ctl_conn *cc, struct imsg *imsg)
 {
 	struct msg_gitinit gi;
-	struct bfence	*bf;
-	void		*buf;
-	size_t		 len;
+	struct svc_who	 w;
 
 	if (msg_gitinit_decode(imsg->data, imsg->len, &gi) == -1)
 		return (-1);
-	if ((bf = control_fence_for(cc, gi.gi_owner, gi.gi_key)) == NULL)
-		return (0);
-	memcpy(gi.gi_bearer, bf->bf_info.f_bearer, sizeof(gi.gi_bearer));
-	if (msg_gitinit_encode(&gi, &buf, &len) == -1)
-		fatal("%s: encode", __func__);
-	explicit_bzero(&gi, sizeof(gi));
-	control_to_agent(cc, bf, IMSG_AGENT_GIT_INIT, buf, len);
-	explicit_bzero(buf, len);
-	free(buf);
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_git_init(&w, &gi, control_answer, cc);
 	return (0);
 }
 

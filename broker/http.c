@@ -405,10 +405,9 @@ http_conn_release(struct hconn *hc)
 	http_conn_unwatch(hc);
 	if ((hr = hc->hc_req) != NULL) {
 		hc->hc_req = NULL;
-		breq_orphan(hr);
-		probe_orphan(hr);
+		svc_orphan(hr);
 		if (hr->hr_list != NULL)
-			json_decref(hr->hr_list);
+			evbuffer_free(hr->hr_list);
 		free(hr);
 	}
 	if (hc->hc_evcon != NULL)
@@ -906,41 +905,79 @@ http_json_out(const char *buf, size_t len, void *arg)
 }
 
 /*
- * Answer hr with status and body (taken over) and forget it: whatever
- * else its fencer or agent request still says goes nowhere.
+ * Send what hr's output buffer holds with status, and forget hr:
+ * whatever else its request to the fence service says goes nowhere.
  */
-void
-http_reply(struct hreq *hr, int status, json_t *body)
+static void
+http_send(struct hreq *hr, int status)
 {
 	struct evhttp_request *req = hr->hr_req;
 	struct hconn	*hc = hr->hr_conn;
-	struct evbuffer	*out;
 
 	if (hc != NULL) {
 		http_conn_unwatch(hc);
 		hc->hc_req = NULL;
 	}
-	breq_orphan(hr);
-	probe_orphan(hr);
-	out = evhttp_request_get_output_buffer(req);
-	if (body == NULL || json_dump_callback(body, http_json_out, out,
-	    JSON_COMPACT) == -1) {
-		evbuffer_drain(out, evbuffer_get_length(out));
-		evbuffer_add_printf(out, "{\"error\":\"internal\","
-		    "\"message\":\"cannot encode the answer\"}");
-		status = 500;
-	}
-	evbuffer_add(out, "\n", 1);
+	svc_orphan(hr);
+	evbuffer_add(evhttp_request_get_output_buffer(req), "\n", 1);
 	http_header(hr, "Content-Type", "application/json");
 	http_header(hr, "Cache-Control", "no-store");
 	http_header(hr, "X-Content-Type-Options", "nosniff");
-	if (body != NULL)
-		json_decref(body);
 	if (hr->hr_list != NULL)
-		json_decref(hr->hr_list);
+		evbuffer_free(hr->hr_list);
 	free(hr);
 	/* The request, and perhaps the connection, are evhttp's again. */
 	evhttp_send_reply(req, status, http_reason(status), NULL);
+}
+
+static void
+http_internal(struct evbuffer *out)
+{
+	evbuffer_drain(out, evbuffer_get_length(out));
+	evbuffer_add_printf(out, "{\"error\":\"internal\","
+	    "\"message\":\"cannot encode the answer\"}");
+}
+
+/* Answer hr with status and body (taken over, NULL: it failed). */
+void
+http_reply(struct hreq *hr, int status, json_t *body)
+{
+	struct evbuffer	*out = evhttp_request_get_output_buffer(hr->hr_req);
+
+	if (body == NULL || json_dump_callback(body, http_json_out, out,
+	    JSON_COMPACT) == -1) {
+		http_internal(out);
+		status = 500;
+	}
+	if (body != NULL)
+		json_decref(body);
+	http_send(hr, status);
+}
+
+/* Answer hr with status and a body of JSON text (NULL: it failed). */
+void
+http_reply_text(struct hreq *hr, int status, const char *text, size_t len)
+{
+	struct evbuffer	*out = evhttp_request_get_output_buffer(hr->hr_req);
+
+	if (text == NULL || evbuffer_add(out, text, len) == -1) {
+		http_internal(out);
+		status = 500;
+	}
+	http_send(hr, status);
+}
+
+/* Answer hr with status and the body gathered in body (NULL: it failed). */
+void
+http_reply_buffer(struct hreq *hr, int status, struct evbuffer *body)
+{
+	struct evbuffer	*out = evhttp_request_get_output_buffer(hr->hr_req);
+
+	if (body == NULL || evbuffer_add_buffer(out, body) == -1) {
+		http_internal(out);
+		status = 500;
+	}
+	http_send(hr, status);
 }
 
 /* An error, with more fields in extra (taken over, may be NULL). */

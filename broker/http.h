@@ -12,6 +12,7 @@
 
 #include "fenced.h"
 
+struct evbuffer;
 struct evhttp_request;
 struct hconn;
 
@@ -23,8 +24,9 @@ struct hreq {
 	int			 hr_endpoint;	/* enum http_endpoint */
 	char			 hr_key[FENCE_KEY_SIZE];
 	int			 hr_base64;	/* output asked as base64 */
-	int			 hr_want;	/* boot: the tier required */
-	json_t			*hr_list;	/* fences gathered for it */
+	int			 hr_created;	/* a boot: 201 for its fence */
+	int			 hr_listed;	/* fences gathered in hr_list */
+	struct evbuffer		*hr_list;	/* their JSON, comma-separated */
 };
 
 /* The header that carries the host token. */
@@ -32,6 +34,8 @@ struct hreq {
 
 /* http.c */
 void	 http_reply(struct hreq *, int, json_t *);
+void	 http_reply_text(struct hreq *, int, const char *, size_t);
+void	 http_reply_buffer(struct hreq *, int, struct evbuffer *);
 void	 http_error(struct hreq *, int, const char *, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
 void	 http_error_with(struct hreq *, int, const char *, const char *,

@@ -3,8 +3,8 @@
  *
  * A request that passed http.c (token, connection limits) is routed
  * here by path and method, its body checked whole, and only then turned
- * into the same messages the control socket sends: a breq to the fencer
- * or to the fence's agent, answered through http_api_answer().  Nothing
+ * into calls of the fence service (service.c), as the control socket
+ * does; its answers come back through api_answer().  Nothing
  * is sent anywhere for a request that is refused.
  */
 #include <sys/types.h>
@@ -94,13 +94,15 @@ static const struct {
 	{ "exec-unpaired",		403 },
 	{ "exec-bad-request",		400 },
 	{ "exec-busy",			429 },
+	{ "too-many-execs",		429 },
+	{ "bad-request",		400 },
 	{ "exec-failed",		422 },
 	{ "git-not-installed",		501 },
 	{ "git-bad-value",		400 },
 	{ "git-config-failed",		500 },
 };
 
-static void	api_answer(struct breq *, uint32_t, struct imsg *);
+static void	api_answer(void *, const struct svc_answer *);
 
 int
 http_api_status(const char *code)
@@ -250,17 +252,15 @@ api_reason(int r)
 }
 
 /*
- * The verdicts of the fence's last probe, as the broker keeps them for a
- * running fence; null before one, or once the fence is gone.
+ * The verdicts of the fence's last probe, as the service keeps them for
+ * a running fence; null before one, or once the fence is gone.
  */
 static json_t *
-api_boundary(uid_t owner, const char *key)
+api_boundary(const char *verdicts)
 {
-	struct bfence	*bf;
 	json_t		*j;
 
-	if ((bf = bfence_find(owner, key)) == NULL || bf->bf_boundary == NULL ||
-	    (j = json_loads(bf->bf_boundary, 0, NULL)) == NULL)
+	if (verdicts == NULL || (j = json_loads(verdicts, 0, NULL)) == NULL)
 		return (json_null());
 	return (j);
 }
@@ -270,7 +270,7 @@ api_boundary(uid_t owner, const char *key)
  * 5), "unmeasured" before the first probe.
  */
 static json_t *
-api_fence(const struct msg_fence *f)
+api_fence(const struct msg_fence *f, const char *verdicts)
 {
 	const struct msg_timings *t = &f->f_timings;
 
@@ -284,7 +284,7 @@ api_fence(const struct msg_fence *f)
 	    "state", fence_state_name(f->f_state),
 	    "reason", api_reason(f->f_reason),
 	    "level", level_name(f->f_level),
-	    "boundary", api_boundary(f->f_owner, f->f_key),
+	    "boundary", api_boundary(verdicts),
 	    "home", f->f_home,
 	    "homeUsed", (json_int_t)f->f_home_used,
 	    "homeLimit", (json_int_t)f->f_home_limit,
@@ -302,6 +302,33 @@ api_fence(const struct msg_fence *f)
 	    "execUs", (json_int_t)t->t_exec_us,
 	    "agentReadyUs", (json_int_t)t->t_agent_us,
 	    "probeUs"));
+}
+
+/*
+ * A fence's state as JSON text.  One of the service's records is
+ * rendered once per change of its state and kept there (a_rendered);
+ * otherwise *mine says the caller frees it.  NULL when it failed.
+ */
+static const char *
+api_fence_text(const struct svc_answer *a, char **mine)
+{
+	json_t		*j;
+	char		*s;
+
+	*mine = NULL;
+	if (a->a_rendered != NULL && *a->a_rendered != NULL)
+		return (*a->a_rendered);
+	if ((j = api_fence(a->a_fence, a->a_boundary)) == NULL)
+		return (NULL);
+	s = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	if (s == NULL)
+		return (NULL);
+	if (a->a_rendered != NULL)
+		*a->a_rendered = s;
+	else
+		*mine = s;
+	return (s);
 }
 
 /*
@@ -602,118 +629,90 @@ api_read(struct hreq *hr, json_t *o, const struct api_fields *t, void *dst)
 #define API_U32(s, m)		offsetof(s, m), sizeof(uint32_t)
 #define API_U64(s, m)		offsetof(s, m), sizeof(uint64_t)
 
-/* The fence KEY if hr's user owns it; else 404, as for no fence. */
-static struct bfence *
-api_own_fence(struct hreq *hr)
-{
-	struct bfence	*bf;
-
-	if ((bf = bfence_find(hr->hr_uid, hr->hr_key)) == NULL ||
-	    bf->bf_info.f_owner != hr->hr_uid) {
-		http_error(hr, 404, "not-found", "no environment %s",
-		    hr->hr_key);
-		return (NULL);
-	}
-	return (bf);
-}
-
+/* Who asks: the token's owner, who acts on their own fences alone. */
 static void
-api_to_fencer(struct hreq *hr, const char *key, uint32_t type, void *buf,
-    size_t len)
+api_who(const struct hreq *hr, struct svc_who *w)
 {
-	struct breq	*r;
-
-	/* A token acts on its owner's fences alone. */
-	if ((r = breq_new(BREQ_FENCER, hr->hr_uid, key, api_answer,
-	    hr)) == NULL)
-		fatal("%s: calloc", __func__);
-	if (fences_to_fencer(r, type, buf, len) == -1)
-		fatal("%s: to fencer", __func__);
+	w->w_uid = hr->hr_uid;
+	w->w_admin = 0;
+	w->w_unbounded = 0;	/* a token is not root, even root's */
+	w->w_noun = "environment";
 }
 
+/* One fence of a list, gathered as text. */
 static void
-api_to_agent(struct hreq *hr, struct bfence *bf, uint32_t type, void *buf,
-    size_t len, int exec)
+api_list_one(void *arg, const struct svc_answer *a)
 {
-	struct breq	*r;
+	struct hreq	*hr = arg;
+	const char	*text;
+	char		*mine;
 
-	if ((r = breq_new(BREQ_AGENT, bf->bf_info.f_owner, bf->bf_info.f_key,
-	    api_answer, hr)) == NULL)
-		fatal("%s: calloc", __func__);
-	breq_owner(r, hr->hr_uid, exec);
-	if (fences_to_agent(bf, r, type, buf, len) == -1) {
-		breq_done(r);
-		http_error(hr, 409, "fence-stopped", "environment %s has no "
-		    "agent", bf->bf_info.f_key);
+	if (hr->hr_list == NULL)
+		return;
+	if ((text = api_fence_text(a, &mine)) == NULL ||
+	    (hr->hr_listed > 0 && evbuffer_add(hr->hr_list, ",", 1) == -1) ||
+	    evbuffer_add(hr->hr_list, text, strlen(text)) == -1) {
+		evbuffer_free(hr->hr_list);
+		hr->hr_list = NULL;
 	}
-}
-
-static int
-api_list_one(void *arg, const struct msg_fence *f)
-{
-	json_t		*list = arg, *j;
-
-	/* On failure the list is emptied: fewer than were counted. */
-	if ((j = api_fence(f)) == NULL ||
-	    json_array_append_new(list, j) == -1) {
-		json_array_clear(list);
-		return (1);
-	}
-	return (0);
+	hr->hr_listed++;
+	free(mine);
 }
 
 /*
  * GET /api/environments and GET /api/environments/KEY, from the state
- * the broker keeps: a token sees its owner's fences alone, stopped ones
- * for a while too (broker.h).
+ * the service keeps: a token sees its owner's fences alone, stopped ones
+ * for a while too.
  */
 static void
-api_show_list(struct hreq *hr, const char *key)
+api_state(struct hreq *hr, const char *key)
 {
-	size_t		 n;
+	struct svc_who	 w;
+	struct evbuffer	*body;
+	int		 n;
 
-	if ((hr->hr_list = json_array()) == NULL)
-		n = 0;
-	else
-		n = fences_list(hr->hr_uid, 0, MSG_OWNER_NONE, key,
-		    api_list_one, hr->hr_list);
-	if (hr->hr_list == NULL || json_array_size(hr->hr_list) != n) {
+	api_who(hr, &w);
+	if ((hr->hr_list = evbuffer_new()) == NULL) {
 		http_error(hr, 500, "internal", "cannot encode the "
 		    "environments");
 		return;
 	}
-	if (key[0] == '\0')
-		http_reply(hr, 200, json_pack("{s:O}", "environments",
-		    hr->hr_list));
-	else if (json_array_size(hr->hr_list) == 1)
-		http_reply(hr, 200, json_incref(json_array_get(hr->hr_list,
-		    0)));
-	else
-		http_error(hr, 404, "not-found", "no environment %s", key);
-}
-
-/* DELETE /api/environments/KEY */
-static void
-api_list(struct hreq *hr, const char *key, int stop)
-{
-	struct msg_fence_req q;
-	void		*buf;
-	size_t		 len;
-
-	if (!stop) {
-		api_show_list(hr, key);
+	n = svc_list(&w, MSG_OWNER_NONE, key, api_list_one, hr);
+	if (hr->hr_list == NULL) {
+		http_error(hr, 500, "internal", "cannot encode the "
+		    "environments");
 		return;
 	}
-	memset(&q, 0, sizeof(q));
-	strlcpy(q.r_key, key, sizeof(q.r_key));
-	q.r_owner = hr->hr_uid;
-	q.r_uid = hr->hr_uid;
-	q.r_admin = 0;		/* a token acts on its owner's alone */
-	if (msg_fence_req_encode(&q, &buf, &len) == -1)
-		fatal("%s: encode", __func__);
-	/* A stop ends with STOPPED. */
-	api_to_fencer(hr, key, IMSG_FENCE_STOP, buf, len);
-	free(buf);
+	if (key[0] != '\0') {
+		if (n == 1)
+			http_reply_buffer(hr, 200, hr->hr_list);
+		else
+			http_error(hr, 404, "not-found", "no environment %s",
+			    key);
+		return;
+	}
+	if ((body = evbuffer_new()) == NULL ||
+	    evbuffer_add_printf(body, "{\"environments\":[") == -1 ||
+	    evbuffer_add_buffer(body, hr->hr_list) == -1 ||
+	    evbuffer_add(body, "]}", 2) == -1) {
+		if (body != NULL)
+			evbuffer_free(body);
+		http_error(hr, 500, "internal", "cannot encode the "
+		    "environments");
+		return;
+	}
+	http_reply_buffer(hr, 200, body);
+	evbuffer_free(body);
+}
+
+/* DELETE /api/environments/KEY: answered with its last state. */
+static void
+api_stop(struct hreq *hr)
+{
+	struct svc_who	 w;
+
+	api_who(hr, &w);
+	svc_stop(&w, MSG_OWNER_NONE, hr->hr_key, api_answer, hr);
 }
 
 /* tier and require: L1, L1.5 or L2. */
@@ -729,9 +728,9 @@ api_boot_tier(struct hreq *hr, const struct api_field *f,
 		    f->af_name);
 		return (-1);
 	}
-	/* The fencer builds; whether it earned `require' is ours. */
+	/* The fencer builds; whether it earned `require' the service decides. */
 	if (strcmp(f->af_name, "require") == 0)
-		hr->hr_want = t;
+		b->b_require = t;
 	else
 		b->b_tier = t;
 	return (0);
@@ -799,32 +798,18 @@ static void
 api_boot(struct hreq *hr)
 {
 	struct msg_boot	 b;
+	struct svc_who	 w;
 	json_t		*o;
-	size_t		 len;
-	void		*buf;
 
 	if ((o = api_body(hr, 0)) == NULL)
 		return;
 	memset(&b, 0, sizeof(b));
 	strlcpy(b.b_key, hr->hr_key, sizeof(b.b_key));
-	b.b_owner = hr->hr_uid;
-	b.b_admin = 0;
-	if (api_read(hr, o, &api_boot_body, &b) == -1)
-		goto done;
-	/* A fence is named by its owner and key: others' keys are theirs. */
-	if (bfence_find(b.b_owner, b.b_key) != NULL) {
-		http_error(hr, 409, "exists", "environment %s is already "
-		    "running", b.b_key);
-		goto done;
+	if (api_read(hr, o, &api_boot_body, &b) == 0) {
+		api_who(hr, &w);
+		hr->hr_created = 1;
+		svc_boot(&w, &b, api_answer, hr);
 	}
-	if (msg_boot_encode(&b, &buf, &len) == -1) {
-		http_error(hr, 400, "bad-request", "cannot encode the boot "
-		    "request");
-		goto done;
-	}
-	api_to_fencer(hr, b.b_key, IMSG_FENCE_BOOT, buf, len);
-	free(buf);
- done:
 	json_decref(o);
 }
 
@@ -1025,39 +1010,20 @@ static const struct api_fields api_exec_body =
 static void
 api_exec(struct hreq *hr)
 {
-	const struct fenced_config *c = &broker_self.ps_conf;
 	struct api_exec	 e;
 	struct msg_exec	*x = &e.e_x;
-	struct bfence	*bf;
+	struct svc_who	 w;
 	json_t		*o;
-	size_t		 len;
-	void		*buf = NULL;
 
 	/* hr is gone once answered: what the cleanup needs is kept here. */
 	memset(&e, 0, sizeof(e));
 	if ((o = api_body(hr, 1)) == NULL)
 		return;
-	if (api_read(hr, o, &api_exec_body, &e) == -1)
-		goto done;
-	if ((bf = api_own_fence(hr)) == NULL)
-		goto done;
-	if (breq_execs(hr->hr_uid) >= c->c_exec_inflight_user) {
-		http_header(hr, "Retry-After", "1");
-		http_error(hr, 429, "too-many-execs", "at most %u commands "
-		    "of one user run at once", c->c_exec_inflight_user);
-		goto done;
-	}
-	memcpy(x->x_bearer, bf->bf_info.f_bearer, sizeof(x->x_bearer));
-	if (msg_exec_encode(x, &buf, &len) == -1) {
-		buf = NULL;
-		http_error(hr, 400, "bad-request", "cannot encode the command");
-	} else
-		api_to_agent(hr, bf, IMSG_AGENT_EXEC, buf, len, 1);
- done:
-	explicit_bzero(x->x_bearer, sizeof(x->x_bearer));
-	if (buf != NULL) {
-		explicit_bzero(buf, len);
-		free(buf);
+	if (api_read(hr, o, &api_exec_body, &e) == 0) {
+		strlcpy(x->x_key, hr->hr_key, sizeof(x->x_key));
+		x->x_owner = MSG_OWNER_NONE;
+		api_who(hr, &w);
+		svc_exec(&w, x, api_answer, hr);
 	}
 	if (e.e_b64)
 		free(x->x_stdin);
@@ -1117,10 +1083,8 @@ static void
 api_git_config(struct hreq *hr, int write)
 {
 	struct msg_gitconfig g;
-	struct bfence	*bf;
+	struct svc_who	 w;
 	json_t		*o = NULL;
-	size_t		 len;
-	void		*buf;
 
 	memset(&g, 0, sizeof(g));
 	if (write) {
@@ -1129,16 +1093,10 @@ api_git_config(struct hreq *hr, int write)
 		if (api_read(hr, o, &api_git_config_body, &g) == -1)
 			goto done;
 	}
-	if ((bf = api_own_fence(hr)) == NULL)
-		goto done;
-	memcpy(g.g_bearer, bf->bf_info.f_bearer, sizeof(g.g_bearer));
-	if (msg_gitconfig_encode(&g, &buf, &len) == -1)
-		http_error(hr, 400, "bad-request", "cannot encode the request");
-	else {
-		api_to_agent(hr, bf, IMSG_AGENT_GIT_CONFIG, buf, len, 0);
-		explicit_bzero(buf, len);
-		free(buf);
-	}
+	strlcpy(g.g_key, hr->hr_key, sizeof(g.g_key));
+	g.g_owner = MSG_OWNER_NONE;
+	api_who(hr, &w);
+	svc_git_config(&w, &g, api_answer, hr);
  done:
 	explicit_bzero(&g, sizeof(g));
 	json_decref(o);
@@ -1166,95 +1124,36 @@ static void
 api_git_init(struct hreq *hr)
 {
 	struct msg_gitinit gi;
-	struct bfence	*bf;
+	struct svc_who	 w;
 	json_t		*o;
-	size_t		 len;
-	void		*buf;
 
 	memset(&gi, 0, sizeof(gi));
 	if ((o = api_body(hr, 0)) == NULL)
 		return;
-	if (api_read(hr, o, &api_git_init_body, &gi) == -1)
-		goto done;
-	if ((bf = api_own_fence(hr)) == NULL)
-		goto done;
-	memcpy(gi.gi_bearer, bf->bf_info.f_bearer, sizeof(gi.gi_bearer));
-	if (msg_gitinit_encode(&gi, &buf, &len) == -1)
-		http_error(hr, 400, "bad-request", "cannot encode the request");
-	else {
-		api_to_agent(hr, bf, IMSG_AGENT_GIT_INIT, buf, len, 0);
-		explicit_bzero(buf, len);
-		free(buf);
+	if (api_read(hr, o, &api_git_init_body, &gi) == 0) {
+		strlcpy(gi.gi_key, hr->hr_key, sizeof(gi.gi_key));
+		gi.gi_owner = MSG_OWNER_NONE;
+		api_who(hr, &w);
+		svc_git_init(&w, &gi, api_answer, hr);
 	}
- done:
 	explicit_bzero(&gi, sizeof(gi));
 	json_decref(o);
 }
 
-/* Answers from the fencer and from agents. */
-
-/*
- * A boot with "require" is answered after the fence's first probe: below
- * what was asked, the fence is stopped and the boot fails, naming every
- * violation (as the control socket's boot does).
- */
-static void
-api_require_done(void *arg, const char *key, const struct probe_result *pr)
-{
-	struct hreq	*hr = arg;
-	struct bfence	*bf;
-	char		 why[MSG_ERROR_TEXT_MAX];
-	json_t		*j;
-
-	if (pr->pr_error == NULL &&
-	    level_satisfies(pr->pr_level, level_of_tier(pr->pr_want)) &&
-	    (bf = bfence_find(pr->pr_owner, key)) != NULL) {
-		if ((j = api_fence(&bf->bf_info)) == NULL)
-			http_error(hr, 500, "internal", "cannot encode the "
-			    "environment");
-		else
-			http_reply(hr, 201, j);
-		return;
-	}
-	fences_stop(pr->pr_owner, key);
-	if (pr->pr_error != NULL)
-		http_error(hr, 412, "require-not-met", "environment %s was "
-		    "stopped: %s: %s", key, pr->pr_error, pr->pr_message);
-	else {
-		probe_violations(pr->pr_json, why, sizeof(why));
-		http_error(hr, 412, "require-not-met", "environment %s "
-		    "measured %s, required %s; stopped: %s", key,
-		    level_name(pr->pr_level), tier_name(pr->pr_want), why);
-	}
-}
+/* Answers from the fence service. */
 
 static void
 api_probe_reply(struct hreq *hr, const char *key, int level,
     const char *verdicts)
 {
-	json_t	*j, *b;
+	json_t	*j;
 
-	if (verdicts == NULL || (b = json_loads(verdicts, 0, NULL)) == NULL)
-		b = json_null();
 	if ((j = json_pack("{s:s, s:s, s:o}", "key", key, "level",
-	    level_name(level), "boundary", b)) == NULL) {
+	    level_name(level), "boundary", api_boundary(verdicts))) == NULL) {
 		http_error(hr, 500, "internal", "cannot encode the verdicts");
 		return;
 	}
 	http_reply(hr, 200, j);
-}
-
-static void
-api_probe_done(void *arg, const char *key, const struct probe_result *pr)
-{
-	struct hreq	*hr = arg;
-
-	if (pr->pr_error != NULL) {
-		http_error(hr, http_api_status(pr->pr_error), pr->pr_error,
-		    "%s", pr->pr_message);
-		return;
-	}
-	api_probe_reply(hr, key, pr->pr_level, pr->pr_json);
 }
 
 /*
@@ -1265,138 +1164,70 @@ api_probe_done(void *arg, const char *key, const struct probe_result *pr)
 static void
 api_probe(struct hreq *hr, const char *query)
 {
-	struct bfence	*bf;
+	struct svc_who	 w;
 	int		 refresh;
 
 	refresh = query != NULL && strcmp(query, "refresh=1") == 0;
 	if (hr->hr_endpoint == EP_PROBE_DEFAULT)
 		strlcpy(hr->hr_key, "default", sizeof(hr->hr_key));
-	if ((bf = api_own_fence(hr)) == NULL)
-		return;
-	if (!refresh && !bf->bf_probing && bf->bf_boundary != NULL) {
-		api_probe_reply(hr, bf->bf_info.f_key, bf->bf_info.f_level,
-		    bf->bf_boundary);
-		return;
-	}
-	if (probe_start(bf, api_probe_done, hr, 0, 1) == -1)
-		http_error(hr, 500, "internal", "cannot start a probe");
+	api_who(hr, &w);
+	svc_probe(&w, MSG_OWNER_NONE, hr->hr_key, refresh, api_answer, hr);
 }
 
+/* A result; exec's own errors carry its output. */
 static void
-api_answer_booted(struct hreq *hr, const struct msg_fence *f)
+api_answer_result(struct hreq *hr, const struct msg_result *rs)
 {
-	struct bfence	*bf;
-	json_t		*j;
-
-	if (hr->hr_want == 0) {
-		if ((j = api_fence(f)) == NULL)
-			http_error(hr, 500, "internal", "cannot encode the "
-			    "environment");
-		else
-			http_reply(hr, 201, j);
-		return;
-	}
-	if ((bf = bfence_find(f->f_owner, f->f_key)) == NULL) {
-		http_error(hr, 500, "boot-failed", "environment %s is gone",
-		    f->f_key);
-		return;
-	}
-	if (probe_start(bf, api_require_done, hr, hr->hr_want, 0) == -1) {
-		fences_stop(f->f_owner, f->f_key);
-		http_error(hr, 412, "require-not-met", "environment %s cannot "
-		    "be measured, so it cannot promise %s", f->f_key,
-		    tier_name(hr->hr_want));
-	}
-}
-
-static void
-api_answer_error(struct hreq *hr, struct imsg *imsg)
-{
-	struct msg_error e;
-
-	if (msg_error_decode(imsg->data, imsg->len, &e) == -1) {
-		http_error(hr, 502, "agent-error", "a malformed error came "
-		    "back");
-		return;
-	}
-	http_error_with(hr, http_api_status(e.e_code), e.e_code, e.e_message,
-	    NULL);
-}
-
-/* A result, checked whole; exec's own errors carry its output. */
-static void
-api_answer_result(struct hreq *hr, struct imsg *imsg)
-{
-	struct msg_result rs;
 	json_t		*o;
 
-	if (msg_result_decode(imsg->data, imsg->len, &rs) == -1) {
-		http_error(hr, 502, "agent-error", "the agent's answer was "
-		    "malformed");
-		return;
-	}
-	o = api_result(&rs, hr->hr_base64);
-	if (o == NULL)
+	if ((o = api_result(rs, hr->hr_base64)) == NULL)
 		http_error(hr, 500, "internal", "cannot encode the result");
-	else if (rs.rs_error[0] != '\0')
-		http_error_with(hr, http_api_status(rs.rs_error), rs.rs_error,
-		    rs.rs_message, o);
+	else if (rs->rs_error[0] != '\0')
+		http_error_with(hr, http_api_status(rs->rs_error), rs->rs_error,
+		    rs->rs_message, o);
 	else
 		http_reply(hr, 200, o);
-	msg_result_free(&rs);
 }
 
 static void
-api_answer_identity(struct hreq *hr, struct imsg *imsg)
+api_answer_fence(struct hreq *hr, const struct svc_answer *a)
 {
-	struct msg_gitconfig g;
+	const char	*text;
+	char		*mine;
 
-	if (msg_gitconfig_decode(imsg->data, imsg->len, &g) == -1) {
-		http_error(hr, 502, "agent-error", "the agent's answer was "
-		    "malformed");
-		return;
-	}
-	explicit_bzero(g.g_bearer, sizeof(g.g_bearer));
-	http_reply(hr, 200, json_pack("{s:s, s:s}", "name", g.g_name,
-	    "email", g.g_email));
+	text = api_fence_text(a, &mine);
+	http_reply_text(hr, hr->hr_created ? 201 : 200, text,
+	    text != NULL ? strlen(text) : 0);
+	free(mine);
 }
 
+/* What the fence service answers, as a response. */
 static void
-api_answer(struct breq *r, uint32_t type, struct imsg *imsg)
+api_answer(void *arg, const struct svc_answer *a)
 {
-	struct hreq	*hr = r->r_arg;
-	struct msg_fence f;
-	json_t		*j;
+	struct hreq	*hr = arg;
 
-	switch (type) {
-	case IMSG_FENCE_BOOTED:
-	case IMSG_FENCE_STOPPED:
-		if (msg_fence_decode(imsg->data, imsg->len, &f) == -1)
-			fatalx("%s: bad fence", __func__);
-		explicit_bzero(f.f_bearer, sizeof(f.f_bearer));
-		if (type == IMSG_FENCE_BOOTED) {
-			api_answer_booted(hr, &f);
-			break;
-		}
-		if ((j = api_fence(&f)) == NULL) {
-			http_error(hr, 500, "internal", "cannot encode the "
-			    "environment");
-			break;
-		}
-		http_reply(hr, 200, j);
+	switch (a->a_what) {
+	case SVC_FENCE:
+		api_answer_fence(hr, a);
 		break;
-	case IMSG_FENCE_FAILED:
-	case IMSG_AGENT_ERROR:
-		api_answer_error(hr, imsg);
+	case SVC_VERDICT:
+		api_probe_reply(hr, a->a_key, a->a_level, a->a_boundary);
 		break;
-	case IMSG_AGENT_RESULT:
-		api_answer_result(hr, imsg);
+	case SVC_RESULT:
+		api_answer_result(hr, a->a_result);
 		break;
-	case IMSG_AGENT_GIT_IDENTITY:
-		api_answer_identity(hr, imsg);
+	case SVC_IDENTITY:
+		http_reply(hr, 200, json_pack("{s:s, s:s}", "name",
+		    a->a_git->g_name, "email", a->a_git->g_email));
 		break;
-	default:
-		log_warnx("%s: unexpected %s", __func__, msg_type_name(type));
+	case SVC_ERROR:
+		if (strcmp(a->a_code, "too-many-execs") == 0)
+			http_header(hr, "Retry-After", "1");
+		http_error_with(hr, http_api_status(a->a_code), a->a_code,
+		    a->a_message, NULL);
+		break;
+	case SVC_END:
 		http_error(hr, 500, "internal", "unexpected answer");
 		break;
 	}
@@ -1496,13 +1327,13 @@ http_api_request(struct hreq *hr)
 
 	switch (rt->ar_endpoint) {
 	case EP_LIST:
-		api_list(hr, "", 0);
+		api_state(hr, "");
 		break;
 	case EP_ENV:
 		if (method == EVHTTP_REQ_GET)
-			api_list(hr, hr->hr_key, 0);
+			api_state(hr, hr->hr_key);
 		else if (method == EVHTTP_REQ_DELETE)
-			api_list(hr, hr->hr_key, 1);
+			api_stop(hr);
 		else
 			api_boot(hr);
 		break;

@@ -117,11 +117,6 @@ fencer_dispatch_broker(struct imsgev *iev, struct imsg *imsg, void *arg)
 			fatalx("%s: bad stop request", __func__);
 		fencer_stop_req(reqid, &q);
 		break;
-	case IMSG_FENCE_LIST:
-		if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
-			fatalx("%s: bad list request", __func__);
-		fencer_list(reqid, &q);
-		break;
 	case IMSG_PROBE_PREPARE:
 		if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
 			fatalx("%s: bad probe request", __func__);

@@ -57,7 +57,6 @@ extern struct fencelist	 fencer_fences;
 void	fencer_init(const char *);
 void	fencer_boot(uint32_t, const struct msg_boot *);
 void	fencer_stop_req(uint32_t, const struct msg_fence_req *);
-void	fencer_list(uint32_t, const struct msg_fence_req *);
 void	fencer_reap(void);
 void	fencer_stop_all(void);
 void	fencer_send_error(uint32_t, uint32_t, const char *, const char *, ...)

@@ -831,25 +831,6 @@ fencer_stop_req(uint32_t reqid, const struct msg_fence_req *q)
 	log_debug("%s: stopped %d", __func__, n);
 }
 
-void
-fencer_list(uint32_t reqid, const struct msg_fence_req *q)
-{
-	struct fence	*f;
-
-	TAILQ_FOREACH(f, &fencer_fences, f_entry) {
-		if (!fence_visible(f, q))
-			continue;
-		if (q->r_key[0] != '\0' && (strcmp(q->r_key,
-		    f->f_info.f_key) != 0 || f->f_info.f_owner !=
-		    (q->r_owner == MSG_OWNER_NONE ? q->r_uid : q->r_owner)))
-			continue;
-		fence_send(IMSG_FENCE_INFO, reqid, f, -1);
-	}
-	if (proc_compose(&fencer_self, PROC_BROKER, IMSG_FENCE_END, reqid, -1,
-	    NULL, 0) == -1)
-		log_warn("%s: to broker", __func__);
-}
-
 /* A fence's pid 1 died: the fence is over. */
 void
 fencer_reap(void)

@@ -66,7 +66,6 @@ enum imsg_type {
 	/* broker -> fencer (ih_peerid: the broker's request id) */
 	IMSG_FENCE_BOOT,	/* struct msg_boot */
 	IMSG_FENCE_STOP,	/* struct msg_fence_req */
-	IMSG_FENCE_LIST,	/* struct msg_fence_req, key "" for all */
 	IMSG_PROBE_PREPARE,	/* struct msg_fence_req */
 	IMSG_PROBE_OUTPUT,	/* the agent's msg_result, as it came */
 
@@ -74,8 +73,7 @@ enum imsg_type {
 	IMSG_FENCE_BOOTED,	/* struct msg_fence; fd: channel to the agent */
 	IMSG_FENCE_FAILED,	/* struct msg_error */
 	IMSG_FENCE_STOPPED,	/* struct msg_fence, f_state STOPPED */
-	IMSG_FENCE_INFO,	/* struct msg_fence */
-	IMSG_FENCE_END,		/* empty: end of a list */
+	IMSG_FENCE_END,		/* empty: end of a stop of all */
 	IMSG_PROBE_EXEC,	/* struct msg_exec: fence-probe to run */
 	IMSG_FENCE_LEVEL,	/* struct msg_verdict */
 

@@ -101,8 +101,47 @@ require_body() {
 }
 require_cleanup() { fenced_cleanup; }
 
+atf_test_case require_left cleanup
+require_left_head() {
+	atf_set descr "a client that boots with require and hangs up before the answer does not keep a fence below what it asked: the require is decided and the fence stopped all the same (root, and a second local user)"
+	atf_set require.user root
+}
+require_left_body() {
+	fenced_vars
+	users_add 1 rql
+	atk=$(sed -n 1p users.txt)
+	fenced_start
+	atf_check -o inline:"closed\n" "$REGRESS/t_ctlsend" "$(fenced_socket)" \
+	    bootleave gone
+	atf_check -o inline:"closed\n" $(as_user $atk) \
+	    "$REGRESS/t_ctlsend" "$(fenced_socket)" bootleave gone2
+	# Both boot, are measured, and (only where the require is decided
+	# without the client) stopped: wait for the boots, then the ends.
+	i=0
+	until [ $(grep -c "fence gone2\{0,1\} booted" fenced.log) -eq 2 ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || atf_fail "the two fences did not boot"
+		sleep 0.1
+	done
+	i=0
+	until [ $(grep -c "fence gone2\{0,1\} stopped" fenced.log) -eq 2 ]; do
+		i=$((i + 1))
+		[ $i -lt 50 ] || break
+		sleep 0.2
+	done
+	$CTL show environments
+	grep -E "gone|require" fenced.log
+	atf_check -o match:"fences: 0 running" $CTL show stats
+	$CTL show environments | grep -q running &&
+	    atf_fail "a fence below its require is running"
+	atf_check -o match:"fence gone stopped .request" cat fenced.log
+	atf_check -o match:"fence gone2 stopped .request" cat fenced.log
+}
+require_left_cleanup() { fenced_cleanup; users_remove; }
+
 atf_init_test_cases() {
 	atf_add_test_case earned
 	atf_add_test_case weakened
 	atf_add_test_case require
+	atf_add_test_case require_left
 }

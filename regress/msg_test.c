@@ -872,10 +872,8 @@ ATF_TC_BODY(through_imsg, tc)
 			break;
 		case IMSG_FENCE_BOOT:
 		case IMSG_FENCE_STOP:
-		case IMSG_FENCE_LIST:
 		case IMSG_FENCE_BOOTED:
 		case IMSG_FENCE_STOPPED:
-		case IMSG_FENCE_INFO:
 		case IMSG_CTL_BOOT:
 		case IMSG_CTL_STOP:
 		case IMSG_CTL_LIST:

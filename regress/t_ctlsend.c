@@ -16,7 +16,9 @@
  * until the process is killed or fenced hangs up), burst N (N stops of
  * a key nobody has at once, each a round trip to the fencer since lists
  * are answered by the broker alone; then every answer read: "ends E
- * errors R CODE...", the fencer's not-found not counted as an error).
+ * errors R CODE...", the fencer's not-found not counted as an error),
+ * bootleave KEY (boot KEY at L1.5 requiring L2, and hang up at once,
+ * before any answer).
  *
  * Prints "closed" when fenced hung up on us, "reply TYPE" for each
  * message it sent, "timeout" when it did neither in 5 seconds.
@@ -224,6 +226,29 @@ t_burst(int fd, int n)
 	free(buf);
 }
 
+static void
+t_bootleave(int fd, const char *key)
+{
+	struct msg_boot	 b;
+	struct imsgbuf	*ib;
+	void		*buf;
+	size_t		 len;
+
+	memset(&b, 0, sizeof(b));
+	strlcpy(b.b_key, key, sizeof(b.b_key));
+	b.b_tier = TIER_L15;
+	b.b_require = TIER_L2;
+	if (msg_boot_encode(&b, &buf, &len) == -1 ||
+	    (ib = imsgbuf_new(fd)) == NULL ||
+	    imsgbuf_compose(ib, IMSG_CTL_BOOT, 0, 0, -1, buf, len) == -1 ||
+	    imsgbuf_flush(ib) == -1)
+		err(2, "boot");
+	imsgbuf_free(ib);
+	free(buf);
+	close(fd);
+	printf("closed\n");
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -302,6 +327,9 @@ main(int argc, char *argv[])
 		return (0);
 	} else if (strcmp(mode, "pipeline") == 0) {
 		t_pipeline(fd, n);
+		return (0);
+	} else if (strcmp(mode, "bootleave") == 0 && argc > 3) {
+		t_bootleave(fd, argv[3]);
 		return (0);
 	} else
 		errx(2, "unknown mode %s", mode);
