@@ -1103,7 +1103,6 @@ http_request(struct evhttp_request *req, void *arg)
 	hr->hr_req = req;
 	hr->hr_conn = hc;
 	hc->hc_req = hr;
-	http_conn_watch(hc);
 
 	if (hc->hc_frame_status != 0) {
 		http_header(hr, "Connection", "close");
@@ -1123,4 +1122,11 @@ http_request(struct evhttp_request *req, void *arg)
 		return;
 	hr->hr_uid = uid;
 	http_api_request(hr);
+	/*
+	 * Answered at once (a list, a state, a refusal: hc_req is NULL
+	 * again) or waiting for the fence service: only a request still
+	 * waiting needs to notice its client leave.
+	 */
+	if (hc->hc_req != NULL)
+		http_conn_watch(hc);
 }

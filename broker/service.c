@@ -55,7 +55,8 @@ struct breq;
 
 struct bfence {
 	TAILQ_ENTRY(bfence)	 bf_entry;
-	struct msg_fence	 bf_info;	/* with the bearer; f_level ours */
+	struct msg_fence	 bf_info;	/* f_bearer zero; f_level ours */
+	uint8_t			 bf_bearer[MSG_BEARER_LEN];
 	struct imsgev		*bf_agent;
 	char			*bf_boundary;	/* the last verdicts, JSON */
 	char			*bf_rendered;	/* svc_answer's a_rendered */
@@ -262,20 +263,25 @@ svc_fence_for(const struct svc_who *w, uid_t named, const char *key,
 	return (NULL);
 }
 
-/* A fence's state for a front end: bf's record, or a message's info. */
+/*
+ * A fence's state for a front end: bf's record (whose bf_info holds no
+ * bearer), or else a message's info, copied to *copy without its bearer.
+ */
 static void
 svc_fence_answer(struct svc_answer *a, struct bfence *bf,
     const struct msg_fence *info, struct msg_fence *copy)
 {
 	memset(a, 0, sizeof(*a));
 	a->a_what = SVC_FENCE;
-	*copy = bf != NULL ? bf->bf_info : *info;
-	explicit_bzero(copy->f_bearer, sizeof(copy->f_bearer));
-	a->a_fence = copy;
 	if (bf != NULL) {
+		a->a_fence = &bf->bf_info;
 		a->a_boundary = bf->bf_boundary;
 		a->a_rendered = &bf->bf_rendered;
+		return;
 	}
+	*copy = *info;
+	explicit_bzero(copy->f_bearer, sizeof(copy->f_bearer));
+	a->a_fence = copy;
 }
 
 /* The requests in flight. */
@@ -554,6 +560,7 @@ stopped_keep(struct bfence *bf, const struct msg_fence *info)
 	bf->bf_info = *info;
 	bf->bf_info.f_level = level;
 	explicit_bzero(bf->bf_info.f_bearer, sizeof(bf->bf_info.f_bearer));
+	explicit_bzero(bf->bf_bearer, sizeof(bf->bf_bearer));
 	bf->bf_info.f_state = FENCE_STOPPED;
 	free(bf->bf_boundary);
 	bf->bf_boundary = NULL;
@@ -623,7 +630,6 @@ svc_list(const struct svc_who *w, uid_t named, const char *key, svc_cb cb,
 				continue;
 			svc_fence_answer(&a, bf, NULL, &copy);
 			svc_say(cb, arg, &a);
-			explicit_bzero(&copy, sizeof(copy));
 			n++;
 		}
 	return (n);
@@ -683,6 +689,9 @@ bfence_add(struct msg_fence *info, int fd)
 	if ((bf = calloc(1, sizeof(*bf))) == NULL)
 		fatal("%s: calloc", __func__);
 	bf->bf_info = *info;
+	/* The bearer is kept apart, for svc_agent_encode() alone. */
+	memcpy(bf->bf_bearer, info->f_bearer, sizeof(bf->bf_bearer));
+	explicit_bzero(bf->bf_info.f_bearer, sizeof(bf->bf_info.f_bearer));
 	if ((bf->bf_agent = imsgev_new(broker_self.ps_evbase, fd,
 	    svc_agent_dispatch, svc_agent_closed, bf)) == NULL)
 		fatal("%s: imsgev_new", __func__);
@@ -714,7 +723,6 @@ svc_booted(struct breq *r, const struct svc_msg *m)
 		svc_fence_answer(&a, bf, NULL, &copy);
 		a.a_last = 1;
 		breq_reply(r, &a);
-		explicit_bzero(&copy, sizeof(copy));
 		return;
 	case IMSG_FENCE_FAILED:
 		breq_error(r, m->m_error->e_code, "%s",
@@ -742,7 +750,6 @@ svc_require(struct breq *r, struct bfence *bf, const struct svc_msg *m)
 		svc_fence_answer(&a, bf, NULL, &copy);
 		a.a_last = 1;
 		breq_reply(r, &a);
-		explicit_bzero(&copy, sizeof(copy));
 		return;
 	}
 	svc_stop_fence(bf);
@@ -898,7 +905,7 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 	default:
 		fatalx("%s: %s", __func__, msg_type_name(type));
 	}
-	memcpy(bearer, bf->bf_info.f_bearer, MSG_BEARER_LEN);
+	memcpy(bearer, bf->bf_bearer, MSG_BEARER_LEN);
 	switch (type) {
 	case IMSG_AGENT_EXEC:
 		rv = msg_exec_encode(x, buf, len);
