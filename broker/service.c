@@ -446,6 +446,24 @@ breq_error(struct breq *r, const char *code, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The last answer of r: bf's state. */
+static void
+breq_reply_fence(struct breq *r, struct bfence *bf)
+{
+	struct svc_answer a;
+
+	svc_fence_answer(&a, bf, NULL, NULL);
+	a.a_last = 1;
+	breq_reply(r, &a);
+}
+
+/* The last answer of r: the error the fencer sent (FAILED). */
+static void
+breq_failed(struct breq *r, const struct svc_msg *m)
+{
+	breq_error(r, m->m_error->e_code, "%s", m->m_error->e_message);
+}
+
 /*
  * The maker went away: its requests are answered into the void, and
  * one that only waited to tell it a verdict is over.  A boot's
@@ -612,7 +630,6 @@ svc_list(const struct svc_who *w, uid_t named, const char *key, svc_cb cb,
     void *arg)
 {
 	struct svc_answer a;
-	struct msg_fence copy;
 	struct bfence	*bf;
 	uid_t		 owner = svc_owner(w, named);
 	int		 n = 0, pass;
@@ -628,7 +645,7 @@ svc_list(const struct svc_who *w, uid_t named, const char *key, svc_cb cb,
 		    bf_entry) {
 			if (!svc_listed(w, bf, owner, key))
 				continue;
-			svc_fence_answer(&a, bf, NULL, &copy);
+			svc_fence_answer(&a, bf, NULL, NULL);
 			svc_say(cb, arg, &a);
 			n++;
 		}
@@ -707,8 +724,6 @@ bfence_add(struct msg_fence *info, int fd)
 static void
 svc_booted(struct breq *r, const struct svc_msg *m)
 {
-	struct svc_answer a;
-	struct msg_fence copy;
 	struct bfence	*bf;
 
 	switch (m->m_type) {
@@ -720,13 +735,10 @@ svc_booted(struct breq *r, const struct svc_msg *m)
 			breq_attach(r, bf);
 			return;
 		}
-		svc_fence_answer(&a, bf, NULL, &copy);
-		a.a_last = 1;
-		breq_reply(r, &a);
+		breq_reply_fence(r, bf);
 		return;
 	case IMSG_FENCE_FAILED:
-		breq_error(r, m->m_error->e_code, "%s",
-		    m->m_error->e_message);
+		breq_failed(r, m);
 		return;
 	}
 	fatalx("%s: %s to a boot", __func__, msg_type_name(m->m_type));
@@ -741,15 +753,11 @@ svc_booted(struct breq *r, const struct svc_msg *m)
 static void
 svc_require(struct breq *r, struct bfence *bf, const struct svc_msg *m)
 {
-	struct svc_answer a;
-	struct msg_fence copy;
 	char		 why[MSG_ERROR_TEXT_MAX];
 
 	if (m->m_type == IMSG_FENCE_LEVEL &&
 	    level_satisfies(m->m_verdict->v_level, level_of_tier(r->r_want))) {
-		svc_fence_answer(&a, bf, NULL, &copy);
-		a.a_last = 1;
-		breq_reply(r, &a);
+		breq_reply_fence(r, bf);
 		return;
 	}
 	svc_stop_fence(bf);
@@ -846,8 +854,7 @@ svc_stop_answer(struct breq *r, const struct svc_msg *m)
 		breq_reply(r, &a);
 		return;
 	case IMSG_FENCE_FAILED:
-		breq_error(r, m->m_error->e_code, "%s",
-		    m->m_error->e_message);
+		breq_failed(r, m);
 		return;
 	}
 	fatalx("%s: %s to a stop", __func__, msg_type_name(m->m_type));
@@ -1330,8 +1337,7 @@ svc_verdict_answer(struct breq *r, struct bfence *bf,
 	struct svc_answer a;
 
 	if (m->m_type != IMSG_FENCE_LEVEL) {
-		breq_error(r, m->m_error->e_code, "%s",
-		    m->m_error->e_message);
+		breq_failed(r, m);
 		return;
 	}
 	memset(&a, 0, sizeof(a));
