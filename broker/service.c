@@ -214,14 +214,11 @@ svc_say(svc_cb cb, void *arg, const struct svc_answer *a)
 		cb(arg, a);
 }
 
-static void __attribute__((format(printf, 4, 0)))
-svc_vsay_error(svc_cb cb, void *arg, const char *code, const char *fmt,
-    va_list ap)
+static void
+svc_say_error(svc_cb cb, void *arg, const char *code, const char *message)
 {
 	struct svc_answer a;
-	char		 message[MSG_ERROR_TEXT_MAX];
 
-	vsnprintf(message, sizeof(message), fmt, ap);
 	memset(&a, 0, sizeof(a));
 	a.a_what = SVC_ERROR;
 	a.a_last = 1;
@@ -234,11 +231,13 @@ svc_vsay_error(svc_cb cb, void *arg, const char *code, const char *fmt,
 static void __attribute__((format(printf, 4, 5)))
 svc_refuse(svc_cb cb, void *arg, const char *code, const char *fmt, ...)
 {
+	char		 message[MSG_ERROR_TEXT_MAX];
 	va_list		 ap;
 
 	va_start(ap, fmt);
-	svc_vsay_error(cb, arg, code, fmt, ap);
+	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
+	svc_say_error(cb, arg, code, message);
 }
 
 /*
@@ -433,17 +432,23 @@ breq_reply(struct breq *r, const struct svc_answer *a)
 	svc_say(cb, arg, a);
 }
 
+/*
+ * The last answer of r: an error.  The message is made before r ends,
+ * as its arguments may be r's own (r_key, r_noun).
+ */
 static void __attribute__((format(printf, 3, 4)))
 breq_error(struct breq *r, const char *code, const char *fmt, ...)
 {
 	svc_cb		 cb = r->r_cb;
 	void		*arg = r->r_arg;
+	char		 message[MSG_ERROR_TEXT_MAX];
 	va_list		 ap;
 
-	breq_done(r);
 	va_start(ap, fmt);
-	svc_vsay_error(cb, arg, code, fmt, ap);
+	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
+	breq_done(r);
+	svc_say_error(cb, arg, code, message);
 }
 
 /* The last answer of r: bf's state. */
@@ -1102,8 +1107,8 @@ svc_fail_fence(struct bfence *bf, const char *why, int gone)
 			breq_error(r, "require-not-met", "%s %s %s before "
 			    "it was measured", r->r_noun, r->r_key, why);
 		else
-			breq_error(r, "fence-stopped", "%s %s %s before it "
-			    "was measured", r->r_noun, r->r_key, why);
+			breq_error(r, "fence-stopped", "%s %s %s before its "
+			    "probe ended", r->r_noun, r->r_key, why);
 	}
 }
 
