@@ -6,9 +6,9 @@
 # The first time, builds in DIR a root filesystem of debootstrap
 # --variant=minbase with git and make only, writes the /etc/hosts a
 # Debian installer writes (debootstrap writes none), and clones this
-# checkout's branch into DIR/root/project (/root mode 0700, as Debian
-# has it).  Later runs keep the root filesystem and move the clone to
-# the branch's newest commit.  Then enters it as root in a mount and pid
+# checkout's committed HEAD into DIR/root/project (/root mode 0700, as
+# Debian has it).  Later runs keep the root filesystem and move the
+# clone to that commit.  Then enters it as root in a mount and pid
 # namespace of its own through pivot_root (not bwrap, whose
 # no_new_privs a fresh machine does not have) and runs COMMAND (default
 # "make check") in /root/project with a clean login-like environment.
@@ -22,7 +22,7 @@
 #
 # FRESH_MIRROR (default http://deb.debian.org/debian) is the Debian
 # mirror, FRESH_SRC the repository to clone (default this checkout),
-# FRESH_BRANCH its branch (default the checked-out one).  docs/testing.md.
+# FRESH_REF what of it (default HEAD).  docs/testing.md.
 set -eu
 
 usage() {
@@ -40,7 +40,7 @@ esac
 mirror=${FRESH_MIRROR:-http://deb.debian.org/debian}
 here=$(cd "$(dirname "$0")/.." && pwd -P)
 src=${FRESH_SRC:-$here}
-branch=${FRESH_BRANCH:-$(git -C "$src" rev-parse --abbrev-ref HEAD)}
+ref=${FRESH_REF:-HEAD}
 
 if [ ! -e "$dir/etc/debian_version" ]; then
 	if ! command -v debootstrap >/dev/null; then
@@ -61,12 +61,9 @@ if [ ! -e "$dir/etc/hosts" ]; then
 	    "ff02::1 ip6-allnodes" "ff02::2 ip6-allrouters" > "$dir/etc/hosts"
 fi
 p=$dir/root/project
-if [ ! -d "$p/.git" ]; then
-	git clone -q --branch "$branch" "$src" "$p"
-else
-	git -C "$p" fetch -q "$src" "$branch"
-	git -C "$p" checkout -q -f FETCH_HEAD
-fi
+[ -d "$p/.git" ] || git clone -q "$src" "$p"
+git -C "$p" fetch -q "$src" "$ref"
+git -C "$p" checkout -q -f FETCH_HEAD
 chmod 0700 "$dir/root"
 echo "fresh-debian: $(git -C "$p" log -1 --format='%h %s' | cut -c1-72)" >&2
 
