@@ -154,6 +154,35 @@ pidns_skip() {
 	    atf_skip "no pid namespace of our own (unshare --pid)"
 }
 
+atf_test_case levels cleanup
+levels_head() {
+	atf_set descr "a fence of a daemon in a pid namespace of its own earns its level: the fencer's pid, small there, is not taken for the host's when a process of the fence has the same number"
+	atf_set require.user root
+	atf_set require.progs unshare nsenter flock
+	atf_set timeout 120
+}
+levels_body() {
+	fenced_vars
+	pidns_skip
+	d_start b
+	for k in l1 l2 l3; do
+		d_ctl b boot $k tier L1.5 > boot.out 2>&1 ||
+		    atf_fail "boot $k: $(cat boot.out)"
+		i=0
+		while :; do
+			l=$(d_ctl b show environment $k |
+			    awk '$1 == "level:" { print $2 }')
+			[ "$l" != unmeasured ] && break
+			i=$((i + 1))
+			[ $i -lt 100 ] || break
+			sleep 0.1
+		done
+		[ "$l" = L1.5 ] || atf_fail "$k of daemon b measured $l"
+	done
+	d_stop b
+}
+levels_cleanup() { pidns_cleanup; }
+
 atf_test_case two_daemons cleanup
 two_daemons_head() {
 	atf_set descr "a daemon on the host and one in a pid namespace of its own, each with a running and a stopped fence, restarted in turn and in both orders: neither loses a fence, a cgroup or its next boot, stopped fences leave nothing"
@@ -357,6 +386,7 @@ pidns_cleanup() {
 }
 
 atf_init_test_cases() {
+	atf_add_test_case levels
 	atf_add_test_case two_daemons
 	atf_add_test_case killed
 	atf_add_test_case same_state
