@@ -183,6 +183,29 @@ levels_body() {
 }
 levels_cleanup() { pidns_cleanup; }
 
+atf_test_case foreign_proc cleanup
+foreign_proc_head() {
+	atf_set descr "a daemon in a pid namespace whose /proc is another one's (unshare --pid without --mount-proc) refuses to start: its fencer would judge fences by strangers' /proc files"
+	atf_set require.user root
+	atf_set require.progs unshare
+	atf_set timeout 60
+}
+foreign_proc_body() {
+	fenced_vars
+	pidns_skip
+	mkdir b
+	(cd b && fenced_conf > fenced.conf)
+	(cd b && timeout 15 unshare --pid --kill-child "$BIN/fenced" -d \
+	    -f fenced.conf > refused.log 2>&1)
+	st=$?
+	[ $st -ne 0 ] && [ $st -ne 124 ] || atf_fail "fenced ran on a foreign /proc"
+	grep -q "/proc is not of this pid namespace" b/refused.log ||
+	    atf_fail "$(cat b/refused.log)"
+	[ -e b/state ] && atf_fail "b/state made before the refusal"
+	true
+}
+foreign_proc_cleanup() { pidns_cleanup; }
+
 atf_test_case two_daemons cleanup
 two_daemons_head() {
 	atf_set descr "a daemon on the host and one in a pid namespace of its own, each with a running and a stopped fence, restarted in turn and in both orders: neither loses a fence, a cgroup or its next boot, stopped fences leave nothing"
@@ -373,7 +396,8 @@ pidns_cleanup() {
 	for d in a b; do
 		[ -d $d ] || continue
 		(cd $d && fenced_vars && rm -f fenced.pids && fenced_cleanup &&
-		    for id in $(cat ids 2>/dev/null); do
+		    for id in $(cat ids 2>/dev/null) $(ls state/daemons \
+			2>/dev/null); do
 			for c in $(fenced_cgroup_dirs $id); do
 				for f in "$c"/*/; do
 					[ -d "$f" ] && rmdir "$f" 2>/dev/null
@@ -387,6 +411,7 @@ pidns_cleanup() {
 
 atf_init_test_cases() {
 	atf_add_test_case levels
+	atf_add_test_case foreign_proc
 	atf_add_test_case two_daemons
 	atf_add_test_case killed
 	atf_add_test_case same_state
