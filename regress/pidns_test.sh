@@ -27,14 +27,15 @@ d_in() {
 	fi
 }
 
-# d_start a|b [STATE]: start that daemon and wait until it answers.
+# d_start a|b [host]: start that daemon and wait until it answers (b
+# on the host with "host").
 # b/fenced.pid is the host pid of B's parent (pid 1 of its namespace).
 # Its ids, one a line, in $d/ids (for the cleanup).
 d_start() {
 	_d=$1
 	mkdir -p "$_d"
 	[ -f "$_d/fenced.conf" ] || (cd "$_d" && fenced_conf > fenced.conf)
-	if [ "$_d" = b ]; then
+	if [ "$_d" = b ] && [ "${2:-}" != host ]; then
 		(cd b && exec unshare --pid --fork --mount-proc \
 		    "$BIN/fenced" -d -v -f fenced.conf >> fenced.log 2>&1) &
 		_u=$!
@@ -48,15 +49,15 @@ d_start() {
 		done
 		echo $_p > b/fenced.pid
 	else
-		(cd a && exec "$BIN/fenced" -d -v -f fenced.conf \
+		(cd "$_d" && exec "$BIN/fenced" -d -v -f fenced.conf \
 		    >> fenced.log 2>&1) &
-		echo $! > a/fenced.pid
-		echo $! > a/child.pid
+		echo $! > "$_d/fenced.pid"
+		echo $! > "$_d/child.pid"
 	fi
 	_i=0
 	while ! d_ctl "$_d" show stats > /dev/null 2>&1; do
 		_i=$((_i + 1))
-		if [ $_i -gt 200 ] || [ ! -d /proc/$(cat "$_d/fenced.pid") ]
+		if [ $_i -gt 400 ] || [ ! -d /proc/$(cat "$_d/fenced.pid") ]
 		then
 			cat "$_d/fenced.log" >&2
 			atf_fail "daemon $_d did not come up"
@@ -205,6 +206,110 @@ foreign_proc_body() {
 	true
 }
 foreign_proc_cleanup() { pidns_cleanup; }
+
+# The daemon's cgroups (ours: it is our child) in each of memory, pids
+# and cpu, or v2's one.
+cg_bases() {
+	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		p=$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
+		[ "$p" = / ] && p=
+		echo "/sys/fs/cgroup$p"
+		return
+	fi
+	for c in memory pids cpu; do
+		p=$(awk -F: -v c=$c '{ n = split($2, a, ",");
+		    for (i = 1; i <= n; i++) if (a[i] == c) print $3 }' \
+		    /proc/self/cgroup)
+		[ "$p" = / ] && p=
+		echo "/sys/fs/cgroup/$c$p"
+	done
+}
+
+atf_test_case unseen cleanup
+unseen_head() {
+	atf_set descr "a dead daemon of this state whose cgroup holds a process outside our pid namespace: the daemon in its pid namespace keeps the dead one's lock file until its folders are gone, and a daemon that can see the process sweeps it"
+	atf_set require.user root
+	atf_set require.progs unshare nsenter flock
+	atf_set timeout 120
+}
+unseen_body() {
+	fenced_vars
+	pidns_skip
+	mkdir -p b/state/daemons
+	chmod 0711 b/state
+	dead=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+	echo $dead > dead.id
+	echo $dead >> b/ids
+	echo 1 > b/state/daemons/$dead
+	sleep 300 &
+	victim=$!
+	echo $victim > victim.pid
+	for c in $(cg_bases); do
+		mkdir -p "$c/fenced.$dead/0.stale" || atf_fail "mkdir in $c"
+		echo $victim > "$c/fenced.$dead/0.stale/cgroup.procs" ||
+		    atf_fail "$victim into $c/fenced.$dead/0.stale"
+	done
+	d_start b
+	if [ -d /proc/$victim ] && [ "$(awk '{ print $3 }' /proc/$victim/stat)" != Z ]; then
+		# It could not kill what it cannot see (v1): nothing may
+		# say the dead daemon is swept.
+		[ -f b/state/daemons/$dead ] ||
+		    atf_fail "the lock of $dead went with its cgroups left"
+		for c in $(cg_bases); do
+			[ -d "$c/fenced.$dead/0.stale" ] ||
+			    atf_fail "$c/fenced.$dead/0.stale went, its process lives"
+		done
+	fi
+	d_boot b b1
+	d_stop b
+	# On the host, the same state: the dead daemon is swept for good.
+	d_start b host
+	d_gone $victim 5 || atf_fail "the dead daemon's process lives"
+	for c in $(cg_bases); do
+		[ -d "$c/fenced.$dead" ] && atf_fail "$c/fenced.$dead stays"
+	done
+	[ -e b/state/daemons/$dead ] && atf_fail "the lock of $dead stays"
+	d_boot b b2
+	d_stop b
+}
+unseen_cleanup() {
+	v=$(cat victim.pid 2>/dev/null)
+	[ -n "$v" ] && kill -9 "$v" 2>/dev/null
+	pidns_cleanup
+}
+
+atf_test_case start_race cleanup
+start_race_head() {
+	atf_set descr "a daemon starting on a state directory waits while another start holds <state>/daemons, so that two starting at once cannot both pass the sweep"
+	atf_set require.user root
+	atf_set require.progs flock
+	atf_set timeout 60
+}
+start_race_body() {
+	fenced_vars
+	mkdir -p a/state/daemons
+	chmod 0711 a/state
+	chmod 0700 a/state/daemons
+	flock -x a/state/daemons sleep 3 &
+	holder=$!
+	sleep 0.5
+	(cd a && fenced_conf > fenced.conf &&
+	    exec "$BIN/fenced" -d -v -f fenced.conf >> fenced.log 2>&1) &
+	echo $! > a/fenced.pid
+	echo $! > a/child.pid
+	sleep 1.5
+	d_ctl a show stats > /dev/null 2>&1 &&
+	    atf_fail "the daemon started while <state>/daemons was held"
+	wait $holder
+	i=0
+	while ! d_ctl a show stats > /dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || atf_fail "the daemon did not start after"
+		sleep 0.05
+	done
+	d_stop a
+}
+start_race_cleanup() { pidns_cleanup; }
 
 atf_test_case two_daemons cleanup
 two_daemons_head() {
@@ -412,6 +517,8 @@ pidns_cleanup() {
 atf_init_test_cases() {
 	atf_add_test_case levels
 	atf_add_test_case foreign_proc
+	atf_add_test_case unseen
+	atf_add_test_case start_race
 	atf_add_test_case two_daemons
 	atf_add_test_case killed
 	atf_add_test_case same_state
