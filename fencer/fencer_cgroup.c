@@ -14,7 +14,9 @@
  * (the lock is free): another daemon's folders, of another state
  * directory or another pid namespace, are never touched.  The parent
  * sweeps dead ones at start, and its own when it exits, whatever became
- * of the fencer.
+ * of the fencer; a lock file goes only with the last of its folders
+ * (a sweep kills only what its pid namespace sees, or all through v2's
+ * cgroup.kill).  Starts take turns on <state>/daemons.
  *
  * Each of memory, pids and cpu goes where /proc/self/cgroup and
  * /proc/self/mountinfo say: on the v1 hierarchy that has it (as on this
