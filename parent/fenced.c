@@ -74,6 +74,7 @@ struct parent_req_use {
 static void	parent_usage(void) __attribute__((noreturn));
 static void	parent_prepare_state(const struct fenced_config *);
 static void	parent_check_proc(void);
+static void	parent_daemonize(void);
 static int	parent_control_socket(const char *);
 static int	parent_http_socket(const char *, uint16_t);
 static void	parent_tokens_load(const char *);
@@ -212,8 +213,8 @@ main(int argc, char *argv[])
 
 	log_init(debug, LOG_DAEMON);
 	log_procinit("parent");
-	if (!debug && daemon(0, 0) == -1)
-		fatal("daemon");
+	if (!debug)
+		parent_daemonize();
 	setproctitle("parent");
 
 	if ((evbase = event_init()) == NULL)
@@ -259,6 +260,34 @@ parent_check_proc(void)
 		errx(1, "/proc is not of this pid namespace (pid %d here, "
 		    "%s there): mount one of its own (unshare --mount-proc)",
 		    (int)getpid(), buf);
+}
+
+/*
+ * daemon(3), except as pid 1 of a pid namespace (a container's first
+ * process, unshare --pid --fork): there the fork's parent would exit
+ * and the kernel kill the namespace, the daemon with it, so pid 1 stays
+ * itself and only leaves the terminal.
+ */
+static void
+parent_daemonize(void)
+{
+	int	 fd;
+
+	if (getpid() != 1) {
+		if (daemon(0, 0) == -1)
+			fatal("daemon");
+		return;
+	}
+	(void)setsid();
+	if (chdir("/") == -1)
+		fatal("chdir /");
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
+		fatal("/dev/null");
+	if (dup2(fd, STDIN_FILENO) == -1 || dup2(fd, STDOUT_FILENO) == -1 ||
+	    dup2(fd, STDERR_FILENO) == -1)
+		fatal("dup2");
+	if (fd > STDERR_FILENO)
+		(void)close(fd);
 }
 
 static void

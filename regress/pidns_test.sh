@@ -3,8 +3,9 @@
 # host (./a), daemon B as pid 1 of a pid namespace of its own (./b,
 # unshare --pid --fork --mount-proc, as in a container).  Each has its
 # own configuration, state, socket and port.  Neither may touch what is
-# the other's, whichever starts, stops or dies first (docs/fence.md,
-# "cgroups").
+# the other's, whichever starts, stops or dies first; no pid decides
+# anything about another daemon (docs/fence.md, "Two daemons, any pid
+# namespaces").
 
 . "$(atf_get_srcdir)/lib.subr"
 
@@ -311,6 +312,39 @@ start_race_body() {
 }
 start_race_cleanup() { pidns_cleanup; }
 
+atf_test_case pid1_daemon cleanup
+pid1_daemon_head() {
+	atf_set descr "fenced without -d as pid 1 of a pid namespace (a container's first process) stays up, boots a fence and stops in order on SIGTERM: daemon(3)'s fork would have ended the namespace"
+	atf_set require.user root
+	atf_set require.progs unshare nsenter flock
+	atf_set timeout 60
+}
+pid1_daemon_body() {
+	fenced_vars
+	pidns_skip
+	mkdir b
+	(cd b && fenced_conf > fenced.conf)
+	(cd b && exec unshare --pid --fork --mount-proc "$BIN/fenced" \
+	    -f fenced.conf > fenced.log 2>&1) &
+	u=$!
+	echo $u > b/child.pid
+	i=0
+	while ! d_ctl b show stats > stats.out 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 200 ] && [ -d /proc/$u ] ||
+		    atf_fail "fenced as pid 1 did not stay up: $(cat b/fenced.log)"
+		sleep 0.05
+	done
+	grep -q "parent *pid 1$" stats.out || atf_fail "$(cat stats.out)"
+	echo $(cat /proc/$u/task/$u/children) > b/fenced.pid
+	(cd b && fenced_id > fenced.id && cat fenced.id >> ids)
+	d_boot b b1
+	d_stop b
+	fence_over b b1
+	[ -z "$(ls b/state/daemons)" ] || atf_fail "a lock file stays"
+}
+pid1_daemon_cleanup() { pidns_cleanup; }
+
 atf_test_case two_daemons cleanup
 two_daemons_head() {
 	atf_set descr "a daemon on the host and one in a pid namespace of its own, each with a running and a stopped fence, restarted in turn and in both orders: neither loses a fence, a cgroup or its next boot, stopped fences leave nothing"
@@ -517,6 +551,7 @@ pidns_cleanup() {
 atf_init_test_cases() {
 	atf_add_test_case levels
 	atf_add_test_case foreign_proc
+	atf_add_test_case pid1_daemon
 	atf_add_test_case unseen
 	atf_add_test_case start_race
 	atf_add_test_case two_daemons
