@@ -121,7 +121,7 @@ a1=$(head -1 $fcg/cgroup.procs)
 echo "the fence's pid 1 (host pid $a1): $(cat /proc/$a1/cgroup)"
 
 say "OOM: 200 MiB in a fence of 64 MiB"
-$CTL exec k1 timeout 120000 -- python3 -c \
+$CTL exec k1 timeout 60000 -- python3 -c \
     'b = b"x" * (200 << 20); print("not killed", len(b))' > oom.out 2>&1
 echo "exec exit $?"; cat oom.out
 echo "memory.events: $(tr '\n' ' ' < $fcg/memory.events)"
@@ -134,24 +134,41 @@ done
 $CTL show environment k1 | grep -E '^(state|stopped|reason)'
 dmesg 2>/dev/null | grep -iE 'killed process|oom-kill' | tail -3
 
-say "fork bomb in a fence of pids 64"
-$CTL exec k1 timeout 60000 -- sh -c \
+say "fork bomb in a fence of pids 64 (fence k2, memory 256M: pids alone stop it)"
+$CTL boot k2 tier L1.5 memory 256M pids 64 cpu 1 > boot2.out 2>&1 ||
+    cat boot2.out
+bcg=$CG$own/fenced.$id/0.k2
+$CTL exec k2 timeout 60000 -- sh -c \
     'while :; do sleep 60 & done 2>/dev/null' > bomb.out 2>&1 &
 bp=$!
 i=0
 while [ $i -lt 50 ]; do
 	sleep 1
-	m=$(awk '$1 == "max" { print $2 }' $fcg/pids.events)
+	m=$(awk '$1 == "max" { print $2 }' $bcg/pids.events)
 	[ "${m:-0}" -gt 0 ] && break
 	i=$((i + 1))
 done
-echo "after ${i} s: pids.current $(cat $fcg/pids.current)," \
-    "pids.events: $(tr '\n' ' ' < $fcg/pids.events)"
-check "pids held at 64" "$(($(cat $fcg/pids.current) <= 64))" 1
+echo "after ${i} s: pids.current $(cat $bcg/pids.current)," \
+    "pids.events: $(tr '\n' ' ' < $bcg/pids.events)," \
+    "memory.events: $(tr '\n' ' ' < $bcg/memory.events)"
+check "pids held at 64" "$(($(cat $bcg/pids.current) <= 64))" 1
 check "pids.events max > 0" \
-    "$(awk '$1 == "max" { print ($2 > 0) }' $fcg/pids.events)" 1
-check "fence's pid 1 alive" "$(test -d /proc/$a1 && echo yes)" yes
-kill $bp 2>/dev/null; wait $bp 2>/dev/null
+    "$(awk '$1 == "max" { print ($2 > 0) }' $bcg/pids.events)" 1
+check "k2 still running" "$($CTL show environment k2 | sed -n 's/^state: *//p')" running
+kill $bp 2>/dev/null; wait $bp 2>/dev/null; echo "bomb exec: $(head -c 300 bomb.out)"
+$CTL stop k2
+
+say "pid 1 of a fence whose memory cgroup counted an OOM kill dies"
+kill -KILL "$a1"
+i=0
+while [ $i -lt 50 ] && $CTL show environment k1 | grep -q '^state: *running'
+do
+	sleep 0.2
+	i=$((i + 1))
+done
+$CTL show environment k1 | grep '^state'
+check "state" "$($CTL show environment k1 | sed -n 's/^state: *//p')" \
+    "stopped (out-of-memory)"
 
 say "cpu: a busy loop in a fence of 0.2 cpu"
 $CTL stop k1 > /dev/null 2>&1
