@@ -214,7 +214,7 @@ main(int argc, char *argv[])
 	 * If we cannot, the fencer says why it refuses L1.5 and L2.
 	 */
 	if ((n = fencer_cgroup_enter(daemon_id, cgerr, sizeof(cgerr))) == -1)
-		log_warnx("cgroup v2: %s", cgerr);
+		log_warnx("cgroups: %s", cgerr);
 	else if (n == 1)
 		log_debug("cgroup v2: in a leaf of our own");
 
