@@ -112,6 +112,7 @@ struct breq {
 	const char		*r_noun;	/* svc_who's w_noun */
 	uint32_t		 r_parent;	/* a probe's exec: its request */
 	int			 r_want;	/* a boot's `require' tier */
+	char			*r_refusal;	/* not met: said once stopped */
 	int			 r_counted;	/* in svc_user's counts */
 	uid_t			 r_uid;		/* who asked */
 	int			 r_exec;	/* a command that runs */
@@ -252,7 +253,9 @@ svc_fence_for(const struct svc_who *w, uid_t named, const char *key,
 	struct bfence	*bf;
 	uid_t		 owner = svc_owner(w, named);
 
-	if (svc_may(w, owner) && (bf = bfence_find(owner, key)) != NULL)
+	/* One being stopped for its `require' never was the user's. */
+	if (svc_may(w, owner) && (bf = bfence_find(owner, key)) != NULL &&
+	    !bf->bf_stopping)
 		return (bf);
 	if (owner == w->w_uid)
 		svc_refuse(cb, arg, "not-found", "no %s %s", w->w_noun, key);
@@ -414,6 +417,7 @@ breq_done(struct breq *r)
 	RB_REMOVE(breq_tree, &svc_req_tree, r);
 	TAILQ_REMOVE(&svc_reqs, r, r_entry);
 	svc_nreqs--;
+	free(r->r_refusal);
 	free(r);
 }
 
@@ -615,7 +619,7 @@ static int
 svc_listed(const struct svc_who *w, const struct bfence *bf, uid_t owner,
     const char *key)
 {
-	if (!svc_may(w, bf->bf_info.f_owner))
+	if (!svc_may(w, bf->bf_info.f_owner) || bf->bf_stopping)
 		return (0);
 	return (key[0] == '\0' || (bf->bf_info.f_owner == owner &&
 	    strcmp(bf->bf_info.f_key, key) == 0));
@@ -752,30 +756,36 @@ svc_booted(struct breq *r, const struct svc_msg *m)
 /*
  * The one `require' decision, on a boot's first verdict: a fence that
  * measured what was asked is answered booted; one below it, or not
- * measured, is stopped, and the boot fails naming every violation the
- * prober found.
+ * measured, is stopped, and once it is gone (nothing of it left to
+ * list, count or find in a cgroup) the boot fails naming every
+ * violation the prober found.
  */
 static void
 svc_require(struct breq *r, struct bfence *bf, const struct svc_msg *m)
 {
 	char		 why[MSG_ERROR_TEXT_MAX];
+	int		 rv;
 
 	if (m->m_type == IMSG_FENCE_LEVEL &&
 	    level_satisfies(m->m_verdict->v_level, level_of_tier(r->r_want))) {
 		breq_reply_fence(r, bf);
 		return;
 	}
-	svc_stop_fence(bf);
-	if (m->m_type != IMSG_FENCE_LEVEL) {
-		breq_error(r, "require-not-met", "%s %s was stopped: %s: %s",
+	if (m->m_type != IMSG_FENCE_LEVEL)
+		rv = asprintf(&r->r_refusal, "%s %s was stopped: %s: %s",
 		    r->r_noun, r->r_key, m->m_error->e_code,
 		    m->m_error->e_message);
-		return;
+	else {
+		svc_violations(m->m_verdict->v_json, why, sizeof(why));
+		rv = asprintf(&r->r_refusal, "%s %s measured %s, required "
+		    "%s; stopped: %s", r->r_noun, r->r_key,
+		    level_name(m->m_verdict->v_level), tier_name(r->r_want),
+		    why);
 	}
-	svc_violations(m->m_verdict->v_json, why, sizeof(why));
-	breq_error(r, "require-not-met", "%s %s measured %s, required %s; "
-	    "stopped: %s", r->r_noun, r->r_key,
-	    level_name(m->m_verdict->v_level), tier_name(r->r_want), why);
+	if (rv == -1)
+		fatal("%s: asprintf", __func__);
+	/* Said once the fence is gone (svc_fail_fence()), not before. */
+	svc_stop_fence(bf);
 }
 
 /* Stop. */
@@ -1082,8 +1092,8 @@ breq_agent_error(struct breq *r, const char *code, const char *message)
  * bf is gone, or its agent is (not gone: the fence may still run):
  * every request about it fails now, not never (a probe's own exec too,
  * which tells the fencer), and what waited on its verdict hears it will
- * not come.  A boot's `require' is not met then, and a fence still
- * running is stopped.
+ * not come.  A boot's `require' is not met then: a fence still running
+ * is stopped, and the boot hears it once the fence is gone.
  */
 static void
 svc_fail_fence(struct bfence *bf, const char *why, int gone)
@@ -1097,9 +1107,23 @@ svc_fail_fence(struct bfence *bf, const char *why, int gone)
 				svc_stop_fence(bf);
 				break;
 			}
-	while ((r = TAILQ_FIRST(&bf->bf_reqs)) != NULL) {
+	for (;;) {
+		/* A `require' decided waits for the end, then is said. */
+		TAILQ_FOREACH(r, &bf->bf_reqs, r_fentry)
+			if (gone || r->r_refusal == NULL)
+				break;
+		if (r == NULL)
+			break;
 		breq_unhold(r);
-		if (r->r_kind == BREQ_AGENT) {
+		if (!gone && r->r_want != 0 && r->r_refusal == NULL) {
+			if (asprintf(&r->r_refusal, "%s %s %s before it was "
+			    "measured", r->r_noun, r->r_key, why) == -1)
+				fatal("%s: asprintf", __func__);
+			continue;
+		}
+		if (r->r_refusal != NULL)
+			breq_error(r, "require-not-met", "%s", r->r_refusal);
+		else if (r->r_kind == BREQ_AGENT) {
 			snprintf(message, sizeof(message), "%s %s %s",
 			    r->r_noun, r->r_key, why);
 			breq_agent_error(r, "fence-stopped", message);
@@ -1382,7 +1406,7 @@ svc_probe_ended(struct breq *r, const struct svc_msg *m)
 	/* Each answer ends its waiter; held requests are not waiters. */
 	for (;;) {
 		TAILQ_FOREACH(w, &bf->bf_reqs, r_fentry)
-			if (w->r_kind == BREQ_VERDICT)
+			if (w->r_kind == BREQ_VERDICT && w->r_refusal == NULL)
 				break;
 		if (w == NULL)
 			break;

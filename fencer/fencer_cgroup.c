@@ -14,7 +14,9 @@
  * (the lock is free): another daemon's folders, of another state
  * directory or another pid namespace, are never touched.  The parent
  * sweeps dead ones at start, and its own when it exits, whatever became
- * of the fencer.
+ * of the fencer; a lock file goes only with the last of its folders
+ * (a sweep kills only what its pid namespace sees, or all through v2's
+ * cgroup.kill).  Starts take turns on <state>/daemons.
  *
  * Each of memory, pids and cpu goes where /proc/self/cgroup and
  * /proc/self/mountinfo say: on the v1 hierarchy that has it (as on this
@@ -70,13 +72,27 @@ cg_name_valid(const char *name)
 	return (fence_key_valid(dot + 1));
 }
 
+/*
+ * SIGKILL what a cgroup holds.  v2's cgroup.kill reaches every process
+ * in it; cgroup.procs names only those our pid namespace can see (v1
+ * leaves the others out, v2 says 0), so a daemon in a pid namespace of
+ * its own cannot empty a v1 cgroup of processes outside it.
+ */
 static void
 cg_kill_procs(const char *dir)
 {
 	char		 path[PATH_MAX], line[64];
 	FILE		*fp;
 	pid_t		 pid;
+	int		 fd;
 
+	if ((size_t)snprintf(path, sizeof(path), "%s/cgroup.kill", dir) <
+	    sizeof(path) && (fd = open(path, O_WRONLY | O_CLOEXEC)) != -1) {
+		if (write(fd, "1", 1) == -1)
+			log_debug("%s: %s: %s", __func__, path,
+			    strerror(errno));
+		(void)close(fd);
+	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >=
 	    sizeof(path) || (fp = fopen(path, "re")) == NULL)
 		return;
@@ -106,16 +122,17 @@ cg_remove(const char *dir)
 	return (-1);
 }
 
-/* Every fence's cgroup in one daemon's folder. */
-static void
+/* Every fence's cgroup in one daemon's folder; -1 if one stays. */
+static int
 cg_sweep(const char *dir)
 {
 	char		 path[PATH_MAX];
 	struct dirent	*de;
 	DIR		*d;
+	int		 rv = 0;
 
 	if ((d = opendir(dir)) == NULL)
-		return;
+		return (errno == ENOENT ? 0 : -1);
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_type != DT_DIR || !cg_name_valid(de->d_name) ||
 		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir,
@@ -123,8 +140,11 @@ cg_sweep(const char *dir)
 			continue;
 		if (cg_remove(path) == 0)
 			log_info("removed stale cgroup %s", path);
+		else
+			rv = -1;
 	}
 	closedir(d);
+	return (rv);
 }
 
 /* A small file of a cgroup, NUL-terminated. */
@@ -498,19 +518,21 @@ cg_leave(const char *id)
 
 /*
  * A daemon's folders, fenced.<id> in each hierarchy, swept and removed,
- * with its v2 leaf.  With inleaf set the daemon is ours and still in
- * its leaf: only its fences' cgroups go.
+ * with its v2 leaf; -1 if one stays (a process we cannot kill is in
+ * it).  With inleaf set the daemon is ours and still in its leaf: only
+ * its fences' cgroups go (cg_kill_procs() would kill the daemon with
+ * the folder's cgroup.kill), and the folder stays (-1).
  */
-static void
+static int
 cg_sweep_daemon(const char *id, int inleaf)
 {
 	char		 dir[3][PATH_MAX], own[3][PATH_MAX], err[256];
 	char		 leaf[PATH_MAX];
-	int		 v2[3], i, j, seen;
+	int		 v2[3], i, j, seen, rv = 0;
 
 	if (cg_daemon_dirs(id, dir, own, v2, err, sizeof(err)) == -1) {
 		log_debug("%s: %s", __func__, err);
-		return;
+		return (0);
 	}
 	for (i = 0; i < 3; i++) {
 		for (seen = 0, j = 0; j < i; j++)
@@ -518,16 +540,25 @@ cg_sweep_daemon(const char *id, int inleaf)
 				seen = 1;
 		if (seen)
 			continue;
-		cg_sweep(dir[i]);
-		if (inleaf && v2[i])
+		if (cg_sweep(dir[i]) == -1) {
+			log_warnx("%s: %s left behind", __func__, dir[i]);
+			rv = -1;
 			continue;
+		}
+		if (inleaf && v2[i]) {
+			rv = -1;
+			continue;
+		}
 		if (v2[i] && (size_t)snprintf(leaf, sizeof(leaf),
 		    "%s/" CG_LEAF, dir[i]) < sizeof(leaf) &&
 		    cg_remove(leaf) == -1)
 			log_warnx("%s: %s left behind", __func__, leaf);
-		if (cg_remove(dir[i]) == -1)
+		if (cg_remove(dir[i]) == -1) {
 			log_warnx("%s: %s left behind", __func__, dir[i]);
+			rv = -1;
+		}
 	}
+	return (rv);
 }
 
 /*
@@ -640,7 +671,7 @@ fencer_daemon_id(const char *state, char id[FENCER_ID_SIZE])
 	uint8_t		 rnd[FENCER_ID_LEN / 2];
 	struct stat	 sb;
 	size_t		 i;
-	int		 fd, n;
+	int		 dfd, fd, n;
 
 	if (cg_lock_path(state, NULL, dir, sizeof(dir)) == -1)
 		fatal("%s: %s", __func__, state);
@@ -650,6 +681,13 @@ fencer_daemon_id(const char *state, char id[FENCER_ID_SIZE])
 		fatalx("%s: not a directory of root's", dir);
 	if ((sb.st_mode & 07777) != 0700 && chmod(dir, 0700) == -1)
 		fatal("chmod %s", dir);
+	/*
+	 * Two daemons starting at once on one state: without this, each
+	 * could sweep before the other's lock exists, and both run.
+	 */
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1 || flock(dfd, LOCK_EX) == -1)
+		fatal("%s: lock %s", __func__, dir);
 	fencer_daemon_sweep(state);
 	cg_state_leftovers(state);
 
@@ -663,6 +701,7 @@ fencer_daemon_id(const char *state, char id[FENCER_ID_SIZE])
 		fatal("%s: %s", __func__, path);
 	if (flock(fd, LOCK_EX | LOCK_NB) == -1)
 		fatal("%s: flock %s", __func__, path);
+	(void)close(dfd);	/* ours is held: the next one may look */
 	/* For people only: the lock, not the pid, says who is alive. */
 	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
 	if (write(fd, pid, n) != n)
@@ -699,8 +738,14 @@ fencer_daemon_sweep(const char *state)
 			fatal("flock %s", path);
 		}
 		log_info("sweeping what daemon %s left", de->d_name);
-		cg_sweep_daemon(de->d_name, 0);
-		(void)unlink(path);
+		/* Its lock file stays until its folders are gone. */
+		if (cg_sweep_daemon(de->d_name, 0) == 0)
+			(void)unlink(path);
+		else
+			log_warnx("daemon %s: processes this daemon cannot "
+			    "kill (of another pid namespace?) keep its "
+			    "cgroups; swept again at the next start",
+			    de->d_name);
 		close(fd);
 	}
 	closedir(d);
@@ -746,14 +791,14 @@ void
 fencer_daemon_fini(const char *state, const char *id, int lockfd)
 {
 	char		 path[PATH_MAX];
-	int		 inleaf;
+	int		 rv;
 
 	if (id == NULL || !cg_id_valid(id))
 		return;
-	inleaf = cg_leave(id) == -1;
-	cg_sweep_daemon(id, inleaf);
+	rv = cg_sweep_daemon(id, cg_leave(id) == -1);
 	cg_state_leftovers(state);
-	if (!inleaf && cg_lock_path(state, id, path, sizeof(path)) == 0)
+	/* A folder left: the lock file stays for the next start's sweep. */
+	if (rv == 0 && cg_lock_path(state, id, path, sizeof(path)) == 0)
 		(void)unlink(path);
 	if (lockfd != -1)
 		close(lockfd);

@@ -73,6 +73,8 @@ struct parent_req_use {
 
 static void	parent_usage(void) __attribute__((noreturn));
 static void	parent_prepare_state(const struct fenced_config *);
+static void	parent_check_proc(void);
+static void	parent_daemonize(void);
 static int	parent_control_socket(const char *);
 static int	parent_http_socket(const char *, uint16_t);
 static void	parent_tokens_load(const char *);
@@ -204,6 +206,7 @@ main(int argc, char *argv[])
 		err(1, "readlink /proc/self/exe");
 	self[n] = '\0';
 
+	parent_check_proc();
 	parent_prepare_state(&conf);
 	/* Dead daemons of this state swept, ours named and locked. */
 	daemon_lock = fencer_daemon_id(conf.c_state, daemon_id);
@@ -220,8 +223,8 @@ main(int argc, char *argv[])
 
 	log_init(debug, LOG_DAEMON);
 	log_procinit("parent");
-	if (!debug && daemon(0, 0) == -1)
-		fatal("daemon");
+	if (!debug)
+		parent_daemonize();
 	setproctitle("parent");
 
 	if ((evbase = event_init()) == NULL)
@@ -242,6 +245,59 @@ main(int argc, char *argv[])
 
 	event_dispatch();
 	parent_shutdown(1);
+}
+
+/*
+ * The fencer reads its fences' /proc/PID files by the pids it knows,
+ * those of our pid namespace: a /proc of another one (unshare --pid
+ * without --mount-proc) would show it other processes by those
+ * numbers, and judge a fence by a stranger.  /proc/self names us by
+ * the pid this /proc knows us by.
+ */
+static void
+parent_check_proc(void)
+{
+	char		 buf[32];
+	const char	*errstr;
+	ssize_t		 n;
+	long long	 pid;
+
+	if ((n = readlink("/proc/self", buf, sizeof(buf) - 1)) == -1)
+		err(1, "readlink /proc/self");
+	buf[n] = '\0';
+	pid = strtonum(buf, 1, INT_MAX, &errstr);
+	if (errstr != NULL || pid != getpid())
+		errx(1, "/proc is not of this pid namespace (pid %d here, "
+		    "%s there): mount one of its own (unshare --mount-proc)",
+		    (int)getpid(), buf);
+}
+
+/*
+ * daemon(3), except as pid 1 of a pid namespace (a container's first
+ * process, unshare --pid --fork): there the fork's parent would exit
+ * and the kernel kill the namespace, the daemon with it, so pid 1 stays
+ * itself and only leaves the terminal.
+ */
+static void
+parent_daemonize(void)
+{
+	int	 fd;
+
+	if (getpid() != 1) {
+		if (daemon(0, 0) == -1)
+			fatal("daemon");
+		return;
+	}
+	(void)setsid();
+	if (chdir("/") == -1)
+		fatal("chdir /");
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
+		fatal("/dev/null");
+	if (dup2(fd, STDIN_FILENO) == -1 || dup2(fd, STDOUT_FILENO) == -1 ||
+	    dup2(fd, STDERR_FILENO) == -1)
+		fatal("dup2");
+	if (fd > STDERR_FILENO)
+		(void)close(fd);
 }
 
 static void

@@ -67,7 +67,7 @@ probe_processes(struct jw *w, const struct probe_opts *o)
 	uid_t		 me = getuid();
 	long		 n = 0;
 	int		 nothers = 0, other = 0, i, seen = 0;
-	char		 path[64];
+	char		 path[64], pid[16];
 
 	if ((d = opendir("/proc")) == NULL) {
 		jw_err(w, "error", errno);
@@ -102,8 +102,18 @@ probe_processes(struct jw *w, const struct probe_opts *o)
 	else {
 		jw_obj_open(w, "hostPid");
 		jw_int(w, "pid", o->po_host_pid);
+		/*
+		 * The fencer runs as root and a fence never does: to a
+		 * probe not run as root, an entry of its own uid with that
+		 * number is one of the fence's own processes (in a daemon
+		 * with a pid namespace of its own, the fencer's pid is small
+		 * and fences' pids reach it), not the fencer.  One whose uid
+		 * cannot be read counts.
+		 */
 		snprintf(path, sizeof(path), "/proc/%d", (int)o->po_host_pid);
-		jw_bool(w, "visible", access(path, F_OK) == 0);
+		snprintf(pid, sizeof(pid), "%d", (int)o->po_host_pid);
+		jw_bool(w, "visible", access(path, F_OK) == 0 && (me == 0 ||
+		    probe_proc_uid(pid) != (long long)me));
 		jw_obj_close(w);
 	}
 }

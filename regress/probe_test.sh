@@ -53,6 +53,17 @@ check_get() {
 	[ "$v" = "$3" ] || { show "$1"; atf_fail "$2 is '$v', not '$3'"; }
 }
 
+# check_listed FILE ARRAY VALUE: VALUE is one of the elements of ARRAY, of
+# which the probe reports at most 4 (docs/probe.md), in the resolver's
+# order: "localhost" is 127.0.0.1 first or ::1 first, as /etc/hosts says.
+check_listed() {
+	for i in 0 1 2 3; do
+		[ "$(get "$1" "$2.$i")" != "$3" ] || return 0
+	done
+	show "$1"
+	atf_fail "$2 does not list '$3'"
+}
+
 show() {
 	echo "--- $1" >&2
 	cat "$1" >&2
@@ -147,7 +158,7 @@ network_fast_body() {
 	atf_check_equal "$(cat rc)" 0
 	elapsed_below 1000
 	check_get report network.dns.resolved true
-	check_get report network.dns.addresses.0 127.0.0.1
+	check_listed report network.dns.addresses 127.0.0.1
 	check_get report network.tcp.0.connected false
 	check_get report network.tcp.0.error ECONNREFUSED
 	check_get report network.tcp.1.connected true

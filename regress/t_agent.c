@@ -228,7 +228,9 @@ t_run(int n, int par)
 static void
 t_start(const char *agent, const char *home, uid_t uid)
 {
-	int	 sv[2];
+	static char	 name[] = "fence-agent", verbose[] = "-v";
+	char		*argv[] = { name, verbose, NULL };
+	int		 sv[2], fd;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
 		err(2, "socketpair");
@@ -240,11 +242,19 @@ t_start(const char *agent, const char *home, uid_t uid)
 		if (dup2(sv[1], 3) == -1)
 			_exit(2);
 		closefrom(4);
+		/*
+		 * Opened before the drop: the checkout may be where the
+		 * agent's uid cannot go (/root is 0700), as the fencer's
+		 * fences cannot see it either.  Close-on-exec, so the agent
+		 * inherits nothing but fd 3.
+		 */
+		if ((fd = open(agent, O_RDONLY | O_CLOEXEC)) == -1)
+			_exit(127);
 		if (geteuid() == 0 && (setgroups(0, NULL) == -1 ||
 		    setresgid(uid, uid, uid) == -1 ||
 		    setresuid(uid, uid, uid) == -1))
 			_exit(2);
-		execl(agent, "fence-agent", "-v", (char *)NULL);
+		fexecve(fd, argv, environ);
 		_exit(127);
 	}
 	close(sv[1]);

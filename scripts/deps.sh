@@ -1,11 +1,18 @@
 #!/bin/sh
 # Install the Debian packages fenced builds, tests and runs with, if any
 # is missing.  When all are present this only asks dpkg and returns.
+# The list holds every tool a test, `make run`, `make bench` or
+# `make sanitize` runs that a debootstrap --variant=minbase system lacks
+# (docs/testing.md), and those of minbase's own that the tests need, so
+# that a smaller base cannot miss them either: procps (pgrep, ps), xxd,
+# python3 (the forge and flood clients), iproute2 (ss), e2fsprogs
+# (mkfs.ext4), mount (losetup), binutils (readelf), passwd (useradd).
 set -eu
 
 pkgs="gcc make pkg-config libevent-dev libseccomp-dev libcap-dev
 libmsgpack-dev libbsd-dev libjansson-dev libatf-dev atf-sh kyua byacc
-mandoc curl iproute2 bubblewrap git clang libclang-rt-14-dev passwd"
+mandoc curl iproute2 bubblewrap git clang libclang-rt-14-dev passwd
+procps xxd python3 e2fsprogs mount binutils"
 
 missing=
 for p in $pkgs; do
