@@ -83,6 +83,7 @@ static const struct {
 	{ "require-not-met",		412 },
 	{ "unknown-user",		403 },
 	{ "no-uid",			503 },
+	{ "no-cgroups",			503 },
 	{ "home-refused",		500 },
 	{ "boot-failed",		500 },
 	{ "agent-error",		502 },

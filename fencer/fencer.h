@@ -79,7 +79,9 @@ void	fencer_probe_end(struct fence *, int);
 /* fencer_cgroup.c */
 int	fencer_cgroup_parents(const char *, char [3][PATH_MAX], char *,
 	    size_t);
-int	fencer_cgroup_init(const char *, char [3][PATH_MAX]);
+void	fencer_cgroup_procdir(const char *);
+int	fencer_cgroup_enter(const char *, char *, size_t);
+int	fencer_cgroup_init(const char *, char [3][PATH_MAX], char *, size_t);
 void	fencer_cgroup_fini(char [3][PATH_MAX]);
 int	fencer_daemon_id(const char *, char [FENCER_ID_SIZE]);
 void	fencer_daemon_sweep(const char *);

@@ -47,8 +47,13 @@
 
 #define CG_DAEMONS	"daemons"	/* under the state directory */
 #define CG_RMDIR_TRIES	400		/* 5 ms apart */
+#define CG_LEAF		"daemon"	/* v2: fenced.<id>/daemon holds us */
 
 static const char *const cg_ctrl[3] = { "memory", "pids", "cpu" };
+/* Where cgroup and mountinfo are read: the regress suite's fake trees. */
+static const char	*cg_procdir = "/proc/self";
+
+static int	cg_id_valid(const char *);
 
 static void	cg_state_leftovers(const char *);
 
@@ -91,8 +96,9 @@ cg_kill_procs(const char *dir)
 	if ((size_t)snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >=
 	    sizeof(path) || (fp = fopen(path, "re")) == NULL)
 		return;
+	/* Never ourselves: on v2 the daemon's leaf is in its folder. */
 	while (fgets(line, sizeof(line), fp) != NULL)
-		if ((pid = atoi(line)) > 1)
+		if ((pid = atoi(line)) > 1 && pid != getpid())
 			kill(pid, SIGKILL);
 	fclose(fp);
 }
@@ -160,6 +166,46 @@ cg_read(const char *dir, const char *file, char *buf, size_t len)
 	return (0);
 }
 
+static FILE *
+cg_procfile(const char *name)
+{
+	char	 path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", cg_procdir,
+	    name) >= sizeof(path))
+		return (NULL);
+	return (fopen(path, "re"));
+}
+
+/*
+ * On v2 a daemon sits in the leaf <its cgroup>/fenced.<id>/daemon
+ * (fencer_cgroup_enter()): its own cgroup is still the one it started
+ * in, for itself, its children and the sweeps alike.
+ */
+static void
+cg_strip_leaf(char *path)
+{
+	char	*leaf, *folder;
+	size_t	 len = strlen(path);
+
+	if (len < sizeof("/fenced./" CG_LEAF) + FENCER_ID_LEN - 1)
+		return;
+	leaf = path + len - (sizeof("/" CG_LEAF) - 1);
+	folder = leaf - (sizeof("/fenced.") - 1) - FENCER_ID_LEN;
+	if (strcmp(leaf, "/" CG_LEAF) != 0 ||
+	    strncmp(folder, "/fenced.", sizeof("/fenced.") - 1) != 0)
+		return;
+	*leaf = '\0';
+	if (!cg_id_valid(folder + sizeof("/fenced.") - 1)) {
+		*leaf = '/';
+		return;
+	}
+	if (folder == path)
+		snprintf(path, 2, "/");
+	else
+		*folder = '\0';
+}
+
 /*
  * The line of /proc/self/cgroup that has this controller (v1), or with
  * ctrl NULL the v2 line; path gets the cgroup path.  Returns 1 for v1,
@@ -172,7 +218,7 @@ cg_self(const char *ctrl, char *path, size_t len)
 	char	 line[PATH_MAX + 128], *ctrls, *p, *tok, *save;
 	int	 found = 0;
 
-	if ((fp = fopen("/proc/self/cgroup", "re")) == NULL)
+	if ((fp = cg_procfile("cgroup")) == NULL)
 		return (-1);
 	while (found == 0 && fgets(line, sizeof(line), fp) != NULL) {
 		line[strcspn(line, "\n")] = '\0';
@@ -184,6 +230,7 @@ cg_self(const char *ctrl, char *path, size_t len)
 		if (*ctrls == '\0') {
 			if (ctrl == NULL) {
 				snprintf(path, len, "%s", p);
+				cg_strip_leaf(path);
 				found = 2;
 			}
 			continue;
@@ -209,7 +256,7 @@ cg_mount(const char *ctrl, char *mnt, size_t mlen, char *root, size_t rlen)
 	char	 line[2 * PATH_MAX], *fld[8], *sep, *tok, *save;
 	int	 n, found = 0;
 
-	if ((fp = fopen("/proc/self/mountinfo", "re")) == NULL)
+	if ((fp = cg_procfile("mountinfo")) == NULL)
 		return (-1);
 	while (!found && fgets(line, sizeof(line), fp) != NULL) {
 		line[strcspn(line, "\n")] = '\0';
@@ -254,14 +301,15 @@ cg_mount(const char *ctrl, char *mnt, size_t mlen, char *root, size_t rlen)
  * its own): <mount>/<our own cgroup>/<sub> for memory, pids and cpu,
  * as /proc/self/cgroup and /proc/self/mountinfo name them.  A
  * controller on a v1 hierarchy is placed there, else on the unified
- * (v2) one, whose cgroup of ours must offer it.
+ * (v2) one, whose cgroup of ours must offer it.  own gets our own
+ * cgroup's directory in each, v2 whether it is the unified one.
  */
-int
-fencer_cgroup_parents(const char *sub, char parents[3][PATH_MAX], char *err,
-    size_t errlen)
+static int
+cg_place(const char *sub, char parents[3][PATH_MAX], char own[3][PATH_MAX],
+    int v2[3], char *err, size_t errlen)
 {
 	char		 cg[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX];
-	char		 own[PATH_MAX], buf[512];
+	char		 buf[512];
 	const char	*rel, *ctrl;
 	size_t		 rl;
 	int		 i, kind;
@@ -286,6 +334,7 @@ fencer_cgroup_parents(const char *sub, char parents[3][PATH_MAX], char *err,
 				return (-1);
 			}
 		}
+		v2[i] = kind != 1;
 		/* A mount of a sub-tree shows paths relative to its root. */
 		rel = cg;
 		rl = strlen(root);
@@ -294,32 +343,50 @@ fencer_cgroup_parents(const char *sub, char parents[3][PATH_MAX], char *err,
 			rel = cg + rl;
 		if (strcmp(rel, "/") == 0)
 			rel = "";
-		if ((size_t)snprintf(own, sizeof(own), "%s%s", mnt, rel) >=
-		    sizeof(own) || (size_t)snprintf(parents[i], PATH_MAX,
-		    "%s/%s", own, sub) >= PATH_MAX) {
+		if ((size_t)snprintf(own[i], PATH_MAX, "%s%s", mnt, rel) >=
+		    PATH_MAX || (size_t)snprintf(parents[i], PATH_MAX,
+		    "%s/%s", own[i], sub) >= PATH_MAX) {
 			snprintf(err, errlen, "cgroup path too long");
 			return (-1);
 		}
 		/* v2: our own cgroup must offer the controller. */
-		if (kind != 1 && (cg_read(own, "cgroup.controllers", buf,
+		if (v2[i] && (cg_read(own[i], "cgroup.controllers", buf,
 		    sizeof(buf)) == -1 || !word_listed(buf, ctrl))) {
-			snprintf(err, errlen, "%s/cgroup.controllers lacks %s",
-			    own, ctrl);
+			snprintf(err, errlen, "%s/cgroup.controllers lacks %s "
+			    "(the cgroup v2 hierarchy does not hand it down "
+			    "to this daemon's cgroup)", own[i], ctrl);
 			return (-1);
 		}
 	}
 	return (0);
 }
 
+int
+fencer_cgroup_parents(const char *sub, char parents[3][PATH_MAX], char *err,
+    size_t errlen)
+{
+	char	 own[3][PATH_MAX];
+	int	 v2[3];
+
+	return (cg_place(sub, parents, own, v2, err, errlen));
+}
+
+/* The regress suite points the placement at a fake /proc/self. */
+void
+fencer_cgroup_procdir(const char *dir)
+{
+	cg_procdir = dir;
+}
+
 /* fenced.<id> in each hierarchy: one daemon's folders. */
 static int
-cg_daemon_dirs(const char *id, char dir[3][PATH_MAX], char *err,
-    size_t errlen)
+cg_daemon_dirs(const char *id, char dir[3][PATH_MAX], char own[3][PATH_MAX],
+    int v2[3], char *err, size_t errlen)
 {
 	char	 sub[sizeof("fenced.") + FENCER_ID_SIZE];
 
 	snprintf(sub, sizeof(sub), "fenced.%s", id);
-	return (fencer_cgroup_parents(sub, dir, err, errlen));
+	return (cg_place(sub, dir, own, v2, err, errlen));
 }
 
 static int
@@ -334,17 +401,136 @@ cg_id_valid(const char *id)
 	return (id[i] == '\0');
 }
 
+static int
+cg_write(const char *dir, const char *file, const char *val)
+{
+	char	 path[PATH_MAX];
+	size_t	 len = strlen(val);
+	ssize_t	 n;
+	int	 fd, saved;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >=
+	    sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	/* O_TRUNC as a shell's ">" has it: a no-op on cgroupfs. */
+	if ((fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)) == -1)
+		return (-1);
+	n = write(fd, val, len);
+	saved = errno;
+	(void)close(fd);
+	errno = saved;
+	return (n == (ssize_t)len ? 0 : -1);
+}
+
+/* The first controller on the unified hierarchy, or -1 if none is. */
+static int
+cg_first_v2(const int v2[3])
+{
+	int	 i;
+
+	for (i = 0; i < 3; i++)
+		if (v2[i])
+			return (i);
+	return (-1);
+}
+
 /*
- * A daemon's folders, fenced.<id> in each hierarchy, swept and removed.
- * -1 if one stays (a process we cannot kill is in it).
+ * The parent, at start, before it forks anything (so the broker, the
+ * fencer and the prober are born in it, and nobody moves anybody after
+ * lockdown): on v2, into the leaf <our cgroup>/fenced.<id>/daemon, so
+ * that neither our cgroup nor our folder holds a process and both may
+ * hand controllers down (cgroup v2's no-internal-processes rule).  On
+ * v1 nothing moves.  Returns 1 if it moved, 0 if there was nothing to
+ * do, -1 with err.
+ */
+int
+fencer_cgroup_enter(const char *id, char *err, size_t errlen)
+{
+	char	 dir[3][PATH_MAX], own[3][PATH_MAX], leaf[PATH_MAX];
+	int	 v2[3], i;
+
+	if (id == NULL || !cg_id_valid(id)) {
+		snprintf(err, errlen, "daemon id not valid");
+		return (-1);
+	}
+	if (cg_daemon_dirs(id, dir, own, v2, err, errlen) == -1)
+		return (-1);
+	if ((i = cg_first_v2(v2)) == -1)
+		return (0);
+	if ((size_t)snprintf(leaf, sizeof(leaf), "%s/" CG_LEAF, dir[i]) >=
+	    sizeof(leaf)) {
+		snprintf(err, errlen, "cgroup path too long");
+		return (-1);
+	}
+	if ((mkdir(dir[i], 0755) == -1 && errno != EEXIST) ||
+	    (mkdir(leaf, 0755) == -1 && errno != EEXIST)) {
+		snprintf(err, errlen, "mkdir %s: %s", leaf, strerror(errno));
+		return (-1);
+	}
+	if (cg_write(leaf, "cgroup.procs", "0") == -1) {
+		snprintf(err, errlen, "move into %s: %s", leaf,
+		    strerror(errno));
+		return (-1);
+	}
+	return (1);
+}
+
+/*
+ * The parent, at exit: out of its leaf into the cgroup it started in,
+ * so the leaf and the folder can go.  Only a root cgroup takes it back
+ * (any other one hands controllers down and so may hold no process):
+ * elsewhere the leaf stays until we are gone.  Returns 0 if we are out
+ * of the leaf (or never were in one), -1 if we are still in it.
  */
 static int
-cg_sweep_daemon(const char *id)
+cg_leave(const char *id)
 {
-	char		 dir[3][PATH_MAX], err[256];
-	int		 i, j, seen, rv = 0;
+	char	 dir[3][PATH_MAX], own[3][PATH_MAX], err[256];
+	char	 path[PATH_MAX], cg[PATH_MAX], *leaf;
+	FILE	*fp;
+	int	 v2[3], i, in = 0;
 
-	if (cg_daemon_dirs(id, dir, err, sizeof(err)) == -1) {
+	if (cg_daemon_dirs(id, dir, own, v2, err, sizeof(err)) == -1 ||
+	    (i = cg_first_v2(v2)) == -1)
+		return (0);
+	/* cg_self() hides the leaf; the raw line shows it. */
+	snprintf(path, sizeof(path), "fenced.%s/" CG_LEAF, id);
+	if ((fp = cg_procfile("cgroup")) == NULL)
+		return (0);
+	while (fgets(cg, sizeof(cg), fp) != NULL) {
+		cg[strcspn(cg, "\n")] = '\0';
+		if (strncmp(cg, "0::", 3) == 0 && (leaf = strstr(cg,
+		    path)) != NULL && strcmp(leaf, path) == 0)
+			in = 1;
+	}
+	(void)fclose(fp);
+	if (!in)
+		return (0);
+	if (cg_write(own[i], "cgroup.procs", "0") == -1) {
+		log_debug("%s: back into %s: %s", __func__, own[i],
+		    strerror(errno));
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * A daemon's folders, fenced.<id> in each hierarchy, swept and removed,
+ * with its v2 leaf; -1 if one stays (a process we cannot kill is in
+ * it).  With inleaf set the daemon is ours and still in its leaf: only
+ * its fences' cgroups go (cg_kill_procs() would kill the daemon with
+ * the folder's cgroup.kill), and the folder stays (-1).
+ */
+static int
+cg_sweep_daemon(const char *id, int inleaf)
+{
+	char		 dir[3][PATH_MAX], own[3][PATH_MAX], err[256];
+	char		 leaf[PATH_MAX];
+	int		 v2[3], i, j, seen, rv = 0;
+
+	if (cg_daemon_dirs(id, dir, own, v2, err, sizeof(err)) == -1) {
 		log_debug("%s: %s", __func__, err);
 		return (0);
 	}
@@ -354,7 +540,20 @@ cg_sweep_daemon(const char *id)
 				seen = 1;
 		if (seen)
 			continue;
-		if (cg_sweep(dir[i]) == -1 || cg_remove(dir[i]) == -1) {
+		if (cg_sweep(dir[i]) == -1) {
+			log_warnx("%s: %s left behind", __func__, dir[i]);
+			rv = -1;
+			continue;
+		}
+		if (inleaf && v2[i]) {
+			rv = -1;
+			continue;
+		}
+		if (v2[i] && (size_t)snprintf(leaf, sizeof(leaf),
+		    "%s/" CG_LEAF, dir[i]) < sizeof(leaf) &&
+		    cg_remove(leaf) == -1)
+			log_warnx("%s: %s left behind", __func__, leaf);
+		if (cg_remove(dir[i]) == -1) {
 			log_warnx("%s: %s left behind", __func__, dir[i]);
 			rv = -1;
 		}
@@ -362,27 +561,74 @@ cg_sweep_daemon(const char *id)
 	return (rv);
 }
 
-int
-fencer_cgroup_init(const char *id, char parent[3][PATH_MAX])
+/*
+ * The controllers on v2 that dir does not hand down yet, handed down
+ * in one write ("+memory +pids +cpu").
+ */
+static int
+cg_enable(const char *dir, const int v2[3], char *err, size_t errlen)
 {
-	char		 err[256];
-	int		 i;
+	char	 buf[512], want[64];
+	int	 i;
 
-	if (id == NULL || !cg_id_valid(id))
-		return (-1);
-	if (cg_daemon_dirs(id, parent, err, sizeof(err)) == -1) {
-		log_warnx("%s: %s", __func__, err);
+	if (cg_read(dir, "cgroup.subtree_control", buf, sizeof(buf)) == -1) {
+		snprintf(err, errlen, "read %s/cgroup.subtree_control: %s",
+		    dir, strerror(errno));
 		return (-1);
 	}
+	want[0] = '\0';
+	for (i = 0; i < 3; i++)
+		if (v2[i] && !word_listed(buf, cg_ctrl[i]))
+			snprintf(want + strlen(want), sizeof(want) -
+			    strlen(want), "%s+%s", want[0] ? " " : "",
+			    cg_ctrl[i]);
+	if (want[0] == '\0' || cg_write(dir, "cgroup.subtree_control",
+	    want) == 0)
+		return (0);
+	if (errno == EBUSY)
+		snprintf(err, errlen, "%s holds processes, so cgroup v2 lets "
+		    "it hand no controller down (%s): run fenced alone in a "
+		    "cgroup of its own (a systemd unit with Delegate=yes) or "
+		    "in the root cgroup", dir, want);
+	else
+		snprintf(err, errlen, "write %s to %s/cgroup.subtree_control: "
+		    "%s", want, dir, strerror(errno));
+	return (-1);
+}
+
+/*
+ * The fencer, at start: this daemon's folders made, what a crashed
+ * fencer of ours left swept, and on v2 memory, pids and cpu handed
+ * down from our cgroup to the folder and from the folder to the
+ * fences (the parent has moved the daemon into its leaf already).
+ */
+int
+fencer_cgroup_init(const char *id, char parent[3][PATH_MAX], char *err,
+    size_t errlen)
+{
+	char		 own[3][PATH_MAX];
+	int		 v2[3], i;
+
+	if (id == NULL || !cg_id_valid(id)) {
+		snprintf(err, errlen, "daemon id not valid");
+		return (-1);
+	}
+	if (cg_daemon_dirs(id, parent, own, v2, err, errlen) == -1)
+		return (-1);
 	for (i = 0; i < 3; i++) {
 		if (mkdir(parent[i], 0755) == -1 && errno != EEXIST) {
-			log_warn("%s: mkdir %s", __func__, parent[i]);
+			snprintf(err, errlen, "mkdir %s: %s", parent[i],
+			    strerror(errno));
 			return (-1);
 		}
 		cg_sweep(parent[i]);
-		log_debug("%s: %s fences under %s", __func__, cg_ctrl[i],
-		    parent[i]);
+		log_debug("%s: %s fences under %s (cgroup v%d)", __func__,
+		    cg_ctrl[i], parent[i], v2[i] ? 2 : 1);
 	}
+	if ((i = cg_first_v2(v2)) != -1 &&
+	    (cg_enable(own[i], v2, err, errlen) == -1 ||
+	    cg_enable(parent[i], v2, err, errlen) == -1))
+		return (-1);
 	return (0);
 }
 
@@ -493,7 +739,7 @@ fencer_daemon_sweep(const char *state)
 		}
 		log_info("sweeping what daemon %s left", de->d_name);
 		/* Its lock file stays until its folders are gone. */
-		if (cg_sweep_daemon(de->d_name) == 0)
+		if (cg_sweep_daemon(de->d_name, 0) == 0)
 			(void)unlink(path);
 		else
 			log_warnx("daemon %s: processes this daemon cannot "
@@ -535,7 +781,11 @@ cg_state_leftovers(const char *state)
 /*
  * The parent, at exit, whatever became of the fencer: the fences'
  * cgroups and this daemon's folders, the probe secrets, the fences'
- * folders of <state>/envs, then the lock.
+ * folders of <state>/envs, then the lock.  On v2 under a cgroup other
+ * than a root the parent cannot leave its leaf: leaf and folder stay
+ * (empty once we are gone) and so does the lock file, so the next
+ * daemon of this state directory removes them (and a service manager
+ * removes its unit's cgroup with everything under it).
  */
 void
 fencer_daemon_fini(const char *state, const char *id, int lockfd)
@@ -545,7 +795,7 @@ fencer_daemon_fini(const char *state, const char *id, int lockfd)
 
 	if (id == NULL || !cg_id_valid(id))
 		return;
-	rv = cg_sweep_daemon(id);
+	rv = cg_sweep_daemon(id, cg_leave(id) == -1);
 	cg_state_leftovers(state);
 	/* A folder left: the lock file stays for the next start's sweep. */
 	if (rv == 0 && cg_lock_path(state, id, path, sizeof(path)) == 0)

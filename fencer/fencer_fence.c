@@ -34,6 +34,8 @@ static unsigned int	 fencer_nfences;
 static char		 fencer_bindir[PATH_MAX];
 static char		 fencer_cgparent[3][PATH_MAX];
 static const char	*cgparents[3];
+/* Why fences get no cgroups, if they get none: L1.5 and L2 refused. */
+static char		 cgerr[256];
 
 static void	fence_agent_dispatch(struct imsgev *, struct imsg *, void *);
 static void	fence_agent_closed(struct imsgev *, int, void *);
@@ -52,8 +54,16 @@ fencer_init(const char *id)
 		fatal("%s: readlink /proc/self/exe", __func__);
 	exe[n] = '\0';
 	strlcpy(fencer_bindir, dirname(exe), sizeof(fencer_bindir));
-	if (fencer_cgroup_init(id, fencer_cgparent) == -1)
-		fatalx("%s: no usable cgroup hierarchy for fences", __func__);
+	if (fencer_cgroup_init(id, fencer_cgparent, cgerr,
+	    sizeof(cgerr)) == -1) {
+		log_warnx("no cgroup limits for fences, L1.5 and L2 refused: "
+		    "%s", cgerr);
+		if (cgerr[0] == '\0')
+			strlcpy(cgerr, "no usable cgroup hierarchy",
+			    sizeof(cgerr));
+		return;
+	}
+	cgerr[0] = '\0';
 	for (i = 0; i < 3; i++)
 		cgparents[i] = fencer_cgparent[i];
 }
@@ -451,6 +461,15 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		    "backend-unavailable", "backend %s is not available in "
 		    "this build; nothing falls back to another",
 		    backend_name(backend));
+		return (NULL);
+	}
+	/* The limits are part of L1.5 and L2: never a fence without. */
+	if (cgerr[0] != '\0' && (b->b_tier ? b->b_tier : c->c_tier) >=
+	    TIER_L15) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "no-cgroups",
+		    "%s needs memory, pids and cpu limits, which this "
+		    "machine cannot set: %s", tier_name(b->b_tier ?
+		    b->b_tier : c->c_tier), cgerr);
 		return (NULL);
 	}
 	if ((pw = getpwuid(b->b_owner)) == NULL) {

@@ -148,6 +148,7 @@ main(int argc, char *argv[])
 {
 	struct event	 ev_term, ev_int, ev_hup, ev_chld, ev_pipe;
 	int		 ch, noaction = 0, verbose = 0;
+	char		 cgerr[256];
 	ssize_t		 n;
 
 	setproctitle_init(argc, argv, environ);
@@ -210,6 +211,15 @@ main(int argc, char *argv[])
 	/* Dead daemons of this state swept, ours named and locked. */
 	daemon_lock = fencer_daemon_id(conf.c_state, daemon_id);
 	parent_tokens_load(conf.c_state);
+	/*
+	 * On cgroup v2, into a leaf of our own before anything is forked:
+	 * every process of the daemon is born there (fencer_cgroup.c).
+	 * If we cannot, the fencer says why it refuses L1.5 and L2.
+	 */
+	if ((n = fencer_cgroup_enter(daemon_id, cgerr, sizeof(cgerr))) == -1)
+		log_warnx("cgroups: %s", cgerr);
+	else if (n == 1)
+		log_debug("cgroup v2: in a leaf of our own");
 
 	log_init(debug, LOG_DAEMON);
 	log_procinit("parent");

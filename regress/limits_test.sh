@@ -283,7 +283,47 @@ parse_linear_body() {
 }
 parse_linear_cleanup() { true; }
 
+atf_test_case no_cgroups cleanup
+no_cgroups_head() {
+	atf_set descr "a machine where fences' limits cannot be set (no cgroup hierarchy mounted, as the daemon sees it): the daemon starts and says why, refuses L1.5 and L2 with no-cgroups naming the cause, boots L1"
+	atf_set require.user root
+	atf_set require.progs unshare
+	atf_set timeout 120
+}
+no_cgroups_body() {
+	fenced_vars
+	# The daemon in a mount namespace of its own without any cgroup
+	# file system; the host's mounts stay as they are.
+	cat > nocg.sh <<'EOF'
+#! /bin/sh
+grep -E ' - cgroup2? ' /proc/self/mountinfo | awk '{ print $5 }' |
+    sort -r | while read -r m; do umount -l "$m" || exit 1; done
+bin=$1
+shift
+exec "$bin" "$@"
+EOF
+	cat > nocg-ns.sh <<EOF
+#! /bin/sh
+exec unshare -m --propagation private sh "$PWD/nocg.sh" "$BIN/fenced" "\$@"
+EOF
+	chmod +x nocg-ns.sh
+	FENCED_BIN="$PWD/nocg-ns.sh"
+	fenced_start
+	for t in L1.5 L2; do
+		atf_check -s exit:1 -e match:"no-cgroups: $t needs memory, pids and cpu limits, which this machine cannot set: .*not mounted" \
+		    $CTL boot limited tier $t
+	done
+	# The fencer said so at its start, before it answered any boot.
+	grep -q 'no cgroup limits for fences, L1.5 and L2 refused: .*not mounted' \
+	    fenced.log || atf_fail "no reason logged"
+	atf_check -s exit:0 -o match:'^state: *running' $CTL boot k1 tier L1
+	atf_check -o match:'k1' -o not-match:'limited' $CTL show environments
+	fenced_stop
+}
+no_cgroups_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
+	atf_add_test_case no_cgroups
 	atf_add_test_case ceilings
 	atf_add_test_case user_totals
 	atf_add_test_case pids_default

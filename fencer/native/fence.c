@@ -380,6 +380,7 @@ fence_ctx_prepare(const struct fence_spec *s)
 	ctx->fc_status_fd = ctx->fc_status_rfd = -1;
 	ctx->fc_home_fd = ctx->fc_ll_fd = -1;
 	ctx->fc_bin_mnt = fence_bin_fd();
+	ctx->fc_bin_shared = fence_bin_shared();
 	for (i = 0; i < FENCE_CG_MAX; i++)
 		ctx->fc_cg_procs[i] = -1;
 	snprintf(ctx->fc_home_mnt, sizeof(ctx->fc_home_mnt), "home/%s",

@@ -99,6 +99,7 @@ struct fence_ctx {
 	char		 fc_home_abs[PATH_MAX];	/* /home/<user> */
 	int		 fc_home_fd;		/* O_PATH, child side */
 	int		 fc_bin_mnt;		/* fence_bin_init()'s tmpfs */
+	int		 fc_bin_shared;		/* cloned, not attached */
 
 	/* Landlock ruleset fd (child side), -1 where none. */
 	int		 fc_ll_fd;
@@ -135,6 +136,7 @@ int		 fence_net_lo_up(struct fence_ctx *);
 /* fence_mount.c */
 int		 fence_mount_init(char *, size_t);
 int		 fence_bin_fd(void);
+int		 fence_bin_shared(void);
 int		 fence_mount_sources(struct fence_ctx *);
 int		 fence_mount_build(struct fence_ctx *);
 

@@ -38,7 +38,9 @@
  * fencectl too.  fence_bin_init() copies the few programs a fence runs
  * into a tmpfs that is mounted nowhere (fsopen, fsmount), once per
  * process; each pid 1 clones that mount (open_tree OPEN_TREE_CLONE) and
- * attaches the clone (move_mount).  Its mountinfo line reads
+ * attaches the clone (move_mount).  A kernel before 6.15 clones no
+ * detached mount (EINVAL): there fence_bin_init() makes the tmpfs anew
+ * for every boot and pid 1 attaches that one itself.  Its mountinfo line reads
  * "/ /run/fenced/bin ro,nosuid,nodev - tmpfs fenced-bin".
  */
 #include <sys/types.h>
@@ -111,6 +113,12 @@ static const char *fence_bin_names[] = { "fence-agent", "fence-probe" };
 #define FENCE_BIN_FILE_MAX	(64ULL << 20)	/* per program */
 
 static int	 fence_bin_mnt = -1;	/* the detached tmpfs */
+/*
+ * Whether a detached mount can be cloned (Linux 6.15 and later).  An
+ * older kernel (Debian 12's 6.1) answers EINVAL: each pid 1 then gets a
+ * tmpfs of its own, made and filled for its boot, and attaches it.
+ */
+static int	 fence_bin_clonable = -1;
 static dev_t	 fence_bin_dev;		/* what it was copied from */
 static ino_t	 fence_bin_ino;
 static char	 fence_bin_init_name[NAME_MAX + 1];
@@ -253,8 +261,8 @@ fence_bin_init(const char *bindir, const char *init, char *err,
 		snprintf(err, errlen, "stat %s: %s", bindir, strerror(errno));
 		goto fail;
 	}
-	if (fence_bin_mnt != -1 && sb.st_dev == fence_bin_dev &&
-	    sb.st_ino == fence_bin_ino &&
+	if (fence_bin_mnt != -1 && fence_bin_clonable == 1 &&
+	    sb.st_dev == fence_bin_dev && sb.st_ino == fence_bin_ino &&
 	    strcmp(init, fence_bin_init_name) == 0) {
 		(void)close(dirfd);
 		return (0);
@@ -289,6 +297,21 @@ fence_bin_init(const char *bindir, const char *init, char *err,
 		    strerror(errno));
 		goto fail;
 	}
+	if (fence_bin_clonable == -1) {
+		if ((fs = open_tree(mnt, "", OPEN_TREE_CLONE |
+		    OPEN_TREE_CLOEXEC | AT_EMPTY_PATH)) != -1)
+			fence_bin_clonable = 1;
+		else if (errno == EINVAL)
+			fence_bin_clonable = 0;
+		else {
+			snprintf(err, errlen, "clone the bin tmpfs: %s",
+			    strerror(errno));
+			goto fail;
+		}
+		if (fs != -1)
+			(void)close(fs);
+		fs = -1;
+	}
 	if (fence_bin_mnt != -1)
 		(void)close(fence_bin_mnt);
 	fence_bin_mnt = mnt;
@@ -310,6 +333,13 @@ int
 fence_bin_fd(void)
 {
 	return (fence_bin_mnt);
+}
+
+/* 1 if pid 1 clones fence_bin_fd(), 0 if it attaches it (its own). */
+int
+fence_bin_shared(void)
+{
+	return (fence_bin_clonable == 1);
 }
 
 /* The flags a read-only bind must keep from its source. */
@@ -538,17 +568,24 @@ fence_mount_scratch(struct fence_ctx *ctx)
 	    fence_mount_mkdir(ctx, "run/fenced", 0755) == -1 ||
 	    fence_mount_mkdir(ctx, "run/fenced/bin", 0755) == -1)
 		return (-1);
-	/* A clone of the detached bin tmpfs: no host path in mountinfo. */
-	if ((fd = open_tree(ctx->fc_bin_mnt, "", OPEN_TREE_CLONE |
+	/*
+	 * A clone of the detached bin tmpfs, or on a kernel that clones
+	 * no detached mount this boot's own: no host path in mountinfo.
+	 */
+	if (!ctx->fc_bin_shared)
+		fd = ctx->fc_bin_mnt;
+	else if ((fd = open_tree(ctx->fc_bin_mnt, "", OPEN_TREE_CLONE |
 	    OPEN_TREE_CLOEXEC | AT_EMPTY_PATH)) == -1)
 		return (fence_child_err(ctx, errno, "clone the bin tmpfs"));
 	if (move_mount(fd, "", AT_FDCWD, "run/fenced/bin",
 	    MOVE_MOUNT_F_EMPTY_PATH) == -1) {
-		(void)close(fd);
+		if (ctx->fc_bin_shared)
+			(void)close(fd);
 		return (fence_child_err(ctx, errno, "mount %s",
 		    FENCE_BIN_DIR));
 	}
-	(void)close(fd);
+	if (ctx->fc_bin_shared)
+		(void)close(fd);
 
 	if (fence_mount_mkdir(ctx, "home", 0755) == -1 ||
 	    fence_mount_tmpfs(ctx, "home", f, "0755", 1ULL << 20,
