@@ -142,6 +142,7 @@ int		 probe_name_valid(const char *);
 int		 probe_target_valid(const char *);
 int		 hexdigit(int);
 int		 word_listed(const char *, const char *);
+int		 file_read_small(const char *, const char *, char *, size_t);
 int		 timingsafe_bcmp(const void *, const void *, size_t);
 const char	*proc_name(enum fenced_proc);
 

@@ -3,6 +3,9 @@
 #include <sys/un.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -151,5 +154,32 @@ word_listed(const char *list, const char *word)
 		if ((p == list || p[-1] == ' ') &&
 		    (p[len] == ' ' || p[len] == '\n' || p[len] == '\0'))
 			return (1);
+	return (0);
+}
+
+/*
+ * DIR/FILE, a small file (a cgroup's, a /proc one), read once into buf
+ * and NUL-terminated: at most len - 1 bytes.  -1 with errno when it
+ * cannot be opened or read, or the path does not fit.
+ */
+int
+file_read_small(const char *dir, const char *file, char *buf, size_t len)
+{
+	char	 path[PATH_MAX];
+	ssize_t	 n;
+	int	 fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >=
+	    sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (-1);
+	n = read(fd, buf, len - 1);
+	(void)close(fd);
+	if (n < 0)
+		return (-1);
+	buf[n] = '\0';
 	return (0);
 }

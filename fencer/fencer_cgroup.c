@@ -147,25 +147,6 @@ cg_sweep(const char *dir)
 	return (rv);
 }
 
-/* A small file of a cgroup, NUL-terminated. */
-static int
-cg_read(const char *dir, const char *file, char *buf, size_t len)
-{
-	char	 path[PATH_MAX];
-	ssize_t	 n;
-	int	 fd;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >=
-	    sizeof(path) || (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (-1);
-	n = read(fd, buf, len - 1);
-	(void)close(fd);
-	if (n < 0)
-		return (-1);
-	buf[n] = '\0';
-	return (0);
-}
-
 static FILE *
 cg_procfile(const char *name)
 {
@@ -350,7 +331,7 @@ cg_place(const char *sub, char parents[3][PATH_MAX], char own[3][PATH_MAX],
 			return (-1);
 		}
 		/* v2: our own cgroup must offer the controller. */
-		if (v2[i] && (cg_read(own[i], "cgroup.controllers", buf,
+		if (v2[i] && (file_read_small(own[i], "cgroup.controllers", buf,
 		    sizeof(buf)) == -1 || !word_listed(buf, ctrl))) {
 			snprintf(err, errlen, "%s/cgroup.controllers lacks %s "
 			    "(the cgroup v2 hierarchy does not hand it down "
@@ -571,7 +552,7 @@ cg_enable(const char *dir, const int v2[3], char *err, size_t errlen)
 	char	 buf[512], want[64];
 	int	 i;
 
-	if (cg_read(dir, "cgroup.subtree_control", buf, sizeof(buf)) == -1) {
+	if (file_read_small(dir, "cgroup.subtree_control", buf, sizeof(buf)) == -1) {
 		snprintf(err, errlen, "read %s/cgroup.subtree_control: %s",
 		    dir, strerror(errno));
 		return (-1);

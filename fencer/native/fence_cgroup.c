@@ -62,24 +62,6 @@ fence_cg_write(const char *dir, const char *file, const char *val, char *err,
 }
 
 static int
-fence_cg_read(const char *dir, const char *file, char *buf, size_t len)
-{
-	char	 path[PATH_MAX];
-	ssize_t	 n;
-	int	 fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (-1);
-	n = read(fd, buf, len - 1);
-	(void)close(fd);
-	if (n < 0)
-		return (-1);
-	buf[n] = '\0';
-	return (0);
-}
-
-static int
 fence_cg_exists(const char *dir, const char *file)
 {
 	char	 path[PATH_MAX];
@@ -106,7 +88,7 @@ fence_cg_memory_check(const char *dir, const char *file, uint64_t want,
 	uint64_t		 pg = (uint64_t)sysconf(_SC_PAGESIZE);
 	char			*end;
 
-	if (fence_cg_read(dir, file, buf, sizeof(buf)) == -1) {
+	if (file_read_small(dir, file, buf, sizeof(buf)) == -1) {
 		snprintf(err, errlen, "read %s/%s: %s", dir, file,
 		    strerror(errno));
 		return (-1);
@@ -215,7 +197,7 @@ fence_cg_delegate_v2(int which, const char *parent, char *err, size_t errlen)
 {
 	char	 buf[512], v[32];
 
-	if (fence_cg_read(parent, "cgroup.subtree_control", buf,
+	if (file_read_small(parent, "cgroup.subtree_control", buf,
 	    sizeof(buf)) == 0 && word_listed(buf, fence_cg_names[which]))
 		return (0);
 	snprintf(v, sizeof(v), "+%s", fence_cg_names[which]);
@@ -381,7 +363,7 @@ fence_cgroup_kill(const struct fence_proc *proc)
 			return (fence_cg_write(proc->fp_cgroup[i],
 			    "cgroup.kill", "1", e, sizeof(e)));
 		}
-		if (fence_cg_read(proc->fp_cgroup[i], "cgroup.procs", buf,
+		if (file_read_small(proc->fp_cgroup[i], "cgroup.procs", buf,
 		    sizeof(buf)) == -1)
 			continue;
 		for (p = buf; *p != '\0'; p = end) {
@@ -408,8 +390,8 @@ fence_cgroup_oom(const struct fence_proc *proc)
 
 	if (dir[0] == '\0')
 		return (-1);
-	if (fence_cg_read(dir, "memory.oom_control", buf, sizeof(buf)) == -1 &&
-	    fence_cg_read(dir, "memory.events", buf, sizeof(buf)) == -1)
+	if (file_read_small(dir, "memory.oom_control", buf, sizeof(buf)) == -1 &&
+	    file_read_small(dir, "memory.events", buf, sizeof(buf)) == -1)
 		return (-1);
 	for (p = buf; p != NULL && *p != '\0'; ) {
 		if (strncmp(p, "oom_kill ", 9) == 0)
