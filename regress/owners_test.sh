@@ -196,22 +196,6 @@ uids_exhausted_body() {
 }
 uids_exhausted_cleanup() { fenced_cleanup; }
 
-# The daemon's own cgroup, for each controller: where its folders go.
-cg_bases() {
-	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
-		p=$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
-		[ "$p" = / ] && p=
-		echo "/sys/fs/cgroup$p"
-		return
-	fi
-	for c in memory pids cpu; do
-		p=$(awk -F: -v c=$c '{ n = split($2, a, ",");
-		    for (i = 1; i <= n; i++) if (a[i] == c) print $3 }' \
-		    /proc/self/cgroup)
-		[ "$p" = / ] && p=
-		echo "/sys/fs/cgroup/$c$p"
-	done
-}
 
 # The daemon's cgroup folders, found from where the fence KEY's pid 1
 # is (fencectl args after the key): the parent of each of its cgroups.

@@ -208,23 +208,6 @@ foreign_proc_body() {
 }
 foreign_proc_cleanup() { pidns_cleanup; }
 
-# The daemon's cgroups (ours: it is our child) in each of memory, pids
-# and cpu, or v2's one.
-cg_bases() {
-	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
-		p=$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
-		[ "$p" = / ] && p=
-		echo "/sys/fs/cgroup$p"
-		return
-	fi
-	for c in memory pids cpu; do
-		p=$(awk -F: -v c=$c '{ n = split($2, a, ",");
-		    for (i = 1; i <= n; i++) if (a[i] == c) print $3 }' \
-		    /proc/self/cgroup)
-		[ "$p" = / ] && p=
-		echo "/sys/fs/cgroup/$c$p"
-	done
-}
 
 atf_test_case unseen cleanup
 unseen_head() {
