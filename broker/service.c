@@ -155,15 +155,22 @@ static void	svc_fail_fence(struct bfence *, const char *, int);
 /* Fences. */
 
 static struct bfence *
-bfence_find(uid_t owner, const char *key)
+bfence_in(struct bfence_list *list, uid_t owner, const char *key)
 {
 	struct bfence	*bf;
 
-	TAILQ_FOREACH(bf, &svc_fences, bf_entry)
+	TAILQ_FOREACH(bf, list, bf_entry)
 		if (bf->bf_info.f_owner == owner &&
 		    strcmp(bf->bf_info.f_key, key) == 0)
 			return (bf);
 	return (NULL);
+}
+
+/* A running fence. */
+static struct bfence *
+bfence_find(uid_t owner, const char *key)
+{
+	return (bfence_in(&svc_fences, owner, key));
 }
 
 unsigned int
@@ -548,16 +555,11 @@ stopped_drop(struct bfence *bf)
 	bfence_free(bf);
 }
 
+/* A fence kept as stopped. */
 static struct bfence *
 stopped_find(uid_t owner, const char *key)
 {
-	struct bfence	*bf;
-
-	TAILQ_FOREACH(bf, &svc_kept, bf_entry)
-		if (bf->bf_info.f_owner == owner &&
-		    strcmp(bf->bf_info.f_key, key) == 0)
-			return (bf);
-	return (NULL);
+	return (bfence_in(&svc_kept, owner, key));
 }
 
 /* Entries older than SVC_STOPPED_SECS go; the list is by age. */
