@@ -9,7 +9,10 @@
 # (/sys/fs/cgroup/system.slice/fenced-v2.service); MODE root: fenced
 # started from a shell in the root cgroup; MODE shared: fenced started
 # in a cgroup that holds another process (this shell), where it must
-# refuse L1.5 and say why.
+# refuse L1.5 and say why; MODE run: under systemd as pid 1 (images/init
+# fenced.init=systemd), fenced started by make run's scripts/run.sh from
+# a service's cgroup, which it shares with this shell, so run.sh gives
+# it a transient scope with Delegate=yes.
 set -u
 mode=${1:-unit}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +31,19 @@ check() {	# check WHAT GOT WANT
 		fail=1
 	fi
 }
+
+# delegate DIR: DIR a cgroup below the root with memory, pids and cpu
+# handed down to it, as systemd does for a unit with Delegate=yes.
+delegate() {
+	_p=$CG
+	for _part in $(echo "${1#$CG/}" | tr / ' '); do
+		echo "+memory +pids +cpu" > "$_p/cgroup.subtree_control"
+		_p=$_p/$_part
+		mkdir -p "$_p"
+	done
+}
+pid=
+trap '[ -z "$pid" ] || kill -TERM $pid 2>/dev/null' EXIT
 
 say "kernel $(uname -r), cgroup mounts:"
 grep cgroup /proc/self/mountinfo
@@ -51,7 +67,7 @@ CTL="$BIN/fencectl -s $work/ctl.sock"
 case $mode in
 unit)
 	svc=$CG/system.slice/fenced-v2.service
-	mkdir -p "$svc"
+	delegate "$svc"
 	sh -c "echo \$\$ > $svc/cgroup.procs; exec $BIN/fenced -d -v \
 	    -f $work/fenced.conf" > fenced.log 2>&1 &
 	;;
@@ -59,7 +75,20 @@ root)
 	echo $$ > $CG/cgroup.procs
 	"$BIN/fenced" -d -v -f "$work/fenced.conf" > fenced.log 2>&1 &
 	;;
+run)
+	[ -d /run/systemd/system ] || {
+		echo "FAIL mode run needs systemd as pid 1 (fenced.init=systemd)"
+		exit 1
+	}
+	echo "this shell's cgroup: $(cat /proc/self/cgroup)"
+	sh "$top/scripts/run.sh" "$top/build" -v -f "$work/fenced.conf" \
+	    > fenced.log 2>&1 &
+	;;
 shared)
+	# Not the root cgroup, which v2's no-internal-processes rule spares.
+	shr=$CG/system.slice/v2-guest-shared.scope
+	delegate "$shr"
+	echo $$ > "$shr/cgroup.procs"
 	"$BIN/fenced" -d -v -f "$work/fenced.conf" > fenced.log 2>&1 &
 	;;
 esac
@@ -80,6 +109,14 @@ for p in $(awk '$2 == "pid" { print $3 }' stats.out); do
 done
 id=$(ls state/daemons | head -1)
 say "daemon id $id"
+if [ "$mode" = run ]; then
+	head -3 fenced.log
+	scope=$(sed -n 's|^0::.*/\([^/]*\.scope\)/fenced\..*|\1|p' /proc/$pid/cgroup)
+	echo "fenced's unit: ${scope:-none}; $(systemctl show -p Delegate \
+	    -p DelegateControllers "${scope:-none}" 2>&1 | tr '\n' ' ')"
+	check "fenced in a scope of its own with Delegate=yes" \
+	    "$(systemctl show -p Delegate --value "${scope:-none}" 2>&1)" yes
+fi
 
 if [ "$mode" = shared ]; then
 	$CTL boot k1 tier L1.5 > boot.out 2>&1
@@ -87,9 +124,14 @@ if [ "$mode" = shared ]; then
 	grep -q 'no-cgroups' boot.out && check "L1.5 refused" yes yes ||
 	    check "L1.5 refused" no yes
 	$CTL boot k0 tier L1 > boot.out 2>&1
-	echo "boot L1 exit $?: $(cat boot.out)"
+	rc=$?
+	echo "boot L1 exit $rc: $(cat boot.out)"
+	check "L1 booted" "$rc" 0
 	grep -i cgroup fenced.log
-	kill -TERM $pid; wait $pid
+	kill -TERM $pid; wait $pid; pid=
+	echo $$ > $CG/cgroup.procs && rmdir "$shr"
+	[ $fail -eq 0 ] && say "v2-guest $mode: all checks passed" ||
+	    say "v2-guest $mode: some checks FAILED"
 	exit $fail
 fi
 
@@ -191,6 +233,9 @@ check "fence cgroup removed" "$(test -d $fcg && echo left || echo gone)" gone
 kill -TERM $pid
 wait $pid
 echo "fenced exit $?"
+pid=
+[ "$mode" != unit ] || rmdir "$svc" 2>/dev/null
+# systemd removes the scope once it is empty.
 say "after exit: $(ls -d $CG$own/fenced.* 2>/dev/null | tr '\n' ' ')"
 say "log lines about cgroups:"
 grep -i cgroup fenced.log | head -20
