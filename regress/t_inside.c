@@ -927,6 +927,8 @@ check_full(char **av)
 {
 	static char	 buf[1 << 20];
 	long		 mb = atol(av[2]), i;
+	off_t		 total;
+	ssize_t		 n;
 	int		 fd, e;
 
 	if ((fd = open(av[1], O_WRONLY | O_CREAT | O_TRUNC, 0600)) == -1) {
@@ -943,14 +945,22 @@ check_full(char **av)
 		fail("full", "truncate: %s", strerror(errno));
 		goto out;
 	}
+	/*
+	 * Near the end a write may be short, which sets no errno: the
+	 * next one, for the rest, fails and says why.
+	 */
 	memset(buf, 'x', sizeof(buf));
-	for (i = 0; i < mb; i++)
-		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+	e = 0;
+	for (total = 0; total < (off_t)mb << 20; total += n)
+		if ((n = write(fd, buf, sizeof(buf) - total % sizeof(buf))) <=
+		    0) {
+			e = n == -1 ? errno : 0;
 			break;
-	e = errno;
-	if (i == mb || (e != ENOSPC && e != EDQUOT)) {
+		}
+	i = (long)(total >> 20);
+	if (e != ENOSPC && e != EDQUOT) {
 		fail("full", "wrote %ld of %ld MB: %s", i, mb,
-		    i == mb ? "no error" : strerror(e));
+		    e == 0 ? "no error" : strerror(e));
 		goto out;
 	}
 	ok("full", "fallocate ENOSPC, write stopped after %ld MB: %s", i,
