@@ -196,6 +196,7 @@ tokens_body() {
 	asb=$(as_user "$(sed -n 2p users.txt)")
 	asc=$(as_user "$(sed -n 3p users.txt)")
 	ok=0 refused=0
+	t0=$(date +%s)
 	for i in $(seq 25); do
 		if timeout 5 $asa "$BIN/fencectl" -s "$sock" token -r \
 		    > a.out 2> a.err; then
@@ -206,8 +207,17 @@ tokens_body() {
 			refused=$((refused + 1))
 		fi
 	done
-	echo "user a: $ok tokens, $refused refused"
-	atf_check_equal "3 22" "$ok $refused"
+	t1=$(date +%s)
+	echo "user a: $ok tokens, $refused refused in $((t1 - t0)) s"
+	# The window is 10 s from its first request: a loop that took
+	# longer (a TCG guest) saw more than one, each allowing 3.
+	w=$(((t1 - t0) / 10 + 1))
+	if [ $w -eq 1 ]; then
+		atf_check_equal "3 22" "$ok $refused"
+	else
+		[ $ok -ge 3 ] && [ $ok -le $((3 * w)) ] ||
+		    atf_fail "$ok tokens in $w windows of 10 s, at most 3 each"
+	fi
 	atf_check -o match:'^[0-9a-f]{64}$' -e ignore \
 	    $asb "$BIN/fencectl" -s "$sock" token
 	atf_check -o match:'^[0-9a-f]{64}$' -e ignore \
