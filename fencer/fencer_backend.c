@@ -12,6 +12,10 @@
 
 static const struct fencer_backend *const fencer_backends[] = {
 	&backend_native,
+#ifdef FENCED_DEVELOPMENT_BACKENDS
+	&backend_mock,
+	&backend_subprocess,
+#endif
 };
 
 /* The backend of that id, or NULL: not in this build. */
@@ -25,4 +29,18 @@ fencer_backend(int id)
 		if (fencer_backends[i]->fb_id == id)
 			return (fencer_backends[i]);
 	return (NULL);
+}
+
+/* Why a backend has no entry: what its boot refusal says. */
+const char *
+fencer_backend_missing(int id)
+{
+	switch (id) {
+	case BACKEND_MOCK:
+	case BACKEND_SUBPROCESS:
+		return ("a release build has no development backends (build "
+		    "with make DEVELOPMENT_BACKENDS=1)");
+	default:
+		return ("this build has no such backend");
+	}
 }
