@@ -116,12 +116,13 @@ subprocess_cg_make(struct subprocess_fence *sp, const struct fence *f,
 }
 
 /*
- * SIGKILL every process in the fence's cgroup until none is left: v1
- * has no cgroup.kill, and a process may fork while we read.  Returns
- * -1 if some are still there after the last round.
+ * SIGKILL every process in the fence's cgroup but spare (0: none) until
+ * none is left, for at most rounds milliseconds: v1 has no cgroup.kill,
+ * and a process may fork while we read.  Returns -1 if some are still
+ * there after the last round.
  */
 static int
-subprocess_cg_kill(const struct subprocess_fence *sp)
+subprocess_cg_kill(const struct subprocess_fence *sp, pid_t spare, int rounds)
 {
 	struct timespec	 ts = { 0, 1000000 };
 	char		 buf[8192], *p, *end;
@@ -130,9 +131,10 @@ subprocess_cg_kill(const struct subprocess_fence *sp)
 
 	if (sp->sp_cgroup[0] == '\0')
 		return (0);
-	if (subprocess_cg_write(sp->sp_cgroup, "cgroup.kill", "1") == 0)
+	if (spare <= 0 &&
+	    subprocess_cg_write(sp->sp_cgroup, "cgroup.kill", "1") == 0)
 		return (0);
-	for (round = 0; round < 2000; round++) {
+	for (round = 0; round < rounds; round++) {
 		if (file_read_small(sp->sp_cgroup, "cgroup.procs", buf,
 		    sizeof(buf)) == -1)
 			return (errno == ENOENT ? 0 : -1);
@@ -140,10 +142,11 @@ subprocess_cg_kill(const struct subprocess_fence *sp)
 			pid = strtol(p, &end, 10);
 			if (end == p)
 				break;
-			if (pid > 1)
-				(void)kill((pid_t)pid, SIGKILL);
-			n++;
 			end += strspn(end, "\n");
+			if (pid <= 1 || pid == spare)
+				continue;
+			(void)kill((pid_t)pid, SIGKILL);
+			n++;
 		}
 		if (n == 0)
 			return (0);
@@ -167,7 +170,7 @@ subprocess_cg_remove(struct subprocess_fence *sp)
 		}
 		if (errno != EBUSY)
 			break;
-		(void)subprocess_cg_kill(sp);
+		(void)subprocess_cg_kill(sp, 0, 1);
 		(void)nanosleep(&ts, NULL);
 	}
 	log_warn("%s: rmdir %s", __func__, sp->sp_cgroup);
@@ -337,7 +340,7 @@ subprocess_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		close(st[1]);
 	if (procs != -1)
 		close(procs);
-	(void)subprocess_cg_kill(sp);
+	(void)subprocess_cg_kill(sp, 0, 2000);
 	if (sp->sp_pid > 0)
 		(void)waitpid(sp->sp_pid, NULL, 0);
 	sp->sp_pid = -1;
@@ -361,9 +364,15 @@ subprocess_stop(struct fence *f, int *oom)
 	int		 rv = 0;
 
 	*oom = 0;
+	/*
+	 * The commands first, while the agent still reaps them as their
+	 * subreaper: killed with it, they would be init's zombies.
+	 */
+	if (sp->sp_pid > 0)
+		(void)subprocess_cg_kill(sp, sp->sp_pid, 1000);
 	if (sp->sp_pid > 0)
 		(void)kill(sp->sp_pid, SIGKILL);
-	if (subprocess_cg_kill(sp) == -1) {
+	if (subprocess_cg_kill(sp, 0, 2000) == -1) {
 		log_warnx("%s: fence %s: processes left in %s", __func__,
 		    f->f_info.f_key, sp->sp_cgroup);
 		rv = -1;
