@@ -116,7 +116,7 @@ mock_result(struct mock_fence *m, uint32_t id, const char *what,
 	char		 line[64];
 	uint8_t		*out;
 	void		*buf;
-	size_t		 len = 0, wlen = strlen(what);
+	size_t		 len = 0, wlen = strlen(what), need;
 	long long	 code = -1;
 	int		 cut = 0;
 
@@ -126,6 +126,10 @@ mock_result(struct mock_fence *m, uint32_t id, const char *what,
 		if (errstr != NULL)
 			code = -1;
 	}
+	/* No more than the answer takes: max may be the ceiling. */
+	need = code >= 0 ? sizeof(line) : 6 + wlen + 1 + inlen;
+	if (need < max)
+		max = need;
 	if ((out = malloc(max)) == NULL) {
 		mock_error(m, id, "exec-failed", "out of memory");
 		return;

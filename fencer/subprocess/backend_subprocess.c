@@ -183,10 +183,18 @@ subprocess_child(const struct fence *f, const struct backend_boot *bb,
     int chan, int procs, int status)
 {
 	struct rlimit	 rl = { 0, 0 };
+	struct sigaction sa;
+	sigset_t	 none;
 	char		 path[PATH_MAX];
 	char		*envp[] = { NULL };
-	int		 rec[2], fd, nul, step = 0;
+	int		 rec[2], fd, nul, sig, step = 0;
 
+	/* What the fencer ignores (SIGPIPE) would stay ignored in exec. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			(void)sigaction(sig, &sa, NULL);
 	/* Every process of the fence is in its cgroup, this one first. */
 	if (write(procs, "0", 1) != 1)
 		goto fail;
@@ -237,6 +245,9 @@ subprocess_child(const struct fence *f, const struct backend_boot *bb,
 		errno = ENAMETOOLONG;
 		goto fail;
 	}
+	(void)umask(022);
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 	execve(path, bb->bb_argv, envp);
  fail:
 	rec[0] = step;
