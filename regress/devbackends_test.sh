@@ -212,6 +212,59 @@ subprocess_stop_body() {
 }
 subprocess_stop_cleanup() { fenced_cleanup; }
 
+# Wait until uid $1 has at least $2 processes (3 s at most).
+wait_procs() {
+	i=0
+	while [ "$(uid_procs "$1" | wc -w)" -lt "$2" ]; do
+		i=$((i + 1))
+		[ $i -lt 60 ] || atf_fail "the commands did not start: $(ps -u "$1")"
+		sleep 0.05
+	done
+}
+
+# Wait until uid $1 has no process left (3 s at most): what was killed
+# after its agent is init's to reap.
+wait_no_procs() {
+	i=0
+	while [ -n "$(uid_procs "$1")" ] && [ $i -lt 60 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	atf_check_equal "" "$(uid_procs "$1")"
+}
+
+atf_test_case subprocess_sigkill cleanup
+subprocess_sigkill_head() {
+	atf_set descr "kill -9 of the fencer, or of every daemon process, leaves no process of a subprocess fence once the daemon has exited or a new one has started"
+	atf_set require.user root
+	atf_set timeout 60
+}
+subprocess_sigkill_body() {
+	fenced_vars
+	dev_start
+	atf_check -o ignore $CTL boot s backend subprocess
+	u=$(fence_uid s)
+	$CTL exec s -- sh -c 'setsid sleep 300 & sleep 300' > /dev/null 2>&1 &
+	wait_procs "$u" 4
+	kill -9 "$(fenced_pid fencer)"
+	fenced_wait_exit 10 || atf_fail "the daemon did not exit"
+	wait_no_procs "$u"
+
+	# Every process at once: the next daemon's sweep finds them.
+	rm -f fenced.pids
+	fenced_start
+	atf_check -o ignore $CTL boot s backend subprocess
+	u=$(fence_uid s)
+	$CTL exec s -- sh -c 'setsid sleep 300 & sleep 300' > /dev/null 2>&1 &
+	wait_procs "$u" 4
+	kill -9 $(cat fenced.pids)
+	fenced_wait_exit 10 || atf_fail "the daemon did not exit"
+	fenced_start
+	wait_no_procs "$u"
+	fenced_stop
+}
+subprocess_sigkill_cleanup() { fenced_cleanup; }
+
 atf_test_case subprocess_other_user cleanup
 subprocess_other_user_head() {
 	atf_set descr "a second local user can neither reach nor control another user's subprocess fence: not by name, not by signal, not through /proc"
@@ -306,6 +359,7 @@ atf_init_test_cases() {
 	atf_add_test_case subprocess_exec
 	atf_add_test_case subprocess_level
 	atf_add_test_case subprocess_stop
+	atf_add_test_case subprocess_sigkill
 	atf_add_test_case subprocess_other_user
 	atf_add_test_case subprocess_inside
 }
