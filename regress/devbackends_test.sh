@@ -344,6 +344,14 @@ subprocess_inside_body() {
 	# What its uid cannot: root's secrets, the daemon's state.
 	atf_check -s not-exit:0 -e ignore $CTL exec s -- cat /etc/shadow
 	atf_check -s not-exit:0 -e ignore $CTL exec s -- ls "$PWD/state"
+	atf_check -s not-exit:0 -e ignore $CTL exec s -- kill -0 "$ppid"
+	atf_check -s not-exit:0 -e ignore $CTL exec s -- \
+	    kill -0 "$(fenced_pid fencer)"
+	# Nor leave its cgroup, where the stop finds every process.
+	atf_check -s not-exit:0 -e ignore $CTL exec s -- sh -c \
+	    'for f in /sys/fs/cgroup/pids/cgroup.procs /sys/fs/cgroup/cgroup.procs; do
+		[ -e "$f" ] && echo $$ > "$f" && exit 0
+	done; exit 1'
 	# And the level names it.
 	atf_check_equal not-earned "$(level_of s)"
 	atf_check -s exit:1 -e match:"host secret .* readable" \

@@ -222,8 +222,14 @@ subprocess_child(const struct fence *f, const struct backend_boot *bb,
 	if (setrlimit(RLIMIT_CORE, &rl) == -1)
 		goto fail;
 	step++;
-	/* Groups, gid, uid: the kernel clears every capability then. */
-	if (prctl(PR_SET_KEEPCAPS, 0) == -1 || setgroups(0, NULL) == -1 ||
+	/*
+	 * Groups, gid, uid: the kernel clears every capability then.  Until
+	 * execve this is the fencer's memory (other fences' bearers): not
+	 * dumpable, whatever fs.suid_dumpable says, so the fence's uid can
+	 * neither ptrace it nor read it.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0) == -1 ||
+	    prctl(PR_SET_KEEPCAPS, 0) == -1 || setgroups(0, NULL) == -1 ||
 	    setresgid(f->f_gid, f->f_gid, f->f_gid) == -1 ||
 	    setresuid(f->f_info.f_uid, f->f_info.f_uid, f->f_info.f_uid) == -1 ||
 	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1)
