@@ -1,7 +1,9 @@
 /*
- * The backends a fence can be built with (backend.h).  A backend of the
- * next issues (runsc, vm, mock, subprocess) is one more entry here and
- * one more folder beside native/; the fencer knows no other.
+ * The backends a fence can be built with (backend.h).  A backend is one
+ * more entry here and one more folder beside native/; the fencer knows
+ * no other.  mock and subprocess are listed only where
+ * FENCED_DEVELOPMENT_BACKENDS is defined (docs/backends.md): the test
+ * build always, a release build with make DEVELOPMENT_BACKENDS=1.
  */
 #include <sys/types.h>
 
