@@ -7,8 +7,10 @@
  * fence's lifetime: the agent's handshake, the deadline, deaths, stops
  * and what the state reports.  A backend makes one kind of fence real
  * and takes it down again.  fencer_backends[] (fencer_backend.c) lists
- * them; native (native/backend_native.c) is the only one today, and a
- * boot naming a backend with no entry fails with backend-unavailable.
+ * them: native (native/backend_native.c) and, in development builds
+ * only, mock and subprocess (mock/, subprocess/; docs/backends.md).  A
+ * boot naming a backend with no entry fails with backend-unavailable,
+ * saying why (fencer_backend_missing()).
  *
  * Nothing outside the fencer learns which backend a fence has except
  * through the state it reports (f_info.f_backend, and what the backend
@@ -40,6 +42,8 @@ struct fencer_backend {
 	int		 fb_id;		/* enum fence_backend: BACKEND_* */
 	const char	*fb_bin_dir;	/* where the fence sees bb_bindir's
 					   programs (fence-probe) */
+	int		 fb_host_view;	/* the fence sees the host's paths:
+					   its HOME is f_home itself */
 	size_t		 fb_state_size;	/* of f->f_be, zeroed for a boot */
 
 	/*
@@ -65,7 +69,12 @@ struct fencer_backend {
 };
 
 extern const struct fencer_backend	 backend_native;
+#ifdef FENCED_DEVELOPMENT_BACKENDS
+extern const struct fencer_backend	 backend_mock;
+extern const struct fencer_backend	 backend_subprocess;
+#endif
 
 const struct fencer_backend	*fencer_backend(int);
+const char			*fencer_backend_missing(int);
 
 #endif /* BACKEND_H */

@@ -1,7 +1,9 @@
 /*
- * The backends a fence can be built with (backend.h).  A backend of the
- * next issues (runsc, vm, mock, subprocess) is one more entry here and
- * one more folder beside native/; the fencer knows no other.
+ * The backends a fence can be built with (backend.h).  A backend is one
+ * more entry here and one more folder beside native/; the fencer knows
+ * no other.  mock and subprocess are listed only where
+ * FENCED_DEVELOPMENT_BACKENDS is defined (docs/backends.md): the test
+ * build always, a release build with make DEVELOPMENT_BACKENDS=1.
  */
 #include <sys/types.h>
 
@@ -12,6 +14,10 @@
 
 static const struct fencer_backend *const fencer_backends[] = {
 	&backend_native,
+#ifdef FENCED_DEVELOPMENT_BACKENDS
+	&backend_mock,
+	&backend_subprocess,
+#endif
 };
 
 /* The backend of that id, or NULL: not in this build. */
@@ -25,4 +31,18 @@ fencer_backend(int id)
 		if (fencer_backends[i]->fb_id == id)
 			return (fencer_backends[i]);
 	return (NULL);
+}
+
+/* Why a backend has no entry: what its boot refusal says. */
+const char *
+fencer_backend_missing(int id)
+{
+	switch (id) {
+	case BACKEND_MOCK:
+	case BACKEND_SUBPROCESS:
+		return ("a release build has no development backends (build "
+		    "with make DEVELOPMENT_BACKENDS=1)");
+	default:
+		return ("this build has no such backend");
+	}
 }

@@ -458,9 +458,9 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		return (NULL);
 	if ((be = fencer_backend(backend)) == NULL) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "backend-unavailable", "backend %s is not available in "
-		    "this build; nothing falls back to another",
-		    backend_name(backend));
+		    "backend-unavailable", "backend %s is not available: %s; "
+		    "nothing falls back to another", backend_name(backend),
+		    fencer_backend_missing(backend));
 		return (NULL);
 	}
 	/* The limits are part of L1.5 and L2: never a fence without. */
@@ -619,7 +619,11 @@ fence_boot_hello(struct fence *f)
 	memcpy(hello.h_bearer, f->f_info.f_bearer, sizeof(hello.h_bearer));
 	strlcpy(hello.h_key, f->f_info.f_key, sizeof(hello.h_key));
 	strlcpy(hello.h_user, f->f_user, sizeof(hello.h_user));
-	snprintf(hello.h_home, sizeof(hello.h_home), "/home/%s", f->f_user);
+	if (f->f_backend->fb_host_view)
+		strlcpy(hello.h_home, f->f_info.f_home, sizeof(hello.h_home));
+	else
+		snprintf(hello.h_home, sizeof(hello.h_home), "/home/%s",
+		    f->f_user);
 	hello.h_timeout_def = c->c_exec_timeout;
 	hello.h_timeout_max = c->c_exec_timeout_max;
 	hello.h_output_def = c->c_exec_output;

@@ -249,7 +249,7 @@ refused_body() {
 	atf_check -s exit:1 -e match:"backend-unavailable" \
 	    $CTL boot other backend runsc
 	atf_check -s exit:1 -e match:"backend-unavailable" \
-	    $CTL boot other backend mock
+	    $CTL boot other backend vm
 	atf_check -s exit:1 -e match:"not a fence key" $CTL boot ../x
 	atf_check -s exit:1 -e match:"exists" sh -c \
 	    "'$BIN/fencectl' -s '$PWD/ctl.sock' boot twice >/dev/null &&
