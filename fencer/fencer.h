@@ -83,6 +83,10 @@ void	fencer_cgroup_procdir(const char *);
 int	fencer_cgroup_enter(const char *, char *, size_t);
 int	fencer_cgroup_init(const char *, char [3][PATH_MAX], char *, size_t);
 void	fencer_cgroup_fini(char [3][PATH_MAX]);
+/* Where daemons claim their fence uids, machine-wide (fencer_uids.c). */
+#define UIDS_CLAIM_DIR		"/run/fenced-uids"
+int	fencer_uids_claim(uid_t, uid_t, const char *, const char *);
+void	fencer_uids_release(uid_t, uid_t, const char *, int);
 int	fencer_daemon_id(const char *, char [FENCER_ID_SIZE]);
 void	fencer_daemon_sweep(const char *);
 void	fencer_daemon_fini(const char *, const char *, int);

@@ -131,6 +131,7 @@ static int			 debug;
 static char			 self[PATH_MAX];
 static char			 daemon_id[FENCER_ID_SIZE];
 static int			 daemon_lock = -1;
+static int			 uids_lock = -1;
 
 /* The hashes of the host tokens, as <state>/tokens has them. */
 static struct msg_token		 tokens[HOSTTOKEN_USERS_MAX];
@@ -210,6 +211,9 @@ main(int argc, char *argv[])
 	parent_prepare_state(&conf);
 	/* Dead daemons of this state swept, ours named and locked. */
 	daemon_lock = fencer_daemon_id(conf.c_state, daemon_id);
+	/* No other live daemon gives fences a uid of our range. */
+	uids_lock = fencer_uids_claim(conf.c_fence_uid_lo, conf.c_fence_uid_hi,
+	    daemon_id, conf.c_state);
 	parent_tokens_load(conf.c_state);
 	/*
 	 * On cgroup v2, into a leaf of our own before anything is forked:
@@ -932,6 +936,8 @@ parent_reload(void)
 	KEEP(c_user, "user");
 	KEEP(c_uid, "user");
 	KEEP(c_gid, "user");
+	KEEP(c_fence_uid_lo, "fence uids");
+	KEEP(c_fence_uid_hi, "fence uids");
 #undef KEEP
 	nc.c_verbose = conf.c_verbose;
 	conf = nc;
@@ -1062,6 +1068,8 @@ parent_shutdown(int status)
 
 	/* Whatever became of the fencer, nothing of its fences stays. */
 	fencer_daemon_fini(conf.c_state, daemon_id, daemon_lock);
+	fencer_uids_release(conf.c_fence_uid_lo, conf.c_fence_uid_hi,
+	    daemon_id, uids_lock);
 	if (conf.c_socket[0] != '\0')
 		unlink(conf.c_socket);
 	log_info("terminating");

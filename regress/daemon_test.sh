@@ -255,6 +255,52 @@ socket_in_use_body() {
 }
 socket_in_use_cleanup() { fenced_cleanup; }
 
+atf_test_case uids_claimed cleanup
+uids_claimed_head() {
+	atf_set descr "a daemon refuses fence uids another live daemon claimed, naming it; a dead daemon's claim goes; a local user can neither read nor forge claims"
+	atf_set require.user root
+	atf_set timeout 120
+}
+uids_claimed_body() {
+	fenced_vars
+	fenced_start
+	a=$(cat fenced.id)
+	range=$(fenced_uids)
+	lo=${range%-*}
+	claim=/run/fenced-uids/$range.$a
+	[ -f "$claim" ] || atf_fail "no claim $claim: $(ls /run/fenced-uids)"
+	atf_check -o inline:"0 700\n" stat -c '%u %a' /run/fenced-uids
+	# A second daemon, its own state, socket and port; A's uids overlap.
+	mkdir b
+	(cd b && fenced_conf > fenced.conf &&
+	    echo "fence uids $((lo + 10))-$((lo + 100))" >> fenced.conf)
+	atf_check -s exit:1 -e match:"fence uids $((lo + 10))-$((lo + 100)) overlap $range of another fenced \(daemon $a, state $PWD/state\)" \
+	    timeout 20 "$BIN/fenced" -d -f b/fenced.conf
+	# Its own range: it runs beside A.
+	(cd b && fenced_conf > fenced.conf)
+	(cd b && fenced_start && fenced_stop) || atf_fail "b did not run"
+	# A second local user can neither look nor forge a claim.
+	users_add 1 fuc
+	u=$(sed -n 1p users.txt)
+	atf_check -s not-exit:0 -e ignore $(as_user "$u") ls /run/fenced-uids
+	atf_check -s not-exit:0 -e ignore $(as_user "$u") \
+	    touch /run/fenced-uids/1000-99999999.0123456789abcdef
+	# A killed: its claim is a dead daemon's, and B may take the range.
+	kill -9 $(cat fenced.pid)
+	fenced_wait_exit 5
+	(cd b && fenced_conf > fenced.conf && echo "fence uids $range" >> \
+	    fenced.conf && fenced_start && fenced_stop) ||
+	    atf_fail "b did not run after a died"
+	[ ! -e "$claim" ] || atf_fail "$claim left"
+	[ -z "$(ls /run/fenced-uids | grep "^$range\.")" ] ||
+	    atf_fail "a claim of $range left: $(ls /run/fenced-uids)"
+}
+uids_claimed_cleanup() {
+	(cd b 2>/dev/null && fenced_cleanup)
+	fenced_cleanup
+	users_remove
+}
+
 atf_test_case noaction cleanup
 noaction_head() {
 	atf_set descr "fenced -n checks a configuration and exits 0 or 1"
@@ -292,6 +338,7 @@ atf_init_test_cases() {
 	atf_add_test_case control_permissions
 	atf_add_test_case signals
 	atf_add_test_case socket_in_use
+	atf_add_test_case uids_claimed
 	atf_add_test_case noaction
 	atf_add_test_case manuals
 }

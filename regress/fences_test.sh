@@ -48,7 +48,9 @@ tiers_body() {
 		pid=$(fence_pid $k)
 		[ -n "$pid" ] && [ -d /proc/$pid ] || atf_fail "no pid 1 for $k"
 		# Never host uid 0: a root-owned fence gets one of its own.
-		atf_check -o match:"^uid=6[0-9]{4} " $CTL exec $k -- /usr/bin/id
+		fu=$($CTL exec $k -- /usr/bin/id -u)
+		in_fence_uids "$fu" ||
+		    atf_fail "$k runs as uid '$fu', not one of $(fenced_uids)"
 		atf_check -o inline:"hello\n" $CTL exec $k -- sh -c 'echo hello > f; cat f'
 		atf_check -o match:"^stopped $k" $CTL stop $k
 		wait_gone $pid 2 || atf_fail "pid 1 of $k still there"
