@@ -324,13 +324,30 @@ busy_head() {
 }
 busy_body() {
 	agent_setup
+	# The 128 commands wait at a gate the test opens once all of them
+	# run, not for a time: a TCG guest takes longer than any sleep to
+	# start 128, and the first would end before the last began.
+	g=$H/gate-$M
+	mkfifo -m 0666 "$g"
+	(
+		i=0
+		while [ "$(pgrep -c -f "$g")" -lt 128 ] && [ $i -lt 1200 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		# Requests 129 and 130 were in the agent's channel already.
+		sleep 1
+		exec 3> "$g"
+	) &
+	gate=$!
 	set --
 	i=1
 	while [ $i -le 130 ]; do
-		set -- "$@" exec -c "sleep 3" \;
+		set -- "$@" exec timeout=60000 -c "exec cat $g" \;
 		i=$((i + 1))
 	done
 	drive -p "$@" sleep 10 \; exec -- echo again
+	wait $gate
 	atf_check -o inline:"129\n" sh -c 'grep -c "^[0-9]* result exit=0 " drive.out'
 	atf_check -o inline:"2\n" sh -c 'grep -c "^[0-9]* error code=exec-busy " drive.out'
 	atf_check -o inline:"again\n" cat out/132.out
