@@ -43,6 +43,13 @@ struct fencer_backend {
 	size_t		 fb_state_size;	/* of f->f_be, zeroed for a boot */
 
 	/*
+	 * Optional: once, when the daemon starts (configured, no fence
+	 * yet): find what the backend needs, and remove what a killed
+	 * daemon left.
+	 */
+	void	(*fb_start)(void);
+
+	/*
 	 * Boot f as f->f_info and bb say; the fencer holds the channel's
 	 * end *chan, the agent the other end.  On success the fence's
 	 * first process runs the init, and the backend has filled in what
@@ -65,7 +72,9 @@ struct fencer_backend {
 };
 
 extern const struct fencer_backend	 backend_native;
+extern const struct fencer_backend	 backend_runsc;
 
 const struct fencer_backend	*fencer_backend(int);
+void				 fencer_backends_start(void);
 
 #endif /* BACKEND_H */

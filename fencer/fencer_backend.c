@@ -12,6 +12,7 @@
 
 static const struct fencer_backend *const fencer_backends[] = {
 	&backend_native,
+	&backend_runsc,
 };
 
 /* The backend of that id, or NULL: not in this build. */
@@ -25,4 +26,16 @@ fencer_backend(int id)
 		if (fencer_backends[i]->fb_id == id)
 			return (fencer_backends[i]);
 	return (NULL);
+}
+
+/* Each backend's start, once the daemon is configured. */
+void
+fencer_backends_start(void)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(fencer_backends) / sizeof(fencer_backends[0]);
+	    i++)
+		if (fencer_backends[i]->fb_start != NULL)
+			fencer_backends[i]->fb_start();
 }
