@@ -98,6 +98,12 @@ main(int argc, char *argv[])
 	a.a_pid = getpid();
 	if (atexit(agent_secrets_wipe) != 0)
 		fatalx("%s: atexit", __func__);
+	/*
+	 * runsc's gVisor (20221219) has PR_SET_CHILD_SUBREAPER for pid 1
+	 * only: a command's orphans come to the agent, whose sweep after
+	 * each command ends kills them (agent_job.c).
+	 */
+	a.a_orphans_ours = stdio;
 	agent_setup_process();
 	agent_setup_fds(stdio);
 

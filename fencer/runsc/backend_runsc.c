@@ -247,23 +247,41 @@ runsc_locate(const char *conf, char *path, size_t len)
 	return (-1);
 }
 
-/* Remove a folder of rs_bundles, or what a killed fencer left there. */
+/*
+ * With no fence running, everything in <state>/runsc is what a killed
+ * fencer left: each container runsc still knows (its state files are
+ * named <id>_sandbox:<id>.*) is deleted, then every bundle removed.
+ */
 static void
 runsc_sweep(void)
 {
-	char		 path[PATH_MAX];
+	char		 path[PATH_MAX], id[RUNSC_ID_SIZE];
 	struct dirent	*de;
 	DIR		*d;
 
+	if (runsc.rs_err[0] == '\0' && (d = opendir(runsc.rs_root)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (strlen(de->d_name) < RUNSC_ID_LEN + 1 ||
+			    de->d_name[RUNSC_ID_LEN] != '_' ||
+			    strstr(de->d_name, ".state") == NULL)
+				continue;
+			memcpy(id, de->d_name, RUNSC_ID_LEN);
+			id[RUNSC_ID_LEN] = '\0';
+			if (!runsc_id_valid(id))
+				continue;
+			log_info("runsc: deleting container %s, left by a "
+			    "daemon that was killed", id);
+			(void)runsc_delete(id);
+		}
+		closedir(d);
+	}
 	if ((d = opendir(runsc.rs_bundles)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
 		if (!runsc_id_valid(de->d_name))
 			continue;
-		log_info("runsc: removing container %s, left by a daemon "
-		    "that was killed", de->d_name);
-		if (runsc.rs_err[0] == '\0')
-			(void)runsc_delete(de->d_name);
+		log_info("runsc: removing bundle %s, left by a daemon that "
+		    "was killed", de->d_name);
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s",
 		    runsc.rs_bundles, de->d_name) >= sizeof(path))
 			continue;
