@@ -185,6 +185,30 @@ runsc_cmd(char *const argv[], char *out, size_t outlen, char *err,
 	return (WEXITSTATUS(status));
 }
 
+/*
+ * `runsc --root=... kill --all id KILL`: every process of the sandbox.
+ * First, while `runsc run` still reaps the sandbox: delete --force of a
+ * running container waits for a sandbox that its parent has not reaped
+ * yet, and gives up after 5 s.
+ */
+static int
+runsc_kill(const char *id)
+{
+	char	 root[PATH_MAX + 8], err[256];
+	char	*argv[] = { "runsc", root, "kill", "--all", (char *)id, "KILL",
+		    NULL };
+	int	 r;
+
+	snprintf(root, sizeof(root), "--root=%s", runsc.rs_root);
+	if ((r = runsc_cmd(argv, NULL, 0, err, sizeof(err))) != 0) {
+		if (r > 0)
+			snprintf(err, sizeof(err), "exit status %d", r);
+		log_debug("runsc: kill %s: %s", id, err);
+		return (-1);
+	}
+	return (0);
+}
+
 /* `runsc --root=... delete --force id`: the sandbox, its state, cgroups. */
 static int
 runsc_delete(const char *id)
@@ -536,8 +560,9 @@ runsc_reaped(struct fence *f)
 }
 
 /*
- * Whatever ended the fence: the sandbox and its state go (delete
- * --force), `runsc run` is waited for, and the bundle removed.
+ * Whatever ended the fence: its processes are killed, `runsc run` is
+ * waited for, the sandbox's state and cgroups go (delete --force), and
+ * the bundle is removed.
  */
 static int
 runsc_stop(struct fence *f, int *oom)
@@ -549,8 +574,8 @@ runsc_stop(struct fence *f, int *oom)
 	*oom = 0;
 	if (rf->rf_id[0] == '\0')
 		return (0);
-	if (runsc_delete(rf->rf_id) == -1)
-		rv = -1;
+	if (rf->rf_pid > 0)
+		(void)runsc_kill(rf->rf_id);
 	if (rf->rf_pid > 0) {
 		if (runsc_wait(rf->rf_pid, RUNSC_CMD_MS, &status) == -1)
 			log_warnx("runsc: run %s did not end, killed",
@@ -563,6 +588,8 @@ runsc_stop(struct fence *f, int *oom)
 		}
 		rf->rf_pid = -1;
 	}
+	if (runsc_delete(rf->rf_id) == -1)
+		rv = -1;
 	if (runsc_bundle_remove(rf->rf_bundle) == -1) {
 		log_warn("runsc: remove %s", rf->rf_bundle);
 		rv = -1;
