@@ -268,7 +268,7 @@ ATF_TC_BODY(linux_section, tc)
 	ATF_CHECK_EQ(json_integer_value(get(c,
 	    "linux.resources.memory.limit")), 512 << 20);
 	ATF_CHECK_EQ(json_integer_value(get(c, "linux.resources.pids.limit")),
-	    256 * 2 + RUNSC_PIDS_OVERHEAD);
+	    256 * 16 + 256);
 	ATF_CHECK_EQ(json_integer_value(get(c, "linux.resources.cpu.quota")),
 	    150000);
 	ATF_CHECK_EQ(json_integer_value(get(c, "linux.resources.cpu.period")),

@@ -214,7 +214,7 @@ bundle_linux(const struct runsc_bundle_spec *s)
 	const struct fence_limits *l = &s->rb_limits;
 	json_int_t	 pids;
 
-	pids = (json_int_t)l->fl_pids * 2 + RUNSC_PIDS_OVERHEAD;
+	pids = (json_int_t)l->fl_pids * RUNSC_PIDS_FACTOR + RUNSC_PIDS_OVERHEAD;
 	return (json_pack("{s:[{s:s},{s:s},{s:s},{s:s},{s:s}], s:s, s:[], "
 	    "s:{s:{s:I}, s:{s:I}, s:{s:I, s:I}}}",
 	    "namespaces", "type", "pid", "type", "network", "type", "ipc",
