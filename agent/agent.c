@@ -2,7 +2,9 @@
  * fence-agent: pid 1 of a fence.
  *
  * Started by the fencer with its channel on fd 3, as the fence's uid,
- * under the fence's seccomp filter.  It makes itself non-dumpable before
+ * under the fence's seccomp filter; with -s (the runsc backend, whose
+ * container init gets nothing but its stdio) the channel is fd 0 and
+ * fd 1, one socket, and moves to fd 3.  It makes itself non-dumpable before
  * it reads a byte, waits for HELLO (the bearer, HOME, the exec limits),
  * answers READY, then serves requests until the channel closes.  Every
  * command runs under a supervisor process of its own (agent_job.c,
@@ -46,7 +48,7 @@ static TAILQ_HEAD(, agent_pending) agent_pending =
 static struct event	*agent_retry_ev;
 
 __attribute__((noreturn)) static void agent_usage(void);
-static void	agent_setup_fds(void);
+static void	agent_setup_fds(int);
 static void	agent_setup_process(void);
 static void	agent_dispatch(struct imsgev *, struct imsg *, void *);
 static void	agent_closed(struct imsgev *, int, void *);
@@ -59,7 +61,7 @@ static int	agent_send(uint32_t, uint32_t, void *, size_t);
 __attribute__((noreturn)) static void
 agent_usage(void)
 {
-	fprintf(stderr, "usage: fence-agent [-v]\n");
+	fprintf(stderr, "usage: fence-agent [-sv]\n");
 	exit(1);
 }
 
@@ -68,15 +70,18 @@ main(int argc, char *argv[])
 {
 	static struct agent a;
 	struct event	*sigev;
-	int		 ch, verbose = 0;
+	int		 ch, verbose = 0, stdio = 0;
 
 	/* Before anything else: nobody of our uid may read us. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
 		_exit(1);
 	log_init(1, LOG_DAEMON);
 	log_procinit("agent");
-	while ((ch = getopt(argc, argv, "v")) != -1) {
+	while ((ch = getopt(argc, argv, "sv")) != -1) {
 		switch (ch) {
+		case 's':
+			stdio = 1;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -93,8 +98,14 @@ main(int argc, char *argv[])
 	a.a_pid = getpid();
 	if (atexit(agent_secrets_wipe) != 0)
 		fatalx("%s: atexit", __func__);
+	/*
+	 * runsc's gVisor (20221219) has PR_SET_CHILD_SUBREAPER for pid 1
+	 * only: a command's orphans come to the agent, whose sweep after
+	 * each command ends kills them (agent_job.c).
+	 */
+	a.a_orphans_ours = stdio;
 	agent_setup_process();
-	agent_setup_fds();
+	agent_setup_fds(stdio);
 
 	if ((a.a_base = event_base_new()) == NULL)
 		fatalx("%s: event_base_new", __func__);
@@ -144,14 +155,32 @@ agent_setup_process(void)
 
 /*
  * 0, 1 and 2 open (so no pipe of ours ever lands there), the channel on
- * 3 and close-on-exec, nothing else.
+ * 3 and close-on-exec, nothing else.  With stdio, the channel arrives
+ * as 0 (and 1, the same socket): 0 moves to 3 and becomes /dev/null.
  */
 static void
-agent_setup_fds(void)
+agent_setup_fds(int stdio)
 {
 	struct stat	 st;
 	int		 fd;
 
+	if (stdio) {
+		/* gVisor gives each its own inode: no check they are one. */
+		if (fstat(0, &st) == -1 || !S_ISSOCK(st.st_mode))
+			fatalx("%s: no channel on fd 0", __func__);
+		if (dup2(0, AGENT_CHANNEL_FD) == -1)
+			fatal("%s: dup2", __func__);
+		/*
+		 * 1 stays open, close-on-exec: gVisor shuts the host socket
+		 * down when any of its imported stdio files is released.
+		 */
+		if ((fd = open("/dev/null", O_RDWR)) == -1 || dup2(fd, 0) == -1)
+			fatal("%s: /dev/null", __func__);
+		if (fd > 2 && fd != AGENT_CHANNEL_FD)
+			(void)close(fd);
+		if (fcntl(1, F_SETFD, FD_CLOEXEC) == -1)
+			fatal("%s: fcntl", __func__);
+	}
 	for (fd = 0; fd < 3; fd++) {
 		if (fcntl(fd, F_GETFD) != -1)
 			continue;

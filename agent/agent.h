@@ -105,6 +105,7 @@ struct agent {
 	size_t		 a_njobs;
 	size_t		 a_nreplies;	/* waiting for room on the channel */
 	pid_t		 a_pid;
+	int		 a_orphans_ours;	/* -s: no subreaper below pid 1 */
 };
 
 extern struct agent *agent_env;

@@ -418,6 +418,9 @@ agent_job_reaped(struct agent_job *j, int status)
 		while (agent_job_read_one(j, &j->j_out[i]) == 1)
 			;
 	agent_job_close_in(j);
+	/* Without a subreaper the command's orphans are ours: kill them. */
+	if (agent_env->a_orphans_ours)
+		agent_sweep_schedule();
 	j->j_done(j);
 }
 

@@ -71,7 +71,8 @@ agent_super(const struct agent_spawn *sp, int ctl, int in, int out, int err)
 	memset(&rp, 0, sizeof(rp));
 	agent_super_fds(ctl, in, out, err);
 	agent_super_signals();
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1) {
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1 &&
+	    !(errno == EINVAL && agent_env->a_orphans_ours)) {
 		rp.rp_stage = STAGE_SETUP;
 		rp.rp_errno = errno;
 		agent_super_report(&rp);

@@ -43,3 +43,4 @@ for b in "$build"/bench/*; do
 	case "$b" in */boot|*/http) continue ;; esac
 	[ -x "$b" ] && "$b" "$dir/ctl.sock" "$runs"
 done
+sh bench/runsc.sh "$build" "$dir/ctl.sock" "$dir/state" "$runs"

@@ -53,6 +53,8 @@ struct fence_limits {
 	uint32_t	 fl_cpu_milli;	/* 1000 = one cpu */
 };
 
+#define RUNSC_PLATFORM_SIZE	16	/* "ptrace", "systrap", "kvm" */
+
 /*
  * The daemon's configuration.  The parent owns it and sends a copy to
  * each child (IMSG_CONFIG) at start and on every reload.
@@ -89,6 +91,8 @@ struct fenced_config {
 	char		 c_probe_dns[PROBE_NAME_LEN];	/* asked of DNS */
 	char		 c_probe_tcp[PROBE_TCP_MAX][PROBE_TARGET_LEN];
 	uint32_t	 c_probe_ntcp;			/* host:port, each */
+	char		 c_runsc[PATH_MAX];	/* "": found in PATH */
+	char		 c_runsc_platform[RUNSC_PLATFORM_SIZE];
 
 	/* Resolved by the parent, not written in the file. */
 	uid_t		 c_uid;			/* of c_user */

@@ -7,8 +7,9 @@
  * fence's lifetime: the agent's handshake, the deadline, deaths, stops
  * and what the state reports.  A backend makes one kind of fence real
  * and takes it down again.  fencer_backends[] (fencer_backend.c) lists
- * them: native (native/backend_native.c) and, in development builds
- * only, mock and subprocess (mock/, subprocess/; docs/backends.md).  A
+ * them: native (native/backend_native.c), runsc (runsc/, gVisor;
+ * docs/runsc.md) and, in development builds only, mock and subprocess
+ * (mock/, subprocess/; docs/backends.md).  A
  * boot naming a backend with no entry fails with backend-unavailable,
  * saying why (fencer_backend_missing()).
  *
@@ -47,6 +48,13 @@ struct fencer_backend {
 	size_t		 fb_state_size;	/* of f->f_be, zeroed for a boot */
 
 	/*
+	 * Optional: once, when the daemon starts (configured, no fence
+	 * yet): find what the backend needs, and remove what a killed
+	 * daemon left.
+	 */
+	void	(*fb_start)(void);
+
+	/*
 	 * Boot f as f->f_info and bb say; the fencer holds the channel's
 	 * end *chan, the agent the other end.  On success the fence's
 	 * first process runs the init, and the backend has filled in what
@@ -69,6 +77,7 @@ struct fencer_backend {
 };
 
 extern const struct fencer_backend	 backend_native;
+extern const struct fencer_backend	 backend_runsc;
 #ifdef FENCED_DEVELOPMENT_BACKENDS
 extern const struct fencer_backend	 backend_mock;
 extern const struct fencer_backend	 backend_subprocess;
@@ -76,5 +85,6 @@ extern const struct fencer_backend	 backend_subprocess;
 
 const struct fencer_backend	*fencer_backend(int);
 const char			*fencer_backend_missing(int);
+void				 fencer_backends_start(void);
 
 #endif /* BACKEND_H */

@@ -26,6 +26,7 @@ static void	fencer_dispatch_broker(struct imsgev *, struct imsg *, void *);
 static void	fencer_dispatch_prober(struct imsgev *, struct imsg *, void *);
 static void	fencer_prepare(const struct proc_args *);
 static void	fencer_init_cb(const struct proc_args *);
+static void	fencer_start_cb(void);
 static void	fencer_shutdown(void);
 static void	fencer_sigchld(int, short, void *);
 
@@ -46,6 +47,7 @@ static const cap_value_t fencer_caps[] = {
 	CAP_FOWNER,
 	CAP_DAC_OVERRIDE,	/* homes and cgroup files of others */
 	CAP_NET_ADMIN,		/* lo up in an L2 fence's namespace */
+	CAP_SYS_CHROOT,		/* runsc: its sandbox and gofer chroot */
 };
 
 /* Root, for mounts and namespaces, with only fencer_caps[]. */
@@ -61,6 +63,7 @@ struct proc_self fencer_self = {
 	.ps_keep_root = 1,
 	.ps_prepare_cb = fencer_prepare,
 	.ps_init_cb = fencer_init_cb,
+	.ps_start_cb = fencer_start_cb,
 	.ps_shutdown_cb = fencer_shutdown,
 };
 
@@ -79,6 +82,13 @@ static void
 fencer_init_cb(const struct proc_args *pa)
 {
 	fencer_init(pa->pa_id);
+}
+
+/* Configured: the backends may look for what they need. */
+static void
+fencer_start_cb(void)
+{
+	fencer_backends_start();
 }
 
 static void

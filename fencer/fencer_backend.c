@@ -14,6 +14,7 @@
 
 static const struct fencer_backend *const fencer_backends[] = {
 	&backend_native,
+	&backend_runsc,
 #ifdef FENCED_DEVELOPMENT_BACKENDS
 	&backend_mock,
 	&backend_subprocess,
@@ -45,4 +46,16 @@ fencer_backend_missing(int id)
 	default:
 		return ("this build has no such backend");
 	}
+}
+
+/* Each backend's start, once the daemon is configured. */
+void
+fencer_backends_start(void)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(fencer_backends) / sizeof(fencer_backends[0]);
+	    i++)
+		if (fencer_backends[i]->fb_start != NULL)
+			fencer_backends[i]->fb_start();
 }

@@ -256,6 +256,13 @@ msg_config_valid(const struct fenced_config *c)
 	for (i = 0; i < c->c_probe_ntcp; i++)
 		if (!probe_target_valid(c->c_probe_tcp[i]))
 			return (0);
+	if (strnlen(c->c_runsc, sizeof(c->c_runsc)) >= sizeof(c->c_runsc) ||
+	    (c->c_runsc[0] != '\0' && c->c_runsc[0] != '/') ||
+	    !msg_str_set(c->c_runsc_platform, sizeof(c->c_runsc_platform)) ||
+	    (strcmp(c->c_runsc_platform, "ptrace") != 0 &&
+	    strcmp(c->c_runsc_platform, "systrap") != 0 &&
+	    strcmp(c->c_runsc_platform, "kvm") != 0))
+		return (0);
 	if (c->c_verbose < 0)
 		return (0);
 	return (1);
@@ -308,6 +315,8 @@ static const struct mc_field msg_config_fields[] = {
 	MC_I(struct fenced_config, c_verbose, 0, INT32_MAX),
 	MC_NEST(msg_ceilings),
 	MC_U(struct fenced_config, c_home_limit, 0, HOME_LIMIT_MAX),
+	MC_S(struct fenced_config, c_runsc),
+	MC_S(struct fenced_config, c_runsc_platform),
 };
 static const struct mc_table msg_config = MC_TABLE(msg_config_fields);
 

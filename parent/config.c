@@ -34,6 +34,8 @@ config_defaults(struct fenced_config *c)
 	c->c_listen_port = FENCED_LISTEN_PORT;
 	(void)strlcpy(c->c_socket, FENCED_SOCKET, sizeof(c->c_socket));
 	(void)strlcpy(c->c_state, FENCED_STATE, sizeof(c->c_state));
+	(void)strlcpy(c->c_runsc_platform, "ptrace",
+	    sizeof(c->c_runsc_platform));
 	(void)strlcpy(c->c_homes, FENCED_HOMES, sizeof(c->c_homes));
 	(void)strlcpy(c->c_user, FENCED_USER, sizeof(c->c_user));
 	c->c_fence_uid_lo = 61000;

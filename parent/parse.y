@@ -211,6 +211,7 @@ static void	 conf_probe_dns(const char *);
 static void	 conf_probe_tcp(const char *);
 static void	 conf_tier(const char *);
 static void	 conf_backend(const char *);
+static void	 conf_runsc_platform(const char *);
 static void	 conf_lifetime(const char *, const char *);
 static void	 conf_limit(int, const char *, const char *);
 static void	 conf_user_limit(int, const char *);
@@ -226,7 +227,8 @@ static void	 conf_include(const char *);
 
 %token	ADMIN BACKEND BODY CONNECTIONS CPU DNS EXEC FENCE FENCES GROUP HEADERS
 %token	HOME HOMES HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON OUTPUT
-%token	PER PIDS PORT PROBE SOCKET STATE TCP TIER TIMEOUT UIDS USER
+%token	PER PIDS PLATFORM PORT PROBE RUNSC SOCKET STATE TCP TIER TIMEOUT UIDS
+%token	USER
 %token	ERROR
 %token	<v.string>	STRING
 %type	<v.string>	port max peruser
@@ -272,6 +274,12 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 		}
 		| TIER STRING			{ conf_tier($2); }
 		| BACKEND STRING		{ conf_backend($2); }
+		| BACKEND RUNSC			{ conf_backend("runsc"); }
+		| RUNSC STRING			{
+			conf_path("runsc", $2, ps.conf->c_runsc,
+			    sizeof(ps.conf->c_runsc));
+		}
+		| RUNSC PLATFORM STRING		{ conf_runsc_platform($3); }
 		| LIFETIME STRING max		{ conf_lifetime($2, $3); }
 		| LIMIT MEMORY STRING max	{ conf_limit(MEMORY, $3, $4); }
 		| LIMIT PIDS STRING max		{ conf_limit(PIDS, $3, $4); }
@@ -358,8 +366,10 @@ static const struct conf_keyword {
 	{ "output",	OUTPUT },
 	{ "per",	PER },
 	{ "pids",	PIDS },
+	{ "platform",	PLATFORM },
 	{ "port",	PORT },
 	{ "probe",	PROBE },
+	{ "runsc",	RUNSC },
 	{ "socket",	SOCKET },
 	{ "state",	STATE },
 	{ "tcp",	TCP },
@@ -1186,6 +1196,20 @@ conf_backend(const char *name)
 		return;
 	}
 	ps.conf->c_backend = backend;
+}
+
+/* The gVisor platforms runsc has; which work is found at start. */
+static void
+conf_runsc_platform(const char *name)
+{
+	if (strcmp(name, "ptrace") != 0 && strcmp(name, "kvm") != 0 &&
+	    strcmp(name, "systrap") != 0) {
+		yyerror("runsc platform \"%s\" is not valid: expected ptrace, "
+		    "systrap or kvm", name);
+		return;
+	}
+	(void)strlcpy(ps.conf->c_runsc_platform, name,
+	    sizeof(ps.conf->c_runsc_platform));
 }
 
 static void

@@ -309,6 +309,26 @@ ATF_TC_BODY(example_conf, tc)
 	ATF_CHECK_STREQ(logbuf, "");
 }
 
+ATF_TC_WITHOUT_HEAD(runsc);
+ATF_TC_BODY(runsc, tc)
+{
+	struct fenced_config	 c;
+
+	config_defaults(&c);
+	ATF_CHECK_STREQ(c.c_runsc, "");
+	ATF_CHECK_STREQ(c.c_runsc_platform, "ptrace");
+	ATF_REQUIRE_EQ(parse_text("runsc \"/opt/gvisor/runsc\"\n"
+	    "runsc platform kvm\n", &c), 0);
+	ATF_CHECK_STREQ(c.c_runsc, "/opt/gvisor/runsc");
+	ATF_CHECK_STREQ(c.c_runsc_platform, "kvm");
+	ATF_REQUIRE_EQ(parse_text("runsc platform systrap\n", &c), 0);
+	ATF_CHECK_STREQ(c.c_runsc_platform, "systrap");
+	parse_fails(OK2 "runsc \"runsc\"\n", 3, "must be an absolute path");
+	parse_fails(OK2 "runsc platform hypervisor\n", 3,
+	    "expected ptrace, systrap or kvm");
+	parse_fails(OK2 "runsc platform \"\"\n", 3, "is not valid");
+}
+
 ATF_TC_WITHOUT_HEAD(every_keyword);
 ATF_TC_BODY(every_keyword, tc)
 {
@@ -1215,6 +1235,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, example_conf);
 	ATF_TP_ADD_TC(tp, probe_targets);
 	ATF_TP_ADD_TC(tp, every_keyword);
+	ATF_TP_ADD_TC(tp, runsc);
 	ATF_TP_ADD_TC(tp, listen_forms);
 	ATF_TP_ADD_TC(tp, http_limits);
 	ATF_TP_ADD_TC(tp, suffixes);

@@ -249,7 +249,7 @@ refused_body() {
 	atf_check -s exit:1 -e match:"not-found" $CTL show environment evil
 	# A backend this build does not have: no fallback to native.
 	atf_check -s exit:1 -e match:"backend-unavailable" \
-	    $CTL boot other backend runsc
+	    $CTL boot other backend vm
 	atf_check -s exit:1 -e match:"backend-unavailable" \
 	    $CTL boot other backend vm
 	atf_check -s exit:1 -e match:"not a fence key" $CTL boot ../x

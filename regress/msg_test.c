@@ -61,6 +61,7 @@ config_sample(struct fenced_config *c)
 	c->c_http_conns_user = 32;
 	c->c_home_limit = 1ULL << 30;
 	strlcpy(c->c_probe_dns, "localhost", sizeof(c->c_probe_dns));
+	strlcpy(c->c_runsc_platform, "ptrace", sizeof(c->c_runsc_platform));
 	c->c_uid = 999;
 	c->c_gid = 998;
 	c->c_admin_gid = (gid_t)-1;
@@ -164,7 +165,7 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	33
+#define CONFIG_NFIELDS	35
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -204,6 +205,8 @@ config_fields(struct field *f)
 		{ F_I, 0, 2, NULL, 0 },
 		{ F_CEIL, 0, 0, NULL, 0 },
 		{ F_U, 1ULL << 30, 0, NULL, 0 },
+		{ F_S, 0, 0, "", 0 },
+		{ F_S, 0, 0, "ptrace", 0 },
 	};
 
 	ceil_sample();
@@ -389,6 +392,9 @@ ATF_TC_BODY(config_roundtrip, tc)
 	for (i = 0; i < PROBE_TCP_MAX; i++)
 		snprintf(a.c_probe_tcp[i], sizeof(a.c_probe_tcp[i]),
 		    i % 2 ? "[::1]:%d" : "h%d.example:65535", (int)i);
+	memset(a.c_runsc, 'r', sizeof(a.c_runsc) - 1);
+	a.c_runsc[0] = '/';
+	strlcpy(a.c_runsc_platform, "systrap", sizeof(a.c_runsc_platform));
 	a.c_uid = 0;
 	a.c_gid = (gid_t)-1;
 	a.c_admin_gid = 0;
@@ -498,6 +504,10 @@ ATF_TC_BODY(config_decode_refuses, tc)
 } while (0)
 	BAD(0, f[0].s = "localhost");
 	BAD(0, f[0].s = "");
+	BAD(33, f[33].s = "usr/bin/runsc");
+	BAD(33, (f[33].s = longstr, f[33].slen = PATH_MAX));
+	BAD(34, f[34].s = "");
+	BAD(34, f[34].s = "hypervisor");
 	BAD(1, f[1].u = 65536);
 	BAD(2, f[2].s = "relative.sock");
 	BAD(2, (f[2].s = longstr, f[2].slen = PATH_MAX));

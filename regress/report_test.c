@@ -197,7 +197,7 @@ host_reading(struct probe_expect *e, int tier)
 	h->ph_filters = tier == TIER_L1 ? 1 : 2;
 	h->ph_nnp = 1;
 	if (tier == TIER_L1)
-		h->ph_cap[HOST_CAP_BND] = 0x2011ebULL;
+		h->ph_cap[HOST_CAP_BND] = 0x2411ebULL;
 	h->ph_mounts_read = 1;
 	h->ph_usr_ro = 1;
 	h->ph_etc_ro = 1;

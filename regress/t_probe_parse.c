@@ -56,7 +56,7 @@ tp_assume(struct probe_expect *e, int t)
 	h->ph_filters = t == TIER_L1 ? 1 : 2;
 	h->ph_nnp = 1;
 	if (t == TIER_L1)
-		h->ph_cap[HOST_CAP_BND] = 0x2011ebULL;
+		h->ph_cap[HOST_CAP_BND] = 0x2411ebULL;
 	h->ph_usr_ro = h->ph_etc_ro = 1;
 	h->ph_nifaces = 1;
 	if (t != TIER_L2) {

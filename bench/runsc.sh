@@ -1,0 +1,79 @@
+#!/bin/sh
+# The runsc rows of `make bench' (bench/run.sh), side by side in one run:
+#   boot to agent ready of a runsc fence (the fencer's own timing, as
+#     `show environment' reports it) against `runsc run' of /bin/true
+#     on an equivalent bundle (a copy of a running fence's, its init
+#     replaced), each from its start to its end;
+#   exec of /bin/true in a running runsc fence through the agent
+#     (fencectl exec: one fencectl process per exec included) against
+#     `runsc exec' of /bin/true in the same container.
+#	runsc.sh BUILD CTLSOCK STATE RUNS
+set -eu
+build=$1 sock=$2 state=$3 runs=$4
+ctl="$build/bin/fencectl -s $sock"
+command -v runsc > /dev/null || {
+	echo "runsc: skipped, runsc is not installed (scripts/deps.sh)"
+	exit 0
+}
+n=$((runs / 10)); [ $n -ge 5 ] || n=5
+now_us() { echo $(($(date +%s%N) / 1000)); }
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+tmp=$(mktemp -d /tmp/fenced-bench-runsc.XXXXXX)
+trap 'runsc --root="$tmp/root" delete --force b-true >/dev/null 2>&1 || true;
+    $ctl stop bench-runsc >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+
+i=0
+while [ $i -lt $n ]; do
+	$ctl boot bench-runsc backend runsc > "$tmp/boot.out" || exit 1
+	awk '$1 == "timings:" { for (f = 1; f < NF; f++)
+	    if ($f == "ready") print $(f + 1) }' "$tmp/boot.out" >> "$tmp/boot"
+	if [ $i -eq 0 ]; then
+		# The fence's bundle, copied while it exists, /bin/true as init.
+		b=$(ls "$state/runsc/bundles" | head -1)
+		cp -a "$state/runsc/bundles/$b" "$tmp/bundle"
+		rm -f "$tmp/bundle/runsc.log"
+		python3 -c 'import json, sys
+p = sys.argv[1]; c = json.load(open(p))
+c["process"]["args"] = ["/bin/true"]
+c["linux"]["cgroupsPath"] = "fenced-bench-runsc"
+json.dump(c, open(p, "w"))' "$tmp/bundle/config.json"
+	fi
+	$ctl stop bench-runsc > /dev/null
+	i=$((i + 1))
+done
+mkdir -p "$tmp/root"
+i=0
+while [ $i -lt $n ]; do
+	t0=$(now_us)
+	runsc --root="$tmp/root" --network=none --log="$tmp/log" run \
+	    --bundle="$tmp/bundle" b-true < /dev/null > /dev/null 2>&1
+	echo $(($(now_us) - t0)) >> "$tmp/run"
+	runsc --root="$tmp/root" delete --force b-true > /dev/null 2>&1 || true
+	i=$((i + 1))
+done
+printf "%-44s %10s us median of %d\n" "runsc fence boot to agent ready" \
+    "$(median < "$tmp/boot")" $n
+printf "%-44s %10s us median of %d\n" "runsc run /bin/true, same bundle" \
+    "$(median < "$tmp/run")" $n
+
+$ctl boot bench-runsc backend runsc > /dev/null
+id=$(ls "$state/runsc/bundles" | head -1)
+i=0
+while [ $i -lt $n ]; do
+	t0=$(now_us)
+	$ctl exec bench-runsc -- /bin/true > /dev/null
+	echo $(($(now_us) - t0)) >> "$tmp/agent"
+	t0=$(now_us)
+	runsc --root="$state/runsc/state" exec "$id" /bin/true \
+	    < /dev/null > /dev/null 2>&1
+	echo $(($(now_us) - t0)) >> "$tmp/rexec"
+	i=$((i + 1))
+done
+a=$(median < "$tmp/agent") r=$(median < "$tmp/rexec")
+printf "%-44s %10s us median of %d\n" "runsc fence exec /bin/true (fencectl)" \
+    "$a" $n
+printf "%-44s %10s us median of %d\n" "runsc exec /bin/true, same container" \
+    "$r" $n
+echo "runsc exec / agent exec: $(awk -v a="$a" -v r="$r" \
+    'BEGIN { printf "%.1f", r / a }')x"

@@ -1,0 +1,609 @@
+/*
+ * The runsc backend: a fence is a gVisor sandbox, its kernel the
+ * sentry's, not the host's.  For each boot the fencer writes an OCI
+ * bundle (bundle.c) under <state>/runsc/bundles/<id> and runs
+ *
+ *	runsc --root=<state>/runsc/state --network=none --platform=<p>
+ *	    --log=<bundle>/runsc.log run --bundle=<bundle> <id>
+ *
+ * as its child, directly (no Docker), with the fencer's end of a socket
+ * pair as runsc's stdin and stdout: runsc gives them to the container's
+ * init, the agent (fence-agent -s), which speaks imsg over them.  The
+ * id is random (bundle.c), never a key, an owner or a path.
+ *
+ * Which runsc, and that it is a version this backend knows, is decided
+ * once when the daemon starts (runsc_start()); a boot on a daemon whose
+ * runsc is missing or unusable fails naming why, and nothing falls back
+ * to another backend.  Every runsc command the fencer waits for has a
+ * deadline (RUNSC_CMD_MS); the boot as a whole has the fencer's agent
+ * wait.  Every end of a fence (stop, crash, deadline, shutdown) runs
+ * `runsc delete --force` and removes the bundle; so does a daemon that
+ * starts and finds what a killed one left in <state>/runsc.
+ */
+#include <sys/types.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+
+#include <linux/magic.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fenced.h"
+#include "log.h"
+#include "fencer.h"
+#include "backend.h"
+#include "fence.h"
+#include "bundle.h"
+
+#define RUNSC_CMD_MS		10000	/* one runsc command, at most */
+#define RUNSC_VERSION_MAX	4096	/* bytes of `runsc --version` read */
+#define RUNSC_MIN_DATE		20221219	/* Debian 12's, the tested one */
+#define RUNSC_LOG_TAIL		200	/* bytes of its log in an error */
+
+struct runsc_fence {
+	char		 rf_id[RUNSC_ID_SIZE];
+	char		 rf_bundle[PATH_MAX];
+	pid_t		 rf_pid;	/* `runsc run`; -1: reaped */
+};
+
+/* What runsc_start() found; rs_err set: no runsc fence can boot. */
+static struct {
+	char		 rs_path[PATH_MAX];
+	char		 rs_root[PATH_MAX];	/* --root */
+	char		 rs_bundles[PATH_MAX];
+	char		 rs_platform[RUNSC_PLATFORM_SIZE];
+	char		 rs_version[64];
+	char		 rs_err[256];
+} runsc = { .rs_err = "the runsc backend was not started" };
+
+static char *const runsc_envp[] = {
+	"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+	NULL
+};
+
+/* Messages are cut short where they must: no path makes one fail. */
+static void __attribute__((format(printf, 3, 4)))
+runsc_errf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+static int
+runsc_now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((int)(ts.tv_sec * 1000 + ts.tv_nsec / 1000000));
+}
+
+/*
+ * Wait for pid at most ms; kill it if it is not done by then.  Returns
+ * its status, or -1 (timed out, killed and reaped, or lost).
+ */
+static int
+runsc_wait(pid_t pid, int ms, int *status)
+{
+	int	 t0 = runsc_now_ms();
+	pid_t	 r;
+
+	for (;;) {
+		if ((r = waitpid(pid, status, WNOHANG)) == pid)
+			return (0);
+		if (r == -1 && errno != EINTR)
+			return (-1);
+		if (runsc_now_ms() - t0 >= ms)
+			break;
+		(void)poll(NULL, 0, 5);
+	}
+	(void)kill(pid, SIGKILL);
+	(void)waitpid(pid, status, 0);
+	return (-1);
+}
+
+/*
+ * Run runsc with args (the global flags first), stdout to out if it is
+ * not NULL, and wait at most RUNSC_CMD_MS.  Returns its exit status, or
+ * -1 with err set.
+ */
+static int
+runsc_cmd(char *const argv[], char *out, size_t outlen, char *err,
+    size_t errlen)
+{
+	struct pollfd	 pfd;
+	size_t		 have = 0;
+	ssize_t		 n;
+	pid_t		 pid;
+	int		 p[2] = { -1, -1 }, status, fd, t0;
+
+	if (out != NULL && pipe2(p, O_CLOEXEC) == -1) {
+		runsc_errf(err, errlen, "pipe: %s", strerror(errno));
+		return (-1);
+	}
+	if ((pid = fork()) == -1) {
+		runsc_errf(err, errlen, "fork: %s", strerror(errno));
+		if (p[0] != -1) {
+			close(p[0]);
+			close(p[1]);
+		}
+		return (-1);
+	}
+	if (pid == 0) {
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if ((fd = open("/dev/null", O_RDWR)) == -1 ||
+		    dup2(fd, 0) == -1 || dup2(p[1] != -1 ? p[1] : fd, 1) == -1 ||
+		    dup2(fd, 2) == -1)
+			_exit(127);
+		(void)close_range(3, ~0U, 0);
+		execve(runsc.rs_path, argv, runsc_envp);
+		_exit(127);
+	}
+	if (out != NULL) {
+		close(p[1]);
+		t0 = runsc_now_ms();
+		pfd.fd = p[0];
+		pfd.events = POLLIN;
+		while (runsc_now_ms() - t0 < RUNSC_CMD_MS) {
+			if (poll(&pfd, 1, 50) <= 0)
+				continue;
+			if ((n = read(p[0], out + have, outlen - 1 - have)) <= 0)
+				break;
+			if ((have += n) >= outlen - 1)
+				break;
+		}
+		out[have] = '\0';
+		close(p[0]);
+	}
+	if (runsc_wait(pid, RUNSC_CMD_MS, &status) == -1) {
+		runsc_errf(err, errlen, "%s %s: no answer in %d ms", runsc.rs_path,
+		    argv[1], RUNSC_CMD_MS);
+		return (-1);
+	}
+	if (!WIFEXITED(status)) {
+		runsc_errf(err, errlen, "%s: killed by signal %d", runsc.rs_path,
+		    WTERMSIG(status));
+		return (-1);
+	}
+	return (WEXITSTATUS(status));
+}
+
+/*
+ * `runsc --root=... kill --all id KILL`: every process of the sandbox.
+ * First, while `runsc run` still reaps the sandbox: delete --force of a
+ * running container waits for a sandbox that its parent has not reaped
+ * yet, and gives up after 5 s.
+ */
+static int
+runsc_kill(const char *id)
+{
+	char	 root[PATH_MAX + 8], err[256];
+	char	*argv[] = { "runsc", root, "kill", "--all", (char *)id, "KILL",
+		    NULL };
+	int	 r;
+
+	snprintf(root, sizeof(root), "--root=%s", runsc.rs_root);
+	if ((r = runsc_cmd(argv, NULL, 0, err, sizeof(err))) != 0) {
+		if (r > 0)
+			snprintf(err, sizeof(err), "exit status %d", r);
+		log_debug("runsc: kill %s: %s", id, err);
+		return (-1);
+	}
+	return (0);
+}
+
+/* `runsc --root=... delete --force id`: the sandbox, its state, cgroups. */
+static int
+runsc_delete(const char *id)
+{
+	char	 root[PATH_MAX + 8], err[256];
+	char	*argv[] = { "runsc", root, "delete", "--force", (char *)id,
+		    NULL };
+	int	 r;
+
+	snprintf(root, sizeof(root), "--root=%s", runsc.rs_root);
+	if ((r = runsc_cmd(argv, NULL, 0, err, sizeof(err))) != 0) {
+		if (r > 0)
+			runsc_errf(err, sizeof(err), "exit status %d", r);
+		log_warnx("runsc: delete --force %s: %s", id, err);
+		return (-1);
+	}
+	return (0);
+}
+
+/* The date of a release (0.0~20221219.0, release-20221219.0), or 0. */
+static long
+runsc_version_date(const char *text, char *ver, size_t verlen)
+{
+	const char	*p, *e;
+	long		 d = 0;
+	int		 i;
+
+	if (strncmp(text, "runsc version ", 14) != 0)
+		return (0);
+	p = text + 14;
+	e = p + strcspn(p, "\n");
+	snprintf(ver, verlen, "%.*s", (int)(e - p), p);
+	for (; p + 8 <= e; p++) {
+		for (i = 0, d = 0; i < 8 && p[i] >= '0' && p[i] <= '9'; i++)
+			d = d * 10 + (p[i] - '0');
+		if (i == 8 && (p + 8 == e || p[8] < '0' || p[8] > '9') &&
+		    d >= 20000101 && d <= 29991231)
+			return (d);
+	}
+	return (0);
+}
+
+/* The configured runsc, or the first in PATH. */
+static int
+runsc_locate(const char *conf, char *path, size_t len)
+{
+	const char	*dirs[] = { "/usr/local/sbin", "/usr/local/bin",
+			    "/usr/sbin", "/usr/bin", "/sbin", "/bin" };
+	size_t		 i;
+
+	if (conf[0] != '\0') {
+		strlcpy(path, conf, len);
+		return (access(path, X_OK));
+	}
+	for (i = 0; i < nitems(dirs); i++) {
+		snprintf(path, len, "%s/runsc", dirs[i]);
+		if (access(path, X_OK) == 0)
+			return (0);
+	}
+	return (-1);
+}
+
+/*
+ * With no fence running, everything in <state>/runsc is what a killed
+ * fencer left: each container runsc still knows (its state files are
+ * named <id>_sandbox:<id>.*) is deleted, then every bundle removed.
+ */
+static void
+runsc_sweep(void)
+{
+	char		 path[PATH_MAX], id[RUNSC_ID_SIZE];
+	struct dirent	*de;
+	DIR		*d;
+
+	if (runsc.rs_err[0] == '\0' && (d = opendir(runsc.rs_root)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (strlen(de->d_name) < RUNSC_ID_LEN + 1 ||
+			    de->d_name[RUNSC_ID_LEN] != '_' ||
+			    strstr(de->d_name, ".state") == NULL)
+				continue;
+			memcpy(id, de->d_name, RUNSC_ID_LEN);
+			id[RUNSC_ID_LEN] = '\0';
+			if (!runsc_id_valid(id))
+				continue;
+			log_info("runsc: deleting container %s, left by a "
+			    "daemon that was killed", id);
+			(void)runsc_delete(id);
+		}
+		closedir(d);
+	}
+	if ((d = opendir(runsc.rs_bundles)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (!runsc_id_valid(de->d_name))
+			continue;
+		log_info("runsc: removing bundle %s, left by a daemon that "
+		    "was killed", de->d_name);
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s",
+		    runsc.rs_bundles, de->d_name) >= sizeof(path))
+			continue;
+		if (runsc_bundle_remove(path) == -1)
+			log_warn("runsc: remove %s", path);
+	}
+	closedir(d);
+}
+
+/*
+ * Once, when the daemon starts: which runsc, which version, where its
+ * state goes; then what a killed daemon left.  Failing here is no error
+ * of the daemon's, only of every later runsc boot (rs_err says why).
+ */
+static void
+runsc_start(void)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	char		 out[RUNSC_VERSION_MAX], err[256], base[PATH_MAX];
+	char		*argv[] = { "runsc", "--version", NULL };
+	long		 date;
+	int		 r;
+
+	runsc.rs_err[0] = '\0';
+	strlcpy(runsc.rs_platform, c->c_runsc_platform,
+	    sizeof(runsc.rs_platform));
+	if ((size_t)snprintf(base, sizeof(base), "%s/runsc", c->c_state) >=
+	    sizeof(base) || (size_t)snprintf(runsc.rs_root,
+	    sizeof(runsc.rs_root), "%s/state", base) >= sizeof(runsc.rs_root) ||
+	    (size_t)snprintf(runsc.rs_bundles, sizeof(runsc.rs_bundles),
+	    "%s/bundles", base) >= sizeof(runsc.rs_bundles)) {
+		strlcpy(runsc.rs_err, "state path too long",
+		    sizeof(runsc.rs_err));
+		return;
+	}
+	if ((mkdir(base, 0700) == -1 && errno != EEXIST) ||
+	    (mkdir(runsc.rs_root, 0700) == -1 && errno != EEXIST) ||
+	    (mkdir(runsc.rs_bundles, 0700) == -1 && errno != EEXIST)) {
+		runsc_errf(runsc.rs_err, sizeof(runsc.rs_err), "mkdir %s: %s",
+		    base, strerror(errno));
+		return;
+	}
+
+	if (runsc_locate(c->c_runsc, runsc.rs_path,
+	    sizeof(runsc.rs_path)) == -1) {
+		if (c->c_runsc[0] != '\0')
+			runsc_errf(runsc.rs_err, sizeof(runsc.rs_err), "runsc "
+			    "%s (fenced.conf) cannot be run: %s", c->c_runsc,
+			    strerror(errno));
+		else
+			strlcpy(runsc.rs_err, "runsc is not installed (not in "
+			    "PATH; set runsc in fenced.conf, or install "
+			    "Debian's runsc)", sizeof(runsc.rs_err));
+	} else if ((r = runsc_cmd(argv, out, sizeof(out), err,
+	    sizeof(err))) != 0) {
+		runsc_errf(runsc.rs_err, sizeof(runsc.rs_err), "%s --version: %s",
+		    runsc.rs_path, r == -1 ? err : "failed");
+	} else if ((date = runsc_version_date(out, runsc.rs_version,
+	    sizeof(runsc.rs_version))) == 0) {
+		runsc_errf(runsc.rs_err, sizeof(runsc.rs_err), "%s is not a "
+		    "runsc this fenced knows (its --version says no release)",
+		    runsc.rs_path);
+	} else if (date < RUNSC_MIN_DATE) {
+		runsc_errf(runsc.rs_err, sizeof(runsc.rs_err), "%s is version "
+		    "%s, older than the oldest this fenced knows (%d)",
+		    runsc.rs_path, runsc.rs_version, RUNSC_MIN_DATE);
+	} else if (strcmp(runsc.rs_platform, "systrap") == 0 &&
+	    date < 20230500) {
+		runsc_errf(runsc.rs_err, sizeof(runsc.rs_err), "runsc %s has no "
+		    "systrap platform (runsc platform in fenced.conf)",
+		    runsc.rs_version);
+	} else if (strcmp(runsc.rs_platform, "kvm") == 0 &&
+	    access("/dev/kvm", R_OK | W_OK) == -1) {
+		runsc_errf(runsc.rs_err, sizeof(runsc.rs_err), "runsc platform "
+		    "kvm: /dev/kvm: %s", strerror(errno));
+	}
+	if (runsc.rs_err[0] != '\0')
+		log_warnx("runsc fences refused: %s", runsc.rs_err);
+	else
+		log_info("runsc %s (%s), platform %s", runsc.rs_path,
+		    runsc.rs_version, runsc.rs_platform);
+	runsc_sweep();
+}
+
+/* Child side: into each of the daemon's folders (cgroup v1 only). */
+static int
+runsc_child_cgroups(const struct backend_boot *bb)
+{
+	char	 path[PATH_MAX], pid[32];
+	int	 i, fd, n;
+
+	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/cgroup.procs",
+		    bb->bb_cgroup_parent[i]);
+		if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+			return (-1);
+		if (write(fd, pid, n) != n) {
+			(void)close(fd);
+			return (-1);
+		}
+		(void)close(fd);
+	}
+	return (0);
+}
+
+static int
+runsc_cgroup_v2(const char *dir)
+{
+	struct statfs	 sf;
+
+	return (statfs(dir, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC);
+}
+
+static void
+runsc_log_tail(const char *bundle, char *buf, size_t len)
+{
+	char	 path[PATH_MAX], tail[RUNSC_LOG_TAIL + 1];
+	ssize_t	 n;
+	off_t	 end;
+	int	 fd, i;
+
+	buf[0] = '\0';
+	if ((size_t)snprintf(path, sizeof(path), "%s/runsc.log", bundle) >=
+	    sizeof(path) || (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return;
+	if ((end = lseek(fd, 0, SEEK_END)) > RUNSC_LOG_TAIL)
+		(void)lseek(fd, end - RUNSC_LOG_TAIL, SEEK_SET);
+	else
+		(void)lseek(fd, 0, SEEK_SET);
+	if ((n = read(fd, tail, RUNSC_LOG_TAIL)) > 0) {
+		tail[n] = '\0';
+		for (i = 0; i < n; i++)
+			if (tail[i] < ' ' || tail[i] > '~')
+				tail[i] = ' ';
+		runsc_errf(buf, len, ": ...%s", tail);
+	}
+	(void)close(fd);
+}
+
+static int
+runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
+    char *err, size_t errlen)
+{
+	struct runsc_fence *rf = f->f_be;
+	struct runsc_bundle_spec rb;
+	char		 root[PATH_MAX + 8], platform[32], logf[PATH_MAX + 8];
+	char		 bundle[PATH_MAX + 16], cgpath[PATH_MAX];
+	char		*argv[] = { "runsc", root, "--network=none", platform,
+			    logf, "run", bundle, rf->rf_id, NULL };
+	int		 sp[2], fd, i, v2;
+	pid_t		 pid;
+
+	rf->rf_pid = -1;
+	if (runsc.rs_err[0] != '\0') {
+		runsc_errf(err, errlen, "backend runsc is unavailable here: %s; "
+		    "nothing falls back to another", runsc.rs_err);
+		return (-1);
+	}
+	for (i = 0; i < 3; i++)
+		if (bb->bb_cgroup_parent[i] == NULL) {
+			runsc_errf(err, errlen, "backend runsc needs memory, pids "
+			    "and cpu cgroups, which this machine cannot give "
+			    "a fence");
+			return (-1);
+		}
+	if (bb->bb_home_dev[0] != '\0') {
+		runsc_errf(err, errlen, "backend runsc cannot mount a home image "
+		    "(limit home in fenced.conf)");
+		return (-1);
+	}
+	v2 = runsc_cgroup_v2(bb->bb_cgroup_parent[0]);
+	/*
+	 * v1: relative to runsc's own cgroup in each hierarchy, which its
+	 * child joins; v2: relative to the parent of the daemon's leaf.
+	 */
+	strlcpy(cgpath, bb->bb_cgroup_name, sizeof(cgpath));
+
+	memset(&rb, 0, sizeof(rb));
+	strlcpy(rb.rb_key, f->f_info.f_key, sizeof(rb.rb_key));
+	rb.rb_uid = f->f_info.f_uid;
+	rb.rb_gid = f->f_gid;
+	strlcpy(rb.rb_user, f->f_user, sizeof(rb.rb_user));
+	rb.rb_home = f->f_info.f_home;
+	rb.rb_bindir = bb->bb_bindir;
+	rb.rb_init = bb->bb_init;
+	rb.rb_cgroups_path = cgpath;
+	rb.rb_limits = f->f_info.f_limits;
+#ifdef FENCED_TEST_HOOKS
+	rb.rb_test_hostmount = getenv("FENCED_TEST_RUNSC_HOSTMOUNT") != NULL;
+	rb.rb_test_cap = getenv("FENCED_TEST_RUNSC_CAP") != NULL;
+#endif
+
+	runsc_id_new(rf->rf_id);
+	if ((size_t)snprintf(rf->rf_bundle, sizeof(rf->rf_bundle), "%s/%s",
+	    runsc.rs_bundles, rf->rf_id) >= sizeof(rf->rf_bundle)) {
+		runsc_errf(err, errlen, "bundle path too long");
+		return (-1);
+	}
+	if (runsc_bundle_write(rf->rf_bundle, &rb, err, errlen) == -1)
+		return (-1);
+	snprintf(root, sizeof(root), "--root=%s", runsc.rs_root);
+	snprintf(platform, sizeof(platform), "--platform=%s",
+	    runsc.rs_platform);
+	if ((size_t)snprintf(logf, sizeof(logf), "--log=%s/runsc.log",
+	    rf->rf_bundle) >= sizeof(logf)) {
+		runsc_errf(err, errlen, "bundle path too long");
+		(void)runsc_bundle_remove(rf->rf_bundle);
+		return (-1);
+	}
+	snprintf(bundle, sizeof(bundle), "--bundle=%s", rf->rf_bundle);
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1) {
+		runsc_errf(err, errlen, "socketpair: %s", strerror(errno));
+		(void)runsc_bundle_remove(rf->rf_bundle);
+		return (-1);
+	}
+	if ((pid = fork()) == -1) {
+		runsc_errf(err, errlen, "fork: %s", strerror(errno));
+		close(sp[0]);
+		close(sp[1]);
+		(void)runsc_bundle_remove(rf->rf_bundle);
+		return (-1);
+	}
+	if (pid == 0) {
+		/* No signal of the daemon's process group reaches it. */
+		(void)setsid();
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (!v2 && runsc_child_cgroups(bb) == -1)
+			_exit(126);
+		if ((fd = open("/dev/null", O_RDWR)) == -1 ||
+		    dup2(sp[1], 0) == -1 || dup2(sp[1], 1) == -1 ||
+		    dup2(fd, 2) == -1)
+			_exit(127);
+		(void)close_range(3, ~0U, 0);
+		execve(runsc.rs_path, argv, runsc_envp);
+		_exit(127);
+	}
+	close(sp[1]);
+	rf->rf_pid = pid;
+	*chan = sp[0];
+	f->f_info.f_pid = pid;
+	return (0);
+}
+
+static void
+runsc_reaped(struct fence *f)
+{
+	struct runsc_fence *rf = f->f_be;
+
+	rf->rf_pid = -1;
+}
+
+/*
+ * Whatever ended the fence: its processes are killed, `runsc run` is
+ * waited for, the sandbox's state and cgroups go (delete --force), and
+ * the bundle is removed.
+ */
+static int
+runsc_stop(struct fence *f, int *oom)
+{
+	struct runsc_fence *rf = f->f_be;
+	char		 tail[RUNSC_LOG_TAIL + 8];
+	int		 status, rv = 0;
+
+	*oom = 0;
+	if (rf->rf_id[0] == '\0')
+		return (0);
+	if (rf->rf_pid > 0)
+		(void)runsc_kill(rf->rf_id);
+	if (rf->rf_pid > 0) {
+		if (runsc_wait(rf->rf_pid, RUNSC_CMD_MS, &status) == -1)
+			log_warnx("runsc: run %s did not end, killed",
+			    rf->rf_id);
+		else if (WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
+		    WEXITSTATUS(status) != 128 + SIGKILL) {
+			runsc_log_tail(rf->rf_bundle, tail, sizeof(tail));
+			log_warnx("runsc: fence %s: runsc exited %d%s",
+			    f->f_info.f_key, WEXITSTATUS(status), tail);
+		}
+		rf->rf_pid = -1;
+	}
+	if (runsc_delete(rf->rf_id) == -1)
+		rv = -1;
+	if (runsc_bundle_remove(rf->rf_bundle) == -1) {
+		log_warn("runsc: remove %s", rf->rf_bundle);
+		rv = -1;
+	}
+	rf->rf_id[0] = '\0';
+	return (rv);
+}
+
+const struct fencer_backend backend_runsc = {
+	.fb_id = BACKEND_RUNSC,
+	.fb_bin_dir = FENCE_BIN_DIR,
+	.fb_state_size = sizeof(struct runsc_fence),
+	.fb_start = runsc_start,
+	.fb_boot = runsc_boot,
+	.fb_reaped = runsc_reaped,
+	.fb_stop = runsc_stop,
+};

@@ -1,0 +1,444 @@
+/*
+ * The OCI bundle of a runsc fence: <dir>/config.json and <dir>/rootfs.
+ *
+ * runsc_bundle_config() decides every field of config.json, and nothing
+ * else does (regress/bundle_test.c reads them back one by one against
+ * DESIGN.md section 3): the fence's uid (never 0), no_new_privileges, no
+ * capabilities in any set, an empty environment, RLIMIT_CORE 0, a
+ * read-only root holding the host's /usr and /etc read-only as a native
+ * fence sees them (fence_host_binds[], the same table), the sandbox home
+ * read-write at /home/<user>, a private 256 MiB tmpfs /tmp mode 0700
+ * owned by the fence's uid, no network (runsc --network=none, and a
+ * network namespace), no devices, and the memory, pids and cpu limits in
+ * a cgroup the fencer names.  The agent is the container's init.
+ *
+ * runsc_bundle_write() makes the root: an empty directory holding only
+ * mount points and the merged-/usr links the host has.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "fenced.h"
+#include "names.h"
+#include "fence.h"
+#include "bundle.h"
+
+const char *const runsc_bin_names[] = { "fence-agent", "fence-probe" };
+const size_t runsc_nbin_names = nitems(runsc_bin_names);
+
+/* A container id: random, never derived from a key, an owner or a path. */
+int
+runsc_id_new(char id[RUNSC_ID_SIZE])
+{
+	unsigned char	 b[RUNSC_ID_LEN / 2];
+	size_t		 i;
+
+	arc4random_buf(b, sizeof(b));
+	for (i = 0; i < sizeof(b); i++)
+		snprintf(id + 2 * i, 3, "%02x", b[i]);
+	explicit_bzero(b, sizeof(b));
+	return (0);
+}
+
+int
+runsc_id_valid(const char *id)
+{
+	size_t	 i;
+
+	for (i = 0; id[i] != '\0'; i++)
+		if (i >= RUNSC_ID_LEN || !((id[i] >= '0' && id[i] <= '9') ||
+		    (id[i] >= 'a' && id[i] <= 'f')))
+			return (0);
+	return (i == RUNSC_ID_LEN);
+}
+
+static int
+bundle_add(json_t *arr, json_t *v)
+{
+	return (v == NULL || json_array_append_new(arr, v) == -1 ? -1 : 0);
+}
+
+static json_t *
+bundle_bind(const char *src, const char *dst, int rw)
+{
+	return (json_pack("{s:s, s:s, s:s, s:[s,s,s,s]}",
+	    "destination", dst, "type", "bind", "source", src,
+	    "options", "bind", rw ? "rw" : "ro", "nosuid", "nodev"));
+}
+
+/*
+ * The host paths of fence_host_binds[] a root needs: /usr and /etc,
+ * and each merged-/usr name the host has as a real directory (where it
+ * is a link, the root holds the same link: runsc_bundle_write()).
+ */
+static int
+bundle_host_mounts(json_t *mounts, char *err, size_t errlen)
+{
+	struct stat	 sb;
+	size_t		 i;
+
+	for (i = 0; i < fence_nhost_binds; i++) {
+		const struct fence_host_bind *hb = &fence_host_binds[i];
+
+		if (hb->hb_kind == FENCE_HB_LINKDIR &&
+		    (lstat(hb->hb_src, &sb) == -1 || !S_ISDIR(sb.st_mode)))
+			continue;
+		if (hb->hb_kind != FENCE_HB_RO && hb->hb_kind !=
+		    FENCE_HB_LINKDIR)
+			continue;
+		if (bundle_add(mounts, bundle_bind(hb->hb_src, hb->hb_dst,
+		    0)) == -1) {
+			snprintf(err, errlen, "bundle: mount %s", hb->hb_dst);
+			return (-1);
+		}
+	}
+	return (0);
+}
+
+static json_t *
+bundle_mounts(const struct runsc_bundle_spec *s, char *err, size_t errlen)
+{
+	char		 home[PATH_MAX], src[PATH_MAX], dst[PATH_MAX];
+	char		 tmpopt[4][64];
+	json_t		*m;
+	size_t		 i;
+
+	if ((m = json_array()) == NULL)
+		goto oom;
+	if (bundle_host_mounts(m, err, errlen) == -1) {
+		json_decref(m);
+		return (NULL);
+	}
+	snprintf(home, sizeof(home), "/home/%s", s->rb_user);
+	snprintf(tmpopt[0], sizeof(tmpopt[0]), "size=%llu",
+	    (unsigned long long)RUNSC_TMP_SIZE);
+	snprintf(tmpopt[1], sizeof(tmpopt[1]), "mode=0700");
+	snprintf(tmpopt[2], sizeof(tmpopt[2]), "uid=%u", (unsigned)s->rb_uid);
+	snprintf(tmpopt[3], sizeof(tmpopt[3]), "gid=%u", (unsigned)s->rb_gid);
+	if (bundle_add(m, json_pack("{s:s, s:s, s:s, s:[s,s,s]}",
+	    "destination", "/proc", "type", "proc", "source", "proc",
+	    "options", "nosuid", "nodev", "noexec")) == -1 ||
+	    bundle_add(m, json_pack("{s:s, s:s, s:s, s:[s,s,s,s,s,s]}",
+	    "destination", "/tmp", "type", "tmpfs", "source", "tmpfs",
+	    "options", "nosuid", "nodev", tmpopt[0], tmpopt[1], tmpopt[2],
+	    tmpopt[3])) == -1 ||
+	    bundle_add(m, bundle_bind(s->rb_home, home, 1)) == -1)
+		goto oom;
+	for (i = 0; i < runsc_nbin_names; i++) {
+		snprintf(src, sizeof(src), "%s/%s", s->rb_bindir,
+		    runsc_bin_names[i]);
+		snprintf(dst, sizeof(dst), "%s/%s", FENCE_BIN_DIR,
+		    runsc_bin_names[i]);
+		if (bundle_add(m, bundle_bind(src, dst, 0)) == -1)
+			goto oom;
+	}
+#ifdef FENCED_TEST_HOOKS
+	/* Test builds only: a host path the fence must not see. */
+	if (s->rb_test_hostmount &&
+	    bundle_add(m, bundle_bind("/var", "/var", 0)) == -1)
+		goto oom;
+#endif
+	return (m);
+ oom:
+	json_decref(m);
+	snprintf(err, errlen, "bundle: out of memory");
+	return (NULL);
+}
+
+static json_t *
+bundle_caps(const struct runsc_bundle_spec *s)
+{
+	const char	*sets[] = { "bounding", "effective", "inheritable",
+			    "permitted", "ambient" };
+	json_t		*c, *a;
+	size_t		 i;
+
+	if ((c = json_object()) == NULL)
+		return (NULL);
+	for (i = 0; i < nitems(sets); i++) {
+		if ((a = json_array()) == NULL ||
+		    json_object_set_new(c, sets[i], a) == -1) {
+			json_decref(c);
+			return (NULL);
+		}
+#ifdef FENCED_TEST_HOOKS
+		/* Test builds only: a capability the fence must not have. */
+		if (s->rb_test_cap && strcmp(sets[i], "ambient") != 0 &&
+		    json_array_append_new(a, json_string("CAP_NET_RAW")) == -1) {
+			json_decref(c);
+			return (NULL);
+		}
+#endif
+	}
+	return (c);
+}
+
+static json_t *
+bundle_process(const struct runsc_bundle_spec *s)
+{
+	char		 init[PATH_MAX];
+	json_t		*caps;
+
+	snprintf(init, sizeof(init), "%s/%s", FENCE_BIN_DIR, s->rb_init);
+	if ((caps = bundle_caps(s)) == NULL)
+		return (NULL);
+	/* -s: the agent's channel is its stdin and stdout (agent.c). */
+	return (json_pack("{s:b, s:{s:I, s:I, s:[]}, s:[s,s], s:[], s:s, "
+	    "s:b, s:o, s:[{s:s, s:I, s:I}]}",
+	    "terminal", 0,
+	    "user", "uid", (json_int_t)s->rb_uid, "gid",
+	    (json_int_t)s->rb_gid, "additionalGids",
+	    "args", init, "-s",
+	    "env",
+	    "cwd", "/",
+	    "noNewPrivileges", 1,
+	    "capabilities", caps,
+	    "rlimits", "type", "RLIMIT_CORE", "hard", (json_int_t)0, "soft",
+	    (json_int_t)0));
+}
+
+static json_t *
+bundle_linux(const struct runsc_bundle_spec *s)
+{
+	const struct fence_limits *l = &s->rb_limits;
+	json_int_t	 pids;
+
+	pids = (json_int_t)l->fl_pids * RUNSC_PIDS_FACTOR + RUNSC_PIDS_OVERHEAD;
+	return (json_pack("{s:[{s:s},{s:s},{s:s},{s:s},{s:s}], s:s, s:[], "
+	    "s:{s:{s:I}, s:{s:I}, s:{s:I, s:I}}}",
+	    "namespaces", "type", "pid", "type", "network", "type", "ipc",
+	    "type", "uts", "type", "mount",
+	    "cgroupsPath", s->rb_cgroups_path,
+	    "devices",
+	    "resources",
+	    "memory", "limit", (json_int_t)l->fl_memory,
+	    "pids", "limit", pids,
+	    "cpu", "quota", (json_int_t)l->fl_cpu_milli * RUNSC_CPU_PERIOD /
+	    1000, "period", (json_int_t)RUNSC_CPU_PERIOD));
+}
+
+/*
+ * config.json of one fence, or NULL and err.  What the caller passes is
+ * checked once more here: the uid is never 0, every path absolute.
+ */
+json_t *
+runsc_bundle_config(const struct runsc_bundle_spec *s, char *err,
+    size_t errlen)
+{
+	json_t		*c, *proc, *mounts, *lnx;
+
+	if (s->rb_uid == 0 || s->rb_gid == 0) {
+		snprintf(err, errlen, "bundle: a fence never runs as root");
+		return (NULL);
+	}
+	if (!fence_key_valid(s->rb_key) || s->rb_user[0] == '\0' ||
+	    strchr(s->rb_user, '/') != NULL || s->rb_home[0] != '/' ||
+	    s->rb_bindir[0] != '/' || strchr(s->rb_init, '/') != NULL ||
+	    s->rb_cgroups_path[0] == '\0') {
+		snprintf(err, errlen, "bundle: bad key, user or path");
+		return (NULL);
+	}
+	if ((proc = bundle_process(s)) == NULL) {
+		snprintf(err, errlen, "bundle: out of memory");
+		return (NULL);
+	}
+	if ((mounts = bundle_mounts(s, err, errlen)) == NULL) {
+		json_decref(proc);
+		return (NULL);
+	}
+	if ((lnx = bundle_linux(s)) == NULL) {
+		json_decref(proc);
+		json_decref(mounts);
+		snprintf(err, errlen, "bundle: out of memory");
+		return (NULL);
+	}
+	c = json_pack("{s:s, s:o, s:{s:s, s:b}, s:s, s:o, s:o}",
+	    "ociVersion", "1.0.2",
+	    "process", proc,
+	    "root", "path", "rootfs", "readonly", 1,
+	    "hostname", s->rb_key,
+	    "mounts", mounts,
+	    "linux", lnx);
+	if (c == NULL)
+		snprintf(err, errlen, "bundle: out of memory");
+	return (c);
+}
+
+static int
+bundle_mkdir(int dfd, const char *path, char *err, size_t errlen)
+{
+	if (mkdirat(dfd, path, 0755) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "bundle: mkdir rootfs/%s: %s", path,
+		    strerror(errno));
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+bundle_mkfile(int dfd, const char *path, char *err, size_t errlen)
+{
+	int	 fd;
+
+	if ((fd = openat(dfd, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+	    O_NOFOLLOW, 0444)) == -1) {
+		snprintf(err, errlen, "bundle: create rootfs/%s: %s", path,
+		    strerror(errno));
+		return (-1);
+	}
+	(void)close(fd);
+	return (0);
+}
+
+/* The mount points of config.json, and the host's merged-/usr links. */
+static int
+bundle_rootfs(int dfd, const struct runsc_bundle_spec *s, char *err,
+    size_t errlen)
+{
+	static const char *const dirs[] = { "usr", "etc", "proc", "dev",
+	    "sys", "tmp", "home", "run", "run/fenced", "run/fenced/bin" };
+	char		 path[PATH_MAX], target[PATH_MAX];
+	struct stat	 sb;
+	ssize_t		 n;
+	size_t		 i;
+
+	for (i = 0; i < nitems(dirs); i++)
+		if (bundle_mkdir(dfd, dirs[i], err, errlen) == -1)
+			return (-1);
+	snprintf(path, sizeof(path), "home/%s", s->rb_user);
+	if (bundle_mkdir(dfd, path, err, errlen) == -1)
+		return (-1);
+	for (i = 0; i < runsc_nbin_names; i++) {
+		snprintf(path, sizeof(path), "%s/%s", FENCE_BIN_DIR + 1,
+		    runsc_bin_names[i]);
+		if (bundle_mkfile(dfd, path, err, errlen) == -1)
+			return (-1);
+	}
+	for (i = 0; i < fence_nhost_binds; i++) {
+		const struct fence_host_bind *hb = &fence_host_binds[i];
+
+		if (hb->hb_kind != FENCE_HB_LINKDIR ||
+		    lstat(hb->hb_src, &sb) == -1)
+			continue;
+		if (S_ISDIR(sb.st_mode)) {
+			if (bundle_mkdir(dfd, hb->hb_dst + 1, err, errlen) == -1)
+				return (-1);
+			continue;
+		}
+		if (!S_ISLNK(sb.st_mode) || (n = readlink(hb->hb_src, target,
+		    sizeof(target) - 1)) == -1)
+			continue;
+		target[n] = '\0';
+		if (symlinkat(target, dfd, hb->hb_dst + 1) == -1) {
+			snprintf(err, errlen, "bundle: symlink rootfs%s: %s",
+			    hb->hb_dst, strerror(errno));
+			return (-1);
+		}
+	}
+	return (0);
+}
+
+/*
+ * Make the bundle in dir, which must not exist: dir 0700, rootfs 0755,
+ * config.json 0600, all root's.  On failure what was made is removed.
+ */
+int
+runsc_bundle_write(const char *dir, const struct runsc_bundle_spec *s,
+    char *err, size_t errlen)
+{
+	char		 path[PATH_MAX];
+	json_t		*c;
+	int		 dfd = -1, rfd = -1, fd = -1;
+
+	if ((c = runsc_bundle_config(s, err, errlen)) == NULL)
+		return (-1);
+	if (mkdir(dir, 0700) == -1) {
+		snprintf(err, errlen, "bundle: mkdir %s: %s", dir,
+		    strerror(errno));
+		json_decref(c);
+		return (-1);
+	}
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+	    O_NOFOLLOW)) == -1 || mkdirat(dfd, "rootfs", 0755) == -1 ||
+	    (rfd = openat(dfd, "rootfs", O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+	    O_NOFOLLOW)) == -1) {
+		snprintf(err, errlen, "bundle: %s/rootfs: %s", dir,
+		    strerror(errno));
+		goto fail;
+	}
+	if (bundle_rootfs(rfd, s, err, errlen) == -1)
+		goto fail;
+	if ((fd = openat(dfd, "config.json", O_WRONLY | O_CREAT | O_EXCL |
+	    O_CLOEXEC | O_NOFOLLOW, 0600)) == -1 ||
+	    json_dumpfd(c, fd, JSON_COMPACT) == -1 || close(fd) == -1) {
+		fd = -1;
+		snprintf(err, errlen, "bundle: %s/config.json: %s", dir,
+		    strerror(errno));
+		goto fail;
+	}
+	(void)close(rfd);
+	(void)close(dfd);
+	json_decref(c);
+	return (0);
+ fail:
+	if (fd != -1)
+		(void)close(fd);
+	if (rfd != -1)
+		(void)close(rfd);
+	if (dfd != -1)
+		(void)close(dfd);
+	json_decref(c);
+	snprintf(path, sizeof(path), "%s", dir);
+	(void)runsc_bundle_remove(path);
+	return (-1);
+}
+
+/* Remove a tree this file made (no mount is ever on it), fd-relative. */
+static int
+bundle_rm_at(int dfd, const char *name, int depth)
+{
+	struct dirent	*de;
+	DIR		*d;
+	int		 fd, rv = 0;
+
+	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
+		return (0);
+	if ((errno != EISDIR && errno != EPERM) || depth > 8)
+		return (-1);
+	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+	    O_NOFOLLOW)) == -1)
+		return (-1);
+	if ((d = fdopendir(fd)) == NULL) {
+		(void)close(fd);
+		return (-1);
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (bundle_rm_at(fd, de->d_name, depth + 1) == -1)
+			rv = -1;
+	}
+	closedir(d);
+	if (unlinkat(dfd, name, AT_REMOVEDIR) == -1 && errno != ENOENT)
+		rv = -1;
+	return (rv);
+}
+
+/* Remove a bundle: the whole of dir.  Returns -1 if some of it stays. */
+int
+runsc_bundle_remove(const char *dir)
+{
+	return (bundle_rm_at(AT_FDCWD, dir, 0));
+}

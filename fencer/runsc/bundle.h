@@ -1,0 +1,61 @@
+/*
+ * The OCI bundle of one runsc fence (bundle.c): what DESIGN.md section 3
+ * asks of a gVisor fence, written from code, one function deciding every
+ * field so that a unit test can read them back one by one.
+ */
+#ifndef RUNSC_BUNDLE_H
+#define RUNSC_BUNDLE_H
+
+#include <sys/types.h>
+#include <limits.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "fenced.h"
+
+#define RUNSC_ID_LEN		32	/* hex digits of a container id */
+#define RUNSC_ID_SIZE		(RUNSC_ID_LEN + 1)
+#define RUNSC_TMP_SIZE		(256ULL << 20)	/* the private /tmp */
+#define RUNSC_CPU_PERIOD	100000		/* us */
+/*
+ * The host tasks of a sandbox (the sentry's threads, the ptrace
+ * platform's stubs) count against its pids cgroup, not only the fence's
+ * processes: measured, the sandbox itself takes 60, and 150 processes
+ * in it (exec_test:concurrent) more than 2304.  The host limit is the
+ * fence's times RUNSC_PIDS_FACTOR plus RUNSC_PIDS_OVERHEAD
+ * (docs/runsc.md).
+ */
+#define RUNSC_PIDS_FACTOR	16
+#define RUNSC_PIDS_OVERHEAD	256
+
+/* What the bundle is made of; every path absolute, checked by the caller. */
+struct runsc_bundle_spec {
+	char		 rb_key[FENCE_KEY_SIZE];	/* the hostname */
+	uid_t		 rb_uid;			/* never 0 */
+	gid_t		 rb_gid;
+	char		 rb_user[FENCED_NAME_MAX];	/* /home/<user> */
+	const char	*rb_home;		/* host path, read-write */
+	const char	*rb_bindir;		/* host dir of fence-agent etc. */
+	const char	*rb_init;		/* program name in rb_bindir */
+	const char	*rb_cgroups_path;	/* linux.cgroupsPath */
+	struct fence_limits rb_limits;
+
+	/* Test-only weakening (FENCED_TEST_HOOKS builds); 0 normally. */
+	int		 rb_test_hostmount;	/* bind the host's /var ro */
+	int		 rb_test_cap;		/* give CAP_NET_RAW */
+};
+
+/* The programs of rb_bindir a fence may run, file by file. */
+extern const char *const runsc_bin_names[];
+extern const size_t runsc_nbin_names;
+
+int	 runsc_id_new(char [RUNSC_ID_SIZE]);
+int	 runsc_id_valid(const char *);
+json_t	*runsc_bundle_config(const struct runsc_bundle_spec *, char *,
+	    size_t);
+int	 runsc_bundle_write(const char *, const struct runsc_bundle_spec *,
+	    char *, size_t);
+int	 runsc_bundle_remove(const char *);
+
+#endif /* RUNSC_BUNDLE_H */

@@ -1,0 +1,338 @@
+/*
+ * bundle_test: fencer/runsc/bundle.c, the OCI bundle of a runsc fence,
+ * read back field by field against DESIGN.md section 3: the fence's uid
+ * (never 0), no_new_privileges, no capabilities, an empty environment,
+ * RLIMIT_CORE 0, a read-only root with the host's /usr and /etc
+ * read-only and the home read-write, a private 256 MiB tmpfs /tmp mode
+ * 0700 owned by the fence's uid, a network namespace, no devices, the
+ * cgroup limits, the agent as init; and the container ids.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <atf-c.h>
+#include <jansson.h>
+
+#include "fenced.h"
+#include "names.h"
+#include "fence.h"
+#include "bundle.h"
+
+static void
+spec_init(struct runsc_bundle_spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	strlcpy(s->rb_key, "g", sizeof(s->rb_key));
+	s->rb_uid = 1234;
+	s->rb_gid = 2345;
+	strlcpy(s->rb_user, "alice", sizeof(s->rb_user));
+	s->rb_home = "/srv/homes/alice/g";
+	s->rb_bindir = "/usr/libexec/fenced";
+	s->rb_init = "fence-agent";
+	s->rb_cgroups_path = "1234.g";
+	s->rb_limits.fl_memory = 512ULL << 20;
+	s->rb_limits.fl_pids = 256;
+	s->rb_limits.fl_cpu_milli = 1500;
+}
+
+static json_t *
+config(const struct runsc_bundle_spec *s)
+{
+	char	 err[256];
+	json_t	*c;
+
+	c = runsc_bundle_config(s, err, sizeof(err));
+	if (c == NULL)
+		atf_tc_fail("runsc_bundle_config: %s", err);
+	return (c);
+}
+
+static json_t *
+get(json_t *o, const char *path)
+{
+	char	 buf[256], *p, *q;
+
+	strlcpy(buf, path, sizeof(buf));
+	for (p = buf; o != NULL && p != NULL; p = q) {
+		if ((q = strchr(p, '.')) != NULL)
+			*q++ = '\0';
+		o = json_object_get(o, p);
+	}
+	if (o == NULL)
+		atf_tc_fail("no %s in config.json", path);
+	return (o);
+}
+
+static json_t *
+mount_at(json_t *c, const char *dst)
+{
+	json_t	*m;
+	size_t	 i;
+
+	json_array_foreach(get(c, "mounts"), i, m)
+		if (strcmp(json_string_value(json_object_get(m,
+		    "destination")), dst) == 0)
+			return (m);
+	return (NULL);
+}
+
+static int
+has_option(json_t *m, const char *opt)
+{
+	json_t	*o;
+	size_t	 i;
+
+	json_array_foreach(json_object_get(m, "options"), i, o)
+		if (strcmp(json_string_value(o), opt) == 0)
+			return (1);
+	return (0);
+}
+
+ATF_TC_WITHOUT_HEAD(process);
+ATF_TC_BODY(process, tc)
+{
+	struct runsc_bundle_spec s;
+	const char	*sets[] = { "bounding", "effective", "inheritable",
+			    "permitted", "ambient" };
+	json_t		*c, *p, *rl;
+	size_t		 i;
+
+	spec_init(&s);
+	c = config(&s);
+	p = get(c, "process");
+	ATF_CHECK_EQ(json_integer_value(get(p, "user.uid")), 1234);
+	ATF_CHECK_EQ(json_integer_value(get(p, "user.gid")), 2345);
+	ATF_CHECK_EQ(json_array_size(get(p, "user.additionalGids")), 0);
+	ATF_CHECK(json_is_true(get(p, "noNewPrivileges")));
+	ATF_CHECK(json_is_false(get(p, "terminal")));
+	/* The environment is empty: the agent builds each command's. */
+	ATF_CHECK(json_is_array(get(p, "env")));
+	ATF_CHECK_EQ(json_array_size(get(p, "env")), 0);
+	ATF_CHECK_STREQ(json_string_value(get(p, "cwd")), "/");
+	/* The agent is init, its channel on stdio. */
+	ATF_CHECK_EQ(json_array_size(get(p, "args")), 2);
+	ATF_CHECK_STREQ(json_string_value(json_array_get(get(p, "args"), 0)),
+	    FENCE_BIN_DIR "/fence-agent");
+	ATF_CHECK_STREQ(json_string_value(json_array_get(get(p, "args"), 1)),
+	    "-s");
+	/* Every capability set there, and empty. */
+	for (i = 0; i < nitems(sets); i++) {
+		json_t	*a = json_object_get(get(p, "capabilities"), sets[i]);
+
+		ATF_CHECK_MSG(json_is_array(a) && json_array_size(a) == 0,
+		    "capabilities.%s not empty", sets[i]);
+	}
+	ATF_CHECK_EQ(json_object_size(get(p, "capabilities")), nitems(sets));
+	rl = get(p, "rlimits");
+	ATF_REQUIRE_EQ(json_array_size(rl), 1);
+	ATF_CHECK_STREQ(json_string_value(get(json_array_get(rl, 0), "type")),
+	    "RLIMIT_CORE");
+	ATF_CHECK_EQ(json_integer_value(get(json_array_get(rl, 0), "hard")), 0);
+	ATF_CHECK_EQ(json_integer_value(get(json_array_get(rl, 0), "soft")), 0);
+	json_decref(c);
+}
+
+ATF_TC_WITHOUT_HEAD(never_root);
+ATF_TC_BODY(never_root, tc)
+{
+	struct runsc_bundle_spec s;
+	char		 err[256];
+
+	spec_init(&s);
+	s.rb_uid = 0;
+	ATF_CHECK(runsc_bundle_config(&s, err, sizeof(err)) == NULL);
+	ATF_CHECK(strstr(err, "root") != NULL);
+	spec_init(&s);
+	s.rb_gid = 0;
+	ATF_CHECK(runsc_bundle_config(&s, err, sizeof(err)) == NULL);
+	/* Nothing of the caller's makes a path of it. */
+	spec_init(&s);
+	strlcpy(s.rb_user, "../x", sizeof(s.rb_user));
+	ATF_CHECK(runsc_bundle_config(&s, err, sizeof(err)) == NULL);
+	spec_init(&s);
+	s.rb_home = "relative";
+	ATF_CHECK(runsc_bundle_config(&s, err, sizeof(err)) == NULL);
+	spec_init(&s);
+	strlcpy(s.rb_key, "A/b", sizeof(s.rb_key));
+	ATF_CHECK(runsc_bundle_config(&s, err, sizeof(err)) == NULL);
+}
+
+ATF_TC_WITHOUT_HEAD(filesystem);
+ATF_TC_BODY(filesystem, tc)
+{
+	struct runsc_bundle_spec s;
+	json_t		*c, *m, *o;
+	char		 opt[64];
+	size_t		 i, j, nhost = 0, nrw = 0;
+
+	spec_init(&s);
+	c = config(&s);
+	ATF_CHECK_STREQ(json_string_value(get(c, "root.path")), "rootfs");
+	ATF_CHECK(json_is_true(get(c, "root.readonly")));
+	ATF_CHECK_STREQ(json_string_value(get(c, "hostname")), "g");
+
+	/* /usr and /etc: the host's, read-only, as native binds them. */
+	ATF_REQUIRE((m = mount_at(c, "/usr")) != NULL);
+	ATF_CHECK_STREQ(json_string_value(get(m, "source")), "/usr");
+	ATF_CHECK_STREQ(json_string_value(get(m, "type")), "bind");
+	ATF_CHECK(has_option(m, "ro") && !has_option(m, "rw"));
+	ATF_CHECK(has_option(m, "nosuid") && has_option(m, "nodev"));
+	ATF_REQUIRE((m = mount_at(c, "/etc")) != NULL);
+	ATF_CHECK_STREQ(json_string_value(get(m, "source")), "/etc");
+	ATF_CHECK(has_option(m, "ro") && !has_option(m, "rw"));
+
+	/* The home, read-write, the one writable host path. */
+	ATF_REQUIRE((m = mount_at(c, "/home/alice")) != NULL);
+	ATF_CHECK_STREQ(json_string_value(get(m, "source")),
+	    "/srv/homes/alice/g");
+	ATF_CHECK(has_option(m, "rw") && has_option(m, "nosuid") &&
+	    has_option(m, "nodev"));
+
+	/* A private /tmp: tmpfs, 256 MiB, 0700, the fence's. */
+	ATF_REQUIRE((m = mount_at(c, "/tmp")) != NULL);
+	ATF_CHECK_STREQ(json_string_value(get(m, "type")), "tmpfs");
+	snprintf(opt, sizeof(opt), "size=%llu", 256ULL << 20);
+	ATF_CHECK(has_option(m, opt));
+	ATF_CHECK(has_option(m, "mode=0700"));
+	ATF_CHECK(has_option(m, "uid=1234"));
+	ATF_CHECK(has_option(m, "gid=2345"));
+
+	/* The binaries: each file read-only, not the daemon's folder. */
+	ATF_REQUIRE((m = mount_at(c, FENCE_BIN_DIR "/fence-agent")) != NULL);
+	ATF_CHECK_STREQ(json_string_value(get(m, "source")),
+	    "/usr/libexec/fenced/fence-agent");
+	ATF_CHECK(has_option(m, "ro"));
+	ATF_CHECK(mount_at(c, FENCE_BIN_DIR "/fence-probe") != NULL);
+	ATF_CHECK(mount_at(c, FENCE_BIN_DIR) == NULL);
+
+	/* Nothing else of the host; only the home is writable. */
+	json_array_foreach(get(c, "mounts"), i, m) {
+		const char *type = json_string_value(get(m, "type"));
+
+		ATF_CHECK_MSG(strcmp(type, "bind") == 0 ||
+		    strcmp(type, "tmpfs") == 0 || strcmp(type, "proc") == 0,
+		    "mount of type %s", type);
+		if (strcmp(type, "bind") != 0)
+			continue;
+		nhost++;
+		if (!has_option(m, "ro")) {
+			nrw++;
+			ATF_CHECK_STREQ(json_string_value(get(m,
+			    "destination")), "/home/alice");
+		}
+		json_array_foreach(get(m, "options"), j, o)
+			ATF_CHECK(strcmp(json_string_value(o), "rbind") != 0);
+	}
+	ATF_CHECK_EQ(nrw, 1);
+	/* /usr, /etc, merged-/usr dirs the host has as dirs, home, 2 bins. */
+	ATF_CHECK(nhost >= 5 && nhost <= 11);
+	ATF_CHECK(mount_at(c, "/var") == NULL);
+	ATF_CHECK(mount_at(c, "/sys") == NULL);
+	ATF_CHECK(mount_at(c, "/dev") == NULL);
+	json_decref(c);
+}
+
+ATF_TC_WITHOUT_HEAD(linux_section);
+ATF_TC_BODY(linux_section, tc)
+{
+	struct runsc_bundle_spec s;
+	json_t		*c, *n;
+	size_t		 i;
+	int		 net = 0, pid = 0, ipc = 0, uts = 0, mnt = 0;
+
+	spec_init(&s);
+	c = config(&s);
+	json_array_foreach(get(c, "linux.namespaces"), i, n) {
+		const char *t = json_string_value(get(n, "type"));
+
+		net += strcmp(t, "network") == 0;
+		pid += strcmp(t, "pid") == 0;
+		ipc += strcmp(t, "ipc") == 0;
+		uts += strcmp(t, "uts") == 0;
+		mnt += strcmp(t, "mount") == 0;
+		/* A new namespace, never a path to join. */
+		ATF_CHECK(json_object_get(n, "path") == NULL);
+	}
+	ATF_CHECK(net == 1 && pid == 1 && ipc == 1 && uts == 1 && mnt == 1);
+	ATF_CHECK(json_is_array(get(c, "linux.devices")));
+	ATF_CHECK_EQ(json_array_size(get(c, "linux.devices")), 0);
+	ATF_CHECK_STREQ(json_string_value(get(c, "linux.cgroupsPath")),
+	    "1234.g");
+	ATF_CHECK_EQ(json_integer_value(get(c,
+	    "linux.resources.memory.limit")), 512 << 20);
+	ATF_CHECK_EQ(json_integer_value(get(c, "linux.resources.pids.limit")),
+	    256 * 16 + 256);
+	ATF_CHECK_EQ(json_integer_value(get(c, "linux.resources.cpu.quota")),
+	    150000);
+	ATF_CHECK_EQ(json_integer_value(get(c, "linux.resources.cpu.period")),
+	    100000);
+	json_decref(c);
+}
+
+ATF_TC_WITHOUT_HEAD(ids);
+ATF_TC_BODY(ids, tc)
+{
+	char	 a[RUNSC_ID_SIZE], b[RUNSC_ID_SIZE];
+
+	runsc_id_new(a);
+	runsc_id_new(b);
+	ATF_CHECK(runsc_id_valid(a));
+	ATF_CHECK(runsc_id_valid(b));
+	ATF_CHECK(strcmp(a, b) != 0);
+	ATF_CHECK_EQ(strlen(a), RUNSC_ID_LEN);
+	ATF_CHECK(!runsc_id_valid(""));
+	ATF_CHECK(!runsc_id_valid("g"));
+	ATF_CHECK(!runsc_id_valid("../0123456789abcdef0123456789abc"));
+	ATF_CHECK(!runsc_id_valid("0123456789ABCDEF0123456789abcdef"));
+	ATF_CHECK(!runsc_id_valid("0123456789abcdef0123456789abcdef0"));
+	ATF_CHECK(runsc_id_valid("0123456789abcdef0123456789abcdef"));
+}
+
+ATF_TC_WITHOUT_HEAD(write_remove);
+ATF_TC_BODY(write_remove, tc)
+{
+	struct runsc_bundle_spec s;
+	struct stat	 sb;
+	char		 dir[PATH_MAX / 2], path[PATH_MAX], err[256];
+
+	spec_init(&s);
+	ATF_REQUIRE(getcwd(dir, sizeof(dir) - 8) != NULL);
+	strlcat(dir, "/b", sizeof(dir));
+	ATF_REQUIRE_MSG(runsc_bundle_write(dir, &s, err, sizeof(err)) == 0,
+	    "%s", err);
+	ATF_REQUIRE(stat(dir, &sb) == 0);
+	ATF_CHECK_EQ(sb.st_mode & 07777, 0700);
+	snprintf(path, sizeof(path), "%s/config.json", dir);
+	ATF_REQUIRE(stat(path, &sb) == 0);
+	ATF_CHECK_EQ(sb.st_mode & 07777, 0600);
+	snprintf(path, sizeof(path), "%s/rootfs/home/alice", dir);
+	ATF_CHECK(stat(path, &sb) == 0 && S_ISDIR(sb.st_mode));
+	snprintf(path, sizeof(path), "%s/rootfs" FENCE_BIN_DIR "/fence-agent",
+	    dir);
+	ATF_CHECK(stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    sb.st_size == 0);
+	snprintf(path, sizeof(path), "%s/rootfs/usr", dir);
+	ATF_CHECK(stat(path, &sb) == 0 && S_ISDIR(sb.st_mode));
+	/* The same bundle twice is refused: an id is never reused. */
+	ATF_CHECK(runsc_bundle_write(dir, &s, err, sizeof(err)) == -1);
+	ATF_CHECK(runsc_bundle_remove(dir) == 0);
+	ATF_CHECK(stat(dir, &sb) == -1 && errno == ENOENT);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, process);
+	ATF_TP_ADD_TC(tp, never_root);
+	ATF_TP_ADD_TC(tp, filesystem);
+	ATF_TP_ADD_TC(tp, linux_section);
+	ATF_TP_ADD_TC(tp, ids);
+	ATF_TP_ADD_TC(tp, write_remove);
+	return (atf_no_error());
+}
