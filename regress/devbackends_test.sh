@@ -361,6 +361,34 @@ subprocess_inside_body() {
 }
 subprocess_inside_cleanup() { fenced_cleanup; }
 
+atf_test_case subprocess_private_bin cleanup
+subprocess_private_bin_head() {
+	atf_set descr "the daemon's programs in a folder only root may enter (a checkout under /root, 0700, as on a stock Debian): a subprocess fence still starts its agent"
+	atf_set require.user root
+}
+subprocess_private_bin_body() {
+	fenced_vars
+	d=$(mktemp -d /var/tmp/fenced-private.XXXXXX)
+	echo "$d" > private.path
+	chmod 0700 "$d"
+	mkdir "$d/bin"
+	cp "$HOOKS/fenced" "$HOOKS/fence-agent" "$HOOKS/fence-probe" "$d/bin/"
+	FENCED_BIN=$d/bin/fenced
+	chmod 0711 "$(fenced_homes)"
+	fenced_start
+	atf_check -o match:"^state: *running" $CTL boot s backend subprocess
+	u=$(fence_uid s)
+	atf_check -o inline:"$u\n" $CTL exec s -- id -u
+	# The folder stays closed to the fence.
+	atf_check -s not-exit:0 -e ignore $CTL exec s -- ls "$d"
+	fenced_stop
+}
+subprocess_private_bin_cleanup() {
+	fenced_cleanup
+	d=$(cat private.path 2>/dev/null)
+	case "$d" in /var/tmp/fenced-private.*) rm -rf "$d" ;; esac
+}
+
 atf_init_test_cases() {
 	atf_add_test_case release_refuses
 	atf_add_test_case mock
@@ -370,4 +398,5 @@ atf_init_test_cases() {
 	atf_add_test_case subprocess_sigkill
 	atf_add_test_case subprocess_other_user
 	atf_add_test_case subprocess_inside
+	atf_add_test_case subprocess_private_bin
 }

@@ -187,7 +187,7 @@ subprocess_child(const struct fence *f, const struct backend_boot *bb,
 	sigset_t	 none;
 	char		 path[PATH_MAX];
 	char		*envp[] = { NULL };
-	int		 rec[2], fd, nul, sig, step = 0;
+	int		 rec[2], fd, nul, sig, agent, step = 0;
 
 	/* What the fencer ignores (SIGPIPE) would stay ignored in exec. */
 	memset(&sa, 0, sizeof(sa));
@@ -223,6 +223,19 @@ subprocess_child(const struct fence *f, const struct backend_boot *bb,
 		goto fail;
 	step++;
 	/*
+	 * Opened as root, executed through the descriptor: the fence's uid
+	 * need not reach the daemon's folder (a checkout under /root, 0700,
+	 * on a stock Debian).
+	 */
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", bb->bb_bindir,
+	    bb->bb_init) >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		goto fail;
+	}
+	if ((agent = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		goto fail;
+	step++;
+	/*
 	 * Groups, gid, uid: the kernel clears every capability then.  Until
 	 * execve this is the fencer's memory (other fences' bearers): not
 	 * dumpable, whatever fs.suid_dumpable says, so the fence's uid can
@@ -246,15 +259,10 @@ subprocess_child(const struct fence *f, const struct backend_boot *bb,
 	if (chdir(f->f_info.f_home) == -1)
 		goto fail;
 	step++;
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", bb->bb_bindir,
-	    bb->bb_init) >= sizeof(path)) {
-		errno = ENAMETOOLONG;
-		goto fail;
-	}
 	(void)umask(022);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	execve(path, bb->bb_argv, envp);
+	fexecve(agent, bb->bb_argv, envp);
  fail:
 	rec[0] = step;
 	rec[1] = errno;
@@ -266,7 +274,7 @@ subprocess_child(const struct fence *f, const struct backend_boot *bb,
 
 static const char *const subprocess_steps[] = {
 	"join its cgroup", "start a session", "set up its descriptors",
-	"set RLIMIT_CORE", "become the fence's uid",
+	"set RLIMIT_CORE", "open the agent", "become the fence's uid",
 	"keep its parent-death signal",
 	"enter its home", "execute the agent"
 };
