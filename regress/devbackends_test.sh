@@ -363,7 +363,7 @@ subprocess_inside_cleanup() { fenced_cleanup; }
 
 atf_test_case subprocess_private_bin cleanup
 subprocess_private_bin_head() {
-	atf_set descr "the daemon's programs in a folder only root may enter (a checkout under /root, 0700, as on a stock Debian): a subprocess fence still starts its agent"
+	atf_set descr "the daemon's programs in a folder only root may enter (a checkout under /root, 0700, as on a stock Debian): a subprocess fence still starts its agent and runs its probe"
 	atf_set require.user root
 }
 subprocess_private_bin_body() {
@@ -379,8 +379,9 @@ subprocess_private_bin_body() {
 	atf_check -o match:"^state: *running" $CTL boot s backend subprocess
 	u=$(fence_uid s)
 	atf_check -o inline:"$u\n" $CTL exec s -- id -u
-	# The folder stays closed to the fence.
+	# The folder stays closed to the fence, and its probe still runs.
 	atf_check -s not-exit:0 -e ignore $CTL exec s -- ls "$d"
+	atf_check_equal not-earned "$(level_of s)"
 	fenced_stop
 }
 subprocess_private_bin_cleanup() {

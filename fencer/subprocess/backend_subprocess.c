@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <sha2.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,8 +41,100 @@ struct subprocess_fence {
 	char		 sp_cgroup[PATH_MAX];	/* "": none made */
 };
 
-/* The fence sees the host: its programs are where the fencer's are. */
+/* Where the fence runs fence-probe from (subprocess_probe_dir()). */
 static char	 subprocess_bindir[PATH_MAX];
+
+/*
+ * The probe runs as the fence's uid, which may not reach the daemon's
+ * folder (a checkout under /root, 0700, as on a stock Debian): a copy
+ * of fence-probe, root's and 0755, sits in /run/fenced-bin/<its SHA-256>,
+ * a folder anybody may enter and only root write.  Named by content,
+ * daemons side by side share one whatever their order; written to a
+ * temporary folder and renamed whole, so none sees half a copy.
+ */
+#define SUBPROCESS_BIN_TOP	"/run/fenced-bin"
+
+static int
+subprocess_bin_copy(const char *from, const char *to)
+{
+	char	 buf[65536];
+	ssize_t	 n;
+	int	 in, out, rv = -1;
+
+	if ((in = open(from, O_RDONLY | O_CLOEXEC)) == -1)
+		return (-1);
+	if ((out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0755)) == -1) {
+		close(in);
+		return (-1);
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			goto out;
+	if (n == 0 && fchmod(out, 0755) == 0 && fsync(out) == 0)
+		rv = 0;
+ out:
+	close(in);
+	if (close(out) == -1)
+		rv = -1;
+	return (rv);
+}
+
+static int
+subprocess_probe_dir(const char *bindir, char *err, size_t errlen)
+{
+	char		 src[PATH_MAX], dir[128], tmp[128], file[160];
+	char		 sum[SHA256_DIGEST_STRING_LENGTH];
+	struct stat	 sb;
+
+	if ((size_t)snprintf(src, sizeof(src), "%s/fence-probe", bindir) >=
+	    sizeof(src) || SHA256File(src, sum) == NULL) {
+		snprintf(err, errlen, "%s: %s", src, strerror(errno));
+		return (-1);
+	}
+	(void)snprintf(dir, sizeof(dir), "%s/%s", SUBPROCESS_BIN_TOP, sum);
+	(void)snprintf(file, sizeof(file), "%s/fence-probe", dir);
+	if (lstat(file, &sb) == 0) {
+		if (!S_ISREG(sb.st_mode) || sb.st_uid != 0 ||
+		    (sb.st_mode & 07777) != 0755) {
+			snprintf(err, errlen, "%s: not root's, 0755", file);
+			return (-1);
+		}
+		goto done;
+	}
+	if ((mkdir(SUBPROCESS_BIN_TOP, 0755) == -1 && errno != EEXIST) ||
+	    lstat(SUBPROCESS_BIN_TOP, &sb) == -1) {
+		snprintf(err, errlen, "%s: %s", SUBPROCESS_BIN_TOP,
+		    strerror(errno));
+		return (-1);
+	}
+	if (!S_ISDIR(sb.st_mode) || sb.st_uid != 0 ||
+	    (sb.st_mode & 07777) != 0755) {
+		snprintf(err, errlen, "%s: not a folder of root's, 0755",
+		    SUBPROCESS_BIN_TOP);
+		return (-1);
+	}
+	(void)snprintf(tmp, sizeof(tmp), "%s/.new.XXXXXX", SUBPROCESS_BIN_TOP);
+	if (mkdtemp(tmp) == NULL || chmod(tmp, 0755) == -1) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		return (-1);
+	}
+	(void)snprintf(file, sizeof(file), "%s/fence-probe", tmp);
+	if (subprocess_bin_copy(src, file) == -1 || (rename(tmp, dir) == -1 &&
+	    errno != EEXIST && errno != ENOTEMPTY)) {
+		snprintf(err, errlen, "a copy of %s in %s: %s", src, dir,
+		    strerror(errno));
+		(void)unlink(file);
+		(void)rmdir(tmp);
+		return (-1);
+	}
+	/* Another daemon's rename came first: its copy is the same. */
+	(void)unlink(file);
+	(void)rmdir(tmp);
+ done:
+	strlcpy(subprocess_bindir, dir, sizeof(subprocess_bindir));
+	return (0);
+}
 
 static void	subprocess_child(const struct fence *,
 		    const struct backend_boot *, int, int, int)
@@ -301,7 +394,8 @@ subprocess_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		snprintf(err, errlen, "a fence never runs as uid 0");
 		return (-1);
 	}
-	strlcpy(subprocess_bindir, bb->bb_bindir, sizeof(subprocess_bindir));
+	if (subprocess_probe_dir(bb->bb_bindir, err, errlen) == -1)
+		return (-1);
 	if ((procs = subprocess_cg_make(sp, f, bb, err, errlen)) == -1)
 		goto fail;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
