@@ -146,15 +146,21 @@ subprocess_level_body() {
 	dev_start
 	atf_check -o ignore $CTL boot s backend subprocess tier L2
 	atf_check_equal not-earned "$(level_of s)"
+	# Each axis names its violations in the state; a refusal's message
+	# is bounded, so on a host with many mounts it names the filesystem's
+	# first and may stop there.
+	t=$($CTL token | tail -1)
+	call "$t" GET /api/environments/s
+	expect 200 '"processes": *\{"verdict": *"not-fenced"' \
+	    "processes: pid namespace is the host's" \
+	    "filesystem: mount namespace is the host's"
 	atf_check -s exit:1 \
 	    -e match:"require-not-met: fence r measured not-earned, required L1" \
-	    -e match:"processes: pid namespace is the host's" \
 	    -e match:"filesystem: mount namespace is the host's" \
 	    $CTL boot r backend subprocess require L1
-	t=$($CTL token | tail -1)
 	call "$t" POST /api/environments/hr '{"backend":"subprocess","require":"L1"}'
 	expect 412 '"error": *"require-not-met"' 'measured not-earned' \
-	    "pid namespace is the host's"
+	    "filesystem: mount namespace is the host's"
 	atf_check -s exit:1 -e match:"not-found" $CTL show environment r
 	atf_check -s exit:1 -e match:"not-found" $CTL show environment hr
 	atf_check -o match:"fences: 1 running" $CTL show stats
