@@ -12,7 +12,7 @@
 # the root cgroup, no systemd) it runs as it is; where it then cannot
 # set limits it says so and refuses L1.5 and L2.
 set -eu
-bin=${1:-build}/bin/fenced
+bin=$(cd "${1:-build}/bin" && pwd)/fenced
 [ $# -eq 0 ] || shift
 sh "$(dirname "$0")/user.sh"
 cg=$(sed -n 's/^0:://p' /proc/self/cgroup)
