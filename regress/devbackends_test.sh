@@ -23,6 +23,12 @@ uid_procs() {
 	    tr '\n' ' '
 }
 
+# The pids of uid $1 that still run: not zombies waiting for init.
+uid_live_procs() {
+	ps -e -o pid= -o uid= -o stat= |
+	    awk -v u="$1" '$2 == u && $3 !~ /^Z/ { print $1 }' | tr '\n' ' '
+}
+
 # The fence's pid 1 from its state.
 fence_pid() {
 	$CTL show environment "$1" | awk '$1 == "pid:" { print $2 }'
@@ -168,6 +174,27 @@ subprocess_level_body() {
 }
 subprocess_level_cleanup() { fenced_cleanup; }
 
+# Wait until uid $1 has at least $2 processes (3 s at most).
+wait_procs() {
+	i=0
+	while [ "$(uid_procs "$1" | wc -w)" -lt "$2" ]; do
+		i=$((i + 1))
+		[ $i -lt 60 ] || atf_fail "the commands did not start: $(ps -u "$1")"
+		sleep 0.05
+	done
+}
+
+# Wait until uid $1 has no process left (3 s at most): what was killed
+# after its agent is init's to reap.
+wait_no_procs() {
+	i=0
+	while [ -n "$(uid_procs "$1")" ] && [ $i -lt 60 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	atf_check_equal "" "$(uid_procs "$1")"
+}
+
 atf_test_case subprocess_stop cleanup
 subprocess_stop_head() {
 	atf_set descr "stop, and the daemon's shutdown, leave no process of a subprocess fence and no cgroup of it, even of commands that left the agent's tree"
@@ -192,7 +219,10 @@ subprocess_stop_body() {
 	    /sys/fs/cgroup/fenced.*/*/cgroup.procs 2>/dev/null | head -1)
 	[ -n "$cg" ] || atf_fail "pid $p is in no cgroup of the daemon"
 	atf_check -o match:"stopped s" $CTL stop s
-	atf_check_equal "" "$(uid_procs "$u")"
+	# Stopped means killed: nothing of the fence runs once the answer
+	# is in.  What was killed after its agent is init's to reap.
+	atf_check_equal "" "$(uid_live_procs "$u")"
+	wait_no_procs "$u"
 	[ ! -d "$(dirname "$cg")" ] || atf_fail "$(dirname "$cg") left"
 
 	# The daemon's shutdown stops them too.
@@ -217,27 +247,6 @@ subprocess_stop_body() {
 	atf_check_equal "" "$(uid_procs "$u")"
 }
 subprocess_stop_cleanup() { fenced_cleanup; }
-
-# Wait until uid $1 has at least $2 processes (3 s at most).
-wait_procs() {
-	i=0
-	while [ "$(uid_procs "$1" | wc -w)" -lt "$2" ]; do
-		i=$((i + 1))
-		[ $i -lt 60 ] || atf_fail "the commands did not start: $(ps -u "$1")"
-		sleep 0.05
-	done
-}
-
-# Wait until uid $1 has no process left (3 s at most): what was killed
-# after its agent is init's to reap.
-wait_no_procs() {
-	i=0
-	while [ -n "$(uid_procs "$1")" ] && [ $i -lt 60 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-	atf_check_equal "" "$(uid_procs "$1")"
-}
 
 atf_test_case subprocess_sigkill cleanup
 subprocess_sigkill_head() {
