@@ -716,7 +716,7 @@ api_stop(struct hreq *hr)
 	svc_stop(&w, MSG_OWNER_NONE, hr->hr_key, api_answer, hr);
 }
 
-/* tier and require: L1, L1.5 or L2. */
+/* tier: L1, L1.5 or L2. */
 static int
 api_boot_tier(struct hreq *hr, const struct api_field *f,
     const struct api_value *v, void *dst)
@@ -729,11 +729,27 @@ api_boot_tier(struct hreq *hr, const struct api_field *f,
 		    f->af_name);
 		return (-1);
 	}
-	/* The fencer builds; whether it earned `require' the service decides. */
-	if (strcmp(f->af_name, "require") == 0)
-		b->b_require = t;
-	else
-		b->b_tier = t;
+	b->b_tier = t;
+	return (0);
+}
+
+/*
+ * require: a level, L1 to L4.  The fencer builds; whether the fence
+ * earned it the service decides.
+ */
+static int
+api_boot_require(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct msg_boot	*b = dst;
+	int		 l;
+
+	if ((l = require_parse(v->av_str)) == -1) {
+		http_error(hr, 400, "bad-value", "%s must be L1, L1.5, L2, L3 "
+		    "or L4", f->af_name);
+		return (-1);
+	}
+	b->b_require = l;
 	return (0);
 }
 
@@ -783,7 +799,7 @@ static const struct api_field api_boot_fields[] = {
 	{ "tier",	API_STRING, 0, 8, NULL, NULL, NULL,
 	    api_boot_tier, 0, 0 },
 	{ "require",	API_STRING, 0, 8, NULL, NULL, NULL,
-	    api_boot_tier, 0, 0 },
+	    api_boot_require, 0, 0 },
 	{ "backend",	API_STRING, 0, 16, NULL, NULL, NULL,
 	    api_boot_backend, 0, 0 },
 	{ "lifetime",	API_INT, LIFETIME_MIN, LIFETIME_MAX, NULL, NULL, NULL,

@@ -111,7 +111,7 @@ struct breq {
 	void			*r_arg;
 	const char		*r_noun;	/* svc_who's w_noun */
 	uint32_t		 r_parent;	/* a probe's exec: its request */
-	int			 r_want;	/* a boot's `require' tier */
+	int			 r_want;	/* a boot's `require' level */
 	char			*r_refusal;	/* not met: said once stopped */
 	int			 r_counted;	/* in svc_user's counts */
 	uid_t			 r_uid;		/* who asked */
@@ -575,6 +575,39 @@ stopped_expire(void)
 }
 
 /*
+ * Which kernel answered the verdict, for the state: the kernel axis and
+ * the release the fence reported, printable ASCII only (it is the
+ * fence's word).
+ */
+static void
+svc_kernel_of(const char *json, struct msg_fence *f)
+{
+	json_t		*root, *v;
+	const char	*s;
+	size_t		 i;
+
+	f->f_kernel = MSG_KERNEL_UNMEASURED;
+	f->f_kernel_release[0] = '\0';
+	if ((root = json_loads(json, 0, NULL)) == NULL)
+		return;
+	v = json_object_get(json_object_get(json_object_get(root, "axes"),
+	    "kernel"), "verdict");
+	if ((s = json_string_value(v)) != NULL && strcmp(s, "separate") == 0)
+		f->f_kernel = MSG_KERNEL_SEPARATE;
+	else if (s != NULL && strcmp(s, "shared") == 0)
+		f->f_kernel = MSG_KERNEL_SHARED;
+	v = json_object_get(json_object_get(root, "kernel"), "release");
+	if ((s = json_string_value(v)) != NULL) {
+		strlcpy(f->f_kernel_release, s, sizeof(f->f_kernel_release));
+		for (i = 0; f->f_kernel_release[i] != '\0'; i++)
+			if ((unsigned char)f->f_kernel_release[i] < 0x20 ||
+			    (unsigned char)f->f_kernel_release[i] > 0x7e)
+				f->f_kernel_release[i] = '?';
+	}
+	json_decref(root);
+}
+
+/*
  * A fence that stopped is kept, state and reason as the fencer sent
  * them with the level the broker measured, its agent and bearer gone,
  * within the bounds above (the oldest makes room).
@@ -585,9 +618,14 @@ stopped_keep(struct bfence *bf, const struct msg_fence *info)
 	struct bfence	*old, *next;
 	unsigned int	 mine = 0;
 	int		 level = bf->bf_info.f_level;
+	int		 kernel = bf->bf_info.f_kernel;
+	char		 release[MSG_KERNEL_RELEASE_LEN];
 
+	strlcpy(release, bf->bf_info.f_kernel_release, sizeof(release));
 	bf->bf_info = *info;
 	bf->bf_info.f_level = level;
+	bf->bf_info.f_kernel = kernel;
+	strlcpy(bf->bf_info.f_kernel_release, release, sizeof(release));
 	explicit_bzero(bf->bf_info.f_bearer, sizeof(bf->bf_info.f_bearer));
 	explicit_bzero(bf->bf_bearer, sizeof(bf->bf_bearer));
 	bf->bf_info.f_state = FENCE_STOPPED;
@@ -762,14 +800,16 @@ svc_booted(struct breq *r, const struct svc_msg *m)
  * list, count or find in a cgroup) the boot fails naming every
  * violation the prober found.
  */
+static void	svc_kernel_short(const char *, int, char *, size_t);
+
 static void
 svc_require(struct breq *r, struct bfence *bf, const struct svc_msg *m)
 {
-	char		 why[MSG_ERROR_TEXT_MAX];
+	char		 why[MSG_ERROR_TEXT_MAX], kern[160];
 	int		 rv;
 
 	if (m->m_type == IMSG_FENCE_LEVEL &&
-	    level_satisfies(m->m_verdict->v_level, level_of_tier(r->r_want))) {
+	    level_satisfies(m->m_verdict->v_level, r->r_want)) {
 		breq_reply_fence(r, bf);
 		return;
 	}
@@ -779,10 +819,12 @@ svc_require(struct breq *r, struct bfence *bf, const struct svc_msg *m)
 		    m->m_error->e_message);
 	else {
 		svc_violations(m->m_verdict->v_json, why, sizeof(why));
+		svc_kernel_short(m->m_verdict->v_json, r->r_want, kern,
+		    sizeof(kern));
 		rv = asprintf(&r->r_refusal, "%s %s measured %s, required "
-		    "%s; stopped: %s", r->r_noun, r->r_key,
-		    level_name(m->m_verdict->v_level), tier_name(r->r_want),
-		    why);
+		    "%s; stopped: %s%s", r->r_noun, r->r_key,
+		    level_name(m->m_verdict->v_level), level_name(r->r_want),
+		    kern, why);
 	}
 	if (rv == -1)
 		fatal("%s: asprintf", __func__);
@@ -1403,6 +1445,7 @@ svc_probe_ended(struct breq *r, const struct svc_msg *m)
 		free(bf->bf_boundary);
 		bf->bf_boundary = json;
 		bf->bf_info.f_level = m->m_verdict->v_level;
+		svc_kernel_of(json, &bf->bf_info);
 		bfence_changed(bf);
 	}
 	/* Each answer ends its waiter; held requests are not waiters. */
@@ -1441,6 +1484,31 @@ svc_probe_fencer(struct breq *r, const struct svc_msg *m)
 		return;
 	}
 	fatalx("%s: %s to a probe", __func__, msg_type_name(m->m_type));
+}
+
+/*
+ * L3 and L4 need a kernel that is not the host's: where that is what a
+ * fence lacks, the kernel axis comes first in the refusal ("" if not).
+ */
+static void
+svc_kernel_short(const char *json, int want, char *buf, size_t len)
+{
+	json_t		*root, *v;
+	const char	*s;
+
+	buf[0] = '\0';
+	if (want < LEVEL_L3 || json == NULL ||
+	    (root = json_loads(json, 0, NULL)) == NULL)
+		return;
+	v = json_object_get(json_object_get(json_object_get(root, "axes"),
+	    "kernel"), "verdict");
+	s = json_is_string(v) ? json_string_value(v) : "not measured";
+	if (strcmp(s, "separate") != 0)
+		snprintf(buf, len, "kernel: %s (%s needs a kernel that is "
+		    "not the host's: %s); ", s, level_name(want),
+		    want == LEVEL_L3 ? "gVisor's, backend runsc" :
+		    "a virtual machine's, backend vm");
+	json_decref(root);
 }
 
 /*

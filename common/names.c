@@ -146,18 +146,14 @@ level_satisfies(int have, int want)
 	return (have >= LEVEL_L1 && have >= want);
 }
 
-/* The level a tier promises, for `require'. */
+/*
+ * What `require' may name: a level a fence can earn, L1 to L4 (L3 and
+ * L4 only the runsc and vm backends can).  -1 for anything else.
+ */
 int
-level_of_tier(int tier)
+require_parse(const char *s)
 {
-	switch (tier) {
-	case TIER_L1:
-		return (LEVEL_L1);
-	case TIER_L15:
-		return (LEVEL_L15);
-	case TIER_L2:
-		return (LEVEL_L2);
-	default:
-		return (LEVEL_UNMEASURED);
-	}
+	int	 l = level_parse(s);
+
+	return (l >= LEVEL_L1 && l <= LEVEL_L4 ? l : -1);
 }

@@ -64,6 +64,6 @@ const char	*fence_state_name(int);		/* "running", ... */
 /* "request", "deadline", "crash", "out-of-memory", "shutdown"; NULL else */
 const char	*stop_reason_name(int);
 int		 level_satisfies(int, int);	/* measured, required */
-int		 level_of_tier(int);		/* what a tier promises */
+int		 require_parse(const char *);	/* L1 .. L4 */
 
 #endif /* NAMES_H */

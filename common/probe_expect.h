@@ -26,7 +26,8 @@ enum probe_canary {
 
 /*
  * The fencer's own reading, from the host, of the fence's pid 1 (the
- * agent) after the probe ran: /proc/PID/status, mountinfo, net/dev and
+ * agent; for a runsc fence the sandbox, and its gofer for the mounts)
+ * after the probe ran: /proc/PID/status, mountinfo, net/dev and
  * net/tcp{,6}, held against the same files of the fencer itself.  No
  * process inside the fence can write these: they are what grants an
  * axis (docs/probe.md, "What grants each axis").  Each group has its
@@ -59,6 +60,13 @@ struct probe_host {
 	uint32_t	 ph_filters_self;	/* the fencer's */
 	int		 ph_nnp;		/* NoNewPrivs: */
 	uint64_t	 ph_cap[HOST_CAP_MAX];
+	/*
+	 * /proc/PID/uid_map against the fencer's own: pid 1 is in a user
+	 * namespace of its own (its capabilities hold only there), and
+	 * whether that namespace maps the host's uid 0.
+	 */
+	int		 ph_userns_own;
+	int		 ph_userns_root;
 
 	/* /proc/PID/mountinfo against the fencer's /proc/self/mountinfo */
 	int		 ph_mounts_read;
@@ -68,6 +76,14 @@ struct probe_host {
 	int		 ph_etc_ro;
 	uint32_t	 ph_nbad;		/* unexpected host binds */
 	char		 ph_bad[PROBE_HOST_BINDS_MAX][PROBE_HOST_PATH_LEN];
+	/*
+	 * Where the fence's files are served by another process than its
+	 * own (runsc's gofer: the mounts above are the gofer's), the
+	 * mounts of a host filesystem in pid 1's own table, which should
+	 * hold none.
+	 */
+	int		 ph_files_apart;
+	uint32_t	 ph_inner_nhost;
 
 	/* /proc/PID/net/{dev,tcp,tcp6} */
 	int		 ph_net_read;

@@ -385,6 +385,10 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 		printf(" (%s)", stop_reason_name(f.f_reason));
 	printf("\n");
 	printf("level:    %s\n", level_name(f.f_level));
+	if (f.f_kernel != MSG_KERNEL_UNMEASURED)
+		printf("kernel:   %s%s%s\n", f.f_kernel == MSG_KERNEL_SEPARATE ?
+		    "separate" : "shared", f.f_kernel_release[0] != '\0' ?
+		    ", release " : "", f.f_kernel_release);
 	printf("pid:      %d\n", (int)f.f_pid);
 	printf("home:     %s\n", f.f_home);
 	if (f.f_home_limit != 0)

@@ -43,6 +43,7 @@ enum token_type {
 	SIZE,		/* decimal with K, M or G, t_min to t_max */
 	CPUS,		/* a number of cpus, t_min to t_max thousandths */
 	TIER,
+	LEVEL,
 	BACKEND,
 	STRING		/* at most t_max bytes */
 };
@@ -171,7 +172,7 @@ static const struct token t_boot_backend[] = {
 };
 
 static const struct token t_boot_require[] = {
-	{ TIER, "TIER", F_REQUIRE, t_boot_opts, 0, 0 },
+	{ LEVEL, "LEVEL", F_REQUIRE, t_boot_opts, 0, 0 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 
@@ -477,6 +478,11 @@ parse_take(const struct token *t, int i)
 	case TIER:
 		if ((id = tier_parse(word)) == -1)
 			parse_fail(i + 1, "not one of L1, L1.5, L2");
+		v = id;
+		break;
+	case LEVEL:
+		if ((id = require_parse(word)) == -1)
+			parse_fail(i + 1, "not one of L1, L1.5, L2, L3, L4");
 		v = id;
 		break;
 	case BACKEND:

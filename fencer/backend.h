@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 struct fence;
+struct host_allow;
 
 #define BACKEND_ERR_MAX		512
 
@@ -65,6 +66,16 @@ struct fencer_backend {
 	 */
 	int	(*fb_boot)(struct fence *, const struct backend_boot *, int *,
 		    char *, size_t);
+	/*
+	 * Optional, where f_info.f_pid is not the process the host reads
+	 * after a probe (docs/probe.md, "What grants each axis"): *procs,
+	 * whose status, uid_map and network are the fence's processes',
+	 * *files, whose mount table holds the fence's files, and in
+	 * a->ha_root the host directory that table's root may be.  -1:
+	 * not found (err says why), and the reading grants nothing.
+	 */
+	int	(*fb_host_procs)(struct fence *, pid_t *, pid_t *,
+		    struct host_allow *, char *, size_t);
 	/* The fencer reaped f_info.f_pid: nothing is left to wait for. */
 	void	(*fb_reaped)(struct fence *);
 	/*

@@ -443,16 +443,25 @@ host_mount_at(const struct host_mount *m, int n, const char *point)
 void
 host_mounts_judge(const struct host_mount *fm, int nf,
     const struct host_mount *hm, int nh, const char *const *allow,
-    int nallow, struct probe_host *ph)
+    int nallow, const char *rootdir, struct probe_host *ph)
 {
 	const struct host_mount	*root, *hroot, *m;
 	char			 name[PROBE_HOST_PATH_LEN];
-	int			 i;
+	int			 i, rootok = 0;
 
 	root = host_mount_at(fm, nf, "/");
 	hroot = host_mount_at(hm, nh, "/");
-	ph->ph_root_host = root == NULL || (hroot != NULL &&
-	    root->hm_id == hroot->hm_id) || host_dev_is_host(root, hm, nh);
+	/*
+	 * A root of the host's filesystem passes only as the one directory
+	 * the fencer made for it (runsc's rootfs), mounted read-only.
+	 */
+	if (root != NULL && rootdir != NULL && rootdir[0] == '/' &&
+	    root->hm_ro && (hroot == NULL || root->hm_id != hroot->hm_id) &&
+	    host_dev_is_host(root, hm, nh) &&
+	    host_bind_path(root, hm, nh, &rootdir, 1, name, sizeof(name)))
+		rootok = 1;
+	ph->ph_root_host = !rootok && (root == NULL || (hroot != NULL &&
+	    root->hm_id == hroot->hm_id) || host_dev_is_host(root, hm, nh));
 	ph->ph_usr_ro = (m = host_mount_at(fm, nf, "/usr")) == NULL ? -1 :
 	    m->hm_ro;
 	ph->ph_etc_ro = (m = host_mount_at(fm, nf, "/etc")) == NULL ? -1 :
@@ -461,6 +470,8 @@ host_mounts_judge(const struct host_mount *fm, int nf,
 	for (i = 0; i < nf; i++) {
 		if (!host_dev_is_host(&fm[i], hm, nh))
 			continue;	/* a filesystem of the fence's own */
+		if (rootok && &fm[i] == root)
+			continue;
 		if (host_bind_path(&fm[i], hm, nh, allow, nallow, name,
 		    sizeof(name)))
 			continue;
@@ -475,6 +486,59 @@ host_mounts_judge(const struct host_mount *fm, int nf,
  * /proc/PID/net/dev: the interfaces of pid 1's network namespace.  Two
  * header lines, then "name: counters" per interface.
  */
+/* How many mounts of fm are of a filesystem the host has mounted. */
+uint32_t
+host_mounts_nhost(const struct host_mount *fm, int nf,
+    const struct host_mount *hm, int nh)
+{
+	uint32_t n = 0;
+	int	 i;
+
+	for (i = 0; i < nf; i++)
+		if (host_dev_is_host(&fm[i], hm, nh))
+			n++;
+	return (n);
+}
+
+/*
+ * A uid_map, as the fencer reads it, against the fencer's own (self):
+ * *own when it is another text (another user namespace: within the
+ * same one both read alike), *root when a line maps the host's uid 0.
+ * Each line is three numbers; a count of 0 or a range past 2^32 is
+ * malformed.  buf is cut up.
+ */
+int
+host_uidmap_parse(char *buf, const char *self, int *own, int *root,
+    char *err, size_t errlen)
+{
+	char		*line, *next, *w[4];
+	uint64_t	 in, out, count;
+	int		 n = 0;
+
+	*own = strcmp(buf, self) != 0;
+	*root = 0;
+	for (line = buf; line != NULL && *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (++n > 340 || host_words(line, w, 3) != 3 ||
+		    host_num(w[0], UINT32_MAX, &in) == -1 ||
+		    host_num(w[1], UINT32_MAX, &out) == -1 ||
+		    host_num(w[2], (uint64_t)UINT32_MAX + 1, &count) == -1 ||
+		    count == 0 || in + count > (uint64_t)UINT32_MAX + 1 ||
+		    out + count > (uint64_t)UINT32_MAX + 1) {
+			host_err(err, errlen, "uid_map: malformed line %d", n);
+			return (-1);
+		}
+		if (out == 0)
+			*root = 1;
+	}
+	if (n == 0) {
+		host_err(err, errlen, "uid_map: empty");
+		return (-1);
+	}
+	return (0);
+}
+
 int
 host_netdev_parse(char *buf, struct probe_host *ph, char *err, size_t errlen)
 {
@@ -553,7 +617,7 @@ static void
 host_read_status(pid_t pid, char *buf, struct probe_host *ph)
 {
 	struct host_status	 self, st;
-	char			 path[64];
+	char			 path[64], self_map[HOST_UIDMAP_MAX];
 	int			 i;
 
 	if (host_read_file("/proc/self/status", buf, HOST_FILE_MAX) == -1) {
@@ -584,16 +648,53 @@ host_read_status(pid_t pid, char *buf, struct probe_host *ph)
 	ph->ph_nnp = st.hs_nnp;
 	for (i = 0; i < HOST_CAP_MAX; i++)
 		ph->ph_cap[i] = st.hs_cap[i];
+
+	/* Whose uids: the fencer's user namespace, or one of pid 1's own. */
+	if (host_read_file("/proc/self/uid_map", self_map,
+	    sizeof(self_map)) == -1) {
+		host_err(ph->ph_status_error, sizeof(ph->ph_status_error),
+		    "the fencer's uid_map: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+	if (host_read_file(path, buf, HOST_FILE_MAX) == -1) {
+		host_err(ph->ph_status_error, sizeof(ph->ph_status_error),
+		    "%s: %s", path, strerror(errno));
+		return;
+	}
+	if (host_uidmap_parse(buf, self_map, &ph->ph_userns_own,
+	    &ph->ph_userns_root, ph->ph_status_error,
+	    sizeof(ph->ph_status_error)) == -1)
+		return;
 	ph->ph_status_read = 1;
 }
 
+/* pid's mount table into fm: its count, or -1 with err set. */
+static int
+host_read_table(pid_t pid, char *buf, struct host_mount *fm, char *err,
+    size_t errlen)
+{
+	char	 path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
+	if (host_read_file(path, buf, HOST_FILE_MAX) == -1) {
+		host_err(err, errlen, "%s: %s", path, strerror(errno));
+		return (-1);
+	}
+	return (host_mounts_parse(buf, fm, HOST_MOUNTS_MAX, err, errlen));
+}
+
+/*
+ * The mounts of files judged; where procs is another process (runsc's
+ * sandbox, whose files the gofer serves), its own table must hold no
+ * mount of a host filesystem at all.
+ */
 static void
-host_read_mounts(pid_t pid, char *buf, char *sbuf,
+host_read_mounts(pid_t procs, pid_t files, char *buf, char *sbuf,
     const struct host_allow *allow, struct probe_host *ph)
 {
 	struct host_mount	*fm = NULL, *hm = NULL;
 	const char		*names[HOST_ALLOW_MAX];
-	char			 path[64];
 	int			 nf, nh, i;
 
 	if ((fm = calloc(HOST_MOUNTS_MAX, sizeof(*fm))) == NULL ||
@@ -611,18 +712,19 @@ host_read_mounts(pid_t pid, char *buf, char *sbuf,
 	if ((nh = host_mounts_parse(sbuf, hm, HOST_MOUNTS_MAX,
 	    ph->ph_mounts_error, sizeof(ph->ph_mounts_error))) == -1)
 		goto done;
-	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
-	if (host_read_file(path, buf, HOST_FILE_MAX) == -1) {
-		host_err(ph->ph_mounts_error, sizeof(ph->ph_mounts_error),
-		    "%s: %s", path, strerror(errno));
-		goto done;
+	if (procs != files) {
+		ph->ph_files_apart = 1;
+		if ((nf = host_read_table(procs, buf, fm, ph->ph_mounts_error,
+		    sizeof(ph->ph_mounts_error))) == -1)
+			goto done;
+		ph->ph_inner_nhost = host_mounts_nhost(fm, nf, hm, nh);
 	}
-	if ((nf = host_mounts_parse(buf, fm, HOST_MOUNTS_MAX,
-	    ph->ph_mounts_error, sizeof(ph->ph_mounts_error))) == -1)
+	if ((nf = host_read_table(files, buf, fm, ph->ph_mounts_error,
+	    sizeof(ph->ph_mounts_error))) == -1)
 		goto done;
 	for (i = 0; i < allow->ha_n && i < HOST_ALLOW_MAX; i++)
 		names[i] = allow->ha_path[i];
-	host_mounts_judge(fm, nf, hm, nh, names, i, ph);
+	host_mounts_judge(fm, nf, hm, nh, names, i, allow->ha_root, ph);
 	ph->ph_mounts_read = 1;
  done:
 	free(fm);
@@ -682,8 +784,8 @@ host_printable(char *s, size_t len)
 }
 
 void
-host_read(pid_t pid, uint64_t canary, const struct host_allow *allow,
-    struct probe_host *ph)
+host_read(pid_t pid, pid_t files, uint64_t canary,
+    const struct host_allow *allow, struct probe_host *ph)
 {
 	uint32_t i;
 
@@ -693,9 +795,10 @@ host_read(pid_t pid, uint64_t canary, const struct host_allow *allow,
 	ph->ph_usr_ro = ph->ph_etc_ro = -1;
 	buf = malloc(HOST_FILE_MAX);
 	sbuf = malloc(HOST_SELF_MOUNTS_MAX);
-	if (pid <= 0 || buf == NULL || sbuf == NULL) {
+	if (pid <= 0 || files <= 0 || buf == NULL || sbuf == NULL) {
 		host_err(ph->ph_status_error, sizeof(ph->ph_status_error),
-		    "%s", pid <= 0 ? "no pid 1" : strerror(errno));
+		    "%s", pid <= 0 || files <= 0 ? "no pid 1" :
+		    strerror(errno));
 		strlcpy(ph->ph_mounts_error, ph->ph_status_error,
 		    sizeof(ph->ph_mounts_error));
 		strlcpy(ph->ph_net_error, ph->ph_status_error,
@@ -703,7 +806,7 @@ host_read(pid_t pid, uint64_t canary, const struct host_allow *allow,
 		goto done;
 	}
 	host_read_status(pid, buf, ph);
-	host_read_mounts(pid, buf, sbuf, allow, ph);
+	host_read_mounts(pid, files, buf, sbuf, allow, ph);
 	host_read_net(pid, canary, buf, ph);
  done:
 	host_printable(ph->ph_status_error, sizeof(ph->ph_status_error));

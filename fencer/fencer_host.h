@@ -15,6 +15,7 @@ struct probe_host;
 #define HOST_SELF_MOUNTS_MAX	(256 * 1024)	/* the fencer's mountinfo */
 #define HOST_MOUNTS_MAX		4096		/* lines of one mountinfo */
 #define HOST_ALLOW_MAX		32		/* expected host binds */
+#define HOST_UIDMAP_MAX		(16 * 1024)	/* the fencer's uid_map */
 
 struct host_status {
 	uint32_t	 hs_uid[4];
@@ -36,10 +37,15 @@ struct host_mount {
 	int		 hm_ro;
 };
 
-/* What the fencer expects to find bound from the host (exact paths). */
+/*
+ * What the fencer expects to find bound from the host (exact paths),
+ * and the host directory the root of the table may be, read-only (""
+ * none: the root must be a filesystem of the fence's own).
+ */
 struct host_allow {
 	char		 ha_path[HOST_ALLOW_MAX][PATH_MAX];
 	int		 ha_n;
+	char		 ha_root[PATH_MAX];
 };
 
 ssize_t	host_read_file(const char *, char *, size_t);
@@ -47,12 +53,20 @@ int	host_status_parse(char *, struct host_status *, char *, size_t);
 int	host_mounts_parse(char *, struct host_mount *, int, char *, size_t);
 void	host_mounts_judge(const struct host_mount *, int,
 	    const struct host_mount *, int, const char *const *, int,
-	    struct probe_host *);
+	    const char *, struct probe_host *);
+uint32_t host_mounts_nhost(const struct host_mount *, int,
+	    const struct host_mount *, int);
+int	host_uidmap_parse(char *, const char *, int *, int *, char *,
+	    size_t);
 int	host_netdev_parse(char *, struct probe_host *, char *, size_t);
 int	host_tcp_has_inode(char *, uint64_t, char *, size_t);
 
-/* Read pid's files and fill the reading in; canary: the listener's inode. */
-void	host_read(pid_t, uint64_t, const struct host_allow *,
+/*
+ * Read the files of procs (status, uid_map, net) and files (mountinfo:
+ * where the fence's files come from; the same pid but for runsc) and
+ * fill the reading in; canary: the listener's inode.
+ */
+void	host_read(pid_t, pid_t, uint64_t, const struct host_allow *,
 	    struct probe_host *);
 
 #endif /* FENCER_HOST_H */

@@ -371,9 +371,12 @@ probe_allow(const struct fence *f, struct host_allow *a)
 static void
 probe_host_read(struct fence *f)
 {
+	struct probe_host *ph = &f->f_expect->pe_host;
 	struct host_allow *a;
 	struct stat	 sb;
 	uint64_t	 ino = 0;
+	pid_t		 procs, files;
+	char		 why[PROBE_HOST_ERR_LEN];
 
 	if ((a = calloc(1, sizeof(*a))) == NULL) {
 		log_warn("%s: calloc", __func__);
@@ -382,8 +385,18 @@ probe_host_read(struct fence *f)
 	probe_allow(f, a);
 	if (f->f_canary != -1 && fstat(f->f_canary, &sb) == 0)
 		ino = (uint64_t)sb.st_ino;
-	host_read(f->f_started ? f->f_info.f_pid : -1, ino, a,
-	    &f->f_expect->pe_host);
+	procs = files = f->f_started ? f->f_info.f_pid : -1;
+	why[0] = '\0';
+	if (procs > 0 && f->f_backend->fb_host_procs != NULL &&
+	    f->f_backend->fb_host_procs(f, &procs, &files, a, why,
+	    sizeof(why)) == -1)
+		procs = files = -1;
+	host_read(procs, files, ino, a, ph);
+	if (why[0] != '\0') {
+		strlcpy(ph->ph_status_error, why, sizeof(ph->ph_status_error));
+		strlcpy(ph->ph_mounts_error, why, sizeof(ph->ph_mounts_error));
+		strlcpy(ph->ph_net_error, why, sizeof(ph->ph_net_error));
+	}
 	f->f_expect->pe_has_host = 1;
 	free(a);
 }

@@ -128,7 +128,8 @@ struct msg_boot {
 	int		 b_admin;	/* the asker is root or admin group */
 	int		 b_tier;	/* enum fence_tier, 0: configured */
 	int		 b_backend;	/* enum fence_backend, 0: configured */
-	int		 b_require;	/* least tier acceptable, 0: none */
+	int		 b_require;	/* least level acceptable (enum
+					   fence_level, L1 to L4), 0: none */
 	uint32_t	 b_lifetime;	/* seconds, 0: configured */
 	struct fence_limits b_limits;	/* 0 fields: configured */
 };
@@ -160,6 +161,12 @@ struct msg_timings {
 	uint32_t	 t_agent_us;	/* boot request to agent ready */
 };
 
+/* The kernel axis of a fence's verdict, as the state shows it. */
+#define MSG_KERNEL_UNMEASURED	0
+#define MSG_KERNEL_SHARED	1	/* the host's kernel answered */
+#define MSG_KERNEL_SEPARATE	2	/* gVisor's, or a guest's */
+#define MSG_KERNEL_RELEASE_LEN	65	/* its uname -r, printable */
+
 struct msg_fence {
 	char		 f_key[FENCE_KEY_SIZE];
 	uid_t		 f_owner;
@@ -177,6 +184,9 @@ struct msg_fence {
 	int		 f_landlock_abi;
 	uint32_t	 f_landlock;	/* FENCE_LL_* applied */
 	int		 f_level;	/* enum probe_level, measured */
+	int		 f_kernel;	/* MSG_KERNEL_*: which kernel answered
+					   its last probe */
+	char		 f_kernel_release[MSG_KERNEL_RELEASE_LEN];
 	uint8_t		 f_bearer[MSG_BEARER_LEN];	/* BOOTED only */
 	uint64_t	 f_home_used;	/* bytes the home takes on the host */
 	uint64_t	 f_home_limit;	/* bytes; 0: no limit (a directory) */

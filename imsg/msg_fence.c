@@ -126,7 +126,7 @@ msg_boot_valid(const struct msg_boot *b)
 	    b->b_backend > BACKEND_SUBPROCESS))
 		return (0);
 	if (b->b_require != 0 &&
-	    (b->b_require < TIER_L1 || b->b_require > TIER_L2))
+	    (b->b_require < LEVEL_L1 || b->b_require > LEVEL_L4))
 		return (0);
 	if (b->b_lifetime != 0 && (b->b_lifetime < LIFETIME_MIN ||
 	    b->b_lifetime > LIFETIME_MAX))
@@ -140,7 +140,7 @@ static const struct mc_field msg_boot_fields[] = {
 	MC_B(struct msg_boot, b_admin),
 	MC_U(struct msg_boot, b_tier, 0, TIER_L2),
 	MC_U(struct msg_boot, b_backend, 0, BACKEND_SUBPROCESS),
-	MC_U(struct msg_boot, b_require, 0, TIER_L2),
+	MC_U(struct msg_boot, b_require, 0, LEVEL_L4),
 	MC_U(struct msg_boot, b_lifetime, 0, LIFETIME_MAX),
 	MC_SUB(struct msg_boot, b_limits, msg_limits),
 	MC_NIL(),	/* reserved: probe targets */
@@ -198,6 +198,18 @@ msg_fence_req_decode(const void *data, size_t len, struct msg_fence_req *out)
 	return (0);
 }
 
+/* NUL-terminated within len, printable ASCII before it. */
+static int
+msg_printable(const char *s, size_t len)
+{
+	size_t	 i;
+
+	for (i = 0; i < len && s[i] != '\0'; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			return (0);
+	return (i < len);
+}
+
 static int
 msg_fence_valid(const struct msg_fence *f)
 {
@@ -216,6 +228,10 @@ msg_fence_valid(const struct msg_fence *f)
 	if (f->f_landlock_abi < 0 || f->f_landlock_abi > 255)
 		return (0);
 	if (f->f_level < 0 || f->f_level > MSG_LEVEL_MAX)
+		return (0);
+	if (f->f_kernel < MSG_KERNEL_UNMEASURED ||
+	    f->f_kernel > MSG_KERNEL_SEPARATE ||
+	    !msg_printable(f->f_kernel_release, sizeof(f->f_kernel_release)))
 		return (0);
 	return (msg_limits_valid(&f->f_limits));
 }
@@ -242,6 +258,9 @@ static const struct mc_field msg_fence_fields[] = {
 	MC_U(struct msg_fence, f_landlock_abi, 0, 255),
 	MC_U(struct msg_fence, f_landlock, 0, UINT32_MAX),
 	MC_U(struct msg_fence, f_level, 0, MSG_LEVEL_MAX),
+	MC_U(struct msg_fence, f_kernel, MSG_KERNEL_UNMEASURED,
+	    MSG_KERNEL_SEPARATE),
+	MC_S(struct msg_fence, f_kernel_release),
 	MC_BIN(struct msg_fence, f_bearer),
 	MC_U(struct msg_fence, f_home_used, 0, UINT64_MAX),
 	MC_U(struct msg_fence, f_home_limit, 0, HOME_LIMIT_MAX),

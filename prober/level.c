@@ -120,10 +120,15 @@ level_path(const struct probe_report *r, const char *label)
 	return (NULL);
 }
 
-/* /usr and /etc: refused with EROFS, as a read-only mount refuses. */
+/*
+ * /usr and /etc: refused with EROFS, as a read-only mount refuses.
+ * gVisor checks the permission before the mount, so in a runsc fence
+ * EACCES says as much; what grants it there is the host's reading of
+ * the gofer's mounts.
+ */
 static void
-judge_readonly(const struct probe_report *r, struct probe_axis_verdict *a,
-    const char *label)
+judge_readonly(const struct probe_report *r, const struct probe_expect *e,
+    struct probe_axis_verdict *a, const char *label)
 {
 	const struct report_path *p = level_path(r, label);
 
@@ -131,7 +136,9 @@ judge_readonly(const struct probe_report *r, struct probe_axis_verdict *a,
 		axis_violation(a, "filesystem: %s not reported", label);
 	else if (p->rp_writable)
 		axis_violation(a, "filesystem: %s writable", label);
-	else if (strcmp(p->rp_error, "EROFS") != 0)
+	else if (strcmp(p->rp_error, "EROFS") != 0 &&
+	    (e->pe_backend != BACKEND_RUNSC ||
+	    strcmp(p->rp_error, "EACCES") != 0))
 		axis_violation(a, "filesystem: %s not read-only (%s)", label,
 		    p->rp_error[0] != '\0' ? p->rp_error : "no error");
 }
@@ -173,14 +180,45 @@ judge_host(const struct probe_expect *e)
 	return (e->pe_has_host ? &e->pe_host : NULL);
 }
 
+/*
+ * Whom the host read: the agent, pid 1 of the fence; for a runsc fence
+ * the sandbox (the sentry, whose tasks the fence's processes are) and,
+ * for the mounts, the gofer that serves the fence's files.
+ */
+static const char *
+judge_who(const struct probe_expect *e)
+{
+	return (e->pe_backend == BACKEND_RUNSC ? "the sandbox" : "pid 1");
+}
+
+static const char *
+judge_files_who(const struct probe_expect *e)
+{
+	const struct probe_host *h = judge_host(e);
+
+	return (h != NULL && h->ph_files_apart ? "the gofer" : judge_who(e));
+}
+
 static void
-judge_host_ro(struct probe_axis_verdict *a, const char *what, int ro)
+judge_host_ro(const struct probe_expect *e, struct probe_axis_verdict *a,
+    const char *what, int ro)
 {
 	if (ro == -1)
-		axis_violation(a, "filesystem: pid 1 has no %s mount", what);
+		axis_violation(a, "filesystem: %s has no %s mount",
+		    judge_files_who(e), what);
 	else if (ro != 1)
-		axis_violation(a, "filesystem: %s of pid 1 is not mounted "
-		    "read-only", what);
+		axis_violation(a, "filesystem: %s of %s is not mounted "
+		    "read-only", what, judge_files_who(e));
+}
+
+/*
+ * Capabilities held in a user namespace of pid 1's own that maps no
+ * host root hold nothing of the host's (runsc's sandbox, as nobody).
+ */
+static int
+judge_caps_own_ns(const struct probe_host *h)
+{
+	return (h->ph_userns_own && !h->ph_userns_root);
 }
 
 static void
@@ -191,15 +229,23 @@ judge_host_filesystem(const struct probe_expect *e,
 	uint32_t	 i;
 
 	if (h == NULL || !h->ph_mounts_read) {
-		axis_violation(a, "filesystem: the host could not read pid "
-		    "1's mounts (%s)", h != NULL && h->ph_mounts_error[0] !=
-		    '\0' ? h->ph_mounts_error : "no reading");
+		axis_violation(a, "filesystem: the host could not read the "
+		    "mounts of %s (%s)", judge_files_who(e), h != NULL &&
+		    h->ph_mounts_error[0] != '\0' ? h->ph_mounts_error :
+		    "no reading");
 		return;
 	}
+	if (e->pe_backend == BACKEND_RUNSC && !h->ph_files_apart)
+		axis_violation(a, "filesystem: the host did not read the "
+		    "gofer's mounts");
+	if (h->ph_files_apart && h->ph_inner_nhost > 0)
+		axis_violation(a, "filesystem: %s's own mount table holds %u "
+		    "mounts of the host's", judge_who(e), h->ph_inner_nhost);
 	if (h->ph_root_host)
-		axis_violation(a, "filesystem: / of pid 1 is the host's");
-	judge_host_ro(a, "/usr", h->ph_usr_ro);
-	judge_host_ro(a, "/etc", h->ph_etc_ro);
+		axis_violation(a, "filesystem: / of %s is the host's",
+		    judge_files_who(e));
+	judge_host_ro(e, a, "/usr", h->ph_usr_ro);
+	judge_host_ro(e, a, "/etc", h->ph_etc_ro);
 	for (i = 0; i < h->ph_nbad; i++) {
 		if (i < PROBE_HOST_BINDS_MAX)
 			axis_violation(a, "filesystem: host path %.100s bound "
@@ -218,9 +264,32 @@ judge_host_processes(const struct probe_expect *e,
 	int	 i;
 
 	if (h == NULL || !h->ph_status_read) {
-		axis_violation(a, "processes: the host could not read pid 1 "
-		    "(%s)", h != NULL && h->ph_status_error[0] != '\0' ?
-		    h->ph_status_error : "no reading");
+		axis_violation(a, "processes: the host could not read %s "
+		    "(%s)", judge_who(e), h != NULL &&
+		    h->ph_status_error[0] != '\0' ? h->ph_status_error :
+		    "no reading");
+		return;
+	}
+	if (e->pe_backend == BACKEND_RUNSC) {
+		/*
+		 * The fence's processes are the sentry's tasks, not the
+		 * host's: what the host holds to is the sentry, which must
+		 * run as no root of the host's, in a user namespace of its
+		 * own (docs/probe.md).  This runsc leaves it in the host's
+		 * pid namespace, which the host cannot change.
+		 */
+		for (i = 0; i < 4; i++)
+			if (h->ph_uid[i] == 0) {
+				axis_violation(a, "processes: the sandbox runs "
+				    "as uid 0");
+				break;
+			}
+		if (!h->ph_userns_own)
+			axis_violation(a, "processes: the sandbox is in the "
+			    "host's user namespace");
+		else if (h->ph_userns_root)
+			axis_violation(a, "processes: the sandbox's user "
+			    "namespace maps the host's uid 0");
 		return;
 	}
 	if (h->ph_nspid_depth <= h->ph_nspid_self_depth ||
@@ -248,24 +317,49 @@ judge_host_privileges(const struct probe_expect *e,
 	int	 i;
 
 	if (h == NULL || !h->ph_status_read) {
-		axis_violation(a, "privileges: the host could not read pid 1 "
-		    "(%s)", h != NULL && h->ph_status_error[0] != '\0' ?
-		    h->ph_status_error : "no reading");
+		axis_violation(a, "privileges: the host could not read %s "
+		    "(%s)", judge_who(e), h != NULL &&
+		    h->ph_status_error[0] != '\0' ? h->ph_status_error :
+		    "no reading");
 		return;
 	}
 	if (h->ph_seccomp != 2)
-		axis_violation(a, "privileges: pid 1 has Seccomp %d",
-		    h->ph_seccomp);
+		axis_violation(a, "privileges: %s has Seccomp %d",
+		    judge_who(e), h->ph_seccomp);
 	else if (h->ph_filters <= h->ph_filters_self)
-		axis_violation(a, "privileges: pid 1 has no filter of its own "
-		    "(Seccomp_filters %u)", h->ph_filters);
+		axis_violation(a, "privileges: %s has no filter of its own "
+		    "(Seccomp_filters %u)", judge_who(e), h->ph_filters);
 	if (h->ph_nnp != 1)
-		axis_violation(a, "privileges: pid 1 has NoNewPrivs %d",
-		    h->ph_nnp);
+		axis_violation(a, "privileges: %s has NoNewPrivs %d",
+		    judge_who(e), h->ph_nnp);
+	if (e->pe_backend == BACKEND_RUNSC && judge_caps_own_ns(h))
+		return;
 	for (i = 0; i < HOST_CAP_MAX; i++)
 		if (h->ph_cap[i] != 0)
-			axis_violation(a, "privileges: pid 1 has %s %016llx",
-			    names[i], (unsigned long long)h->ph_cap[i]);
+			axis_violation(a, "privileges: %s has %s %016llx",
+			    judge_who(e), names[i],
+			    (unsigned long long)h->ph_cap[i]);
+}
+
+/*
+ * L3 and L4 ask for no capabilities: none in any set the report shows,
+ * and none the host sees pid 1 hold over the host's own (for runsc,
+ * the sandbox's are held in its own user namespace only).
+ */
+static int
+level_host_no_caps(const struct probe_expect *e)
+{
+	const struct probe_host *h = judge_host(e);
+	int	 i;
+
+	if (h == NULL || !h->ph_status_read)
+		return (0);
+	if (e->pe_backend == BACKEND_RUNSC && judge_caps_own_ns(h))
+		return (1);
+	for (i = 0; i < HOST_CAP_MAX; i++)
+		if (h->ph_cap[i] != 0)
+			return (0);
+	return (1);
 }
 
 /*
@@ -282,7 +376,7 @@ judge_host_net_own(const struct probe_expect *e, struct probe_axis_verdict *a)
 	if (h == NULL || !h->ph_net_read) {
 		if (a != NULL)
 			axis_violation(a, "network: the host could not read "
-			    "pid 1's network (%s)", h != NULL &&
+			    "the network of %s (%s)", judge_who(e), h != NULL &&
 			    h->ph_net_error[0] != '\0' ? h->ph_net_error :
 			    "no reading");
 		return (0);
@@ -290,15 +384,16 @@ judge_host_net_own(const struct probe_expect *e, struct probe_axis_verdict *a)
 	if (h->ph_canary_seen) {
 		own = 0;
 		if (a != NULL)
-			axis_violation(a, "network: pid 1 shares the host's "
-			    "network (the canary listener is in its tables)");
+			axis_violation(a, "network: %s shares the host's "
+			    "network (the canary listener is in its tables)",
+			    judge_who(e));
 	}
 	if (h->ph_iface_other[0] != '\0' || h->ph_nifaces == 0) {
 		own = 0;
 		if (a != NULL)
-			axis_violation(a, "network: pid 1 has %s%s",
-			    h->ph_nifaces == 0 ? "no interface" :
-			    "interface ", h->ph_iface_other);
+			axis_violation(a, "network: %s has %s%s",
+			    judge_who(e), h->ph_nifaces == 0 ?
+			    "no interface" : "interface ", h->ph_iface_other);
 	}
 	return (own);
 }
@@ -314,8 +409,8 @@ judge_filesystem(const struct probe_report *r, const struct probe_expect *e,
 		return;
 	}
 	a->av_verdict = VERDICT_FENCED;
-	judge_readonly(r, a, "/usr");
-	judge_readonly(r, a, "/etc");
+	judge_readonly(r, e, a, "/usr");
+	judge_readonly(r, e, a, "/etc");
 	judge_fs_special(r, a);
 	if (e->pe_secret[0] != '\0') {
 		for (i = 0; i < r->r_nsecrets; i++)
@@ -573,7 +668,7 @@ level_derive(const struct probe_report *r, const struct probe_expect *e,
 	pr = v->pv_axes[AXIS_PROCESSES].av_verdict == VERDICT_FENCED;
 	pv = v->pv_axes[AXIS_PRIVILEGES].av_verdict == VERDICT_FENCED;
 	net = v->pv_axes[AXIS_NETWORK].av_verdict == VERDICT_FENCED;
-	if (fs && pr && net && level_no_caps(r) &&
+	if (fs && pr && net && level_no_caps(r) && level_host_no_caps(e) &&
 	    v->pv_axes[AXIS_KERNEL].av_verdict == VERDICT_SEPARATE) {
 		if (e->pe_backend == BACKEND_VM)
 			return (LEVEL_L4);

@@ -234,7 +234,11 @@ ATF_TC_BODY(filesystem, tc)
 	/* /usr, /etc, merged-/usr dirs the host has as dirs, home, 2 bins. */
 	ATF_CHECK(nhost >= 5 && nhost <= 11);
 	ATF_CHECK(mount_at(c, "/var") == NULL);
-	ATF_CHECK(mount_at(c, "/sys") == NULL);
+	/* /sys: empty and read-only, not gVisor's own sysfs. */
+	ATF_REQUIRE((m = mount_at(c, "/sys")) != NULL);
+	ATF_CHECK_STREQ(json_string_value(get(m, "type")), "tmpfs");
+	ATF_CHECK(has_option(m, "ro") && has_option(m, "noexec"));
+	ATF_CHECK(has_option(m, "mode=0555"));
 	ATF_CHECK(mount_at(c, "/dev") == NULL);
 	json_decref(c);
 }
@@ -305,7 +309,7 @@ ATF_TC_BODY(write_remove, tc)
 	spec_init(&s);
 	ATF_REQUIRE(getcwd(dir, sizeof(dir) - 8) != NULL);
 	strlcat(dir, "/b", sizeof(dir));
-	ATF_REQUIRE_MSG(runsc_bundle_write(dir, &s, err, sizeof(err)) == 0,
+	ATF_REQUIRE_MSG(runsc_bundle_write(dir, &s, NULL, err, sizeof(err)) == 0,
 	    "%s", err);
 	ATF_REQUIRE(stat(dir, &sb) == 0);
 	ATF_CHECK_EQ(sb.st_mode & 07777, 0700);
@@ -321,7 +325,7 @@ ATF_TC_BODY(write_remove, tc)
 	snprintf(path, sizeof(path), "%s/rootfs/usr", dir);
 	ATF_CHECK(stat(path, &sb) == 0 && S_ISDIR(sb.st_mode));
 	/* The same bundle twice is refused: an id is never reused. */
-	ATF_CHECK(runsc_bundle_write(dir, &s, err, sizeof(err)) == -1);
+	ATF_CHECK(runsc_bundle_write(dir, &s, NULL, err, sizeof(err)) == -1);
 	ATF_CHECK(runsc_bundle_remove(dir) == 0);
 	ATF_CHECK(stat(dir, &sb) == -1 && errno == ENOENT);
 }

@@ -91,6 +91,11 @@ mistyped_body() {
 	    "$BIN/fencectl" boot k tier
 	atf_check -s exit:1 -e inline:"fencectl: boot k tier L3: not one of L1, L1.5, L2\n" \
 	    "$BIN/fencectl" boot k tier L3
+	# require names a level: L3 and L4 too, nothing past them.
+	atf_check -s exit:1 -e inline:"fencectl: boot k require L5: not one of L1, L1.5, L2, L3, L4\n" \
+	    "$BIN/fencectl" boot k require L5
+	atf_check -s exit:1 -e inline:"fencectl: boot k require not-earned: not one of L1, L1.5, L2, L3, L4\n" \
+	    "$BIN/fencectl" boot k require not-earned
 	atf_check -s exit:1 -e inline:"fencectl: boot k backend qemu: not one of native, runsc, vm, mock, subprocess\n" \
 	    "$BIN/fencectl" boot k backend qemu
 	atf_check -s exit:1 -e inline:'fencectl: token -x: unknown word "-x"; expected -r, or nothing more\n' \
@@ -219,7 +224,8 @@ requests_head() {
 }
 requests_body() {
 	ctl_vars
-	# Recorded from the fencectl before ctl/parser.c.
+	# Recorded from the fencectl before ctl/parser.c; require is a
+	# level since L3 and L4 could be asked for (enum fence_level).
 	ctl_golden <<'GOLDEN'
 == show stats
 request IMSG_CTL_SHOW_STATS
@@ -301,7 +307,7 @@ request IMSG_CTL_BOOT
 key "k1"
 tier 2
 backend 0
-require 2
+require 3
 lifetime 0
 memory 0
 pids 0
@@ -312,11 +318,33 @@ request IMSG_CTL_BOOT
 key "k1"
 tier 3
 backend 0
-require 3
+require 4
 lifetime 60
 memory 67108864
 pids 100
 cpu 500
+exit 0
+== boot k1 backend runsc require L3
+request IMSG_CTL_BOOT
+key "k1"
+tier 0
+backend 2
+require 5
+lifetime 0
+memory 0
+pids 0
+cpu 0
+exit 0
+== boot k1 require L4
+request IMSG_CTL_BOOT
+key "k1"
+tier 0
+backend 0
+require 6
+lifetime 0
+memory 0
+pids 0
+cpu 0
 exit 0
 == boot k1 backend native
 request IMSG_CTL_BOOT

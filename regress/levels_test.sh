@@ -76,7 +76,7 @@ weakened_cleanup() { fenced_cleanup; }
 
 atf_test_case require cleanup
 require_head() {
-	atf_set descr "require L2 on an L1.5 fence fails, naming the violations, and leaves nothing running; a met require boots"
+	atf_set descr "require L2 on an L1.5 fence fails, naming the violations, and leaves nothing running; a met require boots; require L3 or L4 on a native fence fails (412 over HTTP) naming the kernel axis"
 	atf_set require.user root
 }
 require_body() {
@@ -98,6 +98,22 @@ require_body() {
 	atf_check -o match:"fences: 0 running" $CTL show stats
 	atf_check -o match:"^level: *L2" $CTL boot yes tier L2 require L2
 	atf_check -o match:"^level: *L1.5" $CTL boot yes2 tier L1.5 require L1
+	# The state says which kernel answered: the host's.
+	atf_check -o match:"^kernel: *shared, release $(uname -r)\$" \
+	    $CTL show environment yes
+	# L3 and L4 are a kernel of the fence's own: a native fence, even
+	# at L2, has the host's, and the refusal names the kernel axis.
+	atf_check -s exit:1 \
+	    -e match:"require-not-met.*measured L2, required L3; stopped: kernel: shared" \
+	    $CTL boot k3 tier L2 require L3
+	atf_check -o inline:"412" curl -s -o body -w '%{http_code}' \
+	    -H "x-voicebox-host-token: $t" -d '{"tier":"L2","require":"L3"}' \
+	    "$u/k3h"
+	atf_check -o match:'"message": *"[^"]*required L3; stopped: kernel: shared' \
+	    cat body
+	atf_check -s exit:1 -e match:"required L4; stopped: kernel: shared.*backend vm" \
+	    $CTL boot k4 tier L2 require L4
+	atf_check -o match:"fences: 2 running" $CTL show stats
 }
 require_cleanup() { fenced_cleanup; }
 

@@ -560,18 +560,144 @@ runsc_report(void)
 	return (r);
 }
 
+/*
+ * The host's reading of a runsc fence as this machine shows it: the
+ * sandbox as nobody in a user namespace of its own (mapping only
+ * nobody), holding CAP_SYS_ADMIN and CAP_SYS_CHROOT there, in the
+ * host's pid namespace, filtered; the gofer's mounts read-only.
+ */
+static struct probe_expect
+runsc_expect(void)
+{
+	struct probe_expect	 e = l2_expect();
+	struct probe_host	*h = &e.pe_host;
+	int			 i;
+
+	e.pe_backend = BACKEND_RUNSC;
+	for (i = 0; i < 4; i++)
+		h->ph_uid[i] = 65534;
+	h->ph_nspid_depth = 1;
+	h->ph_nspid_last = 31337;
+	h->ph_cap[HOST_CAP_EFF] = h->ph_cap[HOST_CAP_PRM] =
+	    h->ph_cap[HOST_CAP_AMB] = 0x240000ULL;
+	h->ph_cap[HOST_CAP_BND] = 0x1ffffffffffULL;
+	h->ph_userns_own = 1;
+	h->ph_files_apart = 1;
+	return (e);
+}
+
+/* The filesystem axis's check of /usr as gVisor answers: EACCES. */
+static json_t *
+runsc_report_eacces(void)
+{
+	json_t	*r = runsc_report();
+
+	set(r, "filesystem.paths.1.error", json_string("EACCES"));
+	set(r, "filesystem.paths.2.error", json_string("EACCES"));
+	return (r);
+}
+
+ATF_TC_WITHOUT_HEAD(l3_host_reading);
+ATF_TC_BODY(l3_host_reading, tc)
+{
+	struct probe_expect	 e;
+	struct probe_verdict	 v;
+
+	e = runsc_expect();
+	ATF_REQUIRE_EQ(judge(runsc_report_eacces(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_FILESYSTEM, VERDICT_FENCED);
+	CHECK_AXIS(&v, AXIS_PROCESSES, VERDICT_FENCED);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_FENCED);
+	CHECK_LEVEL(&v, LEVEL_L3);
+
+	/* The gofer's /usr writable in the host's eyes: no L3. */
+	e = runsc_expect();
+	e.pe_host.ph_usr_ro = 0;
+	ATF_REQUIRE_EQ(judge(runsc_report_eacces(), &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_FILESYSTEM,
+	    "filesystem: /usr of the gofer is not mounted read-only");
+	CHECK_LEVEL(&v, LEVEL_NOT_EARNED);
+	/* A host path the bundle should not have bound. */
+	e = runsc_expect();
+	e.pe_host.ph_nbad = 1;
+	strlcpy(e.pe_host.ph_bad[0], "/var on /var", PROBE_HOST_PATH_LEN);
+	ATF_REQUIRE_EQ(judge(runsc_report_eacces(), &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_FILESYSTEM,
+	    "filesystem: host path /var on /var bound in");
+	CHECK_LEVEL(&v, LEVEL_NOT_EARNED);
+	/* The sentry's own table holding a host filesystem. */
+	e = runsc_expect();
+	e.pe_host.ph_inner_nhost = 2;
+	ATF_REQUIRE_EQ(judge(runsc_report_eacces(), &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_FILESYSTEM, "filesystem: the sandbox's own "
+	    "mount table holds 2 mounts of the host's");
+	/* The gofer not read at all: what is not read is not granted. */
+	e = runsc_expect();
+	e.pe_host.ph_files_apart = 0;
+	ATF_REQUIRE_EQ(judge(runsc_report_eacces(), &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_FILESYSTEM,
+	    "filesystem: the host did not read the gofer's mounts");
+	CHECK_LEVEL(&v, LEVEL_NOT_EARNED);
+
+	/* The sandbox in the host's user namespace, or as root. */
+	e = runsc_expect();
+	e.pe_host.ph_userns_own = 0;
+	ATF_REQUIRE_EQ(judge(runsc_report_eacces(), &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_PROCESSES, "processes: the sandbox is in "
+	    "the host's user namespace");
+	CHECK_LEVEL(&v, LEVEL_NOT_EARNED);
+	e = runsc_expect();
+	e.pe_host.ph_userns_root = 1;
+	ATF_REQUIRE_EQ(judge(runsc_report_eacces(), &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_PROCESSES, "processes: the sandbox's user "
+	    "namespace maps the host's uid 0");
+	CHECK_LEVEL(&v, LEVEL_NOT_EARNED);
+	e = runsc_expect();
+	e.pe_host.ph_uid[1] = 0;
+	ATF_REQUIRE_EQ(judge(runsc_report_eacces(), &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_PROCESSES,
+	    "processes: the sandbox runs as uid 0");
+
+	/* Capabilities over the host's own: fenced axes, but no L3. */
+	e = runsc_expect();
+	e.pe_host.ph_userns_own = 0;
+	e.pe_host.ph_cap[HOST_CAP_EFF] = 0x2000;
+	ATF_REQUIRE_EQ(judge(runsc_report_eacces(), &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES,
+	    "privileges: the sandbox has CapEff 0000000000002000");
+	ATF_CHECK(v.pv_level != LEVEL_L3);
+	/* ...or seen inside (a bundle that gives one). */
+	e = runsc_expect();
+	{
+		json_t *r = runsc_report_eacces();
+
+		set(r, "sandboxHints.capEff", json_string("0000000000002000"));
+		ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	}
+	CHECK_AXIS(&v, AXIS_FILESYSTEM, VERDICT_FENCED);
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES,
+	    "privileges: CapEff is 0000000000002000");
+	CHECK_LEVEL(&v, LEVEL_L1);
+
+	/* EACCES for /usr is gVisor's answer, not a native fence's. */
+	e = l2_expect();
+	ATF_REQUIRE_EQ(judge(runsc_report_eacces(), &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_FILESYSTEM,
+	    "filesystem: /usr not read-only (EACCES)");
+}
+
 ATF_TC_WITHOUT_HEAD(l3_and_l4);
 ATF_TC_BODY(l3_and_l4, tc)
 {
-	struct probe_expect	 e = l2_expect();
+	struct probe_expect	 e = runsc_expect();
 	struct probe_verdict	 v;
 	json_t			*r;
 
-	e.pe_backend = BACKEND_RUNSC;
 	ATF_REQUIRE_EQ(judge(runsc_report(), &e, &v), 0);
 	CHECK_AXIS(&v, AXIS_KERNEL, VERDICT_SEPARATE);
 	CHECK_AXIS(&v, AXIS_PRIVILEGES, VERDICT_NOT_FENCED);
 	CHECK_LEVEL(&v, LEVEL_L3);
+	e = l2_expect();
 
 	/* The same from a VM: another boot_id and release. */
 	e.pe_backend = BACKEND_VM;
@@ -592,7 +718,7 @@ ATF_TC_BODY(l3_and_l4, tc)
 	CHECK_LEVEL(&v, LEVEL_L1);
 
 	/* A runsc fence whose kernel is the host's is no L3. */
-	e.pe_backend = BACKEND_RUNSC;
+	e = runsc_expect();
 	r = runsc_report();
 	set(r, "identity.bootId", json_string(HOST_BOOT_ID));
 	set(r, "identity.kernel.version", json_string("#1 SMP test"));
@@ -601,7 +727,7 @@ ATF_TC_BODY(l3_and_l4, tc)
 	CHECK_LEVEL(&v, LEVEL_L1);
 
 	/* A separate kernel on the native backend earns no L3 either. */
-	e.pe_backend = BACKEND_NATIVE;
+	e = l2_expect();
 	ATF_REQUIRE_EQ(judge(runsc_report(), &e, &v), 0);
 	CHECK_LEVEL(&v, LEVEL_L1);
 }
@@ -1202,7 +1328,7 @@ ATF_TC_BODY(host_reading_decides, tc)
 	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), 0);
 	CHECK_LEVEL(&v, LEVEL_NOT_EARNED);
 	CHECK_VIOLATION(&v, AXIS_FILESYSTEM, "filesystem: the host could not "
-	    "read pid 1's mounts (no reading)");
+	    "read the mounts of pid 1 (no reading)");
 	CHECK_VIOLATION(&v, AXIS_NETWORK, "network: the host could not read");
 	e = l2_expect();
 	e.pe_host.ph_status_read = 0;
@@ -1382,7 +1508,7 @@ mounts_judge(const char *fence, struct probe_host *ph)
 	ATF_REQUIRE((nh = host_mounts_parse(hb, hm, 32, err, sizeof(err))) == 4);
 	ATF_REQUIRE_MSG((nf = host_mounts_parse(fb, fm, 32, err,
 	    sizeof(err))) > 0, "%s", err);
-	host_mounts_judge(fm, nf, hm, nh, allow, 7, ph);
+	host_mounts_judge(fm, nf, hm, nh, allow, 7, NULL, ph);
 }
 
 ATF_TC_WITHOUT_HEAD(host_mounts);
@@ -1439,6 +1565,111 @@ ATF_TC_BODY(host_mounts, tc)
 	ATF_CHECK_EQ(host_mounts_parse(buf, m, 1, err, sizeof(err)), -1);
 }
 
+/*
+ * runsc's gofer: its root is the bundle's rootfs, a directory of the
+ * host's; that passes only as that directory and read-only.
+ */
+#define GOFER_MOUNTS(rootopt) \
+	"91 89 254:0 /srv/state/runsc/bundles/ab/rootfs / " rootopt \
+	" - ext4 /dev/vda rw\n" \
+	"92 91 254:0 /usr /usr ro,nosuid,nodev - ext4 /dev/vda rw\n" \
+	"93 91 254:0 /etc /etc ro,nosuid,nodev - ext4 /dev/vda rw\n" \
+	"94 91 254:0 /home/u/sandbox-homes/k /home/fence rw - ext4 " \
+	"/dev/vda rw\n"
+
+static void
+gofer_judge(const char *fence, const char *rootdir, struct probe_host *ph)
+{
+	struct host_mount	 fm[32], hm[32];
+	char			 fb[4096], hb[4096], err[128];
+	int			 nf, nh;
+
+	strlcpy(hb, HOST_MOUNTS, sizeof(hb));
+	strlcpy(fb, fence, sizeof(fb));
+	memset(ph, 0, sizeof(*ph));
+	ATF_REQUIRE((nh = host_mounts_parse(hb, hm, 32, err, sizeof(err))) == 4);
+	ATF_REQUIRE((nf = host_mounts_parse(fb, fm, 32, err, sizeof(err))) > 0);
+	host_mounts_judge(fm, nf, hm, nh, allow, 7, rootdir, ph);
+}
+
+ATF_TC_WITHOUT_HEAD(host_gofer_root);
+ATF_TC_BODY(host_gofer_root, tc)
+{
+	struct probe_host	 ph;
+	struct host_mount	 fm[8], hm[8];
+	char			 fb[4096], hb[4096], err[128];
+	int			 nf, nh;
+
+	gofer_judge(GOFER_MOUNTS("ro,relatime"),
+	    "/srv/state/runsc/bundles/ab/rootfs", &ph);
+	ATF_CHECK_EQ(ph.ph_root_host, 0);
+	ATF_CHECK_EQ(ph.ph_nbad, 0);
+	ATF_CHECK_EQ(ph.ph_usr_ro, 1);
+	/* Writable, it is the host's. */
+	gofer_judge(GOFER_MOUNTS("rw,relatime"),
+	    "/srv/state/runsc/bundles/ab/rootfs", &ph);
+	ATF_CHECK_EQ(ph.ph_root_host, 1);
+	/* Another directory than the one made for it. */
+	gofer_judge(GOFER_MOUNTS("ro,relatime"),
+	    "/srv/state/runsc/bundles/cd/rootfs", &ph);
+	ATF_CHECK_EQ(ph.ph_root_host, 1);
+	ATF_CHECK_EQ(ph.ph_nbad, 1);
+	/* Without one (a native fence), a host root never passes. */
+	gofer_judge(GOFER_MOUNTS("ro,relatime"), NULL, &ph);
+	ATF_CHECK_EQ(ph.ph_root_host, 1);
+	/* The host's own root, read-only or not, never passes. */
+	gofer_judge("27 1 254:0 / / ro - ext4 /dev/vda rw\n", "/", &ph);
+	ATF_CHECK_EQ(ph.ph_root_host, 1);
+
+	/* The sentry's own table: nothing of a host filesystem. */
+	strlcpy(hb, HOST_MOUNTS, sizeof(hb));
+	nh = host_mounts_parse(hb, hm, 8, err, sizeof(err));
+	strlcpy(fb, "46 67 0:44 / / ro,relatime - tmpfs runsc-root rw\n",
+	    sizeof(fb));
+	nf = host_mounts_parse(fb, fm, 8, err, sizeof(err));
+	ATF_REQUIRE(nh == 4 && nf == 1);
+	ATF_CHECK_EQ(host_mounts_nhost(fm, nf, hm, nh), 0);
+	strlcpy(fb, "46 67 0:44 / / ro - tmpfs runsc-root rw\n"
+	    "47 46 254:0 /etc /etc ro - ext4 /dev/vda rw\n", sizeof(fb));
+	nf = host_mounts_parse(fb, fm, 8, err, sizeof(err));
+	ATF_CHECK_EQ(host_mounts_nhost(fm, nf, hm, nh), 1);
+}
+
+ATF_TC_WITHOUT_HEAD(host_uidmap);
+ATF_TC_BODY(host_uidmap, tc)
+{
+	static const char self[] = "         0          0 4294967295\n";
+	static const char *const bad[] = {
+		"", "0 0\n", "0 0 0\n", "a 0 1\n", "0 0 4294967297\n",
+		"4294967295 0 2\n", "0 4294967295 2\n", "0 0 1 2\n",
+		"-1 0 1\n", "0 0 1\n\n",
+	};
+	char	 buf[256], err[128];
+	size_t	 i;
+	int	 own, root;
+
+	/* The fencer's own namespace reads as the fencer's. */
+	strlcpy(buf, self, sizeof(buf));
+	ATF_REQUIRE(host_uidmap_parse(buf, self, &own, &root, err,
+	    sizeof(err)) == 0);
+	ATF_CHECK(!own && root);
+	/* runsc's sandbox: nobody only. */
+	strlcpy(buf, "     65534      65534          1\n", sizeof(buf));
+	ATF_REQUIRE(host_uidmap_parse(buf, self, &own, &root, err,
+	    sizeof(err)) == 0);
+	ATF_CHECK(own && !root);
+	/* A namespace of its own that maps the host's root. */
+	strlcpy(buf, "0 100000 65536\n1 0 1\n", sizeof(buf));
+	ATF_REQUIRE(host_uidmap_parse(buf, self, &own, &root, err,
+	    sizeof(err)) == 0);
+	ATF_CHECK(own && root);
+	for (i = 0; i < nitems(bad); i++) {
+		strlcpy(buf, bad[i], sizeof(buf));
+		ATF_CHECK_EQ_MSG(host_uidmap_parse(buf, self, &own, &root,
+		    err, sizeof(err)), -1, "%s", bad[i]);
+	}
+}
+
 ATF_TC_WITHOUT_HEAD(host_net);
 ATF_TC_BODY(host_net, tc)
 {
@@ -1482,6 +1713,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, report_message_codec);
 	ATF_TP_ADD_TC(tp, host_status);
 	ATF_TP_ADD_TC(tp, host_mounts);
+	ATF_TP_ADD_TC(tp, host_gofer_root);
+	ATF_TP_ADD_TC(tp, host_uidmap);
 	ATF_TP_ADD_TC(tp, host_net);
 	ATF_TP_ADD_TC(tp, l15_earns_l15);
 	ATF_TP_ADD_TC(tp, l1_earns_l1);
@@ -1493,6 +1726,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, l2_without_canary);
 	ATF_TP_ADD_TC(tp, l15_network);
 	ATF_TP_ADD_TC(tp, l3_and_l4);
+	ATF_TP_ADD_TC(tp, l3_host_reading);
 	ATF_TP_ADD_TC(tp, kernel_axis);
 	ATF_TP_ADD_TC(tp, filesystem_not_fenced);
 	ATF_TP_ADD_TC(tp, filesystem_empty_sys);

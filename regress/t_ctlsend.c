@@ -237,7 +237,7 @@ t_bootleave(int fd, const char *key)
 	memset(&b, 0, sizeof(b));
 	strlcpy(b.b_key, key, sizeof(b.b_key));
 	b.b_tier = TIER_L15;
-	b.b_require = TIER_L2;
+	b.b_require = LEVEL_L2;
 	if (msg_boot_encode(&b, &buf, &len) == -1 ||
 	    (ib = imsgbuf_new(fd)) == NULL ||
 	    imsgbuf_compose(ib, IMSG_CTL_BOOT, 0, 0, -1, buf, len) == -1 ||

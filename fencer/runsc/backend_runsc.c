@@ -21,6 +21,7 @@
  * starts and finds what a killed one left in <state>/runsc.
  */
 #include <sys/types.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -34,6 +35,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,6 +47,7 @@
 #include "fenced.h"
 #include "log.h"
 #include "fencer.h"
+#include "fencer_host.h"
 #include "backend.h"
 #include "fence.h"
 #include "bundle.h"
@@ -58,6 +61,7 @@ struct runsc_fence {
 	char		 rf_id[RUNSC_ID_SIZE];
 	char		 rf_bundle[PATH_MAX];
 	pid_t		 rf_pid;	/* `runsc run`; -1: reaped */
+	pid_t		 rf_sandbox;	/* from `runsc state`; 0: not asked */
 };
 
 /* What runsc_start() found; rs_err set: no runsc fence can boot. */
@@ -412,6 +416,30 @@ runsc_child_cgroups(const struct backend_boot *bb)
 	return (0);
 }
 
+/*
+ * Child side: a mount namespace of runsc's own, in which each source
+ * the bundle binds read-only is a read-only mount.  The gofer binds
+ * those sources as it finds them, so that its mounts are read-only in
+ * the host kernel's eyes too, not only by the gofer's and the sentry's
+ * word; the host's own mounts are untouched.
+ */
+static int
+runsc_child_mounts(const struct runsc_ro_binds *ro)
+{
+	int	 i;
+
+	if (unshare(CLONE_NEWNS) == -1 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
+		return (-1);
+	for (i = 0; i < ro->rr_n; i++)
+		if (mount(ro->rr_path[i], ro->rr_path[i], NULL, MS_BIND,
+		    NULL) == -1 || mount(NULL, ro->rr_path[i], NULL,
+		    MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
+		    NULL) == -1)
+			return (-1);
+	return (0);
+}
+
 static int
 runsc_cgroup_v2(const char *dir)
 {
@@ -456,6 +484,7 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	char		 bundle[PATH_MAX + 16], cgpath[PATH_MAX];
 	char		*argv[] = { "runsc", root, "--network=none", platform,
 			    logf, "run", bundle, rf->rf_id, NULL };
+	struct runsc_ro_binds *ro;
 	int		 sp[2], fd, i, v2;
 	pid_t		 pid;
 
@@ -505,30 +534,33 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		runsc_errf(err, errlen, "bundle path too long");
 		return (-1);
 	}
-	if (runsc_bundle_write(rf->rf_bundle, &rb, err, errlen) == -1)
+	if ((ro = calloc(1, sizeof(*ro))) == NULL) {
+		runsc_errf(err, errlen, "out of memory");
 		return (-1);
+	}
+	if (runsc_bundle_write(rf->rf_bundle, &rb, ro, err, errlen) == -1) {
+		free(ro);
+		return (-1);
+	}
 	snprintf(root, sizeof(root), "--root=%s", runsc.rs_root);
 	snprintf(platform, sizeof(platform), "--platform=%s",
 	    runsc.rs_platform);
 	if ((size_t)snprintf(logf, sizeof(logf), "--log=%s/runsc.log",
 	    rf->rf_bundle) >= sizeof(logf)) {
 		runsc_errf(err, errlen, "bundle path too long");
-		(void)runsc_bundle_remove(rf->rf_bundle);
-		return (-1);
+		goto fail;
 	}
 	snprintf(bundle, sizeof(bundle), "--bundle=%s", rf->rf_bundle);
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1) {
 		runsc_errf(err, errlen, "socketpair: %s", strerror(errno));
-		(void)runsc_bundle_remove(rf->rf_bundle);
-		return (-1);
+		goto fail;
 	}
 	if ((pid = fork()) == -1) {
 		runsc_errf(err, errlen, "fork: %s", strerror(errno));
 		close(sp[0]);
 		close(sp[1]);
-		(void)runsc_bundle_remove(rf->rf_bundle);
-		return (-1);
+		goto fail;
 	}
 	if (pid == 0) {
 		/* No signal of the daemon's process group reaches it. */
@@ -536,6 +568,8 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		if (!v2 && runsc_child_cgroups(bb) == -1)
 			_exit(126);
+		if (runsc_child_mounts(ro) == -1)
+			_exit(125);
 		if ((fd = open("/dev/null", O_RDWR)) == -1 ||
 		    dup2(sp[1], 0) == -1 || dup2(sp[1], 1) == -1 ||
 		    dup2(fd, 2) == -1)
@@ -544,10 +578,150 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		execve(runsc.rs_path, argv, runsc_envp);
 		_exit(127);
 	}
+	free(ro);
 	close(sp[1]);
 	rf->rf_pid = pid;
 	*chan = sp[0];
 	f->f_info.f_pid = pid;
+	return (0);
+ fail:
+	free(ro);
+	(void)runsc_bundle_remove(rf->rf_bundle);
+	return (-1);
+}
+
+/* The PPid: line of pid's status; -1 if it cannot be read. */
+static pid_t
+runsc_ppid(pid_t pid)
+{
+	char		 path[64], buf[8192], *p;
+	long		 v;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (host_read_file(path, buf, sizeof(buf)) == -1)
+		return (-1);
+	if ((p = strstr(buf, "\nPPid:\t")) == NULL)
+		return (-1);
+	v = strtol(p + 7, NULL, 10);
+	return (v > 0 && v <= INT32_MAX ? (pid_t)v : -1);
+}
+
+/*
+ * The children of `runsc run`, from the host kernel's account of each
+ * of its threads: at most max of them.  -1 if they cannot be read.
+ */
+static int
+runsc_children(pid_t run, pid_t *kids, int max)
+{
+	char		 path[64], buf[1024], *w, *s;
+	DIR		*d;
+	struct dirent	*de;
+	long		 v;
+	int		 n = 0, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)run);
+	if ((d = opendir(path)) == NULL)
+		return (-1);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "/proc/%d/task/%s/"
+		    "children", (int)run, de->d_name) >= sizeof(path) ||
+		    host_read_file(path, buf, sizeof(buf)) == -1)
+			continue;	/* a thread that just ended */
+		for (s = buf; (w = strsep(&s, " \n")) != NULL;) {
+			if (*w == '\0' || (v = strtol(w, NULL, 10)) <= 0 ||
+			    v > INT32_MAX)
+				continue;
+			for (i = 0; i < n && kids[i] != (pid_t)v; i++)
+				;
+			if (i == n && n < max)
+				kids[n++] = (pid_t)v;
+			else if (i == n) {
+				closedir(d);
+				return (max + 1);
+			}
+		}
+	}
+	closedir(d);
+	return (n);
+}
+
+/* "pid": N of `runsc state`'s answer; 0 if there is none. */
+static pid_t
+runsc_state_pid(const char *out)
+{
+	const char	*p;
+	long		 v;
+
+	if ((p = strstr(out, "\"pid\":")) == NULL)
+		return (0);
+	p += 6;
+	while (*p == ' ')
+		p++;
+	v = strtol(p, NULL, 10);
+	return (v > 0 && v <= INT32_MAX ? (pid_t)v : 0);
+}
+
+/*
+ * What the host reads of a runsc fence (docs/runsc.md, "Measured"):
+ * the fence's processes are the sentry's, so the sandbox process (the
+ * pid `runsc state` gives, a child of our `runsc run`) for the status,
+ * user namespace and network; the fence's files are what the gofer
+ * serves, so the gofer (the other child of `runsc run`) for the mount
+ * table, whose root may be the bundle's rootfs.
+ */
+static int
+runsc_host_procs(struct fence *f, pid_t *procs, pid_t *files,
+    struct host_allow *a, char *err, size_t errlen)
+{
+	struct runsc_fence *rf = f->f_be;
+	char		 root[PATH_MAX + 8], out[1024], cerr[256];
+	char		*argv[] = { "runsc", root, "state", rf->rf_id, NULL };
+	pid_t		 kids[3];
+	int		 n, i, r;
+
+	if (rf->rf_pid <= 0) {
+		runsc_errf(err, errlen, "runsc run has ended");
+		return (-1);
+	}
+	if (rf->rf_sandbox == 0) {
+		snprintf(root, sizeof(root), "--root=%s", runsc.rs_root);
+		if ((r = runsc_cmd(argv, out, sizeof(out), cerr,
+		    sizeof(cerr))) != 0) {
+			runsc_errf(err, errlen, "runsc state: %s", r == -1 ?
+			    cerr : "failed");
+			return (-1);
+		}
+		if ((rf->rf_sandbox = runsc_state_pid(out)) == 0) {
+			runsc_errf(err, errlen, "runsc state gave no pid");
+			return (-1);
+		}
+	}
+	if (runsc_ppid(rf->rf_sandbox) != rf->rf_pid) {
+		runsc_errf(err, errlen, "the sandbox, pid %d, is not a child "
+		    "of runsc run", (int)rf->rf_sandbox);
+		return (-1);
+	}
+	if ((n = runsc_children(rf->rf_pid, kids, 3)) != 2) {
+		runsc_errf(err, errlen, "runsc run has %d children, not its "
+		    "gofer and sandbox", n);
+		return (-1);
+	}
+	for (i = 0; i < 2 && kids[i] != rf->rf_sandbox; i++)
+		;
+	if (i == 2) {
+		runsc_errf(err, errlen, "the sandbox is not among runsc run's "
+		    "children");
+		return (-1);
+	}
+	*procs = rf->rf_sandbox;
+	*files = kids[1 - i];
+	if ((size_t)snprintf(a->ha_root, sizeof(a->ha_root), "%s/rootfs",
+	    rf->rf_bundle) >= sizeof(a->ha_root)) {
+		runsc_errf(err, errlen, "bundle path too long");
+		return (-1);
+	}
 	return (0);
 }
 
@@ -604,6 +778,7 @@ const struct fencer_backend backend_runsc = {
 	.fb_state_size = sizeof(struct runsc_fence),
 	.fb_start = runsc_start,
 	.fb_boot = runsc_boot,
+	.fb_host_procs = runsc_host_procs,
 	.fb_reaped = runsc_reaped,
 	.fb_stop = runsc_stop,
 };

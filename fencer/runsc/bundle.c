@@ -133,6 +133,15 @@ bundle_mounts(const struct runsc_bundle_spec *s, char *err, size_t errlen)
 	    "destination", "/tmp", "type", "tmpfs", "source", "tmpfs",
 	    "options", "nosuid", "nodev", tmpopt[0], tmpopt[1], tmpopt[2],
 	    tmpopt[3])) == -1 ||
+	    /*
+	     * gVisor gives a fence its own sysfs unless the bundle mounts
+	     * /sys: an empty read-only tmpfs there, as a native fence has
+	     * no /sys to read (docs/runsc.md).
+	     */
+	    bundle_add(m, json_pack("{s:s, s:s, s:s, s:[s,s,s,s,s,s]}",
+	    "destination", "/sys", "type", "tmpfs", "source", "tmpfs",
+	    "options", "ro", "nosuid", "nodev", "noexec", "size=4k",
+	    "mode=0555")) == -1 ||
 	    bundle_add(m, bundle_bind(s->rb_home, home, 1)) == -1)
 		goto oom;
 	for (i = 0; i < runsc_nbin_names; i++) {
@@ -353,9 +362,48 @@ bundle_rootfs(int dfd, const struct runsc_bundle_spec *s, char *err,
  * Make the bundle in dir, which must not exist: dir 0700, rootfs 0755,
  * config.json 0600, all root's.  On failure what was made is removed.
  */
+/*
+ * Every source config c binds read-only, in the order it binds them.
+ * Fails if one is not absolute, is too long, or there are more than
+ * RUNSC_RO_MAX: the child could not make them all read-only.
+ */
+int
+runsc_bundle_ro_binds(json_t *c, struct runsc_ro_binds *ro, char *err,
+    size_t errlen)
+{
+	json_t		*m, *o;
+	const char	*src;
+	size_t		 i, j;
+	int		 isro;
+
+	ro->rr_n = 0;
+	json_array_foreach(json_object_get(c, "mounts"), i, m) {
+		if ((src = json_string_value(json_object_get(m, "type"))) ==
+		    NULL || strcmp(src, "bind") != 0)
+			continue;
+		isro = 0;
+		json_array_foreach(json_object_get(m, "options"), j, o)
+			if (json_is_string(o) &&
+			    strcmp(json_string_value(o), "ro") == 0)
+				isro = 1;
+		if (!isro)
+			continue;
+		src = json_string_value(json_object_get(m, "source"));
+		if (src == NULL || src[0] != '/' || ro->rr_n == RUNSC_RO_MAX ||
+		    strlcpy(ro->rr_path[ro->rr_n], src,
+		    sizeof(ro->rr_path[0])) >= sizeof(ro->rr_path[0])) {
+			snprintf(err, errlen, "bundle: read-only bind %zu "
+			    "cannot be made read-only", i);
+			return (-1);
+		}
+		ro->rr_n++;
+	}
+	return (0);
+}
+
 int
 runsc_bundle_write(const char *dir, const struct runsc_bundle_spec *s,
-    char *err, size_t errlen)
+    struct runsc_ro_binds *ro, char *err, size_t errlen)
 {
 	char		 path[PATH_MAX];
 	json_t		*c;
@@ -363,6 +411,10 @@ runsc_bundle_write(const char *dir, const struct runsc_bundle_spec *s,
 
 	if ((c = runsc_bundle_config(s, err, errlen)) == NULL)
 		return (-1);
+	if (ro != NULL && runsc_bundle_ro_binds(c, ro, err, errlen) == -1) {
+		json_decref(c);
+		return (-1);
+	}
 	if (mkdir(dir, 0700) == -1) {
 		snprintf(err, errlen, "bundle: mkdir %s: %s", dir,
 		    strerror(errno));

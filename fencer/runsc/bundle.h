@@ -46,6 +46,18 @@ struct runsc_bundle_spec {
 	int		 rb_test_cap;		/* give CAP_NET_RAW */
 };
 
+/*
+ * The host paths the bundle binds read-only, for the child that runs
+ * runsc to make read-only mounts of in a mount namespace of its own:
+ * the gofer of this runsc binds them as they are, read-write in the
+ * host kernel's eyes, and leaves "ro" to itself and the sentry.
+ */
+#define RUNSC_RO_MAX		16
+struct runsc_ro_binds {
+	char		 rr_path[RUNSC_RO_MAX][PATH_MAX];
+	int		 rr_n;
+};
+
 /* The programs of rb_bindir a fence may run, file by file. */
 extern const char *const runsc_bin_names[];
 extern const size_t runsc_nbin_names;
@@ -54,8 +66,10 @@ int	 runsc_id_new(char [RUNSC_ID_SIZE]);
 int	 runsc_id_valid(const char *);
 json_t	*runsc_bundle_config(const struct runsc_bundle_spec *, char *,
 	    size_t);
+int	 runsc_bundle_ro_binds(json_t *, struct runsc_ro_binds *, char *,
+	    size_t);
 int	 runsc_bundle_write(const char *, const struct runsc_bundle_spec *,
-	    char *, size_t);
+	    struct runsc_ro_binds *, char *, size_t);
 int	 runsc_bundle_remove(const char *);
 
 #endif /* RUNSC_BUNDLE_H */
