@@ -330,8 +330,63 @@ ATF_TC_BODY(write_remove, tc)
 	ATF_CHECK(stat(dir, &sb) == -1 && errno == ENOENT);
 }
 
+/*
+ * What the child that runs runsc makes read-only: exactly the sources
+ * the config binds read-only, never the home; and a config it could
+ * not make read-only is refused, not run half read-only.
+ */
+ATF_TC_WITHOUT_HEAD(ro_binds);
+ATF_TC_BODY(ro_binds, tc)
+{
+	struct runsc_bundle_spec s;
+	struct runsc_ro_binds *ro;
+	json_t		*c, *m, *bad;
+	char		 err[256];
+	size_t		 i;
+	int		 j, nro = 0, found;
+
+	ATF_REQUIRE((ro = calloc(1, sizeof(*ro))) != NULL);
+	spec_init(&s);
+	c = config(&s);
+	ATF_REQUIRE_MSG(runsc_bundle_ro_binds(c, ro, err, sizeof(err)) == 0,
+	    "%s", err);
+	json_array_foreach(get(c, "mounts"), i, m) {
+		if (strcmp(json_string_value(get(m, "type")), "bind") != 0 ||
+		    !has_option(m, "ro"))
+			continue;
+		nro++;
+		for (j = 0, found = 0; j < ro->rr_n; j++)
+			if (strcmp(ro->rr_path[j],
+			    json_string_value(get(m, "source"))) == 0)
+				found = 1;
+		ATF_CHECK_MSG(found, "%s not made read-only",
+		    json_string_value(get(m, "source")));
+	}
+	ATF_CHECK_EQ(ro->rr_n, nro);
+	ATF_CHECK(nro >= 4);
+	for (j = 0; j < ro->rr_n; j++)
+		ATF_CHECK(strcmp(ro->rr_path[j], s.rb_home) != 0);
+	ATF_CHECK_STREQ(ro->rr_path[0], "/usr");
+
+	/* A relative source, or more than RUNSC_RO_MAX: refused. */
+	bad = json_pack("{s:[{s:s,s:s,s:s,s:[s]}]}", "mounts", "type", "bind",
+	    "source", "usr", "destination", "/usr", "options", "ro");
+	ATF_CHECK(runsc_bundle_ro_binds(bad, ro, err, sizeof(err)) == -1);
+	json_decref(bad);
+	bad = json_pack("{s:[]}", "mounts");
+	for (j = 0; j <= RUNSC_RO_MAX; j++)
+		json_array_append_new(json_object_get(bad, "mounts"),
+		    json_pack("{s:s,s:s,s:s,s:[s]}", "type", "bind", "source",
+		    "/usr", "destination", "/usr", "options", "ro"));
+	ATF_CHECK(runsc_bundle_ro_binds(bad, ro, err, sizeof(err)) == -1);
+	json_decref(bad);
+	json_decref(c);
+	free(ro);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, ro_binds);
 	ATF_TP_ADD_TC(tp, process);
 	ATF_TP_ADD_TC(tp, never_root);
 	ATF_TP_ADD_TC(tp, filesystem);

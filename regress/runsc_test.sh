@@ -161,6 +161,105 @@ unavailable_body() {
 }
 unavailable_cleanup() { fenced_cleanup; }
 
+# The pid of this daemon's gofer, the one runsc process of it there is.
+runsc_gofer() {
+	ps -eo pid=,args= | grep -F -- "--root=$PWD/state/runsc/state" | \
+	    grep -F runsc-gofer | grep -v grep | awk '{ print $1 }'
+}
+
+atf_test_case level_l3 cleanup
+level_l3_head() {
+	atf_set descr "a runsc fence earns L3 as measured: the kernel axis separate, filesystem, processes and network fenced by its report and by the host's own reading of the sandbox and the gofer; require L3 boots it over fencectl and HTTP"
+	atf_set require.user root
+}
+level_l3_body() {
+	runsc_require
+	fenced_vars
+	fenced_start
+	usr_before=$(awk '$5 == "/usr" || $5 == "/etc"' /proc/self/mountinfo)
+	atf_check -o match:"^level: *L3\$" -o match:"^kernel: *separate, release " \
+	    $CTL boot g backend runsc require L3
+	atf_check -o match:"^level: *L3\$" -o match:"^kernel: *separate" \
+	    $CTL show environment g
+	# gVisor's kernel answers uname, not the host's.
+	atf_check -o not-match:"$(uname -r)" -o match:"^Linux g " \
+	    $CTL exec g -- uname -a
+	$CTL probe g > verdict || atf_fail "probe"
+	for a in filesystem processes network; do
+		atf_check -o match:"\"$a\":\\{\"verdict\":\"fenced\",\"violations\":\\[\\]" \
+		    cat verdict
+	done
+	atf_check -o match:'"kernel":\{"verdict":"separate"' cat verdict
+	# What grants it is the host's reading: the gofer's /usr and /etc
+	# are read-only mounts in the host kernel's eyes, made in runsc's
+	# own mount namespace, and the host's own table is untouched.
+	g=$(runsc_gofer)
+	[ -n "$g" ] || atf_fail "no gofer"
+	for m in /usr /etc; do
+		atf_check -o match:"^ro," -x \
+		    "awk '\$5 == \"$m\" { print \$6 }' /proc/$g/mountinfo"
+	done
+	atf_check_equal "$usr_before" \
+	    "$(awk '$5 == "/usr" || $5 == "/etc"' /proc/self/mountinfo)"
+
+	# Over HTTP: boot with require L3, exec, stop.
+	t=$($CTL token | tail -1)
+	u="http://127.0.0.1:$(fenced_port)/api/environments"
+	atf_check -o inline:"201" curl -s -o body -w '%{http_code}' \
+	    -H "x-voicebox-host-token: $t" \
+	    -d '{"backend":"runsc","require":"L3"}' "$u/h"
+	atf_check -o match:'"level": *"L3"' -o match:'"backend": *"runsc"' \
+	    cat body
+	atf_check -o inline:"200" curl -s -o body -w '%{http_code}' \
+	    -H "x-voicebox-host-token: $t" -d '{"command":"uname -r"}' \
+	    "$u/h/exec"
+	atf_check -o not-match:"$(uname -r)" -o match:'"exitCode": *0' cat body
+	atf_check -o inline:"200" curl -s -o /dev/null -w '%{http_code}' \
+	    -H "x-voicebox-host-token: $t" -X DELETE "$u/h"
+	atf_check -o match:"^stopped g" $CTL stop g
+	runsc_clean
+	fenced_stop
+}
+level_l3_cleanup() { fenced_cleanup; }
+
+atf_test_case weakened cleanup
+weakened_head() {
+	atf_set descr "a runsc fence with a weakened bundle (a test build that binds the host's /var) earns less than L3 and names why, and require L3 on it fails; a bundle that gives CAP_NET_RAW gives the fence nothing on this gVisor"
+	atf_set require.user root
+}
+weakened_body() {
+	runsc_require
+	fenced_vars
+	FENCED_TEST_RUNSC_HOSTMOUNT=1 FENCED_BIN=$HOOKS/fenced fenced_start
+	$CTL boot w backend runsc > /dev/null || atf_fail "boot w"
+	$CTL probe w > verdict || atf_fail "probe w"
+	atf_check -o match:"^level: not-earned" \
+	    -o match:"filesystem: host path /var on /var bound in" cat verdict
+	atf_check -s exit:1 \
+	    -e match:"require-not-met.*required L3; stopped: .*host path /var on /var bound in" \
+	    $CTL boot w2 backend runsc require L3
+	atf_check -s exit:1 -e match:"not-found" $CTL show environment w2
+	fenced_stop
+	runsc_clean
+
+	# A bundle that gives CAP_NET_RAW in every set: this gVisor gives a
+	# non-root init none of it (docs/runsc.md), so the fence holds no
+	# capability, the probe sees none, and L3 stands.  Were it held, the
+	# report's CapEff would take L3 away (report_test:l3_host_reading).
+	FENCED_TEST_RUNSC_CAP=1 FENCED_BIN=$HOOKS/fenced fenced_start
+	$CTL boot c backend runsc > /dev/null || atf_fail "boot c"
+	grep -q CAP_NET_RAW state/runsc/bundles/*/config.json || \
+	    atf_fail "the test build's bundle gives no capability"
+	atf_check -o match:"CapEff:[[:space:]]*0000000000000000" \
+	    -o match:"CapBnd:[[:space:]]*0000000000000000" \
+	    $CTL exec c -- sh -c 'grep Cap /proc/self/status /proc/1/status'
+	$CTL probe c > verdict || atf_fail "probe c"
+	atf_check -o match:"^level: L3" -o not-match:"CapEff is" cat verdict
+	fenced_stop
+	runsc_clean
+}
+weakened_cleanup() { fenced_cleanup; }
+
 atf_test_case attack_inside cleanup
 attack_inside_head() {
 	atf_set descr "from inside a runsc fence: no host files, no other fence, no network, no daemon"
@@ -203,7 +302,7 @@ attack_inside_cleanup() { fenced_cleanup; }
 
 atf_test_case attack_local_user cleanup
 attack_local_user_head() {
-	atf_set descr "a second local user reaches neither runsc's state nor a bundle nor another user's runsc fence"
+	atf_set descr "a second local user reaches neither runsc's state nor a bundle nor another user's runsc fence, nor its sandbox; nobody, as whom the sandbox runs, cannot trace it or read it"
 	atf_set require.user root
 }
 attack_local_user_body() {
@@ -229,6 +328,25 @@ attack_local_user_body() {
 	    exec $b /bin/true
 	# The fence is root's: the other user's fencectl does not see it.
 	atf_check -s not-exit:0 -e ignore $U $CTL exec v -- id
+	# Its sandbox runs as nobody: another uid cannot signal it, and
+	# nobody itself (this runsc runs every sandbox as nobody) can
+	# neither trace it nor read its memory, environment or files.
+	sb=$(ps -eo pid=,args= | grep -F -- "--root=$PWD/state/runsc/state" | \
+	    grep -F runsc-sandbox | grep -v grep | awk '{ print $1 }')
+	[ -n "$sb" ] || atf_fail "no sandbox process"
+	atf_check -s not-exit:0 -e ignore $U kill -0 "$sb"
+	N="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	for f in environ mem maps; do
+		atf_check -s not-exit:0 -e ignore $N cat /proc/$sb/$f
+	done
+	atf_check -s not-exit:0 -e ignore $N ls /proc/$sb/root/
+	# (It may list the numbers of its descriptors, not what they are.)
+	atf_check -s not-exit:0 -e ignore $N readlink /proc/$sb/fd/0
+	atf_check -s not-exit:0 -e ignore $N cat /proc/$sb/fdinfo/0
+	atf_check -o inline:"-1 1\n" $N /usr/bin/python3 -c "
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+print(libc.ptrace(16, $sb, 0, 0), ctypes.get_errno())"
 	fenced_stop
 }
 attack_local_user_cleanup() { fenced_cleanup; }
@@ -238,6 +356,8 @@ atf_init_test_cases() {
 	atf_add_test_case orphans
 	atf_add_test_case kill9
 	atf_add_test_case unavailable
+	atf_add_test_case level_l3
+	atf_add_test_case weakened
 	atf_add_test_case attack_inside
 	atf_add_test_case attack_local_user
 }

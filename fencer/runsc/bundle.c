@@ -182,8 +182,12 @@ bundle_caps(const struct runsc_bundle_spec *s)
 			return (NULL);
 		}
 #ifdef FENCED_TEST_HOOKS
-		/* Test builds only: a capability the fence must not have. */
-		if (s->rb_test_cap && strcmp(sets[i], "ambient") != 0 &&
+		/*
+		 * Test builds only: a capability the fence must not have,
+		 * ambient too, so that it outlives the agent's exec of a
+		 * command as the fence's (non-root) uid.
+		 */
+		if (s->rb_test_cap &&
 		    json_array_append_new(a, json_string("CAP_NET_RAW")) == -1) {
 			json_decref(c);
 			return (NULL);
