@@ -702,6 +702,36 @@ ld_capsets(const struct lockdown *ld)
 	cap_free(caps);
 }
 
+/*
+ * After lockdown(), one kept capability this process turns out not to
+ * need (the fencer's CAP_SYS_CHROOT where runsc cannot run): gone from
+ * every set, the bounding set too, and read back.  Fatal if it stays.
+ */
+void
+lockdown_give_up(cap_value_t c)
+{
+	cap_t		 caps;
+	cap_flag_value_t v;
+
+	if (cap_get_bound(c) == 1 && cap_drop_bound(c) == -1)
+		fatal("%s: drop capability %d from the bounding set",
+		    __func__, c);
+	if ((caps = cap_get_proc()) == NULL)
+		fatal("%s: cap_get_proc", __func__);
+	if (cap_set_flag(caps, CAP_EFFECTIVE, 1, &c, CAP_CLEAR) == -1 ||
+	    cap_set_flag(caps, CAP_PERMITTED, 1, &c, CAP_CLEAR) == -1 ||
+	    cap_set_flag(caps, CAP_INHERITABLE, 1, &c, CAP_CLEAR) == -1 ||
+	    cap_set_proc(caps) == -1)
+		fatal("%s: capability %d", __func__, c);
+	cap_free(caps);
+	if ((caps = cap_get_proc()) == NULL)
+		fatal("%s: cap_get_proc", __func__);
+	if (cap_get_bound(c) != 0 ||
+	    cap_get_flag(caps, c, CAP_PERMITTED, &v) == -1 || v != CAP_CLEAR)
+		fatalx("%s: capability %d is still held", __func__, c);
+	cap_free(caps);
+}
+
 /* Read everything back: trust the kernel's answer, not our calls. */
 static void
 ld_verify(const struct lockdown *ld)

@@ -28,6 +28,7 @@ struct lockdown {
 };
 
 void	lockdown(const struct lockdown *);
+void	lockdown_give_up(cap_value_t);
 int	lockdown_filter_load(enum lockdown_filter, const char *);
 
 /*

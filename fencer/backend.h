@@ -95,6 +95,7 @@ extern const struct fencer_backend	 backend_subprocess;
 #endif
 
 const struct fencer_backend	*fencer_backend(int);
+int				 runsc_usable(void);	/* runsc/ */
 const char			*fencer_backend_missing(int);
 void				 fencer_backends_start(void);
 

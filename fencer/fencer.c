@@ -21,6 +21,7 @@
 #include "msg.h"
 #include "proc.h"
 #include "fencer.h"
+#include "backend.h"
 
 static void	fencer_dispatch_broker(struct imsgev *, struct imsg *, void *);
 static void	fencer_dispatch_prober(struct imsgev *, struct imsg *, void *);
@@ -84,11 +85,20 @@ fencer_init_cb(const struct proc_args *pa)
 	fencer_init(pa->pa_id);
 }
 
-/* Configured: the backends may look for what they need. */
+/*
+ * Configured: the backends may look for what they need.  CAP_SYS_CHROOT
+ * is runsc's alone (its sandbox and gofer chroot): where runsc cannot
+ * run, it goes now, so no native fence even shows it in its bounding
+ * set.  A reload does not look for runsc again (docs/runsc.md).
+ */
 static void
 fencer_start_cb(void)
 {
 	fencer_backends_start();
+	if (!runsc_usable()) {
+		lockdown_give_up(CAP_SYS_CHROOT);
+		log_info("no runsc here: CAP_SYS_CHROOT dropped");
+	}
 }
 
 static void

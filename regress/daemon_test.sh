@@ -326,8 +326,32 @@ manuals_body() {
 	done
 }
 
+atf_test_case chroot_dropped cleanup
+chroot_dropped_head() {
+	atf_set descr "where runsc cannot run, the fencer drops CAP_SYS_CHROOT (runsc's alone) from every set, and no native fence shows it in its bounding set"
+	atf_set require.user root
+}
+chroot_dropped_body() {
+	fenced_vars
+	{ fenced_conf; echo 'runsc "/nonexistent/runsc"'; } > fenced.conf
+	fenced_start
+	pid=$(fenced_pid fencer)
+	for c in CapEff CapPrm CapBnd; do
+		atf_check_equal "$FENCER_CAPS_NORUNSC" "$(status_field $pid $c)"
+	done
+	atf_check -o match:"no runsc here: CAP_SYS_CHROOT dropped" cat fenced.log
+	atf_check -o ignore $CTL boot k tier L1
+	atf_check -o inline:"CapBnd:\t$FENCER_CAPS_NORUNSC\n" \
+	    $CTL exec k -- grep CapBnd /proc/self/status
+	atf_check -s exit:1 -e match:"runsc.*cannot be run" \
+	    $CTL boot g backend runsc
+	fenced_stop
+}
+chroot_dropped_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case processes
+	atf_add_test_case chroot_dropped
 	atf_add_test_case channels
 	atf_add_test_case kill_broker
 	atf_add_test_case kill_fencer

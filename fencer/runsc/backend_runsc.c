@@ -394,6 +394,13 @@ runsc_start(void)
 	runsc_sweep();
 }
 
+/* After the start: can runsc fences boot here at all? */
+int
+runsc_usable(void)
+{
+	return (runsc.rs_err[0] == '\0');
+}
+
 /* Child side: into each of the daemon's folders (cgroup v1 only). */
 static int
 runsc_child_cgroups(const struct backend_boot *bb)
