@@ -222,6 +222,45 @@ level_l3_body() {
 }
 level_l3_cleanup() { fenced_cleanup; }
 
+atf_test_case home_image cleanup
+home_image_head() {
+	atf_set descr "limit home on a runsc fence: the image is mounted for the gofer only, full at its size, kept across stop and boot, detached at stop; the fence still earns L3"
+	atf_set require.user root
+}
+home_image_body() {
+	runsc_require
+	[ -e /dev/loop-control ] || atf_skip "no /dev/loop-control"
+	fenced_vars
+	fenced_conf > fenced.conf
+	echo 'limit home 32M' >> fenced.conf
+	fenced_start
+	img="$PWD/state/homes/0/h.img"
+	atf_check -o match:"^level: *L3\$" -o match:"^home: *$img\$" \
+	    -o match:"^home use: [0-9]+K of 32768K\$" \
+	    $CTL boot h backend runsc require L3
+	atf_check -s not-exit:0 -e match:"No space left on device" \
+	    $CTL exec h -- dd if=/dev/zero of=big bs=1M count=100
+	atf_check $CTL exec h -- sh -c 'rm -f big; echo kept > note'
+	# Mounted in runsc's namespace only, never in the host's.
+	atf_check -s exit:1 -o empty grep -F "$img" /proc/self/mountinfo
+	atf_check -o empty awk -v d="$PWD/state/runsc" \
+	    'index($5, d) == 1' /proc/self/mountinfo
+	$CTL stop h > /dev/null
+	runsc_clean
+	i=0
+	while losetup -j "$img" | grep -q . && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	atf_check -o empty losetup -j "$img"
+	atf_check -o ignore $CTL boot h backend runsc
+	atf_check -o inline:"kept\n" $CTL exec h -- cat note
+	$CTL stop h > /dev/null
+	fenced_stop
+	runsc_clean
+}
+home_image_cleanup() { fenced_cleanup; }
+
 atf_test_case weakened cleanup
 weakened_head() {
 	atf_set descr "a runsc fence with a weakened bundle (a test build that binds the host's /var) earns less than L3 and names why, and require L3 on it fails; a bundle that gives CAP_NET_RAW gives the fence nothing on this gVisor"
@@ -358,6 +397,7 @@ atf_init_test_cases() {
 	atf_add_test_case unavailable
 	atf_add_test_case level_l3
 	atf_add_test_case weakened
+	atf_add_test_case home_image
 	atf_add_test_case attack_inside
 	atf_add_test_case attack_local_user
 }

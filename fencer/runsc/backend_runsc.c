@@ -431,12 +431,24 @@ runsc_child_cgroups(const struct backend_boot *bb)
  * word; the host's own mounts are untouched.
  */
 static int
-runsc_child_mounts(const struct runsc_ro_binds *ro)
+runsc_child_mounts(const struct runsc_ro_binds *ro, const char *home_dev,
+    const char *home_mnt, uid_t uid)
 {
-	int	 i;
+	struct stat	 sb;
+	int		 i;
 
 	if (unshare(CLONE_NEWNS) == -1 ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
+		return (-1);
+	/*
+	 * `limit home': the image's ext4 on the bundle's home folder, here
+	 * only, as a native fence mounts it in its own namespace.  The
+	 * loop device stays held by the descriptor this child inherited
+	 * until the mount has it.
+	 */
+	if (home_dev[0] != '\0' && (mount(home_dev, home_mnt, "ext4",
+	    MS_NOSUID | MS_NODEV, "discard,errors=remount-ro") == -1 ||
+	    stat(home_mnt, &sb) == -1 || sb.st_uid != uid))
 		return (-1);
 	for (i = 0; i < ro->rr_n; i++)
 		if (mount(ro->rr_path[i], ro->rr_path[i], NULL, MS_BIND,
@@ -489,6 +501,7 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	struct runsc_bundle_spec rb;
 	char		 root[PATH_MAX + 8], platform[32], logf[PATH_MAX + 8];
 	char		 bundle[PATH_MAX + 16], cgpath[PATH_MAX];
+	char		 home[PATH_MAX];
 	char		*argv[] = { "runsc", root, "--network=none", platform,
 			    logf, "run", bundle, rf->rf_id, NULL };
 	struct runsc_ro_binds *ro;
@@ -508,9 +521,10 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 			    "a fence");
 			return (-1);
 		}
-	if (bb->bb_home_dev[0] != '\0') {
-		runsc_errf(err, errlen, "backend runsc cannot mount a home image "
-		    "(limit home in fenced.conf)");
+	if (bb->bb_home_dev[0] != '\0' &&
+	    strncmp(bb->bb_home_dev, "/dev/loop", 9) != 0) {
+		runsc_errf(err, errlen, "home image %s is not a loop device",
+		    bb->bb_home_dev);
 		return (-1);
 	}
 	v2 = runsc_cgroup_v2(bb->bb_cgroup_parent[0]);
@@ -537,10 +551,15 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 
 	runsc_id_new(rf->rf_id);
 	if ((size_t)snprintf(rf->rf_bundle, sizeof(rf->rf_bundle), "%s/%s",
-	    runsc.rs_bundles, rf->rf_id) >= sizeof(rf->rf_bundle)) {
+	    runsc.rs_bundles, rf->rf_id) >= sizeof(rf->rf_bundle) ||
+	    (size_t)snprintf(home, sizeof(home), "%s/home", rf->rf_bundle) >=
+	    sizeof(home)) {
 		runsc_errf(err, errlen, "bundle path too long");
 		return (-1);
 	}
+	/* A home image is mounted on the bundle's home folder (below). */
+	if (bb->bb_home_dev[0] != '\0')
+		rb.rb_home = home;
 	if ((ro = calloc(1, sizeof(*ro))) == NULL) {
 		runsc_errf(err, errlen, "out of memory");
 		return (-1);
@@ -548,6 +567,10 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	if (runsc_bundle_write(rf->rf_bundle, &rb, ro, err, errlen) == -1) {
 		free(ro);
 		return (-1);
+	}
+	if (bb->bb_home_dev[0] != '\0' && mkdir(home, 0700) == -1) {
+		runsc_errf(err, errlen, "mkdir %s: %s", home, strerror(errno));
+		goto fail;
 	}
 	snprintf(root, sizeof(root), "--root=%s", runsc.rs_root);
 	snprintf(platform, sizeof(platform), "--platform=%s",
@@ -575,7 +598,8 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		if (!v2 && runsc_child_cgroups(bb) == -1)
 			_exit(126);
-		if (runsc_child_mounts(ro) == -1)
+		if (runsc_child_mounts(ro, bb->bb_home_dev, home,
+		    f->f_info.f_uid) == -1)
 			_exit(125);
 		if ((fd = open("/dev/null", O_RDWR)) == -1 ||
 		    dup2(sp[1], 0) == -1 || dup2(sp[1], 1) == -1 ||
