@@ -6,7 +6,9 @@
 #     replaced), each from its start to its end;
 #   exec of /bin/true in a running runsc fence through the agent
 #     (fencectl exec: one fencectl process per exec included) against
-#     `runsc exec' of /bin/true in the same container.
+#     `runsc exec' of /bin/true in the same container;
+#   what one process costs inside the fence (fork+exec, posix_spawn,
+#     fork alone, timed by python3 in it): the floor under any exec.
 #	runsc.sh BUILD CTLSOCK STATE RUNS
 set -eu
 build=$1 sock=$2 state=$3 runs=$4
@@ -77,3 +79,32 @@ printf "%-44s %10s us median of %d\n" "runsc exec /bin/true, same container" \
     "$r" $n
 echo "runsc exec / agent exec: $(awk -v a="$a" -v r="$r" \
     'BEGIN { printf "%.1f", r / a }')x"
+# The floor under any exec in the fence: one process made inside
+# gVisor, timed inside it (every fork on the ptrace platform is a new
+# stub address space; posix_spawn shares the parent's until the exec).
+if [ -x /usr/bin/python3 ]; then
+	$ctl exec bench-runsc -- /usr/bin/python3 -c 'import os, time
+n = '"$n"' * 4
+def run(f):
+	t = []
+	for i in range(n):
+		t0 = time.monotonic_ns()
+		os.waitpid(f(), 0)
+		t.append((time.monotonic_ns() - t0) // 1000)
+	return sorted(t)[n // 2]
+def fx():
+	p = os.fork()
+	if p == 0:
+		os.execv("/bin/true", ["/bin/true"])
+	return p
+def fo():
+	p = os.fork()
+	if p == 0:
+		os._exit(0)
+	return p
+sp = lambda: os.posix_spawn("/bin/true", ["/bin/true"], {})
+for name, f in (("fork+exec", fx), ("posix_spawn", sp), ("fork", fo)):
+	print("%-44s %10d us median of %d" % ("in the runsc fence: " +
+	    name + " /bin/true" if name != "fork" else
+	    "in the runsc fence: fork, exit", run(f), n))'
+fi
