@@ -785,6 +785,12 @@ runsc_stop(struct fence *f, int *oom)
 		if (runsc_wait(rf->rf_pid, RUNSC_CMD_MS, &status) == -1)
 			log_warnx("runsc: run %s did not end, killed",
 			    rf->rf_id);
+		else if (WIFEXITED(status) && (WEXITSTATUS(status) == 125 ||
+		    WEXITSTATUS(status) == 126))
+			log_warnx("runsc: fence %s: runsc did not run: its %s "
+			    "could not be made", f->f_info.f_key,
+			    WEXITSTATUS(status) == 125 ? "read-only mounts or "
+			    "home image" : "cgroups");
 		else if (WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
 		    WEXITSTATUS(status) != 128 + SIGKILL) {
 			runsc_log_tail(rf->rf_bundle, tail, sizeof(tail));
