@@ -39,6 +39,7 @@
 
 #define SUPER_ARGV_MAX	8	/* git init and its path */
 
+static pid_t	agent_super_spawn(const struct agent_spawn *, char *const *, int);
 static void	agent_super_fds(int, int, int, int);
 static void	agent_super_signals(void);
 static void	agent_super_noop(int);
@@ -85,13 +86,12 @@ agent_super(const struct agent_spawn *sp, int ctl, int in, int out, int err)
 	if (tail[0] != '\0')
 		av = agent_super_argv(sp, tail, argv);
 	/* 0..6 are taken: the pipe lands above the command's 0..3. */
-	if (pipe2(ep, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
+	if (pipe2(ep, O_CLOEXEC) == -1 ||
+	    (pid = agent_super_spawn(sp, av, ep[1])) == -1) {
 		rp.rp_stage = STAGE_SETUP;
 		rp.rp_errno = errno;
 		agent_super_report(&rp);
 	}
-	if (pid == 0)
-		agent_child(sp, av, ep[1]);
 	close(ep[1]);
 	close(SUPER_IN);
 	close(SUPER_OUT);
@@ -106,6 +106,24 @@ agent_super(const struct agent_spawn *sp, int ctl, int in, int out, int err)
 	    sizeof(rp.rp_errno))
 		rp.rp_stage = STAGE_EXEC;
 	agent_super_report(&rp);
+}
+
+/*
+ * The command, by vfork: it shares our memory until its exec, which
+ * saves a copy of the address space per command (under gVisor's ptrace
+ * platform a new stub address space, most of what an exec cost: bench/
+ * runsc.sh).  The child only makes system calls on its own descriptors,
+ * mask, session and dispositions (copies of ours, not ours) and never
+ * returns from here: it execs or _exits.
+ */
+static pid_t
+agent_super_spawn(const struct agent_spawn *sp, char *const *av, int ep)
+{
+	pid_t	 pid;
+
+	if ((pid = vfork()) == 0)
+		agent_child(sp, av, ep);
+	return (pid);
 }
 
 /*
