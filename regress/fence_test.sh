@@ -542,12 +542,7 @@ home_image_body() {
 	fence_run L1 -I 33554432 -- t_inside read /home/fence/kept yes -- \
 	    full /home/fence/big 64
 	fence_passed
-	i=0
-	while losetup -j "$img" | grep -q . && [ $i -lt 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	atf_check -o empty losetup -j "$img"
+	loop_wait_detached "$img"
 	# An image someone else could write is not mounted.
 	chown $FENCE_UID "$img"
 	fence_run L1.5 -I 33554432 -- t_inside true

@@ -247,12 +247,7 @@ home_image_body() {
 	    'index($5, d) == 1' /proc/self/mountinfo
 	$CTL stop h > /dev/null
 	runsc_clean
-	i=0
-	while losetup -j "$img" | grep -q . && [ $i -lt 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	atf_check -o empty losetup -j "$img"
+	loop_wait_detached "$img"
 	atf_check -o ignore $CTL boot h backend runsc
 	atf_check -o inline:"kept\n" $CTL exec h -- cat note
 	$CTL stop h > /dev/null
