@@ -382,8 +382,9 @@ cg_id_valid(const char *id)
 	return (id[i] == '\0');
 }
 
-static int
-cg_write(const char *dir, const char *file, const char *val)
+/* val into dir/file, whole, as one write (a cgroup file takes one). */
+int
+fencer_cg_write(const char *dir, const char *file, const char *val)
 {
 	char	 path[PATH_MAX];
 	size_t	 len = strlen(val);
@@ -450,7 +451,7 @@ fencer_cgroup_enter(const char *id, char *err, size_t errlen)
 		snprintf(err, errlen, "mkdir %s: %s", leaf, strerror(errno));
 		return (-1);
 	}
-	if (cg_write(leaf, "cgroup.procs", "0") == -1) {
+	if (fencer_cg_write(leaf, "cgroup.procs", "0") == -1) {
 		snprintf(err, errlen, "move into %s: %s", leaf,
 		    strerror(errno));
 		return (-1);
@@ -489,7 +490,7 @@ cg_leave(const char *id)
 	(void)fclose(fp);
 	if (!in)
 		return (0);
-	if (cg_write(own[i], "cgroup.procs", "0") == -1) {
+	if (fencer_cg_write(own[i], "cgroup.procs", "0") == -1) {
 		log_debug("%s: back into %s: %s", __func__, own[i],
 		    strerror(errno));
 		return (-1);
@@ -563,7 +564,7 @@ cg_enable(const char *dir, const int v2[3], char *err, size_t errlen)
 			snprintf(want + strlen(want), sizeof(want) -
 			    strlen(want), "%s+%s", want[0] ? " " : "",
 			    cg_ctrl[i]);
-	if (want[0] == '\0' || cg_write(dir, "cgroup.subtree_control",
+	if (want[0] == '\0' || fencer_cg_write(dir, "cgroup.subtree_control",
 	    want) == 0)
 		return (0);
 	if (errno == EBUSY)

@@ -140,27 +140,6 @@ static void	subprocess_child(const struct fence *,
 		    const struct backend_boot *, int, int, int)
 		    __attribute__((noreturn));
 
-static int
-subprocess_cg_write(const char *dir, const char *file, const char *val)
-{
-	char	 path[PATH_MAX];
-	int	 fd, saved;
-	ssize_t	 n;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >=
-	    sizeof(path)) {
-		errno = ENAMETOOLONG;
-		return (-1);
-	}
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
-		return (-1);
-	n = write(fd, val, strlen(val));
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return (n == (ssize_t)strlen(val) ? 0 : -1);
-}
-
 /* <pids parent>/<name>, with the fence's pids limit; its procs file. */
 static int
 subprocess_cg_make(struct subprocess_fence *sp, const struct fence *f,
@@ -190,7 +169,7 @@ subprocess_cg_make(struct subprocess_fence *sp, const struct fence *f,
 	}
 	/* pids.max is there on v1, and on v2 where pids is delegated. */
 	snprintf(val, sizeof(val), "%u", f->f_info.f_limits.fl_pids);
-	if (subprocess_cg_write(sp->sp_cgroup, "pids.max", val) == -1 &&
+	if (fencer_cg_write(sp->sp_cgroup, "pids.max", val) == -1 &&
 	    errno != ENOENT) {
 		snprintf(err, errlen, "%s/pids.max: %s", sp->sp_cgroup,
 		    strerror(errno));
@@ -225,7 +204,7 @@ subprocess_cg_kill(const struct subprocess_fence *sp, pid_t spare, int rounds)
 	if (sp->sp_cgroup[0] == '\0')
 		return (0);
 	if (spare <= 0 &&
-	    subprocess_cg_write(sp->sp_cgroup, "cgroup.kill", "1") == 0)
+	    fencer_cg_write(sp->sp_cgroup, "cgroup.kill", "1") == 0)
 		return (0);
 	for (round = 0; round < rounds; round++) {
 		if (file_read_small(sp->sp_cgroup, "cgroup.procs", buf,
