@@ -250,6 +250,7 @@ ATF_TC_BODY(linux_section, tc)
 	json_t		*c, *n;
 	size_t		 i;
 	int		 net = 0, pid = 0, ipc = 0, uts = 0, mnt = 0;
+	uint64_t	 pids, quota;
 
 	spec_init(&s);
 	c = config(&s);
@@ -278,6 +279,22 @@ ATF_TC_BODY(linux_section, tc)
 	ATF_CHECK_EQ(json_integer_value(get(c, "linux.resources.cpu.period")),
 	    100000);
 	json_decref(c);
+
+	/*
+	 * cgroup v2: the fencer places runsc in the fence's cgroup itself;
+	 * the bundle names none and asks runsc for no limits.  The limits
+	 * the fencer writes are the same numbers.
+	 */
+	s.rb_cgroups_path = NULL;
+	c = config(&s);
+	ATF_CHECK(json_object_get(get(c, "linux"), "cgroupsPath") == NULL);
+	ATF_CHECK(json_object_get(get(c, "linux"), "resources") == NULL);
+	ATF_CHECK_EQ(json_array_size(get(c, "linux.devices")), 0);
+	ATF_CHECK_EQ(json_array_size(get(c, "linux.namespaces")), 5);
+	json_decref(c);
+	runsc_limits(&s.rb_limits, &pids, &quota);
+	ATF_CHECK_EQ(pids, 256 * 16 + 256);
+	ATF_CHECK_EQ(quota, 150000);
 }
 
 ATF_TC_WITHOUT_HEAD(ids);

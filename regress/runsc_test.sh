@@ -57,6 +57,22 @@ boot_exec_stop_body() {
 	    $CTL exec g -- sh -c 'echo hello > f; cat f'
 	[ "$(cat "$(fenced_homes)/g/f")" = hello ] || \
 	    atf_fail "the home is not the host's sandbox home"
+	# The sandbox is held to the fence's memory (512M by default) and
+	# to its pids times RUNSC_PIDS_FACTOR plus RUNSC_PIDS_OVERHEAD:
+	# runsc's own cgroup on v1, the fencer's on v2.
+	sb=$(ps -eo pid=,args= | grep -F -- "--root=$PWD/state/runsc/state" | \
+	    grep -F runsc-sandbox | grep -v grep | awk '{ print $1 }')
+	[ -n "$sb" ] || atf_fail "no sandbox process"
+	if v2=$(sed -n 's/^0:://p' /proc/$sb/cgroup) &&
+	    [ -f "/sys/fs/cgroup$v2/memory.max" ]; then
+		atf_check -o inline:"536870912\n" cat "/sys/fs/cgroup$v2/memory.max"
+		atf_check -o inline:"4352\n" cat "/sys/fs/cgroup$v2/pids.max"
+		atf_check -o inline:"100000 100000\n" cat "/sys/fs/cgroup$v2/cpu.max"
+	else
+		m=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/$sb/cgroup)
+		atf_check -o inline:"536870912\n" \
+		    cat "/sys/fs/cgroup/memory$m/memory.limit_in_bytes"
+	fi
 	# One bundle and one container while it runs, named by no key.
 	atf_check_equal 1 "$(ls state/runsc/bundles | wc -l)"
 	ls state/runsc/bundles | grep -q g && atf_fail "bundle named by key"

@@ -62,6 +62,7 @@ struct runsc_fence {
 	char		 rf_bundle[PATH_MAX];
 	pid_t		 rf_pid;	/* `runsc run`; -1: reaped */
 	pid_t		 rf_sandbox;	/* from `runsc state`; 0: not asked */
+	char		 rf_cgroup[PATH_MAX];	/* v2: the fence's; "" none */
 };
 
 /* What runsc_start() found; rs_err set: no runsc fence can boot. */
@@ -459,6 +460,79 @@ runsc_child_mounts(const struct runsc_ro_binds *ro, const char *home_dev,
 	return (0);
 }
 
+/*
+ * cgroup v2: the fence's cgroup, <daemon's folder>/<name>, made by the
+ * fencer with the sandbox's limits, for the child that runs runsc to
+ * join.  runsc is given no cgroupsPath there: this runsc would write
+ * every controller of the root into the subtree_control of each folder
+ * above the fence's, which needs CAP_SYS_NICE over the daemon's own
+ * processes as soon as a controller (cpuset) moves them, and touches
+ * folders that are not ours (docs/runsc.md, "cgroups").
+ */
+static int
+runsc_cgroup_make(struct runsc_fence *rf, const struct fence *f,
+    const struct backend_boot *bb, char *err, size_t errlen)
+{
+	const struct fence_limits *l = &f->f_info.f_limits;
+	char		 v[64];
+	uint64_t	 pids, quota;
+
+	if ((size_t)snprintf(rf->rf_cgroup, sizeof(rf->rf_cgroup), "%s/%s",
+	    bb->bb_cgroup_parent[0], bb->bb_cgroup_name) >=
+	    sizeof(rf->rf_cgroup)) {
+		rf->rf_cgroup[0] = '\0';
+		runsc_errf(err, errlen, "cgroup path too long");
+		return (-1);
+	}
+	if (mkdir(rf->rf_cgroup, 0755) == -1) {
+		runsc_errf(err, errlen, "mkdir %s: %s", rf->rf_cgroup,
+		    strerror(errno));
+		rf->rf_cgroup[0] = '\0';
+		return (-1);
+	}
+	runsc_limits(l, &pids, &quota);
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)l->fl_memory);
+	if (fencer_cg_write(rf->rf_cgroup, "memory.max", v) == -1 ||
+	    (snprintf(v, sizeof(v), "%llu", (unsigned long long)pids),
+	    fencer_cg_write(rf->rf_cgroup, "pids.max", v)) == -1 ||
+	    (snprintf(v, sizeof(v), "%llu %d", (unsigned long long)quota,
+	    RUNSC_CPU_PERIOD), fencer_cg_write(rf->rf_cgroup, "cpu.max",
+	    v)) == -1) {
+		runsc_errf(err, errlen, "limits of %s: %s", rf->rf_cgroup,
+		    strerror(errno));
+		(void)rmdir(rf->rf_cgroup);
+		rf->rf_cgroup[0] = '\0';
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The fence's v2 cgroup, after runsc is gone: anything left in it
+ * killed, then removed (its tasks leave it as they exit: a second at
+ * most).
+ */
+static int
+runsc_cgroup_remove(struct runsc_fence *rf)
+{
+	int	 i;
+
+	if (rf->rf_cgroup[0] == '\0')
+		return (0);
+	(void)fencer_cg_write(rf->rf_cgroup, "cgroup.kill", "1");
+	for (i = 0; i < 100; i++) {
+		if (rmdir(rf->rf_cgroup) == 0 || errno == ENOENT) {
+			rf->rf_cgroup[0] = '\0';
+			return (0);
+		}
+		if (errno != EBUSY)
+			break;
+		(void)poll(NULL, 0, 10);
+	}
+	log_warn("runsc: rmdir %s", rf->rf_cgroup);
+	return (-1);
+}
+
 static int
 runsc_cgroup_v2(const char *dir)
 {
@@ -529,10 +603,12 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	}
 	v2 = runsc_cgroup_v2(bb->bb_cgroup_parent[0]);
 	/*
-	 * v1: relative to runsc's own cgroup in each hierarchy, which its
-	 * child joins; v2: relative to the parent of the daemon's leaf.
+	 * v1: runsc makes the fence's cgroups, relative to its own cgroup
+	 * in each hierarchy, which its child joins; v2: the fencer makes
+	 * it and the child joins it (runsc_cgroup_make()).
 	 */
 	strlcpy(cgpath, bb->bb_cgroup_name, sizeof(cgpath));
+	rf->rf_cgroup[0] = '\0';
 
 	memset(&rb, 0, sizeof(rb));
 	strlcpy(rb.rb_key, f->f_info.f_key, sizeof(rb.rb_key));
@@ -542,7 +618,7 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	rb.rb_home = f->f_info.f_home;
 	rb.rb_bindir = bb->bb_bindir;
 	rb.rb_init = bb->bb_init;
-	rb.rb_cgroups_path = cgpath;
+	rb.rb_cgroups_path = v2 ? NULL : cgpath;
 	rb.rb_limits = f->f_info.f_limits;
 #ifdef FENCED_TEST_HOOKS
 	rb.rb_test_hostmount = getenv("FENCED_TEST_RUNSC_HOSTMOUNT") != NULL;
@@ -572,6 +648,8 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		runsc_errf(err, errlen, "mkdir %s: %s", home, strerror(errno));
 		goto fail;
 	}
+	if (v2 && runsc_cgroup_make(rf, f, bb, err, errlen) == -1)
+		goto fail;
 	snprintf(root, sizeof(root), "--root=%s", runsc.rs_root);
 	snprintf(platform, sizeof(platform), "--platform=%s",
 	    runsc.rs_platform);
@@ -596,7 +674,8 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		/* No signal of the daemon's process group reaches it. */
 		(void)setsid();
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		if (!v2 && runsc_child_cgroups(bb) == -1)
+		if ((!v2 && runsc_child_cgroups(bb) == -1) || (v2 &&
+		    fencer_cg_write(rf->rf_cgroup, "cgroup.procs", "0") == -1))
 			_exit(126);
 		if (runsc_child_mounts(ro, bb->bb_home_dev, home,
 		    f->f_info.f_uid) == -1)
@@ -617,6 +696,7 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	return (0);
  fail:
 	free(ro);
+	(void)runsc_cgroup_remove(rf);
 	(void)runsc_bundle_remove(rf->rf_bundle);
 	return (-1);
 }
@@ -800,6 +880,8 @@ runsc_stop(struct fence *f, int *oom)
 		rf->rf_pid = -1;
 	}
 	if (runsc_delete(rf->rf_id) == -1)
+		rv = -1;
+	if (runsc_cgroup_remove(rf) == -1)
 		rv = -1;
 	if (runsc_bundle_remove(rf->rf_bundle) == -1) {
 		log_warn("runsc: remove %s", rf->rf_bundle);

@@ -221,13 +221,30 @@ bundle_process(const struct runsc_bundle_spec *s)
 	    (json_int_t)0));
 }
 
+/*
+ * The host limits of a sandbox with the fence's limits l: its pids
+ * (RUNSC_PIDS_FACTOR, above) and its cpu quota over RUNSC_CPU_PERIOD.
+ * The bundle (cgroup v1) and the fencer's own cgroup (v2) use these.
+ */
+void
+runsc_limits(const struct fence_limits *l, uint64_t *pids, uint64_t *quota)
+{
+	*pids = (uint64_t)l->fl_pids * RUNSC_PIDS_FACTOR + RUNSC_PIDS_OVERHEAD;
+	*quota = (uint64_t)l->fl_cpu_milli * RUNSC_CPU_PERIOD / 1000;
+}
+
 static json_t *
 bundle_linux(const struct runsc_bundle_spec *s)
 {
 	const struct fence_limits *l = &s->rb_limits;
-	json_int_t	 pids;
+	uint64_t	 pids, quota;
 
-	pids = (json_int_t)l->fl_pids * RUNSC_PIDS_FACTOR + RUNSC_PIDS_OVERHEAD;
+	/* No cgroupsPath: the fencer has placed runsc in the fence's own. */
+	if (s->rb_cgroups_path == NULL)
+		return (json_pack("{s:[{s:s},{s:s},{s:s},{s:s},{s:s}], s:[]}",
+		    "namespaces", "type", "pid", "type", "network", "type",
+		    "ipc", "type", "uts", "type", "mount", "devices"));
+	runsc_limits(l, &pids, &quota);
 	return (json_pack("{s:[{s:s},{s:s},{s:s},{s:s},{s:s}], s:s, s:[], "
 	    "s:{s:{s:I}, s:{s:I}, s:{s:I, s:I}}}",
 	    "namespaces", "type", "pid", "type", "network", "type", "ipc",
@@ -236,9 +253,9 @@ bundle_linux(const struct runsc_bundle_spec *s)
 	    "devices",
 	    "resources",
 	    "memory", "limit", (json_int_t)l->fl_memory,
-	    "pids", "limit", pids,
-	    "cpu", "quota", (json_int_t)l->fl_cpu_milli * RUNSC_CPU_PERIOD /
-	    1000, "period", (json_int_t)RUNSC_CPU_PERIOD));
+	    "pids", "limit", (json_int_t)pids,
+	    "cpu", "quota", (json_int_t)quota, "period",
+	    (json_int_t)RUNSC_CPU_PERIOD));
 }
 
 /*
@@ -258,7 +275,7 @@ runsc_bundle_config(const struct runsc_bundle_spec *s, char *err,
 	if (!fence_key_valid(s->rb_key) || s->rb_user[0] == '\0' ||
 	    strchr(s->rb_user, '/') != NULL || s->rb_home[0] != '/' ||
 	    s->rb_bindir[0] != '/' || strchr(s->rb_init, '/') != NULL ||
-	    s->rb_cgroups_path[0] == '\0') {
+	    (s->rb_cgroups_path != NULL && s->rb_cgroups_path[0] == '\0')) {
 		snprintf(err, errlen, "bundle: bad key, user or path");
 		return (NULL);
 	}

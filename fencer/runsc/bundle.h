@@ -38,7 +38,8 @@ struct runsc_bundle_spec {
 	const char	*rb_home;		/* host path, read-write */
 	const char	*rb_bindir;		/* host dir of fence-agent etc. */
 	const char	*rb_init;		/* program name in rb_bindir */
-	const char	*rb_cgroups_path;	/* linux.cgroupsPath */
+	const char	*rb_cgroups_path;	/* linux.cgroupsPath; NULL: none,
+						   and no resources (v2) */
 	struct fence_limits rb_limits;
 
 	/* Test-only weakening (FENCED_TEST_HOOKS builds); 0 normally. */
@@ -62,6 +63,7 @@ struct runsc_ro_binds {
 extern const char *const runsc_bin_names[];
 extern const size_t runsc_nbin_names;
 
+void	 runsc_limits(const struct fence_limits *, uint64_t *, uint64_t *);
 int	 runsc_id_new(char [RUNSC_ID_SIZE]);
 int	 runsc_id_valid(const char *);
 json_t	*runsc_bundle_config(const struct runsc_bundle_spec *, char *,
