@@ -463,11 +463,13 @@ runsc_child_mounts(const struct runsc_ro_binds *ro, const char *home_dev,
 /*
  * cgroup v2: the fence's cgroup, <daemon's folder>/<name>, made by the
  * fencer with the sandbox's limits, for the child that runs runsc to
- * join.  runsc is given no cgroupsPath there: this runsc would write
- * every controller of the root into the subtree_control of each folder
- * above the fence's, which needs CAP_SYS_NICE over the daemon's own
- * processes as soon as a controller (cpuset) moves them, and touches
- * folders that are not ours (docs/runsc.md, "cgroups").
+ * join; runsc runs with --ignore-cgroups, so it and its gofer and
+ * sandbox stay there.  Given a cgroupsPath this runsc would write every
+ * controller of the root into the subtree_control of each folder above
+ * the fence's, which needs CAP_SYS_NICE over the daemon's own processes
+ * as soon as a controller (cpuset) moves them and touches folders that
+ * are not ours; given none it makes /<id> under the root, unlimited
+ * (docs/runsc.md, "cgroups").
  */
 static int
 runsc_cgroup_make(struct runsc_fence *rf, const struct fence *f,
@@ -576,8 +578,10 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	char		 root[PATH_MAX + 8], platform[32], logf[PATH_MAX + 8];
 	char		 bundle[PATH_MAX + 16], cgpath[PATH_MAX];
 	char		 home[PATH_MAX];
+	/* [5]: "--ignore-cgroups" on v2, else the rest moves up one. */
 	char		*argv[] = { "runsc", root, "--network=none", platform,
-			    logf, "run", bundle, rf->rf_id, NULL };
+			    logf, "--ignore-cgroups", "run", bundle, rf->rf_id,
+			    NULL };
 	struct runsc_ro_binds *ro;
 	int		 sp[2], fd, i, v2;
 	pid_t		 pid;
@@ -609,6 +613,8 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	 */
 	strlcpy(cgpath, bb->bb_cgroup_name, sizeof(cgpath));
 	rf->rf_cgroup[0] = '\0';
+	if (!v2)
+		memmove(&argv[5], &argv[6], 4 * sizeof(argv[0]));
 
 	memset(&rb, 0, sizeof(rb));
 	strlcpy(rb.rb_key, f->f_info.f_key, sizeof(rb.rb_key));
