@@ -382,6 +382,27 @@ cg_id_valid(const char *id)
 	return (id[i] == '\0');
 }
 
+/*
+ * A fence's own cgroup, parent/name, into path (len bytes): made, or
+ * -1 with err and path "".
+ */
+int
+fencer_cg_mkdir(const char *parent, const char *name, char *path,
+    size_t len, char *err, size_t errlen)
+{
+	if ((size_t)snprintf(path, len, "%s/%s", parent, name) >= len) {
+		path[0] = '\0';
+		snprintf(err, errlen, "cgroup path too long");
+		return (-1);
+	}
+	if (mkdir(path, 0755) == -1) {
+		snprintf(err, errlen, "mkdir %s: %s", path, strerror(errno));
+		path[0] = '\0';
+		return (-1);
+	}
+	return (0);
+}
+
 /* val into dir/file, whole, as one write (a cgroup file takes one). */
 int
 fencer_cg_write(const char *dir, const char *file, const char *val)

@@ -476,36 +476,27 @@ runsc_cgroup_make(struct runsc_fence *rf, const struct fence *f,
     const struct backend_boot *bb, char *err, size_t errlen)
 {
 	const struct fence_limits *l = &f->f_info.f_limits;
-	char		 v[64];
+	char		 v[3][64];
+	const char	*file[3] = { "memory.max", "pids.max", "cpu.max" };
 	uint64_t	 pids, quota;
+	int		 i;
 
-	if ((size_t)snprintf(rf->rf_cgroup, sizeof(rf->rf_cgroup), "%s/%s",
-	    bb->bb_cgroup_parent[0], bb->bb_cgroup_name) >=
-	    sizeof(rf->rf_cgroup)) {
-		rf->rf_cgroup[0] = '\0';
-		runsc_errf(err, errlen, "cgroup path too long");
+	if (fencer_cg_mkdir(bb->bb_cgroup_parent[0], bb->bb_cgroup_name,
+	    rf->rf_cgroup, sizeof(rf->rf_cgroup), err, errlen) == -1)
 		return (-1);
-	}
-	if (mkdir(rf->rf_cgroup, 0755) == -1) {
-		runsc_errf(err, errlen, "mkdir %s: %s", rf->rf_cgroup,
-		    strerror(errno));
-		rf->rf_cgroup[0] = '\0';
-		return (-1);
-	}
 	runsc_limits(l, &pids, &quota);
-	snprintf(v, sizeof(v), "%llu", (unsigned long long)l->fl_memory);
-	if (fencer_cg_write(rf->rf_cgroup, "memory.max", v) == -1 ||
-	    (snprintf(v, sizeof(v), "%llu", (unsigned long long)pids),
-	    fencer_cg_write(rf->rf_cgroup, "pids.max", v)) == -1 ||
-	    (snprintf(v, sizeof(v), "%llu %d", (unsigned long long)quota,
-	    RUNSC_CPU_PERIOD), fencer_cg_write(rf->rf_cgroup, "cpu.max",
-	    v)) == -1) {
-		runsc_errf(err, errlen, "limits of %s: %s", rf->rf_cgroup,
-		    strerror(errno));
-		(void)rmdir(rf->rf_cgroup);
-		rf->rf_cgroup[0] = '\0';
-		return (-1);
-	}
+	snprintf(v[0], sizeof(v[0]), "%llu", (unsigned long long)l->fl_memory);
+	snprintf(v[1], sizeof(v[1]), "%llu", (unsigned long long)pids);
+	snprintf(v[2], sizeof(v[2]), "%llu %d", (unsigned long long)quota,
+	    RUNSC_CPU_PERIOD);
+	for (i = 0; i < 3; i++)
+		if (fencer_cg_write(rf->rf_cgroup, file[i], v[i]) == -1) {
+			runsc_errf(err, errlen, "%s/%s: %s", rf->rf_cgroup,
+			    file[i], strerror(errno));
+			(void)rmdir(rf->rf_cgroup);
+			rf->rf_cgroup[0] = '\0';
+			return (-1);
+		}
 	return (0);
 }
 

@@ -155,18 +155,9 @@ subprocess_cg_make(struct subprocess_fence *sp, const struct fence *f,
 		    "machine gives fences none");
 		return (-1);
 	}
-	if ((size_t)snprintf(sp->sp_cgroup, sizeof(sp->sp_cgroup), "%s/%s",
-	    parent, bb->bb_cgroup_name) >= sizeof(sp->sp_cgroup)) {
-		sp->sp_cgroup[0] = '\0';
-		snprintf(err, errlen, "cgroup path too long");
+	if (fencer_cg_mkdir(parent, bb->bb_cgroup_name, sp->sp_cgroup,
+	    sizeof(sp->sp_cgroup), err, errlen) == -1)
 		return (-1);
-	}
-	if (mkdir(sp->sp_cgroup, 0755) == -1) {
-		snprintf(err, errlen, "mkdir %s: %s", sp->sp_cgroup,
-		    strerror(errno));
-		sp->sp_cgroup[0] = '\0';
-		return (-1);
-	}
 	/* pids.max is there on v1, and on v2 where pids is delegated. */
 	snprintf(val, sizeof(val), "%u", f->f_info.f_limits.fl_pids);
 	if (fencer_cg_write(sp->sp_cgroup, "pids.max", val) == -1 &&
