@@ -6,7 +6,10 @@
  * container init gets nothing but its stdio) the channel is fd 0 and
  * fd 1, one socket, and moves to fd 3.  It makes itself non-dumpable before
  * it reads a byte, waits for HELLO (the bearer, HOME, the exec limits),
- * answers READY, then serves requests until the channel closes.  Every
+ * answers READY, then serves requests until the channel closes.  With -c
+ * (the vm backend: the guest's init opened the virtio-serial port) the
+ * channel on fd 3 is a character device, which carries frames but
+ * never descriptors (imsg.c).  Every
  * command runs under a supervisor process of its own (agent_job.c,
  * agent_super.c); the agent itself never blocks.
  */
@@ -48,7 +51,7 @@ static TAILQ_HEAD(, agent_pending) agent_pending =
 static struct event	*agent_retry_ev;
 
 __attribute__((noreturn)) static void agent_usage(void);
-static void	agent_setup_fds(int);
+static void	agent_setup_fds(int, int);
 static void	agent_setup_process(void);
 static void	agent_dispatch(struct imsgev *, struct imsg *, void *);
 static void	agent_closed(struct imsgev *, int, void *);
@@ -61,7 +64,7 @@ static int	agent_send(uint32_t, uint32_t, void *, size_t);
 __attribute__((noreturn)) static void
 agent_usage(void)
 {
-	fprintf(stderr, "usage: fence-agent [-sv]\n");
+	fprintf(stderr, "usage: fence-agent [-csv]\n");
 	exit(1);
 }
 
@@ -70,15 +73,18 @@ main(int argc, char *argv[])
 {
 	static struct agent a;
 	struct event	*sigev;
-	int		 ch, verbose = 0, stdio = 0;
+	int		 ch, verbose = 0, stdio = 0, chardev = 0;
 
 	/* Before anything else: nobody of our uid may read us. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
 		_exit(1);
 	log_init(1, LOG_DAEMON);
 	log_procinit("agent");
-	while ((ch = getopt(argc, argv, "sv")) != -1) {
+	while ((ch = getopt(argc, argv, "csv")) != -1) {
 		switch (ch) {
+		case 'c':
+			chardev = 1;
+			break;
 		case 's':
 			stdio = 1;
 			break;
@@ -89,7 +95,7 @@ main(int argc, char *argv[])
 			agent_usage();
 		}
 	}
-	if (optind != argc)
+	if (optind != argc || (chardev && stdio))
 		agent_usage();
 	log_setverbose(verbose);
 
@@ -105,7 +111,7 @@ main(int argc, char *argv[])
 	 */
 	a.a_orphans_ours = stdio;
 	agent_setup_process();
-	agent_setup_fds(stdio);
+	agent_setup_fds(stdio, chardev);
 
 	if ((a.a_base = event_base_new()) == NULL)
 		fatalx("%s: event_base_new", __func__);
@@ -155,11 +161,12 @@ agent_setup_process(void)
 
 /*
  * 0, 1 and 2 open (so no pipe of ours ever lands there), the channel on
- * 3 and close-on-exec, nothing else.  With stdio, the channel arrives
+ * 3 (a socket; with chardev the virtio-serial port) and close-on-exec,
+ * nothing else.  With stdio, the channel arrives
  * as 0 (and 1, the same socket): 0 moves to 3 and becomes /dev/null.
  */
 static void
-agent_setup_fds(int stdio)
+agent_setup_fds(int stdio, int chardev)
 {
 	struct stat	 st;
 	int		 fd;
@@ -187,7 +194,8 @@ agent_setup_fds(int stdio)
 		if (open("/dev/null", O_RDWR) != fd)
 			fatal("%s: /dev/null", __func__);
 	}
-	if (fstat(AGENT_CHANNEL_FD, &st) == -1 || !S_ISSOCK(st.st_mode))
+	if (fstat(AGENT_CHANNEL_FD, &st) == -1 ||
+	    !(chardev ? S_ISCHR(st.st_mode) : S_ISSOCK(st.st_mode)))
 		fatalx("%s: no channel on fd %d", __func__, AGENT_CHANNEL_FD);
 	if (fcntl(AGENT_CHANNEL_FD, F_SETFD, FD_CLOEXEC) == -1)
 		fatal("%s: fcntl", __func__);
