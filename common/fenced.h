@@ -54,6 +54,22 @@ struct fence_limits {
 };
 
 #define RUNSC_PLATFORM_SIZE	16	/* "ptrace", "systrap", "kvm" */
+#define VM_SHA256_HEX		65	/* 64 lowercase hex digits and NUL */
+
+/* `vm accel': how the vm backend runs its guests. */
+enum vm_accel {
+	VM_ACCEL_AUTO,		/* KVM if a test boot under it answers */
+	VM_ACCEL_KVM,
+	VM_ACCEL_TCG
+};
+
+/* `vm kernel|initrd|image PATH sha256 HEX': a boot file of the vm. */
+enum vm_file {
+	VM_FILE_KERNEL,
+	VM_FILE_INITRD,
+	VM_FILE_IMAGE,
+	VM_FILE_MAX
+};
 
 /*
  * The daemon's configuration.  The parent owns it and sends a copy to
@@ -93,6 +109,9 @@ struct fenced_config {
 	uint32_t	 c_probe_ntcp;			/* host:port, each */
 	char		 c_runsc[PATH_MAX];	/* "": found in PATH */
 	char		 c_runsc_platform[RUNSC_PLATFORM_SIZE];
+	uint32_t	 c_vm_accel;		/* enum vm_accel */
+	char		 c_vm_path[VM_FILE_MAX][PATH_MAX];	/* "": none */
+	char		 c_vm_sha256[VM_FILE_MAX][VM_SHA256_HEX];
 
 	/* Resolved by the parent, not written in the file. */
 	uid_t		 c_uid;			/* of c_user */
@@ -144,6 +163,7 @@ int		 fence_key_valid(const char *);
 int		 unix_connect(const char *);
 int		 probe_name_valid(const char *);
 int		 probe_target_valid(const char *);
+int		 vm_sha256_valid(const char *);
 int		 hexdigit(int);
 int		 word_listed(const char *, const char *);
 int		 file_read_small(const char *, const char *, char *, size_t);

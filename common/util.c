@@ -105,6 +105,19 @@ probe_name_valid(const char *name)
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") == n);
 }
 
+/* A SHA-256 as `vm kernel ... sha256' takes it: 64 lowercase hex digits. */
+int
+vm_sha256_valid(const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < VM_SHA256_HEX - 1; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'a' && s[i] <= 'f')))
+			return (0);
+	return (s[i] == '\0');
+}
+
 /* host:port, the host a name or an IPv4 literal, or [IPv6]:port. */
 int
 probe_target_valid(const char *t)

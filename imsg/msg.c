@@ -263,6 +263,15 @@ msg_config_valid(const struct fenced_config *c)
 	    strcmp(c->c_runsc_platform, "systrap") != 0 &&
 	    strcmp(c->c_runsc_platform, "kvm") != 0))
 		return (0);
+	if (c->c_vm_accel > VM_ACCEL_TCG)
+		return (0);
+	for (i = 0; i < VM_FILE_MAX; i++)
+		if (strnlen(c->c_vm_path[i], sizeof(c->c_vm_path[i])) >=
+		    sizeof(c->c_vm_path[i]) || (c->c_vm_path[i][0] != '\0' &&
+		    (c->c_vm_path[i][0] != '/' ||
+		    !vm_sha256_valid(c->c_vm_sha256[i]))) ||
+		    (c->c_vm_path[i][0] == '\0' && c->c_vm_sha256[i][0] != '\0'))
+			return (0);
 	if (c->c_verbose < 0)
 		return (0);
 	return (1);
@@ -317,6 +326,13 @@ static const struct mc_field msg_config_fields[] = {
 	MC_U(struct fenced_config, c_home_limit, 0, HOME_LIMIT_MAX),
 	MC_S(struct fenced_config, c_runsc),
 	MC_S(struct fenced_config, c_runsc_platform),
+	MC_U(struct fenced_config, c_vm_accel, VM_ACCEL_AUTO, VM_ACCEL_TCG),
+	MC_S(struct fenced_config, c_vm_path[VM_FILE_KERNEL]),
+	MC_S(struct fenced_config, c_vm_path[VM_FILE_INITRD]),
+	MC_S(struct fenced_config, c_vm_path[VM_FILE_IMAGE]),
+	MC_S(struct fenced_config, c_vm_sha256[VM_FILE_KERNEL]),
+	MC_S(struct fenced_config, c_vm_sha256[VM_FILE_INITRD]),
+	MC_S(struct fenced_config, c_vm_sha256[VM_FILE_IMAGE]),
 };
 static const struct mc_table msg_config = MC_TABLE(msg_config_fields);
 

@@ -212,6 +212,8 @@ static void	 conf_probe_tcp(const char *);
 static void	 conf_tier(const char *);
 static void	 conf_backend(const char *);
 static void	 conf_runsc_platform(const char *);
+static void	 conf_vm_accel(const char *);
+static void	 conf_vm_file(int, const char *, const char *);
 static void	 conf_lifetime(const char *, const char *);
 static void	 conf_limit(int, const char *, const char *);
 static void	 conf_user_limit(int, const char *);
@@ -228,7 +230,7 @@ static void	 conf_include(const char *);
 %token	ADMIN BACKEND BODY CONNECTIONS CPU DNS EXEC FENCE FENCES GROUP HEADERS
 %token	HOME HOMES HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON OUTPUT
 %token	PER PIDS PLATFORM PORT PROBE RUNSC SOCKET STATE TCP TIER TIMEOUT UIDS
-%token	USER
+%token	USER VM ACCEL KERNEL INITRD IMAGE SHA256
 %token	ERROR
 %token	<v.string>	STRING
 %type	<v.string>	port max peruser
@@ -280,6 +282,28 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 			    sizeof(ps.conf->c_runsc));
 		}
 		| RUNSC PLATFORM STRING		{ conf_runsc_platform($3); }
+		| VM ACCEL STRING		{ conf_vm_accel($3); }
+		| VM KERNEL STRING SHA256 STRING {
+			conf_vm_file(VM_FILE_KERNEL, $3, $5);
+		}
+		| VM INITRD STRING SHA256 STRING {
+			conf_vm_file(VM_FILE_INITRD, $3, $5);
+		}
+		| VM IMAGE STRING SHA256 STRING	{
+			conf_vm_file(VM_FILE_IMAGE, $3, $5);
+		}
+		| VM KERNEL STRING		{
+			yyerror("vm kernel \"%s\" needs its hash: vm kernel "
+			    "PATH sha256 HEX", $3);
+		}
+		| VM INITRD STRING		{
+			yyerror("vm initrd \"%s\" needs its hash: vm initrd "
+			    "PATH sha256 HEX", $3);
+		}
+		| VM IMAGE STRING		{
+			yyerror("vm image \"%s\" needs its hash: vm image "
+			    "PATH sha256 HEX", $3);
+		}
 		| LIFETIME STRING max		{ conf_lifetime($2, $3); }
 		| LIMIT MEMORY STRING max	{ conf_limit(MEMORY, $3, $4); }
 		| LIMIT PIDS STRING max		{ conf_limit(PIDS, $3, $4); }
@@ -341,6 +365,7 @@ static const struct conf_keyword {
 	const char	*k_name;
 	int		 k_token;
 } conf_keywords[] = {
+	{ "accel",	ACCEL },
 	{ "admin",	ADMIN },
 	{ "backend",	BACKEND },
 	{ "body",	BODY },
@@ -355,8 +380,11 @@ static const struct conf_keyword {
 	{ "home",	HOME },
 	{ "homes",	HOMES },
 	{ "http",	HTTP },
+	{ "image",	IMAGE },
 	{ "include",	INCLUDE },
 	{ "inflight",	INFLIGHT },
+	{ "initrd",	INITRD },
+	{ "kernel",	KERNEL },
 	{ "lifetime",	LIFETIME },
 	{ "limit",	LIMIT },
 	{ "listen",	LISTEN },
@@ -370,13 +398,15 @@ static const struct conf_keyword {
 	{ "port",	PORT },
 	{ "probe",	PROBE },
 	{ "runsc",	RUNSC },
+	{ "sha256",	SHA256 },
 	{ "socket",	SOCKET },
 	{ "state",	STATE },
 	{ "tcp",	TCP },
 	{ "tier",	TIER },
 	{ "timeout",	TIMEOUT },
 	{ "uids",	UIDS },
-	{ "user",	USER }
+	{ "user",	USER },
+	{ "vm",		VM }
 };
 
 static int
@@ -1196,6 +1226,41 @@ conf_backend(const char *name)
 		return;
 	}
 	ps.conf->c_backend = backend;
+}
+
+/* `vm accel auto|kvm|tcg'. */
+static void
+conf_vm_accel(const char *name)
+{
+	if (strcmp(name, "auto") == 0)
+		ps.conf->c_vm_accel = VM_ACCEL_AUTO;
+	else if (strcmp(name, "kvm") == 0)
+		ps.conf->c_vm_accel = VM_ACCEL_KVM;
+	else if (strcmp(name, "tcg") == 0)
+		ps.conf->c_vm_accel = VM_ACCEL_TCG;
+	else
+		yyerror("vm accel \"%s\" is not valid: expected auto, kvm "
+		    "or tcg", name);
+}
+
+/* `vm kernel|initrd|image PATH sha256 HEX': the file and its hash. */
+static void
+conf_vm_file(int which, const char *path, const char *hex)
+{
+	static const char *const names[VM_FILE_MAX] = {
+		"vm kernel", "vm initrd", "vm image"
+	};
+
+	conf_path(names[which], path, ps.conf->c_vm_path[which],
+	    sizeof(ps.conf->c_vm_path[which]));
+	if (!vm_sha256_valid(hex)) {
+		yyerror("%s sha256 \"%s\" is not valid: expected 64 "
+		    "lowercase hex digits", names[which], hex);
+		ps.conf->c_vm_path[which][0] = '\0';
+		return;
+	}
+	(void)strlcpy(ps.conf->c_vm_sha256[which], hex,
+	    sizeof(ps.conf->c_vm_sha256[which]));
 }
 
 /* The gVisor platforms runsc has; which work is found at start. */

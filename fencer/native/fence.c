@@ -160,11 +160,15 @@ fence_child_send(struct fence_ctx *ctx, uint32_t kind)
 	return (n == (ssize_t)sizeof(struct fence_status) ? 0 : -1);
 }
 
-/* Child side: fd 3 is the channel, 0-2 the caller's or /dev/null. */
+/*
+ * Child side: fd 3 is the channel, 4 on the passed descriptors, 0-2 the
+ * caller's or /dev/null.
+ */
 static int
 fence_child_fds(struct fence_ctx *ctx)
 {
-	int	 fd, first = 3;
+	const struct fence_spec *s = ctx->fc_spec;
+	int	 fd, first = 3, high[FENCE_PASS_MAX], i;
 
 	if (ctx->fc_chan >= 0) {
 		if (ctx->fc_chan == 3) {
@@ -175,6 +179,15 @@ fence_child_fds(struct fence_ctx *ctx)
 			return (fence_child_err(ctx, errno, "channel fd"));
 		first = 4;
 	}
+	/* Out of the way first: a source may be a target's number. */
+	for (i = 0; i < s->fs_npass; i++)
+		if ((high[i] = fcntl(s->fs_pass[i], F_DUPFD_CLOEXEC,
+		    first + FENCE_PASS_MAX)) == -1)
+			return (fence_child_err(ctx, errno, "passed fd"));
+	for (i = 0; i < s->fs_npass; i++)
+		if (dup2(high[i], first + i) == -1)
+			return (fence_child_err(ctx, errno, "passed fd"));
+	first += s->fs_npass;
 	if (!ctx->fc_inherit_stdio) {
 		if ((fd = open("/dev/null", O_RDWR)) == -1)
 			return (fence_child_err(ctx, errno, "open /dev/null"));
@@ -325,6 +338,22 @@ fence_spec_check(const struct fence_spec *s, char *err, size_t errlen)
 		snprintf(err, errlen, "invalid init program name");
 		return (-1);
 	}
+	if (s->fs_exec != NULL && (s->fs_exec[0] != '/' ||
+	    strlen(s->fs_exec) >= PATH_MAX)) {
+		snprintf(err, errlen, "the program to execute must be "
+		    "an absolute path");
+		return (-1);
+	}
+	if (s->fs_npass < 0 || s->fs_npass > FENCE_PASS_MAX ||
+	    (s->fs_npass > 0 && s->fs_chan < 0)) {
+		snprintf(err, errlen, "invalid passed descriptors");
+		return (-1);
+	}
+	for (i = 0; i < s->fs_npass; i++)
+		if (s->fs_pass[i] < 0) {
+			snprintf(err, errlen, "invalid passed descriptor");
+			return (-1);
+		}
 	if (s->fs_tier < TIER_L15)
 		return (0);
 	/* From L1.5 on the limits are part of the tier: no fallback. */
@@ -387,8 +416,12 @@ fence_ctx_prepare(const struct fence_spec *s)
 	    s->fs_user);
 	snprintf(ctx->fc_home_abs, sizeof(ctx->fc_home_abs), "/home/%s",
 	    s->fs_user);
-	snprintf(ctx->fc_init_path, sizeof(ctx->fc_init_path), "%s/%s",
-	    FENCE_BIN_DIR, s->fs_init);
+	if (s->fs_exec != NULL)
+		strlcpy(ctx->fc_init_path, s->fs_exec,
+		    sizeof(ctx->fc_init_path));
+	else
+		snprintf(ctx->fc_init_path, sizeof(ctx->fc_init_path),
+		    "%s/%s", FENCE_BIN_DIR, s->fs_init);
 	if (s->fs_init_argv != NULL && s->fs_init_argv[0] != NULL)
 		ctx->fc_argv = s->fs_init_argv;
 	else {

@@ -18,6 +18,7 @@
 #include "fenced.h"
 
 #define FENCE_ERR_MAX		512
+#define FENCE_PASS_MAX		4	/* fs_pass[] */
 
 /* Landlock features applied to a fence (fp_landlock). */
 #define FENCE_LL_FS		0x01	/* filesystem rules */
@@ -43,6 +44,16 @@ struct fence_spec {
 	const char	*fs_init;		/* program name inside fs_bindir */
 	char *const	*fs_init_argv;
 	int		 fs_chan;		/* becomes fd 3 of pid 1; -1: none */
+	const char	*fs_exec;		/* NULL: FENCE_BIN_DIR/fs_init;
+						   else the program (a path
+						   inside the fence) pid 1
+						   executes instead (the vm
+						   backend's QEMU) */
+	int		 fs_pass[FENCE_PASS_MAX];	/* become fds 4, 5, ...
+						   of pid 1, in order; a
+						   regular file among them is
+						   readable through Landlock */
+	int		 fs_npass;
 	int		 fs_inherit_stdio;	/* 1: pid 1 keeps the caller's
 						   fds 0-2 (tests, -d); 0: they
 						   are /dev/null */

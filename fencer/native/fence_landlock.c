@@ -21,6 +21,7 @@
  * zero, and they are whenever the ABI lacks them.
  */
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include <linux/landlock.h>
@@ -157,6 +158,21 @@ fence_landlock_prepare(struct fence_ctx *ctx)
 			return (-1);
 		}
 		(void)close(fd);
+	}
+	/* A file passed in (the vm backend's boot files): read it only. */
+	for (i = 0; i < (size_t)ctx->fc_spec->fs_npass; i++) {
+		struct stat	 st;
+
+		fd = ctx->fc_spec->fs_pass[i];
+		if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
+			continue;
+		pb.allowed_access = LANDLOCK_ACCESS_FS_READ_FILE &
+		    attr.handled_access_fs;
+		pb.parent_fd = fd;
+		if (syscall(SYS_landlock_add_rule, ctx->fc_ll_fd,
+		    LANDLOCK_RULE_PATH_BENEATH, &pb, 0) == -1)
+			return (fence_child_err(ctx, errno,
+			    "landlock rule for passed fd %d", fd));
 	}
 	ctx->fc_st.fst_landlock = FENCE_LL_FS;
 	if (attr.scoped != 0)
