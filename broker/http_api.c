@@ -275,13 +275,15 @@ api_fence(const struct msg_fence *f, const char *verdicts)
 {
 	const struct msg_timings *t = &f->f_timings;
 
-	return (json_pack("{s:s, s:I, s:s, s:s, s:s, s:o, s:s, s:o, s:s, "
+	return (json_pack("{s:s, s:I, s:s, s:s, s:s?, s:s, s:o, s:s, s:o, s:s, "
 	    "s:I, s:I, s:o, s:o, s:{s:I, s:I, s:f}, s:{s:I, s:I, s:I, s:I, s:I, s:I, "
 	    "s:n}}",
 	    "key", f->f_key,
 	    "owner", (json_int_t)f->f_owner,
 	    "tier", tier_name(f->f_tier),
 	    "backend", backend_name(f->f_backend),
+	    "accel", f->f_accel == MSG_ACCEL_KVM ? "kvm" :
+	    f->f_accel == MSG_ACCEL_TCG ? "tcg" : NULL,
 	    "state", fence_state_name(f->f_state),
 	    "reason", api_reason(f->f_reason),
 	    "level", level_name(f->f_level),

@@ -389,6 +389,9 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 		printf("kernel:   %s%s%s\n", f.f_kernel == MSG_KERNEL_SEPARATE ?
 		    "separate" : "shared", f.f_kernel_release[0] != '\0' ?
 		    ", release " : "", f.f_kernel_release);
+	if (f.f_accel != MSG_ACCEL_NONE)
+		printf("accel:    %s\n", f.f_accel == MSG_ACCEL_KVM ? "kvm" :
+		    "tcg");
 	printf("pid:      %d\n", (int)f.f_pid);
 	printf("home:     %s\n", f.f_home);
 	if (f.f_home_limit != 0)

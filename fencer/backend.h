@@ -8,7 +8,8 @@
  * and what the state reports.  A backend makes one kind of fence real
  * and takes it down again.  fencer_backends[] (fencer_backend.c) lists
  * them: native (native/backend_native.c), runsc (runsc/, gVisor;
- * docs/runsc.md) and, in development builds only, mock and subprocess
+ * docs/runsc.md), vm (vm/, QEMU; docs/vm.md) and, in development
+ * builds only, mock and subprocess
  * (mock/, subprocess/; docs/backends.md).  A
  * boot naming a backend with no entry fails with backend-unavailable,
  * saying why (fencer_backend_missing()).
@@ -47,6 +48,8 @@ struct fencer_backend {
 	int		 fb_host_view;	/* the fence sees the host's paths:
 					   its HOME is f_home itself */
 	size_t		 fb_state_size;	/* of f->f_be, zeroed for a boot */
+	int		 fb_agent_wait;	/* seconds to the agent's READY;
+					   0: FENCER_AGENT_WAIT_SEC */
 
 	/*
 	 * Optional: once, when the daemon starts (configured, no fence
@@ -89,10 +92,22 @@ struct fencer_backend {
 
 extern const struct fencer_backend	 backend_native;
 extern const struct fencer_backend	 backend_runsc;
+extern const struct fencer_backend	 backend_vm;
 #ifdef FENCED_DEVELOPMENT_BACKENDS
 extern const struct fencer_backend	 backend_mock;
 extern const struct fencer_backend	 backend_subprocess;
 #endif
+
+/*
+ * The native pieces the vm backend builds its jail from (QEMU runs as
+ * pid 1 of a native fence): the spec of f's native fence (no channel,
+ * nothing passed), and what its start measured into f's state.
+ */
+struct fence_spec;
+struct fence_proc;
+void	native_spec(const struct fence *, const struct backend_boot *,
+	    struct fence_spec *);
+void	native_started(struct fence *, const struct fence_proc *);
 
 const struct fencer_backend	*fencer_backend(int);
 int				 runsc_usable(void);	/* runsc/ */

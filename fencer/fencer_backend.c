@@ -15,6 +15,7 @@
 static const struct fencer_backend *const fencer_backends[] = {
 	&backend_native,
 	&backend_runsc,
+	&backend_vm,
 #ifdef FENCED_DEVELOPMENT_BACKENDS
 	&backend_mock,
 	&backend_subprocess,

@@ -606,6 +606,14 @@ fence_boot_started(struct fence *f)
 	fencer_nfences++;
 }
 
+/* How long a boot may wait for the agent's READY. */
+static int
+fence_agent_wait(const struct fence *f)
+{
+	return (f->f_backend->fb_agent_wait > 0 ?
+	    f->f_backend->fb_agent_wait : FENCER_AGENT_WAIT_SEC);
+}
+
 /* The agent's first message: who it is and the bounds of an exec. */
 static void
 fence_boot_hello(struct fence *f)
@@ -649,7 +657,7 @@ void
 fencer_boot(uint32_t reqid, const struct msg_boot *b)
 {
 	struct backend_boot bb;
-	struct timeval	 tv = { FENCER_AGENT_WAIT_SEC, 0 };
+	struct timeval	 tv = { 0, 0 };
 	struct fence	*f;
 	char		 err[BACKEND_ERR_MAX];
 	int		 chan, r;
@@ -683,6 +691,7 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 		return;
 	}
 	fence_boot_hello(f);
+	tv.tv_sec = fence_agent_wait(f);
 	evtimer_assign(&f->f_timer, fencer_self.ps_evbase, fence_timeout, f);
 	evtimer_add(&f->f_timer, &tv);
 }
@@ -751,7 +760,7 @@ fence_timeout(int fd, short event, void *arg)
 	if (f->f_info.f_state == FENCE_BOOTING) {
 		fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid, "boot-failed",
 		    "the agent of %s was not ready in %d s", f->f_info.f_key,
-		    FENCER_AGENT_WAIT_SEC);
+		    fence_agent_wait(f));
 		fence_end(f, STOP_CRASH, 0);
 		return;
 	}

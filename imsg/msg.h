@@ -166,6 +166,9 @@ struct msg_timings {
 #define MSG_KERNEL_SHARED	1	/* the host's kernel answered */
 #define MSG_KERNEL_SEPARATE	2	/* gVisor's, or a guest's */
 #define MSG_KERNEL_RELEASE_LEN	65	/* its uname -r, printable */
+#define MSG_ACCEL_NONE		0	/* not a vm */
+#define MSG_ACCEL_KVM		1
+#define MSG_ACCEL_TCG		2
 
 struct msg_fence {
 	char		 f_key[FENCE_KEY_SIZE];
@@ -187,6 +190,7 @@ struct msg_fence {
 	int		 f_kernel;	/* MSG_KERNEL_*: which kernel answered
 					   its last probe */
 	char		 f_kernel_release[MSG_KERNEL_RELEASE_LEN];
+	int		 f_accel;	/* MSG_ACCEL_*: how a vm runs */
 	uint8_t		 f_bearer[MSG_BEARER_LEN];	/* BOOTED only */
 	uint64_t	 f_home_used;	/* bytes the home takes on the host */
 	uint64_t	 f_home_limit;	/* bytes; 0: no limit (a directory) */

@@ -233,6 +233,8 @@ msg_fence_valid(const struct msg_fence *f)
 	    f->f_kernel > MSG_KERNEL_SEPARATE ||
 	    !msg_printable(f->f_kernel_release, sizeof(f->f_kernel_release)))
 		return (0);
+	if (f->f_accel < MSG_ACCEL_NONE || f->f_accel > MSG_ACCEL_TCG)
+		return (0);
 	return (msg_limits_valid(&f->f_limits));
 }
 
@@ -261,6 +263,7 @@ static const struct mc_field msg_fence_fields[] = {
 	MC_U(struct msg_fence, f_kernel, MSG_KERNEL_UNMEASURED,
 	    MSG_KERNEL_SEPARATE),
 	MC_S(struct msg_fence, f_kernel_release),
+	MC_U(struct msg_fence, f_accel, MSG_ACCEL_NONE, MSG_ACCEL_TCG),
 	MC_BIN(struct msg_fence, f_bearer),
 	MC_U(struct msg_fence, f_home_used, 0, UINT64_MAX),
 	MC_U(struct msg_fence, f_home_limit, 0, HOME_LIMIT_MAX),

@@ -20,43 +20,36 @@
 
 _Static_assert(BACKEND_ERR_MAX >= FENCE_ERR_MAX, "BACKEND_ERR_MAX");
 
-static int
-native_boot(struct fence *f, const struct backend_boot *bb, int *chan,
-    char *err, size_t errlen)
+/* The native fence f and bb describe; its channel and descriptors aside. */
+void
+native_spec(const struct fence *f, const struct backend_boot *bb,
+    struct fence_spec *spec)
 {
-	struct fence_proc *p = f->f_be;
-	struct fence_spec spec;
-	int		 sp[2], i;
+	int	 i;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1) {
-		snprintf(err, errlen, "socketpair: %s", strerror(errno));
-		return (-1);
-	}
-	memset(&spec, 0, sizeof(spec));
-	strlcpy(spec.fs_key, f->f_info.f_key, sizeof(spec.fs_key));
-	spec.fs_cgroup_name = bb->bb_cgroup_name;
-	spec.fs_tier = f->f_info.f_tier;
-	spec.fs_uid = f->f_info.f_uid;
-	spec.fs_gid = f->f_gid;
-	strlcpy(spec.fs_user, f->f_user, sizeof(spec.fs_user));
-	strlcpy(spec.fs_home, f->f_info.f_home, sizeof(spec.fs_home));
-	strlcpy(spec.fs_home_dev, bb->bb_home_dev, sizeof(spec.fs_home_dev));
-	spec.fs_limits = f->f_info.f_limits;
-	spec.fs_bindir = bb->bb_bindir;
-	spec.fs_init = bb->bb_init;
-	spec.fs_init_argv = bb->bb_argv;
-	spec.fs_chan = sp[1];
+	memset(spec, 0, sizeof(*spec));
+	strlcpy(spec->fs_key, f->f_info.f_key, sizeof(spec->fs_key));
+	spec->fs_cgroup_name = bb->bb_cgroup_name;
+	spec->fs_tier = f->f_info.f_tier;
+	spec->fs_uid = f->f_info.f_uid;
+	spec->fs_gid = f->f_gid;
+	strlcpy(spec->fs_user, f->f_user, sizeof(spec->fs_user));
+	strlcpy(spec->fs_home, f->f_info.f_home, sizeof(spec->fs_home));
+	strlcpy(spec->fs_home_dev, bb->bb_home_dev, sizeof(spec->fs_home_dev));
+	spec->fs_limits = f->f_info.f_limits;
+	spec->fs_bindir = bb->bb_bindir;
+	spec->fs_init = bb->bb_init;
+	spec->fs_init_argv = bb->bb_argv;
+	spec->fs_chan = -1;
 	for (i = 0; i < 3; i++)
-		spec.fs_cgroup_parent[i] = bb->bb_cgroup_parent[i];
-	spec.fs_test_noseccomp = bb->bb_test_noseccomp;
+		spec->fs_cgroup_parent[i] = bb->bb_cgroup_parent[i];
+	spec->fs_test_noseccomp = bb->bb_test_noseccomp;
+}
 
-	if (fence_start(&spec, p, err, errlen) == -1) {
-		close(sp[0]);
-		close(sp[1]);
-		return (-1);
-	}
-	close(sp[1]);
-	*chan = sp[0];
+/* What fence_start() measured, into the state the fencer reports. */
+void
+native_started(struct fence *f, const struct fence_proc *p)
+{
 	f->f_info.f_pid = p->fp_pid;
 	f->f_info.f_landlock_abi = p->fp_landlock_abi;
 	f->f_info.f_landlock = p->fp_landlock;
@@ -65,6 +58,30 @@ native_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	f->f_info.f_timings.t_cgroup_us = p->fp_timings.ft_cgroup_us;
 	f->f_info.f_timings.t_seccomp_us = p->fp_timings.ft_seccomp_us;
 	f->f_info.f_timings.t_exec_us = p->fp_timings.ft_exec_us;
+}
+
+static int
+native_boot(struct fence *f, const struct backend_boot *bb, int *chan,
+    char *err, size_t errlen)
+{
+	struct fence_proc *p = f->f_be;
+	struct fence_spec spec;
+	int		 sp[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
+		return (-1);
+	}
+	native_spec(f, bb, &spec);
+	spec.fs_chan = sp[1];
+	if (fence_start(&spec, p, err, errlen) == -1) {
+		close(sp[0]);
+		close(sp[1]);
+		return (-1);
+	}
+	close(sp[1]);
+	*chan = sp[0];
+	native_started(f, p);
 	return (0);
 }
 
