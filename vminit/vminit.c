@@ -1,0 +1,800 @@
+/*
+ * vminit: pid 1 of a vm fence's guest (docs/images.md, "The fence
+ * image").  It runs from the initramfs, loads the virtio, squashfs and
+ * 9p modules, mounts the read-only root from the virtio disk with
+ * tmpfs, the sandbox home over 9p and a small /dev and /proc on it,
+ * opens the agent's virtio-serial port as fd 3, switches into the root,
+ * drops to the fence's uid with no capability and no way to gain one,
+ * and executes fence-agent -c.  The agent, pid 1 from then on, ends the
+ * machine when it exits (the kernel panics, panic=-1 and QEMU's
+ * -no-reboot end QEMU).
+ *
+ * Everything it reads comes from the kernel command line the host
+ * wrote, and is parsed as hostile anyway.  Every step has a deadline
+ * (an alarm); any failure prints one line, "fenced-vminit: STEP: ERROR",
+ * on the console and powers the machine off.
+ *
+ * Static, libc only: it runs before any root is mounted.
+ */
+#include <sys/types.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+
+#include <linux/capability.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define VMINIT_STEP_SECS	10
+#define VMINIT_CMDLINE_MAX	4096
+#define VMINIT_MODULES_MAX	64
+#define VMINIT_ORDER_MAX	8192
+#define VMINIT_USER_MAX		32
+#define VMINIT_HOST_MAX		63
+#define VMINIT_PORT_NAME	"fenced.agent"
+#define VMINIT_PORTS		"/sys/class/virtio-ports"
+#define VMINIT_DISK		"/dev/vda"
+#define VMINIT_NEWROOT		"/newroot"
+#define VMINIT_AGENT		"/run/fenced/bin/fence-agent"
+#define VMINIT_CHANNEL_FD	3
+#define VMINIT_CONSOLE_FD	10
+/* The largest the 6.1 virtio transport takes (it clamps to this). */
+#define VMINIT_9P_MSIZE		512000
+#define VMINIT_SMALL_FS		"size=65536"
+/* /tmp's size at most 1 TiB: a size is a limit, not an allocation. */
+#define VMINIT_TMP_MAX		(1ULL << 40)
+#define VMINIT_TMP_MIN		(1ULL << 20)
+
+struct vminit_args {
+	uid_t		 va_uid;
+	gid_t		 va_gid;
+	char		 va_user[VMINIT_USER_MAX + 1];
+	char		 va_host[VMINIT_HOST_MAX + 1];
+	unsigned long long va_tmp;
+	int		 va_seen;
+};
+
+#define VA_UID		0x01
+#define VA_GID		0x02
+#define VA_USER		0x04
+#define VA_HOST		0x08
+#define VA_TMP		0x10
+#define VA_ALL		0x1f
+
+static const char *volatile	 vminit_step = "start";
+static int			 vminit_console = -1;
+
+static void	 vminit_fail(const char *, ...)
+		    __attribute__((__noreturn__, __format__(printf, 1, 2)));
+static void	 vminit_say(const void *, size_t);
+static void	 vminit_begin(const char *);
+static void	 vminit_alarm(int);
+static void	 vminit_early(void);
+static void	 vminit_cmdline(struct vminit_args *);
+static void	 vminit_param(struct vminit_args *, const char *, const char *);
+static int	 vminit_number(const char *, unsigned long long,
+		    unsigned long long *);
+static int	 vminit_name(const char *, size_t, const char *,
+		    const char *);
+static void	 vminit_modules(void);
+static void	 vminit_wait_disk(void);
+static int	 vminit_find_port(char *, size_t);
+static int	 vminit_open_port(void);
+static void	 vminit_mount(const char *, const char *, const char *,
+		    unsigned long, const char *);
+static void	 vminit_mkdir(const char *, mode_t, uid_t, gid_t);
+static void	 vminit_root(const struct vminit_args *);
+static void	 vminit_dev(void);
+static void	 vminit_home(const struct vminit_args *);
+static void	 vminit_lockdown(void);
+static void	 vminit_switch(void);
+static void	 vminit_drop(const struct vminit_args *);
+static void	 vminit_exec(const struct vminit_args *, int);
+static ssize_t	 vminit_read(const char *, char *, size_t);
+static void	 vminit_sleep(void);
+static double	 vminit_uptime(void);
+
+/* To the console, if it is open; nothing else can be done on failure. */
+static void
+vminit_say(const void *buf, size_t len)
+{
+	ssize_t	 n;
+
+	if (vminit_console == -1)
+		return;
+	while (len > 0) {
+		if ((n = write(vminit_console, buf, len)) <= 0)
+			return;
+		buf = (const char *)buf + n;
+		len -= n;
+	}
+}
+
+/* One line on the console, then power off; never returns. */
+static void
+vminit_fail(const char *fmt, ...)
+{
+	char	 msg[512], line[640];
+	va_list	 ap;
+	int	 n;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	n = snprintf(line, sizeof(line), "fenced-vminit: %s: %s\n",
+	    vminit_step, msg);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	if (vminit_console == -1)
+		vminit_console = open("/dev/console", O_WRONLY | O_NOCTTY |
+		    O_CLOEXEC);
+	vminit_say(line, n);
+	sync();
+	(void)reboot(RB_POWER_OFF);
+	/* pid 1 exiting panics the kernel: panic=-1 and -no-reboot end it. */
+	_exit(1);
+}
+
+/* Async-signal-safe: a step that outlived its deadline. */
+static void
+vminit_alarm(int sig)
+{
+	const char	*s = vminit_step;
+	const char	 pre[] = "fenced-vminit: ", post[] = ": timed out\n";
+
+	vminit_say(pre, sizeof(pre) - 1);
+	vminit_say(s, strlen(s));
+	vminit_say(post, sizeof(post) - 1);
+	(void)reboot(RB_POWER_OFF);
+	_exit(1);
+}
+
+/* Each step gets its own deadline; a hung syscall ends in the alarm. */
+static void
+vminit_begin(const char *step)
+{
+	vminit_step = step;
+	alarm(VMINIT_STEP_SECS);
+}
+
+static double
+vminit_uptime(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) == -1)
+		return (0);
+	return (ts.tv_sec + ts.tv_nsec / 1e9);
+}
+
+static void
+vminit_sleep(void)
+{
+	const struct timespec	 ts = { 0, 20 * 1000 * 1000 };
+
+	(void)nanosleep(&ts, NULL);
+}
+
+/* At most len - 1 bytes of a small file, NUL-terminated; -1 if none. */
+static ssize_t
+vminit_read(const char *path, char *buf, size_t len)
+{
+	ssize_t	 n;
+	size_t	 got = 0;
+	int	 fd, e;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
+		return (-1);
+	while (got < len - 1) {
+		n = read(fd, buf + got, len - 1 - got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			e = errno;
+			(void)close(fd);
+			errno = e;
+			return (-1);
+		}
+		if (n == 0)
+			break;
+		got += n;
+	}
+	(void)close(fd);
+	buf[got] = '\0';
+	return (got);
+}
+
+/* The initramfs's own proc, sysfs and devtmpfs, and the console. */
+static void
+vminit_early(void)
+{
+	struct sigaction	 sa;
+	int			 fd;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = vminit_alarm;
+	if (sigaction(SIGALRM, &sa, NULL) == -1)
+		vminit_fail("sigaction: %s", strerror(errno));
+	umask(022);
+	if (mount("devtmpfs", "/dev", "devtmpfs", MS_NOSUID | MS_NOEXEC,
+	    "mode=0755") == -1)
+		vminit_fail("mount /dev: %s", strerror(errno));
+	/*
+	 * Above the agent's fds: 0-2 are closed at boot (the initramfs
+	 * has no /dev/console for the kernel to open) and the open would
+	 * land on 0.
+	 */
+	if ((fd = open("/dev/console", O_WRONLY | O_NOCTTY | O_CLOEXEC)) ==
+	    -1)
+		vminit_fail("open /dev/console: %s", strerror(errno));
+	if ((vminit_console = fcntl(fd, F_DUPFD_CLOEXEC, VMINIT_CONSOLE_FD))
+	    == -1)
+		vminit_fail("fcntl: %s", strerror(errno));
+	(void)close(fd);
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	    NULL) == -1)
+		vminit_fail("mount /proc: %s", strerror(errno));
+	/* Only to find the agent's port by its name; never in the root. */
+	if (mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC |
+	    MS_RDONLY, NULL) == -1)
+		vminit_fail("mount /sys: %s", strerror(errno));
+}
+
+/*
+ * A decimal number in [1, max]: digits only, no sign, no leading zero,
+ * at most 20 digits.
+ */
+static int
+vminit_number(const char *s, unsigned long long max, unsigned long long *out)
+{
+	unsigned long long	 v = 0;
+	size_t			 i, len = strlen(s);
+
+	if (len == 0 || len > 20 || s[0] == '0')
+		return (-1);
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return (-1);
+		if (v > (max - (s[i] - '0')) / 10)
+			return (-1);
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return (0);
+}
+
+/* first[rest]{0,max-1}: a user or host name of a fixed alphabet. */
+static int
+vminit_name(const char *s, size_t max, const char *first, const char *rest)
+{
+	size_t	 i, len = strlen(s);
+
+	if (len == 0 || len > max)
+		return (-1);
+	if (strchr(first, s[0]) == NULL)
+		return (-1);
+	for (i = 1; i < len; i++)
+		if (strchr(rest, s[i]) == NULL)
+			return (-1);
+	return (0);
+}
+
+static void
+vminit_param(struct vminit_args *va, const char *key, const char *val)
+{
+	const char	 user1[] = "abcdefghijklmnopqrstuvwxyz_";
+	const char	 user[] = "abcdefghijklmnopqrstuvwxyz0123456789_-";
+	const char	 host1[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned long long v;
+	int		 bit;
+
+	if (strcmp(key, "uid") == 0)
+		bit = VA_UID;
+	else if (strcmp(key, "gid") == 0)
+		bit = VA_GID;
+	else if (strcmp(key, "user") == 0)
+		bit = VA_USER;
+	else if (strcmp(key, "host") == 0)
+		bit = VA_HOST;
+	else if (strcmp(key, "tmp") == 0)
+		bit = VA_TMP;
+	else
+		vminit_fail("unknown parameter fenced.%.32s", key);
+	if (va->va_seen & bit)
+		vminit_fail("fenced.%s given twice", key);
+	va->va_seen |= bit;
+
+	switch (bit) {
+	case VA_UID:
+	case VA_GID:
+		/* Never 0 (root), never (uid_t)-1 (the "no change" id). */
+		if (vminit_number(val, UINT32_MAX - 1, &v) == -1)
+			vminit_fail("bad fenced.%s", key);
+		if (bit == VA_UID)
+			va->va_uid = (uid_t)v;
+		else
+			va->va_gid = (gid_t)v;
+		break;
+	case VA_USER:
+		if (vminit_name(val, VMINIT_USER_MAX, user1, user) == -1)
+			vminit_fail("bad fenced.user");
+		(void)snprintf(va->va_user, sizeof(va->va_user), "%s", val);
+		break;
+	case VA_HOST:
+		if (vminit_name(val, VMINIT_HOST_MAX, host1, user) == -1)
+			vminit_fail("bad fenced.host");
+		(void)snprintf(va->va_host, sizeof(va->va_host), "%s", val);
+		break;
+	case VA_TMP:
+		if (vminit_number(val, VMINIT_TMP_MAX, &v) == -1 ||
+		    v < VMINIT_TMP_MIN)
+			vminit_fail("bad fenced.tmp");
+		va->va_tmp = v;
+		break;
+	}
+}
+
+/*
+ * The host's contract: fenced.uid, gid, user, host and tmp, each once;
+ * any other fenced.* word is refused.  Words without the prefix are the
+ * kernel's own (console=, quiet, panic=).  No quoting is understood: a
+ * quote in a fenced.* word fails its validation.
+ */
+static void
+vminit_cmdline(struct vminit_args *va)
+{
+	char	 buf[VMINIT_CMDLINE_MAX], *p, *word, *eq;
+	ssize_t	 n;
+
+	if ((n = vminit_read("/proc/cmdline", buf, sizeof(buf))) == -1)
+		vminit_fail("read /proc/cmdline: %s", strerror(errno));
+	if ((size_t)n >= sizeof(buf) - 1)
+		vminit_fail("command line too long");
+	memset(va, 0, sizeof(*va));
+	p = buf;
+	while ((word = strsep(&p, " \t\n")) != NULL) {
+		if (strncmp(word, "fenced.", 7) != 0)
+			continue;
+		word += 7;
+		if ((eq = strchr(word, '=')) == NULL)
+			vminit_fail("fenced.%.32s without a value", word);
+		*eq++ = '\0';
+		vminit_param(va, word, eq);
+	}
+	if (va->va_seen != VA_ALL)
+		vminit_fail("missing fenced.uid, gid, user, host or tmp");
+}
+
+/*
+ * /modules.order: one absolute path under /modules/ a line, in the
+ * order of their dependencies; each is loaded with finit_module.  One
+ * already there (EEXIST) is fine.
+ */
+static void
+vminit_modules(void)
+{
+	char	 buf[VMINIT_ORDER_MAX], *p, *line;
+	ssize_t	 n;
+	int	 fd, count = 0;
+
+	if ((n = vminit_read("/modules.order", buf, sizeof(buf))) == -1)
+		vminit_fail("read /modules.order: %s", strerror(errno));
+	if ((size_t)n >= sizeof(buf) - 1)
+		vminit_fail("/modules.order too long");
+	p = buf;
+	while ((line = strsep(&p, "\n")) != NULL) {
+		if (*line == '\0')
+			continue;
+		if (++count > VMINIT_MODULES_MAX)
+			vminit_fail("more than %d modules", VMINIT_MODULES_MAX);
+		if (strncmp(line, "/modules/", 9) != 0 ||
+		    strstr(line, "..") != NULL || strlen(line) > PATH_MAX)
+			vminit_fail("bad module path %.64s", line);
+		if ((fd = open(line, O_RDONLY | O_CLOEXEC)) == -1)
+			vminit_fail("open %s: %s", line, strerror(errno));
+		if (syscall(SYS_finit_module, fd, "", 0) == -1 &&
+		    errno != EEXIST)
+			vminit_fail("finit_module %s: %s", line,
+			    strerror(errno));
+		(void)close(fd);
+	}
+}
+
+static void
+vminit_wait_disk(void)
+{
+	struct stat	 st;
+
+	for (;;) {
+		if (stat(VMINIT_DISK, &st) == 0 && S_ISBLK(st.st_mode))
+			return;
+		vminit_sleep();
+	}
+}
+
+/*
+ * The port's node ("/dev/vportNpM") from the one entry of
+ * /sys/class/virtio-ports whose name is fenced.agent; 0 when there is
+ * none yet, -1 (fatal) if two ports carry the name.
+ */
+static int
+vminit_find_port(char *node, size_t len)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 path[PATH_MAX], name[64];
+	int		 found = 0;
+	size_t		 i, dl;
+
+	if ((d = opendir(VMINIT_PORTS)) == NULL)
+		return (0);
+	while ((de = readdir(d)) != NULL) {
+		dl = strlen(de->d_name);
+		if (dl < 4 || dl > 32 || strncmp(de->d_name, "vport", 5) != 0)
+			continue;
+		for (i = 5; i < dl; i++)
+			if ((de->d_name[i] < '0' || de->d_name[i] > '9') &&
+			    de->d_name[i] != 'p')
+				break;
+		if (i != dl)
+			continue;
+		(void)snprintf(path, sizeof(path), "%s/%s/name", VMINIT_PORTS,
+		    de->d_name);
+		if (vminit_read(path, name, sizeof(name)) == -1)
+			continue;
+		name[strcspn(name, "\n")] = '\0';
+		if (strcmp(name, VMINIT_PORT_NAME) != 0)
+			continue;
+		if (found++)
+			vminit_fail("two ports named %s", VMINIT_PORT_NAME);
+		(void)snprintf(node, len, "/dev/%s", de->d_name);
+	}
+	(void)closedir(d);
+	return (found);
+}
+
+static int
+vminit_open_port(void)
+{
+	struct stat	 st;
+	char		 node[64];
+	int		 fd;
+
+	while (vminit_find_port(node, sizeof(node)) == 0)
+		vminit_sleep();
+	while (stat(node, &st) == -1 || !S_ISCHR(st.st_mode))
+		vminit_sleep();
+	/* Not close-on-exec: it is the agent's fd 3. */
+	if ((fd = open(node, O_RDWR | O_NOCTTY)) == -1)
+		vminit_fail("open %s: %s", node, strerror(errno));
+	return (fd);
+}
+
+static void
+vminit_mount(const char *src, const char *dst, const char *type,
+    unsigned long flags, const char *data)
+{
+	if (mount(src, dst, type, flags, data) == -1)
+		vminit_fail("mount %s on %s: %s", type ? type : src, dst,
+		    strerror(errno));
+}
+
+/* mkdir, then the mode and owner exactly (umask and an old dir aside). */
+static void
+vminit_mkdir(const char *path, mode_t mode, uid_t uid, gid_t gid)
+{
+	if (mkdir(path, mode) == -1 && errno != EEXIST)
+		vminit_fail("mkdir %s: %s", path, strerror(errno));
+	if (chown(path, uid, gid) == -1 || chmod(path, mode) == -1)
+		vminit_fail("chown %s: %s", path, strerror(errno));
+}
+
+/* The read-only root, its tmpfs, the agent's binaries, /proc, no /sys. */
+static void
+vminit_root(const struct vminit_args *va)
+{
+	const unsigned long	 fl = MS_NOSUID | MS_NODEV;
+	char			 opt[128];
+
+	vminit_mount(VMINIT_DISK, VMINIT_NEWROOT, "squashfs",
+	    MS_RDONLY | fl, NULL);
+
+	(void)snprintf(opt, sizeof(opt), "mode=1777,size=%llu", va->va_tmp);
+	vminit_mount("tmpfs", VMINIT_NEWROOT "/tmp", "tmpfs", fl, opt);
+	(void)snprintf(opt, sizeof(opt), "mode=0755,size=%llu", va->va_tmp);
+	vminit_mount("tmpfs", VMINIT_NEWROOT "/var", "tmpfs", fl, opt);
+	vminit_mkdir(VMINIT_NEWROOT "/var/tmp", 01777, 0, 0);
+
+	vminit_mount("tmpfs", VMINIT_NEWROOT "/run", "tmpfs", fl,
+	    "mode=0755," VMINIT_SMALL_FS);
+	vminit_mkdir(VMINIT_NEWROOT "/run/fenced", 0755, 0, 0);
+	vminit_mkdir(VMINIT_NEWROOT "/run/fenced/bin", 0755, 0, 0);
+	vminit_mount("/fenced", VMINIT_NEWROOT "/run/fenced/bin", NULL,
+	    MS_BIND, NULL);
+	vminit_mount(NULL, VMINIT_NEWROOT "/run/fenced/bin", NULL,
+	    MS_REMOUNT | MS_BIND | MS_RDONLY | fl, NULL);
+	vminit_mount(NULL, VMINIT_NEWROOT "/run", NULL,
+	    MS_REMOUNT | MS_RDONLY | fl, "mode=0755," VMINIT_SMALL_FS);
+
+	/*
+	 * hidepid=invisible: the fence's uid sees its own processes only
+	 * (the probe counts any other uid's as a leak).
+	 */
+	vminit_mount("proc", VMINIT_NEWROOT "/proc", "proc",
+	    fl | MS_NOEXEC, "hidepid=invisible");
+	/*
+	 * The image has a /sys folder; an empty root-only tmpfs over it
+	 * makes it unreadable to the fence, as if it were not there.
+	 */
+	vminit_mount("tmpfs", VMINIT_NEWROOT "/sys", "tmpfs",
+	    fl | MS_NOEXEC | MS_RDONLY, "mode=0000,size=4096");
+	vminit_dev();
+	vminit_home(va);
+}
+
+/* A /dev of six nodes and a few links; no devpts, no disk, no console. */
+static void
+vminit_dev(void)
+{
+	static const struct {
+		const char	*name;
+		unsigned int	 major, minor;
+	} nodes[] = {
+		{ "null", 1, 3 }, { "zero", 1, 5 }, { "full", 1, 7 },
+		{ "random", 1, 8 }, { "urandom", 1, 9 }, { "tty", 5, 0 },
+	};
+	static const struct {
+		const char	*name, *to;
+	} links[] = {
+		{ "fd", "/proc/self/fd" }, { "stdin", "/proc/self/fd/0" },
+		{ "stdout", "/proc/self/fd/1" },
+		{ "stderr", "/proc/self/fd/2" },
+	};
+	char	 path[PATH_MAX];
+	size_t	 i;
+
+	vminit_mount("tmpfs", VMINIT_NEWROOT "/dev", "tmpfs",
+	    MS_NOSUID | MS_NOEXEC, "mode=0755," VMINIT_SMALL_FS);
+	for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+		(void)snprintf(path, sizeof(path), VMINIT_NEWROOT "/dev/%s",
+		    nodes[i].name);
+		if (mknod(path, S_IFCHR | 0666,
+		    makedev(nodes[i].major, nodes[i].minor)) == -1 ||
+		    chmod(path, 0666) == -1)
+			vminit_fail("mknod %s: %s", path, strerror(errno));
+	}
+	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		(void)snprintf(path, sizeof(path), VMINIT_NEWROOT "/dev/%s",
+		    links[i].name);
+		if (symlink(links[i].to, path) == -1)
+			vminit_fail("symlink %s: %s", path, strerror(errno));
+	}
+	vminit_mkdir(VMINIT_NEWROOT "/dev/shm", 01777, 0, 0);
+	vminit_mount("tmpfs", VMINIT_NEWROOT "/dev/shm", "tmpfs",
+	    MS_NOSUID | MS_NODEV, "mode=1777," VMINIT_SMALL_FS "00");
+	vminit_mount(NULL, VMINIT_NEWROOT "/dev", NULL,
+	    MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC,
+	    "mode=0755," VMINIT_SMALL_FS);
+}
+
+/*
+ * /home holds the user's folder only, and the host's home is mounted on
+ * it over 9p (the one tag the host exports).  The virtio device may
+ * register its tag after the module loaded: ENOENT is retried until the
+ * step's deadline.
+ */
+static void
+vminit_home(const struct vminit_args *va)
+{
+	char	 home[PATH_MAX], opt[128];
+
+	vminit_mount("tmpfs", VMINIT_NEWROOT "/home", "tmpfs",
+	    MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755," VMINIT_SMALL_FS);
+	(void)snprintf(home, sizeof(home), VMINIT_NEWROOT "/home/%s",
+	    va->va_user);
+	vminit_mkdir(home, 0700, va->va_uid, va->va_gid);
+	vminit_mount(NULL, VMINIT_NEWROOT "/home", NULL,
+	    MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	    "mode=0755," VMINIT_SMALL_FS);
+
+	vminit_begin("home");
+	(void)snprintf(opt, sizeof(opt),
+	    "trans=virtio,version=9p2000.L,cache=none,msize=%d",
+	    VMINIT_9P_MSIZE);
+	while (mount("home", home, "9p", MS_NOSUID | MS_NODEV, opt) == -1) {
+		if (errno != ENOENT)
+			vminit_fail("mount 9p on %s: %s", home,
+			    strerror(errno));
+		vminit_sleep();
+	}
+}
+
+/* No module loads once the guest's own are in, not even by root. */
+static void
+vminit_lockdown(void)
+{
+	int	 fd;
+
+	if ((fd = open("/proc/sys/kernel/modules_disabled", O_WRONLY |
+	    O_CLOEXEC)) == -1)
+		vminit_fail("modules_disabled: %s", strerror(errno));
+	if (write(fd, "1\n", 2) != 2)
+		vminit_fail("modules_disabled: %s", strerror(errno));
+	(void)close(fd);
+}
+
+/*
+ * Off the initramfs: its own proc, sysfs and devtmpfs go (what stays
+ * open stays valid), the new root moves over / and becomes the root.
+ */
+static void
+vminit_switch(void)
+{
+	if (umount2("/sys", MNT_DETACH) == -1 ||
+	    umount2("/proc", MNT_DETACH) == -1 ||
+	    umount2("/dev", MNT_DETACH) == -1)
+		vminit_fail("umount: %s", strerror(errno));
+	if (chdir(VMINIT_NEWROOT) == -1)
+		vminit_fail("chdir: %s", strerror(errno));
+	if (mount(".", "/", NULL, MS_MOVE, NULL) == -1)
+		vminit_fail("move root: %s", strerror(errno));
+	if (chroot(".") == -1 || chdir("/") == -1)
+		vminit_fail("chroot: %s", strerror(errno));
+}
+
+/*
+ * To the fence's uid and gid with no capability: the bounding set and
+ * the ambient set emptied, one group, real, effective and saved ids all
+ * changed (which clears permitted and effective), no_new_privs; then
+ * checked rather than trusted.
+ */
+static void
+vminit_drop(const struct vminit_args *va)
+{
+	struct __user_cap_header_struct	 hdr;
+	struct __user_cap_data_struct	 data[_LINUX_CAPABILITY_U32S_3];
+	uid_t				 r, e, s;
+	gid_t				 rg, eg, sg;
+	int				 cap, i;
+
+	for (cap = 0; cap <= 63; cap++) {
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == -1) {
+			if (errno == EINVAL)
+				break;
+			vminit_fail("PR_CAPBSET_DROP %d: %s", cap,
+			    strerror(errno));
+		}
+	}
+	if (cap == 0 || prctl(PR_CAPBSET_READ, 0, 0, 0, 0) != 0)
+		vminit_fail("bounding set not empty");
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1)
+		vminit_fail("ambient: %s", strerror(errno));
+	if (setgroups(1, &va->va_gid) == -1)
+		vminit_fail("setgroups: %s", strerror(errno));
+	if (setresgid(va->va_gid, va->va_gid, va->va_gid) == -1)
+		vminit_fail("setresgid: %s", strerror(errno));
+	if (setresuid(va->va_uid, va->va_uid, va->va_uid) == -1)
+		vminit_fail("setresuid: %s", strerror(errno));
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		vminit_fail("no_new_privs: %s", strerror(errno));
+
+	if (getresuid(&r, &e, &s) == -1 || r != va->va_uid ||
+	    e != va->va_uid || s != va->va_uid)
+		vminit_fail("uid not dropped");
+	if (getresgid(&rg, &eg, &sg) == -1 || rg != va->va_gid ||
+	    eg != va->va_gid || sg != va->va_gid)
+		vminit_fail("gid not dropped");
+	if (setuid(0) != -1 || setgid(0) != -1)
+		vminit_fail("root regained");
+	memset(&hdr, 0, sizeof(hdr));
+	memset(data, 0, sizeof(data));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	if (syscall(SYS_capget, &hdr, data) == -1)
+		vminit_fail("capget: %s", strerror(errno));
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		if (data[i].effective || data[i].permitted ||
+		    data[i].inheritable)
+			vminit_fail("capabilities left");
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+		vminit_fail("no_new_privs not set");
+}
+
+/* fds 0-2 /dev/null, the port on 3, nothing else; the fixed environment. */
+static void
+vminit_exec(const struct vminit_args *va, int port)
+{
+	char	 home[16 + VMINIT_USER_MAX], user[16 + VMINIT_USER_MAX];
+	char	 logname[16 + VMINIT_USER_MAX], fence[32 + VMINIT_HOST_MAX];
+	char	 line[128];
+	char	*argv[] = { "fence-agent", "-c", NULL };
+	char	*envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin", home, user,
+		    logname, "TMPDIR=/tmp", "LANG=C.UTF-8", fence, NULL };
+	int	 fd, n;
+
+	(void)snprintf(home, sizeof(home), "HOME=/home/%s", va->va_user);
+	(void)snprintf(user, sizeof(user), "USER=%s", va->va_user);
+	(void)snprintf(logname, sizeof(logname), "LOGNAME=%s", va->va_user);
+	(void)snprintf(fence, sizeof(fence), "VOICEBOX_FENCE=%s",
+	    va->va_host);
+
+	if (port != VMINIT_CHANNEL_FD) {
+		if (dup2(port, VMINIT_CHANNEL_FD) == -1)
+			vminit_fail("dup2: %s", strerror(errno));
+		(void)close(port);
+	}
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
+		vminit_fail("open /dev/null: %s", strerror(errno));
+	if (dup2(fd, 0) == -1 || dup2(fd, 1) == -1 || dup2(fd, 2) == -1)
+		vminit_fail("dup2: %s", strerror(errno));
+	(void)close(fd);
+	/* The console (close-on-exec) stays for a failed execve's line. */
+	for (fd = VMINIT_CHANNEL_FD + 1; fd < vminit_console; fd++)
+		(void)close(fd);
+	closefrom(vminit_console + 1);
+	if (chdir(home + 5) == -1)
+		vminit_fail("chdir %s: %s", home + 5, strerror(errno));
+
+	/* The host's log learns when the agent started (guest uptime). */
+	n = snprintf(line, sizeof(line),
+	    "fenced-vminit: exec fence-agent at %.3f s\n", vminit_uptime());
+	if (n > 0 && (size_t)n < sizeof(line))
+		vminit_say(line, n);
+	alarm(0);
+	execve(VMINIT_AGENT, argv, envp);
+	vminit_fail("execve %s: %s", VMINIT_AGENT, strerror(errno));
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct vminit_args	 va;
+	int			 port;
+
+	if (getpid() != 1)
+		vminit_fail("not pid 1");
+	vminit_begin("early");
+	vminit_early();
+	vminit_begin("cmdline");
+	vminit_cmdline(&va);
+	vminit_begin("modules");
+	vminit_modules();
+	vminit_begin("disk");
+	vminit_wait_disk();
+	vminit_begin("port");
+	port = vminit_open_port();
+	if (fcntl(port, F_SETFD, FD_CLOEXEC) == -1)
+		vminit_fail("fcntl: %s", strerror(errno));
+	vminit_begin("root");
+	vminit_root(&va);
+	vminit_begin("hostname");
+	if (sethostname(va.va_host, strlen(va.va_host)) == -1)
+		vminit_fail("sethostname: %s", strerror(errno));
+	vminit_begin("lockdown");
+	vminit_lockdown();
+	vminit_begin("switch");
+	vminit_switch();
+	vminit_begin("drop");
+	vminit_drop(&va);
+	vminit_begin("exec");
+	if (fcntl(port, F_SETFD, 0) == -1)
+		vminit_fail("fcntl: %s", strerror(errno));
+	vminit_exec(&va, port);
+	return (1);
+}
