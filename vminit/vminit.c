@@ -17,7 +17,9 @@
  * Static, libc only: it runs before any root is mounted.
  */
 #include <sys/types.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -25,6 +27,8 @@
 #include <sys/sysmacros.h>
 
 #include <linux/capability.h>
+
+#include <net/if.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -762,6 +766,25 @@ vminit_exec(const struct vminit_args *va, int port)
 	vminit_fail("execve %s: %s", VMINIT_AGENT, strerror(errno));
 }
 
+/* lo up, as a native L2 fence has it: the guest's only interface. */
+static void
+vminit_lo_up(void)
+{
+	struct ifreq	 ifr;
+	int		 s;
+
+	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		vminit_fail("socket: %s", strerror(errno));
+	memset(&ifr, 0, sizeof(ifr));
+	(void)snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == -1)
+		vminit_fail("SIOCGIFFLAGS lo: %s", strerror(errno));
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) == -1)
+		vminit_fail("SIOCSIFFLAGS lo: %s", strerror(errno));
+	(void)close(s);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -787,6 +810,8 @@ main(int argc, char *argv[])
 	vminit_begin("hostname");
 	if (sethostname(va.va_host, strlen(va.va_host)) == -1)
 		vminit_fail("sethostname: %s", strerror(errno));
+	vminit_begin("loopback");
+	vminit_lo_up();
 	vminit_begin("lockdown");
 	vminit_lockdown();
 	vminit_begin("switch");

@@ -42,6 +42,10 @@ struct vm_fence {
 	char		 vf_last[VM_CONSOLE_LINE];	/* last whole line */
 };
 
+static const char *const vm_file_names[VM_FILE_MAX] = {
+	"vm kernel", "vm initrd", "vm image"
+};
+
 static struct {
 	char		 v_err[BACKEND_ERR_MAX];	/* "": usable */
 	int		 v_accel;		/* VM_ACCEL_KVM or _TCG */
@@ -76,9 +80,6 @@ static void
 vm_start(void)
 {
 	const struct fenced_config *c = &fencer_self.ps_conf;
-	static const char *const what[VM_FILE_MAX] = {
-		"vm kernel", "vm initrd", "vm image"
-	};
 	char		 err[BACKEND_ERR_MAX / 2], why[128];
 	int		 i, fd;
 
@@ -92,12 +93,12 @@ vm_start(void)
 		if (c->c_vm_path[i][0] == '\0') {
 			snprintf(vm.v_err, sizeof(vm.v_err), "no %s in "
 			    "fenced.conf (%s PATH sha256 HEX; images/ builds "
-			    "them: docs/vm.md)", what[i], what[i]);
+			    "them: docs/vm.md)", vm_file_names[i], vm_file_names[i]);
 			return;
 		}
 		if (vm_file_verify(c->c_vm_path[i], c->c_vm_sha256[i], &fd,
 		    err, sizeof(err)) == -1) {
-			snprintf(vm.v_err, sizeof(vm.v_err), "%s: %s", what[i],
+			snprintf(vm.v_err, sizeof(vm.v_err), "%s: %s", vm_file_names[i],
 			    err);
 			return;
 		}
@@ -213,6 +214,7 @@ vm_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	static struct vm_argv va;	/* big; one boot at a time */
 	int		 sp[2] = { -1, -1 }, cp[2] = { -1, -1 };
 	int		 files[VM_FILE_MAX] = { -1, -1, -1 };
+	char		 why[BACKEND_ERR_MAX / 2];
 	int		 i, r = -1;
 
 	vf->vf_console = -1;
@@ -225,8 +227,10 @@ vm_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		return (-1);
 	for (i = 0; i < VM_FILE_MAX; i++)
 		if (vm_file_verify(c->c_vm_path[i], c->c_vm_sha256[i],
-		    &files[i], err, errlen) == -1)
+		    &files[i], why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "%s: %s", vm_file_names[i], why);
 			goto done;
+		}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1 ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cp) == -1) {
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));

@@ -1,0 +1,220 @@
+#! /usr/bin/atf-sh
+# The vm backend through the daemon (fencer/vm/, vminit/, docs/vm.md):
+# a fence is a QEMU guest booted from the checked kernel, initramfs and
+# root image; it earns L4 by measurement, runs commands on the guest's
+# kernel as the fence's uid with the exec suite's rules, keeps its home
+# on the host, and stop leaves no QEMU and no file but the home.  A
+# boot file with a wrong hash is refused.  Attacks from inside the guest
+# and from a second local user.  Every case skips, saying why, where
+# QEMU or the boot files (make vm-images, as root) are missing.
+
+. "$(atf_get_srcdir)/lib.subr"
+
+vm_require() {
+	[ -x /usr/bin/qemu-system-x86_64 ] || \
+	    atf_skip "QEMU is not installed (scripts/deps.sh installs it)"
+	IMAGES=$(atf_config_get imagesdir)
+	VMDIR=$(atf_config_get vmdir)
+	[ -s "$VMDIR/fence-initrd.cpio" ] && \
+	    [ -s "$IMAGES/fence-root.squashfs" ] || \
+	    atf_skip "no vm boot files in $IMAGES and $VMDIR (make \
+vm-images, as root, builds them; a sanitizer build has none: its agent \
+needs a runtime the guest lacks)"
+}
+
+# The daemon's configuration, with the vm's boot files and their hashes.
+vm_conf() {
+	fenced_conf
+	echo "vm accel tcg"
+	sh "$TOPDIR/images/vm-conf" "$IMAGES" "$VMDIR" || \
+	    atf_fail "images/vm-conf"
+}
+
+# The fencer checked the boot files once, at its start.
+vm_started() {
+	i=0
+	while ! grep -q "vm: usable" fenced.log; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || atf_fail "the vm backend did not start"
+		sleep 0.1
+	done
+}
+
+# This daemon's QEMU processes: those of its fence uids.
+vm_qemus() {
+	r=$(fenced_uids)
+	ps -eo pid=,uid=,comm= | awk -v lo="${r%-*}" -v hi="${r#*-}" \
+	    '$3 ~ /^qemu-system/ && $2 >= lo && $2 <= hi { print $1 }'
+}
+
+vm_clean() {
+	i=0
+	while [ -n "$(vm_qemus)" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	atf_check_equal "" "$(vm_qemus)"
+}
+
+atf_test_case boot_exec_stop cleanup
+boot_exec_stop_head() {
+	atf_set descr "a vm fence earns L4 on its own kernel, runs commands with the exec suite's rules as the fence's uid, keeps its home on the host, and stop leaves no QEMU"
+	atf_set require.user root
+	atf_set timeout 600
+}
+boot_exec_stop_body() {
+	vm_require
+	fenced_vars
+	vm_conf > fenced.conf
+	fenced_start
+	# (The key's uid record stays, as for every root fence's key.)
+	find state > state.before
+	atf_check -o save:boot.out $CTL boot v backend vm require L4
+	atf_check -o match:"^level: *L4" cat boot.out
+	atf_check -o match:"^accel: *tcg" cat boot.out
+	atf_check -o match:"^kernel: *separate" $CTL show environment v
+	atf_check_equal 1 "$(vm_qemus | wc -l)"
+	# The guest's kernel answers, not the host's.
+	$CTL exec v -- sh -c 'uname -r; cat /proc/sys/kernel/random/boot_id' \
+	    > guest.out || atf_fail "exec uname"
+	[ "$(sed -n 2p guest.out)" != "$(cat /proc/sys/kernel/random/boot_id)" ] \
+	    || atf_fail "the guest's boot_id is the host's"
+	[ -n "$(sed -n 2p guest.out)" ] || atf_fail "no boot_id"
+	fu=$($CTL exec v -- id -u)
+	in_fence_uids "$fu" || atf_fail "v runs as uid '$fu'"
+	# QEMU runs as that uid too, never as root.
+	q=$(vm_qemus)
+	atf_check_equal "$fu" "$(ps -o uid= -p $q | tr -d ' ')"
+	atf_check_equal "" "$(status_field $q CapEff | tr -d 0)"
+	# The fixed environment, the home as cwd, a read-only root.
+	atf_check -o inline:"/home/fence-$fu\n/home/fence-$fu\n/tmp\nv\n" \
+	    $CTL exec v -- sh -c 'pwd; echo $HOME; echo $TMPDIR; echo $VOICEBOX_FENCE'
+	atf_check -s not-exit:0 -e match:"Read-only file system" \
+	    $CTL exec v -- sh -c 'echo x > /usr/x'
+	atf_check -s not-exit:0 -e match:"exec-cwd-outside-home" \
+	    $CTL exec v cwd /etc -- pwd
+	# The home is the host's sandbox home, files the fence's uid's.
+	atf_check -o inline:"hello\n" $CTL exec v -- sh -c 'echo hello > f; cat f'
+	h="$(fenced_homes)/v"
+	atf_check -o inline:"hello\n" cat "$h/f"
+	atf_check_equal "$fu" "$(stat -c %u "$h/f")"
+	echo from-host > "$h/g" && chown "$fu" "$h/g"
+	atf_check -o inline:"from-host\n" $CTL exec v -- cat g
+	# A timeout kills the whole tree; an output cap holds.
+	atf_check -s not-exit:0 -e match:"exec-timeout" \
+	    $CTL exec v timeout 1000 -- sh -c 'sleep 300 & sleep 300'
+	atf_check -o inline:"0\n" $CTL exec v -- sh -c \
+	    'for p in /proc/[0-9]*; do cat $p/cmdline 2>/dev/null; echo; done |
+	     grep -c "^sleep" || true'
+	atf_check -s not-exit:0 -o ignore -e match:"exec-output-over-budget" \
+	    $CTL exec v output 1024 -- sh -c 'head -c 5000 /dev/zero | tr "\0" a'
+	# git, configured and initialised by the agent inside the guest.
+	atf_check -o ignore $CTL git-config v name "Vm User" email vm@example.org
+	atf_check -o ignore -e ignore $CTL git-init v proj
+	atf_check -o match:"Vm User" cat "$h/.gitconfig"
+	[ -d "$h/proj/.git" ] || atf_fail "git init left no repository"
+	atf_check -o match:"^stopped v" $CTL stop v
+	vm_clean
+	# Nothing left but the home; and the home is still there.
+	find state | grep -v '^state/fence-uids' > state.after
+	atf_check -o file:state.before cat state.after
+	atf_check -o inline:"hello\n" cat "$h/f"
+	# A second boot of the key finds the files a native boot would.
+	atf_check -o ignore $CTL boot v backend vm
+	atf_check -o inline:"hello\nfrom-host\n" $CTL exec v -- cat f g
+	atf_check -o ignore $CTL stop v
+	vm_clean
+}
+boot_exec_stop_cleanup() { fenced_cleanup; }
+
+atf_test_case wrong_hash cleanup
+wrong_hash_head() {
+	atf_set descr "a boot file whose SHA-256 is not the configured one is refused, naming it; a path without a hash is a configuration error"
+	atf_set require.user root
+}
+wrong_hash_body() {
+	vm_require
+	fenced_vars
+	vm_conf | sed '/^vm initrd/s/sha256 "[0-9a-f]*"/sha256 "'"$(printf '0%.0s' $(seq 64))"'"/' \
+	    > fenced.conf
+	fenced_start
+	atf_check -s not-exit:0 -e match:"vm initrd: .*SHA-256 [0-9a-f]{64} is not the configured 0{64}" \
+	    $CTL boot v backend vm
+	atf_check_equal "" "$(vm_qemus)"
+	# A kernel changed after its hash was recorded, for a daemon that
+	# checked it when it started: refused at the launch.
+	# (In a folder of root's alone: kyua's work directory is in /tmp.)
+	fenced_stop
+	img="$(fenced_homes)/img"
+	mkdir "$img" && chmod 0755 "$img"
+	cp "$IMAGES/vmlinuz" "$img/vmlinuz"
+	vm_conf | sed "s|^vm kernel \"[^\"]*\"|vm kernel \"$img/vmlinuz\"|" \
+	    > fenced.conf
+	fenced_start
+	vm_started
+	printf x >> "$img/vmlinuz"
+	atf_check -s not-exit:0 -e match:"vm kernel: .*img/vmlinuz: SHA-256" \
+	    $CTL boot v backend vm
+	atf_check_equal "" "$(vm_qemus)"
+	printf 'vm kernel "/boot/vmlinuz"\n' > nohash.conf
+	atf_check -s not-exit:0 -e match:"needs its hash" \
+	    "$BIN/fenced" -n -f nohash.conf
+}
+wrong_hash_cleanup() { fenced_cleanup; }
+
+atf_test_case attack cleanup
+attack_head() {
+	atf_set descr "from inside the guest no host file, process or network is reached; a second local user can neither signal QEMU nor read it"
+	atf_set require.user root
+	atf_set timeout 600
+}
+attack_body() {
+	vm_require
+	fenced_vars
+	users_add 1 vma
+	u=$(sed -n 1p users.txt)
+	vm_conf > fenced.conf
+	fenced_start
+	echo "vm-secret-$$" > secret && chmod 0644 secret
+	atf_check -o ignore $CTL boot v backend vm require L4
+	fu=$($CTL exec v -- id -u)
+	# Inside: the host's secret, by its path and through the home's
+	# parent; a symlink in the home resolves in the guest, not the host.
+	atf_check -s not-exit:0 -e ignore $CTL exec v -- cat "$PWD/secret"
+	atf_check -o not-match:"vm-secret" -s ignore -e ignore $CTL exec v -- \
+	    sh -c "cat ../../$PWD/secret ../../../secret; ls -a .. ../.."
+	atf_check -o ignore $CTL exec v -- ln -s "$PWD/secret" s
+	atf_check -s not-exit:0 -e ignore $CTL exec v -- cat s
+	# No host process is visible, nor any of the guest's root.
+	atf_check -o inline:"$fu\n" $CTL exec v -- sh -c 'ps -eo uid= | sort -u | tr -d " "'
+	# No network but lo, nothing reaches the host's 127.0.0.1.
+	atf_check -o inline:"lo\n" $CTL exec v -- \
+	    sh -c "sed -n 's/^ *\([^:]*\):.*/\1/p' /proc/net/dev"
+	atf_check -s not-exit:0 -o ignore -e match:"ConnectionRefused" \
+	    $CTL exec v -- python3 -c "import socket
+socket.create_connection(('127.0.0.1', $(fenced_port)), 5)"
+	# A second local user: QEMU is the fence's uid's, not theirs.
+	q=$(vm_qemus)
+	[ -n "$q" ] || atf_fail "no QEMU"
+	U=$(as_user $u)
+	atf_check -s not-exit:0 -e ignore $U kill -0 "$q"
+	for f in environ mem maps; do
+		atf_check -s not-exit:0 -e ignore $U cat /proc/$q/$f
+	done
+	atf_check -s not-exit:0 -e ignore $U ls /proc/$q/root/
+	atf_check -s not-exit:0 -e ignore $U ls /proc/$q/fd/
+	atf_check -s not-exit:0 -e ignore $U $CTL exec v -- id
+	# Nor can the fence's own uid on the host read QEMU's memory: it is
+	# pid 1 of a pid namespace of its own, no_new_privs, its filters on.
+	atf_check_equal 1 "$(status_field $q NoNewPrivs)"
+	atf_check_equal 2 "$(status_field $q Seccomp)"
+	atf_check -o ignore $CTL stop v
+	vm_clean
+}
+attack_cleanup() { fenced_cleanup; users_remove; }
+
+atf_init_test_cases() {
+	atf_add_test_case boot_exec_stop
+	atf_add_test_case wrong_hash
+	atf_add_test_case attack
+}
