@@ -99,7 +99,7 @@ static void	 vminit_mount(const char *, const char *, const char *,
 		    unsigned long, const char *);
 static void	 vminit_mkdir(const char *, mode_t, uid_t, gid_t);
 static void	 vminit_root(const struct vminit_args *);
-static void	 vminit_dev(void);
+static void	 vminit_dev(const struct vminit_args *);
 static void	 vminit_home(const struct vminit_args *);
 static void	 vminit_lockdown(void);
 static void	 vminit_switch(void);
@@ -545,13 +545,13 @@ vminit_root(const struct vminit_args *va)
 	 */
 	vminit_mount("tmpfs", VMINIT_NEWROOT "/sys", "tmpfs",
 	    fl | MS_NOEXEC | MS_RDONLY, "mode=0000,size=4096");
-	vminit_dev();
+	vminit_dev(va);
 	vminit_home(va);
 }
 
 /* A /dev of six nodes and a few links; no devpts, no disk, no console. */
 static void
-vminit_dev(void)
+vminit_dev(const struct vminit_args *va)
 {
 	static const struct {
 		const char	*name;
@@ -567,7 +567,7 @@ vminit_dev(void)
 		{ "stdout", "/proc/self/fd/1" },
 		{ "stderr", "/proc/self/fd/2" },
 	};
-	char	 path[PATH_MAX];
+	char	 path[PATH_MAX], opt[128];
 	size_t	 i;
 
 	vminit_mount("tmpfs", VMINIT_NEWROOT "/dev", "tmpfs",
@@ -587,8 +587,10 @@ vminit_dev(void)
 			vminit_fail("symlink %s: %s", path, strerror(errno));
 	}
 	vminit_mkdir(VMINIT_NEWROOT "/dev/shm", 01777, 0, 0);
+	/* /tmp, /var and /dev/shm each up to fenced.tmp. */
+	(void)snprintf(opt, sizeof(opt), "mode=1777,size=%llu", va->va_tmp);
 	vminit_mount("tmpfs", VMINIT_NEWROOT "/dev/shm", "tmpfs",
-	    MS_NOSUID | MS_NODEV, "mode=1777," VMINIT_SMALL_FS "00");
+	    MS_NOSUID | MS_NODEV, opt);
 	vminit_mount(NULL, VMINIT_NEWROOT "/dev", NULL,
 	    MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC,
 	    "mode=0755," VMINIT_SMALL_FS);
