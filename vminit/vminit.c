@@ -93,6 +93,7 @@ static int	 vminit_name(const char *, size_t, const char *,
 		    const char *);
 static void	 vminit_modules(void);
 static void	 vminit_wait_disk(void);
+static int	 vminit_port_name(const char *);
 static int	 vminit_find_port(char *, size_t);
 static int	 vminit_open_port(void);
 static void	 vminit_mount(const char *, const char *, const char *,
@@ -429,6 +430,23 @@ vminit_wait_disk(void)
 	}
 }
 
+/* "vportNpM": a virtio-serial port's node name, N and M decimal. */
+static int
+vminit_port_name(const char *s)
+{
+	size_t	 n, m;
+
+	if (strncmp(s, "vport", 5) != 0)
+		return (0);
+	s += 5;
+	if ((n = strspn(s, "0123456789")) == 0 || n > 9 || s[n] != 'p')
+		return (0);
+	s += n + 1;
+	if ((m = strspn(s, "0123456789")) == 0 || m > 9 || s[m] != '\0')
+		return (0);
+	return (1);
+}
+
 /*
  * The port's node ("/dev/vportNpM") from the one entry of
  * /sys/class/virtio-ports whose name is fenced.agent; 0 when there is
@@ -441,19 +459,11 @@ vminit_find_port(char *node, size_t len)
 	struct dirent	*de;
 	char		 path[PATH_MAX], name[64];
 	int		 found = 0;
-	size_t		 i, dl;
 
 	if ((d = opendir(VMINIT_PORTS)) == NULL)
 		return (0);
 	while ((de = readdir(d)) != NULL) {
-		dl = strlen(de->d_name);
-		if (dl < 4 || dl > 32 || strncmp(de->d_name, "vport", 5) != 0)
-			continue;
-		for (i = 5; i < dl; i++)
-			if ((de->d_name[i] < '0' || de->d_name[i] > '9') &&
-			    de->d_name[i] != 'p')
-				break;
-		if (i != dl)
+		if (!vminit_port_name(de->d_name))
 			continue;
 		(void)snprintf(path, sizeof(path), "%s/%s/name", VMINIT_PORTS,
 		    de->d_name);
@@ -464,7 +474,7 @@ vminit_find_port(char *node, size_t len)
 			continue;
 		if (found++)
 			vminit_fail("two ports named %s", VMINIT_PORT_NAME);
-		(void)snprintf(node, len, "/dev/%s", de->d_name);
+		(void)snprintf(node, len, "/dev/%.32s", de->d_name);
 	}
 	(void)closedir(d);
 	return (found);
@@ -728,7 +738,7 @@ vminit_exec(const struct vminit_args *va, int port)
 	char	*argv[] = { "fence-agent", "-c", NULL };
 	char	*envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin", home, user,
 		    logname, "TMPDIR=/tmp", "LANG=C.UTF-8", fence, NULL };
-	int	 fd, n;
+	int	 fd, nul, n;
 
 	(void)snprintf(home, sizeof(home), "HOME=/home/%s", va->va_user);
 	(void)snprintf(user, sizeof(user), "USER=%s", va->va_user);
@@ -741,11 +751,18 @@ vminit_exec(const struct vminit_args *va, int port)
 			vminit_fail("dup2: %s", strerror(errno));
 		(void)close(port);
 	}
-	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
+	/*
+	 * Above 3 first: dup2 onto its own number would keep the
+	 * close-on-exec flag.
+	 */
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1 ||
+	    (nul = fcntl(fd, F_DUPFD_CLOEXEC, VMINIT_CHANNEL_FD + 1)) == -1)
 		vminit_fail("open /dev/null: %s", strerror(errno));
-	if (dup2(fd, 0) == -1 || dup2(fd, 1) == -1 || dup2(fd, 2) == -1)
+	if (fd > 2)
+		(void)close(fd);
+	if (dup2(nul, 0) == -1 || dup2(nul, 1) == -1 || dup2(nul, 2) == -1)
 		vminit_fail("dup2: %s", strerror(errno));
-	(void)close(fd);
+	(void)close(nul);
 	/* The console (close-on-exec) stays for a failed execve's line. */
 	for (fd = VMINIT_CHANNEL_FD + 1; fd < vminit_console; fd++)
 		(void)close(fd);
@@ -781,8 +798,6 @@ main(int argc, char *argv[])
 	vminit_wait_disk();
 	vminit_begin("port");
 	port = vminit_open_port();
-	if (fcntl(port, F_SETFD, FD_CLOEXEC) == -1)
-		vminit_fail("fcntl: %s", strerror(errno));
 	vminit_begin("root");
 	vminit_root(&va);
 	vminit_begin("hostname");
@@ -795,8 +810,6 @@ main(int argc, char *argv[])
 	vminit_begin("drop");
 	vminit_drop(&va);
 	vminit_begin("exec");
-	if (fcntl(port, F_SETFD, 0) == -1)
-		vminit_fail("fcntl: %s", strerror(errno));
 	vminit_exec(&va, port);
 	return (1);
 }
