@@ -17,12 +17,16 @@
  * Static, libc only: it runs before any root is mounted.
  */
 #include <sys/types.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
 #include <sys/sysmacros.h>
+
+#include <net/if.h>
 
 #include <linux/capability.h>
 
@@ -102,6 +106,7 @@ static void	 vminit_mkdir(const char *, mode_t, uid_t, gid_t);
 static void	 vminit_root(const struct vminit_args *);
 static void	 vminit_dev(const struct vminit_args *);
 static void	 vminit_home(const struct vminit_args *);
+static void	 vminit_loopback(void);
 static void	 vminit_lockdown(void);
 static void	 vminit_switch(void);
 static void	 vminit_drop(const struct vminit_args *);
@@ -638,6 +643,25 @@ vminit_home(const struct vminit_args *va)
 	}
 }
 
+/* lo up, as in a native fence's network namespace; the guest has no NIC. */
+static void
+vminit_loopback(void)
+{
+	struct ifreq	 ifr;
+	int		 s;
+
+	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		vminit_fail("socket: %s", strerror(errno));
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, "lo", sizeof("lo"));
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == -1)
+		vminit_fail("SIOCGIFFLAGS lo: %s", strerror(errno));
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) == -1)
+		vminit_fail("SIOCSIFFLAGS lo: %s", strerror(errno));
+	(void)close(s);
+}
+
 /* No module loads once the guest's own are in, not even by root. */
 static void
 vminit_lockdown(void)
@@ -803,6 +827,8 @@ main(int argc, char *argv[])
 	vminit_begin("hostname");
 	if (sethostname(va.va_host, strlen(va.va_host)) == -1)
 		vminit_fail("sethostname: %s", strerror(errno));
+	vminit_begin("loopback");
+	vminit_loopback();
 	vminit_begin("lockdown");
 	vminit_lockdown();
 	vminit_begin("switch");
