@@ -19,16 +19,16 @@
 #include <sys/types.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
-#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
 #include <sys/sysmacros.h>
 
-#include <linux/capability.h>
-
 #include <net/if.h>
+
+#include <linux/capability.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -97,14 +97,16 @@ static int	 vminit_name(const char *, size_t, const char *,
 		    const char *);
 static void	 vminit_modules(void);
 static void	 vminit_wait_disk(void);
+static int	 vminit_port_name(const char *);
 static int	 vminit_find_port(char *, size_t);
 static int	 vminit_open_port(void);
 static void	 vminit_mount(const char *, const char *, const char *,
 		    unsigned long, const char *);
 static void	 vminit_mkdir(const char *, mode_t, uid_t, gid_t);
 static void	 vminit_root(const struct vminit_args *);
-static void	 vminit_dev(void);
+static void	 vminit_dev(const struct vminit_args *);
 static void	 vminit_home(const struct vminit_args *);
+static void	 vminit_loopback(void);
 static void	 vminit_lockdown(void);
 static void	 vminit_switch(void);
 static void	 vminit_drop(const struct vminit_args *);
@@ -433,6 +435,23 @@ vminit_wait_disk(void)
 	}
 }
 
+/* "vportNpM": a virtio-serial port's node name, N and M decimal. */
+static int
+vminit_port_name(const char *s)
+{
+	size_t	 n, m;
+
+	if (strncmp(s, "vport", 5) != 0)
+		return (0);
+	s += 5;
+	if ((n = strspn(s, "0123456789")) == 0 || n > 9 || s[n] != 'p')
+		return (0);
+	s += n + 1;
+	if ((m = strspn(s, "0123456789")) == 0 || m > 9 || s[m] != '\0')
+		return (0);
+	return (1);
+}
+
 /*
  * The port's node ("/dev/vportNpM") from the one entry of
  * /sys/class/virtio-ports whose name is fenced.agent; 0 when there is
@@ -445,19 +464,11 @@ vminit_find_port(char *node, size_t len)
 	struct dirent	*de;
 	char		 path[PATH_MAX], name[64];
 	int		 found = 0;
-	size_t		 i, dl;
 
 	if ((d = opendir(VMINIT_PORTS)) == NULL)
 		return (0);
 	while ((de = readdir(d)) != NULL) {
-		dl = strlen(de->d_name);
-		if (dl < 4 || dl > 32 || strncmp(de->d_name, "vport", 5) != 0)
-			continue;
-		for (i = 5; i < dl; i++)
-			if ((de->d_name[i] < '0' || de->d_name[i] > '9') &&
-			    de->d_name[i] != 'p')
-				break;
-		if (i != dl)
+		if (!vminit_port_name(de->d_name))
 			continue;
 		(void)snprintf(path, sizeof(path), "%s/%s/name", VMINIT_PORTS,
 		    de->d_name);
@@ -468,7 +479,7 @@ vminit_find_port(char *node, size_t len)
 			continue;
 		if (found++)
 			vminit_fail("two ports named %s", VMINIT_PORT_NAME);
-		(void)snprintf(node, len, "/dev/%s", de->d_name);
+		(void)snprintf(node, len, "/dev/%.32s", de->d_name);
 	}
 	(void)closedir(d);
 	return (found);
@@ -550,13 +561,13 @@ vminit_root(const struct vminit_args *va)
 	 */
 	vminit_mount("tmpfs", VMINIT_NEWROOT "/sys", "tmpfs",
 	    fl | MS_NOEXEC | MS_RDONLY, "mode=0555,size=4096");
-	vminit_dev();
+	vminit_dev(va);
 	vminit_home(va);
 }
 
 /* A /dev of six nodes and a few links; no devpts, no disk, no console. */
 static void
-vminit_dev(void)
+vminit_dev(const struct vminit_args *va)
 {
 	static const struct {
 		const char	*name;
@@ -572,7 +583,7 @@ vminit_dev(void)
 		{ "stdout", "/proc/self/fd/1" },
 		{ "stderr", "/proc/self/fd/2" },
 	};
-	char	 path[PATH_MAX];
+	char	 path[PATH_MAX], opt[128];
 	size_t	 i;
 
 	vminit_mount("tmpfs", VMINIT_NEWROOT "/dev", "tmpfs",
@@ -592,8 +603,10 @@ vminit_dev(void)
 			vminit_fail("symlink %s: %s", path, strerror(errno));
 	}
 	vminit_mkdir(VMINIT_NEWROOT "/dev/shm", 01777, 0, 0);
+	/* /tmp, /var and /dev/shm each up to fenced.tmp. */
+	(void)snprintf(opt, sizeof(opt), "mode=1777,size=%llu", va->va_tmp);
 	vminit_mount("tmpfs", VMINIT_NEWROOT "/dev/shm", "tmpfs",
-	    MS_NOSUID | MS_NODEV, "mode=1777," VMINIT_SMALL_FS "00");
+	    MS_NOSUID | MS_NODEV, opt);
 	vminit_mount(NULL, VMINIT_NEWROOT "/dev", NULL,
 	    MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC,
 	    "mode=0755," VMINIT_SMALL_FS);
@@ -629,6 +642,25 @@ vminit_home(const struct vminit_args *va)
 			    strerror(errno));
 		vminit_sleep();
 	}
+}
+
+/* lo up, as in a native fence's network namespace; the guest has no NIC. */
+static void
+vminit_loopback(void)
+{
+	struct ifreq	 ifr;
+	int		 s;
+
+	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		vminit_fail("socket: %s", strerror(errno));
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, "lo", sizeof("lo"));
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == -1)
+		vminit_fail("SIOCGIFFLAGS lo: %s", strerror(errno));
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) == -1)
+		vminit_fail("SIOCSIFFLAGS lo: %s", strerror(errno));
+	(void)close(s);
 }
 
 /* No module loads once the guest's own are in, not even by root. */
@@ -731,7 +763,7 @@ vminit_exec(const struct vminit_args *va, int port)
 	char	*argv[] = { "fence-agent", "-c", NULL };
 	char	*envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin", home, user,
 		    logname, "TMPDIR=/tmp", "LANG=C.UTF-8", fence, NULL };
-	int	 fd, n;
+	int	 fd, nul, n;
 
 	(void)snprintf(home, sizeof(home), "HOME=/home/%s", va->va_user);
 	(void)snprintf(user, sizeof(user), "USER=%s", va->va_user);
@@ -744,11 +776,18 @@ vminit_exec(const struct vminit_args *va, int port)
 			vminit_fail("dup2: %s", strerror(errno));
 		(void)close(port);
 	}
-	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
+	/*
+	 * Above 3 first: dup2 onto its own number would keep the
+	 * close-on-exec flag.
+	 */
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1 ||
+	    (nul = fcntl(fd, F_DUPFD_CLOEXEC, VMINIT_CHANNEL_FD + 1)) == -1)
 		vminit_fail("open /dev/null: %s", strerror(errno));
-	if (dup2(fd, 0) == -1 || dup2(fd, 1) == -1 || dup2(fd, 2) == -1)
+	if (fd > 2)
+		(void)close(fd);
+	if (dup2(nul, 0) == -1 || dup2(nul, 1) == -1 || dup2(nul, 2) == -1)
 		vminit_fail("dup2: %s", strerror(errno));
-	(void)close(fd);
+	(void)close(nul);
 	/* The console (close-on-exec) stays for a failed execve's line. */
 	for (fd = VMINIT_CHANNEL_FD + 1; fd < vminit_console; fd++)
 		(void)close(fd);
@@ -764,25 +803,6 @@ vminit_exec(const struct vminit_args *va, int port)
 	alarm(0);
 	execve(VMINIT_AGENT, argv, envp);
 	vminit_fail("execve %s: %s", VMINIT_AGENT, strerror(errno));
-}
-
-/* lo up, as a native L2 fence has it: the guest's only interface. */
-static void
-vminit_lo_up(void)
-{
-	struct ifreq	 ifr;
-	int		 s;
-
-	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
-		vminit_fail("socket: %s", strerror(errno));
-	memset(&ifr, 0, sizeof(ifr));
-	(void)snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) == -1)
-		vminit_fail("SIOCGIFFLAGS lo: %s", strerror(errno));
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(s, SIOCSIFFLAGS, &ifr) == -1)
-		vminit_fail("SIOCSIFFLAGS lo: %s", strerror(errno));
-	(void)close(s);
 }
 
 int
@@ -803,15 +823,13 @@ main(int argc, char *argv[])
 	vminit_wait_disk();
 	vminit_begin("port");
 	port = vminit_open_port();
-	if (fcntl(port, F_SETFD, FD_CLOEXEC) == -1)
-		vminit_fail("fcntl: %s", strerror(errno));
 	vminit_begin("root");
 	vminit_root(&va);
 	vminit_begin("hostname");
 	if (sethostname(va.va_host, strlen(va.va_host)) == -1)
 		vminit_fail("sethostname: %s", strerror(errno));
 	vminit_begin("loopback");
-	vminit_lo_up();
+	vminit_loopback();
 	vminit_begin("lockdown");
 	vminit_lockdown();
 	vminit_begin("switch");
@@ -819,8 +837,6 @@ main(int argc, char *argv[])
 	vminit_begin("drop");
 	vminit_drop(&va);
 	vminit_begin("exec");
-	if (fcntl(port, F_SETFD, 0) == -1)
-		vminit_fail("fcntl: %s", strerror(errno));
 	vminit_exec(&va, port);
 	return (1);
 }
