@@ -25,6 +25,11 @@ exec inflight per user 256
 probe dns "localhost"
 probe tcp "127.0.0.1:1"
 CONF
+# The vm backend where its boot files are built (make vm-images).
+if sh images/vm-conf "${IMAGES:-build/images}" "$build/vm" \
+    >> "$dir/fenced.conf" 2>/dev/null; then
+	echo "vm accel ${VM_ACCEL:-auto}" >> "$dir/fenced.conf"
+fi
 "$build/bin/fenced" -d -f "$dir/fenced.conf" 2> "$dir/fenced.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir" "$homes"' EXIT
@@ -44,3 +49,4 @@ for b in "$build"/bench/*; do
 	[ -x "$b" ] && "$b" "$dir/ctl.sock" "$runs"
 done
 sh bench/runsc.sh "$build" "$dir/ctl.sock" "$dir/state" "$runs"
+sh bench/vm.sh "$build" "$dir/ctl.sock" "$runs"

@@ -674,6 +674,23 @@ judge_kernel(const struct probe_report *r, const struct probe_expect *e,
 		a->av_verdict = VERDICT_SHARED;
 }
 
+/* How each backend brings the sandbox home in (docs/vm.md, docs/runsc.md). */
+static const char *
+level_home_channel(const struct probe_expect *e)
+{
+	switch (e->pe_backend) {
+	case BACKEND_NATIVE:
+		return ("bind mount of the host folder");
+	case BACKEND_RUNSC:
+		return ("gVisor gofer, bind of the host folder");
+	case BACKEND_VM:
+		return ("virtio-9p: QEMU's 9p server, in its jail, over the "
+		    "host folder");
+	default:
+		return (NULL);
+	}
+}
+
 static int
 level_derive(const struct probe_report *r, const struct probe_expect *e,
     const struct probe_verdict *v)
@@ -719,6 +736,7 @@ level_judge(const struct probe_report *r, const struct probe_expect *e,
 	strlcpy(v->pv_release, r->r_release, sizeof(v->pv_release));
 	strlcpy(v->pv_version, r->r_version, sizeof(v->pv_version));
 	strlcpy(v->pv_boot_id, r->r_boot_id, sizeof(v->pv_boot_id));
+	v->pv_home = level_home_channel(e);
 	judge_kernel(r, e, &v->pv_axes[AXIS_KERNEL]);
 	judge_filesystem(r, e, &v->pv_axes[AXIS_FILESYSTEM]);
 	judge_processes(r, e, v->pv_axes[AXIS_KERNEL].av_verdict !=
@@ -793,6 +811,9 @@ verdict_json(const struct probe_verdict *v)
 		bad = 1;
 	for (i = 0; !bad && i < AXIS_MAX; i++) {
 		if ((ax = verdict_axis_json(&v->pv_axes[i])) == NULL ||
+		    (i == AXIS_FILESYSTEM && v->pv_home != NULL &&
+		    json_object_set_new(ax, "home",
+		    json_string(v->pv_home)) == -1) ||
 		    json_object_set_new(axes, axis_names[i], ax) == -1)
 			bad = 1;
 		for (j = 0; !bad && j < v->pv_axes[i].av_nviolations; j++)

@@ -59,6 +59,9 @@ struct probe_verdict {
 	char		 pv_release[PROBE_UNAME_LEN];
 	char		 pv_version[PROBE_UNAME_LEN];
 	char		 pv_boot_id[PROBE_BOOT_ID_LEN];	/* "" if none */
+	/* What carries the home into the fence: the host's word, by its
+	   backend (the filesystem axis's "home" in the boundary). */
+	const char	*pv_home;
 };
 
 /*

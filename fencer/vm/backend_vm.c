@@ -72,9 +72,7 @@ vm_kvm_present(char *why, size_t len)
 
 /*
  * Once, at start: QEMU and the three boot files, checked as every launch
- * checks them, and the accelerator.  `vm accel auto' takes KVM only
- * where a guest booted under it once: not tried yet (docs/vm.md), so
- * auto is TCG, and says so.
+ * checks them, and the accelerator.
  */
 static void
 vm_start(void)
@@ -104,24 +102,25 @@ vm_start(void)
 		}
 		(void)close(fd);
 	}
+	/*
+	 * KVM is not offered yet: QEMU's jail has no /dev/kvm, and the
+	 * test boot that must decide `auto' (a nested /dev/kvm such as
+	 * this project's hosts have hangs a stock guest) is not written
+	 * (docs/vm.md, "Acceleration").  kvm is refused rather than run
+	 * as something else; auto is TCG and says why.
+	 */
 	switch (c->c_vm_accel) {
 	case VM_ACCEL_KVM:
-		if (!vm_kvm_present(why, sizeof(why))) {
-			snprintf(vm.v_err, sizeof(vm.v_err), "vm accel kvm: "
-			    "%s", why);
-			return;
-		}
-		vm.v_accel = VM_ACCEL_KVM;
-		break;
-	case VM_ACCEL_TCG:
-		vm.v_accel = VM_ACCEL_TCG;
-		break;
+		snprintf(vm.v_err, sizeof(vm.v_err), "vm accel kvm: not "
+		    "supported by this fenced yet (QEMU's jail has no "
+		    "/dev/kvm; docs/vm.md); use vm accel tcg or auto");
+		return;
 	default:
 		vm.v_accel = VM_ACCEL_TCG;
-		if (vm_kvm_present(why, sizeof(why)))
-			log_info("vm: /dev/kvm is there but no guest was "
-			    "tried under it; using TCG (vm accel kvm to "
-			    "use it)");
+		if (c->c_vm_accel == VM_ACCEL_AUTO &&
+		    vm_kvm_present(why, sizeof(why)))
+			log_info("vm: /dev/kvm is there, but this fenced "
+			    "runs no guest under KVM yet: TCG");
 		break;
 	}
 	log_info("vm: usable, %s", vm_accel_name(vm.v_accel));
