@@ -57,6 +57,12 @@ struct fencer_backend {
 	 * daemon left.
 	 */
 	void	(*fb_start)(void);
+	/*
+	 * Optional: why this backend can boot nothing (what fb_start
+	 * found missing), or NULL.  A boot then fails with
+	 * backend-unavailable before anything is made.
+	 */
+	const char *(*fb_unavailable)(void);
 
 	/*
 	 * Boot f as f->f_info and bb say; the fencer holds the channel's

@@ -442,6 +442,7 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	const struct fencer_backend *be;
 	uint32_t	 lifetime;
 	int		 backend = b->b_backend ? b->b_backend : c->c_backend;
+	const char	*why;
 	int		 r = 0;
 
 	if (fencer_find(b->b_owner, b->b_key) != NULL) {
@@ -461,6 +462,13 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		    "backend-unavailable", "backend %s is not available: %s; "
 		    "nothing falls back to another", backend_name(backend),
 		    fencer_backend_missing(backend));
+		return (NULL);
+	}
+	if (be->fb_unavailable != NULL && (why = be->fb_unavailable()) != NULL) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid,
+		    "backend-unavailable", "backend %s is not available: %s; "
+		    "nothing falls back to another", backend_name(backend),
+		    why);
 		return (NULL);
 	}
 	/* The limits are part of L1.5 and L2: never a fence without. */

@@ -277,6 +277,7 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 		| TIER STRING			{ conf_tier($2); }
 		| BACKEND STRING		{ conf_backend($2); }
 		| BACKEND RUNSC			{ conf_backend("runsc"); }
+		| BACKEND VM			{ conf_backend("vm"); }
 		| RUNSC STRING			{
 			conf_path("runsc", $2, ps.conf->c_runsc,
 			    sizeof(ps.conf->c_runsc));

@@ -329,6 +329,41 @@ ATF_TC_BODY(runsc, tc)
 	parse_fails(OK2 "runsc platform \"\"\n", 3, "is not valid");
 }
 
+#define SHA_A \
+	"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+ATF_TC_WITHOUT_HEAD(vm);
+ATF_TC_BODY(vm, tc)
+{
+	struct fenced_config	 c;
+
+	config_defaults(&c);
+	ATF_CHECK_EQ(c.c_vm_accel, VM_ACCEL_AUTO);
+	ATF_CHECK_STREQ(c.c_vm_path[VM_FILE_KERNEL], "");
+	ATF_REQUIRE_EQ(parse_text("vm accel tcg\n"
+	    "vm kernel \"/i/vmlinuz\" sha256 \"" SHA_A "\"\n"
+	    "vm initrd \"/i/initrd\" sha256 " SHA_A "\n"
+	    "vm image /i/root.squashfs sha256 \"" SHA_A "\"\n"
+	    "backend vm\n", &c), 0);
+	ATF_CHECK_EQ(c.c_vm_accel, VM_ACCEL_TCG);
+	ATF_CHECK_EQ(c.c_backend, BACKEND_VM);
+	ATF_CHECK_STREQ(c.c_vm_path[VM_FILE_KERNEL], "/i/vmlinuz");
+	ATF_CHECK_STREQ(c.c_vm_path[VM_FILE_INITRD], "/i/initrd");
+	ATF_CHECK_STREQ(c.c_vm_path[VM_FILE_IMAGE], "/i/root.squashfs");
+	ATF_CHECK_STREQ(c.c_vm_sha256[VM_FILE_IMAGE], SHA_A);
+	ATF_REQUIRE_EQ(parse_text("vm accel kvm\n", &c), 0);
+	ATF_CHECK_EQ(c.c_vm_accel, VM_ACCEL_KVM);
+	parse_fails(OK2 "vm kernel \"/i/vmlinuz\"\n", 3, "needs its hash");
+	parse_fails(OK2 "vm image \"/i/r\" sha256 \"abc\"\n", 3,
+	    "64 lowercase hex digits");
+	parse_fails(OK2 "vm initrd \"/i/r\" sha256 \"E3B0C44298FC1C149AFBF4"
+	    "C8996FB92427AE41E4649B934CA495991B7852B855\"\n", 3,
+	    "64 lowercase hex digits");
+	parse_fails(OK2 "vm kernel \"vmlinuz\" sha256 " SHA_A "\n", 3,
+	    "must be an absolute path");
+	parse_fails(OK2 "vm accel fast\n", 3, "expected auto, kvm or tcg");
+}
+
 ATF_TC_WITHOUT_HEAD(every_keyword);
 ATF_TC_BODY(every_keyword, tc)
 {
@@ -1246,6 +1281,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, ranges);
 	ATF_TP_ADD_TC(tp, every_error);
 	ATF_TP_ADD_TC(tp, lexer);
+	ATF_TP_ADD_TC(tp, vm);
 	ATF_TP_ADD_TC(tp, nul_byte);
 	ATF_TP_ADD_TC(tp, file_checks);
 	ATF_TP_ADD_TC(tp, env_override);

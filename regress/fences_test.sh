@@ -247,7 +247,8 @@ refused_body() {
 	ln -s /etc "$(fenced_homes)/evil"
 	atf_check -s exit:1 -e match:"home-refused" $CTL boot evil
 	atf_check -s exit:1 -e match:"not-found" $CTL show environment evil
-	# A backend this build does not have: no fallback to native.
+	# A backend this daemon cannot run (vm, no boot files configured):
+	# no fallback to native.
 	atf_check -s exit:1 -e match:"backend-unavailable" \
 	    $CTL boot other backend vm
 	atf_check -s exit:1 -e match:"backend-unavailable" \

@@ -165,7 +165,7 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	35
+#define CONFIG_NFIELDS	42
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -207,6 +207,13 @@ config_fields(struct field *f)
 		{ F_U, 1ULL << 30, 0, NULL, 0 },
 		{ F_S, 0, 0, "", 0 },
 		{ F_S, 0, 0, "ptrace", 0 },
+		{ F_U, VM_ACCEL_AUTO, 0, NULL, 0 },
+		{ F_S, 0, 0, "", 0 },
+		{ F_S, 0, 0, "", 0 },
+		{ F_S, 0, 0, "", 0 },
+		{ F_S, 0, 0, "", 0 },
+		{ F_S, 0, 0, "", 0 },
+		{ F_S, 0, 0, "", 0 },
 	};
 
 	ceil_sample();
@@ -508,6 +515,15 @@ ATF_TC_BODY(config_decode_refuses, tc)
 	BAD(33, (f[33].s = longstr, f[33].slen = PATH_MAX));
 	BAD(34, f[34].s = "");
 	BAD(34, f[34].s = "hypervisor");
+	BAD(35, f[35].u = VM_ACCEL_TCG + 1);
+	/* A vm boot file: absolute, and never without its hash. */
+	BAD(36, f[36].s = "/boot/vmlinuz");
+	BAD(36, (f[36].s = "boot/vmlinuz", f[39].s = "e3b0c44298fc1c149afb"
+	    "f4c8996fb92427ae41e4649b934ca495991b7852b855"));
+	BAD(41, f[41].s = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934c"
+	    "a495991b7852b855");
+	BAD(37, (f[37].s = "/x", f[40].s = "E3B0C44298FC1C149AFBF4C8996FB924"
+	    "27AE41E4649B934CA495991B7852B855"));
 	BAD(1, f[1].u = 65536);
 	BAD(2, f[2].s = "relative.sock");
 	BAD(2, (f[2].s = longstr, f[2].slen = PATH_MAX));

@@ -126,6 +126,12 @@ vm_start(void)
 	log_info("vm: usable, %s", vm_accel_name(vm.v_accel));
 }
 
+static const char *
+vm_unavailable(void)
+{
+	return (vm.v_err[0] != '\0' ? vm.v_err : NULL);
+}
+
 /* The guest's console: each line to the debug log, the last one kept. */
 static void
 vm_console_read(int fd, short event, void *arg)
@@ -217,10 +223,6 @@ vm_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	int		 i, r = -1;
 
 	vf->vf_console = -1;
-	if (vm.v_err[0] != '\0') {
-		snprintf(err, errlen, "vm backend unavailable: %s", vm.v_err);
-		return (-1);
-	}
 	if (vm_launch_of(f, &l, err, errlen) == -1 ||
 	    vm_argv_build(&l, &va, err, errlen) == -1)
 		return (-1);
@@ -312,6 +314,7 @@ const struct fencer_backend backend_vm = {
 	.fb_state_size = sizeof(struct vm_fence),
 	.fb_agent_wait = VM_AGENT_WAIT_SEC,
 	.fb_start = vm_start,
+	.fb_unavailable = vm_unavailable,
 	.fb_boot = vm_boot,
 	.fb_reaped = vm_reaped,
 	.fb_stop = vm_stop,
