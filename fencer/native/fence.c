@@ -170,6 +170,11 @@ fence_child_fds(struct fence_ctx *ctx)
 	const struct fence_spec *s = ctx->fc_spec;
 	int	 fd, first = 3, high[FENCE_PASS_MAX], i;
 
+	/* Out of the way first: a source may be a target's number, 3 too. */
+	for (i = 0; i < s->fs_npass; i++)
+		if ((high[i] = fcntl(s->fs_pass[i], F_DUPFD_CLOEXEC,
+		    4 + FENCE_PASS_MAX)) == -1)
+			return (fence_child_err(ctx, errno, "passed fd"));
 	if (ctx->fc_chan >= 0) {
 		if (ctx->fc_chan == 3) {
 			if (fcntl(3, F_SETFD, 0) == -1)
@@ -179,11 +184,6 @@ fence_child_fds(struct fence_ctx *ctx)
 			return (fence_child_err(ctx, errno, "channel fd"));
 		first = 4;
 	}
-	/* Out of the way first: a source may be a target's number. */
-	for (i = 0; i < s->fs_npass; i++)
-		if ((high[i] = fcntl(s->fs_pass[i], F_DUPFD_CLOEXEC,
-		    first + FENCE_PASS_MAX)) == -1)
-			return (fence_child_err(ctx, errno, "passed fd"));
 	for (i = 0; i < s->fs_npass; i++)
 		if (dup2(high[i], first + i) == -1)
 			return (fence_child_err(ctx, errno, "passed fd"));
