@@ -94,6 +94,15 @@ struct fencer_backend {
 	 * something could not be cleaned up (logged).
 	 */
 	int	(*fb_stop)(struct fence *, int *);
+
+	/*
+	 * Optional: the fencer reaped pid, which is no fence's pid 1: 1
+	 * if it was a process of the backend's own (the vm backend's KVM
+	 * try), 0 if not.
+	 */
+	int	(*fb_child)(pid_t, int);
+	/* Optional: the daemon stops: end what the backend runs itself. */
+	void	(*fb_fini)(void);
 };
 
 extern const struct fencer_backend	 backend_native;
@@ -117,7 +126,15 @@ void	native_started(struct fence *, const struct fence_proc *);
 
 const struct fencer_backend	*fencer_backend(int);
 int				 runsc_usable(void);	/* runsc/ */
+int				 vm_kvm_kept(void);	/* vm/ */
+void				 vm_kvm_dropped(void);
 const char			*fencer_backend_missing(int);
 void				 fencer_backends_start(void);
+int				 fencer_backends_child(pid_t, int);
+void				 fencer_backends_fini(void);
+/* fencer_fence.c, for a backend's own jail (the vm backend's KVM try). */
+void				 fencer_boot_args(const struct fence *,
+				    struct backend_boot *);
+const char			*fencer_cgroups_missing(void);
 
 #endif /* BACKEND_H */

@@ -49,6 +49,7 @@ static const cap_value_t fencer_caps[] = {
 	CAP_DAC_OVERRIDE,	/* homes and cgroup files of others */
 	CAP_NET_ADMIN,		/* lo up in an L2 fence's namespace */
 	CAP_SYS_CHROOT,		/* runsc: its sandbox and gofer chroot */
+	CAP_MKNOD,		/* vm under KVM: /dev/kvm in QEMU's jail */
 };
 
 /* Root, for mounts and namespaces, with only fencer_caps[]. */
@@ -89,7 +90,10 @@ fencer_init_cb(const struct proc_args *pa)
  * Configured: the backends may look for what they need.  CAP_SYS_CHROOT
  * is runsc's alone (its sandbox and gofer chroot): where runsc cannot
  * run, it goes now, so no native fence even shows it in its bounding
- * set.  A reload does not look for runsc again (docs/runsc.md).
+ * set.  CAP_MKNOD is the vm backend's under KVM alone (the /dev/kvm of
+ * QEMU's jail): it goes now unless KVM is being tried or used, and when
+ * the try fails (vm_kvm_dropped()).  A reload looks for neither again
+ * (docs/runsc.md, docs/vm.md).
  */
 static void
 fencer_start_cb(void)
@@ -99,6 +103,8 @@ fencer_start_cb(void)
 		lockdown_give_up(CAP_SYS_CHROOT);
 		log_info("no runsc here: CAP_SYS_CHROOT dropped");
 	}
+	if (!vm_kvm_kept())
+		vm_kvm_dropped();
 }
 
 static void

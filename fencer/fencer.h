@@ -69,6 +69,8 @@ void		 fencer_env_sweep(const char *);
 
 /* fencer_uids.c */
 int	fencer_uid_for(const char *, const char *, uid_t *, char *, size_t);
+int	fencer_uid_hold(uid_t *, char *, size_t);
+void	fencer_uid_release(void);
 
 /* fencer_probe.c */
 void	fencer_probe_prepare(uint32_t, const struct msg_fence_req *);

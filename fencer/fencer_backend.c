@@ -60,3 +60,29 @@ fencer_backends_start(void)
 		if (fencer_backends[i]->fb_start != NULL)
 			fencer_backends[i]->fb_start();
 }
+
+/* A child no fence has: a backend's own, or nobody's. */
+int
+fencer_backends_child(pid_t pid, int status)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(fencer_backends) / sizeof(fencer_backends[0]);
+	    i++)
+		if (fencer_backends[i]->fb_child != NULL &&
+		    fencer_backends[i]->fb_child(pid, status))
+			return (1);
+	return (0);
+}
+
+/* The daemon stops: each backend ends what it runs of its own. */
+void
+fencer_backends_fini(void)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(fencer_backends) / sizeof(fencer_backends[0]);
+	    i++)
+		if (fencer_backends[i]->fb_fini != NULL)
+			fencer_backends[i]->fb_fini();
+}

@@ -580,9 +580,16 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	return (NULL);
 }
 
+/* Why fences can have no cgroup limits here, or NULL. */
+const char *
+fencer_cgroups_missing(void)
+{
+	return (cgerr[0] != '\0' ? cgerr : NULL);
+}
+
 /* What the backend builds for f: the boot's part of the spec. */
-static void
-fence_boot_args(const struct fence *f, struct backend_boot *bb)
+void
+fencer_boot_args(const struct fence *f, struct backend_boot *bb)
 {
 	static char *argv[] = { "fence-agent", NULL };
 
@@ -656,7 +663,7 @@ fence_boot_hello(struct fence *f)
 
 /*
  * A boot, in its steps: fence_prepare() (owner, uid, home),
- * fence_boot_args(), the backend's fb_boot() (the fence and the agent's
+ * fencer_boot_args(), the backend's fb_boot() (the fence and the agent's
  * channel), fence_boot_started(), the agent's channel and
  * fence_boot_hello(); then it waits for the agent's IMSG_AGENT_READY
  * (fence_agent_dispatch()) at most FENCER_AGENT_WAIT_SEC.
@@ -679,7 +686,7 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 	f->f_t0 = t0;
 	arc4random_buf(f->f_info.f_bearer, sizeof(f->f_info.f_bearer));
 
-	fence_boot_args(f, &bb);
+	fencer_boot_args(f, &bb);
 	r = f->f_backend->fb_boot(f, &bb, &chan, err, sizeof(err));
 	fence_boot_img_close();
 	if (r == -1) {
@@ -883,8 +890,10 @@ fencer_reap(void)
 		TAILQ_FOREACH(f, &fencer_fences, f_entry)
 			if (f->f_started && f->f_info.f_pid == pid)
 				break;
-		if (f == NULL)
+		if (f == NULL) {
+			(void)fencer_backends_child(pid, status);
 			continue;
+		}
 		f->f_backend->fb_reaped(f);	/* nothing left to wait for */
 		if (f->f_info.f_state == FENCE_BOOTING)
 			fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid,
@@ -901,5 +910,6 @@ fencer_stop_all(void)
 
 	while ((f = TAILQ_FIRST(&fencer_fences)) != NULL)
 		fence_end(f, STOP_SHUTDOWN, 0);
+	fencer_backends_fini();
 	fencer_cgroup_fini(fencer_cgparent);
 }

@@ -50,6 +50,8 @@ struct uid_rec {
 static struct uid_rec	*uids;
 static size_t		 nuids;
 static int		 uids_loaded;
+static int		 uid_held;	/* fencer_uid_hold() */
+static uid_t		 uid_held_uid;
 
 static int
 uids_path(const char *name, char *buf, size_t len)
@@ -354,6 +356,8 @@ uids_free(uid_t *out)
 		if (uids[i].ur_uid >= c->c_fence_uid_lo &&
 		    uids[i].ur_uid <= c->c_fence_uid_hi)
 			used[n++] = uids[i].ur_uid;
+	if (uid_held && n < UIDS_MAX)
+		used[n++] = uid_held_uid;
 	qsort(used, n, sizeof(used[0]), uids_cmp);
 	for (i = 0; i < n && used[i] == u; i++) {
 		if (u == c->c_fence_uid_hi)
@@ -413,6 +417,42 @@ fencer_uid_for(const char *key, const char *home, uid_t *uid, char *err,
 	log_info("fence %s of root gets uid %u", key, (unsigned)u);
 	*uid = u;
 	return (0);
+}
+
+/*
+ * A uid of the range for a fence of the fencer's own that has no key and
+ * no home (the vm backend's KVM try): one no record has, held in memory
+ * only, so that no key is given it until fencer_uid_release().  Nothing
+ * on the host belongs to a uid no record has.
+ */
+int
+fencer_uid_hold(uid_t *uid, char *err, size_t errlen)
+{
+	uid_t	 u;
+
+	if (uid_held) {
+		snprintf(err, errlen, "a uid is held already");
+		return (-1);
+	}
+	if (uids_load(err, errlen) == -1)
+		return (-1);
+	if (uids_free(&u) == -1 && (uids_reclaim() == 0 ||
+	    uids_free(&u) == -1)) {
+		snprintf(err, errlen, "no free uid in fence uids %u-%u",
+		    (unsigned)fencer_self.ps_conf.c_fence_uid_lo,
+		    (unsigned)fencer_self.ps_conf.c_fence_uid_hi);
+		return (-1);
+	}
+	uid_held = 1;
+	uid_held_uid = u;
+	*uid = u;
+	return (0);
+}
+
+void
+fencer_uid_release(void)
+{
+	uid_held = 0;
 }
 
 /*

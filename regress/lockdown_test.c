@@ -72,7 +72,8 @@
 /* The fencer's capabilities, as docs/lockdown.md lists them. */
 static const cap_value_t fencer_caps[] = {
 	CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FOWNER, CAP_KILL, CAP_SETGID,
-	CAP_SETUID, CAP_SETPCAP, CAP_NET_ADMIN, CAP_SYS_CHROOT, CAP_SYS_ADMIN
+	CAP_SETUID, CAP_SETPCAP, CAP_NET_ADMIN, CAP_SYS_CHROOT, CAP_SYS_ADMIN,
+	CAP_MKNOD
 };
 #define NFENCER_CAPS	(sizeof(fencer_caps) / sizeof(fencer_caps[0]))
 

@@ -159,6 +159,37 @@ ATF_TC_BODY(kvm_and_limits, tc)
 	ATF_CHECK_STREQ(va.va_argv[smp], "4");
 }
 
+/* The KVM try: the same vector, one more kernel word; a model given. */
+ATF_TC_WITHOUT_HEAD(kvm_try);
+ATF_TC_BODY(kvm_try, tc)
+{
+	struct vm_launch l;
+	struct vm_argv	 va, vt;
+	int		 i, n = 0;
+
+	launch_init(&l);
+	l.vl_accel = VM_ACCEL_KVM;
+	build(&l, &va);
+	l.vl_try = 1;
+	build(&l, &vt);
+	ATF_REQUIRE_EQ(va.va_argc, vt.va_argc);
+	for (i = 0; i < va.va_argc; i++) {
+		if (strcmp(va.va_argv[i], vt.va_argv[i]) == 0)
+			continue;
+		n++;
+		ATF_CHECK_STREQ(vt.va_argv[i - 1], "-append");
+		ATF_CHECK(strlen(vt.va_argv[i]) > strlen(" fenced.try=kvm"));
+		ATF_CHECK_STREQ(vt.va_argv[i] + strlen(vt.va_argv[i]) -
+		    strlen(" fenced.try=kvm"), " fenced.try=kvm");
+	}
+	ATF_CHECK_EQ(n, 1);
+	l.vl_cpu = "qemu64";
+	build(&l, &vt);
+	for (i = 0; i + 1 < vt.va_argc; i++)
+		if (strcmp(vt.va_argv[i], "-cpu") == 0)
+			ATF_CHECK_STREQ(vt.va_argv[i + 1], "qemu64");
+}
+
 /* What cannot be a guest: refused, with a reason. */
 ATF_TC_WITHOUT_HEAD(refused);
 ATF_TC_BODY(refused, tc)
@@ -188,6 +219,9 @@ ATF_TC_BODY(refused, tc)
 	ATF_CHECK(vm_argv_build(&l, &va, err, sizeof(err)) == -1);
 	launch_init(&l);
 	l.vl_accel = VM_ACCEL_AUTO;	/* must have been decided */
+	ATF_CHECK(vm_argv_build(&l, &va, err, sizeof(err)) == -1);
+	launch_init(&l);
+	l.vl_cpu = "host,+vmx";		/* a model is one word */
 	ATF_CHECK(vm_argv_build(&l, &va, err, sizeof(err)) == -1);
 }
 
@@ -289,6 +323,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, exact_tcg);
 	ATF_TP_ADD_TC(tp, no_surface);
 	ATF_TP_ADD_TC(tp, kvm_and_limits);
+	ATF_TP_ADD_TC(tp, kvm_try);
 	ATF_TP_ADD_TC(tp, refused);
 	ATF_TP_ADD_TC(tp, files);
 	return (atf_no_error());

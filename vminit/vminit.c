@@ -51,6 +51,8 @@
 #define VMINIT_USER_MAX		32
 #define VMINIT_HOST_MAX		63
 #define VMINIT_PORT_NAME	"fenced.agent"
+/* The host's fencer/vm/vm.h VM_TRY_MARK: the same words. */
+#define VMINIT_TRY_MARK		"fenced-vminit: kvm try: init reached"
 #define VMINIT_PORTS		"/sys/class/virtio-ports"
 #define VMINIT_DISK		"/dev/vda"
 #define VMINIT_NEWROOT		"/newroot"
@@ -70,6 +72,7 @@ struct vminit_args {
 	char		 va_user[VMINIT_USER_MAX + 1];
 	char		 va_host[VMINIT_HOST_MAX + 1];
 	unsigned long long va_tmp;
+	int		 va_try;	/* fenced.try=kvm */
 	int		 va_seen;
 };
 
@@ -78,7 +81,8 @@ struct vminit_args {
 #define VA_USER		0x04
 #define VA_HOST		0x08
 #define VA_TMP		0x10
-#define VA_ALL		0x1f
+#define VA_ALL		0x1f	/* the ones each boot must have */
+#define VA_TRY		0x20	/* may be given */
 
 static const char *volatile	 vminit_step = "start";
 static int			 vminit_console = -1;
@@ -321,6 +325,8 @@ vminit_param(struct vminit_args *va, const char *key, const char *val)
 		bit = VA_HOST;
 	else if (strcmp(key, "tmp") == 0)
 		bit = VA_TMP;
+	else if (strcmp(key, "try") == 0)
+		bit = VA_TRY;
 	else
 		vminit_fail("unknown parameter fenced.%.32s", key);
 	if (va->va_seen & bit)
@@ -354,12 +360,18 @@ vminit_param(struct vminit_args *va, const char *key, const char *val)
 			vminit_fail("bad fenced.tmp");
 		va->va_tmp = v;
 		break;
+	case VA_TRY:
+		if (strcmp(val, "kvm") != 0)
+			vminit_fail("bad fenced.try");
+		va->va_try = 1;
+		break;
 	}
 }
 
 /*
- * The host's contract: fenced.uid, gid, user, host and tmp, each once;
- * any other fenced.* word is refused.  Words without the prefix are the
+ * The host's contract: fenced.uid, gid, user, host and tmp, each once,
+ * and perhaps fenced.try=kvm (the host's KVM try: say so and power off
+ * once the devices answer); any other fenced.* word is refused.  Words without the prefix are the
  * kernel's own (console=, quiet, panic=).  No quoting is understood: a
  * quote in a fenced.* word fails its validation.
  */
@@ -384,7 +396,7 @@ vminit_cmdline(struct vminit_args *va)
 		*eq++ = '\0';
 		vminit_param(va, word, eq);
 	}
-	if (va->va_seen != VA_ALL)
+	if ((va->va_seen & VA_ALL) != VA_ALL)
 		vminit_fail("missing fenced.uid, gid, user, host or tmp");
 }
 
@@ -823,6 +835,12 @@ main(int argc, char *argv[])
 	vminit_wait_disk();
 	vminit_begin("port");
 	port = vminit_open_port();
+	if (va.va_try) {
+		/* Disk and port found: what a boot needs of the machine. */
+		vminit_say(VMINIT_TRY_MARK "\n", sizeof(VMINIT_TRY_MARK));
+		(void)reboot(RB_POWER_OFF);
+		_exit(1);
+	}
 	vminit_begin("root");
 	vminit_root(&va);
 	vminit_begin("hostname");

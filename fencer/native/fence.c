@@ -318,7 +318,8 @@ fence_spec_check(const struct fence_spec *s, char *err, size_t errlen)
 		snprintf(err, errlen, "invalid user name");
 		return (-1);
 	}
-	if (s->fs_home[0] != '/' || s->fs_bindir == NULL ||
+	if ((s->fs_no_home ? s->fs_home[0] != '\0' || s->fs_home_dev[0] !=
+	    '\0' : s->fs_home[0] != '/') || s->fs_bindir == NULL ||
 	    s->fs_bindir[0] != '/') {
 		snprintf(err, errlen, "home and bin dir must be absolute");
 		return (-1);

@@ -28,6 +28,8 @@
 
 /* Where the fence finds the binaries of fenced (bound read-only). */
 #define FENCE_BIN_DIR		"/run/fenced/bin"
+#define FENCE_KVM_MAJOR		10	/* /dev/kvm: misc 232 */
+#define FENCE_KVM_MINOR		232
 
 struct fence_spec {
 	char		 fs_key[FENCE_KEY_SIZE];
@@ -54,6 +56,13 @@ struct fence_spec {
 						   regular file among them is
 						   readable through Landlock */
 	int		 fs_npass;
+	int		 fs_kvm;		/* 1: /dev/kvm, a node of the
+						   fence's uid (the vm
+						   backend's QEMU under KVM) */
+	int		 fs_no_home;		/* 1: fs_home is "" and
+						   /home/<user> an empty
+						   folder (the vm backend's
+						   KVM try) */
 	int		 fs_inherit_stdio;	/* 1: pid 1 keeps the caller's
 						   fds 0-2 (tests, -d); 0: they
 						   are /dev/null */

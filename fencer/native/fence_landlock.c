@@ -7,6 +7,7 @@
  *	/var/tmp, /dev/shm	write, truncate, rename (refer)
  *	/dev/{null,zero,full,	read, write, ioctl
  *	random,urandom,tty}
+ *	/dev/kvm		the same, where the spec asks for it (fs_kvm)
  *
  * so nothing outside the writable places can be written even if a mount
  * were wrong.  With ABI 6 and later abstract unix sockets and signals
@@ -154,6 +155,21 @@ fence_landlock_prepare(struct fence_ctx *ctx)
 		    LANDLOCK_RULE_PATH_BENEATH, &pb, 0) == -1) {
 			fence_child_err(ctx, errno, "landlock rule for %s",
 			    path);
+			(void)close(fd);
+			return (-1);
+		}
+		(void)close(fd);
+	}
+	/* QEMU under KVM: its /dev/kvm, as the other nodes. */
+	if (ctx->fc_spec->fs_kvm) {
+		if ((fd = open("/dev/kvm", O_PATH | O_CLOEXEC)) == -1)
+			return (fence_child_err(ctx, errno,
+			    "landlock: open /dev/kvm"));
+		pb.allowed_access = FENCE_LL_DEV & attr.handled_access_fs;
+		pb.parent_fd = fd;
+		if (syscall(SYS_landlock_add_rule, ctx->fc_ll_fd,
+		    LANDLOCK_RULE_PATH_BENEATH, &pb, 0) == -1) {
+			fence_child_err(ctx, errno, "landlock rule for /dev/kvm");
 			(void)close(fd);
 			return (-1);
 		}

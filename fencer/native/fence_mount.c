@@ -18,7 +18,9 @@
  *			home, bound read-write (nosuid, nodev)
  *	/dev		tmpfs with null, zero, full, random, urandom, tty
  *			bound from the host, fd/stdin/stdout/stderr links,
- *			a /dev/shm tmpfs (an eighth); read-only
+ *			a /dev/shm tmpfs (an eighth); read-only; with
+ *			fs_kvm also a kvm node of the fence's uid
+ *			(fence_mount_kvm())
  *	/proc		a fresh proc of the fence's pid namespace,
  *			/proc/sys read-only, sensitive files under
  *			/dev/null, a few directories under an empty
@@ -48,6 +50,7 @@
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 
 #include <linux/openat2.h>
@@ -460,7 +463,7 @@ fence_mount_sources(struct fence_ctx *ctx)
 		return (fence_child_err(ctx, errno, "make / private"));
 
 	/* A home image is mounted from its loop device instead. */
-	if (s->fs_home_dev[0] != '\0')
+	if (s->fs_home_dev[0] != '\0' || s->fs_no_home)
 		return (0);
 	memset(&how, 0, sizeof(how));
 	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
@@ -594,6 +597,13 @@ fence_mount_scratch(struct fence_ctx *ctx)
 		return (-1);
 	if (ctx->fc_spec->fs_home_dev[0] != '\0')
 		return (fence_mount_home_image(ctx));
+	if (ctx->fc_spec->fs_no_home) {
+		if (chown(ctx->fc_home_mnt, ctx->fc_spec->fs_uid,
+		    ctx->fc_spec->fs_gid) == -1)
+			return (fence_child_err(ctx, errno, "chown %s",
+			    ctx->fc_home_abs));
+		return (0);
+	}
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", ctx->fc_home_fd);
 	if (fence_mount_bind(ctx, fdpath, ctx->fc_home_fd, ctx->fc_home_mnt,
 	    1, ctx->fc_home_abs) == -1)
@@ -603,14 +613,38 @@ fence_mount_scratch(struct fence_ctx *ctx)
 	return (0);
 }
 
+/*
+ * /dev/kvm for the vm backend's QEMU under KVM: the host's node is
+ * root's alone, so this /dev gets a node of its own for the fence's uid
+ * (0600), and is then mounted without nodev.  It holds no other node
+ * (the rest are binds, each a mount with its own flags), is read-only,
+ * and nothing in the fence can make a node (no CAP_MKNOD).
+ */
+static int
+fence_mount_kvm(struct fence_ctx *ctx)
+{
+	const struct fence_spec	*s = ctx->fc_spec;
+
+	if (mknod("dev/kvm", S_IFCHR | 0600, makedev(FENCE_KVM_MAJOR,
+	    FENCE_KVM_MINOR)) == -1)
+		return (fence_child_err(ctx, errno, "create /dev/kvm"));
+	if (chown("dev/kvm", s->fs_uid, s->fs_gid) == -1)
+		return (fence_child_err(ctx, errno, "chown /dev/kvm"));
+	return (0);
+}
+
 static int
 fence_mount_dev(struct fence_ctx *ctx)
 {
-	const unsigned long	 f = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+	unsigned long		 f = MS_NOSUID | MS_NODEV | MS_NOEXEC;
 	size_t			 i;
 
+	if (ctx->fc_spec->fs_kvm)
+		f &= ~MS_NODEV;
 	if (fence_mount_mkdir(ctx, "dev", 0755) == -1 ||
 	    fence_mount_tmpfs(ctx, "dev", f, "0755", 64 * 1024, "/dev") == -1)
+		return (-1);
+	if (ctx->fc_spec->fs_kvm && fence_mount_kvm(ctx) == -1)
 		return (-1);
 	for (i = 0; i < nitems(fence_host_binds); i++) {
 		const struct fence_host_bind *b = &fence_host_binds[i];
@@ -629,7 +663,7 @@ fence_mount_dev(struct fence_ctx *ctx)
 			return (fence_child_err(ctx, errno, "symlink /%s",
 			    fence_dev_links[i][0]));
 	if (fence_mount_mkdir(ctx, "dev/shm", 01777) == -1 ||
-	    fence_mount_tmpfs(ctx, "dev/shm", f, "1777",
+	    fence_mount_tmpfs(ctx, "dev/shm", f | MS_NODEV, "1777",
 	    fence_tmpfs_size(ctx, TMPFS_SHM), "/dev/shm") == -1)
 		return (-1);
 	if (mount(NULL, "dev", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | f,

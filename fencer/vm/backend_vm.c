@@ -5,15 +5,29 @@
  * native fence's reading; the guest, booted from the checked kernel,
  * initramfs and root image, runs the agent on the virtio-serial port
  * whose host end is the channel the fencer holds.
+ *
+ * Acceleration (docs/vm.md): with `vm accel auto' or `kvm' and a /dev/kvm
+ * that answers, the fencer tries KVM once at start: one guest, booted
+ * under KVM in a jail as a fence's is (a uid held for it, no home), whose
+ * vminit says on the console that it reached its init and powers off
+ * (fenced.try=kvm).  A try that says nothing within VM_TRY_SEC is killed
+ * (a nested /dev/kvm such as this project's hosts have hangs a stock
+ * guest without a word).  Until the try has answered, auto boots under
+ * TCG and kvm boots nothing; after it, auto is KVM if the try reached its
+ * init and TCG otherwise, and kvm is KVM or unavailable, saying why.
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <sys/capability.h>
 
 #include <linux/kvm.h>
 
 #include <errno.h>
+#include <time.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,9 +43,14 @@
 #include "backend.h"
 #include "fence.h"
 #include "vm.h"
+#include "lockdown.h"
 
 #define VM_AGENT_WAIT_SEC	120	/* a TCG boot under load */
 #define VM_CONSOLE_LINE		256
+#define VM_TRY_SEC		20	/* KVM reaches init in about 1 s */
+#define VM_TRY_KEY		"kvm-try"	/* its hostname, its cgroup's */
+#define VM_TRY_CGROUP		"4294967295." VM_TRY_KEY	/* no owner
+						   has uid -1 */
 
 struct vm_fence {
 	struct fence_proc vf_proc;	/* QEMU's jail */
@@ -40,7 +59,10 @@ struct vm_fence {
 	char		 vf_line[VM_CONSOLE_LINE];
 	size_t		 vf_linelen;
 	char		 vf_last[VM_CONSOLE_LINE];	/* last whole line */
+	int		 vf_try_ok;	/* the KVM try's guest said so */
 };
+
+enum vm_try_state { VM_TRY_NONE, VM_TRY_RUNNING, VM_TRY_DONE };
 
 static const char *const vm_file_names[VM_FILE_MAX] = {
 	"vm kernel", "vm initrd", "vm image"
@@ -49,7 +71,17 @@ static const char *const vm_file_names[VM_FILE_MAX] = {
 static struct {
 	char		 v_err[BACKEND_ERR_MAX];	/* "": usable */
 	int		 v_accel;		/* VM_ACCEL_KVM or _TCG */
-} vm;
+	enum vm_try_state v_try;
+	struct fence	 v_try_f;	/* the try's jail, a fence of our own */
+	struct vm_fence	 v_try_vf;
+	int		 v_try_jail;	/* its jail was made */
+	int		 v_try_chan;	/* the agent's end: nobody answers */
+	struct event	 v_try_timer;
+	struct timespec	 v_try_t0;
+} vm = { .v_try_chan = -1 };
+
+static void	vm_try_begin(void);
+static void	vm_try_end(int, const char *);
 
 /* Whether /dev/kvm is there and answers as KVM does. */
 static int
@@ -102,34 +134,43 @@ vm_start(void)
 		}
 		(void)close(fd);
 	}
-	/*
-	 * KVM is not offered yet: QEMU's jail has no /dev/kvm, and the
-	 * test boot that must decide `auto' (a nested /dev/kvm such as
-	 * this project's hosts have hangs a stock guest) is not written
-	 * (docs/vm.md, "Acceleration").  kvm is refused rather than run
-	 * as something else; auto is TCG and says why.
-	 */
+	vm.v_accel = VM_ACCEL_TCG;
 	switch (c->c_vm_accel) {
-	case VM_ACCEL_KVM:
-		snprintf(vm.v_err, sizeof(vm.v_err), "vm accel kvm: not "
-		    "supported by this fenced yet (QEMU's jail has no "
-		    "/dev/kvm; docs/vm.md); use vm accel tcg or auto");
+	case VM_ACCEL_TCG:
+		log_info("vm: usable, tcg (vm accel tcg)");
 		return;
+	case VM_ACCEL_KVM:
+		if (!vm_kvm_present(why, sizeof(why))) {
+			snprintf(vm.v_err, sizeof(vm.v_err), "vm accel kvm: "
+			    "%s", why);
+			return;
+		}
+		break;
 	default:
-		vm.v_accel = VM_ACCEL_TCG;
-		if (c->c_vm_accel == VM_ACCEL_AUTO &&
-		    vm_kvm_present(why, sizeof(why)))
-			log_info("vm: /dev/kvm is there, but this fenced "
-			    "runs no guest under KVM yet: TCG");
+		if (!vm_kvm_present(why, sizeof(why))) {
+			log_info("vm: usable, tcg (vm accel auto: %s)", why);
+			return;
+		}
 		break;
 	}
-	log_info("vm: usable, %s", vm_accel_name(vm.v_accel));
+	vm_try_begin();
 }
 
 static const char *
 vm_unavailable(void)
 {
-	return (vm.v_err[0] != '\0' ? vm.v_err : NULL);
+	static char	 busy[128];
+
+	if (vm.v_err[0] != '\0')
+		return (vm.v_err);
+	if (vm.v_try == VM_TRY_RUNNING &&
+	    fencer_self.ps_conf.c_vm_accel == VM_ACCEL_KVM) {
+		snprintf(busy, sizeof(busy), "vm accel kvm: KVM is being "
+		    "tried (at most %d s after the daemon started)",
+		    VM_TRY_SEC);
+		return (busy);
+	}
+	return (NULL);
 }
 
 /* The guest's console: each line to the debug log, the last one kept. */
@@ -153,6 +194,8 @@ vm_console_read(int fd, short event, void *arg)
 			vf->vf_line[vf->vf_linelen] = '\0';
 			if (vf->vf_linelen > 0) {
 				log_debug("vm console: %s", vf->vf_line);
+				if (strcmp(vf->vf_line, VM_TRY_MARK) == 0)
+					vf->vf_try_ok = 1;
 				strlcpy(vf->vf_last, vf->vf_line,
 				    sizeof(vf->vf_last));
 			}
@@ -165,6 +208,8 @@ vm_console_read(int fd, short event, void *arg)
 		vf->vf_line[vf->vf_linelen++] = ch < 0x20 || ch > 0x7e ?
 		    '?' : (char)ch;
 	}
+	if (vf == &vm.v_try_vf && vf->vf_try_ok && vm.v_try == VM_TRY_RUNNING)
+		vm_try_end(1, NULL);
 }
 
 static void
@@ -188,7 +233,7 @@ vm_launch_of(const struct fence *f, struct vm_launch *l, char *err,
 	const struct fence_limits *lim = &f->f_info.f_limits;
 
 	memset(l, 0, sizeof(*l));
-	l->vl_accel = vm.v_accel;
+	l->vl_accel = vm.v_accel;	/* the try sets its own */
 	l->vl_mem = lim->fl_memory;
 	l->vl_cpus = (lim->fl_cpu_milli + 999) / 1000;
 	if (l->vl_cpus == 0)
@@ -208,14 +253,18 @@ vm_launch_of(const struct fence *f, struct vm_launch *l, char *err,
 	return (0);
 }
 
+/*
+ * QEMU in its jail, an L2 native fence of f's uid, launched as l says;
+ * *chan is the fencer's end of the agent's channel, vf's console read
+ * from here on.
+ */
 static int
-vm_boot(struct fence *f, const struct backend_boot *bb, int *chan,
-    char *err, size_t errlen)
+vm_jail_start(struct fence *f, const struct backend_boot *bb,
+    struct vm_fence *vf, const struct vm_launch *l, int *chan, char *err,
+    size_t errlen)
 {
 	const struct fenced_config *c = &fencer_self.ps_conf;
-	struct vm_fence	*vf = f->f_be;
 	struct fence_spec spec;
-	struct vm_launch l;
 	static struct vm_argv va;	/* big; one boot at a time */
 	int		 sp[2] = { -1, -1 }, cp[2] = { -1, -1 };
 	int		 files[VM_FILE_MAX] = { -1, -1, -1 };
@@ -223,8 +272,7 @@ vm_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	int		 i, r = -1;
 
 	vf->vf_console = -1;
-	if (vm_launch_of(f, &l, err, errlen) == -1 ||
-	    vm_argv_build(&l, &va, err, errlen) == -1)
+	if (vm_argv_build(l, &va, err, errlen) == -1)
 		return (-1);
 	for (i = 0; i < VM_FILE_MAX; i++)
 		if (vm_file_verify(c->c_vm_path[i], c->c_vm_sha256[i],
@@ -238,7 +286,6 @@ vm_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		goto done;
 	}
 
-	/* QEMU's jail: an L2 native fence of the fence's uid. */
 	native_spec(f, bb, &spec);
 	spec.fs_tier = TIER_L2;
 	spec.fs_exec = VM_QEMU;
@@ -249,6 +296,8 @@ vm_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	spec.fs_pass[VM_FD_INITRD - VM_FD_CONSOLE] = files[VM_FILE_INITRD];
 	spec.fs_pass[VM_FD_IMAGE - VM_FD_CONSOLE] = files[VM_FILE_IMAGE];
 	spec.fs_npass = 4;
+	spec.fs_kvm = l->vl_accel == VM_ACCEL_KVM;
+	spec.fs_no_home = f->f_info.f_home[0] == '\0';
 	/* QEMU itself needs memory beyond the guest's, and threads. */
 	spec.fs_limits.fl_memory += VM_QEMU_OVERHEAD;
 	if (spec.fs_limits.fl_pids < 128)
@@ -265,9 +314,6 @@ vm_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		log_warn("vm %s: console not read", f->f_info.f_key);
 	*chan = sp[0];
 	sp[0] = -1;
-	native_started(f, &vf->vf_proc);
-	f->f_info.f_accel = vm.v_accel == VM_ACCEL_KVM ? MSG_ACCEL_KVM :
-	    MSG_ACCEL_TCG;
 	r = 0;
  done:
 	for (i = 0; i < 2; i++) {
@@ -280,6 +326,205 @@ vm_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		if (files[i] != -1)
 			(void)close(files[i]);
 	return (r);
+}
+
+static int
+vm_boot(struct fence *f, const struct backend_boot *bb, int *chan,
+    char *err, size_t errlen)
+{
+	struct vm_fence	*vf = f->f_be;
+	struct vm_launch l;
+
+	vf->vf_console = -1;
+	if (vm_launch_of(f, &l, err, errlen) == -1 ||
+	    vm_jail_start(f, bb, vf, &l, chan, err, errlen) == -1)
+		return (-1);
+	native_started(f, &vf->vf_proc);
+	f->f_info.f_accel = l.vl_accel == VM_ACCEL_KVM ? MSG_ACCEL_KVM :
+	    MSG_ACCEL_TCG;
+	return (0);
+}
+
+static void
+vm_try_timeout(int fd, short event, void *arg)
+{
+	char	 why[64];
+
+	snprintf(why, sizeof(why), "no word from the guest in %d s",
+	    VM_TRY_SEC);
+	vm_try_end(0, why);
+}
+
+/* Once, at start: one guest under KVM, to see whether it boots here. */
+static void
+vm_try_begin(void)
+{
+	struct fence	*f = &vm.v_try_f;
+	struct backend_boot bb;
+	struct vm_launch l;
+	struct timeval	 tv = { VM_TRY_SEC, 0 };
+	const char	*why;
+	char		 err[BACKEND_ERR_MAX];
+
+	memset(f, 0, sizeof(*f));
+	memset(&vm.v_try_vf, 0, sizeof(vm.v_try_vf));
+	vm.v_try_vf.vf_console = -1;
+	vm.v_try_vf.vf_proc.fp_pid = -1;
+	vm.v_try = VM_TRY_RUNNING;
+	if ((why = fencer_cgroups_missing()) != NULL) {
+		vm_try_end(0, why);
+		return;
+	}
+	if (fencer_uid_hold(&f->f_info.f_uid, err, sizeof(err)) == -1) {
+		vm_try_end(0, err);
+		return;
+	}
+	f->f_gid = f->f_info.f_uid;
+	snprintf(f->f_user, sizeof(f->f_user), "fence-%u",
+	    (unsigned)f->f_info.f_uid);
+	strlcpy(f->f_info.f_key, VM_TRY_KEY, sizeof(f->f_info.f_key));
+	strlcpy(f->f_cgname, VM_TRY_CGROUP, sizeof(f->f_cgname));
+	f->f_info.f_tier = TIER_L2;
+	f->f_info.f_backend = BACKEND_VM;
+	f->f_info.f_limits.fl_memory = VM_MEM_MIN;
+	f->f_info.f_limits.fl_pids = 128;
+	f->f_info.f_limits.fl_cpu_milli = 1000;
+	f->f_be = &vm.v_try_vf;
+	fencer_boot_args(f, &bb);
+	bb.bb_home_dev = "";
+
+	if (vm_launch_of(f, &l, err, sizeof(err)) == -1) {
+		vm_try_end(0, err);
+		return;
+	}
+	l.vl_accel = VM_ACCEL_KVM;
+	l.vl_try = 1;
+#ifdef FENCED_TEST_HOOKS
+	/*
+	 * Test builds only: another CPU model for the try.  On this
+	 * project's nested /dev/kvm, -cpu host makes QEMU fail at once and
+	 * qemu64 hangs in the kernel: the deadline's case.
+	 */
+	l.vl_cpu = getenv("FENCED_TEST_VM_TRY_CPU");
+#endif
+	clock_gettime(CLOCK_MONOTONIC, &vm.v_try_t0);
+	if (vm_jail_start(f, &bb, &vm.v_try_vf, &l, &vm.v_try_chan, err,
+	    sizeof(err)) == -1) {
+		vm_try_end(0, err);
+		return;
+	}
+	vm.v_try_jail = 1;
+	/* The loop's clock is from before the start: the deadline is not. */
+	(void)event_base_update_cache_time(fencer_self.ps_evbase);
+	evtimer_assign(&vm.v_try_timer, fencer_self.ps_evbase, vm_try_timeout,
+	    NULL);
+	evtimer_add(&vm.v_try_timer, &tv);
+	log_info("vm: trying KVM: one guest as uid %u, pid %d, at most %d s",
+	    (unsigned)f->f_info.f_uid, (int)vm.v_try_vf.vf_proc.fp_pid,
+	    VM_TRY_SEC);
+}
+
+/*
+ * The try is over: its QEMU killed, its jail and cgroups gone, its uid
+ * free again; the accelerator decided.  ok: the guest reached its init.
+ */
+static void
+vm_try_end(int ok, const char *why)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	struct vm_fence	*vf = &vm.v_try_vf;
+	struct timespec	 t1;
+	long long	 ms = 0;
+
+	if (vm.v_try != VM_TRY_RUNNING)
+		return;
+	vm.v_try = VM_TRY_DONE;
+	if (evtimer_initialized(&vm.v_try_timer))
+		evtimer_del(&vm.v_try_timer);
+	if (vm.v_try_jail && fence_stop(&vf->vf_proc) == -1)
+		log_warnx("vm: the KVM try's jail was not all removed");
+	vm.v_try_jail = 0;
+	if (vf->vf_console != -1)
+		vm_console_read(vf->vf_console, EV_READ, vf);
+	vm_console_close(vf);
+	if (vm.v_try_chan != -1) {
+		(void)close(vm.v_try_chan);
+		vm.v_try_chan = -1;
+	}
+	if (vm.v_try_f.f_info.f_uid != 0)
+		fencer_uid_release();
+	if (vm.v_try_t0.tv_sec != 0) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ms = (t1.tv_sec - vm.v_try_t0.tv_sec) * 1000LL +
+		    (t1.tv_nsec - vm.v_try_t0.tv_nsec) / 1000000;
+	}
+
+	if (ok) {
+		vm.v_accel = VM_ACCEL_KVM;
+		log_info("vm: usable, kvm (the KVM try reached the guest's "
+		    "init in %lld ms)", ms);
+		return;
+	}
+	if (vf->vf_last[0] != '\0')
+		log_info("vm: the KVM try's console's last line: %s",
+		    vf->vf_last);
+	vm_kvm_dropped();
+	if (c->c_vm_accel == VM_ACCEL_KVM) {
+		snprintf(vm.v_err, sizeof(vm.v_err), "vm accel kvm: KVM does "
+		    "not boot a guest here: %s (the try at start, %lld ms)",
+		    why, ms);
+		log_warnx("vm: %s", vm.v_err);
+		return;
+	}
+	vm.v_accel = VM_ACCEL_TCG;
+	log_info("vm: usable, tcg (vm accel auto: the KVM try failed after "
+	    "%lld ms: %s)", ms, why);
+}
+
+/* Whether CAP_MKNOD is still needed: KVM is tried or used. */
+int
+vm_kvm_kept(void)
+{
+	return (vm.v_try == VM_TRY_RUNNING || (vm.v_err[0] == '\0' &&
+	    vm.v_accel == VM_ACCEL_KVM));
+}
+
+/* No guest will run under KVM: the fencer needs CAP_MKNOD no more. */
+void
+vm_kvm_dropped(void)
+{
+	lockdown_give_up(CAP_MKNOD);
+	log_debug("no KVM: CAP_MKNOD dropped");
+}
+
+/* The try's QEMU ended by itself (it powers off once it has spoken). */
+static int
+vm_child(pid_t pid, int status)
+{
+	struct vm_fence	*vf = &vm.v_try_vf;
+	char		 why[64];
+
+	if (vm.v_try != VM_TRY_RUNNING || vf->vf_proc.fp_pid != pid)
+		return (0);
+	vf->vf_proc.fp_pid = -1;	/* reaped: fence_stop() must not wait */
+	if (vf->vf_console != -1)
+		vm_console_read(vf->vf_console, EV_READ, vf);
+	if (vm.v_try == VM_TRY_RUNNING) {
+		if (WIFSIGNALED(status))
+			snprintf(why, sizeof(why), "QEMU was killed by signal "
+			    "%d before the guest spoke", WTERMSIG(status));
+		else
+			snprintf(why, sizeof(why), "QEMU exited %d before the "
+			    "guest spoke", WEXITSTATUS(status));
+		vm_try_end(0, why);
+	}
+	return (1);
+}
+
+static void
+vm_fini(void)
+{
+	vm_try_end(0, "the daemon stops");
 }
 
 static void
@@ -318,4 +563,6 @@ const struct fencer_backend backend_vm = {
 	.fb_boot = vm_boot,
 	.fb_reaped = vm_reaped,
 	.fb_stop = vm_stop,
+	.fb_child = vm_child,
+	.fb_fini = vm_fini,
 };

@@ -35,6 +35,9 @@
 #define VM_TB_MIB		64		/* TCG's translation cache */
 #define VM_FILE_SIZE_MAX	(4ULL << 30)
 
+/* vminit's line on the console when fenced.try=kvm reached it. */
+#define VM_TRY_MARK		"fenced-vminit: kvm try: init reached"
+
 #define VM_ARGV_MAX		64
 #define VM_ARGV_BUF		4096
 
@@ -48,6 +51,12 @@ struct vm_launch {
 					   jail and in the guest */
 	const char	*vl_key;	/* the guest's hostname */
 	uint64_t	 vl_tmp;	/* bytes of the guest's /tmp */
+	const char	*vl_cpu;	/* NULL: host under KVM, max under
+					   TCG; else a model (test builds'
+					   KVM try only) */
+	int		 vl_try;	/* 1: the KVM try: the guest says it
+					   reached its init and powers off
+					   (VM_TRY_MARK) */
 };
 
 struct vm_argv {

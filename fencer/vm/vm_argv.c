@@ -92,7 +92,8 @@ vm_argv_build(const struct vm_launch *l, struct vm_argv *va, char *err,
 	}
 	if (l->vl_uid == 0 || l->vl_uid == (uid_t)-1 || l->vl_gid == 0 ||
 	    l->vl_gid == (gid_t)-1 || !vm_word_valid(l->vl_user, 32) ||
-	    !vm_word_valid(l->vl_key, FENCE_KEY_SIZE - 1) || l->vl_tmp == 0) {
+	    !vm_word_valid(l->vl_key, FENCE_KEY_SIZE - 1) || l->vl_tmp == 0 ||
+	    (l->vl_cpu != NULL && !vm_word_valid(l->vl_cpu, 32))) {
 		snprintf(err, errlen, "vm: invalid identity for the guest");
 		return (-1);
 	}
@@ -122,7 +123,8 @@ vm_argv_build(const struct vm_launch *l, struct vm_argv *va, char *err,
 	else
 		r |= vm_arg(va, "tcg,tb-size=%d", VM_TB_MIB);
 	r |= vm_arg(va, "-cpu");
-	r |= vm_arg(va, "%s", kvm ? "host" : "max");
+	r |= vm_arg(va, "%s", l->vl_cpu != NULL ? l->vl_cpu : kvm ? "host" :
+	    "max");
 	r |= vm_arg(va, "-m");
 	r |= vm_arg(va, "%lluM", (unsigned long long)(l->vl_mem >> 20));
 	r |= vm_arg(va, "-smp");
@@ -134,9 +136,9 @@ vm_argv_build(const struct vm_launch *l, struct vm_argv *va, char *err,
 	r |= vm_arg(va, "/proc/self/fd/%d", VM_FD_INITRD);
 	r |= vm_arg(va, "-append");
 	r |= vm_arg(va, "console=ttyS0 quiet panic=-1 fenced.uid=%u "
-	    "fenced.gid=%u fenced.user=%s fenced.host=%s fenced.tmp=%llu",
+	    "fenced.gid=%u fenced.user=%s fenced.host=%s fenced.tmp=%llu%s",
 	    (unsigned)l->vl_uid, (unsigned)l->vl_gid, l->vl_user, l->vl_key,
-	    (unsigned long long)l->vl_tmp);
+	    (unsigned long long)l->vl_tmp, l->vl_try ? " fenced.try=kvm" : "");
 	/* The root: read-only, to QEMU as to the guest. */
 	r |= vm_arg(va, "-drive");
 	r |= vm_arg(va, "if=none,id=root,file=/proc/self/fd/%d,format=raw,"
