@@ -222,6 +222,87 @@ socket.create_connection(('127.0.0.1', $(fenced_port)), 5)"
 }
 attack_cleanup() { fenced_cleanup; users_remove; }
 
+atf_test_case home_limit cleanup
+home_limit_head() {
+	atf_set descr "with limit home, the guest's home is the fence's ext4 image, served over 9p: its size holds inside the guest, and its files outlive the boot"
+	atf_set require.user root
+	atf_set timeout 300
+}
+home_limit_body() {
+	vm_require
+	fenced_vars
+	{ vm_conf; echo "limit home 64M"; } > fenced.conf
+	fenced_start
+	atf_check -o match:"^home: .*/homes/0/v\.img" $CTL boot v backend vm require L4
+	atf_check -o match:"^home on /home/fence-[0-9]+ type 9p" $CTL exec v -- \
+	    sh -c 'mount | grep " /home/"'
+	atf_check -o inline:"kept\n" $CTL exec v -- sh -c 'echo kept > f; cat f'
+	atf_check -s not-exit:0 -e match:"No space left on device" \
+	    $CTL exec v -- sh -c 'head -c 80000000 /dev/zero > big'
+	atf_check $CTL exec v -- rm big
+	atf_check -o ignore $CTL stop v
+	vm_clean
+	atf_check -o ignore $CTL boot v backend vm
+	atf_check -o inline:"kept\n" $CTL exec v -- cat f
+	atf_check -o ignore $CTL stop v
+	vm_clean
+}
+home_limit_cleanup() { fenced_cleanup; }
+
+atf_test_case faults cleanup
+faults_head() {
+	atf_set descr "QEMU killed during a boot fails that boot and leaves nothing; the fencer killed with a vm fence running takes QEMU with it and a restarted daemon removes what it left; a daemon stopped with one running leaves no QEMU; the home outlives them all"
+	atf_set require.user root
+	atf_set timeout 600
+}
+faults_body() {
+	vm_require
+	fenced_vars
+	vm_conf > fenced.conf
+	fenced_start
+	# QEMU killed while the guest boots.
+	$CTL boot v backend vm > boot.out 2>&1 &
+	bp=$!
+	i=0
+	while [ -z "$(vm_qemus)" ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || atf_fail "no QEMU for the boot"
+		sleep 0.1
+	done
+	sleep 1
+	kill -KILL $(vm_qemus)
+	wait $bp && atf_fail "a boot whose QEMU was killed succeeded"
+	atf_check -o match:"boot-failed: (pid 1 of v died during boot|the agent of v went away)" cat boot.out
+	vm_clean
+	for d in $(fenced_cgroup_dirs); do
+		atf_check_equal "" "$(find "$d" -name '0.v')"
+	done
+	# Again, to the end; then the fencer is killed under it.
+	atf_check -o ignore $CTL boot v backend vm
+	atf_check $CTL exec v -- sh -c 'echo kept > f'
+	old=$FENCED_ID
+	kill -KILL $(fenced_pid fencer)
+	fenced_wait_exit 10 || { kill -KILL $FENCED_PID; fenced_wait_exit 5; }
+	vm_clean
+	# A restarted daemon removes the dead one's cgroups, boots the key
+	# again and finds its home.
+	fenced_start
+	i=0
+	while [ -n "$(fenced_cgroup_dirs $old)" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	atf_check_equal "" "$(fenced_cgroup_dirs $old)"
+	atf_check -o ignore $CTL boot v backend vm
+	atf_check -o inline:"kept\n" $CTL exec v -- cat f
+	# Stopped with the fence running: no QEMU left.
+	fenced_stop
+	vm_clean
+	atf_check_equal "" "$(fenced_cgroup_dirs)"
+	atf_check -o inline:"kept\n" cat "$(fenced_homes)/v/f"
+}
+faults_cleanup() { fenced_cleanup; }
+
 atf_test_case kvm_try cleanup
 kvm_try_head() {
 	atf_set descr "with vm accel auto and a /dev/kvm, one guest is tried under KVM at start with a deadline: it decides the accelerator the fences show, and leaves nothing behind, also when the daemon stops during it; vm accel kvm boots nothing unless the try reached the guest's init"
@@ -333,6 +414,8 @@ kvm_try_hangs_cleanup() { fenced_cleanup; }
 
 atf_init_test_cases() {
 	atf_add_test_case boot_exec_stop
+	atf_add_test_case home_limit
+	atf_add_test_case faults
 	atf_add_test_case kvm_try
 	atf_add_test_case kvm_try_hangs
 	atf_add_test_case wrong_hash
