@@ -206,9 +206,14 @@ canary_crowd_body() {
 	$CTL exec spy2 timeout 60000 -- sh -c '/usr/bin/python3 $HOME/connector.py 55' \
 	    > /dev/null 2>&1 &
 	sleep 1
-	for try in 1 2 3; do
+	# Until the crowd has hit a canary at least once (a loaded machine
+	# may schedule the connectors late): every boot must stay L2.
+	for try in 1 2 3 4 5 6 7 8 9 10; do
 		atf_check -o match:"^level: *L2" $CTL boot vic$try tier L2 require L2
 		$CTL stop vic$try > /dev/null
+		[ $try -lt 3 ] && continue
+		grep -q "canary connection.*without the secret ignored" \
+		    fenced.log && break
 	done
 	# The connections were there, and were ignored; the probe's own
 	# (L1.5 shares the network) carried the secret and was counted.
@@ -216,7 +221,7 @@ canary_crowd_body() {
 	    cat fenced.log
 	atf_check -o match:"fence spy2: the probe reached the canary" \
 	    cat fenced.log
-	atf_check -o not-match:"fence vic[123]: the probe reached the canary" \
+	atf_check -o not-match:"fence vic[0-9]+: the probe reached the canary" \
 	    cat fenced.log
 }
 canary_crowd_cleanup() {

@@ -13,21 +13,15 @@
 vm_require() {
 	[ -x /usr/bin/qemu-system-x86_64 ] || \
 	    atf_skip "QEMU is not installed (scripts/deps.sh installs it)"
-	IMAGES=$(atf_config_get imagesdir)
-	VMDIR=$(atf_config_get vmdir)
-	[ -s "$VMDIR/fence-initrd.cpio" ] && \
-	    [ -s "$IMAGES/fence-root.squashfs" ] || \
-	    atf_skip "no vm boot files in $IMAGES and $VMDIR (make \
-vm-images, as root, builds them; a sanitizer build has none: its agent \
-needs a runtime the guest lacks)"
+	vm_available || atf_skip "no vm boot files in $IMAGES and $VMDIR \
+(make vm-images, as root, builds them; a sanitizer build has none: its \
+agent needs a runtime the guest lacks)"
 }
 
 # The daemon's configuration, with the vm's boot files and their hashes.
 vm_conf() {
 	fenced_conf
-	echo "vm accel ${VM_ACCEL:-tcg}"
-	sh "$TOPDIR/images/vm-conf" "$IMAGES" "$VMDIR" || \
-	    atf_fail "images/vm-conf"
+	vm_conf_lines
 }
 
 # The fencer checked the boot files once, at its start (and tried KVM:
@@ -47,13 +41,6 @@ vm_try_left() {
 	for d in $(fenced_cgroup_dirs); do
 		find "$d" -name '*.kvm-try'
 	done
-}
-
-# This daemon's QEMU processes: those of its fence uids.
-vm_qemus() {
-	r=$(fenced_uids)
-	ps -eo pid=,uid=,comm= | awk -v lo="${r%-*}" -v hi="${r#*-}" \
-	    '$3 ~ /^qemu-system/ && $2 >= lo && $2 <= hi { print $1 }'
 }
 
 vm_clean() {
