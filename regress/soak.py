@@ -31,6 +31,10 @@ class Tally:
         self.ok = {}
         self.bad = []
 
+    def total(self):
+        with self.lock:
+            return sum(a + b for a, b in self.ok.values())
+
     def count(self, op, how, fine, detail=""):
         with self.lock:
             k = (op, how)
@@ -160,14 +164,15 @@ def read_proc(pid):
     return rss, fds, cpu
 
 
-def sampler(procs, samples, stop, t0):
+def sampler(procs, samples, stop, t0, tally):
     while not stop.is_set():
         t = time.monotonic() - t0
+        n = tally.total()
         for name, pid in procs:
             try:
-                samples.append((t, name) + read_proc(pid))
+                samples.append((t, name) + read_proc(pid) + (n,))
             except OSError:
-                samples.append((t, name, -1, -1, -1))
+                samples.append((t, name, -1, -1, -1, n))
         stop.wait(1.0)
 
 
@@ -193,6 +198,12 @@ def judge(procs, samples, hz):
         f2, f4 = max(x[3] for x in q2), max(x[3] for x in q4)
         secs = s[-1][0] - s[0][0]
         cpu = 100.0 * (s[-1][4] - s[0][4]) / hz / secs if secs > 0 else 0
+        # CPU a request, second quarter against the last: the work of
+        # one request must not grow with the run.
+        def per_req(q):
+            dr = q[-1][5] - q[0][5]
+            return 1000.0 * (q[-1][4] - q[0][4]) / hz / dr if dr > 0 else 0
+        c2, c4 = per_req(q2), per_req(q4)
         fine = True
         why = []
         if r4 > r2 * 1.2 + 4096:
@@ -201,10 +212,14 @@ def judge(procs, samples, hz):
         if f4 > f2 + 16:
             fine = False
             why.append("descriptors grew %d -> %d" % (f2, f4))
+        if c2 > 0.5 and c4 > 2 * c2:
+            fine = False
+            why.append("CPU a request grew %.2f -> %.2f ms" % (c2, c4))
         verdicts.append((name, fine, "RSS %d -> %d kB (median, 2nd and "
                          "4th quarter), descriptors at most %d -> %d, CPU "
-                         "%.1f%%%s" % (r2, r4, f2, f4, cpu,
-                                       "; " + "; ".join(why) if why else "")))
+                         "%.1f%%, %.2f -> %.2f ms a request%s"
+                         % (r2, r4, f2, f4, cpu, c2, c4,
+                            "; " + "; ".join(why) if why else "")))
     return verdicts
 
 
@@ -213,7 +228,8 @@ def plot(procs, samples, hz, path):
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
     w, h, pad = 760, 200, 50
     tmax = max((x[0] for x in samples), default=1) or 1
-    panels = [("RSS (kB)", 2), ("descriptors", 3), ("CPU (% of a core)", 4)]
+    panels = [("RSS (kB)", 2), ("descriptors", 3), ("CPU (% of a core)", 4),
+              ("CPU a request (ms, over 10 s)", 5)]
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
            'font-family="sans-serif" font-size="11">'
            % (w + 2 * pad, len(panels) * (h + pad) + pad)]
@@ -227,6 +243,9 @@ def plot(procs, samples, hz, path):
                 s = [(b[0], 100.0 * (b[4] - a[4]) / hz / max(b[0] - a[0],
                                                               1e-3))
                      for a, b in zip(s, s[1:])]
+            elif col == 5:
+                s = [(b[0], 1000.0 * (b[4] - a[4]) / hz / (b[5] - a[5]))
+                     for a, b in zip(s, s[10:]) if b[5] > a[5]]
             else:
                 s = [(x[0], x[col]) for x in s]
             series[name] = s
@@ -280,7 +299,8 @@ def main():
     t0 = time.monotonic()
     deadline = t0 + args.seconds
     cycles = {}
-    st = threading.Thread(target=sampler, args=(procs, samples, stop, t0))
+    st = threading.Thread(target=sampler, args=(procs, samples, stop, t0,
+                                                tally))
     st.start()
     threads = [threading.Thread(target=client, args=(i, args, api, tally,
                                                      deadline, cycles))
@@ -294,9 +314,9 @@ def main():
     took = time.monotonic() - t0
 
     with open(os.path.join(args.out, "samples.tsv"), "w") as f:
-        f.write("seconds\tprocess\trss_kb\tfds\tcpu_ticks\n")
+        f.write("seconds\tprocess\trss_kb\tfds\tcpu_ticks\trequests\n")
         for x in samples:
-            f.write("%.1f\t%s\t%d\t%d\t%d\n" % x)
+            f.write("%.1f\t%s\t%d\t%d\t%d\t%d\n" % x)
     plot(procs, samples, hz, os.path.join(args.out, "soak.svg"))
     verdicts = judge(procs, samples, hz)
 

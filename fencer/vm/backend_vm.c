@@ -22,16 +22,14 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include <sys/capability.h>
-
 #include <linux/kvm.h>
 
 #include <errno.h>
-#include <time.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -426,7 +424,8 @@ vm_try_begin(void)
 
 /*
  * The try is over: its QEMU killed, its jail and cgroups gone, its uid
- * free again; the accelerator decided.  ok: the guest reached its init.
+ * free again; the accelerator decided.  ok: 1, the guest reached its
+ * init; 0, it did not; -1, the daemon stops: nothing is decided.
  */
 static void
 vm_try_end(int ok, const char *why)
@@ -459,6 +458,11 @@ vm_try_end(int ok, const char *why)
 		    (t1.tv_nsec - vm.v_try_t0.tv_nsec) / 1000000;
 	}
 
+	if (ok == -1) {
+		log_info("vm: the KVM try ended with the daemon, after %lld ms",
+		    ms);
+		return;
+	}
 	if (ok) {
 		vm.v_accel = VM_ACCEL_KVM;
 		log_info("vm: usable, kvm (the KVM try reached the guest's "
@@ -524,7 +528,7 @@ vm_child(pid_t pid, int status)
 static void
 vm_fini(void)
 {
-	vm_try_end(0, "the daemon stops");
+	vm_try_end(-1, NULL);
 }
 
 static void
