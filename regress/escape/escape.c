@@ -608,6 +608,21 @@ a_fs_agent_exe(void)
 	escaped("opened %s for writing", p);
 }
 
+/* CVE-2019-5736's way: our own binary, through /proc/self/exe. */
+static void
+a_fs_self_exe(void)
+{
+	char	 to[4096];
+	ssize_t	 n;
+
+	if ((n = readlink("/proc/self/exe", to, sizeof(to) - 1)) < 0)
+		return (blocked("readlink %s", ename(errno)));
+	to[n] = '\0';
+	if (open("/proc/self/exe", O_WRONLY) != -1)
+		return (escaped("opened /proc/self/exe (%s) for writing", to));
+	blocked("%s (%s)", ename(errno), to);
+}
+
 static void
 a_fs_bin_write(void)
 {
@@ -1942,6 +1957,7 @@ static const struct esc_attempt attempts[] = {
 	{ "fs-dev-misc", "filesystem", "open /dev/net/tun, fuse, loop-control, uinput, kmsg", a_fs_dev_misc, 5, 0 },
 	{ "fs-inherited-fds", "filesystem", "descriptors inherited from outside", a_fs_inherited_fds, 5, 0 },
 	{ "fs-agent-exe", "filesystem", "open the agent's binary for writing through /proc/N/exe", a_fs_agent_exe, 5, 0 },
+	{ "fs-self-exe", "filesystem", "open one's own binary for writing through /proc/self/exe", a_fs_self_exe, 5, 0 },
 	{ "fs-bin-write", "filesystem", "write the fence's programs in /run/fenced/bin", a_fs_bin_write, 5, 0 },
 	{ "fs-sys", "filesystem", "write a /sys knob (uevent_helper, power)", a_fs_sys, 5, 0 },
 	{ "proc-agent-mem", "processes", "open the agent's /proc/N/mem", a_proc_agent_mem, 5, 0 },
@@ -2083,9 +2099,9 @@ run(const struct esc_attempt *a)
 		line[n] = '\0';
 		fputs(line, stdout);
 	} else if (WIFSIGNALED(st))
-		printf("%s %s blocked killed by %s after %ld\n", a->a_id,
+		printf("%s %s blocked killed by SIG%s after %ld\n", a->a_id,
 		    a->a_class, sigabbrev_np(WTERMSIG(st)) != NULL ?
-		    sigabbrev_np(WTERMSIG(st)) : "a signal", *progress);
+		    sigabbrev_np(WTERMSIG(st)) : "?", *progress);
 	else
 		printf("%s %s blocked exited %d without a verdict\n", a->a_id,
 		    a->a_class, WEXITSTATUS(st));
