@@ -19,14 +19,15 @@
 escape_table() {
 	awk -F'|' -v kind="$1" '
 	function trim(s) { gsub(/^[ \t`]+|[ \t`]+$/, "", s); return s }
-	/^\|/ {
-		if (col == 0) {
-			for (i = 2; i < NF; i++)
-				if (trim($i) == kind)
-					col = i
-			nf = NF
-			next
-		}
+	# The table is the one whose header starts "| id |".
+	/^\| id \|/ {
+		for (i = 2; i < NF; i++)
+			if (trim($i) == kind)
+				col = i
+		nf = NF
+		next
+	}
+	/^\|/ && col > 0 {
 		id = trim($2)
 		if (id !~ /^[a-z]+-[a-z0-9-]+$/)
 			next
@@ -333,14 +334,12 @@ escape_judge() {
 			fail="${fail}$id: no line; "
 			continue
 		fi
-		set -- $line
-		shift 2
-		got=$1
-		shift
+		got=$(echo "$line" | cut -d' ' -f3)
+		detail=$(echo "$line" | cut -d' ' -f4-)
 		if [ "$got" = escaped ] && [ "$want" = blocked ]; then
-			fail="${fail}$id escaped: $*; "
+			fail="${fail}$id escaped: $detail; "
 		elif [ "$got" = blocked ] && [ "$want" = allowed ]; then
-			echo "note: $id allowed by the tier, blocked: $*" >&2
+			echo "note: $id allowed by the tier, blocked: $detail" >&2
 		fi
 	done < expected
 	# A line of an attempt the table does not know is a stale table.

@@ -608,19 +608,47 @@ a_fs_agent_exe(void)
 	escaped("opened %s for writing", p);
 }
 
-/* CVE-2019-5736's way: our own binary, through /proc/self/exe. */
+/*
+ * CVE-2019-5736's way: a host binary the fence runs, reached through
+ * /proc/N/exe of the process running it (the fence's own binaries in
+ * the home are its own to write anyway).
+ */
 static void
-a_fs_self_exe(void)
+a_fs_proc_exe(void)
 {
-	char	 to[4096];
+	static const char *const bins[] = { "/usr/bin/sleep", "/bin/sleep",
+	    NULL };
+	char	 p[64], to[4096];
 	ssize_t	 n;
+	pid_t	 pid;
+	int	 i, fd, t;
 
-	if ((n = readlink("/proc/self/exe", to, sizeof(to) - 1)) < 0)
-		return (blocked("readlink %s", ename(errno)));
-	to[n] = '\0';
-	if (open("/proc/self/exe", O_WRONLY) != -1)
-		return (escaped("opened /proc/self/exe (%s) for writing", to));
-	blocked("%s (%s)", ename(errno), to);
+	for (i = 0; bins[i] != NULL; i++)
+		if (access(bins[i], X_OK) == 0)
+			break;
+	if (bins[i] == NULL)
+		return (blocked("no sleep to run"));
+	if ((pid = fork()) == -1)
+		return (blocked("fork %s", ename(errno)));
+	if (pid == 0) {
+		execl(bins[i], "sleep", "5", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(p, sizeof(p), "/proc/%d/exe", (int)pid);
+	/* Until the child has executed it. */
+	for (t = 0; t < 200; t++) {
+		if ((n = readlink(p, to, sizeof(to) - 1)) > 0) {
+			to[n] = '\0';
+			if (strstr(to, "sleep") != NULL)
+				break;
+		}
+		usleep(5000);
+	}
+	fd = open(p, O_WRONLY);
+	kill(pid, SIGKILL);
+	if (fd != -1)
+		return (escaped("opened %s (%s) for writing", p, bins[i]));
+	blocked("%s", ename(errno));
 }
 
 static void
@@ -1957,7 +1985,7 @@ static const struct esc_attempt attempts[] = {
 	{ "fs-dev-misc", "filesystem", "open /dev/net/tun, fuse, loop-control, uinput, kmsg", a_fs_dev_misc, 5, 0 },
 	{ "fs-inherited-fds", "filesystem", "descriptors inherited from outside", a_fs_inherited_fds, 5, 0 },
 	{ "fs-agent-exe", "filesystem", "open the agent's binary for writing through /proc/N/exe", a_fs_agent_exe, 5, 0 },
-	{ "fs-self-exe", "filesystem", "open one's own binary for writing through /proc/self/exe", a_fs_self_exe, 5, 0 },
+	{ "fs-proc-exe", "filesystem", "open a host binary being run for writing through /proc/N/exe", a_fs_proc_exe, 5, 0 },
 	{ "fs-bin-write", "filesystem", "write the fence's programs in /run/fenced/bin", a_fs_bin_write, 5, 0 },
 	{ "fs-sys", "filesystem", "write a /sys knob (uevent_helper, power)", a_fs_sys, 5, 0 },
 	{ "proc-agent-mem", "processes", "open the agent's /proc/N/mem", a_proc_agent_mem, 5, 0 },
