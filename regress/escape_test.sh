@@ -50,8 +50,10 @@ escape_require() {
 # so fence-escape can tell them from its own processes.
 listeners_start() {
 	cat > listen.py <<'PY'
-import os, socket, sys, threading
+import os, signal, socket, sys, threading
 port, name, marker = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+# Gone on its own should no cleanup run (a case outside kyua).
+signal.alarm(900)
 def serve(s, log):
     while True:
         c, _ = s.accept()
