@@ -8,9 +8,9 @@
 # "blocked" fails the case naming the attempt, and so does a missing
 # line; an "allowed" attempt that was blocked is reported, not failed.
 # Around each run the host proves its invariants (a secret file's hash,
-# a TCP and an abstract-socket listener that accept nothing from L1.5
-# up, the host name, the clock, the module list, the host's mount
-# table) and after the stop that nothing of the fence is left.  A second
+# a TCP listener that accepts nothing from L2 and an abstract-socket
+# listener that accepts nothing from L1.5 up, the host name, the clock,
+# the module list, the host's mount table) and after the stop that nothing of the fence is left.  A second
 # local user attacks the running fence from the host side.
 
 . "$(atf_get_srcdir)/lib.subr"
@@ -291,22 +291,37 @@ escape_case() {
 	echo "$kind: boot $((tb - t0)) s, attacks $((te - tb)) s" \
 	    "(IHOME $IHOME)" >&2
 	escape_judge "$kind" "$only"
-	[ -n "${E_GONE:-}" ] || atf_check -o match:"^stopped e" $CTL stop e
+	# A resource attempt may end a runsc fence just after it reported
+	# (the sentry refused a thread): then it must have been a crash.
+	if $CTL show environment e 2>/dev/null | grep -q '^state: *running'
+	then
+		atf_check -o match:"^stopped e" $CTL stop e
+	elif [ "$backend" != runsc ] ||
+	    ! grep -q 'fence e stopped (crash)' fenced.log; then
+		atf_fail "fence e ended during the attacks: $(grep 'fence e stopped' fenced.log | tail -1)"
+	fi
 	atf_check -o match:"^stopped o" $CTL stop o
 	fenced_stop
 	host_invariants after
 	host_compare
-	# From L1.5 on the host's listeners accepted nothing.  At L1,
-	# which shares the network, they must have heard the attempt: else
-	# the check above could not fail.
+	# The host's abstract socket accepts nothing from L1.5 on, its TCP
+	# listener nothing from L2 on (L1.5 shares the network by design:
+	# docs/escape.md).  Where a tier shares them, the listener must
+	# have heard the attempt: else the check could not fail.
+	if [ -z "$only" ]; then
+		case $kind in
+		L1|L1.5)
+			grep -q "^accepted fenced-escape $MARKER\$" tcp.log ||
+			    fail="${fail}$kind's connection did not reach the TCP listener; " ;;
+		*)
+			[ ! -s tcp.log ] || fail="${fail}the host's TCP \
+listener on 127.0.0.1 accepted a connection ($(head -1 tcp.log)); " ;;
+		esac
+	fi
 	if [ "$kind" = L1 ] && [ -z "$only" ]; then
-		grep -q "^accepted fenced-escape $MARKER\$" tcp.log ||
-		    fail="${fail}L1's connection did not reach the listener; "
 		grep -q "^accepted fenced-escape $MARKER\$" abstract.log ||
 		    fail="${fail}L1's connection did not reach the abstract listener; "
 	elif [ "$kind" != L1 ]; then
-		[ ! -s tcp.log ] || fail="${fail}the host's TCP listener on \
-127.0.0.1 accepted a connection ($(head -1 tcp.log)); "
 		[ ! -s abstract.log ] || fail="${fail}the host's abstract \
 socket accepted a connection ($(head -1 abstract.log)); "
 	fi

@@ -34,6 +34,7 @@ launch_init(struct vm_launch *l)
 	l->vl_user = "alice";
 	l->vl_key = "v1";
 	l->vl_tmp = 128ULL << 20;
+	l->vl_pids = 256;
 }
 
 static void
@@ -68,7 +69,7 @@ ATF_TC_BODY(exact_tcg, tc)
 		"-initrd", "/proc/self/fd/6",
 		"-append", "console=ttyS0 quiet panic=-1 fenced.uid=1234 "
 		    "fenced.gid=2345 fenced.user=alice fenced.host=v1 "
-		    "fenced.tmp=134217728",
+		    "fenced.tmp=134217728 fenced.pids=256",
 		"-drive", "if=none,id=root,file=/proc/self/fd/7,format=raw,"
 		    "readonly=on",
 		"-device", "virtio-blk-pci,drive=root",
@@ -214,6 +215,9 @@ ATF_TC_BODY(refused, tc)
 	l.vl_mem = 64ULL << 20;
 	ATF_CHECK(vm_argv_build(&l, &va, err, sizeof(err)) == -1);
 	ATF_CHECK(strstr(err, "memory") != NULL);
+	launch_init(&l);
+	l.vl_pids = 0;			/* no limit is not a limit */
+	ATF_CHECK(vm_argv_build(&l, &va, err, sizeof(err)) == -1);
 	launch_init(&l);
 	l.vl_cpus = 0;
 	ATF_CHECK(vm_argv_build(&l, &va, err, sizeof(err)) == -1);

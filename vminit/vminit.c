@@ -63,6 +63,8 @@
 #define VMINIT_9P_MSIZE		512000
 #define VMINIT_SMALL_FS		"size=65536"
 /* /tmp's size at most 1 TiB: a size is a limit, not an allocation. */
+#define VMINIT_PIDS_MAX		4194304		/* the kernel's pid_max */
+#define VMINIT_CGROUP		"/cgroup"
 #define VMINIT_TMP_MAX		(1ULL << 40)
 #define VMINIT_TMP_MIN		(1ULL << 20)
 
@@ -72,6 +74,7 @@ struct vminit_args {
 	char		 va_user[VMINIT_USER_MAX + 1];
 	char		 va_host[VMINIT_HOST_MAX + 1];
 	unsigned long long va_tmp;
+	unsigned long long va_pids;	/* the fence's pids limit */
 	int		 va_try;	/* fenced.try=kvm */
 	int		 va_seen;
 };
@@ -81,8 +84,9 @@ struct vminit_args {
 #define VA_USER		0x04
 #define VA_HOST		0x08
 #define VA_TMP		0x10
-#define VA_ALL		0x1f	/* the ones each boot must have */
-#define VA_TRY		0x20	/* may be given */
+#define VA_PIDS		0x20
+#define VA_ALL		0x3f	/* the ones each boot must have */
+#define VA_TRY		0x40	/* may be given */
 
 static const char *volatile	 vminit_step = "start";
 static int			 vminit_console = -1;
@@ -325,6 +329,8 @@ vminit_param(struct vminit_args *va, const char *key, const char *val)
 		bit = VA_HOST;
 	else if (strcmp(key, "tmp") == 0)
 		bit = VA_TMP;
+	else if (strcmp(key, "pids") == 0)
+		bit = VA_PIDS;
 	else if (strcmp(key, "try") == 0)
 		bit = VA_TRY;
 	else
@@ -360,6 +366,11 @@ vminit_param(struct vminit_args *va, const char *key, const char *val)
 			vminit_fail("bad fenced.tmp");
 		va->va_tmp = v;
 		break;
+	case VA_PIDS:
+		if (vminit_number(val, VMINIT_PIDS_MAX, &v) == -1 || v < 8)
+			vminit_fail("bad fenced.pids");
+		va->va_pids = v;
+		break;
 	case VA_TRY:
 		if (strcmp(val, "kvm") != 0)
 			vminit_fail("bad fenced.try");
@@ -369,7 +380,7 @@ vminit_param(struct vminit_args *va, const char *key, const char *val)
 }
 
 /*
- * The host's contract: fenced.uid, gid, user, host and tmp, each once,
+ * The host's contract: fenced.uid, gid, user, host, tmp and pids, each once,
  * and perhaps fenced.try=kvm (the host's KVM try: say so and power off
  * once the devices answer); any other fenced.* word is refused.  Words without the prefix are the
  * kernel's own (console=, quiet, panic=).  No quoting is understood: a
@@ -397,7 +408,7 @@ vminit_cmdline(struct vminit_args *va)
 		vminit_param(va, word, eq);
 	}
 	if ((va->va_seen & VA_ALL) != VA_ALL)
-		vminit_fail("missing fenced.uid, gid, user, host or tmp");
+		vminit_fail("missing fenced.uid, gid, user, host, tmp or pids");
 }
 
 /*
@@ -675,6 +686,52 @@ vminit_loopback(void)
 	(void)close(s);
 }
 
+/* Write all of s to an existing file, or fail the boot naming it. */
+static void
+vminit_put(const char *path, const char *s)
+{
+	size_t	 len = strlen(s);
+	int	 fd;
+
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		vminit_fail("open %s: %s", path, strerror(errno));
+	if (write(fd, s, len) != (ssize_t)len)
+		vminit_fail("write %s: %s", path, strerror(errno));
+	(void)close(fd);
+}
+
+/*
+ * The fence's pids limit, inside the guest as on the host: a cgroup of
+ * the guest's cgroup2 with pids.max, which pid 1 joins before it becomes
+ * the agent, so the agent and everything it starts count.  The cgroup
+ * filesystem is unmounted again (the cgroup lives on while it has
+ * processes), and the new root never has it: nothing of the fence's uid
+ * can reach pids.max or leave the cgroup.
+ */
+static void
+vminit_pids(const struct vminit_args *va)
+{
+	char	 buf[256], num[32];
+
+	if (mkdir(VMINIT_CGROUP, 0700) == -1 && errno != EEXIST)
+		vminit_fail("mkdir %s: %s", VMINIT_CGROUP, strerror(errno));
+	if (mount("cgroup2", VMINIT_CGROUP, "cgroup2", MS_NOSUID | MS_NODEV |
+	    MS_NOEXEC, NULL) == -1)
+		vminit_fail("mount cgroup2: %s", strerror(errno));
+	if (vminit_read(VMINIT_CGROUP "/cgroup.controllers", buf,
+	    sizeof(buf)) == -1 || strstr(buf, "pids") == NULL)
+		vminit_fail("the guest's kernel has no pids controller");
+	vminit_put(VMINIT_CGROUP "/cgroup.subtree_control", "+pids");
+	if (mkdir(VMINIT_CGROUP "/fence", 0700) == -1)
+		vminit_fail("mkdir %s/fence: %s", VMINIT_CGROUP,
+		    strerror(errno));
+	(void)snprintf(num, sizeof(num), "%llu", va->va_pids);
+	vminit_put(VMINIT_CGROUP "/fence/pids.max", num);
+	vminit_put(VMINIT_CGROUP "/fence/cgroup.procs", "1");
+	if (umount2(VMINIT_CGROUP, MNT_DETACH) == -1)
+		vminit_fail("umount %s: %s", VMINIT_CGROUP, strerror(errno));
+}
+
 /* No module loads once the guest's own are in, not even by root. */
 static void
 vminit_lockdown(void)
@@ -848,6 +905,8 @@ main(int argc, char *argv[])
 		vminit_fail("sethostname: %s", strerror(errno));
 	vminit_begin("loopback");
 	vminit_loopback();
+	vminit_begin("pids");
+	vminit_pids(&va);
 	vminit_begin("lockdown");
 	vminit_lockdown();
 	vminit_begin("switch");

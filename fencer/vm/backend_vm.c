@@ -243,6 +243,7 @@ vm_launch_of(const struct fence *f, struct vm_launch *l, char *err,
 	l->vl_user = f->f_user;
 	l->vl_key = f->f_info.f_key;
 	l->vl_tmp = lim->fl_memory / 4;
+	l->vl_pids = lim->fl_pids;
 	if (lim->fl_memory < VM_MEM_MIN) {
 		snprintf(err, errlen, "vm: a guest needs memory %lluM at "
 		    "least", (unsigned long long)(VM_MEM_MIN >> 20));

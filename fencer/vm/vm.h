@@ -51,6 +51,8 @@ struct vm_launch {
 					   jail and in the guest */
 	const char	*vl_key;	/* the guest's hostname */
 	uint64_t	 vl_tmp;	/* bytes of the guest's /tmp */
+	uint32_t	 vl_pids;	/* the fence's pids limit, held by a
+					   cgroup inside the guest */
 	const char	*vl_cpu;	/* NULL: host under KVM, max under
 					   TCG; else a model (test builds'
 					   KVM try only) */

@@ -93,6 +93,7 @@ vm_argv_build(const struct vm_launch *l, struct vm_argv *va, char *err,
 	if (l->vl_uid == 0 || l->vl_uid == (uid_t)-1 || l->vl_gid == 0 ||
 	    l->vl_gid == (gid_t)-1 || !vm_word_valid(l->vl_user, 32) ||
 	    !vm_word_valid(l->vl_key, FENCE_KEY_SIZE - 1) || l->vl_tmp == 0 ||
+	    l->vl_pids < 8 ||
 	    (l->vl_cpu != NULL && !vm_word_valid(l->vl_cpu, 32))) {
 		snprintf(err, errlen, "vm: invalid identity for the guest");
 		return (-1);
@@ -136,9 +137,10 @@ vm_argv_build(const struct vm_launch *l, struct vm_argv *va, char *err,
 	r |= vm_arg(va, "/proc/self/fd/%d", VM_FD_INITRD);
 	r |= vm_arg(va, "-append");
 	r |= vm_arg(va, "console=ttyS0 quiet panic=-1 fenced.uid=%u "
-	    "fenced.gid=%u fenced.user=%s fenced.host=%s fenced.tmp=%llu%s",
-	    (unsigned)l->vl_uid, (unsigned)l->vl_gid, l->vl_user, l->vl_key,
-	    (unsigned long long)l->vl_tmp, l->vl_try ? " fenced.try=kvm" : "");
+	    "fenced.gid=%u fenced.user=%s fenced.host=%s fenced.tmp=%llu "
+	    "fenced.pids=%u%s", (unsigned)l->vl_uid, (unsigned)l->vl_gid,
+	    l->vl_user, l->vl_key, (unsigned long long)l->vl_tmp,
+	    (unsigned)l->vl_pids, l->vl_try ? " fenced.try=kvm" : "");
 	/* The root: read-only, to QEMU as to the guest. */
 	r |= vm_arg(va, "-drive");
 	r |= vm_arg(va, "if=none,id=root,file=/proc/self/fd/%d,format=raw,"

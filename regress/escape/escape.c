@@ -740,15 +740,23 @@ a_proc_agent_fds(void)
  * daemon.  Its /dev/null and the like are no way out; a socket or
  * anything else opened is.
  */
-static void
-a_proc_agent_channel(void)
+/*
+ * The agent's descriptors opened through /proc/N/fd (opened, never
+ * written).  *socks gets the sockets and anything else not a pipe
+ * (the agent's channel to the daemon is a socket), *pipes the pipes,
+ * *devs the character devices (the agent's /dev/null and such, which
+ * anyone may open); returns the errno of the last refusal.
+ */
+static int
+agent_fds_open(char *socks, char *pipes, char *devs, size_t len, int *links)
 {
-	char		 p[64], to[256], devs[256] = "", one[300];
-	char		 opened[512] = "";
+	char		 p[64], to[256], one[300];
 	struct stat	 sb;
 	ssize_t		 n;
-	int		 i, fd, e = ENOENT, links = 0;
+	int		 i, fd, e = ENOENT;
 
+	socks[0] = pipes[0] = devs[0] = '\0';
+	*links = 0;
 	for (i = 0; i < 64; i++) {
 		snprintf(p, sizeof(p), "/proc/%d/fd/%d", (int)opt.o_target, i);
 		if ((n = readlink(p, to, sizeof(to) - 1)) < 0) {
@@ -757,8 +765,7 @@ a_proc_agent_channel(void)
 			continue;
 		}
 		to[n] = '\0';
-		links++;
-		/* Opened, never written: the fence's channel stays intact. */
+		(*links)++;
 		if ((fd = open(p, O_RDWR | O_NOCTTY | O_NONBLOCK)) == -1 &&
 		    (fd = open(p, O_RDONLY | O_NOCTTY | O_NONBLOCK)) == -1) {
 			e = errno;
@@ -766,23 +773,43 @@ a_proc_agent_channel(void)
 		}
 		if (fstat(fd, &sb) == -1)
 			memset(&sb, 0, sizeof(sb));
-		if (S_ISCHR(sb.st_mode)) {
-			snprintf(one, sizeof(one), " %d=%s", i, to);
-			strlcat(devs, one, sizeof(devs));
-			close(fd);
-			continue;
-		}
-		snprintf(one, sizeof(one), " %d=%s(%s)", i, to,
-		    S_ISSOCK(sb.st_mode) ? "socket" : S_ISFIFO(sb.st_mode) ?
-		    "pipe" : "other");
-		strlcat(opened, one, sizeof(opened));
-		close(fd);
+		(void)close(fd);
+		snprintf(one, sizeof(one), " %d=%s", i, to);
+		if (S_ISCHR(sb.st_mode))
+			strlcat(devs, one, len);
+		else if (S_ISFIFO(sb.st_mode))
+			strlcat(pipes, one, len);
+		else
+			strlcat(socks, one, len);
 	}
-	if (opened[0] != '\0')
-		return (escaped("opened the agent's descriptors:%s%s%s", opened,
-		    devs[0] != '\0' ? "; devices:" : "", devs));
-	blocked("%s (%d descriptors seen%s%s)", ename(e), links,
-	    devs[0] != '\0' ? ", devices opened:" : "", devs);
+	return (e);
+}
+
+/* The agent's channel, or any descriptor of it but pipes and devices. */
+static void
+a_proc_agent_channel(void)
+{
+	char	 socks[512], pipes[512], devs[256];
+	int	 e, links;
+
+	e = agent_fds_open(socks, pipes, devs, sizeof(devs), &links);
+	if (socks[0] != '\0')
+		return (escaped("opened the agent's descriptors:%s", socks));
+	blocked("%s (%d descriptors seen, no socket opened%s%s)", ename(e),
+	    links, pipes[0] != '\0' ? "; pipes opened:" : "", pipes);
+}
+
+/* The agent's pipes: its commands' output and its supervisors' reports. */
+static void
+a_proc_agent_pipes(void)
+{
+	char	 socks[512], pipes[512], devs[256];
+	int	 e, links;
+
+	e = agent_fds_open(socks, pipes, devs, sizeof(devs), &links);
+	if (pipes[0] != '\0')
+		return (escaped("opened the agent's pipes:%s", pipes));
+	blocked("%s (%d descriptors seen)", ename(e), links);
 }
 
 static void
@@ -1993,6 +2020,7 @@ static const struct esc_attempt attempts[] = {
 	{ "proc-agent-maps", "processes", "read the agent's memory map", a_proc_agent_maps, 5, 0 },
 	{ "proc-agent-fds", "processes", "read the agent's descriptors", a_proc_agent_fds, 5, 0 },
 	{ "proc-agent-channel", "processes", "open the agent's descriptors (its channel) through /proc/N/fd", a_proc_agent_channel, 5, 0 },
+	{ "proc-agent-pipes", "processes", "open the agent's pipes (its commands' output) through /proc/N/fd", a_proc_agent_pipes, 5, 0 },
 	{ "proc-ptrace-agent", "processes", "ptrace attach to the agent", a_proc_ptrace_agent, 5, 0 },
 	{ "proc-vm-readv", "processes", "process_vm_readv of the agent", a_proc_vm_readv, 5, 0 },
 	{ "proc-ptrace-child", "processes", "ptrace a child of one's own", a_proc_ptrace_child, 5, 0 },
