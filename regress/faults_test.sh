@@ -88,15 +88,6 @@ fault_left() {
 	    2>/dev/null | sed 's/^/runsc /'
 }
 
-# Wait (10 s at most) for what a kill leaves to go away by itself.
-fault_settle() {
-	i=0
-	while [ -n "$(fault_left)" ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
-
 # Every home as the start left it: its marker, its owner.
 fault_homes_intact() {
 	while read -r key owner; do
@@ -209,21 +200,13 @@ killing $v ended the daemon"
 		touch stop.load
 		wait $l1 $l2 $l3 $l4
 		[ -d /proc/$FENCED_PID ] && fenced_stop
-		fault_settle
-		atf_check_equal "" "$(fault_left)"
+		wait_empty fault_left
 
 		# A new daemon: the dead one's cgroups go, the homes are as
 		# they were, and it boots, execs and stops.
 		fenced_start
 		for id in $ids; do
-			[ "$id" = "$FENCED_ID" ] && continue
-			i=0
-			while [ -n "$(fenced_cgroup_dirs $id)" ] && [ $i -lt 50 ]
-			do
-				sleep 0.1
-				i=$((i + 1))
-			done
-			atf_check_equal "" "$(fenced_cgroup_dirs $id)"
+			[ "$id" = "$FENCED_ID" ] || wait_empty fenced_cgroup_dirs $id
 		done
 		fault_homes_intact $round
 		atf_check -o match:"^level:" $CTL boot r tier L2

@@ -26,12 +26,7 @@ runsc_left() {
 }
 
 runsc_clean() {
-	i=0
-	while [ -n "$(runsc_left)" ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	atf_check_equal "" "$(runsc_left)"
+	wait_empty runsc_left
 }
 
 atf_test_case boot_exec_stop cleanup

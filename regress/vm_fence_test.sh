@@ -44,12 +44,7 @@ vm_try_left() {
 }
 
 vm_clean() {
-	i=0
-	while [ -n "$(vm_qemus)" ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	atf_check_equal "" "$(vm_qemus)"
+	wait_empty vm_qemus
 }
 
 atf_test_case boot_exec_stop cleanup
@@ -274,12 +269,7 @@ faults_body() {
 	# A restarted daemon removes the dead one's cgroups, boots the key
 	# again and finds its home.
 	fenced_start
-	i=0
-	while [ -n "$(fenced_cgroup_dirs $old)" ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	atf_check_equal "" "$(fenced_cgroup_dirs $old)"
+	wait_empty fenced_cgroup_dirs $old
 	atf_check -o ignore $CTL boot v backend vm
 	atf_check -o inline:"kept\n" $CTL exec v -- cat f
 	# Stopped with the fence running: no QEMU left.
