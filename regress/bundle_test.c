@@ -131,11 +131,18 @@ ATF_TC_BODY(process, tc)
 	}
 	ATF_CHECK_EQ(json_object_size(get(p, "capabilities")), nitems(sets));
 	rl = get(p, "rlimits");
-	ATF_REQUIRE_EQ(json_array_size(rl), 1);
+	ATF_REQUIRE_EQ(json_array_size(rl), 2);
 	ATF_CHECK_STREQ(json_string_value(get(json_array_get(rl, 0), "type")),
 	    "RLIMIT_CORE");
 	ATF_CHECK_EQ(json_integer_value(get(json_array_get(rl, 0), "hard")), 0);
 	ATF_CHECK_EQ(json_integer_value(get(json_array_get(rl, 0), "soft")), 0);
+	/* The sentry's bound on the fence's processes: its pids limit. */
+	ATF_CHECK_STREQ(json_string_value(get(json_array_get(rl, 1), "type")),
+	    "RLIMIT_NPROC");
+	ATF_CHECK_EQ(json_integer_value(get(json_array_get(rl, 1), "hard")),
+	    (json_int_t)s.rb_limits.fl_pids);
+	ATF_CHECK_EQ(json_integer_value(get(json_array_get(rl, 1), "soft")),
+	    (json_int_t)s.rb_limits.fl_pids);
 	json_decref(c);
 }
 

@@ -4,7 +4,8 @@
  * runsc_bundle_config() decides every field of config.json, and nothing
  * else does (regress/bundle_test.c reads them back one by one against
  * DESIGN.md section 3): the fence's uid (never 0), no_new_privileges, no
- * capabilities in any set, an empty environment, RLIMIT_CORE 0, a
+ * capabilities in any set, an empty environment, RLIMIT_CORE 0,
+ * RLIMIT_NPROC at the pids limit (the sentry's own bound), a
  * read-only root holding the host's /usr and /etc read-only as a native
  * fence sees them (fence_host_binds[], the same table), the sandbox home
  * read-write at /home/<user>, a private 256 MiB tmpfs /tmp mode 0700
@@ -207,8 +208,15 @@ bundle_process(const struct runsc_bundle_spec *s)
 	if ((caps = bundle_caps(s)) == NULL)
 		return (NULL);
 	/* -s: the agent's channel is its stdin and stdout (agent.c). */
+	/*
+	 * RLIMIT_NPROC at the fence's pids limit: gVisor's tasks are not
+	 * the host's, so the host's pids cgroup bounds only the sandbox's
+	 * own threads and a fence could run far more processes than its
+	 * limit; the sentry enforces this rlimit for the fence's uid,
+	 * which in its user namespace is the fence's processes alone.
+	 */
 	return (json_pack("{s:b, s:{s:I, s:I, s:[]}, s:[s,s], s:[], s:s, "
-	    "s:b, s:o, s:[{s:s, s:I, s:I}]}",
+	    "s:b, s:o, s:[{s:s, s:I, s:I}, {s:s, s:I, s:I}]}",
 	    "terminal", 0,
 	    "user", "uid", (json_int_t)s->rb_uid, "gid",
 	    (json_int_t)s->rb_gid, "additionalGids",
@@ -218,7 +226,9 @@ bundle_process(const struct runsc_bundle_spec *s)
 	    "noNewPrivileges", 1,
 	    "capabilities", caps,
 	    "rlimits", "type", "RLIMIT_CORE", "hard", (json_int_t)0, "soft",
-	    (json_int_t)0));
+	    (json_int_t)0, "type", "RLIMIT_NPROC", "hard",
+	    (json_int_t)s->rb_limits.fl_pids, "soft",
+	    (json_int_t)s->rb_limits.fl_pids));
 }
 
 /*
