@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fenced.h"
+#include "fuzz.h"
 #include "msg.h"
 #include "probe_expect.h"
 
@@ -25,14 +26,14 @@ static void
 fuzz_refused(void)
 {
 	if (errno != EBADMSG && errno != ENOMEM)
-		__builtin_trap();
+		FUZZ_FAIL();
 }
 
 static void
 fuzz_same(void *b1, size_t l1, void *b2, size_t l2)
 {
 	if (l1 != l2 || memcmp(b1, b2, l1) != 0)
-		__builtin_trap();
+		FUZZ_FAIL();
 	free(b1);
 	free(b2);
 }
@@ -60,11 +61,11 @@ static void	result_free(void *p) { msg_result_free(p); }
 		break;							\
 	}								\
 	if (name##_encode(&a, &e1, &l1) == -1)				\
-		__builtin_trap();					\
+		FUZZ_FAIL();					\
 	if (name##_decode(e1, l1, &b) == -1)				\
-		__builtin_trap();					\
+		FUZZ_FAIL();					\
 	if (name##_encode(&b, &e2, &l2) == -1)				\
-		__builtin_trap();					\
+		FUZZ_FAIL();					\
 	fuzz_same(e1, l1, e2, l2);					\
 	fr(&a);								\
 	fr(&b);								\
@@ -94,7 +95,7 @@ fuzz_u32(const uint8_t *p, size_t n)
 	if (v > 4096 || msg_u32_encode(v, &e1, &l1) == -1 ||
 	    msg_u32_decode(e1, l1, &w, 0, 4096) == -1 || w != v ||
 	    msg_u32_encode(w, &e2, &l2) == -1)
-		__builtin_trap();
+		FUZZ_FAIL();
 	fuzz_same(e1, l1, e2, l2);
 }
 
@@ -113,7 +114,7 @@ fuzz_i32(const uint8_t *p, size_t n)
 	if (v < -8 || v > 8 || msg_i32_encode(v, &e1, &l1) == -1 ||
 	    msg_i32_decode(e1, l1, &w, -8, 8) == -1 || w != v ||
 	    msg_i32_encode(w, &e2, &l2) == -1)
-		__builtin_trap();
+		FUZZ_FAIL();
 	fuzz_same(e1, l1, e2, l2);
 }
 
@@ -133,7 +134,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (msg_empty_decode(p, n) == -1)
 			fuzz_refused();
 		else if (n != 0)
-			__builtin_trap();	/* empty is empty */
+			FUZZ_FAIL();	/* empty is empty */
 		break;
 	case FK_U32:
 		fuzz_u32(p, n);
