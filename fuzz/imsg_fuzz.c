@@ -28,8 +28,6 @@
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
-#define FUZZ_FDS_SPAN	64	/* descriptors looked at for leaks */
-
 static int	devnull = -1;
 
 /* A small deterministic generator: the input decides, nothing else. */
@@ -40,18 +38,6 @@ fuzz_next(uint32_t *st)
 	return (*st >> 16);
 }
 
-/* Which of the first FUZZ_FDS_SPAN descriptors are open. */
-static uint64_t
-fuzz_open_fds(void)
-{
-	uint64_t	 set = 0;
-	int		 fd;
-
-	for (fd = 0; fd < FUZZ_FDS_SPAN; fd++)
-		if (fcntl(fd, F_GETFD) != -1)
-			set |= 1ULL << fd;
-	return (set);
-}
 
 static void
 fuzz_send(int s, const uint8_t *p, size_t n, int nfds)

@@ -335,8 +335,15 @@ main(int argc, char *argv[])
 	s = NULL;
 	sl = 0;
 
-	/* ctl: one request each, as fencectl frames them. */
+	/*
+	 * ctl: one request each, as fencectl frames them, from root (the
+	 * target's first byte 0); then all of them on one connection from
+	 * a plain user (2) and from an admin answered with errors (5).
+	 */
 	{
+		unsigned char	*all = NULL;
+		size_t		 alll = 0;
+
 		static const struct { const char *name; uint32_t type; }
 		    ctl[] = {
 			{ "show-stats", IMSG_CTL_SHOW_STATS },
@@ -386,12 +393,16 @@ main(int argc, char *argv[])
 				break;
 			}
 			frame(&s, &sl, ctl[i].type, 0, 0, p, n);
+			frame(&all, &alll, ctl[i].type, 0, 0, p, n);
 			free(p);
-			put("ctl", ctl[i].name, -1, s, sl);
+			put("ctl", ctl[i].name, 0, s, sl);
 			free(s);
 			s = NULL;
 			sl = 0;
 		}
+		put("ctl", "all-user", 2, all, alll);
+		put("ctl", "all-admin-errors", 5, all, alll);
+		free(all);
 	}
 	return (0);
 }
