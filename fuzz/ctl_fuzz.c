@@ -3,8 +3,9 @@
  * input is what a client writes on its connection, read by the real
  * broker/control.c (included whole, so its static accept and dispatch
  * are the ones that run) through imsgev on a real unix socket and a
- * libevent loop.  The fence service, the token store and the parent
- * are stand-ins here that check what reaches them and answer at once.
+ * libevent loop.  The fence service (fuzz/stub_svc.c), the token store
+ * and the parent are stand-ins that check what reaches them and answer
+ * at once.
  *
  * The first byte picks who the client is (root, an admin, a plain
  * user) and how the stand-ins answer; the rest is the stream.
@@ -20,6 +21,7 @@
 #include <sys/un.h>
 
 #include "fuzz.h"
+#include "stub_svc.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int	LLVMFuzzerInitialize(int *, char ***);
@@ -30,198 +32,8 @@ struct msg_procinfo	 broker_procinfo;
 
 static int		 fz_listen = -1;
 static struct ctl_conn	*fz_cc;		/* the connection being fuzzed */
-static int		 fz_errors;	/* stand-ins answer errors only */
 static int		 fz_token_fails;
 
-static void
-fz_who(const struct svc_who *w)
-{
-	FUZZ_CHECK(fz_cc != NULL);
-	FUZZ_CHECK(w->w_uid == fz_cc->cc_uid);
-	FUZZ_CHECK(w->w_admin == fz_cc->cc_admin);
-	FUZZ_CHECK(w->w_unbounded == (fz_cc->cc_uid == 0));
-}
-
-/* A key as the service takes it: "" (all) or a valid name. */
-static void
-fz_key(const char *key)
-{
-	FUZZ_CHECK(memchr(key, '\0', FENCE_KEY_SIZE) != NULL);
-	FUZZ_CHECK(key[0] == '\0' || fence_key_valid(key));
-}
-
-static void
-fz_error(svc_cb cb, void *arg)
-{
-	struct svc_answer a;
-
-	memset(&a, 0, sizeof(a));
-	a.a_what = SVC_ERROR;
-	a.a_last = 1;
-	a.a_code = "no-such-fence";
-	a.a_message = "a stand-in of the fuzzer";
-	cb(arg, &a);
-}
-
-static void
-fz_fence(svc_cb cb, void *arg, const char *key, int last)
-{
-	struct svc_answer a;
-	struct msg_fence f;
-
-	memset(&f, 0, sizeof(f));
-	strlcpy(f.f_key, key[0] != '\0' ? key : "work", sizeof(f.f_key));
-	f.f_owner = fz_cc->cc_uid;
-	f.f_uid = 61001;
-	f.f_tier = TIER_L15;
-	f.f_backend = BACKEND_NATIVE;
-	f.f_state = FENCE_RUNNING;
-	memset(&a, 0, sizeof(a));
-	a.a_what = SVC_FENCE;
-	a.a_last = last;
-	a.a_fence = &f;
-	cb(arg, &a);
-}
-
-void
-svc_boot(const struct svc_who *w, struct msg_boot *b, svc_cb cb, void *arg)
-{
-	void	*buf;
-	size_t	 len;
-
-	fz_who(w);
-	FUZZ_CHECK(msg_boot_encode(b, &buf, &len) == 0);
-	free(buf);
-	if (fz_errors)
-		fz_error(cb, arg);
-	else
-		fz_fence(cb, arg, b->b_key, 1);
-}
-
-void
-svc_stop(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
-    void *arg)
-{
-	struct svc_answer a;
-
-	fz_who(w);
-	fz_key(key);
-	if (fz_errors) {
-		fz_error(cb, arg);
-		return;
-	}
-	fz_fence(cb, arg, key, key[0] != '\0');
-	if (key[0] == '\0') {
-		memset(&a, 0, sizeof(a));
-		a.a_what = SVC_END;
-		a.a_last = 1;
-		cb(arg, &a);
-	}
-}
-
-int
-svc_list(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
-    void *arg)
-{
-	fz_who(w);
-	fz_key(key);
-	if (fz_errors) {
-		fz_error(cb, arg);
-		return (-1);
-	}
-	fz_fence(cb, arg, key, 0);
-	return (0);
-}
-
-void
-svc_probe(const struct svc_who *w, uid_t owner, const char *key, int full,
-    svc_cb cb, void *arg)
-{
-	struct svc_answer a;
-
-	fz_who(w);
-	fz_key(key);
-	if (fz_errors) {
-		fz_error(cb, arg);
-		return;
-	}
-	memset(&a, 0, sizeof(a));
-	a.a_what = SVC_VERDICT;
-	a.a_last = 1;
-	a.a_key = key[0] != '\0' ? key : "work";
-	a.a_level = LEVEL_L2;
-	a.a_boundary = "{\"level\":\"L2\"}";
-	cb(arg, &a);
-}
-
-void
-svc_exec(const struct svc_who *w, struct msg_exec *x, svc_cb cb, void *arg)
-{
-	struct svc_answer a;
-	struct msg_result rs;
-	void		*buf;
-	size_t		 len;
-
-	fz_who(w);
-	FUZZ_CHECK(msg_exec_encode(x, &buf, &len) == 0);
-	free(buf);
-	if (fz_errors) {
-		fz_error(cb, arg);
-		return;
-	}
-	memset(&rs, 0, sizeof(rs));
-	rs.rs_stdout = (uint8_t *)"out\n";
-	rs.rs_stdout_len = 4;
-	FUZZ_CHECK(msg_result_encode(&rs, &buf, &len) == 0);
-	memset(&a, 0, sizeof(a));
-	a.a_what = SVC_RESULT;
-	a.a_last = 1;
-	a.a_result = &rs;
-	a.a_raw = buf;
-	a.a_rawlen = len;
-	cb(arg, &a);
-	free(buf);
-}
-
-void
-svc_git_config(const struct svc_who *w, struct msg_gitconfig *g, svc_cb cb,
-    void *arg)
-{
-	struct svc_answer a;
-	void		*buf;
-	size_t		 len;
-
-	fz_who(w);
-	FUZZ_CHECK(msg_gitconfig_encode(g, &buf, &len) == 0);
-	free(buf);
-	if (fz_errors) {
-		fz_error(cb, arg);
-		return;
-	}
-	memset(&a, 0, sizeof(a));
-	a.a_what = SVC_IDENTITY;
-	a.a_last = 1;
-	a.a_git = g;
-	cb(arg, &a);
-}
-
-void
-svc_git_init(const struct svc_who *w, struct msg_gitinit *gi, svc_cb cb,
-    void *arg)
-{
-	void	*buf;
-	size_t	 len;
-
-	fz_who(w);
-	FUZZ_CHECK(msg_gitinit_encode(gi, &buf, &len) == 0);
-	free(buf);
-	fz_error(cb, arg);
-}
-
-void		 svc_orphan(void *arg) { }
-unsigned int	 svc_running(void) { return (1); }
-unsigned int	 svc_pending(uid_t uid) { return (0); }
-unsigned int	 svc_total(void) { return (0); }
 void		 token_orphan(void *arg) { }
 
 int
@@ -351,7 +163,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return (0);
 	fds_before = fuzz_open_fds();
 	memset(&broker_stats, 0, sizeof(broker_stats));
-	fz_errors = (data[0] >> 2) & 1;
+	stub_errors = (data[0] >> 2) & 1;
 	fz_token_fails = (data[0] >> 3) & 1;
 
 	/* Connect, and let the broker's own accept take it. */
@@ -380,6 +192,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fz_cc->cc_admin = 0;
 		break;
 	}
+	stub_uid = fz_cc->cc_uid;
+	stub_admin = fz_cc->cc_admin;
+	stub_unbounded = fz_cc->cc_uid == 0;
 	if ((cb = imsgbuf_new(c)) == NULL)
 		FUZZ_FAIL();
 

@@ -81,7 +81,7 @@ srcs_of() {
 	report)	echo "prober/report.c prober/report_schema.c prober/level.c" ;;
 	msg)	echo "" ;;
 	imsg)	echo "imsg/imsg.c" ;;
-	ctl)	echo "imsg/imsg.c" ;;
+	ctl)	echo "imsg/imsg.c fuzz/stub_svc.c" ;;
 	http)	echo "broker/http_parse.c" ;;
 	config)	echo "parent/config.c gen/parse.c" ;;
 	runsc)	echo "fencer/runsc/runsc_state.c" ;;
