@@ -103,6 +103,7 @@ svc_stop(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
     void *arg)
 {
 	struct svc_answer a;
+	int		 all = key[0] == '\0';
 
 	stub_who(w);
 	stub_key(key);
@@ -110,8 +111,9 @@ svc_stop(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
 		stub_error(cb, arg);
 		return;
 	}
-	stub_fence(cb, arg, key, key[0] != '\0');
-	if (key[0] == '\0') {
+	/* A last answer may free what key points into. */
+	stub_fence(cb, arg, key, !all);
+	if (all) {
 		memset(&a, 0, sizeof(a));
 		a.a_what = SVC_END;
 		a.a_last = 1;
@@ -119,18 +121,26 @@ svc_stop(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
 	}
 }
 
+/*
+ * As the real one: each fence an SVC_FENCE that is not the last, the
+ * count returned; -1 with "not-found" said only for an owner w may not
+ * name.  With stub_errors, nothing is found.
+ */
 int
 svc_list(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
     void *arg)
 {
 	stub_who(w);
 	stub_key(key);
-	if (stub_errors) {
+	if (key[0] != '\0' && owner != MSG_OWNER_NONE && owner != w->w_uid &&
+	    !w->w_admin) {
 		stub_error(cb, arg);
 		return (-1);
 	}
+	if (stub_errors)
+		return (0);
 	stub_fence(cb, arg, key, 0);
-	return (0);
+	return (1);
 }
 
 void
@@ -211,6 +221,7 @@ svc_git_init(const struct svc_who *w, struct msg_gitinit *gi, svc_cb cb,
     void *arg)
 {
 	struct svc_answer a;
+	struct msg_result rs;
 	void	*buf;
 	size_t	 len;
 
@@ -221,10 +232,16 @@ svc_git_init(const struct svc_who *w, struct msg_gitinit *gi, svc_cb cb,
 		stub_error(cb, arg);
 		return;
 	}
+	memset(&rs, 0, sizeof(rs));
+	FUZZ_CHECK(msg_result_encode(&rs, &buf, &len) == 0);
 	memset(&a, 0, sizeof(a));
-	a.a_what = SVC_END;
+	a.a_what = SVC_RESULT;
 	a.a_last = 1;
+	a.a_result = &rs;
+	a.a_raw = buf;
+	a.a_rawlen = len;
 	cb(arg, &a);
+	free(buf);
 }
 
 void		 svc_orphan(void *arg) { }

@@ -82,7 +82,7 @@ srcs_of() {
 	msg)	echo "" ;;
 	imsg)	echo "imsg/imsg.c" ;;
 	ctl)	echo "imsg/imsg.c fuzz/stub_svc.c" ;;
-	http)	echo "broker/http_parse.c" ;;
+	http)	echo "broker/http.c broker/http_api.c parent/config.c fuzz/stub_svc.c" ;;
 	config)	echo "parent/config.c gen/parse.c" ;;
 	runsc)	echo "fencer/runsc/runsc_state.c" ;;
 	vmconsole) echo "fencer/vm/vm_console.c" ;;
