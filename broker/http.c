@@ -662,6 +662,27 @@ http_conn_input(struct evbuffer *buf, const struct evbuffer_cb_info *info,
 }
 
 /*
+ * The first bytes of an output buffer.  Not evbuffer_copyout(): it
+ * refuses (-1) while the buffer's start is frozen, as a socket
+ * bufferevent keeps its output between writes.
+ */
+static size_t
+http_out_head(struct evbuffer *buf, char *dst, size_t len)
+{
+	struct evbuffer_iovec	 v[4];
+	size_t			 got = 0, k;
+	int			 i, n;
+
+	n = evbuffer_peek(buf, (ev_ssize_t)len, NULL, v, 4);
+	for (i = 0; i < n && i < 4 && got < len; i++) {
+		k = v[i].iov_len < len - got ? v[i].iov_len : len - got;
+		memcpy(dst + got, v[i].iov_base, k);
+		got += k;
+	}
+	return (got);
+}
+
+/*
  * Bytes going out while we have no request: evhttp answering one it
  * could not read (a status of 400 and up; 100 Continue is left alone).
  * Its page is replaced before the connection writes a byte of it.
@@ -672,13 +693,13 @@ http_conn_output(struct evbuffer *buf, const struct evbuffer_cb_info *info,
 {
 	struct hconn	*hc = arg;
 	char		 head[16];
-	ev_ssize_t	 n;
+	size_t		 n;
 
 	if (info->n_added == 0 || info->orig_size != 0 ||
 	    (hc->hc_state != HC_READING && hc->hc_state != HC_IDLE &&
 	    hc->hc_state != HC_NEW))
 		return;
-	n = evbuffer_copyout(buf, head, sizeof(head) - 1);
+	n = http_out_head(buf, head, sizeof(head) - 1);
 	if (n < 12 || memcmp(head, "HTTP/1.", 7) != 0 || head[9] < '4')
 		return;
 	hc->hc_state = HC_CLOSING;
@@ -712,11 +733,11 @@ http_conn_fix(evutil_socket_t fd, short ev, void *arg)
 	char		 head[16], msg[160];
 	const char	*code;
 	json_t		*body;
-	ev_ssize_t	 n;
+	size_t		 n;
 	int		 status;
 
 	memset(head, 0, sizeof(head));
-	n = evbuffer_copyout(out, head, sizeof(head) - 1);
+	n = http_out_head(out, head, sizeof(head) - 1);
 	status = n >= 12 ? atoi(head + 9) : 400;
 	if (hc->hc_abort != 0)
 		status = hc->hc_abort;
