@@ -84,7 +84,7 @@ srcs_of() {
 	ctl)	echo "imsg/imsg.c fuzz/stub_svc.c" ;;
 	http)	echo "broker/http.c broker/http_api.c parent/config.c fuzz/stub_svc.c" ;;
 	config)	echo "parent/config.c gen/parse.c" ;;
-	runsc)	echo "fencer/runsc/runsc_state.c" ;;
+	runsc)	echo "fencer/runsc/runsc_parse.c" ;;
 	vmconsole) echo "fencer/vm/vm_console.c" ;;
 	host)	echo "fencer/fencer_host.c" ;;
 	*)	echo "" ;;
