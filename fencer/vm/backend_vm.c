@@ -31,15 +31,12 @@
 #include "vm.h"
 
 #define VM_AGENT_WAIT_SEC	120	/* a TCG boot under load */
-#define VM_CONSOLE_LINE		256
 
 struct vm_fence {
 	struct fence_proc vf_proc;	/* QEMU's jail */
 	int		 vf_console;	/* -1: closed */
 	struct event	*vf_console_ev;
-	char		 vf_line[VM_CONSOLE_LINE];
-	size_t		 vf_linelen;
-	char		 vf_last[VM_CONSOLE_LINE];	/* last whole line */
+	struct vm_console vf_cons;
 };
 
 static const char *const vm_file_names[VM_FILE_MAX] = {
@@ -138,7 +135,7 @@ vm_console_read(int fd, short event, void *arg)
 {
 	struct vm_fence	*vf = arg;
 	char		 buf[1024];
-	ssize_t		 n, i;
+	ssize_t		 n;
 
 	if ((n = read(fd, buf, sizeof(buf))) <= 0) {
 		if (n == -1 && (errno == EAGAIN || errno == EINTR))
@@ -146,25 +143,7 @@ vm_console_read(int fd, short event, void *arg)
 		event_del(vf->vf_console_ev);
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)buf[i];
-
-		if (ch == '\n' || vf->vf_linelen == sizeof(vf->vf_line) - 1) {
-			vf->vf_line[vf->vf_linelen] = '\0';
-			if (vf->vf_linelen > 0) {
-				log_debug("vm console: %s", vf->vf_line);
-				strlcpy(vf->vf_last, vf->vf_line,
-				    sizeof(vf->vf_last));
-			}
-			vf->vf_linelen = 0;
-			if (ch == '\n')
-				continue;
-		}
-		if (ch == '\r')
-			continue;
-		vf->vf_line[vf->vf_linelen++] = ch < 0x20 || ch > 0x7e ?
-		    '?' : (char)ch;
-	}
+	vm_console_feed(&vf->vf_cons, buf, (size_t)n);
 }
 
 static void
@@ -301,9 +280,9 @@ vm_stop(struct fence *f, int *oom)
 	r = fence_stop(&vf->vf_proc);
 	if (vf->vf_console != -1)
 		vm_console_read(vf->vf_console, EV_READ, vf);
-	if (vf->vf_last[0] != '\0')
+	if (vf->vf_cons.vc_last[0] != '\0')
 		log_info("vm %s: its console's last line: %s",
-		    f->f_info.f_key, vf->vf_last);
+		    f->f_info.f_key, vf->vf_cons.vc_last);
 	vm_console_close(vf);
 	return (r);
 }
