@@ -111,9 +111,11 @@ compile() {
 	case "$src" in
 	gen/*) extra="-Wno-unused-but-set-variable -Wno-sign-compare" ;;
 	esac
+	# Renamed into place: the cases of fuzz_test may build at once.
 	# shellcheck disable=SC2086
-	"$CLANG" $FLAGS $extra -fsanitize=fuzzer-no-link -c -o "$obj" "$path" \
-	    >&2 || return 1
+	"$CLANG" $FLAGS $extra -fsanitize=fuzzer-no-link -c -o "$obj.$$" \
+	    "$path" >&2 || { rm -f "$obj.$$"; return 1; }
+	mv -f "$obj.$$" "$obj"
 	echo "$obj"
 }
 
@@ -124,7 +126,8 @@ then
 		echo "fuzz: $YACC not found (Debian: byacc)" >&2
 		exit 77
 	fi
-	"$YACC" -o "$out/gen/parse.c" "$top/parent/parse.y"
+	"$YACC" -o "$out/gen/parse.c.$$" "$top/parent/parse.y"
+	mv -f "$out/gen/parse.c.$$" "$out/gen/parse.c"
 fi
 
 # The seeds the project's own encoders make (fuzz/mkseeds.c), written
@@ -147,8 +150,9 @@ for t in "$@"; do
 		objs="$objs $(compile "$s")" || exit 1
 	done
 	# shellcheck disable=SC2086
-	"$CLANG" -fsanitize=fuzzer,address,undefined -o "$out/bin/${t}_fuzz" \
-	    $objs $libs
+	"$CLANG" -fsanitize=fuzzer,address,undefined \
+	    -o "$out/bin/${t}_fuzz.$$" $objs $libs
+	mv -f "$out/bin/${t}_fuzz.$$" "$out/bin/${t}_fuzz"
 	[ "$secs" -gt 0 ] || continue
 
 	mkdir -p "$out/corpus/$t" "$out/artifacts/$t"
