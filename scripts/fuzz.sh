@@ -9,7 +9,9 @@
 # BUILD-fuzz/ (build-fuzz for the default build): the objects in obj/,
 # the targets in bin/, new inputs in corpus/NAME, crashes in
 # artifacts/NAME/.  The seeds in fuzz/corpus/NAME/ are read, never
-# written.  `sh scripts/fuzz.sh BUILD 0 NAME` builds only.
+# written.  `sh scripts/fuzz.sh BUILD 0 NAME` builds only;
+# `sh scripts/fuzz.sh BUILD seeds` writes the seeds of msg, imsg and ctl
+# with the project's own encoders (fuzz/mkseeds.c).  docs/fuzzing.md.
 #
 # Exit 77, naming what is missing, when clang, libFuzzer or a library is
 # not there; 2 for a bad argument; otherwise 0 when nothing was found,
@@ -91,6 +93,11 @@ srcs_of() {
 	esac
 }
 
+# newer A B: is file A newer than file B (POSIX test has no -nt)?
+newer() {
+	[ -n "$(find "$1" -prune -newer "$2")" ]
+}
+
 # Compile one source to its object unless the object is newer than it
 # and than every header of the tree.
 compile() {
@@ -100,7 +107,7 @@ compile() {
 	*) path=$top/$src ;;
 	esac
 	obj=$out/obj/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')
-	if [ -f "$obj" ] && [ "$obj" -nt "$path" ] &&
+	if [ -f "$obj" ] && ! newer "$path" "$obj" &&
 	    [ -z "$(find "$top/common" "$top/imsg" "$top/broker" "$top/parent" \
 	    "$top/fencer" "$top/prober" -name '*.h' -newer "$obj" | head -1)" ]
 	then
@@ -119,7 +126,7 @@ compile() {
 	echo "$obj"
 }
 
-if [ ! -f "$out/gen/parse.c" ] || [ "$top/parent/parse.y" -nt "$out/gen/parse.c" ]
+if [ ! -f "$out/gen/parse.c" ] || newer "$top/parent/parse.y" "$out/gen/parse.c"
 then
 	mkdir -p "$out/gen"
 	if ! command -v "$YACC" >/dev/null 2>&1; then
