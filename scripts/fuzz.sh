@@ -67,7 +67,8 @@ fi
 
 FLAGS="-std=gnu11 -D_GNU_SOURCE -DFENCED_FUZZ -g -O1 -fno-omit-frame-pointer
     -fsanitize=address,undefined -fno-sanitize-recover=all
-    -Wall -Wextra -Werror -Wno-unused-parameter $pkgcflags
+    -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wpointer-arith
+    -Wmissing-prototypes -Wstrict-prototypes $pkgcflags
     -I$top/common -I$top/imsg -I$top/parent -I$top/broker -I$top/fencer
     -I$top/prober -I$top/fencer/native -I$top/fencer/runsc -I$top/fencer/vm
     -I$out/gen"
@@ -93,6 +94,12 @@ srcs_of() {
 	esac
 }
 
+# Objects built with other flags (another clang, another tree) go.
+echo "$CLANG $FLAGS" | cmp -s - "$out/obj/flags" 2>/dev/null || {
+	rm -f "$out"/obj/*.o
+	echo "$CLANG $FLAGS" > "$out/obj/flags"
+}
+
 # newer A B: is file A newer than file B (POSIX test has no -nt)?
 newer() {
 	[ -n "$(find "$1" -prune -newer "$2")" ]
@@ -116,7 +123,8 @@ compile() {
 	fi
 	extra=
 	case "$src" in
-	gen/*) extra="-Wno-unused-but-set-variable -Wno-sign-compare" ;;
+	gen/*) extra="-Wno-unused-but-set-variable -Wno-sign-compare
+	    -Wno-missing-prototypes" ;;
 	esac
 	# Renamed into place: the cases of fuzz_test may build at once.
 	# shellcheck disable=SC2086
