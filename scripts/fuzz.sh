@@ -65,7 +65,7 @@ if ! "$CLANG" -fsanitize=fuzzer -o "$out/probe" "$out/probe.c" \
 	exit 77
 fi
 
-FLAGS="-std=gnu11 -D_GNU_SOURCE -DFENCED_FUZZ -g -O1 -fno-omit-frame-pointer
+FLAGS="-std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
     -fsanitize=address,undefined -fno-sanitize-recover=all
     -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wpointer-arith
     -Wmissing-prototypes -Wstrict-prototypes $pkgcflags
