@@ -147,7 +147,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fz_err(err, sizeof(err), r == -1);
 		if (r == 0) {
 			FUZZ_CHECK(st.hs_nspid_depth >= 1);
-			FUZZ_CHECK(st.hs_nnp >= 0 && st.hs_nnp <= 2);
+			FUZZ_CHECK(st.hs_nnp == 0 || st.hs_nnp == 1 ||
+			    st.hs_nnp == 2);
 			FUZZ_CHECK(st.hs_seccomp >= 0 && st.hs_seccomp <= 2);
 		}
 		break;
