@@ -662,6 +662,36 @@ http_conn_input(struct evbuffer *buf, const struct evbuffer_cb_info *info,
 }
 
 /*
+ * The status of the answer an output buffer begins with, 0 if it does
+ * not begin with one.  Its first bytes are read with evbuffer_peek():
+ * evbuffer_copyout() refuses (-1) while the buffer's start is frozen,
+ * as a socket bufferevent keeps its output between writes.  evhttp
+ * writes the request's version as it parsed it (HTTP/1.12, HTTP/1.-92),
+ * so the status is what follows the first space.
+ */
+static int
+http_out_status(struct evbuffer *buf)
+{
+	struct evbuffer_iovec	 v[4];
+	char			 head[24], *sp;
+	size_t			 got = 0, k;
+	int			 i, n;
+
+	n = evbuffer_peek(buf, sizeof(head) - 1, NULL, v, 4);
+	for (i = 0; i < n && i < 4 && got < sizeof(head) - 1; i++) {
+		k = v[i].iov_len < sizeof(head) - 1 - got ? v[i].iov_len :
+		    sizeof(head) - 1 - got;
+		memcpy(head + got, v[i].iov_base, k);
+		got += k;
+	}
+	head[got] = '\0';
+	if (strncmp(head, "HTTP/", 5) != 0 || (sp = strchr(head, ' ')) == NULL ||
+	    strspn(sp + 1, "0123456789") != 3)
+		return (0);
+	return (atoi(sp + 1));
+}
+
+/*
  * Bytes going out while we have no request: evhttp answering one it
  * could not read (a status of 400 and up; 100 Continue is left alone).
  * Its page is replaced before the connection writes a byte of it.
@@ -671,15 +701,12 @@ http_conn_output(struct evbuffer *buf, const struct evbuffer_cb_info *info,
     void *arg)
 {
 	struct hconn	*hc = arg;
-	char		 head[16];
-	ev_ssize_t	 n;
 
 	if (info->n_added == 0 || info->orig_size != 0 ||
 	    (hc->hc_state != HC_READING && hc->hc_state != HC_IDLE &&
 	    hc->hc_state != HC_NEW))
 		return;
-	n = evbuffer_copyout(buf, head, sizeof(head) - 1);
-	if (n < 12 || memcmp(head, "HTTP/1.", 7) != 0 || head[9] < '4')
+	if (http_out_status(buf) < 400)
 		return;
 	hc->hc_state = HC_CLOSING;
 	evtimer_del(&hc->hc_timer);
@@ -709,15 +736,13 @@ http_conn_fix(evutil_socket_t fd, short ev, void *arg)
 	struct hconn	*hc = arg;
 	const struct fenced_config *c = http_conf();
 	struct evbuffer	*out = bufferevent_get_output(hc->hc_bev);
-	char		 head[16], msg[160];
+	char		 msg[160];
 	const char	*code;
 	json_t		*body;
-	ev_ssize_t	 n;
 	int		 status;
 
-	memset(head, 0, sizeof(head));
-	n = evbuffer_copyout(out, head, sizeof(head) - 1);
-	status = n >= 12 ? atoi(head + 9) : 400;
+	if ((status = http_out_status(out)) == 0)
+		status = 400;
 	if (hc->hc_abort != 0)
 		status = hc->hc_abort;
 	if (hc->hc_frame_status != 0 && status == hc->hc_frame_status) {

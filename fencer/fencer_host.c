@@ -100,7 +100,9 @@ host_num(const char *s, uint64_t max, uint64_t *out)
 	for (; *s != '\0'; s++) {
 		if (*s < '0' || *s > '9')
 			return (-1);
-		if (v > (max - (uint64_t)(*s - '0')) / 10)
+		/* A digit over max alone would wrap max - digit around. */
+		if ((uint64_t)(*s - '0') > max ||
+		    v > (max - (uint64_t)(*s - '0')) / 10)
 			return (-1);
 		v = v * 10 + (uint64_t)(*s - '0');
 	}

@@ -32,6 +32,7 @@
 
 #include "fenced.h"
 #include "log.h"
+#include "mp.h"
 
 #define CONF_STRING_MAX		1024	/* longest word, string or value */
 #define CONF_NAME_MAX		64	/* longest macro name */
@@ -861,6 +862,11 @@ conf_quoted(int quote)
 			return (conf_findeol());
 		}
 		buf[len++] = c;
+	}
+	/* Every string goes to the children in msgpack, which takes UTF-8. */
+	if (!mp_utf8_valid(buf, len)) {
+		yyerror("string is not valid UTF-8");
+		return (conf_findeol());
 	}
 	yylval.v.string = conf_word(buf, len);
 	return (conf_token(STRING, yylval.v.string));

@@ -408,8 +408,45 @@ ATF_TC_BODY(ro_binds, tc)
 	free(ro);
 }
 
+/* runsc_parse.c: what runsc and /proc say, as the backend reads them. */
+ATF_TC_WITHOUT_HEAD(runsc_answers);
+ATF_TC_BODY(runsc_answers, tc)
+{
+	char	 ver[64], kids_text[64];
+	pid_t	 kids[3];
+
+	ATF_CHECK_EQ(runsc_version_date("runsc version 0.0~20221219.0\n"
+	    "spec: 1.0.2-dev\n", ver, sizeof(ver)), 20221219);
+	ATF_CHECK_STREQ(ver, "0.0~20221219.0");
+	ATF_CHECK_EQ(runsc_version_date("runsc version release-20240401.0\n",
+	    ver, sizeof(ver)), 20240401);
+	ATF_CHECK_EQ(runsc_version_date("runsc version 1.2.3\n", ver,
+	    sizeof(ver)), 0);
+	ATF_CHECK_STREQ(ver, "1.2.3");
+	ATF_CHECK_EQ(runsc_version_date("gvisor 20221219\n", ver,
+	    sizeof(ver)), 0);
+
+	ATF_CHECK_EQ(runsc_state_pid("{\n  \"id\": \"x\",\n  \"pid\": 31337,"
+	    "\n}"), 31337);
+	ATF_CHECK_EQ(runsc_state_pid("{\"pid\":0}"), 0);
+	ATF_CHECK_EQ(runsc_state_pid("{\"pid\": 99999999999}"), 0);
+	ATF_CHECK_EQ(runsc_state_pid("{\"status\": \"stopped\"}"), 0);
+
+	ATF_CHECK_EQ(runsc_status_ppid("Name:\trunsc\nPPid:\t4242\n"), 4242);
+	ATF_CHECK_EQ(runsc_status_ppid("PPid:\t4242\n"), -1);
+	ATF_CHECK_EQ(runsc_status_ppid("Name:\tx\nPPid:\t-3\n"), -1);
+
+	strlcpy(kids_text, "12 13 12\n", sizeof(kids_text));
+	ATF_CHECK_EQ(runsc_pids_parse(kids_text, kids, 0, 3), 2);
+	ATF_CHECK_EQ(kids[0], 12);
+	ATF_CHECK_EQ(kids[1], 13);
+	strlcpy(kids_text, "14 x 0 -5 15", sizeof(kids_text));
+	ATF_CHECK_EQ(runsc_pids_parse(kids_text, kids, 2, 3), 4);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, runsc_answers);
 	ATF_TP_ADD_TC(tp, ro_binds);
 	ATF_TP_ADD_TC(tp, process);
 	ATF_TP_ADD_TC(tp, never_root);

@@ -896,6 +896,16 @@ ATF_TC_BODY(lexer, tc)
 
 	parse_fails(OK2 "state \"/a\tb\x01\"\n", 3,
 	    "control character 0x01 in string");
+	/*
+	 * Strings go to the children as msgpack, which takes UTF-8 only:
+	 * one the codec refuses made parent_send_config() fatal at start
+	 * and on reload (found by fuzz/config_fuzz.c).
+	 */
+	parse_fails(OK2 "runsc \"/opt/\x95x\"\n", 3,
+	    "string is not valid UTF-8");
+	parse_fails(OK2 "homes \"/h/\xc3\"\n", 3, "string is not valid UTF-8");
+	ATF_REQUIRE_EQ(parse_text("state \"/srv/f\xc3\xa9nced\"\n", &c), 0);
+	ATF_CHECK_STREQ(c.c_state, "/srv/f\xc3\xa9nced");
 }
 
 ATF_TC_WITHOUT_HEAD(nul_byte);

@@ -1469,6 +1469,19 @@ ATF_TC_BODY(host_status, tc)
 		ATF_CHECK_EQ_MSG(host_status_parse(buf, &st, err,
 		    sizeof(err)), -1, "%s", bad[i]);
 	}
+	/*
+	 * A one-digit value over a small bound, in a status otherwise
+	 * whole: the bound check wrapped (found by fuzz/host_fuzz.c).
+	 */
+	snprintf(buf, sizeof(buf), "NoNewPrivs:\t5\n%s", STATUS_OK);
+	ATF_CHECK_EQ(host_status_parse(buf, &st, err, sizeof(err)), -1);
+	ATF_CHECK_STREQ(err, "status: bad NoNewPrivs");
+	snprintf(buf, sizeof(buf), "Seccomp:\t9\n%s", STATUS_OK);
+	ATF_CHECK_EQ(host_status_parse(buf, &st, err, sizeof(err)), -1);
+	ATF_CHECK_STREQ(err, "status: bad Seccomp");
+	snprintf(buf, sizeof(buf), "Seccomp:\t3\n%s", STATUS_OK);
+	ATF_CHECK_EQ(host_status_parse(buf, &st, err, sizeof(err)), -1);
+	ATF_CHECK_STREQ(err, "status: bad Seccomp");
 }
 
 /* The fencer's own table, as this machine has it. */

@@ -322,8 +322,30 @@ ATF_TC_BODY(files, tc)
 	ATF_CHECK(unlink(link) == 0 && unlink(path) == 0 && rmdir(dir) == 0);
 }
 
+/* The guest's console: lines cut, bytes made printable, the last kept. */
+ATF_TC_WITHOUT_HEAD(console);
+ATF_TC_BODY(console, tc)
+{
+	struct vm_console vc;
+	char		 big[600];
+
+	memset(&vc, 0, sizeof(vc));
+	vm_console_feed(&vc, "boot\r\nfenced-vm", strlen("boot\r\nfenced-vm"));
+	ATF_CHECK_STREQ(vc.vc_last, "boot");
+	ATF_CHECK_EQ(vc.vc_linelen, 9);
+	vm_console_feed(&vc, "init: \x1b[0m\xff ok\n\n",
+	    strlen("init: \x1b[0m\xff ok\n\n"));
+	ATF_CHECK_STREQ(vc.vc_last, "fenced-vminit: ?[0m? ok");
+	ATF_CHECK_EQ(vc.vc_linelen, 0);
+	memset(big, 'a', sizeof(big));
+	vm_console_feed(&vc, big, sizeof(big));
+	ATF_CHECK_EQ(strlen(vc.vc_last), VM_CONSOLE_LINE - 1);
+	ATF_CHECK_EQ(vc.vc_linelen, sizeof(big) - 2 * (VM_CONSOLE_LINE - 1));
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, console);
 	ATF_TP_ADD_TC(tp, exact_tcg);
 	ATF_TP_ADD_TC(tp, no_surface);
 	ATF_TP_ADD_TC(tp, kvm_and_limits);

@@ -1,18 +1,27 @@
 #!/bin/sh
-# Build the libFuzzer target of the probe report parser (fuzz/) with clang
-# and run it for a bounded time:
+# Build the libFuzzer targets of fenced's parsers (fuzz/*_fuzz.c) with
+# clang, AddressSanitizer and UBSan, and run each for a bounded time:
 #
-#	sh scripts/fuzz.sh BUILD SECONDS
+#	sh scripts/fuzz.sh BUILD SECONDS [TARGET...]
 #
-# The target goes to BUILD-fuzz/ (build-fuzz for the default build), new
-# inputs to BUILD-fuzz/corpus, crashes to BUILD-fuzz/artifacts.  The seeds
-# in fuzz/corpus/ are read, never written.  Exit 77, naming what is
-# missing, when clang, libFuzzer or a library is not there; otherwise
-# libFuzzer's status (0: nothing found).
+# TARGET is a name of fuzz/NAME_fuzz.c (report, msg, imsg, ...); none
+# means every one, run one after the other.  Everything goes to
+# BUILD-fuzz/ (build-fuzz for the default build): the objects in obj/,
+# the targets in bin/, new inputs in corpus/NAME, crashes in
+# artifacts/NAME/.  The seeds in fuzz/corpus/NAME/ are read, never
+# written.  `sh scripts/fuzz.sh BUILD 0 NAME` builds only;
+# `sh scripts/fuzz.sh BUILD seeds` writes the seeds of msg, imsg and ctl
+# with the project's own encoders (fuzz/mkseeds.c).  docs/fuzzing.md.
+#
+# Exit 77, naming what is missing, when clang, libFuzzer or a library is
+# not there; 2 for a bad argument; otherwise 0 when nothing was found,
+# or the status of the first target that found something (its input is
+# named on stderr).
 set -eu
 
 build=${1:-build}
 secs=${2:-60}
+[ $# -ge 2 ] && shift 2 || shift $#
 top=$(cd "$(dirname "$0")/.." && pwd)
 case "$build" in
 /*) out=${build%/}-fuzz ;;
@@ -20,20 +29,34 @@ case "$build" in
 esac
 CLANG=${CLANG:-clang}
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
+YACC=${YACC:-byacc}
+PKGS="libevent libseccomp libcap msgpack libbsd-overlay jansson libmd"
 
 case "$secs" in
+seeds) ;;
 ''|*[!0-9]*) echo "fuzz: SECONDS must be a number, not '$secs'" >&2; exit 2 ;;
 esac
+
+all=$(cd "$top/fuzz" && ls ./*_fuzz.c | sed 's|^\./||; s|_fuzz\.c$||')
+[ $# -gt 0 ] || set -- $all
+for t in "$@"; do
+	[ -f "$top/fuzz/${t}_fuzz.c" ] || {
+		echo "fuzz: no target '$t' (there are: $(echo $all))" >&2
+		exit 2
+	}
+done
+
 if ! command -v "$CLANG" >/dev/null 2>&1; then
 	echo "fuzz: $CLANG not found (Debian: clang)" >&2
 	exit 77
 fi
-if ! libs=$($PKG_CONFIG --cflags --libs jansson libbsd-overlay 2>/dev/null)
-then
-	echo "fuzz: jansson or libbsd not found by $PKG_CONFIG" >&2
+# shellcheck disable=SC2086
+if ! libs=$($PKG_CONFIG --libs $PKGS 2>/dev/null) ||
+    ! pkgcflags=$($PKG_CONFIG --cflags $PKGS 2>/dev/null); then
+	echo "fuzz: a library of $PKGS not found by $PKG_CONFIG" >&2
 	exit 77
 fi
-mkdir -p "$out/corpus" "$out/artifacts"
+mkdir -p "$out/obj" "$out/bin"
 printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n)\n{ return 0; }\n' \
     > "$out/probe.c"
 if ! "$CLANG" -fsanitize=fuzzer -o "$out/probe" "$out/probe.c" \
@@ -42,17 +65,127 @@ if ! "$CLANG" -fsanitize=fuzzer -o "$out/probe" "$out/probe.c" \
 	exit 77
 fi
 
-# shellcheck disable=SC2086
-"$CLANG" -std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
-    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    -Wall -Wextra -Werror -Wno-unused-parameter \
-    -I"$top/common" -I"$top/prober" \
-    -o "$out/report_fuzz" "$top/fuzz/report_fuzz.c" "$top/prober/report.c" \
-    "$top/prober/report_schema.c" "$top/prober/level.c" \
-    "$top/common/names.c" $libs
+FLAGS="-std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
+    -fsanitize=address,undefined -fno-sanitize-recover=all
+    -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wpointer-arith
+    -Wmissing-prototypes -Wstrict-prototypes $pkgcflags
+    -I$top/common -I$top/imsg -I$top/parent -I$top/broker -I$top/fencer
+    -I$top/prober -I$top/fencer/native -I$top/fencer/runsc -I$top/fencer/vm
+    -I$out/gen"
 
-echo "fuzz: running $out/report_fuzz for $secs s" >&2
-exec "$out/report_fuzz" -max_total_time="$secs" -max_len=65536 \
-    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -dict="$top/fuzz/report.dict" -artifact_prefix="$out/artifacts/" \
-    "$out/corpus" "$top/fuzz/corpus"
+# The sources each target links besides its own file: the parsers it
+# drives and what they call.  Everything is compiled with coverage
+# (-fsanitize=fuzzer-no-link), so libFuzzer sees inside the parsers.
+LIBSRC="common/names.c common/util.c common/log.c imsg/mp.c imsg/msg.c
+    imsg/msg_codec.c imsg/msg_fence.c imsg/msg_probe.c imsg/msg_token.c
+    imsg/msg_agent.c"
+srcs_of() {
+	case "$1" in
+	report)	echo "prober/report.c prober/report_schema.c prober/level.c" ;;
+	msg)	echo "" ;;
+	imsg)	echo "imsg/imsg.c" ;;
+	ctl)	echo "imsg/imsg.c fuzz/stub_svc.c" ;;
+	http)	echo "broker/http.c broker/http_api.c parent/config.c fuzz/stub_svc.c" ;;
+	config)	echo "parent/config.c gen/parse.c" ;;
+	runsc)	echo "fencer/runsc/runsc_parse.c" ;;
+	vmconsole) echo "fencer/vm/vm_console.c" ;;
+	host)	echo "fencer/fencer_host.c" ;;
+	*)	echo "" ;;
+	esac
+}
+
+# Objects built with other flags (another clang, another tree) go.
+echo "$CLANG $FLAGS" | cmp -s - "$out/obj/flags" 2>/dev/null || {
+	rm -f "$out"/obj/*.o
+	echo "$CLANG $FLAGS" > "$out/obj/flags"
+}
+
+# newer A B: is file A newer than file B (POSIX test has no -nt)?
+newer() {
+	[ -n "$(find "$1" -prune -newer "$2")" ]
+}
+
+# Compile one source to its object unless the object is newer than it
+# and than every header of the tree.
+compile() {
+	src=$1
+	case "$src" in
+	gen/*) path=$out/$src ;;
+	*) path=$top/$src ;;
+	esac
+	obj=$out/obj/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')
+	if [ -f "$obj" ] && ! newer "$path" "$obj" &&
+	    [ -z "$(find "$top/common" "$top/imsg" "$top/broker" "$top/parent" \
+	    "$top/fencer" "$top/prober" -name '*.h' -newer "$obj" | head -1)" ]
+	then
+		echo "$obj"
+		return 0
+	fi
+	extra=
+	case "$src" in
+	gen/*) extra="-Wno-unused-but-set-variable -Wno-sign-compare
+	    -Wno-missing-prototypes" ;;
+	esac
+	# Renamed into place: the cases of fuzz_test may build at once.
+	# shellcheck disable=SC2086
+	"$CLANG" $FLAGS $extra -fsanitize=fuzzer-no-link -c -o "$obj.$$" \
+	    "$path" >&2 || { rm -f "$obj.$$"; return 1; }
+	mv -f "$obj.$$" "$obj"
+	echo "$obj"
+}
+
+if [ ! -f "$out/gen/parse.c" ] || newer "$top/parent/parse.y" "$out/gen/parse.c"
+then
+	mkdir -p "$out/gen"
+	if ! command -v "$YACC" >/dev/null 2>&1; then
+		echo "fuzz: $YACC not found (Debian: byacc)" >&2
+		exit 77
+	fi
+	"$YACC" -o "$out/gen/parse.c.$$" "$top/parent/parse.y"
+	mv -f "$out/gen/parse.c.$$" "$out/gen/parse.c"
+fi
+
+# The seeds the project's own encoders make (fuzz/mkseeds.c), written
+# over fuzz/corpus/{msg,imsg,ctl}: run by hand, the output committed.
+if [ "$secs" = seeds ]; then
+	objs=
+	for s in $LIBSRC parent/config.c fuzz/mkseeds.c; do
+		objs="$objs $(compile "$s")" || exit 1
+	done
+	# shellcheck disable=SC2086
+	"$CLANG" -fsanitize=fuzzer-no-link,address,undefined \
+	    -o "$out/bin/mkseeds" $objs $libs
+	exec "$out/bin/mkseeds" "$top/fuzz/corpus"
+fi
+
+rc=0
+for t in "$@"; do
+	objs=
+	for s in $LIBSRC $(srcs_of "$t") fuzz/${t}_fuzz.c; do
+		objs="$objs $(compile "$s")" || exit 1
+	done
+	# shellcheck disable=SC2086
+	"$CLANG" -fsanitize=fuzzer,address,undefined \
+	    -o "$out/bin/${t}_fuzz.$$" $objs $libs
+	mv -f "$out/bin/${t}_fuzz.$$" "$out/bin/${t}_fuzz"
+	[ "$secs" -gt 0 ] || continue
+
+	mkdir -p "$out/corpus/$t" "$out/artifacts/$t"
+	dict=
+	[ -f "$top/fuzz/$t.dict" ] && dict=-dict=$top/fuzz/$t.dict
+	seeds=$top/fuzz/corpus/$t
+	[ -d "$seeds" ] || seeds=
+	echo "fuzz: running $t for $secs s" >&2
+	st=0
+	# shellcheck disable=SC2086
+	(cd "$out/artifacts/$t" && "$out/bin/${t}_fuzz" \
+	    -max_total_time="$secs" -max_len=65536 -timeout=10 \
+	    -rss_limit_mb=2048 -print_final_stats=1 $dict \
+	    -artifact_prefix="$out/artifacts/$t/" \
+	    "$out/corpus/$t" $seeds) || st=$?
+	if [ $st -ne 0 ]; then
+		echo "fuzz: $t found something (status $st): $(ls "$out/artifacts/$t" | head -3)" >&2
+		[ $rc -ne 0 ] || rc=$st
+	fi
+done
+exit $rc

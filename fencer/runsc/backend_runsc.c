@@ -233,29 +233,6 @@ runsc_delete(const char *id)
 	return (0);
 }
 
-/* The date of a release (0.0~20221219.0, release-20221219.0), or 0. */
-static long
-runsc_version_date(const char *text, char *ver, size_t verlen)
-{
-	const char	*p, *e;
-	long		 d = 0;
-	int		 i;
-
-	if (strncmp(text, "runsc version ", 14) != 0)
-		return (0);
-	p = text + 14;
-	e = p + strcspn(p, "\n");
-	snprintf(ver, verlen, "%.*s", (int)(e - p), p);
-	for (; p + 8 <= e; p++) {
-		for (i = 0, d = 0; i < 8 && p[i] >= '0' && p[i] <= '9'; i++)
-			d = d * 10 + (p[i] - '0');
-		if (i == 8 && (p + 8 == e || p[8] < '0' || p[8] > '9') &&
-		    d >= 20000101 && d <= 29991231)
-			return (d);
-	}
-	return (0);
-}
-
 /* The configured runsc, or the first in PATH. */
 static int
 runsc_locate(const char *conf, char *path, size_t len)
@@ -702,16 +679,12 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 static pid_t
 runsc_ppid(pid_t pid)
 {
-	char		 path[64], buf[8192], *p;
-	long		 v;
+	char		 path[64], buf[8192];
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	if (host_read_file(path, buf, sizeof(buf)) == -1)
 		return (-1);
-	if ((p = strstr(buf, "\nPPid:\t")) == NULL)
-		return (-1);
-	v = strtol(p + 7, NULL, 10);
-	return (v > 0 && v <= INT32_MAX ? (pid_t)v : -1);
+	return (runsc_status_ppid(buf));
 }
 
 /*
@@ -721,11 +694,10 @@ runsc_ppid(pid_t pid)
 static int
 runsc_children(pid_t run, pid_t *kids, int max)
 {
-	char		 path[64], buf[1024], *w, *s;
+	char		 path[64], buf[1024];
 	DIR		*d;
 	struct dirent	*de;
-	long		 v;
-	int		 n = 0, i;
+	int		 n = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)run);
 	if ((d = opendir(path)) == NULL)
@@ -737,38 +709,13 @@ runsc_children(pid_t run, pid_t *kids, int max)
 		    "children", (int)run, de->d_name) >= sizeof(path) ||
 		    host_read_file(path, buf, sizeof(buf)) == -1)
 			continue;	/* a thread that just ended */
-		for (s = buf; (w = strsep(&s, " \n")) != NULL;) {
-			if (*w == '\0' || (v = strtol(w, NULL, 10)) <= 0 ||
-			    v > INT32_MAX)
-				continue;
-			for (i = 0; i < n && kids[i] != (pid_t)v; i++)
-				;
-			if (i == n && n < max)
-				kids[n++] = (pid_t)v;
-			else if (i == n) {
-				closedir(d);
-				return (max + 1);
-			}
+		if ((n = runsc_pids_parse(buf, kids, n, max)) > max) {
+			closedir(d);
+			return (max + 1);
 		}
 	}
 	closedir(d);
 	return (n);
-}
-
-/* "pid": N of `runsc state`'s answer; 0 if there is none. */
-static pid_t
-runsc_state_pid(const char *out)
-{
-	const char	*p;
-	long		 v;
-
-	if ((p = strstr(out, "\"pid\":")) == NULL)
-		return (0);
-	p += 6;
-	while (*p == ' ')
-		p++;
-	v = strtol(p, NULL, 10);
-	return (v > 0 && v <= INT32_MAX ? (pid_t)v : 0);
 }
 
 /*

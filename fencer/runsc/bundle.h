@@ -74,4 +74,10 @@ int	 runsc_bundle_write(const char *, const struct runsc_bundle_spec *,
 	    struct runsc_ro_binds *, char *, size_t);
 int	 runsc_bundle_remove(const char *);
 
+/* runsc_parse.c: runsc's answers and the host's account of runsc */
+long	 runsc_version_date(const char *, char *, size_t);
+pid_t	 runsc_state_pid(const char *);
+pid_t	 runsc_status_ppid(const char *);
+int	 runsc_pids_parse(char *, pid_t *, int, int);
+
 #endif /* RUNSC_BUNDLE_H */

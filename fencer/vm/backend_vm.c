@@ -44,7 +44,6 @@
 #include "lockdown.h"
 
 #define VM_AGENT_WAIT_SEC	120	/* a TCG boot under load */
-#define VM_CONSOLE_LINE		256
 #define VM_TRY_SEC		20	/* KVM reaches init in about 1 s */
 #define VM_TRY_KEY		"kvm-try"	/* its hostname, its cgroup's */
 #define VM_TRY_CGROUP		"4294967295." VM_TRY_KEY	/* no owner
@@ -54,10 +53,7 @@ struct vm_fence {
 	struct fence_proc vf_proc;	/* QEMU's jail */
 	int		 vf_console;	/* -1: closed */
 	struct event	*vf_console_ev;
-	char		 vf_line[VM_CONSOLE_LINE];
-	size_t		 vf_linelen;
-	char		 vf_last[VM_CONSOLE_LINE];	/* last whole line */
-	int		 vf_try_ok;	/* the KVM try's guest said so */
+	struct vm_console vf_cons;
 };
 
 enum vm_try_state { VM_TRY_NONE, VM_TRY_RUNNING, VM_TRY_DONE };
@@ -177,7 +173,7 @@ vm_console_read(int fd, short event, void *arg)
 {
 	struct vm_fence	*vf = arg;
 	char		 buf[1024];
-	ssize_t		 n, i;
+	ssize_t		 n;
 
 	if ((n = read(fd, buf, sizeof(buf))) <= 0) {
 		if (n == -1 && (errno == EAGAIN || errno == EINTR))
@@ -185,28 +181,9 @@ vm_console_read(int fd, short event, void *arg)
 		event_del(vf->vf_console_ev);
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)buf[i];
-
-		if (ch == '\n' || vf->vf_linelen == sizeof(vf->vf_line) - 1) {
-			vf->vf_line[vf->vf_linelen] = '\0';
-			if (vf->vf_linelen > 0) {
-				log_debug("vm console: %s", vf->vf_line);
-				if (strcmp(vf->vf_line, VM_TRY_MARK) == 0)
-					vf->vf_try_ok = 1;
-				strlcpy(vf->vf_last, vf->vf_line,
-				    sizeof(vf->vf_last));
-			}
-			vf->vf_linelen = 0;
-			if (ch == '\n')
-				continue;
-		}
-		if (ch == '\r')
-			continue;
-		vf->vf_line[vf->vf_linelen++] = ch < 0x20 || ch > 0x7e ?
-		    '?' : (char)ch;
-	}
-	if (vf == &vm.v_try_vf && vf->vf_try_ok && vm.v_try == VM_TRY_RUNNING)
+	vm_console_feed(&vf->vf_cons, buf, (size_t)n);
+	if (vf == &vm.v_try_vf && vf->vf_cons.vc_try_ok &&
+	    vm.v_try == VM_TRY_RUNNING)
 		vm_try_end(1, NULL);
 }
 
@@ -470,9 +447,9 @@ vm_try_end(int ok, const char *why)
 		    "init in %lld ms)", ms);
 		return;
 	}
-	if (vf->vf_last[0] != '\0')
+	if (vf->vf_cons.vc_last[0] != '\0')
 		log_info("vm: the KVM try's console's last line: %s",
-		    vf->vf_last);
+		    vf->vf_cons.vc_last);
 	vm_kvm_dropped();
 	if (c->c_vm_accel == VM_ACCEL_KVM) {
 		snprintf(vm.v_err, sizeof(vm.v_err), "vm accel kvm: KVM does "
@@ -551,9 +528,9 @@ vm_stop(struct fence *f, int *oom)
 	r = fence_stop(&vf->vf_proc);
 	if (vf->vf_console != -1)
 		vm_console_read(vf->vf_console, EV_READ, vf);
-	if (vf->vf_last[0] != '\0')
+	if (vf->vf_cons.vc_last[0] != '\0')
 		log_info("vm %s: its console's last line: %s",
-		    f->f_info.f_key, vf->vf_last);
+		    f->f_info.f_key, vf->vf_cons.vc_last);
 	vm_console_close(vf);
 	return (r);
 }

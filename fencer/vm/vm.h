@@ -68,6 +68,16 @@ struct vm_argv {
 	size_t		 va_used;
 };
 
+/* The guest's serial console, a line at a time (vm_console.c). */
+#define VM_CONSOLE_LINE		256
+struct vm_console {
+	char		 vc_line[VM_CONSOLE_LINE];
+	size_t		 vc_linelen;
+	char		 vc_last[VM_CONSOLE_LINE];	/* last whole line */
+	int		 vc_try_ok;	/* a line was VM_TRY_MARK */
+};
+
+void	vm_console_feed(struct vm_console *, const char *, size_t);
 int	vm_argv_build(const struct vm_launch *, struct vm_argv *, char *,
 	    size_t);
 int	vm_file_verify(const char *, const char *, int *, char *, size_t);

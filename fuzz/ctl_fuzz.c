@@ -1,0 +1,238 @@
+/*
+ * libFuzzer target for the control socket as the broker serves it: the
+ * input is what a client writes on its connection, read by the real
+ * broker/control.c (included whole, so its static accept and dispatch
+ * are the ones that run) through imsgev on a real unix socket and a
+ * libevent loop.  The fence service (fuzz/stub_svc.c), the token store
+ * and the parent are stand-ins that check what reaches them and answer
+ * at once.
+ *
+ * The first byte picks who the client is (root, an admin, a plain
+ * user) and how the stand-ins answer; the rest is the stream.
+ * Invariants: the service hears the connection's uid and admin bit,
+ * never anything from the message, and only values its own encoders
+ * accept; a plain user never reaches the parent (log level, reload);
+ * every reply decodes as fencectl would decode it; while the broker
+ * keeps the connection, every request got exactly one END; and once
+ * it is closed, no descriptor is left.
+ */
+#include "../broker/control.c"
+
+#include <sys/un.h>
+
+#include "fuzz.h"
+#include "stub_svc.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int	LLVMFuzzerInitialize(int *, char ***);
+
+struct proc_self	 broker_self;
+struct broker_stats	 broker_stats;
+struct msg_procinfo	 broker_procinfo;
+
+static int		 fz_listen = -1;
+static struct ctl_conn	*fz_cc;		/* the connection being fuzzed */
+static int		 fz_token_fails;
+
+void		 token_orphan(void *arg) { }
+
+int
+token_mint(uid_t uid, int replace, token_cb cb, void *arg, const char **code,
+    const char **why)
+{
+	struct msg_hosttoken ht;
+
+	FUZZ_CHECK(uid == fz_cc->cc_uid);
+	FUZZ_CHECK(replace == 0 || replace == 1);
+	if (fz_token_fails) {
+		*code = "token-exists";
+		*why = "a stand-in of the fuzzer";
+		return (-1);
+	}
+	memset(&ht, 0, sizeof(ht));
+	ht.ht_uid = uid;
+	memset(ht.ht_token, 'b', HOSTTOKEN_TEXT);
+	cb(arg, &ht, 0);
+	return (0);
+}
+
+/* Only an admin's request goes on to the parent. */
+int
+proc_compose(struct proc_self *ps, enum fenced_proc to, uint32_t type,
+    uint32_t peerid, int fd, const void *data, size_t len)
+{
+	int32_t	 v;
+
+	FUZZ_CHECK(fz_cc != NULL && fz_cc->cc_admin);
+	FUZZ_CHECK(to == PROC_PARENT && fd == -1);
+	FUZZ_CHECK(type == IMSG_LOG_VERBOSE || type == IMSG_RELOAD);
+	if (type == IMSG_LOG_VERBOSE)
+		FUZZ_CHECK(msg_i32_decode(data, len, &v, 0, 3) == 0);
+	else
+		FUZZ_CHECK(len == 0);
+	return (0);
+}
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	struct sockaddr_un sun;
+	socklen_t	 sl;
+
+	log_init(1, 0);
+	log_ratelimit(1);
+	if ((broker_self.ps_evbase = event_base_new()) == NULL)
+		FUZZ_FAIL();
+	broker_self.ps_started = 1;
+	broker_self.ps_conf.c_admin_gid = (gid_t)-1;
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	/* Abstract: nothing on disk, unique to this process. */
+	snprintf(sun.sun_path + 1, sizeof(sun.sun_path) - 1,
+	    "fenced-ctl-fuzz-%d", (int)getpid());
+	sl = offsetof(struct sockaddr_un, sun_path) + 1 +
+	    strlen(sun.sun_path + 1);
+	if ((fz_listen = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    bind(fz_listen, (struct sockaddr *)&sun, sl) == -1 ||
+	    listen(fz_listen, 8) == -1 ||
+	    getsockname(fz_listen, (struct sockaddr *)&sun, &sl) == -1)
+		FUZZ_FAIL();
+	ctl_fd = fz_listen;
+	return (0);
+}
+
+/* What fencectl would make of one reply. */
+static void
+fz_reply(const struct imsg *m)
+{
+	union {
+		struct msg_error	 e;
+		struct msg_stats	 st;
+		struct msg_fence	 f;
+		struct msg_hosttoken	 ht;
+		struct msg_gitconfig	 g;
+	} u;
+	struct msg_verdict	 v;
+	struct msg_result	 rs;
+
+	switch (m->hdr.ih_type) {
+	case IMSG_CTL_OK:
+	case IMSG_CTL_END:
+		FUZZ_CHECK(msg_empty_decode(m->data, m->len) == 0);
+		break;
+	case IMSG_CTL_ERROR:
+		FUZZ_CHECK(msg_error_decode(m->data, m->len, &u.e) == 0);
+		break;
+	case IMSG_CTL_STATS:
+		FUZZ_CHECK(msg_stats_decode(m->data, m->len, &u.st) == 0);
+		break;
+	case IMSG_CTL_FENCE:
+		FUZZ_CHECK(msg_fence_decode(m->data, m->len, &u.f) == 0);
+		break;
+	case IMSG_CTL_HOSTTOKEN:
+		FUZZ_CHECK(msg_hosttoken_decode(m->data, m->len, &u.ht) == 0);
+		break;
+	case IMSG_CTL_GIT_IDENTITY:
+		FUZZ_CHECK(msg_gitconfig_decode(m->data, m->len, &u.g) == 0);
+		break;
+	case IMSG_CTL_VERDICT:
+		FUZZ_CHECK(msg_verdict_decode(m->data, m->len, &v) == 0);
+		msg_verdict_free(&v);
+		break;
+	case IMSG_CTL_RESULT:
+		FUZZ_CHECK(msg_result_decode(m->data, m->len, &rs) == 0);
+		msg_result_free(&rs);
+		break;
+	default:
+		FUZZ_FAIL();
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct imsgbuf	*cb;
+	struct imsg	 m;
+	uint64_t	 fds_before;
+	size_t		 off = 0;
+	ssize_t		 n;
+	unsigned int	 ends = 0, rounds, idle;
+	int		 c, r, open;
+
+	if (size < 1)
+		return (0);
+	fds_before = fuzz_open_fds();
+	memset(&broker_stats, 0, sizeof(broker_stats));
+	stub_errors = (data[0] >> 2) & 1;
+	fz_token_fails = (data[0] >> 3) & 1;
+
+	/* Connect, and let the broker's own accept take it. */
+	{
+		struct sockaddr_un sun;
+		socklen_t	 sl = sizeof(sun);
+
+		if (getsockname(fz_listen, (struct sockaddr *)&sun, &sl) == -1 ||
+		    (c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+		    connect(c, (struct sockaddr *)&sun, sl) == -1)
+			FUZZ_FAIL();
+	}
+	control_accept(fz_listen, EV_READ, NULL);
+	FUZZ_CHECK((fz_cc = TAILQ_FIRST(&ctl_conns)) != NULL);
+	FUZZ_CHECK(ctl_nconns == 1);
+	/* Who: root, an admin, or a plain user. */
+	switch (data[0] & 3) {
+	case 0:
+		break;
+	case 1:
+		fz_cc->cc_uid = 1000;
+		fz_cc->cc_admin = 1;
+		break;
+	default:
+		fz_cc->cc_uid = 1001;
+		fz_cc->cc_admin = 0;
+		break;
+	}
+	stub_uid = fz_cc->cc_uid;
+	stub_admin = fz_cc->cc_admin;
+	stub_unbounded = fz_cc->cc_uid == 0;
+	if ((cb = imsgbuf_new(c)) == NULL)
+		FUZZ_FAIL();
+
+	/* Write what the socket takes, serve, read the answers; again. */
+	for (rounds = 0, idle = 0; rounds < 64 && idle < 2; rounds++) {
+		idle++;
+		if (off < size - 1) {
+			n = write(c, data + 1 + off, size - 1 - off);
+			if (n > 0) {
+				off += (size_t)n;
+				idle = 0;
+			}
+		}
+		event_base_loop(broker_self.ps_evbase, EVLOOP_NONBLOCK);
+		while ((n = imsgbuf_read(cb)) > 0)
+			idle = 0;
+		if (n == 0)
+			break;		/* the broker closed it */
+		while ((r = imsgbuf_get(cb, &m)) == 1) {
+			fz_reply(&m);
+			if (m.hdr.ih_type == IMSG_CTL_END)
+				ends++;
+			imsg_free(&m);
+		}
+		FUZZ_CHECK(r == 0);
+	}
+	open = !TAILQ_EMPTY(&ctl_conns);
+	FUZZ_CHECK(ends <= broker_stats.bs_ctl_requests);
+	if (open && off == size - 1)
+		FUZZ_CHECK(ends == broker_stats.bs_ctl_requests);
+
+	if (open)
+		control_close(TAILQ_FIRST(&ctl_conns));
+	event_base_loop(broker_self.ps_evbase, EVLOOP_NONBLOCK);
+	FUZZ_CHECK(ctl_nconns == 0 && TAILQ_EMPTY(&ctl_conns));
+	fz_cc = NULL;
+	imsgbuf_free(cb);
+	close(c);
+	FUZZ_CHECK(fuzz_open_fds() == fds_before);
+	return (0);
+}

@@ -1,0 +1,250 @@
+/*
+ * Stand-ins of broker/service.c for the front ends' fuzz targets.  A
+ * front end must name who asks from its own knowledge (credentials, a
+ * token) and hand over only values its codecs accept: each stand-in
+ * checks both, then answers synchronously, as a service that already
+ * knew the answer would (a fence, a verdict, a result, an identity), or
+ * with an error when stub_errors is set.
+ */
+#include <sys/types.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fenced.h"
+#include "msg.h"
+#include "broker.h"
+#include "fuzz.h"
+#include "stub_svc.h"
+
+uid_t		 stub_uid;
+int		 stub_admin;
+int		 stub_unbounded;
+int		 stub_errors;
+unsigned int	 stub_calls;
+
+static void
+stub_who(const struct svc_who *w)
+{
+	stub_calls++;
+	FUZZ_CHECK(w->w_uid == stub_uid);
+	FUZZ_CHECK(w->w_admin == stub_admin);
+	FUZZ_CHECK(w->w_unbounded == stub_unbounded);
+	FUZZ_CHECK(w->w_noun != NULL);
+}
+
+/* A key as the service takes it: "" (all) or a valid name. */
+static void
+stub_key(const char *key)
+{
+	FUZZ_CHECK(memchr(key, '\0', FENCE_KEY_SIZE) != NULL);
+	FUZZ_CHECK(key[0] == '\0' || fence_key_valid(key));
+}
+
+static void
+stub_error(svc_cb cb, void *arg)
+{
+	struct svc_answer a;
+
+	memset(&a, 0, sizeof(a));
+	a.a_what = SVC_ERROR;
+	a.a_last = 1;
+	a.a_code = "not-found";
+	a.a_message = "a stand-in of the fuzzer";
+	cb(arg, &a);
+}
+
+static void
+stub_fence(svc_cb cb, void *arg, const char *key, int last)
+{
+	struct svc_answer a;
+	struct msg_fence f;
+
+	memset(&f, 0, sizeof(f));
+	strlcpy(f.f_key, key[0] != '\0' ? key : "work", sizeof(f.f_key));
+	f.f_owner = stub_uid;
+	f.f_uid = 61001;
+	f.f_tier = TIER_L15;
+	f.f_backend = BACKEND_NATIVE;
+	f.f_state = FENCE_RUNNING;
+	f.f_pid = 4242;
+	f.f_started = 1700000000;
+	f.f_deadline = 1700001800;
+	f.f_level = LEVEL_L15;
+	f.f_kernel = MSG_KERNEL_SHARED;
+	strlcpy(f.f_kernel_release, "6.1.0", sizeof(f.f_kernel_release));
+	strlcpy(f.f_home, "/home/u/sandbox-homes/work", sizeof(f.f_home));
+	memset(&a, 0, sizeof(a));
+	a.a_what = SVC_FENCE;
+	a.a_last = last;
+	a.a_fence = &f;
+	a.a_boundary = "{\"level\":\"L1.5\"}";
+	cb(arg, &a);
+}
+
+void
+svc_boot(const struct svc_who *w, struct msg_boot *b, svc_cb cb, void *arg)
+{
+	void	*buf;
+	size_t	 len;
+
+	stub_who(w);
+	FUZZ_CHECK(msg_boot_encode(b, &buf, &len) == 0);
+	free(buf);
+	if (stub_errors)
+		stub_error(cb, arg);
+	else
+		stub_fence(cb, arg, b->b_key, 1);
+}
+
+void
+svc_stop(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
+    void *arg)
+{
+	struct svc_answer a;
+	int		 all = key[0] == '\0';
+
+	stub_who(w);
+	stub_key(key);
+	if (stub_errors) {
+		stub_error(cb, arg);
+		return;
+	}
+	/* A last answer may free what key points into. */
+	stub_fence(cb, arg, key, !all);
+	if (all) {
+		memset(&a, 0, sizeof(a));
+		a.a_what = SVC_END;
+		a.a_last = 1;
+		cb(arg, &a);
+	}
+}
+
+/*
+ * As the real one: each fence an SVC_FENCE that is not the last, the
+ * count returned; -1 with "not-found" said only for an owner w may not
+ * name.  With stub_errors, nothing is found.
+ */
+int
+svc_list(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
+    void *arg)
+{
+	stub_who(w);
+	stub_key(key);
+	if (key[0] != '\0' && owner != MSG_OWNER_NONE && owner != w->w_uid &&
+	    !w->w_admin) {
+		stub_error(cb, arg);
+		return (-1);
+	}
+	if (stub_errors)
+		return (0);
+	stub_fence(cb, arg, key, 0);
+	return (1);
+}
+
+void
+svc_probe(const struct svc_who *w, uid_t owner, const char *key, int full,
+    svc_cb cb, void *arg)
+{
+	struct svc_answer a;
+
+	stub_who(w);
+	stub_key(key);
+	if (stub_errors) {
+		stub_error(cb, arg);
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	a.a_what = SVC_VERDICT;
+	a.a_last = 1;
+	a.a_key = key[0] != '\0' ? key : "work";
+	a.a_level = LEVEL_L2;
+	a.a_boundary = "{\"level\":\"L2\"}";
+	cb(arg, &a);
+}
+
+void
+svc_exec(const struct svc_who *w, struct msg_exec *x, svc_cb cb, void *arg)
+{
+	struct svc_answer a;
+	struct msg_result rs;
+	void		*buf;
+	size_t		 len;
+
+	stub_who(w);
+	FUZZ_CHECK(msg_exec_encode(x, &buf, &len) == 0);
+	free(buf);
+	if (stub_errors) {
+		stub_error(cb, arg);
+		return;
+	}
+	memset(&rs, 0, sizeof(rs));
+	rs.rs_stdout = (uint8_t *)"out\n\x01\xff";
+	rs.rs_stdout_len = 6;
+	rs.rs_duration_ms = 3;
+	FUZZ_CHECK(msg_result_encode(&rs, &buf, &len) == 0);
+	memset(&a, 0, sizeof(a));
+	a.a_what = SVC_RESULT;
+	a.a_last = 1;
+	a.a_result = &rs;
+	a.a_raw = buf;
+	a.a_rawlen = len;
+	cb(arg, &a);
+	free(buf);
+}
+
+void
+svc_git_config(const struct svc_who *w, struct msg_gitconfig *g, svc_cb cb,
+    void *arg)
+{
+	struct svc_answer a;
+	void		*buf;
+	size_t		 len;
+
+	stub_who(w);
+	FUZZ_CHECK(msg_gitconfig_encode(g, &buf, &len) == 0);
+	free(buf);
+	if (stub_errors) {
+		stub_error(cb, arg);
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	a.a_what = SVC_IDENTITY;
+	a.a_last = 1;
+	a.a_git = g;
+	cb(arg, &a);
+}
+
+void
+svc_git_init(const struct svc_who *w, struct msg_gitinit *gi, svc_cb cb,
+    void *arg)
+{
+	struct svc_answer a;
+	struct msg_result rs;
+	void	*buf;
+	size_t	 len;
+
+	stub_who(w);
+	FUZZ_CHECK(msg_gitinit_encode(gi, &buf, &len) == 0);
+	free(buf);
+	if (stub_errors) {
+		stub_error(cb, arg);
+		return;
+	}
+	memset(&rs, 0, sizeof(rs));
+	FUZZ_CHECK(msg_result_encode(&rs, &buf, &len) == 0);
+	memset(&a, 0, sizeof(a));
+	a.a_what = SVC_RESULT;
+	a.a_last = 1;
+	a.a_result = &rs;
+	a.a_raw = buf;
+	a.a_rawlen = len;
+	cb(arg, &a);
+	free(buf);
+}
+
+void		 svc_orphan(void *arg) { }
+unsigned int	 svc_running(void) { return (1); }
+unsigned int	 svc_pending(uid_t uid) { return (0); }
+unsigned int	 svc_total(void) { return (0); }
