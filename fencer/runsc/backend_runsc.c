@@ -835,10 +835,18 @@ runsc_stop(struct fence *f, int *oom)
 	return (rv);
 }
 
+/*
+ * A sandbox comes up in about 0.3 s here, but in CI's cgroup v2 guest
+ * (software emulation, the suite beside it) one took over 10 s: the
+ * wait is 30 s, a deadline still.
+ */
+#define RUNSC_AGENT_WAIT_SEC	30
+
 const struct fencer_backend backend_runsc = {
 	.fb_id = BACKEND_RUNSC,
 	.fb_bin_dir = FENCE_BIN_DIR,
 	.fb_state_size = sizeof(struct runsc_fence),
+	.fb_agent_wait = RUNSC_AGENT_WAIT_SEC,
 	.fb_start = runsc_start,
 	.fb_boot = runsc_boot,
 	.fb_host_procs = runsc_host_procs,
