@@ -254,6 +254,7 @@ escape_case() {
 	atf_check -o ignore $CTL boot o tier L1.5 memory 256M pids 128
 	atf_check -o ignore $CTL boot e tier "$tier" backend "$backend" \
 	    memory 512M pids 128
+	E_LLABI=$($CTL show environment e | sed -n 's/^landlock: *ABI \([0-9]*\).*/\1/p')
 	tb=$(date +%s)
 	h="$(fenced_homes)/e"
 	cp "$ESCAPE" "$h/fence-escape"
@@ -321,7 +322,8 @@ listener on 127.0.0.1 accepted a connection ($(head -1 tcp.log)); " ;;
 	if [ "$kind" = L1 ] && [ -z "$only" ]; then
 		grep -q "^accepted fenced-escape $MARKER\$" abstract.log ||
 		    fail="${fail}L1's connection did not reach the abstract listener; "
-	elif [ "$kind" != L1 ]; then
+	elif [ "$kind" != L1 ] && { [ "$kind" != L1.5 ] ||
+	    [ "${E_LLABI:-0}" -ge 6 ]; }; then
 		[ ! -s abstract.log ] || fail="${fail}the host's abstract \
 socket accepted a connection ($(head -1 abstract.log)); "
 	fi
@@ -339,6 +341,13 @@ escape_judge() {
 	fail=
 	jkind=$1 jonly=$2
 	escape_table "$jkind" > expected
+	# Abstract sockets are scoped from Landlock ABI 6 on (DESIGN.md:
+	# "where the kernel has it"); on an older kernel that wall is not
+	# there at L1.5 and the attempt is the tier's by design.
+	if [ "$jkind" = L1.5 ] && [ "${E_LLABI:-0}" -lt 6 ]; then
+		sed -i 's/^net-host-abstract network blocked$/net-host-abstract network allowed/' expected
+		echo "note: Landlock ABI ${E_LLABI:-0} scopes no abstract socket" >&2
+	fi
 	while read -r id class want; do
 		[ -z "$jonly" ] || echo ",$jonly," | grep -q ",$id," || continue
 		line=$(awk -v id="$id" '$1 == id' results | head -1)

@@ -1430,10 +1430,19 @@ a_k_modprobe_path(void)
 static void
 a_k_sysrq(void)
 {
-	static const char *const d[] = { "/proc/sysrq-trigger", NULL };
+	struct stat	 sb;
+	int		 fd;
 
-	/* Opened, never written. */
-	try_devs(d, O_WRONLY);
+	/* Opened, never written; /dev/null bound over it is the mask. */
+	if ((fd = open("/proc/sysrq-trigger", O_WRONLY)) == -1)
+		return (blocked("%s", ename(errno)));
+	if (fstat(fd, &sb) == 0 && S_ISCHR(sb.st_mode) &&
+	    sb.st_rdev == makedev(1, 3)) {
+		(void)close(fd);
+		return (blocked("opened, but it is /dev/null (masked)"));
+	}
+	(void)close(fd);
+	escaped("opened /proc/sysrq-trigger for writing");
 }
 
 static void
