@@ -108,7 +108,18 @@ host_invariants() {
 host_compare() {
 	atf_check -o file:secret.before cat secret.after
 	atf_check -o file:hostname.before cat hostname.after
-	atf_check -o file:modules.before cat modules.after
+	# An L1 fence has no seccomp filter: a socket of a family the
+	# kernel has as a module (AF_ALG, AF_VSOCK, which the table allows
+	# at L1) makes it load that module, as for any local user.  From
+	# L1.5 on the filter refuses those families and the list must hold.
+	if [ "$kind" = L1 ]; then
+		cmp -s modules.before modules.after || echo "note: L1's" \
+		    "sockets made the kernel load:" $(awk 'NR == FNR \
+		    { m[$1] = 1; next } !($1 in m) { print $1 }' \
+		    modules.before modules.after) >&2
+	else
+		atf_check -o file:modules.before cat modules.after
+	fi
 	# Wall clock against uptime: the clock did not move beyond 2 s.
 	read w0 u0 < clock.before
 	read w1 u1 < clock.after
