@@ -169,12 +169,8 @@ kill_each_body() {
 		qemu) fault_load "$CTL" rv "backend vm" & l4=$! ;;
 		esac
 		# The victim must exist; then a random moment of its life.
-		i=0
-		while [ -z "$(fault_victims $v)" ]; do
-			i=$((i + 1))
-			[ $i -lt 600 ] || atf_fail "round $round: no $v to kill"
-			sleep 0.05
-		done
+		wait_until 30 has_output fault_victims $v ||
+		    atf_fail "round $round: no $v to kill"
 		ms=$(fault_rand $round 0 3000)
 		sleep "$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')"
 		pids=$(fault_victims $v)

@@ -27,12 +27,8 @@ vm_conf() {
 # The fencer checked the boot files once, at its start (and tried KVM:
 # at most 20 s).
 vm_started() {
-	i=0
-	while ! grep -q "vm: usable\|vm: vm accel kvm" fenced.log; do
-		i=$((i + 1))
-		[ $i -lt 600 ] || atf_fail "the vm backend did not start"
-		sleep 0.1
-	done
+	wait_until 60 grep -q "vm: usable\|vm: vm accel kvm" fenced.log ||
+	    atf_fail "the vm backend did not start"
 }
 
 # What of the KVM try is left: its QEMU, its cgroup folders.
@@ -245,12 +241,7 @@ faults_body() {
 	# QEMU killed while the guest boots.
 	$CTL boot v backend vm > boot.out 2>&1 &
 	bp=$!
-	i=0
-	while [ -z "$(vm_qemus)" ]; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || atf_fail "no QEMU for the boot"
-		sleep 0.1
-	done
+	wait_until 10 has_output vm_qemus || atf_fail "no QEMU for the boot"
 	sleep 1
 	kill -KILL $(vm_qemus)
 	wait $bp && atf_fail "a boot whose QEMU was killed succeeded"
@@ -353,12 +344,8 @@ kvm_try_hangs_body() {
 	VM_ACCEL=kvm vm_conf > fenced.conf
 	for how in TERM KILL; do
 		fenced_start
-		i=0
-		while ! grep -q "vm: trying KVM" fenced.log; do
-			i=$((i + 1))
-			[ $i -lt 300 ] || atf_fail "no KVM try"
-			sleep 0.1
-		done
+		wait_until 30 grep -q "vm: trying KVM" fenced.log ||
+		    atf_fail "no KVM try"
 		# While it runs, kvm boots nothing, and says why.
 		atf_check -s not-exit:0 -e match:"KVM is being tried" \
 		    $CTL boot v backend vm
