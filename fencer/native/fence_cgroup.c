@@ -11,8 +11,16 @@
  * memory limit back: the kernel clamps a value it cannot honour to
  * "unlimited" without an error, and a fence must never run unlimited
  * because of that.  Pid 1 joins by writing "0" (itself) to each
- * cgroup.procs, which the parent opened for it, before it does anything
+ * hierarchy's file the parent opened for it, before it does anything
  * else; then it unshares its cgroup namespace (fence_ns.c).
+ *
+ * On v1 that file is `tasks', not cgroup.procs.  Pid 1 is one thread
+ * (CLONE_VM without CLONE_THREAD), so moving the thread moves the
+ * process; and the kernel moves the writing thread itself without
+ * taking the global lock a whole-process move takes (a percpu rwsem
+ * whose write side waits out an RCU grace period when it was idle):
+ * measured here 0.05 ms against 9 to 29 ms for cgroup.procs.  v2 has no
+ * such file outside threaded subtrees and keeps cgroup.procs.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -288,7 +296,8 @@ fence_cg_one(int which, const struct fence_spec *s, struct fence_proc *proc,
 		return (-1);
 	if (shared)
 		return (0);
-	snprintf(path, sizeof(path), "%s/cgroup.procs", proc->fp_cgroup[which]);
+	snprintf(path, sizeof(path), "%s/%s", proc->fp_cgroup[which],
+	    v2 ? "cgroup.procs" : "tasks");
 	ctx->fc_cg_procs[which] = open(path, O_WRONLY | O_CLOEXEC);
 	if (ctx->fc_cg_procs[which] == -1) {
 		snprintf(err, errlen, "open %s: %s", path, strerror(errno));

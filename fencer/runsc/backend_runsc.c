@@ -379,20 +379,23 @@ runsc_usable(void)
 	return (runsc.rs_err[0] == '\0');
 }
 
-/* Child side: into each of the daemon's folders (cgroup v1 only). */
+/*
+ * Child side: into each of the daemon's folders (cgroup v1 only).  The
+ * child is one thread, so "0" in `tasks' moves it whole, without the
+ * global lock a cgroup.procs write takes (fencer/native/fence_cgroup.c).
+ */
 static int
 runsc_child_cgroups(const struct backend_boot *bb)
 {
-	char	 path[PATH_MAX], pid[32];
-	int	 i, fd, n;
+	char	 path[PATH_MAX];
+	int	 i, fd;
 
-	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
 	for (i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s/cgroup.procs",
+		snprintf(path, sizeof(path), "%s/tasks",
 		    bb->bb_cgroup_parent[i]);
 		if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
 			return (-1);
-		if (write(fd, pid, n) != n) {
+		if (write(fd, "0", 1) != 1) {
 			(void)close(fd);
 			return (-1);
 		}
