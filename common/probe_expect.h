@@ -88,7 +88,7 @@ struct probe_host {
 	/* /proc/PID/net/{dev,tcp,tcp6} */
 	int		 ph_net_read;
 	char		 ph_net_error[PROBE_HOST_ERR_LEN];
-	int		 ph_canary_seen;	/* our listener is in its tables */
+	int		 ph_canary_seen;	/* its network namespace is ours */
 	uint32_t	 ph_nifaces;
 	char		 ph_iface_other[PROBE_HOST_IFNAME_LEN]; /* not lo */
 };

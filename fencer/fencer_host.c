@@ -577,44 +577,6 @@ host_netdev_parse(char *buf, struct probe_host *ph, char *err, size_t errlen)
 	return (0);
 }
 
-/*
- * /proc/PID/net/tcp or tcp6: is the socket of inode ino among them?  A
- * header line, then "sl: local remote st queues tr when retr uid timeout
- * inode ..." per socket.  1 found, 0 not, -1 malformed.
- */
-int
-host_tcp_has_inode(char *buf, uint64_t ino, char *err, size_t errlen)
-{
-	char		*line, *next, *p, *w;
-	uint64_t	 v;
-	int		 n = 0, i, found = 0;
-
-	for (line = buf; line != NULL && *line != '\0'; line = next) {
-		if ((next = strchr(line, '\n')) != NULL)
-			*next++ = '\0';
-		if (n++ == 0)
-			continue;
-		p = line;
-		for (i = 0; i < 10; i++) {
-			while ((w = strsep(&p, " ")) != NULL && *w == '\0')
-				;
-			if (w == NULL)
-				break;
-		}
-		if (w == NULL || host_num(w, UINT64_MAX, &v) == -1) {
-			host_err(err, errlen, "net/tcp: malformed line %d", n);
-			return (-1);
-		}
-		if (v == ino)
-			found = 1;
-	}
-	if (n < 1) {
-		host_err(err, errlen, "net/tcp: no header");
-		return (-1);
-	}
-	return (found);
-}
-
 static void
 host_read_status(pid_t pid, char *buf, struct probe_host *ph)
 {
@@ -733,13 +695,44 @@ host_read_mounts(pid_t procs, pid_t files, char *buf, char *sbuf,
 	free(hm);
 }
 
+/*
+ * Is pid 1's network namespace the fencer's, where the canary listens?
+ * Each namespace has its own entries under /proc/PID/net, and
+ * /proc/PID/net/tcp has the inode of its namespace's entry (numbers
+ * from the same pool as /proc's own, unique while the namespace lives;
+ * the fencer's lives as long as the fencer).  Equal inodes on the same
+ * /proc: one namespace, so pid 1 lists every host socket, the canary
+ * included.  (Scanning pid 1's net/tcp and tcp6 for the canary's inode
+ * told the same and walked the kernel's whole established-connection
+ * hash twice per file: 8 ms of the fencer's event loop per probe here.)
+ * Reading /proc/PID/ns/net would need ptrace access to a non-dumpable
+ * process, which the fencer does not have.
+ */
+static int
+host_net_shared(pid_t pid, int *shared, char *err, size_t errlen)
+{
+	struct stat	 self, st;
+	char		 path[64];
+
+	if (stat("/proc/self/net/tcp", &self) == -1) {
+		host_err(err, errlen, "the fencer's net/tcp: %s",
+		    strerror(errno));
+		return (-1);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/net/tcp", (int)pid);
+	if (stat(path, &st) == -1) {
+		host_err(err, errlen, "%s: %s", path, strerror(errno));
+		return (-1);
+	}
+	*shared = st.st_dev == self.st_dev && st.st_ino == self.st_ino;
+	return (0);
+}
+
 static void
 host_read_net(pid_t pid, uint64_t canary, char *buf, struct probe_host *ph)
 {
-	static const char *const tables[] = { "tcp", "tcp6" };
 	char		 path[64];
-	size_t		 i;
-	int		 r;
+	int		 shared;
 
 	if (canary == 0) {
 		host_err(ph->ph_net_error, sizeof(ph->ph_net_error),
@@ -755,21 +748,10 @@ host_read_net(pid_t pid, uint64_t canary, char *buf, struct probe_host *ph)
 	if (host_netdev_parse(buf, ph, ph->ph_net_error,
 	    sizeof(ph->ph_net_error)) == -1)
 		return;
-	ph->ph_canary_seen = 0;
-	for (i = 0; i < nitems(tables); i++) {
-		snprintf(path, sizeof(path), "/proc/%d/net/%s", (int)pid,
-		    tables[i]);
-		if (host_read_file(path, buf, HOST_FILE_MAX) == -1) {
-			host_err(ph->ph_net_error, sizeof(ph->ph_net_error),
-			    "%s: %s", path, strerror(errno));
-			return;
-		}
-		if ((r = host_tcp_has_inode(buf, canary, ph->ph_net_error,
-		    sizeof(ph->ph_net_error))) == -1)
-			return;
-		if (r == 1)
-			ph->ph_canary_seen = 1;
-	}
+	if (host_net_shared(pid, &shared, ph->ph_net_error,
+	    sizeof(ph->ph_net_error)) == -1)
+		return;
+	ph->ph_canary_seen = shared;
 	ph->ph_net_read = 1;
 }
 

@@ -59,7 +59,6 @@ uint32_t host_mounts_nhost(const struct host_mount *, int,
 int	host_uidmap_parse(char *, const char *, int *, int *, char *,
 	    size_t);
 int	host_netdev_parse(char *, struct probe_host *, char *, size_t);
-int	host_tcp_has_inode(char *, uint64_t, char *, size_t);
 
 /*
  * Read the files of procs (status, uid_map, net) and files (mountinfo:

@@ -2,8 +2,8 @@
  * libFuzzer target for the fencer's parsers of what the host's /proc
  * says of a fence's pid 1 (fencer/fencer_host.c): status, mountinfo
  * (judged against the fencer's own, read once from /proc/self), uid_map
- * (against the fencer's own), net/dev and net/tcp.  A fence controls
- * parts of these (its mounts, its interface names, its sockets), and
+ * (against the fencer's own) and net/dev.  A fence controls parts of
+ * these (its mounts, its interface names), and
  * the levels rest on what the parsers make of them.  The first byte
  * picks the file; the rest is its text, in a buffer of exactly its
  * length and a NUL, as host_read_file() terminates it.
@@ -31,7 +31,7 @@
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int	LLVMFuzzerInitialize(int *, char ***);
 
-enum { HK_STATUS, HK_MOUNTS, HK_UIDMAP, HK_NETDEV, HK_TCP, HK_MAX };
+enum { HK_STATUS, HK_MOUNTS, HK_UIDMAP, HK_NETDEV, HK_MAX };
 
 static char			*fz_self_mounts;
 static struct host_mount	*fz_hm;
@@ -172,11 +172,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fz_err(err, sizeof(err), r == -1);
 		fz_term(ph->ph_iface_other, sizeof(ph->ph_iface_other));
 		free(ph);
-		break;
-	case HK_TCP:
-		r = host_tcp_has_inode(buf, 123456, err, sizeof(err));
-		FUZZ_CHECK(r >= -1 && r <= 1);
-		fz_err(err, sizeof(err), r == -1);
 		break;
 	}
 	free(buf);

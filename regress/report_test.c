@@ -1703,19 +1703,6 @@ ATF_TC_BODY(host_net, tc)
 	ATF_CHECK_EQ(host_netdev_parse(buf, &ph, err, sizeof(err)), -1);
 	strlcpy(buf, "h\nh\n  averyveryverylongname0: 2\n", sizeof(buf));
 	ATF_CHECK_EQ(host_netdev_parse(buf, &ph, err, sizeof(err)), -1);
-
-	strlcpy(buf, "  sl  local_address rem_address   st\n"
-	    "   0: 0100007F:1E6F 00000000:0000 0A 00000000:00000000 "
-	    "00:00000000 00000000     0        0 54425 1 x 100 0 0 10 0\n",
-	    sizeof(buf));
-	ATF_CHECK_EQ(host_tcp_has_inode(buf, 54425, err, sizeof(err)), 1);
-	strlcpy(buf, "  sl  local_address rem_address   st\n"
-	    "   0: 0100007F:1E6F 00000000:0000 0A 00000000:00000000 "
-	    "00:00000000 00000000     0        0 54425 1 x 100 0 0 10 0\n",
-	    sizeof(buf));
-	ATF_CHECK_EQ(host_tcp_has_inode(buf, 54426, err, sizeof(err)), 0);
-	strlcpy(buf, "header\n   0: 0100007F:1E6F\n", sizeof(buf));
-	ATF_CHECK_EQ(host_tcp_has_inode(buf, 1, err, sizeof(err)), -1);
 }
 
 ATF_TP_ADD_TCS(tp)
