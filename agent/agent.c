@@ -292,6 +292,8 @@ agent_hello(struct imsg *imsg)
 	log_debug("%s: fence %s, user %s, home %s", __func__,
 	    a->a_hello.h_key, a->a_hello.h_user, a->a_home);
 	agent_reply(IMSG_AGENT_READY, imsg->hdr.ih_peerid, NULL, 0);
+	/* The first request's supervisor, once READY is on its way. */
+	agent_spare_schedule();
 }
 
 /* The whole environment of every command; nothing of ours passes. */

@@ -43,7 +43,19 @@ struct agent_report {
 	int		 rp_status;	/* wait status of the command */
 };
 
-/* What to run.  Everything is copied into the supervisor by fork. */
+/*
+ * A job for a spare supervisor, on its control socket (agent_job.c,
+ * agent_super.c): a u32 length of what follows (host order: one
+ * machine), then AGENT_SPEC_HEAD bytes (create, has path, two zero,
+ * u32 argc) and NUL-terminated strings: the path if it has one, cwd,
+ * then argc arguments.  A job that does not fit takes a supervisor of
+ * its own, forked for it.
+ */
+#define AGENT_SPEC_MAX		(32 * 1024)
+#define AGENT_SPEC_HEAD		8
+#define AGENT_SPEC_ARGV_MAX	(MSG_ARGV_MAX + 4)
+
+/* What to run: copied into the supervisor by fork, or sent to a spare. */
 struct agent_spawn {
 	const char	*sp_path;	/* NULL: look argv[0] up in PATH */
 	char *const	*sp_argv;
@@ -137,10 +149,13 @@ void	 agent_job_kill(struct agent_job *, int);
 void	 agent_reap(void);
 void	 agent_sweep_schedule(void);
 void	 agent_shutdown_jobs(void);
+void	 agent_spare_schedule(void);
 
 /* agent_super.c */
 __attribute__((noreturn))
 void	 agent_super(const struct agent_spawn *, int, int, int, int);
+__attribute__((noreturn))
+void	 agent_super_spare(int, int, int, int);
 
 /* agent_proc.c */
 size_t	 agent_proc_kill(pid_t, const pid_t *, size_t);

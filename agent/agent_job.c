@@ -1,9 +1,9 @@
 /*
  * Jobs: one command under one supervisor, seen from the agent.
  *
- * The agent forks a supervisor per job (agent_super.c) and keeps the
- * other ends of the command's three pipes and of a control socket, all
- * non-blocking on libevent.  It writes stdin, reads stdout and stderr
+ * Each job has a supervisor (agent_super.c): the spare made ahead, or
+ * one forked for it.  The agent keeps the other ends of the command's
+ * three pipes and of a control socket, all non-blocking on libevent.  It writes stdin, reads stdout and stderr
  * against the output budget, and runs the deadline.  To stop a command
  * it shuts its side of the control socket down; the supervisor kills
  * every process of the job and exits.  A supervisor that does not exit
@@ -37,6 +37,25 @@
 
 static struct event	*agent_sweep_ev;
 
+/*
+ * The spare supervisor: one, forked ahead (after READY, and after each
+ * job that took it), so that a request finds its supervisor prepared
+ * and waiting, and the fork of the agent is off the path of the answer.
+ * Its four descriptors are made for the job it will run, which it reads
+ * on its control socket (agent_super_spare()).  A job too big for a
+ * spec, a spare that died (a command may kill it: it is a process of
+ * the fence's uid), or none yet: the job forks its own supervisor, as
+ * it always did.  A spare that dies is replaced only by the next job,
+ * so nothing a command does can make the agent fork in a loop.
+ */
+static struct {
+	pid_t	 s_pid;			/* 0: none */
+	int	 s_fd[4];		/* the agent's ends: in, out, err, ctl */
+} agent_spare;
+static pid_t		 agent_spare_dropped;	/* killed, not yet reaped */
+static int		 agent_spare_off;	/* shutting down */
+static struct event	*agent_spare_ev;
+
 static int	agent_job_fds(int [4][2]);
 static void	agent_job_events(struct agent_job *);
 static void	agent_job_timer(evutil_socket_t, short, void *);
@@ -50,6 +69,14 @@ static void	agent_job_close_out(struct agent_out *);
 static void	agent_job_reaped(struct agent_job *, int);
 static void	agent_sweep(evutil_socket_t, short, void *);
 static void	agent_ms_tv(uint32_t, struct timeval *);
+static int	agent_spare_take(const struct agent_spawn *, int [4][2],
+		    pid_t *);
+static int	agent_spec_encode(const struct agent_spawn *, uint8_t *,
+		    size_t *);
+static int	agent_spec_put(uint8_t *, size_t *, const char *);
+static void	agent_spare_drop(void);
+static void	agent_spare_forget(void);
+static void	agent_spare_make(evutil_socket_t, short, void *);
 
 static void
 agent_ms_tv(uint32_t ms, struct timeval *tv)
@@ -109,6 +136,8 @@ agent_job_start(uint32_t id, const struct agent_spawn *sp, uint32_t timeout,
 
 	if ((j = calloc(1, sizeof(*j))) == NULL)
 		return (NULL);
+	if (agent_spare_take(sp, p, &pid) == 0)
+		goto started;
 	if (agent_job_fds(p) == -1) {
 		saved = errno;
 		free(j);
@@ -127,9 +156,9 @@ agent_job_start(uint32_t id, const struct agent_spawn *sp, uint32_t timeout,
 	}
 	if (pid == 0)
 		agent_super(sp, p[3][1], p[0][1], p[1][1], p[2][1]);
-
 	for (i = 0; i < 4; i++)
 		close(p[i][1]);
+started:
 	j->j_id = id;
 	j->j_super = pid;
 	j->j_in = p[0][0];
@@ -146,7 +175,152 @@ agent_job_start(uint32_t id, const struct agent_spawn *sp, uint32_t timeout,
 	TAILQ_INSERT_TAIL(&agent_env->a_jobs, j, j_entry);
 	agent_env->a_njobs++;
 	log_debug("%s: request %u: supervisor %d", __func__, id, (int)pid);
+	agent_spare_schedule();
 	return (j);
+}
+
+/*
+ * Take the spare for sp: its descriptors into p (the agent's ends at
+ * [0], the spare's at [1] already closed: -1), its pid into *pid.  -1
+ * when there is none, the job does not fit in a spec, or the spare is
+ * gone (then it is killed and forgotten).
+ */
+static int
+agent_spare_take(const struct agent_spawn *sp, int p[4][2], pid_t *pid)
+{
+	static uint8_t	 buf[4 + AGENT_SPEC_MAX];
+	siginfo_t	 si;
+	size_t		 len;
+	ssize_t		 n;
+	int		 i;
+
+	if (agent_spare.s_pid == 0 || agent_spec_encode(sp, buf, &len) == -1)
+		return (-1);
+	/*
+	 * A command may have stopped it (SIGSTOP, SIGTSTP) and gone: the
+	 * job would wait out its deadline.  A stopped child is reported
+	 * here without being reaped; a dead one fails the write.
+	 */
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, agent_spare.s_pid, &si, WSTOPPED | WEXITED |
+	    WNOHANG | WNOWAIT) == -1 || si.si_pid != 0) {
+		log_debug("%s: spare %d stopped or gone", __func__,
+		    (int)agent_spare.s_pid);
+		agent_spare_drop();
+		return (-1);
+	}
+	do {
+		n = write(agent_spare.s_fd[3], buf, len);
+	} while (n == -1 && errno == EINTR);
+	if (n != (ssize_t)len) {
+		log_debug("%s: spare %d: %s", __func__, (int)agent_spare.s_pid,
+		    n == -1 ? strerror(errno) : "short write");
+		agent_spare_drop();
+		return (-1);
+	}
+	for (i = 0; i < 4; i++) {
+		p[i][0] = agent_spare.s_fd[i];
+		p[i][1] = -1;
+	}
+	*pid = agent_spare.s_pid;
+	agent_spare.s_pid = 0;
+	return (0);
+}
+
+/* sp as AGENT_SPEC_* says, into buf; -1 if it does not fit. */
+static int
+agent_spec_encode(const struct agent_spawn *sp, uint8_t *buf, size_t *lenp)
+{
+	size_t		 off = 4 + AGENT_SPEC_HEAD;
+	uint32_t	 argc, len;
+
+	buf[4] = sp->sp_create != 0;
+	buf[5] = sp->sp_path != NULL;
+	buf[6] = buf[7] = 0;
+	if ((sp->sp_path != NULL &&
+	    agent_spec_put(buf, &off, sp->sp_path) == -1) ||
+	    agent_spec_put(buf, &off, sp->sp_cwd) == -1)
+		return (-1);
+	for (argc = 0; sp->sp_argv[argc] != NULL; argc++)
+		if (argc == AGENT_SPEC_ARGV_MAX ||
+		    agent_spec_put(buf, &off, sp->sp_argv[argc]) == -1)
+			return (-1);
+	memcpy(buf + 8, &argc, sizeof(argc));
+	len = off - 4;
+	memcpy(buf, &len, sizeof(len));
+	*lenp = off;
+	return (0);
+}
+
+static int
+agent_spec_put(uint8_t *buf, size_t *off, const char *str)
+{
+	size_t	 n = strlen(str) + 1;
+
+	if (n > 4 + AGENT_SPEC_MAX - *off)
+		return (-1);
+	memcpy(buf + *off, str, n);
+	*off += n;
+	return (0);
+}
+
+/* Kill the spare and forget it; its exit is reaped as no stray. */
+static void
+agent_spare_drop(void)
+{
+	if (agent_spare.s_pid == 0)
+		return;
+	kill(agent_spare.s_pid, SIGKILL);
+	agent_spare_dropped = agent_spare.s_pid;
+	agent_spare_forget();
+}
+
+/* The spare is no more (reaped, or dropped): close our ends. */
+static void
+agent_spare_forget(void)
+{
+	int	 i;
+
+	agent_spare.s_pid = 0;
+	for (i = 0; i < 4; i++)
+		close(agent_spare.s_fd[i]);
+}
+
+/* A spare is made once the loop has answered what is in hand. */
+void
+agent_spare_schedule(void)
+{
+	if (agent_spare_ev == NULL && (agent_spare_ev = event_new(
+	    agent_env->a_base, -1, 0, agent_spare_make, NULL)) == NULL)
+		fatalx("%s: event_new", __func__);
+	if (agent_spare.s_pid == 0 && !agent_spare_off)
+		event_active(agent_spare_ev, EV_TIMEOUT, 1);
+}
+
+static void
+agent_spare_make(evutil_socket_t fd, short events, void *arg)
+{
+	int	 p[4][2], i;
+	pid_t	 pid;
+
+	if (agent_spare.s_pid != 0 || agent_spare_off ||
+	    agent_job_fds(p) == -1)
+		return;
+	if ((pid = fork()) == -1) {
+		log_warn("%s: fork", __func__);
+		for (i = 0; i < 4; i++) {
+			close(p[i][0]);
+			close(p[i][1]);
+		}
+		return;
+	}
+	if (pid == 0)
+		agent_super_spare(p[3][1], p[0][1], p[1][1], p[2][1]);
+	for (i = 0; i < 4; i++) {
+		close(p[i][1]);
+		agent_spare.s_fd[i] = p[i][0];
+	}
+	agent_spare.s_pid = pid;
 }
 
 static void
@@ -377,6 +551,16 @@ agent_reap(void)
 	int		 status;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid == agent_spare_dropped) {
+			agent_spare_dropped = 0;
+			continue;
+		}
+		if (pid == agent_spare.s_pid) {
+			/* Killed unused: the next job forks, then makes one. */
+			log_debug("%s: spare %d ended", __func__, (int)pid);
+			agent_spare_forget();
+			continue;
+		}
 		TAILQ_FOREACH(j, &agent_env->a_jobs, j_entry)
 			if (j->j_super == pid)
 				break;
@@ -433,6 +617,8 @@ agent_shutdown_jobs(void)
 	TAILQ_FOREACH(j, &agent_env->a_jobs, j_entry)
 		if (j->j_ctl != -1)
 			shutdown(j->j_ctl, SHUT_WR);
+	agent_spare_off = 1;
+	agent_spare_drop();
 }
 
 void
@@ -459,12 +645,16 @@ static void
 agent_sweep(evutil_socket_t fd, short events, void *arg)
 {
 	struct agent_job *j;
-	pid_t		 live[AGENT_JOBS_MAX];
+	pid_t		 live[AGENT_JOBS_MAX + 2];
 	size_t		 n = 0, killed;
 
 	TAILQ_FOREACH(j, &agent_env->a_jobs, j_entry)
 		if (j->j_super > 0 && n < AGENT_JOBS_MAX)
 			live[n++] = j->j_super;
+	if (agent_spare.s_pid != 0)
+		live[n++] = agent_spare.s_pid;
+	if (agent_spare_dropped != 0)
+		live[n++] = agent_spare_dropped;
 	killed = agent_proc_kill(agent_env->a_pid, live, n);
 	if (killed > 0) {
 		log_warnx("%s: killed %zu stray processes", __func__, killed);

@@ -39,6 +39,11 @@
 
 #define SUPER_ARGV_MAX	8	/* git init and its path */
 
+static void	agent_super_prepare(int, int, int, int);
+__attribute__((noreturn))
+static void	agent_super_run(const struct agent_spawn *);
+static int	agent_super_read(void *, size_t);
+static const char *agent_super_string(const char *, const char *);
 static pid_t	agent_super_spawn(const struct agent_spawn *, char *const *, int);
 static void	agent_super_fds(int, int, int, int);
 static void	agent_super_signals(void);
@@ -58,8 +63,113 @@ static int	agent_child_exec(const struct agent_spawn *, char *const *);
 __attribute__((noreturn))
 static void	agent_child_fail(int, int);
 
+/*
+ * What every supervisor does first, before it knows its job: forget the
+ * bearer, its four descriptors at 3..6 and nothing else, its own signal
+ * dispositions, and the subreaper.
+ */
+static void
+agent_super_prepare(int ctl, int in, int out, int err)
+{
+	struct agent_report rp;
+
+	agent_secrets_wipe();
+	agent_super_fds(ctl, in, out, err);
+	agent_super_signals();
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1 &&
+	    !(errno == EINVAL && agent_env->a_orphans_ours)) {
+		memset(&rp, 0, sizeof(rp));
+		rp.rp_stage = STAGE_SETUP;
+		rp.rp_errno = errno;
+		agent_super_report(&rp);
+	}
+}
+
+/* A supervisor forked for its job, which it has in memory. */
 __attribute__((noreturn)) void
 agent_super(const struct agent_spawn *sp, int ctl, int in, int out, int err)
+{
+	agent_super_prepare(ctl, in, out, err);
+	agent_super_run(sp);
+}
+
+/*
+ * A spare supervisor (agent_job.c): prepared ahead, it waits for its
+ * job on the control socket.  End of file there (the agent gone, or
+ * the spare no longer wanted) ends it.  The job is the agent's word,
+ * but checked as any input: bounded, every string terminated inside
+ * the buffer, the counts as they say.
+ */
+__attribute__((noreturn)) void
+agent_super_spare(int ctl, int in, int out, int err)
+{
+	static uint8_t	 buf[AGENT_SPEC_MAX];
+	static char	*argv[AGENT_SPEC_ARGV_MAX + 1];
+	struct agent_spawn sp;
+	uint32_t	 len, argc, i;
+	const char	*p, *end;
+
+	agent_super_prepare(ctl, in, out, err);
+	if (agent_super_read(&len, sizeof(len)) == -1 ||
+	    len < AGENT_SPEC_HEAD || len > sizeof(buf) ||
+	    agent_super_read(buf, len) == -1)
+		_exit(0);
+	memset(&sp, 0, sizeof(sp));
+	sp.sp_create = buf[0] != 0;
+	memcpy(&argc, buf + 4, sizeof(argc));
+	if (argc == 0 || argc > AGENT_SPEC_ARGV_MAX)
+		_exit(3);
+	p = (const char *)buf + AGENT_SPEC_HEAD;
+	end = (const char *)buf + len;
+	if (buf[1] != 0) {
+		sp.sp_path = p;
+		p = agent_super_string(p, end);
+	}
+	sp.sp_cwd = p;
+	p = agent_super_string(p, end);
+	for (i = 0; i < argc; i++) {
+		argv[i] = (char *)p;
+		p = agent_super_string(p, end);
+	}
+	if (p != end)
+		_exit(3);
+	argv[argc] = NULL;
+	sp.sp_argv = argv;
+	agent_super_run(&sp);
+}
+
+/* Past the string at p, which must end before end. */
+static const char *
+agent_super_string(const char *p, const char *end)
+{
+	const char	*nul;
+
+	if (p >= end || (nul = memchr(p, '\0', end - p)) == NULL)
+		_exit(3);
+	return (nul + 1);
+}
+
+/* Exactly len bytes from the control socket; -1 at its end. */
+static int
+agent_super_read(void *b, size_t len)
+{
+	uint8_t	*p = b;
+	ssize_t	 n;
+
+	while (len > 0) {
+		if ((n = read(SUPER_CTL, p, len)) == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return (-1);
+		p += n;
+		len -= n;
+	}
+	return (0);
+}
+
+/* The job itself: its directory, the command, the wait, the kill. */
+__attribute__((noreturn)) static void
+agent_super_run(const struct agent_spawn *sp)
 {
 	struct agent_report rp;
 	char		 tail[PATH_MAX];
@@ -68,16 +178,7 @@ agent_super(const struct agent_spawn *sp, int ctl, int in, int out, int err)
 	pid_t		 pid;
 	int		 ep[2], reaped;
 
-	agent_secrets_wipe();
 	memset(&rp, 0, sizeof(rp));
-	agent_super_fds(ctl, in, out, err);
-	agent_super_signals();
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1 &&
-	    !(errno == EINVAL && agent_env->a_orphans_ours)) {
-		rp.rp_stage = STAGE_SETUP;
-		rp.rp_errno = errno;
-		agent_super_report(&rp);
-	}
 	if (agent_super_chdir(sp, tail, sizeof(tail)) == -1) {
 		rp.rp_stage = STAGE_CWD;
 		rp.rp_errno = errno;

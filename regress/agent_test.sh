@@ -201,6 +201,70 @@ supervisor_killed_body() {
 }
 supervisor_killed_cleanup() { agent_cleanup; }
 
+# The spare supervisor a command sees beside its own: the agent's child
+# that is not $PPID.  Prints its pid.
+spare_of_script='a=$(cut -d" " -f4 /proc/$PPID/stat); for p in $(pgrep -P $a); do [ $p = $PPID ] || echo $p; done'
+
+atf_test_case spare_killed cleanup
+spare_killed_head() {
+	atf_set descr "a command that kills the spare supervisor costs no later command anything"
+}
+spare_killed_body() {
+	agent_setup
+	drive exec -c "$spare_of_script" \; \
+	    exec -c "for p in \$($spare_of_script); do kill -9 \$p; done; echo killed" \; \
+	    exec -- echo one \; exec -- echo two \; exec -c "$spare_of_script"
+	expect 1 "result exit=0 "
+	# There is one spare, ready before the first request.
+	[ "$(wc -l < out/1.out)" -eq 1 ] || atf_fail "spares: $(cat out/1.out)"
+	expect 2 "result exit=0 "
+	expect 3 "result exit=0 "
+	expect 4 "result exit=0 "
+	atf_check -o inline:"one\n" cat out/3.out
+	atf_check -o inline:"two\n" cat out/4.out
+	# And another is made for the next command.
+	expect 5 "result exit=0 "
+	[ "$(wc -l < out/5.out)" -eq 1 ] || atf_fail "spares: $(cat out/5.out)"
+	atf_check -s exit:1 -o ignore grep "stray" drive.err
+}
+spare_killed_cleanup() { agent_cleanup; }
+
+atf_test_case spare_stopped cleanup
+spare_stopped_head() {
+	atf_set descr "a command that stops the spare supervisor and exits does not make the next command wait out its deadline"
+}
+spare_stopped_body() {
+	agent_setup
+	drive exec -c "for p in \$($spare_of_script); do kill -STOP \$p; done; echo stopped" \; \
+	    exec timeout=5000 -- echo next \; exec -c "$spare_of_script"
+	expect 1 "result exit=0 "
+	expect 2 "result exit=0 "
+	atf_check -o inline:"next\n" cat out/2.out
+	# Answered at once, not after 5 s.
+	d=$(value 2 duration)
+	[ "$d" -lt 2000 ] || atf_fail "the next command took $d ms"
+	expect 3 "result exit=0 "
+	# No stopped process is left behind.
+	atf_check -s exit:1 -o empty sh -c "for p in \$(cat out/3.out); do grep -l '^State:.*T' /proc/\$p/status; done | grep ."
+}
+spare_stopped_cleanup() { agent_cleanup; }
+
+atf_test_case spare_big cleanup
+spare_big_head() {
+	atf_set descr "a command whose arguments do not fit a spare's job runs under a supervisor forked for it"
+}
+spare_big_body() {
+	agent_setup
+	big=$(head -c 4000 /dev/zero | tr '\0' a)
+	drive exec -- /bin/sh -c 'echo $# ${#1} ${#10}' sh $big $big $big $big \
+	    $big $big $big $big $big $big \; exec -- echo small
+	expect 1 "result exit=0 "
+	atf_check -o inline:"10 4000 4000\n" cat out/1.out
+	expect 2 "result exit=0 "
+	atf_check -o inline:"small\n" cat out/2.out
+}
+spare_big_cleanup() { agent_cleanup; }
+
 atf_test_case output_budget cleanup
 output_budget_head() {
 	atf_set descr "5 MB with the default cap: exactly 262144 bytes, exec-output-over-budget, truncated"
@@ -459,6 +523,9 @@ atf_init_test_cases() {
 	atf_add_test_case timeout_setsid
 	atf_add_test_case timeout_doublefork
 	atf_add_test_case supervisor_killed
+	atf_add_test_case spare_killed
+	atf_add_test_case spare_stopped
+	atf_add_test_case spare_big
 	atf_add_test_case output_budget
 	atf_add_test_case cwd
 	atf_add_test_case environment
