@@ -138,7 +138,7 @@ main(int argc, char *argv[])
 	struct msg_exec	 x;
 	char		*true_argv[] = { "/bin/true", NULL };
 	char		 exe[PATH_MAX], ctl[PATH_MAX + 32];
-	const char	*errstr;
+	const char	*errstr, *cpus;
 	void		*buf;
 	size_t		 len, runs;
 	ssize_t		 l;
@@ -164,6 +164,12 @@ main(int argc, char *argv[])
 	 */
 	b.b_limits.fl_cpu_milli = 1000 * (sysconf(_SC_NPROCESSORS_ONLN) > 1 ?
 	    (uint32_t)sysconf(_SC_NPROCESSORS_ONLN) : 1);
+	/* BENCH_EXEC_MILLICPUS: another limit, to see the throttling. */
+	if ((cpus = getenv("BENCH_EXEC_MILLICPUS")) != NULL) {
+		b.b_limits.fl_cpu_milli = strtonum(cpus, 10, 1024000, &errstr);
+		if (errstr != NULL)
+			errx(1, "BENCH_EXEC_MILLICPUS %s", errstr);
+	}
 	if (msg_boot_encode(&b, &buf, &len) == -1 ||
 	    bench_ctl_call(argv[1], IMSG_CTL_BOOT, buf, len, NULL) == -1)
 		errx(1, "cannot boot %s", BENCH_KEY);
