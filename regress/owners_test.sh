@@ -192,9 +192,50 @@ uids_exhausted_body() {
 	atf_check -o match:"^state: *running" $CTL boot third tier L1
 	atf_check -o inline:"$lo\n" $CTL exec third -- id -u
 	atf_check -o not-match:" first " cat state/fence-uids
+	# A reclaim rewrites the file: no uid twice, and it loads again.
+	atf_check -o empty sh -c 'cut -d" " -f1 state/fence-uids | sort | uniq -d'
+	$CTL stop third > /dev/null
+	fenced_stop
+	fenced_start
+	atf_check -o match:"^state: *running" $CTL boot third tier L1
+	atf_check -o inline:"$lo\n" $CTL exec third -- id -u
 	fenced_stop
 }
 uids_exhausted_cleanup() { fenced_cleanup; }
+
+atf_test_case uids_torn cleanup
+uids_torn_head() {
+	atf_set descr "a new key's uid is appended to the records; a last record cut short by a crash is dropped, said, and the file rewritten whole"
+	atf_set require.user root
+	atf_set timeout 60
+}
+uids_torn_body() {
+	fenced_vars
+	fenced_start
+	$CTL boot one tier L1 > /dev/null || atf_fail "boot one"
+	$CTL boot two tier L1 > /dev/null || atf_fail "boot two"
+	u1=$(awk '$2 == "one" { print $1 }' state/fence-uids)
+	u2=$(awk '$2 == "two" { print $1 }' state/fence-uids)
+	[ -n "$u1" ] && [ -n "$u2" ] && [ "$u1" != "$u2" ] ||
+	    atf_fail "records: $(cat state/fence-uids)"
+	# Appended: two lines, in boot order.
+	atf_check -o inline:"one\ntwo\n" cut -d" " -f2 state/fence-uids
+	$CTL stop one > /dev/null
+	$CTL stop two > /dev/null
+	fenced_stop
+	# A crash while a third key's uid was written: half a line.
+	printf '%s' "$((u2 + 1)) thr" >> state/fence-uids
+	fenced_start
+	$CTL boot one tier L1 > /dev/null || atf_fail "boot after the crash"
+	atf_check -o inline:"$u1\n" $CTL exec one -- id -u
+	atf_check -o match:"line 3 was cut short" cat fenced.log
+	atf_check -o inline:"one\ntwo\n" cut -d" " -f2 state/fence-uids
+	atf_check -o inline:"600 0\n" stat -c '%a %u' state/fence-uids
+	$CTL boot three tier L1 > /dev/null || atf_fail "boot three"
+	atf_check -o inline:"one\ntwo\nthree\n" cut -d" " -f2 state/fence-uids
+	fenced_stop
+}
+uids_torn_cleanup() { fenced_cleanup; }
 
 
 # The daemon's cgroup folders, found from where the fence KEY's pid 1
@@ -379,6 +420,7 @@ atf_init_test_cases() {
 	atf_add_test_case same_key
 	atf_add_test_case state_bounded
 	atf_add_test_case uids_exhausted
+	atf_add_test_case uids_torn
 	atf_add_test_case fencer_killed
 	atf_add_test_case sweep
 	atf_add_test_case one_placement
