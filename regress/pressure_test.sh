@@ -58,6 +58,7 @@ state_full_body() {
 	echo mounted > state.mounted
 	fenced_start
 	pressure_setup
+	cp uids.saved uids.before
 	# Fill it: every byte, then every inode.
 	dd if=/dev/zero of=state/filler bs=4k > /dev/null 2>&1
 	i=0
@@ -94,7 +95,7 @@ state_full_body() {
 	find state -maxdepth 1 \( -name filler -o -name 'i[0-9]*' \) -delete
 	pressure_serves k2
 	atf_check -o match:"^[0-9a-f]{64}$" sh -c "$CTL token -r 2>/dev/null | tail -1"
-	atf_check -o file:uids.saved sh -c "grep -v ' k2 ' state/fence-uids"
+	atf_check -o file:uids.before sh -c "grep -v ' k2 ' state/fence-uids"
 	fenced_stop
 }
 state_full_cleanup() {
