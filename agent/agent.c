@@ -73,6 +73,7 @@ main(int argc, char *argv[])
 {
 	static struct agent a;
 	struct event	*sigev;
+	struct event_config *cfg;
 	int		 ch, verbose = 0, stdio = 0, chardev = 0;
 
 	/* Before anything else: nobody of our uid may read us. */
@@ -113,8 +114,16 @@ main(int argc, char *argv[])
 	agent_setup_process();
 	agent_setup_fds(stdio, chardev);
 
-	if ((a.a_base = event_base_new()) == NULL)
+	/*
+	 * A precise clock for the deadlines: libevent's default coarse one
+	 * lags by up to a tick (4 ms), and a command would be killed that
+	 * much before its timeoutMs measured by the duration's clock.
+	 */
+	if ((cfg = event_config_new()) == NULL ||
+	    event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER) == -1 ||
+	    (a.a_base = event_base_new_with_config(cfg)) == NULL)
 		fatalx("%s: event_base_new", __func__);
+	event_config_free(cfg);
 	if ((sigev = evsignal_new(a.a_base, SIGCHLD, agent_sigchld,
 	    NULL)) == NULL || evsignal_add(sigev, NULL) == -1)
 		fatalx("%s: SIGCHLD event", __func__);

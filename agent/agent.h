@@ -95,6 +95,7 @@ struct agent_job {
 	size_t		 j_max;		/* output budget over both */
 	size_t		 j_total;
 	struct event	*j_timer;	/* deadline, then grace */
+	struct event	*j_ctlev;	/* the supervisor's report */
 	struct timespec	 j_start;
 	int		 j_kill;	/* enum agent_kill */
 	int		 j_truncated;

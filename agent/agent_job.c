@@ -37,16 +37,21 @@
 
 static struct event	*agent_sweep_ev;
 
+/* Supervisors that reported, their jobs ended, not reaped yet. */
+static pid_t		 agent_done[AGENT_JOBS_MAX];
+static size_t		 agent_ndone;
+
 /*
- * The spare supervisor: one, forked ahead (after READY, and after each
- * job that took it), so that a request finds its supervisor prepared
- * and waiting, and the fork of the agent is off the path of the answer.
- * Its four descriptors are made for the job it will run, which it reads
- * on its control socket (agent_super_spare()).  A job too big for a
- * spec, a spare that died (a command may kill it: it is a process of
- * the fence's uid), or none yet: the job forks its own supervisor, as
- * it always did.  A spare that dies is replaced only by the next job,
- * so nothing a command does can make the agent fork in a loop.
+ * The spare supervisor: one, forked ahead while the agent is idle
+ * (after READY, and whenever its last job ends), so that the next
+ * request finds its supervisor prepared and waiting, and the fork of
+ * the agent is off the path of the answer.  Its four descriptors are
+ * made for the job it will run, which it reads on its control socket
+ * (agent_super_spare()).  No command runs while a spare waits, so none
+ * can stop or kill it; still, one found stopped or dead (by a process
+ * outside, of the same uid) is dropped, and so is none made yet: such
+ * a job, one too big for a spec, and jobs that start while another
+ * runs fork a supervisor of their own, as they always did.
  */
 static struct {
 	pid_t	 s_pid;			/* 0: none */
@@ -69,6 +74,9 @@ static void	agent_job_close_out(struct agent_out *);
 static void	agent_job_reaped(struct agent_job *, int);
 static void	agent_sweep(evutil_socket_t, short, void *);
 static void	agent_ms_tv(uint32_t, struct timeval *);
+static void	agent_job_ctl(evutil_socket_t, short, void *);
+static void	agent_job_finish(struct agent_job *, int);
+static int	agent_done_reaped(pid_t);
 static int	agent_spare_take(const struct agent_spawn *, int [4][2],
 		    pid_t *);
 static int	agent_spec_encode(const struct agent_spawn *, uint8_t *,
@@ -171,11 +179,15 @@ started:
 	clock_gettime(CLOCK_MONOTONIC, &j->j_start);
 	agent_job_events(j);
 	agent_ms_tv(timeout, &tv);
+	/*
+	 * From now, not from the loop's cached time (taken before this
+	 * request was read): a deadline never ends a job early.
+	 */
+	event_base_update_cache_time(agent_env->a_base);
 	evtimer_add(j->j_timer, &tv);
 	TAILQ_INSERT_TAIL(&agent_env->a_jobs, j, j_entry);
 	agent_env->a_njobs++;
 	log_debug("%s: request %u: supervisor %d", __func__, id, (int)pid);
-	agent_spare_schedule();
 	return (j);
 }
 
@@ -286,14 +298,23 @@ agent_spare_forget(void)
 		close(agent_spare.s_fd[i]);
 }
 
-/* A spare is made once the loop has answered what is in hand. */
+/*
+ * A spare is made once the loop has answered what is in hand, and only
+ * while no job runs: no command can then find it, stop it or kill it
+ * (every process of an ended job is dead).  Without a subreaper below
+ * pid 1 (runsc) a command's orphans outlive it until the next sweep,
+ * so there is no spare there.
+ */
 void
 agent_spare_schedule(void)
 {
+	if (agent_env->a_orphans_ours)
+		return;
 	if (agent_spare_ev == NULL && (agent_spare_ev = event_new(
 	    agent_env->a_base, -1, 0, agent_spare_make, NULL)) == NULL)
 		fatalx("%s: event_new", __func__);
-	if (agent_spare.s_pid == 0 && !agent_spare_off)
+	if (agent_spare.s_pid == 0 && !agent_spare_off &&
+	    agent_env->a_njobs == 0)
 		event_active(agent_spare_ev, EV_TIMEOUT, 1);
 }
 
@@ -304,7 +325,7 @@ agent_spare_make(evutil_socket_t fd, short events, void *arg)
 	pid_t	 pid;
 
 	if (agent_spare.s_pid != 0 || agent_spare_off ||
-	    agent_job_fds(p) == -1)
+	    agent_env->a_njobs != 0 || agent_job_fds(p) == -1)
 		return;
 	if ((pid = fork()) == -1) {
 		log_warn("%s: fork", __func__);
@@ -332,7 +353,9 @@ agent_job_events(struct agent_job *j)
 	j->j_timer = evtimer_new(base, agent_job_timer, j);
 	j->j_inev = event_new(base, j->j_in, EV_WRITE | EV_PERSIST,
 	    agent_job_write, j);
-	if (j->j_timer == NULL || j->j_inev == NULL)
+	j->j_ctlev = event_new(base, j->j_ctl, EV_READ, agent_job_ctl, j);
+	if (j->j_timer == NULL || j->j_inev == NULL || j->j_ctlev == NULL ||
+	    event_add(j->j_ctlev, NULL) == -1)
 		fatalx("%s: event_new", __func__);
 	for (i = 0; i < 2; i++) {
 		j->j_out[i].o_ev = event_new(base, j->j_out[i].o_fd,
@@ -525,7 +548,9 @@ agent_job_free(struct agent_job *j)
 	if (j == NULL)
 		return;
 	TAILQ_REMOVE(&agent_env->a_jobs, j, j_entry);
-	agent_env->a_njobs--;
+	/* Idle again: the next request's supervisor, made ahead. */
+	if (--agent_env->a_njobs == 0)
+		agent_spare_schedule();
 	agent_job_close_in(j);
 	for (i = 0; i < 2; i++) {
 		agent_job_close_out(&j->j_out[i]);
@@ -533,6 +558,8 @@ agent_job_free(struct agent_job *j)
 	}
 	if (j->j_timer != NULL)
 		event_free(j->j_timer);
+	if (j->j_ctlev != NULL)
+		event_free(j->j_ctlev);
 	if (j->j_ctl != -1)
 		close(j->j_ctl);
 	free(j);
@@ -551,6 +578,8 @@ agent_reap(void)
 	int		 status;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (agent_done_reaped(pid))
+			continue;
 		if (pid == agent_spare_dropped) {
 			agent_spare_dropped = 0;
 			continue;
@@ -575,19 +604,45 @@ agent_reap(void)
 		log_warn("%s: waitpid", __func__);
 }
 
+/*
+ * The supervisor's report: it is written once every process of the job
+ * is dead and reaped and the supervisor's own ends of the pipes are
+ * long closed, so no writer of them is left and the job can end now,
+ * without waiting for the supervisor's exit (the teardown of its
+ * address space and SIGCHLD: 60 to 250 us of every answer).  Its exit
+ * is reaped later as that of a supervisor done (agent_done).  Anything
+ * but a whole report (end of file: it died; a part: never written so)
+ * leaves the job to its reaping, as before.
+ */
+static void
+agent_job_ctl(evutil_socket_t fd, short events, void *arg)
+{
+	struct agent_job *j = arg;
+	ssize_t		 n;
+
+	n = read(j->j_ctl, &j->j_report, sizeof(j->j_report));
+	if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
+		event_add(j->j_ctlev, NULL);
+		return;
+	}
+	if (n != (ssize_t)sizeof(j->j_report) || j->j_super <= 0 ||
+	    agent_ndone == nitems(agent_done))
+		return;
+	/*
+	 * All it has left to do is exit: make it so, even if something
+	 * stopped it in between (then it would never exit on its own).
+	 */
+	kill(j->j_super, SIGKILL);
+	agent_done[agent_ndone++] = j->j_super;
+	j->j_have_report = 1;
+	agent_job_finish(j, 0);
+}
+
 static void
 agent_job_reaped(struct agent_job *j, int status)
 {
-	struct timespec	 now;
 	ssize_t		 n;
-	int		 i;
 
-	j->j_super = 0;
-	j->j_status = status;
-	evtimer_del(j->j_timer);
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	j->j_duration_ms = (uint32_t)((now.tv_sec - j->j_start.tv_sec) *
-	    1000 + (now.tv_nsec - j->j_start.tv_nsec) / 1000000);
 	n = read(j->j_ctl, &j->j_report, sizeof(j->j_report));
 	j->j_have_report = n == (ssize_t)sizeof(j->j_report);
 	if (!j->j_have_report || !WIFEXITED(status) ||
@@ -597,6 +652,23 @@ agent_job_reaped(struct agent_job *j, int status)
 		j->j_have_report = 0;
 		agent_sweep_schedule();
 	}
+	agent_job_finish(j, status);
+}
+
+/* The job is over: what the pipes hold, then its callback. */
+static void
+agent_job_finish(struct agent_job *j, int status)
+{
+	struct timespec	 now;
+	int		 i;
+
+	j->j_super = 0;
+	j->j_status = status;
+	evtimer_del(j->j_timer);
+	event_del(j->j_ctlev);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	j->j_duration_ms = (uint32_t)((now.tv_sec - j->j_start.tv_sec) *
+	    1000 + (now.tv_nsec - j->j_start.tv_nsec) / 1000000);
 	/* No writer is left: what the pipes hold is all there is. */
 	for (i = 0; i < 2; i++)
 		while (agent_job_read_one(j, &j->j_out[i]) == 1)
@@ -645,12 +717,14 @@ static void
 agent_sweep(evutil_socket_t fd, short events, void *arg)
 {
 	struct agent_job *j;
-	pid_t		 live[AGENT_JOBS_MAX + 2];
-	size_t		 n = 0, killed;
+	pid_t		 live[2 * AGENT_JOBS_MAX + 2];
+	size_t		 n = 0, i, killed;
 
 	TAILQ_FOREACH(j, &agent_env->a_jobs, j_entry)
 		if (j->j_super > 0 && n < AGENT_JOBS_MAX)
 			live[n++] = j->j_super;
+	for (i = 0; i < agent_ndone; i++)
+		live[n++] = agent_done[i];
 	if (agent_spare.s_pid != 0)
 		live[n++] = agent_spare.s_pid;
 	if (agent_spare_dropped != 0)
@@ -660,4 +734,18 @@ agent_sweep(evutil_socket_t fd, short events, void *arg)
 		log_warnx("%s: killed %zu stray processes", __func__, killed);
 		agent_sweep_schedule();
 	}
+}
+
+/* pid was a supervisor whose job ended on its report: forget it. */
+static int
+agent_done_reaped(pid_t pid)
+{
+	size_t	 i;
+
+	for (i = 0; i < agent_ndone; i++)
+		if (agent_done[i] == pid) {
+			agent_done[i] = agent_done[--agent_ndone];
+			return (1);
+		}
+	return (0);
 }

@@ -229,16 +229,21 @@ agent_super_spawn(const struct agent_spawn *sp, char *const *av, int ep)
 
 /*
  * Our four descriptors at 3..6, nothing else but 0..2 (the agent's,
- * replaced in the command).  The dups go above every fd we might move
- * first, so none is overwritten before it is copied.
+ * replaced in the command).  Each is first copied above 6, so none is
+ * overwritten before it is copied.
  */
 static void
 agent_super_fds(int ctl, int in, int out, int err)
 {
 	int	 src[4] = { ctl, in, out, err }, tmp[4], i;
 
+	/*
+	 * Above 3..6, not higher: a fence at its pids ceiling has 64
+	 * descriptors (docs/limits.md), and a dup at 64 or more failed.
+	 */
 	for (i = 0; i < 4; i++)
-		if ((tmp[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 64)) == -1)
+		if ((tmp[i] = fcntl(src[i], F_DUPFD_CLOEXEC, SUPER_ERR + 1)) ==
+		    -1)
 			_exit(2);
 	for (i = 0; i < 4; i++)
 		if (dup3(tmp[i], SUPER_CTL + i, O_CLOEXEC) == -1)

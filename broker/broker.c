@@ -89,21 +89,10 @@ broker_shutdown(void)
 
 /*
  * Connections to the control socket and the HTTP API, and a channel per
- * fence, are descriptors: take the hard limit while it can be raised
- * (after lockdown getrlimit() is all there is).
+ * fence, are descriptors (proc_nofile_raise()).
  */
 static void
 broker_nofile(const struct proc_args *pa)
 {
-	struct rlimit	 rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
-		log_warn("%s: getrlimit", __func__);
-		return;
-	}
-	if (rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
-			log_warn("%s: setrlimit", __func__);
-	}
+	proc_nofile_raise();
 }

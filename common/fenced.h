@@ -132,10 +132,11 @@ struct fenced_config {
 #define CPU_MILLI_MIN		10
 #define CPU_MILLI_MAX		(1024 * 1000)
 #define USER_FENCES_MIN		1
-#define USER_FENCES_MAX		256	/* the fencer's own bound */
+#define USER_FENCES_MAX		4096	/* the fencer's own bound */
 #define USER_MEMORY_MAX		(1ULL << 50)
 #define USER_PIDS_MAX		4194304	/* the kernel's PID_MAX_LIMIT */
-#define USER_CPU_MILLI_MAX	(USER_FENCES_MAX * CPU_MILLI_MAX)
+/* 4.19e9: a u32 holds it, and a user's sum of its fences' limits. */
+#define USER_CPU_MILLI_MAX	((uint32_t)USER_FENCES_MAX * CPU_MILLI_MAX)
 #define EXEC_TIMEOUT_MIN	100
 #define EXEC_TIMEOUT_MAX	60000
 #define EXEC_OUTPUT_MIN		1024

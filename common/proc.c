@@ -11,6 +11,7 @@
  * and only from a peer the process declares.
  */
 #include <sys/types.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <err.h>
@@ -404,5 +405,28 @@ proc_dispatch_parent(struct imsgev *iev, struct imsg *imsg, void *arg)
 			    msg_type_name(imsg->hdr.ih_type));
 		parent->pp_dispatch(iev, imsg, arg);
 		break;
+	}
+}
+
+/*
+ * A process whose descriptors grow with the fences (the broker: a
+ * channel each; the fencer: a pidfd each) takes its hard limit of
+ * them while it can still raise its soft one: after lockdown
+ * getrlimit() is all there is.  The default soft limit of 1024 would
+ * stop a daemon short of a thousand fences.
+ */
+void
+proc_nofile_raise(void)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
+		log_warn("%s: getrlimit", __func__);
+		return;
+	}
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			log_warn("%s: setrlimit", __func__);
 	}
 }

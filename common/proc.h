@@ -72,6 +72,7 @@ extern struct proc_self	 fencer_self;
 extern struct proc_self	 prober_self;
 
 pid_t	proc_exec(const char *, enum fenced_proc, int, const struct proc_args *);
+void	proc_nofile_raise(void);
 int	proc_declares(const struct proc_self *, enum fenced_proc);
 void	proc_main(int, char **, struct proc_self *const [PROC_MAX])
 	    __attribute__((noreturn));

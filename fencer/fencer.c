@@ -75,6 +75,8 @@ fencer_prepare(const struct proc_args *pa)
 {
 	static struct event ev_chld;
 
+	/* A pidfd per fence, and more while one boots. */
+	proc_nofile_raise();
 	evsignal_assign(&ev_chld, fencer_self.ps_evbase, SIGCHLD,
 	    fencer_sigchld, NULL);
 	evsignal_add(&ev_chld, NULL);

@@ -14,7 +14,7 @@
 
 struct probe_expect;
 
-#define FENCER_MAX_FENCES	256
+#define FENCER_MAX_FENCES	4096
 #define FENCER_AGENT_WAIT_SEC	10	/* boot to agent ready, at most */
 
 /*

@@ -1200,7 +1200,7 @@ ATF_TC_BODY(ceilings, tc)
 	parse_fails(OK2 "limit cpu 1 max 1025\n", 3,
 	    "limit cpu max 1025 is out of range");
 	parse_fails(OK2 "user limit fences 0\n", 3,
-	    "user limit fences 0 is out of range: must be between 1 and 256");
+	    "user limit fences 0 is out of range: must be between 1 and 4096");
 	parse_fails(OK2 "user limit pids x\n", 3,
 	    "user limit pids \"x\" is not valid");
 	parse_fails(OK2 "user limit swap 1\n", 3, "syntax error");

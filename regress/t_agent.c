@@ -15,6 +15,8 @@
  *	gitinit [bearer=...] [path=P]
  *	check MARKER	count live processes whose command line has MARKER
  *	sleep MS
+ *	host COMMAND	sh -c COMMAND here, as we run, AGENT_PID in its
+ *			environment (say, to signal the agent's children)
  *	garbage		an EXEC whose payload is not msgpack
  *
  * Prints "agent_pid=PID" first, then one line per answer, in request
@@ -25,6 +27,7 @@
  *	N error code=CODE message=TEXT
  *	N identity name=NAME email=EMAIL
  *	N alive=COUNT
+ *	N host status=STATUS
  *
  * and last "agent_exit=STATUS" once the channel is closed and the agent
  * has exited (or "closed" if the agent hung up first).  Run as root, the
@@ -56,7 +59,8 @@
 #define T_REQ_MAX	256
 #define T_WAIT_MS	120000
 
-enum t_kind { T_EXEC, T_GITCONFIG, T_GITINIT, T_CHECK, T_SLEEP, T_GARBAGE };
+enum t_kind { T_EXEC, T_GITCONFIG, T_GITINIT, T_CHECK, T_SLEEP, T_HOST,
+    T_GARBAGE };
 
 struct t_req {
 	int		 r_kind;
@@ -173,6 +177,8 @@ t_parse(int argc, char **argv)
 			r->r_kind = T_CHECK;
 		else if (strcmp(w, "sleep") == 0 && r->r_nargs == 2)
 			r->r_kind = T_SLEEP;
+		else if (strcmp(w, "host") == 0 && r->r_nargs == 2)
+			r->r_kind = T_HOST;
 		else if (strcmp(w, "garbage") == 0)
 			r->r_kind = T_GARBAGE;
 		else
@@ -194,7 +200,8 @@ t_run(int n, int par)
 	for (start = 0; start < n; start = i) {
 		for (i = start; i < n; i++) {
 			if (t_reqs[i].r_kind == T_CHECK ||
-			    t_reqs[i].r_kind == T_SLEEP) {
+			    t_reqs[i].r_kind == T_SLEEP ||
+			    t_reqs[i].r_kind == T_HOST) {
 				if (i == start)
 					t_send(&t_reqs[i++]);
 				break;
@@ -327,6 +334,7 @@ t_send(struct t_req *r)
 	struct timespec	 ts;
 	char		*line;
 	long		 ms;
+	int		 st;
 
 	switch (r->r_kind) {
 	case T_EXEC:
@@ -355,6 +363,17 @@ t_send(struct t_req *r)
 		ts.tv_nsec = (ms % 1000) * 1000000;
 		nanosleep(&ts, NULL);
 		if (asprintf(&line, "%u slept", r->r_id) == -1)
+			err(2, "asprintf");
+		r->r_answer = line;
+		return;
+	case T_HOST:
+		if (asprintf(&line, "%d", (int)t_agent) == -1 ||
+		    setenv("AGENT_PID", line, 1) == -1)
+			err(2, "AGENT_PID");
+		free(line);
+		fflush(stdout);
+		st = system(r->r_args[1]);
+		if (asprintf(&line, "%u host status=%d", r->r_id, st) == -1)
 			err(2, "asprintf");
 		r->r_answer = line;
 		return;
