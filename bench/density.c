@@ -5,7 +5,8 @@
  *
  * BENCH_DENSITY (default 1000) idle L1.5 fences, BENCH_DENSITY_CLIENTS
  * (default 16) control connections booting them at once, each its next
- * as soon as its last is answered.  BENCH_UIDS (LOW-HIGH) is the
+ * as soon as its last is answered, each with the configured limits, or
+ * BENCH_DENSITY_PIDS as its pids limit.  BENCH_UIDS (LOW-HIGH) is the
  * daemon's `fence uids', for the check that nothing is left.
  *
  * With one fence up: the proportional set size of the fence (Pss of
@@ -46,6 +47,7 @@
 struct mem {
 	uint64_t	 m_rss;		/* KiB */
 	uint64_t	 m_pss;		/* KiB */
+	uint64_t	 m_fds;		/* open descriptors */
 };
 
 /* One fence booted: its host pid 1 and its memory cgroup. */
@@ -58,6 +60,7 @@ static const char	*sock;
 static struct dfence	*fences;
 static size_t		 nfences;
 static char		 why[MSG_ERROR_TEXT_MAX + MSG_ERROR_CODE_MAX + 4];
+static uint32_t		 pids;		/* 0: the configured limit */
 
 static size_t
 env_num(const char *name, size_t def, size_t max)
@@ -71,6 +74,25 @@ env_num(const char *name, size_t def, size_t max)
 	if (errstr != NULL)
 		errx(1, "%s %s", name, errstr);
 	return (v);
+}
+
+/* The open descriptors of a process. */
+static uint64_t
+fd_count(pid_t pid)
+{
+	char		 path[64];
+	DIR		*d;
+	struct dirent	*de;
+	uint64_t	 n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)pid);
+	if ((d = opendir(path)) == NULL)
+		return (0);
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return (n);
 }
 
 /* Rss and Pss of one process, added to m; -1 when it is gone. */
@@ -261,6 +283,8 @@ daemon_mem(struct mem *broker, struct mem *fencer)
 	if (mem_add(st.st_pid[PROC_BROKER], broker) == -1 ||
 	    mem_add(st.st_pid[PROC_FENCER], fencer) == -1)
 		errx(1, "cannot read the broker's or the fencer's memory");
+	broker->m_fds = fd_count(st.st_pid[PROC_BROKER]);
+	fencer->m_fds = fd_count(st.st_pid[PROC_FENCER]);
 }
 
 static void
@@ -352,6 +376,7 @@ client_boot(struct client *c, size_t k)
 	memset(&b, 0, sizeof(b));
 	snprintf(b.b_key, sizeof(b.b_key), DENSITY_KEY, k);
 	b.b_tier = TIER_L15;
+	b.b_limits.fl_pids = pids;
 	if (msg_boot_encode(&b, &buf, &len) == -1)
 		err(1, "encode");
 	if (imsgbuf_compose(c->c_ib, IMSG_CTL_BOOT, 0, 0, -1, buf, len) ==
@@ -493,6 +518,15 @@ mem_rows(const char *at, const char *anchor_at, const struct mem *b,
 	MEMROW("fencer RSS", f->m_rss);
 	MEMROW("fencer PSS", f->m_pss);
 #undef MEMROW
+#define FDROW(name, v) do {						\
+	snprintf(what, sizeof(what), name ", %s", at);			\
+	snprintf(anchor, sizeof(anchor), name ", %s", anchor_at);	\
+	bench_value("density", what, anchor_at != NULL ? anchor : NULL,	\
+	    "count", (double)(v));					\
+} while (0)
+	FDROW("broker descriptors", b->m_fds);
+	FDROW("fencer descriptors", f->m_fds);
+#undef FDROW
 }
 
 int
@@ -516,6 +550,8 @@ main(int argc, char *argv[])
 	sock = argv[1];
 	want = env_num("BENCH_DENSITY", 1000, 100000);
 	nclients = env_num("BENCH_DENSITY_CLIENTS", 16, CLIENTS_MAX);
+	if (getenv("BENCH_DENSITY_PIDS") != NULL)
+		pids = env_num("BENCH_DENSITY_PIDS", 0, PIDS_MAX);
 	if ((s = getenv("BENCH_UIDS")) != NULL &&
 	    sscanf(s, "%u-%u", &lo, &hi) != 2)
 		errx(1, "BENCH_UIDS: LOW-HIGH");
@@ -527,6 +563,7 @@ main(int argc, char *argv[])
 	memset(&b, 0, sizeof(b));
 	snprintf(b.b_key, sizeof(b.b_key), DENSITY_KEY, (size_t)0);
 	b.b_tier = TIER_L15;
+	b.b_limits.fl_pids = pids;
 	if (msg_boot_encode(&b, &buf, &len) == -1 ||
 	    bench_ctl_call(sock, IMSG_CTL_BOOT, buf, len, &f) == -1)
 		errx(1, "cannot boot %s", b.b_key);

@@ -10,6 +10,10 @@ set -eu
 build=$1
 runs=${BENCH_RUNS:-200}
 density=${BENCH_DENSITY:-1000}
+# BENCH_ONLY="density exec": only those of http boot exec runsc vm
+# density (the table then has only their rows).
+only=${BENCH_ONLY:-http boot exec runsc vm density}
+want() { case " $only " in *" $1 "*) return 0 ;; esac; return 1; }
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (fenced does)" >&2; exit 1; }
 sh scripts/user.sh
 dir=$(mktemp -d /tmp/fenced-bench.XXXXXX)
@@ -63,16 +67,17 @@ echo "fenced bench, $(nproc) cpus, $(uname -r), $runs runs each"
 # The HTTP API first, while no other fence is listed: a token of
 # root's, then SOCKET RUNS PORT TOKEN.
 token=$("$build/bin/fencectl" -s "$dir/ctl.sock" token 2>/dev/null)
-"$build/bench/http" "$dir/ctl.sock" "$runs" "$port" "$token"
-"$build/bench/boot" "$dir/ctl.sock" "$runs"
+! want http || "$build/bench/http" "$dir/ctl.sock" "$runs" "$port" "$token"
+! want boot || "$build/bench/boot" "$dir/ctl.sock" "$runs"
 for b in "$build"/bench/*; do
 	case "$b" in */boot|*/http|*/density) continue ;; esac
-	[ -f "$b" ] && [ -x "$b" ] && "$b" "$dir/ctl.sock" "$runs"
+	[ -f "$b" ] && [ -x "$b" ] && want "${b##*/}" &&
+	    "$b" "$dir/ctl.sock" "$runs"
 done
-sh bench/runsc.sh "$build" "$dir/ctl.sock" "$dir/state" "$runs"
-sh bench/vm.sh "$build" "$dir/ctl.sock" "$runs"
+! want runsc || sh bench/runsc.sh "$build" "$dir/ctl.sock" "$dir/state" "$runs"
+! want vm || sh bench/vm.sh "$build" "$dir/ctl.sock" "$runs"
 # Last, on a daemon with no other fence: it boots BENCH_DENSITY.
-BENCH_DENSITY=$density BENCH_UIDS=$uids \
+! want density || BENCH_DENSITY=$density BENCH_UIDS=$uids \
     "$build/bench/density" "$dir/ctl.sock" "$runs"
 echo
 python3 bench/table.py --title "fenced bench: $(nproc) cpus, Linux $(uname -r), $runs runs, $started" \
