@@ -158,7 +158,8 @@ def text_table(rows, titles):
             body.append(c)
     w = [max(len(HEAD[i]), max((len(c[i]) for c in body if len(c) > i),
                                default=0)) for i in range(len(HEAD))]
-    fmt = lambda c: ("%-*s %*s %*s %*s %*s  %s" % (
+    # Two spaces at least between cells, one at most inside one.
+    fmt = lambda c: ("%-*s  %*s  %*s  %*s  %*s  %s" % (
         w[0], c[0], w[1], c[1], w[2], c[2], w[3], c[3], w[4], c[4],
         c[5])).rstrip()
     lines.append(fmt(HEAD))
