@@ -50,10 +50,12 @@ struct mem {
 	uint64_t	 m_fds;		/* open descriptors */
 };
 
-/* One fence booted: its host pid 1 and its memory cgroup. */
+/* One fence booted: its host pid 1, its memory cgroup, its boot. */
 struct dfence {
 	pid_t		 d_pid;
 	char		 d_cg[CG_PATH_MAX];
+	struct msg_timings d_t;		/* the fencer's steps */
+	uint64_t	 d_done;	/* answered, ns since the first sent */
 };
 
 static const char	*sock;
@@ -348,11 +350,13 @@ list_exec(const char *at, const char *anchor_at)
 
 /* The fence just booted: its pid 1 and its cgroup, kept. */
 static void
-fence_keep(const struct msg_fence *f)
+fence_keep(const struct msg_fence *f, uint64_t done)
 {
 	struct dfence	*d = &fences[nfences++];
 
 	d->d_pid = f->f_pid;
+	d->d_t = f->f_timings;
+	d->d_done = done;
 	if (cg_of(f->f_pid, d->d_cg, sizeof(d->d_cg)) == -1)
 		d->d_cg[0] = '\0';
 }
@@ -396,6 +400,7 @@ client_boot(struct client *c, size_t k)
 static size_t
 boot_many(size_t from, size_t want, int nclients, uint64_t *ns)
 {
+	uint64_t	 w0 = bench_now_ns();
 	struct client	 cl[CLIENTS_MAX];
 	struct pollfd	 pfd[CLIENTS_MAX];
 	struct imsg	 imsg;
@@ -447,7 +452,8 @@ boot_many(size_t from, size_t want, int nclients, uint64_t *ns)
 					if (cl[i].c_ok) {
 						ns[n++] = bench_now_ns() -
 						    cl[i].c_t0;
-						fence_keep(&cl[i].c_f);
+						fence_keep(&cl[i].c_f,
+						    bench_now_ns() - w0);
 					}
 					if (!refused && next < want)
 						client_boot(&cl[i], next++);
@@ -529,6 +535,96 @@ mem_rows(const char *at, const char *anchor_at, const struct mem *b,
 #undef FDROW
 }
 
+/*
+ * Whether boots slow down as fences add up: of the fences kept from
+ * index from, the first and the last SEG answered, the fencer's request
+ * to agent ready of each (a row) and the rate over the span they were
+ * answered in; the median of every step of theirs printed beside.
+ */
+#define SEG	100
+static void
+boot_segments(const char *round, size_t from)
+{
+	static const char *steps[] = { "namespaces", "mounts", "cgroup",
+	    "seccomp", "exec", "agent" };
+	uint64_t	 ns[SEG], st[6][SEG];
+	size_t		 seg, i, j, k, first;
+	char		 what[96];
+	double		 span;
+
+	if (nfences - from < 2 * SEG)
+		return;
+	for (seg = 0; seg < 2; seg++) {
+		first = seg == 0 ? from : nfences - SEG;
+		for (i = 0; i < SEG; i++) {
+			const struct msg_timings *t = &fences[first + i].d_t;
+
+			ns[i] = (uint64_t)t->t_agent_us * 1000;
+			st[0][i] = t->t_namespaces_us;
+			st[1][i] = t->t_mounts_us;
+			st[2][i] = t->t_cgroup_us;
+			st[3][i] = t->t_seccomp_us;
+			st[4][i] = t->t_exec_us;
+			st[5][i] = t->t_agent_us;
+		}
+		span = (fences[first + SEG - 1].d_done -
+		    fences[first].d_done) / 1e9;
+		snprintf(what, sizeof(what), "%s: request->agent ready, "
+		    "%s %d", round, seg == 0 ? "first" : "last", SEG);
+		bench_row_to("density", what, "", "median", ns, SEG, span);
+		printf("  step medians (us):");
+		for (j = 0; j < 6; j++) {
+			/* A small insertion sort: SEG values. */
+			for (i = 1; i < SEG; i++)
+				for (k = i; k > 0 && st[j][k - 1] > st[j][k];
+				    k--) {
+					uint64_t x = st[j][k];
+
+					st[j][k] = st[j][k - 1];
+					st[j][k - 1] = x;
+				}
+			printf(" %s %llu", steps[j],
+			    (unsigned long long)st[j][SEG / 2]);
+		}
+		printf("\n");
+	}
+}
+
+/* Stop them all, then nothing of theirs may be left. */
+static void
+stop_all(size_t n, uid_t lo, uid_t hi, const char *round)
+{
+	struct msg_fence_req q;
+	char		 what[96];
+	void		*buf;
+	size_t		 len;
+	uint64_t	 u;
+	int		 wait;
+
+	key_req(&q, (size_t)-1);
+	if (msg_fence_req_encode(&q, &buf, &len) == -1)
+		err(1, "encode");
+	u = timed(IMSG_CTL_STOP, buf, len);
+	free(buf);
+	snprintf(what, sizeof(what), "%sstop all %zu", round, n);
+	bench_row_to("density", what, "", "median", &u, 1, 0);
+	for (wait = 0; wait < 100; wait++) {
+		if (left_cgroups() == 0 && (lo == 0 ||
+		    left_procs(lo, hi) == 0))
+			break;
+		usleep(100000);
+	}
+	snprintf(what, sizeof(what), "%sprocesses of the fence uids left",
+	    round);
+	if (lo == 0)
+		bench_skip("density", what, "BENCH_UIDS not set");
+	else
+		bench_value("density", what, NULL, "count",
+		    (double)left_procs(lo, hi));
+	snprintf(what, sizeof(what), "%sfence cgroups left", round);
+	bench_value("density", what, NULL, "count", (double)left_cgroups());
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -536,13 +632,13 @@ main(int argc, char *argv[])
 	struct msg_fence f;
 	struct msg_fence_req q;
 	struct mem	 one, all, b1, f1, bn, fn;
-	uint64_t	*ns, w0, v, u, pns[PROBES];
+	uint64_t	*ns, w0, v, pns[PROBES];
 	const char	*s;
 	char		 at[64], what[96];
 	void		*buf;
 	size_t		 want, len, i, n, procs;
 	uid_t		 lo = 0, hi = 0;
-	int		 nclients, wait;
+	int		 nclients;
 	double		 wall;
 
 	if (argc != 3)
@@ -568,7 +664,7 @@ main(int argc, char *argv[])
 	    bench_ctl_call(sock, IMSG_CTL_BOOT, buf, len, &f) == -1)
 		errx(1, "cannot boot %s", b.b_key);
 	free(buf);
-	fence_keep(&f);
+	fence_keep(&f, 0);
 	/* Let its first probe end: an idle fence is one nothing runs in. */
 	sleep(2);
 
@@ -639,28 +735,29 @@ main(int argc, char *argv[])
 	    nfences ? (double)all.m_pss / nfences : 0);
 	list_exec(at, "1 up");
 
-	/* Stop them all, then nothing of theirs may be left. */
-	key_req(&q, (size_t)-1);
-	if (msg_fence_req_encode(&q, &buf, &len) == -1)
-		err(1, "encode");
-	u = timed(IMSG_CTL_STOP, buf, len);
-	free(buf);
-	snprintf(what, sizeof(what), "stop all %zu", n);
-	bench_row_to("density", what, "", "median", &u, 1, 0);
-	for (wait = 0; wait < 100; wait++) {
-		if (left_cgroups() == 0 && (lo == 0 ||
-		    left_procs(lo, hi) == 0))
-			break;
-		usleep(100000);
-	}
-	if (lo == 0)
-		bench_skip("density", "processes of the fence uids left",
-		    "BENCH_UIDS not set");
-	else
-		bench_value("density", "processes of the fence uids left",
-		    NULL, "count", (double)left_procs(lo, hi));
-	bench_value("density", "fence cgroups left", NULL, "count",
-	    (double)left_cgroups());
+	boot_segments("first round", 1);
+	stop_all(n, lo, hi, "");
+
+	/*
+	 * The same keys again, on a daemon that has seen them: their uids
+	 * are on record already, every other step is as before.
+	 */
+	nfences = 0;
+	why[0] = '\0';
+	w0 = bench_now_ns();
+	n = boot_many(0, n, nclients, ns);
+	wall = (bench_now_ns() - w0) / 1e9;
+	snprintf(what, sizeof(what), "again, same keys: boot of %zu, %d "
+	    "clients at once", n, nclients);
+	bench_row_to("density", what, "fenced L1.5 boot (fencectl)", "median",
+	    ns, n, wall);
+	snprintf(what, sizeof(what), "again, same keys: wall time to %zu up",
+	    n);
+	bench_value("density", what, NULL, "s", wall);
+	if (why[0] != '\0')
+		bench_skip("density", "again, same keys: every one up", why);
+	boot_segments("again, same keys", 0);
+	stop_all(n, lo, hi, "again, same keys: ");
 	free(fences);
 	free(ns);
 	return (0);
