@@ -201,11 +201,12 @@ def read_samples(base, row):
 
 def plot(rows, base, path):
     """One panel a section, one line a row: the fraction of its samples
-    at or under each latency, latency on a log scale."""
+    at or under each latency, latency on a log scale; anchors dashed."""
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
                "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
     w, h, pad, left = 620, 180, 46, 60
     panels = []
+    anchors = set(r.anchor for r in rows if r.anchor is not None)
     for sec, rs in ordered(rows):
         series = [(r.name, read_samples(base, r)) for r in rs]
         series = [(n, s) for n, s in series if s]
@@ -240,11 +241,16 @@ def plot(rows, base, path):
                        % (left - 4, y0 + h - h * f + 4, f))
         for ci, (name, s) in enumerate(series):
             n = len(s)
-            pts = " ".join("%.1f,%.1f" % (xs(v), y0 + h - h * (i + 1) / n)
-                           for i, v in enumerate(s))
+            # A step up at each sample, from 0 below the first.
+            pts = ["%.1f,%d" % (xs(s[0]), y0 + h)]
+            for i, v in enumerate(s):
+                pts.append("%.1f,%.1f" % (xs(v), y0 + h - h * i / n))
+                pts.append("%.1f,%.1f" % (xs(v), y0 + h - h * (i + 1) / n))
             c = colours[ci % len(colours)]
-            out.append('<polyline fill="none" stroke="%s" points="%s"/>'
-                       % (c, pts))
+            # An anchor's line is dashed: what the others are held to.
+            dash = ' stroke-dasharray="5,3"' if name in anchors else ""
+            out.append('<polyline fill="none" stroke="%s"%s points="%s"/>'
+                       % (c, dash, " ".join(pts)))
             out.append('<text x="%d" y="%d" fill="%s">%s</text>'
                        % (left, y0 + h + 28 + legend * ci, c, xml(name)))
         y0 += ph
