@@ -373,12 +373,15 @@ static void
 bench_first(const char *what, const char *body, const char *anchor,
     int runs)
 {
-	uint64_t	*ns, t0;
-	char		 path[128], why[256], *ans;
+	uint64_t	*ns, *bns, *xns, t0, t1;
+	char		 path[128], why[256], part[96], *ans;
 	size_t		 n = 0;
 	int		 k, st;
 
-	if ((ns = calloc(runs, sizeof(*ns))) == NULL)
+	snprintf(why, sizeof(why), "no exec answered 200");
+	if ((ns = calloc(runs, sizeof(*ns))) == NULL ||
+	    (bns = calloc(runs, sizeof(*bns))) == NULL ||
+	    (xns = calloc(runs, sizeof(*xns))) == NULL)
 		err(1, "calloc");
 	for (k = 0; k < runs; k++) {
 		snprintf(path, sizeof(path), "/api/environments/bench-first%d",
@@ -388,26 +391,38 @@ bench_first(const char *what, const char *body, const char *anchor,
 			snprintf(why, sizeof(why), "boot answered %d: %.200s",
 			    st, ans);
 			free(ans);
-			if (n == 0) {
-				bench_skip("first answer", what, why);
-				free(ns);
-				return;
-			}
+			if (n == 0)
+				break;
 			warnx("%s: %s", what, why);
 			continue;
 		}
 		free(ans);
+		t1 = bench_now_ns();
 		strlcat(path, "/exec", sizeof(path));
-		st = http_once("POST", path, "{\"argv\":[\"/bin/true\"]}", NULL);
-		if (st == 200)
+		st = http_once("POST", path, "{\"argv\":[\"/bin/true\"]}",
+		    NULL);
+		if (st == 200) {
+			bns[n] = t1 - t0;
+			xns[n] = bench_now_ns() - t1;
 			ns[n++] = bench_now_ns() - t0;
-		else
+		} else
 			warnx("%s: exec answered %d", what, st);
 		path[strlen(path) - strlen("/exec")] = '\0';
 		(void)http_once("DELETE", path, "", NULL);
 	}
-	bench_row_to("first answer", what, anchor, "median", ns, n, 0);
+	if (n == 0)
+		bench_skip("first answer", what, why);
+	else {
+		bench_row_to("first answer", what, anchor, "median", ns, n, 0);
+		/* Where it went: the boot, and the first exec after it. */
+		snprintf(part, sizeof(part), "%s: the boot", what);
+		bench_row_to("first answer", part, what, "median", bns, n, 0);
+		snprintf(part, sizeof(part), "%s: the first exec", what);
+		bench_row_to("first answer", part, what, "median", xns, n, 0);
+	}
 	free(ns);
+	free(bns);
+	free(xns);
 }
 
 int
