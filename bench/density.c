@@ -79,6 +79,50 @@ env_num(const char *name, size_t def, size_t max)
 	return (v);
 }
 
+/* CPU time in clock ticks: of the whole host (busy), or of one pid. */
+static uint64_t
+cpu_host(void)
+{
+	unsigned long long v[8] = { 0 };
+	FILE		*fp;
+	int		 r;
+
+	if ((fp = fopen("/proc/stat", "r")) == NULL)
+		err(1, "/proc/stat");
+	/* cpu user nice system idle iowait irq softirq steal */
+	r = fscanf(fp, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+	    &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(fp);
+	if (r != 8)
+		errx(1, "/proc/stat: no cpu line");
+	return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]);
+}
+
+static uint64_t
+cpu_pid(pid_t pid)
+{
+	char		 path[64], buf[1024], *p;
+	unsigned long long ut, st, cut, cst;
+	FILE		*fp;
+	size_t		 n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return (0);
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	/*
+	 * After the command's closing parenthesis: fields 3 on; its own
+	 * time and that of the children it waited for.
+	 */
+	if ((p = strrchr(buf, ')')) == NULL || sscanf(p + 2,
+	    "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+	    &ut, &st, &cut, &cst) != 4)
+		return (0);
+	return (ut + st + cut + cst);
+}
+
 /* The open descriptors of a process. */
 static uint64_t
 fd_count(pid_t pid)
@@ -120,12 +164,13 @@ mem_add(pid_t pid, struct mem *m)
 }
 
 /*
- * The memory cgroup of pid as a folder on this host: v1's memory
- * hierarchy, else v2's (at /sys/fs/cgroup or /sys/fs/cgroup/unified).
+ * The cgroup of pid for a controller as a folder on this host: v1's
+ * hierarchy of it, else v2's (at /sys/fs/cgroup or its unified/).
  */
 static int
-cg_of(pid_t pid, char *out, size_t size)
+cg_of(pid_t pid, const char *ctl, char *out, size_t size)
 {
+	size_t		 cl = strlen(ctl);
 	char		 path[64], line[CG_PATH_MAX], v2[CG_PATH_MAX] = "";
 	char		*p, *rel = NULL;
 	struct stat	 sb;
@@ -138,8 +183,8 @@ cg_of(pid_t pid, char *out, size_t size)
 		line[strcspn(line, "\n")] = '\0';
 		if ((p = strchr(line, ':')) == NULL)
 			continue;
-		if (strncmp(p + 1, "memory:", 7) == 0) {
-			rel = p + 8;
+		if (strncmp(p + 1, ctl, cl) == 0 && p[1 + cl] == ':') {
+			rel = p + 2 + cl;
 			break;
 		}
 		if (strncmp(line, "0::", 3) == 0)
@@ -147,7 +192,7 @@ cg_of(pid_t pid, char *out, size_t size)
 	}
 	fclose(fp);
 	if (rel != NULL) {
-		snprintf(out, size, "/sys/fs/cgroup/memory%s", rel);
+		snprintf(out, size, "/sys/fs/cgroup/%s%s", ctl, rel);
 		return (stat(out, &sb) == 0 ? 0 : -1);
 	}
 	if (v2[0] == '\0')
@@ -368,7 +413,7 @@ fence_keep(const struct msg_fence *f, uint64_t done)
 	d->d_pid = f->f_pid;
 	d->d_t = f->f_timings;
 	d->d_done = done;
-	if (cg_of(f->f_pid, d->d_cg, sizeof(d->d_cg)) == -1)
+	if (cg_of(f->f_pid, "memory", d->d_cg, sizeof(d->d_cg)) == -1)
 		d->d_cg[0] = '\0';
 }
 
@@ -603,6 +648,35 @@ boot_segments(const char *round, size_t from)
 	}
 }
 
+/*
+ * The CPU time the boots took, per fence: the whole host's (every
+ * fence's own processes and first probe, the daemon, and anything else
+ * the machine ran meanwhile) and each daemon process's.  (A fence's own
+ * cannot be told apart: v1's cpu hierarchy has no usage, and its pid 1
+ * does not wait for the processes it started in its times.)
+ */
+static void
+cpu_rows(const struct msg_stats *st, const uint64_t *c0, size_t n)
+{
+	static const char *names[PROC_MAX] = { "parent", "broker", "fencer",
+	    "prober" };
+	double		 hz = sysconf(_SC_CLK_TCK), all;
+	char		 what[96];
+	int		 i;
+
+	if (n == 0 || hz <= 0)
+		return;
+	all = (cpu_host() - c0[PROC_MAX]) * 1000.0 / hz / n;
+	bench_value("density", "CPU per fence booted, whole host", NULL,
+	    "ms cpu", all);
+	for (i = 0; i < PROC_MAX; i++) {
+		snprintf(what, sizeof(what), "CPU per fence booted, the %s "
+		    "(and its children waited for)", names[i]);
+		bench_value("density", what, "CPU per fence booted, whole host",
+		    "ms cpu", (cpu_pid(st->st_pid[i]) - c0[i]) * 1000.0 / hz / n);
+	}
+}
+
 /* Stop them all, then nothing of theirs may be left. */
 static void
 stop_all(size_t n, uid_t lo, uid_t hi, const char *round)
@@ -645,6 +719,8 @@ main(int argc, char *argv[])
 	struct msg_fence f;
 	struct msg_fence_req q;
 	struct mem	 one, all, b1, f1, bn, fn;
+	struct msg_stats st;
+	uint64_t	 c0[PROC_MAX + 1];
 	uint64_t	*ns, w0, v, pns[PROBES];
 	const char	*s;
 	char		 at[64], what[96];
@@ -721,9 +797,14 @@ main(int argc, char *argv[])
 	daemon_mem(&b1, &f1);
 	mem_rows("1 up", NULL, &b1, &f1);
 
+	stats(&st);
+	for (i = 0; i < PROC_MAX; i++)
+		c0[i] = cpu_pid(st.st_pid[i]);
+	c0[PROC_MAX] = cpu_host();
 	w0 = bench_now_ns();
 	n = 1 + boot_many(1, want, nclients, ns);
 	wall = (bench_now_ns() - w0) / 1e9;
+	cpu_rows(&st, c0, n - 1);
 	snprintf(at, sizeof(at), "%zu up", n);
 	snprintf(what, sizeof(what), "boot of %zu more, %d clients at once",
 	    n - 1, nclients);
