@@ -80,7 +80,9 @@ done
 ! want density || BENCH_DENSITY=$density BENCH_UIDS=$uids \
     "$build/bench/density" "$dir/ctl.sock" "$runs"
 echo
-python3 bench/table.py --title "fenced bench: $(nproc) cpus, Linux $(uname -r), $runs runs, $started" \
-    --markdown "$build/bench/table.md" --svg "$build/bench/latency.svg" \
-    "$out/rows.tsv" | tee "$build/bench/table.txt"
-echo "table: $build/bench/table.txt, $build/bench/table.md; plot: $build/bench/latency.svg"
+title="fenced bench: $(nproc) cpus, Linux $(uname -r), $runs runs, $started"
+python3 bench/table.py --title "$title" --markdown "$build/bench/table.md" \
+    --svg "$build/bench/latency.svg" "$out/rows.tsv" |
+    tee "$build/bench/table.txt"
+echo "table: $build/bench/table.txt, $build/bench/table.md;" \
+    "plot: $build/bench/latency.svg"
