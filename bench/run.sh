@@ -61,24 +61,34 @@ done
 out=$build/bench/out
 rm -rf "$out"
 mkdir -p "$out"
+: > "$out/rows.tsv"
 export BENCH_OUT=$(cd "$out" && pwd)
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 echo "fenced bench, $(nproc) cpus, $(uname -r), $runs runs each"
 # The HTTP API first, while no other fence is listed: a token of
 # root's, then SOCKET RUNS PORT TOKEN.
 token=$("$build/bin/fencectl" -s "$dir/ctl.sock" token 2>/dev/null)
-! want http || "$build/bench/http" "$dir/ctl.sock" "$runs" "$port" "$token"
-! want boot || "$build/bench/boot" "$dir/ctl.sock" "$runs"
+# A bench that fails is said so; the table still shows what the others
+# measured, and make bench fails at the end.
+failed=
+run() {
+	_n=$1; shift
+	"$@" || { echo "bench: $_n failed (exit $?)" >&2; failed="$failed $_n"; }
+}
+! want http || run http "$build/bench/http" "$dir/ctl.sock" "$runs" "$port" \
+    "$token"
+! want boot || run boot "$build/bench/boot" "$dir/ctl.sock" "$runs"
 for b in "$build"/bench/*; do
 	case "$b" in */boot|*/http|*/density) continue ;; esac
 	[ -f "$b" ] && [ -x "$b" ] && want "${b##*/}" &&
-	    "$b" "$dir/ctl.sock" "$runs"
+	    run "${b##*/}" "$b" "$dir/ctl.sock" "$runs"
 done
-! want runsc || sh bench/runsc.sh "$build" "$dir/ctl.sock" "$dir/state" "$runs"
-! want vm || sh bench/vm.sh "$build" "$dir/ctl.sock" "$runs"
+! want runsc || run runsc sh bench/runsc.sh "$build" "$dir/ctl.sock" \
+    "$dir/state" "$runs"
+! want vm || run vm sh bench/vm.sh "$build" "$dir/ctl.sock" "$runs"
 # Last, on a daemon with no other fence: it boots BENCH_DENSITY.
-! want density || BENCH_DENSITY=$density BENCH_UIDS=$uids \
-    "$build/bench/density" "$dir/ctl.sock" "$runs"
+export BENCH_DENSITY=$density BENCH_UIDS=$uids
+! want density || run density "$build/bench/density" "$dir/ctl.sock" "$runs"
 echo
 title="fenced bench: $(nproc) cpus, Linux $(uname -r), $runs runs, $started"
 python3 bench/table.py --title "$title" --markdown "$build/bench/table.md" \
@@ -86,3 +96,4 @@ python3 bench/table.py --title "$title" --markdown "$build/bench/table.md" \
     tee "$build/bench/table.txt"
 echo "table: $build/bench/table.txt, $build/bench/table.md;" \
     "plot: $build/bench/latency.svg"
+[ -z "$failed" ] || { echo "bench: failed:$failed" >&2; exit 1; }
