@@ -551,15 +551,36 @@ left_procs(uid_t lo, uid_t hi)
 	return (n);
 }
 
+/*
+ * The fences' cgroups left: those of the fences booted, and any other
+ * folder beside them in the daemon's (a boot that failed half-way),
+ * but the daemon's own leaf of v2.
+ */
 static size_t
 left_cgroups(void)
 {
+	char		 folder[CG_PATH_MAX], *p;
 	struct stat	 sb;
+	struct dirent	*de;
+	DIR		*d;
 	size_t		 i, n = 0;
 
 	for (i = 0; i < nfences; i++)
 		if (fences[i].d_cg[0] != '\0' && stat(fences[i].d_cg, &sb) == 0)
 			n++;
+	if (n > 0 || nfences == 0 || fences[0].d_cg[0] == '\0')
+		return (n);
+	strlcpy(folder, fences[0].d_cg, sizeof(folder));
+	if ((p = strrchr(folder, '/')) == NULL || p == folder)
+		return (n);
+	*p = '\0';
+	if ((d = opendir(folder)) == NULL)
+		return (n);
+	while ((de = readdir(d)) != NULL)
+		if (de->d_type == DT_DIR && de->d_name[0] != '.' &&
+		    strcmp(de->d_name, "daemon") != 0)
+			n++;
+	closedir(d);
 	return (n);
 }
 
