@@ -1,7 +1,8 @@
 /*
  * Helpers of the benchmarks: a monotonic clock, the row printed for one
- * sample (median, 99th percentile, rate), a control socket connection
- * and the fork+exec+wait floor.
+ * sample (median, 99th percentile, rate) and recorded for the table of
+ * bench/table.py (docs/bench.md), a control socket connection and the
+ * fork+exec+wait floor.
  */
 #include <sys/types.h>
 #include <sys/socket.h>

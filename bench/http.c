@@ -14,11 +14,16 @@
  * Each request is timed from its first byte sent to its answer's last
  * byte read; an answer other than 200 counts as failed.
  *
- * The anchor of the list and state rows: a bare libevent evhttp
+ * The anchor of the list, state and exec rows: a bare libevent evhttp
  * handler in a child process of this program, serving the very bodies
  * fenced answered those requests with, on a port of its own; each of
  * those rows is followed by its ratio to the anchor's rate in the same
  * run.
+ *
+ * Then the time to a first answer (bench_first()): a boot of a fresh
+ * key and an exec in it, L1.5 and L2, and runsc and vm fences where
+ * those backends boot (fewer runs), against bwrap and `runsc run'
+ * (bench/boot.c, bench/runsc.sh: the table pairs them by name).
  */
 #include <sys/types.h>
 #include <sys/socket.h>
