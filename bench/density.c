@@ -47,6 +47,9 @@
 struct mem {
 	uint64_t	 m_rss;		/* KiB */
 	uint64_t	 m_pss;		/* KiB */
+	uint64_t	 m_pss_anon;	/* KiB, of which anonymous */
+	uint64_t	 m_pss_file;	/* KiB, of which of files */
+	uint64_t	 m_pss_shmem;	/* KiB, of which of shared memory */
 	uint64_t	 m_fds;		/* open descriptors */
 };
 
@@ -158,6 +161,12 @@ mem_add(pid_t pid, struct mem *m)
 			m->m_rss += v;
 		else if (sscanf(line, "Pss: %llu kB", &v) == 1)
 			m->m_pss += v;
+		else if (sscanf(line, "Pss_Anon: %llu kB", &v) == 1)
+			m->m_pss_anon += v;
+		else if (sscanf(line, "Pss_File: %llu kB", &v) == 1)
+			m->m_pss_file += v;
+		else if (sscanf(line, "Pss_Shmem: %llu kB", &v) == 1)
+			m->m_pss_shmem += v;
 	}
 	fclose(fp);
 	return (0);
@@ -788,6 +797,17 @@ main(int argc, char *argv[])
 		    NULL, "count", procs);
 		bench_value("idle memory", "PSS of one idle L1.5 fence", NULL,
 		    "KiB", one.m_pss);
+		/*
+		 * Its files' and shared memory's pages (the agent's text)
+		 * are shared with every other fence: one alone bears them
+		 * whole.
+		 */
+		bench_value("idle memory", "of which anonymous (Pss_Anon)",
+		    NULL, "KiB", one.m_pss_anon);
+		bench_value("idle memory", "of which files (Pss_File)", NULL,
+		    "KiB", one.m_pss_file);
+		bench_value("idle memory", "of which shared memory (Pss_Shmem)",
+		    NULL, "KiB", one.m_pss_shmem);
 		bench_value("idle memory", "RSS of one idle L1.5 fence", NULL,
 		    "KiB", one.m_rss);
 		if (cg_read(fences[0].d_cg, "memory.usage_in_bytes", NULL,
@@ -850,6 +870,9 @@ main(int argc, char *argv[])
 	snprintf(what, sizeof(what), "PSS per idle fence, %zu up", n);
 	bench_value("density", what, "PSS of one idle L1.5 fence", "KiB",
 	    nfences ? (double)all.m_pss / nfences : 0);
+	snprintf(what, sizeof(what), "of which anonymous, %zu up", n);
+	bench_value("density", what, "of which anonymous (Pss_Anon)", "KiB",
+	    nfences ? (double)all.m_pss_anon / nfences : 0);
 	list_exec(at, "1 up");
 
 	boot_segments("first round", 1);
