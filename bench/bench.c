@@ -1,10 +1,12 @@
 /*
  * Helpers of the benchmarks: a monotonic clock, the row printed for one
- * sample (median, 99th percentile, rate), a control socket connection
- * and the fork+exec+wait floor.
+ * sample (median, 99th percentile, rate) and recorded for the table of
+ * bench/table.py (docs/bench.md), a control socket connection and the
+ * fork+exec+wait floor.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 
@@ -12,6 +14,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,17 +46,134 @@ cmp_u64(const void *a, const void *b)
 }
 
 /*
- * One row: what, runs, median and p99 in milliseconds, and the rate
- * per second over the wall time the sample took.
+ * Where bench_row() files its rows: the section of the table and the
+ * row each is measured against (its anchor), set by bench_section().
  */
-/* Print a row of the sample; its rate per second (0: none). */
+static char	 bench_cur_section[64] = "misc";
+static char	 bench_cur_anchor[128] = "";
+static FILE	*bench_rows;
+static int	 bench_nsamples;
+
+void
+bench_section(const char *section, const char *anchor)
+{
+	strlcpy(bench_cur_section, section, sizeof(bench_cur_section));
+	strlcpy(bench_cur_anchor, anchor != NULL ? anchor : "",
+	    sizeof(bench_cur_anchor));
+}
+
+/*
+ * $BENCH_OUT/rows.tsv, opened for appending on the first row; NULL when
+ * BENCH_OUT is not set (a bench run by hand prints its table only).
+ */
+static FILE *
+bench_rows_file(void)
+{
+	const char	*dir;
+	char		 path[PATH_MAX];
+
+	if (bench_rows != NULL)
+		return (bench_rows);
+	if ((dir = getenv("BENCH_OUT")) == NULL || *dir == '\0')
+		return (NULL);
+	snprintf(path, sizeof(path), "%s/samples", dir);
+	if (mkdir(path, 0755) == -1 && errno != EEXIST)
+		err(1, "mkdir %s", path);
+	snprintf(path, sizeof(path), "%s/rows.tsv", dir);
+	if ((bench_rows = fopen(path, "a")) == NULL)
+		err(1, "%s", path);
+	return (bench_rows);
+}
+
+/* A field of the tsv, then sep: no tab or newline can end up in one. */
+static void
+bench_field(FILE *fp, const char *s, int sep)
+{
+	for (; *s != '\0'; s++)
+		fputc(*s == '\t' || *s == '\n' ? ' ' : *s, fp);
+	fputc(sep, fp);
+}
+
+/*
+ * One record: section, name, anchor, ratio by (median or rate), unit,
+ * n, median, p99, rate ("-": none), and the file of its samples
+ * (relative to BENCH_OUT; "-": none), or for a row skipped, why.
+ */
+static void
+bench_record(const char *section, const char *what, const char *anchor,
+    const char *by, const char *unit, size_t n, double median, double p99,
+    double rate, const char *samples)
+{
+	FILE	*fp;
+
+	if ((fp = bench_rows_file()) == NULL)
+		return;
+	bench_field(fp, section, '\t');
+	bench_field(fp, what, '\t');
+	bench_field(fp, *anchor != '\0' ? anchor : "-", '\t');
+	bench_field(fp, by, '\t');
+	bench_field(fp, unit, '\t');
+	fprintf(fp, "%zu\t%.6f\t%.6f\t", n, median, p99);
+	if (rate > 0)
+		fprintf(fp, "%.3f\t", rate);
+	else
+		fprintf(fp, "-\t");
+	bench_field(fp, samples, '\n');
+	fflush(fp);
+}
+
+/* The sorted sample in milliseconds, one a line; its name for the tsv. */
+static void
+bench_samples(const uint64_t *ns, size_t n, char *name, size_t size)
+{
+	const char	*dir;
+	char		 path[PATH_MAX];
+	FILE		*fp;
+	size_t		 i;
+
+	snprintf(name, size, "-");
+	if (bench_rows_file() == NULL)
+		return;
+	dir = getenv("BENCH_OUT");
+	snprintf(name, size, "samples/%ld-%d.txt", (long)getpid(),
+	    bench_nsamples++);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((fp = fopen(path, "w")) == NULL)
+		err(1, "%s", path);
+	for (i = 0; i < n; i++)
+		fprintf(fp, "%.6f\n", ns[i] / 1e6);
+	if (fclose(fp) == EOF)
+		err(1, "%s", path);
+}
+
+/*
+ * Print a row of the sample: what, runs, median and p99 in milliseconds,
+ * and the rate per second over the wall time the sample took (0: none);
+ * and record it in the current section against its anchor, the ratio
+ * taken of the medians.  Its rate per second.
+ */
 double
 bench_row(const char *what, uint64_t *ns, size_t n, double wall_s)
 {
+	return (bench_row_to(bench_cur_section, what, bench_cur_anchor,
+	    "median", ns, n, wall_s));
+}
+
+/*
+ * The same in a section and against an anchor of its own; by: "median"
+ * (the ratio of the medians) or "rate" (of the rates).
+ */
+double
+bench_row_to(const char *section, const char *what, const char *anchor,
+    const char *by, uint64_t *ns, size_t n, double wall_s)
+{
+	char	 samples[64];
 	size_t	 p99;
+	double	 rate;
 
 	if (n == 0) {
 		printf("%-34s %6s\n", what, "failed");
+		bench_record(section, what, anchor, by, "ms", 0, 0, 0, 0, "-");
 		return (0);
 	}
 	qsort(ns, n, sizeof(*ns), cmp_u64);
@@ -64,12 +184,39 @@ bench_row(const char *what, uint64_t *ns, size_t n, double wall_s)
 		p99 = n - 1;
 	printf("%-34s %6zu %10.3f %10.3f", what, n, ns[n / 2] / 1e6,
 	    ns[p99] / 1e6);
-	if (wall_s > 0)
-		printf(" %10.1f\n", n / wall_s);
+	rate = wall_s > 0 ? n / wall_s : 0;
+	if (rate > 0)
+		printf(" %10.1f\n", rate);
 	else
 		printf(" %10s\n", "-");
 	fflush(stdout);
-	return (wall_s > 0 ? n / wall_s : 0);
+	bench_samples(ns, n, samples, sizeof(samples));
+	bench_record(section, what, anchor, by, "ms", n, ns[n / 2] / 1e6,
+	    ns[p99] / 1e6, rate, samples);
+	return (rate);
+}
+
+/*
+ * A row of one measured value that is not a latency (a size, a wall
+ * time): printed, and recorded with its unit.
+ */
+void
+bench_value(const char *section, const char *what, const char *anchor,
+    const char *unit, double v)
+{
+	printf("%-44s %12.1f %s\n", what, v, unit);
+	fflush(stdout);
+	bench_record(section, what, anchor != NULL ? anchor : "", "median",
+	    unit, 1, v, v, 0, "-");
+}
+
+/* A row that could not be measured, and why: in the table as such. */
+void
+bench_skip(const char *section, const char *what, const char *why)
+{
+	printf("%-34s skipped: %s\n", what, why);
+	fflush(stdout);
+	bench_record(section, what, "", "median", "skip", 0, 0, 0, 0, why);
 }
 
 int

@@ -7,6 +7,12 @@
 
 uint64_t bench_now_ns(void);
 double	 bench_row(const char *, uint64_t *, size_t, double);
+void	 bench_section(const char *, const char *);
+double	 bench_row_to(const char *, const char *, const char *,
+	    const char *, uint64_t *, size_t, double);
+void	 bench_value(const char *, const char *, const char *,
+	    const char *, double);
+void	 bench_skip(const char *, const char *, const char *);
 int	 bench_ctl_connect(const char *);
 int	 bench_forkexec(char *const []);
 struct msg_fence;

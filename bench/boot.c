@@ -25,6 +25,10 @@
 #include "msg.h"
 #include "bench.h"
 
+/* The anchors: the rows of bwrap below, by name. */
+#define BWRAP_L15	"bwrap /bin/true (L1.5-like)"
+#define BWRAP_NET	"bwrap --unshare-net /bin/true"
+#define FORKEXEC	"fork+exec /bin/true"
 
 static void
 bench_tier(const char *sock, int tier, size_t runs)
@@ -65,6 +69,7 @@ bench_tier(const char *sock, int tier, size_t runs)
 		bench_ctl_call(sock, IMSG_CTL_STOP, buf, len, NULL);
 		free(buf);
 	}
+	bench_section("boot", tier == TIER_L2 ? BWRAP_NET : BWRAP_L15);
 	snprintf(what, sizeof(what), "fenced %s boot (fencectl)",
 	    tier_name(tier));
 	bench_row(what, req, n, (bench_now_ns() - w0) / 1e9);
@@ -84,7 +89,7 @@ bench_cmd(const char *what, char *const argv[], size_t runs)
 	if ((ns = calloc(runs, sizeof(*ns))) == NULL)
 		err(1, "calloc");
 	if (access(argv[0], X_OK) == -1) {
-		printf("%-34s %6s\n", what, "absent");
+		bench_skip("boot", what, "not installed");
 		free(ns);
 		return;
 	}
@@ -133,8 +138,10 @@ main(int argc, char *argv[])
 	bench_tier(argv[1], TIER_L1, runs);
 	bench_tier(argv[1], TIER_L15, runs);
 	bench_tier(argv[1], TIER_L2, runs);
-	bench_cmd("bwrap /bin/true (L1.5-like)", bw, runs);
-	bench_cmd("bwrap --unshare-net /bin/true", bwn, runs);
-	bench_cmd("fork+exec /bin/true", fe, runs);
+	bench_section("boot", FORKEXEC);
+	bench_cmd(BWRAP_L15, bw, runs);
+	bench_cmd(BWRAP_NET, bwn, runs);
+	bench_section("boot", NULL);
+	bench_cmd(FORKEXEC, fe, runs);
 	return (0);
 }

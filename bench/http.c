@@ -14,11 +14,16 @@
  * Each request is timed from its first byte sent to its answer's last
  * byte read; an answer other than 200 counts as failed.
  *
- * The anchor of the list and state rows: a bare libevent evhttp
+ * The anchor of the list, state and exec rows: a bare libevent evhttp
  * handler in a child process of this program, serving the very bodies
  * fenced answered those requests with, on a port of its own; each of
  * those rows is followed by its ratio to the anchor's rate in the same
  * run.
+ *
+ * Then the time to a first answer (bench_first()): a boot of a fresh
+ * key and an exec in it, L1.5 and L2, and runsc and vm fences where
+ * those backends boot (fewer runs), against bwrap and `runsc run'
+ * (bench/boot.c, bench/runsc.sh: the table pairs them by name).
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -172,9 +177,16 @@ bare_answer(struct evhttp_request *req, void *arg)
 	struct evbuffer	*out = evbuffer_new();
 	const char	*body = "{}";
 
-	for (; bb->bb_path != NULL; bb++)
-		if (strcmp(evhttp_request_get_uri(req), bb->bb_path) == 0)
+	const char	*uri = evhttp_request_get_uri(req);
+	size_t		 ul = strlen(uri), pl;
+
+	/* A path "*SUFFIX" stands for every path ending so. */
+	for (; bb->bb_path != NULL; bb++) {
+		pl = strlen(bb->bb_path + 1);
+		if (strcmp(uri, bb->bb_path) == 0 || (bb->bb_path[0] == '*' &&
+		    ul >= pl && strcmp(uri + ul - pl, bb->bb_path + 1) == 0))
 			body = bb->bb_body;
+	}
 	evbuffer_add(out, body, strlen(body));
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 	    "Content-Type", "application/json");
@@ -237,12 +249,13 @@ bench_boot(int k)
 enum bench_req { REQ_LIST, REQ_STATE, REQ_EXEC };
 
 static double
-bench_one(const char *what, int nconns, int total, enum bench_req kind)
+bench_one(const char *what, const char *anchor, int nconns, int total,
+    enum bench_req kind)
 {
 	struct hconn	*c;
 	struct pollfd	*pfd;
 	uint64_t	*ns, t0;
-	char		 path[128], name[64];
+	char		 path[128], name[64], aname[64];
 	size_t		 n = 0, len;
 	ssize_t		 r;
 	int		 i, status, live, failed = 0;
@@ -321,7 +334,10 @@ bench_one(const char *what, int nconns, int total, enum bench_req kind)
 		}
 	}
 	snprintf(name, sizeof(name), "%s, %d conns", what, nconns);
-	rate = bench_row(name, ns, n, (bench_now_ns() - t0) / 1e9);
+	snprintf(aname, sizeof(aname), "%s, %d conns", anchor != NULL ?
+	    anchor : "", nconns);
+	rate = bench_row_to("http", name, anchor != NULL ? aname : "",
+	    "rate", ns, n, (bench_now_ns() - t0) / 1e9);
 	if (failed)
 		printf("  %d requests not answered 200\n", failed);
 	for (i = 0; i < nconns; i++) {
@@ -342,22 +358,85 @@ bench_anchored(const char *what, const char *bare, int nconns, int total,
 	double	 r, a;
 
 	port = fport;
-	r = bench_one(what, nconns, total, kind);
+	r = bench_one(what, bare, nconns, total, kind);
 	port = bport;
-	a = bench_one(bare, nconns, total, kind);
+	a = bench_one(bare, NULL, nconns, total, kind);
 	port = fport;
 	if (a > 0)
 		printf("  %s, %d conns: %.2f of the bare handler\n", what,
 		    nconns, r / a);
 }
 
+/*
+ * Time to a first answer: POST a boot of a fresh key, then POST an exec
+ * of `true` in it, until that answer's last byte, each on a connection
+ * of its own as a new client would; then DELETE it (not timed).  The
+ * body names the tier or the backend.  A backend that does not boot is
+ * a row skipped, with fenced's answer.
+ */
+static void
+bench_first(const char *what, const char *body, const char *anchor,
+    int runs)
+{
+	uint64_t	*ns, *bns, *xns, t0, t1;
+	char		 path[128], why[256], part[96], *ans;
+	size_t		 n = 0;
+	int		 k, st;
+
+	snprintf(why, sizeof(why), "no exec answered 200");
+	if ((ns = calloc(runs, sizeof(*ns))) == NULL ||
+	    (bns = calloc(runs, sizeof(*bns))) == NULL ||
+	    (xns = calloc(runs, sizeof(*xns))) == NULL)
+		err(1, "calloc");
+	for (k = 0; k < runs; k++) {
+		snprintf(path, sizeof(path), "/api/environments/bench-first%d",
+		    k);
+		t0 = bench_now_ns();
+		if ((st = http_once("POST", path, body, &ans)) != 201) {
+			snprintf(why, sizeof(why), "boot answered %d: %.200s",
+			    st, ans);
+			free(ans);
+			if (n == 0)
+				break;
+			warnx("%s: %s", what, why);
+			continue;
+		}
+		free(ans);
+		t1 = bench_now_ns();
+		strlcat(path, "/exec", sizeof(path));
+		st = http_once("POST", path, "{\"argv\":[\"/bin/true\"]}",
+		    NULL);
+		if (st == 200) {
+			bns[n] = t1 - t0;
+			xns[n] = bench_now_ns() - t1;
+			ns[n++] = bench_now_ns() - t0;
+		} else
+			warnx("%s: exec answered %d", what, st);
+		path[strlen(path) - strlen("/exec")] = '\0';
+		(void)http_once("DELETE", path, "", NULL);
+	}
+	if (n == 0)
+		bench_skip("first answer", what, why);
+	else {
+		bench_row_to("first answer", what, anchor, "median", ns, n, 0);
+		/* Where it went: the boot, and the first exec after it. */
+		snprintf(part, sizeof(part), "%s: the boot", what);
+		bench_row_to("first answer", part, what, "median", bns, n, 0);
+		snprintf(part, sizeof(part), "%s: the first exec", what);
+		bench_row_to("first answer", part, what, "median", xns, n, 0);
+	}
+	free(ns);
+	free(bns);
+	free(xns);
+}
+
 int
 main(int argc, char *argv[])
 {
 	static const int conns[] = { 1, 16, 128 };
-	struct bare_body bodies[3];
+	struct bare_body bodies[4];
 	const char	*errstr;
-	char		 path[128], listname[64], *list, *state, *b;
+	char		 path[128], listname[64], *list, *state, *execd, *b;
 	size_t		 i;
 	int		 runs, k, fport, bport, total;
 	pid_t		 bare;
@@ -377,11 +456,14 @@ main(int argc, char *argv[])
 	/* The anchor serves the bodies fenced answers with, measured. */
 	usleep(200000);
 	if (http_once("GET", BENCH_LIST, "", &list) != 200 ||
-	    http_once("GET", BENCH_STATE, "", &state) != 200)
-		errx(1, "cannot read the list and the state");
+	    http_once("GET", BENCH_STATE, "", &state) != 200 ||
+	    http_once("POST", BENCH_STATE "/exec", "{\"argv\":[\"/bin/true\"]}",
+	    &execd) != 200)
+		errx(1, "cannot read the list, the state and an exec's answer");
 	bodies[0] = (struct bare_body){ BENCH_LIST, list };
 	bodies[1] = (struct bare_body){ BENCH_STATE, state };
-	bodies[2] = (struct bare_body){ NULL, NULL };
+	bodies[2] = (struct bare_body){ "*/exec", execd };
+	bodies[3] = (struct bare_body){ NULL, NULL };
 	fport = port;
 	bport = bare_start(bodies, &bare);
 	/* The list holds the bench's fences (and any left by others). */
@@ -392,26 +474,38 @@ main(int argc, char *argv[])
 	    "median ms", "p99 ms", "req/s");
 	for (i = 0; i < sizeof(conns) / sizeof(conns[0]); i++) {
 		total = runs * 10 > conns[i] * 20 ? runs * 10 : conns[i] * 20;
-		bench_anchored(listname,
-		    "  bare evhttp, same body", conns[i], total, REQ_LIST,
-		    fport, bport);
-		bench_anchored("GET state", "  bare evhttp, same body",
+		bench_anchored(listname, "bare evhttp, list body", conns[i],
+		    total, REQ_LIST, fport, bport);
+		bench_anchored("GET state", "bare evhttp, state body",
 		    conns[i], total, REQ_STATE, fport, bport);
 	}
-	kill(bare, SIGTERM);
-	(void)waitpid(bare, NULL, 0);
 	for (k = BENCH_LISTED; k < BENCH_FENCES; k++)
 		bench_boot(k);
 	for (i = 0; i < sizeof(conns) / sizeof(conns[0]); i++)
-		bench_one("POST exec /bin/true", conns[i],
-		    runs * 2 > conns[i] * 4 ? runs * 2 : conns[i] * 4,
-		    REQ_EXEC);
+		bench_anchored("POST exec /bin/true", "bare evhttp, exec body",
+		    conns[i], runs * 2 > conns[i] * 4 ? runs * 2 :
+		    conns[i] * 4, REQ_EXEC, fport, bport);
+	kill(bare, SIGTERM);
+	(void)waitpid(bare, NULL, 0);
 	for (k = 0; k < BENCH_FENCES; k++) {
 		snprintf(path, sizeof(path), "/api/environments/bench-http%d",
 		    k);
 		(void)http_once("DELETE", path, "", NULL);
 	}
+
+	/* Fewer runs where a boot takes 150 ms (runsc) or seconds (vm). */
+	printf("%-34s %6s %10s %10s\n", "first answer (POST boot, exec)",
+	    "runs", "median ms", "p99 ms");
+	bench_first("HTTP boot+exec true, L1.5", "{\"tier\":\"L1.5\"}",
+	    "bwrap /bin/true (L1.5-like)", runs);
+	bench_first("HTTP boot+exec true, L2", "{\"tier\":\"L2\"}",
+	    "bwrap --unshare-net /bin/true", runs);
+	bench_first("HTTP boot+exec true, runsc", "{\"backend\":\"runsc\"}",
+	    "runsc run /bin/true, same bundle", runs / 10 > 5 ? runs / 10 : 5);
+	bench_first("HTTP boot+exec true, vm", "{\"backend\":\"vm\"}",
+	    "bwrap /bin/true (L1.5-like)", runs / 50 > 3 ? runs / 50 : 3);
 	free(list);
 	free(state);
+	free(execd);
 	return (0);
 }

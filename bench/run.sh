@@ -1,10 +1,19 @@
 #!/bin/sh
 # make bench: start a fenced of our own on a temporary configuration and
 # run every benchmark against it, side by side with bubblewrap and the
-# fork+exec floor.  Loopback and unix sockets only.
+# fork+exec floor.  Loopback and unix sockets only.  Every bench also
+# records its rows in $BENCH_OUT (build/bench/out); at the end
+# bench/table.py prints them as one table, each row against its anchor,
+# and writes build/bench/table.txt, table.md and latency.svg
+# (docs/bench.md).
 set -eu
 build=$1
 runs=${BENCH_RUNS:-200}
+density=${BENCH_DENSITY:-1000}
+# BENCH_ONLY="density exec": only those of http boot exec runsc vm
+# density (the table then has only their rows).
+only=${BENCH_ONLY:-http boot exec runsc vm density}
+want() { case " $only " in *" $1 "*) return 0 ;; esac; return 1; }
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (fenced does)" >&2; exit 1; }
 sh scripts/user.sh
 dir=$(mktemp -d /tmp/fenced-bench.XXXXXX)
@@ -14,14 +23,25 @@ homes=$(mktemp -d /var/lib/fenced-bench.XXXXXX)
 port=$(ss -Htan | awk '{ n = split($4, a, ":"); used[a[n]] = 1 }
     END { for (p = 17700; p < 18700; p++) if (!(p in used)) { print p; exit } }')
 [ -n "$port" ] || { echo "bench: no free port" >&2; exit 1; }
-# The HTTP bench runs 128 connections and commands of one user at once.
+# Fence uids of our own, out of the regress suite's (1000000 + port *
+# 64) and of the default: room for every density fence and the others.
+uids=$((200000000 + (port - 17700) * 8192))
+uids="$uids-$((uids + density + 1023))"
+# The HTTP bench runs 128 connections and commands of one user at once;
+# the density bench boots BENCH_DENSITY fences of root's (each with the
+# default limits: the user totals are their sums).
 cat > "$dir/fenced.conf" <<CONF
 socket "$dir/ctl.sock"
 state "$dir/state"
 homes "$homes"
 listen on 127.0.0.1 port $port
+fence uids $uids
 http connections max 512 per user 256
 exec inflight per user 256
+user limit fences 256
+user limit memory 1024T
+user limit pids 4194304
+user limit cpu 262144
 probe dns "localhost"
 probe tcp "127.0.0.1:1"
 CONF
@@ -38,15 +58,42 @@ until "$build/bin/fencectl" -s "$dir/ctl.sock" show stats >/dev/null 2>&1; do
 	i=$((i + 1)); [ $i -lt 100 ] || { cat "$dir/fenced.log"; exit 1; }
 	sleep 0.05
 done
+out=$build/bench/out
+rm -rf "$out"
+mkdir -p "$out"
+: > "$out/rows.tsv"
+export BENCH_OUT=$(cd "$out" && pwd)
+started=$(date -u '+%Y-%m-%d %H:%M UTC')
 echo "fenced bench, $(nproc) cpus, $(uname -r), $runs runs each"
 # The HTTP API first, while no other fence is listed: a token of
 # root's, then SOCKET RUNS PORT TOKEN.
 token=$("$build/bin/fencectl" -s "$dir/ctl.sock" token 2>/dev/null)
-"$build/bench/http" "$dir/ctl.sock" "$runs" "$port" "$token"
-"$build/bench/boot" "$dir/ctl.sock" "$runs"
+# A bench that fails is said so; the table still shows what the others
+# measured, and make bench fails at the end.
+failed=
+run() {
+	_n=$1; shift
+	"$@" || { echo "bench: $_n failed (exit $?)" >&2; failed="$failed $_n"; }
+}
+! want http || run http "$build/bench/http" "$dir/ctl.sock" "$runs" "$port" \
+    "$token"
+! want boot || run boot "$build/bench/boot" "$dir/ctl.sock" "$runs"
 for b in "$build"/bench/*; do
-	case "$b" in */boot|*/http) continue ;; esac
-	[ -x "$b" ] && "$b" "$dir/ctl.sock" "$runs"
+	case "$b" in */boot|*/http|*/density) continue ;; esac
+	[ -f "$b" ] && [ -x "$b" ] && want "${b##*/}" &&
+	    run "${b##*/}" "$b" "$dir/ctl.sock" "$runs"
 done
-sh bench/runsc.sh "$build" "$dir/ctl.sock" "$dir/state" "$runs"
-sh bench/vm.sh "$build" "$dir/ctl.sock" "$runs"
+! want runsc || run runsc sh bench/runsc.sh "$build" "$dir/ctl.sock" \
+    "$dir/state" "$runs"
+! want vm || run vm sh bench/vm.sh "$build" "$dir/ctl.sock" "$runs"
+# Last, on a daemon with no other fence: it boots BENCH_DENSITY.
+export BENCH_DENSITY=$density BENCH_UIDS=$uids
+! want density || run density "$build/bench/density" "$dir/ctl.sock" "$runs"
+echo
+title="fenced bench: $(nproc) cpus, Linux $(uname -r), $runs runs, $started"
+python3 bench/table.py --title "$title" --markdown "$build/bench/table.md" \
+    --svg "$build/bench/latency.svg" "$out/rows.tsv" |
+    tee "$build/bench/table.txt"
+echo "table: $build/bench/table.txt, $build/bench/table.md;" \
+    "plot: $build/bench/latency.svg"
+[ -z "$failed" ] || { echo "bench: failed:$failed" >&2; exit 1; }

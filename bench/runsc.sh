@@ -10,11 +10,15 @@
 #   what one process costs inside the fence (fork+exec, posix_spawn,
 #     fork alone, timed by python3 in it): the floor under any exec.
 #	runsc.sh BUILD CTLSOCK STATE RUNS
+# Each row also goes to the table (bench/rows.subr).
 set -eu
 build=$1 sock=$2 state=$3 runs=$4
 ctl="$build/bin/fencectl -s $sock"
+. bench/rows.subr
 command -v runsc > /dev/null || {
 	echo "runsc: skipped, runsc is not installed (scripts/deps.sh)"
+	bench_rows_skip boot "runsc fence boot to agent ready" \
+	    "runsc is not installed (scripts/deps.sh)"
 	exit 0
 }
 n=$((runs / 10)); [ $n -ge 5 ] || n=5
@@ -58,6 +62,9 @@ printf "%-44s %10s us median of %d\n" "runsc fence boot to agent ready" \
     "$(median < "$tmp/boot")" $n
 printf "%-44s %10s us median of %d\n" "runsc run /bin/true, same bundle" \
     "$(median < "$tmp/run")" $n
+bench_rows boot "runsc fence boot to agent ready" \
+    "runsc run /bin/true, same bundle" median "$tmp/boot"
+bench_rows boot "runsc run /bin/true, same bundle" "" median "$tmp/run"
 
 $ctl boot bench-runsc backend runsc > /dev/null
 id=$(ls "$state/runsc/bundles" | head -1)
@@ -77,6 +84,9 @@ printf "%-44s %10s us median of %d\n" "runsc fence exec /bin/true (fencectl)" \
     "$a" $n
 printf "%-44s %10s us median of %d\n" "runsc exec /bin/true, same container" \
     "$r" $n
+bench_rows exec "runsc fence exec /bin/true (fencectl)" \
+    "runsc exec /bin/true, same container" median "$tmp/agent"
+bench_rows exec "runsc exec /bin/true, same container" "" median "$tmp/rexec"
 echo "runsc exec / agent exec: $(awk -v a="$a" -v r="$r" \
     'BEGIN { printf "%.1f", r / a }')x"
 # The floor under any exec in the fence: one process made inside

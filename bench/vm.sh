@@ -6,9 +6,12 @@
 # included), the accelerator named (docs/vm.md).  Few boots: under TCG
 # each takes seconds.
 #	vm.sh BUILD CTLSOCK RUNS
+# Each row also goes to the table (bench/rows.subr): the boot against
+# bwrap's, the exec against a native fence's through fencectl.
 set -eu
 build=$1 sock=$2 runs=$3
 ctl="$build/bin/fencectl -s $sock"
+. bench/rows.subr
 n=$((runs / 50)); [ $n -ge 3 ] || n=3
 m=$((runs / 10)); [ $m -ge 10 ] || m=10
 now_us() { echo $(($(date +%s%N) / 1000)); }
@@ -18,6 +21,7 @@ tmp=$(mktemp -d /tmp/fenced-bench-vm.XXXXXX)
 trap '$ctl stop bench-vm >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 $ctl boot bench-vm backend vm > "$tmp/boot.out" 2> "$tmp/err" || {
 	echo "vm: skipped, $(cat "$tmp/err")"
+	bench_rows_skip boot "vm fence boot to agent ready" "$(cat "$tmp/err")"
 	exit 0
 }
 accel=$(awk '$1 == "accel:" { print $2 }' "$tmp/boot.out")
@@ -32,6 +36,8 @@ while [ $i -lt $n ]; do
 done
 printf "%-44s %10s us median of %d\n" "vm ($accel) fence boot to agent ready" \
     "$(median < "$tmp/boot")" $n
+bench_rows boot "vm ($accel) fence boot to agent ready" \
+    "bwrap /bin/true (L1.5-like)" median "$tmp/boot"
 i=0
 while [ $i -lt $m ]; do
 	t0=$(now_us)
@@ -41,3 +47,5 @@ while [ $i -lt $m ]; do
 done
 printf "%-44s %10s us median of %d\n" "vm ($accel) fence exec /bin/true (fencectl)" \
     "$(median < "$tmp/exec")" $m
+bench_rows exec "vm ($accel) fence exec /bin/true (fencectl)" \
+    "fencectl exec /bin/true" median "$tmp/exec"
