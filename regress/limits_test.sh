@@ -344,12 +344,12 @@ pids_ceiling_exec_body() {
 	pid=$($CTL show environment big | awk '$1 == "pid:" { print $2 }')
 	atf_check -o match:"^Max open files +64 +64 " grep "Max open files" \
 	    /proc/$pid/limits
-	# bench/density found it: agent/agent_super.c moves the supervisor's
-	# four descriptors through fcntl(F_DUPFD_CLOEXEC, 64), which fails
+	# bench/density found it: agent/agent_super.c moved the supervisor's
+	# four descriptors through fcntl(F_DUPFD_CLOEXEC, 64), which failed
 	# under an RLIMIT_NOFILE of 68 or less (pids over 963), so every
-	# command and the first probe fail (exit 2 of the supervisor).
-	atf_expect_fail "agent_super_fds() dups to 64 and above; the fence's RLIMIT_NOFILE is 64 (FENCE_NOFILE_MIN)"
-	atf_check -o ignore $CTL exec big -- /bin/true
+	# command and the first probe failed (exit 2 of the supervisor).
+	atf_check -o inline:"ok\n" $CTL exec big -- echo ok
+	atf_check -o match:"^level: *L1.5" $CTL show environment big
 	$CTL stop big > /dev/null
 	fenced_stop
 }
