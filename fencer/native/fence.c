@@ -209,7 +209,7 @@ fence_child_exec(struct fence_ctx *ctx)
 {
 	sigset_t	 none;
 
-	if (fence_child_fds(ctx) == -1)
+	if (fence_child_fds(ctx) == -1 || fence_rlimit_nofile_set(ctx) == -1)
 		return;
 	if (chdir(ctx->fc_home_abs) == -1) {
 		fence_child_err(ctx, errno, "chdir %s", ctx->fc_home_abs);

@@ -164,6 +164,7 @@ int		 fence_caps_init(char *, size_t);
 rlim_t		 fence_rlimit_nofile(uint32_t);
 int		 fence_rlimit_core(struct fence_ctx *);
 int		 fence_rlimit_limits(struct fence_ctx *);
+int		 fence_rlimit_nofile_set(struct fence_ctx *);
 
 /* fence_landlock.c */
 int		 fence_landlock_probe(void);
