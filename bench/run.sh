@@ -38,10 +38,10 @@ listen on 127.0.0.1 port $port
 fence uids $uids
 http connections max 512 per user 256
 exec inflight per user 256
-user limit fences 256
+user limit fences 4096
 user limit memory 1024T
 user limit pids 4194304
-user limit cpu 262144
+user limit cpu 4194304
 probe dns "localhost"
 probe tcp "127.0.0.1:1"
 CONF
