@@ -11,7 +11,10 @@
  * a paravirtualised machine, this clone some 50 us), and the caller
  * sleeps until pid 1 has called execve or died, which is also the
  * moment fence_start() wants to return.  The price is that pid 1 must
- * not allocate or take locks before execve (fence_impl.h).
+ * not allocate or take locks before execve (fence_impl.h).  A pool
+ * pid 1 (docs/pool.md) is the exception: it waits for a boot before it
+ * executes anything, so it is cloned as fork() clones, with a copy of
+ * the page tables, off any request's path.
  */
 #include <sys/types.h>
 #include <sys/mman.h>
@@ -75,7 +78,10 @@ fence_ns_clone(struct fence_ctx *ctx, int (*fn)(void *), int *pidfd,
 	if (fence_ns_stack(err, errlen) == -1)
 		return (-1);
 	flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
-	    CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD;
+	    CLONE_PIDFD | SIGCHLD;
+	/* A pool pid 1 waits at the split point: it needs its own memory. */
+	if (!ctx->fc_pool)
+		flags |= CLONE_VM | CLONE_VFORK;
 	if (ctx->fc_tier >= TIER_L2)
 		flags |= CLONE_NEWNET;
 
