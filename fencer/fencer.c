@@ -22,6 +22,7 @@
 #include "proc.h"
 #include "fencer.h"
 #include "backend.h"
+#include "pool.h"
 
 static void	fencer_dispatch_broker(struct imsgev *, struct imsg *, void *);
 static void	fencer_dispatch_prober(struct imsgev *, struct imsg *, void *);
@@ -105,6 +106,7 @@ fencer_start_cb(void)
 	}
 	if (!vm_kvm_kept())
 		vm_kvm_dropped();
+	pool_start();
 }
 
 static void

@@ -28,6 +28,7 @@
 #include "msg.h"
 #include "fencer.h"
 #include "fencer_home.h"
+#include "pool.h"
 
 struct fencelist	 fencer_fences = TAILQ_HEAD_INITIALIZER(fencer_fences);
 static unsigned int	 fencer_nfences;
@@ -600,7 +601,7 @@ fencer_boot_args(const struct fence *f, struct backend_boot *bb)
 	bb->bb_init = "fence-agent";
 	bb->bb_argv = argv;
 	memcpy(bb->bb_cgroup_parent, cgparents, sizeof(cgparents));
-	bb->bb_cgroup_name = f->f_cgname;
+	bb->bb_cgroup_name = f != NULL ? f->f_cgname : NULL;
 #ifdef FENCED_TEST_HOOKS
 	/*
 	 * Test builds only: a fence that is called what it asked for but
@@ -891,7 +892,8 @@ fencer_reap(void)
 			if (f->f_started && f->f_info.f_pid == pid)
 				break;
 		if (f == NULL) {
-			(void)fencer_backends_child(pid, status);
+			if (!pool_reaped(pid))
+				(void)fencer_backends_child(pid, status);
 			continue;
 		}
 		f->f_backend->fb_reaped(f);	/* nothing left to wait for */
@@ -908,6 +910,7 @@ fencer_stop_all(void)
 {
 	struct fence	*f;
 
+	pool_fini();
 	while ((f = TAILQ_FIRST(&fencer_fences)) != NULL)
 		fence_end(f, STOP_SHUTDOWN, 0);
 	fencer_backends_fini();

@@ -647,8 +647,10 @@ fence_stop(struct fence_proc *proc)
 		rv = -1;
 	}
 	(void)fence_cgroup_kill(proc);
-	if (proc->fp_pid > 0 && proc->fp_pidfd >= 0) {
-		fence_reap(proc);
+	/* Reaped already (fb_reaped()) or not: the pidfd is closed. */
+	if (proc->fp_pidfd >= 0) {
+		if (proc->fp_pid > 0)
+			fence_reap(proc);
 		(void)close(proc->fp_pidfd);
 		proc->fp_pidfd = -1;
 	}
