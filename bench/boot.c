@@ -8,10 +8,16 @@
  * For each tier: RUNS boots through the control socket, each timed from
  * the boot request to the reply (which the fencer sends once the agent
  * said ready), then stopped; and the fencer's own measure of request to
- * agent ready.  Then bwrap and the fork+exec floor, RUNS times each.
+ * agent ready.  These boots are cold (`boot ... cold'), whatever warm
+ * pool the daemon keeps.  Then, where the daemon keeps an L1.5 pool
+ * (bench/run.sh: `pool L1.5 4'), RUNS pooled L1.5 boots, each once the
+ * pool is full again, with what the take cost in the fencer and the
+ * memory (PSS) of the pool's idle pid 1s.  Then bwrap and the fork+exec
+ * floor, RUNS times each, and the ratios of the boots to bwrap.
  */
 #include <sys/types.h>
 
+#include <dirent.h>
 #include <err.h>
 #include <errno.h>
 #include <poll.h>
@@ -25,6 +31,198 @@
 #include "msg.h"
 #include "bench.h"
 
+/* Medians (ns) of the rows the ratios are printed for. */
+static uint64_t	 med_cold15, med_cold15_agent, med_pool15, med_pool15_agent;
+static uint64_t	 med_bwrap;
+
+/* The median of a sample bench_row() has sorted. */
+static uint64_t
+bench_median(const uint64_t *ns, size_t n)
+{
+	return (n > 0 ? ns[n / 2] : 0);
+}
+
+/* `fencectl show stats', decoded. */
+static int
+bench_stats(const char *sock, struct msg_stats *st)
+{
+	struct imsgbuf	*ib;
+	struct imsg	 imsg;
+	int		 fd, r, ok = -1;
+
+	fd = bench_ctl_connect(sock);
+	if ((ib = imsgbuf_new(fd)) == NULL)
+		err(1, "imsgbuf_new");
+	if (imsgbuf_compose(ib, IMSG_CTL_SHOW_STATS, 0, 0, -1, NULL, 0) == -1 ||
+	    imsgbuf_flush(ib) == -1)
+		err(1, "send");
+	for (;;) {
+		while ((r = imsgbuf_get(ib, &imsg)) == 0) {
+			struct pollfd pfd = { fd, POLLIN, 0 };
+
+			if (poll(&pfd, 1, 30000) != 1)
+				errx(1, "no answer from fenced");
+			if (imsgbuf_read(ib) <= 0 && errno != EAGAIN)
+				errx(1, "fenced hung up");
+		}
+		if (r == -1)
+			err(1, "reply");
+		if (imsg.hdr.ih_type == IMSG_CTL_STATS)
+			ok = msg_stats_decode(imsg.data, imsg.len, st);
+		r = imsg.hdr.ih_type == IMSG_CTL_END;
+		imsg_free(&imsg);
+		if (r)
+			break;
+	}
+	imsgbuf_free(ib);
+	close(fd);
+	return (ok);
+}
+
+/* Wait (5 s at most) until the L1.5 pool is full; 0 if it is. */
+static int
+bench_pool_full(const char *sock, struct msg_stats *st)
+{
+	const struct msg_pool_tier *pt = &st->st_pool.p_tier[TIER_L15 - 1];
+	uint64_t	 t0 = bench_now_ns();
+
+	do {
+		if (bench_stats(sock, st) == -1)
+			errx(1, "bad statistics reply");
+		if (pt->pt_size > 0 && pt->pt_ready == pt->pt_size)
+			return (0);
+		usleep(500);
+	} while (bench_now_ns() - t0 < 5000000000ULL);
+	return (-1);
+}
+
+/* Pss of one process, from smaps_rollup; 0 if it cannot be read. */
+static uint64_t
+bench_pss_kib(pid_t pid)
+{
+	char			 path[64], line[256];
+	unsigned long long	 kib = 0;
+	FILE			*fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return (0);
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (sscanf(line, "Pss: %llu kB", &kib) == 1)
+			break;
+	fclose(fp);
+	return (kib);
+}
+
+/*
+ * The idle pool's pid 1s are the fencer's children once no fence runs:
+ * their PSS (smem's measure; smem is not installed), and the fencer's.
+ */
+static void
+bench_pool_pss(pid_t fencer, uint32_t size)
+{
+	char		 path[64];
+	FILE		*fp;
+	uint64_t	 sum = 0;
+	int		 pid, n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)fencer,
+	    (int)fencer);
+	if ((fp = fopen(path, "re")) == NULL) {
+		printf("%-34s %6s\n", "pool idle pid 1 PSS", "absent");
+		return;
+	}
+	while (fscanf(fp, "%d", &pid) == 1) {
+		sum += bench_pss_kib(pid);
+		n++;
+	}
+	fclose(fp);
+	printf("pool L1.5 %u: %d idle pid 1s, PSS %llu KiB together, %llu "
+	    "KiB each; the fencer %llu KiB\n", size, n,
+	    (unsigned long long)sum, n > 0 ? (unsigned long long)(sum / n) :
+	    0ULL, (unsigned long long)bench_pss_kib(fencer));
+}
+
+/* RUNS pooled L1.5 boots, each taken from a full pool, then stopped. */
+static void
+bench_pooled(const char *sock, size_t runs)
+{
+	struct msg_boot	 b;
+	struct msg_fence_req q;
+	struct msg_fence f;
+	struct msg_stats st;
+	uint64_t	*req, *agent, *take, t0, w0, wait_ns = 0;
+	size_t		 i, n = 0, cold = 0;
+	void		*buf;
+	size_t		 len;
+
+	if (bench_pool_full(sock, &st) == -1) {
+		printf("%-34s %6s\n", "fenced L1.5 pooled boot (fencectl)",
+		    "no pool");
+		return;
+	}
+	bench_pool_pss(st.st_pid[PROC_FENCER],
+	    st.st_pool.p_tier[TIER_L15 - 1].pt_size);
+	if ((req = calloc(runs, sizeof(*req))) == NULL ||
+	    (agent = calloc(runs, sizeof(*agent))) == NULL ||
+	    (take = calloc(runs, sizeof(*take))) == NULL)
+		err(1, "calloc");
+	w0 = bench_now_ns();
+	for (i = 0; i < runs; i++) {
+		/* The pool refills off the request's path: not timed. */
+		t0 = bench_now_ns();
+		if (bench_pool_full(sock, &st) == -1)
+			errx(1, "the L1.5 pool does not refill");
+		wait_ns += bench_now_ns() - t0;
+		memset(&b, 0, sizeof(b));
+		snprintf(b.b_key, sizeof(b.b_key), "bench-pool-%zu", i);
+		b.b_tier = TIER_L15;
+		if (msg_boot_encode(&b, &buf, &len) == -1)
+			err(1, "encode");
+		t0 = bench_now_ns();
+		if (bench_ctl_call(sock, IMSG_CTL_BOOT, buf, len, &f) == -1) {
+			warnx("boot %s failed", b.b_key);
+			free(buf);
+			continue;
+		}
+		free(buf);
+		if (!f.f_pooled)
+			cold++;
+		else {
+			req[n] = bench_now_ns() - t0;
+			take[n] = (uint64_t)f.f_timings.t_take_us * 1000;
+			agent[n++] = (uint64_t)f.f_timings.t_agent_us * 1000;
+		}
+		memset(&q, 0, sizeof(q));
+		q.r_owner = MSG_OWNER_NONE;
+		strlcpy(q.r_key, b.b_key, sizeof(q.r_key));
+		if (msg_fence_req_encode(&q, &buf, &len) == -1)
+			err(1, "encode");
+		bench_ctl_call(sock, IMSG_CTL_STOP, buf, len, NULL);
+		free(buf);
+	}
+	if (cold > 0)
+		printf("note: %zu of %zu boots found no pool fence ready\n",
+		    cold, runs);
+	bench_row("fenced L1.5 pooled boot (fencectl)", req, n,
+	    (bench_now_ns() - w0 - wait_ns) / 1e9);
+	med_pool15 = bench_median(req, n);
+	bench_row("pooled request->agent ready", agent, n, 0);
+	med_pool15_agent = bench_median(agent, n);
+	bench_row("pooled take (in the fencer)", take, n, 0);
+	free(req);
+	free(agent);
+	free(take);
+}
+
+static void
+bench_ratio(const char *what, uint64_t ns, uint64_t anchor)
+{
+	if (ns == 0 || anchor == 0)
+		return;
+	printf("%-34s %6s %10.3f x bwrap /bin/true\n", what, "", (double)ns /
+	    (double)anchor);
+}
 
 static void
 bench_tier(const char *sock, int tier, size_t runs)
@@ -46,6 +244,7 @@ bench_tier(const char *sock, int tier, size_t runs)
 		memset(&b, 0, sizeof(b));
 		snprintf(b.b_key, sizeof(b.b_key), "bench-%zu", i);
 		b.b_tier = tier;
+		b.b_cold = 1;
 		if (msg_boot_encode(&b, &buf, &len) == -1)
 			err(1, "encode");
 		t0 = bench_now_ns();
@@ -71,13 +270,18 @@ bench_tier(const char *sock, int tier, size_t runs)
 	snprintf(what, sizeof(what), "fenced %s request->agent ready",
 	    tier_name(tier));
 	bench_row(what, agent, n, 0);
+	if (tier == TIER_L15) {
+		med_cold15 = bench_median(req, n);
+		med_cold15_agent = bench_median(agent, n);
+	}
 	free(req);
 	free(agent);
 }
 
-static void
+static uint64_t
 bench_cmd(const char *what, char *const argv[], size_t runs)
 {
+	uint64_t	 med;
 	uint64_t	*ns, t0, w0;
 	size_t		 i, n = 0;
 
@@ -86,7 +290,7 @@ bench_cmd(const char *what, char *const argv[], size_t runs)
 	if (access(argv[0], X_OK) == -1) {
 		printf("%-34s %6s\n", what, "absent");
 		free(ns);
-		return;
+		return (0);
 	}
 	w0 = bench_now_ns();
 	for (i = 0; i < runs; i++) {
@@ -96,7 +300,9 @@ bench_cmd(const char *what, char *const argv[], size_t runs)
 		ns[n++] = bench_now_ns() - t0;
 	}
 	bench_row(what, ns, n, (bench_now_ns() - w0) / 1e9);
+	med = bench_median(ns, n);
 	free(ns);
+	return (med);
 }
 
 int
@@ -133,8 +339,16 @@ main(int argc, char *argv[])
 	bench_tier(argv[1], TIER_L1, runs);
 	bench_tier(argv[1], TIER_L15, runs);
 	bench_tier(argv[1], TIER_L2, runs);
-	bench_cmd("bwrap /bin/true (L1.5-like)", bw, runs);
+	bench_pooled(argv[1], runs);
+	med_bwrap = bench_cmd("bwrap /bin/true (L1.5-like)", bw, runs);
 	bench_cmd("bwrap --unshare-net /bin/true", bwn, runs);
 	bench_cmd("fork+exec /bin/true", fe, runs);
+	bench_ratio("fenced L1.5 boot (fencectl)", med_cold15, med_bwrap);
+	bench_ratio("fenced L1.5 request->agent ready", med_cold15_agent,
+	    med_bwrap);
+	bench_ratio("fenced L1.5 pooled boot (fencectl)", med_pool15,
+	    med_bwrap);
+	bench_ratio("pooled request->agent ready", med_pool15_agent,
+	    med_bwrap);
 	return (0);
 }

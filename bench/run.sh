@@ -24,6 +24,7 @@ http connections max 512 per user 256
 exec inflight per user 256
 probe dns "localhost"
 probe tcp "127.0.0.1:1"
+pool L1.5 4
 CONF
 # The vm backend where its boot files are built (make vm-images).
 if sh images/vm-conf "${IMAGES:-build/images}" "$build/vm" \

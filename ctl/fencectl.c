@@ -158,6 +158,7 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 		b.b_limits.fl_memory = res->memory;
 		b.b_limits.fl_pids = res->pids;
 		b.b_limits.fl_cpu_milli = res->cpu_milli;
+		b.b_cold = res->cold;
 		*type = IMSG_CTL_BOOT;
 		return (msg_boot_encode(&b, buf, len));
 	case CTL_EXEC:

@@ -507,6 +507,7 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	f->f_reqid = reqid;
 	f->f_info.f_limits = limits;
 	f->f_info.f_deadline = lifetime;
+	f->f_cold = b->b_cold;
 
 	/* ~ of a system account (/, /nonexistent) is nobody's to fill. */
 	if (c->c_home_limit == 0 && c->c_homes[0] == '~' &&
@@ -753,6 +754,7 @@ fence_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	    f->f_info.f_timings.t_agent_us);
 	fence_send(IMSG_FENCE_BOOTED, f->f_reqid, f, fd);
 	f->f_reqid = 0;
+	pool_kick();
 }
 
 static void
@@ -817,6 +819,7 @@ static void
 fence_end(struct fence *f, int reason, uint32_t reqid)
 {
 	int	 was_running = f->f_info.f_state == FENCE_RUNNING, oom = 0;
+	int	 was_booting = f->f_info.f_state == FENCE_BOOTING;
 
 	evtimer_del(&f->f_timer);
 	fencer_probe_end(f, 1);
@@ -843,6 +846,8 @@ fence_end(struct fence *f, int reason, uint32_t reqid)
 	TAILQ_REMOVE(&fencer_fences, f, f_entry);
 	fencer_nfences--;
 	fence_free(f);
+	if (was_booting)
+		pool_kick();
 }
 
 void
@@ -877,6 +882,19 @@ fencer_stop_req(uint32_t reqid, const struct msg_fence_req *q)
 	    NULL, 0) == -1)
 		log_warn("%s: to broker", __func__);
 	log_debug("%s: stopped %d", __func__, n);
+}
+
+/* How many boots are under way (before their agent is ready). */
+int
+fencer_booting(void)
+{
+	struct fence	*f;
+	int		 n = 0;
+
+	TAILQ_FOREACH(f, &fencer_fences, f_entry)
+		if (f->f_info.f_state == FENCE_BOOTING)
+			n++;
+	return (n);
 }
 
 /* A fence's pid 1 died: the fence is over. */

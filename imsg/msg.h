@@ -133,6 +133,8 @@ struct msg_boot {
 					   fence_level, L1 to L4), 0: none */
 	uint32_t	 b_lifetime;	/* seconds, 0: configured */
 	struct fence_limits b_limits;	/* 0 fields: configured */
+	int		 b_cold;	/* 1: built cold, never from the warm
+					   pool (fencectl boot ... cold) */
 };
 
 /*

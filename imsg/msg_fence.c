@@ -145,6 +145,7 @@ static const struct mc_field msg_boot_fields[] = {
 	MC_SUB(struct msg_boot, b_limits, msg_limits),
 	MC_NIL(),	/* reserved: probe targets */
 	MC_NIL(),	/* reserved */
+	MC_B(struct msg_boot, b_cold),
 };
 static const struct mc_table msg_boot = MC_TABLE(msg_boot_fields);
 

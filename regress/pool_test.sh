@@ -139,6 +139,13 @@ pooled_body() {
 	atf_check -o match:"^pooled: *yes" $CTL show environment pc
 	atf_check -o inline:"ok\n" $CTL exec pc -- echo ok
 
+	# `cold' builds without the pool, equally strong: the same verdicts.
+	atf_check -o match:"^state: *running" $CTL boot pd tier L1.5 cold
+	atf_check -o match:"^pooled: *no" $CTL show environment pd
+	atf_check_equal L1.5 "$(level_of pd)"
+	axes_of pd > cold.axes
+	atf_check -o file:cold.axes cat pooled.axes
+
 	# The daemon's stop leaves no pool process, cgroup or mount.
 	pids2=$(pool_pids)
 	cgs=$(fenced_cgroup_dirs)
@@ -157,8 +164,8 @@ pooled_body() {
 	atf_check -o match:"^state: *running" $CTL boot pa tier L1.5
 	atf_check -o match:"^pooled: *no" $CTL show environment pa
 	atf_check_equal L1.5 "$(level_of pa)"
-	axes_of pa > cold.axes
-	atf_check -o file:cold.axes cat pooled.axes
+	axes_of pa > restarted.axes
+	atf_check -o file:restarted.axes cat pooled.axes
 	# The cold boot finds the pooled one's home as it was left.
 	atf_check -o inline:"a\n" $CTL exec pa -- cat mine
 	atf_check -o empty $CTL exec pa -- ls -A /tmp

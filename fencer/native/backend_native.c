@@ -78,7 +78,8 @@ native_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	native_spec(f, bb, &spec);
 	spec.fs_chan = sp[1];
 	/* A fence of the warm pool if one is ready, else a cold boot. */
-	if ((r = pool_take(&spec, p, err, errlen)) == 1)
+	r = f->f_cold ? 1 : pool_take(&spec, p, err, errlen);
+	if (r == 1)
 		r = fence_start(&spec, p, err, errlen);
 	if (r == -1) {
 		close(sp[0]);

@@ -15,6 +15,7 @@ struct fence_proc;
 void	pool_start(void);
 void	pool_fini(void);
 int	pool_reaped(pid_t);
+void	pool_kick(void);
 int	pool_take(const struct fence_spec *, struct fence_proc *, char *,
 	    size_t);
 
