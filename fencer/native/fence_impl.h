@@ -7,7 +7,9 @@
  *
  * The fence's first process is cloned with CLONE_VM|CLONE_VFORK (see
  * fence_ns.c): until it calls execve it shares the caller's memory, and
- * the caller is suspended.  Code that runs in that child ("child side"
+ * the caller is suspended.  (A pool pid 1, docs/pool.md, is cloned
+ * without them and has its own copy; the rules below hold for it all
+ * the same, so one code serves both.)  Code that runs in that child ("child side"
  * below) must therefore not allocate, take locks, touch stdio streams or
  * call glibc's set*id() wrappers (which would signal the caller's other
  * threads); it uses raw system calls and the buffers of struct fence_ctx,

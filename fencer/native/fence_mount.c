@@ -15,7 +15,8 @@
  *			tmpfs holding copies of fence-agent, fence-probe
  *			and the init only
  *	/home		fresh tmpfs 0755; /home/<user> is the sandbox
- *			home, bound read-write (nosuid, nodev)
+ *			home, attached read-write (nosuid, nodev) after
+ *			the split point of fence_steps[] (fence_mount_home())
  *	/dev		tmpfs with null, zero, full, random, urandom, tty
  *			bound from the host, fd/stdin/stdout/stderr links,
  *			a /dev/shm tmpfs (an eighth); read-only; with
@@ -27,10 +28,12 @@
  *			read-only tmpfs
  *	/sys		absent
  *
- * The home is opened before the staging tmpfs hides anything, and bound
- * from its file descriptor: it is opened without following any symlink
- * and must belong to the fence's uid, so a symlink swapped in after
- * fence_home_prepare() checked the path cannot redirect the bind.
+ * The home is a detached mount (fence_mount_home_tree()), made while the
+ * host's tree is still in sight (by pid 1 before its mounts, or by the
+ * fencer at a pool fence's take, docs/pool.md) and attached after
+ * pivot_root: it is opened without following any symlink and must
+ * belong to the fence's uid, so a symlink swapped in after
+ * fence_home_prepare() checked the path cannot redirect it.
  *
  * Everything of the host a fence sees is in fence_host_binds[] below,
  * one table, so that whoever reads a fence's mount table from the host
