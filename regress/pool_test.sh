@@ -202,6 +202,35 @@ pooled_l2_body() {
 }
 pooled_l2_cleanup() { fenced_cleanup; }
 
+atf_test_case pooled_image cleanup
+pooled_image_head() {
+	atf_set descr "with limit home and pool L1.5 1: a pooled fence's home is its ext4 image, made by the fencer at the take: full at its size, its root \"/\" in the mount table, its files kept for the next (cold) boot"
+	atf_set require.user root
+	atf_set timeout 120
+}
+pooled_image_body() {
+	fenced_vars
+	pool_require
+	{ fenced_conf; echo 'limit home 32M'; echo 'pool L1.5 1'; } > fenced.conf
+	fenced_start
+	wait_until 20 pool_full L1.5:1 || atf_fail "pool never filled"
+	atf_check -o match:"^state: *running" $CTL boot big tier L1.5
+	atf_check -o match:"^pooled: *yes" $CTL show environment big
+	atf_check_equal L1.5 "$(level_of big)"
+	$CTL exec big -- cat /proc/self/mountinfo > mi
+	atf_check -o match:" / /home/fence-[0-9]+ rw,nosuid,nodev.* - ext4 /dev/loop" cat mi
+	atf_check -s exit:1 -o empty grep -F -e "$PWD" -e state mi
+	atf_check -s not-exit:0 -e match:"No space left on device" \
+	    $CTL exec big -- fallocate -l 100M big
+	atf_check $CTL exec big -- sh -c 'rm -f big; echo kept > note'
+	atf_check -o match:"^stopped big" $CTL stop big
+	loop_wait_detached "$PWD/state/homes/0/big.img"
+	atf_check -o match:"^state: *running" $CTL boot big tier L1.5 cold
+	atf_check -o inline:"kept\n" $CTL exec big -- cat note
+	fenced_stop
+}
+pooled_image_cleanup() { fenced_cleanup; }
+
 atf_test_case sigkill cleanup
 sigkill_head() {
 	atf_set descr "SIGKILL of the fencer takes the pool's pid 1s with it (parent death signal) and the daemon's stop sweeps their cgroups; SIGKILL of the whole daemon leaves cgroups the next start sweeps"
@@ -257,5 +286,6 @@ sigkill_cleanup() { fenced_cleanup; }
 atf_init_test_cases() {
 	atf_add_test_case pooled
 	atf_add_test_case pooled_l2
+	atf_add_test_case pooled_image
 	atf_add_test_case sigkill
 }
