@@ -67,6 +67,7 @@ struct proc_self fencer_self = {
 	.ps_prepare_cb = fencer_prepare,
 	.ps_init_cb = fencer_init_cb,
 	.ps_start_cb = fencer_start_cb,
+	.ps_config_cb = pool_configured,
 	.ps_shutdown_cb = fencer_shutdown,
 };
 

@@ -175,7 +175,7 @@ pooled_cleanup() { fenced_cleanup; }
 
 atf_test_case pooled_l2 cleanup
 pooled_l2_head() {
-	atf_set descr "with pool L2 1: a pooled L2 fence has no network but lo, earns L2, and its tmpfs sizes follow the boot's memory limit"
+	atf_set descr "with pool L2 1: a pooled L2 fence has no network but lo, earns L2, and its tmpfs sizes follow the boot's memory limit; a reload grows and empties the pool"
 	atf_set require.user root
 	atf_set timeout 120
 }
@@ -198,6 +198,15 @@ pooled_l2_body() {
 	atf_check -o match:"^pooled: *yes" $CTL show environment m
 	atf_check -o match:"size=65536k" $CTL exec m -- \
 	    sh -c "grep ' /tmp ' /proc/self/mountinfo"
+	# A reload grows the pool, and shrinks it to nothing.
+	sed -i 's/^pool L2 1$/pool L2 3/' fenced.conf
+	atf_check -o ignore $CTL reload
+	wait_until 30 pool_full L2:3 || atf_fail "reload did not grow the pool: $($CTL show stats)"
+	[ "$(pool_pids | wc -l)" -eq 3 ] || atf_fail "not 3 pool pid 1s: $(pool_pids)"
+	sed -i 's/^pool L2 3$/pool L2 0/' fenced.conf
+	atf_check -o ignore $CTL reload
+	wait_until 30 pool_full L2:0 || atf_fail "reload did not empty the pool: $($CTL show stats)"
+	wait_empty pool_pids
 	fenced_stop
 }
 pooled_l2_cleanup() { fenced_cleanup; }

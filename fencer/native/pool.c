@@ -49,6 +49,7 @@ static struct pool_slot	 pool_slots[3][POOL_MAX];
 static struct msg_pool	 pool_stats;
 static struct event	 pool_ev_refill;
 static int		 pool_on;
+static int		 pool_started;	/* pool_start() was called */
 static unsigned long	 pool_seq;
 static const char *const pool_tier_tag[3] = { "l1", "l15", "l2" };
 
@@ -249,6 +250,7 @@ pool_start(void)
 	const char	*why;
 	int		 t, any = 0;
 
+	pool_started = 1;
 	for (t = 0; t < 3; t++)
 		any |= c->c_pool[t] != 0;
 	if (!any)
@@ -265,12 +267,45 @@ pool_start(void)
 	pool_schedule(0);
 }
 
+/*
+ * A reload: the sizes may have changed.  What is now too many goes at
+ * once (the statistics never show more ready than configured);
+ * pool_refill() grows a pool a fence at a time; a pool that was off
+ * starts.
+ */
+void
+pool_configured(void)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	uint32_t	 n, want;
+	int		 t, i;
+
+	if (!pool_started)
+		return;		/* the first configuration: pool_start() */
+	if (!pool_on) {
+		pool_start();
+		return;
+	}
+	for (t = 0; t < 3; t++) {
+		want = c->c_pool[t] > POOL_MAX ? POOL_MAX : c->c_pool[t];
+		for (n = 0, i = 0; i < POOL_MAX; i++) {
+			if (pool_slots[t][i].ps_state == POOL_FREE)
+				continue;
+			if (++n > want)
+				pool_slot_drop(t, &pool_slots[t][i]);
+		}
+	}
+	pool_send_stats();
+	pool_schedule(0);
+}
+
 /* The daemon stops: no pool fence outlives the fencer's own stop. */
 void
 pool_fini(void)
 {
 	int	 t, i;
 
+	pool_started = 0;
 	if (!pool_on)
 		return;
 	pool_on = 0;

@@ -16,6 +16,7 @@ void	pool_start(void);
 void	pool_fini(void);
 int	pool_reaped(pid_t);
 void	pool_kick(void);
+void	pool_configured(void);
 int	pool_take(const struct fence_spec *, struct fence_proc *, char *,
 	    size_t);
 
