@@ -155,6 +155,7 @@ uint64_t	 fence_now_us(void);
 /* fence_ns.c */
 pid_t		 fence_ns_clone(struct fence_ctx *, int (*)(void *), int *,
 		    char *, size_t);
+void		 fence_ns_stack_touch(const char *);
 int		 fence_ns_cgroup(struct fence_ctx *);
 int		 fence_ns_hostname(struct fence_ctx *);
 int		 fence_ns_session(struct fence_ctx *);
