@@ -33,7 +33,7 @@
 
 /* Medians (ns) of the rows the ratios are printed for. */
 static uint64_t	 med_cold15, med_cold15_agent, med_pool15, med_pool15_agent;
-static uint64_t	 med_bwrap;
+static uint64_t	 med_bwrap, med_icold15, med_icold15_agent;
 
 /* The median of a sample bench_row() has sorted. */
 static uint64_t
@@ -143,18 +143,57 @@ bench_pool_pss(pid_t fencer, uint32_t size)
 	    0ULL, (unsigned long long)bench_pss_kib(fencer));
 }
 
-/* RUNS pooled L1.5 boots, each taken from a full pool, then stopped. */
-static void
-bench_pooled(const char *sock, size_t runs)
+/* One boot of KEY (cold or not) and its stop: 0, or -1 if it failed. */
+static int
+bench_boot_stop(const char *sock, const char *key, int cold,
+    struct msg_fence *f, uint64_t *ns)
 {
 	struct msg_boot	 b;
 	struct msg_fence_req q;
-	struct msg_fence f;
-	struct msg_stats st;
-	uint64_t	*req, *agent, *take, t0, w0, wait_ns = 0;
-	size_t		 i, n = 0, cold = 0;
+	uint64_t	 t0;
 	void		*buf;
 	size_t		 len;
+	int		 r;
+
+	memset(&b, 0, sizeof(b));
+	strlcpy(b.b_key, key, sizeof(b.b_key));
+	b.b_tier = TIER_L15;
+	b.b_cold = cold;
+	if (msg_boot_encode(&b, &buf, &len) == -1)
+		err(1, "encode");
+	t0 = bench_now_ns();
+	r = bench_ctl_call(sock, IMSG_CTL_BOOT, buf, len, f);
+	*ns = bench_now_ns() - t0;
+	free(buf);
+	if (r == -1) {
+		warnx("boot %s failed", key);
+		return (-1);
+	}
+	memset(&q, 0, sizeof(q));
+	q.r_owner = MSG_OWNER_NONE;
+	strlcpy(q.r_key, key, sizeof(q.r_key));
+	if (msg_fence_req_encode(&q, &buf, &len) == -1)
+		err(1, "encode");
+	bench_ctl_call(sock, IMSG_CTL_STOP, buf, len, NULL);
+	free(buf);
+	return (0);
+}
+
+/*
+ * RUNS pooled L1.5 boots, each taken from a full pool, then stopped;
+ * each followed by a cold one, so that both samples see the same load
+ * (this machine is shared: rows taken minutes apart differ by more than
+ * the pool saves).
+ */
+static void
+bench_pooled(const char *sock, size_t runs)
+{
+	struct msg_fence f;
+	struct msg_stats st;
+	uint64_t	*req, *agent, *take, *creq, *cagent, t0, w0, ns;
+	uint64_t	 wait_ns = 0;
+	size_t		 i, n = 0, nc = 0, cold = 0;
+	char		 key[FENCE_KEY_SIZE];
 
 	if (bench_pool_full(sock, &st) == -1) {
 		printf("%-34s %6s\n", "fenced L1.5 pooled boot (fencectl)",
@@ -165,7 +204,9 @@ bench_pooled(const char *sock, size_t runs)
 	    st.st_pool.p_tier[TIER_L15 - 1].pt_size);
 	if ((req = calloc(runs, sizeof(*req))) == NULL ||
 	    (agent = calloc(runs, sizeof(*agent))) == NULL ||
-	    (take = calloc(runs, sizeof(*take))) == NULL)
+	    (take = calloc(runs, sizeof(*take))) == NULL ||
+	    (creq = calloc(runs, sizeof(*creq))) == NULL ||
+	    (cagent = calloc(runs, sizeof(*cagent))) == NULL)
 		err(1, "calloc");
 	w0 = bench_now_ns();
 	for (i = 0; i < runs; i++) {
@@ -174,32 +215,24 @@ bench_pooled(const char *sock, size_t runs)
 		if (bench_pool_full(sock, &st) == -1)
 			errx(1, "the L1.5 pool does not refill");
 		wait_ns += bench_now_ns() - t0;
-		memset(&b, 0, sizeof(b));
-		snprintf(b.b_key, sizeof(b.b_key), "bench-pool-%zu", i);
-		b.b_tier = TIER_L15;
-		if (msg_boot_encode(&b, &buf, &len) == -1)
-			err(1, "encode");
+		snprintf(key, sizeof(key), "bench-pool-%zu", i);
+		if (bench_boot_stop(sock, key, 0, &f, &ns) == 0) {
+			if (!f.f_pooled)
+				cold++;
+			else {
+				req[n] = ns;
+				take[n] = (uint64_t)f.f_timings.t_take_us * 1000;
+				agent[n++] = (uint64_t)f.f_timings.t_agent_us *
+				    1000;
+			}
+		}
 		t0 = bench_now_ns();
-		if (bench_ctl_call(sock, IMSG_CTL_BOOT, buf, len, &f) == -1) {
-			warnx("boot %s failed", b.b_key);
-			free(buf);
-			continue;
+		snprintf(key, sizeof(key), "bench-cold-%zu", i);
+		if (bench_boot_stop(sock, key, 1, &f, &ns) == 0) {
+			creq[nc] = ns;
+			cagent[nc++] = (uint64_t)f.f_timings.t_agent_us * 1000;
 		}
-		free(buf);
-		if (!f.f_pooled)
-			cold++;
-		else {
-			req[n] = bench_now_ns() - t0;
-			take[n] = (uint64_t)f.f_timings.t_take_us * 1000;
-			agent[n++] = (uint64_t)f.f_timings.t_agent_us * 1000;
-		}
-		memset(&q, 0, sizeof(q));
-		q.r_owner = MSG_OWNER_NONE;
-		strlcpy(q.r_key, b.b_key, sizeof(q.r_key));
-		if (msg_fence_req_encode(&q, &buf, &len) == -1)
-			err(1, "encode");
-		bench_ctl_call(sock, IMSG_CTL_STOP, buf, len, NULL);
-		free(buf);
+		wait_ns += bench_now_ns() - t0;
 	}
 	if (cold > 0)
 		printf("note: %zu of %zu boots found no pool fence ready\n",
@@ -210,9 +243,15 @@ bench_pooled(const char *sock, size_t runs)
 	bench_row("pooled request->agent ready", agent, n, 0);
 	med_pool15_agent = bench_median(agent, n);
 	bench_row("pooled take (in the fencer)", take, n, 0);
+	bench_row("  L1.5 cold boot, interleaved", creq, nc, 0);
+	med_icold15 = bench_median(creq, nc);
+	bench_row("  cold request->agent ready, i.", cagent, nc, 0);
+	med_icold15_agent = bench_median(cagent, nc);
 	free(req);
 	free(agent);
 	free(take);
+	free(creq);
+	free(cagent);
 }
 
 static void
@@ -349,6 +388,9 @@ main(int argc, char *argv[])
 	bench_ratio("fenced L1.5 pooled boot (fencectl)", med_pool15,
 	    med_bwrap);
 	bench_ratio("pooled request->agent ready", med_pool15_agent,
+	    med_bwrap);
+	bench_ratio("  L1.5 cold boot, interleaved", med_icold15, med_bwrap);
+	bench_ratio("  cold request->agent ready, i.", med_icold15_agent,
 	    med_bwrap);
 	return (0);
 }
