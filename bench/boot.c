@@ -8,7 +8,10 @@
  * For each tier: RUNS boots through the control socket, each timed from
  * the boot request to the reply (which the fencer sends once the agent
  * said ready), then stopped; and the fencer's own measure of request to
- * agent ready.  Then bwrap and the fork+exec floor, RUNS times each.
+ * agent ready.  Then, where the daemon has `pool L1.5', RUNS boots
+ * taken from the pool, each followed by a cold one (the same load for
+ * both), the take's own time, and the idle pool's memory.  Then bwrap
+ * and the fork+exec floor, RUNS times each.
  */
 #include <sys/types.h>
 
@@ -30,6 +33,224 @@
 #define BWRAP_NET	"bwrap --unshare-net /bin/true"
 #define FORKEXEC	"fork+exec /bin/true"
 
+/* `fencectl show stats', decoded. */
+static int
+bench_stats(const char *sock, struct msg_stats *st)
+{
+	struct imsgbuf	*ib;
+	struct imsg	 imsg;
+	int		 fd, r, ok = -1;
+
+	fd = bench_ctl_connect(sock);
+	if ((ib = imsgbuf_new(fd)) == NULL)
+		err(1, "imsgbuf_new");
+	if (imsgbuf_compose(ib, IMSG_CTL_SHOW_STATS, 0, 0, -1, NULL, 0) == -1 ||
+	    imsgbuf_flush(ib) == -1)
+		err(1, "send");
+	for (;;) {
+		while ((r = imsgbuf_get(ib, &imsg)) == 0) {
+			struct pollfd pfd = { fd, POLLIN, 0 };
+
+			if (poll(&pfd, 1, 30000) != 1)
+				errx(1, "no answer from fenced");
+			if (imsgbuf_read(ib) <= 0 && errno != EAGAIN)
+				errx(1, "fenced hung up");
+		}
+		if (r == -1)
+			err(1, "reply");
+		if (imsg.hdr.ih_type == IMSG_CTL_STATS)
+			ok = msg_stats_decode(imsg.data, imsg.len, st);
+		r = imsg.hdr.ih_type == IMSG_CTL_END;
+		imsg_free(&imsg);
+		if (r)
+			break;
+	}
+	imsgbuf_free(ib);
+	close(fd);
+	return (ok);
+}
+
+/* Wait (5 s at most) until the L1.5 pool is full; 0 if it is. */
+static int
+bench_pool_full(const char *sock, struct msg_stats *st)
+{
+	const struct msg_pool_tier *pt = &st->st_pool.p_tier[TIER_L15 - 1];
+	uint64_t	 t0 = bench_now_ns();
+
+	do {
+		if (bench_stats(sock, st) == -1)
+			errx(1, "bad statistics reply");
+		if (pt->pt_size > 0 && pt->pt_ready == pt->pt_size)
+			return (0);
+		usleep(500);
+	} while (bench_now_ns() - t0 < 5000000000ULL);
+	return (-1);
+}
+
+/* Pss of one process, from smaps_rollup; 0 if it cannot be read. */
+static uint64_t
+bench_pss_kib(pid_t pid)
+{
+	char			 path[64], line[256];
+	unsigned long long	 kib = 0;
+	FILE			*fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return (0);
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (sscanf(line, "Pss: %llu kB", &kib) == 1)
+			break;
+	fclose(fp);
+	return (kib);
+}
+
+/*
+ * The idle pool's pid 1s are the fencer's children once no fence runs:
+ * their PSS (smem's measure; smem is not installed), and the fencer's.
+ */
+static void
+bench_pool_pss(pid_t fencer, uint32_t size)
+{
+	char		 path[64];
+	FILE		*fp;
+	uint64_t	 sum = 0;
+	int		 pid, n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)fencer,
+	    (int)fencer);
+	if ((fp = fopen(path, "re")) == NULL) {
+		bench_skip("pooled boot", "PSS of one idle pool pid 1",
+		    "no /proc/PID/task/PID/children");
+		return;
+	}
+	while (fscanf(fp, "%d", &pid) == 1) {
+		sum += bench_pss_kib(pid);
+		n++;
+	}
+	fclose(fp);
+	if (n == 0 || (uint32_t)n != size) {
+		bench_skip("pooled boot", "PSS of one idle pool pid 1",
+		    "the fencer's children are not the pool alone");
+		return;
+	}
+	bench_value("pooled boot", "idle pool pid 1s (pool L1.5)", NULL,
+	    "count", n);
+	bench_value("pooled boot", "PSS of one idle pool pid 1", NULL, "KiB",
+	    (double)sum / n);
+	bench_value("pooled boot", "the fencer's PSS beside them", NULL, "KiB",
+	    (double)bench_pss_kib(fencer));
+}
+
+/* One boot of KEY (cold or not) and its stop: 0, or -1 if it failed. */
+static int
+bench_boot_stop(const char *sock, const char *key, int cold,
+    struct msg_fence *f, uint64_t *ns)
+{
+	struct msg_boot	 b;
+	struct msg_fence_req q;
+	uint64_t	 t0;
+	void		*buf;
+	size_t		 len;
+	int		 r;
+
+	memset(&b, 0, sizeof(b));
+	strlcpy(b.b_key, key, sizeof(b.b_key));
+	b.b_tier = TIER_L15;
+	b.b_cold = cold;
+	if (msg_boot_encode(&b, &buf, &len) == -1)
+		err(1, "encode");
+	t0 = bench_now_ns();
+	r = bench_ctl_call(sock, IMSG_CTL_BOOT, buf, len, f);
+	*ns = bench_now_ns() - t0;
+	free(buf);
+	if (r == -1) {
+		warnx("boot %s failed", key);
+		return (-1);
+	}
+	memset(&q, 0, sizeof(q));
+	q.r_owner = MSG_OWNER_NONE;
+	strlcpy(q.r_key, key, sizeof(q.r_key));
+	if (msg_fence_req_encode(&q, &buf, &len) == -1)
+		err(1, "encode");
+	bench_ctl_call(sock, IMSG_CTL_STOP, buf, len, NULL);
+	free(buf);
+	return (0);
+}
+
+/*
+ * RUNS pooled L1.5 boots, each taken from a full pool, then stopped;
+ * each followed by a cold one, so that both samples see the same load
+ * (this machine is shared: rows taken minutes apart differ by more than
+ * the pool saves).
+ */
+static void
+bench_pooled(const char *sock, size_t runs)
+{
+	struct msg_fence f;
+	struct msg_stats st;
+	uint64_t	*req, *agent, *take, *creq, *cagent, t0, w0, ns;
+	uint64_t	 wait_ns = 0;
+	size_t		 i, n = 0, nc = 0, cold = 0;
+	char		 key[FENCE_KEY_SIZE];
+
+	if (bench_pool_full(sock, &st) == -1) {
+		bench_skip("pooled boot", "fenced L1.5 pooled boot (fencectl)",
+		    "no L1.5 pool configured, or it does not fill");
+		return;
+	}
+	bench_pool_pss(st.st_pid[PROC_FENCER],
+	    st.st_pool.p_tier[TIER_L15 - 1].pt_size);
+	if ((req = calloc(runs, sizeof(*req))) == NULL ||
+	    (agent = calloc(runs, sizeof(*agent))) == NULL ||
+	    (take = calloc(runs, sizeof(*take))) == NULL ||
+	    (creq = calloc(runs, sizeof(*creq))) == NULL ||
+	    (cagent = calloc(runs, sizeof(*cagent))) == NULL)
+		err(1, "calloc");
+	w0 = bench_now_ns();
+	for (i = 0; i < runs; i++) {
+		/* The pool refills off the request's path: not timed. */
+		t0 = bench_now_ns();
+		if (bench_pool_full(sock, &st) == -1)
+			errx(1, "the L1.5 pool does not refill");
+		wait_ns += bench_now_ns() - t0;
+		snprintf(key, sizeof(key), "bench-pool-%zu", i);
+		if (bench_boot_stop(sock, key, 0, &f, &ns) == 0) {
+			if (!f.f_pooled)
+				cold++;
+			else {
+				req[n] = ns;
+				take[n] = (uint64_t)f.f_timings.t_take_us * 1000;
+				agent[n++] = (uint64_t)f.f_timings.t_agent_us *
+				    1000;
+			}
+		}
+		t0 = bench_now_ns();
+		snprintf(key, sizeof(key), "bench-cold-%zu", i);
+		if (bench_boot_stop(sock, key, 1, &f, &ns) == 0) {
+			creq[nc] = ns;
+			cagent[nc++] = (uint64_t)f.f_timings.t_agent_us * 1000;
+		}
+		wait_ns += bench_now_ns() - t0;
+	}
+	if (cold > 0)
+		printf("note: %zu of %zu boots found no pool fence ready\n",
+		    cold, runs);
+	bench_section("pooled boot", BWRAP_L15);
+	bench_row("fenced L1.5 pooled boot (fencectl)", req, n,
+	    (bench_now_ns() - w0 - wait_ns) / 1e9);
+	bench_row("fenced L1.5 pooled request->agent ready", agent, n, 0);
+	bench_row("the take (in the fencer)", take, n, 0);
+	bench_row("fenced L1.5 cold boot, interleaved", creq, nc, 0);
+	bench_row("fenced L1.5 cold request->agent ready, interleaved",
+	    cagent, nc, 0);
+	free(req);
+	free(agent);
+	free(take);
+	free(creq);
+	free(cagent);
+}
+
 static void
 bench_tier(const char *sock, int tier, size_t runs)
 {
@@ -50,6 +271,8 @@ bench_tier(const char *sock, int tier, size_t runs)
 		memset(&b, 0, sizeof(b));
 		snprintf(b.b_key, sizeof(b.b_key), "bench-%zu", i);
 		b.b_tier = tier;
+		/* A cold boot even where a pool is configured. */
+		b.b_cold = 1;
 		if (msg_boot_encode(&b, &buf, &len) == -1)
 			err(1, "encode");
 		t0 = bench_now_ns();
@@ -138,6 +361,7 @@ main(int argc, char *argv[])
 	bench_tier(argv[1], TIER_L1, runs);
 	bench_tier(argv[1], TIER_L15, runs);
 	bench_tier(argv[1], TIER_L2, runs);
+	bench_pooled(argv[1], runs);
 	bench_section("boot", FORKEXEC);
 	bench_cmd(BWRAP_L15, bw, runs);
 	bench_cmd(BWRAP_NET, bwn, runs);

@@ -44,6 +44,7 @@ user limit pids 4194304
 user limit cpu 4194304
 probe dns "localhost"
 probe tcp "127.0.0.1:1"
+pool L1.5 4
 CONF
 # The vm backend where its boot files are built (make vm-images).
 if sh images/vm-conf "${IMAGES:-build/images}" "$build/vm" \

@@ -13,6 +13,7 @@ struct broker_stats {
 	uint64_t	 bs_ctl_conns;
 	uint64_t	 bs_ctl_requests;
 	uint64_t	 bs_ctl_errors;
+	struct msg_pool	 bs_pool;	/* the fencer's, as it last said */
 };
 
 extern struct proc_self		 broker_self;

@@ -407,6 +407,7 @@ control_show_stats(struct ctl_conn *cc)
 	st.st_ctl_errors = broker_stats.bs_ctl_errors;
 	st.st_fences = svc_running();
 	st.st_verbose = log_getverbose();
+	st.st_pool = broker_stats.bs_pool;
 	if (msg_stats_encode(&st, &buf, &len) == -1) {
 		control_error(cc, "internal", "cannot encode statistics");
 		return;

@@ -1604,6 +1604,12 @@ svc_dispatch_fencer(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_FENCE_END:
 		bad = msg_empty_decode(imsg->data, imsg->len) == -1;
 		break;
+	case IMSG_POOL_STATS:
+		/* Answers nothing: what `fencectl show stats' shows. */
+		if (imsg->hdr.ih_peerid != 0 || msg_pool_decode(imsg->data,
+		    imsg->len, &broker_stats.bs_pool) == -1)
+			fatalx("%s: bad %s", __func__, msg_type_name(type));
+		return;
 	default:
 		bad = 1;
 		break;

@@ -112,6 +112,8 @@ struct fenced_config {
 	uint32_t	 c_vm_accel;		/* enum vm_accel */
 	char		 c_vm_path[VM_FILE_MAX][PATH_MAX];	/* "": none */
 	char		 c_vm_sha256[VM_FILE_MAX][VM_SHA256_HEX];
+	uint32_t	 c_pool[3];		/* fences built ahead, per tier
+						   (TIER_L1 - 1 ...); native */
 
 	/* Resolved by the parent, not written in the file. */
 	uid_t		 c_uid;			/* of c_user */
@@ -131,6 +133,7 @@ struct fenced_config {
 #define PIDS_MAX		65536
 #define CPU_MILLI_MIN		10
 #define CPU_MILLI_MAX		(1024 * 1000)
+#define POOL_MAX		64	/* `pool TIER N', per tier */
 #define USER_FENCES_MIN		1
 #define USER_FENCES_MAX		4096	/* the fencer's own bound */
 #define USER_MEMORY_MAX		(1ULL << 50)

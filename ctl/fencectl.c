@@ -158,6 +158,7 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 		b.b_limits.fl_memory = res->memory;
 		b.b_limits.fl_pids = res->pids;
 		b.b_limits.fl_cpu_milli = res->cpu_milli;
+		b.b_cold = res->cold;
 		*type = IMSG_CTL_BOOT;
 		return (msg_boot_encode(&b, buf, len));
 	case CTL_EXEC:
@@ -313,6 +314,7 @@ ctl_show_stats(struct imsg *imsg)
 	struct msg_stats st;
 	enum fenced_proc p;
 	int64_t		 up;
+	int		 i;
 
 	if (msg_stats_decode(imsg->data, imsg->len, &st) == -1)
 		errx(1, "bad statistics reply");
@@ -331,6 +333,18 @@ ctl_show_stats(struct imsg *imsg)
 	    (unsigned long long)st.st_ctl_requests,
 	    (unsigned long long)st.st_ctl_errors);
 	printf("fences: %llu running\n", (unsigned long long)st.st_fences);
+	for (i = 0; i < 3; i++) {
+		const struct msg_pool_tier *pt = &st.st_pool.p_tier[i];
+
+		if (pt->pt_size == 0 && pt->pt_taken == 0 &&
+		    pt->pt_failed == 0)
+			continue;
+		printf("pool %s: %u of %u ready, %llu taken, %llu refilled, "
+		    "%llu failed\n", tier_name(TIER_L1 + i), pt->pt_ready,
+		    pt->pt_size, (unsigned long long)pt->pt_taken,
+		    (unsigned long long)pt->pt_refilled,
+		    (unsigned long long)pt->pt_failed);
+	}
 	printf("log: %s\n", st.st_verbose ? "verbose" : "brief");
 }
 
@@ -416,6 +430,10 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 	    "seccomp %u us, exec %u us, agent ready %u us\n",
 	    t->t_namespaces_us, t->t_mounts_us, t->t_cgroup_us,
 	    t->t_seccomp_us, t->t_exec_us, t->t_agent_us);
+	if (f.f_pooled)
+		printf("pooled:   yes, the take %u us\n", t->t_take_us);
+	else
+		printf("pooled:   no\n");
 }
 
 static void

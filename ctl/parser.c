@@ -66,6 +66,7 @@ enum token_field {
 	F_EMAIL,
 	F_PATH,
 	F_REPLACE,
+	F_COLD,
 	F_ARGV
 };
 
@@ -158,6 +159,7 @@ static const struct token t_boot_opts[] = {
 	{ OPTION, "memory", F_NONE, t_boot_memory, 0, 0 },
 	{ OPTION, "pids", F_NONE, t_boot_pids, 0, 0 },
 	{ OPTION, "cpu", F_NONE, t_boot_cpu, 0, 0 },
+	{ FLAG, "cold", F_COLD, t_boot_opts, 0, 0 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 
@@ -511,6 +513,7 @@ parse_take(const struct token *t, int i)
 	case F_TIMEOUT:		res.timeout_ms = v;	break;
 	case F_OUTPUT:		res.output = v;		break;
 	case F_REPLACE:		res.replace = v;	break;
+	case F_COLD:		res.cold = v;		break;
 	case F_CWD:		res.cwd = word;		break;
 	case F_NAME:		res.name = word;	break;
 	case F_EMAIL:		res.email = word;	break;

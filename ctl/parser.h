@@ -52,6 +52,7 @@ struct parse_result {
 	const char	*email;		/* git user.email */
 	const char	*path;		/* git-init */
 	int		 replace;	/* token -r */
+	int		 cold;		/* boot ... cold */
 	char		**argv;		/* exec, after -- */
 	int		 argc;
 };

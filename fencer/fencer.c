@@ -22,6 +22,7 @@
 #include "proc.h"
 #include "fencer.h"
 #include "backend.h"
+#include "pool.h"
 
 static void	fencer_dispatch_broker(struct imsgev *, struct imsg *, void *);
 static void	fencer_dispatch_prober(struct imsgev *, struct imsg *, void *);
@@ -66,6 +67,7 @@ struct proc_self fencer_self = {
 	.ps_prepare_cb = fencer_prepare,
 	.ps_init_cb = fencer_init_cb,
 	.ps_start_cb = fencer_start_cb,
+	.ps_config_cb = pool_configured,
 	.ps_shutdown_cb = fencer_shutdown,
 };
 
@@ -107,6 +109,7 @@ fencer_start_cb(void)
 	}
 	if (!vm_kvm_kept())
 		vm_kvm_dropped();
+	pool_start();
 }
 
 static void

@@ -36,6 +36,7 @@ struct fence {
 	const struct fencer_backend *f_backend;
 	void			*f_be;		/* the backend's state */
 	int			 f_started;	/* booted: f_be is live */
+	int			 f_cold;	/* never from the warm pool */
 	struct imsgev		*f_agent;	/* until the agent is ready */
 	uint32_t		 f_reqid;	/* the boot request */
 	struct timespec		 f_t0;		/* boot request arrived */
@@ -59,6 +60,7 @@ void	fencer_boot(uint32_t, const struct msg_boot *);
 void	fencer_stop_req(uint32_t, const struct msg_fence_req *);
 void	fencer_reap(void);
 void	fencer_stop_all(void);
+int	fencer_booting(void);
 void	fencer_send_error(uint32_t, uint32_t, const char *, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
 

@@ -57,11 +57,17 @@ static int	cg_id_valid(const char *);
 
 static void	cg_state_leftovers(const char *);
 
-/* "<owner>.<key>": the name of a fence's cgroup. */
+/*
+ * "<owner>.<key>": the name of a fence's cgroup; "pool.<name>" one of
+ * the warm pool's (native/pool.c), swept alike.
+ */
 static int
 cg_name_valid(const char *name)
 {
 	const char	*dot, *p;
+
+	if (strncmp(name, "pool.", 5) == 0)
+		return (fence_key_valid(name + 5));
 
 	if ((dot = strchr(name, '.')) == NULL || dot == name ||
 	    dot - name > 10)

@@ -28,6 +28,7 @@
 #include "msg.h"
 #include "fencer.h"
 #include "fencer_home.h"
+#include "pool.h"
 
 struct fencelist	 fencer_fences = TAILQ_HEAD_INITIALIZER(fencer_fences);
 static unsigned int	 fencer_nfences;
@@ -506,6 +507,7 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	f->f_reqid = reqid;
 	f->f_info.f_limits = limits;
 	f->f_info.f_deadline = lifetime;
+	f->f_cold = b->b_cold;
 
 	/* ~ of a system account (/, /nonexistent) is nobody's to fill. */
 	if (c->c_home_limit == 0 && c->c_homes[0] == '~' &&
@@ -600,7 +602,7 @@ fencer_boot_args(const struct fence *f, struct backend_boot *bb)
 	bb->bb_init = "fence-agent";
 	bb->bb_argv = argv;
 	memcpy(bb->bb_cgroup_parent, cgparents, sizeof(cgparents));
-	bb->bb_cgroup_name = f->f_cgname;
+	bb->bb_cgroup_name = f != NULL ? f->f_cgname : NULL;
 #ifdef FENCED_TEST_HOOKS
 	/*
 	 * Test builds only: a fence that is called what it asked for but
@@ -752,6 +754,7 @@ fence_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	    f->f_info.f_timings.t_agent_us);
 	fence_send(IMSG_FENCE_BOOTED, f->f_reqid, f, fd);
 	f->f_reqid = 0;
+	pool_kick();
 }
 
 static void
@@ -816,6 +819,7 @@ static void
 fence_end(struct fence *f, int reason, uint32_t reqid)
 {
 	int	 was_running = f->f_info.f_state == FENCE_RUNNING, oom = 0;
+	int	 was_booting = f->f_info.f_state == FENCE_BOOTING;
 
 	evtimer_del(&f->f_timer);
 	fencer_probe_end(f, 1);
@@ -842,6 +846,8 @@ fence_end(struct fence *f, int reason, uint32_t reqid)
 	TAILQ_REMOVE(&fencer_fences, f, f_entry);
 	fencer_nfences--;
 	fence_free(f);
+	if (was_booting)
+		pool_kick();
 }
 
 void
@@ -878,6 +884,19 @@ fencer_stop_req(uint32_t reqid, const struct msg_fence_req *q)
 	log_debug("%s: stopped %d", __func__, n);
 }
 
+/* How many boots are under way (before their agent is ready). */
+int
+fencer_booting(void)
+{
+	struct fence	*f;
+	int		 n = 0;
+
+	TAILQ_FOREACH(f, &fencer_fences, f_entry)
+		if (f->f_info.f_state == FENCE_BOOTING)
+			n++;
+	return (n);
+}
+
 /* A fence's pid 1 died: the fence is over. */
 void
 fencer_reap(void)
@@ -891,7 +910,8 @@ fencer_reap(void)
 			if (f->f_started && f->f_info.f_pid == pid)
 				break;
 		if (f == NULL) {
-			(void)fencer_backends_child(pid, status);
+			if (!pool_reaped(pid))
+				(void)fencer_backends_child(pid, status);
 			continue;
 		}
 		f->f_backend->fb_reaped(f);	/* nothing left to wait for */
@@ -908,6 +928,7 @@ fencer_stop_all(void)
 {
 	struct fence	*f;
 
+	pool_fini();
 	while ((f = TAILQ_FIRST(&fencer_fences)) != NULL)
 		fence_end(f, STOP_SHUTDOWN, 0);
 	fencer_backends_fini();

@@ -66,6 +66,7 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_FENCE_FAILED] =		"IMSG_FENCE_FAILED",
 	[IMSG_FENCE_STOPPED] =		"IMSG_FENCE_STOPPED",
 	[IMSG_FENCE_END] =		"IMSG_FENCE_END",
+	[IMSG_POOL_STATS] =		"IMSG_POOL_STATS",
 	[IMSG_CTL_BOOT] =		"IMSG_CTL_BOOT",
 	[IMSG_CTL_STOP] =		"IMSG_CTL_STOP",
 	[IMSG_CTL_LIST] =		"IMSG_CTL_LIST",
@@ -333,6 +334,9 @@ static const struct mc_field msg_config_fields[] = {
 	MC_S(struct fenced_config, c_vm_sha256[VM_FILE_KERNEL]),
 	MC_S(struct fenced_config, c_vm_sha256[VM_FILE_INITRD]),
 	MC_S(struct fenced_config, c_vm_sha256[VM_FILE_IMAGE]),
+	MC_U(struct fenced_config, c_pool[0], 0, POOL_MAX),
+	MC_U(struct fenced_config, c_pool[1], 0, POOL_MAX),
+	MC_U(struct fenced_config, c_pool[2], 0, POOL_MAX),
 };
 static const struct mc_table msg_config = MC_TABLE(msg_config_fields);
 
@@ -511,6 +515,55 @@ static const struct mc_field msg_stats_pids_fields[] = {
 };
 static const struct mc_table msg_stats_pids = MC_TABLE(msg_stats_pids_fields);
 
+static const struct mc_field msg_pool_tier_fields[] = {
+	MC_U(struct msg_pool_tier, pt_size, 0, POOL_MAX),
+	MC_U(struct msg_pool_tier, pt_ready, 0, POOL_MAX),
+	MC_U(struct msg_pool_tier, pt_taken, 0, UINT64_MAX),
+	MC_U(struct msg_pool_tier, pt_refilled, 0, UINT64_MAX),
+	MC_U(struct msg_pool_tier, pt_failed, 0, UINT64_MAX),
+};
+static const struct mc_table msg_pool_tier = MC_TABLE(msg_pool_tier_fields);
+
+static const struct mc_field msg_pool_fields[] = {
+	MC_SUB(struct msg_pool, p_tier[0], msg_pool_tier),
+	MC_SUB(struct msg_pool, p_tier[1], msg_pool_tier),
+	MC_SUB(struct msg_pool, p_tier[2], msg_pool_tier),
+};
+static const struct mc_table msg_pool = MC_TABLE(msg_pool_fields);
+
+static int
+msg_pool_valid(const struct msg_pool *p)
+{
+	int	 i;
+
+	for (i = 0; i < 3; i++)
+		if (p->p_tier[i].pt_ready > p->p_tier[i].pt_size)
+			return (0);
+	return (1);
+}
+
+int
+msg_pool_encode(const struct msg_pool *p, void **buf, size_t *len)
+{
+	if (!msg_pool_valid(p)) {
+		errno = EINVAL;
+		return (-1);
+	}
+	return (mc_encode(&msg_pool, p, buf, len));
+}
+
+int
+msg_pool_decode(const void *data, size_t len, struct msg_pool *out)
+{
+	struct msg_pool	 p;
+
+	if (mc_decode(&msg_pool, data, len, &p, sizeof(p)) == -1 ||
+	    !msg_pool_valid(&p))
+		return (msg_bad());
+	*out = p;
+	return (0);
+}
+
 static const struct mc_field msg_stats_fields[] = {
 	MC_NEST(msg_stats_pids),
 	MC_I(struct msg_stats, st_started, 0, INT64_MAX),
@@ -521,6 +574,7 @@ static const struct mc_field msg_stats_fields[] = {
 	MC_U(struct msg_stats, st_ctl_errors, 0, UINT64_MAX),
 	MC_U(struct msg_stats, st_fences, 0, UINT64_MAX),
 	MC_I(struct msg_stats, st_verbose, 0, INT32_MAX),
+	MC_SUB(struct msg_stats, st_pool, msg_pool),
 };
 static const struct mc_table msg_stats = MC_TABLE(msg_stats_fields);
 

@@ -76,6 +76,7 @@ enum imsg_type {
 	IMSG_FENCE_END,		/* empty: end of a stop of all */
 	IMSG_PROBE_EXEC,	/* struct msg_exec: fence-probe to run */
 	IMSG_FENCE_LEVEL,	/* struct msg_verdict */
+	IMSG_POOL_STATS,	/* struct msg_pool: the warm pool changed */
 
 	/* fencer -> prober (ih_peerid: the broker's request id) */
 	IMSG_PROBE_REPORT,	/* struct msg_probe_report */
@@ -132,6 +133,8 @@ struct msg_boot {
 					   fence_level, L1 to L4), 0: none */
 	uint32_t	 b_lifetime;	/* seconds, 0: configured */
 	struct fence_limits b_limits;	/* 0 fields: configured */
+	int		 b_cold;	/* 1: built cold, never from the warm
+					   pool (fencectl boot ... cold) */
 };
 
 /*
@@ -159,6 +162,7 @@ struct msg_timings {
 	uint32_t	 t_seccomp_us;
 	uint32_t	 t_exec_us;
 	uint32_t	 t_agent_us;	/* boot request to agent ready */
+	uint32_t	 t_take_us;	/* pooled: taking it from the pool */
 };
 
 /* The kernel axis of a fence's verdict, as the state shows it. */
@@ -194,6 +198,7 @@ struct msg_fence {
 	uint8_t		 f_bearer[MSG_BEARER_LEN];	/* BOOTED only */
 	uint64_t	 f_home_used;	/* bytes the home takes on the host */
 	uint64_t	 f_home_limit;	/* bytes; 0: no limit (a directory) */
+	int		 f_pooled;	/* 1: taken from the warm pool */
 };
 
 struct msg_hello {
@@ -279,6 +284,20 @@ struct msg_hosttoken {
 	char		 ht_token[HOSTTOKEN_TEXT + 1];
 };
 
+/* The warm pool of one tier (docs/pool.md), counted since start. */
+struct msg_pool_tier {
+	uint32_t	 pt_size;		/* configured: `pool TIER N' */
+	uint32_t	 pt_ready;		/* waiting for a boot now */
+	uint64_t	 pt_taken;		/* boots that took one */
+	uint64_t	 pt_refilled;		/* built and ready */
+	uint64_t	 pt_failed;		/* builds or takes that failed,
+						   deaths of idle ones */
+};
+
+struct msg_pool {
+	struct msg_pool_tier p_tier[3];		/* TIER_L1 - 1 ... */
+};
+
 struct msg_stats {
 	pid_t		 st_pid[PROC_MAX];
 	int64_t		 st_started;		/* unix time */
@@ -289,6 +308,7 @@ struct msg_stats {
 	uint64_t	 st_ctl_errors;		/* malformed or refused */
 	uint64_t	 st_fences;		/* fences running */
 	int32_t		 st_verbose;
+	struct msg_pool	 st_pool;
 };
 
 /* imsg/msg.c */
@@ -315,6 +335,8 @@ int	 msg_error_format(void **, size_t *, const char *, const char *, ...)
 int	 msg_error_decode(const void *, size_t, struct msg_error *);
 int	 msg_stats_encode(const struct msg_stats *, void **, size_t *);
 int	 msg_stats_decode(const void *, size_t, struct msg_stats *);
+int	 msg_pool_encode(const struct msg_pool *, void **, size_t *);
+int	 msg_pool_decode(const void *, size_t, struct msg_pool *);
 
 /*
  * A fence's measured boundary: its level (enum probe_level of

@@ -145,6 +145,7 @@ static const struct mc_field msg_boot_fields[] = {
 	MC_SUB(struct msg_boot, b_limits, msg_limits),
 	MC_NIL(),	/* reserved: probe targets */
 	MC_NIL(),	/* reserved */
+	MC_B(struct msg_boot, b_cold),
 };
 static const struct mc_table msg_boot = MC_TABLE(msg_boot_fields);
 
@@ -267,6 +268,8 @@ static const struct mc_field msg_fence_fields[] = {
 	MC_BIN(struct msg_fence, f_bearer),
 	MC_U(struct msg_fence, f_home_used, 0, UINT64_MAX),
 	MC_U(struct msg_fence, f_home_limit, 0, HOME_LIMIT_MAX),
+	MC_U(struct msg_fence, f_pooled, 0, 1),
+	MC_U(struct msg_fence, f_timings.t_take_us, 0, UINT32_MAX),
 };
 static const struct mc_table msg_fence = MC_TABLE(msg_fence_fields);
 

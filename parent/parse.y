@@ -212,6 +212,7 @@ static void	 conf_probe_dns(const char *);
 static void	 conf_probe_tcp(const char *);
 static void	 conf_tier(const char *);
 static void	 conf_backend(const char *);
+static void	 conf_pool(const char *, const char *);
 static void	 conf_runsc_platform(const char *);
 static void	 conf_vm_accel(const char *);
 static void	 conf_vm_file(int, const char *, const char *);
@@ -230,7 +231,7 @@ static void	 conf_include(const char *);
 
 %token	ADMIN BACKEND BODY CONNECTIONS CPU DNS EXEC FENCE FENCES GROUP HEADERS
 %token	HOME HOMES HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON OUTPUT
-%token	PER PIDS PLATFORM PORT PROBE RUNSC SOCKET STATE TCP TIER TIMEOUT UIDS
+%token	PER PIDS PLATFORM POOL PORT PROBE RUNSC SOCKET STATE TCP TIER TIMEOUT UIDS
 %token	USER VM ACCEL KERNEL INITRD IMAGE SHA256
 %token	ERROR
 %token	<v.string>	STRING
@@ -279,6 +280,7 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 		| BACKEND STRING		{ conf_backend($2); }
 		| BACKEND RUNSC			{ conf_backend("runsc"); }
 		| BACKEND VM			{ conf_backend("vm"); }
+		| POOL STRING STRING		{ conf_pool($2, $3); }
 		| RUNSC STRING			{
 			conf_path("runsc", $2, ps.conf->c_runsc,
 			    sizeof(ps.conf->c_runsc));
@@ -397,6 +399,7 @@ static const struct conf_keyword {
 	{ "per",	PER },
 	{ "pids",	PIDS },
 	{ "platform",	PLATFORM },
+	{ "pool",	POOL },
 	{ "port",	PORT },
 	{ "probe",	PROBE },
 	{ "runsc",	RUNSC },
@@ -1235,6 +1238,28 @@ conf_backend(const char *name)
 	ps.conf->c_backend = backend;
 }
 
+/* `pool TIER N': N fences of TIER built ahead (docs/pool.md). */
+static void
+conf_pool(const char *tiername, const char *count)
+{
+	const char	*errstr;
+	long long	 n;
+	int		 tier;
+
+	if ((tier = tier_parse(tiername)) == -1) {
+		yyerror("pool tier \"%s\" is not valid: expected L1, L1.5 "
+		    "or L2", tiername);
+		return;
+	}
+	n = strtonum(count, 0, POOL_MAX, &errstr);
+	if (errstr != NULL) {
+		yyerror("pool %s %s: the number of fences is %s: expected "
+		    "0 to %d", tiername, count, errstr, POOL_MAX);
+		return;
+	}
+	ps.conf->c_pool[tier - TIER_L1] = (uint32_t)n;
+}
+
 /* `vm accel auto|kvm|tcg'. */
 static void
 conf_vm_accel(const char *name)
@@ -1491,8 +1516,17 @@ conf_check(void)
 	struct fenced_config	*c = ps.conf;
 	struct fence_limits	*d = &c->c_limits, *u = &c->c_user_limits;
 	char			 a[32], b[32];
-	int			 bad = 0;
+	int			 bad = 0, i;
 
+	/* Only native fences are pooled: another backend's pool is refused. */
+	for (i = 0; i < 3; i++)
+		if (c->c_pool[i] != 0 && c->c_backend != BACKEND_NATIVE) {
+			log_warnx("%s: pool %s %u: only the native backend "
+			    "keeps a pool, and backend is %s", ps.file->f_name,
+			    tier_name(TIER_L1 + i), c->c_pool[i],
+			    backend_name(c->c_backend));
+			bad = 1;
+		}
 	if (u->fl_memory < d->fl_memory) {
 		if (ps.user_set & USER_SET_MEMORY) {
 			conf_fmt(UNIT_SIZE, u->fl_memory, a, sizeof(a));

@@ -1212,6 +1212,35 @@ ATF_TC_BODY(ceilings, tc)
 	logged("user limit pids 299 is below limit pids 300");
 }
 
+/* issue 15: `pool TIER N', native fences only, none by default. */
+ATF_TC_WITHOUT_HEAD(pool);
+ATF_TC_BODY(pool, tc)
+{
+	struct fenced_config	 c;
+
+	ATF_REQUIRE_EQ(parse_text("", &c), 0);
+	ATF_CHECK_EQ(c.c_pool[0], 0);
+	ATF_CHECK_EQ(c.c_pool[1], 0);
+	ATF_CHECK_EQ(c.c_pool[2], 0);
+	ATF_REQUIRE_EQ(parse_text("pool L1.5 4\npool L2 64\npool L1 0\n",
+	    &c), 0);
+	ATF_CHECK_EQ(c.c_pool[TIER_L1 - TIER_L1], 0);
+	ATF_CHECK_EQ(c.c_pool[TIER_L15 - TIER_L1], 4);
+	ATF_CHECK_EQ(c.c_pool[TIER_L2 - TIER_L1], 64);
+	parse_fails(OK2 "pool L3 1\n", 3, "pool tier \"L3\" is not valid");
+	parse_fails(OK2 "pool L1.5 65\n", 3, "pool L1.5 65: the number of "
+	    "fences is too large");
+	parse_fails(OK2 "pool L1.5 -1\n", 3, "is too small");
+	parse_fails(OK2 "pool L1.5\n", 3, "syntax error");
+	/* Whichever line comes first, a pool of another backend is refused. */
+	ATF_CHECK_EQ(parse_text("pool L1.5 2\nbackend runsc\n", &c), -1);
+	logged("pool L1.5 2: only the native backend keeps a pool, and "
+	    "backend is runsc");
+	ATF_CHECK_EQ(parse_text("backend vm\npool L2 1\n", &c), -1);
+	logged("only the native backend keeps a pool");
+	ATF_CHECK_EQ(parse_text("backend native\npool L2 1\n", &c), 0);
+}
+
 /*
  * issue 9: the parse was quadratic in macros (a 1 MiB file took 58 s,
  * the parent blocked on reload).  Many macros, set and used, parse
@@ -1300,5 +1329,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, names);
 	ATF_TP_ADD_TC(tp, ceilings);
 	ATF_TP_ADD_TC(tp, big_files);
+	ATF_TP_ADD_TC(tp, pool);
 	return (atf_no_error());
 }

@@ -85,7 +85,7 @@ mistyped_body() {
 	    "$BIN/fencectl" exec k bogus 1 -- true
 	atf_check -s exit:1 -e inline:"fencectl: exec k: missing word; expected one of: timeout cwd output --\n" \
 	    "$BIN/fencectl" exec k
-	atf_check -s exit:1 -e inline:'fencectl: boot k colour: unknown word "colour"; expected one of: tier backend require lifetime memory pids cpu, or nothing more\n' \
+	atf_check -s exit:1 -e inline:'fencectl: boot k colour: unknown word "colour"; expected one of: tier backend require lifetime memory pids cpu cold, or nothing more\n' \
 	    "$BIN/fencectl" boot k colour red
 	atf_check -s exit:1 -e inline:"fencectl: boot k tier: missing word; expected TIER\n" \
 	    "$BIN/fencectl" boot k tier

@@ -257,6 +257,14 @@ escape_case() {
 	listeners_start
 	[ -f fenced.conf ] || fenced_conf > fenced.conf
 	fenced_start
+	# A pooled case (ESCAPE_POOL: the pool lines of fenced.conf): both
+	# fences come out of the warm pool, so its pool must be full first.
+	if [ -n "${ESCAPE_POOL:-}" ]; then
+		for _t in $ESCAPE_POOL; do
+			wait_until 20 pool_full "$_t" ||
+			    atf_fail "pool $_t never filled: $($CTL show stats)"
+		done
+	fi
 	find state | grep -v -e '^state/fence-uids' -e '^state/runsc' \
 	    -e '^state/daemons' | sort > state.before
 	host_invariants before
@@ -266,6 +274,10 @@ escape_case() {
 	atf_check -o ignore $CTL boot e tier "$tier" backend "$backend" \
 	    memory 512M pids 128
 	E_LLABI=$($CTL show environment e | sed -n 's/^landlock: *ABI \([0-9]*\).*/\1/p')
+	if [ -n "${ESCAPE_POOL:-}" ]; then
+		atf_check -o match:"^pooled: *yes" $CTL show environment e
+		atf_check -o match:"^pooled: *yes" $CTL show environment o
+	fi
 	tb=$(date +%s)
 	h="$(fenced_homes)/e"
 	cp "$ESCAPE" "$h/fence-escape"
@@ -423,6 +435,36 @@ l2_head() {
 l2_body() { escape_case L2 L2 native "$(atf_config_get escape_only "")"; }
 l2_cleanup() { escape_cleanup; }
 
+# The same attempts against fences taken from the warm pool (issue 15,
+# docs/pool.md): the same table, nothing more allowed.
+atf_test_case l15_pooled cleanup
+l15_pooled_head() {
+	atf_set descr "native L1.5 from the warm pool: every attempt of fence-escape as docs/escape.md expects of L1.5; the host's listeners accept nothing; nothing left"
+	atf_set require.user root
+	atf_set timeout 600
+}
+l15_pooled_body() {
+	fenced_vars
+	{ fenced_conf; echo "pool L1.5 2"; } > fenced.conf
+	ESCAPE_POOL="L1.5:2"
+	escape_case L1.5 L1.5 native "$(atf_config_get escape_only "")"
+}
+l15_pooled_cleanup() { escape_cleanup; }
+
+atf_test_case l2_pooled cleanup
+l2_pooled_head() {
+	atf_set descr "native L2 from the warm pool: every attempt of fence-escape as docs/escape.md expects of L2; the host's listeners accept nothing; nothing left"
+	atf_set require.user root
+	atf_set timeout 600
+}
+l2_pooled_body() {
+	fenced_vars
+	{ fenced_conf; echo "pool L1.5 1"; echo "pool L2 1"; } > fenced.conf
+	ESCAPE_POOL="L1.5:1 L2:1"
+	escape_case L2 L2 native "$(atf_config_get escape_only "")"
+}
+l2_pooled_cleanup() { escape_cleanup; }
+
 atf_test_case runsc cleanup
 runsc_head() {
 	atf_set descr "runsc: every attempt of fence-escape as docs/escape.md expects on gVisor; the host's listeners accept nothing; no runsc process, state or bundle left"
@@ -462,6 +504,8 @@ atf_init_test_cases() {
 	atf_add_test_case l1
 	atf_add_test_case l15
 	atf_add_test_case l2
+	atf_add_test_case l15_pooled
+	atf_add_test_case l2_pooled
 	atf_add_test_case runsc
 	atf_add_test_case vm
 }

@@ -66,6 +66,8 @@ config_sample(struct fenced_config *c)
 	c->c_gid = 998;
 	c->c_admin_gid = (gid_t)-1;
 	c->c_verbose = 2;
+	c->c_pool[1] = 4;
+	c->c_pool[2] = POOL_MAX;
 }
 
 static void
@@ -84,6 +86,11 @@ stats_sample(struct msg_stats *st)
 	st->st_ctl_errors = 0;
 	st->st_fences = 12;
 	st->st_verbose = 1;
+	st->st_pool.p_tier[1].pt_size = 4;
+	st->st_pool.p_tier[1].pt_ready = 3;
+	st->st_pool.p_tier[1].pt_taken = UINT64_MAX;
+	st->st_pool.p_tier[1].pt_refilled = 7;
+	st->st_pool.p_tier[2].pt_failed = 2;
 }
 
 /*
@@ -165,7 +172,7 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	42
+#define CONFIG_NFIELDS	45
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -214,6 +221,9 @@ config_fields(struct field *f)
 		{ F_S, 0, 0, "", 0 },
 		{ F_S, 0, 0, "", 0 },
 		{ F_S, 0, 0, "", 0 },
+		{ F_U, 0, 0, NULL, 0 },
+		{ F_U, 4, 0, NULL, 0 },
+		{ F_U, POOL_MAX, 0, NULL, 0 },
 	};
 
 	ceil_sample();
@@ -524,6 +534,8 @@ ATF_TC_BODY(config_decode_refuses, tc)
 	    "a495991b7852b855");
 	BAD(37, (f[37].s = "/x", f[40].s = "E3B0C44298FC1C149AFBF4C8996FB924"
 	    "27AE41E4649B934CA495991B7852B855"));
+	BAD(42, f[42].u = POOL_MAX + 1);
+	BAD(44, f[44].u = UINT32_MAX);
 	BAD(1, f[1].u = 65536);
 	BAD(2, f[2].s = "relative.sock");
 	BAD(2, (f[2].s = longstr, f[2].slen = PATH_MAX));
@@ -763,6 +775,41 @@ ATF_TC_BODY(stats, tc)
 	ATF_REQUIRE_EQ(-1, msg_stats_encode(&a, &buf, &len));
 }
 
+ATF_TC(pool);
+ATF_TC_HEAD(pool, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "the warm pool's counters round-trip; "
+	    "more ready than configured, or a size above POOL_MAX, is refused");
+}
+ATF_TC_BODY(pool, tc)
+{
+	struct msg_stats a;
+	struct msg_pool	 b;
+	void		*buf;
+	size_t		 len;
+
+	stats_sample(&a);
+	ATF_REQUIRE_EQ(0, msg_pool_encode(&a.st_pool, &buf, &len));
+	memset(&b, 0, sizeof(b));
+	ATF_REQUIRE_EQ(0, msg_pool_decode(buf, len, &b));
+	ATF_REQUIRE(memcmp(&a.st_pool, &b, sizeof(b)) == 0);
+	/* Not a stats payload: shapes differ. */
+	ATF_REQUIRE_EQ(-1, msg_stats_decode(buf, len, &a));
+	free(buf);
+
+	stats_sample(&a);
+	a.st_pool.p_tier[0].pt_ready = 1;
+	ATF_REQUIRE_EQ(-1, msg_pool_encode(&a.st_pool, &buf, &len));
+	stats_sample(&a);
+	a.st_pool.p_tier[2].pt_size = a.st_pool.p_tier[2].pt_ready =
+	    POOL_MAX + 1;
+	/* The decoder bounds what a confused encoder let through. */
+	if (msg_pool_encode(&a.st_pool, &buf, &len) == 0) {
+		ATF_REQUIRE_EQ(-1, msg_pool_decode(buf, len, &b));
+		free(buf);
+	}
+}
+
 /*
  * Every message type, encoded, sent through imsg over a socketpair
  * (with its descriptor where it has one), received and decoded.
@@ -874,6 +921,15 @@ ATF_TC_BODY(through_imsg, tc)
 			ATF_REQUIRE_EQ(0, msg_stats_decode(m.data, m.len,
 			    &sb));
 			ATF_REQUIRE(memcmp(&sa, &sb, sizeof(sa)) == 0);
+			break;
+		case IMSG_POOL_STATS:
+			ATF_REQUIRE_EQ(0, msg_pool_encode(&sa.st_pool, &buf,
+			    &len));
+			send_recv(a, b, t, -1, buf, len, &m);
+			ATF_REQUIRE_EQ(0, msg_pool_decode(m.data, m.len,
+			    &sb.st_pool));
+			ATF_REQUIRE(memcmp(&sa.st_pool, &sb.st_pool,
+			    sizeof(sa.st_pool)) == 0);
 			break;
 		case IMSG_CTL_ERROR:
 		case IMSG_FENCE_FAILED:
@@ -1514,6 +1570,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, procinfo);
 	ATF_TP_ADD_TC(tp, error);
 	ATF_TP_ADD_TC(tp, stats);
+	ATF_TP_ADD_TC(tp, pool);
 	ATF_TP_ADD_TC(tp, through_imsg);
 	ATF_TP_ADD_TC(tp, mp_truncated);
 	ATF_TP_ADD_TC(tp, mp_trailing);

@@ -17,6 +17,7 @@
 #include "fencer.h"
 #include "backend.h"
 #include "fence.h"
+#include "pool.h"
 
 _Static_assert(BACKEND_ERR_MAX >= FENCE_ERR_MAX, "BACKEND_ERR_MAX");
 
@@ -58,6 +59,8 @@ native_started(struct fence *f, const struct fence_proc *p)
 	f->f_info.f_timings.t_cgroup_us = p->fp_timings.ft_cgroup_us;
 	f->f_info.f_timings.t_seccomp_us = p->fp_timings.ft_seccomp_us;
 	f->f_info.f_timings.t_exec_us = p->fp_timings.ft_exec_us;
+	f->f_info.f_timings.t_take_us = p->fp_timings.ft_take_us;
+	f->f_info.f_pooled = p->fp_pooled;
 }
 
 static int
@@ -66,7 +69,7 @@ native_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 {
 	struct fence_proc *p = f->f_be;
 	struct fence_spec spec;
-	int		 sp[2];
+	int		 sp[2], r;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1) {
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
@@ -74,7 +77,11 @@ native_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	}
 	native_spec(f, bb, &spec);
 	spec.fs_chan = sp[1];
-	if (fence_start(&spec, p, err, errlen) == -1) {
+	/* A fence of the warm pool if one is ready, else a cold boot. */
+	r = f->f_cold ? 1 : pool_take(&spec, p, err, errlen);
+	if (r == 1)
+		r = fence_start(&spec, p, err, errlen);
+	if (r == -1) {
 		close(sp[0]);
 		close(sp[1]);
 		return (-1);

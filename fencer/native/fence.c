@@ -9,6 +9,7 @@
  */
 #include <sys/types.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -16,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,15 +48,26 @@ struct fence_step {
  * tier column is DESIGN.md's table: a step of a higher tier than the
  * fence's is skipped.  Namespaces themselves come from clone()
  * (fence_ns.c): mount, pid, ipc and uts at every tier, net at L2.
+ *
+ * "assignment" is the split point.  Nothing above it depends on whose
+ * fence it is; everything below it does (key, uid, user, home, limits).
+ * A cold boot walks straight through it.  A pool pid 1 (docs/pool.md)
+ * stops there until the fencer assigns it to a boot, then walks the
+ * rest exactly as a cold boot does.
  */
+static int	fence_pool_assigned(struct fence_ctx *);
+
 static const struct fence_step fence_steps[] = {
 	{ "join cgroups", TIER_L1, FENCE_T_CGROUP, fence_cgroup_join },
 	{ "cgroup namespace", TIER_L1, FENCE_T_NAMESPACES, fence_ns_cgroup },
-	{ "hostname", TIER_L1, FENCE_T_NAMESPACES, fence_ns_hostname },
 	{ "session", TIER_L1, FENCE_T_NAMESPACES, fence_ns_session },
 	{ "loopback", TIER_L2, FENCE_T_NAMESPACES, fence_net_lo_up },
 	{ "mount sources", TIER_L1, FENCE_T_MOUNTS, fence_mount_sources },
 	{ "filesystem", TIER_L1, FENCE_T_MOUNTS, fence_mount_build },
+	{ "assignment", TIER_L1, FENCE_T_NAMESPACES, fence_pool_assigned },
+	{ "hostname", TIER_L1, FENCE_T_NAMESPACES, fence_ns_hostname },
+	{ "home", TIER_L1, FENCE_T_MOUNTS, fence_mount_home },
+	{ "scratch sizes", TIER_L1, FENCE_T_MOUNTS, fence_mount_resize },
 	{ "core rlimit", TIER_L1, FENCE_T_SECCOMP, fence_rlimit_core },
 	{ "rlimits", TIER_L1, FENCE_T_SECCOMP, fence_rlimit_limits },
 	{ "landlock ruleset", TIER_L15, FENCE_T_SECCOMP,
@@ -122,6 +135,39 @@ fence_child_err(struct fence_ctx *ctx, int err, const char *fmt, ...)
 }
 
 /*
+ * Child side, a pool pid 1 only: it has a copy of the fencer's whole
+ * descriptor table and may wait long before execve closes it, holding
+ * other fences' channels open meanwhile.  All go but stdio and what
+ * its steps use.
+ */
+static void
+fence_child_keep_fds(struct fence_ctx *ctx)
+{
+	int	 keep[4 + FENCE_CG_MAX], n = 0, i, j, t, from;
+
+	keep[n++] = ctx->fc_status_fd;
+	keep[n++] = ctx->fc_assign_fd;
+	keep[n++] = ctx->fc_bin_mnt;
+	for (i = 0; i < FENCE_CG_MAX; i++)
+		keep[n++] = ctx->fc_cg_procs[i];
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			t = keep[j];
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	from = 3;
+	for (i = 0; i < n; i++) {
+		if (keep[i] < from)
+			continue;
+		if (keep[i] > from)
+			(void)close_range(from, keep[i] - 1, 0);
+		from = keep[i] + 1;
+	}
+	(void)close_range(from, ~0U, 0);
+}
+
+/*
  * Child side, first: pid 1 dies with its parent (set again after the
  * uid changes, which clears it); our copy of the status pipe's read end
  * goes, so the parent's death shows as a broken pipe; the caller's
@@ -138,6 +184,8 @@ fence_child_early(struct fence_ctx *ctx)
 
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	(void)close(ctx->fc_status_rfd);
+	if (ctx->fc_pool)
+		fence_child_keep_fds(ctx);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
 	for (sig = 1; sig < NSIG; sig++) {
@@ -408,7 +456,8 @@ fence_ctx_prepare(const struct fence_spec *s)
 	ctx->fc_spec = s;
 	ctx->fc_tier = s->fs_tier;
 	ctx->fc_status_fd = ctx->fc_status_rfd = -1;
-	ctx->fc_home_fd = ctx->fc_ll_fd = -1;
+	ctx->fc_home_tree = ctx->fc_ll_fd = ctx->fc_assign_fd = -1;
+	ctx->fc_built_memory = s->fs_limits.fl_memory;
 	ctx->fc_bin_mnt = fence_bin_fd();
 	ctx->fc_bin_shared = fence_bin_shared();
 	for (i = 0; i < FENCE_CG_MAX; i++)
@@ -598,8 +647,10 @@ fence_stop(struct fence_proc *proc)
 		rv = -1;
 	}
 	(void)fence_cgroup_kill(proc);
-	if (proc->fp_pid > 0 && proc->fp_pidfd >= 0) {
-		fence_reap(proc);
+	/* Reaped already (fb_reaped()) or not: the pidfd is closed. */
+	if (proc->fp_pidfd >= 0) {
+		if (proc->fp_pid > 0)
+			fence_reap(proc);
 		(void)close(proc->fp_pidfd);
 		proc->fp_pidfd = -1;
 	}
@@ -622,4 +673,433 @@ fence_oom_killed(const struct fence_proc *proc)
 	if ((n = fence_cgroup_oom(proc)) == -1)
 		return (proc->fp_oom_killed);
 	return (n > 0 || proc->fp_oom_killed);
+}
+
+/*
+ * The warm pool (docs/pool.md).  A pool pid 1 is cloned like a cold
+ * one but without CLONE_VM and CLONE_VFORK: it has its own copy of the
+ * fencer's memory and may wait, the fencer goes on.  It walks
+ * fence_steps[] to the split point, says so on its status pipe
+ * (FENCE_ST_POOLED) and blocks on its assignment socket; the take
+ * (fence_pool_take()) moves its cgroups to the boot's names, writes the
+ * boot's limits, and sends it the boot's key, ids, user and limits with
+ * the agent's channel and the home, after which it walks the rest of
+ * the steps and executes the agent as a cold pid 1 does.
+ */
+
+/*
+ * Child side, a pool pid 1 before it waits: what it writes after the
+ * assignment (its context, its stack) is still the fencer's memory,
+ * shared copy-on-write since the clone; a write fault on each page at
+ * the take would be the boot's time.  Each is written once now.
+ */
+static void
+fence_pool_prefault(struct fence_ctx *ctx)
+{
+	volatile char	*p = (volatile char *)ctx;
+	long		 pg = sysconf(_SC_PAGESIZE);
+	size_t		 i;
+	char		 here;
+
+	for (i = 0; i < sizeof(*ctx); i += pg)
+		p[i] = p[i];
+	p[sizeof(*ctx) - 1] = p[sizeof(*ctx) - 1];
+	fence_ns_stack_touch(&here);
+}
+
+/*
+ * Child side, the split point: nothing to do for a cold boot.  A pool
+ * pid 1 reads its one assignment here.  What it built before is not
+ * the boot's time: its clocks start again.
+ */
+static int
+fence_pool_assigned(struct fence_ctx *ctx)
+{
+	struct fence_spec	*s = &ctx->fc_spec_own;
+	struct fence_assign	 a;
+	union {
+		struct cmsghdr	 hdr;
+		char		 buf[CMSG_SPACE(2 * sizeof(int))];
+	}			 cm;
+	struct cmsghdr		*c;
+	struct msghdr		 msg;
+	struct iovec		 iov;
+	int			 fds[2];
+	ssize_t			 n;
+
+	if (!ctx->fc_pool)
+		return (0);
+	fence_pool_prefault(ctx);
+	if (fence_child_send(ctx, FENCE_ST_POOLED) == -1)
+		_exit(127);	/* the fencer is gone */
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = &a;
+	iov.iov_len = sizeof(a);
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cm.buf;
+	msg.msg_controllen = sizeof(cm.buf);
+	do
+		n = recvmsg(ctx->fc_assign_fd, &msg, MSG_CMSG_CLOEXEC);
+	while (n == -1 && errno == EINTR);
+	if (n == 0)
+		_exit(0);	/* dropped from the pool */
+	if (n == -1)
+		return (fence_child_err(ctx, errno, "read the assignment"));
+	(void)close(ctx->fc_assign_fd);
+	ctx->fc_assign_fd = -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (n != (ssize_t)sizeof(a) || (msg.msg_flags & (MSG_TRUNC |
+	    MSG_CTRUNC)) || c == NULL || c->cmsg_level != SOL_SOCKET ||
+	    c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(2 * sizeof(int)))
+		return (fence_child_err(ctx, EBADMSG, "assignment"));
+	memcpy(fds, CMSG_DATA(c), sizeof(fds));
+	a.fa_key[sizeof(a.fa_key) - 1] = '\0';
+	a.fa_user[sizeof(a.fa_user) - 1] = '\0';
+	if (a.fa_magic != FENCE_ASSIGN_MAGIC || !fence_key_valid(a.fa_key) ||
+	    !fence_user_valid(a.fa_user) || a.fa_uid == 0 ||
+	    a.fa_uid == (uint32_t)-1 || a.fa_gid == 0 ||
+	    a.fa_gid == (uint32_t)-1)
+		return (fence_child_err(ctx, EBADMSG, "assignment"));
+
+	strlcpy(s->fs_key, a.fa_key, sizeof(s->fs_key));
+	strlcpy(s->fs_user, a.fa_user, sizeof(s->fs_user));
+	s->fs_uid = a.fa_uid;
+	s->fs_gid = a.fa_gid;
+	s->fs_limits = a.fa_limits;
+#ifdef FENCED_TEST_HOOKS
+	ctx->fc_noseccomp = a.fa_noseccomp;
+#endif
+	snprintf(ctx->fc_home_mnt, sizeof(ctx->fc_home_mnt), "home/%s",
+	    s->fs_user);
+	snprintf(ctx->fc_home_abs, sizeof(ctx->fc_home_abs), "/home/%s",
+	    s->fs_user);
+	fence_ctx_env(ctx, s);
+	ctx->fc_chan = fds[0];
+	ctx->fc_home_tree = fds[1];
+
+	memset(ctx->fc_st.fst_us, 0, sizeof(ctx->fc_st.fst_us));
+	memset(ctx->fc_st.fst_step_us, 0, sizeof(ctx->fc_st.fst_step_us));
+	ctx->fc_t_step = fence_now_us();
+	return (0);
+}
+
+static int
+fence_pool_spec_check(const struct fence_spec *s, char *err, size_t errlen)
+{
+	int	 i;
+
+	if (!fence_key_valid(s->fs_key) || s->fs_cgroup_name == NULL) {
+		snprintf(err, errlen, "invalid pool fence name");
+		return (-1);
+	}
+	if (s->fs_tier != TIER_L1 && s->fs_tier != TIER_L15 &&
+	    s->fs_tier != TIER_L2) {
+		snprintf(err, errlen, "invalid tier %d", s->fs_tier);
+		return (-1);
+	}
+	if (s->fs_bindir == NULL || s->fs_bindir[0] != '/' ||
+	    s->fs_init == NULL || strchr(s->fs_init, '/') != NULL ||
+	    s->fs_exec != NULL || s->fs_kvm || s->fs_no_home ||
+	    s->fs_npass != 0 || s->fs_chan != -1) {
+		snprintf(err, errlen, "a pool fence runs the agent alone");
+		return (-1);
+	}
+	for (i = 0; i < FENCE_CG_MAX; i++)
+		if (s->fs_cgroup_parent[i] == NULL) {
+			snprintf(err, errlen, "a pool fence needs its cgroups");
+			return (-1);
+		}
+	if (s->fs_limits.fl_memory == 0 || s->fs_limits.fl_pids == 0 ||
+	    s->fs_limits.fl_cpu_milli == 0) {
+		snprintf(err, errlen, "a pool fence needs its limits");
+		return (-1);
+	}
+	return (0);
+}
+
+/* The caller's capability bounding set, as a mask. */
+static uint64_t
+fence_capbset(void)
+{
+	uint64_t	 m = 0;
+	int		 c;
+
+	for (c = 0; c <= fence_host.fh_cap_last && c < 64; c++)
+		if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) == 1)
+			m |= 1ULL << c;
+	return (m);
+}
+
+/* A pipe or socket end above fds 0-3, which pid 1 replaces. */
+static int
+fence_fd_high(int *fd, char *err, size_t errlen)
+{
+	int	 nfd;
+
+	if (*fd > 3)
+		return (0);
+	if ((nfd = fcntl(*fd, F_DUPFD_CLOEXEC, 4)) == -1) {
+		snprintf(err, errlen, "fcntl: %s", strerror(errno));
+		return (-1);
+	}
+	(void)close(*fd);
+	*fd = nfd;
+	return (0);
+}
+
+int
+fence_pool_start(const struct fence_spec *spec, struct fence_pooled *pp,
+    char *err, size_t errlen)
+{
+	struct fence_ctx	*ctx;
+	uint64_t		 t0, t;
+	int			 p[2] = { -1, -1 }, sp[2] = { -1, -1 };
+	int			 pidfd = -1, i;
+	pid_t			 pid;
+
+	memset(pp, 0, sizeof(*pp));
+	pp->pp_proc.fp_pid = -1;
+	pp->pp_proc.fp_pidfd = -1;
+	pp->pp_status = pp->pp_assign = -1;
+	if (fence_pool_spec_check(spec, err, errlen) == -1)
+		return (-1);
+	if (fence_init(err, errlen) == -1 ||
+	    fence_bin_init(spec->fs_bindir, spec->fs_init, err, errlen) == -1)
+		return (-1);
+	t0 = fence_now_us();
+	ctx = fence_ctx_prepare(spec);
+	ctx->fc_pool = 1;
+	ctx->fc_spec_own = *spec;
+	ctx->fc_spec = &ctx->fc_spec_own;
+
+	if (fence_cgroup_create(spec, &pp->pp_proc, ctx, err, errlen) == -1)
+		goto fail;
+	if (pipe2(p, O_CLOEXEC) == -1 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == -1) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	if (fence_fd_high(&p[1], err, errlen) == -1 ||
+	    fence_fd_high(&sp[1], err, errlen) == -1)
+		goto fail;
+	ctx->fc_status_fd = p[1];
+	ctx->fc_status_rfd = p[0];
+	ctx->fc_assign_fd = sp[1];
+
+	t = fence_now_us();
+	ctx->fc_t_step = t;
+	pp->pp_capbset = fence_capbset();
+	pid = fence_ns_clone(ctx, fence_child, &pidfd, err, errlen);
+	(void)close(p[1]);
+	(void)close(sp[1]);
+	p[1] = sp[1] = -1;
+	fence_cgroup_close(ctx);
+	if (pid == -1)
+		goto fail;
+	pp->pp_proc.fp_pid = pid;
+	pp->pp_proc.fp_pidfd = pidfd;
+	pp->pp_status = p[0];
+	pp->pp_assign = sp[0];
+	pp->pp_tier = spec->fs_tier;
+	pp->pp_memory = spec->fs_limits.fl_memory;
+	pp->pp_clone_us = fence_us32(fence_now_us() - t);
+	pp->pp_t0 = t0;
+	return (0);
+ fail:
+	for (i = 0; i < 2; i++) {
+		if (p[i] != -1)
+			(void)close(p[i]);
+		if (sp[i] != -1)
+			(void)close(sp[i]);
+	}
+	fence_cgroup_close(ctx);
+	(void)fence_stop(&pp->pp_proc);
+	return (-1);
+}
+
+/*
+ * The pool pid 1's status pipe is readable: 1 once it waits at the split
+ * point, 0 if there is nothing yet, -1 if it failed or died (err).
+ */
+int
+fence_pool_ready(struct fence_pooled *pp, char *err, size_t errlen)
+{
+	struct fence_status	 rec;
+	ssize_t			 n;
+
+	n = read(pp->pp_status, &rec, sizeof(rec));
+	if (n == -1 && (errno == EINTR || errno == EAGAIN))
+		return (0);
+	if (n == (ssize_t)sizeof(rec) && rec.fst_kind == FENCE_ST_POOLED) {
+		pp->pp_build_us = fence_us32(fence_now_us() - pp->pp_t0);
+		pp->pp_ready = 1;
+		return (1);
+	}
+	if (n == (ssize_t)sizeof(rec) && rec.fst_kind == FENCE_ST_ERROR) {
+		rec.fst_step[sizeof(rec.fst_step) - 1] = '\0';
+		snprintf(err, errlen, "%s: %s", rec.fst_step,
+		    rec.fst_errno != 0 ? strerror(rec.fst_errno) : "failed");
+	} else if (n == -1)
+		snprintf(err, errlen, "status pipe: %s", strerror(errno));
+	else
+		snprintf(err, errlen, "pool pid 1 died while it was built");
+	return (-1);
+}
+
+/* 1 while the pool pid 1 lives, by its pidfd. */
+int
+fence_pool_alive(const struct fence_pooled *pp)
+{
+	struct pollfd	 pfd;
+
+	if (pp->pp_proc.fp_pidfd < 0)
+		return (0);
+	pfd.fd = pp->pp_proc.fp_pidfd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	return (poll(&pfd, 1, 0) == 0);
+}
+
+void
+fence_pool_drop(struct fence_pooled *pp)
+{
+	if (pp->pp_assign != -1)
+		(void)close(pp->pp_assign);
+	if (pp->pp_status != -1)
+		(void)close(pp->pp_status);
+	pp->pp_assign = pp->pp_status = -1;
+	(void)fence_stop(&pp->pp_proc);
+	pp->pp_ready = 0;
+}
+
+/* Whether a cold boot of spec would build what pool fence pp holds. */
+static int
+fence_pool_fits(const struct fence_pooled *pp, const struct fence_spec *s)
+{
+	return (pp->pp_ready && s->fs_tier == pp->pp_tier &&
+	    s->fs_exec == NULL && !s->fs_kvm && !s->fs_no_home &&
+	    s->fs_npass == 0 && !s->fs_inherit_stdio &&
+	    s->fs_cgroup_name != NULL && s->fs_init != NULL &&
+	    strcmp(s->fs_init, "fence-agent") == 0 &&
+	    (s->fs_init_argv == NULL || (s->fs_init_argv[0] != NULL &&
+	    strcmp(s->fs_init_argv[0], "fence-agent") == 0 &&
+	    s->fs_init_argv[1] == NULL)));
+}
+
+/*
+ * A boot takes pool fence pp.  Returns 0: proc is the boot's fence, its
+ * pid 1 past execve, pp is spent.  1: nothing of the boot's was handed
+ * over and the pool fence is dropped or untouched; the caller boots
+ * cold.  -1: the boot failed after its assignment, as a cold one would
+ * (err), and nothing of it is left.
+ */
+int
+fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
+    struct fence_proc *proc, char *err, size_t errlen)
+{
+	struct fence_assign	 a;
+	struct fence_status	 st;
+	union {
+		struct cmsghdr	 hdr;
+		char		 buf[CMSG_SPACE(2 * sizeof(int))];
+	}			 cm;
+	struct cmsghdr		*c;
+	struct msghdr		 msg;
+	struct iovec		 iov;
+	uint64_t		 t0 = fence_now_us(), tsend;
+	int			 fds[2], tree = -1;
+	char			 why[FENCE_ERR_MAX];
+	ssize_t			 n;
+
+	if (!fence_pool_fits(pp, spec) || spec->fs_chan < 0)
+		return (1);
+	if (fence_spec_check(spec, err, errlen) == -1)
+		return (1);
+	if (!fence_pool_alive(pp)) {
+		log_warnx("%s: pool pid 1 %d died", __func__,
+		    (int)pp->pp_proc.fp_pid);
+		fence_pool_drop(pp);
+		return (1);
+	}
+	/* The fencer gave up a capability since: a cold pid 1 lacks it. */
+	if (fence_capbset() != pp->pp_capbset) {
+		fence_pool_drop(pp);
+		return (1);
+	}
+	if (fence_mount_home_tree(spec, &tree, why, sizeof(why)) == -1)
+		return (1);	/* a cold boot says why, in its own words */
+	if (fence_cgroup_adopt(spec, &pp->pp_proc, why, sizeof(why)) == -1) {
+		log_warnx("%s: %s", __func__, why);
+		(void)close(tree);
+		fence_pool_drop(pp);
+		return (1);
+	}
+
+	memset(&a, 0, sizeof(a));
+	a.fa_magic = FENCE_ASSIGN_MAGIC;
+	strlcpy(a.fa_key, spec->fs_key, sizeof(a.fa_key));
+	strlcpy(a.fa_user, spec->fs_user, sizeof(a.fa_user));
+	a.fa_uid = spec->fs_uid;
+	a.fa_gid = spec->fs_gid;
+	a.fa_limits = spec->fs_limits;
+#ifdef FENCED_TEST_HOOKS
+	a.fa_noseccomp = spec->fs_test_noseccomp;
+#endif
+	fds[0] = spec->fs_chan;
+	fds[1] = tree;
+	memset(&msg, 0, sizeof(msg));
+	memset(&cm, 0, sizeof(cm));
+	iov.iov_base = &a;
+	iov.iov_len = sizeof(a);
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cm.buf;
+	msg.msg_controllen = sizeof(cm.buf);
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(c), fds, sizeof(fds));
+	tsend = fence_now_us();
+	do
+		n = sendmsg(pp->pp_assign, &msg, MSG_NOSIGNAL);
+	while (n == -1 && errno == EINTR);
+	(void)close(tree);
+	if (n != (ssize_t)sizeof(a)) {
+		log_warnx("%s: send the assignment: %s", __func__,
+		    n == -1 ? strerror(errno) : "short");
+		fence_pool_drop(pp);
+		return (1);
+	}
+	/* Handed over: from here on it is this boot's fence. */
+	*proc = pp->pp_proc;
+	(void)close(pp->pp_assign);
+	pp->pp_assign = -1;
+	memset(&st, 0, sizeof(st));
+	if (fence_status_read(pp->pp_status, proc, &st, err, errlen) == -1) {
+		(void)close(pp->pp_status);
+		pp->pp_status = -1;
+		(void)fence_stop(proc);
+		memset(pp, 0, sizeof(*pp));
+		pp->pp_status = pp->pp_assign = -1;
+		pp->pp_proc.fp_pidfd = pp->pp_proc.fp_pid = -1;
+		return (-1);
+	}
+	(void)close(pp->pp_status);
+	proc->fp_timings.ft_cgroup_us = fence_us32(tsend - t0);
+	proc->fp_timings.ft_namespaces_us = st.fst_us[FENCE_T_NAMESPACES];
+	proc->fp_timings.ft_mounts_us = st.fst_us[FENCE_T_MOUNTS];
+	proc->fp_timings.ft_seccomp_us = st.fst_us[FENCE_T_SECCOMP];
+	proc->fp_timings.ft_exec_us = fence_us32(fence_now_us() - tsend);
+	proc->fp_timings.ft_take_us = fence_us32(fence_now_us() - t0);
+	proc->fp_landlock_abi = spec->fs_tier >= TIER_L15 ?
+	    fence_host.fh_landlock_abi : 0;
+	proc->fp_landlock = st.fst_landlock;
+	proc->fp_pooled = 1;
+	memset(pp, 0, sizeof(*pp));
+	pp->pp_status = pp->pp_assign = -1;
+	pp->pp_proc.fp_pidfd = pp->pp_proc.fp_pid = -1;
+	return (0);
 }

@@ -79,6 +79,7 @@ struct fence_timings {
 	uint32_t	 ft_cgroup_us;
 	uint32_t	 ft_seccomp_us;
 	uint32_t	 ft_exec_us;		/* clone to execve of init */
+	uint32_t	 ft_take_us;		/* pooled: the whole take */
 };
 
 struct fence_proc {
@@ -89,6 +90,24 @@ struct fence_proc {
 	int		 fp_landlock_abi;	/* 0: none */
 	uint32_t	 fp_landlock;		/* FENCE_LL_* applied */
 	int		 fp_oom_killed;		/* recorded by fence_stop() */
+	int		 fp_pooled;		/* taken from the warm pool */
+};
+
+/*
+ * A pool fence (docs/pool.md): pid 1 built up to the split point of
+ * fence_steps[], waiting for the boot that takes it.
+ */
+struct fence_pooled {
+	struct fence_proc pp_proc;		/* pid, pidfd, pool cgroups */
+	int		 pp_tier;
+	int		 pp_status;		/* its status pipe, read end */
+	int		 pp_assign;		/* its assignment socket */
+	int		 pp_ready;		/* waits at the split point */
+	uint64_t	 pp_memory;		/* its tmpfs sizes follow it */
+	uint64_t	 pp_capbset;		/* the fencer's, at its clone */
+	uint64_t	 pp_t0;			/* us, fence_now_us() */
+	uint32_t	 pp_clone_us;		/* the clone itself */
+	uint32_t	 pp_build_us;		/* start to the split point */
 };
 
 /*
@@ -104,6 +123,14 @@ int	fence_start(const struct fence_spec *, struct fence_proc *, char *,
 	    size_t);
 int	fence_stop(struct fence_proc *);
 int	fence_oom_killed(const struct fence_proc *);
+
+int	fence_pool_start(const struct fence_spec *, struct fence_pooled *,
+	    char *, size_t);
+int	fence_pool_ready(struct fence_pooled *, char *, size_t);
+int	fence_pool_alive(const struct fence_pooled *);
+int	fence_pool_take(struct fence_pooled *, const struct fence_spec *,
+	    struct fence_proc *, char *, size_t);
+void	fence_pool_drop(struct fence_pooled *);
 
 /*
  * fence_mount.c: every host path a fence gets bound in, for whoever

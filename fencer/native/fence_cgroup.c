@@ -449,3 +449,73 @@ fence_cgroup_remove(struct fence_proc *proc, char *err, size_t errlen)
 			proc->fp_cgroup[i][0] = '\0';
 	return (rv);
 }
+
+/*
+ * A pool fence taken by a boot (fence.c): its cgroups, made under a
+ * pool name, are renamed to the boot's (rename(2) moves a cgroup within
+ * its parent, processes and all) and get the boot's limits, the memory
+ * limit read back as for a fresh one.  On v1 with swap counted, a limit
+ * going up is raised in memsw first, which may never be below it.
+ * proc's paths follow every rename, so fence_stop() finds them.
+ */
+int
+fence_cgroup_adopt(const struct fence_spec *s, struct fence_proc *proc,
+    char *err, size_t errlen)
+{
+	const char	*name = s->fs_cgroup_name != NULL ? s->fs_cgroup_name :
+			    s->fs_key;
+	char		 path[PATH_MAX], old[PATH_MAX], v[32];
+	int		 i, j, v2, shared;
+
+	if (name[0] == '\0' || strchr(name, '/') != NULL ||
+	    strcmp(name, "..") == 0 || strcmp(name, ".") == 0) {
+		snprintf(err, errlen, "cgroup name %s not a name", name);
+		return (-1);
+	}
+	for (i = 0; i < FENCE_CG_MAX; i++) {
+		if (proc->fp_cgroup[i][0] == '\0' ||
+		    s->fs_cgroup_parent[i] == NULL)
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s",
+		    s->fs_cgroup_parent[i], name) >= sizeof(path)) {
+			snprintf(err, errlen, "cgroup path too long");
+			return (-1);
+		}
+		memcpy(old, proc->fp_cgroup[i], sizeof(old));
+		for (shared = 0, j = 0; j < i; j++)
+			if (strcmp(proc->fp_cgroup[j], path) == 0)
+				shared = 1;
+		if (!shared && rename(old, path) == -1) {
+			/* A crashed fencer's empty leftover goes, as in mkdir. */
+			if ((errno != EEXIST && errno != ENOTEMPTY &&
+			    errno != EBUSY) || rmdir(path) == -1 ||
+			    rename(old, path) == -1) {
+				snprintf(err, errlen, "rename cgroup %s to %s: "
+				    "%s", old, path, strerror(errno));
+				return (-1);
+			}
+		}
+		/* Every controller that shared the old directory follows. */
+		for (j = i; j < FENCE_CG_MAX; j++)
+			if (strcmp(proc->fp_cgroup[j], old) == 0)
+				memcpy(proc->fp_cgroup[j], path, sizeof(path));
+	}
+	for (i = 0; i < FENCE_CG_MAX; i++) {
+		if (proc->fp_cgroup[i][0] == '\0')
+			continue;
+		v2 = fence_cg_is_v2(proc->fp_cgroup[i]);
+		if (!v2 && i == FENCE_CG_MEMORY && s->fs_limits.fl_memory != 0 &&
+		    fence_cg_exists(proc->fp_cgroup[i],
+		    "memory.memsw.limit_in_bytes")) {
+			snprintf(v, sizeof(v), "%" PRIu64,
+			    s->fs_limits.fl_memory);
+			/* Fails harmlessly when the limit goes down. */
+			(void)fence_cg_write(proc->fp_cgroup[i],
+			    "memory.memsw.limit_in_bytes", v, err, errlen);
+		}
+		if ((v2 ? fence_cg_limits_v2 : fence_cg_limits_v1)(i,
+		    proc->fp_cgroup[i], &s->fs_limits, err, errlen) == -1)
+			return (-1);
+	}
+	return (0);
+}

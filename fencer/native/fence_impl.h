@@ -7,7 +7,9 @@
  *
  * The fence's first process is cloned with CLONE_VM|CLONE_VFORK (see
  * fence_ns.c): until it calls execve it shares the caller's memory, and
- * the caller is suspended.  Code that runs in that child ("child side"
+ * the caller is suspended.  (A pool pid 1, docs/pool.md, is cloned
+ * without them and has its own copy; the rules below hold for it all
+ * the same, so one code serves both.)  Code that runs in that child ("child side"
  * below) must therefore not allocate, take locks, touch stdio streams or
  * call glibc's set*id() wrappers (which would signal the caller's other
  * threads); it uses raw system calls and the buffers of struct fence_ctx,
@@ -56,7 +58,8 @@ enum fence_clock {
  */
 enum fence_st_kind {
 	FENCE_ST_EXEC = 1,
-	FENCE_ST_ERROR
+	FENCE_ST_ERROR,
+	FENCE_ST_POOLED		/* a pool pid 1 waits at the split point */
 };
 
 struct fence_status {
@@ -78,10 +81,37 @@ struct fence_host {
 	const struct sock_fprog *fh_seccomp;	/* the L1.5 filter */
 };
 
+/*
+ * What the fencer sends a pool pid 1 at the split point (fence_pool.c),
+ * one datagram on its assignment socket with two descriptors: the
+ * agent's channel and the home, a detached mount (open_tree or fsmount).
+ */
+#define FENCE_ASSIGN_MAGIC	0x66706f6fU	/* "fpoo" */
+struct fence_assign {
+	uint32_t	 fa_magic;
+	char		 fa_key[FENCE_KEY_SIZE];
+	uint32_t	 fa_uid;
+	uint32_t	 fa_gid;
+	char		 fa_user[FENCED_NAME_MAX];
+	struct fence_limits fa_limits;
+	int32_t		 fa_noseccomp;		/* test hook */
+};
+
 /* Everything pid 1 needs, prepared by the parent before clone. */
 struct fence_ctx {
 	const struct fence_spec	*fc_spec;
 	int		 fc_tier;
+
+	/*
+	 * A pool pid 1 (fc_pool) is cloned without CLONE_VM: it has its
+	 * own copy of this memory, waits at the split point for its
+	 * fence_assign on fc_assign_fd, and writes it into fc_spec_own,
+	 * which fc_spec then points to.  -1 and 0 for a cold boot.
+	 */
+	int		 fc_pool;
+	int		 fc_assign_fd;
+	struct fence_spec fc_spec_own;
+	uint64_t	 fc_built_memory;	/* the tmpfs sizes follow it */
 
 	/* Status pipe (write end) and the parent's liveness. */
 	int		 fc_status_fd;
@@ -97,7 +127,7 @@ struct fence_ctx {
 	/* Filesystem. */
 	char		 fc_home_mnt[PATH_MAX];	/* home/<user> */
 	char		 fc_home_abs[PATH_MAX];	/* /home/<user> */
-	int		 fc_home_fd;		/* O_PATH, child side */
+	int		 fc_home_tree;		/* the home, a detached mount */
 	int		 fc_bin_mnt;		/* fence_bin_init()'s tmpfs */
 	int		 fc_bin_shared;		/* cloned, not attached */
 
@@ -125,6 +155,7 @@ uint64_t	 fence_now_us(void);
 /* fence_ns.c */
 pid_t		 fence_ns_clone(struct fence_ctx *, int (*)(void *), int *,
 		    char *, size_t);
+void		 fence_ns_stack_touch(const char *);
 int		 fence_ns_cgroup(struct fence_ctx *);
 int		 fence_ns_hostname(struct fence_ctx *);
 int		 fence_ns_session(struct fence_ctx *);
@@ -139,11 +170,17 @@ int		 fence_bin_fd(void);
 int		 fence_bin_shared(void);
 int		 fence_mount_sources(struct fence_ctx *);
 int		 fence_mount_build(struct fence_ctx *);
+int		 fence_mount_home(struct fence_ctx *);
+int		 fence_mount_resize(struct fence_ctx *);
+int		 fence_mount_home_tree(const struct fence_spec *, int *, char *,
+		    size_t);
 
 /* fence_cgroup.c */
 int		 fence_cgroup_create(const struct fence_spec *,
 		    struct fence_proc *, struct fence_ctx *, char *, size_t);
 int		 fence_cgroup_join(struct fence_ctx *);
+int		 fence_cgroup_adopt(const struct fence_spec *,
+		    struct fence_proc *, char *, size_t);
 void		 fence_cgroup_close(struct fence_ctx *);
 int		 fence_cgroup_kill(const struct fence_proc *);
 int		 fence_cgroup_remove(struct fence_proc *, char *, size_t);

@@ -15,7 +15,8 @@
  *			tmpfs holding copies of fence-agent, fence-probe
  *			and the init only
  *	/home		fresh tmpfs 0755; /home/<user> is the sandbox
- *			home, bound read-write (nosuid, nodev)
+ *			home, attached read-write (nosuid, nodev) after
+ *			the split point of fence_steps[] (fence_mount_home())
  *	/dev		tmpfs with null, zero, full, random, urandom, tty
  *			bound from the host, fd/stdin/stdout/stderr links,
  *			a /dev/shm tmpfs (an eighth); read-only; with
@@ -27,10 +28,12 @@
  *			read-only tmpfs
  *	/sys		absent
  *
- * The home is opened before the staging tmpfs hides anything, and bound
- * from its file descriptor: it is opened without following any symlink
- * and must belong to the fence's uid, so a symlink swapped in after
- * fence_home_prepare() checked the path cannot redirect the bind.
+ * The home is a detached mount (fence_mount_home_tree()), made while the
+ * host's tree is still in sight (by pid 1 before its mounts, or by the
+ * fencer at a pool fence's take, docs/pool.md) and attached after
+ * pivot_root: it is opened without following any symlink and must
+ * belong to the fence's uid, so a symlink swapped in after
+ * fence_home_prepare() checked the path cannot redirect it.
  *
  * Everything of the host a fence sees is in fence_host_binds[] below,
  * one table, so that whoever reads a fence's mount table from the host
@@ -450,36 +453,118 @@ fence_mount_mkdir(struct fence_ctx *ctx, const char *dir, mode_t mode)
 	return (0);
 }
 
-/* Child side, before anything is mounted: the sources we bind by fd. */
+/*
+ * The home as a detached mount, for pid 1 to attach at /home/<user>
+ * (fence_mount_home()): a clone of the sandbox home's directory, opened
+ * without following any symlink and checked to be the fence uid's, or
+ * the home image's ext4 made from its loop device, whose root must be
+ * the uid's.  Either is nosuid, nodev and private.  Cold boots make it
+ * in pid 1 before its mounts (fence_mount_sources()), a pooled boot in
+ * the fencer at the take (fence_pool.c): one code for both, system
+ * calls only, so it runs in pid 1 before execve too.
+ */
 int
-fence_mount_sources(struct fence_ctx *ctx)
+fence_mount_home_tree(const struct fence_spec *s, int *treep, char *err,
+    size_t errlen)
 {
-	const struct fence_spec	*s = ctx->fc_spec;
+	struct mount_attr	 attr;
 	struct open_how		 how;
 	struct stat		 sb;
+	int			 fd = -1, tree = -1, saved;
 
-	/* Nothing we mount from here on may propagate to the host. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
-		return (fence_child_err(ctx, errno, "make / private"));
-
-	/* A home image is mounted from its loop device instead. */
-	if (s->fs_home_dev[0] != '\0' || s->fs_no_home)
+	*treep = -1;
+	if (s->fs_home_dev[0] != '\0') {
+		if ((fd = fsopen("ext4", FSOPEN_CLOEXEC)) == -1 ||
+		    fsconfig(fd, FSCONFIG_SET_STRING, "source",
+		    s->fs_home_dev, 0) == -1 ||
+		    fsconfig(fd, FSCONFIG_SET_FLAG, "discard", NULL, 0) == -1 ||
+		    fsconfig(fd, FSCONFIG_SET_STRING, "errors", "remount-ro",
+		    0) == -1 ||
+		    fsconfig(fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1 ||
+		    (tree = fsmount(fd, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
+		    MOUNT_ATTR_NODEV)) == -1) {
+			snprintf(err, errlen, "mount the home image from %s",
+			    s->fs_home_dev);
+			goto fail;
+		}
+		if (fstat(tree, &sb) == -1) {
+			snprintf(err, errlen, "stat the home image");
+			goto fail;
+		}
+		if (sb.st_uid != s->fs_uid) {
+			snprintf(err, errlen, "home image %s belongs to uid "
+			    "%u, not %u", s->fs_home, (unsigned)sb.st_uid,
+			    (unsigned)s->fs_uid);
+			errno = EPERM;
+			goto fail;
+		}
+		(void)close(fd);
+		*treep = tree;
 		return (0);
+	}
 	memset(&how, 0, sizeof(how));
 	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
 	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-	ctx->fc_home_fd = syscall(SYS_openat2, AT_FDCWD, s->fs_home, &how,
-	    sizeof(how));
-	if (ctx->fc_home_fd == -1)
-		return (fence_child_err(ctx, errno, "open home %s",
-		    s->fs_home));
-	if (fstat(ctx->fc_home_fd, &sb) == -1)
-		return (fence_child_err(ctx, errno, "stat home %s",
-		    s->fs_home));
-	if (sb.st_uid != s->fs_uid)
-		return (fence_child_err(ctx, EPERM, "home %s belongs to uid "
-		    "%u, not %u", s->fs_home, (unsigned)sb.st_uid,
-		    (unsigned)s->fs_uid));
+	if ((fd = syscall(SYS_openat2, AT_FDCWD, s->fs_home, &how,
+	    sizeof(how))) == -1) {
+		snprintf(err, errlen, "open home %s", s->fs_home);
+		goto fail;
+	}
+	if (fstat(fd, &sb) == -1) {
+		snprintf(err, errlen, "stat home %s", s->fs_home);
+		goto fail;
+	}
+	if (sb.st_uid != s->fs_uid) {
+		snprintf(err, errlen, "home %s belongs to uid %u, not %u",
+		    s->fs_home, (unsigned)sb.st_uid, (unsigned)s->fs_uid);
+		errno = EPERM;
+		goto fail;
+	}
+	if ((tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+	    AT_EMPTY_PATH)) == -1) {
+		snprintf(err, errlen, "clone home %s", s->fs_home);
+		goto fail;
+	}
+	/* As the bind it replaces: read-write, nosuid, nodev, private. */
+	memset(&attr, 0, sizeof(attr));
+	attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	attr.attr_clr = MOUNT_ATTR_RDONLY;
+	attr.propagation = MS_PRIVATE;
+	if (mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) == -1) {
+		snprintf(err, errlen, "mount home %s nosuid,nodev",
+		    s->fs_home);
+		goto fail;
+	}
+	(void)close(fd);
+	*treep = tree;
+	return (0);
+ fail:
+	saved = errno;
+	if (tree != -1)
+		(void)close(tree);
+	if (fd != -1)
+		(void)close(fd);
+	errno = saved;
+	return (-1);
+}
+
+/*
+ * Child side, before anything is mounted: nothing may propagate to the
+ * host, and the home of a cold boot is taken now, while pid 1 still
+ * sees the host's tree.  A pool pid 1 gets its home at the take.
+ */
+int
+fence_mount_sources(struct fence_ctx *ctx)
+{
+	char	 what[FENCE_STEP_MAX];
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
+		return (fence_child_err(ctx, errno, "make / private"));
+	if (ctx->fc_pool || ctx->fc_spec->fs_no_home)
+		return (0);
+	if (fence_mount_home_tree(ctx->fc_spec, &ctx->fc_home_tree, what,
+	    sizeof(what)) == -1)
+		return (fence_child_err(ctx, errno, "%s", what));
 	return (0);
 }
 
@@ -523,36 +608,11 @@ fence_mount_system(struct fence_ctx *ctx)
 	return (0);
 }
 
-/*
- * The home's own ext4 (fence_home_image()): its size is the limit, its
- * root is "/" in mountinfo, and "discard" gives the host back the blocks
- * of what the fence deletes.  Its root directory must be the uid's.
- */
-static int
-fence_mount_home_image(struct fence_ctx *ctx)
-{
-	const struct fence_spec	*s = ctx->fc_spec;
-	struct stat		 sb;
-
-	if (mount(s->fs_home_dev, ctx->fc_home_mnt, "ext4", MS_NOSUID |
-	    MS_NODEV, "discard,errors=remount-ro") == -1)
-		return (fence_child_err(ctx, errno, "mount the home image "
-		    "from %s", s->fs_home_dev));
-	if (stat(ctx->fc_home_mnt, &sb) == -1)
-		return (fence_child_err(ctx, errno, "stat the home image"));
-	if (sb.st_uid != s->fs_uid)
-		return (fence_child_err(ctx, EPERM, "home image %s belongs "
-		    "to uid %u, not %u", s->fs_home, (unsigned)sb.st_uid,
-		    (unsigned)s->fs_uid));
-	return (0);
-}
-
 /* /tmp, /var, /run with the bin dir, /home with the sandbox home. */
 static int
 fence_mount_scratch(struct fence_ctx *ctx)
 {
 	const unsigned long	 f = MS_NOSUID | MS_NODEV;
-	char			 fdpath[64];
 	int			 fd;
 
 	if (fence_mount_mkdir(ctx, "tmp", 01777) == -1 ||
@@ -590,26 +650,81 @@ fence_mount_scratch(struct fence_ctx *ctx)
 	if (ctx->fc_bin_shared)
 		(void)close(fd);
 
+	/* The user's own folder in it comes after the split point. */
 	if (fence_mount_mkdir(ctx, "home", 0755) == -1 ||
 	    fence_mount_tmpfs(ctx, "home", f, "0755", 1ULL << 20,
-	    "/home") == -1 ||
-	    fence_mount_mkdir(ctx, ctx->fc_home_mnt, 0700) == -1)
+	    "/home") == -1)
 		return (-1);
-	if (ctx->fc_spec->fs_home_dev[0] != '\0')
-		return (fence_mount_home_image(ctx));
-	if (ctx->fc_spec->fs_no_home) {
-		if (chown(ctx->fc_home_mnt, ctx->fc_spec->fs_uid,
-		    ctx->fc_spec->fs_gid) == -1)
+	return (0);
+}
+
+/*
+ * Child side, after the split point (the root is the fence's and
+ * read-only, /home its own tmpfs): /home/<user>, and the home attached
+ * on it.
+ */
+int
+fence_mount_home(struct fence_ctx *ctx)
+{
+	const struct fence_spec	*s = ctx->fc_spec;
+
+	if (fence_mount_mkdir(ctx, ctx->fc_home_abs, 0700) == -1)
+		return (-1);
+	if (s->fs_no_home) {
+		if (chown(ctx->fc_home_abs, s->fs_uid, s->fs_gid) == -1)
 			return (fence_child_err(ctx, errno, "chown %s",
 			    ctx->fc_home_abs));
 		return (0);
 	}
-	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", ctx->fc_home_fd);
-	if (fence_mount_bind(ctx, fdpath, ctx->fc_home_fd, ctx->fc_home_mnt,
-	    1, ctx->fc_home_abs) == -1)
-		return (-1);
-	(void)close(ctx->fc_home_fd);
-	ctx->fc_home_fd = -1;
+	if (ctx->fc_home_tree == -1)
+		return (fence_child_err(ctx, EBADF, "no home to mount"));
+	if (move_mount(ctx->fc_home_tree, "", AT_FDCWD, ctx->fc_home_abs,
+	    MOVE_MOUNT_F_EMPTY_PATH) == -1)
+		return (fence_child_err(ctx, errno, "mount %s",
+		    ctx->fc_home_abs));
+	(void)close(ctx->fc_home_tree);
+	ctx->fc_home_tree = -1;
+	return (0);
+}
+
+/*
+ * Child side, after the split point: a pool pid 1 built its scratch
+ * tmpfs mounts for the pool's memory limit; a boot with another limit
+ * gets them resized to its own (nothing is in them yet).  A cold boot
+ * built them for its own: nothing to do.
+ */
+int
+fence_mount_resize(struct fence_ctx *ctx)
+{
+	static const struct {
+		const char		*r_dir;
+		enum fence_tmpfs	 r_which;
+		unsigned long		 r_flags;
+	} r[] = {
+		{ "/tmp", TMPFS_TMP, MS_NOSUID | MS_NODEV },
+		{ "/var", TMPFS_VAR, MS_NOSUID | MS_NODEV },
+		{ "/run", TMPFS_RUN, MS_NOSUID | MS_NODEV },
+		{ "/dev/shm", TMPFS_SHM, MS_NOSUID | MS_NODEV | MS_NOEXEC }
+	};
+	char		 opts[128];
+	uint64_t	 size, inodes;
+	size_t		 i;
+
+	if (ctx->fc_built_memory == ctx->fc_spec->fs_limits.fl_memory)
+		return (0);
+	for (i = 0; i < nitems(r); i++) {
+		size = fence_tmpfs_size(ctx, r[i].r_which);
+		inodes = size / FENCE_TMPFS_INODE_BYTES;
+		if (inodes < FENCE_TMPFS_INODES_MIN)
+			inodes = FENCE_TMPFS_INODES_MIN;
+		snprintf(opts, sizeof(opts), "size=%llu,nr_inodes=%llu",
+		    (unsigned long long)size, (unsigned long long)inodes);
+		if (mount(NULL, r[i].r_dir, NULL, MS_REMOUNT | r[i].r_flags,
+		    opts) == -1)
+			return (fence_child_err(ctx, errno, "resize %s",
+			    r[i].r_dir));
+	}
+	ctx->fc_built_memory = ctx->fc_spec->fs_limits.fl_memory;
 	return (0);
 }
 

@@ -1,0 +1,23 @@
+/*
+ * The warm pool of native fences (pool.c, docs/pool.md): started with
+ * the fencer, stopped with it, fed by its SIGCHLD reaping, taken from
+ * by the native backend's boots.
+ */
+#ifndef POOL_H
+#define POOL_H
+
+#include <sys/types.h>
+#include <stddef.h>
+
+struct fence_spec;
+struct fence_proc;
+
+void	pool_start(void);
+void	pool_fini(void);
+int	pool_reaped(pid_t);
+void	pool_kick(void);
+void	pool_configured(void);
+int	pool_take(const struct fence_spec *, struct fence_proc *, char *,
+	    size_t);
+
+#endif /* POOL_H */

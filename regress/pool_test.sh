@@ -1,0 +1,300 @@
+#! /usr/bin/atf-sh
+# The warm pool (issue 15, docs/pool.md): `pool TIER N' keeps N fences
+# of TIER built ahead, and a boot takes one.  A pooled fence is exactly
+# as isolated as a cold one: the probe gives it the same verdicts, its
+# hostname, uid and home are the boot's, nothing of the pool's time or
+# of an earlier boot is in it; the pool refills, replaces a pool fence
+# that died, and leaves nothing behind when the daemon goes.
+
+. "$(atf_get_srcdir)/lib.subr"
+
+pool_require() {
+	[ -d /sys/fs/cgroup/memory ] || [ -f /sys/fs/cgroup/cgroup.controllers ] ||
+	    atf_skip "no cgroup hierarchy: a pool needs L1.5's cgroups"
+	unshare --mount --pid --fork true 2>/dev/null ||
+	    atf_skip "no mount and pid namespaces here"
+	command -v python3 > /dev/null || atf_skip "python3 is missing"
+}
+
+# A second local user and homes of their own (<homes>/%u), a control
+# socket they can reach, and the pool lines $1... in fenced.conf.
+pool_setup() {
+	users_add 1 fpo
+	fenced_run_socket
+	h=$(fenced_homes)
+	case "$h" in
+	/var/lib/fenced-regress.?*) ;;
+	*) atf_fail "no homes directory: '$h'" ;;
+	esac
+	{ fenced_conf | sed -e "s|^homes .*|homes \"$h/%u\"|"
+	  for l in "$@"; do echo "$l"; done; } > fenced.conf
+}
+
+# The pid 1s of the pool's fences, from their cgroups (pool.*).
+pool_pids() {
+	for d in $(fenced_cgroup_dirs); do
+		cat "$d"/pool.*/cgroup.procs 2>/dev/null
+	done | sort -un
+}
+
+# pool_count TIER FIELD: one number of `fencectl show stats'.
+pool_count() {
+	$CTL show stats | awk -v t="$1" -v f="$2" '$1 == "pool" &&
+	    $2 == t ":" { for (i = 3; i < NF; i++) if ($(i + 1) ~ "^" f)
+	    { print $i; exit } }'
+}
+
+pool_failed_one() {
+	[ "$(pool_count "$1" failed)" -ge 1 ]
+}
+
+# The probe's verdict per axis (verdict, violations, reason), one a line.
+axes_of() {
+	$CTL probe "$1" | sed 1d | python3 -c '
+import json, sys
+v = json.load(sys.stdin)
+for name in sorted(v["axes"]):
+    a = v["axes"][name]
+    print(name, a["verdict"], json.dumps(a["violations"]), a["reason"])
+print("level", v["level"])'
+}
+
+atf_test_case pooled cleanup
+pooled_head() {
+	atf_set descr "with pool L1.5 2: a boot is pooled, earns L1.5 with the verdicts of a cold boot, its hostname, uid and fresh home are its own, another owner's pooled fence cannot see its files; the pool refills, replaces a killed pool pid 1, and the daemon's stop leaves no process, cgroup or mount of it"
+	atf_set require.user root
+	atf_set timeout 180
+}
+pooled_body() {
+	fenced_vars
+	pool_require
+	pool_setup "pool L1.5 2"
+	fenced_start
+	ua=$(sed -n 1p users.txt)
+	A="$(as_user "$ua") $BIN/fencectl -s $(cat run.sock)"
+	wait_until 20 pool_full L1.5:2 || atf_fail "pool never filled: $($CTL show stats)"
+	# Pool fences are nobody's environments.
+	atf_check -o not-match:"pool" $CTL show environments
+	pids0=$(pool_pids)
+	[ "$(echo "$pids0" | wc -w)" -eq 2 ] ||
+	    atf_fail "expected 2 pool pid 1s, got '$pids0'"
+
+	# Root's fence, from the pool.
+	atf_check -o match:"^state: *running" $CTL boot pa tier L1.5
+	$CTL show environment pa > pa.env
+	atf_check -o match:"^pooled: *yes, the take [0-9]+ us" cat pa.env
+	atf_check_equal L1.5 "$(level_of pa)"
+	uid=$(awk '$1 == "owner:" { sub(/\)/, "", $NF); print $NF }' pa.env)
+	in_fence_uids "$uid" || atf_fail "pa runs as uid '$uid'"
+	atf_check -o inline:"pa\n" $CTL exec pa -- hostname
+	atf_check -o inline:"$uid\n" $CTL exec pa -- id -u
+	atf_check -o inline:"/home/fence-$uid\n" $CTL exec pa -- printenv HOME
+	atf_check -o inline:"pa\n" $CTL exec pa -- printenv VOICEBOX_FENCE
+	# A fresh home, an empty /tmp and /dev/shm, nothing of pool time.
+	atf_check -o empty $CTL exec pa -- ls -A /home/fence-$uid
+	atf_check -o empty $CTL exec pa -- \
+	    sh -c 'ls -A /tmp; ls -A /dev/shm; ls -A /var/tmp'
+	atf_check -o inline:"fence-$uid\n" $CTL exec pa -- ls /home
+	atf_check $CTL exec pa -- sh -c 'echo a > mine; echo t > /tmp/t'
+	atf_check -o inline:"a\n" cat "$(fenced_homes)/root/pa/mine"
+	# The pid 1 of pa was one of the pool's.
+	ppid1=$(awk '$1 == "pid:" { print $2 }' pa.env)
+	echo " $pids0 " | tr '\n' ' ' | grep -q " $ppid1 " ||
+	    atf_fail "pa's pid 1 $ppid1 was not a pool fence ($pids0)"
+	axes_of pa > pooled.axes
+
+	# Another owner's boot: its own pool fence, uid and home.
+	atf_check -o match:"^state: *running" $A boot pb tier L1.5
+	atf_check -o match:"^pooled: *yes" $A show environment pb
+	atf_check -o inline:"$(id -u "$ua")\n" $A exec pb -- id -u
+	atf_check -o inline:"pb\n" $A exec pb -- hostname
+	atf_check -o inline:"$ua\n" $A exec pb -- ls /home
+	atf_check -o empty $A exec pb -- ls -A /tmp
+	atf_check -s not-exit:0 -e ignore $A exec pb -- \
+	    cat "/home/fence-$uid/mine"
+	atf_check -s not-exit:0 -e ignore $A exec pb -- \
+	    cat "$(fenced_homes)/root/pa/mine"
+
+	# The pool refills: two taken, two ready again, new pid 1s.
+	wait_until 20 pool_full L1.5:2 || atf_fail "pool never refilled: $($CTL show stats)"
+	atf_check_equal 2 "$(pool_count L1.5 taken)"
+	# Neither pid 1 that went to a boot is the pool's any more.
+	bpid1=$($A show environment pb | awk '$1 == "pid:" { print $2 }')
+	pids1=$(pool_pids)
+	[ "$(echo "$pids1" | wc -w)" -eq 2 ] ||
+	    atf_fail "expected 2 pool pid 1s, got '$pids1'"
+	for p in $ppid1 $bpid1; do
+		echo "$pids1" | grep -qx "$p" &&
+		    atf_fail "pid 1 $p of a boot is still in the pool"
+	done
+
+	# A pool pid 1 killed from outside is dropped and replaced.
+	victim=$(echo "$pids1" | head -1)
+	kill -9 "$victim"
+	wait_until 20 pool_failed_one L1.5 ||
+	    atf_fail "no failure counted: $($CTL show stats)"
+	wait_until 20 pool_full L1.5:2 || atf_fail "killed pool fence never replaced: $($CTL show stats)"
+	pool_pids | grep -qx "$victim" && atf_fail "dead pool pid 1 still listed"
+	atf_check -o match:"^state: *running" $CTL boot pc tier L1.5
+	atf_check -o match:"^pooled: *yes" $CTL show environment pc
+	atf_check -o inline:"ok\n" $CTL exec pc -- echo ok
+
+	# `cold' builds without the pool, equally strong: the same verdicts.
+	atf_check -o match:"^state: *running" $CTL boot pd tier L1.5 cold
+	atf_check -o match:"^pooled: *no" $CTL show environment pd
+	atf_check_equal L1.5 "$(level_of pd)"
+	axes_of pd > cold.axes
+	atf_check -o file:cold.axes cat pooled.axes
+
+	# The daemon's stop leaves no pool process, cgroup or mount.
+	pids2=$(pool_pids)
+	cgs=$(fenced_cgroup_dirs)
+	fenced_stop
+	for p in $pids0 $pids1 $pids2; do
+		[ -d /proc/$p ] && atf_fail "pool process $p left"
+	done
+	for d in $cgs; do
+		[ -d "$d" ] && atf_fail "cgroup folder $d left: $(ls "$d")"
+	done
+	atf_check -s exit:1 grep -F "$(fenced_homes)" /proc/self/mountinfo
+
+	# A cold boot of the same daemon earns the same, axis by axis.
+	sed -i '/^pool /d' fenced.conf
+	fenced_start
+	atf_check -o match:"^state: *running" $CTL boot pa tier L1.5
+	atf_check -o match:"^pooled: *no" $CTL show environment pa
+	atf_check_equal L1.5 "$(level_of pa)"
+	axes_of pa > restarted.axes
+	atf_check -o file:restarted.axes cat pooled.axes
+	# The cold boot finds the pooled one's home as it was left.
+	atf_check -o inline:"a\n" $CTL exec pa -- cat mine
+	atf_check -o empty $CTL exec pa -- ls -A /tmp
+	fenced_stop
+}
+pooled_cleanup() { fenced_cleanup; }
+
+atf_test_case pooled_l2 cleanup
+pooled_l2_head() {
+	atf_set descr "with pool L2 1: a pooled L2 fence has no network but lo, earns L2, and its tmpfs sizes follow the boot's memory limit; a reload grows and empties the pool"
+	atf_set require.user root
+	atf_set timeout 120
+}
+pooled_l2_body() {
+	fenced_vars
+	pool_require
+	pool_setup "pool L2 1"
+	fenced_start
+	wait_until 20 pool_full L2:1 || atf_fail "pool never filled: $($CTL show stats)"
+	atf_check -o match:"^state: *running" $CTL boot n tier L2
+	atf_check -o match:"^pooled: *yes" $CTL show environment n
+	atf_check -o inline:"lo\n" $CTL exec n -- sh -c \
+	    "sed -n 's/^ *\\([^:]*\\):.*/\\1/p' /proc/net/dev | grep -v '|'"
+	atf_check_equal L2 "$(level_of n)"
+	axes_of n > n.axes
+	atf_check -o match:"^network fenced" cat n.axes
+	# Built for the default 512M; a boot of 256M gets a /tmp of 64M.
+	wait_until 20 pool_full L2:1 || atf_fail "pool never refilled"
+	atf_check -o match:"^state: *running" $CTL boot m tier L2 memory 256M
+	atf_check -o match:"^pooled: *yes" $CTL show environment m
+	atf_check -o match:"size=65536k" $CTL exec m -- \
+	    sh -c "grep ' /tmp ' /proc/self/mountinfo"
+	# A reload grows the pool, and shrinks it to nothing.
+	sed -i 's/^pool L2 1$/pool L2 3/' fenced.conf
+	atf_check -o ignore $CTL reload
+	wait_until 30 pool_full L2:3 || atf_fail "reload did not grow the pool: $($CTL show stats)"
+	[ "$(pool_pids | wc -l)" -eq 3 ] || atf_fail "not 3 pool pid 1s: $(pool_pids)"
+	sed -i 's/^pool L2 3$/pool L2 0/' fenced.conf
+	atf_check -o ignore $CTL reload
+	wait_until 30 pool_full L2:0 || atf_fail "reload did not empty the pool: $($CTL show stats)"
+	wait_empty pool_pids
+	fenced_stop
+}
+pooled_l2_cleanup() { fenced_cleanup; }
+
+atf_test_case pooled_image cleanup
+pooled_image_head() {
+	atf_set descr "with limit home and pool L1.5 1: a pooled fence's home is its ext4 image, made by the fencer at the take: full at its size, its root \"/\" in the mount table, its files kept for the next (cold) boot"
+	atf_set require.user root
+	atf_set timeout 120
+}
+pooled_image_body() {
+	fenced_vars
+	pool_require
+	{ fenced_conf; echo 'limit home 32M'; echo 'pool L1.5 1'; } > fenced.conf
+	fenced_start
+	wait_until 20 pool_full L1.5:1 || atf_fail "pool never filled"
+	atf_check -o match:"^state: *running" $CTL boot big tier L1.5
+	atf_check -o match:"^pooled: *yes" $CTL show environment big
+	atf_check_equal L1.5 "$(level_of big)"
+	$CTL exec big -- cat /proc/self/mountinfo > mi
+	atf_check -o match:" / /home/fence-[0-9]+ rw,nosuid,nodev.* - ext4 /dev/loop" cat mi
+	atf_check -s exit:1 -o empty grep -F -e "$PWD" -e state mi
+	atf_check -s not-exit:0 -e match:"No space left on device" \
+	    $CTL exec big -- fallocate -l 100M big
+	atf_check $CTL exec big -- sh -c 'rm -f big; echo kept > note'
+	atf_check -o match:"^stopped big" $CTL stop big
+	loop_wait_detached "$PWD/state/homes/0/big.img"
+	atf_check -o match:"^state: *running" $CTL boot big tier L1.5 cold
+	atf_check -o inline:"kept\n" $CTL exec big -- cat note
+	fenced_stop
+}
+pooled_image_cleanup() { fenced_cleanup; }
+
+atf_test_case sigkill cleanup
+sigkill_head() {
+	atf_set descr "SIGKILL of the fencer takes the pool's pid 1s with it (parent death signal) and the daemon's stop sweeps their cgroups; SIGKILL of the whole daemon leaves cgroups the next start sweeps"
+	atf_set require.user root
+	atf_set timeout 120
+}
+sigkill_body() {
+	fenced_vars
+	pool_require
+	pool_setup "pool L1.5 2" "pool L1 1"
+	fenced_start
+	wait_until 20 pool_full L1.5:2 || atf_fail "pool never filled"
+	wait_until 20 pool_full L1:1 || atf_fail "pool never filled"
+	pids=$(pool_pids)
+	cgs=$(fenced_cgroup_dirs)
+	kill -9 "$(fenced_pid fencer)"
+	fenced_wait_exit 10 || atf_fail "fenced did not go with its fencer"
+	for p in $pids; do
+		wait_until 5 sh -c "[ ! -d /proc/$p ]" ||
+		    atf_fail "pool process $p outlived the fencer"
+	done
+	for d in $cgs; do
+		[ -d "$d" ] && atf_fail "cgroup folder $d left: $(ls "$d")"
+	done
+
+	# Everything killed at once: the next start sweeps what is left.
+	rm -f fenced.pid
+	fenced_start
+	wait_until 20 pool_full L1.5:2 || atf_fail "pool never filled"
+	old=$(cat fenced.id)
+	cgs=$(fenced_cgroup_dirs)
+	pids=$(pool_pids)
+	kill -9 $(cat fenced.pids)
+	for p in $pids; do
+		wait_until 5 sh -c "[ ! -d /proc/$p ]" ||
+		    atf_fail "pool process $p outlived the daemon"
+	done
+	left=0
+	for d in $cgs; do
+		ls -d "$d"/pool.* > /dev/null 2>&1 && left=1
+	done
+	[ $left -eq 1 ] || atf_fail "no pool cgroup left to sweep: the case proves nothing"
+	fenced_start
+	[ "$(cat fenced.id)" != "$old" ] || atf_fail "the same daemon id"
+	for d in $cgs; do
+		wait_until 10 sh -c "[ ! -d $d ]" ||
+		    atf_fail "the dead daemon's $d was not swept: $(ls "$d")"
+	done
+	fenced_stop
+}
+sigkill_cleanup() { fenced_cleanup; }
+
+atf_init_test_cases() {
+	atf_add_test_case pooled
+	atf_add_test_case pooled_l2
+	atf_add_test_case pooled_image
+	atf_add_test_case sigkill
+}
