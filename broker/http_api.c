@@ -276,8 +276,8 @@ api_fence(const struct msg_fence *f, const char *verdicts)
 	const struct msg_timings *t = &f->f_timings;
 
 	return (json_pack("{s:s, s:I, s:s, s:s, s:s?, s:s, s:o, s:s, s:o, s:s, "
-	    "s:I, s:I, s:o, s:o, s:{s:I, s:I, s:f}, s:{s:I, s:I, s:I, s:I, s:I, s:I, "
-	    "s:n}}",
+	    "s:I, s:I, s:o, s:o, s:b, s:{s:I, s:I, s:f}, s:{s:I, s:I, s:I, s:I, "
+	    "s:I, s:I, s:o, s:n}}",
 	    "key", f->f_key,
 	    "owner", (json_int_t)f->f_owner,
 	    "tier", tier_name(f->f_tier),
@@ -293,6 +293,7 @@ api_fence(const struct msg_fence *f, const char *verdicts)
 	    "homeLimit", (json_int_t)f->f_home_limit,
 	    "started", api_time(f->f_started),
 	    "deadline", api_time(f->f_deadline),
+	    "pooled", f->f_pooled != 0,
 	    "limits",
 	    "memory", (json_int_t)f->f_limits.fl_memory,
 	    "pids", (json_int_t)f->f_limits.fl_pids,
@@ -304,6 +305,7 @@ api_fence(const struct msg_fence *f, const char *verdicts)
 	    "seccompUs", (json_int_t)t->t_seccomp_us,
 	    "execUs", (json_int_t)t->t_exec_us,
 	    "agentReadyUs", (json_int_t)t->t_agent_us,
+	    "takeUs", f->f_pooled ? json_integer(t->t_take_us) : json_null(),
 	    "probeUs"));
 }
 
