@@ -237,11 +237,14 @@ spare_outside_head() {
 spare_outside_body() {
 	agent_setup
 	# Between requests the driver stops (then kills) the agent's idle
-	# children: the spare, all there is while nothing runs.
-	drive exec -- echo one \; sleep 200 \; \
-	    host "for p in \$(pgrep -P \$AGENT_PID); do kill -STOP \$p; done" \; \
-	    exec timeout=5000 -- echo two \; sleep 200 \; \
-	    host "for p in \$(pgrep -P \$AGENT_PID); do kill -9 \$p; done" \; \
+	# children: the spare, all there is while nothing runs.  A signal
+	# is delivered when its target next runs, so the driver waits for
+	# that: a request racing a kill fails as it would if the kill had
+	# hit its supervisor a moment later (docs/agent.md).
+	stopped='for p in $(pgrep -P $AGENT_PID); do kill -STOP $p; while ! grep -q "^State:.*[TZ]" /proc/$p/status 2>/dev/null && [ -d /proc/$p ]; do sleep 0.01; done; done'
+	killed='for p in $(pgrep -P $AGENT_PID); do kill -9 $p; while [ -d /proc/$p ] && ! grep -q "^State:.*Z" /proc/$p/status 2>/dev/null; do sleep 0.01; done; done'
+	drive exec -- echo one \; sleep 200 \; host "$stopped" \; \
+	    exec timeout=5000 -- echo two \; sleep 200 \; host "$killed" \; \
 	    exec timeout=5000 -- echo three
 	atf_check -o inline:"two\n" cat out/4.out
 	atf_check -o inline:"three\n" cat out/7.out

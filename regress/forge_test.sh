@@ -135,7 +135,7 @@ before_verdict_body() {
 	atf_check -o match:"fence-stopped|not-found" cat exec.out
 	# A fence that earns its require runs what waited, once it has.
 	# Until one ran: a boot and its probe may now take less than one
-	# round of this loop, so boot2.done cannot end it.
+	# round of this loop, so the boot's end cannot end it.
 	(
 		i=0
 		while [ $i -lt 400 ]; do
