@@ -255,6 +255,50 @@ bench_forkexec(char *const argv[])
 }
 
 /*
+ * A connection of its own with one request sent on it: its imsgbuf,
+ * the descriptor in *fd.  bench_ctl_next() reads the answers.
+ */
+struct imsgbuf *
+bench_ctl_send(const char *sock, uint32_t type, void *buf, size_t len,
+    int *fd)
+{
+	struct imsgbuf	*ib;
+
+	*fd = bench_ctl_connect(sock);
+	if ((ib = imsgbuf_new(*fd)) == NULL)
+		err(1, "imsgbuf_new");
+	if (imsgbuf_compose(ib, type, 0, 0, -1, buf, len) == -1 ||
+	    imsgbuf_flush(ib) == -1)
+		err(1, "send");
+	return (ib);
+}
+
+/* The next answer, within ms; the bench ends if fenced does not say. */
+void
+bench_ctl_next(struct imsgbuf *ib, int fd, struct imsg *imsg, int ms)
+{
+	struct pollfd	 pfd = { fd, POLLIN, 0 };
+	int		 r;
+
+	while ((r = imsgbuf_get(ib, imsg)) == 0) {
+		if (poll(&pfd, 1, ms) != 1)
+			errx(1, "no answer from fenced");
+		if (imsgbuf_read(ib) <= 0 && errno != EAGAIN)
+			errx(1, "fenced hung up");
+	}
+	if (r == -1)
+		err(1, "reply");
+}
+
+/* The connection of bench_ctl_send(), done with. */
+void
+bench_ctl_close(struct imsgbuf *ib, int fd)
+{
+	imsgbuf_free(ib);
+	close(fd);
+}
+
+/*
  * One request on a connection of its own, answered up to END; -1 when
  * fenced refused.  The fence in the answer, if any, goes to out.
  */
@@ -264,25 +308,11 @@ bench_ctl_call(const char *sock, uint32_t type, void *buf, size_t len,
 {
 	struct imsgbuf	*ib;
 	struct imsg	 imsg;
-	int		 fd, r, ok = -1;
+	int		 fd, ok = -1;
 
-	fd = bench_ctl_connect(sock);
-	if ((ib = imsgbuf_new(fd)) == NULL)
-		err(1, "imsgbuf_new");
-	if (imsgbuf_compose(ib, type, 0, 0, -1, buf, len) == -1 ||
-	    imsgbuf_flush(ib) == -1)
-		err(1, "send");
+	ib = bench_ctl_send(sock, type, buf, len, &fd);
 	for (;;) {
-		while ((r = imsgbuf_get(ib, &imsg)) == 0) {
-			struct pollfd pfd = { fd, POLLIN, 0 };
-
-			if (poll(&pfd, 1, 30000) != 1)
-				errx(1, "no answer from fenced");
-			if (imsgbuf_read(ib) <= 0 && errno != EAGAIN)
-				errx(1, "fenced hung up");
-		}
-		if (r == -1)
-			err(1, "reply");
+		bench_ctl_next(ib, fd, &imsg, 30000);
 		if (imsg.hdr.ih_type == IMSG_CTL_FENCE && out != NULL)
 			ok = msg_fence_decode(imsg.data, imsg.len, out);
 		if (imsg.hdr.ih_type == IMSG_CTL_ERROR)
@@ -295,7 +325,6 @@ bench_ctl_call(const char *sock, uint32_t type, void *buf, size_t len,
 			ok = 0;
 		imsg_free(&imsg);
 	}
-	imsgbuf_free(ib);
-	close(fd);
+	bench_ctl_close(ib, fd);
 	return (ok);
 }

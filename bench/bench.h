@@ -16,7 +16,13 @@ void	 bench_skip(const char *, const char *, const char *);
 int	 bench_ctl_connect(const char *);
 int	 bench_forkexec(char *const []);
 struct msg_fence;
+struct imsgbuf;
+struct imsg;
 int	 bench_ctl_call(const char *, uint32_t, void *, size_t,
 	    struct msg_fence *);
+struct imsgbuf *bench_ctl_send(const char *, uint32_t, void *, size_t,
+	    int *);
+void	 bench_ctl_next(struct imsgbuf *, int, struct imsg *, int);
+void	 bench_ctl_close(struct imsgbuf *, int);
 
 #endif

@@ -39,34 +39,17 @@ bench_stats(const char *sock, struct msg_stats *st)
 {
 	struct imsgbuf	*ib;
 	struct imsg	 imsg;
-	int		 fd, r, ok = -1;
+	int		 fd, end, ok = -1;
 
-	fd = bench_ctl_connect(sock);
-	if ((ib = imsgbuf_new(fd)) == NULL)
-		err(1, "imsgbuf_new");
-	if (imsgbuf_compose(ib, IMSG_CTL_SHOW_STATS, 0, 0, -1, NULL, 0) == -1 ||
-	    imsgbuf_flush(ib) == -1)
-		err(1, "send");
-	for (;;) {
-		while ((r = imsgbuf_get(ib, &imsg)) == 0) {
-			struct pollfd pfd = { fd, POLLIN, 0 };
-
-			if (poll(&pfd, 1, 30000) != 1)
-				errx(1, "no answer from fenced");
-			if (imsgbuf_read(ib) <= 0 && errno != EAGAIN)
-				errx(1, "fenced hung up");
-		}
-		if (r == -1)
-			err(1, "reply");
+	ib = bench_ctl_send(sock, IMSG_CTL_SHOW_STATS, NULL, 0, &fd);
+	do {
+		bench_ctl_next(ib, fd, &imsg, 30000);
 		if (imsg.hdr.ih_type == IMSG_CTL_STATS)
 			ok = msg_stats_decode(imsg.data, imsg.len, st);
-		r = imsg.hdr.ih_type == IMSG_CTL_END;
+		end = imsg.hdr.ih_type == IMSG_CTL_END;
 		imsg_free(&imsg);
-		if (r)
-			break;
-	}
-	imsgbuf_free(ib);
-	close(fd);
+	} while (!end);
+	bench_ctl_close(ib, fd);
 	return (ok);
 }
 

@@ -280,26 +280,12 @@ ctl_do(uint32_t type, void *buf, size_t len, struct msg_stats *st)
 	struct imsgbuf	*ib;
 	struct imsg	 imsg;
 	struct msg_error e;
-	int		 fd, r, ok = 0, end = 0;
+	int		 fd, ok = 0, end = 0;
 
-	fd = bench_ctl_connect(sock);
-	if ((ib = imsgbuf_new(fd)) == NULL)
-		err(1, "imsgbuf_new");
-	if (imsgbuf_compose(ib, type, 0, 0, -1, buf, len) == -1 ||
-	    imsgbuf_flush(ib) == -1)
-		err(1, "send");
+	ib = bench_ctl_send(sock, type, buf, len, &fd);
 	listed = 0;
 	while (!end) {
-		while ((r = imsgbuf_get(ib, &imsg)) == 0) {
-			struct pollfd pfd = { fd, POLLIN, 0 };
-
-			if (poll(&pfd, 1, 60000) != 1)
-				errx(1, "no answer from fenced");
-			if (imsgbuf_read(ib) <= 0 && errno != EAGAIN)
-				errx(1, "fenced hung up");
-		}
-		if (r == -1)
-			err(1, "reply");
+		bench_ctl_next(ib, fd, &imsg, 60000);
 		switch (imsg.hdr.ih_type) {
 		case IMSG_CTL_STATS:
 			if (st == NULL ||
@@ -321,8 +307,7 @@ ctl_do(uint32_t type, void *buf, size_t len, struct msg_stats *st)
 		}
 		imsg_free(&imsg);
 	}
-	imsgbuf_free(ib);
-	close(fd);
+	bench_ctl_close(ib, fd);
 	return (ok);
 }
 
