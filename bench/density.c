@@ -548,7 +548,8 @@ left_procs(uid_t lo, uid_t hi)
 /*
  * The fences' cgroups left: those of the fences booted, and any other
  * folder beside them in the daemon's (a boot that failed half-way),
- * but the daemon's own leaf of v2.
+ * but the daemon's own leaf of v2 and the warm pool's fences (pool.*),
+ * which wait there as long as the daemon runs.
  */
 static size_t
 left_cgroups(void)
@@ -572,7 +573,8 @@ left_cgroups(void)
 		return (n);
 	while ((de = readdir(d)) != NULL)
 		if (de->d_type == DT_DIR && de->d_name[0] != '.' &&
-		    strcmp(de->d_name, "daemon") != 0)
+		    strcmp(de->d_name, "daemon") != 0 &&
+		    strncmp(de->d_name, "pool.", 5) != 0)
 			n++;
 	closedir(d);
 	return (n);
