@@ -585,7 +585,7 @@ agent_reap(void)
 			continue;
 		}
 		if (pid == agent_spare.s_pid) {
-			/* Killed unused: the next job forks, then makes one. */
+			/* Killed unused: the next job forks its own. */
 			log_debug("%s: spare %d ended", __func__, (int)pid);
 			agent_spare_forget();
 			continue;
@@ -620,13 +620,15 @@ agent_job_ctl(evutil_socket_t fd, short events, void *arg)
 	struct agent_job *j = arg;
 	ssize_t		 n;
 
+	/* No room to remember it: its reaping ends the job, as before. */
+	if (j->j_super <= 0 || agent_ndone == nitems(agent_done))
+		return;
 	n = read(j->j_ctl, &j->j_report, sizeof(j->j_report));
 	if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
 		event_add(j->j_ctlev, NULL);
 		return;
 	}
-	if (n != (ssize_t)sizeof(j->j_report) || j->j_super <= 0 ||
-	    agent_ndone == nitems(agent_done))
+	if (n != (ssize_t)sizeof(j->j_report))
 		return;
 	/*
 	 * All it has left to do is exit: make it so, even if something
