@@ -444,10 +444,6 @@ l15_pooled_head() {
 	atf_set timeout 600
 }
 l15_pooled_body() {
-	# Known defect, open: pooled fences fail the escape run in CI's
-	# cgroup v2 guest (issue 15's note); only v1 hosts are covered yet.
-	[ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] &&
-	    atf_skip "the warm pool is not yet right on cgroup v2 (known, open)"
 	fenced_vars
 	{ fenced_conf; echo "pool L1.5 2"; } > fenced.conf
 	ESCAPE_POOL="L1.5:2"
@@ -462,10 +458,6 @@ l2_pooled_head() {
 	atf_set timeout 600
 }
 l2_pooled_body() {
-	# Known defect, open: pooled fences fail the escape run in CI's
-	# cgroup v2 guest (issue 15's note); only v1 hosts are covered yet.
-	[ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] &&
-	    atf_skip "the warm pool is not yet right on cgroup v2 (known, open)"
 	fenced_vars
 	{ fenced_conf; echo "pool L1.5 1"; echo "pool L2 1"; } > fenced.conf
 	ESCAPE_POOL="L1.5:1 L2:1"

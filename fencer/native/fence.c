@@ -53,18 +53,20 @@ struct fence_step {
  * fence it is; everything below it does (key, uid, user, home, limits).
  * A cold boot walks straight through it.  A pool pid 1 (docs/pool.md)
  * stops there until the fencer assigns it to a boot, then walks the
- * rest exactly as a cold boot does.
+ * rest exactly as a cold boot does.  The cgroup namespace is below it:
+ * on cgroup v2, where a cgroup cannot be renamed, the take moves pid 1
+ * into the boot's cgroup, and the namespace must be rooted there.
  */
 static int	fence_pool_assigned(struct fence_ctx *);
 
 static const struct fence_step fence_steps[] = {
 	{ "join cgroups", TIER_L1, FENCE_T_CGROUP, fence_cgroup_join },
-	{ "cgroup namespace", TIER_L1, FENCE_T_NAMESPACES, fence_ns_cgroup },
 	{ "session", TIER_L1, FENCE_T_NAMESPACES, fence_ns_session },
 	{ "loopback", TIER_L2, FENCE_T_NAMESPACES, fence_net_lo_up },
 	{ "mount sources", TIER_L1, FENCE_T_MOUNTS, fence_mount_sources },
 	{ "filesystem", TIER_L1, FENCE_T_MOUNTS, fence_mount_build },
 	{ "assignment", TIER_L1, FENCE_T_NAMESPACES, fence_pool_assigned },
+	{ "cgroup namespace", TIER_L1, FENCE_T_NAMESPACES, fence_ns_cgroup },
 	{ "hostname", TIER_L1, FENCE_T_NAMESPACES, fence_ns_hostname },
 	{ "home", TIER_L1, FENCE_T_MOUNTS, fence_mount_home },
 	{ "scratch sizes", TIER_L1, FENCE_T_MOUNTS, fence_mount_resize },

@@ -451,12 +451,40 @@ fence_cgroup_remove(struct fence_proc *proc, char *err, size_t errlen)
 }
 
 /*
+ * v2: pid, alone in cgroup old, moves to the new cgroup path, which is
+ * made for it; old is removed.  On failure nothing new is left.
+ */
+static int
+fence_cg_move_v2(const char *old, const char *path, pid_t pid, char *err,
+    size_t errlen)
+{
+	char	 v[32];
+
+	if (fence_cg_mkdir(path, err, errlen) == -1)
+		return (-1);
+	snprintf(v, sizeof(v), "%d", (int)pid);
+	if (fence_cg_write(path, "cgroup.procs", v, err, errlen) == -1) {
+		(void)rmdir(path);
+		return (-1);
+	}
+	/* Empty now; were it not, the daemon's exit sweeps its folder. */
+	(void)rmdir(old);
+	return (0);
+}
+
+/*
  * A pool fence taken by a boot (fence.c): its cgroups, made under a
  * pool name, are renamed to the boot's (rename(2) moves a cgroup within
  * its parent, processes and all) and get the boot's limits, the memory
  * limit read back as for a fresh one.  On v1 with swap counted, a limit
  * going up is raised in memsw first, which may never be below it.
  * proc's paths follow every rename, so fence_stop() finds them.
+ *
+ * cgroup v2 has no rename (kernfs answers EPERM), so there the boot's
+ * directory is made and pid 1, the only process of the pool fence and
+ * still waiting for its assignment, is moved into it; the pool's goes.
+ * pid 1 makes its cgroup namespace after the assignment (fence.c), so
+ * the namespace is rooted at the boot's cgroup, as a cold boot's is.
  */
 int
 fence_cgroup_adopt(const struct fence_spec *s, struct fence_proc *proc,
@@ -485,7 +513,13 @@ fence_cgroup_adopt(const struct fence_spec *s, struct fence_proc *proc,
 		for (shared = 0, j = 0; j < i; j++)
 			if (strcmp(proc->fp_cgroup[j], path) == 0)
 				shared = 1;
-		if (!shared && rename(old, path) == -1) {
+		if (shared)
+			;
+		else if (fence_cg_is_v2(old)) {
+			if (fence_cg_move_v2(old, path, proc->fp_pid, err,
+			    errlen) == -1)
+				return (-1);
+		} else if (rename(old, path) == -1) {
 			/* A crashed fencer's empty leftover goes, as in mkdir. */
 			if ((errno != EEXIST && errno != ENOTEMPTY &&
 			    errno != EBUSY) || rmdir(path) == -1 ||
