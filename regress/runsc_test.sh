@@ -133,6 +133,28 @@ kill9_body() {
 }
 kill9_cleanup() { fenced_cleanup; }
 
+atf_test_case lone_lock cleanup
+lone_lock_head() {
+	atf_set descr "a container lock with no state beside it (runsc killed between the two) is removed when the daemon starts; a file that is not a container's is left alone"
+	atf_set require.user root
+	atf_set timeout 60
+}
+lone_lock_body() {
+	runsc_require
+	fenced_vars
+	fenced_start
+	fenced_stop
+	id=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+	[ ${#id} -eq 32 ] || atf_fail "no container id: $id"
+	: > "state/runsc/state/${id}_sandbox:${id}.lock"
+	: > state/runsc/state/not-a-container
+	fenced_start
+	atf_check_equal "not-a-container" "$(ls -A state/runsc/state)"
+	fenced_stop
+	rm state/runsc/state/not-a-container
+}
+lone_lock_cleanup() { fenced_cleanup; }
+
 atf_test_case unavailable cleanup
 unavailable_head() {
 	atf_set descr "a boot on runsc that cannot be built here fails naming why, and nothing falls back"
@@ -400,6 +422,7 @@ atf_init_test_cases() {
 	atf_add_test_case boot_exec_stop
 	atf_add_test_case orphans
 	atf_add_test_case kill9
+	atf_add_test_case lone_lock
 	atf_add_test_case unavailable
 	atf_add_test_case level_l3
 	atf_add_test_case weakened

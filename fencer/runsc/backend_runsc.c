@@ -233,6 +233,42 @@ runsc_delete(const char *id)
 	return (0);
 }
 
+/*
+ * runsc keeps a container's state in <root>/<id>_sandbox:<id>.state and
+ * takes <id>_sandbox:<id>.lock beside it.  A runsc killed between the
+ * two (or a delete of a container whose state was never written) leaves
+ * the lock alone, which no later runsc removes: once the state is gone,
+ * whatever else of that id is left goes too.  A state still there is
+ * runsc's to delete, not ours.
+ */
+static void
+runsc_forget(const char *id)
+{
+	char		 prefix[2 * RUNSC_ID_LEN + 16], path[PATH_MAX];
+	struct dirent	*de;
+	struct stat	 sb;
+	size_t		 n;
+	DIR		*d;
+
+	n = (size_t)snprintf(prefix, sizeof(prefix), "%s_sandbox:%s.", id, id);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%sstate", runsc.rs_root,
+	    prefix) >= sizeof(path) || lstat(path, &sb) == 0 ||
+	    errno != ENOENT)
+		return;
+	if ((d = opendir(runsc.rs_root)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, prefix, n) != 0)
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s",
+		    runsc.rs_root, de->d_name) >= sizeof(path))
+			continue;
+		if (unlink(path) == -1 && errno != ENOENT)
+			log_warn("runsc: remove %s", path);
+	}
+	closedir(d);
+}
+
 /* The configured runsc, or the first in PATH. */
 static int
 runsc_locate(const char *conf, char *path, size_t len)
@@ -268,16 +304,18 @@ runsc_sweep(void)
 	if (runsc.rs_err[0] == '\0' && (d = opendir(runsc.rs_root)) != NULL) {
 		while ((de = readdir(d)) != NULL) {
 			if (strlen(de->d_name) < RUNSC_ID_LEN + 1 ||
-			    de->d_name[RUNSC_ID_LEN] != '_' ||
-			    strstr(de->d_name, ".state") == NULL)
+			    de->d_name[RUNSC_ID_LEN] != '_')
 				continue;
 			memcpy(id, de->d_name, RUNSC_ID_LEN);
 			id[RUNSC_ID_LEN] = '\0';
 			if (!runsc_id_valid(id))
 				continue;
-			log_info("runsc: deleting container %s, left by a "
-			    "daemon that was killed", id);
-			(void)runsc_delete(id);
+			if (strstr(de->d_name, ".state") != NULL) {
+				log_info("runsc: deleting container %s, left "
+				    "by a daemon that was killed", id);
+				(void)runsc_delete(id);
+			}
+			runsc_forget(id);
 		}
 		closedir(d);
 	}
@@ -828,6 +866,7 @@ runsc_stop(struct fence *f, int *oom)
 	}
 	if (runsc_delete(rf->rf_id) == -1)
 		rv = -1;
+	runsc_forget(rf->rf_id);
 	if (runsc_cgroup_remove(rf) == -1)
 		rv = -1;
 	if (runsc_bundle_remove(rf->rf_bundle) == -1) {
