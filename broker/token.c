@@ -319,7 +319,7 @@ token_request(uid_t uid, enum ctltoken_op op, const char *name,
 	if (!hosttoken_name_valid(name)) {
 		*code = "bad-name";
 		*why = "a token's name is 1 to 32 of A-Z, a-z, 0-9, '.', "
-		    "'_' and '-'";
+		    "'_' and '-', not beginning with '-'";
 		return (-1);
 	}
 	if (token_may(uid, op, name, code, why) == -1 ||

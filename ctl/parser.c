@@ -541,8 +541,8 @@ parse_take(const struct token *t, int i)
 	case F_TOKEN:
 		if (!hosttoken_name_valid(word))
 			parse_fail(i + 1, "a token's name is 1 to %d of "
-			    "A-Z, a-z, 0-9, '.', '_' and '-'",
-			    HOSTTOKEN_NAME_MAX);
+			    "A-Z, a-z, 0-9, '.', '_' and '-', not beginning "
+			    "with '-'", HOSTTOKEN_NAME_MAX);
 		res.token = word;
 		break;
 	default:

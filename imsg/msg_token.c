@@ -45,13 +45,17 @@ hosttoken_text_valid(const char *s, size_t len)
 	return (1);
 }
 
-/* A token's name: 1 to HOSTTOKEN_NAME_MAX of A-Z a-z 0-9 . _ - */
+/*
+ * A token's name: 1 to HOSTTOKEN_NAME_MAX of A-Z a-z 0-9 . _ -, not
+ * beginning with a '-' (which fencectl's command line would take for
+ * an option).
+ */
 int
 hosttoken_name_valid(const char *s)
 {
 	size_t	 n = strnlen(s, HOSTTOKEN_NAME_MAX + 1);
 
-	return (n > 0 && n <= HOSTTOKEN_NAME_MAX &&
+	return (n > 0 && n <= HOSTTOKEN_NAME_MAX && s[0] != '-' &&
 	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 	    "0123456789._-") == n);
 }

@@ -35,7 +35,8 @@ token_body() {
 	atf_check -o inline:"600 root\n" stat -c '%a %U' state/tokens
 	grep -q "$t2" state/tokens && atf_fail "the token is in the file"
 	h=$(printf '%s' "$t2" | xxd -r -p | sha256sum | cut -d' ' -f1)
-	atf_check -o inline:"0 $h\n" cat state/tokens
+	atf_check -o match:"^0 default [0-9]+ $h\$" cat state/tokens
+	atf_check -o inline:"1\n" sh -c 'wc -l < state/tokens'
 	# A restart keeps it.
 	fenced_stop
 	fenced_start

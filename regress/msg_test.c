@@ -1613,6 +1613,7 @@ ATF_TC_BODY(token_codecs, tc)
 	ATF_CHECK(!hosttoken_name_valid(""));
 	ATF_CHECK(!hosttoken_name_valid("a b"));
 	ATF_CHECK(!hosttoken_name_valid("a/b"));
+	ATF_CHECK(!hosttoken_name_valid("-r"));
 	ATF_CHECK(!hosttoken_name_valid("a\n"));
 
 	memset(&ca, 0, sizeof(ca));
