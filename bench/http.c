@@ -96,9 +96,9 @@ http_request(char *buf, size_t size, const char *method, const char *path,
 {
 	int	 n;
 
-	n = snprintf(buf, size, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+	n = snprintf(buf, size, "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
 	    "x-voicebox-host-token: %s\r\nContent-Length: %zu\r\n\r\n%s",
-	    method, path, token, strlen(body), body);
+	    method, path, port, token, strlen(body), body);
 	if (n < 0 || (size_t)n >= size)
 		errx(1, "request too long");
 	return ((size_t)n);

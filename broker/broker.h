@@ -34,10 +34,11 @@ void	http_shutdown(void);
 typedef void	(*token_cb)(void *, const struct msg_hosttoken *, int);
 void	token_load(struct imsg *);
 void	token_stored(struct imsg *);
-int	token_exists(uid_t);
 int	token_lookup(const char *, size_t, uid_t *);
-int	token_mint(uid_t, int, token_cb, void *, const char **,
-	    const char **);
+int	token_request(uid_t, enum ctltoken_op, const char *, token_cb, void *,
+	    const char **, const char **);
+void	token_list(uid_t, void (*)(void *, const struct msg_tokeninfo *),
+	    void *);
 void	token_orphan(void *);
 
 

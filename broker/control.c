@@ -627,9 +627,13 @@ control_token(void *arg, const struct msg_hosttoken *ht, int error)
 	void		*buf;
 	size_t		 len;
 
+	if (ht == NULL && error == 0) {
+		control_ok(cc);		/* deleted */
+		return;
+	}
 	if (ht == NULL) {
-		control_error(cc, "token-not-stored", "the host token could "
-		    "not be stored: %s", strerror(error));
+		control_error(cc, "token-not-stored", "the change of the host "
+		    "token could not be stored: %s", strerror(error));
 		return;
 	}
 	if (msg_hosttoken_encode(ht, &buf, &len) == -1) {
@@ -643,17 +647,43 @@ control_token(void *arg, const struct msg_hosttoken *ht, int error)
 }
 
 
-/* The caller's own token: whose comes from SO_PEERCRED. */
+/*
+ * The caller's own token of a name: whose comes from SO_PEERCRED, for
+ * root and the admin group too (tokens are per user).
+ */
 static int
 control_mint(struct ctl_conn *cc, struct imsg *imsg)
 {
+	struct msg_ctltoken ct;
 	const char	*code, *why;
-	uint32_t	 u;
 
-	if (msg_u32_decode(imsg->data, imsg->len, &u, 0, 1) == -1)
+	if (msg_ctltoken_decode(imsg->data, imsg->len, &ct) == -1)
 		return (-1);
-	if (token_mint(cc->cc_uid, u, control_token, cc, &code, &why) == -1)
+	if (token_request(cc->cc_uid, ct.ct_op, ct.ct_name, control_token,
+	    cc, &code, &why) == -1)
 		control_error(cc, code, "%s", why);
+	return (0);
+}
+
+static void
+control_tokeninfo(void *arg, const struct msg_tokeninfo *ti)
+{
+	struct ctl_conn	*cc = arg;
+	void		*buf;
+	size_t		 len;
+
+	if (msg_tokeninfo_encode(ti, &buf, &len) == -1)
+		fatal("%s: encode", __func__);
+	control_reply(cc, IMSG_CTL_TOKENINFO, buf, len);
+	free(buf);
+}
+
+/* The caller's own tokens' names and times; never anyone else's. */
+static int
+control_show_tokens(struct ctl_conn *cc, struct imsg *imsg)
+{
+	token_list(cc->cc_uid, control_tokeninfo, cc);
+	control_reply(cc, IMSG_CTL_END, NULL, 0);
 	return (0);
 }
 
@@ -759,6 +789,8 @@ static const struct ctl_req ctl_reqs[] = {
 	{ IMSG_CTL_GIT_CONFIG,	CTL_ANYONE, NULL, NULL,	control_git_config },
 	{ IMSG_CTL_GIT_INIT,	CTL_ANYONE, NULL, NULL,	control_git_init },
 	{ IMSG_CTL_TOKEN,	CTL_ANYONE, NULL, NULL,	control_mint },
+	{ IMSG_CTL_SHOW_TOKENS,	CTL_ANYONE, NULL, control_empty,
+	    control_show_tokens },
 #ifdef FENCED_TEST_HOOKS
 	{ IMSG_CTL_TEST_SYSCALL, CTL_ROOT, "root only", control_empty,
 	    control_test_syscall },

@@ -894,6 +894,7 @@ http_reason(int status)
 	switch (status) {
 	case 200: return ("OK");
 	case 201: return ("Created");
+	case 204: return ("No Content");
 	case 400: return ("Bad Request");
 	case 401: return ("Unauthorized");
 	case 403: return ("Forbidden");
@@ -904,6 +905,7 @@ http_reason(int status)
 	case 412: return ("Precondition Failed");
 	case 413: return ("Content Too Large");
 	case 417: return ("Expectation Failed");
+	case 421: return ("Misdirected Request");
 	case 422: return ("Unprocessable Content");
 	case 429: return ("Too Many Requests");
 	case 431: return ("Request Header Fields Too Large");
@@ -944,15 +946,25 @@ http_send(struct hreq *hr, int status)
 		hc->hc_req = NULL;
 	}
 	svc_orphan(hr);
-	evbuffer_add(evhttp_request_get_output_buffer(req), "\n", 1);
-	http_header(hr, "Content-Type", "application/json");
+	if (status != 204) {
+		evbuffer_add(evhttp_request_get_output_buffer(req), "\n", 1);
+		http_header(hr, "Content-Type", "application/json");
+	}
 	http_header(hr, "Cache-Control", "no-store");
 	http_header(hr, "X-Content-Type-Options", "nosniff");
+	http_cors_headers(hr);
 	if (hr->hr_list != NULL)
 		evbuffer_free(hr->hr_list);
 	free(hr);
 	/* The request, and perhaps the connection, are evhttp's again. */
 	evhttp_send_reply(req, status, http_reason(status), NULL);
+}
+
+/* An answer without a body (204: a preflight). */
+void
+http_reply_empty(struct hreq *hr, int status)
+{
+	http_send(hr, status);
 }
 
 static void
@@ -1143,6 +1155,9 @@ http_request(struct evhttp_request *req, void *arg)
 		    "connections", http_conf()->c_http_conns_max);
 		return;
 	}
+	/* The browser's rules first: no token is looked at before. */
+	if (http_host_check(hr) == -1 || http_origin_check(hr) != 0)
+		return;
 	if (http_auth(hr, &uid) == -1 || http_conn_owner(hr, hc, uid) == -1)
 		return;
 	hr->hr_uid = uid;

@@ -27,6 +27,7 @@ struct hreq {
 	int			 hr_created;	/* a boot: 201 for its fence */
 	int			 hr_listed;	/* fences gathered in hr_list */
 	struct evbuffer		*hr_list;	/* their JSON, comma-separated */
+	char			 hr_origin[HTTP_ORIGIN_LEN];	/* listed */
 };
 
 /* The header that carries the host token. */
@@ -41,7 +42,13 @@ void	 http_error(struct hreq *, int, const char *, const char *, ...)
 void	 http_error_with(struct hreq *, int, const char *, const char *,
 	    json_t *);
 void	 http_header(struct hreq *, const char *, const char *);
+void	 http_reply_empty(struct hreq *, int);
 const char *http_reason(int);
+
+/* http_cors.c */
+int	 http_host_check(struct hreq *);
+int	 http_origin_check(struct hreq *);
+void	 http_cors_headers(struct hreq *);
 
 /* http_api.c */
 void	 http_api_request(struct hreq *);

@@ -2,7 +2,9 @@
  * Host tokens: who an HTTP request comes from.
  *
  * A token is HOSTTOKEN_BYTES from arc4random, given to its user once, as
- * hex, over the control socket (where SO_PEERCRED says who asks).  The
+ * hex, over the control socket (where SO_PEERCRED says who asks).  A
+ * user holds up to HOSTTOKEN_PER_USER of them, each by a name (one per
+ * tool), and replaces or deletes one without touching the others.  The
  * broker keeps only the SHA-256 of each; the parent keeps the same
  * hashes in <state>/tokens, since the broker can write no file.  A new
  * token is used only once the parent says it is stored, so that the
@@ -39,13 +41,13 @@
 struct token_pending {
 	TAILQ_ENTRY(token_pending) tp_entry;
 	uint32_t		 tp_id;
-	struct msg_token	 tp_token;	/* uid and hash */
+	struct msg_token	 tp_token;	/* uid, name and hash */
 	struct msg_hosttoken	 tp_text;	/* what the user gets */
 	token_cb		 tp_cb;		/* NULL: asker gone */
 	void			*tp_arg;
 };
 
-static struct msg_token	 tokens[HOSTTOKEN_USERS_MAX];
+static struct msg_token	 tokens[HOSTTOKEN_MAX];
 static size_t		 ntokens;
 static TAILQ_HEAD(, token_pending) token_pendings =
     TAILQ_HEAD_INITIALIZER(token_pendings);
@@ -81,22 +83,43 @@ token_hash(const uint8_t *raw, uint8_t *hash)
 	explicit_bzero(&ctx, sizeof(ctx));
 }
 
-/* Install (or replace) a user's hash; the table has room for the file's. */
-static void
-token_set(const struct msg_token *t)
+/* The index of uid's token of that name, or -1. */
+static ssize_t
+token_find(uid_t uid, const char *name)
 {
 	size_t	 i;
 
 	for (i = 0; i < ntokens; i++)
-		if (tokens[i].tk_uid == t->tk_uid)
-			break;
-	if (i == ntokens) {
-		if (ntokens == HOSTTOKEN_USERS_MAX)
+		if (tokens[i].tk_uid == uid &&
+		    strcmp(tokens[i].tk_name, name) == 0)
+			return ((ssize_t)i);
+	return (-1);
+}
+
+/* Install (or replace) a token; the table has room for the file's. */
+static void
+token_set(const struct msg_token *t)
+{
+	ssize_t	 i;
+
+	if ((i = token_find(t->tk_uid, t->tk_name)) == -1) {
+		if (ntokens == HOSTTOKEN_MAX)
 			fatalx("%s: more than %d host tokens", __func__,
-			    HOSTTOKEN_USERS_MAX);
-		ntokens++;
+			    HOSTTOKEN_MAX);
+		i = ntokens++;
 	}
 	tokens[i] = *t;
+}
+
+static void
+token_remove(uid_t uid, const char *name)
+{
+	ssize_t	 i;
+
+	if ((i = token_find(uid, name)) == -1)
+		return;
+	tokens[i] = tokens[--ntokens];
+	explicit_bzero(&tokens[ntokens], sizeof(tokens[ntokens]));
 }
 
 /* IMSG_TOKEN_LOAD: one stored token, before the broker serves anyone. */
@@ -106,24 +129,49 @@ token_load(struct imsg *imsg)
 	struct msg_token t;
 
 	if (broker_self.ps_started ||
-	    msg_token_decode(imsg->data, imsg->len, &t) == -1)
+	    msg_token_decode(imsg->data, imsg->len, &t) == -1 || t.tk_delete)
 		fatalx("%s: bad host token from the parent", __func__);
 	token_set(&t);
 }
 
-int
-token_exists(uid_t uid)
+/* A token of that name is stored, or being stored, for uid. */
+static int
+token_exists(uid_t uid, const char *name)
+{
+	struct token_pending *tp;
+
+	if (token_find(uid, name) != -1)
+		return (1);
+	TAILQ_FOREACH(tp, &token_pendings, tp_entry)
+		if (tp->tp_token.tk_uid == uid && !tp->tp_token.tk_delete &&
+		    strcmp(tp->tp_token.tk_name, name) == 0)
+			return (1);
+	return (0);
+}
+
+/*
+ * Tokens uid has or is being given, and all have: a store of a new
+ * name that is still on its way counts already.
+ */
+static void
+token_counts(uid_t uid, size_t *user, size_t *all)
 {
 	struct token_pending *tp;
 	size_t		 i;
 
+	*user = 0;
+	*all = ntokens;
 	for (i = 0; i < ntokens; i++)
 		if (tokens[i].tk_uid == uid)
-			return (1);
-	TAILQ_FOREACH(tp, &token_pendings, tp_entry)
+			(*user)++;
+	TAILQ_FOREACH(tp, &token_pendings, tp_entry) {
+		if (tp->tp_token.tk_delete || token_find(tp->tp_token.tk_uid,
+		    tp->tp_token.tk_name) != -1)
+			continue;
+		(*all)++;
 		if (tp->tp_token.tk_uid == uid)
-			return (1);
-	return (0);
+			(*user)++;
+	}
 }
 
 /*
@@ -161,64 +209,139 @@ token_lookup(const char *text, size_t len, uid_t *uid)
 	return (0);
 }
 
-/*
- * Mint a token for uid and ask the parent to store its hash; cb gets the
- * token once stored, or an error.  Without replace, a user who has one
- * (or is being given one) gets none: the old one cannot be shown again,
- * and a new one would silently end it.  Returns 0, or -1 with *code and
- * *why set (cb is then not called).
- */
-int
-token_mint(uid_t uid, int replace, token_cb cb, void *arg, const char **code,
+/* Each of uid's tokens, by name and time, never a hash. */
+void
+token_list(uid_t uid, void (*fn)(void *, const struct msg_tokeninfo *),
+    void *arg)
+{
+	struct msg_tokeninfo ti;
+	size_t		 i;
+
+	for (i = 0; i < ntokens; i++) {
+		if (tokens[i].tk_uid != uid)
+			continue;
+		memset(&ti, 0, sizeof(ti));
+		strlcpy(ti.ti_name, tokens[i].tk_name, sizeof(ti.ti_name));
+		ti.ti_created = tokens[i].tk_created;
+		fn(arg, &ti);
+	}
+}
+
+/* The rate of changes, one user's and everyone's.  0, or -1 with why. */
+static int
+token_rate(uid_t uid, unsigned int **count, const char **code,
     const char **why)
 {
-	struct token_pending *tp;
-	uint8_t		 raw[HOSTTOKEN_BYTES];
-	time_t		 now = time(NULL);
-	unsigned int	*count;
-	void		*buf;
-	size_t		 len, i;
+	time_t	 now = time(NULL);
 
-	if (!replace && token_exists(uid)) {
-		*code = "token-exists";
-		*why = "you have a host token already, and it cannot be "
-		    "shown again; `fencectl token -r' replaces it (the old "
-		    "one stops working)";
-		return (-1);
-	}
 	if (now - token_window >= TOKEN_WINDOW_SEC || now < token_window) {
 		token_window = now;
 		token_window_count = 0;
 		token_nusers = 0;
 	}
-	if ((count = token_user_count(uid)) != NULL &&
-	    *count >= TOKEN_USER_MAX) {
+	if ((*count = token_user_count(uid)) != NULL &&
+	    **count >= TOKEN_USER_MAX) {
 		*code = "too-many-requests";
-		*why = "you asked for 3 new host tokens in 10 seconds; try "
-		    "again in a few seconds";
+		*why = "you changed your host tokens 3 times in 10 seconds; "
+		    "try again in a few seconds";
 		return (-1);
 	}
 	if (token_window_count >= TOKEN_STORES_MAX) {
 		*code = "busy";
-		*why = "too many new host tokens just now; try again in a "
-		    "few seconds";
+		*why = "too many host tokens changed just now; try again in "
+		    "a few seconds";
 		return (-1);
 	}
-	if (ntokens == HOSTTOKEN_USERS_MAX && !token_exists(uid)) {
+	return (0);
+}
+
+/*
+ * Whether op on uid's token name may go to the parent: 0, or -1 with
+ * *code and *why set.  A mint without replace of a name the user has
+ * (or is being given) is refused: the old one cannot be shown again,
+ * and a new one would silently end it.
+ */
+static int
+token_may(uid_t uid, enum ctltoken_op op, const char *name,
+    const char **code, const char **why)
+{
+	size_t	 user, all;
+	int	 exists = token_exists(uid, name);
+
+	if (op == CTLTOKEN_MINT && exists) {
+		*code = "token-exists";
+		*why = "you have a host token of that name already, and it "
+		    "cannot be shown again; `fencectl token -r NAME' "
+		    "replaces it (the old one stops working)";
+		return (-1);
+	}
+	if (op == CTLTOKEN_DELETE) {
+		if (!exists) {
+			*code = "no-such-token";
+			*why = "you have no host token of that name";
+			return (-1);
+		}
+		return (0);
+	}
+	if (exists)
+		return (0);
+	token_counts(uid, &user, &all);
+	if (user >= HOSTTOKEN_PER_USER) {
 		*code = "too-many-tokens";
-		*why = "the daemon keeps host tokens for at most "
-		    "4096 users";
+		*why = "a user holds at most 16 host tokens; `fencectl token "
+		    "-d NAME' deletes one";
 		return (-1);
 	}
+	if (all >= HOSTTOKEN_MAX) {
+		*code = "too-many-tokens";
+		*why = "the daemon keeps at most 8192 host tokens in all";
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Mint, replace or delete uid's token name and ask the parent to store
+ * the change; cb gets the new token once stored (NULL and 0 for a
+ * deletion), or NULL and an errno.  Returns 0, or -1 with *code and
+ * *why set (cb is then not called).
+ */
+int
+token_request(uid_t uid, enum ctltoken_op op, const char *name,
+    token_cb cb, void *arg, const char **code, const char **why)
+{
+	struct token_pending *tp;
+	uint8_t		 raw[HOSTTOKEN_BYTES];
+	unsigned int	*count;
+	void		*buf;
+	size_t		 len, i;
+
+	if (!hosttoken_name_valid(name)) {
+		*code = "bad-name";
+		*why = "a token's name is 1 to 32 of A-Z, a-z, 0-9, '.', "
+		    "'_' and '-', not beginning with '-'";
+		return (-1);
+	}
+	if (token_may(uid, op, name, code, why) == -1 ||
+	    token_rate(uid, &count, code, why) == -1)
+		return (-1);
 	if ((tp = calloc(1, sizeof(*tp))) == NULL)
 		fatal("%s: calloc", __func__);
-	arc4random_buf(raw, sizeof(raw));
 	tp->tp_token.tk_uid = uid;
-	token_hash(raw, tp->tp_token.tk_hash);
-	tp->tp_text.ht_uid = uid;
-	for (i = 0; i < sizeof(raw); i++)
-		snprintf(tp->tp_text.ht_token + 2 * i, 3, "%02x", raw[i]);
-	explicit_bzero(raw, sizeof(raw));
+	strlcpy(tp->tp_token.tk_name, name, sizeof(tp->tp_token.tk_name));
+	if (op == CTLTOKEN_DELETE)
+		tp->tp_token.tk_delete = 1;
+	else {
+		tp->tp_token.tk_created = time(NULL);
+		arc4random_buf(raw, sizeof(raw));
+		token_hash(raw, tp->tp_token.tk_hash);
+		tp->tp_text.ht_uid = uid;
+		strlcpy(tp->tp_text.ht_name, name, sizeof(tp->tp_text.ht_name));
+		for (i = 0; i < sizeof(raw); i++)
+			snprintf(tp->tp_text.ht_token + 2 * i, 3, "%02x",
+			    raw[i]);
+		explicit_bzero(raw, sizeof(raw));
+	}
 	do {
 		tp->tp_id = token_next_id++;
 	} while (tp->tp_id == 0);
@@ -244,13 +367,15 @@ token_mint(uid_t uid, int replace, token_cb cb, void *arg, const char **code,
 }
 
 /*
- * IMSG_TOKEN_STORED: the parent wrote the file (or could not).  The hash
- * goes into use even when the asker left: the file has it now.
+ * IMSG_TOKEN_STORED: the parent wrote the file (or could not).  The
+ * change takes effect even when the asker left: the file has it now.
+ * A deleted token stops working here, for the next request.
  */
 void
 token_stored(struct imsg *imsg)
 {
 	struct token_pending *tp;
+	struct msg_token *t;
 	uint32_t	 result;
 
 	if (msg_u32_decode(imsg->data, imsg->len, &result, 0,
@@ -263,16 +388,23 @@ token_stored(struct imsg *imsg)
 		fatalx("%s: parent answered unknown request %u", __func__,
 		    imsg->hdr.ih_peerid);
 	TAILQ_REMOVE(&token_pendings, tp, tp_entry);
-	if (result == 0) {
-		token_set(&tp->tp_token);
-		log_info("uid %u has a new host token",
-		    (unsigned)tp->tp_token.tk_uid);
-	} else
-		log_warnx("host token of uid %u not stored: %s",
-		    (unsigned)tp->tp_token.tk_uid, strerror(result));
+	t = &tp->tp_token;
+	if (result != 0)
+		log_warnx("host token \"%s\" of uid %u not %s: %s",
+		    t->tk_name, (unsigned)t->tk_uid,
+		    t->tk_delete ? "deleted" : "stored", strerror(result));
+	else if (t->tk_delete) {
+		token_remove(t->tk_uid, t->tk_name);
+		log_info("uid %u deleted host token \"%s\"",
+		    (unsigned)t->tk_uid, t->tk_name);
+	} else {
+		token_set(t);
+		log_info("uid %u has a new host token \"%s\"",
+		    (unsigned)t->tk_uid, t->tk_name);
+	}
 	if (tp->tp_cb != NULL)
-		tp->tp_cb(tp->tp_arg, result == 0 ? &tp->tp_text : NULL,
-		    (int)result);
+		tp->tp_cb(tp->tp_arg, result == 0 && !t->tk_delete ?
+		    &tp->tp_text : NULL, (int)result);
 	explicit_bzero(tp, sizeof(*tp));
 	free(tp);
 }

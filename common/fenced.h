@@ -43,6 +43,8 @@ enum fenced_proc {
 #define PROBE_NAME_LEN		254	/* a DNS name, NUL included */
 #define PROBE_TARGET_LEN	64	/* host:port, NUL included */
 #define PROBE_TCP_MAX		8
+#define HTTP_ORIGINS_MAX	16	/* `http origin', repeated */
+#define HTTP_ORIGIN_LEN		128	/* scheme://host[:port], NUL included */
 #define PROBE_DNS_DEFAULT	"example.com"
 #define PROBE_TCP_DEFAULT1	"1.1.1.1:443"
 #define PROBE_TCP_DEFAULT2	"example.com:80"
@@ -114,6 +116,9 @@ struct fenced_config {
 	char		 c_vm_sha256[VM_FILE_MAX][VM_SHA256_HEX];
 	uint32_t	 c_pool[3];		/* fences built ahead, per tier
 						   (TIER_L1 - 1 ...); native */
+	/* `http origin': pages the API answers with CORS headers. */
+	char		 c_http_origin[HTTP_ORIGINS_MAX][HTTP_ORIGIN_LEN];
+	uint32_t	 c_http_norigins;
 
 	/* Resolved by the parent, not written in the file. */
 	uid_t		 c_uid;			/* of c_user */
@@ -168,6 +173,7 @@ int		 unix_connect(const char *);
 int		 probe_name_valid(const char *);
 int		 probe_target_valid(const char *);
 int		 vm_sha256_valid(const char *);
+int		 http_origin_valid(const char *);
 int		 hexdigit(int);
 int		 word_listed(const char *, const char *);
 int		 file_read_small(const char *, const char *, char *, size_t);

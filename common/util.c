@@ -2,6 +2,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -140,6 +141,91 @@ probe_target_valid(const char *t)
 		    strspn(host + 1, "0123456789abcdefABCDEF:") == n - 2);
 	}
 	return (probe_name_valid(host));
+}
+
+/* A host name of origin_valid(): lowercase labels, no trailing dot. */
+static int
+origin_name_valid(const char *h, size_t n)
+{
+	size_t	 i, label = 0;
+
+	if (n == 0)
+		return (0);
+	for (i = 0; i < n; i++) {
+		if (h[i] == '.') {
+			if (label == 0 || h[i - 1] == '-')
+				return (0);
+			label = 0;
+			continue;
+		}
+		if (!((h[i] >= 'a' && h[i] <= 'z') ||
+		    (h[i] >= '0' && h[i] <= '9') || h[i] == '-'))
+			return (0);
+		if (label == 0 && h[i] == '-')
+			return (0);
+		if (++label > 63)
+			return (0);
+	}
+	return (label != 0 && h[n - 1] != '-');
+}
+
+/*
+ * An origin as a browser sends it in Origin: "http://" or "https://",
+ * a host (a lowercase name, an IPv4 literal or a bracketed IPv6 one)
+ * and a port only if it is not the scheme's default, which a browser
+ * leaves out.  Nothing else: no path, no slash, no user, no dot at the
+ * end of the name.
+ */
+int
+http_origin_valid(const char *o)
+{
+	char		 host[HTTP_ORIGIN_LEN];
+	struct in6_addr	 a6;
+	const char	*h, *end, *port = NULL, *errstr;
+	size_t		 n = strnlen(o, HTTP_ORIGIN_LEN), hl;
+	long long	 p;
+	int		 https;
+
+	if (n == 0 || n >= HTTP_ORIGIN_LEN)
+		return (0);
+	if (strncmp(o, "http://", 7) == 0) {
+		https = 0;
+		h = o + 7;
+	} else if (strncmp(o, "https://", 8) == 0) {
+		https = 1;
+		h = o + 8;
+	} else
+		return (0);
+	end = o + n;
+	if (h[0] == '[') {
+		if ((end = strchr(h, ']')) == NULL)
+			return (0);
+		end++;
+		if (*end == ':')
+			port = end + 1;
+		else if (*end != '\0')
+			return (0);
+	} else if ((port = strchr(h, ':')) != NULL)
+		end = port++;
+	hl = end - h;
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	if (host[0] == '[') {
+		host[hl - 1] = '\0';
+		if (strspn(host + 1, "0123456789abcdef:.") != hl - 2 ||
+		    inet_pton(AF_INET6, host + 1, &a6) != 1)
+			return (0);
+	} else if (!origin_name_valid(host, hl))
+		return (0);
+	if (port != NULL) {
+		if (port[0] < '1' || port[0] > '9' ||
+		    strspn(port, "0123456789") != strlen(port))
+			return (0);
+		p = strtonum(port, 1, 65535, &errstr);
+		if (errstr != NULL || p == (https ? 443 : 80))
+			return (0);
+	}
+	return (1);
 }
 
 /* A lowercase hex digit's value, or -1. */

@@ -47,6 +47,7 @@ static void	ctl_result(struct ctl_ctx *, struct imsg *);
 static void	ctl_identity(struct imsg *);
 static void	ctl_verdict(struct imsg *);
 static void	ctl_hosttoken(struct imsg *);
+static void	ctl_tokeninfo(struct ctl_ctx *, struct imsg *);
 
 static const struct option ctl_longopts[] = {
 	{ "help",	no_argument,	NULL,	'h' },
@@ -127,6 +128,7 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 	struct msg_exec	 x;
 	struct msg_gitconfig g;
 	struct msg_gitinit gi;
+	struct msg_ctltoken ct;
 
 	*buf = NULL;
 	*len = 0;
@@ -206,9 +208,17 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 		*type = IMSG_CTL_RELOAD;
 		return (0);
 	case CTL_TOKEN:
-		/* token -r replaces the token the caller has. */
+		/* token -r replaces the caller's token of that name. */
+		memset(&ct, 0, sizeof(ct));
+		ct.ct_op = res->delete ? CTLTOKEN_DELETE : res->replace ?
+		    CTLTOKEN_REPLACE : CTLTOKEN_MINT;
+		strlcpy(ct.ct_name, res->token != NULL ? res->token :
+		    HOSTTOKEN_NAME_DEFAULT, sizeof(ct.ct_name));
 		*type = IMSG_CTL_TOKEN;
-		return (msg_u32_encode(res->replace, buf, len));
+		return (msg_ctltoken_encode(&ct, buf, len));
+	case CTL_SHOW_TOKENS:
+		*type = IMSG_CTL_SHOW_TOKENS;
+		return (0);
 	default:
 		ctl_usage();
 	}
@@ -272,6 +282,10 @@ ctl_run(struct imsgbuf *ibuf, struct ctl_ctx *ctx, int wait_ms)
 				    "fence\n");
 				return (1);
 			}
+			if (ctx->c_action == CTL_SHOW_TOKENS &&
+			    ctx->c_nfences == 0 && ctx->c_status == 0)
+				fprintf(stderr, "no host tokens; `fencectl "
+				    "token [NAME]' makes one\n");
 			return (ctx->c_status);
 		case IMSG_CTL_OK:
 			break;
@@ -299,6 +313,9 @@ ctl_run(struct imsgbuf *ibuf, struct ctl_ctx *ctx, int wait_ms)
 			break;
 		case IMSG_CTL_HOSTTOKEN:
 			ctl_hosttoken(&imsg);
+			break;
+		case IMSG_CTL_TOKENINFO:
+			ctl_tokeninfo(ctx, &imsg);
 			break;
 		default:
 			errx(1, "unexpected reply %s",
@@ -491,11 +508,32 @@ ctl_hosttoken(struct imsg *imsg)
 
 	if (msg_hosttoken_decode(imsg->data, imsg->len, &h) == -1)
 		errx(1, "bad token reply");
-	fprintf(stderr, "host token of uid %u; it is not shown again:\n",
+	fprintf(stderr, "host token \"%s\" of uid %u; it is not shown "
+	    "again:\n", h.ht_name,
 	    (unsigned)h.ht_uid);
 	printf("%s\n", h.ht_token);
 	fflush(stdout);
 	explicit_bzero(&h, sizeof(h));
+}
+
+/* show tokens: NAME and when it was made, in UTC; never the secret. */
+static void
+ctl_tokeninfo(struct ctl_ctx *ctx, struct imsg *imsg)
+{
+	struct msg_tokeninfo ti;
+	struct tm	 tm;
+	time_t		 t;
+	char		 when[32];
+
+	if (msg_tokeninfo_decode(imsg->data, imsg->len, &ti) == -1)
+		errx(1, "bad token list reply");
+	if (ctx->c_nfences++ == 0)
+		printf("%-32s %s\n", "NAME", "CREATED");
+	t = (time_t)ti.ti_created;
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		strlcpy(when, "?", sizeof(when));
+	printf("%-32s %s\n", ti.ti_name, when);
 }
 
 /* The measured level, then the verdicts as the prober wrote them. */

@@ -66,6 +66,8 @@ enum token_field {
 	F_EMAIL,
 	F_PATH,
 	F_REPLACE,
+	F_DELETE,
+	F_TOKEN,
 	F_COLD,
 	F_ARGV
 };
@@ -106,6 +108,8 @@ static const struct token t_gitconfig_email[];
 static const struct token t_gitinit[];
 static const struct token t_gitinit_path[];
 static const struct token t_token[];
+static const struct token t_token_name[];
+static const struct token t_token_named[];
 
 static const struct token t_main[] = {
 	{ KEYWORD, "show", CTL_NONE, t_show, 0, 0 },
@@ -126,6 +130,7 @@ static const struct token t_show[] = {
 	{ KEYWORD, "stats", CTL_SHOW_STATS, t_end, 0, 0 },
 	{ KEYWORD, "environments", CTL_SHOW_ENVS, t_end, 0, 0 },
 	{ KEYWORD, "environment", CTL_SHOW_ENV, t_key, 0, 0 },
+	{ KEYWORD, "tokens", CTL_SHOW_TOKENS, t_end, 0, 0 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 
@@ -269,9 +274,23 @@ static const struct token t_gitinit_path[] = {
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 
+/* token [NAME], token -r [NAME], token -d NAME */
 static const struct token t_token[] = {
 	{ NOTOKEN, NULL, 0, NULL, 0, 0 },
-	{ FLAG, "-r", F_REPLACE, t_end, 0, 0 },
+	{ FLAG, "-r", F_REPLACE, t_token_name, 0, 0 },
+	{ FLAG, "-d", F_DELETE, t_token_named, 0, 0 },
+	{ STRING, "NAME", F_TOKEN, t_end, 1, HOSTTOKEN_NAME_MAX },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_token_name[] = {
+	{ NOTOKEN, NULL, 0, NULL, 0, 0 },
+	{ STRING, "NAME", F_TOKEN, t_end, 1, HOSTTOKEN_NAME_MAX },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_token_named[] = {
+	{ STRING, "NAME", F_TOKEN, t_end, 1, HOSTTOKEN_NAME_MAX },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 
@@ -513,11 +532,19 @@ parse_take(const struct token *t, int i)
 	case F_TIMEOUT:		res.timeout_ms = v;	break;
 	case F_OUTPUT:		res.output = v;		break;
 	case F_REPLACE:		res.replace = v;	break;
+	case F_DELETE:		res.delete = v;		break;
 	case F_COLD:		res.cold = v;		break;
 	case F_CWD:		res.cwd = word;		break;
 	case F_NAME:		res.name = word;	break;
 	case F_EMAIL:		res.email = word;	break;
 	case F_PATH:		res.path = word;	break;
+	case F_TOKEN:
+		if (!hosttoken_name_valid(word))
+			parse_fail(i + 1, "a token's name is 1 to %d of "
+			    "A-Z, a-z, 0-9, '.', '_' and '-', not beginning "
+			    "with '-'", HOSTTOKEN_NAME_MAX);
+		res.token = word;
+		break;
 	default:
 		errx(1, "%s: field %d", __func__, t->t_value);
 	}
@@ -652,6 +679,10 @@ usage_tail(struct usage *u, const struct token *table)
 				value = t;
 		if (value == NULL)
 			break;
+		/* Flags beside a value come before it: token [-r] NAME. */
+		for (t = table; t->t_type != ENDTOKEN; t++)
+			if (t->t_type == FLAG)
+				usage_item(u, "[%s]", t->t_word);
 		usage_item(u, end ? "[%s]" : "%s", value->t_word);
 		table = value->t_next;
 	}

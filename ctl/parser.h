@@ -26,7 +26,8 @@ enum ctl_action {
 	CTL_LOG_VERBOSE,
 	CTL_LOG_BRIEF,
 	CTL_RELOAD,
-	CTL_TOKEN
+	CTL_TOKEN,
+	CTL_SHOW_TOKENS
 };
 
 /*
@@ -52,6 +53,8 @@ struct parse_result {
 	const char	*email;		/* git user.email */
 	const char	*path;		/* git-init */
 	int		 replace;	/* token -r */
+	int		 delete;	/* token -d */
+	const char	*token;		/* token NAME */
 	int		 cold;		/* boot ... cold */
 	char		**argv;		/* exec, after -- */
 	int		 argc;

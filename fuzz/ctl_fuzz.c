@@ -36,14 +36,30 @@ static int		 fz_token_fails;
 
 void		 token_orphan(void *arg) { }
 
+void
+token_list(uid_t uid, void (*fn)(void *, const struct msg_tokeninfo *),
+    void *arg)
+{
+	struct msg_tokeninfo ti;
+
+	FUZZ_CHECK(uid == fz_cc->cc_uid);
+	memset(&ti, 0, sizeof(ti));
+	strlcpy(ti.ti_name, HOSTTOKEN_NAME_DEFAULT, sizeof(ti.ti_name));
+	fn(arg, &ti);
+}
+
 int
-token_mint(uid_t uid, int replace, token_cb cb, void *arg, const char **code,
-    const char **why)
+token_request(uid_t uid, enum ctltoken_op op, const char *name, token_cb cb,
+    void *arg, const char **code, const char **why)
 {
 	struct msg_hosttoken ht;
 
 	FUZZ_CHECK(uid == fz_cc->cc_uid);
-	FUZZ_CHECK(replace == 0 || replace == 1);
+	FUZZ_CHECK(op <= CTLTOKEN_DELETE && hosttoken_name_valid(name));
+	if (op == CTLTOKEN_DELETE) {
+		cb(arg, NULL, 0);
+		return (0);
+	}
 	if (fz_token_fails) {
 		*code = "token-exists";
 		*why = "a stand-in of the fuzzer";
@@ -51,6 +67,7 @@ token_mint(uid_t uid, int replace, token_cb cb, void *arg, const char **code,
 	}
 	memset(&ht, 0, sizeof(ht));
 	ht.ht_uid = uid;
+	strlcpy(ht.ht_name, name, sizeof(ht.ht_name));
 	memset(ht.ht_token, 'b', HOSTTOKEN_TEXT);
 	cb(arg, &ht, 0);
 	return (0);

@@ -229,6 +229,8 @@ main(int argc, char *argv[])
 
 	memset(&tk, 0, sizeof(tk));
 	tk.tk_uid = 1000;
+	strlcpy(tk.tk_name, "default", sizeof(tk.tk_name));
+	tk.tk_created = 1700000000;
 	memset(tk.tk_hash, 0xab, sizeof(tk.tk_hash));
 	ENC(msg_token_encode(&tk, &p, &n));
 	put("msg", "token", FK_TOKEN, p, n);
@@ -236,6 +238,7 @@ main(int argc, char *argv[])
 
 	memset(&ht, 0, sizeof(ht));
 	ht.ht_uid = 1000;
+	strlcpy(ht.ht_name, "default", sizeof(ht.ht_name));
 	memset(ht.ht_token, 'a', HOSTTOKEN_TEXT);
 	ENC(msg_hosttoken_encode(&ht, &p, &n));
 	put("msg", "hosttoken", FK_HOSTTOKEN, p, n);

@@ -92,6 +92,8 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_FENCE_LEVEL] =		"IMSG_FENCE_LEVEL",
 	[IMSG_CTL_PROBE] =		"IMSG_CTL_PROBE",
 	[IMSG_CTL_VERDICT] =		"IMSG_CTL_VERDICT",
+	[IMSG_CTL_SHOW_TOKENS] =	"IMSG_CTL_SHOW_TOKENS",
+	[IMSG_CTL_TOKENINFO] =		"IMSG_CTL_TOKENINFO",
 };
 
 /*
@@ -273,6 +275,11 @@ msg_config_valid(const struct fenced_config *c)
 		    !vm_sha256_valid(c->c_vm_sha256[i]))) ||
 		    (c->c_vm_path[i][0] == '\0' && c->c_vm_sha256[i][0] != '\0'))
 			return (0);
+	if (c->c_http_norigins > HTTP_ORIGINS_MAX)
+		return (0);
+	for (i = 0; i < c->c_http_norigins; i++)
+		if (!http_origin_valid(c->c_http_origin[i]))
+			return (0);
 	if (c->c_verbose < 0)
 		return (0);
 	return (1);
@@ -337,6 +344,7 @@ static const struct mc_field msg_config_fields[] = {
 	MC_U(struct fenced_config, c_pool[0], 0, POOL_MAX),
 	MC_U(struct fenced_config, c_pool[1], 0, POOL_MAX),
 	MC_U(struct fenced_config, c_pool[2], 0, POOL_MAX),
+	MC_STRS(struct fenced_config, c_http_origin, c_http_norigins),
 };
 static const struct mc_table msg_config = MC_TABLE(msg_config_fields);
 

@@ -43,7 +43,7 @@ enum imsg_type {
 	IMSG_CTL_LOG_VERBOSE,	/* i32 level */
 	IMSG_CTL_RELOAD,	/* empty */
 	IMSG_CTL_TEST_SYSCALL,	/* empty; FENCED_TEST_HOOKS builds only */
-	IMSG_CTL_TOKEN,		/* u32: 1 replaces an existing host token */
+	IMSG_CTL_TOKEN,		/* struct msg_ctltoken */
 	IMSG_CTL_BOOT,		/* struct msg_boot (owner ignored) */
 	IMSG_CTL_STOP,		/* struct msg_fence_req (uid ignored) */
 	IMSG_CTL_LIST,		/* struct msg_fence_req (uid ignored) */
@@ -51,6 +51,7 @@ enum imsg_type {
 	IMSG_CTL_GIT_CONFIG,	/* struct msg_gitconfig (bearer ignored) */
 	IMSG_CTL_GIT_INIT,	/* struct msg_gitinit (bearer ignored) */
 	IMSG_CTL_PROBE,		/* struct msg_fence_req */
+	IMSG_CTL_SHOW_TOKENS,	/* empty: the caller's host tokens */
 
 	/* broker -> fencectl */
 	IMSG_CTL_STATS,		/* struct msg_stats */
@@ -62,6 +63,7 @@ enum imsg_type {
 	IMSG_CTL_RESULT,	/* struct msg_result */
 	IMSG_CTL_GIT_IDENTITY,	/* struct msg_gitconfig */
 	IMSG_CTL_VERDICT,	/* struct msg_verdict */
+	IMSG_CTL_TOKENINFO,	/* struct msg_tokeninfo, one per token */
 
 	/* broker -> fencer (ih_peerid: the broker's request id) */
 	IMSG_FENCE_BOOT,	/* struct msg_boot */
@@ -272,16 +274,42 @@ struct msg_gitinit {
 #define HOSTTOKEN_BYTES		32
 #define HOSTTOKEN_TEXT		(HOSTTOKEN_BYTES * 2)
 #define HOSTTOKEN_HASH		32		/* SHA-256 */
-#define HOSTTOKEN_USERS_MAX	4096		/* tokens stored at most */
+#define HOSTTOKEN_MAX		8192		/* tokens stored, all users */
+#define HOSTTOKEN_PER_USER	16		/* one user's, named */
+#define HOSTTOKEN_NAME_MAX	32		/* [A-Za-z0-9._-]{1,32} */
+#define HOSTTOKEN_NAME_DEFAULT	"default"	/* `fencectl token' alone */
 
+/* A stored token (broker <-> parent): never the token, only its hash. */
 struct msg_token {
 	uid_t		 tk_uid;
-	uint8_t		 tk_hash[HOSTTOKEN_HASH];
+	char		 tk_name[HOSTTOKEN_NAME_MAX + 1];
+	int64_t		 tk_created;	/* unix seconds */
+	uint8_t		 tk_hash[HOSTTOKEN_HASH];	/* zero: tk_delete */
+	uint32_t	 tk_delete;	/* IMSG_TOKEN_STORE: remove it */
 };
 
 struct msg_hosttoken {
 	uid_t		 ht_uid;
+	char		 ht_name[HOSTTOKEN_NAME_MAX + 1];
 	char		 ht_token[HOSTTOKEN_TEXT + 1];
+};
+
+/* IMSG_CTL_TOKEN: what to do with the caller's token of that name. */
+enum ctltoken_op {
+	CTLTOKEN_MINT = 0,	/* a new one; refused if the name is taken */
+	CTLTOKEN_REPLACE,	/* a new one in place of the old, if any */
+	CTLTOKEN_DELETE
+};
+
+struct msg_ctltoken {
+	uint32_t	 ct_op;		/* enum ctltoken_op */
+	char		 ct_name[HOSTTOKEN_NAME_MAX + 1];
+};
+
+/* IMSG_CTL_TOKENINFO: one of the caller's tokens, without its secret. */
+struct msg_tokeninfo {
+	char		 ti_name[HOSTTOKEN_NAME_MAX + 1];
+	int64_t		 ti_created;
 };
 
 /* The warm pool of one tier (docs/pool.md), counted since start. */
@@ -383,6 +411,11 @@ int	 msg_token_decode(const void *, size_t, struct msg_token *);
 int	 msg_hosttoken_encode(const struct msg_hosttoken *, void **, size_t *);
 int	 msg_hosttoken_decode(const void *, size_t, struct msg_hosttoken *);
 int	 hosttoken_text_valid(const char *, size_t);
+int	 hosttoken_name_valid(const char *);
+int	 msg_ctltoken_encode(const struct msg_ctltoken *, void **, size_t *);
+int	 msg_ctltoken_decode(const void *, size_t, struct msg_ctltoken *);
+int	 msg_tokeninfo_encode(const struct msg_tokeninfo *, void **, size_t *);
+int	 msg_tokeninfo_decode(const void *, size_t, struct msg_tokeninfo *);
 
 /* imsg/msg_agent.c */
 int	 msg_hello_encode(const struct msg_hello *, void **, size_t *);

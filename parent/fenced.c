@@ -40,7 +40,9 @@
 #define REQ_WINDOW_SEC		10
 #define HTTP_BACKLOG		128
 #define TOKENS_FILE		"tokens"	/* under the state directory */
-#define TOKENS_LINE_MAX		(10 + 1 + HOSTTOKEN_HASH * 2 + 1)
+/* "UID NAME CREATED SHA256HEX\n" */
+#define TOKENS_LINE_MAX		(10 + 1 + HOSTTOKEN_NAME_MAX + 1 + 20 + 1 + \
+				 HOSTTOKEN_HASH * 2 + 1)
 
 struct child {
 	pid_t		 c_pid;
@@ -134,7 +136,7 @@ static int			 daemon_lock = -1;
 static int			 uids_lock = -1;
 
 /* The hashes of the host tokens, as <state>/tokens has them. */
-static struct msg_token		 tokens[HOSTTOKEN_USERS_MAX];
+static struct msg_token		 tokens[HOSTTOKEN_MAX];
 static size_t			 ntokens;
 
 static void
@@ -452,9 +454,73 @@ parent_http_socket(const char *addr, uint16_t port)
 }
 
 /*
- * <state>/tokens: one line per user, "UID SHA256HEX", root's, mode 0600.
- * A line that does not read is skipped and said; a file that others
- * could have written is refused, since its hashes open the API.
+ * One line of <state>/tokens into t: "UID NAME CREATED SHA256HEX", or
+ * the file's old form "UID SHA256HEX" (one token per user, before they
+ * had names), read as the token "default" made at mtime.  The line is
+ * cut up in place.  Returns 0 (the form with names), 1 (the old
+ * form), or -1 if it does not read.
+ */
+static int
+parent_token_line(char *line, time_t mtime, struct msg_token *t)
+{
+	char		*f[4], *p = line;
+	const char	*errstr;
+	size_t		 n = 0, j;
+	int		 hi, lo;
+
+	memset(t, 0, sizeof(*t));
+	while (n < nitems(f) && (f[n] = strsep(&p, " ")) != NULL)
+		n++;
+	if (p != NULL || (n != 2 && n != 4))
+		return (-1);
+	if (f[0][0] < '0' || f[0][0] > '9')
+		return (-1);
+	t->tk_uid = strtonum(f[0], 0, UINT32_MAX - 1, &errstr);
+	if (errstr != NULL)
+		return (-1);
+	if (n == 2) {
+		strlcpy(t->tk_name, HOSTTOKEN_NAME_DEFAULT, sizeof(t->tk_name));
+		t->tk_created = mtime < 0 ? 0 : mtime;
+	} else {
+		if (!hosttoken_name_valid(f[1]) ||
+		    strlen(f[1]) >= sizeof(t->tk_name) ||
+		    f[2][0] < '0' || f[2][0] > '9')
+			return (-1);
+		strlcpy(t->tk_name, f[1], sizeof(t->tk_name));
+		t->tk_created = strtonum(f[2], 0, INT64_MAX, &errstr);
+		if (errstr != NULL)
+			return (-1);
+	}
+	if (strlen(f[n - 1]) != HOSTTOKEN_HASH * 2)
+		return (-1);
+	for (j = 0; j < HOSTTOKEN_HASH; j++) {
+		hi = hexdigit(f[n - 1][2 * j]);
+		lo = hexdigit(f[n - 1][2 * j + 1]);
+		if (hi == -1 || lo == -1)
+			return (-1);
+		t->tk_hash[j] = hi << 4 | lo;
+	}
+	return (n == 2);
+}
+
+static ssize_t
+parent_token_find(uid_t uid, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < ntokens; i++)
+		if (tokens[i].tk_uid == uid &&
+		    strcmp(tokens[i].tk_name, name) == 0)
+			return ((ssize_t)i);
+	return (-1);
+}
+
+/*
+ * <state>/tokens: one line per token, "UID NAME CREATED SHA256HEX",
+ * root's, mode 0600; a file of the old form is read as it is and
+ * written in the new one at the next change.  A line that does not
+ * read is skipped and said; a file that others could have written is
+ * refused, since its hashes open the API.
  */
 static void
 parent_tokens_load(const char *state)
@@ -462,11 +528,11 @@ parent_tokens_load(const char *state)
 	char		 path[PATH_MAX], line[TOKENS_LINE_MAX + 2];
 	struct msg_token t;
 	struct stat	 st;
-	const char	*errstr;
-	char		*sp, *nl;
+	char		*nl;
 	FILE		*fp;
-	size_t		 i, j, lineno = 0;
-	int		 fd, hi, lo;
+	size_t		 lineno = 0, old = 0;
+	ssize_t		 i;
+	int		 fd, rv;
 
 	ntokens = 0;
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", state,
@@ -487,36 +553,26 @@ parent_tokens_load(const char *state)
 		fatal("fdopen %s", path);
 	while (fgets(line, sizeof(line), fp) != NULL) {
 		lineno++;
-		memset(&t, 0, sizeof(t));
-		if ((nl = strchr(line, '\n')) == NULL ||
-		    (sp = strchr(line, ' ')) == NULL)
+		if ((nl = strchr(line, '\n')) == NULL)
 			goto bad;
-		*nl = *sp = '\0';
-		t.tk_uid = strtonum(line, 0, UINT32_MAX - 1, &errstr);
-		if (errstr != NULL || line[0] < '0' || line[0] > '9' ||
-		    strlen(sp + 1) != HOSTTOKEN_HASH * 2)
+		*nl = '\0';
+		if ((rv = parent_token_line(line, st.st_mtime, &t)) == -1)
 			goto bad;
-		for (j = 0; j < HOSTTOKEN_HASH; j++) {
-			hi = hexdigit(sp[1 + 2 * j]);
-			lo = hexdigit(sp[2 + 2 * j]);
-			if (hi == -1 || lo == -1)
-				goto bad;
-			t.tk_hash[j] = hi << 4 | lo;
-		}
-		for (i = 0; i < ntokens; i++)
-			if (tokens[i].tk_uid == t.tk_uid)
+		old += rv;
+		if ((i = parent_token_find(t.tk_uid, t.tk_name)) == -1) {
+			if (ntokens == HOSTTOKEN_MAX) {
+				log_warnx("%s:%zu: more than %d tokens, the "
+				    "rest ignored", path, lineno,
+				    HOSTTOKEN_MAX);
 				break;
-		if (i == ntokens && ntokens == HOSTTOKEN_USERS_MAX) {
-			log_warnx("%s:%zu: more than %d tokens, the rest "
-			    "ignored", path, lineno, HOSTTOKEN_USERS_MAX);
-			break;
+			}
+			i = ntokens++;
 		}
 		tokens[i] = t;
-		if (i == ntokens)
-			ntokens++;
 		continue;
  bad:
-		log_warnx("%s:%zu: not \"UID SHA256\", ignored", path, lineno);
+		log_warnx("%s:%zu: not \"UID NAME CREATED SHA256\", ignored",
+		    path, lineno);
 		/* The rest of an overlong line. */
 		while (nl == NULL && fgets(line, sizeof(line), fp) != NULL &&
 		    (nl = strchr(line, '\n')) == NULL)
@@ -526,7 +582,15 @@ parent_tokens_load(const char *state)
 		fatal("read %s", path);
 	fclose(fp);
 	explicit_bzero(line, sizeof(line));
+	explicit_bzero(&t, sizeof(t));
 	log_debug("%zu host tokens from %s", ntokens, path);
+	if (old > 0) {
+		if (parent_tokens_save(state) == -1)
+			fatal("%s: cannot write it in the form with names",
+			    path);
+		log_info("%s: %zu host tokens of the old form, named \""
+		    HOSTTOKEN_NAME_DEFAULT "\"", path, old);
+	}
 }
 
 /*
@@ -556,7 +620,8 @@ parent_tokens_save(const char *state)
 		goto fail;
 	fd = -1;
 	for (i = 0; i < ntokens; i++) {
-		fprintf(fp, "%u ", (unsigned)tokens[i].tk_uid);
+		fprintf(fp, "%u %s %lld ", (unsigned)tokens[i].tk_uid,
+		    tokens[i].tk_name, (long long)tokens[i].tk_created);
 		for (j = 0; j < HOSTTOKEN_HASH; j++)
 			fprintf(fp, "%02x", tokens[i].tk_hash[j]);
 		fputc('\n', fp);
@@ -832,9 +897,10 @@ req_log_verbose(enum fenced_proc from, struct imsg *imsg)
 }
 
 /*
- * A user's new host token, as its hash: replace that user's line, write
- * the file, and say whether it is stored.  On failure the table is put
- * back as it was, so the file and the broker keep agreeing.
+ * A user's new host token of a name, as its hash, or the deletion of
+ * one: change that line, write the file, and say whether it is
+ * stored.  On failure the table is put back as it was, so the file and
+ * the broker keep agreeing.
  */
 static void
 req_token_store(enum fenced_proc from, struct imsg *imsg)
@@ -842,36 +908,52 @@ req_token_store(enum fenced_proc from, struct imsg *imsg)
 	struct msg_token t, old;
 	uint32_t	 result = 0;
 	void		*buf;
-	size_t		 len, i;
+	size_t		 len;
+	ssize_t		 i;
 	int		 added = 0;
 
 	if (msg_token_decode(imsg->data, imsg->len, &t) == -1)
 		fatalx("%s: bad payload from %s", __func__, proc_name(from));
 	memset(&old, 0, sizeof(old));
-	for (i = 0; i < ntokens; i++)
-		if (tokens[i].tk_uid == t.tk_uid)
-			break;
-	if (i == ntokens && ntokens == HOSTTOKEN_USERS_MAX)
+	i = parent_token_find(t.tk_uid, t.tk_name);
+	if (t.tk_delete) {
+		if (i == -1)
+			result = ENOENT;
+		else {
+			old = tokens[i];
+			tokens[i] = tokens[--ntokens];
+			if (parent_tokens_save(conf.c_state) == -1) {
+				result = errno;
+				tokens[ntokens++] = tokens[i];
+				tokens[i] = old;
+			}
+		}
+	} else if (i == -1 && ntokens == HOSTTOKEN_MAX)
 		result = ENOSPC;
 	else {
-		if (i == ntokens) {
-			ntokens++;
+		if (i == -1) {
+			i = ntokens++;
 			added = 1;
 		} else
 			old = tokens[i];
 		tokens[i] = t;
 		if (parent_tokens_save(conf.c_state) == -1) {
 			result = errno;
-			log_warn("host token of uid %u not stored",
-			    (unsigned)t.tk_uid);
 			if (added)
 				ntokens--;
 			else
 				tokens[i] = old;
-		} else
-			log_info("host token of uid %u %s", (unsigned)t.tk_uid,
-			    added ? "stored" : "replaced");
+		}
 	}
+	if (result != 0)
+		log_warnx("host token \"%s\" of uid %u not %s: %s", t.tk_name,
+		    (unsigned)t.tk_uid, t.tk_delete ? "deleted" : "stored",
+		    strerror(result));
+	else
+		log_info("host token \"%s\" of uid %u %s", t.tk_name,
+		    (unsigned)t.tk_uid, t.tk_delete ? "deleted" : added ?
+		    "stored" : "replaced");
+	explicit_bzero(&old, sizeof(old));
 	if (msg_u32_encode(result, &buf, &len) == -1)
 		fatal("%s: encode", __func__);
 	if (imsgev_compose(children[from].c_iev, IMSG_TOKEN_STORED,

@@ -225,12 +225,14 @@ static void	 conf_exec(const struct conf_num *, const struct conf_num *,
 		    const char *, const char *, uint32_t *, uint32_t *);
 static void	 conf_u32(const struct conf_num *, const char *, uint32_t *);
 static void	 conf_conns(const char *, const char *);
+static void	 conf_origin(const char *);
 static void	 conf_macro_set(const char *, const char *);
 static void	 conf_include(const char *);
 %}
 
 %token	ADMIN BACKEND BODY CONNECTIONS CPU DNS EXEC FENCE FENCES GROUP HEADERS
-%token	HOME HOMES HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON OUTPUT
+%token	HOME HOMES HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON ORIGIN
+%token	OUTPUT
 %token	PER PIDS PLATFORM POOL PORT PROBE RUNSC SOCKET STATE TCP TIER TIMEOUT UIDS
 %token	USER VM ACCEL KERNEL INITRD IMAGE SHA256
 %token	ERROR
@@ -346,6 +348,7 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 		| HTTP CONNECTIONS MAX STRING peruser {
 			conf_conns($4, $5);
 		}
+		| HTTP ORIGIN STRING		{ conf_origin($3); }
 		| PROBE DNS STRING		{ conf_probe_dns($3); }
 		| PROBE TCP STRING		{ conf_probe_tcp($3); }
 		;
@@ -395,6 +398,7 @@ static const struct conf_keyword {
 	{ "max",	MAX },
 	{ "memory",	MEMORY },
 	{ "on",		ON },
+	{ "origin",	ORIGIN },
 	{ "output",	OUTPUT },
 	{ "per",	PER },
 	{ "pids",	PIDS },
@@ -1155,6 +1159,31 @@ conf_probe_dns(const char *name)
 		return;
 	}
 	(void)strlcpy(ps.conf->c_probe_dns, name, sizeof(ps.conf->c_probe_dns));
+}
+
+/* `http origin "http://localhost:5173"': one page that may call the API. */
+static void
+conf_origin(const char *origin)
+{
+	uint32_t	 i;
+
+	if (!http_origin_valid(origin)) {
+		yyerror("http origin \"%s\" is not an origin: http:// or "
+		    "https://, a lowercase host, a port only if not the "
+		    "scheme's default, and nothing after", origin);
+		return;
+	}
+	for (i = 0; i < ps.conf->c_http_norigins; i++)
+		if (strcmp(ps.conf->c_http_origin[i], origin) == 0) {
+			yyerror("http origin \"%s\" is listed twice", origin);
+			return;
+		}
+	if (ps.conf->c_http_norigins >= HTTP_ORIGINS_MAX) {
+		yyerror("http origin: at most %d origins", HTTP_ORIGINS_MAX);
+		return;
+	}
+	(void)strlcpy(ps.conf->c_http_origin[ps.conf->c_http_norigins++],
+	    origin, sizeof(ps.conf->c_http_origin[0]));
 }
 
 /* The first `probe tcp' of a configuration replaces the defaults. */

@@ -155,6 +155,9 @@ same_config(const struct fenced_config *a, const struct fenced_config *b)
 	    strcmp(a->c_probe_dns, b->c_probe_dns) == 0 &&
 	    a->c_probe_ntcp == b->c_probe_ntcp &&
 	    memcmp(a->c_probe_tcp, b->c_probe_tcp, sizeof(a->c_probe_tcp)) == 0 &&
+	    a->c_http_norigins == b->c_http_norigins &&
+	    memcmp(a->c_http_origin, b->c_http_origin,
+	    sizeof(a->c_http_origin)) == 0 &&
 	    a->c_uid == b->c_uid &&
 	    a->c_gid == b->c_gid &&
 	    a->c_admin_gid == b->c_admin_gid &&
@@ -278,6 +281,42 @@ ATF_TC_BODY(probe_targets, tc)
 		strlcat(many, "probe tcp \"127.0.0.1:1\"\n", sizeof(many));
 	write_file("many.conf", many);
 	ATF_CHECK_EQ(config_parse("many.conf", &c), -1);
+}
+
+/* `http origin': repeatable, checked, bounded, no duplicates. */
+ATF_TC_WITHOUT_HEAD(http_origins);
+ATF_TC_BODY(http_origins, tc)
+{
+	struct fenced_config	 c;
+	char			 many[4096], line[64];
+	int			 i;
+
+	config_defaults(&c);
+	ATF_CHECK_EQ(c.c_http_norigins, 0);
+	write_file("o.conf", "http origin \"http://localhost:5173\"\n"
+	    "http origin \"https://ui.example.org\"\n");
+	ATF_REQUIRE_EQ(config_parse("o.conf", &c), 0);
+	ATF_CHECK_EQ(c.c_http_norigins, 2);
+	ATF_CHECK_STREQ(c.c_http_origin[0], "http://localhost:5173");
+	ATF_CHECK_STREQ(c.c_http_origin[1], "https://ui.example.org");
+
+	ATF_CHECK_EQ(parse_text("http origin \"http://localhost:5173/\"\n",
+	    &c), -1);
+	logged("is not an origin");
+	ATF_CHECK_EQ(parse_text("http origin \"null\"\n", &c), -1);
+	logged("is not an origin");
+	ATF_CHECK_EQ(parse_text("http origin \"http://a:1\"\n"
+	    "http origin \"http://a:1\"\n", &c), -1);
+	logged("listed twice");
+
+	many[0] = '\0';
+	for (i = 0; i < HTTP_ORIGINS_MAX + 1; i++) {
+		snprintf(line, sizeof(line), "http origin \"http://a:%d\"\n",
+		    1000 + i);
+		strlcat(many, line, sizeof(many));
+	}
+	ATF_CHECK_EQ(parse_text(many, &c), -1);
+	logged("at most 16 origins");
 }
 
 ATF_TC(example_conf);
@@ -1308,6 +1347,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, empty_file);
 	ATF_TP_ADD_TC(tp, example_conf);
 	ATF_TP_ADD_TC(tp, probe_targets);
+	ATF_TP_ADD_TC(tp, http_origins);
 	ATF_TP_ADD_TC(tp, every_keyword);
 	ATF_TP_ADD_TC(tp, runsc);
 	ATF_TP_ADD_TC(tp, listen_forms);

@@ -41,7 +41,7 @@ help_body() {
 	    "exec KEY \[timeout MS\] \[cwd DIR\] \[output BYTES\] -- ARGV" \
 	    "git-config KEY \[name NAME\] \[email EMAIL\]" \
 	    "git-init KEY \[PATH\]" "probe KEY" "log verbose" "log brief" \
-	    "reload" "token \[-r\]" "help"; do
+	    "reload" "token \[-r\] \[-d\] \[NAME\]" "show tokens" "help"; do
 		grep -q "^	$c" help.txt || atf_fail "help lacks $c"
 	done
 	for o in backend require lifetime memory pids cpu; do
@@ -73,9 +73,9 @@ mistyped_head() {
 }
 mistyped_body() {
 	ctl_vars
-	atf_check -s exit:1 -e inline:'fencectl: show environmnts: unknown word "environmnts"; expected one of: stats environments environment\n' \
+	atf_check -s exit:1 -e inline:'fencectl: show environmnts: unknown word "environmnts"; expected one of: stats environments environment tokens\n' \
 	    "$BIN/fencectl" show environmnts
-	atf_check -s exit:1 -e inline:"fencectl: show: missing word; expected one of: stats environments environment\n" \
+	atf_check -s exit:1 -e inline:"fencectl: show: missing word; expected one of: stats environments environment tokens\n" \
 	    "$BIN/fencectl" show
 	atf_check -s exit:1 -e inline:"fencectl: show environment: missing word; expected KEY\n" \
 	    "$BIN/fencectl" show environment
@@ -98,8 +98,10 @@ mistyped_body() {
 	    "$BIN/fencectl" boot k require not-earned
 	atf_check -s exit:1 -e inline:"fencectl: boot k backend qemu: not one of native, runsc, vm, mock, subprocess\n" \
 	    "$BIN/fencectl" boot k backend qemu
-	atf_check -s exit:1 -e inline:'fencectl: token -x: unknown word "-x"; expected -r, or nothing more\n' \
+	atf_check -s exit:1 -e inline:"fencectl: token -x: a token's name is 1 to 32 of A-Z, a-z, 0-9, '.', '_' and '-', not beginning with '-'\n" \
 	    "$BIN/fencectl" token -x
+	atf_check -s exit:1 -e inline:'fencectl: token -d: missing word; expected NAME\n' \
+	    "$BIN/fencectl" token -d
 	atf_check -s exit:1 -e inline:'fencectl: log loud: unknown word "loud"; expected one of: verbose brief\n' \
 	    "$BIN/fencectl" log loud
 	atf_check -s exit:1 -e inline:'fencectl: git-init k a b: unknown word "b"; expected nothing more\n' \
@@ -575,10 +577,30 @@ exit 0
 == token
 request IMSG_CTL_TOKEN
 replace 0
+name "default"
 exit 0
 == token -r
 request IMSG_CTL_TOKEN
 replace 1
+name "default"
+exit 0
+== token ui.2_x-y
+request IMSG_CTL_TOKEN
+replace 0
+name "ui.2_x-y"
+exit 0
+== token -r cli
+request IMSG_CTL_TOKEN
+replace 1
+name "cli"
+exit 0
+== token -d cli
+request IMSG_CTL_TOKEN
+delete
+name "cli"
+exit 0
+== show tokens
+request IMSG_CTL_SHOW_TOKENS
 exit 0
 == boot ../x
 exit 1
@@ -645,6 +667,14 @@ exit 1
 == token -x
 exit 1
 == token -r -r
+exit 1
+== token -d
+exit 1
+== token a/b
+exit 1
+== token 123456789012345678901234567890123
+exit 1
+== token a b
 exit 1
 == log
 exit 1

@@ -33,7 +33,7 @@ request() {
 	_m=$1 _p=$2 _b=${3-}
 	shift 2
 	[ $# -gt 0 ] && shift
-	printf '%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nx-voicebox-host-token: %s\r\nConnection: close\r\n' "$_m" "$_p" "$TOKEN"
+	printf '%s %s HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\nx-voicebox-host-token: %s\r\nConnection: close\r\n' "$_m" "$_p" "$TOKEN"
 	for _h in "$@"; do
 		printf '%s\r\n' "$_h"
 	done
@@ -105,7 +105,7 @@ malformed_body() {
 	bad 404 not-found "exec, no such key" POST $E/nosuch/exec '{"argv":["true"]}'
 	bad 404 not-found "no such endpoint" GET $E/live/bogus
 	bad 404 not-found "outside /api" GET /etc/passwd
-	printf 'GET %s/a\000b HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\n\r\n' $E "$TOKEN" | send
+	printf 'GET %s/a\000b HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\nx-voicebox-host-token: %s\r\n\r\n' $E "$TOKEN" | send
 	expect 400 bad-request "NUL in the request line"
 
 	# Bodies.
@@ -155,7 +155,7 @@ malformed_body() {
 	# Too large.
 	big=$(head -c 70000 /dev/zero | tr '\0' x)
 	bad 413 body-too-large "body over http body max" POST $X "{\"command\":\"$big\"}"
-	{ printf 'POST %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\nTransfer-Encoding: chunked\r\n\r\n' $X "$TOKEN"
+	{ printf 'POST %s HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\nx-voicebox-host-token: %s\r\nTransfer-Encoding: chunked\r\n\r\n' $X "$TOKEN"
 	  for i in 1 2 3; do printf '8000\r\n'; head -c 32768 /dev/zero; printf '\r\n'; done
 	  printf '0\r\n\r\n'; } | send
 	expect 413 body-too-large "chunked body over http body max"
@@ -167,25 +167,25 @@ malformed_body() {
 	atf_check -o match:'"error":"body-too-large"' -o match:'^413$' cat curl.out
 	hdr=$(head -c 5000 /dev/zero | tr '\0' h)
 	bad 431 headers-too-large "one 5000-byte header" GET $E '' "X-Big: $hdr"
-	{ printf 'GET %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\n' $E "$TOKEN"
+	{ printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\nx-voicebox-host-token: %s\r\n' $E "$TOKEN"
 	  for i in $(seq 600); do printf 'X-%d: v\r\n' $i; done
 	  printf '\r\n'; } | send
 	expect 431 headers-too-large "600 headers"
 	bad 431 headers-too-large "5000-byte request line" GET "$E?$hdr"
 
 	# Who asks.
-	printf 'GET %s HTTP/1.1\r\nHost: x\r\n\r\n' $E | send
+	printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\n\r\n' $E | send
 	expect 401 unauthorized "no token"
-	printf 'GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n' | send
+	printf 'GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\n\r\n' | send
 	expect 401 unauthorized "no token, no such path"
-	printf 'GET %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %064d\r\n\r\n' $E 0 | send
+	printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\nx-voicebox-host-token: %064d\r\n\r\n' $E 0 | send
 	expect 401 unauthorized "wrong token"
-	printf 'GET %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: abc\r\n\r\n' $E | send
+	printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\nx-voicebox-host-token: abc\r\n\r\n' $E | send
 	expect 401 unauthorized "malformed token"
 	up=$(echo "$TOKEN" | tr a-f A-F)
-	printf 'GET %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\n\r\n' $E "$up" | send
+	printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\nx-voicebox-host-token: %s\r\n\r\n' $E "$up" | send
 	expect 401 unauthorized "token in uppercase"
-	printf 'GET %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\n\r\n' $E "${TOKEN}0" | send
+	printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\nx-voicebox-host-token: %s\r\n\r\n' $E "${TOKEN}0" | send
 	expect 401 unauthorized "token one digit long"
 	bad 400 bad-request "two token headers" GET $E '' "x-voicebox-host-token: $TOKEN"
 
@@ -196,11 +196,11 @@ malformed_body() {
 	bad 405 method-not-allowed "PATCH an environment" PATCH $E/live '{}'
 	bad 405 method-not-allowed "OPTIONS" OPTIONS $E
 	bad 501 method-not-implemented "unknown method" BREW $E
-	printf 'GET %s HTTP/2.0\r\nHost: x\r\n\r\n' $E | send
+	printf 'GET %s HTTP/2.0\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\n\r\n' $E | send
 	expect 400 bad-request "HTTP/2.0 in the request line"
 	printf 'hello\r\n\r\n' | send
 	expect 400 bad-request "no request line"
-	printf 'POST %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\nContent-Length: abc\r\n\r\n{}' $X "$TOKEN" | send
+	printf 'POST %s HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\nx-voicebox-host-token: %s\r\nContent-Length: abc\r\n\r\n{}' $X "$TOKEN" | send
 	expect 400 bad-request "Content-Length not a number"
 	bad 417 expectation-failed "Expect: other" POST $X '{"argv":["true"]}' 'Expect: something'
 	bad 400 bad-parameter "probe, bad refresh" GET "$E/live/probe?refresh=2"
@@ -232,7 +232,7 @@ slowloris_body() {
 	fenced_start
 	TOKEN=$(token_of)
 	# Headers one byte every 250 ms: never idle, never whole.
-	printf 'GET /api/environments HTTP/1.1\r\nHost: 127.0.0.1\r\nx-voicebox-host-token: %s\r\nX-Slow: 1\r\n\r\n' "$TOKEN" > slow.req
+	printf 'GET /api/environments HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\nx-voicebox-host-token: %s\r\nX-Slow: 1\r\n\r\n' "$TOKEN" > slow.req
 	"$REGRESS/t_http" -w 3 -b 1 -d 250 "$(fenced_port)" < slow.req \
 	    > slow.out 2>&1 &
 	slow=$!
@@ -256,7 +256,7 @@ slowloris_body() {
 
 	# The body, this time: headers whole, the body a byte at a time.
 	b='{"argv":["true"]}'
-	printf 'POST /api/environments/x/exec HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\nContent-Length: 200\r\n\r\n%s' "$TOKEN" "$b" > body.req
+	printf 'POST /api/environments/x/exec HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\nx-voicebox-host-token: %s\r\nContent-Length: 200\r\n\r\n%s' "$TOKEN" "$b" > body.req
 	"$REGRESS/t_http" -w 3 "$(fenced_port)" < body.req > body.out 2>&1
 	atf_check -o match:'^status 408 closed 1 ' \
 	    -o match:'"error":"request-timeout"' cat body.out
@@ -280,7 +280,7 @@ limits_body() {
 	fenced_start
 	TOKEN=$(token_of)
 	# Keep-alive requests on 5 connections held at once: 4 per user.
-	printf 'GET /api/environments HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\n\r\n' "$TOKEN" | \
+	printf 'GET /api/environments HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\nx-voicebox-host-token: %s\r\n\r\n' "$TOKEN" | \
 	    "$REGRESS/t_http" -c 5 "$(fenced_port)" > conns.out
 	cat conns.out
 	atf_check_equal 4 "$(grep -c '^status 200 ' conns.out)"
@@ -291,20 +291,20 @@ limits_body() {
 	# newer one (closed, no answer); the rest get 401.  (The last ones
 	# are closed: give the daemon a moment to see it.)
 	sleep 0.3
-	printf 'GET /api/environments HTTP/1.1\r\nHost: x\r\n\r\n' | \
+	printf 'GET /api/environments HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\n\r\n' | \
 	    "$REGRESS/t_http" -c 13 "$(fenced_port)" > all.out
 	cat all.out
 	atf_check_equal 13 "$(grep -c '^status \(401\|503\|none\) ' all.out)"
 	n=$(grep -c '^status \(401\|503\) ' all.out)
 	[ "$n" -ge 6 ] && [ "$n" -le 12 ] || atf_fail "$n answered of 13"
 	# A 401 ends its connection.
-	printf 'GET /api/environments HTTP/1.1\r\nHost: x\r\n\r\n' | send -w 2
+	printf 'GET /api/environments HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\n\r\n' | send -w 2
 	atf_check -o match:'^status 401 closed 1 ' head -n 1 answer.txt
 	# Three commands at once, two allowed.
 	request POST /api/environments/lim '{}' | send
 	atf_check -o match:'^status 201' head -n 1 answer.txt
 	b='{"argv":["sleep","1"]}'
-	printf 'POST /api/environments/lim/exec HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\nContent-Length: %d\r\n\r\n%s' "$TOKEN" ${#b} "$b" | \
+	printf 'POST /api/environments/lim/exec HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\nx-voicebox-host-token: %s\r\nContent-Length: %d\r\n\r\n%s' "$TOKEN" ${#b} "$b" | \
 	    "$REGRESS/t_http" -c 3 "$(fenced_port)" > execs.out
 	cat execs.out
 	atf_check_equal 2 "$(grep -c '^status 200 ' execs.out)"
@@ -336,7 +336,7 @@ limits_cleanup() { fenced_cleanup; }
 # asking without a token and 30 saying nothing, all held 6 s; meanwhile
 # the token's owner gets 200 five times.
 anon_flood() {
-	printf 'GET /api/environments HTTP/1.1\r\nHost: x\r\n\r\n' > noauth.req
+	printf 'GET /api/environments HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\n\r\n' > noauth.req
 	$1 "$REGRESS/t_http" -c 30 -H 6 "$(fenced_port)" < noauth.req \
 	    > flood1.out 2>&1 &
 	f1=$!
@@ -419,7 +419,7 @@ framing_head() {
 # framing headers (and body; both with \r, \n escapes) is refused at
 # once with STATUS and CODE, its message containing WHY, and closed.
 frame() {
-	printf 'POST %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\n%b\r\n\r\n%b' \
+	printf 'POST %s HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\nx-voicebox-host-token: %s\r\n%b\r\n\r\n%b' \
 	    $X "$TOKEN" "$5" "${6-}" | send -w 1
 	expect "$1" "$2" "$4"
 	# Refused for its framing, not for something else about it.
@@ -445,7 +445,7 @@ framing_body() {
 	frame 400 bad-request "$two" "two Content-Lengths, the same" \
 	    "Content-Length: ${#b}\r\nContent-Length: ${#b}" "$b"
 	# evhttp itself takes this one: the boot must not happen.
-	printf 'POST /api/environments/dup HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\nContent-Length: 2\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}' \
+	printf 'POST /api/environments/dup HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\nx-voicebox-host-token: %s\r\nContent-Length: 2\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}' \
 	    "$TOKEN" | send -w 1
 	expect 400 bad-request "two Content-Lengths on a boot"
 	atf_check -o not-match:'^dup ' $CTL show environments
@@ -486,7 +486,7 @@ framing_body() {
 	# Well framed, in either way, is served.
 	request POST $X "$b" | send
 	atf_check -o match:'^status 200' head -n 1 answer.txt
-	printf 'POST %s HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: %s\r\nTransfer-Encoding: Chunked\r\nConnection: close\r\n\r\n%x\r\n%s\r\n0\r\n\r\n' \
+	printf 'POST %s HTTP/1.1\r\nHost: 127.0.0.1:'"$(fenced_port)"'\r\nx-voicebox-host-token: %s\r\nTransfer-Encoding: Chunked\r\nConnection: close\r\n\r\n%x\r\n%s\r\n0\r\n\r\n' \
 	    $X "$TOKEN" ${#b} "$b" | send
 	atf_check -o match:'^status 200' head -n 1 answer.txt
 	$CTL stop fr > /dev/null

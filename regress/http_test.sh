@@ -35,7 +35,8 @@ token_body() {
 	atf_check -o inline:"600 root\n" stat -c '%a %U' state/tokens
 	grep -q "$t2" state/tokens && atf_fail "the token is in the file"
 	h=$(printf '%s' "$t2" | xxd -r -p | sha256sum | cut -d' ' -f1)
-	atf_check -o inline:"0 $h\n" cat state/tokens
+	atf_check -o match:"^0 default [0-9]+ $h\$" cat state/tokens
+	atf_check -o inline:"1\n" sh -c 'wc -l < state/tokens'
 	# A restart keeps it.
 	fenced_stop
 	fenced_start
@@ -216,7 +217,7 @@ keepalive_body() {
 	atf_check -o match:'"stdout":"kept\\n"' -o match:'"state":"stopped"' \
 	    cat out
 	# An idle keep-alive connection is closed after http timeout.
-	r="GET /api/environments HTTP/1.1\r\nHost: x\r\nx-voicebox-host-token: $t\r\n\r\n"
+	r="GET /api/environments HTTP/1.1\r\nHost: 127.0.0.1:$(fenced_port)\r\nx-voicebox-host-token: $t\r\n\r\n"
 	printf "$r" | "$REGRESS/t_http" -w 5 "$(fenced_port)" > idle.out
 	atf_check -o match:'^status 200 closed 1 ' cat idle.out
 	ms=$(sed -n 's/.*closedms \([0-9]*\)$/\1/p' idle.out)

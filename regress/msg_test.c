@@ -172,7 +172,7 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	45
+#define CONFIG_NFIELDS	46
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -224,6 +224,7 @@ config_fields(struct field *f)
 		{ F_U, 0, 0, NULL, 0 },
 		{ F_U, 4, 0, NULL, 0 },
 		{ F_U, POOL_MAX, 0, NULL, 0 },
+		{ F_ARR, 0, 0, NULL, 0 },	/* http origin */
 	};
 
 	ceil_sample();
@@ -436,7 +437,7 @@ ATF_TC_BODY(config_encode_refuses, tc)
 	size_t		 len;
 	int		 i;
 
-	for (i = 0; i < 28; i++) {
+	for (i = 0; i < 30; i++) {
 		config_sample(&c);
 		switch (i) {
 		case 0: c.c_tier = 0; break;
@@ -480,6 +481,12 @@ ATF_TC_BODY(config_encode_refuses, tc)
 			c.c_user_limits.fl_pids = c.c_limits.fl_pids - 1;
 			break;
 		case 27: c.c_user_limits.fl_cpu_milli = 0; break;
+		case 28:
+			strlcpy(c.c_http_origin[0], "http://x/",
+			    sizeof(c.c_http_origin[0]));
+			c.c_http_norigins = 1;
+			break;
+		case 29: c.c_http_norigins = HTTP_ORIGINS_MAX + 1; break;
 		}
 		ATF_REQUIRE_EQ_MSG(-1, msg_config_encode(&c, &buf, &len),
 		    "case %d", i);
@@ -899,7 +906,6 @@ ATF_TC_BODY(through_imsg, tc)
 			ATF_REQUIRE(memcmp(&pa, &pb, sizeof(pa)) == 0);
 			break;
 		case IMSG_TOKEN_STORED:
-		case IMSG_CTL_TOKEN:
 			ATF_REQUIRE_EQ(0, msg_u32_encode(1, &buf, &len));
 			send_recv(a, b, t, -1, buf, len, &m);
 			ATF_REQUIRE_EQ(0, msg_u32_decode(m.data, m.len, &u,
@@ -943,6 +949,7 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_START:
 		case IMSG_RELOAD:
 		case IMSG_CTL_SHOW_STATS:
+		case IMSG_CTL_SHOW_TOKENS:
 		case IMSG_CTL_RELOAD:
 		case IMSG_CTL_TEST_SYSCALL:
 		case IMSG_CTL_OK:
@@ -974,6 +981,8 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_TOKEN_LOAD:
 		case IMSG_TOKEN_STORE:
 		case IMSG_CTL_HOSTTOKEN:
+		case IMSG_CTL_TOKEN:
+		case IMSG_CTL_TOKENINFO:
 		case IMSG_PROBE_PREPARE:
 		case IMSG_PROBE_EXEC:
 		case IMSG_PROBE_OUTPUT:
@@ -1559,6 +1568,105 @@ ATF_TC_BODY(mp_mutations, tc)
 		free(p[k]);
 }
 
+/*
+ * Named host tokens and origins: the shapes every process checks.
+ */
+ATF_TC(token_codecs);
+ATF_TC_HEAD(token_codecs, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "msg_token keeps its name and time, "
+	    "a deletion carries no hash and a store one; msg_ctltoken and "
+	    "msg_tokeninfo refuse a bad name; names are [A-Za-z0-9._-]{1,32}");
+}
+ATF_TC_BODY(token_codecs, tc)
+{
+	struct msg_token	 a, b;
+	struct msg_ctltoken	 ca, cb;
+	struct msg_tokeninfo	 ta, tb;
+	void			*buf;
+	size_t			 len;
+
+	memset(&a, 0, sizeof(a));
+	a.tk_uid = 1000;
+	strlcpy(a.tk_name, "voice.box_UI-2", sizeof(a.tk_name));
+	a.tk_created = 1796231067;
+	memset(a.tk_hash, 0x5a, sizeof(a.tk_hash));
+	ATF_REQUIRE_EQ(0, msg_token_encode(&a, &buf, &len));
+	ATF_REQUIRE_EQ(0, msg_token_decode(buf, len, &b));
+	free(buf);
+	ATF_CHECK(memcmp(&a, &b, sizeof(a)) == 0);
+	a.tk_delete = 1;		/* a deletion with a hash */
+	ATF_CHECK_EQ(-1, msg_token_encode(&a, &buf, &len));
+	memset(a.tk_hash, 0, sizeof(a.tk_hash));
+	ATF_REQUIRE_EQ(0, msg_token_encode(&a, &buf, &len));
+	free(buf);
+	a.tk_delete = 0;		/* a store without one */
+	ATF_CHECK_EQ(-1, msg_token_encode(&a, &buf, &len));
+	memset(a.tk_hash, 1, sizeof(a.tk_hash));
+	a.tk_name[0] = '\0';
+	ATF_CHECK_EQ(-1, msg_token_encode(&a, &buf, &len));
+
+	ATF_CHECK(hosttoken_name_valid("default"));
+	ATF_CHECK(hosttoken_name_valid("a"));
+	ATF_CHECK(hosttoken_name_valid("12345678901234567890123456789012"));
+	ATF_CHECK(!hosttoken_name_valid("123456789012345678901234567890123"));
+	ATF_CHECK(!hosttoken_name_valid(""));
+	ATF_CHECK(!hosttoken_name_valid("a b"));
+	ATF_CHECK(!hosttoken_name_valid("a/b"));
+	ATF_CHECK(!hosttoken_name_valid("-r"));
+	ATF_CHECK(!hosttoken_name_valid("a\n"));
+
+	memset(&ca, 0, sizeof(ca));
+	ca.ct_op = CTLTOKEN_DELETE;
+	strlcpy(ca.ct_name, "cli", sizeof(ca.ct_name));
+	ATF_REQUIRE_EQ(0, msg_ctltoken_encode(&ca, &buf, &len));
+	ATF_REQUIRE_EQ(0, msg_ctltoken_decode(buf, len, &cb));
+	free(buf);
+	ATF_CHECK(memcmp(&ca, &cb, sizeof(ca)) == 0);
+	ca.ct_op = CTLTOKEN_DELETE + 1;
+	ATF_CHECK_EQ(-1, msg_ctltoken_encode(&ca, &buf, &len));
+	ca.ct_op = CTLTOKEN_MINT;
+	strlcpy(ca.ct_name, "no;way", sizeof(ca.ct_name));
+	ATF_CHECK_EQ(-1, msg_ctltoken_encode(&ca, &buf, &len));
+
+	memset(&ta, 0, sizeof(ta));
+	strlcpy(ta.ti_name, "default", sizeof(ta.ti_name));
+	ta.ti_created = 42;
+	ATF_REQUIRE_EQ(0, msg_tokeninfo_encode(&ta, &buf, &len));
+	ATF_REQUIRE_EQ(0, msg_tokeninfo_decode(buf, len, &tb));
+	free(buf);
+	ATF_CHECK_STREQ(tb.ti_name, "default");
+	ATF_CHECK_EQ(tb.ti_created, 42);
+}
+
+ATF_TC(origins);
+ATF_TC_HEAD(origins, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "http_origin_valid() takes "
+	    "scheme://host[:port] as a browser sends it and nothing else");
+}
+ATF_TC_BODY(origins, tc)
+{
+	const char	*good[] = { "http://localhost:5173",
+	    "http://127.0.0.1:8080", "https://ui.example.org",
+	    "http://[::1]:5173", "http://a-b.c", "https://x:80" };
+	const char	*bad[] = { "", "localhost:5173", "ftp://x",
+	    "http://", "http://localhost:5173/", "http://localhost:5173/x",
+	    "http://Localhost:5173", "http://localhost.:5173",
+	    "http://localhost:80", "https://x:443", "http://x:0",
+	    "http://x:65536", "http://x:05173", "http://x:", "null",
+	    "http://u@x", "http://x y", "http://-x", "http://x-",
+	    "http://a..b", "http://[::1", "http://[::1]x", "http://[zz]",
+	    "http://localhost:5173?", "http://localhost#",
+	    "http://xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" };
+	size_t		 i;
+
+	for (i = 0; i < nitems(good); i++)
+		ATF_CHECK_MSG(http_origin_valid(good[i]), "%s", good[i]);
+	for (i = 0; i < nitems(bad); i++)
+		ATF_CHECK_MSG(!http_origin_valid(bad[i]), "%s", bad[i]);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, type_names);
@@ -1580,5 +1688,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, mp_strings);
 	ATF_TP_ADD_TC(tp, mp_reader);
 	ATF_TP_ADD_TC(tp, mp_mutations);
+	ATF_TP_ADD_TC(tp, token_codecs);
+	ATF_TP_ADD_TC(tp, origins);
 	return (atf_no_error());
 }

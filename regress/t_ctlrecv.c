@@ -47,13 +47,14 @@ t_show(struct imsg *imsg)
 	struct msg_exec	 x;
 	struct msg_gitconfig g;
 	struct msg_gitinit gi;
-	uint32_t	 u;
+	struct msg_ctltoken ct;
 	int32_t		 i;
 	size_t		 n;
 
 	printf("request %s\n", msg_type_name(imsg->hdr.ih_type));
 	switch (imsg->hdr.ih_type) {
 	case IMSG_CTL_SHOW_STATS:
+	case IMSG_CTL_SHOW_TOKENS:
 	case IMSG_CTL_RELOAD:
 		if (msg_empty_decode(imsg->data, imsg->len) == -1)
 			errx(2, "bad empty request");
@@ -108,9 +109,14 @@ t_show(struct imsg *imsg)
 		printf("verbose %d\n", (int)i);
 		break;
 	case IMSG_CTL_TOKEN:
-		if (msg_u32_decode(imsg->data, imsg->len, &u, 0, 1) == -1)
+		if (msg_ctltoken_decode(imsg->data, imsg->len, &ct) == -1)
 			errx(2, "bad token request");
-		printf("replace %u\n", u);
+		/* "replace 0|1" as before names; the name after it. */
+		if (ct.ct_op == CTLTOKEN_DELETE)
+			printf("delete\n");
+		else
+			printf("replace %u\n", ct.ct_op == CTLTOKEN_REPLACE);
+		printf("name \"%s\"\n", ct.ct_name);
 		break;
 	default:
 		errx(2, "unexpected request %u", imsg->hdr.ih_type);

@@ -85,7 +85,7 @@ srcs_of() {
 	msg)	echo "" ;;
 	imsg)	echo "imsg/imsg.c" ;;
 	ctl)	echo "imsg/imsg.c fuzz/stub_svc.c" ;;
-	http)	echo "broker/http.c broker/http_api.c parent/config.c fuzz/stub_svc.c" ;;
+	http)	echo "broker/http.c broker/http_cors.c broker/http_api.c parent/config.c fuzz/stub_svc.c" ;;
 	config)	echo "parent/config.c gen/parse.c" ;;
 	runsc)	echo "fencer/runsc/runsc_parse.c" ;;
 	vmconsole) echo "fencer/vm/vm_console.c" ;;
