@@ -84,6 +84,10 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_AGENT_GIT_IDENTITY] =	"IMSG_AGENT_GIT_IDENTITY",
 	[IMSG_AGENT_GIT_INIT] =		"IMSG_AGENT_GIT_INIT",
 	[IMSG_AGENT_ERROR] =		"IMSG_AGENT_ERROR",
+	[IMSG_AGENT_SPAWN] =		"IMSG_AGENT_SPAWN",
+	[IMSG_AGENT_PROCS] =		"IMSG_AGENT_PROCS",
+	[IMSG_AGENT_PROC] =		"IMSG_AGENT_PROC",
+	[IMSG_AGENT_PROC_END] =		"IMSG_AGENT_PROC_END",
 	[IMSG_PROBE_PREPARE] =		"IMSG_PROBE_PREPARE",
 	[IMSG_PROBE_EXEC] =		"IMSG_PROBE_EXEC",
 	[IMSG_PROBE_OUTPUT] =		"IMSG_PROBE_OUTPUT",
@@ -92,6 +96,9 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_FENCE_LEVEL] =		"IMSG_FENCE_LEVEL",
 	[IMSG_CTL_PROBE] =		"IMSG_CTL_PROBE",
 	[IMSG_CTL_VERDICT] =		"IMSG_CTL_VERDICT",
+	[IMSG_CTL_SPAWN] =		"IMSG_CTL_SPAWN",
+	[IMSG_CTL_PROCS] =		"IMSG_CTL_PROCS",
+	[IMSG_CTL_PROC] =		"IMSG_CTL_PROC",
 };
 
 /*
@@ -239,6 +246,9 @@ msg_config_valid(const struct fenced_config *c)
 	if (c->c_exec_inflight_user < EXEC_INFLIGHT_MIN ||
 	    c->c_exec_inflight_user > EXEC_INFLIGHT_MAX)
 		return (0);
+	if (c->c_exec_processes < EXEC_PROCESSES_MIN ||
+	    c->c_exec_processes > EXEC_PROCESSES_MAX)
+		return (0);
 	if (c->c_http_body_max < HTTP_BODY_MIN ||
 	    c->c_http_body_max > HTTP_BODY_MAX ||
 	    c->c_http_headers_max < HTTP_HEADERS_MIN ||
@@ -307,6 +317,8 @@ static const struct mc_field msg_config_fields[] = {
 	    EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX),
 	MC_U(struct fenced_config, c_exec_inflight_user,
 	    EXEC_INFLIGHT_MIN, EXEC_INFLIGHT_MAX),
+	MC_U(struct fenced_config, c_exec_processes,
+	    EXEC_PROCESSES_MIN, EXEC_PROCESSES_MAX),
 	MC_U(struct fenced_config, c_http_body_max,
 	    HTTP_BODY_MIN, HTTP_BODY_MAX),
 	MC_U(struct fenced_config, c_http_headers_max,
