@@ -317,8 +317,6 @@ static const struct mc_field msg_config_fields[] = {
 	    EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX),
 	MC_U(struct fenced_config, c_exec_inflight_user,
 	    EXEC_INFLIGHT_MIN, EXEC_INFLIGHT_MAX),
-	MC_U(struct fenced_config, c_exec_processes,
-	    EXEC_PROCESSES_MIN, EXEC_PROCESSES_MAX),
 	MC_U(struct fenced_config, c_http_body_max,
 	    HTTP_BODY_MIN, HTTP_BODY_MAX),
 	MC_U(struct fenced_config, c_http_headers_max,
@@ -349,6 +347,8 @@ static const struct mc_field msg_config_fields[] = {
 	MC_U(struct fenced_config, c_pool[0], 0, POOL_MAX),
 	MC_U(struct fenced_config, c_pool[1], 0, POOL_MAX),
 	MC_U(struct fenced_config, c_pool[2], 0, POOL_MAX),
+	MC_U(struct fenced_config, c_exec_processes,
+	    EXEC_PROCESSES_MIN, EXEC_PROCESSES_MAX),
 };
 static const struct mc_table msg_config = MC_TABLE(msg_config_fields);
 

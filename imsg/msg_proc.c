@@ -131,7 +131,7 @@ msg_proc_valid(const struct msg_proc *p)
 {
 	size_t	 i;
 
-	if ((p->p_argv == NULL) == (p->p_command == NULL))
+	if (p->p_id == 0 || (p->p_argv == NULL) == (p->p_command == NULL))
 		return (0);
 	if (p->p_argv != NULL) {
 		if (p->p_argc == 0 || p->p_argv[p->p_argc] != NULL)
