@@ -140,7 +140,7 @@ void	 agent_job_to_result(struct agent_job *, struct msg_result *);
 int	 agent_job_failed(struct agent_job *, const char *);
 
 /* agent_bg.c: background processes */
-#define AGENT_BG_MAX		64	/* held at once, exited ones too */
+#define AGENT_BG_MAX		EXEC_PROCESSES_MAX	/* held, exited ones too */
 #define AGENT_BG_TIMEOUT_MAX	((uint32_t)LIFETIME_MAX * 1000)
 void	 agent_spawn(uint32_t, struct msg_exec *);
 void	 agent_procs(uint32_t, struct msg_proc_req *);

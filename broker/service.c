@@ -1388,9 +1388,20 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		if (r->r_type != IMSG_AGENT_SPAWN &&
 		    r->r_type != IMSG_AGENT_PROCS)
 			goto bad;
+		/*
+		 * A listing is bounded as the agent's table is, and carries
+		 * no output: an agent that sends more is not ours.
+		 */
+		if (r->r_list && r->r_nprocs >= EXEC_PROCESSES_MAX)
+			goto bad;
 		ok = msg_proc_decode(imsg->data, imsg->len, &p) == 0;
 		if (ok)
 			m.m_proc = &p;
+		if (ok && r->r_list && (p.p_stdout_len > 0 ||
+		    p.p_stderr_len > 0)) {
+			msg_proc_free(&p);
+			goto bad;
+		}
 		break;
 	case IMSG_AGENT_PROC_END:
 		if (!r->r_list)
