@@ -217,6 +217,7 @@ agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	struct msg_exec		 x;
 	struct msg_gitconfig	 g;
 	struct msg_gitinit	 gi;
+	struct msg_proc_req	 q;
 	uint32_t		 type = imsg->hdr.ih_type;
 	uint32_t		 id = imsg->hdr.ih_peerid;
 	int			 r = -1;
@@ -235,7 +236,11 @@ agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 
 	switch (type) {
 	case IMSG_AGENT_EXEC:
+	case IMSG_AGENT_SPAWN:
 		r = msg_exec_decode(imsg->data, imsg->len, &x);
+		break;
+	case IMSG_AGENT_PROCS:
+		r = msg_proc_req_decode(imsg->data, imsg->len, &q);
 		break;
 	case IMSG_AGENT_GIT_CONFIG:
 		r = msg_gitconfig_decode(imsg->data, imsg->len, &g);
@@ -255,6 +260,12 @@ agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	switch (type) {
 	case IMSG_AGENT_EXEC:
 		agent_exec(id, &x);
+		break;
+	case IMSG_AGENT_SPAWN:
+		agent_spawn(id, &x);
+		break;
+	case IMSG_AGENT_PROCS:
+		agent_procs(id, &q);
 		break;
 	case IMSG_AGENT_GIT_CONFIG:
 		agent_git_config(id, &g);

@@ -67,7 +67,8 @@ enum agent_kill {
 	KILL_NONE = 0,
 	KILL_TIMEOUT,
 	KILL_BUDGET,
-	KILL_SHUTDOWN
+	KILL_SHUTDOWN,
+	KILL_ASKED		/* a background process's SIGKILL */
 };
 
 struct agent_out {
@@ -99,6 +100,7 @@ struct agent_job {
 	struct timespec	 j_start;
 	int		 j_kill;	/* enum agent_kill */
 	int		 j_truncated;
+	int		 j_discard;	/* past j_max: read on, keep nothing */
 	int		 j_status;	/* wait status of the supervisor */
 	int		 j_have_report;
 	struct agent_report j_report;
@@ -137,6 +139,12 @@ void	 agent_exec(uint32_t, struct msg_exec *);
 void	 agent_job_to_result(struct agent_job *, struct msg_result *);
 int	 agent_job_failed(struct agent_job *, const char *);
 
+/* agent_bg.c: background processes */
+#define AGENT_BG_MAX		EXEC_PROCESSES_MAX	/* held, exited ones too */
+#define AGENT_BG_TIMEOUT_MAX	((uint32_t)LIFETIME_MAX * 1000)
+void	 agent_spawn(uint32_t, struct msg_exec *);
+void	 agent_procs(uint32_t, struct msg_proc_req *);
+
 /* agent_git.c */
 void	 agent_git_config(uint32_t, struct msg_gitconfig *);
 void	 agent_git_init(uint32_t, struct msg_gitinit *);
@@ -160,5 +168,6 @@ void	 agent_super_spare(int, int, int, int);
 
 /* agent_proc.c */
 size_t	 agent_proc_kill(pid_t, const pid_t *, size_t);
+size_t	 agent_proc_signal(pid_t, const pid_t *, size_t, int);
 
 #endif /* AGENT_H */

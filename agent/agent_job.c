@@ -472,6 +472,9 @@ agent_job_read_one(struct agent_job *j, struct agent_out *o)
 	/* Exactly the budget is kept, split as it arrived. */
 	agent_job_keep(j, o, buf, room);
 	j->j_truncated = 1;
+	/* A background process goes on; what it writes now is dropped. */
+	if (j->j_discard)
+		return (1);
 	agent_job_close_out(&j->j_out[0]);
 	agent_job_close_out(&j->j_out[1]);
 	agent_job_kill(j, KILL_BUDGET);

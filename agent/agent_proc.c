@@ -119,6 +119,13 @@ agent_proc_spared(pid_t pid, const pid_t *skip, size_t nskip)
 size_t
 agent_proc_kill(pid_t root, const pid_t *skip, size_t nskip)
 {
+	return (agent_proc_signal(root, skip, nskip, SIGKILL));
+}
+
+/* The same with any signal: a background process's DELETE. */
+size_t
+agent_proc_signal(pid_t root, const pid_t *skip, size_t nskip, int sig)
+{
 	struct agent_procent *l;
 	size_t		 n, i, j, killed = 0;
 	int		 changed;
@@ -145,7 +152,7 @@ agent_proc_kill(pid_t root, const pid_t *skip, size_t nskip)
 		}
 	} while (changed);
 	for (i = 0; i < n; i++)
-		if (l[i].pe_mark == 1 && kill(l[i].pe_pid, SIGKILL) == 0)
+		if (l[i].pe_mark == 1 && kill(l[i].pe_pid, sig) == 0)
 			killed++;
 	free(l);
 	return (killed);

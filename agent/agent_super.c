@@ -54,6 +54,7 @@ static int	agent_super_tail_ok(const char *);
 static char *const *agent_super_argv(const struct agent_spawn *, char *,
 		    char **);
 static int	agent_super_wait(pid_t, struct agent_report *);
+static int	agent_super_signal(pid_t);
 static void	agent_super_end(pid_t, int, struct agent_report *);
 __attribute__((noreturn))
 static void	agent_super_report(struct agent_report *);
@@ -384,9 +385,9 @@ agent_super_tail_ok(const char *tail)
 }
 
 /*
- * Until the command exits or the agent says stop (anything readable on
- * the control socket, end of file included).  0 when the command was
- * reaped, its status in rp.
+ * Until the command exits or the agent says stop (end of file on the
+ * control socket; a byte there is a signal to pass on).  0 when the
+ * command was reaped, its status in rp.
  */
 static int
 agent_super_wait(pid_t pid, struct agent_report *rp)
@@ -416,9 +417,34 @@ agent_super_wait(pid_t pid, struct agent_report *rp)
 				continue;
 			return (-1);
 		}
-		if (pfd.revents != 0)
+		if (pfd.revents != 0 && agent_super_signal(pid) == -1)
 			return (-1);
 	}
+}
+
+/*
+ * A byte on the control socket is a signal the agent asks us to send
+ * to every process of a background job (agent_bg.c): the command's
+ * process group, then every descendant /proc shows, as the kill at the
+ * end does.  0 when sent (or not one we send), -1 at end of file.
+ */
+static int
+agent_super_signal(pid_t pid)
+{
+	uint8_t	 sig;
+	ssize_t	 n;
+
+	if ((n = read(SUPER_CTL, &sig, 1)) == -1 && (errno == EINTR ||
+	    errno == EAGAIN))
+		return (0);
+	if (n != 1)
+		return (-1);
+	if (sig != SIGHUP && sig != SIGINT && sig != SIGKILL &&
+	    sig != SIGTERM)
+		return (0);
+	kill(-pid, sig);
+	agent_proc_signal(getpid(), NULL, 0, sig);
+	return (0);
 }
 
 /*

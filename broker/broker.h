@@ -62,7 +62,9 @@ enum svc_what {
 	SVC_RESULT,	/* a_result, and a_raw as the agent sent it */
 	SVC_IDENTITY,	/* a_git, its bearer wiped */
 	SVC_ERROR,	/* a_code, a_message */
-	SVC_END		/* after the fences of a stop of all */
+	SVC_END,	/* after the fences of a stop of all, the
+			   processes of a listing */
+	SVC_PROC	/* a_proc: a background process */
 };
 
 /*
@@ -85,6 +87,7 @@ struct svc_answer {
 	const struct msg_gitconfig *a_git;
 	const char		*a_code;
 	const char		*a_message;
+	const struct msg_proc	*a_proc;
 };
 typedef void	(*svc_cb)(void *, const struct svc_answer *);
 
@@ -101,6 +104,10 @@ void		 svc_exec(const struct svc_who *, struct msg_exec *, svc_cb,
 void		 svc_git_config(const struct svc_who *,
 		    struct msg_gitconfig *, svc_cb, void *);
 void		 svc_git_init(const struct svc_who *, struct msg_gitinit *,
+		    svc_cb, void *);
+void		 svc_spawn(const struct svc_who *, struct msg_exec *,
+		    svc_cb, void *);
+void		 svc_procs(const struct svc_who *, struct msg_proc_req *,
 		    svc_cb, void *);
 void		 svc_orphan(void *);
 unsigned int	 svc_running(void);

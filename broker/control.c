@@ -464,6 +464,20 @@ control_identity(struct ctl_conn *cc, const struct msg_gitconfig *g)
 	free(buf);
 }
 
+static void
+control_proc(struct ctl_conn *cc, const struct msg_proc *p)
+{
+	void		*buf;
+	size_t		 len;
+
+	if (msg_proc_encode(p, &buf, &len) == -1) {
+		log_warn("%s: encode", __func__);
+		return;
+	}
+	control_reply(cc, IMSG_CTL_PROC, buf, len);
+	free(buf);
+}
+
 /* What the fence service answers, as fencectl reads it. */
 static void
 control_answer(void *arg, const struct svc_answer *a)
@@ -487,6 +501,9 @@ control_answer(void *arg, const struct svc_answer *a)
 	case SVC_ERROR:
 		control_error(cc, a->a_code, "%s", a->a_message);
 		return;		/* with its END */
+	case SVC_PROC:
+		control_proc(cc, a->a_proc);
+		break;
 	case SVC_END:
 		break;
 	}
@@ -616,6 +633,38 @@ control_git_init(struct ctl_conn *cc, struct imsg *imsg)
 	control_who(cc, &w);
 	if (control_room(cc) == 0)
 		svc_git_init(&w, &gi, control_answer, cc);
+	return (0);
+}
+
+/* fencectl spawn: exec's message, started in the background. */
+static int
+control_spawn(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_exec	 x;
+	struct svc_who	 w;
+
+	if (msg_exec_decode(imsg->data, imsg->len, &x) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_spawn(&w, &x, control_answer, cc);
+	msg_exec_free(&x);
+	return (0);
+}
+
+/* fencectl show processes, kill */
+static int
+control_procs(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_proc_req q;
+	struct svc_who	 w;
+
+	if (msg_proc_req_decode(imsg->data, imsg->len, &q) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_procs(&w, &q, control_answer, cc);
+	explicit_bzero(&q, sizeof(q));
 	return (0);
 }
 
@@ -791,6 +840,8 @@ static const struct ctl_req ctl_reqs[] = {
 	{ IMSG_CTL_TOKEN,	CTL_ANYONE, NULL, NULL,	control_mint },
 	{ IMSG_CTL_SHOW_TOKENS,	CTL_ANYONE, NULL, control_empty,
 	    control_show_tokens },
+	{ IMSG_CTL_SPAWN,	CTL_ANYONE, NULL, NULL,	control_spawn },
+	{ IMSG_CTL_PROCS,	CTL_ANYONE, NULL, NULL,	control_procs },
 #ifdef FENCED_TEST_HOOKS
 	{ IMSG_CTL_TEST_SYSCALL, CTL_ROOT, "root only", control_empty,
 	    control_test_syscall },

@@ -28,6 +28,8 @@ struct hreq {
 	int			 hr_listed;	/* fences gathered in hr_list */
 	struct evbuffer		*hr_list;	/* their JSON, comma-separated */
 	char			 hr_origin[HTTP_ORIGIN_LEN];	/* listed */
+	uint32_t		 hr_proc;	/* .../processes/<id> */
+	int			 hr_signal;	/* its DELETE's signal */
 };
 
 /* The header that carries the host token. */
@@ -54,5 +56,14 @@ void	 http_cors_headers(struct hreq *);
 void	 http_api_request(struct hreq *);
 int	 http_api_status(const char *);
 json_t	*http_api_message(const char *, const char *);
+struct msg_result;
+json_t	*http_api_result(const struct msg_result *, int);
+
+/* http_procs.c: background processes */
+void	 http_procs_list(struct hreq *);
+void	 http_procs_read(struct hreq *, const char *);
+void	 http_procs_delete(struct hreq *, const char *);
+void	 http_procs_answer(void *, const struct svc_answer *);
+int	 http_procs_id(struct hreq *, const char *);
 
 #endif /* HTTP_H */

@@ -41,7 +41,9 @@ enum http_endpoint {
 	EP_GIT_CONFIG,		/* .../git/config */
 	EP_GIT_INIT,		/* .../git/init */
 	EP_PROBE,		/* .../probe */
-	EP_PROBE_DEFAULT	/* /api/probe */
+	EP_PROBE_DEFAULT,	/* /api/probe */
+	EP_PROCS,		/* .../processes */
+	EP_PROC			/* .../processes/<id> (takes its query) */
 };
 
 #define M_GET		EVHTTP_REQ_GET
@@ -61,7 +63,10 @@ static const struct api_route {
 	{ "/git/config", EP_GIT_CONFIG,	M_GET | M_POST,	"GET, HEAD, POST", 0 },
 	{ "/git/init",	EP_GIT_INIT,	M_POST,		"POST", 0 },
 	{ "/probe",	EP_PROBE,	M_GET,		"GET, HEAD", 1 },
+	{ "/processes",	EP_PROCS,	M_GET | M_POST,	"GET, HEAD, POST", 0 },
 };
+static const struct api_route api_route_proc =
+    { "/processes/", EP_PROC, M_GET | M_DELETE, "GET, HEAD, DELETE", 1 };
 static const struct api_route api_route_list =
     { "", EP_LIST, M_GET, "GET, HEAD", 0 };
 static const struct api_route api_route_probe =
@@ -101,6 +106,8 @@ static const struct {
 	{ "git-not-installed",		501 },
 	{ "git-bad-value",		400 },
 	{ "git-config-failed",		500 },
+	{ "too-many-processes",		429 },
+	{ "process-not-found",		404 },
 };
 
 static void	api_answer(void *, const struct svc_answer *);
@@ -838,6 +845,7 @@ api_boot(struct hreq *hr)
 struct api_exec {
 	struct msg_exec	 e_x;
 	int		 e_b64;		/* encoding: base64 */
+	int		 e_bg;		/* POST .../processes */
 	const char	*e_command;
 	size_t		 e_command_len;
 	json_t		*e_argv;
@@ -957,6 +965,10 @@ api_exec_cwd(struct hreq *hr, const struct api_field *f,
 static long long
 api_exec_timeout_max(const void *dst)
 {
+	const struct api_exec *e = dst;
+
+	if (e->e_bg)
+		return ((long long)LIFETIME_MAX * 1000);
 	return (broker_self.ps_conf.c_exec_timeout_max);
 }
 
@@ -1027,9 +1039,13 @@ static const struct api_field api_exec_fields[] = {
 static const struct api_fields api_exec_body =
     API_FIELDS("an exec request", api_exec_fields);
 
-/* POST .../exec: api_exec_fields[] */
+/*
+ * POST .../exec: api_exec_fields[]; with bg, POST .../processes, the
+ * same body with timeoutMs up to a fence's lifetime (svc_spawn() holds
+ * it to what is left of this one's).
+ */
 static void
-api_exec(struct hreq *hr)
+api_exec(struct hreq *hr, int bg)
 {
 	struct api_exec	 e;
 	struct msg_exec	*x = &e.e_x;
@@ -1038,13 +1054,17 @@ api_exec(struct hreq *hr)
 
 	/* hr is gone once answered: what the cleanup needs is kept here. */
 	memset(&e, 0, sizeof(e));
+	e.e_bg = bg;
 	if ((o = api_body(hr, 1)) == NULL)
 		return;
 	if (api_read(hr, o, &api_exec_body, &e) == 0) {
 		strlcpy(x->x_key, hr->hr_key, sizeof(x->x_key));
 		x->x_owner = MSG_OWNER_NONE;
 		api_who(hr, &w);
-		svc_exec(&w, x, api_answer, hr);
+		if (bg)
+			svc_spawn(&w, x, http_procs_answer, hr);
+		else
+			svc_exec(&w, x, api_answer, hr);
 	}
 	if (e.e_b64)
 		free(x->x_stdin);
@@ -1249,9 +1269,16 @@ api_answer(void *arg, const struct svc_answer *a)
 		    a->a_message, NULL);
 		break;
 	case SVC_END:
+	case SVC_PROC:
 		http_error(hr, 500, "internal", "unexpected answer");
 		break;
 	}
+}
+
+json_t *
+http_api_result(const struct msg_result *rs, int base64)
+{
+	return (api_result(rs, base64));
 }
 
 /* Routing. */
@@ -1298,6 +1325,11 @@ api_route(struct hreq *hr, const char *path)
 	for (i = 0; i < sizeof(api_routes) / sizeof(api_routes[0]); i++)
 		if (strcmp(rest, api_routes[i].ar_suffix) == 0)
 			return (&api_routes[i]);
+	if (strncmp(rest, api_route_proc.ar_suffix,
+	    strlen(api_route_proc.ar_suffix)) == 0)
+		return (http_procs_id(hr, rest +
+		    strlen(api_route_proc.ar_suffix)) == 0 ? &api_route_proc :
+		    NULL);
 	api_show(show, sizeof(show), rest, strlen(rest));
 	http_error(hr, 404, "not-found", "no such endpoint: %s after the key",
 	    show);
@@ -1343,7 +1375,8 @@ http_api_request(struct hreq *hr)
 		    rt->ar_allow);
 		return;
 	}
-	if (api_query(hr, rt, evhttp_uri_get_query(uri)) == -1)
+	if (rt->ar_endpoint != EP_PROC &&
+	    api_query(hr, rt, evhttp_uri_get_query(uri)) == -1)
 		return;
 
 	switch (rt->ar_endpoint) {
@@ -1359,7 +1392,19 @@ http_api_request(struct hreq *hr)
 			api_boot(hr);
 		break;
 	case EP_EXEC:
-		api_exec(hr);
+		api_exec(hr, 0);
+		break;
+	case EP_PROCS:
+		if (method == EVHTTP_REQ_POST)
+			api_exec(hr, 1);
+		else
+			http_procs_list(hr);
+		break;
+	case EP_PROC:
+		if (method == EVHTTP_REQ_GET)
+			http_procs_read(hr, evhttp_uri_get_query(uri));
+		else
+			http_procs_delete(hr, evhttp_uri_get_query(uri));
 		break;
 	case EP_GIT_CONFIG:
 		api_git_config(hr, method == EVHTTP_REQ_POST);

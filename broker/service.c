@@ -70,6 +70,8 @@ struct bfence {
 	int			 bf_stopping;
 	TAILQ_HEAD(, breq)	 bf_reqs;	/* agent requests and waiters */
 	unsigned int		 bf_nheld;
+	unsigned int		 bf_nprocs;	/* background, as the agent
+						   last counted */
 	size_t			 bf_held_bytes;
 	int64_t			 bf_stopped_at;	/* monotonic s; 0: running */
 };
@@ -91,6 +93,7 @@ struct svc_msg {
 	struct msg_exec		*m_exec;	/* PROBE_EXEC */
 	struct msg_result	*m_result;	/* AGENT_RESULT */
 	struct msg_gitconfig	*m_git;		/* AGENT_GIT_IDENTITY */
+	struct msg_proc		*m_proc;	/* AGENT_PROC */
 };
 
 /* What the service does with an answer to one of its requests. */
@@ -119,6 +122,8 @@ struct breq {
 	void			*r_held;	/* held for the first verdict */
 	size_t			 r_held_len;	/* (holds the bearer) */
 	int			 r_is_held;
+	int			 r_list;	/* PROCS: a listing */
+	unsigned int		 r_nprocs;	/* of it, so far */
 };
 
 /* The requests in flight of one user, for the limits per user. */
@@ -955,12 +960,17 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 	struct msg_exec	*x = msg;
 	struct msg_gitconfig *g = msg;
 	struct msg_gitinit *gi = msg;
+	struct msg_proc_req *q = msg;
 	uint8_t		*bearer;
 	int		 rv;
 
 	switch (type) {
 	case IMSG_AGENT_EXEC:
+	case IMSG_AGENT_SPAWN:
 		bearer = x->x_bearer;
+		break;
+	case IMSG_AGENT_PROCS:
+		bearer = q->q_bearer;
 		break;
 	case IMSG_AGENT_GIT_CONFIG:
 		bearer = g->g_bearer;
@@ -974,7 +984,11 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 	memcpy(bearer, bf->bf_bearer, MSG_BEARER_LEN);
 	switch (type) {
 	case IMSG_AGENT_EXEC:
+	case IMSG_AGENT_SPAWN:
 		rv = msg_exec_encode(x, buf, len);
+		break;
+	case IMSG_AGENT_PROCS:
+		rv = msg_proc_req_encode(q, buf, len);
 		break;
 	case IMSG_AGENT_GIT_CONFIG:
 		rv = msg_gitconfig_encode(g, buf, len);
@@ -1086,6 +1100,114 @@ svc_git_init(const struct svc_who *w, struct msg_gitinit *gi, svc_cb cb,
 {
 	svc_agent_req(w, gi->gi_owner, gi->gi_key, IMSG_AGENT_GIT_INIT, gi,
 	    cb, arg);
+}
+
+/* Background processes: docs/http.md, "Background processes". */
+
+static void	svc_proc_answer(struct breq *, const struct svc_msg *);
+
+/* Starts in flight for bf: they count against its processes too. */
+static unsigned int
+svc_spawning(struct bfence *bf)
+{
+	struct breq	*r;
+	unsigned int	 n = 0;
+
+	TAILQ_FOREACH(r, &bf->bf_reqs, r_fentry)
+		if (r->r_type == IMSG_AGENT_SPAWN)
+			n++;
+	return (n);
+}
+
+/*
+ * Start x in the background in its fence.  At most `exec processes'
+ * per fence, exited ones included until deleted; timeoutMs at most
+ * what is left of the fence's lifetime, and that by default: it dies
+ * with the fence either way.
+ */
+void
+svc_spawn(const struct svc_who *w, struct msg_exec *x, svc_cb cb, void *arg)
+{
+	const struct fenced_config *c = &broker_self.ps_conf;
+	struct bfence	*bf;
+	struct breq	*r;
+	int64_t		 left;
+
+	if ((bf = svc_fence_for(w, x->x_owner, x->x_key, cb, arg)) == NULL)
+		return;
+	if (bf->bf_nprocs + svc_spawning(bf) >= c->c_exec_processes) {
+		svc_refuse(cb, arg, "too-many-processes", "%s %s holds %u "
+		    "background processes (exec processes %u): delete "
+		    "exited ones first", w->w_noun, x->x_key,
+		    bf->bf_nprocs + svc_spawning(bf), c->c_exec_processes);
+		return;
+	}
+	left = ((int64_t)bf->bf_info.f_deadline - (int64_t)time(NULL)) * 1000;
+	if (left < EXEC_TIMEOUT_MIN)
+		left = EXEC_TIMEOUT_MIN;
+	if (left > (int64_t)LIFETIME_MAX * 1000)
+		left = (int64_t)LIFETIME_MAX * 1000;
+	if (x->x_timeout_ms == 0)
+		x->x_timeout_ms = (uint32_t)left;
+	else if (x->x_timeout_ms > left) {
+		svc_refuse(cb, arg, "exec-bad-request", "timeoutMs must be "
+		    "%u..%lld: %s %s ends in %lld ms", EXEC_TIMEOUT_MIN,
+		    (long long)left, w->w_noun, x->x_key, (long long)left);
+		return;
+	}
+	r = breq_new(BREQ_AGENT, bf->bf_info.f_owner, bf->bf_info.f_key,
+	    svc_proc_answer, w, 0, cb, arg);
+	svc_to_agent(bf, r, IMSG_AGENT_SPAWN, x, 0);
+}
+
+/* List, read or signal the background processes of q's fence. */
+void
+svc_procs(const struct svc_who *w, struct msg_proc_req *q, svc_cb cb,
+    void *arg)
+{
+	struct bfence	*bf;
+	struct breq	*r;
+
+	if ((bf = svc_fence_for(w, q->q_owner, q->q_key, cb, arg)) == NULL)
+		return;
+	r = breq_new(BREQ_AGENT, bf->bf_info.f_owner, bf->bf_info.f_key,
+	    svc_proc_answer, w, 0, cb, arg);
+	r->r_list = q->q_op == MSG_PROC_LIST;
+	svc_to_agent(bf, r, IMSG_AGENT_PROCS, q, 0);
+}
+
+/*
+ * The agent's PROC (a listing's are not the last), PROC_END or ERROR.
+ * Its count of processes is what `exec processes' holds the fence to.
+ */
+static void
+svc_proc_answer(struct breq *r, const struct svc_msg *m)
+{
+	struct svc_answer a;
+
+	memset(&a, 0, sizeof(a));
+	a.a_last = 1;
+	switch (m->m_type) {
+	case IMSG_AGENT_PROC:
+		if (r->r_fence != NULL)
+			r->r_fence->bf_nprocs = m->m_proc->p_count;
+		a.a_what = SVC_PROC;
+		a.a_proc = m->m_proc;
+		a.a_last = !r->r_list;
+		r->r_nprocs++;
+		break;
+	case IMSG_AGENT_PROC_END:
+		if (r->r_fence != NULL)
+			r->r_fence->bf_nprocs = r->r_nprocs;
+		a.a_what = SVC_END;
+		break;
+	default:
+		a.a_what = SVC_ERROR;
+		a.a_code = m->m_error->e_code;
+		a.a_message = m->m_error->e_message;
+		break;
+	}
+	breq_reply(r, &a);
 }
 
 /* An agent's answer to a user's request, checked whole by now. */
@@ -1226,6 +1348,7 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	struct msg_result rs;
 	struct msg_gitconfig g;
 	struct msg_error e;
+	struct msg_proc	 p;
 	uint32_t	 type = imsg->hdr.ih_type;
 	int		 ok;
 
@@ -1239,7 +1362,9 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	m.m_len = imsg->len;
 	switch (type) {
 	case IMSG_AGENT_RESULT:
-		if (r->r_type == IMSG_AGENT_GIT_CONFIG)
+		if (r->r_type == IMSG_AGENT_GIT_CONFIG ||
+		    r->r_type == IMSG_AGENT_SPAWN ||
+		    r->r_type == IMSG_AGENT_PROCS)
 			goto bad;
 		ok = msg_result_decode(imsg->data, imsg->len, &rs) == 0;
 		if (ok)
@@ -1259,6 +1384,30 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		if (ok)
 			m.m_error = &e;
 		break;
+	case IMSG_AGENT_PROC:
+		if (r->r_type != IMSG_AGENT_SPAWN &&
+		    r->r_type != IMSG_AGENT_PROCS)
+			goto bad;
+		/*
+		 * A listing is bounded as the agent's table is, and carries
+		 * no output: an agent that sends more is not ours.
+		 */
+		if (r->r_list && r->r_nprocs >= EXEC_PROCESSES_MAX)
+			goto bad;
+		ok = msg_proc_decode(imsg->data, imsg->len, &p) == 0;
+		if (ok)
+			m.m_proc = &p;
+		if (ok && r->r_list && (p.p_stdout_len > 0 ||
+		    p.p_stderr_len > 0)) {
+			msg_proc_free(&p);
+			goto bad;
+		}
+		break;
+	case IMSG_AGENT_PROC_END:
+		if (!r->r_list)
+			goto bad;
+		ok = msg_empty_decode(imsg->data, imsg->len) == 0;
+		break;
 	default:
 		goto bad;
 	}
@@ -1271,6 +1420,8 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		msg_result_free(&rs);
 	if (m.m_git != NULL)
 		explicit_bzero(&g, sizeof(g));
+	if (m.m_proc != NULL)
+		msg_proc_free(&p);
 	return;
  bad:
 	/* A fence's agent is inside the fence: never trusted, never fatal. */

@@ -101,6 +101,8 @@ struct fenced_config {
 	uint32_t	 c_exec_output;		/* bytes, default */
 	uint32_t	 c_exec_output_max;	/* bytes */
 	uint32_t	 c_exec_inflight_user;	/* HTTP execs running per user */
+	uint32_t	 c_exec_processes;	/* background processes a fence
+						   holds */
 	uint32_t	 c_http_body_max;	/* bytes */
 	uint32_t	 c_http_headers_max;	/* bytes, request line included */
 	uint32_t	 c_http_timeout;	/* seconds */
@@ -151,6 +153,8 @@ struct fenced_config {
 #define EXEC_OUTPUT_MAX		1048576
 #define EXEC_INFLIGHT_MIN	1
 #define EXEC_INFLIGHT_MAX	1024
+#define EXEC_PROCESSES_MIN	1
+#define EXEC_PROCESSES_MAX	64	/* the agent's AGENT_BG_MAX */
 #define HTTP_BODY_MIN		4096
 #define HTTP_BODY_MAX		(8U << 20)
 #define HTTP_HEADERS_MIN	1024

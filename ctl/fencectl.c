@@ -24,6 +24,7 @@
 #include "log.h"
 #include "msg.h"
 #include "parser.h"
+#include "ctl_procs.h"
 
 #define CTL_TIMEOUT_MS		30000
 #define CTL_EXEC_MARGIN_MS	10000	/* beyond the command's timeout */
@@ -207,6 +208,11 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 	case CTL_RELOAD:
 		*type = IMSG_CTL_RELOAD;
 		return (0);
+	case CTL_SPAWN:
+	case CTL_SHOW_PROCS:
+	case CTL_SHOW_PROC:
+	case CTL_KILL:
+		return (ctl_procs_request(res, type, buf, len));
 	case CTL_TOKEN:
 		/* token -r replaces the caller's token of that name. */
 		memset(&ct, 0, sizeof(ct));
@@ -316,6 +322,9 @@ ctl_run(struct imsgbuf *ibuf, struct ctl_ctx *ctx, int wait_ms)
 			break;
 		case IMSG_CTL_TOKENINFO:
 			ctl_tokeninfo(ctx, &imsg);
+			break;
+		case IMSG_CTL_PROC:
+			ctl_proc(ctx->c_action, &imsg, &ctx->c_nfences);
 			break;
 		default:
 			errx(1, "unexpected reply %s",

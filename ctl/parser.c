@@ -69,7 +69,9 @@ enum token_field {
 	F_DELETE,
 	F_TOKEN,
 	F_COLD,
-	F_ARGV
+	F_ARGV,
+	F_PROC,
+	F_SIGNAL
 };
 
 struct token {
@@ -110,6 +112,16 @@ static const struct token t_gitinit_path[];
 static const struct token t_token[];
 static const struct token t_token_name[];
 static const struct token t_token_named[];
+static const struct token t_spawn[];
+static const struct token t_spawn_opts[];
+static const struct token t_spawn_timeout[];
+static const struct token t_spawn_cwd[];
+static const struct token t_spawn_output[];
+static const struct token t_proc_key[];
+static const struct token t_proc_id[];
+static const struct token t_kill_key[];
+static const struct token t_kill_id[];
+static const struct token t_kill_signal[];
 
 static const struct token t_main[] = {
 	{ KEYWORD, "show", CTL_NONE, t_show, 0, 0 },
@@ -122,6 +134,8 @@ static const struct token t_main[] = {
 	{ KEYWORD, "log", CTL_NONE, t_log, 0, 0 },
 	{ KEYWORD, "reload", CTL_RELOAD, t_end, 0, 0 },
 	{ KEYWORD, "token", CTL_TOKEN, t_token, 0, 0 },
+	{ KEYWORD, "spawn", CTL_SPAWN, t_spawn, 0, 0 },
+	{ KEYWORD, "kill", CTL_KILL, t_kill_key, 0, 0 },
 	{ KEYWORD, "help", CTL_HELP, t_end, 0, 0 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
@@ -131,6 +145,65 @@ static const struct token t_show[] = {
 	{ KEYWORD, "environments", CTL_SHOW_ENVS, t_end, 0, 0 },
 	{ KEYWORD, "environment", CTL_SHOW_ENV, t_key, 0, 0 },
 	{ KEYWORD, "tokens", CTL_SHOW_TOKENS, t_end, 0, 0 },
+	{ KEYWORD, "processes", CTL_SHOW_PROCS, t_key, 0, 0 },
+	{ KEYWORD, "process", CTL_SHOW_PROC, t_proc_key, 0, 0 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+/* Background processes: exec's options, timeout up to a lifetime. */
+static const struct token t_spawn[] = {
+	{ FENCE, "KEY", F_KEY, t_spawn_opts, 0, 0 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_spawn_opts[] = {
+	{ OPTION, "timeout", F_NONE, t_spawn_timeout, 0, 0 },
+	{ OPTION, "cwd", F_NONE, t_spawn_cwd, 0, 0 },
+	{ OPTION, "output", F_NONE, t_spawn_output, 0, 0 },
+	{ ARGV, "--", F_ARGV, NULL, 1, MSG_ARGV_MAX },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_spawn_timeout[] = {
+	{ NUMBER, "MS", F_TIMEOUT, t_spawn_opts,
+	    EXEC_TIMEOUT_MIN, (uint64_t)LIFETIME_MAX * 1000 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_spawn_cwd[] = {
+	{ STRING, "DIR", F_CWD, t_spawn_opts, 0, PATH_MAX - 1 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_spawn_output[] = {
+	{ SIZE, "BYTES", F_OUTPUT, t_spawn_opts,
+	    EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_proc_key[] = {
+	{ FENCE, "KEY", F_KEY, t_proc_id, 0, 0 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_proc_id[] = {
+	{ NUMBER, "ID", F_PROC, t_end, 1, MSG_PROC_ID_MAX },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_kill_key[] = {
+	{ FENCE, "KEY", F_KEY, t_kill_id, 0, 0 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_kill_id[] = {
+	{ NUMBER, "ID", F_PROC, t_kill_signal, 1, MSG_PROC_ID_MAX },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_kill_signal[] = {
+	{ NOTOKEN, NULL, 0, NULL, 0, 0 },
+	{ STRING, "TERM | KILL | INT | HUP", F_SIGNAL, t_end, 0, 8 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 
@@ -545,6 +618,8 @@ parse_take(const struct token *t, int i)
 			    "with '-'", HOSTTOKEN_NAME_MAX);
 		res.token = word;
 		break;
+	case F_PROC:		res.proc = v;		break;
+	case F_SIGNAL:		res.signal = word;	break;
 	default:
 		errx(1, "%s: field %d", __func__, t->t_value);
 	}

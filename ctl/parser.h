@@ -27,7 +27,11 @@ enum ctl_action {
 	CTL_LOG_BRIEF,
 	CTL_RELOAD,
 	CTL_TOKEN,
-	CTL_SHOW_TOKENS
+	CTL_SHOW_TOKENS,
+	CTL_SPAWN,
+	CTL_SHOW_PROCS,
+	CTL_SHOW_PROC,
+	CTL_KILL
 };
 
 /*
@@ -58,6 +62,8 @@ struct parse_result {
 	int		 cold;		/* boot ... cold */
 	char		**argv;		/* exec, after -- */
 	int		 argc;
+	uint32_t	 proc;		/* show process, kill: its id */
+	const char	*signal;	/* kill: TERM, KILL, INT, HUP */
 };
 
 /* Parses argv (the command, options removed) or exits 1 saying why. */

@@ -84,6 +84,10 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_AGENT_GIT_IDENTITY] =	"IMSG_AGENT_GIT_IDENTITY",
 	[IMSG_AGENT_GIT_INIT] =		"IMSG_AGENT_GIT_INIT",
 	[IMSG_AGENT_ERROR] =		"IMSG_AGENT_ERROR",
+	[IMSG_AGENT_SPAWN] =		"IMSG_AGENT_SPAWN",
+	[IMSG_AGENT_PROCS] =		"IMSG_AGENT_PROCS",
+	[IMSG_AGENT_PROC] =		"IMSG_AGENT_PROC",
+	[IMSG_AGENT_PROC_END] =		"IMSG_AGENT_PROC_END",
 	[IMSG_PROBE_PREPARE] =		"IMSG_PROBE_PREPARE",
 	[IMSG_PROBE_EXEC] =		"IMSG_PROBE_EXEC",
 	[IMSG_PROBE_OUTPUT] =		"IMSG_PROBE_OUTPUT",
@@ -94,6 +98,9 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_CTL_VERDICT] =		"IMSG_CTL_VERDICT",
 	[IMSG_CTL_SHOW_TOKENS] =	"IMSG_CTL_SHOW_TOKENS",
 	[IMSG_CTL_TOKENINFO] =		"IMSG_CTL_TOKENINFO",
+	[IMSG_CTL_SPAWN] =		"IMSG_CTL_SPAWN",
+	[IMSG_CTL_PROCS] =		"IMSG_CTL_PROCS",
+	[IMSG_CTL_PROC] =		"IMSG_CTL_PROC",
 };
 
 /*
@@ -241,6 +248,9 @@ msg_config_valid(const struct fenced_config *c)
 	if (c->c_exec_inflight_user < EXEC_INFLIGHT_MIN ||
 	    c->c_exec_inflight_user > EXEC_INFLIGHT_MAX)
 		return (0);
+	if (c->c_exec_processes < EXEC_PROCESSES_MIN ||
+	    c->c_exec_processes > EXEC_PROCESSES_MAX)
+		return (0);
 	if (c->c_http_body_max < HTTP_BODY_MIN ||
 	    c->c_http_body_max > HTTP_BODY_MAX ||
 	    c->c_http_headers_max < HTTP_HEADERS_MIN ||
@@ -345,6 +355,8 @@ static const struct mc_field msg_config_fields[] = {
 	MC_U(struct fenced_config, c_pool[1], 0, POOL_MAX),
 	MC_U(struct fenced_config, c_pool[2], 0, POOL_MAX),
 	MC_STRS(struct fenced_config, c_http_origin, c_http_norigins),
+	MC_U(struct fenced_config, c_exec_processes,
+	    EXEC_PROCESSES_MIN, EXEC_PROCESSES_MAX),
 };
 static const struct mc_table msg_config = MC_TABLE(msg_config_fields);
 

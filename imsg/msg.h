@@ -52,6 +52,8 @@ enum imsg_type {
 	IMSG_CTL_GIT_INIT,	/* struct msg_gitinit (bearer ignored) */
 	IMSG_CTL_PROBE,		/* struct msg_fence_req */
 	IMSG_CTL_SHOW_TOKENS,	/* empty: the caller's host tokens */
+	IMSG_CTL_SPAWN,		/* struct msg_exec (bearer ignored) */
+	IMSG_CTL_PROCS,		/* struct msg_proc_req (bearer ignored) */
 
 	/* broker -> fencectl */
 	IMSG_CTL_STATS,		/* struct msg_stats */
@@ -64,6 +66,7 @@ enum imsg_type {
 	IMSG_CTL_GIT_IDENTITY,	/* struct msg_gitconfig */
 	IMSG_CTL_VERDICT,	/* struct msg_verdict */
 	IMSG_CTL_TOKENINFO,	/* struct msg_tokeninfo, one per token */
+	IMSG_CTL_PROC,		/* struct msg_proc */
 
 	/* broker -> fencer (ih_peerid: the broker's request id) */
 	IMSG_FENCE_BOOT,	/* struct msg_boot */
@@ -96,11 +99,15 @@ enum imsg_type {
 	IMSG_AGENT_EXEC,	/* struct msg_exec */
 	IMSG_AGENT_GIT_CONFIG,	/* struct msg_gitconfig */
 	IMSG_AGENT_GIT_INIT,	/* struct msg_gitinit */
+	IMSG_AGENT_SPAWN,	/* struct msg_exec: a background process */
+	IMSG_AGENT_PROCS,	/* struct msg_proc_req */
 
 	/* agent -> broker (ih_peerid: the request answered) */
 	IMSG_AGENT_RESULT,	/* struct msg_result */
 	IMSG_AGENT_GIT_IDENTITY, /* struct msg_gitconfig (reply) */
 	IMSG_AGENT_ERROR,	/* struct msg_error */
+	IMSG_AGENT_PROC,	/* struct msg_proc: one background process */
+	IMSG_AGENT_PROC_END,	/* empty: the last of a listing */
 
 	IMSG_TYPE_MAX
 };
@@ -430,5 +437,60 @@ int	 msg_gitconfig_encode(const struct msg_gitconfig *, void **, size_t *);
 int	 msg_gitconfig_decode(const void *, size_t, struct msg_gitconfig *);
 int	 msg_gitinit_encode(const struct msg_gitinit *, void **, size_t *);
 int	 msg_gitinit_decode(const void *, size_t, struct msg_gitinit *);
+
+/*
+ * Background processes (docs/agent.md, "Background processes"): a
+ * request about them, and one of them as the agent answers.
+ */
+#define MSG_PROC_LIST		1	/* every one, without output */
+#define MSG_PROC_READ		2	/* one, its output from q_off[] */
+#define MSG_PROC_SIGNAL		3	/* signal a running one, or forget
+					   one that exited */
+#define MSG_PROC_ID_MAX		UINT32_MAX
+
+struct msg_proc_req {
+	char		 q_key[FENCE_KEY_SIZE];	/* fencectl -> broker */
+	uid_t		 q_owner;	/* fencectl -> broker, or NONE */
+	uint8_t		 q_bearer[MSG_BEARER_LEN];
+	uint32_t	 q_op;		/* MSG_PROC_* */
+	uint32_t	 q_id;		/* READ, SIGNAL: which */
+	uint32_t	 q_signal;	/* SIGNAL: SIGHUP, SIGINT, SIGKILL or
+					   SIGTERM */
+	uint32_t	 q_off[2];	/* READ: of stdout, stderr kept */
+};
+
+/* Decoded ones own their memory: msg_proc_free(). */
+struct msg_proc {
+	uint32_t	 p_id;
+	int		 p_running;
+	int		 p_forgotten;	/* a SIGNAL of one that had exited */
+	uint32_t	 p_count;	/* how many the agent holds now */
+	char		**p_argv;	/* as started: argv, or command */
+	size_t		 p_argc;
+	char		*p_command;
+	uint32_t	 p_age_ms;	/* since it started */
+	uint32_t	 p_timeout_ms;
+	uint32_t	 p_max_bytes;
+	uint32_t	 p_kept[2];	/* bytes of stdout, stderr kept */
+	uint32_t	 p_off[2];	/* where p_stdout, p_stderr begin */
+	/* Once it exited, as msg_result has them. */
+	char		 p_error[MSG_ERROR_CODE_MAX];
+	char		 p_message[MSG_ERROR_TEXT_MAX];
+	int32_t		 p_exit;
+	int32_t		 p_signal;
+	uint32_t	 p_duration_ms;
+	int		 p_truncated;
+	uint8_t		*p_stdout;	/* READ: from p_off[0] on */
+	size_t		 p_stdout_len;
+	uint8_t		*p_stderr;
+	size_t		 p_stderr_len;
+};
+
+/* imsg/msg_proc.c */
+int	 msg_proc_req_encode(const struct msg_proc_req *, void **, size_t *);
+int	 msg_proc_req_decode(const void *, size_t, struct msg_proc_req *);
+int	 msg_proc_encode(const struct msg_proc *, void **, size_t *);
+int	 msg_proc_decode(const void *, size_t, struct msg_proc *);
+void	 msg_proc_free(struct msg_proc *);
 
 #endif /* MSG_H */

@@ -141,6 +141,9 @@ static const struct conf_num conf_num_output_max =
 static const struct conf_num conf_num_inflight =
     { "exec inflight per user", UNIT_NONE, EXEC_INFLIGHT_MIN,
     EXEC_INFLIGHT_MAX, "" };
+static const struct conf_num conf_num_processes =
+    { "exec processes", UNIT_NONE, EXEC_PROCESSES_MIN, EXEC_PROCESSES_MAX,
+    "" };
 static const struct conf_num conf_num_http_body =
     { "http body max", UNIT_SIZE, HTTP_BODY_MIN, HTTP_BODY_MAX, "" };
 static const struct conf_num conf_num_http_headers =
@@ -234,7 +237,7 @@ static void	 conf_include(const char *);
 %token	HOME HOMES HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON ORIGIN
 %token	OUTPUT
 %token	PER PIDS PLATFORM POOL PORT PROBE RUNSC SOCKET STATE TCP TIER TIMEOUT UIDS
-%token	USER VM ACCEL KERNEL INITRD IMAGE SHA256
+%token	USER VM ACCEL KERNEL INITRD IMAGE SHA256 PROCESSES
 %token	ERROR
 %token	<v.string>	STRING
 %type	<v.string>	port max peruser
@@ -333,6 +336,10 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 			conf_u32(&conf_num_inflight, $5,
 			    &ps.conf->c_exec_inflight_user);
 		}
+		| EXEC PROCESSES STRING		{
+			conf_u32(&conf_num_processes, $3,
+			    &ps.conf->c_exec_processes);
+		}
 		| HTTP BODY MAX STRING		{
 			conf_u32(&conf_num_http_body, $4,
 			    &ps.conf->c_http_body_max);
@@ -406,6 +413,7 @@ static const struct conf_keyword {
 	{ "pool",	POOL },
 	{ "port",	PORT },
 	{ "probe",	PROBE },
+	{ "processes",	PROCESSES },
 	{ "runsc",	RUNSC },
 	{ "sha256",	SHA256 },
 	{ "socket",	SOCKET },

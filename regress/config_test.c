@@ -147,6 +147,7 @@ same_config(const struct fenced_config *a, const struct fenced_config *b)
 	    a->c_exec_output == b->c_exec_output &&
 	    a->c_exec_output_max == b->c_exec_output_max &&
 	    a->c_exec_inflight_user == b->c_exec_inflight_user &&
+	    a->c_exec_processes == b->c_exec_processes &&
 	    a->c_http_body_max == b->c_http_body_max &&
 	    a->c_http_headers_max == b->c_http_headers_max &&
 	    a->c_http_timeout == b->c_http_timeout &&
@@ -224,6 +225,7 @@ ATF_TC_BODY(defaults, tc)
 	ATF_CHECK_EQ(c.c_exec_output_max, 1048576);
 	/* The HTTP limits DESIGN.md leaves to docs/http.md. */
 	ATF_CHECK_EQ(c.c_exec_inflight_user, 32);
+	ATF_CHECK_EQ(c.c_exec_processes, 16);
 	ATF_CHECK_EQ(c.c_http_body_max, 2 * 1024 * 1024);
 	ATF_CHECK_EQ(c.c_http_headers_max, 8192);
 	ATF_CHECK_EQ(c.c_http_timeout, 10);
@@ -425,6 +427,7 @@ ATF_TC_BODY(every_keyword, tc)
 	    "exec timeout 500 max 2000\n"
 	    "exec output 4096 max 8192\n"
 	    "exec inflight per user 8\n"
+	    "exec processes 5\n"
 	    "http body max 1M\n"
 	    "http headers max 16K\n"
 	    "http timeout 2m\n"
@@ -449,6 +452,7 @@ ATF_TC_BODY(every_keyword, tc)
 	ATF_CHECK_EQ(c.c_exec_output, 4096);
 	ATF_CHECK_EQ(c.c_exec_output_max, 8192);
 	ATF_CHECK_EQ(c.c_exec_inflight_user, 8);
+	ATF_CHECK_EQ(c.c_exec_processes, 5);
 	ATF_CHECK_EQ(c.c_http_body_max, 1024 * 1024);
 	ATF_CHECK_EQ(c.c_http_headers_max, 16384);
 	ATF_CHECK_EQ(c.c_http_timeout, 120);
@@ -522,6 +526,10 @@ ATF_TC_BODY(http_limits, tc)
 	    "exec inflight per user 2000 is out of range");
 	parse_fails(OK2 "http timeouts 5\n", 3, "syntax error");
 	parse_fails(OK2 "exec inflight 5\n", 3, "syntax error");
+	parse_fails(OK2 "exec processes 65\n", 3,
+	    "exec processes 65 is out of range");
+	parse_fails(OK2 "exec processes 0\n", 3,
+	    "exec processes 0 is out of range");
 }
 
 ATF_TC_WITHOUT_HEAD(suffixes);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -581,6 +582,107 @@ ATF_TC_BODY(gitinit_roundtrip, tc)
 	ATF_CHECK_EQ(msg_gitinit_encode(&gi, &buf, &len), -1);
 }
 
+ATF_TC_WITHOUT_HEAD(proc_req_roundtrip);
+ATF_TC_BODY(proc_req_roundtrip, tc)
+{
+	struct msg_proc_req q, o;
+	void		*buf;
+	size_t		 len, i;
+
+	memset(&q, 0, sizeof(q));
+	strlcpy(q.q_key, "web", sizeof(q.q_key));
+	q.q_owner = MSG_OWNER_NONE;
+	memset(q.q_bearer, 0x5a, sizeof(q.q_bearer));
+	q.q_op = MSG_PROC_READ;
+	q.q_id = 7;
+	q.q_off[0] = 10;
+	q.q_off[1] = EXEC_OUTPUT_MAX;
+	ATF_REQUIRE(msg_proc_req_encode(&q, &buf, &len) == 0);
+	ATF_REQUIRE(msg_proc_req_decode(buf, len, &o) == 0);
+	ATF_CHECK_STREQ(o.q_key, "web");
+	ATF_CHECK(o.q_op == MSG_PROC_READ && o.q_id == 7 &&
+	    o.q_off[0] == 10 && o.q_off[1] == EXEC_OUTPUT_MAX);
+	ATF_CHECK(memcmp(o.q_bearer, q.q_bearer, sizeof(q.q_bearer)) == 0);
+	for (i = 0; i < len; i++)
+		ATF_CHECK_EQ(msg_proc_req_decode(buf, i, &o), -1);
+	free(buf);
+
+	/* Refused: a signal not passed on, a read with a signal, id 0. */
+	q.q_op = MSG_PROC_SIGNAL;
+	q.q_signal = SIGSTOP;
+	ATF_CHECK_EQ(msg_proc_req_encode(&q, &buf, &len), -1);
+	q.q_signal = SIGTERM;
+	ATF_REQUIRE(msg_proc_req_encode(&q, &buf, &len) == 0);
+	free(buf);
+	q.q_op = MSG_PROC_READ;
+	ATF_CHECK_EQ(msg_proc_req_encode(&q, &buf, &len), -1);
+	q.q_signal = 0;
+	q.q_id = 0;
+	ATF_CHECK_EQ(msg_proc_req_encode(&q, &buf, &len), -1);
+	q.q_op = MSG_PROC_LIST;
+	ATF_REQUIRE(msg_proc_req_encode(&q, &buf, &len) == 0);
+	free(buf);
+	q.q_op = 4;
+	ATF_CHECK_EQ(msg_proc_req_encode(&q, &buf, &len), -1);
+}
+
+ATF_TC_WITHOUT_HEAD(proc_roundtrip);
+ATF_TC_BODY(proc_roundtrip, tc)
+{
+	struct msg_proc	 p, o;
+	char		*argv[] = { "sleep", "30", NULL };
+	uint8_t		 out[16] = "0123456789abcdef";
+	void		*buf;
+	size_t		 len, i;
+
+	memset(&p, 0, sizeof(p));
+	p.p_id = 3;
+	p.p_running = 1;
+	p.p_count = 2;
+	p.p_argv = argv;
+	p.p_argc = 2;
+	p.p_max_bytes = 1024;
+	p.p_kept[0] = 16;
+	p.p_off[0] = 4;
+	p.p_stdout = out + 4;
+	p.p_stdout_len = 12;
+	ATF_REQUIRE(msg_proc_encode(&p, &buf, &len) == 0);
+	ATF_REQUIRE(msg_proc_decode(buf, len, &o) == 0);
+	ATF_CHECK(o.p_id == 3 && o.p_running && o.p_count == 2);
+	ATF_REQUIRE(o.p_argc == 2 && o.p_command == NULL);
+	ATF_CHECK_STREQ(o.p_argv[1], "30");
+	ATF_REQUIRE_EQ(o.p_stdout_len, 12);
+	ATF_CHECK(memcmp(o.p_stdout, "456789abcdef", 12) == 0);
+	msg_proc_free(&o);
+	for (i = 0; i < len; i++)
+		ATF_CHECK_EQ(msg_proc_decode(buf, i, &o), -1);
+	free(buf);
+
+	/* What does not hold together is refused. */
+	p.p_stdout_len = 11;			/* not kept less offset */
+	ATF_CHECK_EQ(msg_proc_encode(&p, &buf, &len), -1);
+	p.p_stdout_len = 12;
+	p.p_kept[1] = 1009;			/* over maxBytes together */
+	ATF_CHECK_EQ(msg_proc_encode(&p, &buf, &len), -1);
+	p.p_kept[1] = 0;
+	p.p_exit = 1;				/* running, with an exit */
+	ATF_CHECK_EQ(msg_proc_encode(&p, &buf, &len), -1);
+	p.p_running = 0;
+	p.p_signal = 9;				/* a signal and an exit */
+	ATF_CHECK_EQ(msg_proc_encode(&p, &buf, &len), -1);
+	p.p_exit = -1;
+	ATF_REQUIRE(msg_proc_encode(&p, &buf, &len) == 0);
+	free(buf);
+	p.p_command = "sleep 30";		/* argv and command */
+	ATF_CHECK_EQ(msg_proc_encode(&p, &buf, &len), -1);
+	p.p_argv = NULL;
+	p.p_argc = 0;
+	ATF_REQUIRE(msg_proc_encode(&p, &buf, &len) == 0);
+	free(buf);
+	p.p_id = 0;
+	ATF_CHECK_EQ(msg_proc_encode(&p, &buf, &len), -1);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, hello_roundtrip);
@@ -596,5 +698,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, gitconfig_roundtrip);
 	ATF_TP_ADD_TC(tp, gitconfig_malformed);
 	ATF_TP_ADD_TC(tp, gitinit_roundtrip);
+	ATF_TP_ADD_TC(tp, proc_req_roundtrip);
+	ATF_TP_ADD_TC(tp, proc_roundtrip);
 	return (atf_no_error());
 }

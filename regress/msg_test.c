@@ -54,6 +54,7 @@ config_sample(struct fenced_config *c)
 	c->c_exec_output = 262144;
 	c->c_exec_output_max = 1048576;
 	c->c_exec_inflight_user = 32;
+	c->c_exec_processes = 16;
 	c->c_http_body_max = 2U << 20;
 	c->c_http_headers_max = 8192;
 	c->c_http_timeout = 10;
@@ -172,7 +173,7 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	46
+#define CONFIG_NFIELDS	47
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -225,6 +226,7 @@ config_fields(struct field *f)
 		{ F_U, 4, 0, NULL, 0 },
 		{ F_U, POOL_MAX, 0, NULL, 0 },
 		{ F_ARR, 0, 0, NULL, 0 },	/* http origin */
+		{ F_U, 16, 0, NULL, 0 },
 	};
 
 	ceil_sample();
@@ -399,6 +401,7 @@ ATF_TC_BODY(config_roundtrip, tc)
 	a.c_exec_output = EXEC_OUTPUT_MAX;
 	a.c_exec_output_max = EXEC_OUTPUT_MAX;
 	a.c_exec_inflight_user = EXEC_INFLIGHT_MAX;
+	a.c_exec_processes = EXEC_PROCESSES_MAX;
 	a.c_http_body_max = HTTP_BODY_MIN;
 	a.c_http_headers_max = HTTP_HEADERS_MAX;
 	a.c_http_timeout = HTTP_TIMEOUT_MIN;
@@ -437,7 +440,7 @@ ATF_TC_BODY(config_encode_refuses, tc)
 	size_t		 len;
 	int		 i;
 
-	for (i = 0; i < 30; i++) {
+	for (i = 0; i < 31; i++) {
 		config_sample(&c);
 		switch (i) {
 		case 0: c.c_tier = 0; break;
@@ -487,6 +490,7 @@ ATF_TC_BODY(config_encode_refuses, tc)
 			c.c_http_norigins = 1;
 			break;
 		case 29: c.c_http_norigins = HTTP_ORIGINS_MAX + 1; break;
+		case 30: c.c_exec_processes = EXEC_PROCESSES_MAX + 1; break;
 		}
 		ATF_REQUIRE_EQ_MSG(-1, msg_config_encode(&c, &buf, &len),
 		    "case %d", i);
@@ -543,6 +547,8 @@ ATF_TC_BODY(config_decode_refuses, tc)
 	    "27AE41E4649B934CA495991B7852B855"));
 	BAD(42, f[42].u = POOL_MAX + 1);
 	BAD(44, f[44].u = UINT32_MAX);
+	BAD(46, f[46].u = 0);
+	BAD(46, f[46].u = EXEC_PROCESSES_MAX + 1);
 	BAD(1, f[1].u = 65536);
 	BAD(2, f[2].s = "relative.sock");
 	BAD(2, (f[2].s = longstr, f[2].slen = PATH_MAX));
@@ -956,6 +962,7 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_CTL_END:
 		case IMSG_FENCE_END:
 		case IMSG_AGENT_READY:
+		case IMSG_AGENT_PROC_END:
 			send_recv(a, b, t, -1, NULL, 0, &m);
 			ATF_REQUIRE_EQ(0, msg_empty_decode(m.data, m.len));
 			break;
@@ -991,9 +998,15 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_FENCE_LEVEL:
 		case IMSG_CTL_PROBE:
 		case IMSG_CTL_VERDICT:
+		case IMSG_CTL_SPAWN:
+		case IMSG_CTL_PROCS:
+		case IMSG_CTL_PROC:
+		case IMSG_AGENT_SPAWN:
+		case IMSG_AGENT_PROCS:
+		case IMSG_AGENT_PROC:
 			/*
 			 * Codecs of msg_fence.c, msg_agent.c, msg_token.c,
-			 * msg_probe.c.
+			 * msg_probe.c, msg_proc.c.
 			 */
 			continue;
 		default:

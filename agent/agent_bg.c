@@ -1,0 +1,355 @@
+/*
+ * Background processes: a command started by SPAWN runs as a job like
+ * any exec (agent_job.c: a supervisor, its pipes, its deadline), but
+ * its result is kept here rather than sent, and nobody waits for it.
+ * PROCS requests list them, read their output so far, signal them, or
+ * forget one that exited.  docs/agent.md, "Background processes".
+ *
+ * Output: the first maxBytes over stdout and stderr together are kept,
+ * what comes after is read and dropped (truncated), and the command
+ * goes on.  They count against AGENT_JOBS_MAX while they run and
+ * against AGENT_BG_MAX until forgotten; all of them end with the fence
+ * (we are its pid 1).
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fenced.h"
+#include "log.h"
+#include "msg.h"
+#include "agent.h"
+
+struct agent_bg {
+	TAILQ_ENTRY(agent_bg) b_entry;
+	uint32_t	 b_id;
+	struct agent_job *b_job;	/* NULL once it ended */
+	struct msg_exec	 b_what;	/* its argv or command (only) */
+	struct timespec	 b_start;
+	uint32_t	 b_timeout;
+	uint32_t	 b_max;
+	struct msg_result b_rs;		/* once it ended */
+};
+
+static TAILQ_HEAD(, agent_bg) agent_bgs = TAILQ_HEAD_INITIALIZER(agent_bgs);
+static size_t		 agent_nbg;
+static uint32_t		 agent_bg_next = 1;
+
+static int	agent_bg_limits(uint32_t, const struct msg_exec *, uint32_t *,
+		    uint32_t *);
+static void	agent_bg_done(struct agent_job *);
+static void	agent_bg_failed(struct agent_bg *, struct agent_job *);
+static struct agent_bg *agent_bg_find(uint32_t);
+static void	agent_bg_send(uint32_t, uint32_t, struct agent_bg *,
+		    const uint32_t *, int);
+static void	agent_bg_signal(uint32_t, struct agent_bg *, int);
+static void	agent_bg_free(struct agent_bg *);
+
+/*
+ * timeoutMs: 100 ms up to a fence's longest lifetime (the broker sends
+ * what is left of this one's, or less); 0 is that longest.  maxBytes
+ * as for exec.
+ */
+static int
+agent_bg_limits(uint32_t id, const struct msg_exec *x, uint32_t *tmo,
+    uint32_t *max)
+{
+	const struct msg_hello *h = &agent_env->a_hello;
+
+	*tmo = x->x_timeout_ms ? x->x_timeout_ms : AGENT_BG_TIMEOUT_MAX;
+	*max = x->x_max_bytes ? x->x_max_bytes : h->h_output_def;
+	if (*tmo < EXEC_TIMEOUT_MIN || *tmo > AGENT_BG_TIMEOUT_MAX) {
+		agent_error(id, "exec-bad-request", "timeoutMs must be "
+		    "%u..%u, not %u", EXEC_TIMEOUT_MIN, AGENT_BG_TIMEOUT_MAX,
+		    *tmo);
+		return (-1);
+	}
+	if (*max < EXEC_OUTPUT_MIN || *max > h->h_output_max) {
+		agent_error(id, "exec-bad-request", "maxBytes must be "
+		    "%u..%u, not %u", EXEC_OUTPUT_MIN, h->h_output_max, *max);
+		return (-1);
+	}
+	return (0);
+}
+
+/* SPAWN: x is ours, as for agent_exec(); answered with its PROC. */
+void
+agent_spawn(uint32_t id, struct msg_exec *x)
+{
+	struct agent_spawn sp;
+	struct agent_bg	*b;
+	char		*shargv[4];
+	uint32_t	 tmo, max;
+
+	if (!agent_bearer_ok(x->x_bearer)) {
+		agent_error(id, "exec-unpaired", "missing or wrong bearer");
+		goto done;
+	}
+	if (agent_bg_limits(id, x, &tmo, &max) == -1)
+		goto done;
+	if (agent_nbg >= AGENT_BG_MAX) {
+		agent_error(id, "too-many-processes", "%d background "
+		    "processes are held; delete exited ones", AGENT_BG_MAX);
+		goto done;
+	}
+	if (agent_busy()) {
+		agent_error(id, "exec-busy", "%d commands are running",
+		    AGENT_JOBS_MAX);
+		goto done;
+	}
+	if ((b = calloc(1, sizeof(*b))) == NULL) {
+		agent_error(id, "exec-failed", "cannot start: %s",
+		    strerror(errno));
+		goto done;
+	}
+	memset(&sp, 0, sizeof(sp));
+	sp.sp_cwd = x->x_cwd;
+	if (x->x_command != NULL) {
+		shargv[0] = "sh";
+		shargv[1] = "-c";
+		shargv[2] = x->x_command;
+		shargv[3] = NULL;
+		sp.sp_path = AGENT_SHELL;
+		sp.sp_argv = shargv;
+	} else
+		sp.sp_argv = x->x_argv;
+	if ((b->b_job = agent_job_start(id, &sp, tmo, max, agent_bg_done,
+	    b)) == NULL) {
+		agent_error(id, "exec-failed", "cannot start: %s",
+		    strerror(errno));
+		free(b);
+		goto done;
+	}
+	b->b_job->j_discard = 1;
+	agent_job_stdin(b->b_job, x->x_stdin, x->x_stdin_len);
+	x->x_stdin = NULL;
+	x->x_stdin_len = 0;
+	/* What it runs moves into b: its argv or command and nothing else. */
+	b->b_what.x_argv = x->x_argv;
+	b->b_what.x_argc = x->x_argc;
+	b->b_what.x_command = x->x_command;
+	x->x_argv = NULL;
+	x->x_argc = 0;
+	x->x_command = NULL;
+	b->b_id = agent_bg_next++;
+	if (agent_bg_next == 0)
+		agent_bg_next = 1;
+	b->b_timeout = tmo;
+	b->b_max = max;
+	b->b_start = b->b_job->j_start;
+	TAILQ_INSERT_TAIL(&agent_bgs, b, b_entry);
+	agent_nbg++;
+	log_debug("%s: request %u: process %u", __func__, id, b->b_id);
+	agent_bg_send(id, IMSG_AGENT_PROC, b, NULL, 0);
+ done:
+	msg_exec_free(x);
+}
+
+/* Its job is over: what came of it is kept until it is forgotten. */
+static void
+agent_bg_done(struct agent_job *j)
+{
+	struct agent_bg	*b = j->j_arg;
+
+	agent_job_to_result(j, &b->b_rs);
+	agent_bg_failed(b, j);
+	if (j->j_kill == KILL_TIMEOUT)
+		strlcpy(b->b_rs.rs_message, "the process ran out of time "
+		    "(timeoutMs)", sizeof(b->b_rs.rs_message));
+	b->b_job = NULL;
+	log_debug("%s: process %u: exit %d signal %d", __func__, b->b_id,
+	    b->b_rs.rs_exit, b->b_rs.rs_signal);
+	agent_job_free(j);
+}
+
+/* One that never ran its command says why, as exec's errors would. */
+static void
+agent_bg_failed(struct agent_bg *b, struct agent_job *j)
+{
+	const struct agent_report *rp = &j->j_report;
+	struct msg_result *rs = &b->b_rs;
+	const char	*code = "exec-failed";
+
+	if (!j->j_have_report)
+		snprintf(rs->rs_message, sizeof(rs->rs_message), "supervisor "
+		    "ended with status 0x%x", j->j_status);
+	else if (rp->rp_stage == STAGE_CWD && rp->rp_errno == EXDEV) {
+		code = "exec-cwd-outside-home";
+		snprintf(rs->rs_message, sizeof(rs->rs_message), "the "
+		    "directory is not inside %.900s", agent_env->a_hello.h_home);
+	} else if (rp->rp_stage == STAGE_CWD) {
+		code = "exec-cwd-invalid";
+		snprintf(rs->rs_message, sizeof(rs->rs_message),
+		    "directory: %s", strerror(rp->rp_errno));
+	} else if (rp->rp_stage == STAGE_SETUP)
+		snprintf(rs->rs_message, sizeof(rs->rs_message), "cannot "
+		    "start: %s", strerror(rp->rp_errno));
+	else if (rp->rp_stage == STAGE_EXEC)
+		snprintf(rs->rs_message, sizeof(rs->rs_message), "cannot "
+		    "execute: %s", strerror(rp->rp_errno));
+	else
+		return;
+	strlcpy(rs->rs_error, code, sizeof(rs->rs_error));
+	/* It never ran: no status of its own. */
+	rs->rs_exit = 127;
+	rs->rs_signal = 0;
+}
+
+static struct agent_bg *
+agent_bg_find(uint32_t id)
+{
+	struct agent_bg	*b;
+
+	TAILQ_FOREACH(b, &agent_bgs, b_entry)
+		if (b->b_id == id)
+			return (b);
+	return (NULL);
+}
+
+/*
+ * One process as PROC: with off (READ) its output from there, else
+ * none.  Output is copied into the message only: nothing changes here.
+ */
+static void
+agent_bg_send(uint32_t id, uint32_t type, struct agent_bg *b,
+    const uint32_t *off, int forgotten)
+{
+	struct msg_proc	 p;
+	struct timespec	 now;
+	struct agent_job *j = b->b_job;
+	uint8_t		*buf[2];
+	void		*out;
+	size_t		 len[2], outlen;
+	int		 i;
+
+	memset(&p, 0, sizeof(p));
+	p.p_id = b->b_id;
+	p.p_running = j != NULL;
+	p.p_forgotten = forgotten;
+	p.p_count = (uint32_t)agent_nbg;
+	p.p_argv = b->b_what.x_argv;
+	p.p_argc = b->b_what.x_argc;
+	p.p_command = b->b_what.x_command;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	p.p_age_ms = (uint32_t)((now.tv_sec - b->b_start.tv_sec) * 1000 +
+	    (now.tv_nsec - b->b_start.tv_nsec) / 1000000);
+	p.p_timeout_ms = b->b_timeout;
+	p.p_max_bytes = b->b_max;
+	if (j != NULL) {
+		for (i = 0; i < 2; i++) {
+			buf[i] = j->j_out[i].o_buf;
+			len[i] = j->j_out[i].o_len;
+		}
+		p.p_truncated = j->j_truncated;
+		p.p_duration_ms = p.p_age_ms;
+	} else {
+		buf[0] = b->b_rs.rs_stdout;
+		len[0] = b->b_rs.rs_stdout_len;
+		buf[1] = b->b_rs.rs_stderr;
+		len[1] = b->b_rs.rs_stderr_len;
+		strlcpy(p.p_error, b->b_rs.rs_error, sizeof(p.p_error));
+		strlcpy(p.p_message, b->b_rs.rs_message, sizeof(p.p_message));
+		p.p_exit = b->b_rs.rs_exit;
+		p.p_signal = b->b_rs.rs_signal;
+		p.p_duration_ms = b->b_rs.rs_duration_ms;
+		p.p_truncated = b->b_rs.rs_truncated;
+	}
+	for (i = 0; i < 2; i++) {
+		p.p_kept[i] = (uint32_t)len[i];
+		if (off == NULL)
+			continue;
+		p.p_off[i] = off[i] < len[i] ? off[i] : (uint32_t)len[i];
+	}
+	if (off != NULL) {
+		p.p_stdout = buf[0] + p.p_off[0];
+		p.p_stdout_len = len[0] - p.p_off[0];
+		p.p_stderr = buf[1] + p.p_off[1];
+		p.p_stderr_len = len[1] - p.p_off[1];
+		if (p.p_stdout_len == 0)
+			p.p_stdout = NULL;
+		if (p.p_stderr_len == 0)
+			p.p_stderr = NULL;
+	}
+	if (msg_proc_encode(&p, &out, &outlen) == -1)
+		fatal("%s: msg_proc_encode", __func__);
+	agent_reply(type, id, out, outlen);
+}
+
+/*
+ * A running one: the signal goes to its supervisor as one byte, which
+ * passes it to every process of the job; SIGKILL is the job's own kill
+ * (end of file, the grace, the sweep), which nothing of the command
+ * can stop.  One that exited is forgotten.
+ */
+static void
+agent_bg_signal(uint32_t id, struct agent_bg *b, int sig)
+{
+	struct agent_job *j = b->b_job;
+	uint8_t		 c = (uint8_t)sig;
+	ssize_t		 n;
+
+	if (j == NULL) {
+		agent_nbg--;
+		agent_bg_send(id, IMSG_AGENT_PROC, b, NULL, 1);
+		TAILQ_REMOVE(&agent_bgs, b, b_entry);
+		agent_bg_free(b);
+		return;
+	}
+	if (sig == SIGKILL)
+		agent_job_kill(j, KILL_ASKED);
+	else if (j->j_kill == KILL_NONE && j->j_ctl != -1) {
+		n = write(j->j_ctl, &c, 1);
+		if (n != 1) {
+			agent_error(id, "exec-busy", "cannot signal process "
+			    "%u now: %s", b->b_id, n == -1 ? strerror(errno) :
+			    "short write");
+			return;
+		}
+	}
+	agent_bg_send(id, IMSG_AGENT_PROC, b, NULL, 0);
+}
+
+static void
+agent_bg_free(struct agent_bg *b)
+{
+	msg_exec_free(&b->b_what);
+	msg_result_free(&b->b_rs);
+	free(b);
+}
+
+/* PROCS: list, read, signal.  q holds the bearer: checked first. */
+void
+agent_procs(uint32_t id, struct msg_proc_req *q)
+{
+	struct agent_bg	*b;
+
+	if (!agent_bearer_ok(q->q_bearer)) {
+		agent_error(id, "exec-unpaired", "missing or wrong bearer");
+		goto done;
+	}
+	if (q->q_op == MSG_PROC_LIST) {
+		TAILQ_FOREACH(b, &agent_bgs, b_entry)
+			agent_bg_send(id, IMSG_AGENT_PROC, b, NULL, 0);
+		agent_reply(IMSG_AGENT_PROC_END, id, NULL, 0);
+		goto done;
+	}
+	if ((b = agent_bg_find(q->q_id)) == NULL) {
+		agent_error(id, "process-not-found", "no process %u",
+		    q->q_id);
+		goto done;
+	}
+	if (q->q_op == MSG_PROC_READ)
+		agent_bg_send(id, IMSG_AGENT_PROC, b, q->q_off, 0);
+	else
+		agent_bg_signal(id, b, (int)q->q_signal);
+ done:
+	explicit_bzero(q, sizeof(*q));
+}
