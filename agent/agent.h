@@ -137,6 +137,9 @@ void	 agent_exec(uint32_t, struct msg_exec *);
 void	 agent_job_to_result(struct agent_job *, struct msg_result *);
 int	 agent_job_failed(struct agent_job *, const char *);
 
+/* agent_files.c */
+void	 agent_files(uint32_t, uint32_t, struct msg_file *);
+
 /* agent_git.c */
 void	 agent_git_config(uint32_t, struct msg_gitconfig *);
 void	 agent_git_init(uint32_t, struct msg_gitinit *);
