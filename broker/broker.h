@@ -61,7 +61,9 @@ enum svc_what {
 	SVC_RESULT,	/* a_result, and a_raw as the agent sent it */
 	SVC_IDENTITY,	/* a_git, its bearer wiped */
 	SVC_ERROR,	/* a_code, a_message */
-	SVC_END		/* after the fences of a stop of all */
+	SVC_END,	/* after the fences of a stop of all */
+	SVC_FILE,	/* a_file: a file request's answer */
+	SVC_FILE_LIST	/* a_filelist: a directory's entries */
 };
 
 /*
@@ -84,6 +86,8 @@ struct svc_answer {
 	const struct msg_gitconfig *a_git;
 	const char		*a_code;
 	const char		*a_message;
+	const struct msg_file	*a_file;
+	const struct msg_filelist *a_filelist;
 };
 typedef void	(*svc_cb)(void *, const struct svc_answer *);
 
@@ -100,6 +104,8 @@ void		 svc_exec(const struct svc_who *, struct msg_exec *, svc_cb,
 void		 svc_git_config(const struct svc_who *,
 		    struct msg_gitconfig *, svc_cb, void *);
 void		 svc_git_init(const struct svc_who *, struct msg_gitinit *,
+		    svc_cb, void *);
+void		 svc_file(const struct svc_who *, uint32_t, struct msg_file *,
 		    svc_cb, void *);
 void		 svc_orphan(void *);
 unsigned int	 svc_running(void);

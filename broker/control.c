@@ -488,6 +488,8 @@ control_answer(void *arg, const struct svc_answer *a)
 		control_error(cc, a->a_code, "%s", a->a_message);
 		return;		/* with its END */
 	case SVC_END:
+	case SVC_FILE:
+	case SVC_FILE_LIST:
 		break;
 	}
 	if (a->a_last)

@@ -8,6 +8,8 @@
 
 #include <sys/types.h>
 
+#include <limits.h>
+
 #include <jansson.h>
 
 #include "fenced.h"
@@ -27,6 +29,8 @@ struct hreq {
 	int			 hr_created;	/* a boot: 201 for its fence */
 	int			 hr_listed;	/* fences gathered in hr_list */
 	struct evbuffer		*hr_list;	/* their JSON, comma-separated */
+	int			 hr_raw;	/* the answer is a file's bytes */
+	char			 hr_file_path[PATH_MAX];	/* files/PATH */
 };
 
 /* The header that carries the host token. */
@@ -42,6 +46,9 @@ void	 http_error_with(struct hreq *, int, const char *, const char *,
 	    json_t *);
 void	 http_header(struct hreq *, const char *, const char *);
 const char *http_reason(int);
+
+/* http_files.c */
+void	 http_files_request(struct hreq *, int, const char *, const char *);
 
 /* http_api.c */
 void	 http_api_request(struct hreq *);

@@ -342,6 +342,7 @@ static const struct mc_field msg_config_fields[] = {
 	MC_U(struct fenced_config, c_pool[0], 0, POOL_MAX),
 	MC_U(struct fenced_config, c_pool[1], 0, POOL_MAX),
 	MC_U(struct fenced_config, c_pool[2], 0, POOL_MAX),
+	MC_U(struct fenced_config, c_files_max, FILES_MIN, FILES_MAX),
 };
 static const struct mc_table msg_config = MC_TABLE(msg_config_fields);
 

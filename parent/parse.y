@@ -143,6 +143,8 @@ static const struct conf_num conf_num_inflight =
     EXEC_INFLIGHT_MAX, "" };
 static const struct conf_num conf_num_http_body =
     { "http body max", UNIT_SIZE, HTTP_BODY_MIN, HTTP_BODY_MAX, "" };
+static const struct conf_num conf_num_files =
+    { "files max", UNIT_SIZE, FILES_MIN, FILES_MAX, "" };
 static const struct conf_num conf_num_http_headers =
     { "http headers max", UNIT_SIZE, HTTP_HEADERS_MIN, HTTP_HEADERS_MAX,
     "" };
@@ -233,6 +235,7 @@ static void	 conf_include(const char *);
 %token	HOME HOMES HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON OUTPUT
 %token	PER PIDS PLATFORM POOL PORT PROBE RUNSC SOCKET STATE TCP TIER TIMEOUT UIDS
 %token	USER VM ACCEL KERNEL INITRD IMAGE SHA256
+%token	FILES
 %token	ERROR
 %token	<v.string>	STRING
 %type	<v.string>	port max peruser
@@ -331,6 +334,9 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 			conf_u32(&conf_num_inflight, $5,
 			    &ps.conf->c_exec_inflight_user);
 		}
+		| FILES MAX STRING		{
+			conf_u32(&conf_num_files, $3, &ps.conf->c_files_max);
+		}
 		| HTTP BODY MAX STRING		{
 			conf_u32(&conf_num_http_body, $4,
 			    &ps.conf->c_http_body_max);
@@ -379,6 +385,7 @@ static const struct conf_keyword {
 	{ "exec",	EXEC },
 	{ "fence",	FENCE },
 	{ "fences",	FENCES },
+	{ "files",	FILES },
 	{ "group",	GROUP },
 	{ "headers",	HEADERS },
 	{ "home",	HOME },
