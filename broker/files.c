@@ -101,8 +101,14 @@ files_say(struct ftx *ft, const struct files_answer *fa)
 {
 	files_cb	 cb = ft->ft_cb;
 	void		*arg = ft->ft_arg;
+	struct evbuffer	*keep = NULL;
 
 	ft->ft_cb = NULL;
+	/* A read's bytes outlive ft until its maker has them. */
+	if (fa->fa_data != NULL && fa->fa_data == ft->ft_data) {
+		keep = ft->ft_data;
+		ft->ft_data = NULL;
+	}
 	if (fa->fa_code != NULL && ft->ft_op == FOP_WRITE &&
 	    ft->ft_tmp[0] != '\0') {
 		/* Failed half way: remove what was written, quietly. */
@@ -112,6 +118,8 @@ files_say(struct ftx *ft, const struct files_answer *fa)
 		files_free(ft);
 	if (cb != NULL)
 		cb(arg, fa);
+	if (keep != NULL)
+		evbuffer_free(keep);
 }
 
 static void __attribute__((format(printf, 3, 4)))

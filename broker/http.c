@@ -451,8 +451,7 @@ http_body_limit(const struct hconn *hc)
 {
 	const struct fenced_config *c = http_conf();
 
-	return (hc->hc_put && c->c_files_max > c->c_http_body_max ?
-	    c->c_files_max : c->c_http_body_max);
+	return (hc->hc_put ? c->c_files_max : c->c_http_body_max);
 }
 
 /* The first reason to refuse a request's framing is the one it gets. */
@@ -777,7 +776,7 @@ http_conn_fix(evutil_socket_t fd, short ev, void *arg)
 	case 413:
 		code = "body-too-large";
 		snprintf(msg, sizeof(msg), "the body is larger than %u bytes",
-		    c->c_http_body_max);
+		    http_body_limit(hc));
 		break;
 	case 417:
 		code = "expectation-failed";
