@@ -158,12 +158,20 @@ files_walk(int dfd, const char *path, int mk)
 			next = openat(cur, comp, O_PATH | O_DIRECTORY |
 			    O_NOFOLLOW | O_CLOEXEC);
 		}
+		/*
+		 * A symlink in the way (ENOTDIR from O_DIRECTORY |
+		 * O_NOFOLLOW) is never followed here: for all we know it
+		 * leads out, and it counts as doing so.
+		 */
+		if (next == -1 && errno == ENOTDIR && fstatat(cur, comp, &st,
+		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			errno = EXDEV;
 		if (next == -1)
 			goto fail;
 		/* O_PATH | O_NOFOLLOW may hand back the symlink itself. */
 		if (fstat(next, &st) == -1 || !S_ISDIR(st.st_mode)) {
 			close(next);
-			errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+			errno = S_ISLNK(st.st_mode) ? EXDEV : ENOTDIR;
 			goto fail;
 		}
 		close(cur);

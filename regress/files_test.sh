@@ -161,7 +161,10 @@ paths_outside_body() {
 		expect 403 '"error":"file-outside-home"'
 	done
 	# Inside after all: "..", "." and "//" that stay in HOME; %2F is "/".
-	for p in d/../d/in.txt ./d//in.txt d%2Fin.txt; do
+	# Without openat2 (runsc) the agent refuses every "..".
+	inside="d/../d/in.txt ./d//in.txt d%2Fin.txt"
+	[ "${FENCED_BACKEND:-}" != runsc ] || inside="./d//in.txt d%2Fin.txt"
+	for p in $inside; do
 		fget "$TOK" fo "$p"
 		expect 200 secret
 	done
