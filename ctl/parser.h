@@ -26,7 +26,9 @@ enum ctl_action {
 	CTL_LOG_VERBOSE,
 	CTL_LOG_BRIEF,
 	CTL_RELOAD,
-	CTL_TOKEN
+	CTL_TOKEN,
+	CTL_PUT,
+	CTL_GET
 };
 
 /*
@@ -50,7 +52,8 @@ struct parse_result {
 	const char	*cwd;
 	const char	*name;		/* git user.name */
 	const char	*email;		/* git user.email */
-	const char	*path;		/* git-init */
+	const char	*path;		/* git-init; put and get: in the home */
+	const char	*local;		/* put and get: a file here, "-": stdio */
 	int		 replace;	/* token -r */
 	int		 cold;		/* boot ... cold */
 	char		**argv;		/* exec, after -- */

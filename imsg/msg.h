@@ -51,6 +51,9 @@ enum imsg_type {
 	IMSG_CTL_GIT_CONFIG,	/* struct msg_gitconfig (bearer ignored) */
 	IMSG_CTL_GIT_INIT,	/* struct msg_gitinit (bearer ignored) */
 	IMSG_CTL_PROBE,		/* struct msg_fence_req */
+	IMSG_CTL_FILE_PUT,	/* struct msg_file: a chunk of fencectl put */
+	IMSG_CTL_FILE_GET,	/* struct msg_file: fencectl get */
+	IMSG_CTL_FILE_MORE,	/* empty: the next chunk of a get */
 
 	/* broker -> fencectl */
 	IMSG_CTL_STATS,		/* struct msg_stats */
@@ -62,6 +65,8 @@ enum imsg_type {
 	IMSG_CTL_RESULT,	/* struct msg_result */
 	IMSG_CTL_GIT_IDENTITY,	/* struct msg_gitconfig */
 	IMSG_CTL_VERDICT,	/* struct msg_verdict */
+	IMSG_CTL_FILE,		/* struct msg_file: stat, a chunk of a get */
+	IMSG_CTL_FILE_LIST,	/* struct msg_filelist */
 
 	/* broker -> fencer (ih_peerid: the broker's request id) */
 	IMSG_FENCE_BOOT,	/* struct msg_boot */
