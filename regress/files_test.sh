@@ -334,7 +334,47 @@ other_user_body() {
 }
 other_user_cleanup() { fenced_cleanup; }
 
+atf_test_case fencectl_put_get cleanup
+fencectl_put_get_head() {
+	atf_set descr "fencectl put and get round trip a file of several chunks, through files and stdin/stdout; refusals exit 1 with the code"
+	atf_set require.user root
+	atf_set timeout 120
+}
+fencectl_put_get_body() {
+	files_setup fc
+	head -c 2621440 /dev/urandom > big.bin
+	python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)))' \
+	    > bytes.bin
+	atf_check $CTL put fc big.bin big.bin
+	atf_check $CTL get fc big.bin back.bin
+	atf_check cmp big.bin back.bin
+	atf_check -x "$CTL put fc - bytes.bin < bytes.bin"
+	atf_check -o file:bytes.bin $CTL get fc bytes.bin -
+	# Exactly one chunk (1 MiB) and empty: the last chunk is empty.
+	head -c 1048576 /dev/urandom > one.bin
+	atf_check $CTL put fc one.bin one.bin
+	atf_check -o file:one.bin $CTL get fc one.bin -
+	: > empty
+	atf_check $CTL put fc empty empty
+	atf_check -o empty $CTL get fc empty -
+	atf_check -o inline:"$FUID 644\n" stat -c '%u %a' "$HOME_DIR/big.bin"
+	atf_check -o match:'^- 0644 +2621440 big.bin$' $CTL get fc "" -
+	$CTL exec fc -- sh -c 'ln -s /etc/passwd pw && mkfifo p' ||
+	    atf_fail "setup"
+	atf_check -s exit:1 -e match:'file-not-regular' $CTL get fc pw out
+	atf_check -s exit:1 -e match:'file-not-regular' $CTL get fc p out
+	atf_check -s exit:1 -e match:'file-outside-home' \
+	    $CTL get fc ../../etc/passwd out
+	atf_check -s exit:1 -e match:'file-outside-home' \
+	    $CTL put fc bytes.bin /tmp/fencectl-planted
+	[ ! -e out ] && [ ! -e /tmp/fencectl-planted ] || atf_fail "written"
+	ls out.fencectl-* > /dev/null 2>&1 && atf_fail "temporary left"
+	home_clean
+}
+fencectl_put_get_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
+	atf_add_test_case fencectl_put_get
 	atf_add_test_case binary_roundtrip
 	atf_add_test_case listing
 	atf_add_test_case delete
