@@ -205,9 +205,8 @@ http_configure(void)
 
 	if (http == NULL)
 		return;
-	/* A PUT's file may be larger: http_body_limit() tells them apart. */
-	evhttp_set_max_body_size(http, c->c_files_max > c->c_http_body_max ?
-	    c->c_files_max : c->c_http_body_max);
+	/* A PUT's may be larger: http_frame_line() sets it per request. */
+	evhttp_set_max_body_size(http, c->c_http_body_max);
 	evhttp_set_max_headers_size(http, c->c_http_headers_max);
 	evhttp_set_timeout(http, 2 * c->c_http_timeout);
 	evhttp_set_allowed_methods(http, HTTP_METHODS);
@@ -512,8 +511,15 @@ http_frame_line(struct hconn *hc)
 		return;
 	}
 	if (hc->hc_lineno++ == 0) {
-		/* The request line: a PUT carries a file (http_files.c). */
+		/*
+		 * The request line: a PUT carries a file (http_files.c),
+		 * bounded by `files max' instead; evhttp reads the limit
+		 * of the connection once the headers are in.
+		 */
 		hc->hc_put = strncmp(line, "PUT ", 4) == 0;
+		if (hc->hc_evcon != NULL)
+			evhttp_connection_set_max_body_size(hc->hc_evcon,
+			    http_body_limit(hc));
 		return;
 	}
 	if (line[0] == ' ' || line[0] == '\t') {
