@@ -330,9 +330,48 @@ other_user_body() {
 	fget "$ta" ka ""
 	expect 200 '"name":"secret.txt"'
 	grep -q other.txt body.out && atf_fail "b wrote: $(cat body.out)"
-	true
+	# Nor over the control socket, naming a's fence as a's.
+	asb=$(as_user "$ub")
+	atf_check -s exit:1 -e not-match:"a's secret" -o empty \
+	    $asb "$BIN/fencectl" -s "$sock" get "$ua/ka" secret.txt -
+	atf_check -s exit:1 -e ignore -x \
+	    "$asb $BIN/fencectl -s $sock put $ua/ka - secret.txt < b.txt"
+	atf_check -s exit:1 -e ignore $asb "$BIN/fencectl" -s "$sock" \
+	    get ka secret.txt -
+	fget "$ta" ka secret.txt
+	expect 200 "a's secret"
 }
 other_user_cleanup() { fenced_cleanup; }
+
+atf_test_case atomic_replace cleanup
+atomic_replace_head() {
+	atf_set descr "a reader in the fence sees the old file or the whole new one while a multi-chunk PUT replaces it, never a part"
+	atf_set require.user root
+	atf_set timeout 120
+}
+atomic_replace_body() {
+	files_setup fa
+	head -c 1000 /dev/urandom > old.bin
+	head -c 3000000 /dev/urandom > new.bin
+	fput "$TOK" fa f old.bin
+	expect 201
+	# The reader watches the size as fast as it can while the PUT goes.
+	$CTL exec fa timeout 30000 -- sh -c 'i=0; while [ $i -lt 3000 ];
+	    do stat -c %s f; i=$((i + 1)); done' > sizes.out &
+	reader=$!
+	for i in 1 2 3; do
+		fput "$TOK" fa f new.bin
+		expect 200 '"size":3000000'
+		fput "$TOK" fa f old.bin
+		expect 200 '"size":1000'
+	done
+	wait $reader || atf_fail "the reader failed"
+	sort -u sizes.out > seen.out
+	grep -Ev '^(1000|3000000)$' seen.out && atf_fail "a part was seen"
+	[ -s seen.out ] || atf_fail "the reader saw nothing"
+	home_clean
+}
+atomic_replace_cleanup() { fenced_cleanup; }
 
 atf_test_case fencectl_put_get cleanup
 fencectl_put_get_head() {
@@ -374,6 +413,7 @@ fencectl_put_get_body() {
 fencectl_put_get_cleanup() { fenced_cleanup; }
 
 atf_init_test_cases() {
+	atf_add_test_case atomic_replace
 	atf_add_test_case fencectl_put_get
 	atf_add_test_case binary_roundtrip
 	atf_add_test_case listing
