@@ -218,6 +218,7 @@ agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	struct msg_gitconfig	 g;
 	struct msg_gitinit	 gi;
 	struct msg_proc_req	 q;
+	struct msg_file		 fl;
 	uint32_t		 type = imsg->hdr.ih_type;
 	uint32_t		 id = imsg->hdr.ih_peerid;
 	int			 r = -1;
@@ -248,6 +249,11 @@ agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_AGENT_GIT_INIT:
 		r = msg_gitinit_decode(imsg->data, imsg->len, &gi);
 		break;
+	case IMSG_AGENT_FILE_READ:
+	case IMSG_AGENT_FILE_WRITE:
+	case IMSG_AGENT_FILE_DELETE:
+		r = msg_file_decode(imsg->data, imsg->len, &fl);
+		break;
 	default:
 		fatalx("%s: unexpected message type %u", __func__, type);
 	}
@@ -272,6 +278,11 @@ agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		break;
 	case IMSG_AGENT_GIT_INIT:
 		agent_git_init(id, &gi);
+		break;
+	case IMSG_AGENT_FILE_READ:
+	case IMSG_AGENT_FILE_WRITE:
+	case IMSG_AGENT_FILE_DELETE:
+		agent_files(type, id, &fl);
 		break;
 	}
 }

@@ -144,6 +144,8 @@ int	 agent_job_failed(struct agent_job *, const char *);
 #define AGENT_BG_TIMEOUT_MAX	((uint32_t)LIFETIME_MAX * 1000)
 void	 agent_spawn(uint32_t, struct msg_exec *);
 void	 agent_procs(uint32_t, struct msg_proc_req *);
+/* agent_files.c */
+void	 agent_files(uint32_t, uint32_t, struct msg_file *);
 
 /* agent_git.c */
 void	 agent_git_config(uint32_t, struct msg_gitconfig *);

@@ -64,7 +64,9 @@ enum svc_what {
 	SVC_ERROR,	/* a_code, a_message */
 	SVC_END,	/* after the fences of a stop of all, the
 			   processes of a listing */
-	SVC_PROC	/* a_proc: a background process */
+	SVC_PROC,	/* a_proc: a background process */
+	SVC_FILE,	/* a_file: a file request's answer */
+	SVC_FILE_LIST	/* a_filelist: a directory's entries */
 };
 
 /*
@@ -88,6 +90,8 @@ struct svc_answer {
 	const char		*a_code;
 	const char		*a_message;
 	const struct msg_proc	*a_proc;
+	const struct msg_file	*a_file;
+	const struct msg_filelist *a_filelist;
 };
 typedef void	(*svc_cb)(void *, const struct svc_answer *);
 
@@ -108,6 +112,8 @@ void		 svc_git_init(const struct svc_who *, struct msg_gitinit *,
 void		 svc_spawn(const struct svc_who *, struct msg_exec *,
 		    svc_cb, void *);
 void		 svc_procs(const struct svc_who *, struct msg_proc_req *,
+		    svc_cb, void *);
+void		 svc_file(const struct svc_who *, uint32_t, struct msg_file *,
 		    svc_cb, void *);
 void		 svc_orphan(void *);
 unsigned int	 svc_running(void);

@@ -18,11 +18,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/buffer.h>
+
 #include "fenced.h"
 #include "imsg.h"
 #include "log.h"
 #include "msg.h"
 #include "broker.h"
+#include "files.h"
 
 #define CONTROL_MAX_CONNS	512	/* all users together */
 #define CONTROL_MAX_PER_UID	32
@@ -59,6 +62,10 @@ struct ctl_conn {
 	gid_t			 cc_gid;
 	pid_t			 cc_pid;
 	int			 cc_admin;
+	/* fencectl put: the chunks so far; get: what is still to send. */
+	struct evbuffer		*cc_file;
+	struct msg_file		 cc_file_req;	/* its key, owner, path */
+	int			 cc_file_get;	/* cc_file is a get's */
 };
 
 static TAILQ_HEAD(, ctl_conn) ctl_conns = TAILQ_HEAD_INITIALIZER(ctl_conns);
@@ -255,6 +262,9 @@ control_close(struct ctl_conn *cc)
 {
 	svc_orphan(cc);
 	token_orphan(cc);
+	files_orphan(cc);
+	if (cc->cc_file != NULL)
+		evbuffer_free(cc->cc_file);
 	TAILQ_REMOVE(&ctl_conns, cc, cc_entry);
 	ctl_nconns--;
 	evtimer_del(&cc->cc_idle);
@@ -505,6 +515,8 @@ control_answer(void *arg, const struct svc_answer *a)
 		control_proc(cc, a->a_proc);
 		break;
 	case SVC_END:
+	case SVC_FILE:
+	case SVC_FILE_LIST:
 		break;
 	}
 	if (a->a_last)
@@ -665,6 +677,165 @@ control_procs(struct ctl_conn *cc, struct imsg *imsg)
 	if (control_room(cc) == 0)
 		svc_procs(&w, &q, control_answer, cc);
 	explicit_bzero(&q, sizeof(q));
+	return (0);
+}
+
+/*
+ * fencectl put and get (docs/files.md): chunks of at most
+ * MSG_FILE_CHUNK, each a request answered with END, so the broker
+ * holds at most `files max' for the connection and sends one chunk
+ * per request: a put gathers its chunks until the last, then writes
+ * the file; a get reads the file whole, then answers FILE_MORE.
+ */
+static void
+control_file_drop(struct ctl_conn *cc)
+{
+	if (cc->cc_file != NULL)
+		evbuffer_free(cc->cc_file);
+	cc->cc_file = NULL;
+	cc->cc_file_get = 0;
+}
+
+/* The next chunk of a get, LAST on the last one. */
+static void
+control_file_chunk(struct ctl_conn *cc)
+{
+	struct msg_file	 fl;
+	size_t		 n = evbuffer_get_length(cc->cc_file);
+	void		*buf;
+	size_t		 len;
+
+	memset(&fl, 0, sizeof(fl));
+	fl = cc->cc_file_req;
+	fl.fl_data_len = n < MSG_FILE_CHUNK ? n : MSG_FILE_CHUNK;
+	if (fl.fl_data_len == n)
+		fl.fl_flags = MSG_FILE_LAST;
+	if (fl.fl_data_len > 0 && (fl.fl_data = evbuffer_pullup(cc->cc_file,
+	    fl.fl_data_len)) == NULL)
+		fatal("%s: evbuffer_pullup", __func__);
+	if (msg_file_encode(&fl, &buf, &len) == -1) {
+		control_file_drop(cc);
+		control_error(cc, "internal", "cannot encode a chunk");
+		return;
+	}
+	evbuffer_drain(cc->cc_file, fl.fl_data_len);
+	cc->cc_file_req.fl_offset += fl.fl_data_len;
+	if (fl.fl_flags & MSG_FILE_LAST)
+		control_file_drop(cc);
+	control_reply(cc, IMSG_CTL_FILE, buf, len);
+	free(buf);
+	control_reply(cc, IMSG_CTL_END, NULL, 0);
+}
+
+static void
+control_file_answer(void *arg, const struct files_answer *fa)
+{
+	struct ctl_conn	*cc = arg;
+	struct msg_file	 fl;
+	void		*buf;
+	size_t		 len;
+	int		 rv;
+
+	if (fa->fa_code != NULL) {
+		control_error(cc, fa->fa_code, "%s", fa->fa_message);
+		return;
+	}
+	if (fa->fa_list != NULL) {
+		rv = msg_filelist_encode(fa->fa_list, &buf, &len);
+		if (rv == 0)
+			control_reply(cc, IMSG_CTL_FILE_LIST, buf, len);
+		free(rv == 0 ? buf : NULL);
+		control_reply(cc, IMSG_CTL_END, NULL, 0);
+		return;
+	}
+	if (fa->fa_data != NULL) {
+		control_file_drop(cc);
+		if ((cc->cc_file = evbuffer_new()) == NULL ||
+		    evbuffer_add_buffer(cc->cc_file, fa->fa_data) == -1)
+			fatal("%s: evbuffer", __func__);
+		cc->cc_file_get = 1;
+		cc->cc_file_req.fl_kind = fa->fa_file->fl_kind;
+		cc->cc_file_req.fl_mode = fa->fa_file->fl_mode;
+		cc->cc_file_req.fl_size = fa->fa_file->fl_size;
+		cc->cc_file_req.fl_mtime = fa->fa_file->fl_mtime;
+		cc->cc_file_req.fl_offset = 0;
+		control_file_chunk(cc);
+		return;
+	}
+	fl = *fa->fa_file;
+	fl.fl_data = NULL;
+	fl.fl_data_len = 0;
+	if (msg_file_encode(&fl, &buf, &len) == 0) {
+		control_reply(cc, IMSG_CTL_FILE, buf, len);
+		free(buf);
+	}
+	control_reply(cc, IMSG_CTL_END, NULL, 0);
+}
+
+static int
+control_file(struct ctl_conn *cc, struct imsg *imsg)
+{
+	const struct fenced_config *c = &broker_self.ps_conf;
+	struct msg_file	 fl;
+	struct svc_who	 w;
+
+	if (imsg->hdr.ih_type == IMSG_CTL_FILE_MORE) {
+		if (msg_empty_decode(imsg->data, imsg->len) == -1)
+			return (-1);
+		if (cc->cc_file == NULL || !cc->cc_file_get)
+			control_error(cc, "bad-request", "no get under way");
+		else
+			control_file_chunk(cc);
+		return (0);
+	}
+	if (msg_file_decode(imsg->data, imsg->len, &fl) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (imsg->hdr.ih_type == IMSG_CTL_FILE_GET) {
+		control_file_drop(cc);
+		cc->cc_file_req = fl;
+		cc->cc_file_req.fl_data = NULL;
+		cc->cc_file_req.fl_data_len = 0;
+		if (control_room(cc) == 0)
+			files_get(&w, fl.fl_owner, fl.fl_key, fl.fl_path,
+			    control_file_answer, cc);
+		goto done;
+	}
+	if (fl.fl_flags & MSG_FILE_FIRST) {
+		control_file_drop(cc);
+		if ((cc->cc_file = evbuffer_new()) == NULL)
+			fatal("%s: evbuffer_new", __func__);
+		cc->cc_file_req = fl;
+		cc->cc_file_req.fl_data = NULL;
+		cc->cc_file_req.fl_data_len = 0;
+	} else if (cc->cc_file == NULL || cc->cc_file_get ||
+	    strcmp(fl.fl_path, cc->cc_file_req.fl_path) != 0) {
+		control_error(cc, "bad-request", "no put of that path under "
+		    "way");
+		goto done;
+	}
+	if (fl.fl_data_len > c->c_files_max - evbuffer_get_length(
+	    cc->cc_file)) {
+		control_file_drop(cc);
+		control_error(cc, "file-too-large", "at most %u bytes (files "
+		    "max)", c->c_files_max);
+		goto done;
+	}
+	if (fl.fl_data_len > 0 && evbuffer_add(cc->cc_file, fl.fl_data,
+	    fl.fl_data_len) == -1)
+		fatal("%s: evbuffer_add", __func__);
+	if ((fl.fl_flags & MSG_FILE_LAST) == 0) {
+		control_reply(cc, IMSG_CTL_END, NULL, 0);
+		goto done;
+	}
+	if (control_room(cc) == 0)
+		files_put(&w, cc->cc_file_req.fl_owner, cc->cc_file_req.fl_key,
+		    cc->cc_file_req.fl_path, cc->cc_file,
+		    cc->cc_file_req.fl_mode, cc->cc_file_req.fl_flags,
+		    control_file_answer, cc);
+	control_file_drop(cc);
+ done:
+	msg_file_free(&fl);
 	return (0);
 }
 
@@ -842,6 +1013,9 @@ static const struct ctl_req ctl_reqs[] = {
 	    control_show_tokens },
 	{ IMSG_CTL_SPAWN,	CTL_ANYONE, NULL, NULL,	control_spawn },
 	{ IMSG_CTL_PROCS,	CTL_ANYONE, NULL, NULL,	control_procs },
+	{ IMSG_CTL_FILE_PUT,	CTL_ANYONE, NULL, NULL,	control_file },
+	{ IMSG_CTL_FILE_GET,	CTL_ANYONE, NULL, NULL,	control_file },
+	{ IMSG_CTL_FILE_MORE,	CTL_ANYONE, NULL, NULL,	control_file },
 #ifdef FENCED_TEST_HOOKS
 	{ IMSG_CTL_TEST_SYSCALL, CTL_ROOT, "root only", control_empty,
 	    control_test_syscall },

@@ -58,6 +58,7 @@
 #include "proc.h"
 #include "broker.h"
 #include "http.h"
+#include "files.h"
 
 #define HTTP_ACCEPT_PAUSE_SEC	1	/* out of descriptors: wait */
 #define HTTP_ANON_SHARE		2	/* anonymous: max / 2 at most */
@@ -105,6 +106,7 @@ struct hconn {
 	unsigned int		 hc_cl_count;
 	unsigned int		 hc_te_count;
 	int			 hc_frame_status;	/* 0, 400 or 413 */
+	int			 hc_put;	/* a PUT: `files max' bounds it */
 	char			 hc_frame_msg[96];
 	struct event		 hc_frame_ev;	/* refuse it while reading */
 };
@@ -203,6 +205,7 @@ http_configure(void)
 
 	if (http == NULL)
 		return;
+	/* A PUT's may be larger: http_frame_line() sets it per request. */
 	evhttp_set_max_body_size(http, c->c_http_body_max);
 	evhttp_set_max_headers_size(http, c->c_http_headers_max);
 	evhttp_set_timeout(http, 2 * c->c_http_timeout);
@@ -406,6 +409,7 @@ http_conn_release(struct hconn *hc)
 	if ((hr = hc->hc_req) != NULL) {
 		hc->hc_req = NULL;
 		svc_orphan(hr);
+		files_orphan(hr);
 		if (hr->hr_list != NULL)
 			evbuffer_free(hr->hr_list);
 		free(hr);
@@ -439,6 +443,15 @@ http_conn_idle(struct hconn *hc)
 static void
 http_frame_refuse(struct hconn *hc, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* What a request's body may hold: a PUT's is a file. */
+static uint32_t
+http_body_limit(const struct hconn *hc)
+{
+	const struct fenced_config *c = http_conf();
+
+	return (hc->hc_put ? c->c_files_max : c->c_http_body_max);
+}
 
 /* The first reason to refuse a request's framing is the one it gets. */
 static void
@@ -475,7 +488,6 @@ http_frame_value(char *line, size_t namelen)
 static void
 http_frame_line(struct hconn *hc)
 {
-	const struct fenced_config *c = http_conf();
 	size_t		 len = hc->hc_linelen, kept, namelen;
 	char		*line = hc->hc_line;
 	const char	*v;
@@ -498,8 +510,18 @@ http_frame_line(struct hconn *hc)
 			event_active(&hc->hc_frame_ev, EV_TIMEOUT, 1);
 		return;
 	}
-	if (hc->hc_lineno++ == 0)
-		return;		/* the request line */
+	if (hc->hc_lineno++ == 0) {
+		/*
+		 * The request line: a PUT carries a file (http_files.c),
+		 * bounded by `files max' instead; evhttp reads the limit
+		 * of the connection once the headers are in.
+		 */
+		hc->hc_put = strncmp(line, "PUT ", 4) == 0;
+		if (hc->hc_evcon != NULL)
+			evhttp_connection_set_max_body_size(hc->hc_evcon,
+			    http_body_limit(hc));
+		return;
+	}
 	if (line[0] == ' ' || line[0] == '\t') {
 		http_frame_refuse(hc, 400, "a header folded over two lines");
 		return;
@@ -530,9 +552,9 @@ http_frame_line(struct hconn *hc)
 			return;
 		}
 		if (digits > 19 || (cl = strtoull(v, NULL, 10)) >
-		    c->c_http_body_max)
+		    http_body_limit(hc))
 			http_frame_refuse(hc, 413, "the body is larger than %u "
-			    "bytes", c->c_http_body_max);
+			    "bytes", http_body_limit(hc));
 		return;
 	}
 	if (namelen == strlen("Transfer-Encoding") && namelen < kept &&
@@ -627,6 +649,7 @@ http_conn_reading(struct hconn *hc, size_t pending)
 	hc->hc_lineno = 0;
 	hc->hc_cl_count = 0;
 	hc->hc_te_count = 0;
+	hc->hc_put = 0;
 	hc->hc_frame_status = 0;
 	hc->hc_frame_msg[0] = '\0';
 	event_del(&hc->hc_frame_ev);
@@ -759,7 +782,7 @@ http_conn_fix(evutil_socket_t fd, short ev, void *arg)
 	case 413:
 		code = "body-too-large";
 		snprintf(msg, sizeof(msg), "the body is larger than %u bytes",
-		    c->c_http_body_max);
+		    http_body_limit(hc));
 		break;
 	case 417:
 		code = "expectation-failed";
@@ -914,6 +937,7 @@ http_reason(int status)
 	case 502: return ("Bad Gateway");
 	case 503: return ("Service Unavailable");
 	case 504: return ("Gateway Timeout");
+	case 507: return ("Insufficient Storage");
 	default: return (status < 500 ? "Client Error" : "Server Error");
 	}
 }
@@ -946,7 +970,12 @@ http_send(struct hreq *hr, int status)
 		hc->hc_req = NULL;
 	}
 	svc_orphan(hr);
-	if (status != 204) {
+	files_orphan(hr);
+	if (hr->hr_raw) {
+		/* Bytes of a file, exactly as they are (http_files.c). */
+		http_header(hr, "Content-Type", "application/octet-stream");
+		http_header(hr, "Content-Disposition", "attachment");
+	} else if (status != 204) {
 		evbuffer_add(evhttp_request_get_output_buffer(req), "\n", 1);
 		http_header(hr, "Content-Type", "application/json");
 	}
@@ -1160,6 +1189,14 @@ http_request(struct evhttp_request *req, void *arg)
 		return;
 	if (http_auth(hr, &uid) == -1 || http_conn_owner(hr, hc, uid) == -1)
 		return;
+	/* A chunked body passes the framing check: its length is here. */
+	if (!hc->hc_put && evbuffer_get_length(evhttp_request_get_input_buffer(
+	    req)) > http_conf()->c_http_body_max) {
+		http_header(hr, "Connection", "close");
+		http_error(hr, 413, "body-too-large", "the body is larger than "
+		    "%u bytes", http_conf()->c_http_body_max);
+		return;
+	}
 	hr->hr_uid = uid;
 	http_api_request(hr);
 	/*

@@ -8,6 +8,8 @@
 
 #include <sys/types.h>
 
+#include <limits.h>
+
 #include <jansson.h>
 
 #include "fenced.h"
@@ -30,6 +32,8 @@ struct hreq {
 	char			 hr_origin[HTTP_ORIGIN_LEN];	/* listed */
 	uint32_t		 hr_proc;	/* .../processes/<id> */
 	int			 hr_signal;	/* its DELETE's signal */
+	int			 hr_raw;	/* the answer is a file's bytes */
+	char			 hr_file_path[PATH_MAX];	/* files/PATH */
 };
 
 /* The header that carries the host token. */
@@ -51,6 +55,8 @@ const char *http_reason(int);
 int	 http_host_check(struct hreq *);
 int	 http_origin_check(struct hreq *);
 void	 http_cors_headers(struct hreq *);
+/* http_files.c */
+void	 http_files_request(struct hreq *, int, const char *, const char *);
 
 /* http_api.c */
 void	 http_api_request(struct hreq *);

@@ -43,12 +43,15 @@ enum http_endpoint {
 	EP_PROBE,		/* .../probe */
 	EP_PROBE_DEFAULT,	/* /api/probe */
 	EP_PROCS,		/* .../processes */
-	EP_PROC			/* .../processes/<id> (takes its query) */
+	EP_PROC,		/* .../processes/<id> (takes its query) */
+	EP_FILES		/* .../files/PATH (http_files.c) */
 };
 
 #define M_GET		EVHTTP_REQ_GET
 #define M_POST		EVHTTP_REQ_POST
 #define M_DELETE	EVHTTP_REQ_DELETE
+#define M_PUT		EVHTTP_REQ_PUT
+#define API_FILES	"/files/"	/* a prefix: the path follows */
 
 static const struct api_route {
 	const char		*ar_suffix;	/* after the key */
@@ -64,6 +67,8 @@ static const struct api_route {
 	{ "/git/init",	EP_GIT_INIT,	M_POST,		"POST", 0 },
 	{ "/probe",	EP_PROBE,	M_GET,		"GET, HEAD", 1 },
 	{ "/processes",	EP_PROCS,	M_GET | M_POST,	"GET, HEAD, POST", 0 },
+	{ API_FILES,	EP_FILES,	M_GET | M_PUT | M_DELETE,
+	    "GET, HEAD, PUT, DELETE", 2 },
 };
 static const struct api_route api_route_proc =
     { "/processes/", EP_PROC, M_GET | M_DELETE, "GET, HEAD, DELETE", 1 };
@@ -108,6 +113,18 @@ static const struct {
 	{ "git-config-failed",		500 },
 	{ "too-many-processes",		429 },
 	{ "process-not-found",		404 },
+	{ "file-bad-path",		400 },
+	{ "file-bad-request",		400 },
+	{ "file-outside-home",		403 },
+	{ "file-denied",		403 },
+	{ "file-not-found",		404 },
+	{ "file-not-regular",		409 },
+	{ "file-not-empty",		409 },
+	{ "file-exists",		409 },
+	{ "file-changed",		409 },
+	{ "file-too-large",		413 },
+	{ "file-no-space",		507 },
+	{ "file-failed",		500 },
 };
 
 static void	api_answer(void *, const struct svc_answer *);
@@ -1270,6 +1287,8 @@ api_answer(void *arg, const struct svc_answer *a)
 		break;
 	case SVC_END:
 	case SVC_PROC:
+	case SVC_FILE:
+	case SVC_FILE_LIST:
 		http_error(hr, 500, "internal", "unexpected answer");
 		break;
 	}
@@ -1323,7 +1342,9 @@ api_route(struct hreq *hr, const char *path)
 		return (NULL);
 	}
 	for (i = 0; i < sizeof(api_routes) / sizeof(api_routes[0]); i++)
-		if (strcmp(rest, api_routes[i].ar_suffix) == 0)
+		if (strcmp(rest, api_routes[i].ar_suffix) == 0 ||
+		    (api_routes[i].ar_endpoint == EP_FILES &&
+		    strncmp(rest, API_FILES, strlen(API_FILES)) == 0))
 			return (&api_routes[i]);
 	if (strncmp(rest, api_route_proc.ar_suffix,
 	    strlen(api_route_proc.ar_suffix)) == 0)
@@ -1339,8 +1360,8 @@ api_route(struct hreq *hr, const char *path)
 static int
 api_query(struct hreq *hr, const struct api_route *rt, const char *query)
 {
-	if (query == NULL || query[0] == '\0')
-		return (0);
+	if (query == NULL || query[0] == '\0' || rt->ar_query == 2)
+		return (0);	/* 2: the endpoint reads its own */
 	if (rt->ar_query && (strcmp(query, "refresh=1") == 0 ||
 	    strcmp(query, "refresh=0") == 0))
 		return (0);
@@ -1415,6 +1436,11 @@ http_api_request(struct hreq *hr)
 	case EP_PROBE:
 	case EP_PROBE_DEFAULT:
 		api_probe(hr, evhttp_uri_get_query(uri));
+		break;
+	case EP_FILES:
+		http_files_request(hr, evhttp_request_get_command(hr->hr_req),
+		    strstr(path + sizeof(API_ENVS), API_FILES) +
+		    strlen(API_FILES), evhttp_uri_get_query(uri));
 		break;
 	}
 }

@@ -94,6 +94,8 @@ struct svc_msg {
 	struct msg_result	*m_result;	/* AGENT_RESULT */
 	struct msg_gitconfig	*m_git;		/* AGENT_GIT_IDENTITY */
 	struct msg_proc		*m_proc;	/* AGENT_PROC */
+	struct msg_file		*m_file;	/* AGENT_FILE */
+	struct msg_filelist	*m_filelist;	/* AGENT_FILE_LIST */
 };
 
 /* What the service does with an answer to one of its requests. */
@@ -961,6 +963,7 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 	struct msg_gitconfig *g = msg;
 	struct msg_gitinit *gi = msg;
 	struct msg_proc_req *q = msg;
+	struct msg_file	*fl = msg;
 	uint8_t		*bearer;
 	int		 rv;
 
@@ -978,6 +981,11 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 	case IMSG_AGENT_GIT_INIT:
 		bearer = gi->gi_bearer;
 		break;
+	case IMSG_AGENT_FILE_READ:
+	case IMSG_AGENT_FILE_WRITE:
+	case IMSG_AGENT_FILE_DELETE:
+		bearer = fl->fl_bearer;
+		break;
 	default:
 		fatalx("%s: %s", __func__, msg_type_name(type));
 	}
@@ -992,6 +1000,11 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 		break;
 	case IMSG_AGENT_GIT_CONFIG:
 		rv = msg_gitconfig_encode(g, buf, len);
+		break;
+	case IMSG_AGENT_FILE_READ:
+	case IMSG_AGENT_FILE_WRITE:
+	case IMSG_AGENT_FILE_DELETE:
+		rv = msg_file_encode(fl, buf, len);
 		break;
 	default:
 		rv = msg_gitinit_encode(gi, buf, len);
@@ -1092,6 +1105,17 @@ svc_git_config(const struct svc_who *w, struct msg_gitconfig *g, svc_cb cb,
 {
 	svc_agent_req(w, g->g_owner, g->g_key, IMSG_AGENT_GIT_CONFIG, g, cb,
 	    arg);
+}
+
+/* One file request (docs/files.md); files.c makes a transfer of them. */
+void
+svc_file(const struct svc_who *w, uint32_t type, struct msg_file *fl,
+    svc_cb cb, void *arg)
+{
+	if (type != IMSG_AGENT_FILE_READ && type != IMSG_AGENT_FILE_WRITE &&
+	    type != IMSG_AGENT_FILE_DELETE)
+		fatalx("%s: %s", __func__, msg_type_name(type));
+	svc_agent_req(w, fl->fl_owner, fl->fl_key, type, fl, cb, arg);
 }
 
 void
@@ -1229,6 +1253,14 @@ svc_agent_answer(struct breq *r, const struct svc_msg *m)
 		a.a_what = SVC_IDENTITY;
 		a.a_git = m->m_git;
 		break;
+	case IMSG_AGENT_FILE:
+		a.a_what = SVC_FILE;
+		a.a_file = m->m_file;
+		break;
+	case IMSG_AGENT_FILE_LIST:
+		a.a_what = SVC_FILE_LIST;
+		a.a_filelist = m->m_filelist;
+		break;
 	default:
 		a.a_what = SVC_ERROR;
 		a.a_code = m->m_error->e_code;
@@ -1349,7 +1381,10 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	struct msg_gitconfig g;
 	struct msg_error e;
 	struct msg_proc	 p;
+	struct msg_file	 fl;
+	struct msg_filelist fls;
 	uint32_t	 type = imsg->hdr.ih_type;
+	int		 file;
 	int		 ok;
 
 	r = breq_find(imsg->hdr.ih_peerid);
@@ -1360,11 +1395,14 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	m.m_type = type;
 	m.m_data = imsg->data;
 	m.m_len = imsg->len;
+	file = r->r_type == IMSG_AGENT_FILE_READ ||
+	    r->r_type == IMSG_AGENT_FILE_WRITE ||
+	    r->r_type == IMSG_AGENT_FILE_DELETE;
 	switch (type) {
 	case IMSG_AGENT_RESULT:
 		if (r->r_type == IMSG_AGENT_GIT_CONFIG ||
 		    r->r_type == IMSG_AGENT_SPAWN ||
-		    r->r_type == IMSG_AGENT_PROCS)
+		    r->r_type == IMSG_AGENT_PROCS || file)
 			goto bad;
 		ok = msg_result_decode(imsg->data, imsg->len, &rs) == 0;
 		if (ok)
@@ -1408,6 +1446,20 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 			goto bad;
 		ok = msg_empty_decode(imsg->data, imsg->len) == 0;
 		break;
+	case IMSG_AGENT_FILE:
+		if (!file)
+			goto bad;
+		ok = msg_file_decode(imsg->data, imsg->len, &fl) == 0;
+		if (ok)
+			m.m_file = &fl;
+		break;
+	case IMSG_AGENT_FILE_LIST:
+		if (r->r_type != IMSG_AGENT_FILE_READ)
+			goto bad;
+		ok = msg_filelist_decode(imsg->data, imsg->len, &fls) == 0;
+		if (ok)
+			m.m_filelist = &fls;
+		break;
 	default:
 		goto bad;
 	}
@@ -1422,6 +1474,10 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		explicit_bzero(&g, sizeof(g));
 	if (m.m_proc != NULL)
 		msg_proc_free(&p);
+	if (m.m_file != NULL)
+		msg_file_free(&fl);
+	if (m.m_filelist != NULL)
+		msg_filelist_free(&fls);
 	return;
  bad:
 	/* A fence's agent is inside the fence: never trusted, never fatal. */

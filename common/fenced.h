@@ -108,6 +108,7 @@ struct fenced_config {
 	uint32_t	 c_http_timeout;	/* seconds */
 	uint32_t	 c_http_conns_max;	/* all users together */
 	uint32_t	 c_http_conns_user;
+	uint32_t	 c_files_max;		/* bytes of one file moved */
 	char		 c_probe_dns[PROBE_NAME_LEN];	/* asked of DNS */
 	char		 c_probe_tcp[PROBE_TCP_MAX][PROBE_TARGET_LEN];
 	uint32_t	 c_probe_ntcp;			/* host:port, each */
@@ -157,6 +158,8 @@ struct fenced_config {
 #define EXEC_PROCESSES_MAX	64	/* the agent's AGENT_BG_MAX */
 #define HTTP_BODY_MIN		4096
 #define HTTP_BODY_MAX		(8U << 20)
+#define FILES_MIN		4096
+#define FILES_MAX		(256U << 20)
 #define HTTP_HEADERS_MIN	1024
 #define HTTP_HEADERS_MAX	65536
 #define HTTP_TIMEOUT_MIN	1

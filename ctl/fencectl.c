@@ -5,10 +5,12 @@
  */
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
@@ -49,6 +51,9 @@ static void	ctl_identity(struct imsg *);
 static void	ctl_verdict(struct imsg *);
 static void	ctl_hosttoken(struct imsg *);
 static void	ctl_tokeninfo(struct ctl_ctx *, struct imsg *);
+static int	ctl_put(struct imsgbuf *, const struct parse_result *);
+static int	ctl_get(struct imsgbuf *, const struct parse_result *);
+static void	ctl_wait(struct imsgbuf *, struct imsg *, int);
 
 static const struct option ctl_longopts[] = {
 	{ "help",	no_argument,	NULL,	'h' },
@@ -101,6 +106,15 @@ main(int argc, char *argv[])
 	if (res->action == CTL_HELP) {
 		parse_usage(stdout);
 		exit(0);
+	}
+	if (res->action == CTL_PUT || res->action == CTL_GET) {
+		if ((ibuf = imsgbuf_new(ctl_connect(sock))) == NULL)
+			err(1, "imsgbuf_new");
+		ctl_ibuf = ibuf;
+		status = res->action == CTL_PUT ? ctl_put(ibuf, res) :
+		    ctl_get(ibuf, res);
+		imsgbuf_free(ibuf);
+		return (status);
 	}
 	if (ctl_request(res, &type, &buf, &len, &wait_ms) == -1)
 		ctl_encode_failed();
@@ -555,4 +569,201 @@ ctl_verdict(struct imsg *imsg)
 		errx(1, "bad verdict reply");
 	printf("level: %s\n%s\n", level_name(v.v_level), v.v_json);
 	msg_verdict_free(&v);
+}
+
+/*
+ * put and get (docs/files.md): one chunk of at most MSG_FILE_CHUNK per
+ * request, each answered to its END before the next goes.  An error
+ * ends it: its code and message on stderr, status 1.
+ */
+
+/* The answers to one request up to its END; -1 after an error. */
+static int
+ctl_file_wait(struct imsgbuf *ibuf, struct msg_file *fl,
+    struct msg_filelist *l, int *got)
+{
+	struct imsg	 imsg;
+	struct msg_error e;
+	int		 rv = 0;
+
+	*got = 0;
+	for (;;) {
+		ctl_wait(ibuf, &imsg, CTL_TIMEOUT_MS + EXEC_TIMEOUT_MAX);
+		switch (imsg.hdr.ih_type) {
+		case IMSG_CTL_END:
+			imsg_free(&imsg);
+			return (rv);
+		case IMSG_CTL_ERROR:
+			if (msg_error_decode(imsg.data, imsg.len, &e) == -1)
+				errx(1, "bad error reply");
+			fprintf(stderr, "fencectl: %s: %s\n", e.e_code,
+			    e.e_message);
+			rv = -1;
+			break;
+		case IMSG_CTL_FILE:
+			if (fl == NULL || *got ||
+			    msg_file_decode(imsg.data, imsg.len, fl) == -1)
+				errx(1, "bad file reply");
+			*got = 1;
+			break;
+		case IMSG_CTL_FILE_LIST:
+			if (l == NULL || *got ||
+			    msg_filelist_decode(imsg.data, imsg.len, l) == -1)
+				errx(1, "bad listing reply");
+			*got = 2;
+			break;
+		default:
+			errx(1, "unexpected reply %s",
+			    msg_type_name(imsg.hdr.ih_type));
+		}
+		imsg_free(&imsg);
+	}
+}
+
+static void
+ctl_file_send(struct imsgbuf *ibuf, uint32_t type, const struct msg_file *fl)
+{
+	void	*buf = NULL;
+	size_t	 len = 0;
+
+	if (fl != NULL && msg_file_encode(fl, &buf, &len) == -1)
+		ctl_encode_failed();
+	if (imsgbuf_compose(ibuf, type, 0, 0, -1, buf, len) == -1 ||
+	    imsgbuf_flush(ibuf) == -1)
+		err(1, "send");
+	free(buf);
+}
+
+/* put KEY LOCAL PATH: LOCAL "-" is standard input. */
+static int
+ctl_put(struct imsgbuf *ibuf, const struct parse_result *res)
+{
+	static uint8_t	 chunk[MSG_FILE_CHUNK];
+	struct msg_file	 fl, a;
+	size_t		 n;
+	ssize_t		 r;
+	int		 fd, got, eof = 0;
+
+	if (strcmp(res->local, "-") == 0)
+		fd = STDIN_FILENO;
+	else if ((fd = open(res->local, O_RDONLY | O_CLOEXEC)) == -1)
+		err(1, "%s", res->local);
+	memset(&fl, 0, sizeof(fl));
+	fl.fl_owner = res->owner;
+	strlcpy(fl.fl_key, res->key, sizeof(fl.fl_key));
+	if (strlcpy(fl.fl_path, res->path, sizeof(fl.fl_path)) >=
+	    sizeof(fl.fl_path))
+		errx(1, "%s: path too long", res->path);
+	fl.fl_mode = 0644;
+	fl.fl_flags = MSG_FILE_FIRST;
+	while (!eof) {
+		/* A whole chunk, or what is left: the last one says so. */
+		for (n = 0; n < sizeof(chunk); n += r) {
+			if ((r = read(fd, chunk + n, sizeof(chunk) - n)) == -1) {
+				if (errno == EINTR) {
+					r = 0;
+					continue;
+				}
+				err(1, "read %s", res->local);
+			}
+			if (r == 0) {
+				eof = 1;
+				break;
+			}
+		}
+		if (eof)
+			fl.fl_flags |= MSG_FILE_LAST;
+		fl.fl_data = n > 0 ? chunk : NULL;
+		fl.fl_data_len = n;
+		ctl_file_send(ibuf, IMSG_CTL_FILE_PUT, &fl);
+		if (ctl_file_wait(ibuf, &a, NULL, &got) == -1)
+			return (1);
+		if (got)
+			msg_file_free(&a);
+		fl.fl_flags &= ~MSG_FILE_FIRST;
+		fl.fl_offset += n;
+	}
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return (0);
+}
+
+/* get KEY PATH LOCAL: LOCAL "-" is standard output; a directory is listed. */
+static int
+ctl_get(struct imsgbuf *ibuf, const struct parse_result *res)
+{
+	struct msg_file	 fl, a;
+	struct msg_filelist l;
+	char		 tmp[PATH_MAX];
+	size_t		 i;
+	int		 fd, got, last = 0;
+	mode_t		 um;
+	FILE		*fp;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.fl_owner = res->owner;
+	strlcpy(fl.fl_key, res->key, sizeof(fl.fl_key));
+	if (strlcpy(fl.fl_path, res->path, sizeof(fl.fl_path)) >=
+	    sizeof(fl.fl_path))
+		errx(1, "%s: path too long", res->path);
+	ctl_file_send(ibuf, IMSG_CTL_FILE_GET, &fl);
+	memset(&l, 0, sizeof(l));
+	if (ctl_file_wait(ibuf, &a, &l, &got) == -1)
+		return (1);
+	if (got == 0)
+		errx(1, "no answer to get");
+	if (strcmp(res->local, "-") == 0)
+		fd = STDOUT_FILENO;
+	else {
+		/* Whole or not at all: a temporary beside it, then rename. */
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.fencectl-XXXXXX",
+		    res->local) >= sizeof(tmp))
+			errx(1, "%s: name too long", res->local);
+		if ((fd = mkstemp(tmp)) == -1)
+			err(1, "%s", tmp);
+		um = umask(0);
+		umask(um);
+		if (fchmod(fd, 0666 & ~um) == -1)
+			err(1, "%s", tmp);
+	}
+	if (got == 2) {
+		if ((fp = fdopen(dup(fd), "w")) == NULL)
+			err(1, "fdopen");
+		for (i = 0; i < l.fls_count; i++)
+			fprintf(fp, "%c %04o %12llu %s\n",
+			    "?-dlpsco"[l.fls_ents[i].fe_kind & 7],
+			    l.fls_ents[i].fe_mode,
+			    (unsigned long long)l.fls_ents[i].fe_size,
+			    l.fls_ents[i].fe_name);
+		if (l.fls_truncated)
+			fprintf(fp, "... (more than %d entries)\n",
+			    MSG_FILE_LIST_MAX);
+		if (fclose(fp) == EOF)
+			err(1, "write");
+		msg_filelist_free(&l);
+		last = 1;
+	}
+	while (!last) {
+		ctl_write_all(fd, a.fl_data, a.fl_data_len);
+		last = (a.fl_flags & MSG_FILE_LAST) != 0;
+		msg_file_free(&a);
+		if (last)
+			break;
+		ctl_file_send(ibuf, IMSG_CTL_FILE_MORE, NULL);
+		if (ctl_file_wait(ibuf, &a, NULL, &got) == -1) {
+			if (fd != STDOUT_FILENO)
+				unlink(tmp);
+			return (1);
+		}
+		if (got != 1)
+			errx(1, "no chunk");
+	}
+	if (fd != STDOUT_FILENO) {
+		if (fsync(fd) == -1 || close(fd) == -1 ||
+		    rename(tmp, res->local) == -1) {
+			unlink(tmp);
+			err(1, "%s", res->local);
+		}
+	}
+	return (0);
 }

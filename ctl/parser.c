@@ -65,6 +65,7 @@ enum token_field {
 	F_NAME,
 	F_EMAIL,
 	F_PATH,
+	F_LOCAL,
 	F_REPLACE,
 	F_DELETE,
 	F_TOKEN,
@@ -98,6 +99,12 @@ static const struct token t_boot_memory[];
 static const struct token t_boot_pids[];
 static const struct token t_boot_cpu[];
 static const struct token t_stop[];
+static const struct token t_put[];
+static const struct token t_put_local[];
+static const struct token t_put_path[];
+static const struct token t_get[];
+static const struct token t_get_path[];
+static const struct token t_get_local[];
 static const struct token t_exec[];
 static const struct token t_exec_opts[];
 static const struct token t_exec_timeout[];
@@ -130,6 +137,8 @@ static const struct token t_main[] = {
 	{ KEYWORD, "exec", CTL_EXEC, t_exec, 0, 0 },
 	{ KEYWORD, "git-config", CTL_GIT_CONFIG, t_gitconfig, 0, 0 },
 	{ KEYWORD, "git-init", CTL_GIT_INIT, t_gitinit, 0, 0 },
+	{ KEYWORD, "put", CTL_PUT, t_put, 0, 0 },
+	{ KEYWORD, "get", CTL_GET, t_get, 0, 0 },
 	{ KEYWORD, "probe", CTL_PROBE, t_key, 0, 0 },
 	{ KEYWORD, "log", CTL_NONE, t_log, 0, 0 },
 	{ KEYWORD, "reload", CTL_RELOAD, t_end, 0, 0 },
@@ -344,6 +353,37 @@ static const struct token t_gitinit[] = {
 static const struct token t_gitinit_path[] = {
 	{ NOTOKEN, NULL, 0, NULL, 0, 0 },
 	{ STRING, "PATH", F_PATH, t_end, 0, PATH_MAX - 1 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+/* put KEY LOCAL PATH, get KEY PATH LOCAL; LOCAL "-" is stdin, stdout. */
+static const struct token t_put[] = {
+	{ FENCE, "KEY", F_KEY, t_put_local, 0, 0 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_put_local[] = {
+	{ STRING, "LOCAL", F_LOCAL, t_put_path, 1, PATH_MAX - 1 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_put_path[] = {
+	{ STRING, "PATH", F_PATH, t_end, 1, PATH_MAX - 1 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_get[] = {
+	{ FENCE, "KEY", F_KEY, t_get_path, 0, 0 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_get_path[] = {
+	{ STRING, "PATH", F_PATH, t_get_local, 0, PATH_MAX - 1 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_get_local[] = {
+	{ STRING, "LOCAL", F_LOCAL, t_end, 1, PATH_MAX - 1 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 
@@ -620,6 +660,7 @@ parse_take(const struct token *t, int i)
 		break;
 	case F_PROC:		res.proc = v;		break;
 	case F_SIGNAL:		res.signal = word;	break;
+	case F_LOCAL:		res.local = word;	break;
 	default:
 		errx(1, "%s: field %d", __func__, t->t_value);
 	}

@@ -31,7 +31,9 @@ enum ctl_action {
 	CTL_SPAWN,
 	CTL_SHOW_PROCS,
 	CTL_SHOW_PROC,
-	CTL_KILL
+	CTL_KILL,
+	CTL_PUT,
+	CTL_GET
 };
 
 /*
@@ -55,7 +57,8 @@ struct parse_result {
 	const char	*cwd;
 	const char	*name;		/* git user.name */
 	const char	*email;		/* git user.email */
-	const char	*path;		/* git-init */
+	const char	*path;		/* git-init; put and get: in the home */
+	const char	*local;		/* put and get: a file here, "-": stdio */
 	int		 replace;	/* token -r */
 	int		 delete;	/* token -d */
 	const char	*token;		/* token NAME */

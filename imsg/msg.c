@@ -88,6 +88,11 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_AGENT_PROCS] =		"IMSG_AGENT_PROCS",
 	[IMSG_AGENT_PROC] =		"IMSG_AGENT_PROC",
 	[IMSG_AGENT_PROC_END] =		"IMSG_AGENT_PROC_END",
+	[IMSG_AGENT_FILE_READ] =	"IMSG_AGENT_FILE_READ",
+	[IMSG_AGENT_FILE_WRITE] =	"IMSG_AGENT_FILE_WRITE",
+	[IMSG_AGENT_FILE_DELETE] =	"IMSG_AGENT_FILE_DELETE",
+	[IMSG_AGENT_FILE] =		"IMSG_AGENT_FILE",
+	[IMSG_AGENT_FILE_LIST] =	"IMSG_AGENT_FILE_LIST",
 	[IMSG_PROBE_PREPARE] =		"IMSG_PROBE_PREPARE",
 	[IMSG_PROBE_EXEC] =		"IMSG_PROBE_EXEC",
 	[IMSG_PROBE_OUTPUT] =		"IMSG_PROBE_OUTPUT",
@@ -101,6 +106,11 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_CTL_SPAWN] =		"IMSG_CTL_SPAWN",
 	[IMSG_CTL_PROCS] =		"IMSG_CTL_PROCS",
 	[IMSG_CTL_PROC] =		"IMSG_CTL_PROC",
+	[IMSG_CTL_FILE_PUT] =		"IMSG_CTL_FILE_PUT",
+	[IMSG_CTL_FILE_GET] =		"IMSG_CTL_FILE_GET",
+	[IMSG_CTL_FILE_MORE] =		"IMSG_CTL_FILE_MORE",
+	[IMSG_CTL_FILE] =		"IMSG_CTL_FILE",
+	[IMSG_CTL_FILE_LIST] =		"IMSG_CTL_FILE_LIST",
 };
 
 /*
@@ -357,6 +367,7 @@ static const struct mc_field msg_config_fields[] = {
 	MC_STRS(struct fenced_config, c_http_origin, c_http_norigins),
 	MC_U(struct fenced_config, c_exec_processes,
 	    EXEC_PROCESSES_MIN, EXEC_PROCESSES_MAX),
+	MC_U(struct fenced_config, c_files_max, FILES_MIN, FILES_MAX),
 };
 static const struct mc_table msg_config = MC_TABLE(msg_config_fields);
 

@@ -54,6 +54,9 @@ enum imsg_type {
 	IMSG_CTL_SHOW_TOKENS,	/* empty: the caller's host tokens */
 	IMSG_CTL_SPAWN,		/* struct msg_exec (bearer ignored) */
 	IMSG_CTL_PROCS,		/* struct msg_proc_req (bearer ignored) */
+	IMSG_CTL_FILE_PUT,	/* struct msg_file: a chunk of fencectl put */
+	IMSG_CTL_FILE_GET,	/* struct msg_file: fencectl get */
+	IMSG_CTL_FILE_MORE,	/* empty: the next chunk of a get */
 
 	/* broker -> fencectl */
 	IMSG_CTL_STATS,		/* struct msg_stats */
@@ -67,6 +70,8 @@ enum imsg_type {
 	IMSG_CTL_VERDICT,	/* struct msg_verdict */
 	IMSG_CTL_TOKENINFO,	/* struct msg_tokeninfo, one per token */
 	IMSG_CTL_PROC,		/* struct msg_proc */
+	IMSG_CTL_FILE,		/* struct msg_file: stat, a chunk of a get */
+	IMSG_CTL_FILE_LIST,	/* struct msg_filelist */
 
 	/* broker -> fencer (ih_peerid: the broker's request id) */
 	IMSG_FENCE_BOOT,	/* struct msg_boot */
@@ -101,6 +106,9 @@ enum imsg_type {
 	IMSG_AGENT_GIT_INIT,	/* struct msg_gitinit */
 	IMSG_AGENT_SPAWN,	/* struct msg_exec: a background process */
 	IMSG_AGENT_PROCS,	/* struct msg_proc_req */
+	IMSG_AGENT_FILE_READ,	/* struct msg_file: a chunk, or a listing */
+	IMSG_AGENT_FILE_WRITE,	/* struct msg_file: a chunk of a write */
+	IMSG_AGENT_FILE_DELETE,	/* struct msg_file */
 
 	/* agent -> broker (ih_peerid: the request answered) */
 	IMSG_AGENT_RESULT,	/* struct msg_result */
@@ -108,6 +116,8 @@ enum imsg_type {
 	IMSG_AGENT_ERROR,	/* struct msg_error */
 	IMSG_AGENT_PROC,	/* struct msg_proc: one background process */
 	IMSG_AGENT_PROC_END,	/* empty: the last of a listing */
+	IMSG_AGENT_FILE,	/* struct msg_file (reply) */
+	IMSG_AGENT_FILE_LIST,	/* struct msg_filelist (reply to a read) */
 
 	IMSG_TYPE_MAX
 };
@@ -271,6 +281,65 @@ struct msg_gitinit {
 	uid_t		 gi_owner;	/* fencectl -> broker, or NONE */
 	uint8_t		 gi_bearer[MSG_BEARER_LEN];
 	char		 gi_path[PATH_MAX];	/* "" for HOME */
+};
+
+/*
+ * Files of a fence's home (docs/files.md), moved by its agent in
+ * chunks of at most MSG_FILE_CHUNK bytes.  A path is relative to HOME.
+ */
+#define MSG_FILE_CHUNK		(1024 * 1024)
+#define MSG_FILE_NAME_MAX	255		/* one component */
+#define MSG_FILE_LIST_MAX	1000		/* entries of a listing */
+#define MSG_FILE_TMP_PREFIX	".fenced-put-"
+
+#define MSG_FILE_FIRST		0x01	/* write: make the temporary */
+#define MSG_FILE_LAST		0x02	/* write: rename it into place */
+#define MSG_FILE_MKDIR		0x04	/* write: make missing parents */
+#define MSG_FILE_EXCL		0x08	/* write: refuse an existing name */
+#define MSG_FILE_ABORT		0x10	/* write: remove the temporary */
+#define MSG_FILE_FLAGS		0x1f
+
+#define MSG_FILE_REG		1
+#define MSG_FILE_DIR		2
+#define MSG_FILE_LNK		3
+#define MSG_FILE_FIFO		4
+#define MSG_FILE_SOCK		5
+#define MSG_FILE_DEV		6
+#define MSG_FILE_OTHER		7
+
+/* One request or answer.  Decoded ones own fl_data: msg_file_free(). */
+struct msg_file {
+	char		 fl_key[FENCE_KEY_SIZE];	/* fencectl -> broker */
+	uid_t		 fl_owner;	/* fencectl -> broker, or NONE */
+	uint8_t		 fl_bearer[MSG_BEARER_LEN];
+	char		 fl_path[PATH_MAX];
+	char		 fl_tmp[MSG_FILE_NAME_MAX + 1];	/* a write's temporary */
+	uint32_t	 fl_flags;	/* MSG_FILE_FIRST ... */
+	uint32_t	 fl_mode;	/* write: its permissions; answer: st_mode */
+	uint32_t	 fl_kind;	/* answer: MSG_FILE_REG ... */
+	uint32_t	 fl_length;	/* read: bytes wanted */
+	uint64_t	 fl_offset;
+	uint64_t	 fl_size;	/* write: the whole; answer: st_size */
+	uint64_t	 fl_ino;	/* answer; read: the first answer's, or 0 */
+	int64_t		 fl_mtime;	/* answer: unix time */
+	int		 fl_created;	/* answer to a last write: it is new */
+	uint8_t		*fl_data;
+	size_t		 fl_data_len;
+};
+
+struct msg_fileent {
+	char		 fe_name[MSG_FILE_NAME_MAX + 1];
+	uint32_t	 fe_kind;
+	uint32_t	 fe_mode;
+	uint64_t	 fe_size;
+	int64_t		 fe_mtime;
+};
+
+/* A directory.  Decoded ones own fls_ents: msg_filelist_free(). */
+struct msg_filelist {
+	struct msg_fileent *fls_ents;
+	size_t		 fls_count;
+	int		 fls_truncated;	/* more than MSG_FILE_LIST_MAX */
 };
 
 /*
@@ -492,5 +561,12 @@ int	 msg_proc_req_decode(const void *, size_t, struct msg_proc_req *);
 int	 msg_proc_encode(const struct msg_proc *, void **, size_t *);
 int	 msg_proc_decode(const void *, size_t, struct msg_proc *);
 void	 msg_proc_free(struct msg_proc *);
+/* imsg/msg_files.c */
+int	 msg_file_encode(const struct msg_file *, void **, size_t *);
+int	 msg_file_decode(const void *, size_t, struct msg_file *);
+void	 msg_file_free(struct msg_file *);
+int	 msg_filelist_encode(const struct msg_filelist *, void **, size_t *);
+int	 msg_filelist_decode(const void *, size_t, struct msg_filelist *);
+void	 msg_filelist_free(struct msg_filelist *);
 
 #endif /* MSG_H */

@@ -64,6 +64,7 @@ config_defaults(struct fenced_config *c)
 	c->c_exec_inflight_user = 32;
 	c->c_exec_processes = 16;
 	c->c_http_body_max = 2U << 20;
+	c->c_files_max = 16U << 20;
 	c->c_http_headers_max = 8192;
 	c->c_http_timeout = 10;
 	(void)strlcpy(c->c_probe_dns, PROBE_DNS_DEFAULT,

@@ -146,6 +146,8 @@ static const struct conf_num conf_num_processes =
     "" };
 static const struct conf_num conf_num_http_body =
     { "http body max", UNIT_SIZE, HTTP_BODY_MIN, HTTP_BODY_MAX, "" };
+static const struct conf_num conf_num_files =
+    { "files max", UNIT_SIZE, FILES_MIN, FILES_MAX, "" };
 static const struct conf_num conf_num_http_headers =
     { "http headers max", UNIT_SIZE, HTTP_HEADERS_MIN, HTTP_HEADERS_MAX,
     "" };
@@ -238,6 +240,7 @@ static void	 conf_include(const char *);
 %token	OUTPUT
 %token	PER PIDS PLATFORM POOL PORT PROBE RUNSC SOCKET STATE TCP TIER TIMEOUT UIDS
 %token	USER VM ACCEL KERNEL INITRD IMAGE SHA256 PROCESSES
+%token	FILES
 %token	ERROR
 %token	<v.string>	STRING
 %type	<v.string>	port max peruser
@@ -340,6 +343,9 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 			conf_u32(&conf_num_processes, $3,
 			    &ps.conf->c_exec_processes);
 		}
+		| FILES MAX STRING		{
+			conf_u32(&conf_num_files, $3, &ps.conf->c_files_max);
+		}
 		| HTTP BODY MAX STRING		{
 			conf_u32(&conf_num_http_body, $4,
 			    &ps.conf->c_http_body_max);
@@ -389,6 +395,7 @@ static const struct conf_keyword {
 	{ "exec",	EXEC },
 	{ "fence",	FENCE },
 	{ "fences",	FENCES },
+	{ "files",	FILES },
 	{ "group",	GROUP },
 	{ "headers",	HEADERS },
 	{ "home",	HOME },

@@ -516,6 +516,15 @@ ATF_TC_BODY(http_limits, tc)
 	    "and 4096");
 	parse_fails(OK2 "http body max 100M\n", 3,
 	    "http body max 100M is out of range: must be between 4K and 8M");
+	/* files max: 16M unless said, 4K to 256M. */
+	ATF_CHECK_EQ(c.c_files_max, 16U << 20);
+	ATF_REQUIRE_EQ(parse_text("files max 64K\n", &c), 0);
+	ATF_CHECK_EQ(c.c_files_max, 65536);
+	ATF_REQUIRE_EQ(parse_text("files max 256M\n", &c), 0);
+	ATF_CHECK_EQ(c.c_files_max, 256U << 20);
+	parse_fails(OK2 "files max 1K\n", 3,
+	    "files max 1K is out of range: must be between 4K and 256M");
+	parse_fails(OK2 "files max 1G\n", 3, "files max 1G is out of range");
 	parse_fails(OK2 "http headers max 512\n", 3,
 	    "http headers max 512 is out of range");
 	parse_fails(OK2 "http timeout 0\n", 3,

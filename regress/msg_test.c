@@ -69,6 +69,7 @@ config_sample(struct fenced_config *c)
 	c->c_verbose = 2;
 	c->c_pool[1] = 4;
 	c->c_pool[2] = POOL_MAX;
+	c->c_files_max = 16U << 20;
 }
 
 static void
@@ -173,7 +174,7 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	47
+#define CONFIG_NFIELDS	48
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -227,6 +228,7 @@ config_fields(struct field *f)
 		{ F_U, POOL_MAX, 0, NULL, 0 },
 		{ F_ARR, 0, 0, NULL, 0 },	/* http origin */
 		{ F_U, 16, 0, NULL, 0 },
+		{ F_U, 16U << 20, 0, NULL, 0 },
 	};
 
 	ceil_sample();
@@ -407,6 +409,7 @@ ATF_TC_BODY(config_roundtrip, tc)
 	a.c_http_timeout = HTTP_TIMEOUT_MIN;
 	a.c_http_conns_max = HTTP_CONNS_MAX;
 	a.c_http_conns_user = HTTP_CONNS_MAX;
+	a.c_files_max = FILES_MAX;
 	/* The longest name and the most targets, of every shape. */
 	memset(a.c_probe_dns, 'd', sizeof(a.c_probe_dns) - 1);
 	a.c_probe_ntcp = PROBE_TCP_MAX;
@@ -963,6 +966,7 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_FENCE_END:
 		case IMSG_AGENT_READY:
 		case IMSG_AGENT_PROC_END:
+		case IMSG_CTL_FILE_MORE:
 			send_recv(a, b, t, -1, NULL, 0, &m);
 			ATF_REQUIRE_EQ(0, msg_empty_decode(m.data, m.len));
 			break;
@@ -1004,9 +1008,18 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_AGENT_SPAWN:
 		case IMSG_AGENT_PROCS:
 		case IMSG_AGENT_PROC:
+		case IMSG_CTL_FILE_PUT:
+		case IMSG_CTL_FILE_GET:
+		case IMSG_CTL_FILE:
+		case IMSG_CTL_FILE_LIST:
+		case IMSG_AGENT_FILE_READ:
+		case IMSG_AGENT_FILE_WRITE:
+		case IMSG_AGENT_FILE_DELETE:
+		case IMSG_AGENT_FILE:
+		case IMSG_AGENT_FILE_LIST:
 			/*
 			 * Codecs of msg_fence.c, msg_agent.c, msg_token.c,
-			 * msg_probe.c, msg_proc.c.
+			 * msg_probe.c, msg_proc.c, msg_files.c (msg_files_test).
 			 */
 			continue;
 		default:
