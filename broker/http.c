@@ -58,6 +58,7 @@
 #include "proc.h"
 #include "broker.h"
 #include "http.h"
+#include "http_page.h"
 
 #define HTTP_ACCEPT_PAUSE_SEC	1	/* out of descriptors: wait */
 #define HTTP_ANON_SHARE		2	/* anonymous: max / 2 at most */
@@ -934,7 +935,7 @@ http_json_out(const char *buf, size_t len, void *arg)
  * whatever else its request to the fence service says goes nowhere.
  */
 static void
-http_send(struct hreq *hr, int status)
+http_send_as(struct hreq *hr, int status, const char *type)
 {
 	struct evhttp_request *req = hr->hr_req;
 	struct hconn	*hc = hr->hr_conn;
@@ -944,8 +945,7 @@ http_send(struct hreq *hr, int status)
 		hc->hc_req = NULL;
 	}
 	svc_orphan(hr);
-	evbuffer_add(evhttp_request_get_output_buffer(req), "\n", 1);
-	http_header(hr, "Content-Type", "application/json");
+	http_header(hr, "Content-Type", type);
 	http_header(hr, "Cache-Control", "no-store");
 	http_header(hr, "X-Content-Type-Options", "nosniff");
 	if (hr->hr_list != NULL)
@@ -953,6 +953,13 @@ http_send(struct hreq *hr, int status)
 	free(hr);
 	/* The request, and perhaps the connection, are evhttp's again. */
 	evhttp_send_reply(req, status, http_reason(status), NULL);
+}
+
+static void
+http_send(struct hreq *hr, int status)
+{
+	evbuffer_add(evhttp_request_get_output_buffer(hr->hr_req), "\n", 1);
+	http_send_as(hr, status, "application/json");
 }
 
 static void
@@ -1003,6 +1010,21 @@ http_reply_buffer(struct hreq *hr, int status, struct evbuffer *body)
 		status = 500;
 	}
 	http_send(hr, status);
+}
+
+/* Answer hr with status and len bytes of data, a file of type. */
+void
+http_reply_static(struct hreq *hr, int status, const char *type,
+    const void *data, size_t len)
+{
+	struct evbuffer	*out = evhttp_request_get_output_buffer(hr->hr_req);
+
+	if (evbuffer_add_reference(out, data, len, NULL, NULL) == -1) {
+		http_internal(out);
+		http_send(hr, 500);
+		return;
+	}
+	http_send_as(hr, status, type);
 }
 
 /* An error, with more fields in extra (taken over, may be NULL). */
@@ -1143,6 +1165,8 @@ http_request(struct evhttp_request *req, void *arg)
 		    "connections", http_conf()->c_http_conns_max);
 		return;
 	}
+	if (http_page(hr))
+		return;
 	if (http_auth(hr, &uid) == -1 || http_conn_owner(hr, hc, uid) == -1)
 		return;
 	hr->hr_uid = uid;
