@@ -2,8 +2,8 @@
  * GET / and the files of the status page (docs/page.md), answered
  * before the token is looked for: the page holds no secret, it asks its
  * user for the token and sends it with every API call it makes.  Only
- * the paths of page_files[] are served so; every other path is the
- * API's, token first.
+ * the paths of page_files[] exactly, without a query, are served so;
+ * every other request is the API's, token first.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -46,6 +46,8 @@ http_page(struct hreq *hr)
 
 	uri = evhttp_request_get_evhttp_uri(hr->hr_req);
 	if (uri == NULL || (path = evhttp_uri_get_path(uri)) == NULL ||
+	    evhttp_uri_get_query(uri) != NULL ||
+	    evhttp_uri_get_fragment(uri) != NULL ||
 	    (pf = page_find(path)) == NULL)
 		return (0);
 	method = evhttp_request_get_command(hr->hr_req);

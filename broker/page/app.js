@@ -378,8 +378,10 @@
 		c.axes.replaceChildren();
 		c.kernel.textContent = "";
 		if (bd === null || typeof bd !== "object") {
-			c.note.textContent = "Not measured yet: the probe " +
-			    "runs once the fence is up.";
+			c.note.textContent = c.env && c.env.state !==
+			    "running" ? "Stopped: its verdicts are not kept." :
+			    "Not measured yet: the probe runs once the " +
+			    "fence is up.";
 			return;
 		}
 		c.note.textContent = "Measured" + (bd.when ? " " +
