@@ -377,6 +377,8 @@
 	function renderBoundary(c, bd) {
 		c.axes.replaceChildren();
 		c.kernel.textContent = "";
+		c.axes.parentElement.hidden = bd === null ||
+		    typeof bd !== "object";
 		if (bd === null || typeof bd !== "object") {
 			c.note.textContent = c.env && c.env.state !==
 			    "running" ? "Stopped: its verdicts are not kept." :
