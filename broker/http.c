@@ -59,6 +59,7 @@
 #include "broker.h"
 #include "http.h"
 #include "files.h"
+#include "http_page.h"
 
 #define HTTP_ACCEPT_PAUSE_SEC	1	/* out of descriptors: wait */
 #define HTTP_ANON_SHARE		2	/* anonymous: max / 2 at most */
@@ -960,7 +961,7 @@ http_json_out(const char *buf, size_t len, void *arg)
  * whatever else its request to the fence service says goes nowhere.
  */
 static void
-http_send(struct hreq *hr, int status)
+http_send_as(struct hreq *hr, int status, const char *type)
 {
 	struct evhttp_request *req = hr->hr_req;
 	struct hconn	*hc = hr->hr_conn;
@@ -971,14 +972,8 @@ http_send(struct hreq *hr, int status)
 	}
 	svc_orphan(hr);
 	files_orphan(hr);
-	if (hr->hr_raw) {
-		/* Bytes of a file, exactly as they are (http_files.c). */
-		http_header(hr, "Content-Type", "application/octet-stream");
-		http_header(hr, "Content-Disposition", "attachment");
-	} else if (status != 204) {
-		evbuffer_add(evhttp_request_get_output_buffer(req), "\n", 1);
-		http_header(hr, "Content-Type", "application/json");
-	}
+	if (type != NULL)
+		http_header(hr, "Content-Type", type);
 	http_header(hr, "Cache-Control", "no-store");
 	http_header(hr, "X-Content-Type-Options", "nosniff");
 	http_cors_headers(hr);
@@ -987,6 +982,23 @@ http_send(struct hreq *hr, int status)
 	free(hr);
 	/* The request, and perhaps the connection, are evhttp's again. */
 	evhttp_send_reply(req, status, http_reason(status), NULL);
+}
+
+static void
+http_send(struct hreq *hr, int status)
+{
+	if (status == 204) {
+		http_send_as(hr, status, NULL);
+		return;
+	}
+	if (hr->hr_raw) {
+		/* Bytes of a file, exactly as they are (http_files.c). */
+		http_header(hr, "Content-Disposition", "attachment");
+		http_send_as(hr, status, "application/octet-stream");
+		return;
+	}
+	evbuffer_add(evhttp_request_get_output_buffer(hr->hr_req), "\n", 1);
+	http_send_as(hr, status, "application/json");
 }
 
 /* An answer without a body (204: a preflight). */
@@ -1044,6 +1056,21 @@ http_reply_buffer(struct hreq *hr, int status, struct evbuffer *body)
 		status = 500;
 	}
 	http_send(hr, status);
+}
+
+/* Answer hr with status and len bytes of data, a file of type. */
+void
+http_reply_static(struct hreq *hr, int status, const char *type,
+    const void *data, size_t len)
+{
+	struct evbuffer	*out = evhttp_request_get_output_buffer(hr->hr_req);
+
+	if (evbuffer_add_reference(out, data, len, NULL, NULL) == -1) {
+		http_internal(out);
+		http_send(hr, 500);
+		return;
+	}
+	http_send_as(hr, status, type);
 }
 
 /* An error, with more fields in extra (taken over, may be NULL). */
@@ -1185,7 +1212,8 @@ http_request(struct evhttp_request *req, void *arg)
 		return;
 	}
 	/* The browser's rules first: no token is looked at before. */
-	if (http_host_check(hr) == -1 || http_origin_check(hr) != 0)
+	if (http_host_check(hr) == -1 || http_origin_check(hr) != 0 ||
+	    http_page(hr))
 		return;
 	if (http_auth(hr, &uid) == -1 || http_conn_owner(hr, hc, uid) == -1)
 		return;

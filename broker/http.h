@@ -43,6 +43,8 @@ struct hreq {
 void	 http_reply(struct hreq *, int, json_t *);
 void	 http_reply_text(struct hreq *, int, const char *, size_t);
 void	 http_reply_buffer(struct hreq *, int, struct evbuffer *);
+void	 http_reply_static(struct hreq *, int, const char *, const void *,
+	    size_t);
 void	 http_error(struct hreq *, int, const char *, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
 void	 http_error_with(struct hreq *, int, const char *, const char *,
@@ -66,6 +68,7 @@ struct msg_result;
 json_t	*http_api_result(const struct msg_result *, int);
 
 /* http_procs.c: background processes */
+struct svc_answer;
 void	 http_procs_list(struct hreq *);
 void	 http_procs_read(struct hreq *, const char *);
 void	 http_procs_delete(struct hreq *, const char *);

@@ -8,13 +8,16 @@
 # python3 (the forge and flood clients), iproute2 (ss), e2fsprogs
 # (mkfs.ext4), mount (losetup), binutils (readelf), passwd (useradd),
 # runsc (gVisor: the runsc backend and its tests), squashfs-tools
-# (mksquashfs: images/fence-root, the vm backend's root).
+# (mksquashfs: images/fence-root, the vm backend's root), chromium,
+# chromium-driver and python3-selenium (regress/page_test: the status
+# page in a real headless browser, docs/page.md).
 set -eu
 
 pkgs="gcc make pkg-config libevent-dev libseccomp-dev libcap-dev
 libmsgpack-dev libbsd-dev libjansson-dev libatf-dev atf-sh kyua byacc
 mandoc curl iproute2 bubblewrap git clang libclang-rt-14-dev passwd
-procps xxd python3 e2fsprogs mount binutils runsc squashfs-tools"
+procps xxd python3 e2fsprogs mount binutils runsc squashfs-tools
+chromium chromium-driver python3-selenium"
 
 missing=
 for p in $pkgs; do

@@ -85,7 +85,8 @@ srcs_of() {
 	msg)	echo "" ;;
 	imsg)	echo "imsg/imsg.c" ;;
 	ctl)	echo "imsg/imsg.c fuzz/stub_svc.c" ;;
-	http)	echo "broker/http.c broker/http_cors.c broker/http_api.c parent/config.c fuzz/stub_svc.c" ;;
+	http)	echo "broker/http.c broker/http_cors.c broker/http_api.c
+		    broker/http_page.c gen/page.c parent/config.c fuzz/stub_svc.c" ;;
 	config)	echo "parent/config.c gen/parse.c" ;;
 	runsc)	echo "fencer/runsc/runsc_parse.c" ;;
 	vmconsole) echo "fencer/vm/vm_console.c" ;;
@@ -143,6 +144,18 @@ then
 	fi
 	"$YACC" -o "$out/gen/parse.c.$$" "$top/parent/parse.y"
 	mv -f "$out/gen/parse.c.$$" "$out/gen/parse.c"
+fi
+
+# The status page's files, as the GNUmakefile compiles them in.
+page_files=$(ls "$top"/broker/page/* | sort)
+# shellcheck disable=SC2086
+if [ ! -f "$out/gen/page.c" ] || [ -n "$(find "$top/scripts/page.sh" \
+    "$top/broker/page" $page_files -newer "$out/gen/page.c" | head -1)" ]
+then
+	mkdir -p "$out/gen"
+	# shellcheck disable=SC2086
+	sh "$top/scripts/page.sh" $page_files > "$out/gen/page.c.$$"
+	mv -f "$out/gen/page.c.$$" "$out/gen/page.c"
 fi
 
 # The seeds the project's own encoders make (fuzz/mkseeds.c), written
