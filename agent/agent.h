@@ -67,7 +67,8 @@ enum agent_kill {
 	KILL_NONE = 0,
 	KILL_TIMEOUT,
 	KILL_BUDGET,
-	KILL_SHUTDOWN
+	KILL_SHUTDOWN,
+	KILL_CANCEL		/* a streamed job's client went away */
 };
 
 struct agent_out {
@@ -105,6 +106,10 @@ struct agent_job {
 	uint32_t	 j_duration_ms;
 	agent_job_cb	 j_done;
 	void		*j_arg;
+	/* Streamed (agent_stream.c): CHUNKs as read, within credit. */
+	int		 j_stream;
+	size_t		 j_credit;	/* bytes it may send unacknowledged */
+	int		 j_ended;	/* reaped; the pipes drain */
 };
 
 struct agent {
@@ -137,6 +142,14 @@ void	 agent_exec(uint32_t, struct msg_exec *);
 void	 agent_job_to_result(struct agent_job *, struct msg_result *);
 int	 agent_job_failed(struct agent_job *, const char *);
 
+void	 agent_exec_stream(uint32_t, struct msg_exec *);
+
+/* agent_stream.c */
+void	 agent_stream_chunk(struct agent_job *, int, const uint8_t *,
+	    size_t);
+void	 agent_stream_credit(uint32_t, const void *, size_t);
+void	 agent_stream_cancel(uint32_t, const void *, size_t);
+
 /* agent_git.c */
 void	 agent_git_config(uint32_t, struct msg_gitconfig *);
 void	 agent_git_init(uint32_t, struct msg_gitinit *);
@@ -147,6 +160,8 @@ struct agent_job *agent_job_start(uint32_t, const struct agent_spawn *,
 void	 agent_job_stdin(struct agent_job *, uint8_t *, size_t);
 void	 agent_job_free(struct agent_job *);
 void	 agent_job_kill(struct agent_job *, int);
+void	 agent_job_resume(struct agent_job *);
+void	 agent_job_cancel(struct agent_job *);
 void	 agent_reap(void);
 void	 agent_sweep_schedule(void);
 void	 agent_shutdown_jobs(void);

@@ -61,7 +61,8 @@ enum svc_what {
 	SVC_RESULT,	/* a_result, and a_raw as the agent sent it */
 	SVC_IDENTITY,	/* a_git, its bearer wiped */
 	SVC_ERROR,	/* a_code, a_message */
-	SVC_END		/* after the fences of a stop of all */
+	SVC_END,	/* after the fences of a stop of all */
+	SVC_CHUNK	/* a_chunk, a_id: output of a streamed exec */
 };
 
 /*
@@ -84,6 +85,8 @@ struct svc_answer {
 	const struct msg_gitconfig *a_git;
 	const char		*a_code;
 	const char		*a_message;
+	const struct msg_chunk	*a_chunk;
+	uint32_t		 a_id;		/* for svc_stream_credit() */
 };
 typedef void	(*svc_cb)(void *, const struct svc_answer *);
 
@@ -97,6 +100,9 @@ void		 svc_probe(const struct svc_who *, uid_t, const char *, int,
 		    svc_cb, void *);
 void		 svc_exec(const struct svc_who *, struct msg_exec *, svc_cb,
 		    void *);
+void		 svc_exec_stream(const struct svc_who *, struct msg_exec *,
+		    svc_cb, void *);
+void		 svc_stream_credit(uint32_t, void *, size_t);
 void		 svc_git_config(const struct svc_who *,
 		    struct msg_gitconfig *, svc_cb, void *);
 void		 svc_git_init(const struct svc_who *, struct msg_gitinit *,

@@ -937,6 +937,23 @@ static void
 http_send(struct hreq *hr, int status)
 {
 	struct evhttp_request *req = hr->hr_req;
+
+	evbuffer_add(evhttp_request_get_output_buffer(req), "\n", 1);
+	http_header(hr, "Content-Type", "application/json");
+	http_header(hr, "Cache-Control", "no-store");
+	http_header(hr, "X-Content-Type-Options", "nosniff");
+	http_forget(hr);
+	/* The request, and perhaps the connection, are evhttp's again. */
+	evhttp_send_reply(req, status, http_reason(status), NULL);
+}
+
+/*
+ * hr is answered (or its answer is about to end, http_stream.c): it is
+ * freed, and whatever else its request says goes nowhere.
+ */
+void
+http_forget(struct hreq *hr)
+{
 	struct hconn	*hc = hr->hr_conn;
 
 	if (hc != NULL) {
@@ -944,15 +961,16 @@ http_send(struct hreq *hr, int status)
 		hc->hc_req = NULL;
 	}
 	svc_orphan(hr);
-	evbuffer_add(evhttp_request_get_output_buffer(req), "\n", 1);
-	http_header(hr, "Content-Type", "application/json");
-	http_header(hr, "Cache-Control", "no-store");
-	http_header(hr, "X-Content-Type-Options", "nosniff");
 	if (hr->hr_list != NULL)
 		evbuffer_free(hr->hr_list);
 	free(hr);
-	/* The request, and perhaps the connection, are evhttp's again. */
-	evhttp_send_reply(req, status, http_reason(status), NULL);
+}
+
+/* hr is still waiting for its answer (not answered at once). */
+int
+http_pending(const struct hreq *hr, const struct hconn *hc)
+{
+	return (hc != NULL && hc->hc_req == hr);
 }
 
 static void

@@ -15,6 +15,8 @@
 struct evbuffer;
 struct evhttp_request;
 struct hconn;
+struct svc_answer;
+struct msg_result;
 
 /* One request being answered; freed once answered or its client left. */
 struct hreq {
@@ -27,6 +29,10 @@ struct hreq {
 	int			 hr_created;	/* a boot: 201 for its fence */
 	int			 hr_listed;	/* fences gathered in hr_list */
 	struct evbuffer		*hr_list;	/* their JSON, comma-separated */
+	int			 hr_stream;	/* exec asked "stream": true */
+	int			 hr_streaming;	/* the event stream began */
+	uint32_t		 hr_stream_id;	/* the service's request */
+	size_t			 hr_owed;	/* chunk bytes not credited */
 };
 
 /* The header that carries the host token. */
@@ -42,10 +48,19 @@ void	 http_error_with(struct hreq *, int, const char *, const char *,
 	    json_t *);
 void	 http_header(struct hreq *, const char *, const char *);
 const char *http_reason(int);
+void	 http_forget(struct hreq *);
+int	 http_pending(const struct hreq *, const struct hconn *);
+
+/* http_stream.c */
+void	 http_stream_start(struct hreq *);
+void	 http_stream_answer(void *, const struct svc_answer *);
 
 /* http_api.c */
 void	 http_api_request(struct hreq *);
 int	 http_api_status(const char *);
 json_t	*http_api_message(const char *, const char *);
+void	 http_api_answer(void *, const struct svc_answer *);
+json_t	*api_b64_encode(const uint8_t *, size_t);
+json_t	*api_result(const struct msg_result *, int);
 
 #endif /* HTTP_H */

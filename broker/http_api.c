@@ -105,6 +105,13 @@ static const struct {
 
 static void	api_answer(void *, const struct svc_answer *);
 
+/* For http_stream.c: an answer that comes before its stream began. */
+void
+http_api_answer(void *arg, const struct svc_answer *a)
+{
+	api_answer(arg, a);
+}
+
 int
 http_api_status(const char *code)
 {
@@ -152,7 +159,7 @@ http_api_message(const char *code, const char *message)
 static const char api_b64[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-static json_t *
+json_t *
 api_b64_encode(const uint8_t *p, size_t len)
 {
 	json_t	*j;
@@ -341,7 +348,7 @@ api_fence_text(const struct svc_answer *a, char **mine)
  * valid UTF-8 and base64 was not asked for; otherwise both as base64,
  * and "encoding" says which: the bytes always come back exactly.
  */
-static json_t *
+json_t *
 api_result(const struct msg_result *rs, int base64)
 {
 	json_t	*o, *out = NULL, *err = NULL;
@@ -1006,6 +1013,19 @@ api_exec_stdin(struct hreq *hr, const struct api_field *f,
 	return (0);
 }
 
+/* stream: true answers with server-sent events (http_stream.c). */
+static int
+api_exec_stream(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	if (!json_is_boolean(v->av_json)) {
+		http_error(hr, 400, "bad-type", "stream must be true or false");
+		return (-1);
+	}
+	hr->hr_stream = json_is_true(v->av_json);
+	return (0);
+}
+
 static const struct api_field api_exec_fields[] = {
 	{ "encoding",	API_STRING, 0, 16, NULL, NULL, NULL,
 	    api_exec_encoding, 0, 0 },
@@ -1023,6 +1043,8 @@ static const struct api_field api_exec_fields[] = {
 	    NULL, NULL, NULL, API_U32(struct api_exec, e_x.x_max_bytes) },
 	{ "stdin",	API_TEXT, 0, 0, api_exec_stdin_max, NULL, NULL,
 	    api_exec_stdin, 0, 0 },
+	{ "stream",	API_JSON, 0, 0, NULL, NULL, NULL,
+	    api_exec_stream, 0, 0 },
 };
 static const struct api_fields api_exec_body =
     API_FIELDS("an exec request", api_exec_fields);
@@ -1034,6 +1056,7 @@ api_exec(struct hreq *hr)
 	struct api_exec	 e;
 	struct msg_exec	*x = &e.e_x;
 	struct svc_who	 w;
+	struct hconn	*hc = hr->hr_conn;
 	json_t		*o;
 
 	/* hr is gone once answered: what the cleanup needs is kept here. */
@@ -1044,7 +1067,14 @@ api_exec(struct hreq *hr)
 		strlcpy(x->x_key, hr->hr_key, sizeof(x->x_key));
 		x->x_owner = MSG_OWNER_NONE;
 		api_who(hr, &w);
-		svc_exec(&w, x, api_answer, hr);
+		if (!hr->hr_stream)
+			svc_exec(&w, x, api_answer, hr);
+		else {
+			svc_exec_stream(&w, x, http_stream_answer, hr);
+			/* Not refused at once: the events begin. */
+			if (http_pending(hr, hc))
+				http_stream_start(hr);
+		}
 	}
 	if (e.e_b64)
 		free(x->x_stdin);
@@ -1249,6 +1279,7 @@ api_answer(void *arg, const struct svc_answer *a)
 		    a->a_message, NULL);
 		break;
 	case SVC_END:
+	case SVC_CHUNK:
 		http_error(hr, 500, "internal", "unexpected answer");
 		break;
 	}

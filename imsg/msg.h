@@ -51,6 +51,7 @@ enum imsg_type {
 	IMSG_CTL_GIT_CONFIG,	/* struct msg_gitconfig (bearer ignored) */
 	IMSG_CTL_GIT_INIT,	/* struct msg_gitinit (bearer ignored) */
 	IMSG_CTL_PROBE,		/* struct msg_fence_req */
+	IMSG_CTL_EXEC_STREAM,	/* struct msg_exec: CHUNKs, then RESULT */
 
 	/* broker -> fencectl */
 	IMSG_CTL_STATS,		/* struct msg_stats */
@@ -62,6 +63,7 @@ enum imsg_type {
 	IMSG_CTL_RESULT,	/* struct msg_result */
 	IMSG_CTL_GIT_IDENTITY,	/* struct msg_gitconfig */
 	IMSG_CTL_VERDICT,	/* struct msg_verdict */
+	IMSG_CTL_CHUNK,		/* struct msg_chunk: streamed output */
 
 	/* broker -> fencer (ih_peerid: the broker's request id) */
 	IMSG_FENCE_BOOT,	/* struct msg_boot */
@@ -94,11 +96,15 @@ enum imsg_type {
 	IMSG_AGENT_EXEC,	/* struct msg_exec */
 	IMSG_AGENT_GIT_CONFIG,	/* struct msg_gitconfig */
 	IMSG_AGENT_GIT_INIT,	/* struct msg_gitinit */
+	IMSG_AGENT_EXEC_STREAM,	/* struct msg_exec: CHUNKs, then RESULT */
+	IMSG_AGENT_CREDIT,	/* struct msg_credit: more room for CHUNKs */
+	IMSG_AGENT_CANCEL,	/* struct msg_credit (0): kill the job */
 
 	/* agent -> broker (ih_peerid: the request answered) */
 	IMSG_AGENT_RESULT,	/* struct msg_result */
 	IMSG_AGENT_GIT_IDENTITY, /* struct msg_gitconfig (reply) */
 	IMSG_AGENT_ERROR,	/* struct msg_error */
+	IMSG_AGENT_CHUNK,	/* struct msg_chunk, of a streamed exec */
 
 	IMSG_TYPE_MAX
 };
@@ -244,6 +250,29 @@ struct msg_result {
 	size_t		 rs_stderr_len;
 	uint32_t	 rs_duration_ms;
 	int		 rs_truncated;
+};
+
+/*
+ * Streamed exec (docs/agent.md, "Streaming"): the agent sends at most
+ * MSG_STREAM_WINDOW bytes of CHUNK data of a job that its peer has not
+ * given back as CREDIT, each CHUNK at most MSG_CHUNK_MAX bytes.
+ */
+#define MSG_STREAM_WINDOW	(256 * 1024)
+#define MSG_CHUNK_MAX		(64 * 1024)
+#define MSG_CHUNK_STDOUT	1
+#define MSG_CHUNK_STDERR	2
+
+/* Decoded ones own ch_data: msg_chunk_free(). */
+struct msg_chunk {
+	uint32_t	 ch_stream;	/* MSG_CHUNK_STDOUT or _STDERR */
+	uint8_t		*ch_data;
+	size_t		 ch_len;	/* 1..MSG_CHUNK_MAX */
+};
+
+/* CREDIT and CANCEL; ih_peerid names the streamed request. */
+struct msg_credit {
+	uint8_t		 cr_bearer[MSG_BEARER_LEN];
+	uint32_t	 cr_bytes;	/* CREDIT: 1..MSG_STREAM_WINDOW */
 };
 
 #define MSG_GIT_VALUE_MAX	256
@@ -397,5 +426,12 @@ int	 msg_gitconfig_encode(const struct msg_gitconfig *, void **, size_t *);
 int	 msg_gitconfig_decode(const void *, size_t, struct msg_gitconfig *);
 int	 msg_gitinit_encode(const struct msg_gitinit *, void **, size_t *);
 int	 msg_gitinit_decode(const void *, size_t, struct msg_gitinit *);
+
+/* imsg/msg_stream.c */
+int	 msg_chunk_encode(const struct msg_chunk *, void **, size_t *);
+int	 msg_chunk_decode(const void *, size_t, struct msg_chunk *);
+void	 msg_chunk_free(struct msg_chunk *);
+int	 msg_credit_encode(const struct msg_credit *, void **, size_t *);
+int	 msg_credit_decode(const void *, size_t, struct msg_credit *);
 
 #endif /* MSG_H */
