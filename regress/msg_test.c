@@ -982,9 +982,15 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_FENCE_LEVEL:
 		case IMSG_CTL_PROBE:
 		case IMSG_CTL_VERDICT:
+		case IMSG_CTL_EXEC_STREAM:
+		case IMSG_CTL_CHUNK:
+		case IMSG_AGENT_EXEC_STREAM:
+		case IMSG_AGENT_CREDIT:
+		case IMSG_AGENT_CANCEL:
+		case IMSG_AGENT_CHUNK:
 			/*
 			 * Codecs of msg_fence.c, msg_agent.c, msg_token.c,
-			 * msg_probe.c.
+			 * msg_probe.c, msg_stream.c.
 			 */
 			continue;
 		default:
