@@ -69,7 +69,7 @@ output_budget_body() {
 	fenced_vars
 	start_with_secrets
 	$CTL exec ex -- sh -c 'head -c 5000000 /dev/zero' > out 2> err
-	atf_check_equal 1 $?
+	atf_check_equal 125 $?
 	atf_check -o inline:"262144\n" sh -c 'wc -c < out'
 	atf_check -o match:"exec-output-over-budget" cat err
 	atf_check -o inline:"1048576\n" sh -c \

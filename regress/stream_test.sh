@@ -314,6 +314,44 @@ body {"error":"not-found","message":"no environment ka"}
 }
 other_user_cleanup() { fenced_cleanup; }
 
+atf_test_case runsc cleanup
+runsc_head() {
+	atf_set descr "stream on the runsc backend (the same agent): chunks while it runs, a stalled reader blocks it, a client that goes away kills it"
+	atf_set require.user root
+	atf_set timeout 180
+}
+runsc_body() {
+	fenced_vars
+	need_python
+	FENCED_BACKEND=runsc
+	fenced_start
+	t=$(token_of)
+	p=$(fenced_port)
+	call "$t" POST /api/environments/r '{}'
+	expect 201 '"backend":"runsc"'
+	atf_check -o save:ev.out $SSE --then '{"command":"touch go"}' \
+	    $p "$t" r '{"command":"rm -f go; echo a; while [ ! -e go ]; do sleep 0.05; done; echo b","stream":true}'
+	atf_check -o inline:'status 200
+event stdout {"data":"a\\n","encoding":"utf-8"}
+then 200
+event stdout {"data":"b\\n","encoding":"utf-8"}
+' sed -n '1,4p' ev.out
+	atf_check -o inline:"same 1\n" sed -n '$p' ev.out
+	$SSE --stall "$PWD/go2" $p "$t" r \
+	    '{"command":"head -c 200000000 /dev/zero","maxBytes":1048576,"timeoutMs":60000,"stream":true}' \
+	    > slow.out &
+	cpid=$!
+	wait_until 30 grep -q '^event stdout' slow.out || atf_fail "no chunk"
+	sleep 1
+	atf_check_equal 1 "$(in_fence r '^head -c 200000000')"
+	kill $cpid
+	wait $cpid
+	wait_until 10 gone_in_fence r '^head -c 200000000' || \
+	    atf_fail "the command outlived its client"
+	fenced_stop
+}
+runsc_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case events
 	atf_add_test_case limits
@@ -321,4 +359,5 @@ atf_init_test_cases() {
 	atf_add_test_case disconnect
 	atf_add_test_case ctl_exec
 	atf_add_test_case other_user
+	atf_add_test_case runsc
 }
