@@ -22,6 +22,7 @@ struct event_base;
 #define AGENT_GRACE_MS		1000	/* kill asked, then SIGKILL supervisor */
 #define AGENT_SWEEP_MS		20	/* between sweeps of stray processes */
 #define AGENT_RETRY_MS		50	/* channel queue full: try again */
+#define AGENT_DRAIN_MS		10000	/* ended stream: wait for credit */
 
 #define AGENT_PATH		"/usr/local/bin:/usr/bin:/bin"
 #define AGENT_SHELL		"/usr/bin/sh"

@@ -526,6 +526,14 @@ agent_job_timer(evutil_socket_t fd, short events, void *arg)
 {
 	struct agent_job *j = arg;
 
+	/* Ended, waited for credit too long: the rest goes in RESULT. */
+	if (j->j_ended) {
+		log_debug("%s: request %u: no credit, stream off", __func__,
+		    j->j_id);
+		j->j_stream = 0;
+		agent_job_drain(j);	/* frees j */
+		return;
+	}
 	if (j->j_kill == KILL_NONE) {
 		agent_job_kill(j, KILL_TIMEOUT);
 		return;
@@ -694,19 +702,27 @@ agent_job_finish(struct agent_job *j, int status)
 /*
  * No writer is left: what the pipes hold is all there is.  A streamed
  * job without credit waits for it (agent_job_resume()) before its end,
- * so that its CHUNKs hold all its output, as its RESULT does.
+ * so that its CHUNKs hold all its output, as its RESULT does; but not
+ * for ever: AGENT_DRAIN_MS without any, and the stream is off (a
+ * reader that stopped still gets everything in the RESULT).
  */
 static void
 agent_job_drain(struct agent_job *j)
 {
-	int	 i;
+	struct timeval	 tv;
+	int		 i;
 
 	for (i = 0; i < 2; i++)
 		while (agent_job_read_one(j, &j->j_out[i]) == 1)
 			;
+	/* AGENT_DRAIN_MS without credit, and the rest goes in RESULT. */
 	if (j->j_stream && j->j_credit == 0 &&
-	    (j->j_out[0].o_fd != -1 || j->j_out[1].o_fd != -1))
+	    (j->j_out[0].o_fd != -1 || j->j_out[1].o_fd != -1)) {
+		agent_ms_tv(AGENT_DRAIN_MS, &tv);
+		evtimer_add(j->j_timer, &tv);
 		return;
+	}
+	evtimer_del(j->j_timer);
 	agent_job_close_in(j);
 	/* Without a subreaper the command's orphans are ours: kill them. */
 	if (agent_env->a_orphans_ours)
