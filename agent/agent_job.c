@@ -453,6 +453,8 @@ agent_job_read_one(struct agent_job *j, struct agent_out *o)
 	uint8_t		 buf[AGENT_READ_CHUNK];
 	size_t		 room, want = sizeof(buf);
 	ssize_t		 n;
+	int		 which = o == &j->j_out[0] ? MSG_CHUNK_STDOUT :
+			    MSG_CHUNK_STDERR;
 
 	if (o->o_fd == -1)
 		return (0);
@@ -479,15 +481,13 @@ agent_job_read_one(struct agent_job *j, struct agent_out *o)
 	if ((size_t)n <= room) {
 		agent_job_keep(j, o, buf, (size_t)n);
 		if (j->j_stream)
-			agent_stream_chunk(j, o == &j->j_out[0] ?
-			    MSG_CHUNK_STDOUT : MSG_CHUNK_STDERR, buf, (size_t)n);
+			agent_stream_chunk(j, which, buf, (size_t)n);
 		return (1);
 	}
 	/* Exactly the budget is kept, split as it arrived. */
 	agent_job_keep(j, o, buf, room);
 	if (j->j_stream && room > 0)
-		agent_stream_chunk(j, o == &j->j_out[0] ? MSG_CHUNK_STDOUT :
-		    MSG_CHUNK_STDERR, buf, room);
+		agent_stream_chunk(j, which, buf, room);
 	j->j_truncated = 1;
 	agent_job_close_out(&j->j_out[0]);
 	agent_job_close_out(&j->j_out[1]);
