@@ -356,6 +356,47 @@ event stdout {"data":"b\\n","encoding":"utf-8"}
 }
 runsc_cleanup() { fenced_cleanup; }
 
+atf_test_case vm cleanup
+vm_head() {
+	atf_set descr "stream on the vm backend (the same agent, over virtio-serial): chunks while it runs, binary exact, a client that goes away kills it"
+	atf_set require.user root
+	atf_set timeout 300
+}
+vm_body() {
+	fenced_vars
+	need_python
+	[ -x /usr/bin/qemu-system-x86_64 ] || \
+	    atf_skip "QEMU is not installed (scripts/deps.sh installs it)"
+	vm_available || atf_skip "no vm boot files in $IMAGES and $VMDIR \
+(make vm-images, as root, builds them)"
+	{ fenced_conf; vm_conf_lines; } > fenced.conf
+	fenced_start
+	t=$(token_of)
+	p=$(fenced_port)
+	call "$t" POST /api/environments/v '{"backend":"vm"}'
+	expect 201 '"backend":"vm"'
+	atf_check -o save:ev.out $SSE --then '{"command":"touch go"}' \
+	    $p "$t" v '{"command":"rm -f go; echo a; while [ ! -e go ]; do sleep 0.05; done; printf \"\\377\"","stream":true}'
+	atf_check -o inline:'status 200
+event stdout {"data":"a\\n","encoding":"utf-8"}
+then 200
+event stdout {"data":"/w==","encoding":"base64"}
+' sed -n '1,4p' ev.out
+	atf_check -o inline:"same 1\n" sed -n '$p' ev.out
+	$SSE --stall "$PWD/never" $p "$t" v \
+	    '{"command":"echo up; exec sleep 45","timeoutMs":60000,"stream":true}' \
+	    > d.out &
+	cpid=$!
+	wait_until 60 grep -q '^event stdout' d.out || atf_fail "no chunk"
+	atf_check_equal 1 "$(in_fence v '^sleep 45')"
+	kill $cpid
+	wait $cpid
+	wait_until 20 gone_in_fence v '^sleep 45' || \
+	    atf_fail "the command outlived its client"
+	fenced_stop
+}
+vm_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case events
 	atf_add_test_case limits
@@ -364,4 +405,5 @@ atf_init_test_cases() {
 	atf_add_test_case ctl_exec
 	atf_add_test_case other_user
 	atf_add_test_case runsc
+	atf_add_test_case vm
 }
