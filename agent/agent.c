@@ -236,8 +236,15 @@ agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		fatalx("%s: type %u before hello", __func__, type);
 
 	switch (type) {
+	case IMSG_AGENT_CREDIT:
+		agent_stream_credit(id, imsg->data, imsg->len);
+		return;
+	case IMSG_AGENT_CANCEL:
+		agent_stream_cancel(id, imsg->data, imsg->len);
+		return;
 	case IMSG_AGENT_EXEC:
 	case IMSG_AGENT_SPAWN:
+	case IMSG_AGENT_EXEC_STREAM:
 		r = msg_exec_decode(imsg->data, imsg->len, &x);
 		break;
 	case IMSG_AGENT_PROCS:
@@ -272,6 +279,9 @@ agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		break;
 	case IMSG_AGENT_PROCS:
 		agent_procs(id, &q);
+		break;
+	case IMSG_AGENT_EXEC_STREAM:
+		agent_exec_stream(id, &x);
 		break;
 	case IMSG_AGENT_GIT_CONFIG:
 		agent_git_config(id, &g);

@@ -22,6 +22,7 @@ struct event_base;
 #define AGENT_GRACE_MS		1000	/* kill asked, then SIGKILL supervisor */
 #define AGENT_SWEEP_MS		20	/* between sweeps of stray processes */
 #define AGENT_RETRY_MS		50	/* channel queue full: try again */
+#define AGENT_DRAIN_MS		10000	/* ended stream: wait for credit */
 
 #define AGENT_PATH		"/usr/local/bin:/usr/bin:/bin"
 #define AGENT_SHELL		"/usr/bin/sh"
@@ -68,7 +69,8 @@ enum agent_kill {
 	KILL_TIMEOUT,
 	KILL_BUDGET,
 	KILL_SHUTDOWN,
-	KILL_ASKED		/* a background process's SIGKILL */
+	KILL_ASKED,		/* a background process's SIGKILL */
+	KILL_CANCEL		/* a streamed job's client went away */
 };
 
 struct agent_out {
@@ -107,6 +109,10 @@ struct agent_job {
 	uint32_t	 j_duration_ms;
 	agent_job_cb	 j_done;
 	void		*j_arg;
+	/* Streamed (agent_stream.c): CHUNKs as read, within credit. */
+	int		 j_stream;
+	size_t		 j_credit;	/* bytes it may send unacknowledged */
+	int		 j_ended;	/* reaped; the pipes drain */
 };
 
 struct agent {
@@ -146,6 +152,13 @@ void	 agent_spawn(uint32_t, struct msg_exec *);
 void	 agent_procs(uint32_t, struct msg_proc_req *);
 /* agent_files.c */
 void	 agent_files(uint32_t, uint32_t, struct msg_file *);
+void	 agent_exec_stream(uint32_t, struct msg_exec *);
+
+/* agent_stream.c */
+void	 agent_stream_chunk(struct agent_job *, int, const uint8_t *,
+	    size_t);
+void	 agent_stream_credit(uint32_t, const void *, size_t);
+void	 agent_stream_cancel(uint32_t, const void *, size_t);
 
 /* agent_git.c */
 void	 agent_git_config(uint32_t, struct msg_gitconfig *);
@@ -157,6 +170,8 @@ struct agent_job *agent_job_start(uint32_t, const struct agent_spawn *,
 void	 agent_job_stdin(struct agent_job *, uint8_t *, size_t);
 void	 agent_job_free(struct agent_job *);
 void	 agent_job_kill(struct agent_job *, int);
+void	 agent_job_resume(struct agent_job *);
+void	 agent_job_cancel(struct agent_job *);
 void	 agent_reap(void);
 void	 agent_sweep_schedule(void);
 void	 agent_shutdown_jobs(void);

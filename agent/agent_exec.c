@@ -17,6 +17,7 @@
 static int	agent_exec_limits(uint32_t, const struct msg_exec *, uint32_t *,
 		    uint32_t *);
 static void	agent_exec_done(struct agent_job *);
+static void	agent_exec_run(uint32_t, struct msg_exec *, int);
 
 /* 0 in the request is the default; otherwise min..max of the HELLO. */
 static int
@@ -46,6 +47,19 @@ agent_exec_limits(uint32_t id, const struct msg_exec *x, uint32_t *tmo,
  */
 void
 agent_exec(uint32_t id, struct msg_exec *x)
+{
+	agent_exec_run(id, x, 0);
+}
+
+/* EXEC_STREAM: the same, its output in CHUNKs as well (agent_stream.c). */
+void
+agent_exec_stream(uint32_t id, struct msg_exec *x)
+{
+	agent_exec_run(id, x, 1);
+}
+
+static void
+agent_exec_run(uint32_t id, struct msg_exec *x, int stream)
 {
 	struct agent_spawn sp;
 	struct agent_job *j;
@@ -79,6 +93,10 @@ agent_exec(uint32_t id, struct msg_exec *x)
 		agent_error(id, "exec-failed", "cannot start: %s",
 		    strerror(errno));
 		goto done;
+	}
+	if (stream) {
+		j->j_stream = 1;
+		j->j_credit = MSG_STREAM_WINDOW;
 	}
 	agent_job_stdin(j, x->x_stdin, x->x_stdin_len);
 	x->x_stdin = NULL;
@@ -148,6 +166,10 @@ agent_job_to_result(struct agent_job *j, struct msg_result *rs)
 		    sizeof(rs->rs_error));
 		strlcpy(rs->rs_message, "the command wrote more than "
 		    "maxBytes", sizeof(rs->rs_message));
+	} else if (j->j_kill == KILL_CANCEL) {
+		strlcpy(rs->rs_error, "exec-cancelled", sizeof(rs->rs_error));
+		strlcpy(rs->rs_message, "the client of the stream went away",
+		    sizeof(rs->rs_message));
 	}
 	rs->rs_stdout = j->j_out[0].o_buf;
 	rs->rs_stdout_len = j->j_out[0].o_len;

@@ -76,6 +76,8 @@ static void	agent_sweep(evutil_socket_t, short, void *);
 static void	agent_ms_tv(uint32_t, struct timeval *);
 static void	agent_job_ctl(evutil_socket_t, short, void *);
 static void	agent_job_finish(struct agent_job *, int);
+static void	agent_job_drain(struct agent_job *);
+static void	agent_job_pause(struct agent_job *);
 static int	agent_done_reaped(pid_t);
 static int	agent_spare_take(const struct agent_spawn *, int [4][2],
 		    pid_t *);
@@ -449,12 +451,23 @@ static int
 agent_job_read_one(struct agent_job *j, struct agent_out *o)
 {
 	uint8_t		 buf[AGENT_READ_CHUNK];
-	size_t		 room;
+	size_t		 room, want = sizeof(buf);
 	ssize_t		 n;
+	int		 which = o == &j->j_out[0] ? MSG_CHUNK_STDOUT :
+			    MSG_CHUNK_STDERR;
 
 	if (o->o_fd == -1)
 		return (0);
-	if ((n = read(o->o_fd, buf, sizeof(buf))) == -1) {
+	/* Streamed: no more than the credit; none, and the pipe fills. */
+	if (j->j_stream) {
+		if (j->j_credit == 0) {
+			agent_job_pause(j);
+			return (-1);
+		}
+		if (want > j->j_credit)
+			want = j->j_credit;
+	}
+	if ((n = read(o->o_fd, buf, want)) == -1) {
 		if (errno == EAGAIN || errno == EINTR)
 			return (-1);
 		log_warn("%s: request %u", __func__, j->j_id);
@@ -467,10 +480,14 @@ agent_job_read_one(struct agent_job *j, struct agent_out *o)
 	room = j->j_max - j->j_total;
 	if ((size_t)n <= room) {
 		agent_job_keep(j, o, buf, (size_t)n);
+		if (j->j_stream)
+			agent_stream_chunk(j, which, buf, (size_t)n);
 		return (1);
 	}
 	/* Exactly the budget is kept, split as it arrived. */
 	agent_job_keep(j, o, buf, room);
+	if (j->j_stream && room > 0)
+		agent_stream_chunk(j, which, buf, room);
 	j->j_truncated = 1;
 	/* A background process goes on; what it writes now is dropped. */
 	if (j->j_discard)
@@ -512,6 +529,14 @@ agent_job_timer(evutil_socket_t fd, short events, void *arg)
 {
 	struct agent_job *j = arg;
 
+	/* Ended, waited for credit too long: the rest goes in RESULT. */
+	if (j->j_ended) {
+		log_debug("%s: request %u: no credit, stream off", __func__,
+		    j->j_id);
+		j->j_stream = 0;
+		agent_job_drain(j);	/* frees j */
+		return;
+	}
 	if (j->j_kill == KILL_NONE) {
 		agent_job_kill(j, KILL_TIMEOUT);
 		return;
@@ -665,7 +690,6 @@ static void
 agent_job_finish(struct agent_job *j, int status)
 {
 	struct timespec	 now;
-	int		 i;
 
 	j->j_super = 0;
 	j->j_status = status;
@@ -674,15 +698,79 @@ agent_job_finish(struct agent_job *j, int status)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	j->j_duration_ms = (uint32_t)((now.tv_sec - j->j_start.tv_sec) *
 	    1000 + (now.tv_nsec - j->j_start.tv_nsec) / 1000000);
-	/* No writer is left: what the pipes hold is all there is. */
+	j->j_ended = 1;
+	agent_job_drain(j);
+}
+
+/*
+ * No writer is left: what the pipes hold is all there is.  A streamed
+ * job without credit waits for it (agent_job_resume()) before its end,
+ * so that its CHUNKs hold all its output, as its RESULT does; but not
+ * for ever: AGENT_DRAIN_MS without any, and the stream is off (a
+ * reader that stopped still gets everything in the RESULT).
+ */
+static void
+agent_job_drain(struct agent_job *j)
+{
+	struct timeval	 tv;
+	int		 i;
+
 	for (i = 0; i < 2; i++)
 		while (agent_job_read_one(j, &j->j_out[i]) == 1)
 			;
+	/* AGENT_DRAIN_MS without credit, and the rest goes in RESULT. */
+	if (j->j_stream && j->j_credit == 0 &&
+	    (j->j_out[0].o_fd != -1 || j->j_out[1].o_fd != -1)) {
+		agent_ms_tv(AGENT_DRAIN_MS, &tv);
+		evtimer_add(j->j_timer, &tv);
+		return;
+	}
+	evtimer_del(j->j_timer);
 	agent_job_close_in(j);
 	/* Without a subreaper the command's orphans are ours: kill them. */
 	if (agent_env->a_orphans_ours)
 		agent_sweep_schedule();
 	j->j_done(j);
+}
+
+/* A streamed job out of credit: its pipes are not read for now. */
+static void
+agent_job_pause(struct agent_job *j)
+{
+	int	 i;
+
+	for (i = 0; i < 2; i++)
+		if (j->j_out[i].o_ev != NULL)
+			event_del(j->j_out[i].o_ev);
+}
+
+/* Credit came (or the stream is off): read again, or end the drain. */
+void
+agent_job_resume(struct agent_job *j)
+{
+	int	 i;
+
+	if (j->j_ended) {
+		agent_job_drain(j);	/* may free j */
+		return;
+	}
+	for (i = 0; i < 2; i++)
+		if (j->j_out[i].o_ev != NULL &&
+		    event_add(j->j_out[i].o_ev, NULL) == -1)
+			fatalx("%s: event_add", __func__);
+}
+
+/*
+ * Nobody reads the stream any more: kill the command, and read the
+ * rest as for any job (within its budget), without CHUNKs.
+ */
+void
+agent_job_cancel(struct agent_job *j)
+{
+	j->j_stream = 0;
+	if (!j->j_ended)
+		agent_job_kill(j, KILL_CANCEL);
+	agent_job_resume(j);	/* may free j */
 }
 
 /* Stop every job; their supervisors kill what they started. */

@@ -66,7 +66,8 @@ enum svc_what {
 			   processes of a listing */
 	SVC_PROC,	/* a_proc: a background process */
 	SVC_FILE,	/* a_file: a file request's answer */
-	SVC_FILE_LIST	/* a_filelist: a directory's entries */
+	SVC_FILE_LIST,	/* a_filelist: a directory's entries */
+	SVC_CHUNK	/* a_chunk, a_id: output of a streamed exec */
 };
 
 /*
@@ -92,6 +93,8 @@ struct svc_answer {
 	const struct msg_proc	*a_proc;
 	const struct msg_file	*a_file;
 	const struct msg_filelist *a_filelist;
+	const struct msg_chunk	*a_chunk;
+	uint32_t		 a_id;		/* for svc_stream_credit() */
 };
 typedef void	(*svc_cb)(void *, const struct svc_answer *);
 
@@ -105,6 +108,9 @@ void		 svc_probe(const struct svc_who *, uid_t, const char *, int,
 		    svc_cb, void *);
 void		 svc_exec(const struct svc_who *, struct msg_exec *, svc_cb,
 		    void *);
+void		 svc_exec_stream(const struct svc_who *, struct msg_exec *,
+		    svc_cb, void *);
+void		 svc_stream_credit(uint32_t, void *, size_t);
 void		 svc_git_config(const struct svc_who *,
 		    struct msg_gitconfig *, svc_cb, void *);
 void		 svc_git_init(const struct svc_who *, struct msg_gitinit *,

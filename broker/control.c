@@ -48,6 +48,9 @@
 #define CONTROL_QUEUE_SOFT	(1024U * 1024)
 #define CONTROL_QUEUE_HARD	(16U * 1024 * 1024)
 #define CONTROL_STALL_SEC	10
+/* A stream's chunks are credited back while less than this waits. */
+#define CONTROL_STREAM_MARK	(256U * 1024)
+#define CONTROL_STREAM_POLL_MS	20
 
 struct ctl_conn {
 	TAILQ_ENTRY(ctl_conn)	 cc_entry;
@@ -66,6 +69,9 @@ struct ctl_conn {
 	struct evbuffer		*cc_file;
 	struct msg_file		 cc_file_req;	/* its key, owner, path */
 	int			 cc_file_get;	/* cc_file is a get's */
+	struct event		 cc_credit;	/* owed credit, polled */
+	uint32_t		 cc_stream_id;	/* the stream owed to */
+	size_t			 cc_owed;	/* its chunk bytes */
 };
 
 static TAILQ_HEAD(, ctl_conn) ctl_conns = TAILQ_HEAD_INITIALIZER(ctl_conns);
@@ -80,6 +86,7 @@ static void	control_closed(struct imsgev *, int, void *);
 static void	control_idle(int, short, void *);
 static void	control_stall(int, short, void *);
 static void	control_kill(int, short, void *);
+static void	control_credit(int, short, void *);
 static void	control_close(struct ctl_conn *);
 static int	control_is_admin(int, uid_t, gid_t);
 static void	control_reply(struct ctl_conn *, uint32_t, const void *,
@@ -221,6 +228,8 @@ control_accept(int listenfd, short event, void *arg)
 	evtimer_assign(&cc->cc_stall, broker_self.ps_evbase, control_stall,
 	    cc);
 	evtimer_assign(&cc->cc_kill, broker_self.ps_evbase, control_kill, cc);
+	evtimer_assign(&cc->cc_credit, broker_self.ps_evbase, control_credit,
+	    cc);
 	evtimer_add(&cc->cc_idle, &idle);
 	TAILQ_INSERT_TAIL(&ctl_conns, cc, cc_entry);
 	ctl_nconns++;
@@ -270,6 +279,7 @@ control_close(struct ctl_conn *cc)
 	evtimer_del(&cc->cc_idle);
 	evtimer_del(&cc->cc_stall);
 	evtimer_del(&cc->cc_kill);
+	evtimer_del(&cc->cc_credit);
 	imsgev_free(cc->cc_iev);
 	free(cc);
 }
@@ -488,6 +498,52 @@ control_proc(struct ctl_conn *cc, const struct msg_proc *p)
 	free(buf);
 }
 
+/*
+ * Credit what the connection owes to its stream once fencectl has read
+ * enough of what waits for it; until then the command waits.
+ */
+static void
+control_credit(int fd, short event, void *arg)
+{
+	struct ctl_conn	*cc = arg;
+	struct timeval	 tv = { 0, CONTROL_STREAM_POLL_MS * 1000 };
+	size_t		 n;
+
+	if (cc->cc_owed == 0 || cc->cc_dead)
+		return;
+	if (imsgbuf_queued(imsgev_buf(cc->cc_iev)) >= CONTROL_STREAM_MARK) {
+		evtimer_add(&cc->cc_credit, &tv);
+		return;
+	}
+	n = cc->cc_owed;
+	cc->cc_owed = 0;
+	svc_stream_credit(cc->cc_stream_id, cc, n);
+}
+
+/* A chunk of a streamed exec, as the agent sent it. */
+static void
+control_chunk(struct ctl_conn *cc, const struct svc_answer *a)
+{
+	void	*buf;
+	size_t	 len;
+
+	if (msg_chunk_encode(a->a_chunk, &buf, &len) == -1) {
+		log_warn("%s: encode", __func__);
+		control_doom(cc);
+		return;
+	}
+	control_reply(cc, IMSG_CTL_CHUNK, buf, len);
+	free(buf);
+	/* One stream owed to at a time: another's is paid at once. */
+	if (cc->cc_owed > 0 && cc->cc_stream_id != a->a_id) {
+		svc_stream_credit(cc->cc_stream_id, cc, cc->cc_owed);
+		cc->cc_owed = 0;
+	}
+	cc->cc_stream_id = a->a_id;
+	cc->cc_owed += a->a_chunk->ch_len;
+	control_credit(-1, 0, cc);
+}
+
 /* What the fence service answers, as fencectl reads it. */
 static void
 control_answer(void *arg, const struct svc_answer *a)
@@ -517,6 +573,9 @@ control_answer(void *arg, const struct svc_answer *a)
 	case SVC_END:
 	case SVC_FILE:
 	case SVC_FILE_LIST:
+		break;
+	case SVC_CHUNK:
+		control_chunk(cc, a);
 		break;
 	}
 	if (a->a_last)
@@ -613,8 +672,12 @@ control_exec(struct ctl_conn *cc, struct imsg *imsg)
 	if (msg_exec_decode(imsg->data, imsg->len, &x) == -1)
 		return (-1);
 	control_who(cc, &w);
-	if (control_room(cc) == 0)
-		svc_exec(&w, &x, control_answer, cc);
+	if (control_room(cc) == 0) {
+		if (imsg->hdr.ih_type == IMSG_CTL_EXEC_STREAM)
+			svc_exec_stream(&w, &x, control_answer, cc);
+		else
+			svc_exec(&w, &x, control_answer, cc);
+	}
 	msg_exec_free(&x);
 	return (0);
 }
@@ -1006,6 +1069,7 @@ static const struct ctl_req ctl_reqs[] = {
 	{ IMSG_CTL_LIST,	CTL_ANYONE, NULL, NULL,	control_stop_list },
 	{ IMSG_CTL_PROBE,	CTL_ANYONE, NULL, NULL,	control_probe },
 	{ IMSG_CTL_EXEC,	CTL_ANYONE, NULL, NULL,	control_exec },
+	{ IMSG_CTL_EXEC_STREAM,	CTL_ANYONE, NULL, NULL,	control_exec },
 	{ IMSG_CTL_GIT_CONFIG,	CTL_ANYONE, NULL, NULL,	control_git_config },
 	{ IMSG_CTL_GIT_INIT,	CTL_ANYONE, NULL, NULL,	control_git_init },
 	{ IMSG_CTL_TOKEN,	CTL_ANYONE, NULL, NULL,	control_mint },

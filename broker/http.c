@@ -964,6 +964,24 @@ static void
 http_send_as(struct hreq *hr, int status, const char *type)
 {
 	struct evhttp_request *req = hr->hr_req;
+
+	if (type != NULL)
+		http_header(hr, "Content-Type", type);
+	http_header(hr, "Cache-Control", "no-store");
+	http_header(hr, "X-Content-Type-Options", "nosniff");
+	http_cors_headers(hr);
+	http_forget(hr);
+	/* The request, and perhaps the connection, are evhttp's again. */
+	evhttp_send_reply(req, status, http_reason(status), NULL);
+}
+
+/*
+ * hr is answered (or its answer is about to end, http_stream.c): it is
+ * freed, and whatever else its request says goes nowhere.
+ */
+void
+http_forget(struct hreq *hr)
+{
 	struct hconn	*hc = hr->hr_conn;
 
 	if (hc != NULL) {
@@ -972,16 +990,16 @@ http_send_as(struct hreq *hr, int status, const char *type)
 	}
 	svc_orphan(hr);
 	files_orphan(hr);
-	if (type != NULL)
-		http_header(hr, "Content-Type", type);
-	http_header(hr, "Cache-Control", "no-store");
-	http_header(hr, "X-Content-Type-Options", "nosniff");
-	http_cors_headers(hr);
 	if (hr->hr_list != NULL)
 		evbuffer_free(hr->hr_list);
 	free(hr);
-	/* The request, and perhaps the connection, are evhttp's again. */
-	evhttp_send_reply(req, status, http_reason(status), NULL);
+}
+
+/* hr is still waiting for its answer (not answered at once). */
+int
+http_pending(const struct hreq *hr, const struct hconn *hc)
+{
+	return (hc != NULL && hc->hc_req == hr);
 }
 
 static void

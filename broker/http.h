@@ -17,6 +17,8 @@
 struct evbuffer;
 struct evhttp_request;
 struct hconn;
+struct svc_answer;
+struct msg_result;
 
 /* One request being answered; freed once answered or its client left. */
 struct hreq {
@@ -34,6 +36,10 @@ struct hreq {
 	int			 hr_signal;	/* its DELETE's signal */
 	int			 hr_raw;	/* the answer is a file's bytes */
 	char			 hr_file_path[PATH_MAX];	/* files/PATH */
+	int			 hr_stream;	/* exec asked "stream": true */
+	int			 hr_streaming;	/* the event stream began */
+	uint32_t		 hr_stream_id;	/* the service's request */
+	size_t			 hr_owed;	/* chunk bytes not credited */
 };
 
 /* The header that carries the host token. */
@@ -52,6 +58,12 @@ void	 http_error_with(struct hreq *, int, const char *, const char *,
 void	 http_header(struct hreq *, const char *, const char *);
 void	 http_reply_empty(struct hreq *, int);
 const char *http_reason(int);
+void	 http_forget(struct hreq *);
+int	 http_pending(const struct hreq *, const struct hconn *);
+
+/* http_stream.c */
+void	 http_stream_start(struct hreq *);
+void	 http_stream_answer(void *, const struct svc_answer *);
 
 /* http_cors.c */
 int	 http_host_check(struct hreq *);
@@ -74,5 +86,8 @@ void	 http_procs_read(struct hreq *, const char *);
 void	 http_procs_delete(struct hreq *, const char *);
 void	 http_procs_answer(void *, const struct svc_answer *);
 int	 http_procs_id(struct hreq *, const char *);
+void	 http_api_answer(void *, const struct svc_answer *);
+json_t	*api_b64_encode(const uint8_t *, size_t);
+json_t	*api_result(const struct msg_result *, int);
 
 #endif /* HTTP_H */

@@ -129,6 +129,13 @@ static const struct {
 
 static void	api_answer(void *, const struct svc_answer *);
 
+/* For http_stream.c: an answer that comes before its stream began. */
+void
+http_api_answer(void *arg, const struct svc_answer *a)
+{
+	api_answer(arg, a);
+}
+
 int
 http_api_status(const char *code)
 {
@@ -176,7 +183,7 @@ http_api_message(const char *code, const char *message)
 static const char api_b64[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-static json_t *
+json_t *
 api_b64_encode(const uint8_t *p, size_t len)
 {
 	json_t	*j;
@@ -365,7 +372,7 @@ api_fence_text(const struct svc_answer *a, char **mine)
  * valid UTF-8 and base64 was not asked for; otherwise both as base64,
  * and "encoding" says which: the bytes always come back exactly.
  */
-static json_t *
+json_t *
 api_result(const struct msg_result *rs, int base64)
 {
 	json_t	*o, *out = NULL, *err = NULL;
@@ -1035,6 +1042,27 @@ api_exec_stdin(struct hreq *hr, const struct api_field *f,
 	return (0);
 }
 
+/* stream: true answers with server-sent events (http_stream.c). */
+static int
+api_exec_stream(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	const struct api_exec *e = dst;
+
+	if (!json_is_boolean(v->av_json)) {
+		http_error(hr, 400, "bad-type", "stream must be true or false");
+		return (-1);
+	}
+	/* A background process's output is read, not streamed. */
+	if (e->e_bg) {
+		http_error(hr, 400, "unknown-field", "stream: a background "
+		    "process's output is read with GET .../processes/<id>");
+		return (-1);
+	}
+	hr->hr_stream = json_is_true(v->av_json);
+	return (0);
+}
+
 static const struct api_field api_exec_fields[] = {
 	{ "encoding",	API_STRING, 0, 16, NULL, NULL, NULL,
 	    api_exec_encoding, 0, 0 },
@@ -1052,6 +1080,8 @@ static const struct api_field api_exec_fields[] = {
 	    NULL, NULL, NULL, API_U32(struct api_exec, e_x.x_max_bytes) },
 	{ "stdin",	API_TEXT, 0, 0, api_exec_stdin_max, NULL, NULL,
 	    api_exec_stdin, 0, 0 },
+	{ "stream",	API_JSON, 0, 0, NULL, NULL, NULL,
+	    api_exec_stream, 0, 0 },
 };
 static const struct api_fields api_exec_body =
     API_FIELDS("an exec request", api_exec_fields);
@@ -1067,6 +1097,7 @@ api_exec(struct hreq *hr, int bg)
 	struct api_exec	 e;
 	struct msg_exec	*x = &e.e_x;
 	struct svc_who	 w;
+	struct hconn	*hc = hr->hr_conn;
 	json_t		*o;
 
 	/* hr is gone once answered: what the cleanup needs is kept here. */
@@ -1080,8 +1111,14 @@ api_exec(struct hreq *hr, int bg)
 		api_who(hr, &w);
 		if (bg)
 			svc_spawn(&w, x, http_procs_answer, hr);
-		else
+		else if (!hr->hr_stream)
 			svc_exec(&w, x, api_answer, hr);
+		else {
+			svc_exec_stream(&w, x, http_stream_answer, hr);
+			/* Not refused at once: the events begin. */
+			if (http_pending(hr, hc))
+				http_stream_start(hr);
+		}
 	}
 	if (e.e_b64)
 		free(x->x_stdin);
@@ -1289,6 +1326,7 @@ api_answer(void *arg, const struct svc_answer *a)
 	case SVC_PROC:
 	case SVC_FILE:
 	case SVC_FILE_LIST:
+	case SVC_CHUNK:
 		http_error(hr, 500, "internal", "unexpected answer");
 		break;
 	}

@@ -96,6 +96,7 @@ struct svc_msg {
 	struct msg_proc		*m_proc;	/* AGENT_PROC */
 	struct msg_file		*m_file;	/* AGENT_FILE */
 	struct msg_filelist	*m_filelist;	/* AGENT_FILE_LIST */
+	struct msg_chunk	*m_chunk;	/* AGENT_CHUNK */
 };
 
 /* What the service does with an answer to one of its requests. */
@@ -126,6 +127,8 @@ struct breq {
 	int			 r_is_held;
 	int			 r_list;	/* PROCS: a listing */
 	unsigned int		 r_nprocs;	/* of it, so far */
+	size_t			 r_unacked;	/* streamed: CHUNK bytes not
+						   given back as CREDIT */
 };
 
 /* The requests in flight of one user, for the limits per user. */
@@ -158,6 +161,7 @@ static void	svc_agent_closed(struct imsgev *, int, void *);
 static void	svc_probe_start(struct bfence *, int);
 static void	svc_stop_fence(struct bfence *);
 static void	svc_fail_fence(struct bfence *, const char *, int);
+static void	svc_stream_send(struct breq *, uint32_t, uint32_t);
 
 /* Fences. */
 
@@ -505,6 +509,14 @@ svc_orphan(void *arg)
 		r->r_cb = NULL;
 		if (r->r_kind == BREQ_VERDICT && r->r_want == 0)
 			breq_done(r);
+		/* A stream nobody reads: its command dies (or never runs). */
+		else if (r->r_kind == BREQ_AGENT &&
+		    r->r_type == IMSG_AGENT_EXEC_STREAM) {
+			if (r->r_is_held)
+				breq_done(r);
+			else
+				svc_stream_send(r, IMSG_AGENT_CANCEL, 0);
+		}
 	}
 }
 
@@ -970,6 +982,7 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 	switch (type) {
 	case IMSG_AGENT_EXEC:
 	case IMSG_AGENT_SPAWN:
+	case IMSG_AGENT_EXEC_STREAM:
 		bearer = x->x_bearer;
 		break;
 	case IMSG_AGENT_PROCS:
@@ -993,6 +1006,7 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 	switch (type) {
 	case IMSG_AGENT_EXEC:
 	case IMSG_AGENT_SPAWN:
+	case IMSG_AGENT_EXEC_STREAM:
 		rv = msg_exec_encode(x, buf, len);
 		break;
 	case IMSG_AGENT_PROCS:
@@ -1078,7 +1092,8 @@ svc_agent_req(const struct svc_who *w, uid_t named, const char *key,
 	const struct fenced_config *c = &broker_self.ps_conf;
 	struct bfence	*bf;
 	struct breq	*r;
-	int		 exec = type == IMSG_AGENT_EXEC;
+	int		 exec = type == IMSG_AGENT_EXEC ||
+			    type == IMSG_AGENT_EXEC_STREAM;
 
 	if ((bf = svc_fence_for(w, named, key, cb, arg)) == NULL)
 		return;
@@ -1097,6 +1112,67 @@ void
 svc_exec(const struct svc_who *w, struct msg_exec *x, svc_cb cb, void *arg)
 {
 	svc_agent_req(w, x->x_owner, x->x_key, IMSG_AGENT_EXEC, x, cb, arg);
+}
+
+/*
+ * A streamed exec: SVC_CHUNK answers as the command writes, then its
+ * RESULT or ERROR.  At most MSG_STREAM_WINDOW bytes of chunks are out
+ * that the maker has not handed back with svc_stream_credit(): it does
+ * so once it has passed them on, and the command waits till then.
+ */
+void
+svc_exec_stream(const struct svc_who *w, struct msg_exec *x, svc_cb cb,
+    void *arg)
+{
+	svc_agent_req(w, x->x_owner, x->x_key, IMSG_AGENT_EXEC_STREAM, x, cb,
+	    arg);
+}
+
+/* CREDIT (bytes) or CANCEL (0) to r's agent, with the fence's bearer. */
+static void
+svc_stream_send(struct breq *r, uint32_t type, uint32_t bytes)
+{
+	struct msg_credit cr;
+	struct bfence	*bf = r->r_fence;
+	void		*buf;
+	size_t		 len;
+
+	if (bf == NULL || bf->bf_agent == NULL)
+		return;
+	memset(&cr, 0, sizeof(cr));
+	memcpy(cr.cr_bearer, bf->bf_bearer, sizeof(cr.cr_bearer));
+	cr.cr_bytes = bytes;
+	if (msg_credit_encode(&cr, &buf, &len) == -1)
+		fatal("%s: msg_credit_encode", __func__);
+	explicit_bzero(&cr, sizeof(cr));
+	if (imsgev_compose(bf->bf_agent, type, r->r_id, 0, -1, buf,
+	    len) == -1)
+		log_warn("fence %s: %s for request %u", bf->bf_info.f_key,
+		    msg_type_name(type), r->r_id);
+	explicit_bzero(buf, len);
+	free(buf);
+}
+
+/*
+ * The maker (arg) of streamed request id passed n bytes of its chunks
+ * on: the agent may send that much more.  An id that is over, or not
+ * the maker's, is let be.
+ */
+void
+svc_stream_credit(uint32_t id, void *arg, size_t n)
+{
+	struct breq	*r;
+
+	if ((r = breq_find(id)) == NULL || r->r_arg != arg ||
+	    r->r_cb == NULL || r->r_kind != BREQ_AGENT ||
+	    r->r_type != IMSG_AGENT_EXEC_STREAM)
+		return;
+	if (n > r->r_unacked)
+		n = r->r_unacked;
+	if (n == 0)
+		return;
+	r->r_unacked -= n;
+	svc_stream_send(r, IMSG_AGENT_CREDIT, (uint32_t)n);
 }
 
 void
@@ -1261,6 +1337,12 @@ svc_agent_answer(struct breq *r, const struct svc_msg *m)
 		a.a_what = SVC_FILE_LIST;
 		a.a_filelist = m->m_filelist;
 		break;
+	case IMSG_AGENT_CHUNK:
+		a.a_what = SVC_CHUNK;
+		a.a_last = 0;
+		a.a_chunk = m->m_chunk;
+		a.a_id = r->r_id;
+		break;
 	default:
 		a.a_what = SVC_ERROR;
 		a.a_code = m->m_error->e_code;
@@ -1383,6 +1465,7 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	struct msg_proc	 p;
 	struct msg_file	 fl;
 	struct msg_filelist fls;
+	struct msg_chunk ch;
 	uint32_t	 type = imsg->hdr.ih_type;
 	int		 file;
 	int		 ok;
@@ -1460,6 +1543,20 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		if (ok)
 			m.m_filelist = &fls;
 		break;
+	case IMSG_AGENT_CHUNK:
+		/* Only of a stream, and never beyond the credit it has. */
+		if (r->r_type != IMSG_AGENT_EXEC_STREAM ||
+		    msg_chunk_decode(imsg->data, imsg->len, &ch) == -1)
+			goto bad;
+		if (ch.ch_len > MSG_STREAM_WINDOW - r->r_unacked) {
+			msg_chunk_free(&ch);
+			goto bad;
+		}
+		r->r_unacked += ch.ch_len;
+		m.m_chunk = &ch;
+		r->r_fn(r, &m);
+		msg_chunk_free(&ch);
+		return;
 	default:
 		goto bad;
 	}

@@ -31,22 +31,31 @@
 #define CTL_TIMEOUT_MS		30000
 #define CTL_EXEC_MARGIN_MS	10000	/* beyond the command's timeout */
 
+/* exec's own statuses (fencectl(8)); otherwise the command's. */
+#define CTL_EXIT_TIMEOUT	124	/* exec-timeout, as timeout(1) */
+#define CTL_EXIT_OVER_BUDGET	125	/* exec-output-over-budget */
+#define CTL_EXIT_NOT_STARTED	126	/* exec-failed, exec-cwd-* */
+
 struct ctl_ctx {
 	enum ctl_action	 c_action;
 	int		 c_status;	/* exit status */
 	int		 c_nfences;
+	int		 c_streamed;	/* the output came as CHUNKs */
 };
 
 static struct imsgbuf *ctl_ibuf;
 
 static void	ctl_usage(void) __attribute__((noreturn));
 static int	ctl_request(const struct parse_result *, uint32_t *, void **,
-		    size_t *, int *);
+		    size_t *, int *, int);
 static int	ctl_connect(const char *);
 static int	ctl_run(struct imsgbuf *, struct ctl_ctx *, int);
 static void	ctl_show_stats(struct imsg *);
 static void	ctl_show_fence(struct ctl_ctx *, struct imsg *);
 static void	ctl_result(struct ctl_ctx *, struct imsg *);
+static void	ctl_chunk(struct ctl_ctx *, struct imsg *);
+static int	ctl_exec_status(const char *);
+static void	ctl_stdin(int, uint8_t **, size_t *);
 static void	ctl_identity(struct imsg *);
 static void	ctl_verdict(struct imsg *);
 static void	ctl_hosttoken(struct imsg *);
@@ -84,15 +93,18 @@ main(int argc, char *argv[])
 	void		*buf = NULL;
 	size_t		 len = 0;
 	uint32_t	 type;
-	int		 ch, wait_ms = CTL_TIMEOUT_MS;
+	int		 ch, wait_ms = CTL_TIMEOUT_MS, nostdin = 0;
 
 	log_init(1, 0);
-	while ((ch = getopt_long(argc, argv, "+hs:", ctl_longopts,
+	while ((ch = getopt_long(argc, argv, "+hns:", ctl_longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'h':
 			parse_usage(stdout);
 			exit(0);
+		case 'n':
+			nostdin = 1;
+			break;
 		case 's':
 			sock = optarg;
 			break;
@@ -116,7 +128,7 @@ main(int argc, char *argv[])
 		imsgbuf_free(ibuf);
 		return (status);
 	}
-	if (ctl_request(res, &type, &buf, &len, &wait_ms) == -1)
+	if (ctl_request(res, &type, &buf, &len, &wait_ms, nostdin) == -1)
 		ctl_encode_failed();
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.c_action = res->action;
@@ -136,7 +148,7 @@ main(int argc, char *argv[])
 /* The one request a parsed command is, and how long to wait for it. */
 static int
 ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
-    size_t *len, int *wait_ms)
+    size_t *len, int *wait_ms, int nostdin)
 {
 	struct msg_boot	 b;
 	struct msg_fence_req q;
@@ -144,6 +156,7 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 	struct msg_gitconfig g;
 	struct msg_gitinit gi;
 	struct msg_ctltoken ct;
+	int		 r;
 
 	*buf = NULL;
 	*len = 0;
@@ -188,10 +201,14 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 			strlcpy(x.x_cwd, res->cwd, sizeof(x.x_cwd));
 		x.x_argv = res->argv;
 		x.x_argc = res->argc;
-		*type = IMSG_CTL_EXEC;
+		ctl_stdin(nostdin, &x.x_stdin, &x.x_stdin_len);
+		/* The output as it comes, then the result. */
+		*type = IMSG_CTL_EXEC_STREAM;
 		*wait_ms = (x.x_timeout_ms ? x.x_timeout_ms :
 		    EXEC_TIMEOUT_MAX) + CTL_EXEC_MARGIN_MS;
-		return (msg_exec_encode(&x, buf, len));
+		r = msg_exec_encode(&x, buf, len);
+		free(x.x_stdin);
+		return (r);
 	case CTL_GIT_CONFIG:
 		memset(&g, 0, sizeof(g));
 		g.g_owner = res->owner;
@@ -242,6 +259,50 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 	default:
 		ctl_usage();
 	}
+}
+
+/*
+ * exec's standard input, whole, as ssh does: none (the command reads
+ * end of file) with -n or when it is a terminal, else all of it until
+ * its end, at most MSG_STDIN_MAX bytes: more is refused, never cut.
+ */
+static void
+ctl_stdin(int nostdin, uint8_t **bufp, size_t *lenp)
+{
+	uint8_t		*buf;
+	size_t		 len = 0;
+	ssize_t		 n;
+
+	*bufp = NULL;
+	*lenp = 0;
+	if (nostdin || isatty(STDIN_FILENO))
+		return;
+	if ((buf = malloc(MSG_STDIN_MAX + 1)) == NULL)
+		err(1, "malloc");
+	for (;;) {
+		n = read(STDIN_FILENO, buf + len, MSG_STDIN_MAX + 1 - len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			/* Closed, or not readable: no input, as -n. */
+			if (errno == EBADF)
+				break;
+			err(1, "standard input");
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > MSG_STDIN_MAX)
+			errx(1, "standard input is larger than %d bytes; not "
+			    "sent (use -n, or copy it into the fence)",
+			    MSG_STDIN_MAX);
+	}
+	if (len == 0) {
+		free(buf);
+		return;
+	}
+	*bufp = buf;
+	*lenp = len;
 }
 
 static int
@@ -314,7 +375,8 @@ ctl_run(struct imsgbuf *ibuf, struct ctl_ctx *ctx, int wait_ms)
 				errx(1, "bad error reply");
 			fprintf(stderr, "fencectl: %s: %s\n", e.e_code,
 			    e.e_message);
-			ctx->c_status = 1;
+			ctx->c_status = ctx->c_action == CTL_EXEC ?
+			    ctl_exec_status(e.e_code) : 1;
 			break;
 		case IMSG_CTL_STATS:
 			ctl_show_stats(&imsg);
@@ -324,6 +386,9 @@ ctl_run(struct imsgbuf *ibuf, struct ctl_ctx *ctx, int wait_ms)
 			break;
 		case IMSG_CTL_RESULT:
 			ctl_result(ctx, &imsg);
+			break;
+		case IMSG_CTL_CHUNK:
+			ctl_chunk(ctx, &imsg);
 			break;
 		case IMSG_CTL_GIT_IDENTITY:
 			ctl_identity(&imsg);
@@ -492,7 +557,37 @@ ctl_write_all(int fd, const uint8_t *p, size_t len)
 	}
 }
 
-/* The command's output as it is, and its status as ours. */
+/* Output of the command as it runs, where it wrote it. */
+static void
+ctl_chunk(struct ctl_ctx *ctx, struct imsg *imsg)
+{
+	struct msg_chunk ch;
+
+	if (msg_chunk_decode(imsg->data, imsg->len, &ch) == -1)
+		errx(1, "bad output reply");
+	ctx->c_streamed = 1;
+	ctl_write_all(ch.ch_stream == MSG_CHUNK_STDOUT ? STDOUT_FILENO :
+	    STDERR_FILENO, ch.ch_data, ch.ch_len);
+	msg_chunk_free(&ch);
+}
+
+static int
+ctl_exec_status(const char *code)
+{
+	if (strcmp(code, "exec-timeout") == 0)
+		return (CTL_EXIT_TIMEOUT);
+	if (strcmp(code, "exec-output-over-budget") == 0)
+		return (CTL_EXIT_OVER_BUDGET);
+	if (strcmp(code, "exec-failed") == 0 ||
+	    strncmp(code, "exec-cwd-", 9) == 0)
+		return (CTL_EXIT_NOT_STARTED);
+	return (1);
+}
+
+/*
+ * The command's status as ours.  Its output came as chunks already;
+ * a result without them (nothing written) has none to print either.
+ */
 static void
 ctl_result(struct ctl_ctx *ctx, struct imsg *imsg)
 {
@@ -500,12 +595,14 @@ ctl_result(struct ctl_ctx *ctx, struct imsg *imsg)
 
 	if (msg_result_decode(imsg->data, imsg->len, &rs) == -1)
 		errx(1, "bad result reply");
-	ctl_write_all(STDOUT_FILENO, rs.rs_stdout, rs.rs_stdout_len);
-	ctl_write_all(STDERR_FILENO, rs.rs_stderr, rs.rs_stderr_len);
+	if (!ctx->c_streamed) {
+		ctl_write_all(STDOUT_FILENO, rs.rs_stdout, rs.rs_stdout_len);
+		ctl_write_all(STDERR_FILENO, rs.rs_stderr, rs.rs_stderr_len);
+	}
 	if (rs.rs_error[0] != '\0') {
 		fprintf(stderr, "fencectl: %s: %s\n", rs.rs_error,
 		    rs.rs_message);
-		ctx->c_status = 1;
+		ctx->c_status = ctl_exec_status(rs.rs_error);
 	} else if (rs.rs_signal != 0)
 		ctx->c_status = 128 + rs.rs_signal;
 	else

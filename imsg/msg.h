@@ -57,6 +57,7 @@ enum imsg_type {
 	IMSG_CTL_FILE_PUT,	/* struct msg_file: a chunk of fencectl put */
 	IMSG_CTL_FILE_GET,	/* struct msg_file: fencectl get */
 	IMSG_CTL_FILE_MORE,	/* empty: the next chunk of a get */
+	IMSG_CTL_EXEC_STREAM,	/* struct msg_exec: CHUNKs, then RESULT */
 
 	/* broker -> fencectl */
 	IMSG_CTL_STATS,		/* struct msg_stats */
@@ -72,6 +73,7 @@ enum imsg_type {
 	IMSG_CTL_PROC,		/* struct msg_proc */
 	IMSG_CTL_FILE,		/* struct msg_file: stat, a chunk of a get */
 	IMSG_CTL_FILE_LIST,	/* struct msg_filelist */
+	IMSG_CTL_CHUNK,		/* struct msg_chunk: streamed output */
 
 	/* broker -> fencer (ih_peerid: the broker's request id) */
 	IMSG_FENCE_BOOT,	/* struct msg_boot */
@@ -109,6 +111,9 @@ enum imsg_type {
 	IMSG_AGENT_FILE_READ,	/* struct msg_file: a chunk, or a listing */
 	IMSG_AGENT_FILE_WRITE,	/* struct msg_file: a chunk of a write */
 	IMSG_AGENT_FILE_DELETE,	/* struct msg_file */
+	IMSG_AGENT_EXEC_STREAM,	/* struct msg_exec: CHUNKs, then RESULT */
+	IMSG_AGENT_CREDIT,	/* struct msg_credit: more room for CHUNKs */
+	IMSG_AGENT_CANCEL,	/* struct msg_credit (0): kill the job */
 
 	/* agent -> broker (ih_peerid: the request answered) */
 	IMSG_AGENT_RESULT,	/* struct msg_result */
@@ -118,6 +123,7 @@ enum imsg_type {
 	IMSG_AGENT_PROC_END,	/* empty: the last of a listing */
 	IMSG_AGENT_FILE,	/* struct msg_file (reply) */
 	IMSG_AGENT_FILE_LIST,	/* struct msg_filelist (reply to a read) */
+	IMSG_AGENT_CHUNK,	/* struct msg_chunk, of a streamed exec */
 
 	IMSG_TYPE_MAX
 };
@@ -263,6 +269,29 @@ struct msg_result {
 	size_t		 rs_stderr_len;
 	uint32_t	 rs_duration_ms;
 	int		 rs_truncated;
+};
+
+/*
+ * Streamed exec (docs/agent.md, "Streaming"): the agent sends at most
+ * MSG_STREAM_WINDOW bytes of CHUNK data of a job that its peer has not
+ * given back as CREDIT, each CHUNK at most MSG_CHUNK_MAX bytes.
+ */
+#define MSG_STREAM_WINDOW	(256 * 1024)
+#define MSG_CHUNK_MAX		(64 * 1024)
+#define MSG_CHUNK_STDOUT	1
+#define MSG_CHUNK_STDERR	2
+
+/* Decoded ones own ch_data: msg_chunk_free(). */
+struct msg_chunk {
+	uint32_t	 ch_stream;	/* MSG_CHUNK_STDOUT or _STDERR */
+	uint8_t		*ch_data;
+	size_t		 ch_len;	/* 1..MSG_CHUNK_MAX */
+};
+
+/* CREDIT and CANCEL; ih_peerid names the streamed request. */
+struct msg_credit {
+	uint8_t		 cr_bearer[MSG_BEARER_LEN];
+	uint32_t	 cr_bytes;	/* CREDIT: 1..MSG_STREAM_WINDOW */
 };
 
 #define MSG_GIT_VALUE_MAX	256
@@ -568,5 +597,11 @@ void	 msg_file_free(struct msg_file *);
 int	 msg_filelist_encode(const struct msg_filelist *, void **, size_t *);
 int	 msg_filelist_decode(const void *, size_t, struct msg_filelist *);
 void	 msg_filelist_free(struct msg_filelist *);
+/* imsg/msg_stream.c */
+int	 msg_chunk_encode(const struct msg_chunk *, void **, size_t *);
+int	 msg_chunk_decode(const void *, size_t, struct msg_chunk *);
+void	 msg_chunk_free(struct msg_chunk *);
+int	 msg_credit_encode(const struct msg_credit *, void **, size_t *);
+int	 msg_credit_decode(const void *, size_t, struct msg_credit *);
 
 #endif /* MSG_H */

@@ -521,7 +521,49 @@ malformed_body() {
 }
 malformed_cleanup() { agent_cleanup; }
 
+atf_test_case stream_credit cleanup
+stream_credit_head() {
+	atf_set descr "EXEC_STREAM: chunks are the output exactly; without credit exactly the window is sent and the command blocks till its deadline"
+}
+stream_credit_body() {
+	agent_setup
+	drive exec stream max=1048576 -c \
+	    'head -c 3000000 /dev/zero; echo e >&2' \; \
+	    exec stream -c 'printf "a\\377"; printf "b" >&2; exit 5' \; \
+	    exec stream nocredit timeout=1000 max=1048576 -c \
+	    "head -c 3000000 /dev/zero; echo $M"
+	expect 1 "result exit=[-0-9]+ signal=[0-9]+ truncated=1 error=exec-output-over-budget .* stdout=1048576 stderr=0 chunks=1048576 same=1"
+	expect 2 "result exit=5 .* stdout=2 stderr=1 chunks=3 same=1"
+	atf_check -o inline:"61ff\n" sh -c "od -An -tx1 out/2.out | tr -d ' '"
+	# No credit: 256 KiB of chunks and not a byte more (t_agent fails
+	# on more); blocked, killed at its deadline; the rest in RESULT.
+	expect 3 "result exit=-1 signal=9 truncated=0 error=exec-timeout .* chunks=262144 same=0"
+	[ "$(value 3 stdout)" -gt 262144 ] || atf_fail "$(answer 3)"
+	atf_check -o inline:"agent_exit=0\n" tail -1 drive.out
+}
+stream_credit_cleanup() { agent_cleanup; }
+
+atf_test_case stream_cancel cleanup
+stream_cancel_head() {
+	atf_set descr "CANCEL kills a streamed job and all it started; a CANCEL with a wrong bearer is dropped"
+}
+stream_cancel_body() {
+	agent_setup
+	drive -p exec stream timeout=1500 -c "echo x; exec sleep 31$M" \; \
+	    cancel 1 bearer=wrong \; \
+	    exec stream timeout=20000 -c "sleep 32$M & echo y; wait" \; \
+	    cancel 3 \; sleep 300 \; check "$M"
+	expect 1 "result exit=-1 signal=9 truncated=0 error=exec-timeout .* chunks=2 same=1"
+	expect 3 "result exit=-1 signal=9 truncated=0 error=exec-cancelled "
+	grep -q "request 1: unpaired, dropped" drive.err || atf_fail "no log"
+	expect 6 "alive=0"
+	atf_check -o inline:"agent_exit=0\n" tail -1 drive.out
+}
+stream_cancel_cleanup() { agent_cleanup; }
+
 atf_init_test_cases() {
+	atf_add_test_case stream_credit
+	atf_add_test_case stream_cancel
 	atf_add_test_case unpaired
 	atf_add_test_case argv_command
 	atf_add_test_case exit_signal

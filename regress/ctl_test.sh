@@ -19,7 +19,7 @@ ctl_golden() {
 	sed -n 's/^== //p' golden.txt | while IFS= read -r line; do
 		echo "== $line"
 		eval "set -- $line"
-		$RECV "$@" 2>/dev/null
+		$RECV "$@" 2>/dev/null < /dev/null
 	done > got.txt
 	diff -u golden.txt got.txt >&2 || atf_fail "requests differ"
 }
@@ -34,7 +34,7 @@ help_body() {
 	atf_check -o file:help.txt "$BIN/fencectl" -h
 	atf_check -o file:help.txt "$BIN/fencectl" help
 	atf_check -o file:help.txt "$BIN/fencectl" -s /nonexistent --help
-	grep -q '^usage: fencectl \[-h\] \[-s socket\] command' help.txt ||
+	grep -q '^usage: fencectl \[-hn\] \[-s socket\] command' help.txt ||
 	    atf_fail "no usage line: $(cat help.txt)"
 	for c in "show stats" "show environments" "show environment KEY" \
 	    "boot KEY \[tier TIER\]" "stop KEY | all" \
@@ -150,7 +150,16 @@ bounds_body() {
 	    "$BIN/fencectl" exec k --
 	atf_check -s exit:1 -e inline:"fencectl: exec k --: give 1 to 256 arguments after --\n" \
 	    "$BIN/fencectl" exec k -- $(seq 257)
-	atf_check -o match:"^argc 256$" $RECV exec k -- $(seq 256)
+	atf_check -o match:"^argc 256$" $RECV exec k -- $(seq 256) < /dev/null
+	# Standard input goes whole; -n sends none; over 1 MiB, nothing.
+	printf 'abc' > in3
+	atf_check -o match:"^stdin 3$" $RECV exec k -- cat < in3
+	atf_check -o match:"^stdin 0$" $RECV -n exec k -- cat < in3
+	head -c 1048576 /dev/zero > in1m
+	atf_check -o match:"^stdin 1048576$" $RECV exec k -- cat < in1m
+	head -c 1048577 /dev/zero > in1m1
+	atf_check -o inline:"exit 1\n" -e match:"larger than 1048576 bytes; not sent" \
+	    $RECV exec k -- cat < in1m1
 	# The bounds themselves are numbers.
 	ctl_golden <<'GOLDEN'
 == boot k lifetime 1 pids 8 memory 4194304 cpu 0.01
@@ -176,7 +185,7 @@ pids 65536
 cpu 1024000
 exit 0
 == exec k timeout 100 output 1024 -- true
-request IMSG_CTL_EXEC
+request IMSG_CTL_EXEC_STREAM
 key "k"
 owner none
 timeout 100
@@ -184,9 +193,10 @@ output 1024
 cwd ""
 argc 1
 argv "true"
+stdin 0
 exit 0
 == exec k timeout 60000 output 1M -- true
-request IMSG_CTL_EXEC
+request IMSG_CTL_EXEC_STREAM
 key "k"
 owner none
 timeout 60000
@@ -194,6 +204,7 @@ output 1048576
 cwd ""
 argc 1
 argv "true"
+stdin 0
 exit 0
 GOLDEN
 }
@@ -395,7 +406,7 @@ pids 0
 cpu 0
 exit 0
 == exec k1 -- id
-request IMSG_CTL_EXEC
+request IMSG_CTL_EXEC_STREAM
 key "k1"
 owner none
 timeout 0
@@ -403,9 +414,10 @@ output 0
 cwd ""
 argc 1
 argv "id"
+stdin 0
 exit 0
 == exec k1 -- sh -c "echo a b"
-request IMSG_CTL_EXEC
+request IMSG_CTL_EXEC_STREAM
 key "k1"
 owner none
 timeout 0
@@ -415,9 +427,10 @@ argc 3
 argv "sh"
 argv "-c"
 argv "echo a b"
+stdin 0
 exit 0
 == exec k1 timeout 500 -- sleep 5
-request IMSG_CTL_EXEC
+request IMSG_CTL_EXEC_STREAM
 key "k1"
 owner none
 timeout 500
@@ -426,9 +439,10 @@ cwd ""
 argc 2
 argv "sleep"
 argv "5"
+stdin 0
 exit 0
 == exec k1 timeout 100 output 1K cwd sub -- pwd
-request IMSG_CTL_EXEC
+request IMSG_CTL_EXEC_STREAM
 key "k1"
 owner none
 timeout 100
@@ -436,9 +450,10 @@ output 1024
 cwd "sub"
 argc 1
 argv "pwd"
+stdin 0
 exit 0
 == exec k1 output 1048576 -- head -c 3 /dev/zero
-request IMSG_CTL_EXEC
+request IMSG_CTL_EXEC_STREAM
 key "k1"
 owner none
 timeout 0
@@ -449,9 +464,10 @@ argv "head"
 argv "-c"
 argv "3"
 argv "/dev/zero"
+stdin 0
 exit 0
 == exec k1 cwd -- -- ls -- -x
-request IMSG_CTL_EXEC
+request IMSG_CTL_EXEC_STREAM
 key "k1"
 owner none
 timeout 0
@@ -461,9 +477,10 @@ argc 3
 argv "ls"
 argv "--"
 argv "-x"
+stdin 0
 exit 0
 == exec root/k1 -- true
-request IMSG_CTL_EXEC
+request IMSG_CTL_EXEC_STREAM
 key "k1"
 owner 0
 timeout 0
@@ -471,9 +488,10 @@ output 0
 cwd ""
 argc 1
 argv "true"
+stdin 0
 exit 0
 == exec 0/k1 timeout 60000 -- true
-request IMSG_CTL_EXEC
+request IMSG_CTL_EXEC_STREAM
 key "k1"
 owner 0
 timeout 60000
@@ -481,6 +499,7 @@ output 0
 cwd ""
 argc 1
 argv "true"
+stdin 0
 exit 0
 == git-config k1
 request IMSG_CTL_GIT_CONFIG

@@ -19,9 +19,9 @@ timeout_kills_all_head() {
 timeout_kills_all_body() {
 	fenced_vars
 	start_with_secrets
-	atf_check -s exit:1 -e match:"exec-timeout" $CTL exec ex timeout 500 \
+	atf_check -s exit:124 -e match:"exec-timeout" $CTL exec ex timeout 500 \
 	    -- sh -c 'setsid sh -c "sleep 100" & sleep 100'
-	atf_check -s exit:1 -e match:"exec-timeout" $CTL exec ex timeout 500 \
+	atf_check -s exit:124 -e match:"exec-timeout" $CTL exec ex timeout 500 \
 	    -- sh -c '(trap "" TERM; (trap "" TERM; exec sleep 101) &) ; sleep 101'
 	sleep 0.3
 	# No sleep of either command is left anywhere in the fence.
@@ -51,7 +51,7 @@ timeout_at_max_body() {
 	    -d '{"command":"echo partial-http; sleep 100","timeoutMs":60000}' \
 	    http://127.0.0.1:$port/api/environments/ex/exec > http.code &
 	curl_pid=$!
-	atf_check -s exit:1 -o match:"^partial-ctl\$" -e match:"exec-timeout" \
+	atf_check -s exit:124 -o match:"^partial-ctl\$" -e match:"exec-timeout" \
 	    $CTL exec ex timeout 60000 -- sh -c 'echo partial-ctl; sleep 100'
 	wait $curl_pid
 	atf_check_equal "$(cat http.code)" 504
@@ -69,7 +69,7 @@ output_budget_body() {
 	fenced_vars
 	start_with_secrets
 	$CTL exec ex -- sh -c 'head -c 5000000 /dev/zero' > out 2> err
-	atf_check_equal 1 $?
+	atf_check_equal 125 $?
 	atf_check -o inline:"262144\n" sh -c 'wc -c < out'
 	atf_check -o match:"exec-output-over-budget" cat err
 	atf_check -o inline:"1048576\n" sh -c \
@@ -101,7 +101,7 @@ cwd_refused_body() {
 	start_with_secrets
 	atf_check $CTL exec ex -- sh -c 'ln -s /etc etc-link && mkdir -p sub'
 	for d in .. /etc /tmp etc-link /home sub/../..; do
-		atf_check -s exit:1 -e match:"exec-cwd-outside-home" \
+		atf_check -s exit:126 -e match:"exec-cwd-outside-home" \
 		    $CTL exec ex cwd "$d" -- pwd
 	done
 	atf_check -o match:"/home/fence-[0-9]+/sub\$" $CTL exec ex cwd sub -- pwd

@@ -683,8 +683,65 @@ ATF_TC_BODY(proc_roundtrip, tc)
 	ATF_CHECK_EQ(msg_proc_encode(&p, &buf, &len), -1);
 }
 
+/* CHUNK: one stream, 1..MSG_CHUNK_MAX bytes, exact. */
+ATF_TC_WITHOUT_HEAD(chunk_codec);
+ATF_TC_BODY(chunk_codec, tc)
+{
+	static uint8_t	 data[MSG_CHUNK_MAX + 1];
+	struct msg_chunk ch, o;
+	void		*buf;
+	size_t		 len;
+
+	memset(data, 0xff, sizeof(data));
+	ch.ch_stream = MSG_CHUNK_STDERR;
+	ch.ch_data = data;
+	ch.ch_len = MSG_CHUNK_MAX;
+	ATF_REQUIRE(msg_chunk_encode(&ch, &buf, &len) == 0);
+	ATF_REQUIRE(msg_chunk_decode(buf, len, &o) == 0);
+	ATF_CHECK_EQ(o.ch_stream, MSG_CHUNK_STDERR);
+	ATF_CHECK_EQ(o.ch_len, MSG_CHUNK_MAX);
+	ATF_CHECK(memcmp(o.ch_data, data, MSG_CHUNK_MAX) == 0);
+	msg_chunk_free(&o);
+	/* Cut short anywhere: refused. */
+	ATF_CHECK_EQ(msg_chunk_decode(buf, len - 1, &o), -1);
+	free(buf);
+	ch.ch_len = MSG_CHUNK_MAX + 1;
+	ATF_CHECK_EQ(msg_chunk_encode(&ch, &buf, &len), -1);
+	ch.ch_len = 0;
+	ATF_CHECK_EQ(msg_chunk_encode(&ch, &buf, &len), -1);
+	ch.ch_len = 1;
+	ch.ch_stream = 3;
+	ATF_CHECK_EQ(msg_chunk_encode(&ch, &buf, &len), -1);
+	/* [3, bin 1] and [1, bin 0] on the wire. */
+	ATF_CHECK_EQ(msg_chunk_decode("\x92\x03\xc4\x01x", 5, &o), -1);
+	ATF_CHECK_EQ(msg_chunk_decode("\x92\x01\xc4\x00", 4, &o), -1);
+	ATF_CHECK_EQ(msg_chunk_decode("\x92\x01\xc4\x01x", 5, &o), 0);
+	msg_chunk_free(&o);
+}
+
+/* CREDIT: at most the window. */
+ATF_TC_WITHOUT_HEAD(credit_codec);
+ATF_TC_BODY(credit_codec, tc)
+{
+	struct msg_credit cr, o;
+	void		*buf;
+	size_t		 len;
+
+	memset(&cr, 0, sizeof(cr));
+	memset(cr.cr_bearer, 7, sizeof(cr.cr_bearer));
+	cr.cr_bytes = MSG_STREAM_WINDOW;
+	ATF_REQUIRE(msg_credit_encode(&cr, &buf, &len) == 0);
+	ATF_REQUIRE(msg_credit_decode(buf, len, &o) == 0);
+	ATF_CHECK(memcmp(&cr, &o, sizeof(cr)) == 0);
+	free(buf);
+	cr.cr_bytes = MSG_STREAM_WINDOW + 1;
+	ATF_CHECK_EQ(msg_credit_encode(&cr, &buf, &len), -1);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, chunk_codec);
+	ATF_TP_ADD_TC(tp, credit_codec);
 	ATF_TP_ADD_TC(tp, hello_roundtrip);
 	ATF_TP_ADD_TC(tp, hello_invalid);
 	ATF_TP_ADD_TC(tp, bearer_length);

@@ -1017,9 +1017,16 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_AGENT_FILE_DELETE:
 		case IMSG_AGENT_FILE:
 		case IMSG_AGENT_FILE_LIST:
+		case IMSG_CTL_EXEC_STREAM:
+		case IMSG_CTL_CHUNK:
+		case IMSG_AGENT_EXEC_STREAM:
+		case IMSG_AGENT_CREDIT:
+		case IMSG_AGENT_CANCEL:
+		case IMSG_AGENT_CHUNK:
 			/*
 			 * Codecs of msg_fence.c, msg_agent.c, msg_token.c,
-			 * msg_probe.c, msg_proc.c, msg_files.c (msg_files_test).
+			 * msg_probe.c, msg_proc.c, msg_stream.c, msg_files.c
+			 * (msg_files_test).
 			 */
 			continue;
 		default:

@@ -10,7 +10,10 @@
  * any answer.  Requests, separated by a ";" argument:
  *
  *	exec [bearer=ok|none|wrong] [cwd=D] [timeout=MS] [max=N]
- *	    [stdin=FILE] (-c COMMAND | -- ARGV...)
+ *	    [stdin=FILE] [stream [nocredit]] (-c COMMAND | -- ARGV...)
+ *			stream: EXEC_STREAM; each CHUNK is credited back at
+ *			once unless nocredit
+ *	cancel N [bearer=...]	CANCEL request N (answered nothing)
  *	gitconfig [bearer=...] [name=V] [email=V]
  *	gitinit [bearer=...] [path=P]
  *	check MARKER	count live processes whose command line has MARKER
@@ -23,7 +26,9 @@
  * order, and the output bytes of request N to OUTDIR/N.out and N.err:
  *
  *	N result exit=E signal=S truncated=T error=CODE duration=MS
- *	    stdout=LEN stderr=LEN		(one line)
+ *	    stdout=LEN stderr=LEN [chunks=LEN same=0|1]	(one line;
+ *	    chunks: of a stream, their bytes; same: they are the output)
+ *	N cancel sent
  *	N error code=CODE message=TEXT
  *	N identity name=NAME email=EMAIL
  *	N alive=COUNT
@@ -60,7 +65,7 @@
 #define T_WAIT_MS	120000
 
 enum t_kind { T_EXEC, T_GITCONFIG, T_GITINIT, T_CHECK, T_SLEEP, T_HOST,
-    T_GARBAGE };
+    T_GARBAGE, T_CANCEL };
 
 struct t_req {
 	int		 r_kind;
@@ -68,6 +73,11 @@ struct t_req {
 	char		**r_args;	/* up to the ";" */
 	int		 r_nargs;
 	char		*r_answer;	/* the printed line */
+	int		 r_stream;
+	int		 r_nocredit;
+	size_t		 r_chunks;	/* CHUNK bytes */
+	uint8_t		*r_cout[2];	/* their bytes, per stream */
+	size_t		 r_clen[2];
 };
 
 static struct imsgbuf	*t_ib;
@@ -87,6 +97,8 @@ static void	t_bearer_set(uint8_t *, const char *);
 static void	t_send_exec(struct t_req *);
 static void	t_send_gitconfig(struct t_req *);
 static void	t_send_gitinit(struct t_req *);
+static void	t_send_credit(uint32_t, uint32_t, uint32_t, const char *);
+static void	t_chunk(struct t_req *, struct imsg *);
 static void	t_answer(struct t_req *, struct imsg *);
 static void	t_answer_result(struct t_req *, struct imsg *);
 static void	t_save(uint32_t, const char *, const uint8_t *, size_t);
@@ -181,6 +193,8 @@ t_parse(int argc, char **argv)
 			r->r_kind = T_HOST;
 		else if (strcmp(w, "garbage") == 0)
 			r->r_kind = T_GARBAGE;
+		else if (strcmp(w, "cancel") == 0 && r->r_nargs >= 2)
+			r->r_kind = T_CANCEL;
 		else
 			errx(2, "unknown request %s", w);
 	}
@@ -351,6 +365,13 @@ t_send(struct t_req *r)
 		    garbage, sizeof(garbage)) == -1)
 			err(2, "compose");
 		break;
+	case T_CANCEL:
+		t_send_credit(IMSG_AGENT_CANCEL, strtoul(r->r_args[1], NULL,
+		    10), 0, r->r_nargs > 2 && strncmp(r->r_args[2], "bearer=",
+		    7) == 0 ? r->r_args[2] + 7 : "ok");
+		if (asprintf(&r->r_answer, "%u cancel sent", r->r_id) == -1)
+			err(2, "asprintf");
+		break;
 	case T_CHECK:
 		if (asprintf(&line, "%u alive=%d", r->r_id,
 		    t_check(r->r_args[1])) == -1)
@@ -418,6 +439,10 @@ t_send_exec(struct t_req *r)
 			x.x_max_bytes = strtoul(a + 4, NULL, 10);
 		else if (strncmp(a, "stdin=", 6) == 0)
 			x.x_stdin = t_readfile(a + 6, &x.x_stdin_len);
+		else if (strcmp(a, "stream") == 0)
+			r->r_stream = 1;
+		else if (strcmp(a, "nocredit") == 0)
+			r->r_nocredit = 1;
 		else if (strcmp(a, "-c") == 0 && i + 1 < r->r_nargs) {
 			x.x_command = r->r_args[++i];
 		} else if (strcmp(a, "--") == 0) {
@@ -429,11 +454,59 @@ t_send_exec(struct t_req *r)
 	}
 	if (msg_exec_encode(&x, &buf, &len) == -1)
 		err(2, "msg_exec_encode");
-	if (imsgbuf_compose(t_ib, IMSG_AGENT_EXEC, r->r_id, 0, -1, buf,
-	    len) == -1)
+	if (imsgbuf_compose(t_ib, r->r_stream ? IMSG_AGENT_EXEC_STREAM :
+	    IMSG_AGENT_EXEC, r->r_id, 0, -1, buf, len) == -1)
 		err(2, "compose");
 	free(buf);
 	free(x.x_stdin);
+}
+
+/* CREDIT (bytes) or CANCEL (0) for request id, with the bearer how. */
+static void
+t_send_credit(uint32_t type, uint32_t id, uint32_t bytes, const char *how)
+{
+	struct msg_credit cr;
+	void		*buf;
+	size_t		 len;
+
+	memset(&cr, 0, sizeof(cr));
+	t_bearer_set(cr.cr_bearer, how);
+	cr.cr_bytes = bytes;
+	if (msg_credit_encode(&cr, &buf, &len) == -1)
+		err(2, "msg_credit_encode");
+	if (imsgbuf_compose(t_ib, type, id, 0, -1, buf, len) == -1 ||
+	    imsgbuf_flush(t_ib) == -1)
+		err(2, "compose");
+	free(buf);
+}
+
+/*
+ * A CHUNK: kept, and credited back at once unless nocredit; never more
+ * out than the window.
+ */
+static void
+t_chunk(struct t_req *r, struct imsg *imsg)
+{
+	struct msg_chunk ch;
+	uint8_t		*nb;
+	int		 i;
+
+	if (!r->r_stream || msg_chunk_decode(imsg->data, imsg->len,
+	    &ch) == -1)
+		errx(1, "request %u: bad chunk", r->r_id);
+	r->r_chunks += ch.ch_len;
+	if (r->r_nocredit && r->r_chunks > MSG_STREAM_WINDOW)
+		errx(1, "request %u: %zu bytes of chunks without credit",
+		    r->r_id, r->r_chunks);
+	i = ch.ch_stream == MSG_CHUNK_STDOUT ? 0 : 1;
+	if ((nb = realloc(r->r_cout[i], r->r_clen[i] + ch.ch_len)) == NULL)
+		err(2, "realloc");
+	memcpy(nb + r->r_clen[i], ch.ch_data, ch.ch_len);
+	r->r_cout[i] = nb;
+	r->r_clen[i] += ch.ch_len;
+	if (!r->r_nocredit)
+		t_send_credit(IMSG_AGENT_CREDIT, r->r_id, ch.ch_len, "ok");
+	msg_chunk_free(&ch);
 }
 
 static void
@@ -505,6 +578,9 @@ t_answer(struct t_req *r, struct imsg *imsg)
 	if (r->r_answer != NULL)
 		errx(1, "request %u answered twice", r->r_id);
 	switch (imsg->hdr.ih_type) {
+	case IMSG_AGENT_CHUNK:
+		t_chunk(r, imsg);
+		return;
 	case IMSG_AGENT_RESULT:
 		t_answer_result(r, imsg);
 		return;
@@ -532,15 +608,27 @@ static void
 t_answer_result(struct t_req *r, struct imsg *imsg)
 {
 	struct msg_result rs;
+	char		 extra[64] = "";
+	int		 same;
 
 	if (msg_result_decode(imsg->data, imsg->len, &rs) == -1)
 		errx(1, "bad result payload");
 	t_save(r->r_id, "out", rs.rs_stdout, rs.rs_stdout_len);
 	t_save(r->r_id, "err", rs.rs_stderr, rs.rs_stderr_len);
+	same = r->r_clen[0] == rs.rs_stdout_len &&
+	    r->r_clen[1] == rs.rs_stderr_len &&
+	    (rs.rs_stdout_len == 0 ||
+	    memcmp(r->r_cout[0], rs.rs_stdout, rs.rs_stdout_len) == 0) &&
+	    (rs.rs_stderr_len == 0 ||
+	    memcmp(r->r_cout[1], rs.rs_stderr, rs.rs_stderr_len) == 0);
+	if (r->r_stream)
+		snprintf(extra, sizeof(extra), " chunks=%zu same=%d",
+		    r->r_chunks, same);
 	if (asprintf(&r->r_answer, "%u result exit=%d signal=%d truncated=%d "
-	    "error=%s duration=%u stdout=%zu stderr=%zu", r->r_id, rs.rs_exit,
-	    rs.rs_signal, rs.rs_truncated, rs.rs_error, rs.rs_duration_ms,
-	    rs.rs_stdout_len, rs.rs_stderr_len) == -1)
+	    "error=%s duration=%u stdout=%zu stderr=%zu%s", r->r_id,
+	    rs.rs_exit, rs.rs_signal, rs.rs_truncated, rs.rs_error,
+	    rs.rs_duration_ms, rs.rs_stdout_len, rs.rs_stderr_len,
+	    extra) == -1)
 		err(2, "asprintf");
 	msg_result_free(&rs);
 }

@@ -77,6 +77,7 @@ t_show(struct imsg *imsg)
 		    b.b_limits.fl_pids, b.b_limits.fl_cpu_milli);
 		break;
 	case IMSG_CTL_EXEC:
+	case IMSG_CTL_EXEC_STREAM:
 		if (msg_exec_decode(imsg->data, imsg->len, &x) == -1)
 			errx(2, "bad exec request");
 		printf("key \"%s\"\n", x.x_key);
@@ -85,6 +86,7 @@ t_show(struct imsg *imsg)
 		    x.x_timeout_ms, x.x_max_bytes, x.x_cwd, x.x_argc);
 		for (n = 0; n < x.x_argc; n++)
 			printf("argv \"%s\"\n", x.x_argv[n]);
+		printf("stdin %zu\n", x.x_stdin_len);
 		msg_exec_free(&x);
 		break;
 	case IMSG_CTL_GIT_CONFIG:

@@ -283,7 +283,12 @@ mock_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		return;
 	}
 	switch (type) {
+	case IMSG_AGENT_CREDIT:
+	case IMSG_AGENT_CANCEL:
+		/* The mock answers at once: nothing is ever left to stream. */
+		return;
 	case IMSG_AGENT_EXEC:
+	case IMSG_AGENT_EXEC_STREAM:
 		if ((r = msg_exec_decode(imsg->data, imsg->len, &x)) == 0) {
 			mock_exec(m, id, &x);
 			msg_exec_free(&x);
