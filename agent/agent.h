@@ -153,6 +153,8 @@ void	 agent_procs(uint32_t, struct msg_proc_req *);
 /* agent_files.c */
 void	 agent_files(uint32_t, uint32_t, struct msg_file *);
 void	 agent_exec_stream(uint32_t, struct msg_exec *);
+int	 agent_exec_limits(uint32_t, const struct msg_exec *, uint32_t,
+	    uint32_t, uint32_t *, uint32_t *);
 
 /* agent_stream.c */
 void	 agent_stream_chunk(struct agent_job *, int, const uint8_t *,

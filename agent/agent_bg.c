@@ -43,8 +43,6 @@ static TAILQ_HEAD(, agent_bg) agent_bgs = TAILQ_HEAD_INITIALIZER(agent_bgs);
 static size_t		 agent_nbg;
 static uint32_t		 agent_bg_next = 1;
 
-static int	agent_bg_limits(uint32_t, const struct msg_exec *, uint32_t *,
-		    uint32_t *);
 static void	agent_bg_done(struct agent_job *);
 static void	agent_bg_failed(struct agent_bg *, struct agent_job *);
 static struct agent_bg *agent_bg_find(uint32_t);
@@ -52,33 +50,6 @@ static void	agent_bg_send(uint32_t, uint32_t, struct agent_bg *,
 		    const uint32_t *, int);
 static void	agent_bg_signal(uint32_t, struct agent_bg *, int);
 static void	agent_bg_free(struct agent_bg *);
-
-/*
- * timeoutMs: 100 ms up to a fence's longest lifetime (the broker sends
- * what is left of this one's, or less); 0 is that longest.  maxBytes
- * as for exec.
- */
-static int
-agent_bg_limits(uint32_t id, const struct msg_exec *x, uint32_t *tmo,
-    uint32_t *max)
-{
-	const struct msg_hello *h = &agent_env->a_hello;
-
-	*tmo = x->x_timeout_ms ? x->x_timeout_ms : AGENT_BG_TIMEOUT_MAX;
-	*max = x->x_max_bytes ? x->x_max_bytes : h->h_output_def;
-	if (*tmo < EXEC_TIMEOUT_MIN || *tmo > AGENT_BG_TIMEOUT_MAX) {
-		agent_error(id, "exec-bad-request", "timeoutMs must be "
-		    "%u..%u, not %u", EXEC_TIMEOUT_MIN, AGENT_BG_TIMEOUT_MAX,
-		    *tmo);
-		return (-1);
-	}
-	if (*max < EXEC_OUTPUT_MIN || *max > h->h_output_max) {
-		agent_error(id, "exec-bad-request", "maxBytes must be "
-		    "%u..%u, not %u", EXEC_OUTPUT_MIN, h->h_output_max, *max);
-		return (-1);
-	}
-	return (0);
-}
 
 /* SPAWN: x is ours, as for agent_exec(); answered with its PROC. */
 void
@@ -93,7 +64,12 @@ agent_spawn(uint32_t id, struct msg_exec *x)
 		agent_error(id, "exec-unpaired", "missing or wrong bearer");
 		goto done;
 	}
-	if (agent_bg_limits(id, x, &tmo, &max) == -1)
+	/*
+	 * timeoutMs: 100 ms up to a fence's longest lifetime (the broker
+	 * sends what is left of this one's, or less); 0 is that longest.
+	 */
+	if (agent_exec_limits(id, x, AGENT_BG_TIMEOUT_MAX, AGENT_BG_TIMEOUT_MAX,
+	    &tmo, &max) == -1)
 		goto done;
 	if (agent_nbg >= AGENT_BG_MAX) {
 		agent_error(id, "too-many-processes", "%d background "

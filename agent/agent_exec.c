@@ -14,23 +14,25 @@
 #include "msg.h"
 #include "agent.h"
 
-static int	agent_exec_limits(uint32_t, const struct msg_exec *, uint32_t *,
-		    uint32_t *);
 static void	agent_exec_done(struct agent_job *);
 static void	agent_exec_run(uint32_t, struct msg_exec *, int);
 
-/* 0 in the request is the default; otherwise min..max of the HELLO. */
-static int
-agent_exec_limits(uint32_t id, const struct msg_exec *x, uint32_t *tmo,
-    uint32_t *max)
+/*
+ * 0 in the request is the default: tdef for the timeout, the HELLO's
+ * for the output; otherwise timeoutMs is min..tmax, maxBytes min..max
+ * of the HELLO.  Refused with the request's error.
+ */
+int
+agent_exec_limits(uint32_t id, const struct msg_exec *x, uint32_t tdef,
+    uint32_t tmax, uint32_t *tmo, uint32_t *max)
 {
 	const struct msg_hello *h = &agent_env->a_hello;
 
-	*tmo = x->x_timeout_ms ? x->x_timeout_ms : h->h_timeout_def;
+	*tmo = x->x_timeout_ms ? x->x_timeout_ms : tdef;
 	*max = x->x_max_bytes ? x->x_max_bytes : h->h_output_def;
-	if (*tmo < EXEC_TIMEOUT_MIN || *tmo > h->h_timeout_max) {
+	if (*tmo < EXEC_TIMEOUT_MIN || *tmo > tmax) {
 		agent_error(id, "exec-bad-request", "timeoutMs must be "
-		    "%u..%u, not %u", EXEC_TIMEOUT_MIN, h->h_timeout_max, *tmo);
+		    "%u..%u, not %u", EXEC_TIMEOUT_MIN, tmax, *tmo);
 		return (-1);
 	}
 	if (*max < EXEC_OUTPUT_MIN || *max > h->h_output_max) {
@@ -70,7 +72,8 @@ agent_exec_run(uint32_t id, struct msg_exec *x, int stream)
 		agent_error(id, "exec-unpaired", "missing or wrong bearer");
 		goto done;
 	}
-	if (agent_exec_limits(id, x, &tmo, &max) == -1)
+	if (agent_exec_limits(id, x, agent_env->a_hello.h_timeout_def,
+	    agent_env->a_hello.h_timeout_max, &tmo, &max) == -1)
 		goto done;
 	if (agent_busy()) {
 		agent_error(id, "exec-busy", "%d commands are running",
