@@ -248,3 +248,99 @@ void		 svc_orphan(void *arg) { }
 unsigned int	 svc_running(void) { return (1); }
 unsigned int	 svc_pending(uid_t uid) { return (0); }
 unsigned int	 svc_total(void) { return (0); }
+
+/*
+ * A streamed exec: a real one answers its chunks and result only after
+ * a round trip with the agent, never from inside this call; what can
+ * come at once is a refusal, so that is what the stand-in gives.
+ */
+void
+svc_exec_stream(const struct svc_who *w, struct msg_exec *x, svc_cb cb,
+    void *arg)
+{
+	void	*buf;
+	size_t	 len;
+
+	stub_who(w);
+	FUZZ_CHECK(msg_exec_encode(x, &buf, &len) == 0);
+	free(buf);
+	stub_error(cb, arg);
+}
+
+void
+svc_stream_credit(uint32_t id, void *arg, size_t bytes)
+{
+	FUZZ_CHECK(arg != NULL);
+	FUZZ_CHECK(bytes <= MSG_STREAM_WINDOW);
+}
+
+/* One background process, as the agent describes it. */
+static void
+stub_proc(svc_cb cb, void *arg, enum svc_what what, int last)
+{
+	struct svc_answer a;
+	struct msg_proc	 p;
+
+	memset(&p, 0, sizeof(p));
+	p.p_id = 1;
+	p.p_running = 1;
+	p.p_count = 1;
+	p.p_command = "sleep 30";
+	p.p_timeout_ms = 60000;
+	p.p_max_bytes = 1024;
+	memset(&a, 0, sizeof(a));
+	a.a_what = what;
+	a.a_last = last;
+	a.a_proc = what == SVC_PROC ? &p : NULL;
+	cb(arg, &a);
+}
+
+void
+svc_spawn(const struct svc_who *w, struct msg_exec *x, svc_cb cb, void *arg)
+{
+	void	*buf;
+	size_t	 len;
+
+	stub_who(w);
+	FUZZ_CHECK(msg_exec_encode(x, &buf, &len) == 0);
+	free(buf);
+	if (stub_errors)
+		stub_error(cb, arg);
+	else
+		stub_proc(cb, arg, SVC_PROC, 1);
+}
+
+void
+svc_procs(const struct svc_who *w, struct msg_proc_req *q, svc_cb cb,
+    void *arg)
+{
+	void	*buf;
+	size_t	 len;
+
+	stub_who(w);
+	FUZZ_CHECK(msg_proc_req_encode(q, &buf, &len) == 0);
+	free(buf);
+	if (stub_errors)
+		stub_error(cb, arg);
+	else if (q->q_op == MSG_PROC_LIST) {
+		stub_proc(cb, arg, SVC_PROC, 0);
+		stub_proc(cb, arg, SVC_END, 1);
+	} else
+		stub_proc(cb, arg, SVC_PROC, 1);
+}
+
+/* A file request: checked as the agent would take it, then refused. */
+void
+svc_file(const struct svc_who *w, uint32_t type, struct msg_file *fl,
+    svc_cb cb, void *arg)
+{
+	void	*buf;
+	size_t	 len;
+
+	stub_who(w);
+	FUZZ_CHECK(type == IMSG_AGENT_FILE_READ ||
+	    type == IMSG_AGENT_FILE_WRITE || type == IMSG_AGENT_FILE_DELETE);
+	FUZZ_CHECK(msg_file_encode(fl, &buf, &len) == 0);
+	free(buf);
+	stub_error(cb, arg);
+}

@@ -78,15 +78,17 @@ FLAGS="-std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
 # (-fsanitize=fuzzer-no-link), so libFuzzer sees inside the parsers.
 LIBSRC="common/names.c common/util.c common/log.c imsg/mp.c imsg/msg.c
     imsg/msg_codec.c imsg/msg_fence.c imsg/msg_probe.c imsg/msg_token.c
-    imsg/msg_agent.c"
+    imsg/msg_agent.c imsg/msg_proc.c imsg/msg_files.c imsg/msg_stream.c"
 srcs_of() {
 	case "$1" in
 	report)	echo "prober/report.c prober/report_schema.c prober/level.c" ;;
 	msg)	echo "" ;;
 	imsg)	echo "imsg/imsg.c" ;;
-	ctl)	echo "imsg/imsg.c fuzz/stub_svc.c" ;;
+	ctl)	echo "imsg/imsg.c broker/files.c fuzz/stub_svc.c" ;;
 	http)	echo "broker/http.c broker/http_cors.c broker/http_api.c
-		    broker/http_page.c gen/page.c parent/config.c fuzz/stub_svc.c" ;;
+		    broker/http_page.c gen/page.c broker/http_procs.c
+		    broker/http_stream.c broker/http_files.c broker/files.c
+		    parent/config.c fuzz/stub_svc.c" ;;
 	config)	echo "parent/config.c gen/parse.c" ;;
 	runsc)	echo "fencer/runsc/runsc_parse.c" ;;
 	vmconsole) echo "fencer/vm/vm_console.c" ;;
