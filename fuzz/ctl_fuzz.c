@@ -128,9 +128,14 @@ fz_reply(const struct imsg *m)
 		struct msg_fence	 f;
 		struct msg_hosttoken	 ht;
 		struct msg_gitconfig	 g;
+		struct msg_tokeninfo	 ti;
 	} u;
 	struct msg_verdict	 v;
 	struct msg_result	 rs;
+	struct msg_proc		 p;
+	struct msg_file		 fl;
+	struct msg_filelist	 fls;
+	struct msg_chunk	 ch;
 
 	switch (m->hdr.ih_type) {
 	case IMSG_CTL_OK:
@@ -159,6 +164,25 @@ fz_reply(const struct imsg *m)
 	case IMSG_CTL_RESULT:
 		FUZZ_CHECK(msg_result_decode(m->data, m->len, &rs) == 0);
 		msg_result_free(&rs);
+		break;
+	case IMSG_CTL_TOKENINFO:
+		FUZZ_CHECK(msg_tokeninfo_decode(m->data, m->len, &u.ti) == 0);
+		break;
+	case IMSG_CTL_PROC:
+		FUZZ_CHECK(msg_proc_decode(m->data, m->len, &p) == 0);
+		msg_proc_free(&p);
+		break;
+	case IMSG_CTL_FILE:
+		FUZZ_CHECK(msg_file_decode(m->data, m->len, &fl) == 0);
+		msg_file_free(&fl);
+		break;
+	case IMSG_CTL_FILE_LIST:
+		FUZZ_CHECK(msg_filelist_decode(m->data, m->len, &fls) == 0);
+		msg_filelist_free(&fls);
+		break;
+	case IMSG_CTL_CHUNK:
+		FUZZ_CHECK(msg_chunk_decode(m->data, m->len, &ch) == 0);
+		msg_chunk_free(&ch);
 		break;
 	default:
 		FUZZ_FAIL();

@@ -15,7 +15,9 @@
 #
 # Exit 77, naming what is missing, when clang, libFuzzer or a library is
 # not there; 2 for a bad argument; otherwise 0 when nothing was found,
-# or the status of the first target that found something (its input is
+# or the status of the first target that found something, 70 for a
+# crash or a broken invariant, 71 for a hang (libFuzzer's own 77 would
+# read as "skipped" to atf and kyua; its input is
 # named on stderr).
 set -eu
 
@@ -195,6 +197,7 @@ for t in "$@"; do
 	# shellcheck disable=SC2086
 	(cd "$out/artifacts/$t" && "$out/bin/${t}_fuzz" \
 	    -max_total_time="$secs" -max_len=65536 -timeout=10 \
+	    -error_exitcode=70 -timeout_exitcode=71 \
 	    -rss_limit_mb=2048 -print_final_stats=1 $dict \
 	    -artifact_prefix="$out/artifacts/$t/" \
 	    "$out/corpus/$t" $seeds) || st=$?
