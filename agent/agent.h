@@ -153,6 +153,8 @@ void	 agent_procs(uint32_t, struct msg_proc_req *);
 /* agent_files.c */
 void	 agent_files(uint32_t, uint32_t, struct msg_file *);
 void	 agent_exec_stream(uint32_t, struct msg_exec *);
+void	 agent_exec_spawn(const struct msg_exec *, struct agent_spawn *,
+	    char *[4]);
 int	 agent_exec_limits(uint32_t, const struct msg_exec *, uint32_t,
 	    uint32_t, uint32_t *, uint32_t *);
 

@@ -86,17 +86,7 @@ agent_spawn(uint32_t id, struct msg_exec *x)
 		    strerror(errno));
 		goto done;
 	}
-	memset(&sp, 0, sizeof(sp));
-	sp.sp_cwd = x->x_cwd;
-	if (x->x_command != NULL) {
-		shargv[0] = "sh";
-		shargv[1] = "-c";
-		shargv[2] = x->x_command;
-		shargv[3] = NULL;
-		sp.sp_path = AGENT_SHELL;
-		sp.sp_argv = shargv;
-	} else
-		sp.sp_argv = x->x_argv;
+	agent_exec_spawn(x, &sp, shargv);
 	if ((b->b_job = agent_job_start(id, &sp, tmo, max, agent_bg_done,
 	    b)) == NULL) {
 		agent_error(id, "exec-failed", "cannot start: %s",

@@ -43,6 +43,24 @@ agent_exec_limits(uint32_t id, const struct msg_exec *x, uint32_t tdef,
 	return (0);
 }
 
+/* What runs for x: its argv, or `sh -c' of its command in shargv. */
+void
+agent_exec_spawn(const struct msg_exec *x, struct agent_spawn *sp,
+    char *shargv[4])
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->sp_cwd = x->x_cwd;
+	if (x->x_command != NULL) {
+		shargv[0] = "sh";
+		shargv[1] = "-c";
+		shargv[2] = x->x_command;
+		shargv[3] = NULL;
+		sp->sp_path = AGENT_SHELL;
+		sp->sp_argv = shargv;
+	} else
+		sp->sp_argv = x->x_argv;
+}
+
 /*
  * x is ours: its stdin goes to the job, the rest is freed here.  The
  * bearer is checked first, so an unpaired request learns nothing else.
@@ -80,17 +98,7 @@ agent_exec_run(uint32_t id, struct msg_exec *x, int stream)
 		    AGENT_JOBS_MAX);
 		goto done;
 	}
-	memset(&sp, 0, sizeof(sp));
-	sp.sp_cwd = x->x_cwd;
-	if (x->x_command != NULL) {
-		shargv[0] = "sh";
-		shargv[1] = "-c";
-		shargv[2] = x->x_command;
-		shargv[3] = NULL;
-		sp.sp_path = AGENT_SHELL;
-		sp.sp_argv = shargv;
-	} else
-		sp.sp_argv = x->x_argv;
+	agent_exec_spawn(x, &sp, shargv);
 	if ((j = agent_job_start(id, &sp, tmo, max, agent_exec_done,
 	    NULL)) == NULL) {
 		agent_error(id, "exec-failed", "cannot start: %s",

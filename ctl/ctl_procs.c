@@ -34,7 +34,6 @@ static const char *ctl_kill_sig = "TERM";	/* what kill sends */
 
 static const char *ctl_signame(int, char *, size_t);
 static void	ctl_proc_what(const struct msg_proc *);
-static void	ctl_proc_out(const uint8_t *, size_t, int);
 
 static const char *
 ctl_signame(int sig, char *buf, size_t len)
@@ -123,22 +122,6 @@ ctl_proc_what(const struct msg_proc *p)
 	putchar('\n');
 }
 
-static void
-ctl_proc_out(const uint8_t *p, size_t len, int fd)
-{
-	ssize_t	 n;
-
-	while (len > 0) {
-		if ((n = write(fd, p, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			err(1, "write");
-		}
-		p += n;
-		len -= n;
-	}
-}
-
 /* One process, as the command that asked shows it; *n counts them. */
 void
 ctl_proc(enum ctl_action action, struct imsg *imsg, int *n)
@@ -169,8 +152,8 @@ ctl_proc(enum ctl_action action, struct imsg *imsg, int *n)
 		break;
 	case CTL_SHOW_PROC:
 		fflush(stdout);
-		ctl_proc_out(p.p_stdout, p.p_stdout_len, STDOUT_FILENO);
-		ctl_proc_out(p.p_stderr, p.p_stderr_len, STDERR_FILENO);
+		ctl_write_all(STDOUT_FILENO, p.p_stdout, p.p_stdout_len);
+		ctl_write_all(STDERR_FILENO, p.p_stderr, p.p_stderr_len);
 		fprintf(stderr, "fencectl: process %u: %s, exit %s, %u ms%s%s%s"
 		    "\n", p.p_id, p.p_running ? "running" : "exited", exit,
 		    p.p_duration_ms, p.p_truncated ? ", truncated" : "",

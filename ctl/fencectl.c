@@ -541,7 +541,7 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 		printf("pooled:   no\n");
 }
 
-static void
+void
 ctl_write_all(int fd, const uint8_t *p, size_t len)
 {
 	ssize_t	 n;
