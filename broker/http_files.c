@@ -248,11 +248,13 @@ http_files_request(struct hreq *hr, int method, const char *rawpath,
 	struct evbuffer	*body;
 	uint32_t	 mode, flags;
 
+	/* UTF-8: the path goes on as a msgpack and a JSON string. */
 	if (http_files_decode(rawpath, hr->hr_file_path,
-	    sizeof(hr->hr_file_path)) == -1) {
+	    sizeof(hr->hr_file_path)) == -1 || !mp_utf8_valid(
+	    hr->hr_file_path, strlen(hr->hr_file_path))) {
 		http_error(hr, 400, "file-bad-path", "a path is at most %d "
-		    "bytes once percent-decoded, without NUL or a bad escape",
-		    PATH_MAX - 1);
+		    "bytes of UTF-8 once percent-decoded, without NUL or a "
+		    "bad escape", PATH_MAX - 1);
 		return;
 	}
 	if (http_files_query(hr, method, query, &mode, &flags) == -1)

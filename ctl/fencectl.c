@@ -24,6 +24,7 @@
 #include "fenced.h"
 #include "imsg.h"
 #include "log.h"
+#include "mp.h"
 #include "msg.h"
 #include "parser.h"
 #include "ctl_procs.h"
@@ -717,6 +718,17 @@ ctl_file_wait(struct imsgbuf *ibuf, struct msg_file *fl,
 	}
 }
 
+/* A path goes as a msgpack string: at most PATH_MAX - 1 bytes of UTF-8. */
+static void
+ctl_file_path(struct msg_file *fl, const char *path)
+{
+	if (strlcpy(fl->fl_path, path, sizeof(fl->fl_path)) >=
+	    sizeof(fl->fl_path))
+		errx(1, "%s: path too long", path);
+	if (!mp_utf8_valid(path, strlen(path)))
+		errx(1, "%s: the path is not UTF-8", path);
+}
+
 static void
 ctl_file_send(struct imsgbuf *ibuf, uint32_t type, const struct msg_file *fl)
 {
@@ -748,9 +760,7 @@ ctl_put(struct imsgbuf *ibuf, const struct parse_result *res)
 	memset(&fl, 0, sizeof(fl));
 	fl.fl_owner = res->owner;
 	strlcpy(fl.fl_key, res->key, sizeof(fl.fl_key));
-	if (strlcpy(fl.fl_path, res->path, sizeof(fl.fl_path)) >=
-	    sizeof(fl.fl_path))
-		errx(1, "%s: path too long", res->path);
+	ctl_file_path(&fl, res->path);
 	fl.fl_mode = 0644;
 	fl.fl_flags = MSG_FILE_FIRST;
 	while (!eof) {
@@ -800,9 +810,7 @@ ctl_get(struct imsgbuf *ibuf, const struct parse_result *res)
 	memset(&fl, 0, sizeof(fl));
 	fl.fl_owner = res->owner;
 	strlcpy(fl.fl_key, res->key, sizeof(fl.fl_key));
-	if (strlcpy(fl.fl_path, res->path, sizeof(fl.fl_path)) >=
-	    sizeof(fl.fl_path))
-		errx(1, "%s: path too long", res->path);
+	ctl_file_path(&fl, res->path);
 	ctl_file_send(ibuf, IMSG_CTL_FILE_GET, &fl);
 	memset(&l, 0, sizeof(l));
 	if (ctl_file_wait(ibuf, &a, &l, &got) == -1)

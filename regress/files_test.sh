@@ -171,7 +171,8 @@ paths_outside_body() {
 	# Decoded once: %252F is the name "%2F".
 	fget "$TOK" fo d%252Fin.txt
 	expect 404 '"error":"file-not-found"' 'd%2Fin.txt'
-	for p in a%00b %zz a%2 ; do
+	# %9F%9E and %C0%AF (an overlong "/") are not UTF-8.
+	for p in a%00b %zz a%2 a%9F%9Eb %C0%AFetc ; do
 		fget "$TOK" fo "$p"
 		expect 400 '"error":"file-bad-path"'
 	done
@@ -407,6 +408,10 @@ fencectl_put_get_body() {
 	    $CTL get fc ../../etc/passwd out
 	atf_check -s exit:1 -e match:'file-outside-home' \
 	    $CTL put fc bytes.bin /tmp/fencectl-planted
+	atf_check -s exit:1 -e match:'not UTF-8' \
+	    $CTL put fc bytes.bin "$(printf 'a\237')"
+	atf_check -s exit:1 -e match:'not UTF-8' \
+	    $CTL get fc "$(printf 'a\300\257')" out
 	[ ! -e out ] && [ ! -e /tmp/fencectl-planted ] || atf_fail "written"
 	ls out.fencectl-* > /dev/null 2>&1 && atf_fail "temporary left"
 	home_clean
