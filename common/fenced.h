@@ -49,6 +49,32 @@ enum fenced_proc {
 #define PROBE_TCP_DEFAULT1	"1.1.1.1:443"
 #define PROBE_TCP_DEFAULT2	"example.com:80"
 
+/*
+ * Egress (docs/egress.md): a fence's allowlist of "name:port" entries,
+ * the proxy's port on the fence's own loopback, and the `egress'
+ * configuration.  An entry is an exact host name or "*.suffix", lower
+ * case, with a port 1..65535; no IP literal.
+ */
+#define EGRESS_LIST_MAX		32	/* entries of one fence's list */
+#define EGRESS_NAME_LEN		254	/* a host name, NUL included */
+#define EGRESS_ENTRY_LEN	(EGRESS_NAME_LEN + 6)	/* name:port */
+#define EGRESS_HOSTS_MAX	32	/* `egress host NAME ADDRESS' */
+#define EGRESS_HOST_LEN		(EGRESS_NAME_LEN + FENCED_ADDR_MAX)
+					/* "NAME ADDRESS" */
+#define EGRESS_RESOLVERS_MAX	3	/* `egress resolver ADDRESS' */
+#define EGRESS_PROXY_PORT	3128	/* on 127.0.0.1 inside the fence */
+#define EGRESS_CONNS_MIN	1	/* `egress connections N', per fence */
+#define EGRESS_CONNS_MAX	1024
+#define EGRESS_RATE_MIN		1024	/* `egress rate N', bytes/s a fence
+					   moves each way */
+#define EGRESS_RATE_MAX		(1U << 30)
+#define EGRESS_IDLE_MIN		1	/* `egress idle SEC' */
+#define EGRESS_IDLE_MAX		3600
+#define EGRESS_CONNECT_MIN	1	/* `egress connect timeout SEC' */
+#define EGRESS_CONNECT_MAX	120
+#define EGRESS_REFUSED_DEFAULT	"egress-refused.invalid:443"
+					/* the probe's target off the list */
+
 struct fence_limits {
 	uint64_t	 fl_memory;	/* bytes */
 	uint32_t	 fl_pids;
@@ -122,6 +148,20 @@ struct fenced_config {
 	/* `http origin': pages the API answers with CORS headers. */
 	char		 c_http_origin[HTTP_ORIGINS_MAX][HTTP_ORIGIN_LEN];
 	uint32_t	 c_http_norigins;
+	/* `egress ...': the proxy (docs/egress.md). */
+	char		 c_egress_host[EGRESS_HOSTS_MAX][EGRESS_HOST_LEN];
+	uint32_t	 c_egress_nhosts;	/* "NAME ADDRESS", each */
+	char		 c_egress_resolver[EGRESS_RESOLVERS_MAX][FENCED_ADDR_MAX];
+	uint32_t	 c_egress_nresolvers;	/* 0: /etc/resolv.conf's */
+	uint16_t	 c_egress_resolver_port;	/* 53 */
+	uint32_t	 c_egress_conns;	/* at once, per fence */
+	uint32_t	 c_egress_rate;		/* bytes/s per fence, each way */
+	uint32_t	 c_egress_idle;		/* seconds */
+	uint32_t	 c_egress_connect;	/* seconds, resolve + connect */
+	/* `probe egress allowed|refused NAME:PORT' ("": the list's first
+	   exact entry; EGRESS_REFUSED_DEFAULT). */
+	char		 c_probe_egress_allowed[EGRESS_ENTRY_LEN];
+	char		 c_probe_egress_refused[EGRESS_ENTRY_LEN];
 
 	/* Resolved by the parent, not written in the file. */
 	uid_t		 c_uid;			/* of c_user */
@@ -181,6 +221,23 @@ int		 probe_name_valid(const char *);
 int		 probe_target_valid(const char *);
 int		 vm_sha256_valid(const char *);
 int		 http_origin_valid(const char *);
+
+/* common/egress_list.c */
+struct egress_entry {
+	char		 ee_name[EGRESS_NAME_LEN];	/* lower case; a
+						   wildcard without its "*." */
+	uint16_t	 ee_port;
+	int		 ee_wild;	/* "*.suffix": one label or more
+					   before suffix, not suffix itself */
+};
+int		 egress_entry_parse(const char *, struct egress_entry *,
+		    const char **);
+int		 egress_entry_valid(const char *);
+int		 egress_name_valid(const char *);
+int		 egress_list_match(const char [][EGRESS_ENTRY_LEN], size_t,
+		    const char *, uint16_t, int *);
+int		 egress_host_parse(const char *, char *, size_t, char *,
+		    size_t);
 int		 hexdigit(int);
 int		 word_listed(const char *, const char *);
 int		 file_read_small(const char *, const char *, char *, size_t);

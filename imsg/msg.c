@@ -117,6 +117,11 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_AGENT_CREDIT] =		"IMSG_AGENT_CREDIT",
 	[IMSG_AGENT_CANCEL] =		"IMSG_AGENT_CANCEL",
 	[IMSG_AGENT_CHUNK] =		"IMSG_AGENT_CHUNK",
+	[IMSG_AGENT_EGRESS_CONN] =	"IMSG_AGENT_EGRESS_CONN",
+	[IMSG_EGRESS_FENCE] =		"IMSG_EGRESS_FENCE",
+	[IMSG_EGRESS_FORGET] =		"IMSG_EGRESS_FORGET",
+	[IMSG_EGRESS_CONN] =		"IMSG_EGRESS_CONN",
+	[IMSG_EGRESS_DECISION] =	"IMSG_EGRESS_DECISION",
 };
 
 /*
@@ -205,6 +210,34 @@ msg_i32_decode(const void *data, size_t len, int32_t *v, int32_t min,
 		return (msg_bad());
 	*v = (int32_t)x;
 	return (0);
+}
+
+/* The `egress' lines: hosts and resolvers parse, the probe's targets too. */
+static int
+msg_config_egress_valid(const struct fenced_config *c)
+{
+	unsigned char	 bin[16];
+	char		 name[EGRESS_NAME_LEN], addr[FENCED_ADDR_MAX];
+	uint32_t	 i;
+
+	if (c->c_egress_nhosts > EGRESS_HOSTS_MAX ||
+	    c->c_egress_nresolvers > EGRESS_RESOLVERS_MAX)
+		return (0);
+	for (i = 0; i < c->c_egress_nhosts; i++)
+		if (!egress_host_parse(c->c_egress_host[i], name,
+		    sizeof(name), addr, sizeof(addr)))
+			return (0);
+	for (i = 0; i < c->c_egress_nresolvers; i++)
+		if (!msg_str_set(c->c_egress_resolver[i],
+		    sizeof(c->c_egress_resolver[i])) ||
+		    (inet_pton(AF_INET, c->c_egress_resolver[i], bin) != 1 &&
+		    inet_pton(AF_INET6, c->c_egress_resolver[i], bin) != 1))
+			return (0);
+	if ((c->c_probe_egress_allowed[0] != '\0' &&
+	    !egress_entry_valid(c->c_probe_egress_allowed)) ||
+	    !egress_entry_valid(c->c_probe_egress_refused))
+		return (0);
+	return (1);
 }
 
 /*
@@ -306,6 +339,8 @@ msg_config_valid(const struct fenced_config *c)
 	for (i = 0; i < c->c_http_norigins; i++)
 		if (!http_origin_valid(c->c_http_origin[i]))
 			return (0);
+	if (!msg_config_egress_valid(c))
+		return (0);
 	if (c->c_verbose < 0)
 		return (0);
 	return (1);
@@ -374,6 +409,19 @@ static const struct mc_field msg_config_fields[] = {
 	MC_U(struct fenced_config, c_exec_processes,
 	    EXEC_PROCESSES_MIN, EXEC_PROCESSES_MAX),
 	MC_U(struct fenced_config, c_files_max, FILES_MIN, FILES_MAX),
+	MC_STRS(struct fenced_config, c_egress_host, c_egress_nhosts),
+	MC_STRS(struct fenced_config, c_egress_resolver, c_egress_nresolvers),
+	MC_U(struct fenced_config, c_egress_resolver_port, 1, UINT16_MAX),
+	MC_U(struct fenced_config, c_egress_conns,
+	    EGRESS_CONNS_MIN, EGRESS_CONNS_MAX),
+	MC_U(struct fenced_config, c_egress_rate,
+	    EGRESS_RATE_MIN, EGRESS_RATE_MAX),
+	MC_U(struct fenced_config, c_egress_idle,
+	    EGRESS_IDLE_MIN, EGRESS_IDLE_MAX),
+	MC_U(struct fenced_config, c_egress_connect,
+	    EGRESS_CONNECT_MIN, EGRESS_CONNECT_MAX),
+	MC_S(struct fenced_config, c_probe_egress_allowed),
+	MC_S(struct fenced_config, c_probe_egress_refused),
 };
 static const struct mc_table msg_config = MC_TABLE(msg_config_fields);
 

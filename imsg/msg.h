@@ -124,6 +124,19 @@ enum imsg_type {
 	IMSG_AGENT_FILE,	/* struct msg_file (reply) */
 	IMSG_AGENT_FILE_LIST,	/* struct msg_filelist (reply to a read) */
 	IMSG_AGENT_CHUNK,	/* struct msg_chunk, of a streamed exec */
+	IMSG_AGENT_EGRESS_CONN,	/* empty; fd: a connection accepted at the
+				   proxy port inside the fence */
+
+	/* broker -> egress (docs/egress.md) */
+	IMSG_EGRESS_FENCE,	/* struct msg_egress_fence: a fence's list */
+	IMSG_EGRESS_FORGET,	/* struct msg_egress_fence, id alone: the
+				   fence is gone, its connections end */
+	IMSG_EGRESS_CONN,	/* struct msg_egress_fence, id alone; fd: a
+				   connection from inside that fence */
+
+	/* egress -> broker */
+	IMSG_EGRESS_DECISION,	/* struct msg_egress_decision: one
+				   connection, refused or ended */
 
 	IMSG_TYPE_MAX
 };
@@ -160,6 +173,8 @@ struct msg_boot {
 	struct fence_limits b_limits;	/* 0 fields: configured */
 	int		 b_cold;	/* 1: built cold, never from the warm
 					   pool (fencectl boot ... cold) */
+	char		 b_egress[EGRESS_LIST_MAX][EGRESS_ENTRY_LEN];
+	uint32_t	 b_negress;	/* > 0: tier L2, native, cold */
 };
 
 /*
@@ -226,6 +241,38 @@ struct msg_fence {
 	int		 f_pooled;	/* 1: taken from the warm pool */
 };
 
+/*
+ * A fence's egress allowlist as the broker gives it to the proxy
+ * (IMSG_EGRESS_FENCE), or only its id (FORGET, CONN).  ef_id is the
+ * broker's own number for the fence, never 0, never reused while the
+ * daemon runs.  Entries are canonical (egress_entry_valid()).
+ */
+struct msg_egress_fence {
+	uint32_t	 ef_id;
+	uid_t		 ef_owner;
+	char		 ef_key[FENCE_KEY_SIZE];
+	char		 ef_list[EGRESS_LIST_MAX][EGRESS_ENTRY_LEN];
+	uint32_t	 ef_nlist;
+};
+
+/* Why the proxy refused or ended a connection (ed_reason). */
+#define MSG_EGRESS_REASON_LEN	32	/* e.g. "not-listed", "ended" */
+
+/* One connection's outcome, sent once, when it is refused or ends. */
+struct msg_egress_decision {
+	uint32_t	 ed_id;		/* the fence, as in msg_egress_fence */
+	int		 ed_allowed;	/* 1: the list allowed it */
+	char		 ed_name[EGRESS_NAME_LEN];	/* as asked; "" if the
+						   request did not parse */
+	uint16_t	 ed_port;
+	char		 ed_method[8];	/* "CONNECT", "GET", ...; "" */
+	char		 ed_reason[MSG_EGRESS_REASON_LEN];
+	char		 ed_address[FENCED_ADDR_MAX];	/* connected to; "" */
+	uint64_t	 ed_up;		/* bytes from the fence out */
+	uint64_t	 ed_down;	/* bytes back into the fence */
+	uint32_t	 ed_ms;		/* from accept to the end */
+};
+
 struct msg_hello {
 	uint8_t		 h_bearer[MSG_BEARER_LEN];
 	char		 h_key[FENCE_KEY_SIZE];
@@ -235,6 +282,9 @@ struct msg_hello {
 	uint32_t	 h_timeout_max;
 	uint32_t	 h_output_def;
 	uint32_t	 h_output_max;
+	uint32_t	 h_egress;	/* 1: listen on 127.0.0.1:
+					   EGRESS_PROXY_PORT, set the
+					   proxy variables (docs/egress.md) */
 };
 
 #define MSG_ARGV_MAX		256		/* arguments */
@@ -523,6 +573,15 @@ int	 msg_tokeninfo_encode(const struct msg_tokeninfo *, void **, size_t *);
 int	 msg_tokeninfo_decode(const void *, size_t, struct msg_tokeninfo *);
 
 /* imsg/msg_agent.c */
+int	 msg_egress_list_valid(const char [][EGRESS_ENTRY_LEN], uint32_t);
+int	 msg_egress_fence_encode(const struct msg_egress_fence *, void **,
+	    size_t *);
+int	 msg_egress_fence_decode(const void *, size_t,
+	    struct msg_egress_fence *);
+int	 msg_egress_decision_encode(const struct msg_egress_decision *,
+	    void **, size_t *);
+int	 msg_egress_decision_decode(const void *, size_t,
+	    struct msg_egress_decision *);
 int	 msg_hello_encode(const struct msg_hello *, void **, size_t *);
 int	 msg_hello_decode(const void *, size_t, struct msg_hello *);
 int	 msg_exec_encode(const struct msg_exec *, void **, size_t *);

@@ -131,6 +131,8 @@ msg_boot_valid(const struct msg_boot *b)
 	if (b->b_lifetime != 0 && (b->b_lifetime < LIFETIME_MIN ||
 	    b->b_lifetime > LIFETIME_MAX))
 		return (0);
+	if (!msg_egress_list_valid(b->b_egress, b->b_negress))
+		return (0);
 	return (msg_limits_valid(&b->b_limits));
 }
 
@@ -146,6 +148,7 @@ static const struct mc_field msg_boot_fields[] = {
 	MC_NIL(),	/* reserved: probe targets */
 	MC_NIL(),	/* reserved */
 	MC_B(struct msg_boot, b_cold),
+	MC_STRS(struct msg_boot, b_egress, b_negress),
 };
 static const struct mc_table msg_boot = MC_TABLE(msg_boot_fields);
 

@@ -65,6 +65,13 @@ config_defaults(struct fenced_config *c)
 	c->c_exec_processes = 16;
 	c->c_http_body_max = 2U << 20;
 	c->c_files_max = 16U << 20;
+	c->c_egress_resolver_port = 53;
+	c->c_egress_conns = 32;
+	c->c_egress_rate = 4U << 20;
+	c->c_egress_idle = 60;
+	c->c_egress_connect = 10;
+	(void)strlcpy(c->c_probe_egress_refused, EGRESS_REFUSED_DEFAULT,
+	    sizeof(c->c_probe_egress_refused));
 	c->c_http_headers_max = 8192;
 	c->c_http_timeout = 10;
 	(void)strlcpy(c->c_probe_dns, PROBE_DNS_DEFAULT,

@@ -70,6 +70,13 @@ config_sample(struct fenced_config *c)
 	c->c_pool[1] = 4;
 	c->c_pool[2] = POOL_MAX;
 	c->c_files_max = 16U << 20;
+	c->c_egress_resolver_port = 53;
+	c->c_egress_conns = 32;
+	c->c_egress_rate = 4U << 20;
+	c->c_egress_idle = 60;
+	c->c_egress_connect = 10;
+	strlcpy(c->c_probe_egress_refused, "refused.invalid:443",
+	    sizeof(c->c_probe_egress_refused));
 }
 
 static void
@@ -174,7 +181,7 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	48
+#define CONFIG_NFIELDS	57
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -229,6 +236,15 @@ config_fields(struct field *f)
 		{ F_ARR, 0, 0, NULL, 0 },	/* http origin */
 		{ F_U, 16, 0, NULL, 0 },
 		{ F_U, 16U << 20, 0, NULL, 0 },
+		{ F_ARR, 0, 0, NULL, 0 },	/* egress host */
+		{ F_ARR, 0, 0, NULL, 0 },	/* egress resolver */
+		{ F_U, 53, 0, NULL, 0 },
+		{ F_U, 32, 0, NULL, 0 },
+		{ F_U, 4U << 20, 0, NULL, 0 },
+		{ F_U, 60, 0, NULL, 0 },
+		{ F_U, 10, 0, NULL, 0 },
+		{ F_S, 0, 0, "", 0 },
+		{ F_S, 0, 0, "refused.invalid:443", 0 },
 	};
 
 	ceil_sample();
@@ -423,6 +439,23 @@ ATF_TC_BODY(config_roundtrip, tc)
 	a.c_gid = (gid_t)-1;
 	a.c_admin_gid = 0;
 	a.c_verbose = 0;
+	a.c_egress_nhosts = EGRESS_HOSTS_MAX;
+	for (i = 0; i < EGRESS_HOSTS_MAX; i++)
+		snprintf(a.c_egress_host[i], sizeof(a.c_egress_host[i]),
+		    i % 2 ? "h%d.test ::1" : "h%d.test 10.0.0.1", (int)i);
+	a.c_egress_nresolvers = EGRESS_RESOLVERS_MAX;
+	for (i = 0; i < EGRESS_RESOLVERS_MAX; i++)
+		strlcpy(a.c_egress_resolver[i], i ? "fe80::1" : "127.0.0.1",
+		    sizeof(a.c_egress_resolver[i]));
+	a.c_egress_resolver_port = UINT16_MAX;
+	a.c_egress_conns = EGRESS_CONNS_MAX;
+	a.c_egress_rate = EGRESS_RATE_MIN;
+	a.c_egress_idle = EGRESS_IDLE_MAX;
+	a.c_egress_connect = EGRESS_CONNECT_MIN;
+	strlcpy(a.c_probe_egress_allowed, "*.a.example:1",
+	    sizeof(a.c_probe_egress_allowed));
+	strlcpy(a.c_probe_egress_refused, "x.example:65535",
+	    sizeof(a.c_probe_egress_refused));
 	ATF_REQUIRE_EQ(0, msg_config_encode(&a, &buf, &len));
 	memset(&b, 0, sizeof(b));
 	ATF_REQUIRE_EQ(0, msg_config_decode(buf, len, &b));
@@ -1023,10 +1056,15 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_AGENT_CREDIT:
 		case IMSG_AGENT_CANCEL:
 		case IMSG_AGENT_CHUNK:
+		case IMSG_AGENT_EGRESS_CONN:
+		case IMSG_EGRESS_FENCE:
+		case IMSG_EGRESS_FORGET:
+		case IMSG_EGRESS_CONN:
+		case IMSG_EGRESS_DECISION:
 			/*
 			 * Codecs of msg_fence.c, msg_agent.c, msg_token.c,
 			 * msg_probe.c, msg_proc.c, msg_stream.c, msg_files.c
-			 * (msg_files_test).
+			 * (msg_files_test), msg_egress.c (msg_egress_test).
 			 */
 			continue;
 		default:
