@@ -149,6 +149,10 @@ lone_lock_body() {
 	: > "state/runsc/state/${id}_sandbox:${id}.lock"
 	: > state/runsc/state/not-a-container
 	fenced_start
+	# The fencer sweeps when it has read runsc's --version, which may
+	# come after the daemon answers (seconds under emulation).
+	wait_until 30 grep -Eq "runsc (/.*platform|fences refused)" \
+	    fenced.log || atf_fail "the fencer never started runsc"
 	atf_check_equal "not-a-container" "$(ls -A state/runsc/state)"
 	fenced_stop
 	rm state/runsc/state/not-a-container

@@ -402,12 +402,13 @@ runsc_start(void)
 		runsc_errf(runsc.rs_err, sizeof(runsc.rs_err), "runsc platform "
 		    "kvm: /dev/kvm: %s", strerror(errno));
 	}
+	/* The sweep first: the line below says the start is over. */
+	runsc_sweep();
 	if (runsc.rs_err[0] != '\0')
 		log_warnx("runsc fences refused: %s", runsc.rs_err);
 	else
 		log_info("runsc %s (%s), platform %s", runsc.rs_path,
 		    runsc.rs_version, runsc.rs_platform);
-	runsc_sweep();
 }
 
 /* After the start: can runsc fences boot here at all? */
