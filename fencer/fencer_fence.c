@@ -441,7 +441,7 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	struct fence_limits limits;
 	char		 homes[PATH_MAX], home[PATH_MAX], err[BACKEND_ERR_MAX];
 	const struct fencer_backend *be;
-	uint32_t	 lifetime;
+	uint32_t	 lifetime, i;
 	int		 backend = b->b_backend ? b->b_backend : c->c_backend;
 	const char	*why;
 	int		 r = 0;
@@ -507,7 +507,10 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	f->f_reqid = reqid;
 	f->f_info.f_limits = limits;
 	f->f_info.f_deadline = lifetime;
-	f->f_cold = b->b_cold;
+	f->f_cold = b->b_cold || b->b_negress > 0;
+	for (i = 0; i < b->b_negress && i < EGRESS_LIST_MAX; i++)
+		strlcpy(f->f_egress[i], b->b_egress[i], sizeof(f->f_egress[i]));
+	f->f_negress = i;
 
 	/* ~ of a system account (/, /nonexistent) is nobody's to fill. */
 	if (c->c_home_limit == 0 && c->c_homes[0] == '~' &&
