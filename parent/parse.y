@@ -156,6 +156,17 @@ static const struct conf_num conf_num_http_timeout =
 static const struct conf_num conf_num_http_conns =
     { "http connections max", UNIT_NONE, HTTP_CONNS_MIN, HTTP_CONNS_MAX,
     "" };
+static const struct conf_num conf_num_egress_conns =
+    { "egress connections", UNIT_NONE, EGRESS_CONNS_MIN, EGRESS_CONNS_MAX,
+    "" };
+static const struct conf_num conf_num_egress_rate =
+    { "egress rate", UNIT_SIZE, EGRESS_RATE_MIN, EGRESS_RATE_MAX,
+    " bytes per second" };
+static const struct conf_num conf_num_egress_idle =
+    { "egress idle", UNIT_TIME, EGRESS_IDLE_MIN, EGRESS_IDLE_MAX, "" };
+static const struct conf_num conf_num_egress_connect =
+    { "egress connect timeout", UNIT_TIME, EGRESS_CONNECT_MIN,
+    EGRESS_CONNECT_MAX, "" };
 static const struct conf_num conf_num_http_conns_user =
     { "http connections per user", UNIT_NONE, HTTP_CONNS_MIN,
     HTTP_CONNS_MAX, "" };
@@ -215,6 +226,9 @@ static void	 conf_name(const char *, const char *, char *, size_t);
 static void	 conf_uids(const char *);
 static void	 conf_probe_dns(const char *);
 static void	 conf_probe_tcp(const char *);
+static void	 conf_probe_egress(const char *, const char *, char *);
+static void	 conf_egress_host(const char *, const char *);
+static void	 conf_egress_resolver(const char *, const char *);
 static void	 conf_tier(const char *);
 static void	 conf_backend(const char *);
 static void	 conf_pool(const char *, const char *);
@@ -241,6 +255,7 @@ static void	 conf_include(const char *);
 %token	PER PIDS PLATFORM POOL PORT PROBE RUNSC SOCKET STATE TCP TIER TIMEOUT UIDS
 %token	USER VM ACCEL KERNEL INITRD IMAGE SHA256 PROCESSES
 %token	FILES
+%token	EGRESS HOST RESOLVER RATE IDLE CONNECT ALLOWED REFUSED
 %token	ERROR
 %token	<v.string>	STRING
 %type	<v.string>	port max peruser
@@ -364,6 +379,35 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 		| HTTP ORIGIN STRING		{ conf_origin($3); }
 		| PROBE DNS STRING		{ conf_probe_dns($3); }
 		| PROBE TCP STRING		{ conf_probe_tcp($3); }
+		| PROBE EGRESS ALLOWED STRING	{
+			conf_probe_egress("allowed", $4,
+			    ps.conf->c_probe_egress_allowed);
+		}
+		| PROBE EGRESS REFUSED STRING	{
+			conf_probe_egress("refused", $4,
+			    ps.conf->c_probe_egress_refused);
+		}
+		| EGRESS HOST STRING STRING	{ conf_egress_host($3, $4); }
+		| EGRESS RESOLVER STRING port	{ conf_egress_resolver($3, $4); }
+		| EGRESS RESOLVER PORT STRING	{
+			conf_egress_resolver(NULL, $4);
+		}
+		| EGRESS CONNECTIONS STRING	{
+			conf_u32(&conf_num_egress_conns, $3,
+			    &ps.conf->c_egress_conns);
+		}
+		| EGRESS RATE STRING		{
+			conf_u32(&conf_num_egress_rate, $3,
+			    &ps.conf->c_egress_rate);
+		}
+		| EGRESS IDLE STRING		{
+			conf_u32(&conf_num_egress_idle, $3,
+			    &ps.conf->c_egress_idle);
+		}
+		| EGRESS CONNECT TIMEOUT STRING	{
+			conf_u32(&conf_num_egress_connect, $4,
+			    &ps.conf->c_egress_connect);
+		}
 		;
 
 port		: /* empty */			{ $$ = NULL; }
@@ -387,11 +431,14 @@ static const struct conf_keyword {
 } conf_keywords[] = {
 	{ "accel",	ACCEL },
 	{ "admin",	ADMIN },
+	{ "allowed",	ALLOWED },
 	{ "backend",	BACKEND },
 	{ "body",	BODY },
+	{ "connect",	CONNECT },
 	{ "connections", CONNECTIONS },
 	{ "cpu",	CPU },
 	{ "dns",	DNS },
+	{ "egress",	EGRESS },
 	{ "exec",	EXEC },
 	{ "fence",	FENCE },
 	{ "fences",	FENCES },
@@ -400,7 +447,9 @@ static const struct conf_keyword {
 	{ "headers",	HEADERS },
 	{ "home",	HOME },
 	{ "homes",	HOMES },
+	{ "host",	HOST },
 	{ "http",	HTTP },
+	{ "idle",	IDLE },
 	{ "image",	IMAGE },
 	{ "include",	INCLUDE },
 	{ "inflight",	INFLIGHT },
@@ -421,6 +470,9 @@ static const struct conf_keyword {
 	{ "port",	PORT },
 	{ "probe",	PROBE },
 	{ "processes",	PROCESSES },
+	{ "rate",	RATE },
+	{ "refused",	REFUSED },
+	{ "resolver",	RESOLVER },
 	{ "runsc",	RUNSC },
 	{ "sha256",	SHA256 },
 	{ "socket",	SOCKET },
@@ -1218,6 +1270,110 @@ conf_probe_tcp(const char *target)
 	}
 	(void)strlcpy(ps.conf->c_probe_tcp[ps.conf->c_probe_ntcp++], target,
 	    sizeof(ps.conf->c_probe_tcp[0]));
+}
+
+/* `probe egress allowed|refused NAME:PORT': an exact entry. */
+static void
+conf_probe_egress(const char *which, const char *target, char *dst)
+{
+	struct egress_entry	 e;
+	const char		*why;
+
+	if (!egress_entry_parse(target, &e, &why)) {
+		yyerror("probe egress %s \"%s\": %s", which, target, why);
+		return;
+	}
+	if (e.ee_wild) {
+		yyerror("probe egress %s \"%s\": a target is one name, not "
+		    "a wildcard", which, target);
+		return;
+	}
+	(void)snprintf(dst, EGRESS_ENTRY_LEN, "%s:%u", e.ee_name,
+	    (unsigned int)e.ee_port);
+}
+
+/*
+ * `egress host NAME ADDRESS': the proxy takes ADDRESS for NAME without
+ * asking a resolver; the one way to a private address (docs/egress.md).
+ */
+static void
+conf_egress_host(const char *name, const char *addr)
+{
+	struct fenced_config	*c = ps.conf;
+	char			 lname[EGRESS_NAME_LEN], line[EGRESS_HOST_LEN];
+	char			 n[EGRESS_NAME_LEN], a[FENCED_ADDR_MAX];
+	size_t			 i;
+	uint32_t		 k;
+
+	if (strlen(name) >= sizeof(lname)) {
+		yyerror("egress host: the name is over 253 bytes");
+		return;
+	}
+	for (i = 0; name[i] != '\0'; i++)
+		lname[i] = tolower((unsigned char)name[i]);
+	lname[i] = '\0';
+	if (!egress_name_valid(lname)) {
+		yyerror("egress host \"%s\" is not a host name", name);
+		return;
+	}
+	(void)snprintf(line, sizeof(line), "%s %s", lname, addr);
+	if (!egress_host_parse(line, n, sizeof(n), a, sizeof(a))) {
+		yyerror("egress host %s: \"%s\" is not an IPv4 or IPv6 "
+		    "address", name, addr);
+		return;
+	}
+	for (k = 0; k < c->c_egress_nhosts; k++) {
+		size_t	 len = strlen(lname);
+
+		if (strncmp(c->c_egress_host[k], lname, len) == 0 &&
+		    c->c_egress_host[k][len] == ' ') {
+			yyerror("egress host %s is given twice", name);
+			return;
+		}
+	}
+	if (c->c_egress_nhosts >= EGRESS_HOSTS_MAX) {
+		yyerror("egress host: at most %d names", EGRESS_HOSTS_MAX);
+		return;
+	}
+	(void)strlcpy(c->c_egress_host[c->c_egress_nhosts++], line,
+	    sizeof(c->c_egress_host[0]));
+}
+
+/*
+ * `egress resolver ADDRESS [port N]': a numeric address; one port for
+ * all of them.  `egress resolver port N' alone sets the port, also of
+ * the nameservers taken from /etc/resolv.conf.
+ */
+static void
+conf_egress_resolver(const char *addr, const char *port)
+{
+	struct fenced_config	*c = ps.conf;
+	unsigned char		 bin[sizeof(struct in6_addr)];
+	long long		 v;
+
+	if (addr != NULL && (strlen(addr) >= sizeof(c->c_egress_resolver[0]) ||
+	    (inet_pton(AF_INET, addr, bin) != 1 &&
+	    inet_pton(AF_INET6, addr, bin) != 1))) {
+		yyerror("egress resolver \"%s\" is not an IPv4 or IPv6 "
+		    "address", addr);
+		return;
+	}
+	if (port != NULL) {
+		static const struct conf_num n =
+		    { "egress resolver port", UNIT_NONE, 1, 65535, "" };
+
+		if (conf_value(&n, port, &v) == -1)
+			return;
+		c->c_egress_resolver_port = (uint16_t)v;
+	}
+	if (addr == NULL)
+		return;
+	if (c->c_egress_nresolvers >= EGRESS_RESOLVERS_MAX) {
+		yyerror("egress resolver: at most %d", EGRESS_RESOLVERS_MAX);
+		return;
+	}
+	(void)strlcpy(c->c_egress_resolver[c->c_egress_nresolvers++], addr,
+	    sizeof(c->c_egress_resolver[0]));
 }
 
 /* LOW-HIGH, both ends included. */

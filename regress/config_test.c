@@ -159,6 +159,19 @@ same_config(const struct fenced_config *a, const struct fenced_config *b)
 	    a->c_http_norigins == b->c_http_norigins &&
 	    memcmp(a->c_http_origin, b->c_http_origin,
 	    sizeof(a->c_http_origin)) == 0 &&
+	    a->c_egress_nhosts == b->c_egress_nhosts &&
+	    memcmp(a->c_egress_host, b->c_egress_host,
+	    sizeof(a->c_egress_host)) == 0 &&
+	    a->c_egress_nresolvers == b->c_egress_nresolvers &&
+	    memcmp(a->c_egress_resolver, b->c_egress_resolver,
+	    sizeof(a->c_egress_resolver)) == 0 &&
+	    a->c_egress_resolver_port == b->c_egress_resolver_port &&
+	    a->c_egress_conns == b->c_egress_conns &&
+	    a->c_egress_rate == b->c_egress_rate &&
+	    a->c_egress_idle == b->c_egress_idle &&
+	    a->c_egress_connect == b->c_egress_connect &&
+	    strcmp(a->c_probe_egress_allowed, b->c_probe_egress_allowed) == 0 &&
+	    strcmp(a->c_probe_egress_refused, b->c_probe_egress_refused) == 0 &&
 	    a->c_uid == b->c_uid &&
 	    a->c_gid == b->c_gid &&
 	    a->c_admin_gid == b->c_admin_gid &&
@@ -283,6 +296,82 @@ ATF_TC_BODY(probe_targets, tc)
 		strlcat(many, "probe tcp \"127.0.0.1:1\"\n", sizeof(many));
 	write_file("many.conf", many);
 	ATF_CHECK_EQ(config_parse("many.conf", &c), -1);
+}
+
+/* `egress ...' and `probe egress ...': each form, each refusal. */
+ATF_TC_WITHOUT_HEAD(egress);
+ATF_TC_BODY(egress, tc)
+{
+	struct fenced_config	 c;
+	char			 many[4096];
+	int			 i;
+
+	ATF_REQUIRE_EQ(parse_text("egress host Allowed.Test 127.0.0.1\n"
+	    "egress host v6.test ::1\n"
+	    "egress resolver 127.0.0.1 port 5353\n"
+	    "egress resolver ::1\n"
+	    "egress resolver port 5353\n"
+	    "egress connections 8\n"
+	    "egress rate 1M\n"
+	    "egress idle 2m\n"
+	    "egress connect timeout 5\n"
+	    "probe egress allowed \"Allowed.test:8443\"\n"
+	    "probe egress refused \"nope.test:443\"\n", &c), 0);
+	ATF_CHECK_EQ(c.c_egress_nhosts, 2);
+	ATF_CHECK_STREQ(c.c_egress_host[0], "allowed.test 127.0.0.1");
+	ATF_CHECK_STREQ(c.c_egress_host[1], "v6.test ::1");
+	ATF_CHECK_EQ(c.c_egress_nresolvers, 2);
+	ATF_CHECK_STREQ(c.c_egress_resolver[0], "127.0.0.1");
+	ATF_CHECK_STREQ(c.c_egress_resolver[1], "::1");
+	ATF_CHECK_EQ(c.c_egress_resolver_port, 5353);
+	ATF_CHECK_EQ(c.c_egress_conns, 8);
+	ATF_CHECK_EQ(c.c_egress_rate, 1024 * 1024);
+	ATF_CHECK_EQ(c.c_egress_idle, 120);
+	ATF_CHECK_EQ(c.c_egress_connect, 5);
+	ATF_CHECK_STREQ(c.c_probe_egress_allowed, "allowed.test:8443");
+	ATF_CHECK_STREQ(c.c_probe_egress_refused, "nope.test:443");
+	ATF_CHECK_STREQ(logbuf, "");
+
+	parse_fails(OK2 "egress host 1.2.3.4 127.0.0.1\n", 3,
+	    "egress host \"1.2.3.4\" is not a host name");
+	parse_fails(OK2 "egress host a.test here\n", 3,
+	    "\"here\" is not an IPv4 or IPv6 address");
+	parse_fails(OK2 "egress host \"*.a.test\" 127.0.0.1\n", 3,
+	    "is not a host name");
+	parse_fails(OK2 "egress host a.test 10.0.0.1\negress host A.TEST "
+	    "10.0.0.2\n", 4, "egress host A.TEST is given twice");
+	parse_fails(OK2 "egress host a.test\n", 3, "syntax error");
+	parse_fails(OK2 "egress resolver dns.test\n", 3,
+	    "egress resolver \"dns.test\" is not an IPv4 or IPv6 address");
+	parse_fails(OK2 "egress resolver 127.0.0.1 port 0\n", 3,
+	    "egress resolver port 0 is out of range");
+	parse_fails(OK2 "egress connections 0\n", 3,
+	    "egress connections 0 is out of range");
+	parse_fails(OK2 "egress connections 1025\n", 3, "is out of range");
+	parse_fails(OK2 "egress rate 1023\n", 3,
+	    "egress rate 1023 is out of range");
+	parse_fails(OK2 "egress rate 2G\n", 3, "is out of range");
+	parse_fails(OK2 "egress idle 0\n", 3, "egress idle 0 is out of range");
+	parse_fails(OK2 "egress connect timeout 121\n", 3,
+	    "egress connect timeout 121 is out of range");
+	parse_fails(OK2 "egress connect 5\n", 3, "syntax error");
+	parse_fails(OK2 "probe egress allowed \"*.a.test:443\"\n", 3,
+	    "a target is one name, not a wildcard");
+	parse_fails(OK2 "probe egress refused \"127.0.0.1:443\"\n", 3,
+	    "an IP literal is not a name");
+	parse_fails(OK2 "probe egress refused \"a.test\"\n", 3,
+	    "probe egress refused \"a.test\"");
+
+	many[0] = '\0';
+	for (i = 0; i <= EGRESS_HOSTS_MAX; i++) {
+		char	 line[64];
+
+		(void)snprintf(line, sizeof(line),
+		    "egress host h%d.test 127.0.0.1\n", i);
+		strlcat(many, line, sizeof(many));
+	}
+	parse_fails_at(many, TEST_CONF, EGRESS_HOSTS_MAX + 1,
+	    "egress host: at most 32 names");
 }
 
 /* `http origin': repeatable, checked, bounded, no duplicates. */
@@ -1364,6 +1453,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, empty_file);
 	ATF_TP_ADD_TC(tp, example_conf);
 	ATF_TP_ADD_TC(tp, probe_targets);
+	ATF_TP_ADD_TC(tp, egress);
 	ATF_TP_ADD_TC(tp, http_origins);
 	ATF_TP_ADD_TC(tp, every_keyword);
 	ATF_TP_ADD_TC(tp, runsc);
