@@ -94,6 +94,9 @@ static const struct {
 	{ "unknown-user",		403 },
 	{ "no-uid",			503 },
 	{ "no-cgroups",			503 },
+	{ "bad-egress",			400 },
+	{ "egress-needs-l2",		400 },
+	{ "egress-unsupported",		501 },
 	{ "home-refused",		500 },
 	{ "boot-failed",		500 },
 	{ "agent-error",		502 },
@@ -819,6 +822,66 @@ api_boot_cpu(struct hreq *hr, const struct api_field *f,
 	return (0);
 }
 
+/*
+ * egress: ["name:port", ...], at most EGRESS_LIST_MAX, each an entry of
+ * common/egress_list.c, kept canonical; given twice is refused.  Whether
+ * the fence may have one (tier, backend) the fencer decides.
+ */
+static int
+api_boot_egress(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct msg_boot		*b = dst;
+	const char		*s, *why;
+	json_t			*item;
+	size_t			 i, k;
+
+	if (!json_is_array(v->av_json)) {
+		http_error(hr, 400, "bad-egress", "egress must be an array "
+		    "of \"name:port\" strings");
+		return (-1);
+	}
+	if (json_array_size(v->av_json) > EGRESS_LIST_MAX) {
+		http_error(hr, 400, "bad-egress", "egress has %zu entries; "
+		    "at most %d", json_array_size(v->av_json),
+		    EGRESS_LIST_MAX);
+		return (-1);
+	}
+	json_array_foreach(v->av_json, i, item) {
+		if (!json_is_string(item)) {
+			http_error(hr, 400, "bad-egress", "egress[%zu] is not "
+			    "a string", i);
+			return (-1);
+		}
+		s = json_string_value(item);
+		if (json_string_length(item) != strlen(s) ||
+		    !egress_entry_canon(s, b->b_egress[i], &why)) {
+			if (json_string_length(item) != strlen(s)) {
+				http_error(hr, 400, "bad-egress", "egress[%zu]: "
+				    "a NUL byte is not part of a name", i);
+				return (-1);
+			}
+			/* Named back only if it is short, printable ASCII. */
+			for (k = 0; s[k] >= 0x20 && s[k] < 0x7f && k < 80; k++)
+				;
+			http_error(hr, 400, "bad-egress", "egress[%zu]%s%s%s: "
+			    "%s", i, s[k] == '\0' ? " \"" : "",
+			    s[k] == '\0' ? s : "", s[k] == '\0' ? "\"" : "",
+			    why);
+			return (-1);
+		}
+		for (k = 0; k < i; k++)
+			if (strcmp(b->b_egress[k], b->b_egress[i]) == 0) {
+				http_error(hr, 400, "bad-egress", "egress[%zu] "
+				    "repeats egress[%zu], %s", i, k,
+				    b->b_egress[i]);
+				return (-1);
+			}
+	}
+	b->b_negress = (uint32_t)json_array_size(v->av_json);
+	return (0);
+}
+
 static const struct api_field api_limit_fields[] = {
 	{ "memory",	API_INT, MEMORY_MIN, MEMORY_MAX, NULL, NULL, NULL,
 	    NULL, API_U64(struct msg_boot, b_limits.fl_memory) },
@@ -841,6 +904,8 @@ static const struct api_field api_boot_fields[] = {
 	    NULL, API_U32(struct msg_boot, b_lifetime) },
 	{ "limits",	API_OBJECT, 0, 0, NULL, NULL, &api_limits,
 	    NULL, 0, 0 },
+	{ "egress",	API_JSON, 0, 0, NULL, NULL, NULL,
+	    api_boot_egress, 0, 0 },
 };
 static const struct api_fields api_boot_body =
     API_FIELDS("a boot request", api_boot_fields);

@@ -142,6 +142,24 @@ egress_entry_parse(const char *s, struct egress_entry *e, const char **why)
 	return (1);
 }
 
+/*
+ * s parsed and written to out (EGRESS_ENTRY_LEN bytes) in canonical
+ * form, which is s in lower case: the port has no leading zero.
+ */
+int
+egress_entry_canon(const char *s, char *out, const char **why)
+{
+	struct egress_entry e;
+	size_t		 i;
+
+	if (!egress_entry_parse(s, &e, why))
+		return (0);
+	for (i = 0; s[i] != '\0'; i++)
+		out[i] = tolower((unsigned char)s[i]);
+	out[i] = '\0';
+	return (1);
+}
+
 /* In canonical form: what the codecs hold every entry to. */
 int
 egress_entry_valid(const char *s)

@@ -232,6 +232,7 @@ struct egress_entry {
 };
 int		 egress_entry_parse(const char *, struct egress_entry *,
 		    const char **);
+int		 egress_entry_canon(const char *, char *, const char **);
 int		 egress_entry_valid(const char *);
 int		 egress_name_valid(const char *);
 int		 egress_list_match(const char [][EGRESS_ENTRY_LEN], size_t,

@@ -157,6 +157,7 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 	struct msg_gitconfig g;
 	struct msg_gitinit gi;
 	struct msg_ctltoken ct;
+	uint32_t	 i;
 	int		 r;
 
 	*buf = NULL;
@@ -190,6 +191,10 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 		b.b_limits.fl_pids = res->pids;
 		b.b_limits.fl_cpu_milli = res->cpu_milli;
 		b.b_cold = res->cold;
+		for (i = 0; i < res->negress; i++)
+			strlcpy(b.b_egress[i], res->egress[i],
+			    sizeof(b.b_egress[i]));
+		b.b_negress = res->negress;
 		*type = IMSG_CTL_BOOT;
 		return (msg_boot_encode(&b, buf, len));
 	case CTL_EXEC:

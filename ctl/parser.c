@@ -72,7 +72,8 @@ enum token_field {
 	F_COLD,
 	F_ARGV,
 	F_PROC,
-	F_SIGNAL
+	F_SIGNAL,
+	F_EGRESS
 };
 
 struct token {
@@ -92,6 +93,8 @@ static const struct token t_key[];
 static const struct token t_boot[];
 static const struct token t_boot_opts[];
 static const struct token t_boot_tier[];
+static const struct token t_boot_egress[];
+static const struct token t_boot_egress_more[];
 static const struct token t_boot_backend[];
 static const struct token t_boot_require[];
 static const struct token t_boot_lifetime[];
@@ -247,6 +250,30 @@ static const struct token t_boot_opts[] = {
 	{ OPTION, "pids", F_NONE, t_boot_pids, 0, 0 },
 	{ OPTION, "cpu", F_NONE, t_boot_cpu, 0, 0 },
 	{ FLAG, "cold", F_COLD, t_boot_opts, 0, 0 },
+	{ OPTION, "egress", F_NONE, t_boot_egress, 0, 0 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+/* egress NAME:PORT [NAME:PORT ...]: entries until the next option. */
+static const struct token t_boot_egress[] = {
+	{ STRING, "NAME:PORT", F_EGRESS, t_boot_egress_more, 0,
+	    EGRESS_ENTRY_LEN - 1 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_boot_egress_more[] = {
+	{ NOTOKEN, NULL, 0, NULL, 0, 0 },
+	{ OPTION, "tier", F_NONE, t_boot_tier, 0, 0 },
+	{ OPTION, "backend", F_NONE, t_boot_backend, 0, 0 },
+	{ OPTION, "require", F_NONE, t_boot_require, 0, 0 },
+	{ OPTION, "lifetime", F_NONE, t_boot_lifetime, 0, 0 },
+	{ OPTION, "memory", F_NONE, t_boot_memory, 0, 0 },
+	{ OPTION, "pids", F_NONE, t_boot_pids, 0, 0 },
+	{ OPTION, "cpu", F_NONE, t_boot_cpu, 0, 0 },
+	{ FLAG, "cold", F_COLD, t_boot_opts, 0, 0 },
+	{ OPTION, "egress", F_NONE, t_boot_egress, 0, 0 },
+	{ STRING, "NAME:PORT", F_EGRESS, t_boot_egress_more, 0,
+	    EGRESS_ENTRY_LEN - 1 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 
@@ -421,6 +448,7 @@ static void	parse_fail(int, const char *, ...)
 		    __attribute__((format(printf, 2, 3), noreturn));
 static const struct token *parse_match(const struct token *, const char *);
 static void	parse_take(const struct token *, int);
+static void	parse_egress(const char *, int);
 static void	parse_fence(const char *, int);
 static uint64_t	parse_number(const struct token *, const char *, int);
 static void	parse_expected(const struct token *);
@@ -661,9 +689,32 @@ parse_take(const struct token *t, int i)
 	case F_PROC:		res.proc = v;		break;
 	case F_SIGNAL:		res.signal = word;	break;
 	case F_LOCAL:		res.local = word;	break;
+	case F_EGRESS:
+		parse_egress(word, i + 1);
+		break;
 	default:
 		errx(1, "%s: field %d", __func__, t->t_value);
 	}
+}
+
+/*
+ * An egress entry, checked as the daemon checks it and kept canonical;
+ * "egress" given again adds to the list.
+ */
+static void
+parse_egress(const char *word, int n)
+{
+	const char	*why;
+	size_t		 k;
+
+	if (res.negress >= EGRESS_LIST_MAX)
+		parse_fail(n, "at most %d egress entries", EGRESS_LIST_MAX);
+	if (!egress_entry_canon(word, res.egress[res.negress], &why))
+		parse_fail(n, "not an egress entry: %s", why);
+	for (k = 0; k < res.negress; k++)
+		if (strcmp(res.egress[k], res.egress[res.negress]) == 0)
+			parse_fail(n, "%s is given twice", res.egress[k]);
+	res.negress++;
 }
 
 /*

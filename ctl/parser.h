@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fenced.h"
+
 enum ctl_action {
 	CTL_NONE = 0,
 	CTL_HELP,
@@ -63,6 +65,8 @@ struct parse_result {
 	int		 delete;	/* token -d */
 	const char	*token;		/* token NAME */
 	int		 cold;		/* boot ... cold */
+	char		 egress[EGRESS_LIST_MAX][EGRESS_ENTRY_LEN];
+	uint32_t	 negress;	/* boot ... egress NAME:PORT ... */
 	char		**argv;		/* exec, after -- */
 	int		 argc;
 	uint32_t	 proc;		/* show process, kill: its id */

@@ -456,6 +456,33 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		    "at most %d fences", FENCER_MAX_FENCES);
 		return (NULL);
 	}
+	/* An allowlist is L2's, through the proxy port of the agent. */
+	if (b->b_negress > 0 && (b->b_tier ? b->b_tier : c->c_tier) !=
+	    TIER_L2) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "egress-needs-l2",
+		    "an egress list is for tier L2 alone, not %s: L1 and "
+		    "L1.5 fences have the host's network already",
+		    tier_name(b->b_tier ? b->b_tier : c->c_tier));
+		return (NULL);
+	}
+	if (b->b_negress > 0 && backend != BACKEND_NATIVE) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid,
+		    "egress-unsupported", "an egress list needs the native "
+		    "backend: the %s backend has no proxy port yet",
+		    backend_name(backend));
+		return (NULL);
+	}
+	/*
+	 * Until the proxy process exists (docs/egress.md) a list cannot be
+	 * honoured: refused, never a fence that silently has no way out or
+	 * one whose network axis claims what was not measured.
+	 */
+	if (b->b_negress > 0) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid,
+		    "egress-unsupported", "this daemon has no egress proxy "
+		    "yet: a fence with an egress list cannot be built");
+		return (NULL);
+	}
 	if (fence_limits_admit(reqid, b, &limits, &lifetime) == -1)
 		return (NULL);
 	if ((be = fencer_backend(backend)) == NULL) {

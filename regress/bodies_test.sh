@@ -110,6 +110,24 @@ POST|B|{"limits":{"memory":1,"pids":0,"cpu":0}}
 POST|B|{"limits":{"cpu":0,"pids":0}}
 POST|B|{"tier":"L3","limits":{"bogus":1}}
 POST|B|[1]
+POST|B|{"egress":"a.test:1"}
+POST|B|{"egress":[1]}
+POST|B|{"egress":["1.2.3.4:443"]}
+POST|B|{"egress":["[::1]:443"]}
+POST|B|{"egress":["a..test:443"]}
+POST|B|{"egress":["a.test:0"]}
+POST|B|{"egress":["a.test:65536"]}
+POST|B|{"egress":["a.test"]}
+POST|B|{"egress":["*.com:443"]}
+POST|B|{"egress":["-a.test:443"]}
+POST|B|{"egress":["a_b.test:443"]}
+POST|B|{"egress":["a\u0000b.test:1"]}
+POST|B|{"egress":["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.test:1"]}
+POST|B|{"egress":["A.Test:1","a.test:1"]}
+POST|B|{"egress":["a.test:1"],"tier":"L1"}
+POST|B|{"egress":["a.test:1"],"tier":"L1.5"}
+POST|B|{"egress":["a.test:1"],"tier":"L2","backend":"mock"}
+POST|B|{"egress":["Allowed.test:1"],"tier":"L2","backend":"native"}
 POST|GC|{}
 POST|GC|
 POST|GC|{"name":5}
@@ -197,6 +215,24 @@ CASES
 400 POST B {"error":"out-of-range","message":"pids must be from 8 to 65536"}
 400 POST B {"error":"bad-value","message":"tier must be L1, L1.5 or L2"}
 400 POST B {"error":"bad-type","message":"the body must be a JSON object"}
+400 POST B {"error":"bad-egress","message":"egress must be an array of \"name:port\" strings"}
+400 POST B {"error":"bad-egress","message":"egress[0] is not a string"}
+400 POST B {"error":"bad-egress","message":"egress[0] \"1.2.3.4:443\": an IP literal is not a name"}
+400 POST B {"error":"bad-egress","message":"egress[0] \"[::1]:443\": an IP literal is not a name"}
+400 POST B {"error":"bad-egress","message":"egress[0] \"a..test:443\": the name has an empty label"}
+400 POST B {"error":"bad-egress","message":"egress[0] \"a.test:0\": the port is not a number 1..65535"}
+400 POST B {"error":"bad-egress","message":"egress[0] \"a.test:65536\": the port is not a number 1..65535"}
+400 POST B {"error":"bad-egress","message":"egress[0] \"a.test\": the entry has no \":PORT\""}
+400 POST B {"error":"bad-egress","message":"egress[0] \"*.com:443\": a wildcard's suffix needs two labels at least"}
+400 POST B {"error":"bad-egress","message":"egress[0] \"-a.test:443\": a label begins or ends with '-'"}
+400 POST B {"error":"bad-egress","message":"egress[0] \"a_b.test:443\": the name has a character other than a-z, 0-9, '-' and '.'"}
+400 POST B {"error":"bad-egress","message":"egress[0]: a NUL byte is not part of a name"}
+400 POST B {"error":"bad-egress","message":"egress[0]: the entry is too long"}
+400 POST B {"error":"bad-egress","message":"egress[1] repeats egress[0], a.test:1"}
+400 POST B {"error":"egress-needs-l2","message":"an egress list is for tier L2 alone, not L1: L1 and L1.5 fences have the host's network already"}
+400 POST B {"error":"egress-needs-l2","message":"an egress list is for tier L2 alone, not L1.5: L1 and L1.5 fences have the host's network already"}
+501 POST B {"error":"egress-unsupported","message":"an egress list needs the native backend: the mock backend has no proxy port yet"}
+501 POST B {"error":"egress-unsupported","message":"this daemon has no egress proxy yet: a fence with an egress list cannot be built"}
 400 POST GC {"error":"missing-field","message":"give name, email or both"}
 400 POST GC {"error":"missing-body","message":"this request needs a JSON object as its body"}
 400 POST GC {"error":"bad-type","message":"name must be a string"}

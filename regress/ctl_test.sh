@@ -85,7 +85,7 @@ mistyped_body() {
 	    "$BIN/fencectl" exec k bogus 1 -- true
 	atf_check -s exit:1 -e inline:"fencectl: exec k: missing word; expected one of: timeout cwd output --\n" \
 	    "$BIN/fencectl" exec k
-	atf_check -s exit:1 -e inline:'fencectl: boot k colour: unknown word "colour"; expected one of: tier backend require lifetime memory pids cpu cold, or nothing more\n' \
+	atf_check -s exit:1 -e inline:'fencectl: boot k colour: unknown word "colour"; expected one of: tier backend require lifetime memory pids cpu cold egress, or nothing more\n' \
 	    "$BIN/fencectl" boot k colour red
 	atf_check -s exit:1 -e inline:"fencectl: boot k tier: missing word; expected TIER\n" \
 	    "$BIN/fencectl" boot k tier
@@ -98,6 +98,16 @@ mistyped_body() {
 	    "$BIN/fencectl" boot k require not-earned
 	atf_check -s exit:1 -e inline:"fencectl: boot k backend qemu: not one of native, runsc, vm, mock, subprocess\n" \
 	    "$BIN/fencectl" boot k backend qemu
+	atf_check -s exit:1 -e inline:"fencectl: boot k egress: missing word; expected NAME:PORT\n" \
+	    "$BIN/fencectl" boot k egress
+	atf_check -s exit:1 -e inline:"fencectl: boot k egress 127.0.0.1:80: not an egress entry: an IP literal is not a name\n" \
+	    "$BIN/fencectl" boot k egress 127.0.0.1:80
+	atf_check -s exit:1 -e inline:"fencectl: boot k egress a.test:1 b.test: not an egress entry: the entry has no \":PORT\"\n" \
+	    "$BIN/fencectl" boot k egress a.test:1 b.test
+	atf_check -s exit:1 -e inline:"fencectl: boot k egress a.test:1 tier L2 egress A.TEST:1: a.test:1 is given twice\n" \
+	    "$BIN/fencectl" boot k egress a.test:1 tier L2 egress A.TEST:1
+	atf_check -s exit:1 -e match:": at most 32 egress entries" \
+	    "$BIN/fencectl" boot k egress $(seq -f 'h%g.test:1' 1 33)
 	atf_check -s exit:1 -e inline:"fencectl: token -x: a token's name is 1 to 32 of A-Z, a-z, 0-9, '.', '_' and '-', not beginning with '-'\n" \
 	    "$BIN/fencectl" token -x
 	atf_check -s exit:1 -e inline:'fencectl: token -d: missing word; expected NAME\n' \
@@ -112,6 +122,7 @@ mistyped_body() {
 	atf_check -s exit:1 -e match:'unknown word "x{64}\.\.\."' \
 	    "$BIN/fencectl" show "$(printf '%0100d' 0 | tr 0 x)"
 	for c in "show environmnts" "exec k bogus 1 -- true" "boot k tier" \
+	    "boot k egress 10.0.0.1:1" \
 	    "token -x" "log loud" "git-init k a b" "stop k1 k2"; do
 		atf_check -o inline:"exit 1\n" -e ignore $RECV $c
 	done
@@ -369,6 +380,20 @@ lifetime 0
 memory 0
 pids 0
 cpu 0
+exit 0
+== boot k1 tier L2 egress Allowed.Test:8443 *.googleapis.com:443 cold egress api.example.com:443
+request IMSG_CTL_BOOT
+key "k1"
+tier 3
+backend 0
+require 0
+lifetime 0
+memory 0
+pids 0
+cpu 0
+egress "allowed.test:8443"
+egress "*.googleapis.com:443"
+egress "api.example.com:443"
 exit 0
 == boot k1 backend mock memory 4194304 pids 8 cpu 0.01
 request IMSG_CTL_BOOT

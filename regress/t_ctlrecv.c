@@ -75,6 +75,8 @@ t_show(struct imsg *imsg)
 		    b.b_tier, b.b_backend, b.b_require, b.b_lifetime,
 		    (unsigned long long)b.b_limits.fl_memory,
 		    b.b_limits.fl_pids, b.b_limits.fl_cpu_milli);
+		for (n = 0; n < b.b_negress; n++)
+			printf("egress \"%s\"\n", b.b_egress[n]);
 		break;
 	case IMSG_CTL_EXEC:
 	case IMSG_CTL_EXEC_STREAM:
