@@ -73,7 +73,7 @@ FLAGS="-std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
     -Wmissing-prototypes -Wstrict-prototypes $pkgcflags
     -I$top/common -I$top/imsg -I$top/parent -I$top/broker -I$top/fencer
     -I$top/prober -I$top/fencer/native -I$top/fencer/runsc -I$top/fencer/vm
-    -I$out/gen"
+    -I$top/egress -I$out/gen"
 
 # The sources each target links besides its own file: the parsers it
 # drives and what they call.  Everything is compiled with coverage
@@ -96,6 +96,7 @@ srcs_of() {
 	runsc)	echo "fencer/runsc/runsc_parse.c" ;;
 	vmconsole) echo "fencer/vm/vm_console.c" ;;
 	host)	echo "fencer/fencer_host.c" ;;
+	egress)	echo "egress/egress_req.c egress/egress_addr.c egress/egress_dns.c" ;;
 	*)	echo "" ;;
 	esac
 }
