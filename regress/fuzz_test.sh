@@ -55,6 +55,7 @@ fuzz_case config "the configuration grammar (parse.y) reading a file"
 fuzz_case runsc "the runsc backend's parsers of runsc's answers and /proc"
 fuzz_case vmconsole "the vm backend's reading of the guest's console"
 fuzz_case host "the fencer's parsers of /proc status, mountinfo, uid_map, net"
+fuzz_case egress "the egress proxy's request head parser and DNS answer codec"
 
 atf_test_case every_target
 every_target_head() {
@@ -74,7 +75,7 @@ every_target_body() {
 }
 
 atf_init_test_cases() {
-	for t in report msg imsg ctl http config runsc vmconsole host; do
+	for t in report msg imsg ctl http config runsc vmconsole host egress; do
 		atf_add_test_case ${t}_fuzz
 	done
 	atf_add_test_case every_target
