@@ -254,6 +254,51 @@ bodies_cleanup() {
 	fenced_cleanup
 }
 
+# A second local user asks for an egress list every way it can: the same
+# refusals as root's, nothing booted, and the daemon serves on.
+atf_test_case egress_user cleanup
+egress_user_head() {
+	atf_set descr "a second local user's boots with an egress list, good or hostile, over fencectl and HTTP: each refused with its code, nothing booted"
+	atf_set require.user root
+	atf_set timeout 120
+}
+egress_user_body() {
+	fenced_vars
+	users_add 1 feg
+	fenced_run_socket
+	fenced_conf > fenced.conf
+	fenced_start
+	u=$(sed -n 1p users.txt)
+	U="$(as_user "$u") $BIN/fencectl -s $(cat run.sock)"
+	atf_check -s exit:1 -e match:"egress-unsupported: this daemon has no egress proxy yet" \
+	    $U boot eg tier L2 egress allowed.test:443 "*.googleapis.com:443"
+	atf_check -s exit:1 -e match:"egress-needs-l2" \
+	    $U boot eg tier L1.5 egress allowed.test:443
+	atf_check -s exit:1 -e match:"not an egress entry: an IP literal is not a name" \
+	    $U boot eg tier L2 egress 127.0.0.1:443
+	token=$($U token 2>/dev/null | tail -n 1)
+	[ -n "$token" ] || atf_fail "no token for $u"
+	long=$(printf '%0300d' 0 | tr 0 a)
+	for body in '{"tier":"L2","egress":["allowed.test:443"]}' \
+	    '{"tier":"L2","egress":["10.0.0.1:443"]}' \
+	    '{"tier":"L2","egress":["a.test:1\u0000"]}' \
+	    "{\"tier\":\"L2\",\"egress\":[\"$long.test:1\"]}" \
+	    '{"tier":"L2","egress":[["a.test:1"]]}' \
+	    '{"tier":"L2","egress":{"a":"a.test:1"}}'; do
+		api "$token" POST /api/environments/eg "$body" | tail -n 1
+	done > statuses.txt
+	atf_check -o inline:"501\n400\n400\n400\n400\n400\n" cat statuses.txt
+	# Nothing of theirs was booted, and the daemon still answers.
+	atf_check -o not-match:"eg" $BIN/fencectl -s $(cat run.sock) \
+	    show environments
+	atf_check -o match:"fences: 0 running" $BIN/fencectl \
+	    -s $(cat run.sock) show stats
+}
+egress_user_cleanup() {
+	fenced_cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case bodies
+	atf_add_test_case egress_user
 }
