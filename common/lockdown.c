@@ -45,6 +45,7 @@ int	 lockdown_log_only;
 #define LDP_SENDFD	0x04
 #define LDP_UNIX	0x08
 #define LDP_INET	0x10
+#define LDP_CONNECT	0x20
 
 static const struct {
 	const char	*lp_name;
@@ -55,6 +56,7 @@ static const struct {
 	{ "sendfd",	LDP_SENDFD },
 	{ "unix",	LDP_UNIX },
 	{ "inet",	LDP_INET },
+	{ "connect",	LDP_CONNECT },
 };
 
 /*
@@ -72,6 +74,8 @@ enum ld_arg {
 	LDA_FCNTL,	/* fcntl: descriptor and status flags, dup */
 	LDA_IOCTL,	/* ioctl: FIONREAD, and TCGETS for isatty() */
 	LDA_SYSLOG,	/* socket: the datagram socket syslog(3) reopens */
+	LDA_OUTBOUND,	/* socket: AF_INET or AF_INET6, SOCK_STREAM or
+			   SOCK_DGRAM (NONBLOCK, CLOEXEC), protocol 0 */
 	LDA_SAN_PRCTL,	/* prctl: LeakSanitizer's dumpable and ptracer */
 	LDA_SAN_CLONE	/* clone: LeakSanitizer's tracer thread */
 };
@@ -165,6 +169,15 @@ static const struct ld_call ld_calls[] = {
 	 * Every other socket() is killed.
 	 */
 	LDE(socket,		LDP_STDIO,	LDA_SYSLOG,	EACCES),
+
+	/*
+	 * connect: the egress proxy's own outbound sockets (docs/egress.md):
+	 * TCP or UDP of IPv4 or IPv6 and nothing else (no raw, ICMP, packet
+	 * or netlink socket), connected to any address: seccomp cannot read
+	 * the address, so which one is the proxy's decision, made before.
+	 */
+	LDC(socket,		LDP_CONNECT,	LDA_OUTBOUND),
+	LDC(connect,		LDP_CONNECT,	LDA_ANY),
 
 	/* recvfd, sendfd: messages with descriptors (SCM_RIGHTS) */
 	LDC(recvmsg,		LDP_RECVFD,	LDA_ANY),
@@ -466,6 +479,15 @@ ld_call_add(scmp_filter_ctx ctx, const struct ld_call *lc)
 		    SCMP_A0(SCMP_CMP_EQ, AF_UNIX, 0),
 		    SCMP_A1(SCMP_CMP_EQ, SOCK_DGRAM | SOCK_CLOEXEC, 0),
 		    SCMP_A2(SCMP_CMP_EQ, 0, 0));
+		break;
+	case LDA_OUTBOUND:
+		for (i = 0, r = 0; r == 0 && i < 4; i++)
+			r = seccomp_rule_add(ctx, action, lc->lc_nr, 3,
+			    SCMP_A0(SCMP_CMP_EQ, i < 2 ? AF_INET : AF_INET6, 0),
+			    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffULL &
+			    ~(scmp_datum_t)(SOCK_NONBLOCK | SOCK_CLOEXEC),
+			    i % 2 ? SOCK_DGRAM : SOCK_STREAM),
+			    SCMP_A2(SCMP_CMP_EQ, 0, 0));
 		break;
 	case LDA_IOCTL:
 		for (i = 0, r = 0; r == 0 &&

@@ -65,6 +65,7 @@
 
 #define BROKER_PROMISES	"stdio recvfd sendfd unix inet"
 #define PROBER_PROMISES	"stdio recvfd sendfd"
+#define EGRESS_PROMISES	"stdio recvfd sendfd inet connect"
 #define EMPTY_DIR	"empty"
 #define X32_BIT		0x40000000L
 #define I386_GETPID	20
@@ -77,7 +78,7 @@ static const cap_value_t fencer_caps[] = {
 };
 #define NFENCER_CAPS	(sizeof(fencer_caps) / sizeof(fencer_caps[0]))
 
-enum profile { P_BROKER, P_PROBER, P_FENCER, P_KEEPER };
+enum profile { P_BROKER, P_PROBER, P_FENCER, P_KEEPER, P_EGRESS };
 
 /* Not a fenced process: a uid change that keeps one capability. */
 static const cap_value_t keeper_caps[] = { CAP_NET_BIND_SERVICE };
@@ -139,12 +140,14 @@ t_profile(enum profile p)
 	switch (p) {
 	case P_BROKER:
 	case P_PROBER:
-		ld.ld_title = p == P_BROKER ? "broker" : "prober";
+	case P_EGRESS:
+		ld.ld_title = p == P_BROKER ? "broker" : p == P_PROBER ?
+		    "prober" : "egress";
 		ld.ld_chroot = EMPTY_DIR;
 		ld.ld_uid = t_uid;
 		ld.ld_gid = t_gid;
 		ld.ld_promises = p == P_BROKER ? BROKER_PROMISES :
-		    PROBER_PROMISES;
+		    p == P_PROBER ? PROBER_PROMISES : EGRESS_PROMISES;
 		ld.ld_filter = LOCKDOWN_ALLOW;
 		t_emptydir(EMPTY_DIR);
 		break;
@@ -801,6 +804,69 @@ static const struct forbidden forbidden_prober[] = {
 	{ "shutdown",		f_shutdown,		0 },
 };
 
+/*
+ * What the egress proxy's "connect" promise still kills: every socket
+ * but TCP and UDP of IPv4 and IPv6 with protocol 0.
+ */
+static long
+f_socket_raw(void)
+{
+	return (socket(AF_INET, SOCK_RAW, IPPROTO_RAW));
+}
+
+static long
+f_socket_raw6(void)
+{
+	return (socket(AF_INET6, SOCK_RAW, IPPROTO_ICMPV6));
+}
+
+static long
+f_socket_ping(void)
+{
+	return (socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP));
+}
+
+static long
+f_socket_sctp(void)
+{
+	return (socket(AF_INET, SOCK_SEQPACKET, 0));
+}
+
+static long
+f_socket_packet(void)
+{
+	return (socket(AF_PACKET, SOCK_DGRAM, 0));
+}
+
+static long
+f_socket_netlink(void)
+{
+	return (socket(AF_NETLINK, SOCK_RAW, 0));
+}
+
+static long
+f_socket_unix_stream(void)
+{
+	return (socket(AF_UNIX, SOCK_STREAM, 0));
+}
+
+static long
+f_socket_tcp_proto(void)
+{
+	return (socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP));
+}
+
+static const struct forbidden forbidden_egress[] = {
+	{ "socket(AF_INET, SOCK_RAW)",	f_socket_raw,		0 },
+	{ "socket(AF_INET6, SOCK_RAW)",	f_socket_raw6,		0 },
+	{ "socket(AF_INET, ICMP)",	f_socket_ping,		0 },
+	{ "socket(SOCK_SEQPACKET)",	f_socket_sctp,		0 },
+	{ "socket(AF_INET, SOCK_STREAM, SCTP)", f_socket_tcp_proto, 0 },
+	{ "socket(AF_PACKET)",		f_socket_packet,	0 },
+	{ "socket(AF_NETLINK)",		f_socket_netlink,	0 },
+	{ "socket(AF_UNIX, SOCK_STREAM)", f_socket_unix_stream,	0 },
+};
+
 struct call_arg {
 	const struct lockdown	*ca_ld;	/* NULL: unconfined */
 	long			(*ca_call)(void);
@@ -1059,6 +1125,120 @@ c_allowed(int out, void *arg)
 	    (cmsg = CMSG_FIRSTHDR(&msg)) != NULL &&
 	    cmsg->cmsg_type == SCM_RIGHTS, "recvmsg SCM_RIGHTS");
 	ALLOWED(shutdown(t_sp[1], SHUT_WR) == 0, "shutdown");
+}
+
+ATF_TC(egress_kills_forbidden);
+ATF_TC_HEAD(egress_kills_forbidden, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "the egress proxy's allowlist: "
+	    "every call the broker may not make but its own TCP and UDP "
+	    "sockets and connect, and every other kind of socket (raw, "
+	    "ICMP, packet, netlink, unix), ends it with SIGSYS");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "180");
+}
+ATF_TC_BODY(egress_kills_forbidden, tc)
+{
+	struct forbidden	 fb[sizeof(forbidden_all) /
+				    sizeof(forbidden_all[0])];
+	size_t			 i, n = 0;
+
+	t_user();
+	for (i = 0; i < sizeof(forbidden_all) / sizeof(forbidden_all[0]);
+	    i++)
+		if (strcmp(forbidden_all[i].fb_name, "socket(AF_INET)") != 0 &&
+		    strcmp(forbidden_all[i].fb_name, "connect") != 0)
+			fb[n++] = forbidden_all[i];
+	ATF_REQUIRE_EQ(n + 2, sizeof(forbidden_all) / sizeof(forbidden_all[0]));
+	check_forbidden(P_EGRESS, fb, n);
+	check_forbidden(P_EGRESS, forbidden_egress,
+	    sizeof(forbidden_egress) / sizeof(forbidden_egress[0]));
+	/* And without "connect" the same sockets are the broker's no more. */
+	check_forbidden(P_BROKER, forbidden_egress,
+	    sizeof(forbidden_egress) / sizeof(forbidden_egress[0]));
+}
+
+/*
+ * What the proxy does: TCP and UDP sockets of its own, non-blocking,
+ * connected to a listener the test opened on loopback before the
+ * filter, their error read, bytes sent and received.
+ */
+static void
+c_egress_allowed(int out, void *arg)
+{
+	const struct lockdown	*ld = arg;
+	struct sockaddr_in	 sin;
+	struct sockaddr_in6	 sin6;
+	socklen_t		 len = sizeof(sin);
+	struct pollfd		 pfd;
+	int			 lfd, ufd, s, e = 0;
+	char			 c;
+
+	/* Before the filter: a TCP and a UDP listener on 127.0.0.1. */
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((lfd = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
+	    bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    listen(lfd, 4) == -1 ||
+	    getsockname(lfd, (struct sockaddr *)&sin, &len) == -1) {
+		putf(out, "tcp listener: errno %d", errno);
+		return;
+	}
+	lockdown(ld);
+	s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	ALLOWED(s != -1, "socket(AF_INET, SOCK_STREAM)");
+	ALLOWED(connect(s, (struct sockaddr *)&sin, sizeof(sin)) == 0 ||
+	    errno == EINPROGRESS, "connect tcp");
+	pfd.fd = s;
+	pfd.events = POLLOUT;
+	ALLOWED(poll(&pfd, 1, 5000) == 1, "poll connect");
+	len = sizeof(e);
+	ALLOWED(getsockopt(s, SOL_SOCKET, SO_ERROR, &e, &len) == 0 && e == 0,
+	    "SO_ERROR");
+	ALLOWED(send(s, "x", 1, 0) == 1, "send tcp");
+	close(s);
+
+	ufd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ALLOWED(ufd != -1, "socket(AF_INET, SOCK_DGRAM)");
+	ALLOWED(connect(ufd, (struct sockaddr *)&sin, sizeof(sin)) == 0,
+	    "connect udp");
+	ALLOWED(send(ufd, "q", 1, 0) == 1, "send udp");
+	ALLOWED(recv(ufd, &c, 1, MSG_DONTWAIT) == -1, "recv udp");
+	close(ufd);
+
+	/* IPv6 sockets may be made even where no address is configured. */
+	s = socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	ALLOWED(s != -1 || errno == EAFNOSUPPORT, "socket(AF_INET6)");
+	if (s != -1) {
+		memset(&sin6, 0, sizeof(sin6));
+		sin6.sin6_family = AF_INET6;
+		sin6.sin6_addr = in6addr_loopback;
+		sin6.sin6_port = htons(1);
+		(void)connect(s, (struct sockaddr *)&sin6, sizeof(sin6));
+		close(s);
+	}
+	close(lfd);
+}
+
+ATF_TC(egress_allows_its_calls);
+ATF_TC_HEAD(egress_allows_its_calls, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "under the egress proxy's filter "
+	    "its own TCP and UDP sockets of IPv4 and IPv6 are made, "
+	    "connected and used");
+	atf_tc_set_md_var(tc, "require.user", "root");
+}
+ATF_TC_BODY(egress_allows_its_calls, tc)
+{
+	struct lockdown	 ld;
+	struct kid	 k;
+
+	t_user();
+	ld = t_profile(P_EGRESS);
+	kid_run(&k, c_egress_allowed, &ld);
+	ATF_CHECK_MSG(kid_exited(&k, 0), "child: %s", kid_how(&k));
+	ATF_CHECK_MSG(k.k_len == 0, "%s", k.k_out);
 }
 
 ATF_TC(broker_allows_its_calls);
@@ -2411,6 +2591,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, uid_keeps_capability);
 	ATF_TP_ADD_TC(tp, broker_kills_forbidden);
 	ATF_TP_ADD_TC(tp, prober_kills_forbidden);
+	ATF_TP_ADD_TC(tp, egress_kills_forbidden);
+	ATF_TP_ADD_TC(tp, egress_allows_its_calls);
 	ATF_TP_ADD_TC(tp, broker_allows_its_calls);
 	ATF_TP_ADD_TC(tp, x32_killed);
 	ATF_TP_ADD_TC(tp, i386_killed);
