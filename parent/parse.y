@@ -1276,20 +1276,19 @@ conf_probe_tcp(const char *target)
 static void
 conf_probe_egress(const char *which, const char *target, char *dst)
 {
-	struct egress_entry	 e;
-	const char		*why;
+	char		 canon[EGRESS_ENTRY_LEN];
+	const char	*why;
 
-	if (!egress_entry_parse(target, &e, &why)) {
+	if (!egress_entry_canon(target, canon, &why)) {
 		yyerror("probe egress %s \"%s\": %s", which, target, why);
 		return;
 	}
-	if (e.ee_wild) {
+	if (canon[0] == '*') {
 		yyerror("probe egress %s \"%s\": a target is one name, not "
 		    "a wildcard", which, target);
 		return;
 	}
-	(void)snprintf(dst, EGRESS_ENTRY_LEN, "%s:%u", e.ee_name,
-	    (unsigned int)e.ee_port);
+	(void)strlcpy(dst, canon, EGRESS_ENTRY_LEN);
 }
 
 /*
