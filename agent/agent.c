@@ -329,6 +329,8 @@ agent_hello(struct imsg *imsg)
 	if (stat(a->a_home, &st) == -1 || !S_ISDIR(st.st_mode))
 		fatalx("%s: %s: not a directory", __func__, a->a_home);
 	agent_env_build();
+	if (a->a_hello.h_egress)
+		agent_egress_listen();
 	a->a_ready = 1;
 	log_debug("%s: fence %s, user %s, home %s", __func__,
 	    a->a_hello.h_key, a->a_hello.h_user, a->a_home);
@@ -359,6 +361,23 @@ agent_env_build(void)
 	    h->h_home) == -1 ||
 	    asprintf(&a->a_env[n++], "VOICEBOX_FENCE=%s", h->h_key) == -1)
 		fatal("%s: asprintf", __func__);
+	/* The egress proxy, for the clients that read either spelling. */
+	if (h->h_egress) {
+		static const char *const vars[] = { "HTTPS_PROXY",
+		    "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy",
+		    "all_proxy" };
+		size_t	 v;
+
+		for (v = 0; v < sizeof(vars) / sizeof(vars[0]); v++)
+			if (asprintf(&a->a_env[n++], "%s=http://127.0.0.1:%d",
+			    vars[v], EGRESS_PROXY_PORT) == -1)
+				fatal("%s: asprintf", __func__);
+		if (asprintf(&a->a_env[n++],
+		    "NO_PROXY=localhost,127.0.0.1,::1") == -1 ||
+		    asprintf(&a->a_env[n++],
+		    "no_proxy=localhost,127.0.0.1,::1") == -1)
+			fatal("%s: asprintf", __func__);
+	}
 	for (i = 0; i < n; i++)
 		if (strlen(a->a_env[i]) >= PATH_MAX + 32)
 			fatalx("%s: environment too long", __func__);

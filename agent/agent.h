@@ -27,7 +27,7 @@ struct event_base;
 #define AGENT_PATH		"/usr/local/bin:/usr/bin:/bin"
 #define AGENT_SHELL		"/usr/bin/sh"
 #define AGENT_GIT		"/usr/bin/git"
-#define AGENT_ENV_COUNT		11
+#define AGENT_ENV_COUNT		19
 
 /* How far the supervisor got with a command (struct agent_report). */
 enum agent_stage {
@@ -139,6 +139,9 @@ void	 agent_result(uint32_t, struct msg_result *);
 int	 agent_bearer_ok(const uint8_t *);
 void	 agent_secrets_wipe(void);
 int	 agent_busy(void);
+
+/* agent_egress.c */
+void	 agent_egress_listen(void);
 
 /* agent_exec.c */
 void	 agent_exec(uint32_t, struct msg_exec *);

@@ -676,7 +676,7 @@ static void
 cpu_rows(const struct msg_stats *st, const uint64_t *c0, size_t n)
 {
 	static const char *names[PROC_MAX] = { "parent", "broker", "fencer",
-	    "prober" };
+	    "prober", "egress" };
 	double		 hz = sysconf(_SC_CLK_TCK), all;
 	char		 what[96];
 	int		 i;

@@ -25,10 +25,14 @@ static void	broker_dispatch_parent(struct imsgev *, struct imsg *, void *);
 static void	broker_shutdown(void);
 static void	broker_nofile(const struct proc_args *);
 
-/* The broker talks to the parent and the fencer, never to the prober. */
+/*
+ * The broker talks to the parent, the fencer and the egress proxy, never
+ * to the prober.
+ */
 static const struct proc_peer broker_peers[] = {
 	{ PROC_PARENT,	broker_dispatch_parent },
 	{ PROC_FENCER,	svc_dispatch_fencer },
+	{ PROC_EGRESS,	svc_dispatch_egress },
 };
 
 struct proc_self broker_self = {

@@ -6,6 +6,8 @@
 #include <sys/tree.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "msg.h"
 #include "proc.h"
 
@@ -95,6 +97,8 @@ struct svc_answer {
 	const struct msg_filelist *a_filelist;
 	const struct msg_chunk	*a_chunk;
 	uint32_t		 a_id;		/* for svc_stream_credit() */
+	const struct svc_egress	*a_egress;	/* SVC_FENCE: its recent
+						   decisions; NULL */
 };
 typedef void	(*svc_cb)(void *, const struct svc_answer *);
 
@@ -127,5 +131,19 @@ unsigned int	 svc_pending(uid_t);
 unsigned int	 svc_total(void);
 void		 svc_violations(const char *, char *, size_t);
 void		 svc_dispatch_fencer(struct imsgev *, struct imsg *, void *);
+
+/* svc_egress.c: the egress proxy's fences, connections and decisions */
+#define SVC_EGRESS_RECENT	16	/* decisions kept per fence */
+struct svc_egress;
+struct svc_egress *svc_egress_new(const struct msg_fence *,
+		    struct msg_egress_counts *, void (*)(void *), void *);
+void		 svc_egress_end(struct svc_egress *);
+void		 svc_egress_free(struct svc_egress *);
+void		 svc_egress_moved(struct svc_egress *,
+		    struct msg_egress_counts *);
+void		 svc_egress_conn(struct svc_egress *, const char *, uid_t,
+		    int);
+void		 svc_dispatch_egress(struct imsgev *, struct imsg *, void *);
+json_t		*svc_egress_recent_json(const struct svc_egress *);
 
 #endif /* BROKER_H */

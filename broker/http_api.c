@@ -304,12 +304,46 @@ api_boundary(const char *verdicts)
  * A fence's state: its level is what was measured (DESIGN.md section
  * 5), "unmeasured" before the first probe.
  */
+/*
+ * A fence's egress (docs/egress.md): its list, where the proxy is
+ * inside it, what was decided so far and the last decisions.
+ */
 static json_t *
-api_fence(const struct msg_fence *f, const char *verdicts)
+api_egress(const struct msg_fence *f, const struct svc_egress *se)
+{
+	const struct msg_egress_counts *n = &f->f_egress_n;
+	json_t		*list;
+	uint32_t	 i;
+	char		 proxy[32];
+
+	if ((list = json_array()) == NULL)
+		return (NULL);
+	for (i = 0; i < f->f_negress; i++)
+		if (json_array_append_new(list, json_string(f->f_egress[i])) ==
+		    -1) {
+			json_decref(list);
+			return (NULL);
+		}
+	snprintf(proxy, sizeof(proxy), "127.0.0.1:%d", EGRESS_PROXY_PORT);
+	return (json_pack("{s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:o}",
+	    "list", list,
+	    "proxy", proxy,
+	    "allowed", (json_int_t)n->en_allowed,
+	    "refused", (json_int_t)n->en_refused,
+	    "open", (json_int_t)n->en_open,
+	    "bytesUp", (json_int_t)n->en_up,
+	    "bytesDown", (json_int_t)n->en_down,
+	    "recent", svc_egress_recent_json(se)));
+}
+
+static json_t *
+api_fence(const struct msg_fence *f, const char *verdicts,
+    const struct svc_egress *se)
 {
 	const struct msg_timings *t = &f->f_timings;
+	json_t		*j;
 
-	return (json_pack("{s:s, s:I, s:s, s:s, s:s?, s:s, s:o, s:s, s:o, s:s, "
+	j = json_pack("{s:s, s:I, s:s, s:s, s:s?, s:s, s:o, s:s, s:o, s:s, "
 	    "s:I, s:I, s:o, s:o, s:b, s:{s:I, s:I, s:f}, s:{s:I, s:I, s:I, s:I, "
 	    "s:I, s:I, s:o, s:n}}",
 	    "key", f->f_key,
@@ -340,7 +374,13 @@ api_fence(const struct msg_fence *f, const char *verdicts)
 	    "execUs", (json_int_t)t->t_exec_us,
 	    "agentReadyUs", (json_int_t)t->t_agent_us,
 	    "takeUs", f->f_pooled ? json_integer(t->t_take_us) : json_null(),
-	    "probeUs"));
+	    "probeUs");
+	if (j != NULL && f->f_negress > 0 &&
+	    json_object_set_new(j, "egress", api_egress(f, se)) == -1) {
+		json_decref(j);
+		return (NULL);
+	}
+	return (j);
 }
 
 /*
@@ -357,7 +397,7 @@ api_fence_text(const struct svc_answer *a, char **mine)
 	*mine = NULL;
 	if (a->a_rendered != NULL && *a->a_rendered != NULL)
 		return (*a->a_rendered);
-	if ((j = api_fence(a->a_fence, a->a_boundary)) == NULL)
+	if ((j = api_fence(a->a_fence, a->a_boundary, a->a_egress)) == NULL)
 		return (NULL);
 	s = json_dumps(j, JSON_COMPACT);
 	json_decref(j);

@@ -74,6 +74,7 @@ struct bfence {
 						   last counted */
 	size_t			 bf_held_bytes;
 	int64_t			 bf_stopped_at;	/* monotonic s; 0: running */
+	struct svc_egress	*bf_egress;	/* with a list: svc_egress.c */
 };
 
 enum breq_kind {
@@ -199,8 +200,15 @@ bfence_changed(struct bfence *bf)
 }
 
 static void
+bfence_changed_cb(void *arg)
+{
+	bfence_changed(arg);
+}
+
+static void
 bfence_free(struct bfence *bf)
 {
+	svc_egress_free(bf->bf_egress);
 	free(bf->bf_boundary);
 	free(bf->bf_rendered);
 	explicit_bzero(bf, sizeof(*bf));
@@ -297,6 +305,7 @@ svc_fence_answer(struct svc_answer *a, struct bfence *bf,
 		a->a_fence = &bf->bf_info;
 		a->a_boundary = bf->bf_boundary;
 		a->a_rendered = &bf->bf_rendered;
+		a->a_egress = bf->bf_egress;
 		return;
 	}
 	*copy = *info;
@@ -639,9 +648,11 @@ stopped_keep(struct bfence *bf, const struct msg_fence *info)
 	int		 level = bf->bf_info.f_level;
 	int		 kernel = bf->bf_info.f_kernel;
 	char		 release[MSG_KERNEL_RELEASE_LEN];
+	struct msg_egress_counts egress = bf->bf_info.f_egress_n;
 
 	strlcpy(release, bf->bf_info.f_kernel_release, sizeof(release));
 	bf->bf_info = *info;
+	bf->bf_info.f_egress_n = egress;
 	bf->bf_info.f_level = level;
 	bf->bf_info.f_kernel = kernel;
 	strlcpy(bf->bf_info.f_kernel_release, release, sizeof(release));
@@ -783,6 +794,9 @@ bfence_add(struct msg_fence *info, int fd)
 	TAILQ_INIT(&bf->bf_reqs);
 	TAILQ_INSERT_TAIL(&svc_fences, bf, bf_entry);
 	svc_nfences++;
+	/* The proxy knows the fence before its agent can be asked a thing. */
+	bf->bf_egress = svc_egress_new(&bf->bf_info, &bf->bf_info.f_egress_n,
+	    bfence_changed_cb, bf);
 	/* Until the report is in it is unmeasured. */
 	bf->bf_info.f_level = 0;
 	svc_probe_start(bf, 0);
@@ -947,6 +961,7 @@ bfence_remove(struct bfence *bf, const struct msg_fence *info)
 	if (bf->bf_agent != NULL)
 		imsgev_free(bf->bf_agent);
 	bf->bf_agent = NULL;
+	svc_egress_end(bf->bf_egress);
 	svc_fail_fence(bf, "stopped", 1);
 	/*
 	 * One the service stopped itself (a `require' not met) was
@@ -1470,6 +1485,16 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	int		 file;
 	int		 ok;
 
+	/* A connection at the proxy port, to be passed on as it is. */
+	if (type == IMSG_AGENT_EGRESS_CONN) {
+		if (imsg->fd == -1 || msg_empty_decode(imsg->data,
+		    imsg->len) == -1)
+			goto bad;
+		svc_egress_conn(bf->bf_egress, bf->bf_info.f_key,
+		    bf->bf_info.f_owner, imsg->fd);
+		imsg->fd = -1;
+		return;
+	}
 	r = breq_find(imsg->hdr.ih_peerid);
 	if (r == NULL || r->r_kind != BREQ_AGENT || r->r_fence != bf ||
 	    r->r_is_held)

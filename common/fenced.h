@@ -36,6 +36,7 @@ enum fenced_proc {
 	PROC_BROKER,
 	PROC_FENCER,
 	PROC_PROBER,
+	PROC_EGRESS,
 	PROC_MAX
 };
 

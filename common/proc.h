@@ -70,6 +70,7 @@ struct proc_self {
 extern struct proc_self	 broker_self;
 extern struct proc_self	 fencer_self;
 extern struct proc_self	 prober_self;
+extern struct proc_self	 egress_self;
 
 pid_t	proc_exec(const char *, enum fenced_proc, int, const struct proc_args *);
 void	proc_nofile_raise(void);

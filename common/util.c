@@ -65,6 +65,8 @@ proc_name(enum fenced_proc p)
 		return ("fencer");
 	case PROC_PROBER:
 		return ("prober");
+	case PROC_EGRESS:
+		return ("egress");
 	default:
 		return ("unknown");
 	}

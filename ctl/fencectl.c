@@ -545,6 +545,21 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 		printf("pooled:   yes, the take %u us\n", t->t_take_us);
 	else
 		printf("pooled:   no\n");
+	if (f.f_negress > 0) {
+		const struct msg_egress_counts *n = &f.f_egress_n;
+		uint32_t	 i;
+
+		/* The entries are canonical: printable, no spaces. */
+		printf("egress:   proxy 127.0.0.1:%d for", EGRESS_PROXY_PORT);
+		for (i = 0; i < f.f_negress; i++)
+			printf(" %s", f.f_egress[i]);
+		printf("\n          %llu allowed, %llu refused, %u open, "
+		    "%llu bytes up, %llu down\n",
+		    (unsigned long long)n->en_allowed,
+		    (unsigned long long)n->en_refused, n->en_open,
+		    (unsigned long long)n->en_up,
+		    (unsigned long long)n->en_down);
+	}
 }
 
 void

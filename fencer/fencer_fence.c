@@ -472,17 +472,6 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		    backend_name(backend));
 		return (NULL);
 	}
-	/*
-	 * Until the proxy process exists (docs/egress.md) a list cannot be
-	 * honoured: refused, never a fence that silently has no way out or
-	 * one whose network axis claims what was not measured.
-	 */
-	if (b->b_negress > 0) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "egress-unsupported", "this daemon has no egress proxy "
-		    "yet: a fence with an egress list cannot be built");
-		return (NULL);
-	}
 	if (fence_limits_admit(reqid, b, &limits, &lifetime) == -1)
 		return (NULL);
 	if ((be = fencer_backend(backend)) == NULL) {
@@ -535,9 +524,12 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	f->f_info.f_limits = limits;
 	f->f_info.f_deadline = lifetime;
 	f->f_cold = b->b_cold || b->b_negress > 0;
-	for (i = 0; i < b->b_negress && i < EGRESS_LIST_MAX; i++)
+	for (i = 0; i < b->b_negress && i < EGRESS_LIST_MAX; i++) {
 		strlcpy(f->f_egress[i], b->b_egress[i], sizeof(f->f_egress[i]));
-	f->f_negress = i;
+		strlcpy(f->f_info.f_egress[i], b->b_egress[i],
+		    sizeof(f->f_info.f_egress[i]));
+	}
+	f->f_negress = f->f_info.f_negress = i;
 
 	/* ~ of a system account (/, /nonexistent) is nobody's to fill. */
 	if (c->c_home_limit == 0 && c->c_homes[0] == '~' &&
@@ -683,6 +675,7 @@ fence_boot_hello(struct fence *f)
 	hello.h_timeout_max = c->c_exec_timeout_max;
 	hello.h_output_def = c->c_exec_output;
 	hello.h_output_max = c->c_exec_output_max;
+	hello.h_egress = f->f_info.f_negress > 0;
 	if (msg_hello_encode(&hello, &buf, &len) == -1)
 		fatal("%s: encode hello", __func__);
 	explicit_bzero(&hello, sizeof(hello));

@@ -466,13 +466,14 @@ msg_pids_valid(const pid_t *pids)
 #define MSG_PID(base, i) \
 	MC_UAT((base) + (i) * sizeof(pid_t), sizeof(pid_t), 0, MSG_PID_MAX)
 
-_Static_assert(PROC_MAX == 4, "a pid table lists every process");
+_Static_assert(PROC_MAX == 5, "a pid table lists every process");
 
 static const struct mc_field msg_procinfo_pids_fields[] = {
 	MSG_PID(offsetof(struct msg_procinfo, pi_pid), PROC_PARENT),
 	MSG_PID(offsetof(struct msg_procinfo, pi_pid), PROC_BROKER),
 	MSG_PID(offsetof(struct msg_procinfo, pi_pid), PROC_FENCER),
 	MSG_PID(offsetof(struct msg_procinfo, pi_pid), PROC_PROBER),
+	MSG_PID(offsetof(struct msg_procinfo, pi_pid), PROC_EGRESS),
 };
 static const struct mc_table msg_procinfo_pids =
     MC_TABLE(msg_procinfo_pids_fields);
@@ -597,6 +598,7 @@ static const struct mc_field msg_stats_pids_fields[] = {
 	MSG_PID(offsetof(struct msg_stats, st_pid), PROC_BROKER),
 	MSG_PID(offsetof(struct msg_stats, st_pid), PROC_FENCER),
 	MSG_PID(offsetof(struct msg_stats, st_pid), PROC_PROBER),
+	MSG_PID(offsetof(struct msg_stats, st_pid), PROC_EGRESS),
 };
 static const struct mc_table msg_stats_pids = MC_TABLE(msg_stats_pids_fields);
 

@@ -214,6 +214,15 @@ struct msg_timings {
 #define MSG_ACCEL_KVM		1
 #define MSG_ACCEL_TCG		2
 
+/* A fence's connections through the egress proxy, counted by the broker. */
+struct msg_egress_counts {
+	uint64_t	 en_allowed;	/* connected, relayed, ended */
+	uint64_t	 en_refused;	/* answered with a refusal */
+	uint32_t	 en_open;	/* passed on, not decided yet */
+	uint64_t	 en_up;		/* bytes out of the fence */
+	uint64_t	 en_down;	/* bytes into it */
+};
+
 struct msg_fence {
 	char		 f_key[FENCE_KEY_SIZE];
 	uid_t		 f_owner;
@@ -239,6 +248,11 @@ struct msg_fence {
 	uint64_t	 f_home_used;	/* bytes the home takes on the host */
 	uint64_t	 f_home_limit;	/* bytes; 0: no limit (a directory) */
 	int		 f_pooled;	/* 1: taken from the warm pool */
+	/* The egress list (> 0: an L2 fence behind the proxy) and what
+	   the proxy decided for it so far, as the broker counts. */
+	char		 f_egress[EGRESS_LIST_MAX][EGRESS_ENTRY_LEN];
+	uint32_t	 f_negress;
+	struct msg_egress_counts f_egress_n;
 };
 
 /*

@@ -239,6 +239,9 @@ msg_fence_valid(const struct msg_fence *f)
 		return (0);
 	if (f->f_accel < MSG_ACCEL_NONE || f->f_accel > MSG_ACCEL_TCG)
 		return (0);
+	if (!msg_egress_list_valid(f->f_egress, f->f_negress) ||
+	    (f->f_negress > 0 && f->f_tier != TIER_L2))
+		return (0);
 	return (msg_limits_valid(&f->f_limits));
 }
 
@@ -273,6 +276,12 @@ static const struct mc_field msg_fence_fields[] = {
 	MC_U(struct msg_fence, f_home_limit, 0, HOME_LIMIT_MAX),
 	MC_U(struct msg_fence, f_pooled, 0, 1),
 	MC_U(struct msg_fence, f_timings.t_take_us, 0, UINT32_MAX),
+	MC_STRS(struct msg_fence, f_egress, f_negress),
+	MC_U(struct msg_fence, f_egress_n.en_allowed, 0, UINT64_MAX),
+	MC_U(struct msg_fence, f_egress_n.en_refused, 0, UINT64_MAX),
+	MC_U(struct msg_fence, f_egress_n.en_open, 0, UINT32_MAX),
+	MC_U(struct msg_fence, f_egress_n.en_up, 0, UINT64_MAX),
+	MC_U(struct msg_fence, f_egress_n.en_down, 0, UINT64_MAX),
 };
 static const struct mc_table msg_fence = MC_TABLE(msg_fence_fields);
 

@@ -121,6 +121,7 @@ static struct proc_self *const fenced_procs[PROC_MAX] = {
 	[PROC_BROKER] =	&broker_self,
 	[PROC_FENCER] =	&fencer_self,
 	[PROC_PROBER] =	&prober_self,
+	[PROC_EGRESS] =	&egress_self,
 };
 
 static struct fenced_config	 conf;

@@ -6,14 +6,14 @@
 
 atf_test_case processes cleanup
 processes_head() {
-	atf_set descr "four processes; broker and prober unprivileged, chrooted, filtered; fencer with only its capabilities"
+	atf_set descr "five processes; broker, prober and egress proxy unprivileged, chrooted, filtered; fencer with only its capabilities"
 	atf_set require.user root
 }
 processes_body() {
 	fenced_vars
 	fenced_start
 	uid=$(id -u _fenced)
-	for p in broker prober; do
+	for p in broker prober egress; do
 		pid=$(fenced_pid $p)
 		atf_check_equal "2" "$(status_field $pid Seccomp)"
 		atf_check_equal "1" "$(status_field $pid NoNewPrivs)"
@@ -34,8 +34,8 @@ processes_body() {
 	atf_check_equal "0000000000000000" "$(status_field $pid CapAmb)"
 	atf_check -o inline:"/\n" readlink /proc/$pid/root
 	atf_check -o match:"fenced: fencer" tr '\0' ' ' < /proc/$pid/cmdline
-	# Exactly three children of the parent.
-	atf_check -o inline:"3\n" sh -c "pgrep -P $(fenced_pid parent) | wc -l"
+	# Exactly four children of the parent.
+	atf_check -o inline:"4\n" sh -c "pgrep -P $(fenced_pid parent) | wc -l"
 	fenced_stop
 }
 processes_cleanup() { fenced_cleanup; }
@@ -50,7 +50,7 @@ socket_inodes() {
 # name, sorted: each of its unix sockets whose other end (ss's peer
 # inode) another process of the daemon holds.
 channel_peers() {
-	for _q in parent broker fencer prober; do
+	for _q in parent broker fencer prober egress; do
 		echo "$_q $(fenced_pid $_q)"
 	done > pids.txt
 	_self=$(awk -v p="$1" '$1 == p { print $2 }' pids.txt)
@@ -66,20 +66,24 @@ channel_peers() {
 
 atf_test_case channels cleanup
 channels_head() {
-	atf_set descr "a channel only between declared peers: none between broker and prober"
+	atf_set descr "a channel only between declared peers: none between broker and prober, the egress proxy only with broker and parent"
 	atf_set require.user root
 	atf_set require.progs ss
 }
 channels_body() {
 	fenced_vars
 	fenced_start
-	atf_check_equal "fencer parent " "$(channel_peers broker)"
+	atf_check_equal "egress fencer parent " "$(channel_peers broker)"
 	atf_check_equal "broker parent prober " "$(channel_peers fencer)"
 	atf_check_equal "fencer parent " "$(channel_peers prober)"
-	atf_check_equal "broker fencer prober " "$(channel_peers parent)"
+	atf_check_equal "broker parent " "$(channel_peers egress)"
+	atf_check_equal "broker egress fencer prober " "$(channel_peers parent)"
 	# The prober's sockets: its parent's and its fencer's, nothing else.
 	atf_check -o inline:"2\n" sh -c \
 	    "ls -l /proc/$(fenced_pid prober)/fd | grep -c socket:"
+	# The proxy's: its parent's and its broker's, before any fence.
+	atf_check -o inline:"2\n" sh -c \
+	    "ls -l /proc/$(fenced_pid egress)/fd | grep -c socket:"
 	fenced_stop
 }
 channels_cleanup() { fenced_cleanup; }
@@ -99,7 +103,7 @@ child_death_check() {
 	    cat fenced.log
 }
 
-for c in broker fencer prober; do
+for c in broker fencer prober egress; do
 	eval "atf_test_case kill_$c cleanup
 	kill_${c}_head() {
 		atf_set descr 'SIGKILL of the $c takes the daemon down in order, non-zero, within a second'
@@ -356,6 +360,7 @@ atf_init_test_cases() {
 	atf_add_test_case kill_broker
 	atf_add_test_case kill_fencer
 	atf_add_test_case kill_prober
+	atf_add_test_case kill_egress
 	atf_add_test_case forbidden_syscall
 	atf_add_test_case control_abuse
 	atf_add_test_case control_idle

@@ -1,8 +1,8 @@
 #! /usr/bin/atf-sh
 # Faults under load (issue 14): boots, execs, probes and stops in flight
 # from root and two local users at once, while one process is SIGKILLed
-# at a random point: each of the parent, broker, fencer, prober, an
-# agent, a supervisor, runsc and QEMU in turn, one a round.  After each
+# at a random point: each of the parent, broker, fencer, prober, egress
+# proxy, an agent, a supervisor, runsc and QEMU in turn, one a round.  After each
 # round the daemon is restarted and the host checks that nothing of the
 # fences is left (process, mount, cgroup, runsc state or bundle, QEMU),
 # that every home is intact and still its owner's, and that the new
@@ -11,7 +11,7 @@
 
 . "$(atf_get_srcdir)/lib.subr"
 
-VICTIMS="parent broker fencer prober agent supervisor runsc qemu"
+VICTIMS="parent broker fencer prober egress agent supervisor runsc qemu"
 
 # A number in [lo, hi) from the seed and the round: the same each run
 # of one seed.
@@ -34,7 +34,7 @@ fault_children() {
 fault_victims() {
 	f=$(fault_daemon_pid fencer)
 	case $1 in
-	parent|broker|fencer|prober)
+	parent|broker|fencer|prober|egress)
 		fault_daemon_pid $1 ;;
 	agent)
 		# A native fence's pid 1, the fencer's child.
@@ -101,7 +101,7 @@ fault_homes_intact() {
 
 atf_test_case kill_each cleanup
 kill_each_head() {
-	atf_set descr "with boots, execs, probes and stops of three owners in flight, each of the parent, broker, fencer, prober, an agent, a supervisor, runsc and QEMU is SIGKILLed in turn at a random point; after a restart nothing is left, every home is intact and its owner's, and the daemon works"
+	atf_set descr "with boots, execs, probes and stops of three owners in flight, each of the parent, broker, fencer, prober, egress proxy, an agent, a supervisor, runsc and QEMU is SIGKILLed in turn at a random point; after a restart nothing is left, every home is intact and its owner's, and the daemon works"
 	atf_set require.user root
 	atf_set timeout 1200
 }
@@ -180,7 +180,7 @@ kill_each_body() {
 		echo "round $round: SIGKILL $v (pid $p) $ms ms after it was there"
 		kill -KILL $p
 		case $v in
-		parent|broker|fencer|prober)
+		parent|broker|fencer|prober|egress)
 			# The whole daemon goes, and everything it ran.
 			fenced_wait_exit 15 || atf_fail "round $round: fenced \
 did not end after its $v was killed"

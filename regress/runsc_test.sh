@@ -106,7 +106,7 @@ kill9_head() {
 kill9_body() {
 	runsc_require
 	fenced_vars
-	for victim in fencer parent broker prober; do
+	for victim in fencer parent broker prober egress; do
 		fenced_start
 		$CTL boot k backend runsc > /dev/null || atf_fail "boot"
 		atf_check_equal 1 "$(ls state/runsc/bundles | wc -l)"

@@ -26,7 +26,7 @@ soak_body() {
 	token=$($CTL token -r 2>/dev/null | tail -1)
 	[ -n "$token" ] || atf_fail "no token"
 	procs=""
-	for p in parent broker fencer prober; do
+	for p in parent broker fencer prober egress; do
 		procs="$procs --proc $p=$(fenced_pid $p)"
 	done
 	# AddressSanitizer keeps freed memory in quarantine (256 MiB by
