@@ -118,6 +118,15 @@ svc_egress_new(const struct msg_fence *info, struct msg_egress_counts *counts,
 	return (se);
 }
 
+static void
+svc_egress_log_hushed(struct svc_egress *se)
+{
+	if (se->se_log_hushed > 0)
+		log_info("fence %s of %u: %u more egress refusals not logged",
+		    se->se_key, (unsigned)se->se_owner, se->se_log_hushed);
+	se->se_log_hushed = 0;
+}
+
 /* The fence ended: the proxy ends its connections; the counts stay. */
 void
 svc_egress_end(struct svc_egress *se)
@@ -126,6 +135,7 @@ svc_egress_end(struct svc_egress *se)
 
 	if (se == NULL || !se->se_live)
 		return;
+	svc_egress_log_hushed(se);
 	memset(&m, 0, sizeof(m));
 	m.ef_id = se->se_id;
 	svc_egress_send(IMSG_EGRESS_FORGET, &m, -1);
@@ -153,20 +163,19 @@ svc_egress_moved(struct svc_egress *se, struct msg_egress_counts *counts)
 		se->se_counts = counts;
 }
 
-/* At most SVC_EGRESS_LOG_PER_SEC lines a second, then how many hushed. */
+/*
+ * At most SVC_EGRESS_LOG_PER_SEC lines a second; how many were hushed
+ * is said with the next second's first, or when the fence ends.
+ */
 static int
 svc_egress_log_ok(struct svc_egress *se)
 {
 	time_t	 now = time(NULL);
 
 	if (now != se->se_log_sec) {
-		if (se->se_log_hushed > 0)
-			log_info("fence %s of %u: %u more egress refusals "
-			    "not logged", se->se_key, (unsigned)se->se_owner,
-			    se->se_log_hushed);
+		svc_egress_log_hushed(se);
 		se->se_log_sec = now;
 		se->se_log_n = 0;
-		se->se_log_hushed = 0;
 	}
 	if (se->se_log_n++ < SVC_EGRESS_LOG_PER_SEC)
 		return (1);

@@ -10,14 +10,15 @@
 # runsc (gVisor: the runsc backend and its tests), squashfs-tools
 # (mksquashfs: images/fence-root, the vm backend's root), chromium,
 # chromium-driver and python3-selenium (regress/page_test: the status
-# page in a real headless browser, docs/page.md).
+# page in a real headless browser, docs/page.md), openssl (the TLS
+# listener of regress/proxy_test).
 set -eu
 
 pkgs="gcc make pkg-config libevent-dev libseccomp-dev libcap-dev
 libmsgpack-dev libbsd-dev libjansson-dev libatf-dev atf-sh kyua byacc
 mandoc curl iproute2 bubblewrap git clang libclang-rt-14-dev passwd
 procps xxd python3 e2fsprogs mount binutils runsc squashfs-tools
-chromium chromium-driver python3-selenium"
+chromium chromium-driver python3-selenium openssl"
 
 missing=
 for p in $pkgs; do

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""A resolver of the test's own on 127.0.0.1 (regress/proxy_test.sh).
+
+Usage: dns.py PORT LOG NAME=ANSWER ...
+
+ANSWER is an IPv4 address (an A record; AAAA questions get no record),
+"nx" (NXDOMAIN) or "silent" (never answered).  Any other name is
+NXDOMAIN.  Every question is appended to LOG as "NAME TYPE", so a test
+can show which names the proxy asked for and which it never did.
+"""
+
+import socket
+import struct
+import sys
+
+
+def qname(pkt, off):
+    labels = []
+    while True:
+        n = pkt[off]
+        off += 1
+        if n == 0:
+            return ".".join(labels).lower(), off
+        labels.append(pkt[off:off + n].decode("ascii", "replace"))
+        off += n
+
+
+def main():
+    port = int(sys.argv[1])
+    log = sys.argv[2]
+    table = {}
+    for arg in sys.argv[3:]:
+        name, answer = arg.split("=", 1)
+        table[name.lower()] = answer
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", port))
+    while True:
+        pkt, peer = s.recvfrom(4096)
+        if len(pkt) < 17:
+            continue
+        qid, flags, qd = struct.unpack(">HHH", pkt[:6])
+        try:
+            name, off = qname(pkt, 12)
+        except IndexError:
+            continue
+        qtype, qclass = struct.unpack(">HH", pkt[off:off + 4])
+        question = pkt[12:off + 4]
+        with open(log, "a") as f:
+            f.write("%s %d\n" % (name, qtype))
+        answer = table.get(name, "nx")
+        if answer == "silent":
+            continue
+        rcode = 3 if answer == "nx" else 0
+        records = b""
+        count = 0
+        if rcode == 0 and qtype == 1:
+            records = (b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 30, 4) +
+                       socket.inet_aton(answer))
+            count = 1
+        head = struct.pack(">HHHHHH", qid, 0x8180 | rcode, 1, count, 0, 0)
+        s.sendto(head + question + records, peer)
+
+
+if __name__ == "__main__":
+    main()
