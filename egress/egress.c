@@ -345,8 +345,14 @@ egress_decided(struct econn *ec, const char *reason)
 	ms = (now.tv_sec - ec->ec_t0.tv_sec) * 1000 +
 	    (now.tv_nsec - ec->ec_t0.tv_nsec) / 1000000;
 	d.ed_ms = ms < 0 ? 0 : ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
-	if (msg_egress_decision_encode(&d, &buf, &len) == -1)
-		fatal("%s: encode", __func__);
+	/* The parser lets through nothing it refuses; should it, say less. */
+	if (msg_egress_decision_encode(&d, &buf, &len) == -1) {
+		log_warnx("%s: fence %u: the request's name not sent",
+		    __func__, d.ed_id);
+		d.ed_name[0] = d.ed_method[0] = '\0';
+		if (msg_egress_decision_encode(&d, &buf, &len) == -1)
+			fatal("%s: encode", __func__);
+	}
 	if (proc_compose(&egress_self, PROC_BROKER, IMSG_EGRESS_DECISION, 0,
 	    -1, buf, len) == -1)
 		log_warn("%s: to broker", __func__);

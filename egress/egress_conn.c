@@ -682,7 +682,13 @@ conn_connect_next(struct econn *ec)
 	conn_refuse(ec, 1, "connect-failed", NULL);
 }
 
-/* Forwarded upstream: the header block without its Proxy-* lines. */
+/*
+ * Forwarded upstream: the request line in origin form, the header block
+ * without its Proxy-* and Connection lines, and "Connection: close":
+ * one request per connection, so that a client that keeps the proxy
+ * connection for its next request, to another name, meets a closed one
+ * rather than this upstream.
+ */
 static void
 conn_forward_head(struct econn *ec, const char *head)
 {
@@ -703,7 +709,10 @@ conn_forward_head(struct econn *ec, const char *head)
 	while (p < end) {
 		if ((eol = memchr(p, '\n', end - p)) == NULL)
 			eol = end - 1;
-		if (eol - p < 6 || strncasecmp(p, "proxy-", 6) != 0)
+		if (p[0] == '\r' || p[0] == '\n')
+			evbuffer_add_printf(out, "Connection: close\r\n");
+		if ((eol - p < 6 || strncasecmp(p, "proxy-", 6) != 0) &&
+		    (eol - p < 11 || strncasecmp(p, "connection:", 11) != 0))
 			evbuffer_add(out, p, eol + 1 - p);
 		p = eol + 1;
 	}
