@@ -139,7 +139,7 @@ print(json.load(open("state.json"))["boundary"]["axes"]["network"]["verdict"])'
 	    curl -sS -m 5 --noproxy "*" "http://127.0.0.1:$PLAIN/"
 	atf_check -s not-exit:0 -e ignore $CTL exec k -- \
 	    curl -sS -m 5 --noproxy "*" "http://[::1]:$PLAIN/"
-	atf_check -o inline:"sent\n" in_fence k '
+	atf_check -o inline:"sent\n" $CTL exec k -- /usr/bin/python3 -c '
 import socket, sys
 for fam, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
     try:
@@ -148,7 +148,7 @@ for fam, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
     except OSError:
         pass
 print("sent")' "$UDP"
-	atf_check -o inline:"raw refused\n" in_fence k '
+	atf_check -o inline:"raw refused\n" $CTL exec k -- /usr/bin/python3 -c '
 import socket
 try:
     socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
@@ -337,6 +337,57 @@ print(answered + closed, sorted(codes))
 }
 hostile_cleanup() { proxy_cleanup; }
 
+atf_test_case limits cleanup
+limits_head() {
+	atf_set descr "the proxy's limits: a fence's bytes per second (a lower bound only: a busy machine is slower, never faster), its connections at once (429 too-many), the idle time of a tunnel"
+	atf_set require.user root
+	atf_set require.progs curl
+	atf_set timeout 120
+}
+limits_body() {
+	fenced_vars
+	proxy_listeners
+	head -c 262144 /dev/zero > www/big
+	proxy_conf > fenced.conf
+	cat >> fenced.conf <<CONF
+egress rate 64K
+egress connections 4
+egress idle 2
+CONF
+	fenced_start
+	atf_check -o ignore $CTL boot l tier L2 egress "allowed.test:$PLAIN"
+	# 256 KiB at 64 KiB/s, less the first tick's burst: 3 s at least.
+	atf_check -o match:"^262144 [0-9.]+$" -o save:rate.out $CTL exec l -- \
+	    curl -sS -m 60 -o /dev/null -w "%{size_download} %{time_total}\n" \
+	    "http://allowed.test:$PLAIN/big"
+	awk '{ exit !($2 >= 3.0) }' rate.out || \
+	    atf_fail "256 KiB took $(cut -d" " -f2 rate.out) s at 64 KiB/s"
+	# Four tunnels held, the fifth refused; then idle, all four closed.
+	atf_check -o inline:"200 200 200 200 429\nclosed 4\n" $CTL exec l -- /usr/bin/python3 -c '
+import socket, sys, time
+held = []
+for i in range(5):
+    s = socket.create_connection(("127.0.0.1", 3128))
+    s.sendall(b"CONNECT allowed.test:" + sys.argv[1].encode() +
+              b" HTTP/1.1\r\n\r\n")
+    held.append((s, s.recv(100).split()[1].decode()))
+print(" ".join(code for s, code in held))
+closed = 0
+for s, code in held[:4]:
+    s.settimeout(20)
+    if s.recv(100) == b"":
+        closed += 1
+print("closed", closed)' "$PLAIN"
+	TOKEN=$($CTL token -r 2>/dev/null | tail -1)
+	proxy_state l > state.json
+	atf_check -o inline:"4\n" python3 -c '
+import json
+r = json.load(open("state.json"))["egress"]["recent"]
+print(sum(1 for d in r if d["reason"] == "idle"))'
+	fenced_stop
+}
+limits_cleanup() { proxy_cleanup; }
+
 atf_test_case second_user cleanup
 second_user_head() {
 	atf_set descr "a second local user's fence has its own list: the first user's allowed name is refused to it, and neither sees the other's counts"
@@ -416,6 +467,7 @@ atf_init_test_cases() {
 	atf_add_test_case allowlisted
 	atf_add_test_case resolver
 	atf_add_test_case hostile
+	atf_add_test_case limits
 	atf_add_test_case second_user
 	atf_add_test_case kill_proxy
 }
