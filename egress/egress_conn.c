@@ -170,8 +170,15 @@ egress_conn_end(struct econn *ec, const char *reason)
 		event_del(&ec->ec_conn_ev);
 		close(ec->ec_conn_fd);
 	}
-	if (ec->ec_out != NULL)
+	/*
+	 * Out of the fence's buckets now: libevent would leave them only
+	 * when it finalizes the bufferevent, after the fence may be gone.
+	 */
+	if (ec->ec_out != NULL) {
+		bufferevent_remove_from_rate_limit_group(ec->ec_out);
 		bufferevent_free(ec->ec_out);
+	}
+	bufferevent_remove_from_rate_limit_group(ec->ec_in);
 	bufferevent_free(ec->ec_in);
 	TAILQ_REMOVE(&ef->ef_conns, ec, ec_entry);
 	ef->ef_nconns--;

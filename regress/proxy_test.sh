@@ -384,6 +384,25 @@ print("closed", closed)' "$PLAIN"
 import json
 r = json.load(open("state.json"))["egress"]["recent"]
 print(sum(1 for d in r if d["reason"] == "idle"))'
+	# Stopped with tunnels open: the proxy ends them and serves on.
+	egress=$(fenced_pid egress)
+	atf_check -o ignore $CTL spawn l -- /usr/bin/python3 -c '
+import socket, sys, time
+held = []
+for i in range(3):
+    s = socket.create_connection(("127.0.0.1", 3128))
+    s.sendall(b"CONNECT allowed.test:" + sys.argv[1].encode() +
+              b" HTTP/1.1\r\n\r\n")
+    s.recv(100)
+    held.append(s)
+time.sleep(60)' "$PLAIN"
+	wait_until 10 sh -c "$CTL show environment l | grep -q ' 3 open'" || \
+	    atf_fail "the tunnels did not open"
+	atf_check -o ignore $CTL stop l
+	atf_check -o ignore $CTL boot l2 tier L2 egress "allowed.test:$PLAIN"
+	atf_check -o inline:"allowed listener\n" $CTL exec l2 -- \
+	    curl -sS -m 10 "http://allowed.test:$PLAIN/"
+	atf_check_equal "$egress" "$(fenced_pid egress)"
 	fenced_stop
 }
 limits_cleanup() { proxy_cleanup; }
