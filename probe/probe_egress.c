@@ -61,14 +61,15 @@ struct probe_eg {
 
 /*
  * NAME:PORT as the fencer passes it (an exact entry of the list, lower
- * case): a name of 1..253 bytes of a-z, 0-9, '-' and '.', a port of
- * 1..65535 without a leading zero.  Nothing else may reach the request
- * line.
+ * case): a name of 1..253 bytes of a-z, 0-9, '-' and '.' whose last
+ * label is not all digits, a port of 1..65535 without a leading zero.
+ * Nothing else may reach the request line; the prober holds the
+ * target it reads back to the list's own rules (egress_entry_valid).
  */
 int
 probe_egress_target_valid(const char *s)
 {
-	const char	*colon;
+	const char	*colon, *last;
 	size_t		 n;
 	long		 port;
 	char		*ep;
@@ -79,6 +80,11 @@ probe_egress_target_valid(const char *s)
 	n = (size_t)(colon - s);
 	if (n == 0 || n > 253 || s[0] == '.' || s[0] == '-' ||
 	    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-.") != n)
+		return (0);
+	/* A last label of digits would be an address, not a name. */
+	for (last = colon; last > s && last[-1] != '.'; last--)
+		;
+	if (strspn(last, "0123456789") == (size_t)(colon - last))
 		return (0);
 	if (colon[1] < '1' || colon[1] > '9' || strlen(colon + 1) > 5)
 		return (0);

@@ -352,6 +352,48 @@ egress_bad_proxies_body() {
 	check_get report network.egress.refused.error null
 }
 
+atf_test_case egress_judged
+egress_judged_head() {
+	atf_set descr "in an empty network namespace with its own lo, as a fence with an egress list has: the stand-in proxy refusing the target off the list makes the network allowlisted; letting it through is a violation; the same report without a list is fenced"
+	atf_set require.user root
+}
+egress_judged_body() {
+	probe_setup
+	command -v ip > /dev/null || atf_skip "no ip (iproute2)"
+	# The canary a closed port: tried, not reached.
+	for a in no.example:443 ok.example:443; do
+		unshare -n sh -c 'ip link set lo up && exec "$@"' sh \
+		    "$PROXY" -m list -a "$a" -- "$PROBE" --no-outbound \
+		    --canary 127.0.0.1:@NOPROXY@ \
+		    --egress-proxy 127.0.0.1:@PROXY@ \
+		    --egress-allowed ok.example:443 \
+		    --egress-refused no.example:443 > "report.${a%%.*}" \
+		    2> probe.err || { show "report.${a%%.*}";
+		    atf_fail "the probe failed"; }
+	done
+	canary=$(get report.ok network.canary.target)
+	set -- -A L2 -t L2 -c no -C "$canary" -e '*.cdn.example.com:443' \
+	    -e ok.example:443 -a ok.example:443 -r no.example:443
+	judge report.ok "$@" -j
+	expect_verdict "network: allowlisted"
+	grep -q '"egress":{"list":\["\*.cdn.example.com:443","ok.example:443"\]' \
+	    verdict || { cat verdict >&2; atf_fail "no egress in the boundary"; }
+	canary=$(get report.no network.canary.target)
+	set -- -A L2 -t L2 -c no -C "$canary" -e '*.cdn.example.com:443' \
+	    -e ok.example:443 -a ok.example:443 -r no.example:443
+	judge report.no "$@"
+	expect_verdict "network: not-fenced"
+	expect_verdict "violation: network: no.example:443, not in the list, reached through the proxy"
+	# Without a list the egress object is not the host's business.
+	judge report.no -A L2 -t L2 -c no -C "$canary"
+	expect_verdict "network: fenced"
+	# A list, and a report of other targets.
+	judge report.ok -A L2 -t L2 -c no -C "$(get report.ok \
+	    network.canary.target)" -e ok.example:443 -a ok.example:443 \
+	    -r other.example:443
+	expect_verdict "network: not measured"
+}
+
 atf_test_case egress_usage
 egress_usage_head() {
 	atf_set descr "the egress options are checked: a literal proxy address, targets NAME:PORT in lower case, each once, and only with a proxy"
@@ -370,6 +412,7 @@ egress_usage_body() {
 	    "--egress-proxy 127.0.0.1:1 --egress-allowed ok.example:0443" \
 	    "--egress-proxy 127.0.0.1:1 --egress-allowed ok.example:65536" \
 	    "--egress-proxy 127.0.0.1:1 --egress-allowed :443" \
+	    "--egress-proxy 127.0.0.1:1 --egress-allowed 10.0.0.1:443" \
 	    "--egress-proxy 127.0.0.1:1 --egress-allowed $long:443" \
 	    "--egress-proxy 127.0.0.1:1 --egress-refused a:1 --egress-refused b:1"
 	do
@@ -640,6 +683,7 @@ atf_init_test_cases() {
 	atf_add_test_case egress_answers
 	atf_add_test_case egress_bad_proxies
 	atf_add_test_case egress_usage
+	atf_add_test_case egress_judged
 	atf_add_test_case markers_cleaned
 	atf_add_test_case escaping
 	atf_add_test_case usage
