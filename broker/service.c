@@ -1873,6 +1873,7 @@ svc_violations(const char *json, char *buf, size_t len)
 				continue;
 			s = json_string_value(verdict);
 			if (strcmp(s, "fenced") == 0 ||
+			    strcmp(s, "allowlisted") == 0 ||
 			    strcmp(s, "separate") == 0 ||
 			    strcmp(s, "shared") == 0)
 				continue;

@@ -11,6 +11,8 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "fenced.h"		/* EGRESS_LIST_MAX, EGRESS_ENTRY_LEN */
+
 #define REPORT_MAX		(256 * 1024)	/* bytes of one report */
 
 /* What the host saw of its canary listener during the probe run. */
@@ -120,6 +122,17 @@ struct probe_expect {
 	char		 pe_run_error[PROBE_RUN_ERR_LEN];
 	int		 pe_has_host;		/* ph below was read */
 	struct probe_host pe_host;
+	/*
+	 * The fence's egress list, as the fencer keeps it (f_egress; never
+	 * anything the report says), and the targets the fencer asked the
+	 * probe to try through the fence's proxy: one on the list ("" when
+	 * the list has no exact entry) and one off it.  0 entries: no list,
+	 * no targets, and an egress object in a report is ignored.
+	 */
+	uint32_t	 pe_negress;
+	char		 pe_egress[EGRESS_LIST_MAX][EGRESS_ENTRY_LEN];
+	char		 pe_egress_allowed[EGRESS_ENTRY_LEN];
+	char		 pe_egress_refused[EGRESS_ENTRY_LEN];
 };
 
 #endif /* PROBE_EXPECT_H */

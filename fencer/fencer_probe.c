@@ -38,8 +38,14 @@
 
 #define PROBE_TIMEOUT_MS	10000
 #define PROBE_OUTPUT_BYTES	262144
-#define PROBE_ARGS		32
-#define PROBE_ARG_LEN		PROBE_NAME_LEN	/* the longest: a DNS name */
+/*
+ * At most: the program, 12 for the canary and the host, 1 + 2 + 2 * 8
+ * for the outbound checks, 6 for the egress ones.
+ */
+#define PROBE_ARGS		40
+/* The longest: an egress target (NAME:PORT), a DNS name, a path. */
+#define PROBE_ARG_LEN		(EGRESS_ENTRY_LEN > PROBE_NAME_LEN ? \
+				    EGRESS_ENTRY_LEN : PROBE_NAME_LEN)
 #define PROBE_CANARY_BACKLOG	64
 #define PROBE_CANARY_CONNS	64	/* looked at per run, at most */
 #define PROBE_CANARY_READ	64	/* bytes read from one connection */
@@ -164,6 +170,50 @@ probe_host(struct probe_expect *e)
 	e->pe_ns_mnt = probe_ns("mnt");
 }
 
+/* A target of the probe's egress checks: one exact, canonical entry. */
+static int
+probe_egress_target_ok(const char *t)
+{
+	return (t[0] != '\0' && t[0] != '*' &&
+	    strnlen(t, EGRESS_ENTRY_LEN) < EGRESS_ENTRY_LEN &&
+	    egress_entry_valid(t));
+}
+
+/*
+ * What the probe tries through a fence's egress proxy, and what the
+ * prober will hold it to: the list (the fence's own, never the
+ * report's), a target on it (`probe egress allowed', else the list's
+ * first exact entry, else none) and one off it (`probe egress
+ * refused', else EGRESS_REFUSED_DEFAULT).
+ */
+static void
+probe_egress_expect(const struct fence *f, struct probe_expect *e)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	uint32_t	 i;
+
+	e->pe_negress = f->f_negress;
+	for (i = 0; i < f->f_negress && i < EGRESS_LIST_MAX; i++)
+		strlcpy(e->pe_egress[i], f->f_egress[i],
+		    sizeof(e->pe_egress[i]));
+	if (f->f_negress == 0)
+		return;
+	if (probe_egress_target_ok(c->c_probe_egress_allowed))
+		strlcpy(e->pe_egress_allowed, c->c_probe_egress_allowed,
+		    sizeof(e->pe_egress_allowed));
+	else
+		for (i = 0; i < f->f_negress && i < EGRESS_LIST_MAX; i++)
+			if (probe_egress_target_ok(f->f_egress[i])) {
+				strlcpy(e->pe_egress_allowed, f->f_egress[i],
+				    sizeof(e->pe_egress_allowed));
+				break;
+			}
+	strlcpy(e->pe_egress_refused,
+	    probe_egress_target_ok(c->c_probe_egress_refused) ?
+	    c->c_probe_egress_refused : EGRESS_REFUSED_DEFAULT,
+	    sizeof(e->pe_egress_refused));
+}
+
 /* The probe's command line; strings live in args[]. */
 static int
 probe_argv(struct fence *f, int full, char args[PROBE_ARGS][PROBE_ARG_LEN],
@@ -207,6 +257,23 @@ probe_argv(struct fence *f, int full, char args[PROBE_ARGS][PROBE_ARG_LEN],
 			snprintf(args[n++], PROBE_ARG_LEN, "%s", c->c_probe_tcp[i]);
 		}
 	}
+	/*
+	 * A fence with an egress list: its proxy on the fence's own
+	 * loopback, asked for one target on the list and one off it, in
+	 * every probe (the level rests on them).
+	 */
+	if (f->f_negress > 0) {
+		snprintf(args[n++], PROBE_ARG_LEN, "--egress-proxy");
+		snprintf(args[n++], PROBE_ARG_LEN, "127.0.0.1:%d",
+		    EGRESS_PROXY_PORT);
+		if (e->pe_egress_allowed[0] != '\0') {
+			snprintf(args[n++], PROBE_ARG_LEN, "--egress-allowed");
+			snprintf(args[n++], PROBE_ARG_LEN, "%s",
+			    e->pe_egress_allowed);
+		}
+		snprintf(args[n++], PROBE_ARG_LEN, "--egress-refused");
+		snprintf(args[n++], PROBE_ARG_LEN, "%s", e->pe_egress_refused);
+	}
 	argv[n] = NULL;
 	while (n-- > 0)
 		argv[n] = args[n];
@@ -239,6 +306,7 @@ fencer_probe_prepare(uint32_t reqid, const struct msg_fence_req *q)
 	f->f_expect->pe_backend = f->f_info.f_backend;
 	f->f_expect->pe_canary = CANARY_NOT_RUN;
 	probe_host(f->f_expect);
+	probe_egress_expect(f, f->f_expect);
 	probe_canary_secret(f->f_canary_secret, sizeof(f->f_canary_secret));
 	if ((f->f_canary = probe_canary_open(f->f_expect->pe_canary_target,
 	    sizeof(f->f_expect->pe_canary_target))) == -1 ||

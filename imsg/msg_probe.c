@@ -89,6 +89,35 @@ msg_verdict_free(struct msg_verdict *v)
 	v->v_json = NULL;
 }
 
+/* A target of the egress checks: one exact entry, or "" for none. */
+static int
+msg_egress_target_valid(const char *t)
+{
+	size_t	 n = strnlen(t, EGRESS_ENTRY_LEN);
+
+	return (n == 0 || (n < EGRESS_ENTRY_LEN && egress_entry_valid(t) &&
+	    t[0] != '*'));
+}
+
+/*
+ * The egress list and the probe's targets: a list only for an L2
+ * native fence (the only one the fencer builds with a list), always
+ * with a target off it; no targets without a list.
+ */
+static int
+msg_expect_egress_valid(const struct probe_expect *e)
+{
+	if (!msg_egress_list_valid(e->pe_egress, e->pe_negress) ||
+	    !msg_egress_target_valid(e->pe_egress_allowed) ||
+	    !msg_egress_target_valid(e->pe_egress_refused))
+		return (0);
+	if (e->pe_negress == 0)
+		return (e->pe_egress_allowed[0] == '\0' &&
+		    e->pe_egress_refused[0] == '\0');
+	return (e->pe_tier == TIER_L2 && e->pe_backend == BACKEND_NATIVE &&
+	    e->pe_egress_refused[0] != '\0');
+}
+
 static int
 msg_expect_valid(const struct probe_expect *e)
 {
@@ -96,7 +125,7 @@ msg_expect_valid(const struct probe_expect *e)
 	    e->pe_backend >= BACKEND_NATIVE &&
 	    e->pe_backend <= BACKEND_SUBPROCESS &&
 	    e->pe_canary >= CANARY_NOT_RUN && e->pe_canary <= CANARY_YES &&
-	    e->pe_host_pid >= 0);
+	    e->pe_host_pid >= 0 && msg_expect_egress_valid(e));
 }
 
 static int
@@ -186,6 +215,9 @@ static const struct mc_field msg_report_fields[] = {
 	MC_S(RW, rw_e.pe_run_error),
 	MC_B(RW, rw_e.pe_has_host),
 	MC_SUB(RW, rw_e.pe_host, msg_host),
+	MC_STRS(RW, rw_e.pe_egress, rw_e.pe_negress),
+	MC_S(RW, rw_e.pe_egress_allowed),
+	MC_S(RW, rw_e.pe_egress_refused),
 	MC_REPORT(RW, rw_report, rw_report_len, REPORT_MAX),
 };
 #undef RW
@@ -230,7 +262,9 @@ msg_probe_report_decode(const void *data, size_t len,
 	if ((rw = malloc(sizeof(*rw))) == NULL)
 		return (-1);
 	if (mc_decode(&msg_report, data, len, rw, sizeof(*rw)) == -1 ||
-	    !msg_probe_key_ok(rw->rw_key) || !msg_host_valid(&rw->rw_e.pe_host))
+	    !msg_probe_key_ok(rw->rw_key) ||
+	    !msg_host_valid(&rw->rw_e.pe_host) ||
+	    !msg_expect_egress_valid(&rw->rw_e))
 		goto bad;
 	if ((e = malloc(sizeof(*e))) == NULL)
 		goto bad;

@@ -11,6 +11,10 @@
  */
 #include <sys/types.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -38,6 +42,9 @@ static const struct option probe_longopts[] = {
 	{ "canary",	 required_argument, NULL, 'c' },
 	{ "canary-secret-stdin", no_argument, NULL, 's' },
 	{ "no-outbound", no_argument,	    NULL, 'n' },
+	{ "egress-proxy", required_argument, NULL, 'X' },
+	{ "egress-allowed", required_argument, NULL, 'A' },
+	{ "egress-refused", required_argument, NULL, 'R' },
 	{ "help",	 no_argument,	    NULL, 'h' },
 	{ NULL,		 0,		    NULL, 0 }
 };
@@ -64,7 +71,9 @@ usage(void)
 	fprintf(stderr, "usage: fence-probe [--host-ns name=inode,...] "
 	    "[--host-secret path]\n\t[--host-pid pid] [--deadline unixtime] "
 	    "[--dns name]\n\t[--tcp host:port] [--canary host:port] "
-	    "[--canary-secret-stdin] [--no-outbound]\n");
+	    "[--canary-secret-stdin] [--no-outbound]\n\t"
+	    "[--egress-proxy address:port] [--egress-allowed name:port]\n\t"
+	    "[--egress-refused name:port]\n");
 	exit(64);
 }
 
@@ -166,6 +175,28 @@ probe_hostns_parse(char *s, struct probe_opts *o)
 	return (0);
 }
 
+/* The proxy: a literal address and a port, never a name to resolve. */
+static int
+probe_proxy_parse(const char *s, struct probe_target *t)
+{
+	unsigned char	 a[sizeof(struct in6_addr)];
+
+	if (probe_target_parse(s, t) == -1 ||
+	    (inet_pton(AF_INET, t->pt_host, a) != 1 &&
+	    inet_pton(AF_INET6, t->pt_host, a) != 1))
+		return (-1);
+	return (0);
+}
+
+/* --egress-allowed and --egress-refused: once each, NAME:PORT. */
+static void
+probe_egress_arg(const char *s, char *dst)
+{
+	if (dst[0] != '\0' || !probe_egress_target_valid(s))
+		usage();
+	(void)snprintf(dst, PROBE_EGRESS_TARGET_LEN, "%s", s);
+}
+
 static long long
 probe_number(const char *s, long long lo, long long hi)
 {
@@ -229,11 +260,27 @@ probe_args(int argc, char *argv[], struct probe_opts *o)
 		case 's':
 			o->po_secret_stdin = 1;
 			break;
+		case 'X':
+			if (o->po_has_egress ||
+			    probe_proxy_parse(optarg, &o->po_egress_proxy) == -1)
+				usage();
+			o->po_has_egress = 1;
+			break;
+		case 'A':
+			probe_egress_arg(optarg, o->po_egress_allowed);
+			break;
+		case 'R':
+			probe_egress_arg(optarg, o->po_egress_refused);
+			break;
 		default:
 			usage();
 		}
 	}
 	if (optind != argc)
+		usage();
+	/* Targets to ask a proxy for need the proxy. */
+	if (!o->po_has_egress && (o->po_egress_allowed[0] != '\0' ||
+	    o->po_egress_refused[0] != '\0'))
 		usage();
 	if (o->po_no_outbound)
 		o->po_ntcp = 0;

@@ -33,11 +33,18 @@
 #define PROBE_CANARY_SECRET_MAX	64	/* hex digits on stdin */
 #define PROBE_TOOL_THREADS	8	/* lookups in flight at most */
 #define PROBE_DIR_SCAN_MAX	65536	/* entries read from one directory */
+#define PROBE_EGRESS_TARGET_LEN	260	/* NAME:PORT of the egress checks:
+					   253 + 1 + 5 and the NUL */
+#define PROBE_EGRESS_HEAD_MAX	1024	/* bytes of the proxy's answer */
+#define PROBE_EGRESS_CODE_LEN	32	/* X-Fenced-Egress, NUL included */
 
 /* Time bounds, in milliseconds. */
 #define PROBE_DNS_MS		4000
 #define PROBE_TCP_MS		1500
 #define PROBE_PRIV_MS		2000
+#define PROBE_EGRESS_MS		2000	/* the proxy's answer, from the start
+					   of its connect (itself within
+					   PROBE_TCP_MS) */
 #define PROBE_BACKSTOP_SEC	9	/* the alarm: under exec's 10 s */
 
 /* The name spaces of /proc/self/ns the report names. */
@@ -73,6 +80,11 @@ struct probe_opts {
 	int		 po_secret_stdin;		/* read the secret */
 	char		 po_canary_secret[PROBE_CANARY_SECRET_MAX + 1];
 	int		 po_no_outbound;		/* canary and lo only */
+	/* The egress checks: through the fence's proxy, if given. */
+	struct probe_target po_egress_proxy;
+	int		 po_has_egress;
+	char		 po_egress_allowed[PROBE_EGRESS_TARGET_LEN]; /* "": none */
+	char		 po_egress_refused[PROBE_EGRESS_TARGET_LEN];
 	char		 po_when[40];			/* ISO 8601, UTC */
 	int		 po_markers_removed;
 };
@@ -104,6 +116,7 @@ void	jw_arr_open(struct jw *, const char *);
 void	jw_arr_close(struct jw *);
 void	jw_str(struct jw *, const char *, const char *);
 void	jw_strn(struct jw *, const char *, const char *, size_t);
+void	jw_target(struct jw *, const char *, const char *);
 void	jw_int(struct jw *, const char *, long long);
 void	jw_uint(struct jw *, const char *, unsigned long long);
 void	jw_bool(struct jw *, const char *, int);
@@ -136,6 +149,10 @@ void	probe_limits(struct jw *, const struct probe_opts *);
 void	probe_tools(struct jw *, const struct probe_opts *);
 void	probe_privileges(struct jw *, const struct probe_opts *);
 void	probe_network(struct jw *, const struct probe_opts *);
+
+/* probe_egress.c: the "egress" object of the network section. */
+int	probe_egress_target_valid(const char *);
+void	probe_egress(struct jw *, const struct probe_opts *);
 
 /* probe_hints.c: the names of enum probe_ns, as in /proc/self/ns. */
 extern const char *const probe_ns_names[PROBE_NS_MAX];

@@ -64,14 +64,14 @@ jw_utf8_len(const unsigned char *s, size_t n)
 }
 
 static void
-jw_escaped(struct jw *w, const char *str, size_t n)
+jw_escaped(struct jw *w, const char *str, size_t n, size_t max)
 {
 	const unsigned char	*s = (const unsigned char *)str;
 	char			 esc[8];
 	size_t			 i = 0, l;
 
-	if (n > PROBE_STR_MAX)
-		n = PROBE_STR_MAX;
+	if (n > max)
+		n = max;
 	jw_put(w, "\"", 1);
 	while (i < n && s[i] != '\0') {
 		if (s[i] == '"' || s[i] == '\\') {
@@ -104,7 +104,7 @@ jw_sep(struct jw *w, const char *key)
 		w->jw_first[w->jw_depth - 1] = 0;
 	}
 	if (key != NULL) {
-		jw_escaped(w, key, strlen(key));
+		jw_escaped(w, key, strlen(key), PROBE_STR_MAX);
 		jw_put(w, ":", 1);
 	}
 }
@@ -167,7 +167,18 @@ jw_strn(struct jw *w, const char *key, const char *s, size_t n)
 		return;
 	}
 	jw_sep(w, key);
-	jw_escaped(w, s, n);
+	jw_escaped(w, s, n, PROBE_STR_MAX);
+}
+
+/*
+ * A target of the egress checks (NAME:PORT, checked by the caller):
+ * never cut, so the host can compare it with the one it asked for.
+ */
+void
+jw_target(struct jw *w, const char *key, const char *s)
+{
+	jw_sep(w, key);
+	jw_escaped(w, s, strlen(s), PROBE_EGRESS_TARGET_LEN - 1);
 }
 
 void

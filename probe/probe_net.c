@@ -10,7 +10,9 @@
  * abandoned.  With no network, or one that refuses, both phases end as
  * soon as the kernel answers, well under a second; with packets dropped
  * the section ends within PROBE_DNS_MS + PROBE_TCP_MS.  With
- * --no-outbound only the canary and the interfaces are measured.
+ * --no-outbound only the canary and the interfaces are measured.  With
+ * --egress-proxy the checks through the fence's proxy follow
+ * (probe_egress.c), within PROBE_EGRESS_MS more.
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>
@@ -542,6 +544,8 @@ probe_network(struct jw *w, const struct probe_opts *o)
 		probe_conn_json(w, "canary", &conns[o->po_ntcp]);
 	else
 		jw_null(w, "canary");
+	if (o->po_has_egress)
+		probe_egress(w, o);
 	probe_interfaces(w);
 	jw_int(w, "ms", probe_ms_since(&t0));
 }

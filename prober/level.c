@@ -3,7 +3,8 @@
  * not fenced, and the level (DESIGN.md section 5; the rules as
  * implemented are in docs/probe.md).  A level is the highest whose
  * conditions all hold; what was asked for only decides whether a shared
- * network "passes" or is a violation.
+ * network "passes" or is a violation, and an egress list whether L2's
+ * network is "fenced" or "allowlisted".
  */
 #include <sys/types.h>
 
@@ -32,6 +33,7 @@ static const char *const verdict_names[] = {
 	[VERDICT_PASSES] = "passes",
 	[VERDICT_SEPARATE] = "separate",
 	[VERDICT_SHARED] = "shared",
+	[VERDICT_ALLOWLISTED] = "allowlisted",
 };
 
 const char *
@@ -616,14 +618,95 @@ judge_net_strict(const struct probe_report *r, const struct probe_expect *e,
 		axis_unmeasured(a, "no canary was run");
 }
 
+/* Is the report's check the one the host asked for ("": none asked)? */
+static int
+judge_egress_asked(const struct probe_egress_try *t, const char *asked)
+{
+	if (asked[0] == '\0')
+		return (!t->et_present);
+	return (t->et_present && strcmp(t->et_target, asked) == 0);
+}
+
+/* A target off the list that the list matches after all tests nothing. */
+static int
+judge_egress_listed(const struct probe_expect *e, const char *target)
+{
+	struct egress_entry	 ee;
+
+	return (egress_entry_parse(target, &ee, NULL) &&
+	    egress_list_match(e->pe_egress, e->pe_negress, ee.ee_name,
+	    (uint16_t)ee.ee_port, NULL));
+}
+
+/*
+ * A fence with an egress list (L2, native): everything the strict
+ * network asks (the canary unreached, only lo, a network of its own by
+ * the host's reading, which alone grants), and a proxy that keeps to
+ * the list: the report must carry the checks of exactly the targets
+ * the fencer asked for, and the one off the list must not have been
+ * reached through the proxy.  The one on the list not reached is no
+ * violation; the boundary states it.  The list is the host's, never
+ * the report's.
+ */
+static void
+judge_net_egress(const struct probe_report *r, const struct probe_expect *e,
+    struct probe_verdict *v)
+{
+	struct probe_axis_verdict *a = &v->pv_axes[AXIS_NETWORK];
+	const struct probe_egress_try *al = &r->r_egress_allowed;
+	const struct probe_egress_try *rf = &r->r_egress_refused;
+	uint32_t	 i;
+
+	v->pv_negress = e->pe_negress < EGRESS_LIST_MAX ? e->pe_negress :
+	    EGRESS_LIST_MAX;
+	for (i = 0; i < v->pv_negress; i++)
+		strlcpy(v->pv_egress[i], e->pe_egress[i],
+		    sizeof(v->pv_egress[i]));
+	if (e->pe_tier != TIER_L2 || e->pe_backend != BACKEND_NATIVE) {
+		axis_unmeasured(a, "an egress list outside an L2 native fence");
+		return;
+	}
+	judge_net_strict(r, e, a);
+	if (!r->r_has_egress) {
+		if (a->av_verdict == VERDICT_FENCED)
+			axis_unmeasured(a, "no egress section");
+		return;
+	}
+	v->pv_egress_allowed = *al;
+	v->pv_egress_refused = *rf;
+	if (!judge_egress_asked(al, e->pe_egress_allowed) ||
+	    !judge_egress_asked(rf, e->pe_egress_refused) ||
+	    e->pe_egress_refused[0] == '\0') {
+		if (a->av_verdict == VERDICT_FENCED)
+			axis_unmeasured(a, "egress targets not the ones asked");
+		return;
+	}
+	if (judge_egress_listed(e, e->pe_egress_refused)) {
+		if (a->av_verdict == VERDICT_FENCED)
+			axis_unmeasured(a, "the refused target is on the list");
+		return;
+	}
+	if (rf->et_reached)
+		axis_violation(a, "network: %.100s, not in the list, reached "
+		    "through the proxy", rf->et_target);
+	if (a->av_verdict == VERDICT_FENCED)
+		a->av_verdict = VERDICT_ALLOWLISTED;
+}
+
 static void
 judge_network(const struct probe_report *r, const struct probe_expect *e,
-    struct probe_axis_verdict *a)
+    struct probe_verdict *v)
 {
+	struct probe_axis_verdict *a = &v->pv_axes[AXIS_NETWORK];
 	char	 other[REPORT_LABEL_LEN];
 
 	if (!(r->r_sections & REPORT_S_NETWORK)) {
 		axis_unmeasured(a, "no network section");
+		return;
+	}
+	/* Without a list, an egress object is only the fence's word. */
+	if (e->pe_negress > 0) {
+		judge_net_egress(r, e, v);
 		return;
 	}
 	if (e->pe_tier == TIER_L2 || e->pe_backend == BACKEND_RUNSC ||
@@ -695,12 +778,18 @@ static int
 level_derive(const struct probe_report *r, const struct probe_expect *e,
     const struct probe_verdict *v)
 {
-	int	 fs, pr, pv, net;
+	int	 fs, pr, pv, net, l2net;
 
 	fs = v->pv_axes[AXIS_FILESYSTEM].av_verdict == VERDICT_FENCED;
 	pr = v->pv_axes[AXIS_PROCESSES].av_verdict == VERDICT_FENCED;
 	pv = v->pv_axes[AXIS_PRIVILEGES].av_verdict == VERDICT_FENCED;
 	net = v->pv_axes[AXIS_NETWORK].av_verdict == VERDICT_FENCED;
+	/*
+	 * L2 with an egress list: the network allowlisted, never fenced;
+	 * without one, fenced, never allowlisted.
+	 */
+	l2net = e->pe_negress > 0 ?
+	    v->pv_axes[AXIS_NETWORK].av_verdict == VERDICT_ALLOWLISTED : net;
 	if (fs && pr && net && level_no_caps(r) && level_host_no_caps(e) &&
 	    v->pv_axes[AXIS_KERNEL].av_verdict == VERDICT_SEPARATE) {
 		if (e->pe_backend == BACKEND_VM)
@@ -708,7 +797,7 @@ level_derive(const struct probe_report *r, const struct probe_expect *e,
 		if (e->pe_backend == BACKEND_RUNSC)
 			return (LEVEL_L3);
 	}
-	if (fs && pr && pv && net)
+	if (fs && pr && pv && l2net)
 		return (LEVEL_L2);
 	if (fs && pr && pv)
 		return (LEVEL_L15);
@@ -742,7 +831,7 @@ level_judge(const struct probe_report *r, const struct probe_expect *e,
 	judge_processes(r, e, v->pv_axes[AXIS_KERNEL].av_verdict !=
 	    VERDICT_SEPARATE, &v->pv_axes[AXIS_PROCESSES]);
 	judge_privileges(r, e, &v->pv_axes[AXIS_PRIVILEGES]);
-	judge_network(r, e, &v->pv_axes[AXIS_NETWORK]);
+	judge_network(r, e, v);
 	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++)
 		if (!(r->r_sections & required[i].s_bit)) {
 			if (r->r_incomplete[0] != '\0')
@@ -783,6 +872,46 @@ verdict_axis_json(const struct probe_axis_verdict *a)
 }
 
 static json_t *
+verdict_egress_try_json(const struct probe_egress_try *t)
+{
+	if (!t->et_present)
+		return (json_null());
+	return (json_pack("{s:s,s:b,s:i,s:s,s:b,s:s?}", "target", t->et_target,
+	    "proxy", t->et_proxy, "status", t->et_status, "code", t->et_code,
+	    "reached", t->et_reached, "error", t->et_error[0] != '\0' ?
+	    t->et_error : NULL));
+}
+
+/* {"list": the host's, "allowed", "refused": as the report measured}. */
+static json_t *
+verdict_egress_json(const struct probe_verdict *v)
+{
+	json_t		*o, *list;
+	uint32_t	 i;
+
+	if ((o = json_object()) == NULL || (list = json_array()) == NULL) {
+		json_decref(o);
+		return (NULL);
+	}
+	for (i = 0; i < v->pv_negress && i < EGRESS_LIST_MAX; i++)
+		if (json_array_append_new(list, json_string(v->pv_egress[i]))
+		    == -1) {
+			json_decref(list);
+			json_decref(o);
+			return (NULL);
+		}
+	if (json_object_set_new(o, "list", list) == -1 ||
+	    json_object_set_new(o, "allowed",
+	    verdict_egress_try_json(&v->pv_egress_allowed)) == -1 ||
+	    json_object_set_new(o, "refused",
+	    verdict_egress_try_json(&v->pv_egress_refused)) == -1) {
+		json_decref(o);
+		return (NULL);
+	}
+	return (o);
+}
+
+static json_t *
 verdict_kernel_json(const struct probe_verdict *v)
 {
 	return (json_pack("{s:s?,s:s?,s:s?}",
@@ -814,6 +943,9 @@ verdict_json(const struct probe_verdict *v)
 		    (i == AXIS_FILESYSTEM && v->pv_home != NULL &&
 		    json_object_set_new(ax, "home",
 		    json_string(v->pv_home)) == -1) ||
+		    (i == AXIS_NETWORK && v->pv_negress > 0 &&
+		    json_object_set_new(ax, "egress",
+		    verdict_egress_json(v)) == -1) ||
 		    json_object_set_new(axes, axis_names[i], ax) == -1)
 			bad = 1;
 		for (j = 0; !bad && j < v->pv_axes[i].av_nviolations; j++)

@@ -195,10 +195,29 @@ report_privileges(const json_t *pv, struct probe_report *r)
 		    report_priv_names[i]);
 }
 
+/* One egress check; the schema bounded and checked every field. */
+static void
+report_egress_try(const json_t *eg, const char *key,
+    struct probe_egress_try *t)
+{
+	const json_t	*o = json_object_get(eg, key);
+
+	if (!json_is_object(o))
+		return;
+	t->et_present = 1;
+	report_copy(t->et_target, sizeof(t->et_target), o, "target");
+	t->et_proxy = report_bool(o, "proxy");
+	t->et_status = (int)report_int(o, "status");
+	report_copy(t->et_code, sizeof(t->et_code), o, "code");
+	/* The report can only take away: either word of a way out counts. */
+	t->et_reached = report_bool(o, "reached") || t->et_status == 200;
+	report_copy(t->et_error, sizeof(t->et_error), o, "error");
+}
+
 static void
 report_network(const json_t *net, struct probe_report *r)
 {
-	const json_t	*c = json_object_get(net, "canary"), *a;
+	const json_t	*c = json_object_get(net, "canary"), *a, *eg;
 	size_t		 i;
 
 	if (json_is_object(c)) {
@@ -212,6 +231,11 @@ report_network(const json_t *net, struct probe_report *r)
 	    i++)
 		report_copy(r->r_ifaces[r->r_nifaces++],
 		    sizeof(r->r_ifaces[0]), json_array_get(a, i), "name");
+	if (json_is_object(eg = json_object_get(net, "egress"))) {
+		r->r_has_egress = 1;
+		report_egress_try(eg, "allowed", &r->r_egress_allowed);
+		report_egress_try(eg, "refused", &r->r_egress_refused);
+	}
 }
 
 /* A path reported twice could say two things: refuse the report. */

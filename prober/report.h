@@ -39,7 +39,24 @@ enum axis_verdict {
 	VERDICT_NOT_FENCED,		/* "not-fenced", with violations */
 	VERDICT_PASSES,			/* "passes": shared by design */
 	VERDICT_SEPARATE,		/* kernel: "separate" */
-	VERDICT_SHARED			/* kernel: "shared" */
+	VERDICT_SHARED,			/* kernel: "shared" */
+	VERDICT_ALLOWLISTED		/* network: "allowlisted", an L2
+					   fence's only way out its egress
+					   proxy, which kept to the list */
+};
+
+#define EGRESS_CODE_LEN		32	/* an X-Fenced-Egress code */
+#define EGRESS_WORD_LEN		24	/* an errno name, "timeout", ... */
+
+/* One egress check as the report tells it (network.egress). */
+struct probe_egress_try {
+	int		 et_present;		/* an object in the report */
+	char		 et_target[EGRESS_ENTRY_LEN];
+	int		 et_proxy;		/* the proxy was connected to */
+	int		 et_status;		/* its answer's, 0: none */
+	char		 et_code[EGRESS_CODE_LEN];	/* "": none */
+	int		 et_reached;		/* status 200 or "reached" */
+	char		 et_error[EGRESS_WORD_LEN];	/* "": null */
 };
 
 struct probe_axis_verdict {
@@ -62,6 +79,15 @@ struct probe_verdict {
 	/* What carries the home into the fence: the host's word, by its
 	   backend (the filesystem axis's "home" in the boundary). */
 	const char	*pv_home;
+	/*
+	 * A fence with an egress list: the list (the host's) and what the
+	 * report measured through the proxy, the network axis's "egress"
+	 * in the boundary.  0 entries: no list, no "egress".
+	 */
+	uint32_t	 pv_negress;
+	char		 pv_egress[EGRESS_LIST_MAX][EGRESS_ENTRY_LEN];
+	struct probe_egress_try pv_egress_allowed;
+	struct probe_egress_try pv_egress_refused;
 };
 
 /*
@@ -76,8 +102,9 @@ int		 report_parse(const char *, size_t, const struct probe_expect *,
 /*
  * The boundary as the API shows it: {"level", "measuredBy": "probe",
  * "when", "reason", "axes": {name: {"verdict", "violations", "reason"}},
- * "violations", "kernel": {"release", "version", "bootId"}}.  Compact JSON the caller frees; NULL if out
- * of memory.
+ * "violations", "kernel": {"release", "version", "bootId"}}, and for a
+ * fence with an egress list axes.network.egress: {"list", "allowed",
+ * "refused"}.  Compact JSON the caller frees; NULL if out of memory.
  */
 char		*verdict_json(const struct probe_verdict *);
 

@@ -98,6 +98,10 @@ struct probe_report {
 	int		 r_canary_connected;
 	char		 r_ifaces[REPORT_IFACES_MAX][REPORT_LABEL_LEN];
 	int		 r_nifaces;
+	/* network.egress: the checks through the fence's proxy */
+	int		 r_has_egress;
+	struct probe_egress_try r_egress_allowed;
+	struct probe_egress_try r_egress_refused;
 };
 
 /* report_schema.c: 0 if root is a well-formed report, else -1 and why. */

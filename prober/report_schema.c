@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "fenced.h"
 #include "report_impl.h"
 
 #define JT_NULL		0x01
@@ -152,6 +153,21 @@ static int
 rs_key_tool(const char *s)
 {
 	return (rs_charset(s, RS_LOWER RS_DIGIT "_+.-", 1, 31));
+}
+
+/* A target of the egress checks: an exact entry of a list. */
+static int
+rs_egress_target(const char *s)
+{
+	return (s[0] != '*' && egress_entry_valid(s));
+}
+
+/* An X-Fenced-Egress code ("not-listed"), or "" for none. */
+static int
+rs_egress_code(const char *s)
+{
+	return (s[0] == '\0' || rs_charset(s, RS_LOWER RS_DIGIT "-", 1,
+	    EGRESS_CODE_LEN - 1));
 }
 
 #define I64	INT64_MAX
@@ -375,10 +391,33 @@ static const struct rs_node rs_iface = { .n_types = JT_OBJ,
 	.n_fields = rs_iface_f };
 static const struct rs_node rs_ifaces = { .n_types = JT_ARR,
 	.n_elem = &rs_iface, .n_max = REPORT_IFACES_MAX };
+static const struct rs_node rs_eg_target = { .n_types = JT_STR,
+	.n_maxlen = EGRESS_ENTRY_LEN - 1, .n_str = rs_egress_target };
+static const struct rs_node rs_eg_status = { .n_types = JT_INT,
+	.n_hi = 599 };
+static const struct rs_node rs_eg_code = { .n_types = JT_STR,
+	.n_maxlen = EGRESS_CODE_LEN - 1, .n_str = rs_egress_code };
+static const struct rs_node rs_eg_error = { .n_types = JT_STR | JT_NULL,
+	.n_maxlen = EGRESS_WORD_LEN - 1, .n_str = rs_word };
+static const struct rs_field rs_eg_try_f[] = {
+	{ "target", &rs_eg_target, 0 }, { "proxy", &rs_bool, 0 },
+	{ "status", &rs_eg_status, 0 }, { "code", &rs_eg_code, 0 },
+	{ "reached", &rs_bool, 0 }, { "error", &rs_eg_error, 0 },
+	{ "ms", &rs_count, 0 }, { NULL, NULL, 0 }
+};
+static const struct rs_node rs_eg_try_n = { .n_types = JT_OBJ | JT_NULL,
+	.n_fields = rs_eg_try_f };
+static const struct rs_field rs_egress_f[] = {
+	{ "proxy", &rs_short, 0 }, { "allowed", &rs_eg_try_n, 0 },
+	{ "refused", &rs_eg_try_n, 0 }, { NULL, NULL, 0 }
+};
+static const struct rs_node rs_egress = { .n_types = JT_OBJ,
+	.n_fields = rs_egress_f };
 static const struct rs_field rs_net_f[] = {
 	{ "dns", &rs_dns, 0 }, { "tcp", &rs_conns, 0 },
-	{ "canary", &rs_conn_n, 0 }, { "interfaces", &rs_ifaces, 0 },
-	{ "ms", &rs_count, 0 }, { NULL, NULL, 0 }
+	{ "canary", &rs_conn_n, 0 }, { "egress", &rs_egress, 1 },
+	{ "interfaces", &rs_ifaces, 0 }, { "ms", &rs_count, 0 },
+	{ NULL, NULL, 0 }
 };
 static const struct rs_node rs_net = { .n_types = JT_OBJ,
 	.n_fields = rs_net_f };

@@ -21,6 +21,7 @@
 #include "imsg.h"
 #include "mp.h"
 #include "msg.h"
+#include "probe_expect.h"
 
 static void
 config_sample(struct fenced_config *c)
@@ -1738,6 +1739,134 @@ ATF_TC_BODY(origins, tc)
 		ATF_CHECK_MSG(!http_origin_valid(bad[i]), "%s", bad[i]);
 }
 
+/* The probe report's expectations of an L2 fence with an egress list. */
+static void
+egress_expect(struct probe_expect *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->pe_tier = TIER_L2;
+	e->pe_backend = BACKEND_NATIVE;
+	e->pe_negress = 2;
+	strlcpy(e->pe_egress[0], "*.api.example:443", sizeof(e->pe_egress[0]));
+	strlcpy(e->pe_egress[1], "ok.example:443", sizeof(e->pe_egress[1]));
+	strlcpy(e->pe_egress_allowed, "ok.example:443",
+	    sizeof(e->pe_egress_allowed));
+	strlcpy(e->pe_egress_refused, "aa.bb.example:443",
+	    sizeof(e->pe_egress_refused));
+}
+
+/* Where the n bytes of s first are in buf, or NULL. */
+static uint8_t *
+find_bytes(void *buf, size_t len, const char *s)
+{
+	return (memmem(buf, len, s, strlen(s)));
+}
+
+ATF_TC(probe_report_egress);
+ATF_TC_HEAD(probe_report_egress, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "IMSG_PROBE_REPORT carries the "
+	    "fence's egress list and the probe's two targets whole; both ends "
+	    "refuse an entry not canonical, a wildcard target, a list "
+	    "outside an L2 native fence, targets without a list and a list "
+	    "without a refused target");
+}
+ATF_TC_BODY(probe_report_egress, tc)
+{
+	struct probe_expect	 e, bad;
+	struct msg_probe_report	 p, q;
+	void			*buf;
+	uint8_t			*at;
+	size_t			 len, i;
+
+	egress_expect(&e);
+	memset(&p, 0, sizeof(p));
+	strlcpy(p.pr_key, "k1", sizeof(p.pr_key));
+	p.pr_expect = &e;
+	ATF_REQUIRE_EQ(0, msg_probe_report_encode(&p, &buf, &len));
+	ATF_REQUIRE_EQ(0, msg_probe_report_decode(buf, len, &q));
+	ATF_CHECK_EQ(q.pr_expect->pe_negress, 2);
+	ATF_CHECK_STREQ(q.pr_expect->pe_egress[0], "*.api.example:443");
+	ATF_CHECK_STREQ(q.pr_expect->pe_egress[1], "ok.example:443");
+	ATF_CHECK_STREQ(q.pr_expect->pe_egress_allowed, "ok.example:443");
+	ATF_CHECK_STREQ(q.pr_expect->pe_egress_refused, "aa.bb.example:443");
+	ATF_CHECK(memcmp(q.pr_expect, &e, sizeof(e)) == 0);
+	msg_probe_report_free(&q);
+
+	/* The decoder holds the bytes to the same rules. */
+	ATF_REQUIRE((at = find_bytes(buf, len, "ok.example:443")) != NULL);
+	at[0] = 'O';		/* the list's entry, not canonical */
+	ATF_CHECK_EQ(-1, msg_probe_report_decode(buf, len, &q));
+	at[0] = 'o';
+	ATF_REQUIRE((at = find_bytes(buf, len, "aa.bb.example:443")) != NULL);
+	memcpy(at, "*.abb", 5);	/* the refused target a wildcard */
+	ATF_CHECK_EQ(-1, msg_probe_report_decode(buf, len, &q));
+	memcpy(at, "aa.bb", 5);
+	ATF_REQUIRE_EQ(0, msg_probe_report_decode(buf, len, &q));
+	msg_probe_report_free(&q);
+	free(buf);
+
+	/* An L1.5 fence without a list still goes through. */
+	memset(&bad, 0, sizeof(bad));
+	bad.pe_tier = TIER_L15;
+	bad.pe_backend = BACKEND_NATIVE;
+	p.pr_expect = &bad;
+	ATF_REQUIRE_EQ(0, msg_probe_report_encode(&p, &buf, &len));
+	free(buf);
+
+	p.pr_expect = &bad;
+	for (i = 0; i < 10; i++) {
+		egress_expect(&bad);
+		switch (i) {
+		case 0:
+			strlcpy(bad.pe_egress[1], "OK.example:443",
+			    sizeof(bad.pe_egress[1]));
+			break;
+		case 1:
+			strlcpy(bad.pe_egress[1], "10.0.0.1:443",
+			    sizeof(bad.pe_egress[1]));
+			break;
+		case 2:
+			bad.pe_negress = EGRESS_LIST_MAX + 1;
+			break;
+		case 3:
+			strlcpy(bad.pe_egress_allowed, "*.api.example:443",
+			    sizeof(bad.pe_egress_allowed));
+			break;
+		case 4:
+			strlcpy(bad.pe_egress_refused, "x.example:0",
+			    sizeof(bad.pe_egress_refused));
+			break;
+		case 5:
+			bad.pe_egress_refused[0] = '\0';
+			break;
+		case 6:
+			bad.pe_tier = TIER_L15;
+			break;
+		case 7:
+			bad.pe_backend = BACKEND_RUNSC;
+			break;
+		case 8:
+			bad.pe_negress = 0;	/* targets without a list */
+			break;
+		case 9:
+			memset(bad.pe_egress_allowed, 'a',
+			    sizeof(bad.pe_egress_allowed));
+			break;
+		}
+		ATF_CHECK_EQ_MSG(-1, msg_probe_report_encode(&p, &buf, &len),
+		    "case %zu", i);
+	}
+	/* No target on the list (none exact): only the refused one. */
+	egress_expect(&bad);
+	bad.pe_egress_allowed[0] = '\0';
+	ATF_REQUIRE_EQ(0, msg_probe_report_encode(&p, &buf, &len));
+	ATF_REQUIRE_EQ(0, msg_probe_report_decode(buf, len, &q));
+	ATF_CHECK_STREQ(q.pr_expect->pe_egress_allowed, "");
+	msg_probe_report_free(&q);
+	free(buf);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, type_names);
@@ -1761,5 +1890,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, mp_mutations);
 	ATF_TP_ADD_TC(tp, token_codecs);
 	ATF_TP_ADD_TC(tp, origins);
+	ATF_TP_ADD_TC(tp, probe_report_egress);
 	return (atf_no_error());
 }

@@ -25,7 +25,8 @@ probe_setup() {
 	PROBE=$BIN/fence-probe
 	PARSE=$REGRESS/t_probe_parse
 	CANARY=$REGRESS/t_probe_canary
-	for f in "$PROBE" "$PARSE" "$CANARY"; do
+	PROXY=$REGRESS/t_egress_proxy
+	for f in "$PROBE" "$PARSE" "$CANARY" "$PROXY"; do
 		[ -x "$f" ] || atf_skip "$f not built"
 	done
 }
@@ -233,6 +234,195 @@ dns_bounded_body() {
 	[ "$ms" -ge 3900 ] && [ "$ms" -le 4300 ] ||
 	    atf_fail "DNS given up after $ms ms, not 4000"
 	elapsed_below 5000
+}
+
+# egress_run MODE OUT [probe args]: the probe's egress checks against
+# t_egress_proxy in MODE (regress/t_egress_proxy.c), which lets
+# ok.example:443 through; the requests it read in requests, the time
+# the probe took in host.
+egress_run() {
+	mode=$1
+	out=$2
+	shift 2
+	t0=$(date +%s%N)
+	"$PROXY" -m "$mode" -a ok.example:443 -o requests -- "$PROBE" \
+	    --no-outbound --egress-proxy 127.0.0.1:@PROXY@ "$@" > "$out" \
+	    2> probe.err
+	echo $? > rc
+	echo "elapsed $((($(date +%s%N) - t0) / 1000000))" > host
+}
+
+atf_test_case egress_answers
+egress_answers_head() {
+	atf_set descr "the egress checks through a stand-in proxy on 127.0.0.1: CONNECT with its Host header; 200 is reached, 403 with its X-Fenced-Egress code is not; a port with no proxy is refused"
+}
+egress_answers_body() {
+	probe_setup
+	egress_run list report --egress-allowed ok.example:443 \
+	    --egress-refused no.example:443
+	atf_check_equal "$(cat rc)" 0
+	elapsed_below 1000
+	case "$(get report network.egress.proxy)" in
+	127.0.0.1:[1-9]*) ;;
+	*) show report; atf_fail "the proxy is not the one given" ;;
+	esac
+	check_get report network.egress.allowed.target ok.example:443
+	check_get report network.egress.allowed.proxy true
+	check_get report network.egress.allowed.status 200
+	check_get report network.egress.allowed.code ""
+	check_get report network.egress.allowed.reached true
+	check_get report network.egress.allowed.error null
+	check_get report network.egress.refused.target no.example:443
+	check_get report network.egress.refused.proxy true
+	check_get report network.egress.refused.status 403
+	check_get report network.egress.refused.code not-listed
+	check_get report network.egress.refused.reached false
+	check_get report network.egress.refused.error null
+	# Each request as the proxy read it, and nothing else.
+	cr=$(printf '\r')
+	for t in ok.example:443 no.example:443; do
+		for l in "CONNECT $t HTTP/1.1" "Host: $t"; do
+			[ "$(grep -Fxc "$l$cr" requests)" = 1 ] ||
+			    { cat -A requests >&2; atf_fail "no \"$l\" read"; }
+		done
+	done
+	[ "$(grep -Fxc "$cr" requests)" = 2 ] &&
+	    [ "$(wc -c < requests)" -eq 114 ] ||
+	    { cat -A requests >&2; atf_fail "the requests are not as sent"; }
+
+	# One target only: the other is null.
+	egress_run list report --egress-refused no.example:443
+	atf_check_equal "$(cat rc)" 0
+	check_get report network.egress.allowed null
+	check_get report network.egress.refused.status 403
+
+	# No proxy listens: refused, not reached.
+	"$PROXY" -- "$PROBE" --no-outbound --egress-proxy \
+	    127.0.0.1:@NOPROXY@ --egress-allowed ok.example:443 > report
+	check_get report network.egress.allowed.proxy false
+	check_get report network.egress.allowed.status 0
+	check_get report network.egress.allowed.reached false
+	check_get report network.egress.allowed.error ECONNREFUSED
+
+	# Without --egress-proxy, no egress object.
+	probe_run report --no-outbound
+	check_get report network.egress missing
+}
+
+atf_test_case egress_bad_proxies
+egress_bad_proxies_head() {
+	atf_set descr "a proxy that never answers is given up at the egress bound (2 s), one that closes, sends garbage, a NUL, a head over 1024 bytes or a code that is no word is recorded as such: never reached, the probe never hangs"
+}
+egress_bad_proxies_body() {
+	probe_setup
+	egress_run silent report --egress-allowed ok.example:443 \
+	    --egress-refused no.example:443
+	atf_check_equal "$(cat rc)" 0
+	elapsed_below 3000
+	for t in allowed refused; do
+		check_get report network.egress.$t.proxy true
+		check_get report network.egress.$t.status 0
+		check_get report network.egress.$t.reached false
+		check_get report network.egress.$t.error timeout
+		ms=$(get report network.egress.$t.ms)
+		[ "$ms" -ge 1900 ] && [ "$ms" -le 2300 ] ||
+		    atf_fail "the silent proxy was given up after $ms ms"
+	done
+	# A proxy that closes at once: the end seen, or the reset of a
+	# request sent after it.
+	for m in close:closed,ECONNRESET,EPIPE garbage:malformed \
+	    binary:malformed long:malformed; do
+		egress_run "${m%%:*}" report --egress-allowed ok.example:443 \
+		    --egress-refused no.example:443
+		atf_check_equal "$(cat rc)" 0
+		elapsed_below 1000
+		for t in allowed refused; do
+			check_get report network.egress.$t.status 0
+			check_get report network.egress.$t.reached false
+			e=$(get report network.egress.$t.error)
+			case ",${m#*:}," in
+			*",$e,"*) ;;
+			*) show report; atf_fail "${m%%:*}: error $e" ;;
+			esac
+		done
+	done
+	egress_run header report --egress-refused no.example:443
+	check_get report network.egress.refused.status 403
+	check_get report network.egress.refused.code ""
+	check_get report network.egress.refused.error null
+}
+
+atf_test_case egress_judged
+egress_judged_head() {
+	atf_set descr "in an empty network namespace with its own lo, as a fence with an egress list has: the stand-in proxy refusing the target off the list makes the network allowlisted; letting it through is a violation; the same report without a list is fenced"
+	atf_set require.user root
+}
+egress_judged_body() {
+	probe_setup
+	command -v ip > /dev/null || atf_skip "no ip (iproute2)"
+	# The canary a closed port: tried, not reached.
+	for a in no.example:443 ok.example:443; do
+		unshare -n sh -c 'ip link set lo up && exec "$@"' sh \
+		    "$PROXY" -m list -a "$a" -- "$PROBE" --no-outbound \
+		    --canary 127.0.0.1:@NOPROXY@ \
+		    --egress-proxy 127.0.0.1:@PROXY@ \
+		    --egress-allowed ok.example:443 \
+		    --egress-refused no.example:443 > "report.${a%%.*}" \
+		    2> probe.err || { show "report.${a%%.*}";
+		    atf_fail "the probe failed"; }
+	done
+	canary=$(get report.ok network.canary.target)
+	set -- -A L2 -t L2 -c no -C "$canary" -e '*.cdn.example.com:443' \
+	    -e ok.example:443 -a ok.example:443 -r no.example:443
+	judge report.ok "$@" -j
+	expect_verdict "network: allowlisted"
+	grep -q '"egress":{"list":\["\*.cdn.example.com:443","ok.example:443"\]' \
+	    verdict || { cat verdict >&2; atf_fail "no egress in the boundary"; }
+	canary=$(get report.no network.canary.target)
+	set -- -A L2 -t L2 -c no -C "$canary" -e '*.cdn.example.com:443' \
+	    -e ok.example:443 -a ok.example:443 -r no.example:443
+	judge report.no "$@"
+	expect_verdict "network: not-fenced"
+	expect_verdict "violation: network: no.example:443, not in the list, reached through the proxy"
+	# Without a list the egress object is not the host's business.
+	judge report.no -A L2 -t L2 -c no -C "$canary"
+	expect_verdict "network: fenced"
+	# A list, and a report of other targets.
+	judge report.ok -A L2 -t L2 -c no -C "$(get report.ok \
+	    network.canary.target)" -e ok.example:443 -a ok.example:443 \
+	    -r other.example:443
+	expect_verdict "network: not measured"
+}
+
+atf_test_case egress_usage
+egress_usage_head() {
+	atf_set descr "the egress options are checked: a literal proxy address, targets NAME:PORT in lower case, each once, and only with a proxy"
+}
+egress_usage_body() {
+	probe_setup
+	long=$(printf '%0254d' 0 | tr 0 a)
+	for a in "--egress-allowed ok.example:443" \
+	    "--egress-refused ok.example:443" \
+	    "--egress-proxy localhost:3128" "--egress-proxy 127.0.0.1" \
+	    "--egress-proxy 127.0.0.1:0" \
+	    "--egress-proxy 127.0.0.1:1 --egress-proxy 127.0.0.1:2" \
+	    "--egress-proxy 127.0.0.1:1 --egress-allowed OK.example:443" \
+	    "--egress-proxy 127.0.0.1:1 --egress-allowed *.example.com:443" \
+	    "--egress-proxy 127.0.0.1:1 --egress-allowed ok.example" \
+	    "--egress-proxy 127.0.0.1:1 --egress-allowed ok.example:0443" \
+	    "--egress-proxy 127.0.0.1:1 --egress-allowed ok.example:65536" \
+	    "--egress-proxy 127.0.0.1:1 --egress-allowed :443" \
+	    "--egress-proxy 127.0.0.1:1 --egress-allowed 10.0.0.1:443" \
+	    "--egress-proxy 127.0.0.1:1 --egress-allowed $long:443" \
+	    "--egress-proxy 127.0.0.1:1 --egress-refused a:1 --egress-refused b:1"
+	do
+		# shellcheck disable=SC2086
+		atf_check -s exit:64 -o empty -e match:usage "$PROBE" $a
+	done
+	atf_check -s exit:64 -o empty -e match:usage "$PROBE" \
+	    --egress-proxy 127.0.0.1:1 --egress-allowed "$(printf 'a\r\nX: y:1')"
+	atf_check -s exit:64 -o empty -e match:usage "$PROBE" \
+	    --egress-proxy 127.0.0.1:1 --egress-allowed "a b:1"
 }
 
 atf_test_case no_network_fast
@@ -490,6 +680,10 @@ atf_init_test_cases() {
 	atf_add_test_case network_drop_bounded
 	atf_add_test_case dns_bounded
 	atf_add_test_case no_network_fast
+	atf_add_test_case egress_answers
+	atf_add_test_case egress_bad_proxies
+	atf_add_test_case egress_usage
+	atf_add_test_case egress_judged
 	atf_add_test_case markers_cleaned
 	atf_add_test_case escaping
 	atf_add_test_case usage

@@ -522,6 +522,390 @@ ATF_TC_BODY(l2_without_canary, tc)
 	CHECK_LEVEL(&v, LEVEL_L15);
 }
 
+/*
+ * An L2 fence with an egress list (docs/egress.md): its network is
+ * "allowlisted" when everything the strict network asks holds and the
+ * proxy kept to the list, as the probe measured it through the proxy.
+ */
+#define EG_ALLOWED	"api.example.com:443"
+#define EG_REFUSED	"egress-refused.invalid:443"
+
+static struct probe_expect
+egress_expect(void)
+{
+	struct probe_expect	 e = l2_expect();
+
+	e.pe_negress = 2;
+	strlcpy(e.pe_egress[0], "*.cdn.example.com:443",
+	    sizeof(e.pe_egress[0]));
+	strlcpy(e.pe_egress[1], EG_ALLOWED, sizeof(e.pe_egress[1]));
+	strlcpy(e.pe_egress_allowed, EG_ALLOWED, sizeof(e.pe_egress_allowed));
+	strlcpy(e.pe_egress_refused, EG_REFUSED, sizeof(e.pe_egress_refused));
+	return (e);
+}
+
+/* One check through the proxy as fence-probe writes it. */
+static json_t *
+egress_try(const char *target, int status, const char *code)
+{
+	json_t	*t;
+
+	t = json_pack("{s:s,s:b,s:i,s:s,s:b,s:n,s:i}", "target", target,
+	    "proxy", 1, "status", status, "code", code, "reached",
+	    status == 200, "error", "ms", 3);
+	ATF_REQUIRE(t != NULL);
+	return (t);
+}
+
+/* The allowed target through, the other refused 403 not-listed. */
+static json_t *
+egress_report(void)
+{
+	json_t	*r = l2_report();
+
+	set(r, "network.egress", json_pack("{s:s,s:o,s:o}", "proxy",
+	    "127.0.0.1:3128", "allowed", egress_try(EG_ALLOWED, 200, ""),
+	    "refused", egress_try(EG_REFUSED, 403, "not-listed")));
+	return (r);
+}
+
+/* The boundary of v, parsed back. */
+static json_t *
+boundary(const struct probe_verdict *v)
+{
+	json_t	*o;
+	char	*s;
+
+	ATF_REQUIRE((s = verdict_json(v)) != NULL);
+	ATF_REQUIRE((o = json_loads(s, JSON_REJECT_DUPLICATES, NULL)) != NULL);
+	free(s);
+	return (o);
+}
+
+ATF_TC_WITHOUT_HEAD(egress_allowlisted);
+ATF_TC_BODY(egress_allowlisted, tc)
+{
+	struct probe_expect	 e = egress_expect();
+	struct probe_verdict	 v;
+	json_t			*o, *r;
+
+	ATF_REQUIRE_EQ(judge(egress_report(), &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L2);
+	ATF_CHECK(level_satisfies(v.pv_level, LEVEL_L2));
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_ALLOWLISTED);
+	ATF_CHECK_EQ(v.pv_axes[AXIS_NETWORK].av_nviolations, 0);
+	o = boundary(&v);
+	ATF_CHECK_STREQ(json_string_value(at(o, "axes.network.verdict")),
+	    "allowlisted");
+	ATF_CHECK(json_is_null(at(o, "axes.network.reason")));
+	ATF_CHECK_EQ(json_array_size(at(o, "axes.network.egress.list")), 2);
+	ATF_CHECK_STREQ(json_string_value(at(o, "axes.network.egress.list.0")),
+	    "*.cdn.example.com:443");
+	ATF_CHECK_STREQ(json_string_value(at(o, "axes.network.egress.list.1")),
+	    EG_ALLOWED);
+	ATF_CHECK_STREQ(json_string_value(at(o,
+	    "axes.network.egress.allowed.target")), EG_ALLOWED);
+	ATF_CHECK_EQ(json_integer_value(at(o,
+	    "axes.network.egress.allowed.status")), 200);
+	ATF_CHECK(json_is_true(at(o, "axes.network.egress.allowed.reached")));
+	ATF_CHECK(json_is_null(at(o, "axes.network.egress.allowed.error")));
+	ATF_CHECK_STREQ(json_string_value(at(o,
+	    "axes.network.egress.refused.code")), "not-listed");
+	ATF_CHECK(json_is_false(at(o, "axes.network.egress.refused.reached")));
+	ATF_CHECK_EQ(json_array_size(at(o, "violations")), 0);
+	json_decref(o);
+
+	/* The allowed target not reached: stated, no violation. */
+	r = egress_report();
+	set(r, "network.egress.allowed", egress_try(EG_ALLOWED, 502,
+	    "resolve-failed"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L2);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_ALLOWLISTED);
+	o = boundary(&v);
+	ATF_CHECK(json_is_false(at(o, "axes.network.egress.allowed.reached")));
+	ATF_CHECK_STREQ(json_string_value(at(o,
+	    "axes.network.egress.allowed.code")), "resolve-failed");
+	json_decref(o);
+	r = egress_report();
+	set(r, "network.egress.allowed.proxy", json_false());
+	set(r, "network.egress.allowed.status", json_integer(0));
+	set(r, "network.egress.allowed.reached", json_false());
+	set(r, "network.egress.allowed.error", json_string("ECONNREFUSED"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_ALLOWLISTED);
+	ATF_CHECK_STREQ(v.pv_egress_allowed.et_error, "ECONNREFUSED");
+
+	/* No exact entry on the list: only the refused target is tried. */
+	e = egress_expect();
+	e.pe_negress = 1;
+	e.pe_egress_allowed[0] = '\0';
+	r = egress_report();
+	set(r, "network.egress.allowed", json_null());
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L2);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_ALLOWLISTED);
+	o = boundary(&v);
+	ATF_CHECK(json_is_null(at(o, "axes.network.egress.allowed")));
+	json_decref(o);
+
+	/* A list never makes an L1.5 fence's network anything but its own. */
+	e = egress_expect();
+	e.pe_tier = TIER_L15;
+	ATF_REQUIRE_EQ(judge(egress_report(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_MEASURED);
+	CHECK_LEVEL(&v, LEVEL_L15);
+}
+
+ATF_TC_WITHOUT_HEAD(egress_refused_reached);
+ATF_TC_BODY(egress_refused_reached, tc)
+{
+	struct probe_expect	 e = egress_expect();
+	struct probe_verdict	 v;
+	json_t			*r;
+
+	r = egress_report();
+	set(r, "network.egress.refused", egress_try(EG_REFUSED, 200, ""));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L15);
+	ATF_CHECK(!level_satisfies(v.pv_level, LEVEL_L2));
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_FENCED);
+	CHECK_VIOLATION(&v, AXIS_NETWORK, "network: " EG_REFUSED ", not in "
+	    "the list, reached through the proxy");
+
+	/* "reached" alone, or status 200 alone, is enough. */
+	r = egress_report();
+	set(r, "network.egress.refused.reached", json_true());
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_FENCED);
+	r = egress_report();
+	set(r, "network.egress.refused.status", json_integer(200));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_FENCED);
+	CHECK_LEVEL(&v, LEVEL_L15);
+
+	/* The strict network's violations still hold, beside it. */
+	r = egress_report();
+	set(r, "network.egress.refused", egress_try(EG_REFUSED, 200, ""));
+	set(r, "network.canary.connected", json_true());
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_NETWORK, "network: canary reached");
+	CHECK_VIOLATION(&v, AXIS_NETWORK, "reached through the proxy");
+	e = egress_expect();
+	e.pe_host.ph_canary_seen = 1;
+	ATF_REQUIRE_EQ(judge(egress_report(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_FENCED);
+	CHECK_VIOLATION(&v, AXIS_NETWORK, "network: pid 1 shares the host's "
+	    "network");
+	CHECK_LEVEL(&v, LEVEL_L15);
+
+	/* The refused target on the list after all tests nothing. */
+	e = egress_expect();
+	strlcpy(e.pe_egress[0], "*.refused.invalid:443",
+	    sizeof(e.pe_egress[0]));
+	strlcpy(e.pe_egress_refused, "x.refused.invalid:443",
+	    sizeof(e.pe_egress_refused));
+	r = egress_report();
+	set(r, "network.egress.refused.target",
+	    json_string("x.refused.invalid:443"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_MEASURED);
+	ATF_CHECK_STREQ(v.pv_axes[AXIS_NETWORK].av_reason,
+	    "the refused target is on the list");
+	CHECK_LEVEL(&v, LEVEL_L15);
+}
+
+ATF_TC_WITHOUT_HEAD(egress_not_measured);
+ATF_TC_BODY(egress_not_measured, tc)
+{
+	struct probe_expect	 e = egress_expect();
+	struct probe_verdict	 v;
+	json_t			*r, *o;
+
+	/* No egress object: a fence with a list is not measured. */
+	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_MEASURED);
+	ATF_CHECK_STREQ(v.pv_axes[AXIS_NETWORK].av_reason,
+	    "no egress section");
+	CHECK_LEVEL(&v, LEVEL_L15);
+	ATF_CHECK(!level_satisfies(v.pv_level, LEVEL_L2));
+	o = boundary(&v);
+	ATF_CHECK_STREQ(json_string_value(at(o, "axes.network.reason")),
+	    "no egress section");
+	ATF_CHECK(json_is_null(at(o, "axes.network.egress.allowed")));
+	ATF_CHECK_EQ(json_array_size(at(o, "axes.network.egress.list")), 2);
+	json_decref(o);
+
+	/* ...but its violations stand. */
+	r = l2_report();
+	set(r, "network.canary.connected", json_true());
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_FENCED);
+
+	/* Checks of other targets than the ones asked. */
+	r = egress_report();
+	set(r, "network.egress.allowed.target",
+	    json_string("other.example.com:443"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_MEASURED);
+	ATF_CHECK_STREQ(v.pv_axes[AXIS_NETWORK].av_reason,
+	    "egress targets not the ones asked");
+	CHECK_LEVEL(&v, LEVEL_L15);
+	r = egress_report();
+	set(r, "network.egress.refused.target",
+	    json_string("egress-refused.invalid:80"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_MEASURED);
+	r = egress_report();
+	set(r, "network.egress.refused", json_null());
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_MEASURED);
+	r = egress_report();
+	set(r, "network.egress.allowed", json_null());
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_MEASURED);
+	/* An allowed target tried where none was asked. */
+	e.pe_egress_allowed[0] = '\0';
+	ATF_REQUIRE_EQ(judge(egress_report(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_MEASURED);
+	ATF_CHECK_STREQ(v.pv_axes[AXIS_NETWORK].av_reason,
+	    "egress targets not the ones asked");
+
+	/* The canary not run: not measured, as without a list. */
+	e = egress_expect();
+	e.pe_canary = CANARY_NOT_RUN;
+	ATF_REQUIRE_EQ(judge(egress_report(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_NOT_MEASURED);
+	ATF_CHECK_STREQ(v.pv_axes[AXIS_NETWORK].av_reason,
+	    "no canary was run");
+}
+
+/* Without a list the egress object is only the fence's word: ignored. */
+ATF_TC_WITHOUT_HEAD(egress_without_list);
+ATF_TC_BODY(egress_without_list, tc)
+{
+	struct probe_expect	 e = l2_expect();
+	struct probe_verdict	 v;
+	json_t			*r, *o;
+
+	r = egress_report();
+	set(r, "network.egress.refused", egress_try(EG_REFUSED, 200, ""));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L2);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_FENCED);
+	ATF_CHECK_EQ(v.pv_negress, 0);
+	o = boundary(&v);
+	ATF_CHECK(json_object_get(at(o, "axes.network"), "egress") == NULL);
+	json_decref(o);
+	/* Nor does a clean one make a fence without a list allowlisted. */
+	ATF_REQUIRE_EQ(judge(egress_report(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_FENCED);
+	CHECK_LEVEL(&v, LEVEL_L2);
+	e = expect(TIER_L15);
+	ATF_REQUIRE_EQ(judge(egress_report(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_PASSES);
+}
+
+/* A hostile egress object: the report is malformed, the level unmeasured. */
+ATF_TC_WITHOUT_HEAD(egress_hostile);
+ATF_TC_BODY(egress_hostile, tc)
+{
+	static const struct {
+		const char	*h_path;	/* under network.egress */
+		const char	*h_json;	/* NULL: delete */
+	} bad[] = {
+		{ "allowed.target", "\"EVIL.example.com:443\"" },
+		{ "allowed.target", "\"*.cdn.example.com:443\"" },
+		{ "allowed.target", "\"10.0.0.1:443\"" },
+		{ "allowed.target", "\"api.example.com:0\"" },
+		{ "allowed.target", "\"api.example.com\"" },
+		{ "allowed.target", "\"api.example.com:443\\r\\nX: y\"" },
+		{ "allowed.target", "\"\"" },
+		{ "allowed.target", "443" },
+		{ "allowed.target", "null" },
+		{ "allowed.status", "200000" },
+		{ "allowed.status", "-1" },
+		{ "allowed.status", "4611686018427387904" },
+		{ "allowed.status", "\"200\"" },
+		{ "allowed.status", "200.0" },
+		{ "allowed.proxy", "1" },
+		{ "allowed.reached", "\"yes\"" },
+		{ "allowed.reached", "null" },
+		{ "allowed.code", "5" },
+		{ "allowed.code", "null" },
+		{ "allowed.code", "\"not listed\"" },
+		{ "allowed.code", "\"NOT-LISTED\"" },
+		{ "allowed.code", "\"caf\\u00e9\"" },
+		{ "allowed.code",
+		    "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"" },
+		{ "allowed.error", "\"two words\"" },
+		{ "allowed.error", "7" },
+		{ "allowed.ms", "-5" },
+		{ "allowed.extra", "1" },
+		{ "allowed.ms", NULL },
+		{ "allowed", "[]" },
+		{ "allowed", "\"api.example.com:443\"" },
+		{ "refused", "true" },
+		{ "refused", NULL },
+		{ "proxy", "null" },
+		{ "proxy", "3128" },
+		{ "extra", "{}" },
+	};
+	struct probe_expect	 e = egress_expect();
+	struct probe_verdict	 v;
+	json_t			*r, *val;
+	char			 path[128], big[512];
+	size_t			 i;
+
+	for (i = 0; i < nitems(bad); i++) {
+		r = egress_report();
+		snprintf(path, sizeof(path), "network.egress.%s",
+		    bad[i].h_path);
+		if (bad[i].h_json == NULL)
+			set(r, path, NULL);
+		else {
+			val = json_loads(bad[i].h_json, JSON_DECODE_ANY, NULL);
+			ATF_REQUIRE_MSG(val != NULL, "%s", bad[i].h_json);
+			set(r, path, val);
+		}
+		ATF_CHECK_EQ_MSG(judge(r, &e, &v), -1, "%s = %s", path,
+		    bad[i].h_json != NULL ? bad[i].h_json : "deleted");
+		CHECK_LEVEL(&v, LEVEL_UNMEASURED);
+		ATF_CHECK_MSG(strstr(v.pv_reason, "network.egress") != NULL,
+		    "%s: %s", path, v.pv_reason);
+	}
+	/* Over-long strings, each past its bound. */
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	r = egress_report();
+	set(r, "network.egress.proxy", json_string(big));
+	ATF_CHECK_EQ(judge(r, &e, &v), -1);
+	ATF_CHECK(strstr(v.pv_reason, "string too long") != NULL);
+	memcpy(big + 300, ":443", 5);
+	r = egress_report();
+	set(r, "network.egress.refused.target", json_string(big));
+	ATF_CHECK_EQ(judge(r, &e, &v), -1);
+	ATF_CHECK(strstr(v.pv_reason, "string too long") != NULL);
+	/* A name of 254 bytes, too long for a list entry. */
+	memcpy(big + 254, ":443", 5);
+	r = egress_report();
+	set(r, "network.egress.refused.target", json_string(big));
+	ATF_CHECK_EQ(judge(r, &e, &v), -1);
+	/* An egress object that is no object. */
+	r = egress_report();
+	set(r, "network.egress", json_string("allowlisted"));
+	ATF_CHECK_EQ(judge(r, &e, &v), -1);
+	r = egress_report();
+	set(r, "network.egress", json_null());
+	ATF_CHECK_EQ(judge(r, &e, &v), -1);
+	/* The same bounds hold where no list is known. */
+	e = l2_expect();
+	r = egress_report();
+	set(r, "network.egress.refused.status", json_integer(1000));
+	ATF_CHECK_EQ(judge(r, &e, &v), -1);
+	CHECK_LEVEL(&v, LEVEL_UNMEASURED);
+}
+
 /* A shared network is no violation where it is shared by design. */
 ATF_TC_WITHOUT_HEAD(l15_network);
 ATF_TC_BODY(l15_network, tc)
@@ -1259,6 +1643,7 @@ ATF_TC_BODY(level_names, tc)
 	ATF_CHECK_STREQ(axis_name(AXIS_KERNEL), "kernel");
 	ATF_CHECK_STREQ(verdict_name(VERDICT_NOT_MEASURED), "not measured");
 	ATF_CHECK_STREQ(verdict_name(VERDICT_NOT_FENCED), "not-fenced");
+	ATF_CHECK_STREQ(verdict_name(VERDICT_ALLOWLISTED), "allowlisted");
 }
 
 /*
@@ -1725,6 +2110,11 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, l2_network_not_fenced);
 	ATF_TP_ADD_TC(tp, l2_without_canary);
 	ATF_TP_ADD_TC(tp, l15_network);
+	ATF_TP_ADD_TC(tp, egress_allowlisted);
+	ATF_TP_ADD_TC(tp, egress_refused_reached);
+	ATF_TP_ADD_TC(tp, egress_not_measured);
+	ATF_TP_ADD_TC(tp, egress_without_list);
+	ATF_TP_ADD_TC(tp, egress_hostile);
 	ATF_TP_ADD_TC(tp, l3_and_l4);
 	ATF_TP_ADD_TC(tp, l3_host_reading);
 	ATF_TP_ADD_TC(tp, kernel_axis);

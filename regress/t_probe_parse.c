@@ -5,7 +5,8 @@
  *
  *	t_probe_parse [-H] [-A tier] [-t tier] [-b backend]
  *	    [-c yes|no|none] [-C host:port] [-s secret] [-p pid]
- *	    [-n name=inode,...] [-j] [-g path ...]
+ *	    [-n name=inode,...] [-e entry ...] [-a name:port]
+ *	    [-r name:port] [-j] [-g path ...]
  *
  * -H fills in this host's boot_id and uname, as the fencer would.
  * -A fills in the host's reading of pid 1 (docs/probe.md, "What grants
@@ -14,7 +15,9 @@
  * level away.  Without -A there is no reading and no axis is granted.
  * Output: "level: L", "reason: ...", one "AXIS: VERDICT" line per axis
  * and one "violation: ..." line per violation; -j adds "json: ..." with
- * verdict_json().  Exit 0 if the report was well-formed, 1 if not.
+ * verdict_json().  -e adds an entry to the fence's egress list, -a and
+ * -r name the targets the probe was asked to try through its proxy.
+ * Exit 0 if the report was well-formed, 1 if not.
  * With -g, only the values at the paths ("network.tcp.0.error") are
  * printed, one a line (strings bare, "missing" if absent), for the
  * shell to compare.
@@ -72,7 +75,8 @@ usage(void)
 	fprintf(stderr, "usage: t_probe_parse [-H] [-A tier] [-t tier] "
 	    "[-b backend] "
 	    "[-c yes|no|none]\n\t[-C host:port] [-s secret] [-p pid] "
-	    "[-n name=inode,...] [-j]\n\t[-g path ...]\n");
+	    "[-n name=inode,...] [-e entry ...]\n\t[-a name:port] "
+	    "[-r name:port] [-j] [-g path ...]\n");
 	exit(2);
 }
 
@@ -197,8 +201,22 @@ main(int argc, char *argv[])
 	memset(&e, 0, sizeof(e));
 	e.pe_tier = TIER_L15;
 	e.pe_backend = BACKEND_NATIVE;
-	while ((ch = getopt(argc, argv, "A:b:c:C:g:Hjn:p:s:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "a:A:b:c:C:e:g:Hjn:p:r:s:t:")) != -1) {
 		switch (ch) {
+		case 'a':
+			strlcpy(e.pe_egress_allowed, optarg,
+			    sizeof(e.pe_egress_allowed));
+			break;
+		case 'e':
+			if (e.pe_negress == EGRESS_LIST_MAX)
+				usage();
+			strlcpy(e.pe_egress[e.pe_negress++], optarg,
+			    sizeof(e.pe_egress[0]));
+			break;
+		case 'r':
+			strlcpy(e.pe_egress_refused, optarg,
+			    sizeof(e.pe_egress_refused));
+			break;
 		case 'A':
 			if ((assume = tier_parse(optarg)) == -1)
 				usage();
