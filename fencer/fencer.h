@@ -37,9 +37,6 @@ struct fence {
 	void			*f_be;		/* the backend's state */
 	int			 f_started;	/* booted: f_be is live */
 	int			 f_cold;	/* never from the warm pool */
-	/* The boot's egress list (canonical); 0 entries: no proxy. */
-	char			 f_egress[EGRESS_LIST_MAX][EGRESS_ENTRY_LEN];
-	uint32_t		 f_negress;
 	struct imsgev		*f_agent;	/* until the agent is ready */
 	uint32_t		 f_reqid;	/* the boot request */
 	struct timespec		 f_t0;		/* boot request arrived */

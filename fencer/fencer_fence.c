@@ -524,12 +524,11 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	f->f_info.f_limits = limits;
 	f->f_info.f_deadline = lifetime;
 	f->f_cold = b->b_cold || b->b_negress > 0;
-	for (i = 0; i < b->b_negress && i < EGRESS_LIST_MAX; i++) {
-		strlcpy(f->f_egress[i], b->b_egress[i], sizeof(f->f_egress[i]));
+	/* The boot's egress list (canonical); none: no proxy. */
+	for (i = 0; i < b->b_negress && i < EGRESS_LIST_MAX; i++)
 		strlcpy(f->f_info.f_egress[i], b->b_egress[i],
 		    sizeof(f->f_info.f_egress[i]));
-	}
-	f->f_negress = f->f_info.f_negress = i;
+	f->f_info.f_negress = i;
 
 	/* ~ of a system account (/, /nonexistent) is nobody's to fill. */
 	if (c->c_home_limit == 0 && c->c_homes[0] == '~' &&

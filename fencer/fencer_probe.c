@@ -179,37 +179,55 @@ probe_egress_target_ok(const char *t)
 	    egress_entry_valid(t));
 }
 
+/* Whether target t (a canonical entry) is on the fence's list. */
+static int
+probe_egress_listed(const struct msg_fence *fi, const char *t)
+{
+	struct egress_entry ee;
+	const char	*why;
+
+	if (!egress_entry_parse(t, &ee, &why))
+		return (0);
+	return (egress_list_match((const char (*)[EGRESS_ENTRY_LEN])
+	    fi->f_egress, fi->f_negress, ee.ee_name, ee.ee_port, NULL));
+}
+
 /*
  * What the probe tries through a fence's egress proxy, and what the
  * prober will hold it to: the list (the fence's own, never the
- * report's), a target on it (`probe egress allowed', else the list's
- * first exact entry, else none) and one off it (`probe egress
- * refused', else EGRESS_REFUSED_DEFAULT).
+ * report's), a target on it (`probe egress allowed' if this fence's
+ * list has it, else the list's first exact entry, else none) and one
+ * off it (`probe egress refused' unless this list has it, else
+ * EGRESS_REFUSED_DEFAULT): one setting serves fences of different
+ * lists.
  */
 static void
 probe_egress_expect(const struct fence *f, struct probe_expect *e)
 {
 	const struct fenced_config *c = &fencer_self.ps_conf;
+	const struct msg_fence *fi = &f->f_info;
 	uint32_t	 i;
 
-	e->pe_negress = f->f_negress;
-	for (i = 0; i < f->f_negress && i < EGRESS_LIST_MAX; i++)
-		strlcpy(e->pe_egress[i], f->f_egress[i],
+	e->pe_negress = fi->f_negress;
+	for (i = 0; i < fi->f_negress && i < EGRESS_LIST_MAX; i++)
+		strlcpy(e->pe_egress[i], fi->f_egress[i],
 		    sizeof(e->pe_egress[i]));
-	if (f->f_negress == 0)
+	if (fi->f_negress == 0)
 		return;
-	if (probe_egress_target_ok(c->c_probe_egress_allowed))
+	if (probe_egress_target_ok(c->c_probe_egress_allowed) &&
+	    probe_egress_listed(fi, c->c_probe_egress_allowed))
 		strlcpy(e->pe_egress_allowed, c->c_probe_egress_allowed,
 		    sizeof(e->pe_egress_allowed));
 	else
-		for (i = 0; i < f->f_negress && i < EGRESS_LIST_MAX; i++)
-			if (probe_egress_target_ok(f->f_egress[i])) {
-				strlcpy(e->pe_egress_allowed, f->f_egress[i],
+		for (i = 0; i < fi->f_negress && i < EGRESS_LIST_MAX; i++)
+			if (probe_egress_target_ok(fi->f_egress[i])) {
+				strlcpy(e->pe_egress_allowed, fi->f_egress[i],
 				    sizeof(e->pe_egress_allowed));
 				break;
 			}
 	strlcpy(e->pe_egress_refused,
-	    probe_egress_target_ok(c->c_probe_egress_refused) ?
+	    probe_egress_target_ok(c->c_probe_egress_refused) &&
+	    !probe_egress_listed(fi, c->c_probe_egress_refused) ?
 	    c->c_probe_egress_refused : EGRESS_REFUSED_DEFAULT,
 	    sizeof(e->pe_egress_refused));
 }
@@ -262,7 +280,7 @@ probe_argv(struct fence *f, int full, char args[PROBE_ARGS][PROBE_ARG_LEN],
 	 * loopback, asked for one target on the list and one off it, in
 	 * every probe (the level rests on them).
 	 */
-	if (f->f_negress > 0) {
+	if (f->f_info.f_negress > 0) {
 		snprintf(args[n++], PROBE_ARG_LEN, "--egress-proxy");
 		snprintf(args[n++], PROBE_ARG_LEN, "127.0.0.1:%d",
 		    EGRESS_PROXY_PORT);

@@ -425,17 +425,32 @@ second_user_body() {
 	u=$(sed -n 1p users.txt)
 	U="$(as_user "$u") $BIN/fencectl -s $(cat run.sock)"
 	R="$BIN/fencectl -s $(cat run.sock)"
-	atf_check -o ignore $R boot a tier L2 egress "allowed.test:$PLAIN"
-	atf_check -o ignore $U boot b tier L2 egress "refused.test:$OTHER"
+	# Each probed through the proxy before the boot answers: the
+	# counts below hold the probe's two checks.  b's list has neither
+	# configured target as it stands: the probe tries b's own entry
+	# (unresolvable here, so not reached) and the default refused one.
+	atf_check -o ignore $R boot a tier L2 require L2 \
+	    egress "allowed.test:$PLAIN"
+	atf_check -o ignore $U boot b tier L2 require L2 \
+	    egress "refused.test:$OTHER"
 	atf_check -o match:"X-Fenced-Egress: not-listed" $U exec b -- \
 	    curl -sS -i -m 10 "http://allowed.test:$PLAIN/"
 	# refused.test is listed for b but resolves nowhere.
 	atf_check -o match:"X-Fenced-Egress: resolve-failed" $U exec b -- \
 	    curl -sS -i -m 10 "http://refused.test:$OTHER/"
 	atf_check -s exit:1 -e match:"not-found: no fence 0/a" $U show environment 0/a
-	atf_check -o match:"1 allowed, 0 refused" -e ignore sh -c \
+	atf_check -o match:"2 allowed, 1 refused" -e ignore sh -c \
 	    "$R exec a -- curl -sS -m 10 http://allowed.test:$PLAIN/ >&2; $R show environment a"
-	atf_check -o match:"0 allowed, 2 refused" $U show environment b
+	atf_check -o match:"0 allowed, 4 refused" $U show environment b
+	TOKEN=$($U token 2>/dev/null | tail -1)
+	api "$TOKEN" GET /api/environments/b | sed '$d' > b.json
+	atf_check -o inline:"refused.test:$OTHER egress-refused.invalid:443 allowlisted\n" \
+	    python3 -c '
+import json
+n = json.load(open("b.json"))["boundary"]["axes"]["network"]
+print(n["egress"]["allowed"]["target"], n["egress"]["refused"]["target"],
+      n["verdict"])'
+
 	# The host's proxy port is nobody's: nothing listens on 3128 here.
 	atf_check -s not-exit:0 -e ignore $(as_user "$u") \
 	    curl -sS -m 3 "http://127.0.0.1:3128/"
