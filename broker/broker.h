@@ -141,8 +141,7 @@ void		 svc_egress_end(struct svc_egress *);
 void		 svc_egress_free(struct svc_egress *);
 void		 svc_egress_moved(struct svc_egress *,
 		    struct msg_egress_counts *);
-void		 svc_egress_conn(struct svc_egress *, const char *, uid_t,
-		    int);
+void		 svc_egress_conn(struct svc_egress *, int);
 void		 svc_dispatch_egress(struct imsgev *, struct imsg *, void *);
 json_t		*svc_egress_recent_json(const struct svc_egress *);
 

@@ -1485,13 +1485,15 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	int		 file;
 	int		 ok;
 
-	/* A connection at the proxy port, to be passed on as it is. */
+	/*
+	 * A connection at the proxy port, to be passed on as it is; from
+	 * a fence without a list there is no proxy port to accept at.
+	 */
 	if (type == IMSG_AGENT_EGRESS_CONN) {
-		if (imsg->fd == -1 || msg_empty_decode(imsg->data,
-		    imsg->len) == -1)
+		if (imsg->fd == -1 || bf->bf_egress == NULL ||
+		    msg_empty_decode(imsg->data, imsg->len) == -1)
 			goto bad;
-		svc_egress_conn(bf->bf_egress, bf->bf_info.f_key,
-		    bf->bf_info.f_owner, imsg->fd);
+		svc_egress_conn(bf->bf_egress, imsg->fd);
 		imsg->fd = -1;
 		return;
 	}

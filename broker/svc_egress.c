@@ -185,18 +185,15 @@ svc_egress_log_ok(struct svc_egress *se)
 
 /*
  * A connection the agent accepted at the proxy port (fd): on to the
- * proxy, unless the fence has no list (a hostile agent: closed and
- * logged) or has too many open.
+ * proxy, unless the fence has too many open (or has just ended).
  */
 void
-svc_egress_conn(struct svc_egress *se, const char *key, uid_t owner, int fd)
+svc_egress_conn(struct svc_egress *se, int fd)
 {
 	const struct fenced_config *c = &broker_self.ps_conf;
 	struct msg_egress_fence m;
 
-	if (se == NULL || !se->se_live) {
-		log_warnx("fence %s of %u: a proxy connection from a fence "
-		    "without an egress list, closed", key, (unsigned)owner);
+	if (!se->se_live) {
 		close(fd);
 		return;
 	}
