@@ -75,6 +75,14 @@ stub_fence(svc_cb cb, void *arg, const char *key, int last)
 	f.f_kernel = MSG_KERNEL_SHARED;
 	strlcpy(f.f_kernel_release, "6.1.0", sizeof(f.f_kernel_release));
 	strlcpy(f.f_home, "/home/u/sandbox-homes/work", sizeof(f.f_home));
+	/* A key starting "e": an L2 fence behind the egress proxy. */
+	if (key[0] == 'e') {
+		f.f_tier = TIER_L2;
+		strlcpy(f.f_egress[0], "allowed.test:443",
+		    sizeof(f.f_egress[0]));
+		f.f_negress = 1;
+		f.f_egress_n.en_allowed = 1;
+	}
 	memset(&a, 0, sizeof(a));
 	a.a_what = SVC_FENCE;
 	a.a_last = last;
@@ -248,6 +256,13 @@ void		 svc_orphan(void *arg) { }
 unsigned int	 svc_running(void) { return (1); }
 unsigned int	 svc_pending(uid_t uid) { return (0); }
 unsigned int	 svc_total(void) { return (0); }
+
+/* The egress state of a stand-in fence: no decisions yet. */
+json_t *
+svc_egress_recent_json(const struct svc_egress *se)
+{
+	return (json_array());
+}
 
 /*
  * A streamed exec: a real one answers its chunks and result only after
