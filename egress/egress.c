@@ -252,8 +252,8 @@ efence_add(const struct msg_egress_fence *m)
 	ef->ef_down = efence_bucket();
 	RB_INSERT(efence_tree, &efences, ef);
 	egress_nfences++;
-	log_debug("fence %u (%s of %u): %u entries", ef->ef_id, ef->ef_key,
-	    (unsigned)ef->ef_owner, ef->ef_nlist);
+	log_debug("fence %u (%s of %u): %u entries; %u fences", ef->ef_id,
+	    ef->ef_key, (unsigned)ef->ef_owner, ef->ef_nlist, egress_nfences);
 }
 
 /* The fence is gone: every connection of it ends now. */
