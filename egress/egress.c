@@ -85,25 +85,32 @@ egress_conf(void)
 	return (&egress_self.ps_conf);
 }
 
-/* An address and a port into ss; 0 if it is neither v4 nor v6. */
-static int
+/* The port of ss, an AF_INET or AF_INET6 address. */
+void
+egress_sockaddr_port(struct sockaddr_storage *ss, uint16_t port)
+{
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+}
+
+/* A numeric address and a port into ss; 0 if it is neither v4 nor v6. */
+int
 egress_sockaddr(const char *addr, uint16_t port, struct sockaddr_storage *ss)
 {
 	struct sockaddr_in	*s4 = (struct sockaddr_in *)ss;
 	struct sockaddr_in6	*s6 = (struct sockaddr_in6 *)ss;
 
 	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1) {
+	if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1)
 		s4->sin_family = AF_INET;
-		s4->sin_port = htons(port);
-		return (1);
-	}
-	if (inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1) {
+	else if (inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1)
 		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(port);
-		return (1);
-	}
-	return (0);
+	else
+		return (0);
+	egress_sockaddr_port(ss, port);
+	return (1);
 }
 
 /*
@@ -159,13 +166,7 @@ egress_resolvers(struct sockaddr_storage *out, size_t max)
 	}
 	for (i = 0; i < resolv_nconf && n < max; i++) {
 		out[n] = resolv_conf[i];
-		if (out[n].ss_family == AF_INET)
-			((struct sockaddr_in *)&out[n])->sin_port =
-			    htons(c->c_egress_resolver_port);
-		else
-			((struct sockaddr_in6 *)&out[n])->sin6_port =
-			    htons(c->c_egress_resolver_port);
-		n++;
+		egress_sockaddr_port(&out[n++], c->c_egress_resolver_port);
 	}
 	return (n);
 }

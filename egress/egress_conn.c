@@ -38,6 +38,8 @@ static void	conn_out_event(struct bufferevent *, short, void *);
 static void	conn_timer(int, short, void *);
 static void	conn_dns_read(int, short, void *);
 static void	conn_connected(int, short, void *);
+static void	conn_relay(struct bufferevent *, struct bufferevent *,
+		    uint64_t *);
 static void	conn_resolve(struct econn *);
 static void	conn_connect_next(struct econn *);
 static void	conn_refuse(struct econn *, int, const char *, const char *);
@@ -255,27 +257,14 @@ static int
 conn_mapped(const char *name, uint16_t port, struct sockaddr_storage *ss)
 {
 	const struct fenced_config *c = egress_conf();
-	struct sockaddr_in	*s4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6	*s6 = (struct sockaddr_in6 *)ss;
 	char		 n[EGRESS_NAME_LEN], a[FENCED_ADDR_MAX];
 	uint32_t	 i;
 
-	for (i = 0; i < c->c_egress_nhosts; i++) {
-		if (!egress_host_parse(c->c_egress_host[i], n, sizeof(n), a,
-		    sizeof(a)) || strcmp(n, name) != 0)
-			continue;
-		memset(ss, 0, sizeof(*ss));
-		if (inet_pton(AF_INET, a, &s4->sin_addr) == 1) {
-			s4->sin_family = AF_INET;
-			s4->sin_port = htons(port);
+	for (i = 0; i < c->c_egress_nhosts; i++)
+		if (egress_host_parse(c->c_egress_host[i], n, sizeof(n), a,
+		    sizeof(a)) && strcmp(n, name) == 0 &&
+		    egress_sockaddr(a, port, ss))
 			return (1);
-		}
-		if (inet_pton(AF_INET6, a, &s6->sin6_addr) == 1) {
-			s6->sin6_family = AF_INET6;
-			s6->sin6_port = htons(port);
-			return (1);
-		}
-	}
 	return (0);
 }
 
@@ -326,7 +315,6 @@ conn_in_read(struct bufferevent *bev, void *arg)
 {
 	struct econn	*ec = arg;
 	struct evbuffer	*in = bufferevent_get_input(bev);
-	struct evbuffer	*out;
 	const char	*code;
 	unsigned char	*p;
 	size_t		 len;
@@ -353,18 +341,28 @@ conn_in_read(struct bufferevent *bev, void *arg)
 		conn_decide(ec);
 		return;
 	case EC_RELAY:
-		out = bufferevent_get_output(ec->ec_out);
-		len = evbuffer_get_length(in);
-		ec->ec_up += len;
-		evbuffer_add_buffer(out, in);
-		/* The other side must take it before more is read. */
-		if (evbuffer_get_length(out) >= EGRESS_RELAY_MAX)
-			bufferevent_disable(bev, EV_READ);
+		conn_relay(bev, ec->ec_out, &ec->ec_up);
 		return;
 	default:
 		/* Not read in the other states. */
 		return;
 	}
+}
+
+/*
+ * What from read goes on to to, counted in *n; from is not read again
+ * until to has taken it below EGRESS_RELAY_MAX / 2 (its write callback).
+ */
+static void
+conn_relay(struct bufferevent *from, struct bufferevent *to, uint64_t *n)
+{
+	struct evbuffer	*in = bufferevent_get_input(from);
+	struct evbuffer	*out = bufferevent_get_output(to);
+
+	*n += evbuffer_get_length(in);
+	evbuffer_add_buffer(out, in);
+	if (evbuffer_get_length(out) >= EGRESS_RELAY_MAX)
+		bufferevent_disable(from, EV_READ);
 }
 
 /* One side has sent all it will: pass the end on once drained. */
@@ -423,14 +421,9 @@ static void
 conn_out_read(struct bufferevent *bev, void *arg)
 {
 	struct econn	*ec = arg;
-	struct evbuffer	*in = bufferevent_get_input(bev);
-	struct evbuffer	*out = bufferevent_get_output(ec->ec_in);
 
 	conn_now(&ec->ec_last);
-	ec->ec_down += evbuffer_get_length(in);
-	evbuffer_add_buffer(out, in);
-	if (evbuffer_get_length(out) >= EGRESS_RELAY_MAX)
-		bufferevent_disable(bev, EV_READ);
+	conn_relay(bev, ec->ec_in, &ec->ec_down);
 }
 
 static void
@@ -582,13 +575,8 @@ conn_dns_take(struct econn *ec, const struct sockaddr_storage *a, size_t n)
 			continue;
 		}
 		ec->ec_addrs[ec->ec_naddrs] = a[i];
-		if (a[i].ss_family == AF_INET)
-			((struct sockaddr_in *)&ec->ec_addrs[ec->ec_naddrs])->
-			    sin_port = htons(ec->ec_req.er_port);
-		else
-			((struct sockaddr_in6 *)&ec->ec_addrs[ec->ec_naddrs])->
-			    sin6_port = htons(ec->ec_req.er_port);
-		ec->ec_naddrs++;
+		egress_sockaddr_port(&ec->ec_addrs[ec->ec_naddrs++],
+		    ec->ec_req.er_port);
 	}
 }
 
@@ -780,8 +768,7 @@ conn_connected(int fd, short ev, void *arg)
 		    ec->ec_out));
 	}
 	evbuffer_drain(in, ec->ec_req.er_head_len);
-	ec->ec_up += evbuffer_get_length(in);
-	evbuffer_add_buffer(bufferevent_get_output(ec->ec_out), in);
+	conn_relay(ec->ec_in, ec->ec_out, &ec->ec_up);
 
 	ec->ec_state = EC_RELAY;
 	log_debug("fence %u: %s %s:%u via %s", ec->ec_fence->ef_id,

@@ -90,6 +90,10 @@ extern unsigned int	 egress_nconns_max;
 struct event_base	*egress_base(void);
 const struct fenced_config *egress_conf(void);
 size_t			 egress_resolvers(struct sockaddr_storage *, size_t);
+int			 egress_sockaddr(const char *, uint16_t,
+			    struct sockaddr_storage *);
+void			 egress_sockaddr_port(struct sockaddr_storage *,
+			    uint16_t);
 void			 egress_decided(struct econn *, const char *);
 
 /* egress/egress_conn.c */
