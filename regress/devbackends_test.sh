@@ -215,8 +215,9 @@ subprocess_stop_body() {
 		[ $i -lt 100 ] || atf_fail "the commands did not start: $(ps -u "$u")"
 		sleep 0.05
 	done
-	cg=$(grep -l "^$p\$" /sys/fs/cgroup/*/fenced.*/*/cgroup.procs \
-	    /sys/fs/cgroup/fenced.*/*/cgroup.procs 2>/dev/null | head -1)
+	cg=$(for d in $(fenced_cgroup_dirs); do
+		grep -l "^$p\$" "$d"/*/cgroup.procs 2>/dev/null
+	done | head -1)
 	[ -n "$cg" ] || atf_fail "pid $p is in no cgroup of the daemon"
 	atf_check -o match:"stopped s" $CTL stop s
 	# Stopped means killed: nothing of the fence runs once the answer

@@ -404,14 +404,7 @@ sweep_cleanup() {
 	v=$(cat victim.pid 2>/dev/null)
 	[ -n "$v" ] && kill -9 "$v" 2>/dev/null
 	for id in $(cat dead.id alien.id 2>/dev/null); do
-		for d in /sys/fs/cgroup/*/fenced.$id /sys/fs/cgroup/fenced.$id \
-		    /sys/fs/cgroup/*/*/*/fenced.$id; do
-			[ -d "$d" ] || continue
-			for c in "$d"/*/; do
-				[ -d "$c" ] && rmdir "$c" 2>/dev/null
-			done
-			rmdir "$d" 2>/dev/null
-		done
+		fenced_cgroup_rmdirs "$id"
 	done
 	true
 }
