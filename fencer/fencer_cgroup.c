@@ -487,17 +487,77 @@ fencer_cgroup_enter(const char *id, char *err, size_t errlen)
 }
 
 /*
+ * Take back every controller dir hands down ("-memory -pids -cpu" for
+ * what its cgroup.subtree_control lists), in one write.
+ */
+static int
+cg_disable(const char *dir)
+{
+	char	 buf[512], want[512], *tok, *save;
+
+	if (file_read_small(dir, "cgroup.subtree_control", buf,
+	    sizeof(buf)) == -1)
+		return (-1);
+	want[0] = '\0';
+	for (tok = strtok_r(buf, " \n", &save); tok != NULL;
+	    tok = strtok_r(NULL, " \n", &save))
+		if ((size_t)snprintf(want + strlen(want), sizeof(want) -
+		    strlen(want), "%s-%s", want[0] ? " " : "", tok) >=
+		    sizeof(want) - strlen(want))
+			return (-1);
+	return (want[0] == '\0' ? 0 :
+	    fencer_cg_write(dir, "cgroup.subtree_control", want));
+}
+
+/*
+ * Whether dir holds no cgroup but name (and so no one but us depends
+ * on what it hands down), and its leaf no process but us.
+ */
+static int
+cg_ours_alone(const char *own, const char *name, const char *leaf)
+{
+	char		 line[64];
+	struct dirent	*de;
+	DIR		*d;
+	FILE		*fp;
+	char		 path[PATH_MAX];
+	int		 alone = 1;
+
+	if ((d = opendir(own)) == NULL)
+		return (0);
+	while (alone && (de = readdir(d)) != NULL)
+		if (de->d_type == DT_DIR && strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0 &&
+		    strcmp(de->d_name, name) != 0)
+			alone = 0;
+	closedir(d);
+	if (!alone || (size_t)snprintf(path, sizeof(path), "%s/cgroup.procs",
+	    leaf) >= sizeof(path) || (fp = fopen(path, "re")) == NULL)
+		return (0);
+	while (alone && fgets(line, sizeof(line), fp) != NULL)
+		if (atoi(line) != getpid())
+			alone = 0;
+	fclose(fp);
+	return (alone);
+}
+
+/*
  * The parent, at exit: out of its leaf into the cgroup it started in,
- * so the leaf and the folder can go.  Only a root cgroup takes it back
- * (any other one hands controllers down and so may hold no process):
- * elsewhere the leaf stays until we are gone.  Returns 0 if we are out
- * of the leaf (or never were in one), -1 if we are still in it.
+ * so the leaf and the folder can go.  A root cgroup takes it back as it
+ * is.  Any other one hands controllers down and so takes no process
+ * (v2's no-internal-processes rule): when it holds nothing but our
+ * folder (a unit's cgroup with Delegate=yes, ours alone), its fences'
+ * cgroups are removed and the controllers handed down to our folder and
+ * from our cgroup taken back, as they were before we started, so that
+ * we can go back and leave nothing.  Where others share our cgroup we
+ * stay in the leaf.  Returns 0 if we are out of the leaf (or never
+ * were in one), -1 if we are still in it.
  */
 static int
 cg_leave(const char *id)
 {
 	char	 dir[3][PATH_MAX], own[3][PATH_MAX], err[256];
-	char	 path[PATH_MAX], cg[PATH_MAX], *leaf;
+	char	 path[PATH_MAX], cg[PATH_MAX], leaf[PATH_MAX], *p;
 	FILE	*fp;
 	int	 v2[3], i, in = 0;
 
@@ -510,16 +570,30 @@ cg_leave(const char *id)
 		return (0);
 	while (fgets(cg, sizeof(cg), fp) != NULL) {
 		cg[strcspn(cg, "\n")] = '\0';
-		if (strncmp(cg, "0::", 3) == 0 && (leaf = strstr(cg,
-		    path)) != NULL && strcmp(leaf, path) == 0)
+		if (strncmp(cg, "0::", 3) == 0 && (p = strstr(cg,
+		    path)) != NULL && strcmp(p, path) == 0)
 			in = 1;
 	}
 	(void)fclose(fp);
 	if (!in)
 		return (0);
-	if (fencer_cg_write(own[i], "cgroup.procs", "0") == -1) {
-		log_debug("%s: back into %s: %s", __func__, own[i],
-		    strerror(errno));
+	if (fencer_cg_write(own[i], "cgroup.procs", "0") == 0)
+		return (0);
+	if (errno != EBUSY) {
+		log_warn("%s: back into %s", __func__, own[i]);
+		return (-1);
+	}
+	if ((size_t)snprintf(leaf, sizeof(leaf), "%s/" CG_LEAF, dir[i]) >=
+	    sizeof(leaf) || (p = strrchr(dir[i], '/')) == NULL ||
+	    cg_sweep(dir[i]) == -1 || !cg_ours_alone(own[i], p + 1, leaf)) {
+		log_info("%s: %s is shared, so our leaf %s stays for the next "
+		    "start (or the service manager) to remove", __func__,
+		    own[i], leaf);
+		return (-1);
+	}
+	if (cg_disable(dir[i]) == -1 || cg_disable(own[i]) == -1 ||
+	    fencer_cg_write(own[i], "cgroup.procs", "0") == -1) {
+		log_warn("%s: back into %s", __func__, own[i]);
 		return (-1);
 	}
 	return (0);
@@ -790,11 +864,10 @@ cg_state_leftovers(const char *state)
 /*
  * The parent, at exit, whatever became of the fencer: the fences'
  * cgroups and this daemon's folders, the probe secrets, the fences'
- * folders of <state>/envs, then the lock.  On v2 under a cgroup other
- * than a root the parent cannot leave its leaf: leaf and folder stay
- * (empty once we are gone) and so does the lock file, so the next
- * daemon of this state directory removes them (and a service manager
- * removes its unit's cgroup with everything under it).
+ * folders of <state>/envs, then the lock.  On v2 under a cgroup that
+ * others share the parent cannot leave its leaf (cg_leave()): leaf and
+ * folder stay (empty once we are gone) and so does the lock file, so
+ * the next daemon of this state directory removes them.
  */
 void
 fencer_daemon_fini(const char *state, const char *id, int lockfd)

@@ -234,9 +234,18 @@ kill -TERM $pid
 wait $pid
 echo "fenced exit $?"
 pid=
-[ "$mode" != unit ] || rmdir "$svc" 2>/dev/null
-# systemd removes the scope once it is empty.
+# The daemon took back what it handed down and removed its folder,
+# leaf and all: nothing of it is left, in the root cgroup, in a unit's
+# and in a scope's alike (docs/fence.md, "The daemon on cgroup v2").
 say "after exit: $(ls -d $CG$own/fenced.* 2>/dev/null | tr '\n' ' ')"
+check "daemon's folder removed" "$(test -d $CG$own/fenced.$id && echo left ||
+    echo gone)" gone
+check "cgroups of fenced left" "$(find $CG -type d -name "fenced.$id" \
+    2>/dev/null)" ""
+# As a service manager does once the unit is gone.
+[ "$mode" != unit ] || { rmdir "$svc" 2>/dev/null;
+    check "unit's cgroup removable" "$(test -d $svc && echo left ||
+    echo gone)" gone; }
 say "log lines about cgroups:"
 grep -i cgroup fenced.log | head -20
 [ $fail -eq 0 ] && say "v2-guest $mode: all checks passed" ||
