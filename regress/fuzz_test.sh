@@ -1,9 +1,10 @@
 #! /usr/bin/atf-sh
 # A short run of every libFuzzer target (fuzz/*_fuzz.c) as part of make
 # check: scripts/fuzz.sh builds each with clang, ASan and UBSan next to
-# this build and runs it for FUZZ_SECONDS (10 by default) over its seeds
-# (fuzz/corpus/NAME, every one replayed first, the inputs of past
-# findings among them); anything it finds fails the case.  The long runs
+# this build (one case at a time: the cases share its objects) and runs
+# it for FUZZ_RUNS inputs (2,000 by default) within FUZZ_SECONDS (120)
+# over its seeds (fuzz/corpus/NAME, every one replayed first, the inputs
+# of past findings among them); anything it finds fails the case.  The long runs
 # are `make fuzz' (docs/fuzzing.md).
 
 # fuzz_run NAME: the case body of target NAME.
@@ -13,8 +14,11 @@ fuzz_run() {
 	[ -n "$TOPDIR" ] && [ -f "$TOPDIR/scripts/fuzz.sh" ] ||
 	    atf_skip "the source tree (config variable topdir) is not known"
 	build=$(dirname "$REGRESS")
-	sh "$TOPDIR/scripts/fuzz.sh" "$build" "${FUZZ_SECONDS:-10}" "$1" \
-	    > fuzz.out 2> fuzz.err
+	# 2,000 inputs, beyond the seeds, within at most 120 s: a count,
+	# not a time, so that a loaded machine checks as much as an idle
+	# one (an idle one takes 1 to 10 s).
+	FUZZ_RUNS=${FUZZ_RUNS:-2000} sh "$TOPDIR/scripts/fuzz.sh" "$build" \
+	    "${FUZZ_SECONDS:-120}" "$1" > fuzz.out 2> fuzz.err
 	rc=$?
 	if [ $rc -eq 77 ]; then
 		atf_skip "$(grep '^fuzz:' fuzz.err | head -1)"
@@ -27,7 +31,8 @@ fuzz_run() {
 	grep -q '^Done [0-9]* runs' fuzz.err || { tail -20 fuzz.err >&2;
 	    atf_fail "libFuzzer did not run"; }
 	runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' fuzz.err)
-	[ "$runs" -gt 1000 ] || atf_fail "only $runs runs"
+	[ "$runs" -ge "${FUZZ_RUNS:-2000}" ] ||
+	    atf_fail "only $runs runs within ${FUZZ_SECONDS:-120} s"
 	# Its seeds were read: a target that rejects them all learns little.
 	seeds=$(ls "$TOPDIR/fuzz/corpus/$1" | wc -l)
 	[ "$seeds" -gt 0 ] || atf_fail "no seeds in fuzz/corpus/$1"
@@ -40,8 +45,8 @@ fuzz_run() {
 fuzz_case() {
 	eval "atf_test_case ${1}_fuzz
 	${1}_fuzz_head() {
-		atf_set descr \"$2 under libFuzzer with ASan and UBSan for 10 s: no crash, leak, hang or broken invariant\"
-		atf_set timeout 300
+		atf_set descr \"$2 under libFuzzer with ASan and UBSan for 2,000 inputs: no crash, leak, hang or broken invariant\"
+		atf_set timeout 600
 	}
 	${1}_fuzz_body() { fuzz_run $1; }"
 }

@@ -177,9 +177,23 @@ if [ "$secs" = seeds ]; then
 	exec "$out/bin/mkseeds" "$top/fuzz/corpus"
 fi
 
+# A run is bounded by its count of inputs (FUZZ_RUNS, default none:
+# by time alone) and by SECONDS: make check's short runs count inputs,
+# so that a loaded machine runs as many as an idle one (only slower),
+# with SECONDS the bound that stops a hang.
+runs=${FUZZ_RUNS:--1}
+case "$runs" in
+-1) ;;
+''|*[!0-9]*) echo "fuzz: FUZZ_RUNS must be a number, not '$runs'" >&2; exit 2 ;;
+esac
+
 rc=0
+# The cases of fuzz_test run at once under a parallel kyua: one builds
+# at a time (flock), so the objects they share are compiled once.
+exec 9>"$out/build.lock"
 for t in "$@"; do
 	objs=
+	flock 9
 	for s in $LIBSRC $(srcs_of "$t") fuzz/${t}_fuzz.c; do
 		objs="$objs $(compile "$s")" || exit 1
 	done
@@ -187,6 +201,7 @@ for t in "$@"; do
 	"$CLANG" -fsanitize=fuzzer,address,undefined \
 	    -o "$out/bin/${t}_fuzz.$$" $objs $libs
 	mv -f "$out/bin/${t}_fuzz.$$" "$out/bin/${t}_fuzz"
+	flock -u 9
 	[ "$secs" -gt 0 ] || continue
 
 	mkdir -p "$out/corpus/$t" "$out/artifacts/$t"
@@ -198,7 +213,7 @@ for t in "$@"; do
 	st=0
 	# shellcheck disable=SC2086
 	(cd "$out/artifacts/$t" && "$out/bin/${t}_fuzz" \
-	    -max_total_time="$secs" -max_len=65536 -timeout=10 \
+	    -max_total_time="$secs" -runs="$runs" -max_len=65536 -timeout=10 \
 	    -error_exitcode=70 -timeout_exitcode=71 \
 	    -rss_limit_mb=2048 -print_final_stats=1 $dict \
 	    -artifact_prefix="$out/artifacts/$t/" \
