@@ -6,7 +6,7 @@
  * both succeed only while the process is dumpable, which fence-probe
  * must never be.  Prints one line per fence-probe it got into:
  *
- *	opened PID fd0|mem	the handle was had (a breach by itself)
+ *	opened PID mem|fd0	the handle was had (a breach by itself)
  *	stole PID HEX		what it read from the probe's stdin
  *	refused PID		a fence-probe it watched from its start and
  *				never got into
@@ -113,25 +113,30 @@ try_pid(struct watch *w)
 
 	snprintf(path, sizeof(path), "/proc/%d/fd/0", (int)w->w_pid);
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd == -1)
-		return (errno != ENOENT && errno != ESRCH);
+	if (fd == -1 && (errno == ENOENT || errno == ESRCH))
+		return (0);
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)w->w_pid);
 	mfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd == -1 && mfd == -1)
+		return (1);
 	if (!is_probe(w->w_pid)) {
 		/* Not (yet) the probe: a command of ours, or pre-exec. */
-		close(fd);
+		if (fd != -1)
+			close(fd);
 		if (mfd != -1)
 			close(mfd);
 		return (1);
 	}
 	w->w_done = 1;
-	printf("opened %d fd0\n", (int)w->w_pid);
 	if (mfd != -1) {
 		printf("opened %d mem\n", (int)w->w_pid);
 		close(mfd);
 	}
-	drain(w->w_pid, fd);
-	close(fd);
+	if (fd != -1) {
+		printf("opened %d fd0\n", (int)w->w_pid);
+		drain(w->w_pid, fd);
+		close(fd);
+	}
 	return (1);
 }
 
