@@ -17,7 +17,6 @@
  *	t_steal MS
  */
 #include <sys/types.h>
-#include <sys/stat.h>
 
 #include <errno.h>
 #include <fcntl.h>
