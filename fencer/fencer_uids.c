@@ -1,7 +1,9 @@
 /*
  * The uids of fences owned by root.  A fence never runs as uid 0, so
  * each key of root's gets a uid of its own from `fence uids' and keeps
- * it, so that its home stays its own across stops and restarts.
+ * it, so that its home stays its own across stops and restarts.  No
+ * account of the host may hold it: asked of NSS each time it is given
+ * out (uid_account()).
  *
  * The records live in one file, <state>/fence-uids (0600, root's), one
  * line per key: "UID KEY HOME".  The fencer reads it once, at the first
@@ -29,7 +31,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -391,14 +395,59 @@ uids_cmp(const void *a, const void *b)
 	return (x < y ? -1 : x > y);
 }
 
-/* The lowest uid of the range no record has. */
+/*
+ * Whether uid u is an account's on this host now: 1 with who naming it
+ * (a user with that uid, or a group with that gid, which a root-owned
+ * fence's gid would be), 0 when none, -1 when NSS could not tell (then
+ * the uid is not given out).  The parent refuses a range that holds an
+ * account it can list, at start and reload; this is what sees one made
+ * since, or one a source that does not enumerate knows.  The fencer is
+ * root, unchrooted, with a filter that refuses no call NSS makes.
+ */
 static int
-uids_free(uid_t *out)
+uid_account(uid_t u, char *who, size_t len)
+{
+	struct passwd	*pw;
+	struct group	*gr;
+
+	errno = 0;
+	if ((pw = getpwuid(u)) != NULL) {
+		(void)snprintf(who, len, "user %s", pw->pw_name);
+		return (1);
+	}
+	/* getpwuid(3): these all mean "no such user". */
+	if (errno != 0 && errno != ENOENT && errno != ESRCH &&
+	    errno != EBADF && errno != EPERM) {
+		(void)snprintf(who, len, "getpwuid: %s", strerror(errno));
+		return (-1);
+	}
+	errno = 0;
+	if ((gr = getgrgid(u)) != NULL) {
+		(void)snprintf(who, len, "group %s", gr->gr_name);
+		return (1);
+	}
+	if (errno != 0 && errno != ENOENT && errno != ESRCH &&
+	    errno != EBADF && errno != EPERM) {
+		(void)snprintf(who, len, "getgrgid: %s", strerror(errno));
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The lowest uid of the range that no record has and no account holds;
+ * an account's is skipped with a log line.  -1 with err empty when
+ * there is none, with err set when NSS could not answer.
+ */
+static int
+uids_free(uid_t *out, char *err, size_t errlen)
 {
 	const struct fenced_config *c = &fencer_self.ps_conf;
-	uid_t	 used[UIDS_MAX], u = c->c_fence_uid_lo;
+	uid_t	 used[UIDS_MAX], u;
 	size_t	 i, n = 0;
+	char	 who[LOGIN_NAME_MAX + 64];
 
+	err[0] = '\0';
 	if (nuids >= UIDS_MAX)
 		return (-1);
 	for (i = 0; i < nuids; i++)
@@ -408,13 +457,29 @@ uids_free(uid_t *out)
 	if (uid_held && n < UIDS_MAX)
 		used[n++] = uid_held_uid;
 	qsort(used, n, sizeof(used[0]), uids_cmp);
-	for (i = 0; i < n && used[i] == u; i++) {
+	for (i = 0, u = c->c_fence_uid_lo; ; u++) {
+		while (i < n && used[i] < u)
+			i++;
+		if (i == n || used[i] != u) {
+			switch (uid_account(u, who, sizeof(who))) {
+			case 0:
+				*out = u;
+				return (0);
+			case 1:
+				log_warnx("fence uid %u skipped: %s has it",
+				    (unsigned)u, who);
+				break;
+			default:
+				(void)snprintf(err, errlen, "cannot tell "
+				    "whether uid %u is an account's: %s",
+				    (unsigned)u, who);
+				return (-1);
+			}
+		}
+		/* hi is at most FENCE_UID_MAX: u + 1 cannot wrap. */
 		if (u == c->c_fence_uid_hi)
 			return (-1);
-		u++;
 	}
-	*out = u;
-	return (0);
 }
 
 /*
@@ -428,6 +493,7 @@ fencer_uid_for(const char *key, const char *home, uid_t *uid, char *err,
 	const struct fenced_config *c = &fencer_self.ps_conf;
 	struct uid_rec	*ur;
 	uid_t		 u;
+	char		 who[LOGIN_NAME_MAX + 64];
 
 	if (uids_load(err, errlen) == -1)
 		return (-1);
@@ -444,16 +510,37 @@ fencer_uid_for(const char *key, const char *home, uid_t *uid, char *err,
 			    (unsigned)c->c_fence_uid_hi, c->c_state, UIDS_FILE);
 			return (-1);
 		}
+		/* Given out again at each boot: asked again each time. */
+		switch (uid_account(ur->ur_uid, who, sizeof(who))) {
+		case 0:
+			break;
+		case 1:
+			log_warnx("fence %s of root not booted: its uid %u "
+			    "is %s's now", key, (unsigned)ur->ur_uid, who);
+			snprintf(err, errlen, "uid %u of fence %s is %s's on "
+			    "this host: remove that account, or the key's "
+			    "line in %s/%s and its home", (unsigned)ur->ur_uid,
+			    key, who, c->c_state, UIDS_FILE);
+			return (-1);
+		default:
+			snprintf(err, errlen, "cannot tell whether uid %u of "
+			    "fence %s is an account's: %s",
+			    (unsigned)ur->ur_uid, key, who);
+			return (-1);
+		}
 		*uid = ur->ur_uid;
 		return (0);
 	}
-	if (uids_free(&u) == -1 && (uids_reclaim() == 0 ||
-	    uids_free(&u) == -1)) {
+	if (uids_free(&u, err, errlen) == -1 && (err[0] != '\0' ||
+	    uids_reclaim() == 0 || uids_free(&u, err, errlen) == -1)) {
+		if (err[0] != '\0')
+			return (-1);
 		snprintf(err, errlen, "no free uid: every uid of fence uids "
 		    "%u-%u (at most %d) belongs to a key of root's whose home "
-		    "still exists; remove the home of a key no longer needed, "
-		    "or widen fence uids", (unsigned)c->c_fence_uid_lo,
-		    (unsigned)c->c_fence_uid_hi, UIDS_MAX);
+		    "still exists, or to an account of the host; remove the "
+		    "home of a key no longer needed, or widen fence uids",
+		    (unsigned)c->c_fence_uid_lo, (unsigned)c->c_fence_uid_hi,
+		    UIDS_MAX);
 		return (-1);
 	}
 	/* Records reclaimed since the last save: only a new file says so. */
@@ -487,8 +574,10 @@ fencer_uid_hold(uid_t *uid, char *err, size_t errlen)
 	}
 	if (uids_load(err, errlen) == -1)
 		return (-1);
-	if (uids_free(&u) == -1 && (uids_reclaim() == 0 ||
-	    uids_free(&u) == -1)) {
+	if (uids_free(&u, err, errlen) == -1 && (err[0] != '\0' ||
+	    uids_reclaim() == 0 || uids_free(&u, err, errlen) == -1)) {
+		if (err[0] != '\0')
+			return (-1);
 		snprintf(err, errlen, "no free uid in fence uids %u-%u",
 		    (unsigned)fencer_self.ps_conf.c_fence_uid_lo,
 		    (unsigned)fencer_self.ps_conf.c_fence_uid_hi);

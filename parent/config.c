@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,9 @@
  * create names there first, and cleaners delete what they find.
  */
 static const char *config_tmpdirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
+
+static int	config_uids_clear(const struct fenced_config *);
+static void	config_uids_more(char *, size_t, unsigned);
 
 /*
  * The defaults of DESIGN.md section 8, and the HTTP limits it leaves to
@@ -240,6 +244,77 @@ config_env_override(struct fenced_config *c)
 }
 
 /*
+ * No account of the host may hold an id of `fence uids': a user with
+ * such a uid could signal the fence that gets it and reach its home,
+ * and since a root-owned fence's gid is its uid, the members of a group
+ * with such a gid would share the fence's group.  Every user and group
+ * NSS lists (files, systemd, and any module that enumerates) is looked
+ * at; a source that does not enumerate (sss or ldap without
+ * enumeration) answers the fencer's getpwuid() and getgrgid() of each
+ * uid before it is given out (fencer_uids.c).  The first of each kind
+ * is named, with how many more there are.
+ */
+static int
+config_uids_clear(const struct fenced_config *c)
+{
+	struct passwd	*pw;
+	struct group	*gr;
+	char		 first[LOGIN_NAME_MAX + 64], more[32];
+	unsigned	 n = 0;
+
+	setpwent();
+	while ((pw = getpwent()) != NULL) {
+		if (pw->pw_uid < c->c_fence_uid_lo ||
+		    pw->pw_uid > c->c_fence_uid_hi)
+			continue;
+		if (n++ == 0)
+			(void)snprintf(first, sizeof(first), "uid %u of user %s",
+			    (unsigned)pw->pw_uid, pw->pw_name);
+	}
+	endpwent();
+	if (n > 0) {
+		config_uids_more(more, sizeof(more), n);
+		log_warnx("fence uids %u-%u hold %s%s: a fence given that "
+		    "uid would be the user's to signal and to read; choose a "
+		    "range no user and no group has",
+		    (unsigned)c->c_fence_uid_lo, (unsigned)c->c_fence_uid_hi,
+		    first, more);
+		return (-1);
+	}
+	setgrent();
+	while ((gr = getgrent()) != NULL) {
+		if (gr->gr_gid < c->c_fence_uid_lo ||
+		    gr->gr_gid > c->c_fence_uid_hi)
+			continue;
+		if (n++ == 0)
+			(void)snprintf(first, sizeof(first),
+			    "gid %u of group %s", (unsigned)gr->gr_gid,
+			    gr->gr_name);
+	}
+	endgrent();
+	if (n > 0) {
+		config_uids_more(more, sizeof(more), n);
+		log_warnx("fence uids %u-%u hold %s%s: a root-owned fence's "
+		    "gid is its uid, so the group's members would share its "
+		    "files; choose a range no user and no group has",
+		    (unsigned)c->c_fence_uid_lo, (unsigned)c->c_fence_uid_hi,
+		    first, more);
+		return (-1);
+	}
+	return (0);
+}
+
+/* " (and N more)" after the first of n, or nothing. */
+static void
+config_uids_more(char *buf, size_t len, unsigned n)
+{
+	if (n > 1)
+		(void)snprintf(buf, len, " (and %u more)", n - 1);
+	else
+		buf[0] = '\0';
+}
+
+/*
  * Names to ids.  The unprivileged user must exist; the admin group may
  * not (Debian has no wheel), and then only root is an admin.
  */
@@ -275,6 +350,8 @@ config_resolve(struct fenced_config *c)
 	}
 	c->c_uid = pw->pw_uid;
 	c->c_gid = pw->pw_gid;
+	if (config_uids_clear(c) == -1)
+		return (-1);
 
 	if ((gr = getgrnam(c->c_admin_group)) == NULL) {
 		log_warnx("admin group %s does not exist; only root may "

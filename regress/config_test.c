@@ -1180,6 +1180,7 @@ ATF_TC_BODY(resolve, tc)
 {
 	struct fenced_config	 c;
 	struct passwd		*pw;
+	struct group		*gr;
 	uid_t			 uid;
 	gid_t			 gid;
 
@@ -1213,6 +1214,38 @@ ATF_TC_BODY(resolve, tc)
 	ATF_CHECK_EQ(config_resolve(&c), -1);
 	capture_end();
 	logged("is in fence uids");
+
+	/* Another account's uid in the fence range: named, refused. */
+	config_defaults(&c);
+	(void)strlcpy(c.c_user, "nobody", sizeof(c.c_user));
+	c.c_fence_uid_lo = 0;
+	c.c_fence_uid_hi = 0;
+	capture_start();
+	ATF_CHECK_EQ(config_resolve(&c), -1);
+	capture_end();
+	logged("fence uids 0-0 hold uid 0 of user root: ");
+
+	/* A group's gid, no user's uid: a fence's gid is its uid. */
+	setgrent();
+	while ((gr = getgrent()) != NULL && getpwuid(gr->gr_gid) != NULL)
+		;
+	if (gr != NULL) {
+		gid_t	 g = gr->gr_gid;
+		char	 want[128];
+
+		(void)snprintf(want, sizeof(want), "fence uids %u-%u hold "
+		    "gid %u of group %s: ", (unsigned)g, (unsigned)g,
+		    (unsigned)g, gr->gr_name);
+		endgrent();
+		config_defaults(&c);
+		(void)strlcpy(c.c_user, "nobody", sizeof(c.c_user));
+		c.c_fence_uid_lo = c.c_fence_uid_hi = g;
+		capture_start();
+		ATF_CHECK_EQ(config_resolve(&c), -1);
+		capture_end();
+		logged(want);
+	} else
+		endgrent();
 
 	/* No admin group: a warning, and no gid. */
 	config_defaults(&c);

@@ -305,6 +305,82 @@ uids_claimed_cleanup() {
 	users_remove
 }
 
+atf_test_case uids_accounts cleanup
+uids_accounts_head() {
+	atf_set descr "fence uids holding an account's uid or a group's gid are refused at start, by fenced -n and at reload, naming it; a uid an account gets after start is never given to a fence (issue 28)"
+	atf_set require.user root
+	atf_set timeout 180
+}
+# A user or group of this run with the given id (removed in cleanup).
+uids_user_add() {
+	useradd -u "$1" -N -g 65534 -M -d /nonexistent \
+	    -s /usr/sbin/nologin "$2" || atf_fail "useradd -u $1 $2"
+	echo "$2" >> users.txt
+}
+uids_group_add() {
+	groupadd -g "$1" "$2" || atf_fail "groupadd -g $1 $2"
+	echo "$2" >> groups.txt
+}
+uids_home_uid() {
+	stat -c %u "$(fenced_homes)/$1"
+}
+uids_accounts_body() {
+	fenced_vars
+	range=$(fenced_uids)
+	lo=${range%-*}
+	fenced_conf > fenced.conf
+	# A user in the range: no start, -n says why.
+	uids_user_add $((lo + 7)) fua$$
+	msg="fence uids $range hold uid $((lo + 7)) of user fua$$"
+	atf_check -s exit:1 -e match:"$msg" "$BIN/fenced" -n -f fenced.conf
+	atf_check -s exit:1 -e match:"$msg" \
+	    timeout 20 "$BIN/fenced" -d -f fenced.conf
+	userdel -f fua$$
+	# A group whose gid is in it: a root-owned fence's gid is its uid.
+	uids_group_add $((lo + 9)) fga$$
+	atf_check -s exit:1 -e match:"fence uids $range hold gid $((lo + 9)) of group fga$$" \
+	    "$BIN/fenced" -n -f fenced.conf
+	groupdel fga$$
+	atf_check -e match:"configuration OK" "$BIN/fenced" -n -f fenced.conf
+
+	fenced_start
+	$CTL boot k0 > /dev/null || atf_fail "boot k0"
+	atf_check_equal $lo "$(uids_home_uid k0)"
+	$CTL stop k0 > /dev/null
+	# Accounts made after the start hold the next two uids: skipped.
+	uids_user_add $((lo + 1)) fub$$
+	uids_group_add $((lo + 2)) fgb$$
+	$CTL boot k1 > /dev/null || atf_fail "boot k1"
+	atf_check_equal $((lo + 3)) "$(uids_home_uid k1)"
+	atf_check -o match:"fence uid $((lo + 1)) skipped: user fub$$ has it" \
+	    -o match:"fence uid $((lo + 2)) skipped: group fgb$$ has it" \
+	    cat fenced.log
+	# k0's recorded uid becomes an account's: k0 is not booted as it.
+	uids_user_add $lo fuc$$
+	atf_check -s exit:1 -e match:"uid $lo of fence k0 is user fuc$$'s" \
+	    $CTL boot k0
+	# A reload with the range now overlapping them changes nothing.
+	kill -HUP $FENCED_PID
+	i=0
+	while ! grep -q "reload: configuration unchanged" fenced.log &&
+	    [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	atf_check -o match:"fence uids $range hold uid [0-9]+ of user fu[bc]$$" \
+	    -o match:"reload: configuration unchanged" \
+	    -o not-match:"configuration reloaded" cat fenced.log
+	$CTL stop k1 > /dev/null
+	fenced_stop
+}
+uids_accounts_cleanup() {
+	fenced_cleanup
+	users_remove
+	for g in $(cat groups.txt 2>/dev/null); do
+		groupdel "$g" 2>/dev/null
+	done
+}
+
 atf_test_case noaction cleanup
 noaction_head() {
 	atf_set descr "fenced -n checks a configuration and exits 0 or 1"
@@ -368,6 +444,7 @@ atf_init_test_cases() {
 	atf_add_test_case signals
 	atf_add_test_case socket_in_use
 	atf_add_test_case uids_claimed
+	atf_add_test_case uids_accounts
 	atf_add_test_case noaction
 	atf_add_test_case manuals
 }

@@ -232,9 +232,56 @@ canary_crowd_cleanup() {
 	users_remove
 }
 
+atf_test_case probe_secret cleanup
+probe_secret_head() {
+	atf_set descr "a process of an L1.5 fence that watches for every new fence-probe cannot open its stdin or memory, nor read the canary secret (issue 28)"
+	atf_set require.user root
+	atf_set timeout 300
+}
+probe_secret_body() {
+	fenced_vars
+	fenced_start
+	$CTL boot spy tier L1.5 > /dev/null || atf_fail "boot spy"
+	# Executable, not readable: not dumpable from its execve on.
+	atf_check -o inline:"111 0\n" \
+	    $CTL exec spy -- stat -c '%a %u' /run/fenced/bin/fence-probe
+	h="$(fenced_homes)/spy"
+	cp "$REGRESS/t_steal" "$h/t_steal"
+	chmod 0755 "$h/t_steal"
+	chown $(stat -c %u "$h") "$h/t_steal"
+	# It writes into its home as it goes: its exec is cut short below.
+	$CTL exec spy timeout 60000 -- sh -c \
+	    '$HOME/t_steal 55000 > $HOME/steal.out 2>&1' > steal.exec 2>&1 &
+	sp=$!
+	i=0
+	while [ $i -lt 100 ] && ! grep -q '^watching' "$h/steal.out" \
+	    2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q '^watching' "$h/steal.out" || {
+		cat steal.exec >&2
+		atf_fail "t_steal did not start"
+	}
+	# Before the fix it got in within 1 to 7 probes (a probe in 3).
+	for try in $(seq 20); do
+		$CTL probe spy > /dev/null 2>&1
+		grep -q '^opened' "$h/steal.out" && break
+	done
+	echo "$try probes" >&2
+	$CTL stop spy > /dev/null
+	wait $sp
+	cat "$h/steal.out" >&2
+	atf_check -o not-match:'^(opened|stole) ' cat "$h/steal.out"
+	# It saw the probes start: the refusals are the kernel's.
+	atf_check -o match:'^refused ' cat "$h/steal.out"
+}
+probe_secret_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case stopped_probe
 	atf_add_test_case planted_forger
 	atf_add_test_case before_verdict
 	atf_add_test_case canary_crowd
+	atf_add_test_case probe_secret
 }

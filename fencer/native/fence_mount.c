@@ -116,6 +116,16 @@ const size_t fence_nhost_binds = nitems(fence_host_binds);
 
 /* The programs a fence may run from FENCE_BIN_DIR, besides its init. */
 static const char *fence_bin_names[] = { "fence-agent", "fence-probe" };
+/*
+ * fence-probe may be executed and never read by a fence: execve() of a
+ * file its caller cannot read leaves the new image not dumpable from
+ * its first instruction (the kernel's would_dump()), so no process of
+ * the fence's uid can open its /proc/PID/fd/0, where the canary secret
+ * waits, or its mem, or ptrace it, before the probe's own prctl().
+ */
+#define FENCE_BIN_PROBE		"fence-probe"
+#define FENCE_BIN_MODE		0555
+#define FENCE_BIN_PROBE_MODE	0111
 #define FENCE_BIN_FILE_MAX	(64ULL << 20)	/* per program */
 
 static int	 fence_bin_mnt = -1;	/* the detached tmpfs */
@@ -201,8 +211,11 @@ fence_bin_copy(int dirfd, int mnt, const char *name, const char *bindir,
 	struct stat	 sb;
 	off_t		 off = 0;
 	ssize_t		 n;
+	mode_t		 mode;
 	int		 src, dst;
 
+	mode = strcmp(name, FENCE_BIN_PROBE) == 0 ? FENCE_BIN_PROBE_MODE :
+	    FENCE_BIN_MODE;
 	if ((src = openat(dirfd, name, O_RDONLY | O_CLOEXEC)) == -1) {
 		if (errno == ENOENT)
 			return (0);
@@ -219,7 +232,7 @@ fence_bin_copy(int dirfd, int mnt, const char *name, const char *bindir,
 		return (-1);
 	}
 	dst = openat(mnt, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-	    0555);
+	    mode);
 	if (dst == -1) {
 		snprintf(err, errlen, "create %s in the bin tmpfs: %s", name,
 		    strerror(errno));
@@ -237,7 +250,7 @@ fence_bin_copy(int dirfd, int mnt, const char *name, const char *bindir,
 		}
 	}
 	(void)close(src);
-	if (fchmod(dst, 0555) == -1 || close(dst) == -1) {
+	if (fchmod(dst, mode) == -1 || close(dst) == -1) {
 		snprintf(err, errlen, "copy %s/%s: %s", bindir, name,
 		    strerror(errno));
 		return (-1);
