@@ -3,14 +3,17 @@
 # with an allowlist reaches a TLS and a plain HTTP listener of the
 # test's own on the host's loopback through the proxy port of its own
 # loopback, and nothing else; the proxy's refusals, its resolver and
-# its limits; a second local user's fence; the proxy's death.  No packet
-# leaves loopback: names are mapped by `egress host' or answered by the
-# test's own resolver (regress/dns.py) on 127.0.0.1.
+# its limits; a second local user's fence; the host's own addresses; the
+# proxy's death.  No packet leaves the machine: names are mapped by
+# `egress host' or answered by the test's own resolver (regress/dns.py)
+# on 127.0.0.1, to loopback or to addresses of an interface the test
+# adds.
 
 . "$(atf_get_srcdir)/lib.subr"
 
-# Listeners on the host: plain HTTP (two), TLS, UDP, the resolver.  Each
-# pid goes to listeners.pids for the cleanup.
+# Listeners on the host: plain HTTP (two), TLS, UDP, the resolver (its
+# names and answers, and any NAME=ANSWER given).  Each pid goes to
+# listeners.pids for the cleanup.
 proxy_listeners() {
 	command -v python3 > /dev/null || atf_skip "no python3 (scripts/deps.sh installs it)"
 	PLAIN=$("$REGRESS/t_port") && OTHER=$("$REGRESS/t_port") &&
@@ -35,7 +38,7 @@ while True:
 ' "$UDP" > udp.log 2>&1 &
 	echo $! >> listeners.pids
 	python3 "$TOPDIR/regress/dns.py" "$DNS" dns.log \
-	    rebind.test=127.0.0.1 nx.test=nx silent.test=silent \
+	    rebind.test=127.0.0.1 nx.test=nx silent.test=silent "$@" \
 	    > dnsd.log 2>&1 &
 	echo $! >> listeners.pids
 	if command -v openssl > /dev/null; then
@@ -59,8 +62,9 @@ while True:
 proxy_conf() {
 	fenced_conf
 	cat <<CONF
-egress host "allowed.test" 127.0.0.1
-egress host "sub.wild.test" 127.0.0.1
+egress host "allowed.test" 127.0.0.1 port $PLAIN
+egress host "allowed.test" 127.0.0.1 port $TLS
+egress host "sub.wild.test" 127.0.0.1 port $PLAIN
 egress resolver 127.0.0.1 port $DNS
 egress connect timeout 2
 probe egress allowed "allowed.test:$PLAIN"
@@ -458,6 +462,119 @@ print(n["egress"]["allowed"]["target"], n["egress"]["refused"]["target"],
 }
 second_user_cleanup() { proxy_cleanup; }
 
+atf_test_case host_address cleanup
+host_address_head() {
+	atf_set descr "the proxy never connects to the host's own addresses (a name resolving to an address of an interface the test adds, a listener on 0.0.0.0 behind it) nor to fenced's API; an egress host mapping reaches its address at the one port it names and no other; the same for a second local user's fence"
+	atf_set require.user root
+	atf_set require.progs "curl ip"
+	atf_set timeout 180
+}
+host_address_body() {
+	fenced_vars
+	users_add 1 fpa
+	fenced_run_socket
+	# An interface of the test's own with two addresses: one public by
+	# its class (192.88.99/24, the retired 6to4 relay anycast of RFC
+	# 7526), one private.  Both are this host's: nothing sent to them
+	# leaves the machine.
+	IF=fpa$$
+	ip link add "$IF" type bridge 2> ip.err ||
+	    atf_skip "cannot add an interface: $(cat ip.err)"
+	echo "$IF" > if.name
+	PUB=192.88.99.$(($$ % 250 + 1))
+	PRIV=10.254.$(($$ / 250 % 250 + 1)).$(($$ % 250 + 1))
+	ip link set "$IF" up && ip addr add "$PUB/32" dev "$IF" &&
+	    ip addr add "$PRIV/32" dev "$IF" || atf_fail "ip addr add"
+	proxy_listeners self.test="$PUB" selfpriv.test="$PRIV"
+	# A host service bound to every address, on two ports.
+	ANY=$("$REGRESS/t_port") && ANY2=$("$REGRESS/t_port") ||
+	    atf_fail "no free port"
+	API=$(fenced_port)
+	mkdir -p any
+	echo "a host service" > any/index.html
+	for p in $ANY $ANY2; do
+		(cd any && exec python3 -m http.server "$p" --bind 0.0.0.0) \
+		    > "any$p.log" 2>&1 &
+		echo $! >> listeners.pids
+	done
+	for p in $ANY $ANY2; do
+		wait_until 10 curl -s -o /dev/null "http://$PUB:$p/" ||
+		    atf_fail "the listener on 0.0.0.0:$p did not come up"
+	done
+	got2=$(grep -c '"GET / ' "any$ANY2.log")
+
+	# fenced's own API is refused as a destination when the file is
+	# read, on any loopback address; the form without a port too.
+	proxy_conf > api.conf
+	echo "egress host api.test 127.0.0.2 port $API" >> api.conf
+	atf_check -s exit:1 -e match:"egress host api.test 127.0.0.2 port $API: that is fenced's own API" \
+	    "$BIN/fenced" -n -f api.conf
+	proxy_conf > old.conf
+	echo "egress host mapped.test $PRIV" >> old.conf
+	atf_check -s exit:1 -e match:"name the one port it is for: egress host mapped.test $PRIV port NUMBER" \
+	    "$BIN/fenced" -n -f old.conf
+
+	proxy_conf > fenced.conf
+	cat >> fenced.conf <<CONF
+egress host "mapped.test" $PRIV port $ANY
+egress host "apiself.test" $PRIV port $API
+CONF
+	fenced_start
+	u=$(sed -n 1p users.txt)
+	U="$(as_user "$u") $BIN/fencectl -s $(cat run.sock)"
+	R="$BIN/fencectl -s $(cat run.sock)"
+	for who in R U; do
+		eval "C=\$$who"
+		k=h$(echo "$who" | tr RU ru)
+		atf_check -o ignore $C boot "$k" tier L2 egress \
+		    "self.test:$ANY" "selfpriv.test:$ANY" "mapped.test:$ANY" \
+		    "mapped.test:$ANY2" "apiself.test:$API" "self.test:$API"
+		# Resolved to the host's own public-looking address: refused,
+		# by plain http and by CONNECT.
+		atf_check -o match:"X-Fenced-Egress: host-address" \
+		    -o not-match:"a host service" $C exec "$k" -- \
+		    curl -sS -i -m 10 "http://self.test:$ANY/"
+		atf_check -s not-exit:0 -e match:"403" $C exec "$k" -- \
+		    curl -sS -m 10 -p "http://self.test:$ANY/"
+		atf_check -o match:"X-Fenced-Egress: host-address" $C exec \
+		    "$k" -- curl -sS -i -m 10 "http://self.test:$API/"
+		# Resolved to the private one: refused as private.
+		atf_check -o match:"X-Fenced-Egress: private-address" $C exec \
+		    "$k" -- curl -sS -i -m 10 "http://selfpriv.test:$ANY/"
+		# The exact address and port the administrator named: reached.
+		atf_check -o inline:"a host service\n" $C exec "$k" -- \
+		    curl -sS -m 10 "http://mapped.test:$ANY/"
+		atf_check -o inline:"a host service\n" $C exec "$k" -- \
+		    curl -sS -m 10 -p "http://mapped.test:$ANY/"
+		# Another port of it, listed and listening: refused.
+		atf_check -o match:"X-Fenced-Egress: not-mapped" \
+		    -o not-match:"a host service" $C exec "$k" -- \
+		    curl -sS -i -m 10 "http://mapped.test:$ANY2/"
+		atf_check -s not-exit:0 -e match:"403" $C exec "$k" -- \
+		    curl -sS -m 10 -p "http://mapped.test:$ANY2/"
+		# A mapping to the host's own address at the API's port.
+		atf_check -o match:"X-Fenced-Egress: fenced-listener" $C exec \
+		    "$k" -- curl -sS -i -m 10 "http://apiself.test:$API/"
+		# The addresses themselves are no names of the list.
+		atf_check -o match:"X-Fenced-Egress: not-listed" $C exec \
+		    "$k" -- curl -sS -i -m 10 "http://$PUB:$ANY/"
+	done
+	# Only the mapped port was ever served to a fence (the probes and
+	# the checks above): nothing reached the other.
+	atf_check_equal "$got2" "$(grep -c '"GET / ' "any$ANY2.log")"
+	atf_check -o match:"fence hu of [0-9]+: egress GET self.test:$ANY refused: host-address" \
+	    cat fenced.log
+	fenced_stop
+}
+host_address_cleanup() {
+	proxy_cleanup
+	IF=$(cat if.name 2>/dev/null)
+	case "$IF" in
+	fpa[0-9]*) ip link del "$IF" 2>/dev/null ;;
+	esac
+	true
+}
+
 atf_test_case kill_proxy cleanup
 kill_proxy_head() {
 	atf_set descr "SIGKILL of the egress proxy while a connection is relayed takes the daemon down in order, non-zero, and nothing of the fence is left"
@@ -504,5 +621,6 @@ atf_init_test_cases() {
 	atf_add_test_case hostile
 	atf_add_test_case limits
 	atf_add_test_case second_user
+	atf_add_test_case host_address
 	atf_add_test_case kill_proxy
 }
