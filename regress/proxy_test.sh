@@ -464,7 +464,7 @@ second_user_cleanup() { proxy_cleanup; }
 
 atf_test_case host_address cleanup
 host_address_head() {
-	atf_set descr "the proxy never connects to the host's own addresses (a name resolving to an address of an interface the test adds, a listener on 0.0.0.0 behind it) nor to fenced's API; an egress host mapping reaches its address at the one port it names and no other; the same for a second local user's fence"
+	atf_set descr "the proxy never connects to the host's own addresses (a name resolving to an IPv4 or IPv6 address of an interface the test adds, a listener on all addresses behind it) nor to fenced's API; an egress host mapping reaches its address at the one port it names and no other; the same for a second local user's fence"
 	atf_set require.user root
 	atf_set require.progs "curl ip"
 	atf_set timeout 180
@@ -473,33 +473,39 @@ host_address_body() {
 	fenced_vars
 	users_add 1 fpa
 	fenced_run_socket
-	# An interface of the test's own with two addresses: one public by
-	# its class (192.88.99/24, the retired 6to4 relay anycast of RFC
-	# 7526), one private.  Both are this host's: nothing sent to them
-	# leaves the machine.
+	# An interface of the test's own with addresses public by their
+	# class (192.88.99/24, the retired 6to4 relay anycast of RFC 7526;
+	# 2001:2::/48, for benchmarks, RFC 5180) and a private one.  All are
+	# this host's: nothing sent to them leaves the machine.
 	IF=fpa$$
 	ip link add "$IF" type bridge 2> ip.err ||
 	    atf_skip "cannot add an interface: $(cat ip.err)"
 	echo "$IF" > if.name
 	PUB=192.88.99.$(($$ % 250 + 1))
 	PRIV=10.254.$(($$ / 250 % 250 + 1)).$(($$ % 250 + 1))
+	PUB6=2001:2::$(printf %x $(($$ % 65536)))
 	ip link set "$IF" up && ip addr add "$PUB/32" dev "$IF" &&
 	    ip addr add "$PRIV/32" dev "$IF" || atf_fail "ip addr add"
-	proxy_listeners self.test="$PUB" selfpriv.test="$PRIV"
-	# A host service bound to every address, on two ports.
+	ip -6 addr add "$PUB6/128" dev "$IF" nodad 2> ip.err ||
+	    atf_skip "no IPv6 address on an interface: $(cat ip.err)"
+	proxy_listeners self.test="$PUB" selfpriv.test="$PRIV" \
+	    self6.test="$PUB6"
+	# A host service bound to every address, v4 and v6, on two ports.
 	ANY=$("$REGRESS/t_port") && ANY2=$("$REGRESS/t_port") ||
 	    atf_fail "no free port"
 	API=$(fenced_port)
 	mkdir -p any
 	echo "a host service" > any/index.html
 	for p in $ANY $ANY2; do
-		(cd any && exec python3 -m http.server "$p" --bind 0.0.0.0) \
+		(cd any && exec python3 -m http.server "$p" --bind ::) \
 		    > "any$p.log" 2>&1 &
 		echo $! >> listeners.pids
 	done
 	for p in $ANY $ANY2; do
 		wait_until 10 curl -s -o /dev/null "http://$PUB:$p/" ||
-		    atf_fail "the listener on 0.0.0.0:$p did not come up"
+		    atf_fail "the listener on [::]:$p did not come up"
+		wait_until 10 curl -s -o /dev/null "http://[$PUB6]:$p/" ||
+		    atf_fail "the listener on [::]:$p is not dual-stack"
 	done
 	got2=$(grep -c '"GET / ' "any$ANY2.log")
 
@@ -528,7 +534,8 @@ CONF
 		k=h$(echo "$who" | tr RU ru)
 		atf_check -o ignore $C boot "$k" tier L2 egress \
 		    "self.test:$ANY" "selfpriv.test:$ANY" "mapped.test:$ANY" \
-		    "mapped.test:$ANY2" "apiself.test:$API" "self.test:$API"
+		    "mapped.test:$ANY2" "apiself.test:$API" "self.test:$API" \
+		    "self6.test:$ANY"
 		# Resolved to the host's own public-looking address: refused,
 		# by plain http and by CONNECT.
 		atf_check -o match:"X-Fenced-Egress: host-address" \
@@ -538,6 +545,9 @@ CONF
 		    curl -sS -m 10 -p "http://self.test:$ANY/"
 		atf_check -o match:"X-Fenced-Egress: host-address" $C exec \
 		    "$k" -- curl -sS -i -m 10 "http://self.test:$API/"
+		atf_check -o match:"X-Fenced-Egress: host-address" \
+		    -o not-match:"a host service" $C exec "$k" -- \
+		    curl -sS -i -m 10 "http://self6.test:$ANY/"
 		# Resolved to the private one: refused as private.
 		atf_check -o match:"X-Fenced-Egress: private-address" $C exec \
 		    "$k" -- curl -sS -i -m 10 "http://selfpriv.test:$ANY/"
