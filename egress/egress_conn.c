@@ -732,8 +732,11 @@ conn_connect_next(struct econn *ec)
 		event_add(&ec->ec_conn_ev, &tv);
 		return;
 	}
-	conn_refuse(ec, 1, ec->ec_self_late ? "host-address" :
-	    "connect-failed", NULL);
+	if (ec->ec_self_late)
+		conn_refuse(ec, 1, "host-address", "one was this host's own "
+		    "by the time it was connected");
+	else
+		conn_refuse(ec, 1, "connect-failed", NULL);
 }
 
 /*

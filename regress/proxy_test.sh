@@ -481,15 +481,22 @@ host_address_body() {
 	ip link add "$IF" type bridge 2> ip.err ||
 	    atf_skip "cannot add an interface: $(cat ip.err)"
 	echo "$IF" > if.name
-	PUB=192.88.99.$(($$ % 250 + 1))
+	# Three in a row of 192.88.99/24: the interface's, one routed to it
+	# that nobody answers (no port on the bridge: the ARP goes nowhere,
+	# the connect fails after its tries), one made the host's late.
+	PUB=192.88.99.$(($$ % 84 * 3 + 1))
+	BLACK=192.88.99.$(($$ % 84 * 3 + 2))
+	LATE=192.88.99.$(($$ % 84 * 3 + 3))
 	PRIV=10.254.$(($$ / 250 % 250 + 1)).$(($$ % 250 + 1))
 	PUB6=2001:2::$(printf %x $(($$ % 65536)))
 	ip link set "$IF" up && ip addr add "$PUB/32" dev "$IF" &&
 	    ip addr add "$PRIV/32" dev "$IF" || atf_fail "ip addr add"
+	ip route add "$BLACK/32" dev "$IF" && ip route add "$LATE/32" dev "$IF" ||
+	    atf_fail "ip route add"
 	ip -6 addr add "$PUB6/128" dev "$IF" nodad 2> ip.err ||
 	    atf_skip "no IPv6 address on an interface: $(cat ip.err)"
 	proxy_listeners self.test="$PUB" selfpriv.test="$PRIV" \
-	    self6.test="$PUB6"
+	    self6.test="$PUB6" late.test="$BLACK,$LATE"
 	# A host service bound to every address, v4 and v6, on two ports.
 	ANY=$("$REGRESS/t_port") && ANY2=$("$REGRESS/t_port") ||
 	    atf_fail "no free port"
@@ -524,6 +531,7 @@ host_address_body() {
 	cat >> fenced.conf <<CONF
 egress host "mapped.test" $PRIV port $ANY
 egress host "apiself.test" $PRIV port $API
+egress connect timeout 20
 CONF
 	fenced_start
 	u=$(sed -n 1p users.txt)
@@ -569,6 +577,26 @@ CONF
 		atf_check -o match:"X-Fenced-Egress: not-listed" $C exec \
 		    "$k" -- curl -sS -i -m 10 "http://$PUB:$ANY/"
 	done
+	# An address that becomes the host's between the resolver's answer
+	# and the connection: late.test is first the one nobody answers,
+	# then LATE, made the host's own while the first is tried.  The
+	# connection to it is made and closed unused.  (The probe at the
+	# boot tries the configured allowed.test, never late.test: a failed
+	# neighbour entry it left would make both fail at once.)
+	atf_check -o ignore $R boot late tier L2 egress "allowed.test:$PLAIN" \
+	    "late.test:$ANY"
+	: > dns.log
+	$R exec late -- curl -sS -i -m 30 "http://late.test:$ANY/" \
+	    > late.out 2>&1 &
+	cpid=$!
+	wait_until 30 grep -qx "late.test 1" dns.log ||
+	    atf_fail "late.test was not asked for"
+	sleep 0.5
+	ip addr add "$LATE/32" dev "$IF" || atf_fail "ip addr add $LATE"
+	wait $cpid
+	atf_check -o match:"X-Fenced-Egress: host-address" \
+	    -o match:"by the time it was connected" \
+	    -o not-match:"a host service" cat late.out
 	# Only the mapped port was ever served to a fence (the probes and
 	# the checks above): nothing reached the other.
 	atf_check_equal "$got2" "$(grep -c '"GET / ' "any$ANY2.log")"
