@@ -709,6 +709,7 @@ conn_connect_next(struct econn *ec)
 	struct timeval	 tv;
 	socklen_t	 sl;
 	int		 fd;
+	char		 a[FENCED_ADDR_MAX];
 
 	for (; ec->ec_next < ec->ec_naddrs; ec->ec_next++) {
 		ss = &ec->ec_addrs[ec->ec_next];
@@ -718,6 +719,12 @@ conn_connect_next(struct econn *ec)
 		    SOCK_CLOEXEC, 0)) == -1) {
 			log_warn("%s: socket", __func__);
 			continue;
+		}
+		if (log_getverbose()) {
+			conn_addr_str(ss, a, sizeof(a));
+			log_debug("fence %u: %s:%u trying %s",
+			    ec->ec_fence->ef_id, ec->ec_req.er_host,
+			    ec->ec_req.er_port, a);
 		}
 		if (connect(fd, (struct sockaddr *)ss, sl) == -1 &&
 		    errno != EINPROGRESS) {
