@@ -213,26 +213,38 @@ egress_list_match(const char list[][EGRESS_ENTRY_LEN], size_t n,
 	return (found);
 }
 
-/* "NAME ADDRESS" of `egress host' into name and addr; 0 on a bad one. */
+/*
+ * "NAME ADDRESS PORT" of `egress host' into name, addr and *port; 0 on
+ * a bad one (the address numeric, the port 1..65535 in decimal).
+ */
 int
 egress_host_parse(const char *s, char *name, size_t namesize, char *addr,
-    size_t addrsize)
+    size_t addrsize, uint16_t *port)
 {
 	unsigned char	 bin[sizeof(struct in6_addr)];
-	const char	*sp;
+	const char	*sp, *sp2, *errstr;
 	size_t		 n;
+	long long	 v;
 
 	if ((sp = strchr(s, ' ')) == NULL || (n = sp - s) >= namesize ||
-	    n >= EGRESS_NAME_LEN || strlen(sp + 1) >= addrsize ||
-	    strlen(sp + 1) >= FENCED_ADDR_MAX)
+	    n >= EGRESS_NAME_LEN ||
+	    (sp2 = strchr(sp + 1, ' ')) == NULL ||
+	    (size_t)(sp2 - (sp + 1)) >= addrsize ||
+	    (size_t)(sp2 - (sp + 1)) >= FENCED_ADDR_MAX ||
+	    strlen(sp2 + 1) > 5 || sp2[1] < '1' || sp2[1] > '9')
 		return (0);
 	memcpy(name, s, n);
 	name[n] = '\0';
-	(void)strlcpy(addr, sp + 1, addrsize);
+	memcpy(addr, sp + 1, sp2 - (sp + 1));
+	addr[sp2 - (sp + 1)] = '\0';
 	if (!egress_name_valid(name))
 		return (0);
 	if (inet_pton(AF_INET, addr, bin) != 1 &&
 	    inet_pton(AF_INET6, addr, bin) != 1)
 		return (0);
+	v = strtonum(sp2 + 1, 1, 65535, &errstr);
+	if (errstr != NULL)
+		return (0);
+	*port = (uint16_t)v;
 	return (1);
 }

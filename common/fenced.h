@@ -59,9 +59,9 @@ enum fenced_proc {
 #define EGRESS_LIST_MAX		32	/* entries of one fence's list */
 #define EGRESS_NAME_LEN		254	/* a host name, NUL included */
 #define EGRESS_ENTRY_LEN	(EGRESS_NAME_LEN + 6)	/* name:port */
-#define EGRESS_HOSTS_MAX	32	/* `egress host NAME ADDRESS' */
-#define EGRESS_HOST_LEN		(EGRESS_NAME_LEN + FENCED_ADDR_MAX)
-					/* "NAME ADDRESS" */
+#define EGRESS_HOSTS_MAX	32	/* `egress host NAME ADDRESS port P' */
+#define EGRESS_HOST_LEN		(EGRESS_NAME_LEN + FENCED_ADDR_MAX + 6)
+					/* "NAME ADDRESS PORT" */
 #define EGRESS_RESOLVERS_MAX	3	/* `egress resolver ADDRESS' */
 #define EGRESS_PROXY_PORT	3128	/* on 127.0.0.1 inside the fence */
 #define EGRESS_CONNS_MIN	1	/* `egress connections N', per fence */
@@ -151,7 +151,7 @@ struct fenced_config {
 	uint32_t	 c_http_norigins;
 	/* `egress ...': the proxy (docs/egress.md). */
 	char		 c_egress_host[EGRESS_HOSTS_MAX][EGRESS_HOST_LEN];
-	uint32_t	 c_egress_nhosts;	/* "NAME ADDRESS", each */
+	uint32_t	 c_egress_nhosts;	/* "NAME ADDRESS PORT", each */
 	char		 c_egress_resolver[EGRESS_RESOLVERS_MAX][FENCED_ADDR_MAX];
 	uint32_t	 c_egress_nresolvers;	/* 0: /etc/resolv.conf's */
 	uint16_t	 c_egress_resolver_port;	/* 53 */
@@ -239,7 +239,7 @@ int		 egress_name_valid(const char *);
 int		 egress_list_match(const char [][EGRESS_ENTRY_LEN], size_t,
 		    const char *, uint16_t, int *);
 int		 egress_host_parse(const char *, char *, size_t, char *,
-		    size_t);
+		    size_t, uint16_t *);
 int		 hexdigit(int);
 int		 word_listed(const char *, const char *);
 int		 file_read_small(const char *, const char *, char *, size_t);

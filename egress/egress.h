@@ -1,7 +1,8 @@
 /*
  * The egress proxy's pure parts (docs/egress.md): the parser of a
  * request's head, the classifier of addresses and the stub resolver's
- * codec.  No sockets, no libevent, no globals.
+ * codec.  No libevent, no globals; no sockets but the kernel's word on
+ * the host's own addresses (egress_addr_self, egress_fd_self).
  */
 #ifndef EGRESS_H
 #define EGRESS_H
@@ -38,6 +39,8 @@ int		 egress_req_parse(const char *, size_t, struct egress_req *,
 /* egress/egress_addr.c */
 int		 egress_addr_public(const struct sockaddr *);
 const char	*egress_addr_class(const struct sockaddr *);
+int		 egress_addr_self(const struct sockaddr *);
+int		 egress_fd_self(int, const struct sockaddr *);
 
 /* egress/egress_dns.c */
 ssize_t		 egress_dns_query(uint8_t *, size_t, uint16_t, const char *,

@@ -1,14 +1,17 @@
 /*
  * Which addresses the proxy may connect to: ordinary public unicast
  * only.  v4 embedded in v6 (mapped, compatible, NAT64, 6to4) is judged
- * as its v4 (docs/egress.md).
+ * as its v4 (docs/egress.md).  And which are the host's own: that one
+ * asks the kernel, the only part here that is not pure.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
 
 #include <netinet/in.h>
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "egress.h"
 
@@ -104,4 +107,69 @@ int
 egress_addr_public(const struct sockaddr *sa)
 {
 	return (strcmp(egress_addr_class(sa), "public") == 0);
+}
+
+/* The same address (not port), of the same family. */
+static int
+addr_same(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return (0);
+	if (a->sa_family == AF_INET)
+		return (((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		    ((const struct sockaddr_in *)b)->sin_addr.s_addr);
+	if (a->sa_family == AF_INET6)
+		return (memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		    &((const struct sockaddr_in6 *)b)->sin6_addr,
+		    sizeof(struct in6_addr)) == 0);
+	return (0);
+}
+
+/*
+ * Whether fd, a connected socket, is connected to this host itself:
+ * for a destination the kernel delivers locally (an address of any
+ * interface, v4 or v6, however recently added, or a local route of
+ * IPv4 without a source of its own) the address it picks for our end is
+ * the destination itself.  1 yes, 0 no, -1 cannot tell.
+ */
+int
+egress_fd_self(int fd, const struct sockaddr *dst)
+{
+	struct sockaddr_storage	 me;
+	socklen_t		 sl = sizeof(me);
+
+	if (getsockname(fd, (struct sockaddr *)&me, &sl) == -1)
+		return (-1);
+	return (addr_same((struct sockaddr *)&me, dst));
+}
+
+/*
+ * Whether sa is one of the host's own addresses, by the kernel's own
+ * choice of route at this moment (egress_fd_self), on a UDP socket
+ * connected to it: nothing is sent.  No route to it is not the host's;
+ * anything else that fails cannot tell (-1), which the caller refuses.
+ */
+int
+egress_addr_self(const struct sockaddr *sa)
+{
+	socklen_t	 sl;
+	int		 fd, r;
+
+	if (sa->sa_family == AF_INET)
+		sl = sizeof(struct sockaddr_in);
+	else if (sa->sa_family == AF_INET6)
+		sl = sizeof(struct sockaddr_in6);
+	else
+		return (-1);
+	if ((fd = socket(sa->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		return (-1);
+	if (connect(fd, sa, sl) == -1) {
+		r = (errno == ENETUNREACH || errno == EHOSTUNREACH ||
+		    errno == ENETDOWN) ? 0 : -1;
+		close(fd);
+		return (r);
+	}
+	r = egress_fd_self(fd, sa);
+	close(fd);
+	return (r);
 }

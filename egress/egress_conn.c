@@ -3,9 +3,11 @@
  * states: the head of the request is read (at most EGRESS_HEAD_MAX
  * bytes, within the idle time), the name and port are held against the
  * fence's list before anything is resolved, the name is resolved (an
- * `egress host' mapping, else the stub resolver over UDP) and every
- * address that is not ordinary public unicast refused, then the
- * addresses are connected to in turn, all within the connect deadline;
+ * `egress host' mapping for that port, else the stub resolver over UDP)
+ * and every address that is not ordinary public unicast, or is one of
+ * the host's own, refused, then the addresses are connected to in turn
+ * (a connection that turns out to be to the host itself closed unused),
+ * all within the connect deadline;
  * then the bytes are relayed both ways, each way through the fence's
  * own bucket, until either side closes or nothing moved for the idle
  * time.  Anything else is answered with a refusal and closed.  Each
@@ -58,6 +60,12 @@ static const struct conn_refusal conn_refusals[] = {
 	{ "not-listed",		403, "not in this fence's egress list" },
 	{ "private-address",	403, "the name resolves only to addresses "
 	    "that are not public" },
+	{ "host-address",	403, "the name resolves only to this host's "
+	    "own addresses" },
+	{ "not-mapped",		403, "egress host maps this name for other "
+	    "ports only" },
+	{ "fenced-listener",	403, "fenced's own API is never a "
+	    "destination" },
 	{ "resolve-failed",	502, "the name could not be resolved" },
 	{ "connect-failed",	502, "no address of the name could be "
 	    "connected to" },
@@ -252,20 +260,44 @@ conn_addr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
 		buf[0] = '\0';
 }
 
-/* The `egress host' address of name, if the configuration maps it. */
+/*
+ * The `egress host' address of name at port: 1 if the configuration
+ * maps both, 2 if it maps the name for other ports only, 0 if not.
+ */
 static int
 conn_mapped(const char *name, uint16_t port, struct sockaddr_storage *ss)
 {
 	const struct fenced_config *c = egress_conf();
 	char		 n[EGRESS_NAME_LEN], a[FENCED_ADDR_MAX];
 	uint32_t	 i;
+	uint16_t	 p;
+	int		 other = 0;
 
-	for (i = 0; i < c->c_egress_nhosts; i++)
-		if (egress_host_parse(c->c_egress_host[i], n, sizeof(n), a,
-		    sizeof(a)) && strcmp(n, name) == 0 &&
-		    egress_sockaddr(a, port, ss))
+	for (i = 0; i < c->c_egress_nhosts; i++) {
+		if (!egress_host_parse(c->c_egress_host[i], n, sizeof(n), a,
+		    sizeof(a), &p) || strcmp(n, name) != 0)
+			continue;
+		if (p == port && egress_sockaddr(a, port, ss))
 			return (1);
-	return (0);
+		other = 1;
+	}
+	return (other ? 2 : 0);
+}
+
+/*
+ * fenced's own API: the listen port on a loopback address or on one of
+ * the host's own (the API listens on loopback only, but which address
+ * is the host's can change; this holds whatever the configuration
+ * says).
+ */
+static int
+conn_api(const struct sockaddr_storage *ss, uint16_t port, int self)
+{
+	if (port != egress_conf()->c_listen_port)
+		return (0);
+	return (self != 0 || strcmp(egress_addr_class((const struct sockaddr *)
+	    ss), "loopback") == 0 || strcmp(egress_addr_class(
+	    (const struct sockaddr *)ss), "unspecified") == 0);
 }
 
 /* The head is in: decide by the list, then find the name's addresses. */
@@ -276,7 +308,7 @@ conn_decide(struct econn *ec)
 	struct efence	*ef = ec->ec_fence;
 	struct egress_req *r = &ec->ec_req;
 	struct timespec	 now;
-	int		 exact = 0;
+	int		 exact = 0, self;
 
 	bufferevent_disable(ec->ec_in, EV_READ);
 	if (!egress_list_match((const char (*)[EGRESS_ENTRY_LEN])ef->ef_list,
@@ -290,19 +322,35 @@ conn_decide(struct econn *ec)
 	ec->ec_deadline.tv_sec += c->c_egress_connect;
 	evtimer_del(&ec->ec_timer);
 	conn_timer_in(ec, c->c_egress_connect);
-	if (conn_mapped(r->er_host, r->er_port, &ec->ec_addrs[0])) {
+	switch (conn_mapped(r->er_host, r->er_port, &ec->ec_addrs[0])) {
+	case 1:
 		/*
-		 * Mapped by the configuration: a private address is
-		 * reached only for an exact entry of the list.
+		 * Mapped by the configuration for this port: a private
+		 * address or one of the host's own is reached only for an
+		 * exact entry of the list, fenced's API never.
 		 */
+		self = egress_addr_self((struct sockaddr *)&ec->ec_addrs[0]);
+		if (conn_api(&ec->ec_addrs[0], r->er_port, self)) {
+			conn_refuse(ec, 1, "fenced-listener", NULL);
+			return;
+		}
 		if (!exact && !egress_addr_public((struct sockaddr *)
 		    &ec->ec_addrs[0])) {
 			conn_refuse(ec, 1, "private-address", NULL);
 			return;
 		}
+		if (!exact && self != 0) {
+			conn_refuse(ec, 1, "host-address", NULL);
+			return;
+		}
+		ec->ec_mapped = 1;
 		ec->ec_naddrs = 1;
 		ec->ec_state = EC_CONNECT;
 		conn_connect_next(ec);
+		return;
+	case 2:
+		/* The name is the configuration's: not resolved elsewhere. */
+		conn_refuse(ec, 1, "not-mapped", NULL);
 		return;
 	}
 	ec->ec_state = EC_RESOLVE;
@@ -551,6 +599,7 @@ conn_resolve(struct econn *ec)
 		ec->ec_dns_server++;
 		ec->ec_naddrs = 0;
 		ec->ec_nprivate = 0;
+		ec->ec_nself = 0;
 		event_assign(&ec->ec_dns_ev, egress_base(), fd,
 		    EV_READ | EV_PERSIST | EV_TIMEOUT, conn_dns_read, ec);
 		tv.tv_sec = conn_left(ec) < EGRESS_DNS_TRY_SEC ?
@@ -563,7 +612,10 @@ conn_resolve(struct econn *ec)
 	    ec->ec_dns_why);
 }
 
-/* The addresses of one answer: the public ones kept, others counted. */
+/*
+ * The addresses of one answer: the public ones that are not the host's
+ * own kept, others counted.
+ */
 static void
 conn_dns_take(struct econn *ec, const struct sockaddr_storage *a, size_t n)
 {
@@ -572,6 +624,10 @@ conn_dns_take(struct econn *ec, const struct sockaddr_storage *a, size_t n)
 	for (i = 0; i < n && ec->ec_naddrs < EGRESS_ADDRS_MAX; i++) {
 		if (!egress_addr_public((const struct sockaddr *)&a[i])) {
 			ec->ec_nprivate++;
+			continue;
+		}
+		if (egress_addr_self((const struct sockaddr *)&a[i]) != 0) {
+			ec->ec_nself++;
 			continue;
 		}
 		ec->ec_addrs[ec->ec_naddrs] = a[i];
@@ -631,7 +687,9 @@ conn_dns_read(int fd, short ev, void *arg)
 	close(ec->ec_dns_fd);
 	ec->ec_dns_fd = -1;
 	if (ec->ec_naddrs == 0) {
-		if (ec->ec_nprivate > 0)
+		if (ec->ec_nself > 0)
+			conn_refuse(ec, 1, "host-address", NULL);
+		else if (ec->ec_nprivate > 0)
 			conn_refuse(ec, 1, "private-address", NULL);
 		else
 			conn_refuse(ec, 1, "resolve-failed",
@@ -651,6 +709,7 @@ conn_connect_next(struct econn *ec)
 	struct timeval	 tv;
 	socklen_t	 sl;
 	int		 fd;
+	char		 a[FENCED_ADDR_MAX];
 
 	for (; ec->ec_next < ec->ec_naddrs; ec->ec_next++) {
 		ss = &ec->ec_addrs[ec->ec_next];
@@ -660,6 +719,12 @@ conn_connect_next(struct econn *ec)
 		    SOCK_CLOEXEC, 0)) == -1) {
 			log_warn("%s: socket", __func__);
 			continue;
+		}
+		if (log_getverbose()) {
+			conn_addr_str(ss, a, sizeof(a));
+			log_debug("fence %u: %s:%u trying %s",
+			    ec->ec_fence->ef_id, ec->ec_req.er_host,
+			    ec->ec_req.er_port, a);
 		}
 		if (connect(fd, (struct sockaddr *)ss, sl) == -1 &&
 		    errno != EINPROGRESS) {
@@ -674,7 +739,11 @@ conn_connect_next(struct econn *ec)
 		event_add(&ec->ec_conn_ev, &tv);
 		return;
 	}
-	conn_refuse(ec, 1, "connect-failed", NULL);
+	if (ec->ec_self_late)
+		conn_refuse(ec, 1, "host-address", "one was this host's own "
+		    "by the time it was connected");
+	else
+		conn_refuse(ec, 1, "connect-failed", NULL);
 }
 
 /*
@@ -730,6 +799,15 @@ conn_connected(int fd, short ev, void *arg)
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) == -1)
 		err = errno;
 	ec->ec_conn_fd = -1;
+	/*
+	 * A resolved address that became the host's own after it was
+	 * checked: closed before a byte is relayed.
+	 */
+	if (err == 0 && !ec->ec_mapped && egress_fd_self(fd,
+	    (struct sockaddr *)&ec->ec_addrs[ec->ec_next]) != 0) {
+		ec->ec_self_late = 1;
+		err = -1;
+	}
 	if (err != 0) {
 		close(fd);
 		ec->ec_next++;

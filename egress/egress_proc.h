@@ -69,10 +69,13 @@ struct econn {
 	int			 ec_dns_done[2];
 	const char		*ec_dns_why;
 	unsigned int		 ec_nprivate;	/* answers refused as such */
+	unsigned int		 ec_nself;	/* the host's own, refused */
 
 	struct sockaddr_storage	 ec_addrs[EGRESS_ADDRS_MAX];
 	size_t			 ec_naddrs;
 	size_t			 ec_next;	/* to try */
+	int			 ec_mapped;	/* by `egress host' */
+	int			 ec_self_late;	/* connected: the host's own */
 	int			 ec_conn_fd;
 	struct event		 ec_conn_ev;
 

@@ -219,13 +219,14 @@ msg_config_egress_valid(const struct fenced_config *c)
 	unsigned char	 bin[16];
 	char		 name[EGRESS_NAME_LEN], addr[FENCED_ADDR_MAX];
 	uint32_t	 i;
+	uint16_t	 port;
 
 	if (c->c_egress_nhosts > EGRESS_HOSTS_MAX ||
 	    c->c_egress_nresolvers > EGRESS_RESOLVERS_MAX)
 		return (0);
 	for (i = 0; i < c->c_egress_nhosts; i++)
 		if (!egress_host_parse(c->c_egress_host[i], name,
-		    sizeof(name), addr, sizeof(addr)))
+		    sizeof(name), addr, sizeof(addr), &port))
 			return (0);
 	for (i = 0; i < c->c_egress_nresolvers; i++)
 		if (!msg_str_set(c->c_egress_resolver[i],

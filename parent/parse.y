@@ -227,7 +227,8 @@ static void	 conf_uids(const char *);
 static void	 conf_probe_dns(const char *);
 static void	 conf_probe_tcp(const char *);
 static void	 conf_probe_egress(const char *, const char *, char *);
-static void	 conf_egress_host(const char *, const char *);
+static void	 conf_egress_host(const char *, const char *, const char *);
+static int	 conf_egress_host_api(const char *, uint16_t);
 static void	 conf_egress_resolver(const char *, const char *);
 static void	 conf_tier(const char *);
 static void	 conf_backend(const char *);
@@ -387,7 +388,9 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 			conf_probe_egress("refused", $4,
 			    ps.conf->c_probe_egress_refused);
 		}
-		| EGRESS HOST STRING STRING	{ conf_egress_host($3, $4); }
+		| EGRESS HOST STRING STRING port {
+			conf_egress_host($3, $4, $5);
+		}
 		| EGRESS RESOLVER STRING port	{ conf_egress_resolver($3, $4); }
 		| EGRESS RESOLVER PORT STRING	{
 			conf_egress_resolver(NULL, $4);
@@ -1292,17 +1295,25 @@ conf_probe_egress(const char *which, const char *target, char *dst)
 }
 
 /*
- * `egress host NAME ADDRESS': the proxy takes ADDRESS for NAME without
- * asking a resolver; the one way to a private address (docs/egress.md).
+ * `egress host NAME ADDRESS port P': the proxy takes ADDRESS for NAME at
+ * port P without asking a resolver; the one way to a private address or
+ * one of the host's own, and only to that port (docs/egress.md).  The
+ * form without a port, which granted every port of ADDRESS to any list
+ * naming NAME, is refused with the form to use.
  */
 static void
-conf_egress_host(const char *name, const char *addr)
+conf_egress_host(const char *name, const char *addr, const char *port)
 {
+	static const struct conf_num pn =
+	    { "egress host port", UNIT_NONE, 1, 65535, "" };
 	struct fenced_config	*c = ps.conf;
 	char			 lname[EGRESS_NAME_LEN], line[EGRESS_HOST_LEN];
 	char			 n[EGRESS_NAME_LEN], a[FENCED_ADDR_MAX];
+	char			 n2[EGRESS_NAME_LEN], a2[FENCED_ADDR_MAX];
 	size_t			 i;
 	uint32_t		 k;
+	uint16_t		 p, p2;
+	long long		 v;
 
 	if (strlen(name) >= sizeof(lname)) {
 		yyerror("egress host: the name is over 253 bytes");
@@ -1315,18 +1326,25 @@ conf_egress_host(const char *name, const char *addr)
 		yyerror("egress host \"%s\" is not a host name", name);
 		return;
 	}
-	(void)snprintf(line, sizeof(line), "%s %s", lname, addr);
-	if (!egress_host_parse(line, n, sizeof(n), a, sizeof(a))) {
+	if (port == NULL) {
+		yyerror("egress host %s %s: name the one port it is for: "
+		    "egress host %s %s port NUMBER", name, addr, name, addr);
+		return;
+	}
+	if (conf_value(&pn, port, &v) == -1)
+		return;
+	(void)snprintf(line, sizeof(line), "%s %s %lld", lname, addr, v);
+	if (strlen(addr) >= sizeof(a) || strchr(addr, ' ') != NULL ||
+	    !egress_host_parse(line, n, sizeof(n), a, sizeof(a), &p)) {
 		yyerror("egress host %s: \"%s\" is not an IPv4 or IPv6 "
 		    "address", name, addr);
 		return;
 	}
 	for (k = 0; k < c->c_egress_nhosts; k++) {
-		size_t	 len = strlen(lname);
-
-		if (strncmp(c->c_egress_host[k], lname, len) == 0 &&
-		    c->c_egress_host[k][len] == ' ') {
-			yyerror("egress host %s is given twice", name);
+		if (egress_host_parse(c->c_egress_host[k], n2, sizeof(n2),
+		    a2, sizeof(a2), &p2) && strcmp(n2, n) == 0 && p2 == p) {
+			yyerror("egress host %s port %u is given twice", name,
+			    (unsigned)p);
 			return;
 		}
 	}
@@ -1336,6 +1354,35 @@ conf_egress_host(const char *name, const char *addr)
 	}
 	(void)strlcpy(c->c_egress_host[c->c_egress_nhosts++], line,
 	    sizeof(c->c_egress_host[0]));
+}
+
+/*
+ * Whether ADDRESS at port is fenced's own API: a loopback or unspecified
+ * address, or the listen address, at the listen port.  The API listens
+ * on loopback only; any loopback address at its port is refused, as it
+ * could be it.
+ */
+static int
+conf_egress_host_api(const char *addr, uint16_t port)
+{
+	struct fenced_config	*c = ps.conf;
+	struct in_addr		 a4;
+	struct in6_addr		 a6;
+
+	if (port != c->c_listen_port)
+		return (0);
+	if (strcmp(addr, c->c_listen_addr) == 0)
+		return (1);
+	if (inet_pton(AF_INET, addr, &a4) == 1)
+		return ((ntohl(a4.s_addr) >> 24) == IN_LOOPBACKNET ||
+		    a4.s_addr == htonl(INADDR_ANY));
+	if (inet_pton(AF_INET6, addr, &a6) == 1)
+		return (IN6_IS_ADDR_LOOPBACK(&a6) ||
+		    IN6_IS_ADDR_UNSPECIFIED(&a6) ||
+		    (IN6_IS_ADDR_V4MAPPED(&a6) &&
+		    (a6.s6_addr[12] == IN_LOOPBACKNET ||
+		    memcmp(&a6.s6_addr[12], "\0\0\0\0", 4) == 0)));
+	return (0);
 }
 
 /*
@@ -1717,6 +1764,21 @@ conf_check(void)
 	char			 a[32], b[32];
 	int			 bad = 0, i;
 
+	/* fenced's own API is never a destination of the egress proxy. */
+	for (i = 0; i < (int)c->c_egress_nhosts; i++) {
+		char		 n[EGRESS_NAME_LEN], ad[FENCED_ADDR_MAX];
+		uint16_t	 p;
+
+		if (egress_host_parse(c->c_egress_host[i], n, sizeof(n), ad,
+		    sizeof(ad), &p) && conf_egress_host_api(ad, p)) {
+			log_warnx("%s: egress host %s %s port %u: that is "
+			    "fenced's own API (listen on %s port %u), never "
+			    "a destination", ps.file->f_name, n, ad,
+			    (unsigned)p, c->c_listen_addr,
+			    (unsigned)c->c_listen_port);
+			bad = 1;
+		}
+	}
 	/* Only native fences are pooled: another backend's pool is refused. */
 	for (i = 0; i < 3; i++)
 		if (c->c_pool[i] != 0 && c->c_backend != BACKEND_NATIVE) {

@@ -306,8 +306,9 @@ ATF_TC_BODY(egress, tc)
 	char			 many[4096];
 	int			 i;
 
-	ATF_REQUIRE_EQ(parse_text("egress host Allowed.Test 127.0.0.1\n"
-	    "egress host v6.test ::1\n"
+	ATF_REQUIRE_EQ(parse_text("egress host Allowed.Test 127.0.0.1 port 80\n"
+	    "egress host v6.test ::1 port 443\n"
+	    "egress host allowed.test 10.0.0.1 port 8080\n"
 	    "egress resolver 127.0.0.1 port 5353\n"
 	    "egress resolver ::1\n"
 	    "egress resolver port 5353\n"
@@ -317,9 +318,10 @@ ATF_TC_BODY(egress, tc)
 	    "egress connect timeout 5\n"
 	    "probe egress allowed \"Allowed.test:8443\"\n"
 	    "probe egress refused \"nope.test:443\"\n", &c), 0);
-	ATF_CHECK_EQ(c.c_egress_nhosts, 2);
-	ATF_CHECK_STREQ(c.c_egress_host[0], "allowed.test 127.0.0.1");
-	ATF_CHECK_STREQ(c.c_egress_host[1], "v6.test ::1");
+	ATF_CHECK_EQ(c.c_egress_nhosts, 3);
+	ATF_CHECK_STREQ(c.c_egress_host[0], "allowed.test 127.0.0.1 80");
+	ATF_CHECK_STREQ(c.c_egress_host[1], "v6.test ::1 443");
+	ATF_CHECK_STREQ(c.c_egress_host[2], "allowed.test 10.0.0.1 8080");
 	ATF_CHECK_EQ(c.c_egress_nresolvers, 2);
 	ATF_CHECK_STREQ(c.c_egress_resolver[0], "127.0.0.1");
 	ATF_CHECK_STREQ(c.c_egress_resolver[1], "::1");
@@ -332,15 +334,49 @@ ATF_TC_BODY(egress, tc)
 	ATF_CHECK_STREQ(c.c_probe_egress_refused, "nope.test:443");
 	ATF_CHECK_STREQ(logbuf, "");
 
-	parse_fails(OK2 "egress host 1.2.3.4 127.0.0.1\n", 3,
+	parse_fails(OK2 "egress host 1.2.3.4 127.0.0.1 port 1\n", 3,
 	    "egress host \"1.2.3.4\" is not a host name");
-	parse_fails(OK2 "egress host a.test here\n", 3,
+	parse_fails(OK2 "egress host a.test here port 1\n", 3,
 	    "\"here\" is not an IPv4 or IPv6 address");
-	parse_fails(OK2 "egress host \"*.a.test\" 127.0.0.1\n", 3,
+	parse_fails(OK2 "egress host a.test \"10.0.0.1 80\" port 1\n", 3,
+	    "\"10.0.0.1 80\" is not an IPv4 or IPv6 address");
+	parse_fails(OK2 "egress host \"*.a.test\" 127.0.0.1 port 1\n", 3,
 	    "is not a host name");
-	parse_fails(OK2 "egress host a.test 10.0.0.1\negress host A.TEST "
-	    "10.0.0.2\n", 4, "egress host A.TEST is given twice");
+	parse_fails(OK2 "egress host a.test 10.0.0.1 port 5\negress host "
+	    "A.TEST 10.0.0.2 port 5\n", 4,
+	    "egress host A.TEST port 5 is given twice");
 	parse_fails(OK2 "egress host a.test\n", 3, "syntax error");
+	/* The old form, every port of the address: refused, the new named. */
+	parse_fails(OK2 "egress host a.test 10.0.0.1\n", 3,
+	    "egress host a.test 10.0.0.1: name the one port it is for: "
+	    "egress host a.test 10.0.0.1 port NUMBER");
+	parse_fails(OK2 "egress host a.test 10.0.0.1 port 0\n", 3,
+	    "egress host port 0 is out of range");
+	parse_fails(OK2 "egress host a.test 10.0.0.1 port 65536\n", 3,
+	    "is out of range");
+	/*
+	 * fenced's own API, on any loopback or unspecified address, and
+	 * wherever the listen line is.
+	 */
+	ATF_CHECK_EQ(parse_text("egress host a.test 127.0.0.5 port 7701\n"
+	    "listen on 127.0.0.1 port 7701\n", &c), -1);
+	logged("egress host a.test 127.0.0.5 port 7701: that is fenced's own "
+	    "API (listen on 127.0.0.1 port 7701), never a destination");
+	ATF_CHECK_EQ(parse_text("egress host a.test ::ffff:127.0.0.1 port "
+	    "7700\n", &c), -1);
+	logged("egress host a.test ::ffff:127.0.0.1 port 7700: that is "
+	    "fenced's own API");
+	ATF_CHECK_EQ(parse_text("egress host a.test 0.0.0.0 port 7700\n", &c),
+	    -1);
+	logged("egress host a.test 0.0.0.0 port 7700: that is fenced's own "
+	    "API");
+	ATF_CHECK_EQ(parse_text("listen on ::1 port 7702\negress host a.test "
+	    ":: port 7702\n", &c), -1);
+	logged("egress host a.test :: port 7702: that is fenced's own API");
+	ATF_CHECK_EQ(parse_text("egress host a.test 127.0.0.5 port 7701\n",
+	    &c), 0);
+	ATF_CHECK_EQ(parse_text("egress host a.test 10.0.0.1 port 7700\n",
+	    &c), 0);
 	parse_fails(OK2 "egress resolver dns.test\n", 3,
 	    "egress resolver \"dns.test\" is not an IPv4 or IPv6 address");
 	parse_fails(OK2 "egress resolver 127.0.0.1 port 0\n", 3,
@@ -367,7 +403,7 @@ ATF_TC_BODY(egress, tc)
 		char	 line[64];
 
 		(void)snprintf(line, sizeof(line),
-		    "egress host h%d.test 127.0.0.1\n", i);
+		    "egress host h%d.test 127.0.0.1 port 80\n", i);
 		strlcat(many, line, sizeof(many));
 	}
 	parse_fails_at(many, TEST_CONF, EGRESS_HOSTS_MAX + 1,

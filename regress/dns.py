@@ -3,8 +3,10 @@
 
 Usage: dns.py PORT LOG NAME=ANSWER ...
 
-ANSWER is an IPv4 address (an A record; AAAA questions get no record),
-"nx" (NXDOMAIN) or "silent" (never answered).  Any other name is
+ANSWER is IPv4 and IPv6 addresses separated by commas (an A record for
+each IPv4 one, an AAAA record for each IPv6 one, in order; a question
+for a type with none gets no record), "nx" (NXDOMAIN) or "silent"
+(never answered).  Any other name is
 NXDOMAIN.  Every question is appended to LOG as "NAME TYPE", so a test
 can show which names the proxy asked for and which it never did.
 """
@@ -53,10 +55,16 @@ def main():
         rcode = 3 if answer == "nx" else 0
         records = b""
         count = 0
-        if rcode == 0 and qtype == 1:
-            records = (b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 30, 4) +
-                       socket.inet_aton(answer))
-            count = 1
+        for addr in answer.split(",") if rcode == 0 else []:
+            if qtype == 1 and ":" not in addr:
+                records += (b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 30, 4) +
+                            socket.inet_aton(addr))
+                count += 1
+            elif qtype == 28 and ":" in addr:
+                records += (b"\xc0\x0c" +
+                            struct.pack(">HHIH", 28, 1, 30, 16) +
+                            socket.inet_pton(socket.AF_INET6, addr))
+                count += 1
         head = struct.pack(">HHHHHH", qid, 0x8180 | rcode, 1, count, 0, 0)
         s.sendto(head + question + records, peer)
 

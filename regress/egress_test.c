@@ -1,6 +1,7 @@
 /*
- * egress_test: egress/, the proxy's request parser, address classifier
- * and stub resolver codec (docs/egress.md).
+ * egress_test: egress/, the proxy's request parser, address classifier,
+ * its test of the host's own addresses and stub resolver codec
+ * (docs/egress.md).
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -8,9 +9,11 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <ifaddrs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <atf-c.h>
 
@@ -329,6 +332,81 @@ ATF_TC_BODY(dns, tc)
 	}
 }
 
+static void
+sa_text(const struct sockaddr *sa, char *buf, size_t len)
+{
+	const void	*a = sa->sa_family == AF_INET ?
+	    (const void *)&((const struct sockaddr_in *)sa)->sin_addr :
+	    (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
+
+	if (inet_ntop(sa->sa_family, a, buf, len) == NULL)
+		strlcpy(buf, "?", len);
+}
+
+/*
+ * Every address of every interface is the host's own, by the kernel's
+ * word, whatever its class; addresses of nobody here are not, and
+ * nothing is sent to either.  A TCP connection to a listener of ours
+ * on loopback is one to the host itself.
+ */
+ATF_TC_WITHOUT_HEAD(addr_self);
+ATF_TC_BODY(addr_self, tc)
+{
+	struct ifaddrs		*ifa, *i;
+	struct sockaddr_in	 sin;
+	struct sockaddr_in6	 sin6;
+	socklen_t		 sl = sizeof(sin);
+	char			 text[INET6_ADDRSTRLEN];
+	int			 n = 0, ls, cs;
+
+	ATF_REQUIRE(getifaddrs(&ifa) == 0);
+	for (i = ifa; i != NULL; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || (i->ifa_addr->sa_family != AF_INET &&
+		    i->ifa_addr->sa_family != AF_INET6))
+			continue;
+		sa_text(i->ifa_addr, text, sizeof(text));
+		ATF_CHECK_EQ_MSG(egress_addr_self(i->ifa_addr), 1, "%s of %s",
+		    text, i->ifa_name);
+		n++;
+	}
+	freeifaddrs(ifa);
+	ATF_CHECK(n > 0);
+
+	/* 127.0.0.1 in v4-mapped form; ::1. */
+	memset(&sin6, 0, sizeof(sin6));
+	sin6.sin6_family = AF_INET6;
+	ATF_REQUIRE(inet_pton(AF_INET6, "::ffff:127.0.0.1",
+	    &sin6.sin6_addr) == 1);
+	ATF_CHECK_EQ(egress_addr_self((struct sockaddr *)&sin6), 1);
+	ATF_REQUIRE(inet_pton(AF_INET6, "::1", &sin6.sin6_addr) == 1);
+	ATF_CHECK_EQ(egress_addr_self((struct sockaddr *)&sin6), 1);
+
+	/* Documentation addresses: nobody's, unless this host took one. */
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(9);
+	ATF_REQUIRE(inet_pton(AF_INET, "198.51.100.77", &sin.sin_addr) == 1);
+	ATF_CHECK_EQ(egress_addr_self((struct sockaddr *)&sin), 0);
+	ATF_REQUIRE(inet_pton(AF_INET6, "2001:db8:77::77",
+	    &sin6.sin6_addr) == 1);
+	ATF_CHECK_EQ(egress_addr_self((struct sockaddr *)&sin6), 0);
+
+	/* A connected TCP socket, to a listener of ours. */
+	ATF_REQUIRE((ls = socket(AF_INET, SOCK_STREAM, 0)) != -1);
+	sin.sin_port = 0;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ATF_REQUIRE(bind(ls, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	ATF_REQUIRE(listen(ls, 1) == 0);
+	ATF_REQUIRE(getsockname(ls, (struct sockaddr *)&sin, &sl) == 0);
+	ATF_REQUIRE((cs = socket(AF_INET, SOCK_STREAM, 0)) != -1);
+	ATF_REQUIRE(connect(cs, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	ATF_CHECK_EQ(egress_fd_self(cs, (struct sockaddr *)&sin), 1);
+	ATF_REQUIRE(inet_pton(AF_INET, "198.51.100.77", &sin.sin_addr) == 1);
+	ATF_CHECK_EQ(egress_fd_self(cs, (struct sockaddr *)&sin), 0);
+	close(cs);
+	close(ls);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, req_connect);
@@ -336,6 +414,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, req_limits);
 	ATF_TP_ADD_TC(tp, addr_v4);
 	ATF_TP_ADD_TC(tp, addr_v6);
+	ATF_TP_ADD_TC(tp, addr_self);
 	ATF_TP_ADD_TC(tp, dns);
 	return (atf_no_error());
 }

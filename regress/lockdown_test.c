@@ -1169,6 +1169,7 @@ c_egress_allowed(int out, void *arg)
 	const struct lockdown	*ld = arg;
 	struct sockaddr_in	 sin;
 	struct sockaddr_in6	 sin6;
+	struct sockaddr_storage	 me;
 	socklen_t		 len = sizeof(sin);
 	struct pollfd		 pfd;
 	int			 lfd, ufd, s, e = 0;
@@ -1203,6 +1204,10 @@ c_egress_allowed(int out, void *arg)
 	ALLOWED(ufd != -1, "socket(AF_INET, SOCK_DGRAM)");
 	ALLOWED(connect(ufd, (struct sockaddr *)&sin, sizeof(sin)) == 0,
 	    "connect udp");
+	/* Its end's address: the test of the host's own addresses. */
+	len = sizeof(me);
+	ALLOWED(getsockname(ufd, (struct sockaddr *)&me, &len) == 0 &&
+	    me.ss_family == AF_INET, "getsockname udp");
 	ALLOWED(send(ufd, "q", 1, 0) == 1, "send udp");
 	ALLOWED(recv(ufd, &c, 1, MSG_DONTWAIT) == -1, "recv udp");
 	close(ufd);

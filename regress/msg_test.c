@@ -443,7 +443,8 @@ ATF_TC_BODY(config_roundtrip, tc)
 	a.c_egress_nhosts = EGRESS_HOSTS_MAX;
 	for (i = 0; i < EGRESS_HOSTS_MAX; i++)
 		snprintf(a.c_egress_host[i], sizeof(a.c_egress_host[i]),
-		    i % 2 ? "h%d.test ::1" : "h%d.test 10.0.0.1", (int)i);
+		    i % 2 ? "h%d.test ::1 65535" : "h%d.test 10.0.0.1 1",
+		    (int)i);
 	a.c_egress_nresolvers = EGRESS_RESOLVERS_MAX;
 	for (i = 0; i < EGRESS_RESOLVERS_MAX; i++)
 		strlcpy(a.c_egress_resolver[i], i ? "fe80::1" : "127.0.0.1",

@@ -3,14 +3,17 @@
 # with an allowlist reaches a TLS and a plain HTTP listener of the
 # test's own on the host's loopback through the proxy port of its own
 # loopback, and nothing else; the proxy's refusals, its resolver and
-# its limits; a second local user's fence; the proxy's death.  No packet
-# leaves loopback: names are mapped by `egress host' or answered by the
-# test's own resolver (regress/dns.py) on 127.0.0.1.
+# its limits; a second local user's fence; the host's own addresses; the
+# proxy's death.  No packet leaves the machine: names are mapped by
+# `egress host' or answered by the test's own resolver (regress/dns.py)
+# on 127.0.0.1, to loopback or to addresses of an interface the test
+# adds.
 
 . "$(atf_get_srcdir)/lib.subr"
 
-# Listeners on the host: plain HTTP (two), TLS, UDP, the resolver.  Each
-# pid goes to listeners.pids for the cleanup.
+# Listeners on the host: plain HTTP (two), TLS, UDP, the resolver (its
+# names and answers, and any NAME=ANSWER given).  Each pid goes to
+# listeners.pids for the cleanup.
 proxy_listeners() {
 	command -v python3 > /dev/null || atf_skip "no python3 (scripts/deps.sh installs it)"
 	PLAIN=$("$REGRESS/t_port") && OTHER=$("$REGRESS/t_port") &&
@@ -35,7 +38,7 @@ while True:
 ' "$UDP" > udp.log 2>&1 &
 	echo $! >> listeners.pids
 	python3 "$TOPDIR/regress/dns.py" "$DNS" dns.log \
-	    rebind.test=127.0.0.1 nx.test=nx silent.test=silent \
+	    rebind.test=127.0.0.1 nx.test=nx silent.test=silent "$@" \
 	    > dnsd.log 2>&1 &
 	echo $! >> listeners.pids
 	if command -v openssl > /dev/null; then
@@ -59,8 +62,9 @@ while True:
 proxy_conf() {
 	fenced_conf
 	cat <<CONF
-egress host "allowed.test" 127.0.0.1
-egress host "sub.wild.test" 127.0.0.1
+egress host "allowed.test" 127.0.0.1 port $PLAIN
+egress host "allowed.test" 127.0.0.1 port $TLS
+egress host "sub.wild.test" 127.0.0.1 port $PLAIN
 egress resolver 127.0.0.1 port $DNS
 egress connect timeout 2
 probe egress allowed "allowed.test:$PLAIN"
@@ -458,6 +462,167 @@ print(n["egress"]["allowed"]["target"], n["egress"]["refused"]["target"],
 }
 second_user_cleanup() { proxy_cleanup; }
 
+atf_test_case host_address cleanup
+host_address_head() {
+	atf_set descr "the proxy never connects to the host's own addresses (a name resolving to an IPv4 or IPv6 address of an interface the test adds, a listener on all addresses behind it) nor to fenced's API; an egress host mapping reaches its address at the one port it names and no other; the same for a second local user's fence"
+	atf_set require.user root
+	atf_set require.progs "curl ip"
+	atf_set timeout 180
+}
+host_address_body() {
+	fenced_vars
+	users_add 1 fpa
+	fenced_run_socket
+	# An interface of the test's own with addresses public by their
+	# class (192.88.99/24, the retired 6to4 relay anycast of RFC 7526;
+	# 2001:2::/48, for benchmarks, RFC 5180) and a private one.  All are
+	# this host's: nothing sent to them leaves the machine.
+	IF=fpa$$
+	ip link add "$IF" type bridge 2> ip.err ||
+	    atf_skip "cannot add an interface: $(cat ip.err)"
+	echo "$IF" > if.name
+	ip link set "$IF" up || atf_fail "ip link set $IF up"
+	# Three in a row of 192.88.99/24: the interface's, one routed to it
+	# that nobody answers (no port on the bridge: the ARP goes nowhere,
+	# the connect fails after its tries), one made the host's late.  A
+	# three whose routes another run holds is passed over.
+	n=$(($$ % 84)) i=0
+	while :; do
+		PUB=192.88.99.$((n * 3 + 1))
+		BLACK=192.88.99.$((n * 3 + 2))
+		LATE=192.88.99.$((n * 3 + 3))
+		if ip route add "$BLACK/32" dev "$IF" 2> /dev/null; then
+			ip route add "$LATE/32" dev "$IF" 2> /dev/null && break
+			ip route del "$BLACK/32" dev "$IF"
+		fi
+		i=$((i + 1))
+		[ $i -lt 84 ] || atf_fail "192.88.99/24 is all taken"
+		n=$(((n + 1) % 84))
+	done
+	PRIV=10.254.$(($$ / 250 % 250 + 1)).$(($$ % 250 + 1))
+	PUB6=2001:2::$(printf %x $(($$ % 65536)))
+	ip addr add "$PUB/32" dev "$IF" && ip addr add "$PRIV/32" dev "$IF" ||
+	    atf_fail "ip addr add"
+	ip -6 addr add "$PUB6/128" dev "$IF" nodad 2> ip.err ||
+	    atf_skip "no IPv6 address on an interface: $(cat ip.err)"
+	proxy_listeners self.test="$PUB" selfpriv.test="$PRIV" \
+	    self6.test="$PUB6" late.test="$BLACK,$LATE"
+	# A host service bound to every address, v4 and v6, on two ports.
+	ANY=$("$REGRESS/t_port") && ANY2=$("$REGRESS/t_port") ||
+	    atf_fail "no free port"
+	API=$(fenced_port)
+	mkdir -p any
+	echo "a host service" > any/index.html
+	for p in $ANY $ANY2; do
+		(cd any && exec python3 -m http.server "$p" --bind ::) \
+		    > "any$p.log" 2>&1 &
+		echo $! >> listeners.pids
+	done
+	for p in $ANY $ANY2; do
+		wait_until 10 curl -s -o /dev/null "http://$PUB:$p/" ||
+		    atf_fail "the listener on [::]:$p did not come up"
+		wait_until 10 curl -s -o /dev/null "http://[$PUB6]:$p/" ||
+		    atf_fail "the listener on [::]:$p is not dual-stack"
+	done
+	got2=$(grep -c '"GET / ' "any$ANY2.log")
+
+	# fenced's own API is refused as a destination when the file is
+	# read, on any loopback address; the form without a port too.
+	proxy_conf > api.conf
+	echo "egress host api.test 127.0.0.2 port $API" >> api.conf
+	atf_check -s exit:1 -e match:"egress host api.test 127.0.0.2 port $API: that is fenced's own API" \
+	    "$BIN/fenced" -n -f api.conf
+	proxy_conf > old.conf
+	echo "egress host mapped.test $PRIV" >> old.conf
+	atf_check -s exit:1 -e match:"name the one port it is for: egress host mapped.test $PRIV port NUMBER" \
+	    "$BIN/fenced" -n -f old.conf
+
+	proxy_conf > fenced.conf
+	cat >> fenced.conf <<CONF
+egress host "mapped.test" $PRIV port $ANY
+egress host "apiself.test" $PRIV port $API
+egress connect timeout 20
+CONF
+	fenced_start
+	u=$(sed -n 1p users.txt)
+	U="$(as_user "$u") $BIN/fencectl -s $(cat run.sock)"
+	R="$BIN/fencectl -s $(cat run.sock)"
+	for who in R U; do
+		eval "C=\$$who"
+		k=h$(echo "$who" | tr RU ru)
+		atf_check -o ignore $C boot "$k" tier L2 egress \
+		    "self.test:$ANY" "selfpriv.test:$ANY" "mapped.test:$ANY" \
+		    "mapped.test:$ANY2" "apiself.test:$API" "self.test:$API" \
+		    "self6.test:$ANY"
+		# Resolved to the host's own public-looking address: refused,
+		# by plain http and by CONNECT.
+		atf_check -o match:"X-Fenced-Egress: host-address" \
+		    -o not-match:"a host service" $C exec "$k" -- \
+		    curl -sS -i -m 10 "http://self.test:$ANY/"
+		atf_check -s not-exit:0 -e match:"403" $C exec "$k" -- \
+		    curl -sS -m 10 -p "http://self.test:$ANY/"
+		atf_check -o match:"X-Fenced-Egress: host-address" $C exec \
+		    "$k" -- curl -sS -i -m 10 "http://self.test:$API/"
+		atf_check -o match:"X-Fenced-Egress: host-address" \
+		    -o not-match:"a host service" $C exec "$k" -- \
+		    curl -sS -i -m 10 "http://self6.test:$ANY/"
+		# Resolved to the private one: refused as private.
+		atf_check -o match:"X-Fenced-Egress: private-address" $C exec \
+		    "$k" -- curl -sS -i -m 10 "http://selfpriv.test:$ANY/"
+		# The exact address and port the administrator named: reached.
+		atf_check -o inline:"a host service\n" $C exec "$k" -- \
+		    curl -sS -m 10 "http://mapped.test:$ANY/"
+		atf_check -o inline:"a host service\n" $C exec "$k" -- \
+		    curl -sS -m 10 -p "http://mapped.test:$ANY/"
+		# Another port of it, listed and listening: refused.
+		atf_check -o match:"X-Fenced-Egress: not-mapped" \
+		    -o not-match:"a host service" $C exec "$k" -- \
+		    curl -sS -i -m 10 "http://mapped.test:$ANY2/"
+		atf_check -s not-exit:0 -e match:"403" $C exec "$k" -- \
+		    curl -sS -m 10 -p "http://mapped.test:$ANY2/"
+		# A mapping to the host's own address at the API's port.
+		atf_check -o match:"X-Fenced-Egress: fenced-listener" $C exec \
+		    "$k" -- curl -sS -i -m 10 "http://apiself.test:$API/"
+		# The addresses themselves are no names of the list.
+		atf_check -o match:"X-Fenced-Egress: not-listed" $C exec \
+		    "$k" -- curl -sS -i -m 10 "http://$PUB:$ANY/"
+	done
+	# An address that becomes the host's between the resolver's answer
+	# and the connection: late.test is first the one nobody answers,
+	# then LATE, made the host's own while the first is tried.  The
+	# connection to it is made and closed unused.  (The probe at the
+	# boot tries the configured allowed.test, never late.test: a failed
+	# neighbour entry it left would make both fail at once.)
+	atf_check -o ignore $R boot late tier L2 egress "allowed.test:$PLAIN" \
+	    "late.test:$ANY"
+	$R exec late -- curl -sS -i -m 30 "http://late.test:$ANY/" \
+	    > late.out 2>&1 &
+	cpid=$!
+	# Checked and kept at the answer, being tried: now it is made the
+	# host's, while the first address's connect waits for its ARP.
+	wait_until 30 grep -q "late.test:$ANY trying $BLACK\$" fenced.log ||
+	    atf_fail "late.test's first address was not tried"
+	ip addr add "$LATE/32" dev "$IF" || atf_fail "ip addr add $LATE"
+	wait $cpid
+	atf_check -o match:"X-Fenced-Egress: host-address" \
+	    -o match:"by the time it was connected" \
+	    -o not-match:"a host service" cat late.out
+	# Only the mapped port was ever served to a fence (the probes and
+	# the checks above): nothing reached the other.
+	atf_check_equal "$got2" "$(grep -c '"GET / ' "any$ANY2.log")"
+	atf_check -o match:"fence hu of [0-9]+: egress GET self.test:$ANY refused: host-address" \
+	    cat fenced.log
+	fenced_stop
+}
+host_address_cleanup() {
+	proxy_cleanup
+	IF=$(cat if.name 2>/dev/null)
+	case "$IF" in
+	fpa[0-9]*) ip link del "$IF" 2>/dev/null ;;
+	esac
+	true
+}
+
 atf_test_case kill_proxy cleanup
 kill_proxy_head() {
 	atf_set descr "SIGKILL of the egress proxy while a connection is relayed takes the daemon down in order, non-zero, and nothing of the fence is left"
@@ -504,5 +669,6 @@ atf_init_test_cases() {
 	atf_add_test_case hostile
 	atf_add_test_case limits
 	atf_add_test_case second_user
+	atf_add_test_case host_address
 	atf_add_test_case kill_proxy
 }
