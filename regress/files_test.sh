@@ -194,7 +194,6 @@ symlinks_out_body() {
 	mkdir victim
 	chmod 777 victim
 	victim=$PWD/victim
-	cp /etc/passwd passwd.before
 	$CTL exec fs -- sh -c "ln -s /etc/passwd x && ln -s / root &&
 	    ln -s $victim host && ln -s ../.. up && mkdir d &&
 	    ln -s ../../.. d/out" || atf_fail "setup"
@@ -221,7 +220,10 @@ symlinks_out_body() {
 		*) atf_fail "delete $p: $(cat status.out) $(cat body.out)" ;;
 		esac
 	done
-	atf_check cmp /etc/passwd passwd.before
+	# Not compared whole with a copy: another suite beside this one may
+	# add or remove an account meanwhile.
+	grep -qx planted /etc/passwd && atf_fail "planted in /etc/passwd"
+	grep -q '^root:' /etc/passwd || atf_fail "/etc/passwd lost root"
 	atf_check -o empty ls -A victim
 	[ ! -e /tmp/planted ] || atf_fail "/tmp/planted"
 	# The symlinks themselves are still there, untouched.

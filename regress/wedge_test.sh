@@ -159,19 +159,24 @@ bounds_body() {
 	# HTTP, is refused, and runs again once they ended.
 	atf_check -o ignore -e ignore $asa "$BIN/fencectl" -s "$sock" boot wx
 	ta=$($asa "$BIN/fencectl" -s "$sock" token 2>/dev/null | tail -n 1)
-	# (Waited for by pid: the daemon is a job of this shell too.)
+	# (Waited for by pid: the daemon is a job of this shell too.)  The
+	# two run until the test lets them go (a file "go" in the home),
+	# however slow the machine: the third is asked while both run.
 	jobs=
 	for i in 1 2; do
-		$asa "$BIN/fencectl" -s "$sock" exec wx -- sleep 3 \
-		    > exec.$i 2>&1 &
+		$asa "$BIN/fencectl" -s "$sock" exec wx -- sh -c "touch \
+		    started.$i; i=0; while [ ! -e go ] && [ \$i -lt 500 ]; do
+		    sleep 0.1; i=\$((i + 1)); done" > exec.$i 2>&1 &
 		jobs="$jobs $!"
 	done
-	sleep 1
+	wait_until 60 sh -c "[ \$(find '$(cat homes.path)' -name 'started.*' \
+	    | wc -l) -eq 2 ]" || atf_fail "the two commands did not start"
 	atf_check -s exit:1 -e match:'too-many-execs' \
 	    $asa "$BIN/fencectl" -s "$sock" exec wx -- true
 	atf_check -o match:'too-many-execs' curl -sS \
 	    -H "x-voicebox-host-token: $ta" -d '{"argv":["true"]}' \
 	    "http://127.0.0.1:$(fenced_port)/api/environments/wx/exec"
+	touch "$(dirname "$(find "$(cat homes.path)" -name started.1)")/go"
 	wait $jobs
 	atf_check -o ignore $asa "$BIN/fencectl" -s "$sock" exec wx -- true
 	$CTL stop wx > /dev/null
