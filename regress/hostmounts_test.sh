@@ -125,6 +125,7 @@ touch ns.bind"
 		for i in 1 2 3 4 5 6; do mount --rbind churn churn/x; done
 		umount -R churn
 		umount ns.bind
+		echo >> churn.rounds
 	done' > churn.log 2>&1 &
 	echo $! > churn.pid
 	for i in 1 2 3; do
@@ -132,9 +133,11 @@ touch ns.bind"
 	done
 	rm churn.run
 	wait "$(cat churn.pid)"
-	# The loop ran all along: it did not stop on an error of its own.
+	# The loop ran all along: it did not stop on an error of its own,
+	# and went round more than once.
 	[ -s churn.log ] && atf_fail "the churn loop failed: $(cat churn.log)"
-	true
+	n=$(wc -l < churn.rounds)
+	[ "$n" -gt 1 ] || atf_fail "the churn loop went round $n times"
 }
 churn_cleanup() {
 	rm -f churn.run
