@@ -2078,7 +2078,7 @@ ATF_TC_WITHOUT_HEAD(host_self_read);
 ATF_TC_BODY(host_self_read, tc)
 {
 	struct host_table	 ht;
-	char			 err[PROBE_HOST_ERR_LEN], line[512];
+	char			 err[PROBE_HOST_ERR_LEN], line[513];
 	size_t			 n;
 
 	/* This process's own table, whatever this machine holds. */
@@ -2103,14 +2103,11 @@ ATF_TC_BODY(host_self_read, tc)
 	ATF_CHECK_MATCH("more than [0-9]+ mounts", err);
 	host_table_free(&ht);
 	/* Lines of 512 bytes: HOST_SELF_MOUNTS_MAX is a multiple of it. */
-	memset(line, 'a', sizeof(line));
+	memset(line, 'a', 512);
 	memcpy(line, "1 2 3:4 / /", 11);
-	memcpy(line + sizeof(line) - 15, " rw - a b c", 11);
-	line[sizeof(line) - 4] = 'x';
-	line[sizeof(line) - 3] = 'y';
-	line[sizeof(line) - 2] = 'z';
-	line[sizeof(line) - 1] = '\n';
-	n = HOST_SELF_MOUNTS_MAX / sizeof(line);
+	memcpy(line + 512 - 12, " rw - a b c\n", 12);
+	line[512] = '\0';
+	n = HOST_SELF_MOUNTS_MAX / 512;
 	table_file("big", line, n - 1, NULL);	/* just under */
 	ATF_REQUIRE_MSG(host_self_read("big", &ht, err, sizeof(err)) == 0,
 	    "%s", err);
