@@ -1713,7 +1713,7 @@ ATF_TC_BODY(host_reading_decides, tc)
 	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), 0);
 	CHECK_LEVEL(&v, LEVEL_NOT_EARNED);
 	CHECK_VIOLATION(&v, AXIS_FILESYSTEM, "filesystem: the host could not "
-	    "read the mounts of pid 1 (no reading)");
+	    "judge the mounts of pid 1 (no reading)");
 	CHECK_VIOLATION(&v, AXIS_NETWORK, "network: the host could not read");
 	e = l2_expect();
 	e.pe_host.ph_status_read = 0;
