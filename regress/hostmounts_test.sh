@@ -146,9 +146,31 @@ churn_cleanup() {
 	fenced_cleanup
 }
 
+atf_test_case runsc cleanup
+runsc_head() {
+	atf_set descr "a runsc fence earns L3 with require beside network namespace mounts and 8,000 other mounts of the host: the sandbox's and the gofer's tables are read as a fence's, the fencer's as the host's"
+	atf_set require.user root
+}
+runsc_body() {
+	fenced_vars
+	command -v runsc > /dev/null ||
+	    atf_skip "runsc is not installed (scripts/deps.sh installs it)"
+	mounts_start "touch netns.bind
+mount --bind /proc/self/ns/net netns.bind
+mkdir -p d
+mount -t tmpfs many d
+mkdir d/x
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do mount --rbind d d/x; done"
+	atf_check -o match:"nsfs" cat /proc/$FENCER/mountinfo
+	atf_check -o match:"^level: *L3\$" $CTL boot g backend runsc require L3
+	atf_check -o ignore $CTL stop g
+}
+runsc_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case nsfs
 	atf_add_test_case many
 	atf_add_test_case odd
 	atf_add_test_case churn
+	atf_add_test_case runsc
 }
