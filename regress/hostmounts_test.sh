@@ -32,7 +32,8 @@ mounts_start() {
 # earn it.  $1 tells the names apart.
 mounts_earn() {
 	atf_check -o match:"^level: *L2" $CTL boot "${1}2" tier L2 require L2
-	atf_check -o match:"^level: *L1.5" $CTL boot "${1}15" tier L1.5 require L1.5
+	atf_check -o match:"^level: *L1.5" \
+	    $CTL boot "${1}15" tier L1.5 require L1.5
 	atf_check -o ignore $CTL stop "${1}2"
 	atf_check -o ignore $CTL stop "${1}15"
 }
