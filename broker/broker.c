@@ -73,6 +73,9 @@ broker_dispatch_parent(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_TOKEN_STORED:
 		token_stored(imsg);
 		break;
+	case IMSG_RELOADED:
+		control_reloaded(imsg);
+		break;
 	case IMSG_PROC_INFO:
 		if (msg_procinfo_decode(imsg->data, imsg->len,
 		    &broker_procinfo) == -1)

@@ -25,6 +25,7 @@ extern struct msg_procinfo	 broker_procinfo;
 /* control.c */
 void	control_listen(int);
 void	control_shutdown(void);
+void	control_reloaded(struct imsg *);
 
 /* http.c: the HTTP API (its own header is http.h) */
 void	http_listen(int);

@@ -72,6 +72,7 @@ struct ctl_conn {
 	struct event		 cc_credit;	/* owed credit, polled */
 	uint32_t		 cc_stream_id;	/* the stream owed to */
 	size_t			 cc_owed;	/* its chunk bytes */
+	uint32_t		 cc_reload;	/* the reload it waits for */
 };
 
 static TAILQ_HEAD(, ctl_conn) ctl_conns = TAILQ_HEAD_INITIALIZER(ctl_conns);
@@ -1012,14 +1013,56 @@ control_log_verbose(struct ctl_conn *cc, struct imsg *imsg)
 	return (0);
 }
 
+/*
+ * The parent reloads and answers (IMSG_RELOADED, control_reloaded):
+ * fencectl hears whether the file was taken, and why not.  One reload
+ * at a time per connection.
+ */
 static int
 control_reload(struct ctl_conn *cc, struct imsg *imsg)
 {
-	if (proc_compose(&broker_self, PROC_PARENT, IMSG_RELOAD, 0, -1, NULL,
-	    0) == -1)
+	static uint32_t	 next_id;
+
+	if (cc->cc_reload != 0) {
+		control_error(cc, "busy", "a reload of this connection is "
+		    "still under way");
+		return (0);
+	}
+	do {
+		cc->cc_reload = ++next_id;
+	} while (cc->cc_reload == 0);
+	if (proc_compose(&broker_self, PROC_PARENT, IMSG_RELOAD,
+	    cc->cc_reload, -1, NULL, 0) == -1)
 		fatal("%s: reload to parent", __func__);
-	control_ok(cc);
 	return (0);
+}
+
+/*
+ * IMSG_RELOADED: the parent's verdict, to the connection that asked
+ * (gone: the reload happened all the same, nobody to tell).
+ */
+void
+control_reloaded(struct imsg *imsg)
+{
+	struct ctl_conn	*cc;
+	struct msg_error e;
+
+	if (imsg->hdr.ih_peerid == 0 ||
+	    msg_error_decode(imsg->data, imsg->len, &e) == -1)
+		fatalx("%s: bad answer from the parent", __func__);
+	TAILQ_FOREACH(cc, &ctl_conns, cc_entry)
+		if (cc->cc_reload == imsg->hdr.ih_peerid)
+			break;
+	if (cc == NULL) {
+		log_debug("%s: the asker of reload %u left", __func__,
+		    imsg->hdr.ih_peerid);
+		return;
+	}
+	cc->cc_reload = 0;
+	if (strcmp(e.e_code, "ok") == 0)
+		control_ok(cc);
+	else
+		control_error(cc, e.e_code, "%s", e.e_message);
 }
 
 #ifdef FENCED_TEST_HOOKS

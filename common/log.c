@@ -34,6 +34,8 @@ struct log_rate {
 
 static struct log_rate log_rates[LOG_SLOTS];
 
+static char	*log_kept;		/* log_keep() */
+static size_t	 log_keptlen;
 static int	 log_debugging;		/* to stderr, not syslog */
 static int	 log_limited;		/* log_ratelimit() */
 static int	 log_verbose;
@@ -71,6 +73,35 @@ int
 log_getverbose(void)
 {
 	return (log_verbose);
+}
+
+/*
+ * While buf is set, every warning (log_warn, log_warnx) is kept in it
+ * too, "; " between two, what does not fit left out: the parent answers
+ * fencectl reload with why the file was refused, in the words the log
+ * has.  log_keep(NULL, 0) stops.
+ */
+void
+log_keep(char *buf, size_t len)
+{
+	log_kept = len > 0 ? buf : NULL;
+	log_keptlen = len;
+	if (log_kept != NULL)
+		log_kept[0] = '\0';
+}
+
+static void
+log_keep_line(int pri, const char *msg, int err)
+{
+	size_t	 n;
+
+	if (log_kept == NULL || pri != LOG_ERR)
+		return;
+	n = strlen(log_kept);
+	if (n + 1 >= log_keptlen)
+		return;
+	(void)snprintf(log_kept + n, log_keptlen - n, "%s%s%s%s",
+	    n > 0 ? "; " : "", msg, err ? ": " : "", err ? strerror(err) : "");
 }
 
 static void
@@ -128,6 +159,7 @@ vlog(int pri, const char *fmt, va_list ap)
 		return;
 	}
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	log_keep_line(pri, msg, 0);
 	if (log_debugging)
 		fprintf(stderr, "%s: %s\n", log_procname, msg);
 	else
@@ -143,6 +175,7 @@ vlog_errno(int pri, int err, const char *fmt, va_list ap)
 	if (pri != LOG_CRIT && !log_allow(pri, fmt))
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	log_keep_line(pri, msg, err);
 	if (log_debugging)
 		fprintf(stderr, "%s: %s%s%s\n", log_procname, msg,
 		    err ? ": " : "", err ? strerror(err) : "");

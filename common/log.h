@@ -7,6 +7,7 @@ void	log_init(int, int);
 void	log_procinit(const char *);
 void	log_setverbose(int);
 void	log_ratelimit(int);
+void	log_keep(char *, size_t);
 int	log_getverbose(void);
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));

@@ -89,6 +89,73 @@ host_read_file(const char *path, char *buf, size_t len)
 	return ((ssize_t)got);
 }
 
+/*
+ * The whole of a /proc file of unknown size (the fencer's mountinfo)
+ * into a buffer of its own, NUL-terminated, grown as it fills up to
+ * max bytes with the NUL: NULL with errno EFBIG past that, EBADMSG for
+ * a NUL inside.  *lenp is the length; the caller frees the buffer.
+ * Large reads: the kernel makes each read's worth of the table afresh.
+ */
+char *
+host_read_grow(const char *path, size_t max, size_t *lenp)
+{
+	char	*buf = NULL, *nbuf, one;
+	size_t	 got = 0, cap = 0, ncap;
+	ssize_t	 n;
+	int	 fd, saved;
+
+	if (max < 2) {
+		errno = EINVAL;
+		return (NULL);
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return (NULL);
+	for (;;) {
+		if (got + 1 >= cap) {
+			if (cap == max) {
+				/* Full: only an end of file now fits. */
+				while ((n = read(fd, &one, 1)) == -1 &&
+				    errno == EINTR)
+					;
+				if (n == 0)
+					break;
+				errno = n == -1 ? errno : EFBIG;
+				goto fail;
+			}
+			ncap = cap == 0 ? 64 * 1024 : cap * 2;
+			if (ncap > max || ncap < cap)
+				ncap = max;
+			if ((nbuf = realloc(buf, ncap)) == NULL)
+				goto fail;
+			buf = nbuf;
+			cap = ncap;
+		}
+		n = read(fd, buf + got, cap - 1 - got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			goto fail;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	if (strlen(buf) != got) {
+		free(buf);
+		errno = EBADMSG;
+		return (NULL);
+	}
+	*lenp = got;
+	return (buf);
+ fail:
+	saved = errno;
+	close(fd);
+	free(buf);
+	errno = saved;
+	return (NULL);
+}
+
 /* One decimal number, the whole token, within [0, max]. */
 static int
 host_num(const char *s, uint64_t max, uint64_t *out)
@@ -289,10 +356,19 @@ host_has_opt(const char *opts, const char *opt)
  * mountinfo: "id parent major:minor root mountpoint options [optional
  * fields] - fstype source superoptions", one line per mount, at most
  * max lines.  The strings point into buf.  Returns the number of mounts.
+ *
+ * A fence's table (HOST_MOUNTS_FENCE) was built by the fencer, and
+ * every root in it is a path.  The host's own (HOST_MOUNTS_HOST) holds
+ * whatever the host mounted, and a root may be something else there:
+ * the kernel names the root of a namespace file bound in by ip netns,
+ * Docker, podman or CNI "net:[4026532001]".  Such a root is taken as
+ * it is (unescaped, not empty); it holds no path, so no fence mount is
+ * ever translated through it.  Mount points are paths in both: the
+ * kernel leaves out a mount its reader cannot reach.
  */
 int
-host_mounts_parse(char *buf, struct host_mount *m, int max, char *err,
-    size_t errlen)
+host_mounts_parse(char *buf, struct host_mount *m, int max, int whose,
+    char *err, size_t errlen)
 {
 	char		*line, *next, *f[7], *p, *colon, *tail;
 	uint64_t	 v;
@@ -331,19 +407,89 @@ host_mounts_parse(char *buf, struct host_mount *m, int max, char *err,
 		if (host_num(colon + 1, UINT32_MAX, &v) == -1)
 			goto bad;
 		m[n].hm_minor = (uint32_t)v;
-		if (f[3][0] != '/' || f[4][0] != '/' ||
+		if ((f[3][0] != '/' && whose != HOST_MOUNTS_HOST) ||
+		    f[4][0] != '/' ||
 		    host_unescape(f[3]) == -1 || host_unescape(f[4]) == -1)
 			goto bad;
 		m[n].hm_root = f[3];
 		m[n].hm_point = f[4];
 		m[n].hm_ro = host_has_opt(f[5], "ro");
 		n++;
+		/* An empty line is no end: the kernel writes none. */
+		if (next != NULL && *next == '\n')
+			goto bad;
 		continue;
  bad:
 		host_err(err, errlen, "mountinfo: malformed line %d", n + 1);
 		return (-1);
 	}
 	return (n);
+}
+
+/*
+ * The fencer's own mount table, the host's: read whole, however many
+ * mounts, within HOST_SELF_MOUNTS_MAX bytes and HOST_SELF_LINES_MAX
+ * mounts, each a clear error.  The memory is what the table needs and
+ * is the caller's to free (host_table_free), also after a failure.
+ * The host may mount and unmount while the kernel writes the table: a
+ * mount present all along is in it once, one that came or went may be
+ * or not; each line is whole, and nothing else of it is compared.
+ */
+int
+host_self_read(const char *path, struct host_table *ht, char *err,
+    size_t errlen)
+{
+	char	 why[PROBE_HOST_ERR_LEN];
+	char	*p;
+	size_t	 len, lines = 0;
+	int	 n;
+
+	memset(ht, 0, sizeof(*ht));
+	if ((ht->ht_buf = host_read_grow(path, HOST_SELF_MOUNTS_MAX,
+	    &len)) == NULL) {
+		if (errno == EFBIG)
+			host_err(err, errlen, "the fencer's mountinfo: larger "
+			    "than %d MiB", HOST_SELF_MOUNTS_MAX / 1024 / 1024);
+		else
+			host_err(err, errlen, "the fencer's mountinfo: %s",
+			    strerror(errno));
+		return (-1);
+	}
+	for (p = ht->ht_buf; (p = strchr(p, '\n')) != NULL; p++)
+		lines++;
+	if (len > 0 && ht->ht_buf[len - 1] != '\n')
+		lines++;
+	if (lines > HOST_SELF_LINES_MAX) {
+		host_err(err, errlen, "the fencer's mountinfo: more than %d "
+		    "mounts", HOST_SELF_LINES_MAX);
+		return (-1);
+	}
+	if ((ht->ht_m = calloc(lines == 0 ? 1 : lines,
+	    sizeof(*ht->ht_m))) == NULL) {
+		host_err(err, errlen, "the fencer's mountinfo: %s",
+		    strerror(errno));
+		return (-1);
+	}
+	if ((n = host_mounts_parse(ht->ht_buf, ht->ht_m, (int)lines,
+	    HOST_MOUNTS_HOST, why, sizeof(why))) == -1) {
+		host_err(err, errlen, "the fencer's %s", why);
+		return (-1);
+	}
+	/* Never judge against nothing: every fence would look its own. */
+	if (n == 0) {
+		host_err(err, errlen, "the fencer's mountinfo: no mounts");
+		return (-1);
+	}
+	ht->ht_n = n;
+	return (0);
+}
+
+void
+host_table_free(struct host_table *ht)
+{
+	free(ht->ht_buf);
+	free(ht->ht_m);
+	memset(ht, 0, sizeof(*ht));
 }
 
 /* Is path equal to prefix or below it? */
@@ -388,7 +534,9 @@ host_bind_path(const struct host_mount *fm, const struct host_mount *hm,
 	int		 i, found = 0;
 
 	for (i = 0; i < nh; i++) {
-		if (hm[i].hm_major != fm->hm_major ||
+		/* A root that is no path ("net:[...]") holds none. */
+		if (hm[i].hm_root[0] != '/' ||
+		    hm[i].hm_major != fm->hm_major ||
 		    hm[i].hm_minor != fm->hm_minor ||
 		    (rest = host_under(fm->hm_root, hm[i].hm_root)) == NULL)
 			continue;
@@ -645,7 +793,8 @@ host_read_table(pid_t pid, char *buf, struct host_mount *fm, char *err,
 		host_err(err, errlen, "%s: %s", path, strerror(errno));
 		return (-1);
 	}
-	return (host_mounts_parse(buf, fm, HOST_MOUNTS_MAX, err, errlen));
+	return (host_mounts_parse(buf, fm, HOST_MOUNTS_MAX, HOST_MOUNTS_FENCE,
+	    err, errlen));
 }
 
 /*
@@ -654,45 +803,42 @@ host_read_table(pid_t pid, char *buf, struct host_mount *fm, char *err,
  * mount of a host filesystem at all.
  */
 static void
-host_read_mounts(pid_t procs, pid_t files, char *buf, char *sbuf,
+host_read_mounts(pid_t procs, pid_t files, char *buf,
     const struct host_allow *allow, struct probe_host *ph)
 {
-	struct host_mount	*fm = NULL, *hm = NULL;
+	struct host_table	 ht;
+	struct host_mount	*fm = NULL;
 	const char		*names[HOST_ALLOW_MAX];
-	int			 nf, nh, i;
+	int			 nf, i;
 
-	if ((fm = calloc(HOST_MOUNTS_MAX, sizeof(*fm))) == NULL ||
-	    (hm = calloc(HOST_MOUNTS_MAX, sizeof(*hm))) == NULL) {
+	memset(&ht, 0, sizeof(ht));
+	if ((fm = calloc(HOST_MOUNTS_MAX, sizeof(*fm))) == NULL) {
 		host_err(ph->ph_mounts_error, sizeof(ph->ph_mounts_error),
 		    "%s", strerror(errno));
 		goto done;
 	}
-	if (host_read_file("/proc/self/mountinfo", sbuf,
-	    HOST_SELF_MOUNTS_MAX) == -1) {
-		host_err(ph->ph_mounts_error, sizeof(ph->ph_mounts_error),
-		    "the fencer's mountinfo: %s", strerror(errno));
-		goto done;
-	}
-	if ((nh = host_mounts_parse(sbuf, hm, HOST_MOUNTS_MAX,
-	    ph->ph_mounts_error, sizeof(ph->ph_mounts_error))) == -1)
+	if (host_self_read("/proc/self/mountinfo", &ht, ph->ph_mounts_error,
+	    sizeof(ph->ph_mounts_error)) == -1)
 		goto done;
 	if (procs != files) {
 		ph->ph_files_apart = 1;
 		if ((nf = host_read_table(procs, buf, fm, ph->ph_mounts_error,
 		    sizeof(ph->ph_mounts_error))) == -1)
 			goto done;
-		ph->ph_inner_nhost = host_mounts_nhost(fm, nf, hm, nh);
+		ph->ph_inner_nhost = host_mounts_nhost(fm, nf, ht.ht_m,
+		    ht.ht_n);
 	}
 	if ((nf = host_read_table(files, buf, fm, ph->ph_mounts_error,
 	    sizeof(ph->ph_mounts_error))) == -1)
 		goto done;
 	for (i = 0; i < allow->ha_n && i < HOST_ALLOW_MAX; i++)
 		names[i] = allow->ha_path[i];
-	host_mounts_judge(fm, nf, hm, nh, names, i, allow->ha_root, ph);
+	host_mounts_judge(fm, nf, ht.ht_m, ht.ht_n, names, i, allow->ha_root,
+	    ph);
 	ph->ph_mounts_read = 1;
  done:
 	free(fm);
-	free(hm);
+	host_table_free(&ht);
 }
 
 /*
@@ -773,13 +919,12 @@ host_read(pid_t pid, pid_t files, uint64_t canary,
 {
 	uint32_t i;
 
-	char	*buf, *sbuf;
+	char	*buf;
 
 	memset(ph, 0, sizeof(*ph));
 	ph->ph_usr_ro = ph->ph_etc_ro = -1;
 	buf = malloc(HOST_FILE_MAX);
-	sbuf = malloc(HOST_SELF_MOUNTS_MAX);
-	if (pid <= 0 || files <= 0 || buf == NULL || sbuf == NULL) {
+	if (pid <= 0 || files <= 0 || buf == NULL) {
 		host_err(ph->ph_status_error, sizeof(ph->ph_status_error),
 		    "%s", pid <= 0 || files <= 0 ? "no pid 1" :
 		    strerror(errno));
@@ -790,7 +935,7 @@ host_read(pid_t pid, pid_t files, uint64_t canary,
 		goto done;
 	}
 	host_read_status(pid, buf, ph);
-	host_read_mounts(pid, files, buf, sbuf, allow, ph);
+	host_read_mounts(pid, files, buf, allow, ph);
 	host_read_net(pid, canary, buf, ph);
  done:
 	host_printable(ph->ph_status_error, sizeof(ph->ph_status_error));
@@ -800,5 +945,4 @@ host_read(pid_t pid, pid_t files, uint64_t canary,
 	for (i = 0; i < PROBE_HOST_BINDS_MAX; i++)
 		host_printable(ph->ph_bad[i], sizeof(ph->ph_bad[i]));
 	free(buf);
-	free(sbuf);
 }

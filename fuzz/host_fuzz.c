@@ -34,6 +34,7 @@ int	LLVMFuzzerInitialize(int *, char ***);
 enum { HK_STATUS, HK_MOUNTS, HK_UIDMAP, HK_NETDEV, HK_MAX };
 
 static char			*fz_self_mounts;
+static struct host_table	 fz_ht;
 static struct host_mount	*fz_hm;
 static int			 fz_nh;
 static char			 fz_self_uidmap[HOST_UIDMAP_MAX];
@@ -41,17 +42,18 @@ static char			 fz_self_uidmap[HOST_UIDMAP_MAX];
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char	 err[128];
+	char	 err[PROBE_HOST_ERR_LEN];
+	size_t	 len;
 
 	log_init(1, 0);
-	if ((fz_self_mounts = malloc(HOST_SELF_MOUNTS_MAX)) == NULL ||
-	    (fz_hm = calloc(HOST_MOUNTS_MAX, sizeof(*fz_hm))) == NULL)
+	/* The text as read, and the table as the fencer parses it. */
+	if ((fz_self_mounts = host_read_grow("/proc/self/mountinfo",
+	    HOST_SELF_MOUNTS_MAX, &len)) == NULL ||
+	    host_self_read("/proc/self/mountinfo", &fz_ht, err,
+	    sizeof(err)) == -1)
 		FUZZ_FAIL();
-	if (host_read_file("/proc/self/mountinfo", fz_self_mounts,
-	    HOST_SELF_MOUNTS_MAX) == -1 ||
-	    (fz_nh = host_mounts_parse(fz_self_mounts, fz_hm,
-	    HOST_MOUNTS_MAX, err, sizeof(err))) == -1)
-		FUZZ_FAIL();
+	fz_hm = fz_ht.ht_m;
+	fz_nh = fz_ht.ht_n;
 	if (host_read_file("/proc/self/uid_map", fz_self_uidmap,
 	    sizeof(fz_self_uidmap)) == -1)
 		FUZZ_FAIL();
@@ -87,7 +89,8 @@ fz_mounts(char *buf, size_t len, const char *copy)
 	if ((ph = calloc(1, sizeof(*ph))) == NULL)
 		FUZZ_FAIL();
 	err[0] = '\0';
-	n = host_mounts_parse(buf, fm, HOST_MOUNTS_MAX, err, sizeof(err));
+	n = host_mounts_parse(buf, fm, HOST_MOUNTS_MAX, HOST_MOUNTS_FENCE, err,
+	    sizeof(err));
 	fz_err(err, sizeof(err), n == -1);
 	FUZZ_CHECK(n >= -1 && n <= HOST_MOUNTS_MAX);
 	if (n == -1)

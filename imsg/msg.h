@@ -32,10 +32,12 @@ enum imsg_type {
 	IMSG_PROC_INFO,		/* struct msg_procinfo */
 	IMSG_TOKEN_LOAD,	/* struct msg_token: a stored host token */
 	IMSG_TOKEN_STORED,	/* u32 0 or errno; ih_peerid: the store's */
+	IMSG_RELOADED,		/* struct msg_error: e_code "ok", or why
+				   not; ih_peerid: the reload's */
 
 	/* broker -> parent (parent_reqs[]) */
 	IMSG_LOG_VERBOSE,	/* i32 level, for the other children */
-	IMSG_RELOAD,		/* empty */
+	IMSG_RELOAD,		/* empty; ih_peerid: request id, answered */
 	IMSG_TOKEN_STORE,	/* struct msg_token; ih_peerid: request id */
 
 	/* fencectl -> broker */

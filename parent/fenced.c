@@ -88,9 +88,10 @@ static void	parent_closed(struct imsgev *, int, void *);
 static void	parent_sig(int, short, void *);
 static void	parent_reap(void);
 static void	parent_shutdown(int) __attribute__((noreturn));
-static void	parent_reload(void);
+static int	parent_reload(char *, size_t);
 static void	req_log_verbose(enum fenced_proc, struct imsg *);
 static void	req_reload(enum fenced_proc, struct imsg *);
+static void	req_reload_refuse(enum fenced_proc, struct imsg *);
 static void	req_token_store(enum fenced_proc, struct imsg *);
 static void	req_token_refuse(enum fenced_proc, struct imsg *);
 
@@ -101,10 +102,12 @@ static const struct parent_req parent_reqs[] = {
 	 */
 	{ PROC_BROKER,	IMSG_LOG_VERBOSE,	20,	req_log_verbose, NULL },
 	/*
-	 * A notice: the broker has said IMSG_CTL_OK; what the reload
-	 * made of the file is in the log, and a new IMSG_CONFIG follows.
+	 * Answered IMSG_RELOADED: "ok" (a new IMSG_CONFIG went out first)
+	 * or why the file was refused, which fencectl says; "busy" over
+	 * the rate.
 	 */
-	{ PROC_BROKER,	IMSG_RELOAD,		5,	req_reload, NULL },
+	{ PROC_BROKER,	IMSG_RELOAD,		5,	req_reload,
+	    req_reload_refuse },
 	/*
 	 * Answered IMSG_TOKEN_STORED, EBUSY over the rate.  The broker
 	 * allows itself half of this (broker/token.c), so that one that
@@ -978,33 +981,77 @@ req_token_refuse(enum fenced_proc from, struct imsg *imsg)
 	free(buf);
 }
 
+/* The answer to the broker's IMSG_RELOAD (peerid: its request). */
+static void
+req_reload_answer(enum fenced_proc from, uint32_t peerid, const char *code,
+    const char *why)
+{
+	void	*buf;
+	size_t	 len;
+
+	if (msg_error_format(&buf, &len, code, "%s", why) == -1)
+		fatal("%s: encode", __func__);
+	if (imsgev_compose(children[from].c_iev, IMSG_RELOADED, peerid, 0, -1,
+	    buf, len) == -1)
+		fatal("%s: compose", __func__);
+	free(buf);
+}
+
 static void
 req_reload(enum fenced_proc from, struct imsg *imsg)
 {
+	/* Cut to fit at a character's edge by msg_error_format(). */
+	char	 why[4 * MSG_ERROR_TEXT_MAX];
+
 	if (msg_empty_decode(imsg->data, imsg->len) == -1)
 		fatalx("%s: bad payload from %s", __func__, proc_name(from));
-	parent_reload();
+	if (parent_reload(why, sizeof(why)) == -1)
+		req_reload_answer(from, imsg->hdr.ih_peerid, "config-invalid",
+		    why);
+	else
+		req_reload_answer(from, imsg->hdr.ih_peerid, "ok", "");
+}
+
+static void
+req_reload_refuse(enum fenced_proc from, struct imsg *imsg)
+{
+	req_reload_answer(from, imsg->hdr.ih_peerid, "busy", "reload asked "
+	    "too often; the configuration is unchanged, try again later");
 }
 
 /*
  * Reload: a file that does not parse changes nothing.  What the running
  * processes were built on (sockets, state, user) needs a restart.
+ * Returns 0, or -1 with why (len > 0) saying what is wrong, in the
+ * words of the log.
  */
-static void
-parent_reload(void)
+static int
+parent_reload(char *why, size_t len)
 {
 	struct fenced_config nc;
+	char		 kept[2 * MSG_ERROR_TEXT_MAX];
+	int		 bad;
 
 	config_defaults(&nc);
-	if ((conffile_given || access(conffile, F_OK) == 0) &&
-	    config_parse(conffile, &nc) == -1) {
+	log_keep(kept, sizeof(kept));
+	bad = (conffile_given || access(conffile, F_OK) == 0) &&
+	    config_parse(conffile, &nc) == -1;
+	log_keep(NULL, 0);
+	if (bad) {
 		log_warnx("reload: %s not valid, configuration unchanged",
 		    conffile);
-		return;
+		snprintf(why, len, "%s not valid, configuration unchanged: %s",
+		    conffile, kept[0] != '\0' ? kept : "no reason given");
+		return (-1);
 	}
-	if (config_env_override(&nc) == -1 || config_resolve(&nc) == -1) {
+	log_keep(kept, sizeof(kept));
+	bad = config_env_override(&nc) == -1 || config_resolve(&nc) == -1;
+	log_keep(NULL, 0);
+	if (bad) {
 		log_warnx("reload: configuration unchanged");
-		return;
+		snprintf(why, len, "configuration not valid, unchanged: %s",
+		    kept[0] != '\0' ? kept : "no reason given");
+		return (-1);
 	}
 #define KEEP(f, what) do {						\
 	if (memcmp(&nc.f, &conf.f, sizeof(nc.f)) != 0) {		\
@@ -1028,6 +1075,7 @@ parent_reload(void)
 	log_info("configuration reloaded from %s",
 	    conffile_given || access(conffile, F_OK) == 0 ? conffile :
 	    "built-in defaults");
+	return (0);
 }
 
 static void
@@ -1049,6 +1097,8 @@ parent_closed(struct imsgev *iev, int error, void *arg)
 static void
 parent_sig(int sig, short event, void *arg)
 {
+	char	 why[4 * MSG_ERROR_TEXT_MAX];
+
 	switch (sig) {
 	case SIGTERM:
 	case SIGINT:
@@ -1056,7 +1106,7 @@ parent_sig(int sig, short event, void *arg)
 		parent_shutdown(0);
 	case SIGHUP:
 		log_info("reloading on SIGHUP");
-		parent_reload();
+		(void)parent_reload(why, sizeof(why));	/* in the log */
 		break;
 	case SIGCHLD:
 		parent_reap();

@@ -231,7 +231,8 @@ judge_host_filesystem(const struct probe_expect *e,
 	uint32_t	 i;
 
 	if (h == NULL || !h->ph_mounts_read) {
-		axis_violation(a, "filesystem: the host could not read the "
+		/* Either table may be why: the reason names whose. */
+		axis_violation(a, "filesystem: the host could not judge the "
 		    "mounts of %s (%s)", judge_files_who(e), h != NULL &&
 		    h->ph_mounts_error[0] != '\0' ? h->ph_mounts_error :
 		    "no reading");

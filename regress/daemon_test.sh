@@ -244,6 +244,44 @@ signals_body() {
 }
 signals_cleanup() { fenced_cleanup; }
 
+atf_test_case reload_verdict cleanup
+reload_verdict_head() {
+	atf_set descr "fencectl reload of a file that is not valid exits 1 and says why (issue 28), changing nothing; a valid one exits 0; one over the parent's rate says busy instead of hanging or claiming success"
+	atf_set require.user root
+}
+reload_verdict_body() {
+	fenced_vars
+	fenced_start
+	all=$(fenced_pids)
+	cp fenced.conf good.conf
+	atf_check "$BIN/fencectl" -s "$PWD/ctl.sock" reload
+	# A keyword that is none: the file and line, as the log has them.
+	echo "bogus keyword" >> fenced.conf
+	atf_check -s exit:1 -e match:"^fencectl: config-invalid: .*fenced.conf not valid, configuration unchanged: .*fenced.conf:[0-9]+: unknown keyword \"bogus\"" \
+	    "$BIN/fencectl" -s "$PWD/ctl.sock" reload
+	# Parsed, but naming a user this host does not have.
+	sed "s/^user .*/user \"nouser$$\"/" good.conf > fenced.conf
+	atf_check -s exit:1 -e match:"^fencectl: config-invalid: configuration not valid, unchanged: user nouser$$ does not exist" \
+	    "$BIN/fencectl" -s "$PWD/ctl.sock" reload
+	# Nothing changed: same processes, still serving.
+	atf_check_equal "$all" "$(fenced_pids)"
+	atf_check -o match:"^processes:" "$BIN/fencectl" -s "$PWD/ctl.sock" \
+	    show stats
+	# Five reloads in ten seconds are the parent's rate: one over it
+	# is answered, busy, not dropped; every one before it succeeds.
+	cp good.conf fenced.conf
+	i=0
+	while [ $i -lt 30 ] &&
+	    "$BIN/fencectl" -s "$PWD/ctl.sock" reload 2> reload.err; do
+		i=$((i + 1))
+	done
+	atf_check -o match:"^fencectl: busy: reload asked too often" \
+	    cat reload.err
+	atf_check_equal "$all" "$(fenced_pids)"
+	fenced_stop
+}
+reload_verdict_cleanup() { fenced_cleanup; }
+
 atf_test_case socket_in_use cleanup
 socket_in_use_head() {
 	atf_set descr "a second daemon on a live control socket refuses to start"
@@ -442,6 +480,7 @@ atf_init_test_cases() {
 	atf_add_test_case control_idle
 	atf_add_test_case control_permissions
 	atf_add_test_case signals
+	atf_add_test_case reload_verdict
 	atf_add_test_case socket_in_use
 	atf_add_test_case uids_claimed
 	atf_add_test_case uids_accounts

@@ -5,6 +5,7 @@
  */
 #include <sys/types.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,10 +157,44 @@ ATF_TC_BODY(other_formats, tc)
 	ATF_REQUIRE_EQ(1000, m);
 }
 
+ATF_TC(keep);
+ATF_TC_HEAD(keep, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "log_keep: the warnings while it is "
+	    "set, in order, bounded, and nothing else (fencectl reload's "
+	    "reason)");
+}
+ATF_TC_BODY(keep, tc)
+{
+	char	 kept[64], small[8];
+	int	 n;
+
+	capture_start();
+	log_warnx("before %d", 1);
+	log_keep(kept, sizeof(kept));
+	log_info("an info line");
+	log_warnx("first %s", "error");
+	errno = ENOENT;
+	log_warn("second");
+	log_keep(NULL, 0);
+	log_warnx("after");
+	ATF_CHECK_STREQ(kept, "first error; second: No such file or "
+	    "directory");
+	/* What does not fit is left out, the buffer stays terminated. */
+	log_keep(small, sizeof(small));
+	log_warnx("a much longer line than fits");
+	log_warnx("more");
+	log_keep(NULL, 0);
+	ATF_CHECK_STREQ(small, "a much ");
+	/* Everything still went to the log. */
+	ATF_CHECK_EQ(capture_end("", &n), 7);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, burst);
 	ATF_TP_ADD_TC(tp, count_said);
 	ATF_TP_ADD_TC(tp, other_formats);
+	ATF_TP_ADD_TC(tp, keep);
 	return (atf_no_error());
 }

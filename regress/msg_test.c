@@ -982,6 +982,7 @@ ATF_TC_BODY(through_imsg, tc)
 			    sizeof(sa.st_pool)) == 0);
 			break;
 		case IMSG_CTL_ERROR:
+		case IMSG_RELOADED:
 		case IMSG_FENCE_FAILED:
 		case IMSG_AGENT_ERROR:
 			ATF_REQUIRE_EQ(0, msg_error_encode(&ea, &buf, &len));

@@ -1713,7 +1713,7 @@ ATF_TC_BODY(host_reading_decides, tc)
 	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), 0);
 	CHECK_LEVEL(&v, LEVEL_NOT_EARNED);
 	CHECK_VIOLATION(&v, AXIS_FILESYSTEM, "filesystem: the host could not "
-	    "read the mounts of pid 1 (no reading)");
+	    "judge the mounts of pid 1 (no reading)");
 	CHECK_VIOLATION(&v, AXIS_NETWORK, "network: the host could not read");
 	e = l2_expect();
 	e.pe_host.ph_status_read = 0;
@@ -1903,9 +1903,10 @@ mounts_judge(const char *fence, struct probe_host *ph)
 	strlcpy(hb, HOST_MOUNTS, sizeof(hb));
 	strlcpy(fb, fence, sizeof(fb));
 	memset(ph, 0, sizeof(*ph));
-	ATF_REQUIRE((nh = host_mounts_parse(hb, hm, 32, err, sizeof(err))) == 4);
-	ATF_REQUIRE_MSG((nf = host_mounts_parse(fb, fm, 32, err,
-	    sizeof(err))) > 0, "%s", err);
+	ATF_REQUIRE((nh = host_mounts_parse(hb, hm, 32, HOST_MOUNTS_HOST,
+	    err, sizeof(err))) == 4);
+	ATF_REQUIRE_MSG((nf = host_mounts_parse(fb, fm, 32, HOST_MOUNTS_FENCE,
+	    err, sizeof(err))) > 0, "%s", err);
 	host_mounts_judge(fm, nf, hm, nh, allow, 7, NULL, ph);
 }
 
@@ -1951,16 +1952,189 @@ ATF_TC_BODY(host_mounts, tc)
 	ATF_CHECK(ph.ph_nbad >= 1);
 	/* Malformed lines are refused. */
 	strlcpy(buf, "1 2 3:4 / / rw\n", sizeof(buf));	/* no " - " */
-	ATF_CHECK_EQ(host_mounts_parse(buf, m, 4, err, sizeof(err)), -1);
+	ATF_CHECK_EQ(host_mounts_parse(buf, m, 4, HOST_MOUNTS_FENCE, err,
+	    sizeof(err)), -1);
 	strlcpy(buf, "1 2 3 / / rw - a b c\n", sizeof(buf));
-	ATF_CHECK_EQ(host_mounts_parse(buf, m, 4, err, sizeof(err)), -1);
+	ATF_CHECK_EQ(host_mounts_parse(buf, m, 4, HOST_MOUNTS_FENCE, err,
+	    sizeof(err)), -1);
 	strlcpy(buf, "1 2 3:4 /a\\09 / rw - a b c\n", sizeof(buf));
-	ATF_CHECK_EQ(host_mounts_parse(buf, m, 4, err, sizeof(err)), -1);
+	ATF_CHECK_EQ(host_mounts_parse(buf, m, 4, HOST_MOUNTS_FENCE, err,
+	    sizeof(err)), -1);
 	strlcpy(buf, "1 2 3:4 /a\\000 / rw - a b c\n", sizeof(buf));
-	ATF_CHECK_EQ(host_mounts_parse(buf, m, 4, err, sizeof(err)), -1);
+	ATF_CHECK_EQ(host_mounts_parse(buf, m, 4, HOST_MOUNTS_FENCE, err,
+	    sizeof(err)), -1);
 	strlcpy(buf, "1 2 3:4 / / rw - a b c\n1 2 3:4 / / rw - a b c\n",
 	    sizeof(buf));
-	ATF_CHECK_EQ(host_mounts_parse(buf, m, 1, err, sizeof(err)), -1);
+	ATF_CHECK_EQ(host_mounts_parse(buf, m, 1, HOST_MOUNTS_FENCE, err,
+	    sizeof(err)), -1);
+}
+
+/*
+ * The host's own table as real hosts have it (issue 28): namespace files
+ * bound in (ip netns, Docker, podman, CNI), escapes in paths, deleted
+ * roots.  What a fence's table may not hold is still refused there.
+ */
+#define HOST_NETNS \
+	"40 27 0:4 net:[4026532301] /run/netns/cni-1\\040a rw shared:9 - " \
+	"nsfs nsfs rw\n" \
+	"41 27 0:4 mnt:[4026532302] /run/docker/netns/x rw - nsfs nsfs rw\n" \
+	"42 27 254:0 /srv//deleted /mnt/a\\012b\\011c\\134d\\040(deleted) rw " \
+	"- ext4 /dev/vda rw\n"
+
+ATF_TC_WITHOUT_HEAD(host_mounts_real);
+ATF_TC_BODY(host_mounts_real, tc)
+{
+	static const char *const bad[] = {
+		"",			/* no mounts: 0 here, an error below */
+		"1 2 3:4 / / rw - a b c\n\n",
+		"1 2 3:4 / / rw - a b c\n\n1 2 3:4 / / rw - a b c\n",
+		"\n1 2 3:4 / / rw - a b c\n",
+		"1 2 3:4 / net:[1] rw - a b c\n",	/* a point no path */
+		"1 2 3:4 net:[1] /a\\ rw - a b c\n",
+		"1 2 3:4 net:[1] /a\\4000 rw - a b c\n",
+		"1 2 3:4 net\\000 /a rw - a b c\n",
+		"1 2 3:4  /a rw - a b c\n",		/* an empty root */
+		"1 2 3:4 net:[1] /a rw -\n",
+		"1 2 3:4 net:[1] /a rw a b c\n",
+		"4294967296 2 3:4 net:[1] /a rw - a b c\n",
+	};
+	struct host_mount	 hm[16], fm[8];
+	struct probe_host	 ph;
+	const char		*one = "/usr";
+	char			 hb[4096], fb[1024], err[128];
+	size_t			 i;
+	int			 nh, nf;
+
+	strlcpy(hb, HOST_MOUNTS HOST_NETNS, sizeof(hb));
+	nh = host_mounts_parse(hb, hm, 16, HOST_MOUNTS_HOST, err,
+	    sizeof(err));
+	ATF_REQUIRE_MSG(nh == 7, "%d: %s", nh, err);
+	ATF_CHECK_STREQ(hm[4].hm_root, "net:[4026532301]");
+	ATF_CHECK_STREQ(hm[4].hm_point, "/run/netns/cni-1 a");
+	ATF_CHECK_EQ(hm[4].hm_major, 0);
+	ATF_CHECK_EQ(hm[4].hm_minor, 4);
+	ATF_CHECK_STREQ(hm[5].hm_root, "mnt:[4026532302]");
+	ATF_CHECK_STREQ(hm[6].hm_root, "/srv//deleted");
+	ATF_CHECK_STREQ(hm[6].hm_point, "/mnt/a\nb\tc\\d (deleted)");
+
+	/* The same lines in a fence's table: refused, the fencer made none. */
+	strlcpy(fb, HOST_NETNS, sizeof(fb));
+	ATF_CHECK_EQ(host_mounts_parse(fb, fm, 8, HOST_MOUNTS_FENCE, err,
+	    sizeof(err)), -1);
+	ATF_CHECK_STREQ(err, "mountinfo: malformed line 1");
+
+	/*
+	 * A fence's mount of the namespace files' filesystem is a host
+	 * mount no expected path explains: named, never translated
+	 * through a root that is no path.
+	 */
+	strlcpy(hb, HOST_MOUNTS HOST_NETNS, sizeof(hb));
+	nh = host_mounts_parse(hb, hm, 16, HOST_MOUNTS_HOST, err,
+	    sizeof(err));
+	strlcpy(fb, "97 46 0:53 / / ro - tmpfs tmpfs rw\n"
+	    "98 97 254:0 /usr /usr ro - ext4 /dev/vda rw\n"
+	    "99 97 0:4 / /mnt ro - nsfs nsfs rw\n", sizeof(fb));
+	nf = host_mounts_parse(fb, fm, 8, HOST_MOUNTS_FENCE, err,
+	    sizeof(err));
+	ATF_REQUIRE(nh == 7 && nf == 3);
+	memset(&ph, 0, sizeof(ph));
+	host_mounts_judge(fm, nf, hm, nh, &one, 1, NULL, &ph);
+	ATF_CHECK_EQ(ph.ph_root_host, 0);
+	ATF_CHECK_EQ(ph.ph_nbad, 1);
+	ATF_CHECK_STREQ(ph.ph_bad[0], "/ of device 0:4 on /mnt");
+
+	/* Malformed in either table. */
+	for (i = 0; i < nitems(bad); i++) {
+		strlcpy(hb, bad[i], sizeof(hb));
+		nh = host_mounts_parse(hb, hm, 16, HOST_MOUNTS_HOST, err,
+		    sizeof(err));
+		if (i == 0)
+			ATF_CHECK_EQ_MSG(nh, 0, "bad[0]");
+		else
+			ATF_CHECK_EQ_MSG(nh, -1, "bad[%zu]", i);
+	}
+	/* No newline after the last line: still the line. */
+	strlcpy(hb, "1 2 3:4 net:[1] /a rw - a b c", sizeof(hb));
+	ATF_CHECK_EQ(host_mounts_parse(hb, hm, 16, HOST_MOUNTS_HOST, err,
+	    sizeof(err)), 1);
+}
+
+/* A file of n copies of line, in the test's work directory. */
+static void
+table_file(const char *path, const char *line, size_t n, const char *tail)
+{
+	FILE	*f;
+	size_t	 i;
+
+	ATF_REQUIRE((f = fopen(path, "w")) != NULL);
+	for (i = 0; i < n; i++)
+		ATF_REQUIRE(fputs(line, f) != EOF);
+	if (tail != NULL)
+		ATF_REQUIRE(fwrite(tail, 1, strlen(tail) + 1, f) > 0);
+	ATF_REQUIRE(fclose(f) == 0);
+}
+
+ATF_TC_WITHOUT_HEAD(host_self_read);
+ATF_TC_BODY(host_self_read, tc)
+{
+	struct host_table	 ht;
+	char			 err[PROBE_HOST_ERR_LEN], line[513];
+	size_t			 n;
+
+	/* This process's own table, whatever this machine holds. */
+	ATF_REQUIRE_MSG(host_self_read("/proc/self/mountinfo", &ht, err,
+	    sizeof(err)) == 0, "%s", err);
+	ATF_CHECK(ht.ht_n > 0);
+	host_table_free(&ht);
+
+	/* 200,000 mounts (a large Kubernetes node has tens of thousands). */
+	table_file("many", "4000 29 0:4 net:[4026532301] /run/netns/cni-"
+	    "0123456789abcdef rw shared:9 - nsfs nsfs rw\n", 200000, NULL);
+	ATF_REQUIRE_MSG(host_self_read("many", &ht, err, sizeof(err)) == 0,
+	    "%s", err);
+	ATF_CHECK_EQ(ht.ht_n, 200000);
+	ATF_CHECK_STREQ(ht.ht_m[199999].hm_root, "net:[4026532301]");
+	host_table_free(&ht);
+
+	/* One mount over the count, and one byte over the size: said. */
+	table_file("lines", "1 2 3:4 / / rw - a b c\n",
+	    HOST_SELF_LINES_MAX + 1, NULL);
+	ATF_CHECK_EQ(host_self_read("lines", &ht, err, sizeof(err)), -1);
+	ATF_CHECK_MATCH("more than [0-9]+ mounts", err);
+	host_table_free(&ht);
+	/* Lines of 512 bytes: HOST_SELF_MOUNTS_MAX is a multiple of it. */
+	memset(line, 'a', 512);
+	memcpy(line, "1 2 3:4 / /", 11);
+	memcpy(line + 512 - 12, " rw - a b c\n", 12);
+	line[512] = '\0';
+	n = HOST_SELF_MOUNTS_MAX / 512;
+	table_file("big", line, n - 1, NULL);	/* just under */
+	ATF_REQUIRE_MSG(host_self_read("big", &ht, err, sizeof(err)) == 0,
+	    "%s", err);
+	ATF_CHECK_EQ((size_t)ht.ht_n, n - 1);
+	host_table_free(&ht);
+	table_file("big", line, n, NULL);	/* no room for the NUL */
+	ATF_CHECK_EQ(host_self_read("big", &ht, err, sizeof(err)), -1);
+	ATF_CHECK_MATCH("larger than 32 MiB", err);
+	host_table_free(&ht);
+
+	/* A NUL inside, a malformed line: said, named the fencer's. */
+	table_file("nul", "1 2 3:4 / / rw - a b c\n", 3, "1 2");
+	ATF_CHECK_EQ(host_self_read("nul", &ht, err, sizeof(err)), -1);
+	ATF_CHECK_MATCH("^the fencer's mountinfo: ", err);
+	host_table_free(&ht);
+	table_file("bad", "1 2 3:4 / / rw - a b c\n1 2 3:4 / x rw - a\n", 1,
+	    NULL);
+	ATF_CHECK_EQ(host_self_read("bad", &ht, err, sizeof(err)), -1);
+	ATF_CHECK_STREQ(err, "the fencer's mountinfo: malformed line 2");
+	host_table_free(&ht);
+	table_file("empty", "", 0, NULL);
+	ATF_CHECK_EQ(host_self_read("empty", &ht, err, sizeof(err)), -1);
+	ATF_CHECK_STREQ(err, "the fencer's mountinfo: no mounts");
+	host_table_free(&ht);
+	ATF_CHECK_EQ(host_self_read("absent", &ht, err, sizeof(err)), -1);
+	ATF_CHECK_MATCH("No such file", err);
+	host_table_free(&ht);
 }
 
 /*
@@ -1985,8 +2159,10 @@ gofer_judge(const char *fence, const char *rootdir, struct probe_host *ph)
 	strlcpy(hb, HOST_MOUNTS, sizeof(hb));
 	strlcpy(fb, fence, sizeof(fb));
 	memset(ph, 0, sizeof(*ph));
-	ATF_REQUIRE((nh = host_mounts_parse(hb, hm, 32, err, sizeof(err))) == 4);
-	ATF_REQUIRE((nf = host_mounts_parse(fb, fm, 32, err, sizeof(err))) > 0);
+	ATF_REQUIRE((nh = host_mounts_parse(hb, hm, 32, HOST_MOUNTS_HOST,
+	    err, sizeof(err))) == 4);
+	ATF_REQUIRE((nf = host_mounts_parse(fb, fm, 32, HOST_MOUNTS_FENCE,
+	    err, sizeof(err))) > 0);
 	host_mounts_judge(fm, nf, hm, nh, allow, 7, rootdir, ph);
 }
 
@@ -2021,15 +2197,18 @@ ATF_TC_BODY(host_gofer_root, tc)
 
 	/* The sentry's own table: nothing of a host filesystem. */
 	strlcpy(hb, HOST_MOUNTS, sizeof(hb));
-	nh = host_mounts_parse(hb, hm, 8, err, sizeof(err));
+	nh = host_mounts_parse(hb, hm, 8, HOST_MOUNTS_HOST, err,
+	    sizeof(err));
 	strlcpy(fb, "46 67 0:44 / / ro,relatime - tmpfs runsc-root rw\n",
 	    sizeof(fb));
-	nf = host_mounts_parse(fb, fm, 8, err, sizeof(err));
+	nf = host_mounts_parse(fb, fm, 8, HOST_MOUNTS_FENCE, err,
+	    sizeof(err));
 	ATF_REQUIRE(nh == 4 && nf == 1);
 	ATF_CHECK_EQ(host_mounts_nhost(fm, nf, hm, nh), 0);
 	strlcpy(fb, "46 67 0:44 / / ro - tmpfs runsc-root rw\n"
 	    "47 46 254:0 /etc /etc ro - ext4 /dev/vda rw\n", sizeof(fb));
-	nf = host_mounts_parse(fb, fm, 8, err, sizeof(err));
+	nf = host_mounts_parse(fb, fm, 8, HOST_MOUNTS_FENCE, err,
+	    sizeof(err));
 	ATF_CHECK_EQ(host_mounts_nhost(fm, nf, hm, nh), 1);
 }
 
@@ -2098,6 +2277,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, report_message_codec);
 	ATF_TP_ADD_TC(tp, host_status);
 	ATF_TP_ADD_TC(tp, host_mounts);
+	ATF_TP_ADD_TC(tp, host_mounts_real);
+	ATF_TP_ADD_TC(tp, host_self_read);
 	ATF_TP_ADD_TC(tp, host_gofer_root);
 	ATF_TP_ADD_TC(tp, host_uidmap);
 	ATF_TP_ADD_TC(tp, host_net);
