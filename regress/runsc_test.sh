@@ -422,6 +422,22 @@ print(libc.ptrace(16, $sb, 0, 0), ctypes.get_errno())"
 }
 attack_local_user_cleanup() { fenced_cleanup; }
 
+# A command that calls PTRACE_TRACEME: lib.subr's traceme_check.
+atf_test_case ptrace_traceme cleanup
+ptrace_traceme_head() {
+	atf_set descr "a command that calls PTRACE_TRACEME in a runsc fence runs on when it gets a signal (its supervisor is no tracer), and still dies at its timeout with its tree"
+	atf_set require.user root
+}
+ptrace_traceme_body() {
+	runsc_require
+	fenced_vars
+	fenced_start
+	$CTL boot t backend runsc > /dev/null || atf_fail "boot"
+	traceme_check t
+	fenced_stop
+}
+ptrace_traceme_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case boot_exec_stop
 	atf_add_test_case orphans
@@ -433,4 +449,5 @@ atf_init_test_cases() {
 	atf_add_test_case home_image
 	atf_add_test_case attack_inside
 	atf_add_test_case attack_local_user
+	atf_add_test_case ptrace_traceme
 }
