@@ -438,6 +438,44 @@ ptrace_traceme_body() {
 }
 ptrace_traceme_cleanup() { fenced_cleanup; }
 
+# gVisor's tasks are not the host's: inside the sandbox the fence's pids
+# limit is RLIMIT_NPROC, which this gVisor lets CAP_SYS_ADMIN in the
+# caller's own user namespace pass.  The bundle's filter refuses a new
+# user namespace, so a fork bomb stops at the limit with EAGAIN however
+# it starts, and the fence lives on (docs/runsc.md).
+atf_test_case pids_userns cleanup
+pids_userns_head() {
+	atf_set descr "in a runsc fence of pids 256 a new user namespace is refused and a fork bomb stops at the limit with EAGAIN, with or without one; the fence lives on"
+	atf_set require.user root
+	atf_set timeout 300
+}
+pids_userns_body() {
+	runsc_require
+	fenced_vars
+	fenced_start
+	$CTL boot p backend runsc pids 256 > /dev/null || atf_fail "boot"
+	h="$(fenced_homes)/p"
+	cp "$REGRESS/fence-escape" "$h/fence-escape"
+	chown "$(stat -c %u:%g "$h")" "$h/fence-escape"
+	chmod 0755 "$h/fence-escape"
+	for a in res-forkbomb-userns res-forkbomb; do
+		$CTL exec p timeout 60000 -- ./fence-escape -a $a > bomb.out ||
+		    atf_fail "$a: the exec failed: $(cat bomb.out)"
+		n=$(sed -n "s/^$a resources blocked fork EAGAIN after \([0-9]*\) children.*/\1/p" \
+		    bomb.out)
+		[ -n "$n" ] && [ "$n" -le 256 ] ||
+		    atf_fail "$a passed the limit: $(cat bomb.out)"
+		atf_check -o match:"^state: *running" $CTL show environment p
+	done
+	for a in id-userns net-raw-userns net-packet-userns; do
+		atf_check -o match:"^$a [a-z]+ blocked (unshare )?EPERM" \
+		    $CTL exec p -- ./fence-escape -a $a
+	done
+	atf_check -o inline:"alive\n" $CTL exec p -- echo alive
+	fenced_stop
+}
+pids_userns_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case boot_exec_stop
 	atf_add_test_case orphans
@@ -450,4 +488,5 @@ atf_init_test_cases() {
 	atf_add_test_case attack_inside
 	atf_add_test_case attack_local_user
 	atf_add_test_case ptrace_traceme
+	atf_add_test_case pids_userns
 }

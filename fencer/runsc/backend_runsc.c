@@ -3,8 +3,8 @@
  * sentry's, not the host's.  For each boot the fencer writes an OCI
  * bundle (bundle.c) under <state>/runsc/bundles/<id> and runs
  *
- *	runsc --root=<state>/runsc/state --network=none --platform=<p>
- *	    --log=<bundle>/runsc.log run --bundle=<bundle> <id>
+ *	runsc --root=<state>/runsc/state --network=none --oci-seccomp
+ *	    --platform=<p> --log=<bundle>/runsc.log run --bundle=<bundle> <id>
  *
  * as its child, directly (no Docker), with the fencer's end of a socket
  * pair as runsc's stdin and stdout: runsc gives them to the container's
@@ -588,10 +588,14 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	char		 root[PATH_MAX + 8], platform[32], logf[PATH_MAX + 8];
 	char		 bundle[PATH_MAX + 16], cgpath[PATH_MAX];
 	char		 home[PATH_MAX];
-	/* [5]: "--ignore-cgroups" on v2, else the rest moves up one. */
-	char		*argv[] = { "runsc", root, "--network=none", platform,
-			    logf, "--ignore-cgroups", "run", bundle, rf->rf_id,
-			    NULL };
+	/*
+	 * --oci-seccomp: the bundle's filter applies inside the sandbox
+	 * (bundle.c).  [6]: "--ignore-cgroups" on v2, else the rest moves
+	 * up one.
+	 */
+	char		*argv[] = { "runsc", root, "--network=none",
+			    "--oci-seccomp", platform, logf, "--ignore-cgroups",
+			    "run", bundle, rf->rf_id, NULL };
 	struct runsc_ro_binds *ro;
 	int		 sp[2], fd, i, v2;
 	pid_t		 pid;
@@ -624,7 +628,7 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	strlcpy(cgpath, bb->bb_cgroup_name, sizeof(cgpath));
 	rf->rf_cgroup[0] = '\0';
 	if (!v2)
-		memmove(&argv[5], &argv[6], 4 * sizeof(argv[0]));
+		memmove(&argv[6], &argv[7], 4 * sizeof(argv[0]));
 
 	memset(&rb, 0, sizeof(rb));
 	strlcpy(rb.rb_key, f->f_info.f_key, sizeof(rb.rb_key));

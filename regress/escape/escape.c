@@ -1533,6 +1533,29 @@ a_net_packet(void)
 	judge(socket(AF_PACKET, SOCK_RAW, htons(0x0003)), "packet socket");
 }
 
+/*
+ * The same sockets as root of a user namespace of one's own, with no
+ * new network namespace: the network stays the fence's, whose owner
+ * is not that namespace, so CAP_NET_RAW in it must not count.
+ */
+static void
+a_net_raw_userns(void)
+{
+	if (unshare(CLONE_NEWUSER) == -1)
+		return (blocked("unshare %s", ename(errno)));
+	judge(socket(AF_INET, SOCK_RAW, IPPROTO_RAW),
+	    "raw IP socket as root of a new user namespace");
+}
+
+static void
+a_net_packet_userns(void)
+{
+	if (unshare(CLONE_NEWUSER) == -1)
+		return (blocked("unshare %s", ename(errno)));
+	judge(socket(AF_PACKET, SOCK_RAW, htons(0x0003)),
+	    "packet socket as root of a new user namespace");
+}
+
 /* Connect with a 2 s bound; 0 or -1 with errno. */
 static int
 connect_bounded(int s, const struct sockaddr *sa, socklen_t len)
@@ -1745,7 +1768,7 @@ a_net_interfaces(void)
 #define FD_CAP		(1 << 17)
 
 static void
-a_res_forkbomb(void)
+forkbomb(const char *how)
 {
 	long	 n;
 	pid_t	 pid;
@@ -1761,10 +1784,36 @@ a_res_forkbomb(void)
 		*progress = n + 1;
 	}
 	if (n < FORK_CAP)
-		blocked("fork %s after %ld children", ename(errno), n);
+		blocked("fork %s after %ld children%s%s", ename(errno), n,
+		    how[0] != '\0' ? ", " : "", how);
 	else
-		escaped("reached the cap of %d children", FORK_CAP);
+		escaped("reached the cap of %d children%s%s", FORK_CAP,
+		    how[0] != '\0' ? ", " : "", how);
 	/* The caller kills the process group. */
+}
+
+static void
+a_res_forkbomb(void)
+{
+	forkbomb("");
+}
+
+/*
+ * The fork bomb as root of a user namespace of one's own, if one can
+ * be made: a bound that asks for no capability in the caller's own
+ * namespace must hold there too.
+ */
+static void
+a_res_forkbomb_userns(void)
+{
+	char	 ns[64];
+
+	if (unshare(CLONE_NEWUSER) == -1)
+		snprintf(ns, sizeof(ns), "no user namespace (%s)",
+		    ename(errno));
+	else
+		snprintf(ns, sizeof(ns), "in a new user namespace");
+	forkbomb(ns);
 }
 
 static void
@@ -2084,6 +2133,8 @@ static const struct esc_attempt attempts[] = {
 	{ "k-tiocsti", "kernel", "push input into a terminal (TIOCSTI)", a_k_tiocsti, 5, 0 },
 	{ "net-raw", "network", "a raw IP socket", a_net_raw, 5, 0 },
 	{ "net-packet", "network", "a packet socket", a_net_packet, 5, 0 },
+	{ "net-raw-userns", "network", "a raw IP socket as root of a new user namespace", a_net_raw_userns, 5, 0 },
+	{ "net-packet-userns", "network", "a packet socket as root of a new user namespace", a_net_packet_userns, 5, 0 },
 	{ "net-host-tcp", "network", "connect to the host's TCP listener on 127.0.0.1", a_net_host_tcp, 5, 0 },
 	{ "net-host-abstract", "network", "connect to the host's abstract unix socket", a_net_host_abstract, 5, 0 },
 	{ "net-host-unix", "network", "connect to the daemon's control socket by its host path", a_net_host_unix, 5, 0 },
@@ -2093,6 +2144,7 @@ static const struct esc_attempt attempts[] = {
 	{ "net-alg", "network", "an AF_ALG socket", a_net_alg, 5, 0 },
 	{ "net-interfaces", "network", "see interfaces besides lo", a_net_interfaces, 5, 0 },
 	{ "res-forkbomb", "resources", "fork until refused (cap 1024)", a_res_forkbomb, 30, 0 },
+	{ "res-forkbomb-userns", "resources", "fork until refused in a new user namespace (cap 1024)", a_res_forkbomb_userns, 30, 0 },
 	{ "res-memory", "resources", "touch memory until refused (cap 2 GiB)", a_res_memory, 30, 0 },
 	{ "res-disk-tmp", "resources", "fill /tmp (cap 1 GiB)", a_res_disk_tmp, 30, 0 },
 	{ "res-disk-home", "resources", "fill the home (cap 64 MiB)", a_res_disk_home, 30, 0 },
