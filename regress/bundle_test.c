@@ -280,12 +280,24 @@ ATF_TC_BODY(linux_section, tc)
 	    "1234.g");
 	ATF_CHECK_EQ(json_integer_value(get(c,
 	    "linux.resources.memory.limit")), 512 << 20);
+	/* A kernel that does not count swap has no file for runsc. */
+	ATF_CHECK(json_object_get(get(c, "linux.resources.memory"),
+	    "swap") == NULL);
 	ATF_CHECK_EQ(json_integer_value(get(c, "linux.resources.pids.limit")),
 	    256 * 16 + 256);
 	ATF_CHECK_EQ(json_integer_value(get(c, "linux.resources.cpu.quota")),
 	    150000);
 	ATF_CHECK_EQ(json_integer_value(get(c, "linux.resources.cpu.period")),
 	    100000);
+	json_decref(c);
+
+	/* One that counts it: memory and swap at the memory limit. */
+	s.rb_swap = 1;
+	c = config(&s);
+	ATF_CHECK_EQ(json_integer_value(get(c,
+	    "linux.resources.memory.limit")), 512 << 20);
+	ATF_CHECK_EQ(json_integer_value(get(c,
+	    "linux.resources.memory.swap")), 512 << 20);
 	json_decref(c);
 
 	/*

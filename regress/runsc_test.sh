@@ -476,6 +476,39 @@ pids_userns_body() {
 }
 pids_userns_cleanup() { fenced_cleanup; }
 
+# Swap: the sandbox's memory cgroup lets memory and swap together no
+# further than the memory limit, as a native fence's (docs/limits.md).
+atf_test_case no_swap cleanup
+no_swap_head() {
+	atf_set descr "a runsc fence's sandbox may not swap beyond its memory limit, as a native fence: memory.memsw.limit_in_bytes at the limit on cgroup v1, memory.swap.max 0 on v2"
+	atf_set require.user root
+}
+no_swap_body() {
+	runsc_require
+	fenced_vars
+	fenced_start
+	$CTL boot s backend runsc memory 256M > /dev/null || atf_fail "boot"
+	sb=$(ps -eo pid=,args= | grep -F -- "--root=$PWD/state/runsc/state" | \
+	    grep -F runsc-sandbox | grep -v grep | awk '{ print $1 }')
+	[ -n "$sb" ] || atf_fail "no sandbox process"
+	if v2=$(sed -n 's/^0:://p' /proc/$sb/cgroup) &&
+	    [ -f "/sys/fs/cgroup$v2/memory.max" ]; then
+		f=/sys/fs/cgroup$v2/memory.swap.max
+		want=0
+	else
+		m=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/$sb/cgroup)
+		f=/sys/fs/cgroup/memory$m/memory.memsw.limit_in_bytes
+		want=268435456
+	fi
+	if [ ! -f "$f" ]; then
+		fenced_stop
+		atf_skip "this kernel does not count swap (no $(basename "$f"))"
+	fi
+	atf_check -o inline:"$want\n" cat "$f"
+	fenced_stop
+}
+no_swap_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case boot_exec_stop
 	atf_add_test_case orphans
@@ -489,4 +522,5 @@ atf_init_test_cases() {
 	atf_add_test_case attack_local_user
 	atf_add_test_case ptrace_traceme
 	atf_add_test_case pids_userns
+	atf_add_test_case no_swap
 }

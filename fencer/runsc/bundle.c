@@ -284,7 +284,7 @@ bundle_linux(const struct runsc_bundle_spec *s)
 {
 	const struct fence_limits *l = &s->rb_limits;
 	uint64_t	 pids, quota;
-	json_t		*sc;
+	json_t		*sc, *mem;
 
 	if ((sc = bundle_seccomp()) == NULL)
 		return (NULL);
@@ -296,14 +296,27 @@ bundle_linux(const struct runsc_bundle_spec *s)
 		    "ipc", "type", "uts", "type", "mount", "devices",
 		    "seccomp", sc));
 	runsc_limits(l, &pids, &quota);
+	/*
+	 * Where the kernel counts swap, memory and swap together may not
+	 * pass the memory limit (OCI's "swap" is their sum, runsc's
+	 * memory.memsw.limit_in_bytes): no swap, as a native fence.  runsc
+	 * fails to start on a kernel without the file, so only then.
+	 */
+	if ((mem = json_pack("{s:I}", "limit", (json_int_t)l->fl_memory)) ==
+	    NULL || (s->rb_swap && json_object_set_new(mem, "swap",
+	    json_integer((json_int_t)l->fl_memory)) == -1)) {
+		json_decref(mem);
+		json_decref(sc);
+		return (NULL);
+	}
 	return (json_pack("{s:[{s:s},{s:s},{s:s},{s:s},{s:s}], s:s, s:[], "
-	    "s:{s:{s:I}, s:{s:I}, s:{s:I, s:I}}, s:o}",
+	    "s:{s:o, s:{s:I}, s:{s:I, s:I}}, s:o}",
 	    "namespaces", "type", "pid", "type", "network", "type", "ipc",
 	    "type", "uts", "type", "mount",
 	    "cgroupsPath", s->rb_cgroups_path,
 	    "devices",
 	    "resources",
-	    "memory", "limit", (json_int_t)l->fl_memory,
+	    "memory", mem,
 	    "pids", "limit", (json_int_t)pids,
 	    "cpu", "quota", (json_int_t)quota, "period",
 	    (json_int_t)RUNSC_CPU_PERIOD,
