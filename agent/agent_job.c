@@ -594,10 +594,10 @@ agent_job_free(struct agent_job *j)
 }
 
 /*
- * Every child that exited (__WALL: of any kind, as an orphan adopted
- * may be).  Supervisors end their job; anything else
- * was an orphan of a supervisor that did not finish its work, and its
- * kin may still be around: sweep.
+ * Every child that exited (__WALL: of any kind, as an adopted orphan
+ * may be).  Supervisors end their job; anything else was an orphan of
+ * a supervisor that did not finish its work, and its kin may still be
+ * around: sweep.
  */
 void
 agent_reap(void)
