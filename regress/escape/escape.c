@@ -41,6 +41,7 @@
 #include <sys/timex.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/user.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -1138,6 +1139,73 @@ a_id_userns(void)
 	escaped("new user namespace, CapEff %llx in it", e);
 }
 
+/*
+ * A new user namespace by a traced call rewritten at its syscall-entry
+ * stop: a child, traced by us, calls unshare(0), which we turn into
+ * unshare(CLONE_NEWUSER) there.  A filter that checks a call before
+ * that stop and never after it (gVisor's) sees only the harmless one.
+ * The child says by its exit: 0 a namespace made (CapEff in it), 1
+ * none, 2 PTRACE_TRACEME refused.
+ */
+static void
+a_id_userns_ptrace(void)
+{
+#if defined(__x86_64__)
+	struct user_regs_struct r;
+	pid_t	 c;
+	int	 st, i;
+
+	if ((c = fork()) == -1)
+		return (blocked("fork %s", ename(errno)));
+	if (c == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == -1)
+			_exit(2);
+		raise(SIGSTOP);
+		_exit(unshare(0) == 0 && status_hex("CapEff") != 0 ? 0 : 1);
+	}
+	for (i = 0; i < 1000; i++) {
+		if (waitpid(c, &st, 0) == -1)
+			return (blocked("waitpid %s", ename(errno)));
+		if (!WIFSTOPPED(st))
+			break;
+		if (ptrace(PTRACE_GETREGS, c, NULL, &r) == 0 &&
+		    r.orig_rax == SYS_unshare) {
+			r.rdi = CLONE_NEWUSER;
+			if (ptrace(PTRACE_SETREGS, c, NULL, &r) == -1) {
+				kill(c, SIGKILL);
+				waitpid(c, &st, 0);
+				return (blocked("PTRACE_SETREGS %s",
+				    ename(errno)));
+			}
+			(void)ptrace(PTRACE_DETACH, c, NULL, NULL);
+			if (waitpid(c, &st, 0) == -1)
+				return (blocked("lost the child"));
+			break;
+		}
+		if (ptrace(PTRACE_SYSCALL, c, NULL, NULL) == -1) {
+			kill(c, SIGKILL);
+			waitpid(c, &st, 0);
+			return (blocked("PTRACE_SYSCALL %s", ename(errno)));
+		}
+	}
+	if (WIFSTOPPED(st)) {
+		kill(c, SIGKILL);
+		waitpid(c, &st, 0);
+		blocked("the child never reached unshare");
+	} else if (WIFSIGNALED(st))
+		blocked("child killed by signal %d", WTERMSIG(st));
+	else if (WEXITSTATUS(st) == 2)
+		blocked("PTRACE_TRACEME refused");
+	else if (WEXITSTATUS(st) == 0)
+		escaped("unshare(0) rewritten at its entry stop made a user "
+		    "namespace");
+	else
+		blocked("the rewritten unshare made no user namespace");
+#else
+	blocked("not written for this architecture");
+#endif
+}
+
 static void
 write_str(const char *path, const char *s)
 {
@@ -2099,6 +2167,7 @@ static const struct esc_attempt attempts[] = {
 	{ "id-nnp", "identity", "run without no_new_privs", a_id_nnp, 5, 0 },
 	{ "id-setuid-exec", "identity", "gain euid 0 from a setuid-root program", a_id_setuid_exec, 5, 0 },
 	{ "id-userns", "identity", "a new user namespace", a_id_userns, 5, 0 },
+	{ "id-userns-ptrace", "identity", "a new user namespace by a traced call rewritten at its entry stop", a_id_userns_ptrace, 10, 0 },
 	{ "id-userns-mount", "identity", "mount as root of a new user namespace", a_id_userns_mount, 5, 0 },
 	{ "id-file-caps", "identity", "give a file of the home capabilities", a_id_file_caps, 5, 0 },
 	{ "k-keyctl", "kernel", "describe the user keyring", a_k_keyctl, 5, 0 },
