@@ -193,5 +193,6 @@ void	 agent_super_spare(int, int, int, int);
 /* agent_proc.c */
 size_t	 agent_proc_kill(pid_t, const pid_t *, size_t);
 size_t	 agent_proc_signal(pid_t, const pid_t *, size_t, int);
+int	 agent_untrace(pid_t, int);
 
 #endif /* AGENT_H */

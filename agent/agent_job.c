@@ -594,9 +594,10 @@ agent_job_free(struct agent_job *j)
 }
 
 /*
- * Every child that exited.  Supervisors end their job; anything else
- * was an orphan of a supervisor that did not finish its work, and its
- * kin may still be around: sweep.
+ * Every child that exited (__WALL: of any kind, as an adopted orphan
+ * may be).  Supervisors end their job; anything else was an orphan of
+ * a supervisor that did not finish its work, and its kin may still be
+ * around: sweep.
  */
 void
 agent_reap(void)
@@ -605,7 +606,10 @@ agent_reap(void)
 	pid_t		 pid;
 	int		 status;
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+	while ((pid = waitpid(-1, &status, WNOHANG | __WALL)) > 0) {
+		/* An adopted orphan that made us its tracer: no exit. */
+		if (agent_untrace(pid, status))
+			continue;
 		if (agent_done_reaped(pid))
 			continue;
 		if (pid == agent_spare_dropped) {

@@ -1,5 +1,6 @@
 /*
- * Finding and killing descendants through /proc.
+ * Finding and killing descendants through /proc; letting go of a child
+ * that made us its tracer.
  *
  * Inside a fence /proc is the fence's own pid namespace, so a scan sees
  * only the fence.  A process's parent is the fourth field of
@@ -7,6 +8,8 @@
  * anything, parentheses and spaces included: the last ')' ends it).
  */
 #include <sys/types.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 
 #include <ctype.h>
 #include <dirent.h>
@@ -156,4 +159,29 @@ agent_proc_signal(pid_t root, const pid_t *skip, size_t nskip, int sig)
 			killed++;
 	free(l);
 	return (killed);
+}
+
+/*
+ * A child reported stopped to a wait without WUNTRACED is in a
+ * ptrace-stop, and we are its tracer: PTRACE_TRACEME makes the caller's
+ * parent its tracer, and a command's parent is its supervisor (an
+ * orphan's, the supervisor or the agent that adopted it).  Where the
+ * fence allows ptrace (docs/escape.md) a program may do that: a
+ * debugger's inferior, a runtime that checks whether it is traced.
+ * Such a process then stops at every signal it is sent, until its
+ * tracer lets it run.  We are no debugger: we detach, handing back the
+ * signal it stopped for (for a group-stop the kernel ignores it and the
+ * process stays stopped, untraced, until a SIGCONT), so it runs on as
+ * if it had never asked.  A process killed meanwhile (ESRCH) is
+ * reported again as it exits.  1 if status was such a stop, so the
+ * caller takes it for no exit.
+ */
+int
+agent_untrace(pid_t pid, int status)
+{
+	if (!WIFSTOPPED(status))
+		return (0);
+	(void)ptrace(PTRACE_DETACH, pid, NULL,
+	    (void *)(long)WSTOPSIG(status));
+	return (1);
 }

@@ -401,8 +401,14 @@ agent_super_wait(pid_t pid, struct agent_report *rp)
 	pfd.fd = SUPER_CTL;
 	pfd.events = POLLIN;
 	for (;;) {
-		/* Orphans that exit meanwhile are reaped as they go. */
-		while ((r = waitpid(-1, &status, WNOHANG)) > 0) {
+		/*
+		 * Orphans that exit meanwhile are reaped as they go.  A
+		 * stop is a process that made us its tracer: let go of it.
+		 * __WALL: a child of any kind is ours to reap.
+		 */
+		while ((r = waitpid(-1, &status, WNOHANG | __WALL)) > 0) {
+			if (agent_untrace(r, status))
+				continue;
 			if (r == pid) {
 				rp->rp_status = status;
 				return (0);
@@ -467,18 +473,21 @@ agent_super_end(pid_t pid, int reaped, struct agent_report *rp)
 		kill(-pid, SIGKILL);
 	for (;;) {
 		/* Nothing is left below us once we have no child. */
-		r = waitpid(-1, &status, WNOHANG);
+		r = waitpid(-1, &status, WNOHANG | __WALL);
 		if (r == -1 && errno == ECHILD)
 			return;
-		if (r == pid)
-			rp->rp_status = status;
-		if (r > 0)
+		/* A stop is no exit (agent_untrace()): the kill ends it. */
+		if (r > 0) {
+			if (!agent_untrace(r, status) && r == pid)
+				rp->rp_status = status;
 			continue;
+		}
 		agent_proc_kill(getpid(), NULL, 0);
-		if ((r = waitpid(-1, &status, 0)) == pid)
-			rp->rp_status = status;
-		else if (r == -1 && errno == ECHILD)
+		r = waitpid(-1, &status, __WALL);
+		if (r == -1 && errno == ECHILD)
 			return;
+		if (r > 0 && !agent_untrace(r, status) && r == pid)
+			rp->rp_status = status;
 	}
 }
 

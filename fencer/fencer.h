@@ -88,6 +88,7 @@ int	fencer_cgroup_enter(const char *, char *, size_t);
 int	fencer_cgroup_init(const char *, char [3][PATH_MAX], char *, size_t);
 void	fencer_cgroup_fini(char [3][PATH_MAX]);
 int	fencer_cg_write(const char *, const char *, const char *);
+int	fencer_cg_has(const char *, const char *);
 int	fencer_cg_mkdir(const char *, const char *, char *, size_t, char *,
 	    size_t);
 /* Where daemons claim their fence uids, machine-wide (fencer_uids.c). */

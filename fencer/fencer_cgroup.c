@@ -409,6 +409,18 @@ fencer_cg_mkdir(const char *parent, const char *name, char *path,
 	return (0);
 }
 
+/* dir has the cgroup file file (a controller's feature this kernel has). */
+int
+fencer_cg_has(const char *dir, const char *file)
+{
+	char	 path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >=
+	    sizeof(path))
+		return (0);
+	return (access(path, F_OK) == 0);
+}
+
 /* val into dir/file, whole, as one write (a cgroup file takes one). */
 int
 fencer_cg_write(const char *dir, const char *file, const char *val)

@@ -5,7 +5,8 @@
  * RLIMIT_CORE 0, a read-only root with the host's /usr and /etc
  * read-only and the home read-write, a private 256 MiB tmpfs /tmp mode
  * 0700 owned by the fence's uid, a network namespace, no devices, the
- * cgroup limits, the agent as init; and the container ids.
+ * cgroup limits, the filter inside the sandbox, the agent as init; and
+ * the container ids.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -279,12 +280,24 @@ ATF_TC_BODY(linux_section, tc)
 	    "1234.g");
 	ATF_CHECK_EQ(json_integer_value(get(c,
 	    "linux.resources.memory.limit")), 512 << 20);
+	/* A kernel that does not count swap has no file for runsc. */
+	ATF_CHECK(json_object_get(get(c, "linux.resources.memory"),
+	    "swap") == NULL);
 	ATF_CHECK_EQ(json_integer_value(get(c, "linux.resources.pids.limit")),
 	    256 * 16 + 256);
 	ATF_CHECK_EQ(json_integer_value(get(c, "linux.resources.cpu.quota")),
 	    150000);
 	ATF_CHECK_EQ(json_integer_value(get(c, "linux.resources.cpu.period")),
 	    100000);
+	json_decref(c);
+
+	/* One that counts it: memory and swap at the memory limit. */
+	s.rb_swap = 1;
+	c = config(&s);
+	ATF_CHECK_EQ(json_integer_value(get(c,
+	    "linux.resources.memory.limit")), 512 << 20);
+	ATF_CHECK_EQ(json_integer_value(get(c,
+	    "linux.resources.memory.swap")), 512 << 20);
 	json_decref(c);
 
 	/*
@@ -302,6 +315,68 @@ ATF_TC_BODY(linux_section, tc)
 	runsc_limits(&s.rb_limits, &pids, &quota);
 	ATF_CHECK_EQ(pids, 256 * 16 + 256);
 	ATF_CHECK_EQ(quota, 150000);
+}
+
+/*
+ * The filter inside the sandbox: no new user namespace (its root may
+ * pass RLIMIT_NPROC in this gVisor), nothing else refused; the same
+ * with cgroup v1 and v2.
+ */
+static void
+check_seccomp(json_t *c)
+{
+	json_t		*r, *a;
+	size_t		 i;
+	int		 clone = 0, unshare = 0, clone3 = 0;
+
+	ATF_CHECK_STREQ(json_string_value(get(c,
+	    "linux.seccomp.defaultAction")), "SCMP_ACT_ALLOW");
+	ATF_CHECK_EQ(json_array_size(get(c, "linux.seccomp.syscalls")), 3);
+	json_array_foreach(get(c, "linux.seccomp.syscalls"), i, r) {
+		const char *n;
+
+		ATF_REQUIRE_EQ(json_array_size(get(r, "names")), 1);
+		n = json_string_value(json_array_get(get(r, "names"), 0));
+		ATF_REQUIRE(n != NULL);
+		if (strcmp(n, "clone3") == 0) {
+			/* ENOSYS when untraced: the C library falls back. */
+			clone3++;
+			ATF_CHECK_STREQ(json_string_value(get(r, "action")),
+			    "SCMP_ACT_TRACE");
+			ATF_CHECK(json_object_get(r, "args") == NULL);
+			continue;
+		}
+		clone += strcmp(n, "clone") == 0;
+		unshare += strcmp(n, "unshare") == 0;
+		ATF_CHECK_STREQ(json_string_value(get(r, "action")),
+		    "SCMP_ACT_ERRNO");
+		/* Only the flag: a clone or unshare without it passes. */
+		ATF_REQUIRE_EQ(json_array_size(get(r, "args")), 1);
+		a = json_array_get(get(r, "args"), 0);
+		ATF_CHECK_EQ(json_integer_value(get(a, "index")), 0);
+		ATF_CHECK_EQ(json_integer_value(get(a, "value")), 0x10000000);
+		ATF_CHECK_EQ(json_integer_value(get(a, "valueTwo")),
+		    0x10000000);
+		ATF_CHECK_STREQ(json_string_value(get(a, "op")),
+		    "SCMP_CMP_MASKED_EQ");
+	}
+	ATF_CHECK(clone == 1 && unshare == 1 && clone3 == 1);
+}
+
+ATF_TC_WITHOUT_HEAD(seccomp);
+ATF_TC_BODY(seccomp, tc)
+{
+	struct runsc_bundle_spec s;
+	json_t		*c;
+
+	spec_init(&s);
+	c = config(&s);
+	check_seccomp(c);
+	json_decref(c);
+	s.rb_cgroups_path = NULL;
+	c = config(&s);
+	check_seccomp(c);
+	json_decref(c);
 }
 
 ATF_TC_WITHOUT_HEAD(ids);
@@ -452,6 +527,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, never_root);
 	ATF_TP_ADD_TC(tp, filesystem);
 	ATF_TP_ADD_TC(tp, linux_section);
+	ATF_TP_ADD_TC(tp, seccomp);
 	ATF_TP_ADD_TC(tp, ids);
 	ATF_TP_ADD_TC(tp, write_remove);
 	return (atf_no_error());

@@ -281,6 +281,24 @@ other_users_body() {
 }
 other_users_cleanup() { fenced_cleanup; }
 
+# An L1 fence allows ptrace of its own processes (docs/escape.md): a
+# command that calls PTRACE_TRACEME runs on through its signals
+# (lib.subr's traceme_check); runsc_test and vm_fence_test run the same
+# on their backends.  From L1.5 on the filter refuses ptrace.
+atf_test_case ptrace_traceme cleanup
+ptrace_traceme_head() {
+	atf_set descr "a command that calls PTRACE_TRACEME in an L1 fence runs on when it gets a signal (its supervisor is no tracer), and still dies at its timeout with its tree"
+	atf_set require.user root
+}
+ptrace_traceme_body() {
+	fenced_vars
+	fenced_start
+	$CTL boot t tier L1 > /dev/null || atf_fail "boot"
+	traceme_check t
+	fenced_stop
+}
+ptrace_traceme_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case timeout_kills_all
 	atf_add_test_case timeout_at_max
@@ -295,4 +313,5 @@ atf_init_test_cases() {
 	atf_add_test_case bearer_hidden
 	atf_add_test_case git
 	atf_add_test_case other_users
+	atf_add_test_case ptrace_traceme
 }

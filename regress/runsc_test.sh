@@ -422,6 +422,93 @@ print(libc.ptrace(16, $sb, 0, 0), ctypes.get_errno())"
 }
 attack_local_user_cleanup() { fenced_cleanup; }
 
+# A command that calls PTRACE_TRACEME: lib.subr's traceme_check.
+atf_test_case ptrace_traceme cleanup
+ptrace_traceme_head() {
+	atf_set descr "a command that calls PTRACE_TRACEME in a runsc fence runs on when it gets a signal (its supervisor is no tracer), and still dies at its timeout with its tree"
+	atf_set require.user root
+}
+ptrace_traceme_body() {
+	runsc_require
+	fenced_vars
+	fenced_start
+	$CTL boot t backend runsc > /dev/null || atf_fail "boot"
+	traceme_check t
+	fenced_stop
+}
+ptrace_traceme_cleanup() { fenced_cleanup; }
+
+# gVisor's tasks are not the host's: inside the sandbox the fence's pids
+# limit is RLIMIT_NPROC, which this gVisor lets CAP_SYS_ADMIN in the
+# caller's own user namespace pass.  The bundle's filter refuses a new
+# user namespace, so a fork bomb stops at the limit with EAGAIN however
+# it starts, and the fence lives on (docs/runsc.md).
+atf_test_case pids_userns cleanup
+pids_userns_head() {
+	atf_set descr "in a runsc fence of pids 256 a new user namespace is refused and a fork bomb stops at the limit with EAGAIN, with or without one; the fence lives on"
+	atf_set require.user root
+	atf_set timeout 300
+}
+pids_userns_body() {
+	runsc_require
+	fenced_vars
+	fenced_start
+	$CTL boot p backend runsc pids 256 > /dev/null || atf_fail "boot"
+	h="$(fenced_homes)/p"
+	cp "$REGRESS/fence-escape" "$h/fence-escape"
+	chown "$(stat -c %u:%g "$h")" "$h/fence-escape"
+	chmod 0755 "$h/fence-escape"
+	for a in res-forkbomb-userns res-forkbomb; do
+		$CTL exec p timeout 60000 -- ./fence-escape -a $a > bomb.out ||
+		    atf_fail "$a: the exec failed: $(cat bomb.out)"
+		n=$(sed -n "s/^$a resources blocked fork EAGAIN after \([0-9]*\) children.*/\1/p" \
+		    bomb.out)
+		[ -n "$n" ] && [ "$n" -le 256 ] ||
+		    atf_fail "$a passed the limit: $(cat bomb.out)"
+		atf_check -o match:"^state: *running" $CTL show environment p
+	done
+	for a in id-userns net-raw-userns net-packet-userns; do
+		atf_check -o match:"^$a [a-z]+ blocked (unshare )?EPERM" \
+		    $CTL exec p -- ./fence-escape -a $a
+	done
+	atf_check -o inline:"alive\n" $CTL exec p -- echo alive
+	fenced_stop
+}
+pids_userns_cleanup() { fenced_cleanup; }
+
+# Swap: the sandbox's memory cgroup lets memory and swap together no
+# further than the memory limit, as a native fence's (docs/limits.md).
+atf_test_case no_swap cleanup
+no_swap_head() {
+	atf_set descr "a runsc fence's sandbox may not swap beyond its memory limit, as a native fence: memory.memsw.limit_in_bytes at the limit on cgroup v1, memory.swap.max 0 on v2"
+	atf_set require.user root
+}
+no_swap_body() {
+	runsc_require
+	fenced_vars
+	fenced_start
+	$CTL boot s backend runsc memory 256M > /dev/null || atf_fail "boot"
+	sb=$(ps -eo pid=,args= | grep -F -- "--root=$PWD/state/runsc/state" | \
+	    grep -F runsc-sandbox | grep -v grep | awk '{ print $1 }')
+	[ -n "$sb" ] || atf_fail "no sandbox process"
+	if v2=$(sed -n 's/^0:://p' /proc/$sb/cgroup) &&
+	    [ -f "/sys/fs/cgroup$v2/memory.max" ]; then
+		f=/sys/fs/cgroup$v2/memory.swap.max
+		want=0
+	else
+		m=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/$sb/cgroup)
+		f=/sys/fs/cgroup/memory$m/memory.memsw.limit_in_bytes
+		want=268435456
+	fi
+	if [ ! -f "$f" ]; then
+		fenced_stop
+		atf_skip "this kernel does not count swap (no $(basename "$f"))"
+	fi
+	atf_check -o inline:"$want\n" cat "$f"
+	fenced_stop
+}
+no_swap_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case boot_exec_stop
 	atf_add_test_case orphans
@@ -433,4 +520,7 @@ atf_init_test_cases() {
 	atf_add_test_case home_image
 	atf_add_test_case attack_inside
 	atf_add_test_case attack_local_user
+	atf_add_test_case ptrace_traceme
+	atf_add_test_case pids_userns
+	atf_add_test_case no_swap
 }

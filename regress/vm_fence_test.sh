@@ -376,6 +376,26 @@ kvm_try_hangs_body() {
 }
 kvm_try_hangs_cleanup() { fenced_cleanup; }
 
+# A command that calls PTRACE_TRACEME (lib.subr's traceme_check): the
+# guest's kernel allows ptrace of one's own processes.
+atf_test_case ptrace_traceme cleanup
+ptrace_traceme_head() {
+	atf_set descr "a command that calls PTRACE_TRACEME in a vm fence runs on when it gets a signal (its supervisor is no tracer), and still dies at its timeout with its tree"
+	atf_set require.user root
+	atf_set timeout 600
+}
+ptrace_traceme_body() {
+	vm_require
+	fenced_vars
+	vm_conf > fenced.conf
+	fenced_start
+	atf_check -o ignore $CTL boot v backend vm
+	traceme_check v
+	atf_check -o ignore $CTL stop v
+	vm_clean
+}
+ptrace_traceme_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case boot_exec_stop
 	atf_add_test_case home_limit
@@ -384,4 +404,5 @@ atf_init_test_cases() {
 	atf_add_test_case kvm_try_hangs
 	atf_add_test_case wrong_hash
 	atf_add_test_case attack
+	atf_add_test_case ptrace_traceme
 }

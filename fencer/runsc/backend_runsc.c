@@ -3,8 +3,8 @@
  * sentry's, not the host's.  For each boot the fencer writes an OCI
  * bundle (bundle.c) under <state>/runsc/bundles/<id> and runs
  *
- *	runsc --root=<state>/runsc/state --network=none --platform=<p>
- *	    --log=<bundle>/runsc.log run --bundle=<bundle> <id>
+ *	runsc --root=<state>/runsc/state --network=none --oci-seccomp
+ *	    --platform=<p> --log=<bundle>/runsc.log run --bundle=<bundle> <id>
  *
  * as its child, directly (no Docker), with the fencer's end of a socket
  * pair as runsc's stdin and stdout: runsc gives them to the container's
@@ -495,10 +495,11 @@ runsc_cgroup_make(struct runsc_fence *rf, const struct fence *f,
     const struct backend_boot *bb, char *err, size_t errlen)
 {
 	const struct fence_limits *l = &f->f_info.f_limits;
-	char		 v[3][64];
-	const char	*file[3] = { "memory.max", "pids.max", "cpu.max" };
+	char		 v[4][64];
+	const char	*file[4] = { "memory.max", "pids.max", "cpu.max",
+			    "memory.swap.max" };
 	uint64_t	 pids, quota;
-	int		 i;
+	int		 i, n;
 
 	if (fencer_cg_mkdir(bb->bb_cgroup_parent[0], bb->bb_cgroup_name,
 	    rf->rf_cgroup, sizeof(rf->rf_cgroup), err, errlen) == -1)
@@ -508,7 +509,10 @@ runsc_cgroup_make(struct runsc_fence *rf, const struct fence *f,
 	snprintf(v[1], sizeof(v[1]), "%llu", (unsigned long long)pids);
 	snprintf(v[2], sizeof(v[2]), "%llu %d", (unsigned long long)quota,
 	    RUNSC_CPU_PERIOD);
-	for (i = 0; i < 3; i++)
+	/* No swap where the kernel counts it, as a native fence. */
+	strlcpy(v[3], "0", sizeof(v[3]));
+	n = fencer_cg_has(rf->rf_cgroup, file[3]) ? 4 : 3;
+	for (i = 0; i < n; i++)
 		if (fencer_cg_write(rf->rf_cgroup, file[i], v[i]) == -1) {
 			runsc_errf(err, errlen, "%s/%s: %s", rf->rf_cgroup,
 			    file[i], strerror(errno));
@@ -588,10 +592,14 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	char		 root[PATH_MAX + 8], platform[32], logf[PATH_MAX + 8];
 	char		 bundle[PATH_MAX + 16], cgpath[PATH_MAX];
 	char		 home[PATH_MAX];
-	/* [5]: "--ignore-cgroups" on v2, else the rest moves up one. */
-	char		*argv[] = { "runsc", root, "--network=none", platform,
-			    logf, "--ignore-cgroups", "run", bundle, rf->rf_id,
-			    NULL };
+	/*
+	 * --oci-seccomp: the bundle's filter applies inside the sandbox
+	 * (bundle.c).  [6]: "--ignore-cgroups" on v2, else the rest moves
+	 * up one.
+	 */
+	char		*argv[] = { "runsc", root, "--network=none",
+			    "--oci-seccomp", platform, logf, "--ignore-cgroups",
+			    "run", bundle, rf->rf_id, NULL };
 	struct runsc_ro_binds *ro;
 	int		 sp[2], fd, i, v2;
 	pid_t		 pid;
@@ -624,7 +632,7 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	strlcpy(cgpath, bb->bb_cgroup_name, sizeof(cgpath));
 	rf->rf_cgroup[0] = '\0';
 	if (!v2)
-		memmove(&argv[5], &argv[6], 4 * sizeof(argv[0]));
+		memmove(&argv[6], &argv[7], 4 * sizeof(argv[0]));
 
 	memset(&rb, 0, sizeof(rb));
 	strlcpy(rb.rb_key, f->f_info.f_key, sizeof(rb.rb_key));
@@ -636,6 +644,8 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	rb.rb_init = bb->bb_init;
 	rb.rb_cgroups_path = v2 ? NULL : cgpath;
 	rb.rb_limits = f->f_info.f_limits;
+	rb.rb_swap = !v2 && fencer_cg_has(bb->bb_cgroup_parent[0],
+	    "memory.memsw.limit_in_bytes");
 #ifdef FENCED_TEST_HOOKS
 	rb.rb_test_hostmount = getenv("FENCED_TEST_RUNSC_HOSTMOUNT") != NULL;
 	rb.rb_test_cap = getenv("FENCED_TEST_RUNSC_CAP") != NULL;

@@ -10,8 +10,9 @@
  * fence sees them (fence_host_binds[], the same table), the sandbox home
  * read-write at /home/<user>, a private 256 MiB tmpfs /tmp mode 0700
  * owned by the fence's uid, no network (runsc --network=none, and a
- * network namespace), no devices, and the memory, pids and cpu limits in
- * a cgroup the fencer names.  The agent is the container's init.
+ * network namespace), no devices, the memory, pids and cpu limits in a
+ * cgroup the fencer names, and a filter inside the sandbox that refuses
+ * a new user namespace.  The agent is the container's init.
  *
  * runsc_bundle_write() makes the root: an empty directory holding only
  * mount points and the merged-/usr links the host has.
@@ -23,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,29 +245,82 @@ runsc_limits(const struct fence_limits *l, uint64_t *pids, uint64_t *quota)
 	*quota = (uint64_t)l->fl_cpu_milli * RUNSC_CPU_PERIOD / 1000;
 }
 
+/*
+ * The filter gVisor applies inside the sandbox (runsc --oci-seccomp) to
+ * every process of the fence, the agent included: no new user
+ * namespace.  In one of its own a process holds every capability, and
+ * this gVisor lets CAP_SYS_ADMIN or CAP_SYS_RESOURCE in the caller's own
+ * namespace pass RLIMIT_NPROC (Linux asks for them in the initial one):
+ * the one bound the sentry puts on the fence's processes
+ * (docs/runsc.md).  So clone and unshare with CLONE_NEWUSER fail with
+ * EPERM, as in a native fence from L1.5 on.  clone3 keeps its flags in
+ * memory, where a filter cannot look: it fails with ENOSYS, which a
+ * trace action answers when no tracer asked for seccomp stops and on
+ * which the C library falls back to clone (runsc's filters give no
+ * other errno than EPERM, on which it would not; this gVisor has no
+ * clone3 at all).  Everything else passes.  A tracer can still rewrite
+ * a call past the filter (docs/runsc.md).
+ */
+static json_t *
+bundle_seccomp(void)
+{
+	const json_int_t newuser = CLONE_NEWUSER;
+
+	return (json_pack("{s:s, s:[{s:[s], s:s, s:[{s:i, s:I, s:I, s:s}]}, "
+	    "{s:[s], s:s, s:[{s:i, s:I, s:I, s:s}]}, {s:[s], s:s}]}",
+	    "defaultAction", "SCMP_ACT_ALLOW",
+	    "syscalls",
+	    "names", "clone", "action", "SCMP_ACT_ERRNO",
+	    "args", "index", 0, "value", newuser, "valueTwo", newuser,
+	    "op", "SCMP_CMP_MASKED_EQ",
+	    "names", "unshare", "action", "SCMP_ACT_ERRNO",
+	    "args", "index", 0, "value", newuser, "valueTwo", newuser,
+	    "op", "SCMP_CMP_MASKED_EQ",
+	    "names", "clone3", "action", "SCMP_ACT_TRACE"));
+}
+
 static json_t *
 bundle_linux(const struct runsc_bundle_spec *s)
 {
 	const struct fence_limits *l = &s->rb_limits;
 	uint64_t	 pids, quota;
+	json_t		*sc, *mem;
 
+	if ((sc = bundle_seccomp()) == NULL)
+		return (NULL);
 	/* No cgroupsPath: the fencer has placed runsc in the fence's own. */
 	if (s->rb_cgroups_path == NULL)
-		return (json_pack("{s:[{s:s},{s:s},{s:s},{s:s},{s:s}], s:[]}",
+		return (json_pack("{s:[{s:s},{s:s},{s:s},{s:s},{s:s}], s:[], "
+		    "s:o}",
 		    "namespaces", "type", "pid", "type", "network", "type",
-		    "ipc", "type", "uts", "type", "mount", "devices"));
+		    "ipc", "type", "uts", "type", "mount", "devices",
+		    "seccomp", sc));
 	runsc_limits(l, &pids, &quota);
+	/*
+	 * Where the kernel counts swap, memory and swap together may not
+	 * pass the memory limit (OCI's "swap" is their sum, runsc's
+	 * memory.memsw.limit_in_bytes): no swap, as a native fence.  runsc
+	 * fails to start on a kernel without the file, so only then.
+	 */
+	if ((mem = json_pack("{s:I}", "limit", (json_int_t)l->fl_memory)) ==
+	    NULL || (s->rb_swap && json_object_set_new(mem, "swap",
+	    json_integer((json_int_t)l->fl_memory)) == -1)) {
+		json_decref(mem);
+		json_decref(sc);
+		return (NULL);
+	}
 	return (json_pack("{s:[{s:s},{s:s},{s:s},{s:s},{s:s}], s:s, s:[], "
-	    "s:{s:{s:I}, s:{s:I}, s:{s:I, s:I}}}",
+	    "s:{s:o, s:{s:I}, s:{s:I, s:I}}, s:o}",
 	    "namespaces", "type", "pid", "type", "network", "type", "ipc",
 	    "type", "uts", "type", "mount",
 	    "cgroupsPath", s->rb_cgroups_path,
 	    "devices",
 	    "resources",
-	    "memory", "limit", (json_int_t)l->fl_memory,
+	    "memory", mem,
 	    "pids", "limit", (json_int_t)pids,
 	    "cpu", "quota", (json_int_t)quota, "period",
-	    (json_int_t)RUNSC_CPU_PERIOD));
+	    (json_int_t)RUNSC_CPU_PERIOD,
+	    "seccomp", sc));
 }
 
 /*

@@ -41,6 +41,8 @@ struct runsc_bundle_spec {
 	const char	*rb_cgroups_path;	/* linux.cgroupsPath; NULL: none,
 						   and no resources (v2) */
 	struct fence_limits rb_limits;
+	int		 rb_swap;		/* v1 counts swap: memory and
+						   swap at the memory limit */
 
 	/* Test-only weakening (FENCED_TEST_HOOKS builds); 0 normally. */
 	int		 rb_test_hostmount;	/* bind the host's /var ro */

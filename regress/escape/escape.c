@@ -41,6 +41,7 @@
 #include <sys/timex.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/user.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -1138,6 +1139,73 @@ a_id_userns(void)
 	escaped("new user namespace, CapEff %llx in it", e);
 }
 
+/*
+ * A new user namespace by a traced call rewritten at its syscall-entry
+ * stop: a child, traced by us, calls unshare(0), which we turn into
+ * unshare(CLONE_NEWUSER) there.  A filter that checks a call before
+ * that stop and never after it (gVisor's) sees only the harmless one.
+ * The child says by its exit: 0 a namespace made (CapEff in it), 1
+ * none, 2 PTRACE_TRACEME refused.
+ */
+static void
+a_id_userns_ptrace(void)
+{
+#if defined(__x86_64__)
+	struct user_regs_struct r;
+	pid_t	 c;
+	int	 st, i;
+
+	if ((c = fork()) == -1)
+		return (blocked("fork %s", ename(errno)));
+	if (c == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == -1)
+			_exit(2);
+		raise(SIGSTOP);
+		_exit(unshare(0) == 0 && status_hex("CapEff") != 0 ? 0 : 1);
+	}
+	for (i = 0; i < 1000; i++) {
+		if (waitpid(c, &st, 0) == -1)
+			return (blocked("waitpid %s", ename(errno)));
+		if (!WIFSTOPPED(st))
+			break;
+		if (ptrace(PTRACE_GETREGS, c, NULL, &r) == 0 &&
+		    r.orig_rax == SYS_unshare) {
+			r.rdi = CLONE_NEWUSER;
+			if (ptrace(PTRACE_SETREGS, c, NULL, &r) == -1) {
+				kill(c, SIGKILL);
+				waitpid(c, &st, 0);
+				return (blocked("PTRACE_SETREGS %s",
+				    ename(errno)));
+			}
+			(void)ptrace(PTRACE_DETACH, c, NULL, NULL);
+			if (waitpid(c, &st, 0) == -1)
+				return (blocked("lost the child"));
+			break;
+		}
+		if (ptrace(PTRACE_SYSCALL, c, NULL, NULL) == -1) {
+			kill(c, SIGKILL);
+			waitpid(c, &st, 0);
+			return (blocked("PTRACE_SYSCALL %s", ename(errno)));
+		}
+	}
+	if (WIFSTOPPED(st)) {
+		kill(c, SIGKILL);
+		waitpid(c, &st, 0);
+		blocked("the child never reached unshare");
+	} else if (WIFSIGNALED(st))
+		blocked("child killed by signal %d", WTERMSIG(st));
+	else if (WEXITSTATUS(st) == 2)
+		blocked("PTRACE_TRACEME refused");
+	else if (WEXITSTATUS(st) == 0)
+		escaped("unshare(0) rewritten at its entry stop made a user "
+		    "namespace");
+	else
+		blocked("the rewritten unshare made no user namespace");
+#else
+	blocked("not written for this architecture");
+#endif
+}
+
 static void
 write_str(const char *path, const char *s)
 {
@@ -1533,6 +1601,29 @@ a_net_packet(void)
 	judge(socket(AF_PACKET, SOCK_RAW, htons(0x0003)), "packet socket");
 }
 
+/*
+ * The same sockets as root of a user namespace of one's own, with no
+ * new network namespace: the network stays the fence's, whose owner
+ * is not that namespace, so CAP_NET_RAW in it must not count.
+ */
+static void
+a_net_raw_userns(void)
+{
+	if (unshare(CLONE_NEWUSER) == -1)
+		return (blocked("unshare %s", ename(errno)));
+	judge(socket(AF_INET, SOCK_RAW, IPPROTO_RAW),
+	    "raw IP socket as root of a new user namespace");
+}
+
+static void
+a_net_packet_userns(void)
+{
+	if (unshare(CLONE_NEWUSER) == -1)
+		return (blocked("unshare %s", ename(errno)));
+	judge(socket(AF_PACKET, SOCK_RAW, htons(0x0003)),
+	    "packet socket as root of a new user namespace");
+}
+
 /* Connect with a 2 s bound; 0 or -1 with errno. */
 static int
 connect_bounded(int s, const struct sockaddr *sa, socklen_t len)
@@ -1745,7 +1836,7 @@ a_net_interfaces(void)
 #define FD_CAP		(1 << 17)
 
 static void
-a_res_forkbomb(void)
+forkbomb(const char *how)
 {
 	long	 n;
 	pid_t	 pid;
@@ -1761,10 +1852,36 @@ a_res_forkbomb(void)
 		*progress = n + 1;
 	}
 	if (n < FORK_CAP)
-		blocked("fork %s after %ld children", ename(errno), n);
+		blocked("fork %s after %ld children%s%s", ename(errno), n,
+		    how[0] != '\0' ? ", " : "", how);
 	else
-		escaped("reached the cap of %d children", FORK_CAP);
+		escaped("reached the cap of %d children%s%s", FORK_CAP,
+		    how[0] != '\0' ? ", " : "", how);
 	/* The caller kills the process group. */
+}
+
+static void
+a_res_forkbomb(void)
+{
+	forkbomb("");
+}
+
+/*
+ * The fork bomb as root of a user namespace of one's own, if one can
+ * be made: a bound that asks for no capability in the caller's own
+ * namespace must hold there too.
+ */
+static void
+a_res_forkbomb_userns(void)
+{
+	char	 ns[64];
+
+	if (unshare(CLONE_NEWUSER) == -1)
+		snprintf(ns, sizeof(ns), "no user namespace (%s)",
+		    ename(errno));
+	else
+		snprintf(ns, sizeof(ns), "in a new user namespace");
+	forkbomb(ns);
 }
 
 static void
@@ -2050,6 +2167,7 @@ static const struct esc_attempt attempts[] = {
 	{ "id-nnp", "identity", "run without no_new_privs", a_id_nnp, 5, 0 },
 	{ "id-setuid-exec", "identity", "gain euid 0 from a setuid-root program", a_id_setuid_exec, 5, 0 },
 	{ "id-userns", "identity", "a new user namespace", a_id_userns, 5, 0 },
+	{ "id-userns-ptrace", "identity", "a new user namespace by a traced call rewritten at its entry stop", a_id_userns_ptrace, 10, 0 },
 	{ "id-userns-mount", "identity", "mount as root of a new user namespace", a_id_userns_mount, 5, 0 },
 	{ "id-file-caps", "identity", "give a file of the home capabilities", a_id_file_caps, 5, 0 },
 	{ "k-keyctl", "kernel", "describe the user keyring", a_k_keyctl, 5, 0 },
@@ -2084,6 +2202,8 @@ static const struct esc_attempt attempts[] = {
 	{ "k-tiocsti", "kernel", "push input into a terminal (TIOCSTI)", a_k_tiocsti, 5, 0 },
 	{ "net-raw", "network", "a raw IP socket", a_net_raw, 5, 0 },
 	{ "net-packet", "network", "a packet socket", a_net_packet, 5, 0 },
+	{ "net-raw-userns", "network", "a raw IP socket as root of a new user namespace", a_net_raw_userns, 5, 0 },
+	{ "net-packet-userns", "network", "a packet socket as root of a new user namespace", a_net_packet_userns, 5, 0 },
 	{ "net-host-tcp", "network", "connect to the host's TCP listener on 127.0.0.1", a_net_host_tcp, 5, 0 },
 	{ "net-host-abstract", "network", "connect to the host's abstract unix socket", a_net_host_abstract, 5, 0 },
 	{ "net-host-unix", "network", "connect to the daemon's control socket by its host path", a_net_host_unix, 5, 0 },
@@ -2093,6 +2213,7 @@ static const struct esc_attempt attempts[] = {
 	{ "net-alg", "network", "an AF_ALG socket", a_net_alg, 5, 0 },
 	{ "net-interfaces", "network", "see interfaces besides lo", a_net_interfaces, 5, 0 },
 	{ "res-forkbomb", "resources", "fork until refused (cap 1024)", a_res_forkbomb, 30, 0 },
+	{ "res-forkbomb-userns", "resources", "fork until refused in a new user namespace (cap 1024)", a_res_forkbomb_userns, 30, 0 },
 	{ "res-memory", "resources", "touch memory until refused (cap 2 GiB)", a_res_memory, 30, 0 },
 	{ "res-disk-tmp", "resources", "fill /tmp (cap 1 GiB)", a_res_disk_tmp, 30, 0 },
 	{ "res-disk-home", "resources", "fill the home (cap 64 MiB)", a_res_disk_home, 30, 0 },
