@@ -43,7 +43,7 @@
 #include "vm.h"
 #include "lockdown.h"
 
-#define VM_AGENT_WAIT_SEC	120	/* a TCG boot under load */
+#define VM_AGENT_WAIT_SEC	BOOT_AGENT_WAIT_MAX	/* TCG, under load */
 #define VM_TRY_SEC		20	/* KVM reaches init in about 1 s */
 #define VM_TRY_KEY		"kvm-try"	/* its hostname, its cgroup's */
 #define VM_TRY_CGROUP		"4294967295." VM_TRY_KEY	/* no owner
