@@ -119,7 +119,8 @@ struct breq {
 	const char		*r_noun;	/* svc_who's w_noun */
 	uint32_t		 r_parent;	/* a probe's exec: its request */
 	int			 r_want;	/* a boot's `require' level */
-	int			 r_abandoned;	/* a boot nobody waits for */
+	int			 r_abandoned;	/* a boot nobody waits for; 2:
+						   its stop is sent */
 	char			*r_refusal;	/* not met: said once stopped */
 	int			 r_counted;	/* in svc_user's counts */
 	uid_t			 r_uid;		/* who asked */
@@ -504,14 +505,38 @@ breq_failed(struct breq *r, const struct svc_msg *m)
 static void	svc_stop_key(uid_t, const char *);
 
 /*
+ * Whether boot r, sent to the fencer and not answered, is the only one
+ * that can have made a fence of its owner and key there: no fence of
+ * them is known here, and no other boot of them is in flight.  (One
+ * that is would be refused `exists', and a stop by owner and key would
+ * end the other's fence.)
+ */
+static int
+svc_boot_alone(const struct breq *r)
+{
+	const struct breq *o;
+
+	if (bfence_find(r->r_owner, r->r_key) != NULL)
+		return (0);
+	TAILQ_FOREACH(o, &svc_reqs, r_entry)
+		if (o != r && o->r_kind == BREQ_FENCER &&
+		    o->r_type == IMSG_FENCE_BOOT && o->r_owner == r->r_owner &&
+		    strcmp(o->r_key, r->r_key) == 0)
+			return (0);
+	return (1);
+}
+
+/*
  * A boot whose maker went away before its answer (fencectl gave up or
  * was interrupted, an HTTP client closed): nobody learns that the
  * fence is up, so it is not left to run unowned.  One still being built
- * is stopped in the fencer now (a vm nobody waits for does not boot on
- * for minutes); its boot then fails into the void, or, if the fence
- * came up meanwhile, svc_booted() hides it until it is gone.  One up
- * and waiting for its `require' verdict is stopped as a fence below
- * what was asked would be.  Either way it is never listed again.
+ * is stopped in the fencer now, where it alone can be that key's (a
+ * vm nobody waits for does not boot on for minutes): its boot then
+ * fails into the void, or, if the fence came up meanwhile,
+ * svc_booted() hides it until the stop ends it.  Otherwise it is
+ * stopped once it comes up (svc_booted()).  One up and waiting for its
+ * `require' verdict is stopped as a fence below what was asked would
+ * be.  Either way it is never listed again.
  */
 static void
 svc_abandon(struct breq *r)
@@ -520,7 +545,10 @@ svc_abandon(struct breq *r)
 	    "stopping it", r->r_key, (unsigned)r->r_owner);
 	if (r->r_kind == BREQ_FENCER) {
 		r->r_abandoned = 1;
-		svc_stop_key(r->r_owner, r->r_key);
+		if (svc_boot_alone(r)) {
+			r->r_abandoned = 2;
+			svc_stop_key(r->r_owner, r->r_key);
+		}
 	} else if (!r->r_fence->bf_stopping)
 		svc_stop_fence(r->r_fence);
 }
@@ -839,9 +867,12 @@ svc_booted(struct breq *r, const struct svc_msg *m)
 	switch (m->m_type) {
 	case IMSG_FENCE_BOOTED:
 		bf = bfence_find(r->r_owner, r->r_key);
-		/* Its stop is on its way (svc_abandon()): nobody's to use. */
+		/* Nobody's to use: stopped, or its stop is on its way. */
 		if (r->r_abandoned) {
-			bf->bf_stopping = 1;
+			if (r->r_abandoned == 2)
+				bf->bf_stopping = 1;
+			else
+				svc_stop_fence(bf);
 			breq_done(r);
 			return;
 		}
@@ -895,8 +926,12 @@ svc_require(struct breq *r, struct bfence *bf, const struct svc_msg *m)
 	}
 	if (rv == -1)
 		fatal("%s: asprintf", __func__);
-	/* Said once the fence is gone (svc_fail_fence()), not before. */
-	svc_stop_fence(bf);
+	/*
+	 * Said once the fence is gone (svc_fail_fence()), not before; an
+	 * abandoned boot's is being stopped already (svc_abandon()).
+	 */
+	if (!bf->bf_stopping)
+		svc_stop_fence(bf);
 }
 
 /* Stop. */
