@@ -119,6 +119,8 @@ struct breq {
 	const char		*r_noun;	/* svc_who's w_noun */
 	uint32_t		 r_parent;	/* a probe's exec: its request */
 	int			 r_want;	/* a boot's `require' level */
+	int			 r_abandoned;	/* a boot nobody waits for; 2:
+						   its stop is sent */
 	char			*r_refusal;	/* not met: said once stopped */
 	int			 r_counted;	/* in svc_user's counts */
 	uid_t			 r_uid;		/* who asked */
@@ -500,12 +502,62 @@ breq_failed(struct breq *r, const struct svc_msg *m)
 	breq_error(r, m->m_error->e_code, "%s", m->m_error->e_message);
 }
 
+static void	svc_stop_key(uid_t, const char *);
+
+/*
+ * Whether boot r, sent to the fencer and not answered, is the only one
+ * that can have made a fence of its owner and key there: no fence of
+ * them is known here, and no other boot of them is in flight.  (One
+ * that is would be refused `exists', and a stop by owner and key would
+ * end the other's fence.)
+ */
+static int
+svc_boot_alone(const struct breq *r)
+{
+	const struct breq *o;
+
+	if (bfence_find(r->r_owner, r->r_key) != NULL)
+		return (0);
+	TAILQ_FOREACH(o, &svc_reqs, r_entry)
+		if (o != r && o->r_kind == BREQ_FENCER &&
+		    o->r_type == IMSG_FENCE_BOOT && o->r_owner == r->r_owner &&
+		    strcmp(o->r_key, r->r_key) == 0)
+			return (0);
+	return (1);
+}
+
+/*
+ * A boot whose maker went away before its answer (fencectl gave up or
+ * was interrupted, an HTTP client closed): nobody learns that the
+ * fence is up, so it is not left to run unowned.  One still being built
+ * is stopped in the fencer now, where it alone can be that key's (a
+ * vm nobody waits for does not boot on for minutes): its boot then
+ * fails into the void, or, if the fence came up meanwhile,
+ * svc_booted() hides it until the stop ends it.  Otherwise it is
+ * stopped once it comes up (svc_booted()).  One up and waiting for its
+ * `require' verdict is stopped as a fence below what was asked would
+ * be.  Either way it is never listed again.
+ */
+static void
+svc_abandon(struct breq *r)
+{
+	log_info("fence %s of uid %u: the client of its boot went away; "
+	    "stopping it", r->r_key, (unsigned)r->r_owner);
+	if (r->r_kind == BREQ_FENCER) {
+		r->r_abandoned = 1;
+		if (svc_boot_alone(r)) {
+			r->r_abandoned = 2;
+			svc_stop_key(r->r_owner, r->r_key);
+		}
+	} else if (!r->r_fence->bf_stopping)
+		svc_stop_fence(r->r_fence);
+}
+
 /*
  * The maker went away: its requests are answered into the void, and
- * one that only waited to tell it a verdict is over.  A boot's
- * `require' still decides, so a fence below what was asked is stopped
- * whether or not anyone hears it.  A maker has few requests (its front
- * end bounds them), but all are looked through: once per maker.
+ * one that only waited to tell it a verdict is over.  A boot not yet
+ * answered is abandoned (svc_abandon()).  A maker has few requests (its
+ * front end bounds them), but all are looked through: once per maker.
  */
 void
 svc_orphan(void *arg)
@@ -516,7 +568,11 @@ svc_orphan(void *arg)
 		if (r->r_arg != arg || r->r_cb == NULL)
 			continue;
 		r->r_cb = NULL;
-		if (r->r_kind == BREQ_VERDICT && r->r_want == 0)
+		if ((r->r_kind == BREQ_FENCER &&
+		    r->r_type == IMSG_FENCE_BOOT) ||
+		    (r->r_kind == BREQ_VERDICT && r->r_want != 0))
+			svc_abandon(r);
+		else if (r->r_kind == BREQ_VERDICT)
 			breq_done(r);
 		/* A stream nobody reads: its command dies (or never runs). */
 		else if (r->r_kind == BREQ_AGENT &&
@@ -811,6 +867,15 @@ svc_booted(struct breq *r, const struct svc_msg *m)
 	switch (m->m_type) {
 	case IMSG_FENCE_BOOTED:
 		bf = bfence_find(r->r_owner, r->r_key);
+		/* Nobody's to use: stopped, or its stop is on its way. */
+		if (r->r_abandoned) {
+			if (r->r_abandoned == 2)
+				bf->bf_stopping = 1;
+			else
+				svc_stop_fence(bf);
+			breq_done(r);
+			return;
+		}
 		/* Nothing runs in a fence before it earned what was asked. */
 		if (r->r_want != 0) {
 			r->r_kind = BREQ_VERDICT;
@@ -861,8 +926,12 @@ svc_require(struct breq *r, struct bfence *bf, const struct svc_msg *m)
 	}
 	if (rv == -1)
 		fatal("%s: asprintf", __func__);
-	/* Said once the fence is gone (svc_fail_fence()), not before. */
-	svc_stop_fence(bf);
+	/*
+	 * Said once the fence is gone (svc_fail_fence()), not before; an
+	 * abandoned boot's is being stopped already (svc_abandon()).
+	 */
+	if (!bf->bf_stopping)
+		svc_stop_fence(bf);
 }
 
 /* Stop. */
@@ -901,20 +970,21 @@ svc_stop(const struct svc_who *w, uid_t named, const char *key, svc_cb cb,
 	free(buf);
 }
 
-/* Stop a fence on the daemon's own account; nobody hears the answer. */
+/*
+ * Stop owner's KEY, running or booting, on the daemon's own account;
+ * nobody hears the answer (not-found: it failed to boot meanwhile).
+ */
 static void
-svc_stop_fence(struct bfence *bf)
+svc_stop_key(uid_t owner, const char *key)
 {
 	struct msg_fence_req q;
 	struct breq	*r;
 	void		*buf;
 	size_t		 len;
 
-	/* What waits on the verdict now waits for the end, and fails. */
-	bf->bf_stopping = 1;
 	memset(&q, 0, sizeof(q));
-	strlcpy(q.r_key, bf->bf_info.f_key, sizeof(q.r_key));
-	q.r_owner = bf->bf_info.f_owner;
+	strlcpy(q.r_key, key, sizeof(q.r_key));
+	q.r_owner = owner;
 	q.r_admin = 1;
 	if (msg_fence_req_encode(&q, &buf, &len) == -1)
 		fatal("%s: encode", __func__);
@@ -922,6 +992,15 @@ svc_stop_fence(struct bfence *bf)
 	    NULL, NULL);
 	svc_to_fencer(r, IMSG_FENCE_STOP, buf, len);
 	free(buf);
+}
+
+/* Stop a running fence on the daemon's own account: it is nobody's now. */
+static void
+svc_stop_fence(struct bfence *bf)
+{
+	/* What waits on the verdict now waits for the end, and fails. */
+	bf->bf_stopping = 1;
+	svc_stop_key(bf->bf_info.f_owner, bf->bf_info.f_key);
 }
 
 static void
@@ -964,8 +1043,10 @@ bfence_remove(struct bfence *bf, const struct msg_fence *info)
 	svc_egress_end(bf->bf_egress);
 	svc_fail_fence(bf, "stopped", 1);
 	/*
-	 * One the service stopped itself (a `require' not met) was
-	 * refused to whoever booted it, who heard why: it is not kept.
+	 * One the service stopped itself was never its owner's to use:
+	 * a `require' not met was refused to whoever booted it, who heard
+	 * why, and an abandoned boot was said in the log (svc_abandon()).
+	 * It is not kept.
 	 */
 	if (bf->bf_stopping)
 		bfence_free(bf);

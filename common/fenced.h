@@ -197,6 +197,16 @@ struct fenced_config {
 #define EXEC_INFLIGHT_MAX	1024
 #define EXEC_PROCESSES_MIN	1
 #define EXEC_PROCESSES_MAX	64	/* the agent's AGENT_BG_MAX */
+/*
+ * What a boot may take in the daemon, which fencectl waits out
+ * (docs/architecture.md, "How long a boot takes"): no backend waits
+ * longer than BOOT_AGENT_WAIT_MAX s for its agent's READY (the vm
+ * backend's wait, a TCG boot under load; fencer_backends_start() will
+ * not start with one that would), and a boot's first probe, whose
+ * verdict a `require' waits for, runs at most PROBE_TIMEOUT_MS.
+ */
+#define BOOT_AGENT_WAIT_MAX	120
+#define PROBE_TIMEOUT_MS	10000
 #define HTTP_BODY_MIN		4096
 #define HTTP_BODY_MAX		(8U << 20)
 #define FILES_MIN		4096

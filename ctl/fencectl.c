@@ -31,6 +31,14 @@
 
 #define CTL_TIMEOUT_MS		30000
 #define CTL_EXEC_MARGIN_MS	10000	/* beyond the command's timeout */
+/*
+ * A boot: what the daemon may take for the slowest backend and the
+ * first probe (fenced.h), and CTL_TIMEOUT_MS beyond it for the rest
+ * (the fence's home and cgroups, the backend's start, the verdict).
+ */
+#define CTL_BOOT_WAIT_MS	(BOOT_AGENT_WAIT_MAX * 1000 + \
+				    PROBE_TIMEOUT_MS + CTL_TIMEOUT_MS)
+#define CTL_WAIT_MAX_SEC	86400	/* -w */
 
 /* exec's own statuses (fencectl(8)); otherwise the command's. */
 #define CTL_EXIT_TIMEOUT	124	/* exec-timeout, as timeout(1) */
@@ -45,6 +53,8 @@ struct ctl_ctx {
 };
 
 static struct imsgbuf *ctl_ibuf;
+static int	 ctl_wait_ms;		/* -w: every wait; 0, the command's */
+static const char *ctl_giveup = "";	/* what giving up means, if more */
 
 static void	ctl_usage(void) __attribute__((noreturn));
 static int	ctl_request(const struct parse_result *, uint32_t *, void **,
@@ -67,6 +77,7 @@ static void	ctl_wait(struct imsgbuf *, struct imsg *, int);
 
 static const struct option ctl_longopts[] = {
 	{ "help",	no_argument,	NULL,	'h' },
+	{ "wait",	required_argument, NULL, 'w' },
 	{ NULL,		0,		NULL,	0 }
 };
 
@@ -94,10 +105,11 @@ main(int argc, char *argv[])
 	void		*buf = NULL;
 	size_t		 len = 0;
 	uint32_t	 type;
+	const char	*errstr;
 	int		 ch, wait_ms = CTL_TIMEOUT_MS, nostdin = 0;
 
 	log_init(1, 0);
-	while ((ch = getopt_long(argc, argv, "+hns:", ctl_longopts,
+	while ((ch = getopt_long(argc, argv, "+hns:w:", ctl_longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'h':
@@ -108,6 +120,13 @@ main(int argc, char *argv[])
 			break;
 		case 's':
 			sock = optarg;
+			break;
+		case 'w':
+			ctl_wait_ms = strtonum(optarg, 1, CTL_WAIT_MAX_SEC,
+			    &errstr) * 1000;
+			if (errstr != NULL)
+				errx(1, "-w %s: %s (seconds, 1 to %d)", optarg,
+				    errstr, CTL_WAIT_MAX_SEC);
 			break;
 		default:
 			ctl_usage();
@@ -196,6 +215,9 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 			    sizeof(b.b_egress[i]));
 		b.b_negress = res->negress;
 		*type = IMSG_CTL_BOOT;
+		*wait_ms = CTL_BOOT_WAIT_MS;
+		ctl_giveup = "; the boot is abandoned and fenced stops the "
+		    "fence (-w waits longer)";
 		return (msg_boot_encode(&b, buf, len));
 	case CTL_EXEC:
 		memset(&x, 0, sizeof(x));
@@ -321,6 +343,10 @@ ctl_connect(const char *path)
 	return (fd);
 }
 
+/*
+ * The next answer, waiting at most wait_ms (-w's, if given) for each
+ * read: a daemon that says nothing that long is given up on.
+ */
 static void
 ctl_wait(struct imsgbuf *ibuf, struct imsg *imsg, int wait_ms)
 {
@@ -328,6 +354,8 @@ ctl_wait(struct imsgbuf *ibuf, struct imsg *imsg, int wait_ms)
 	ssize_t		 n;
 	int		 r;
 
+	if (ctl_wait_ms != 0)
+		wait_ms = ctl_wait_ms;
 	for (;;) {
 		if ((r = imsgbuf_get(ibuf, imsg)) == -1)
 			err(1, "bad reply from fenced");
@@ -341,7 +369,8 @@ ctl_wait(struct imsgbuf *ibuf, struct imsg *imsg, int wait_ms)
 			err(1, "poll");
 		}
 		if (r == 0)
-			errx(1, "no reply from fenced in %d ms", wait_ms);
+			errx(1, "no reply from fenced in %d ms%s", wait_ms,
+			    ctl_giveup);
 		if ((n = imsgbuf_read(ibuf)) == -1) {
 			if (errno == EAGAIN || errno == EINTR)
 				continue;

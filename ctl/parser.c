@@ -902,7 +902,7 @@ parse_usage(FILE *fp)
 {
 	const char	*words[USAGE_DEPTH];
 
-	fprintf(fp, "usage: fencectl [-hn] [-s socket] command "
+	fprintf(fp, "usage: fencectl [-hn] [-s socket] [-w seconds] command "
 	    "[argument ...]\ncommands:\n");
 	usage_walk(fp, t_main, words, 0);
 }

@@ -23,6 +23,7 @@
 
 #include <sys/types.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct fence;
 struct host_allow;
@@ -50,6 +51,10 @@ struct fencer_backend {
 	size_t		 fb_state_size;	/* of f->f_be, zeroed for a boot */
 	int		 fb_agent_wait;	/* seconds to the agent's READY;
 					   0: FENCER_AGENT_WAIT_SEC */
+	uint64_t	 fb_memory_extra;	/* bytes the fence's memory
+					   cgroup holds beyond its limit
+					   (the vm backend's QEMU); its
+					   owner's total counts them */
 
 	/*
 	 * Optional: once, when the daemon starts (configured, no fence

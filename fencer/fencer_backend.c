@@ -10,7 +10,14 @@
 #include <stddef.h>
 
 #include "fenced.h"
+#include "log.h"
+#include "names.h"
+#include "fencer.h"
 #include "backend.h"
+
+#if FENCER_AGENT_WAIT_SEC > BOOT_AGENT_WAIT_MAX
+#error "the default agent wait is longer than fencectl waits for a boot"
+#endif
 
 static const struct fencer_backend *const fencer_backends[] = {
 	&backend_native,
@@ -49,16 +56,26 @@ fencer_backend_missing(int id)
 	}
 }
 
-/* Each backend's start, once the daemon is configured. */
+/*
+ * Each backend's start, once the daemon is configured.  A backend that
+ * would wait for its agent longer than BOOT_AGENT_WAIT_MAX is a bug:
+ * fencectl would give up on its boots while they may still come up.
+ */
 void
 fencer_backends_start(void)
 {
 	size_t	 i;
 
 	for (i = 0; i < sizeof(fencer_backends) / sizeof(fencer_backends[0]);
-	    i++)
+	    i++) {
+		if (fencer_backends[i]->fb_agent_wait > BOOT_AGENT_WAIT_MAX)
+			fatalx("%s: backend %s waits %d s for its agent, "
+			    "more than BOOT_AGENT_WAIT_MAX", __func__,
+			    backend_name(fencer_backends[i]->fb_id),
+			    fencer_backends[i]->fb_agent_wait);
 		if (fencer_backends[i]->fb_start != NULL)
 			fencer_backends[i]->fb_start();
+	}
 }
 
 /* A child no fence has: a backend's own, or nobody's. */

@@ -311,15 +311,28 @@ fence_fmt_cpu(uint32_t milli, char *buf, size_t len)
 }
 
 /*
+ * The memory a fence of backend be (NULL: none, the boot fails anyway)
+ * with that limit holds against its owner's total: what its memory
+ * cgroup allows, the backend's own beyond the limit included (a vm
+ * fence's QEMU, docs/vm.md).  The one place the total counts it.
+ */
+static uint64_t
+fence_memory_held(const struct fencer_backend *be, uint64_t limit)
+{
+	return (limit + (be != NULL ? be->fb_memory_extra : 0));
+}
+
+/*
  * What a boot asks for against what the configuration allows (issue 9):
  * each limit and the lifetime at most its ceiling, then the owner's
- * running fences, this one with them, within the per-user totals.  A
- * request above either is refused, never clamped, whoever asks: an
- * admin raises a ceiling in fenced.conf.  Fills in the defaults for
- * what was not asked; returns 0, or -1 once the broker has the error.
+ * running fences, this one with them, within the per-user totals (the
+ * memory each holds: fence_memory_held()).  A request above either is
+ * refused, never clamped, whoever asks: an admin raises a ceiling in
+ * fenced.conf.  Fills in the defaults for what was not asked; returns
+ * 0, or -1 once the broker has the error.
  */
 static int
-fence_limits_admit(uint32_t reqid, const struct msg_boot *b,
+fence_limits_admit(uint32_t reqid, const struct msg_boot *b, int backend,
     struct fence_limits *out, uint32_t *lifetime)
 {
 	const struct fenced_config *c = &fencer_self.ps_conf;
@@ -327,7 +340,8 @@ fence_limits_admit(uint32_t reqid, const struct msg_boot *b,
 	const struct fence_limits *tot = &c->c_user_limits;
 	struct fence_limits	 sum;
 	struct fence		*f;
-	char			 a[32], m[32];
+	char			 a[32], m[32], x[32], extra[96];
+	uint64_t		 limits;
 	uint32_t		 n = 0;
 
 	*out = c->c_limits;
@@ -372,11 +386,16 @@ fence_limits_admit(uint32_t reqid, const struct msg_boot *b,
 
 	/* Booting fences count: they hold their cgroups already. */
 	sum = *out;
+	sum.fl_memory = fence_memory_held(fencer_backend(backend),
+	    out->fl_memory);
+	limits = out->fl_memory;
 	TAILQ_FOREACH(f, &fencer_fences, f_entry) {
 		if (f->f_info.f_owner != b->b_owner)
 			continue;
 		n++;
-		sum.fl_memory += f->f_info.f_limits.fl_memory;
+		sum.fl_memory += fence_memory_held(f->f_backend,
+		    f->f_info.f_limits.fl_memory);
+		limits += f->f_info.f_limits.fl_memory;
 		sum.fl_pids += f->f_info.f_limits.fl_pids;
 		sum.fl_cpu_milli += f->f_info.f_limits.fl_cpu_milli;
 	}
@@ -390,10 +409,17 @@ fence_limits_admit(uint32_t reqid, const struct msg_boot *b,
 	if (sum.fl_memory > tot->fl_memory) {
 		fence_fmt_size(sum.fl_memory, a, sizeof(a));
 		fence_fmt_size(tot->fl_memory, m, sizeof(m));
+		extra[0] = '\0';
+		if (sum.fl_memory > limits) {
+			fence_fmt_size(sum.fl_memory - limits, x, sizeof(x));
+			snprintf(extra, sizeof(extra), " (%s of it beyond "
+			    "their limits: QEMU's own, in a vm fence)", x);
+		}
 		fencer_send_error(IMSG_FENCE_FAILED, reqid,
 		    "user-total-exceeded", "with this fence the fences of uid "
-		    "%u would hold memory %s, above the total %s one user may "
-		    "have (user limit memory)", (unsigned)b->b_owner, a, m);
+		    "%u would hold memory %s%s, above the total %s one user "
+		    "may have (user limit memory)", (unsigned)b->b_owner, a,
+		    extra, m);
 		return (-1);
 	}
 	if (sum.fl_pids > tot->fl_pids) {
@@ -472,7 +498,7 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		    backend_name(backend));
 		return (NULL);
 	}
-	if (fence_limits_admit(reqid, b, &limits, &lifetime) == -1)
+	if (fence_limits_admit(reqid, b, backend, &limits, &lifetime) == -1)
 		return (NULL);
 	if ((be = fencer_backend(backend)) == NULL) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid,

@@ -36,7 +36,6 @@
 #include "fencer.h"
 #include "fencer_host.h"
 
-#define PROBE_TIMEOUT_MS	10000
 #define PROBE_OUTPUT_BYTES	262144
 /*
  * At most: the program, 12 for the canary and the host, 1 + 2 + 2 * 8

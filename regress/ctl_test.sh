@@ -34,7 +34,7 @@ help_body() {
 	atf_check -o file:help.txt "$BIN/fencectl" -h
 	atf_check -o file:help.txt "$BIN/fencectl" help
 	atf_check -o file:help.txt "$BIN/fencectl" -s /nonexistent --help
-	grep -q '^usage: fencectl \[-hn\] \[-s socket\] command' help.txt ||
+	grep -q '^usage: fencectl \[-hn\] \[-s socket\] \[-w seconds\] command' help.txt ||
 	    atf_fail "no usage line: $(cat help.txt)"
 	for c in "show stats" "show environments" "show environment KEY" \
 	    "boot KEY \[tier TIER\]" "stop KEY | all" \
@@ -171,6 +171,14 @@ bounds_body() {
 	head -c 1048577 /dev/zero > in1m1
 	atf_check -o inline:"exit 1\n" -e match:"larger than 1048576 bytes; not sent" \
 	    $RECV exec k -- cat < in1m1
+	# -w: whole seconds from 1 to 86400, or nothing is sent.
+	for w in 0 86401 -1 abc 1.5; do
+		atf_check -s exit:1 -e match:"^fencectl: -w $w: .* \(seconds, 1 to 86400\)\$" \
+		    "$BIN/fencectl" -w $w show stats
+		atf_check -o inline:"exit 1\n" -e ignore $RECV -w $w show stats
+	done
+	atf_check -o match:"^exit 0\$" $RECV -w 1 show stats
+	atf_check -o match:"^exit 0\$" $RECV --wait 86400 show stats
 	# The bounds themselves are numbers.
 	ctl_golden <<'GOLDEN'
 == boot k lifetime 1 pids 8 memory 4194304 cpu 0.01

@@ -107,6 +107,93 @@ mock_body() {
 }
 mock_cleanup() { fenced_cleanup; }
 
+# A boot slower than fencectl's old 30 s: mock's READY comes
+# FENCED_TEST_MOCK_READY_MS after the HELLO (test build only), as a vm's
+# may under TCG (the daemon allows every backend BOOT_AGENT_WAIT_MAX).
+atf_test_case boot_slow cleanup
+boot_slow_head() {
+	atf_set descr "a boot the daemon takes 35 s for (mock, its READY delayed) is waited for and answered: fencectl no longer gives up after 30 s (issue 28)"
+	atf_set require.user root
+	atf_set timeout 300
+}
+boot_slow_body() {
+	fenced_vars
+	export FENCED_TEST_MOCK_READY_MS=35000
+	dev_start
+	unset FENCED_TEST_MOCK_READY_MS
+	atf_check -o match:"^backend: *mock" -o match:"^state: *running" \
+	    $CTL boot slow backend mock
+	atf_check -o match:"fences: 1 running" $CTL show stats
+	fenced_stop
+}
+boot_slow_cleanup() { fenced_cleanup; }
+
+# fences_running N: the daemon's stats say N fences run.
+fences_running() {
+	$CTL show stats | grep -q "^fences: $1 running"
+}
+
+atf_test_case boot_abandoned cleanup
+boot_abandoned_head() {
+	atf_set descr "a boot whose client goes away before the answer (fencectl -w gives up, an HTTP client closes, another user's fencectl is killed) is stopped, said in the log, never listed; another owner's fence of the same key runs on, and the key boots again (issue 28)"
+	atf_set require.user root
+	atf_set timeout 300
+}
+boot_abandoned_body() {
+	fenced_vars
+	users_add 1 fdab
+	fenced_run_socket
+	h=$(fenced_homes)
+	chmod 0711 "$h"
+	fenced_conf | sed -e "s|^homes .*|homes \"$h/%u\"|" > fenced.conf
+	export FENCED_TEST_MOCK_READY_MS=4000
+	dev_start
+	unset FENCED_TEST_MOCK_READY_MS
+	ua=$(sed -n 1p users.txt)
+	A="$(as_user "$ua") $BIN/fencectl -s $(cat run.sock)"
+	# Root's own k, up before anything is abandoned.
+	atf_check -o match:"^state: *running" $CTL boot k backend mock
+
+	# fencectl gives up: it says the boot is abandoned.
+	atf_check -s exit:1 -e match:"no reply from fenced in 1000 ms; the boot is abandoned and fenced stops the fence" \
+	    $CTL -w 1 boot gone backend mock
+	# An HTTP client closes before the answer.
+	t=$($CTL token | tail -1)
+	curl -sS -m 1 -X POST -H "x-voicebox-host-token: $t" \
+	    -H 'Content-Type: application/json' --data-binary \
+	    '{"backend":"mock"}' \
+	    "http://127.0.0.1:$(fenced_port)/api/environments/hgone" \
+	    > /dev/null 2>&1 && atf_fail "the HTTP boot answered within 1 s"
+	# Another user's fencectl, killed while it waits, for a key root has.
+	$A boot k backend mock > a.out 2>&1 &
+	apid=$!
+	sleep 1
+	kill -TERM $apid
+	wait $apid
+	# Each boot comes up (or would) 4 s after its start: by 8 s every
+	# one is gone, and only root's k runs.
+	sleep 8
+	wait_until 20 fences_running 1 ||
+	    atf_fail "an abandoned boot runs: $($CTL show environments | tr '\n' ' ')"
+	atf_check -s exit:1 -e match:"not-found" $CTL show environment gone
+	atf_check -s exit:1 -e match:"not-found" $A show environment k
+	call "$t" GET /api/environments/hgone
+	expect 404
+	atf_check -o match:"^state: *running" $CTL show environment k
+	for k in gone hgone; do
+		grep -q "fence $k of uid 0: the client of its boot went away; stopping it" fenced.log ||
+		    atf_fail "no log line for $k"
+	done
+	grep -q "fence k of uid $(id -u "$ua"): the client of its boot went away" fenced.log ||
+	    atf_fail "no log line for the other user's k"
+	# Nothing of them is left to block the key.
+	atf_check -o match:"^state: *running" $CTL boot gone backend mock
+	atf_check -o match:"^state: *running" $A boot k backend mock
+	atf_check -o match:"fences: 3 running" $CTL show stats
+	fenced_stop
+}
+boot_abandoned_cleanup() { fenced_cleanup; }
+
 atf_test_case subprocess_exec cleanup
 subprocess_exec_head() {
 	atf_set descr "the test build boots a subprocess fence: real commands, as the fence's uid (never 0), in its home, over the control socket and HTTP"
@@ -409,6 +496,8 @@ subprocess_private_bin_cleanup() {
 atf_init_test_cases() {
 	atf_add_test_case release_refuses
 	atf_add_test_case mock
+	atf_add_test_case boot_slow
+	atf_add_test_case boot_abandoned
 	atf_add_test_case subprocess_exec
 	atf_add_test_case subprocess_level
 	atf_add_test_case subprocess_stop

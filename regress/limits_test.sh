@@ -161,6 +161,47 @@ CONF
 }
 user_totals_cleanup() { fenced_cleanup; }
 
+atf_test_case user_totals_vm cleanup
+user_totals_vm_head() {
+	atf_set descr "user limit memory counts what a vm fence's cgroup holds, its limit and QEMU's 256M: a boot over the total by that is refused with user-total-exceeded, saying so; one that fits goes on to the backend (issue 28)"
+	atf_set require.user root
+	atf_set timeout 180
+}
+user_totals_vm_body() {
+	# No vm lines: a vm boot that passes admission is refused next,
+	# backend-unavailable, so no vm is needed to see the total's count.
+	limits_setup 1 <<'CONF'
+limit memory 256M max 1G
+user limit memory 1G
+CONF
+	ua=$(sed -n 1p users.txt)
+	ta=$(token "$ua")
+	A="$(as_user "$ua") $BIN/fencectl -s $(cat run.sock)"
+
+	# Alone: 1G and QEMU's 256M are over 1G; 768M and 256M are not.
+	call "$ta" POST $E/v '{"backend":"vm","limits":{"memory":1073741824}}'
+	expect 429 '"error":"user-total-exceeded"' \
+	    'would hold memory 1280M \(256M of it beyond their limits: QEMU.s own, in a vm fence\), above the total 1G' \
+	    'user limit memory'
+	call "$ta" POST $E/v '{"backend":"vm","limits":{"memory":805306368}}'
+	expect 501 '"error":"backend-unavailable"'
+	atf_check -s exit:1 -e match:"user-total-exceeded: .*would hold memory 1280M \(256M of it beyond" \
+	    $A boot v backend vm memory 1G
+	# Beside a running 256M native fence: 512M fits, 768M does not.
+	call "$ta" POST $E/a1 '{"tier":"L1"}'
+	expect 201 '"memory":268435456'
+	call "$ta" POST $E/v '{"backend":"vm","limits":{"memory":536870912}}'
+	expect 501 '"error":"backend-unavailable"'
+	call "$ta" POST $E/v '{"backend":"vm","limits":{"memory":805306368}}'
+	expect 429 '"error":"user-total-exceeded"' \
+	    'would hold memory 1280M \(256M of it beyond' 'above the total 1G'
+	# A native fence holds its limit alone: 768M more fits.
+	call "$ta" POST $E/a2 '{"tier":"L1","limits":{"memory":805306368}}'
+	expect 201
+	fenced_stop
+}
+user_totals_vm_cleanup() { fenced_cleanup; }
+
 atf_test_case pids_default cleanup
 pids_default_head() {
 	atf_set descr "1,500 processes in a fence with the default pids limit: forks fail past the limit, the fence lives on"
@@ -359,6 +400,7 @@ atf_init_test_cases() {
 	atf_add_test_case no_cgroups
 	atf_add_test_case ceilings
 	atf_add_test_case user_totals
+	atf_add_test_case user_totals_vm
 	atf_add_test_case pids_default
 	atf_add_test_case tmpfs_fill
 	atf_add_test_case parse_linear

@@ -114,6 +114,49 @@ boot_exec_stop_body() {
 }
 boot_exec_stop_cleanup() { fenced_cleanup; }
 
+# vm_memory_max KEY: the memory limit of root's fence KEY's cgroup.
+vm_memory_max() {
+	for _d in $(find $(fenced_cgroup_dirs) -maxdepth 2 -type d -name "0.$1"); do
+		for _f in memory.max memory.limit_in_bytes; do
+			[ -f "$_d/$_f" ] && cat "$_d/$_f"
+		done
+	done
+}
+
+atf_test_case total_abandoned cleanup
+total_abandoned_head() {
+	atf_set descr "a vm fence's cgroup holds its limit and QEMU's 256M, and its owner's memory total counts both; a vm boot its fencectl gave up on is stopped, its QEMU gone, nothing listed (issue 28)"
+	atf_set require.user root
+	atf_set timeout 600
+}
+total_abandoned_body() {
+	vm_require
+	fenced_vars
+	{ vm_conf; echo 'user limit memory 1G'; } > fenced.conf
+	fenced_start
+	vm_started
+	atf_check -o match:"^limits: *memory 512M," $CTL boot v backend vm memory 512M
+	atf_check_equal 805306368 "$(vm_memory_max v)"
+	# 512M and 256M held: a 512M native fence is over the 1G total.
+	atf_check -s exit:1 -e match:"user-total-exceeded: .*would hold memory 1280M \(256M of it beyond their limits" \
+	    $CTL boot n tier L1 memory 512M
+	atf_check -o ignore $CTL boot n tier L1 memory 256M
+	atf_check -o ignore $CTL stop all
+	vm_clean
+	# A boot abandoned while QEMU starts: stopped, nothing left of it.
+	atf_check -s exit:1 -e match:"no reply from fenced in 2000 ms; the boot is abandoned" \
+	    $CTL -w 2 boot w backend vm
+	wait_until 30 grep -q "fence w stopped" fenced.log ||
+	    atf_fail "the abandoned vm was not stopped"
+	vm_clean
+	atf_check -o match:"fence w of uid 0: the client of its boot went away" \
+	    cat fenced.log
+	atf_check -o match:"fences: 0 running" $CTL show stats
+	atf_check -o not-match:"^w " $CTL show environments
+	fenced_stop
+}
+total_abandoned_cleanup() { fenced_cleanup; }
+
 atf_test_case wrong_hash cleanup
 wrong_hash_head() {
 	atf_set descr "a boot file whose SHA-256 is not the configured one is refused, naming it; a path without a hash is a configuration error"
@@ -398,6 +441,7 @@ ptrace_traceme_cleanup() { fenced_cleanup; }
 
 atf_init_test_cases() {
 	atf_add_test_case boot_exec_stop
+	atf_add_test_case total_abandoned
 	atf_add_test_case home_limit
 	atf_add_test_case faults
 	atf_add_test_case kvm_try

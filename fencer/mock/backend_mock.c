@@ -48,6 +48,8 @@ struct mock_fence {
 	struct msg_hello mf_hello;
 	char		 mf_name[MSG_GIT_VALUE_MAX + 1];
 	char		 mf_email[MSG_GIT_VALUE_MAX + 1];
+	struct event	 mf_ready_ev;	/* test builds: READY, later */
+	int		 mf_ready_later;	/* mf_ready_ev is set */
 };
 
 static void
@@ -253,6 +255,47 @@ mock_git_init(struct mock_fence *m, uint32_t id, const struct msg_gitinit *gi)
 	mock_result(m, id, what, what, NULL, 0, m->mf_hello.h_output_def);
 }
 
+#ifdef FENCED_TEST_HOOKS
+static void
+mock_ready(int fd, short event, void *arg)
+{
+	struct mock_fence *m = arg;
+
+	m->mf_ready_later = 0;
+	mock_send(m, IMSG_AGENT_READY, 0, NULL, 0);
+}
+#endif
+
+/*
+ * The agent's READY, at once.  Test builds only: after
+ * FENCED_TEST_MOCK_READY_MS milliseconds (at most BOOT_AGENT_WAIT_MAX
+ * s, which the mock allows as the slowest backend does): a boot as slow
+ * as a vm's under TCG, without a vm.
+ */
+static void
+mock_hello_answer(struct mock_fence *m, uint32_t id)
+{
+#ifdef FENCED_TEST_HOOKS
+	struct timeval	 tv;
+	const char	*s, *errstr;
+	long long	 ms;
+
+	if ((s = getenv("FENCED_TEST_MOCK_READY_MS")) != NULL) {
+		ms = strtonum(s, 1, BOOT_AGENT_WAIT_MAX * 1000LL, &errstr);
+		if (errstr != NULL)
+			fatalx("FENCED_TEST_MOCK_READY_MS %s: %s", s, errstr);
+		tv.tv_sec = ms / 1000;
+		tv.tv_usec = (ms % 1000) * 1000;
+		evtimer_assign(&m->mf_ready_ev, fencer_self.ps_evbase,
+		    mock_ready, m);
+		evtimer_add(&m->mf_ready_ev, &tv);
+		m->mf_ready_later = 1;
+		return;
+	}
+#endif
+	mock_send(m, IMSG_AGENT_READY, id, NULL, 0);
+}
+
 /*
  * One request.  A peer that speaks nonsense gets an error and the
  * channel stays: the fencer never ends on what a channel carries.
@@ -274,7 +317,7 @@ mock_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 			return;
 		}
 		m->mf_ready = 1;
-		mock_send(m, IMSG_AGENT_READY, id, NULL, 0);
+		mock_hello_answer(m, id);
 		return;
 	}
 	if (!m->mf_ready) {
@@ -364,6 +407,10 @@ mock_stop(struct fence *f, int *oom)
 	struct mock_fence *m = f->f_be;
 
 	*oom = 0;
+	if (m->mf_ready_later) {
+		evtimer_del(&m->mf_ready_ev);
+		m->mf_ready_later = 0;
+	}
 	if (m->mf_iev != NULL) {
 		imsgev_free(m->mf_iev);
 		m->mf_iev = NULL;
@@ -376,6 +423,8 @@ const struct fencer_backend backend_mock = {
 	.fb_id = BACKEND_MOCK,
 	.fb_bin_dir = "/mock",
 	.fb_state_size = sizeof(struct mock_fence),
+	/* It stands in for any backend: its boot may take what theirs may. */
+	.fb_agent_wait = BOOT_AGENT_WAIT_MAX,
 	.fb_boot = mock_boot,
 	.fb_reaped = mock_reaped,
 	.fb_stop = mock_stop,

@@ -43,7 +43,7 @@
 #include "vm.h"
 #include "lockdown.h"
 
-#define VM_AGENT_WAIT_SEC	120	/* a TCG boot under load */
+#define VM_AGENT_WAIT_SEC	BOOT_AGENT_WAIT_MAX	/* TCG, under load */
 #define VM_TRY_SEC		20	/* KVM reaches init in about 1 s */
 #define VM_TRY_KEY		"kvm-try"	/* its hostname, its cgroup's */
 #define VM_TRY_CGROUP		"4294967295." VM_TRY_KEY	/* no owner
@@ -274,7 +274,10 @@ vm_jail_start(struct fence *f, const struct backend_boot *bb,
 	spec.fs_npass = 4;
 	spec.fs_kvm = l->vl_accel == VM_ACCEL_KVM;
 	spec.fs_no_home = f->f_info.f_home[0] == '\0';
-	/* QEMU itself needs memory beyond the guest's, and threads. */
+	/*
+	 * QEMU itself needs memory beyond the guest's (its owner's total
+	 * counts it: fb_memory_extra), and threads.
+	 */
 	spec.fs_limits.fl_memory += VM_QEMU_OVERHEAD;
 	if (spec.fs_limits.fl_pids < 128)
 		spec.fs_limits.fl_pids = 128;
@@ -540,6 +543,7 @@ const struct fencer_backend backend_vm = {
 	.fb_bin_dir = FENCE_BIN_DIR,
 	.fb_state_size = sizeof(struct vm_fence),
 	.fb_agent_wait = VM_AGENT_WAIT_SEC,
+	.fb_memory_extra = VM_QEMU_OVERHEAD,
 	.fb_start = vm_start,
 	.fb_unavailable = vm_unavailable,
 	.fb_boot = vm_boot,
