@@ -483,7 +483,75 @@ hostile_names_body() {
 }
 hostile_names_cleanup() { fenced_cleanup; }
 
+atf_test_case fencectl_hold cleanup
+fencectl_hold_head() {
+	atf_set descr "a control socket put for a key that does not exist or is another's is refused at its first chunk (as root, as a second local user, OWNER/KEY of root's); a put or get of one's own fence holds a chunk at most in the broker, and a put left half way leaves no temporary"
+	atf_set require.user root
+	atf_set timeout 180
+}
+# The broker's peak resident memory, reset and read (kB).
+hwm_reset() {
+	echo 5 > /proc/$BROKER/clear_refs || atf_fail "clear_refs"
+	HWM0=$(status_field $BROKER VmHWM | awk '{ print $1 }')
+}
+# hwm_check WHAT KB: the peak grew by less than KB since hwm_reset.
+hwm_check() {
+	_h=$(status_field $BROKER VmHWM | awk '{ print $1 }')
+	echo "$1: broker VmHWM $HWM0 kB -> $_h kB"
+	[ $((_h - HWM0)) -lt "$2" ] ||
+	    atf_fail "$1: the broker grew from $HWM0 kB to $_h kB"
+}
+fencectl_hold_body() {
+	fenced_vars
+	users_add 1 ffh
+	fenced_run_socket
+	files_setup fh
+	BROKER=$(fenced_pid broker)
+	[ -n "$BROKER" ] || atf_fail "no broker pid"
+	sock=$(cat run.sock)
+	asb=$(as_user "$(sed -n 1p users.txt)")
+	T="$REGRESS/t_ctlsend"
+	# 8 connections of 4 chunks of 1 MiB each, never the last: 32 MiB
+	# held if the chunks were gathered.
+	hwm_reset
+	atf_check -o match:'^accepted 0 refused 8$' $T "$sock" puthold \
+	    nosuch 8 4
+	atf_check -o match:'^accepted 0 refused 8$' $asb $T "$sock" \
+	    puthold fh 8 4
+	atf_check -o match:'^accepted 0 refused 8$' $asb $T "$sock" \
+	    puthold 0/fh 8 4
+	hwm_check "puts of keys not theirs" 4096
+	# One's own: each chunk goes into the fence before the next is
+	# taken.
+	hwm_reset
+	atf_check -o match:'^accepted 32 refused 0$' $T "$sock" puthold \
+	    fh 8 4
+	hwm_check "puts of one's own, left half way" 8192
+	# Left half way: the temporaries go with their connections.
+	wait_until 10 sh -c "! ls -A '$HOME_DIR' | grep -q '^\.fenced-put-'" ||
+	    atf_fail "temporaries left: $(ls -A "$HOME_DIR" | tr '\n' ' ')"
+	[ ! -e "$HOME_DIR/puthold" ] || atf_fail "a put never ended was put"
+	# A get whose next chunk is never asked for holds one chunk.
+	head -c 12582912 /dev/urandom > big.bin
+	atf_check $CTL put fh big.bin big.bin
+	hwm_reset
+	atf_check -o match:'^got 8 refused 0$' $T "$sock" gethold fh big.bin 8
+	hwm_check "gets of a 12 MiB file held" 8192
+	atf_check -o match:'^got 0 refused 8$' $asb $T "$sock" gethold 0/fh \
+	    big.bin 8
+	# And whole, both ways, as ever.
+	atf_check -o file:big.bin $CTL get fh big.bin -
+	atf_check -x "$CTL put fh - again.bin < big.bin"
+	atf_check cmp big.bin "$HOME_DIR/again.bin"
+	$CTL stop fh > /dev/null
+}
+fencectl_hold_cleanup() {
+	fenced_cleanup
+	users_remove
+}
+
 atf_init_test_cases() {
+	atf_add_test_case fencectl_hold
 	atf_add_test_case hostile_names
 	atf_add_test_case atomic_replace
 	atf_add_test_case fencectl_put_get
