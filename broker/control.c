@@ -887,11 +887,11 @@ control_file(struct ctl_conn *cc, struct imsg *imsg)
 			owner = fl.fl_owner == MSG_OWNER_NONE ? w.w_uid :
 			    fl.fl_owner;
 			if (owner == w.w_uid)
-				control_error(cc, "not-found", "no fence %s",
-				    fl.fl_key);
+				control_error(cc, "not-found", "no %s %s",
+				    w.w_noun, fl.fl_key);
 			else
-				control_error(cc, "not-found", "no fence %u/%s",
-				    (unsigned)owner, fl.fl_key);
+				control_error(cc, "not-found", "no %s %u/%s",
+				    w.w_noun, (unsigned)owner, fl.fl_key);
 			goto done;
 		}
 		if (control_room(cc) == -1)

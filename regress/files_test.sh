@@ -495,9 +495,12 @@ hwm_reset() {
 	HWM0=$(status_field $BROKER VmHWM | awk '{ print $1 }')
 }
 # hwm_check WHAT KB: the peak grew by less than KB since hwm_reset.
+# Not in a sanitizer build: ASan's quarantine keeps what was freed, so
+# the copies of every chunk taken count as held.
 hwm_check() {
 	_h=$(status_field $BROKER VmHWM | awk '{ print $1 }')
 	echo "$1: broker VmHWM $HWM0 kB -> $_h kB"
+	ldd "$BIN/fenced" 2>/dev/null | grep -q libasan && return 0
 	[ $((_h - HWM0)) -lt "$2" ] ||
 	    atf_fail "$1: the broker grew from $HWM0 kB to $_h kB"
 }
