@@ -109,6 +109,7 @@ void		 svc_stop(const struct svc_who *, uid_t, const char *,
 		    svc_cb, void *);
 int		 svc_list(const struct svc_who *, uid_t, const char *,
 		    svc_cb, void *);
+int		 svc_fence_known(const struct svc_who *, uid_t, const char *);
 void		 svc_probe(const struct svc_who *, uid_t, const char *, int,
 		    svc_cb, void *);
 void		 svc_exec(const struct svc_who *, struct msg_exec *, svc_cb,

@@ -65,10 +65,11 @@ struct ctl_conn {
 	gid_t			 cc_gid;
 	pid_t			 cc_pid;
 	int			 cc_admin;
-	/* fencectl put: the chunks so far; get: what is still to send. */
-	struct evbuffer		*cc_file;
+	/* fencectl put or get: its streamed transfer (files.c). */
+	struct ftx		*cc_file;
 	struct msg_file		 cc_file_req;	/* its key, owner, path */
 	int			 cc_file_get;	/* cc_file is a get's */
+	int			 cc_file_busy;	/* a chunk of it is out */
 	struct event		 cc_credit;	/* owed credit, polled */
 	uint32_t		 cc_stream_id;	/* the stream owed to */
 	size_t			 cc_owed;	/* its chunk bytes */
@@ -273,8 +274,6 @@ control_close(struct ctl_conn *cc)
 	svc_orphan(cc);
 	token_orphan(cc);
 	files_orphan(cc);
-	if (cc->cc_file != NULL)
-		evbuffer_free(cc->cc_file);
 	TAILQ_REMOVE(&ctl_conns, cc, cc_entry);
 	ctl_nconns--;
 	evtimer_del(&cc->cc_idle);
@@ -746,46 +745,49 @@ control_procs(struct ctl_conn *cc, struct imsg *imsg)
 
 /*
  * fencectl put and get (docs/files.md): chunks of at most
- * MSG_FILE_CHUNK, each a request answered with END, so the broker
- * holds at most `files max' for the connection and sends one chunk
- * per request: a put gathers its chunks until the last, then writes
- * the file; a get reads the file whole, then answers FILE_MORE.
+ * MSG_FILE_CHUNK, each a request answered with END, streamed through
+ * the agent one at a time (files_put_open(), files_get_open()): a put's
+ * chunk is written into the fence before its END goes, a get's next
+ * chunk read only when FILE_MORE asks.  So a connection holds one chunk
+ * at most, and a user CONTROL_MAX_PER_UID of them; a key the asker may
+ * not use is refused before a byte of it is taken.
  */
+
+/* The transfer is over (its last answer came): none is under way. */
 static void
-control_file_drop(struct ctl_conn *cc)
+control_file_over(struct ctl_conn *cc)
 {
-	if (cc->cc_file != NULL)
-		evbuffer_free(cc->cc_file);
 	cc->cc_file = NULL;
 	cc->cc_file_get = 0;
+	cc->cc_file_busy = 0;
 }
 
-/* The next chunk of a get, LAST on the last one. */
+/* A get's chunk as fencectl takes it: the file's stat, the bytes. */
 static void
-control_file_chunk(struct ctl_conn *cc)
+control_file_chunk(struct ctl_conn *cc, const struct files_answer *fa)
 {
 	struct msg_file	 fl;
-	size_t		 n = evbuffer_get_length(cc->cc_file);
+	size_t		 n = evbuffer_get_length(fa->fa_data);
 	void		*buf;
 	size_t		 len;
 
 	memset(&fl, 0, sizeof(fl));
-	fl = cc->cc_file_req;
-	fl.fl_data_len = n < MSG_FILE_CHUNK ? n : MSG_FILE_CHUNK;
-	if (fl.fl_data_len == n)
-		fl.fl_flags = MSG_FILE_LAST;
-	if (fl.fl_data_len > 0 && (fl.fl_data = evbuffer_pullup(cc->cc_file,
-	    fl.fl_data_len)) == NULL)
+	strlcpy(fl.fl_key, cc->cc_file_req.fl_key, sizeof(fl.fl_key));
+	fl.fl_owner = cc->cc_file_req.fl_owner;
+	strlcpy(fl.fl_path, cc->cc_file_req.fl_path, sizeof(fl.fl_path));
+	fl.fl_kind = fa->fa_file->fl_kind;
+	fl.fl_mode = fa->fa_file->fl_mode;
+	fl.fl_size = fa->fa_file->fl_size;
+	fl.fl_mtime = fa->fa_file->fl_mtime;
+	fl.fl_offset = fa->fa_file->fl_offset;
+	fl.fl_flags = fa->fa_more ? 0 : MSG_FILE_LAST;
+	fl.fl_data_len = n;
+	if (n > 0 && (fl.fl_data = evbuffer_pullup(fa->fa_data, n)) == NULL)
 		fatal("%s: evbuffer_pullup", __func__);
 	if (msg_file_encode(&fl, &buf, &len) == -1) {
-		control_file_drop(cc);
 		control_error(cc, "internal", "cannot encode a chunk");
 		return;
 	}
-	evbuffer_drain(cc->cc_file, fl.fl_data_len);
-	cc->cc_file_req.fl_offset += fl.fl_data_len;
-	if (fl.fl_flags & MSG_FILE_LAST)
-		control_file_drop(cc);
 	control_reply(cc, IMSG_CTL_FILE, buf, len);
 	free(buf);
 	control_reply(cc, IMSG_CTL_END, NULL, 0);
@@ -800,6 +802,9 @@ control_file_answer(void *arg, const struct files_answer *fa)
 	size_t		 len;
 	int		 rv;
 
+	cc->cc_file_busy = 0;
+	if (!fa->fa_more)
+		control_file_over(cc);
 	if (fa->fa_code != NULL) {
 		control_error(cc, fa->fa_code, "%s", fa->fa_message);
 		return;
@@ -813,17 +818,12 @@ control_file_answer(void *arg, const struct files_answer *fa)
 		return;
 	}
 	if (fa->fa_data != NULL) {
-		control_file_drop(cc);
-		if ((cc->cc_file = evbuffer_new()) == NULL ||
-		    evbuffer_add_buffer(cc->cc_file, fa->fa_data) == -1)
-			fatal("%s: evbuffer", __func__);
-		cc->cc_file_get = 1;
-		cc->cc_file_req.fl_kind = fa->fa_file->fl_kind;
-		cc->cc_file_req.fl_mode = fa->fa_file->fl_mode;
-		cc->cc_file_req.fl_size = fa->fa_file->fl_size;
-		cc->cc_file_req.fl_mtime = fa->fa_file->fl_mtime;
-		cc->cc_file_req.fl_offset = 0;
-		control_file_chunk(cc);
+		control_file_chunk(cc, fa);
+		return;
+	}
+	if (fa->fa_more) {
+		/* A put's chunk is in the fence: the next one may come. */
+		control_reply(cc, IMSG_CTL_END, NULL, 0);
 		return;
 	}
 	fl = *fa->fa_file;
@@ -836,68 +836,101 @@ control_file_answer(void *arg, const struct files_answer *fa)
 	control_reply(cc, IMSG_CTL_END, NULL, 0);
 }
 
+/* Drop the connection's transfer (a put's temporary goes). */
+static void
+control_file_drop(struct ctl_conn *cc)
+{
+	if (cc->cc_file != NULL)
+		files_orphan(cc);
+	control_file_over(cc);
+}
+
+/*
+ * A file request.  -1 for a message that cannot be taken: undecodable,
+ * or a chunk or FILE_MORE while one is out (fencectl waits for each
+ * END), which closes the connection.
+ */
 static int
 control_file(struct ctl_conn *cc, struct imsg *imsg)
 {
-	const struct fenced_config *c = &broker_self.ps_conf;
 	struct msg_file	 fl;
 	struct svc_who	 w;
+	uid_t		 owner;
 
+	if (cc->cc_file_busy)
+		return (-1);
 	if (imsg->hdr.ih_type == IMSG_CTL_FILE_MORE) {
 		if (msg_empty_decode(imsg->data, imsg->len) == -1)
 			return (-1);
 		if (cc->cc_file == NULL || !cc->cc_file_get)
 			control_error(cc, "bad-request", "no get under way");
-		else
-			control_file_chunk(cc);
+		else if (control_room(cc) == -1)
+			control_file_drop(cc);
+		else {
+			cc->cc_file_busy = 1;
+			files_get_next(cc->cc_file);
+		}
 		return (0);
 	}
 	if (msg_file_decode(imsg->data, imsg->len, &fl) == -1)
 		return (-1);
 	control_who(cc, &w);
-	if (imsg->hdr.ih_type == IMSG_CTL_FILE_GET) {
-		control_file_drop(cc);
+	if (imsg->hdr.ih_type == IMSG_CTL_FILE_GET ||
+	    (fl.fl_flags & MSG_FILE_FIRST)) {
+		if (cc->cc_file != NULL) {
+			control_file_drop(cc);
+			control_error(cc, "bad-request", "a transfer is under "
+			    "way on this connection");
+			goto done;
+		}
+		/* The key first: nothing is taken for a fence not theirs. */
+		if (!svc_fence_known(&w, fl.fl_owner, fl.fl_key)) {
+			owner = fl.fl_owner == MSG_OWNER_NONE ? w.w_uid :
+			    fl.fl_owner;
+			if (owner == w.w_uid)
+				control_error(cc, "not-found", "no %s %s",
+				    w.w_noun, fl.fl_key);
+			else
+				control_error(cc, "not-found", "no %s %u/%s",
+				    w.w_noun, (unsigned)owner, fl.fl_key);
+			goto done;
+		}
+		if (control_room(cc) == -1)
+			goto done;
 		cc->cc_file_req = fl;
 		cc->cc_file_req.fl_data = NULL;
 		cc->cc_file_req.fl_data_len = 0;
-		if (control_room(cc) == 0)
-			files_get(&w, fl.fl_owner, fl.fl_key, fl.fl_path,
+		cc->cc_file_busy = 1;
+		if (imsg->hdr.ih_type == IMSG_CTL_FILE_GET) {
+			cc->cc_file_get = 1;
+			cc->cc_file = files_get_open(&w, fl.fl_owner,
+			    fl.fl_key, fl.fl_path, control_file_answer, cc);
+			files_get_next(cc->cc_file);
+		} else {
+			cc->cc_file = files_put_open(&w, fl.fl_owner,
+			    fl.fl_key, fl.fl_path, fl.fl_mode, fl.fl_flags,
 			    control_file_answer, cc);
+			files_put_chunk(cc->cc_file, fl.fl_data,
+			    fl.fl_data_len, (fl.fl_flags & MSG_FILE_LAST) != 0);
+		}
 		goto done;
 	}
-	if (fl.fl_flags & MSG_FILE_FIRST) {
+	if (cc->cc_file == NULL || cc->cc_file_get ||
+	    strcmp(fl.fl_path, cc->cc_file_req.fl_path) != 0 ||
+	    strcmp(fl.fl_key, cc->cc_file_req.fl_key) != 0 ||
+	    fl.fl_owner != cc->cc_file_req.fl_owner) {
 		control_file_drop(cc);
-		if ((cc->cc_file = evbuffer_new()) == NULL)
-			fatal("%s: evbuffer_new", __func__);
-		cc->cc_file_req = fl;
-		cc->cc_file_req.fl_data = NULL;
-		cc->cc_file_req.fl_data_len = 0;
-	} else if (cc->cc_file == NULL || cc->cc_file_get ||
-	    strcmp(fl.fl_path, cc->cc_file_req.fl_path) != 0) {
 		control_error(cc, "bad-request", "no put of that path under "
 		    "way");
 		goto done;
 	}
-	if (fl.fl_data_len > c->c_files_max - evbuffer_get_length(
-	    cc->cc_file)) {
+	if (control_room(cc) == -1) {
 		control_file_drop(cc);
-		control_error(cc, "file-too-large", "at most %u bytes (files "
-		    "max)", c->c_files_max);
 		goto done;
 	}
-	if (fl.fl_data_len > 0 && evbuffer_add(cc->cc_file, fl.fl_data,
-	    fl.fl_data_len) == -1)
-		fatal("%s: evbuffer_add", __func__);
-	if ((fl.fl_flags & MSG_FILE_LAST) == 0) {
-		control_reply(cc, IMSG_CTL_END, NULL, 0);
-		goto done;
-	}
-	if (control_room(cc) == 0)
-		files_put(&w, cc->cc_file_req.fl_owner, cc->cc_file_req.fl_key,
-		    cc->cc_file_req.fl_path, cc->cc_file,
-		    cc->cc_file_req.fl_mode, cc->cc_file_req.fl_flags,
-		    control_file_answer, cc);
-	control_file_drop(cc);
+	cc->cc_file_busy = 1;
+	files_put_chunk(cc->cc_file, fl.fl_data, fl.fl_data_len,
+	    (fl.fl_flags & MSG_FILE_LAST) != 0);
  done:
 	msg_file_free(&fl);
 	return (0);

@@ -7,10 +7,13 @@
  *
  * What the broker holds of one transfer is bounded by `files max': a
  * write's body (taken whole by evhttp, then moved here), a read's bytes
- * gathered until the answer goes out.  The agent is inside the fence
- * and is not trusted: every answer must be the one asked for (the same
- * inode, size and time on every chunk of a read, the bytes asked), or
- * the transfer fails.
+ * gathered until the answer goes out.  A streamed transfer (the control
+ * socket's) holds one chunk at most: a write takes each chunk from its
+ * maker and asks for the next once the agent wrote it; a read hands
+ * each chunk over and reads the next when asked.  The agent is inside
+ * the fence and is not trusted: every answer must be the one asked for
+ * (the same inode, size and time on every chunk of a read, the bytes
+ * asked), or the transfer fails.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -54,6 +57,9 @@ struct ftx {
 	int64_t		 ft_mtime;
 	uint32_t	 ft_mode;
 	uint32_t	 ft_flags;
+	int		 ft_stream;	/* a chunk at a time, its maker's */
+	int		 ft_last;	/* streamed: the last chunk is in */
+	int		 ft_busy;	/* a request to the agent is out */
 };
 
 static TAILQ_HEAD(, ftx) files_list = TAILQ_HEAD_INITIALIZER(files_list);
@@ -181,15 +187,91 @@ files_delete(const struct svc_who *w, uid_t owner, const char *key,
 	files_step(files_new(FOP_DELETE, w, owner, key, path, cb, arg));
 }
 
-/* The maker went away: a read stops, a write goes on to its end. */
+/*
+ * The maker went away: a read stops, a write it gave whole goes on to
+ * its end, and a streamed write stops, its temporary removed (now, or
+ * once the agent answers the chunk it has).
+ */
 void
 files_orphan(void *arg)
 {
+	struct ftx	*ft, *next;
+
+	TAILQ_FOREACH_SAFE(ft, &files_list, ft_entry, next) {
+		if (ft->ft_arg != arg || ft->ft_cb == NULL)
+			continue;
+		ft->ft_cb = NULL;
+		if (!ft->ft_stream || ft->ft_busy)
+			continue;
+		if (ft->ft_op == FOP_WRITE && ft->ft_tmp[0] != '\0') {
+			ft->ft_op = FOP_ABORT;
+			files_step(ft);
+		} else
+			files_free(ft);
+	}
+}
+
+/*
+ * A streamed write: nothing is asked of the agent before the first
+ * chunk (files_put_chunk()).
+ */
+struct ftx *
+files_put_open(const struct svc_who *w, uid_t owner, const char *key,
+    const char *path, uint32_t mode, uint32_t flags, files_cb cb, void *arg)
+{
 	struct ftx	*ft;
 
-	TAILQ_FOREACH(ft, &files_list, ft_entry)
-		if (ft->ft_arg == arg)
-			ft->ft_cb = NULL;
+	ft = files_new(FOP_WRITE, w, owner, key, path, cb, arg);
+	if ((ft->ft_data = evbuffer_new()) == NULL)
+		fatal("%s: evbuffer_new", __func__);
+	ft->ft_stream = 1;
+	ft->ft_mode = mode;
+	ft->ft_flags = flags & (MSG_FILE_MKDIR | MSG_FILE_EXCL);
+	return (ft);
+}
+
+/*
+ * The next chunk of a streamed write (last: the file ends with it),
+ * copied; answered with fa_more once written, or the write's end.
+ */
+void
+files_put_chunk(struct ftx *ft, const void *data, size_t len, int last)
+{
+	if (ft->ft_busy || ft->ft_last || ft->ft_op != FOP_WRITE)
+		fatalx("%s: a chunk out of turn", __func__);
+	if (len > MSG_FILE_CHUNK || ft->ft_offset + len > files_max()) {
+		files_error(ft, "file-too-large", "more than %u bytes (files "
+		    "max)", files_max());
+		return;
+	}
+	if (len > 0 && evbuffer_add(ft->ft_data, data, len) == -1)
+		fatal("%s: evbuffer_add", __func__);
+	ft->ft_size = ft->ft_offset + len;
+	ft->ft_last = last;
+	files_step(ft);
+}
+
+/* A streamed read: nothing is asked before files_get_next(). */
+struct ftx *
+files_get_open(const struct svc_who *w, uid_t owner, const char *key,
+    const char *path, files_cb cb, void *arg)
+{
+	struct ftx	*ft;
+
+	ft = files_new(FOP_READ, w, owner, key, path, cb, arg);
+	if ((ft->ft_data = evbuffer_new()) == NULL)
+		fatal("%s: evbuffer_new", __func__);
+	ft->ft_stream = 1;
+	return (ft);
+}
+
+/* The next chunk of a streamed read (the first, to begin with). */
+void
+files_get_next(struct ftx *ft)
+{
+	if (ft->ft_busy || ft->ft_op != FOP_READ)
+		fatalx("%s: a read out of turn", __func__);
+	files_step(ft);
 }
 
 /* The next request of ft; its answer may come before this returns. */
@@ -223,7 +305,8 @@ files_step(struct ftx *ft)
 		fl.fl_flags = ft->ft_flags;
 		if (ft->ft_offset == 0)
 			fl.fl_flags |= MSG_FILE_FIRST;
-		if (n == left)
+		/* Streamed: ft_size is what was given so far. */
+		if (n == left && (!ft->ft_stream || ft->ft_last))
 			fl.fl_flags |= MSG_FILE_LAST;
 		fl.fl_mode = ft->ft_mode;
 		fl.fl_size = ft->ft_size;
@@ -238,11 +321,42 @@ files_step(struct ftx *ft)
 		type = IMSG_AGENT_FILE_DELETE;
 		break;
 	default:
+		/*
+		 * No bytes: at offset 0, or the agent would take it for
+		 * a chunk past the size and refuse to remove anything.
+		 */
 		type = IMSG_AGENT_FILE_WRITE;
 		fl.fl_flags = MSG_FILE_ABORT;
+		fl.fl_offset = 0;
 		break;
 	}
+	ft->ft_busy = 1;
 	svc_file(&ft->ft_who, type, &fl, files_answer, ft);
+}
+
+/*
+ * A streamed transfer's chunk done: its maker hears it (fa_more) and
+ * gives or asks for the next.  A maker gone meanwhile, or going from
+ * its callback (ft is not freed under it), ends the transfer here.
+ */
+static void
+files_more(struct ftx *ft, struct files_answer *fa)
+{
+	fa->fa_more = 1;
+	if (ft->ft_cb != NULL) {
+		ft->ft_busy = 1;
+		ft->ft_cb(ft->ft_arg, fa);
+		ft->ft_busy = 0;
+	}
+	if (ft->ft_op == FOP_READ)
+		evbuffer_drain(ft->ft_data, evbuffer_get_length(ft->ft_data));
+	if (ft->ft_cb != NULL)
+		return;
+	if (ft->ft_op == FOP_WRITE && ft->ft_tmp[0] != '\0') {
+		ft->ft_op = FOP_ABORT;
+		files_step(ft);
+	} else
+		files_free(ft);
 }
 
 static void
@@ -288,7 +402,15 @@ files_read_more(struct ftx *ft, const struct msg_file *fl)
 			files_free(ft);
 			return;
 		}
-		files_step(ft);
+		if (!ft->ft_stream) {
+			files_step(ft);
+			return;
+		}
+		/* Handed over; the next is read when the maker asks. */
+		memset(&fa, 0, sizeof(fa));
+		fa.fa_file = fl;
+		fa.fa_data = ft->ft_data;
+		files_more(ft, &fa);
 		return;
 	}
 	memset(&fa, 0, sizeof(fa));
@@ -303,7 +425,8 @@ files_write_more(struct ftx *ft, const struct msg_file *fl)
 	struct files_answer fa;
 	size_t		 tmplen = strlen(MSG_FILE_TMP_PREFIX);
 
-	if (ft->ft_offset + ft->ft_want == ft->ft_size) {
+	if (ft->ft_offset + ft->ft_want == ft->ft_size &&
+	    (!ft->ft_stream || ft->ft_last)) {
 		memset(&fa, 0, sizeof(fa));
 		ft->ft_tmp[0] = '\0';
 		fa.fa_file = fl;
@@ -319,7 +442,12 @@ files_write_more(struct ftx *ft, const struct msg_file *fl)
 	strlcpy(ft->ft_tmp, fl->fl_tmp, sizeof(ft->ft_tmp));
 	evbuffer_drain(ft->ft_data, ft->ft_want);
 	ft->ft_offset += ft->ft_want;
-	files_step(ft);
+	if (!ft->ft_stream) {
+		files_step(ft);
+		return;
+	}
+	memset(&fa, 0, sizeof(fa));
+	files_more(ft, &fa);
 }
 
 static void
@@ -328,6 +456,7 @@ files_answer(void *arg, const struct svc_answer *a)
 	struct ftx	*ft = arg;
 	struct files_answer fa;
 
+	ft->ft_busy = 0;
 	if (ft->ft_op == FOP_ABORT) {
 		files_free(ft);
 		return;

@@ -18,6 +18,12 @@ struct svc_who;
  * fa_file (the file's stat, after a write or a delete; of the file read),
  * with fa_data the bytes read (the maker may take them), or fa_list the
  * entries of a directory read.  Nothing in it outlives the callback.
+ *
+ * A streamed transfer (files_put_open(), files_get_open()) answers each
+ * chunk: fa_more set, the transfer goes on (a chunk was written; fa_data
+ * holds the chunk read, fa_file its answer) and waits for the maker's
+ * next files_put_chunk() or files_get_next().  Any other answer is its
+ * last: the transfer is gone.
  */
 struct files_answer {
 	const char		*fa_code;
@@ -25,6 +31,7 @@ struct files_answer {
 	const struct msg_file	*fa_file;
 	struct evbuffer		*fa_data;
 	const struct msg_filelist *fa_list;
+	int			 fa_more;
 };
 typedef void	(*files_cb)(void *, const struct files_answer *);
 
@@ -35,5 +42,13 @@ void	files_put(const struct svc_who *, uid_t, const char *, const char *,
 void	files_delete(const struct svc_who *, uid_t, const char *,
 	    const char *, files_cb, void *);
 void	files_orphan(void *);
+
+struct ftx;
+struct ftx *files_put_open(const struct svc_who *, uid_t, const char *,
+	    const char *, uint32_t, uint32_t, files_cb, void *);
+void	files_put_chunk(struct ftx *, const void *, size_t, int);
+struct ftx *files_get_open(const struct svc_who *, uid_t, const char *,
+	    const char *, files_cb, void *);
+void	files_get_next(struct ftx *);
 
 #endif /* FILES_H */

@@ -21,6 +21,11 @@
  *   reads a body (http_frame_line()): a second Content-Length, any
  *   Transfer-Encoding but `chunked' alone, both together, a folded
  *   header; a Content-Length over `http body max' is 413 at once.
+ * - a body larger than `http body max' (a file, up to `files max') only
+ *   for a PUT of a file already known, from its headers, to be
+ *   authorised: the Host and Origin taken, a valid token, the token's
+ *   owner's running fence (http_put_authorise()).  Nobody else makes
+ *   the broker hold more than `http body max' per connection.
  *
  * Each connection is followed from the bufferevent evhttp asks us for
  * (evhttp_set_bevcb), holding a reference of our own to it, so that a
@@ -64,7 +69,9 @@
 #define HTTP_ACCEPT_PAUSE_SEC	1	/* out of descriptors: wait */
 #define HTTP_ANON_SHARE		2	/* anonymous: max / 2 at most */
 #define HTTP_ANON_MIN		4	/* but this many if max allows */
-#define HTTP_FRAME_LINE		64	/* of a header line, looked at */
+#define HTTP_FRAME_LINE		256	/* of a header line, looked at */
+#define HTTP_FRAME_NUMBER	64	/* a Content-Length line, at most */
+#define HTTP_PUT_FILES		"PUT /api/environments/"
 #define HTTP_METHODS		(EVHTTP_REQ_GET | EVHTTP_REQ_POST |	\
 				 EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT |	\
 				 EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS | \
@@ -107,8 +114,23 @@ struct hconn {
 	unsigned int		 hc_cl_count;
 	unsigned int		 hc_te_count;
 	int			 hc_frame_status;	/* 0, 400 or 413 */
-	int			 hc_put;	/* a PUT: `files max' bounds it */
-	char			 hc_frame_msg[96];
+	int			 hc_cl_set;	/* a Content-Length was read */
+	unsigned long long	 hc_cl;
+	char			 hc_frame_msg[160];
+	/*
+	 * What a PUT of a file must show before its body may be larger
+	 * than `http body max' (http_put_authorise()); each value kept
+	 * only if whole, else empty (and so refused).
+	 */
+	int			 hc_put_file;	/* PUT .../KEY/files/... */
+	int			 hc_big;	/* authorised: `files max' */
+	char			 hc_put_key[FENCE_KEY_SIZE];
+	unsigned int		 hc_host_count;
+	char			 hc_host[HTTP_FRAME_LINE];
+	unsigned int		 hc_origin_count;
+	char			 hc_origin[HTTP_FRAME_LINE];
+	unsigned int		 hc_token_count;
+	char			 hc_token[HOSTTOKEN_TEXT + 1];
 	struct event		 hc_frame_ev;	/* refuse it while reading */
 };
 
@@ -380,6 +402,23 @@ http_user_conns(uid_t uid)
 	return (n);
 }
 
+/*
+ * hc is uid's from now on, if uid may have one more connection (or it
+ * is uid's already): 0, else -1 and nothing changed.
+ */
+static int
+http_conn_claim(struct hconn *hc, uid_t uid)
+{
+	if (hc->hc_has_uid && hc->hc_uid == uid)
+		return (0);
+	if (http_user_conns(uid) >= http_conf()->c_http_conns_user)
+		return (-1);
+	hc->hc_has_uid = 1;
+	hc->hc_uid = uid;
+	http_anon_leave(hc);
+	return (0);
+}
+
 static void
 http_conn_unwatch(struct hconn *hc)
 {
@@ -422,6 +461,7 @@ http_conn_release(struct hconn *hc)
 	evbuffer_remove_cb(bufferevent_get_output(hc->hc_bev),
 	    http_conn_output, hc);
 	bufferevent_decref(hc->hc_bev);
+	explicit_bzero(hc->hc_token, sizeof(hc->hc_token));
 	free(hc);
 }
 
@@ -445,13 +485,26 @@ static void
 http_frame_refuse(struct hconn *hc, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* What a request's body may hold: a PUT's is a file. */
+/*
+ * What a request's body may hold: `http body max', or a file for a PUT
+ * of a file known to be authorised (http_put_authorise()).
+ */
 static uint32_t
 http_body_limit(const struct hconn *hc)
 {
 	const struct fenced_config *c = http_conf();
 
-	return (hc->hc_put ? c->c_files_max : c->c_http_body_max);
+	return (hc->hc_big ? c->c_files_max : c->c_http_body_max);
+}
+
+/* The most any request's body may hold: a PUT of a file's. */
+static uint32_t
+http_body_ceiling(void)
+{
+	const struct fenced_config *c = http_conf();
+
+	return (c->c_files_max > c->c_http_body_max ? c->c_files_max :
+	    c->c_http_body_max);
 }
 
 /* The first reason to refuse a request's framing is the one it gets. */
@@ -468,6 +521,67 @@ http_frame_refuse(struct hconn *hc, int status, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Whether a PUT of a file may bring a body larger than `http body max':
+ * from its headers alone, before evhttp reads a byte of its body, the
+ * checks http_request() will make, in its order: one Host of ours, no
+ * foreign Origin, one valid token, a connection the token's owner may
+ * have (it is the owner's from then on, as http_conn_owner() would
+ * make it), and the owner's running fence of the path's key.  Then
+ * evhttp reads up to `files max'.
+ * Returns NULL, or why not (for the 413 of a larger Content-Length).
+ */
+static const char *
+http_put_authorise(struct hconn *hc)
+{
+	struct svc_who	 w;
+	uid_t		 uid;
+
+	if (hc->hc_host_count != 1 || hc->hc_origin_count > 1 ||
+	    !http_host_origin_ok(hc->hc_host, hc->hc_origin_count == 0 ?
+	    NULL : hc->hc_origin))
+		return ("Host or Origin refused");
+	if (hc->hc_token_count != 1 || token_lookup(hc->hc_token,
+	    strlen(hc->hc_token), &uid) == -1) {
+		explicit_bzero(hc->hc_token, sizeof(hc->hc_token));
+		return ("no valid token");
+	}
+	explicit_bzero(hc->hc_token, sizeof(hc->hc_token));
+	memset(&w, 0, sizeof(w));
+	w.w_uid = uid;
+	w.w_noun = "environment";
+	if (hc->hc_over || http_conn_claim(hc, uid) == -1)
+		return ("too many connections");
+	if (!svc_fence_known(&w, MSG_OWNER_NONE, hc->hc_put_key))
+		return ("no such environment of the token's owner");
+	hc->hc_big = 1;
+	if (hc->hc_evcon != NULL)
+		evhttp_connection_set_max_body_size(hc->hc_evcon,
+		    http_body_limit(hc));
+	return (NULL);
+}
+
+/*
+ * The request line: whether it is a PUT of a file, and of which key
+ * (the same bytes http_api.c routes by).  A line cut short is not.
+ */
+static void
+http_frame_request(struct hconn *hc, const char *line)
+{
+	const char	*key = line + strlen(HTTP_PUT_FILES);
+	size_t		 keylen;
+
+	if (strncmp(line, HTTP_PUT_FILES, strlen(HTTP_PUT_FILES)) != 0)
+		return;
+	keylen = strcspn(key, "/ ");
+	if (keylen == 0 || keylen > FENCE_KEY_MAX ||
+	    strncmp(key + keylen, "/files/", strlen("/files/")) != 0)
+		return;
+	memcpy(hc->hc_put_key, key, keylen);
+	hc->hc_put_key[keylen] = '\0';
+	hc->hc_put_file = fence_key_valid(hc->hc_put_key);
+}
+
 /* A header's value, as evhttp takes it: without the white space around. */
 static const char *
 http_frame_value(char *line, size_t namelen)
@@ -482,6 +596,41 @@ http_frame_value(char *line, size_t namelen)
 }
 
 /*
+ * Host, Origin and the token of a PUT of a file, kept for
+ * http_put_authorise(): a value cut short (cut) is kept empty, which
+ * it refuses.  1 if the line was one of them.
+ */
+static int
+http_frame_keep(struct hconn *hc, char *line, size_t namelen, int cut)
+{
+	const char	*v;
+	char		*dst;
+	size_t		 size;
+
+	if (namelen == strlen("Host") &&
+	    strncasecmp(line, "Host", namelen) == 0) {
+		hc->hc_host_count++;
+		dst = hc->hc_host;
+		size = sizeof(hc->hc_host);
+	} else if (namelen == strlen("Origin") &&
+	    strncasecmp(line, "Origin", namelen) == 0) {
+		hc->hc_origin_count++;
+		dst = hc->hc_origin;
+		size = sizeof(hc->hc_origin);
+	} else if (namelen == strlen(HTTP_TOKEN_HEADER) &&
+	    strncasecmp(line, HTTP_TOKEN_HEADER, namelen) == 0) {
+		hc->hc_token_count++;
+		dst = hc->hc_token;
+		size = sizeof(hc->hc_token);
+	} else
+		return (0);
+	v = http_frame_value(line, namelen);
+	if (cut || strlcpy(dst, v, size) >= size)
+		dst[0] = '\0';
+	return (1);
+}
+
+/*
  * One whole line of the header section (hc_line, hc_linelen long, its
  * LF dropped, only HTTP_FRAME_LINE - 1 bytes of it kept).  Only what
  * decides where the body ends is looked at; evhttp parses the rest.
@@ -491,8 +640,9 @@ http_frame_line(struct hconn *hc)
 {
 	size_t		 len = hc->hc_linelen, kept, namelen;
 	char		*line = hc->hc_line;
-	const char	*v;
+	const char	*v, *why;
 	unsigned long long cl;
+	uint32_t	 limit;
 	int		 digits;
 
 	kept = len < sizeof(hc->hc_line) ? len : sizeof(hc->hc_line) - 1;
@@ -507,17 +657,28 @@ http_frame_line(struct hconn *hc)
 		    hc->hc_te_count > 0)
 			http_frame_refuse(hc, 400, "Content-Length and "
 			    "Transfer-Encoding together");
+		if (hc->hc_lineno > 0 && hc->hc_frame_status == 0 &&
+		    hc->hc_put_file) {
+			why = http_put_authorise(hc);
+			if (hc->hc_cl_set && hc->hc_cl > http_body_limit(hc))
+				http_frame_refuse(hc, 413, "the body is larger "
+				    "than %u bytes%s%s%s", http_body_limit(hc),
+				    why == NULL ? "" : ", the most before a "
+				    "PUT is authorised (", why == NULL ? "" :
+				    why, why == NULL ? "" : ")");
+		}
 		if (hc->hc_frame_status != 0)
 			event_active(&hc->hc_frame_ev, EV_TIMEOUT, 1);
 		return;
 	}
 	if (hc->hc_lineno++ == 0) {
 		/*
-		 * The request line: a PUT carries a file (http_files.c),
-		 * bounded by `files max' instead; evhttp reads the limit
-		 * of the connection once the headers are in.
+		 * The request line.  Every body is held to `http body
+		 * max' until a PUT of a file is known to be authorised,
+		 * at the end of its headers; evhttp reads the limit of
+		 * the connection only once the headers are in.
 		 */
-		hc->hc_put = strncmp(line, "PUT ", 4) == 0;
+		http_frame_request(hc, line);
 		if (hc->hc_evcon != NULL)
 			evhttp_connection_set_max_body_size(hc->hc_evcon,
 			    http_body_limit(hc));
@@ -540,8 +701,8 @@ http_frame_line(struct hconn *hc)
 			return;
 		}
 		v = http_frame_value(line, namelen);
-		if (len > kept) {
-			/* Longer than we keep: not a number of ours. */
+		if (len >= HTTP_FRAME_NUMBER) {
+			/* Longer than any number of ours. */
 			http_frame_refuse(hc, strspn(v, "0123456789") ==
 			    strlen(v) ? 413 : 400, "Content-Length too long");
 			return;
@@ -552,12 +713,22 @@ http_frame_line(struct hconn *hc)
 			    "number");
 			return;
 		}
-		if (digits > 19 || (cl = strtoull(v, NULL, 10)) >
-		    http_body_limit(hc))
+		/* A PUT of a file's is checked again once it is known. */
+		limit = hc->hc_put_file ? http_body_ceiling() :
+		    http_body_limit(hc);
+		if (digits > 19 || (cl = strtoull(v, NULL, 10)) > limit) {
 			http_frame_refuse(hc, 413, "the body is larger than %u "
-			    "bytes", http_body_limit(hc));
+			    "bytes", limit);
+			return;
+		}
+		hc->hc_cl_set = 1;
+		hc->hc_cl = cl;
 		return;
 	}
+	/* What a PUT of a file is authorised by: kept only whole. */
+	if (hc->hc_put_file && namelen < kept && http_frame_keep(hc, line,
+	    namelen, len > kept))
+		return;
 	if (namelen == strlen("Transfer-Encoding") && namelen < kept &&
 	    strncasecmp(line, "Transfer-Encoding", namelen) == 0) {
 		if (++hc->hc_te_count > 1) {
@@ -650,7 +821,14 @@ http_conn_reading(struct hconn *hc, size_t pending)
 	hc->hc_lineno = 0;
 	hc->hc_cl_count = 0;
 	hc->hc_te_count = 0;
-	hc->hc_put = 0;
+	hc->hc_cl_set = 0;
+	hc->hc_cl = 0;
+	hc->hc_put_file = 0;
+	hc->hc_big = 0;
+	hc->hc_put_key[0] = '\0';
+	hc->hc_host_count = hc->hc_origin_count = hc->hc_token_count = 0;
+	hc->hc_host[0] = hc->hc_origin[0] = '\0';
+	explicit_bzero(hc->hc_token, sizeof(hc->hc_token));
 	hc->hc_frame_status = 0;
 	hc->hc_frame_msg[0] = '\0';
 	event_del(&hc->hc_frame_ev);
@@ -1165,20 +1343,13 @@ http_auth(struct hreq *hr, uid_t *uid)
 static int
 http_conn_owner(struct hreq *hr, struct hconn *hc, uid_t uid)
 {
-	unsigned int	 max = http_conf()->c_http_conns_user;
-
-	if (hc->hc_has_uid && hc->hc_uid == uid)
-		return (0);
-	if (http_user_conns(uid) >= max) {
+	if (http_conn_claim(hc, uid) == -1) {
 		http_header(hr, "Connection", "close");
 		http_header(hr, "Retry-After", "1");
 		http_error(hr, 429, "too-many-connections", "at most %u "
-		    "connections per user", max);
+		    "connections per user", http_conf()->c_http_conns_user);
 		return (-1);
 	}
-	hc->hc_has_uid = 1;
-	hc->hc_uid = uid;
-	http_anon_leave(hc);
 	return (0);
 }
 
@@ -1235,9 +1406,13 @@ http_request(struct evhttp_request *req, void *arg)
 		return;
 	if (http_auth(hr, &uid) == -1 || http_conn_owner(hr, hc, uid) == -1)
 		return;
-	/* A chunked body passes the framing check: its length is here. */
-	if (!hc->hc_put && evbuffer_get_length(evhttp_request_get_input_buffer(
-	    req)) > http_conf()->c_http_body_max) {
+	/*
+	 * A chunked body passes the framing check: its length is here.
+	 * Larger than `http body max' only for a PUT of a file
+	 * authorised from its headers (whose path routes it to the files).
+	 */
+	if (evbuffer_get_length(evhttp_request_get_input_buffer(req)) >
+	    http_conf()->c_http_body_max && !hc->hc_big) {
 		http_header(hr, "Connection", "close");
 		http_error(hr, 413, "body-too-large", "the body is larger than "
 		    "%u bytes", http_conf()->c_http_body_max);

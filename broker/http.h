@@ -68,6 +68,7 @@ void	 http_stream_answer(void *, const struct svc_answer *);
 /* http_cors.c */
 int	 http_host_check(struct hreq *);
 int	 http_origin_check(struct hreq *);
+int	 http_host_origin_ok(const char *, const char *);
 void	 http_cors_headers(struct hreq *);
 /* http_files.c */
 void	 http_files_request(struct hreq *, int, const char *, const char *);

@@ -196,6 +196,21 @@ http_origin_check(struct hreq *hr)
 	return (0);
 }
 
+/*
+ * The same two rules on header values alone, for a request whose body
+ * is not read yet (http.c: whether a PUT of a file may bring more than
+ * `http body max'): host is the one Host header's value; origin the one
+ * Origin header's, or NULL when there is none.  1 if both pass.
+ */
+int
+http_host_origin_ok(const char *host, const char *origin)
+{
+	if (!cors_authority_ours(host, strlen(host)))
+		return (0);
+	return (origin == NULL || cors_listed(origin) ||
+	    cors_same_origin(origin));
+}
+
 /* On every answer to a listed origin (http_send()). */
 void
 http_cors_headers(struct hreq *hr)

@@ -294,6 +294,22 @@ svc_fence_for(const struct svc_who *w, uid_t named, const char *key,
 }
 
 /*
+ * Whether w may act on owner's (named's) running fence KEY, as
+ * svc_fence_for() decides, without saying anything: for a front end
+ * deciding what it will read of a request before it is whole (an HTTP
+ * PUT's body, a control socket put's chunks).
+ */
+int
+svc_fence_known(const struct svc_who *w, uid_t named, const char *key)
+{
+	struct bfence	*bf;
+	uid_t		 owner = svc_owner(w, named);
+
+	return (svc_may(w, owner) && (bf = bfence_find(owner, key)) != NULL &&
+	    !bf->bf_stopping);
+}
+
+/*
  * A fence's state for a front end: bf's record (whose bf_info holds no
  * bearer), or else a message's info, copied to *copy without its bearer.
  */

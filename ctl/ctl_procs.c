@@ -98,26 +98,21 @@ ctl_procs_request(const struct parse_result *res, uint32_t *type,
 	return (msg_proc_req_encode(&q, buf, len));
 }
 
-/* What it runs, one line: argv words as they are, or the command. */
+/* What it runs, one line: argv words, or the command, made safe. */
 static void
 ctl_proc_what(const struct msg_proc *p)
 {
-	const unsigned char *s;
 	size_t		 i;
 
 	if (p->p_argv == NULL) {
-		s = (const unsigned char *)p->p_command;
-		for (; *s != '\0'; s++)
-			putchar(*s < 0x20 || *s == 0x7f ? '?' : *s);
+		ctl_safe(stdout, p->p_command);
 		putchar('\n');
 		return;
 	}
 	for (i = 0; i < p->p_argc; i++) {
-		s = (const unsigned char *)p->p_argv[i];
 		if (i > 0)
 			putchar(' ');
-		for (; *s != '\0'; s++)
-			putchar(*s < 0x20 || *s == 0x7f ? '?' : *s);
+		ctl_safe(stdout, p->p_argv[i]);
 	}
 	putchar('\n');
 }
@@ -154,10 +149,12 @@ ctl_proc(enum ctl_action action, struct imsg *imsg, int *n)
 		fflush(stdout);
 		ctl_write_all(STDOUT_FILENO, p.p_stdout, p.p_stdout_len);
 		ctl_write_all(STDERR_FILENO, p.p_stderr, p.p_stderr_len);
-		fprintf(stderr, "fencectl: process %u: %s, exit %s, %u ms%s%s%s"
-		    "\n", p.p_id, p.p_running ? "running" : "exited", exit,
+		fprintf(stderr, "fencectl: process %u: %s, exit %s, %u ms%s%s",
+		    p.p_id, p.p_running ? "running" : "exited", exit,
 		    p.p_duration_ms, p.p_truncated ? ", truncated" : "",
-		    p.p_error[0] ? ", " : "", p.p_error);
+		    p.p_error[0] ? ", " : "");
+		ctl_safe(stderr, p.p_error);
+		fputc('\n', stderr);
 		break;
 	default:
 		if (p.p_forgotten)

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "parser.h"
 
@@ -15,5 +16,10 @@ void	 ctl_proc(enum ctl_action, struct imsg *, int *);
 
 /* fencectl.c: all of p to fd, or exit. */
 void	 ctl_write_all(int, const uint8_t *, size_t);
+
+/* ctl_text.c: text a fence chose, printed with no control in it. */
+void	 ctl_safe(FILE *, const char *);
+void	 ctl_safe_n(FILE *, const void *, size_t);
+void	 ctl_error(const char *, const char *);
 
 #endif /* CTL_PROCS_H */

@@ -408,8 +408,7 @@ ctl_run(struct imsgbuf *ibuf, struct ctl_ctx *ctx, int wait_ms)
 		case IMSG_CTL_ERROR:
 			if (msg_error_decode(imsg.data, imsg.len, &e) == -1)
 				errx(1, "bad error reply");
-			fprintf(stderr, "fencectl: %s: %s\n", e.e_code,
-			    e.e_message);
+			ctl_error(e.e_code, e.e_message);
 			ctx->c_status = ctx->c_action == CTL_EXEC ?
 			    ctl_exec_status(e.e_code) : 1;
 			break;
@@ -650,8 +649,7 @@ ctl_result(struct ctl_ctx *ctx, struct imsg *imsg)
 		ctl_write_all(STDERR_FILENO, rs.rs_stderr, rs.rs_stderr_len);
 	}
 	if (rs.rs_error[0] != '\0') {
-		fprintf(stderr, "fencectl: %s: %s\n", rs.rs_error,
-		    rs.rs_message);
+		ctl_error(rs.rs_error, rs.rs_message);
 		ctx->c_status = ctl_exec_status(rs.rs_error);
 	} else if (rs.rs_signal != 0)
 		ctx->c_status = 128 + rs.rs_signal;
@@ -667,7 +665,12 @@ ctl_identity(struct imsg *imsg)
 
 	if (msg_gitconfig_decode(imsg->data, imsg->len, &g) == -1)
 		errx(1, "bad identity reply");
-	printf("user.name: %s\nuser.email: %s\n", g.g_name, g.g_email);
+	/* Read from the fence's own git configuration. */
+	fputs("user.name: ", stdout);
+	ctl_safe(stdout, g.g_name);
+	fputs("\nuser.email: ", stdout);
+	ctl_safe(stdout, g.g_email);
+	putchar('\n');
 }
 
 /* The note to stderr, the token alone on stdout: TOKEN=$(fencectl token) */
@@ -743,8 +746,7 @@ ctl_file_wait(struct imsgbuf *ibuf, struct msg_file *fl,
 		case IMSG_CTL_ERROR:
 			if (msg_error_decode(imsg.data, imsg.len, &e) == -1)
 				errx(1, "bad error reply");
-			fprintf(stderr, "fencectl: %s: %s\n", e.e_code,
-			    e.e_message);
+			ctl_error(e.e_code, e.e_message);
 			rv = -1;
 			break;
 		case IMSG_CTL_FILE:
@@ -883,12 +885,15 @@ ctl_get(struct imsgbuf *ibuf, const struct parse_result *res)
 	if (got == 2) {
 		if ((fp = fdopen(dup(fd), "w")) == NULL)
 			err(1, "fdopen");
-		for (i = 0; i < l.fls_count; i++)
-			fprintf(fp, "%c %04o %12llu %s\n",
+		/* Names made inside the fence: nothing raw of them. */
+		for (i = 0; i < l.fls_count; i++) {
+			fprintf(fp, "%c %04o %12llu ",
 			    "?-dlpsco"[l.fls_ents[i].fe_kind & 7],
 			    l.fls_ents[i].fe_mode,
-			    (unsigned long long)l.fls_ents[i].fe_size,
-			    l.fls_ents[i].fe_name);
+			    (unsigned long long)l.fls_ents[i].fe_size);
+			ctl_safe(fp, l.fls_ents[i].fe_name);
+			fputc('\n', fp);
+		}
 		if (l.fls_truncated)
 			fprintf(fp, "... (more than %d entries)\n",
 			    MSG_FILE_LIST_MAX);

@@ -151,6 +151,18 @@ svc_list(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
 	return (1);
 }
 
+/* As the real one: every fence w may name is running, but with stub_errors. */
+int
+svc_fence_known(const struct svc_who *w, uid_t owner, const char *key)
+{
+	stub_who(w);
+	stub_key(key);
+	FUZZ_CHECK(key[0] != '\0');
+	if (owner != MSG_OWNER_NONE && owner != w->w_uid && !w->w_admin)
+		return (0);
+	return (!stub_errors);
+}
+
 void
 svc_probe(const struct svc_who *w, uid_t owner, const char *key, int full,
     svc_cb cb, void *arg)

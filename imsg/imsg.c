@@ -364,6 +364,18 @@ imsgbuf_get(struct imsgbuf *ib, struct imsg *imsg)
 		    ib->ib_nrfds * sizeof(ib->ib_rfds[0]));
 	}
 	ib->ib_rstart += hdr.ih_len;
+	/*
+	 * Nothing more is here: a big frame's buffer goes now, not at the
+	 * next read, which a quiet peer may never give (every frame's
+	 * bytes were wiped as it was taken).
+	 */
+	if (ib->ib_rstart == ib->ib_rend && ib->ib_rsize > IMSG_READ_CHUNK) {
+		free(ib->ib_rbuf);
+		ib->ib_rbuf = NULL;
+		ib->ib_rsize = 0;
+		ib->ib_rbase += ib->ib_rstart;
+		ib->ib_rstart = ib->ib_rend = 0;
+	}
 	return (1);
 }
 

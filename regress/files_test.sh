@@ -420,7 +420,144 @@ fencectl_put_get_body() {
 }
 fencectl_put_get_cleanup() { fenced_cleanup; }
 
+atf_test_case hostile_names cleanup
+hostile_names_head() {
+	atf_set descr "names made inside a fence (ESC, BEL, newline, C1, bytes that are not UTF-8, a bidi override), a hostile command line and a hostile git identity reach fencectl's output only escaped, never as controls"
+	atf_set require.user root
+	atf_set timeout 120
+}
+# no_controls FILE WHAT: FILE holds no C0 control but newline, no DEL,
+# no C1 (raw or UTF-8) and no bidi override.
+no_controls() {
+	LC_ALL=C tr -d '\n' < "$1" > flat.out
+	if LC_ALL=C grep -q "$(printf '[\001-\037\177\200-\237]')" flat.out ||
+	    LC_ALL=C grep -q "$(printf '\302[\200-\237]')" flat.out ||
+	    LC_ALL=C grep -q "$(printf '\342\200[\252-\256]')" flat.out; then
+		od -c "$1" | head -20 >&2
+		atf_fail "$2: a control reached the output"
+	fi
+}
+hostile_names_body() {
+	files_setup fh
+	# Made by the fence's own code, in its home.
+	$CTL exec fh -- sh -c 'cd "$HOME" &&
+	    touch "$(printf "e\033]0;owned\007x")" "$(printf "nl\nx")" \
+	    "$(printf "bs\\\\x")" "$(printf "c1\302\23331m")" \
+	    "$(printf "raw\233")" "$(printf "rlo\342\200\256txt")" \
+	    "$(printf "r\303\251sum\303\251")"' || atf_fail "touch"
+	atf_check -o save:list.out $CTL get fh "" -
+	cat list.out
+	no_controls list.out "the listing"
+	# One line per entry, each of the listing's shape.
+	atf_check -s exit:1 -o empty \
+	    -x "LC_ALL=C grep -Ev '^[-dlpsco?] [0-7]{4} +[0-9]+ ' list.out"
+	sed 's/^[-dlpsco?] [0-7]* *[0-9]* //' list.out > names.out
+	for n in 'e\033]0;owned\007x' 'nl\012x' 'bs\\x' 'c1\302\23331m' \
+	    'raw\233' 'rlo\342\200\256txt' "$(printf 'r\303\251sum\303\251')"
+	do
+		LC_ALL=C grep -Fxq -- "$n" names.out ||
+		    atf_fail "not shown as $n: $(cat names.out)"
+	done
+	# To a file the same (the listing is text, not the bytes).
+	atf_check $CTL get fh "" list2.out
+	atf_check cmp list.out list2.out
+	# A command line of its own choosing, in show processes.
+	atf_check -o ignore $CTL spawn fh -- sh -c \
+	    "sleep 30 # $(printf '\033[2J\302\233\007')"
+	atf_check -o save:procs.out $CTL show processes fh
+	cat procs.out
+	no_controls procs.out "show processes"
+	atf_check -o match:'# \\033\[2J\\302\\233\\007$' cat procs.out
+	# An error naming what the caller asked, escaped too.
+	atf_check -s exit:1 -e save:err.out $CTL get fh \
+	    "$(printf 'no\033[2Jsuch')" -
+	no_controls err.out "an error"
+	# A git identity the fence wrote in its own configuration: the
+	# agent refuses it, and the refusal has no control either.
+	if $CTL exec fh -- sh -c 'command -v git' > /dev/null 2>&1; then
+		$CTL exec fh -- sh -c \
+		    'git config --global user.name "$(printf "n\033]0;x\007")"' ||
+		    atf_fail "git config"
+		atf_check -s exit:1 -o empty -e save:git.err $CTL git-config fh
+		no_controls git.err "git-config"
+	fi
+	$CTL stop fh > /dev/null
+}
+hostile_names_cleanup() { fenced_cleanup; }
+
+atf_test_case fencectl_hold cleanup
+fencectl_hold_head() {
+	atf_set descr "a control socket put for a key that does not exist or is another's is refused at its first chunk (as root, as a second local user, OWNER/KEY of root's); a put or get of one's own fence holds a chunk at most in the broker, and a put left half way leaves no temporary"
+	atf_set require.user root
+	atf_set timeout 180
+}
+# The broker's peak resident memory, reset and read (kB).
+hwm_reset() {
+	echo 5 > /proc/$BROKER/clear_refs || atf_fail "clear_refs"
+	HWM0=$(status_field $BROKER VmHWM | awk '{ print $1 }')
+}
+# hwm_check WHAT KB: the peak grew by less than KB since hwm_reset.
+# Not in a sanitizer build: ASan's quarantine keeps what was freed, so
+# the copies of every chunk taken count as held.
+hwm_check() {
+	_h=$(status_field $BROKER VmHWM | awk '{ print $1 }')
+	echo "$1: broker VmHWM $HWM0 kB -> $_h kB"
+	ldd "$BIN/fenced" 2>/dev/null | grep -q libasan && return 0
+	[ $((_h - HWM0)) -lt "$2" ] ||
+	    atf_fail "$1: the broker grew from $HWM0 kB to $_h kB"
+}
+fencectl_hold_body() {
+	fenced_vars
+	users_add 1 ffh
+	fenced_run_socket
+	files_setup fh
+	BROKER=$(fenced_pid broker)
+	[ -n "$BROKER" ] || atf_fail "no broker pid"
+	sock=$(cat run.sock)
+	asb=$(as_user "$(sed -n 1p users.txt)")
+	T="$REGRESS/t_ctlsend"
+	# 8 connections of 4 chunks of 1 MiB each, never the last: 32 MiB
+	# held if the chunks were gathered.
+	hwm_reset
+	atf_check -o match:'^accepted 0 refused 8$' $T "$sock" puthold \
+	    nosuch 8 4
+	atf_check -o match:'^accepted 0 refused 8$' $asb $T "$sock" \
+	    puthold fh 8 4
+	atf_check -o match:'^accepted 0 refused 8$' $asb $T "$sock" \
+	    puthold 0/fh 8 4
+	hwm_check "puts of keys not theirs" 4096
+	# One's own: each chunk goes into the fence before the next is
+	# taken.
+	hwm_reset
+	atf_check -o match:'^accepted 32 refused 0$' $T "$sock" puthold \
+	    fh 8 4
+	hwm_check "puts of one's own, left half way" 8192
+	# Left half way: the temporaries go with their connections.
+	wait_until 10 sh -c "! ls -A '$HOME_DIR' | grep -q '^\.fenced-put-'" ||
+	    atf_fail "temporaries left: $(ls -A "$HOME_DIR" | tr '\n' ' ')"
+	[ ! -e "$HOME_DIR/puthold" ] || atf_fail "a put never ended was put"
+	# A get whose next chunk is never asked for holds one chunk.
+	head -c 12582912 /dev/urandom > big.bin
+	atf_check $CTL put fh big.bin big.bin
+	hwm_reset
+	atf_check -o match:'^got 8 refused 0$' $T "$sock" gethold fh big.bin 8
+	hwm_check "gets of a 12 MiB file held" 8192
+	atf_check -o match:'^got 0 refused 8$' $asb $T "$sock" gethold 0/fh \
+	    big.bin 8
+	# And whole, both ways, as ever.
+	atf_check -o file:big.bin $CTL get fh big.bin -
+	atf_check -x "$CTL put fh - again.bin < big.bin"
+	atf_check cmp big.bin "$HOME_DIR/again.bin"
+	$CTL stop fh > /dev/null
+}
+fencectl_hold_cleanup() {
+	fenced_cleanup
+	users_remove
+}
+
 atf_init_test_cases() {
+	atf_add_test_case fencectl_hold
+	atf_add_test_case hostile_names
 	atf_add_test_case atomic_replace
 	atf_add_test_case fencectl_put_get
 	atf_add_test_case binary_roundtrip

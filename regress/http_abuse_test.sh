@@ -494,8 +494,127 @@ framing_body() {
 }
 framing_cleanup() { fenced_cleanup; }
 
+atf_test_case put_flood cleanup
+put_flood_head() {
+	atf_set descr "PUTs of files without a token, with another user's token, or from inside an L1.5 fence are held to http body max: the broker's memory does not grow by files max per connection; the owner's PUT over http body max is still served"
+	atf_set require.user root
+	atf_set timeout 300
+}
+# hwm_reset, hwm_kb: the broker's peak resident memory, reset and read.
+hwm_reset() {
+	echo 5 > /proc/$BROKER/clear_refs || atf_fail "clear_refs"
+}
+hwm_kb() {
+	status_field $BROKER VmHWM | awk '{ print $1 }'
+}
+# flood WHAT AS PATH [TOKEN]: put_flood.py run by AS (a command prefix):
+# 24 connections of a 4M PUT each.  The broker's peak memory must grow
+# by less than 16 MB (24 x 64K of bodies and the connections; 96 MB if
+# it took the bodies).
+flood() {
+	_what=$1 _as=$2
+	shift 2
+	hwm_reset
+	_before=$(hwm_kb)
+	$_as $PY "$TOPDIR/regress/put_flood.py" "$(fenced_port)" 24 \
+	    4194304 "$@" > flood.out 2>&1
+	flood_check "$_what" "$_before"
+}
+flood_check() {
+	_after=$(hwm_kb)
+	echo "$1: $(cat flood.out); broker VmHWM $2 kB -> $_after kB"
+	grep -q '^sent [0-9]* answered' flood.out || \
+	    atf_fail "$1: the flood did not run: $(cat flood.out)"
+	[ $((_after - $2)) -lt 16384 ] || atf_fail "$1: the broker grew \
+from $2 kB to $_after kB ($(cat flood.out))"
+}
+put_flood_body() {
+	fenced_vars
+	users_add 1 fpf
+	fenced_run_socket
+	fenced_conf > fenced.conf
+	cat >> fenced.conf <<CONF
+http timeout 20
+http body max 64K
+files max 4M
+http connections max 64 per user 4
+CONF
+	# The system's python, which another user may run (not a shim
+	# under root's home).
+	PY=/usr/bin/python3
+	[ -x $PY ] || PY=$(command -v python3)
+	fenced_start
+	TOKEN=$(token_of)
+	BROKER=$(fenced_pid broker)
+	[ -n "$BROKER" ] || atf_fail "no broker pid"
+	ub=$(sed -n 1p users.txt)
+	asb=$(as_user "$ub")
+	tb=$($asb "$BIN/fencectl" -s "$(cat run.sock)" token 2>/dev/null)
+	[ -n "$tb" ] || atf_fail "no token for $ub"
+	atf_check -o ignore $CTL boot pf tier L1.5
+	F=/api/environments/pf/files
+	# Another local user: no token, then its own token naming root's
+	# fence, then a fence that does not exist.
+	flood "no token, as $ub" "$asb" $F/a.bin
+	flood "$ub's token, root's fence" "$asb" $F/a.bin "$tb"
+	flood "$ub's token, no such fence" "$asb" \
+	    /api/environments/nosuch/files/a.bin "$tb"
+	# A wrong token, and a good one with a Host of a rebinding page.
+	flood "a wrong token" "" $F/a.bin \
+	    "$(echo "$TOKEN" | tr 0-9a-f a-f0-9)"
+	# Code inside an L1.5 fence: it shares the host's network.
+	hwm_reset
+	before=$(hwm_kb)
+	$CTL exec pf timeout 60000 -- python3 -c \
+	    "$(cat "$TOPDIR/regress/put_flood.py")" "$(fenced_port)" 24 \
+	    4194304 $F/a.bin > flood.out 2>&1
+	flood_check "inside the fence" "$before"
+	# Refused at once, from the headers, and said why.
+	printf 'PUT %s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nContent-Length: 4194304\r\n\r\n' \
+	    $F/a.bin "$(fenced_port)" | send -w 1
+	expect 413 body-too-large "a 4M PUT without a token"
+	atf_check -o match:'larger than 65536 bytes, the most before a PUT is authorised \(no valid token\)' \
+	    cat answer.txt
+	printf 'PUT %s HTTP/1.1\r\nHost: evil.example:%s\r\nx-voicebox-host-token: %s\r\nContent-Length: 4194304\r\n\r\n' \
+	    $F/a.bin "$(fenced_port)" "$TOKEN" | send -w 1
+	expect 413 body-too-large "a 4M PUT with a foreign Host"
+	# A chunked one is cut at http body max.
+	{ printf 'PUT %s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nx-voicebox-host-token: %s\r\nTransfer-Encoding: chunked\r\n\r\n' \
+	    $F/a.bin "$(fenced_port)" "$tb"
+	  for i in $(seq 40); do printf '1000\r\n%4096s\r\n' x; done
+	  printf '0\r\n\r\n'; } | send -w 1
+	expect 413 body-too-large "a chunked 160K PUT with another's token"
+	# A small one is answered as ever: 401.
+	printf 'PUT %s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nContent-Length: 2\r\n\r\nhi' \
+	    $F/a.bin "$(fenced_port)" | send -w 1
+	expect 401 unauthorized "a small PUT without a token"
+	# The owner's PUT over http body max is served, plain and chunked.
+	head -c 1000000 /dev/urandom > big.bin
+	atf_check -o match:'^201$' curl -sS -o /dev/null -w '%{http_code}' \
+	    -X PUT -H "x-voicebox-host-token: $TOKEN" --data-binary @big.bin \
+	    "http://127.0.0.1:$(fenced_port)$F/big.bin"
+	atf_check -o match:'^200$' curl -sS -o /dev/null -w '%{http_code}' \
+	    -X PUT -H "x-voicebox-host-token: $TOKEN" \
+	    -H 'Transfer-Encoding: chunked' --data-binary @big.bin \
+	    "http://127.0.0.1:$(fenced_port)$F/big.bin"
+	curl -sS -H "x-voicebox-host-token: $TOKEN" -o back.bin \
+	    "http://127.0.0.1:$(fenced_port)$F/big.bin"
+	atf_check cmp big.bin back.bin
+	# Over files max it is not.
+	printf 'PUT %s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nx-voicebox-host-token: %s\r\nContent-Length: 4194305\r\n\r\n' \
+	    $F/a.bin "$(fenced_port)" "$TOKEN" | send -w 1
+	expect 413 body-too-large "the owner's PUT over files max"
+	$CTL stop pf > /dev/null
+	fenced_stop
+}
+put_flood_cleanup() {
+	fenced_cleanup
+	users_remove
+}
+
 atf_init_test_cases() {
 	atf_add_test_case anonymous
+	atf_add_test_case put_flood
 	atf_add_test_case framing
 	atf_add_test_case malformed
 	atf_add_test_case slowloris

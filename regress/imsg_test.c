@@ -221,6 +221,50 @@ rbuf_holds(struct imsgbuf *b, const unsigned char *secret, size_t len)
 	return (n);
 }
 
+ATF_TC(rbuf_freed);
+ATF_TC_HEAD(rbuf_freed, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The read buffer a big frame made "
+	    "grow is freed as soon as the frame is taken, not at the next "
+	    "read a quiet peer may never give");
+}
+ATF_TC_BODY(rbuf_freed, tc)
+{
+	static unsigned char payload[256 * 1024];
+	struct imsgbuf	*a, *b;
+	struct imsg	 m;
+	int		 sv[2], r;
+
+	mkpair(sv);
+	ATF_REQUIRE((a = imsgbuf_new(sv[0])) != NULL);
+	ATF_REQUIRE((b = imsgbuf_new(sv[1])) != NULL);
+	memset(payload, 'x', sizeof(payload));
+	ATF_REQUIRE_EQ(0, imsgbuf_compose(a, 7, 0, 0, -1, payload,
+	    sizeof(payload)));
+	while ((r = imsgbuf_get(b, &m)) == 0) {
+		(void)imsgbuf_write(a);
+		(void)imsgbuf_read(b);
+	}
+	ATF_REQUIRE_EQ(1, r);
+	ATF_REQUIRE_EQ(sizeof(payload), m.len);
+	imsg_free(&m);
+	ATF_REQUIRE(b->ib_rbuf == NULL);
+	ATF_REQUIRE_EQ(0, (int)b->ib_rsize);
+	/* And the next frame is read as ever. */
+	ATF_REQUIRE_EQ(0, imsgbuf_compose(a, 8, 0, 0, -1, "hi", 2));
+	while ((r = imsgbuf_get(b, &m)) == 0) {
+		(void)imsgbuf_write(a);
+		(void)imsgbuf_read(b);
+	}
+	ATF_REQUIRE_EQ(1, r);
+	ATF_REQUIRE_EQ(8, (int)m.hdr.ih_type);
+	imsg_free(&m);
+	imsgbuf_free(a);
+	imsgbuf_free(b);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 ATF_TC(rbuf_wiped);
 ATF_TC_HEAD(rbuf_wiped, tc)
 {
@@ -271,8 +315,9 @@ ATF_TC_BODY(rbuf_wiped, tc)
 	ATF_REQUIRE(memcmp(m.data, secret, sizeof(secret)) == 0);
 	imsg_free(&m);
 	ATF_REQUIRE_EQ(0, rbuf_holds(b, secret, sizeof(secret)));
-	ATF_REQUIRE(memmem(b->ib_rbuf, b->ib_rsize, secret,
-	    sizeof(secret) / 2) == NULL);
+	/* Emptied, a grown buffer is freed at once (wiped as it went). */
+	ATF_REQUIRE(b->ib_rbuf == NULL || memmem(b->ib_rbuf, b->ib_rsize,
+	    secret, sizeof(secret) / 2) == NULL);
 
 	imsgbuf_free(b);
 	close(sv[0]);
@@ -1452,6 +1497,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, roundtrip);
 	ATF_TP_ADD_TC(tp, split_bytes);
 	ATF_TP_ADD_TC(tp, rbuf_wiped);
+	ATF_TP_ADD_TC(tp, rbuf_freed);
 	ATF_TP_ADD_TC(tp, many_in_one_read);
 	ATF_TP_ADD_TC(tp, fd_pass);
 	ATF_TP_ADD_TC(tp, fd_interleaved);

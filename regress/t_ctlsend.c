@@ -18,7 +18,15 @@
  * are answered by the broker alone; then every answer read: "ends E
  * errors R CODE...", the fencer's not-found not counted as an error),
  * bootleave KEY (boot KEY at L1.5 requiring L2, and hang up at once,
- * before any answer).
+ * before any answer), puthold [UID/]KEY CONNS CHUNKS (on CONNS
+ * connections, one after the other, a fencectl put of KEY's file
+ * "puthold" in CHUNKS chunks of 1 MiB, none the last, each sent once
+ * the one before was answered; then "accepted A refused R", the chunks
+ * answered END alone and those answered an error (the connection's
+ * put is over), and every connection held open 2 s more), gethold
+ * [UID/]KEY PATH CONNS (on CONNS connections, one after the other, a
+ * fencectl get of PATH, its first chunk read and no more asked: "got
+ * G refused R", and every connection held open 2 s more).
  *
  * Prints "closed" when fenced hung up on us, "reply TYPE" for each
  * message it sent, "timeout" when it did neither in 5 seconds.
@@ -249,6 +257,135 @@ t_bootleave(int fd, const char *key)
 	printf("closed\n");
 }
 
+/* The answers to one request: 1 if one was an error, 0 if not, -1 closed. */
+static int
+t_answer(struct imsgbuf *ib)
+{
+	struct pollfd	 pfd = { -1, POLLIN, 0 };
+	struct imsg	 imsg;
+	ssize_t		 n;
+	int		 error = 0;
+	uint32_t	 type;
+
+	for (;;) {
+		switch (imsgbuf_get(ib, &imsg)) {
+		case -1:
+			err(2, "imsgbuf_get");
+		case 0:
+			pfd.fd = imsgbuf_fd(ib);
+			if (poll(&pfd, 1, 10000) != 1)
+				return (-1);
+			if ((n = imsgbuf_read(ib)) == 0 || (n == -1 &&
+			    errno != EAGAIN && errno != EINTR))
+				return (-1);
+			continue;
+		}
+		type = imsg.hdr.ih_type;
+		imsg_free(&imsg);
+		if (type == IMSG_CTL_ERROR)
+			error = 1;
+		if (type == IMSG_CTL_END)
+			return (error);
+	}
+}
+
+static void
+t_puthold(const char *sock, const char *name, int conns, int chunks)
+{
+	static uint8_t	 data[MSG_FILE_CHUNK];
+	struct msg_file	 fl;
+	struct imsgbuf	**ib;
+	const char	*slash;
+	void		*buf;
+	size_t		 len;
+	int		 c, k, rv, accepted = 0, refused = 0;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.fl_owner = MSG_OWNER_NONE;
+	if ((slash = strchr(name, '/')) != NULL) {
+		fl.fl_owner = (uid_t)strtoul(name, NULL, 10);
+		name = slash + 1;
+	}
+	strlcpy(fl.fl_key, name, sizeof(fl.fl_key));
+	strlcpy(fl.fl_path, "puthold", sizeof(fl.fl_path));
+	fl.fl_mode = 0644;
+	memset(data, 'p', sizeof(data));
+	if (conns < 1 || chunks < 1 ||
+	    (ib = calloc(conns, sizeof(*ib))) == NULL)
+		errx(2, "puthold: bad counts");
+	for (c = 0; c < conns; c++) {
+		if ((ib[c] = imsgbuf_new(t_connect(sock))) == NULL)
+			err(2, "imsgbuf_new");
+		for (k = 0; k < chunks; k++) {
+			fl.fl_flags = k == 0 ? MSG_FILE_FIRST : 0;
+			fl.fl_offset = (uint64_t)k * sizeof(data);
+			fl.fl_data = data;
+			fl.fl_data_len = sizeof(data);
+			if (msg_file_encode(&fl, &buf, &len) == -1 ||
+			    imsgbuf_compose(ib[c], IMSG_CTL_FILE_PUT, 0, 0, -1,
+			    buf, len) == -1 || imsgbuf_flush(ib[c]) == -1)
+				err(2, "put");
+			free(buf);
+			if ((rv = t_answer(ib[c])) == -1)
+				errx(2, "puthold: closed");
+			if (rv == 1) {
+				refused++;
+				break;
+			}
+			accepted++;
+		}
+	}
+	printf("accepted %d refused %d\n", accepted, refused);
+	fflush(stdout);
+	sleep(2);
+	for (c = 0; c < conns; c++)
+		imsgbuf_free(ib[c]);
+	free(ib);
+}
+
+static void
+t_gethold(const char *sock, const char *name, const char *path, int conns)
+{
+	struct msg_file	 fl;
+	struct imsgbuf	**ib;
+	const char	*slash;
+	void		*buf;
+	size_t		 len;
+	int		 c, rv, got = 0, refused = 0;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.fl_owner = MSG_OWNER_NONE;
+	if ((slash = strchr(name, '/')) != NULL) {
+		fl.fl_owner = (uid_t)strtoul(name, NULL, 10);
+		name = slash + 1;
+	}
+	strlcpy(fl.fl_key, name, sizeof(fl.fl_key));
+	strlcpy(fl.fl_path, path, sizeof(fl.fl_path));
+	if (conns < 1 || (ib = calloc(conns, sizeof(*ib))) == NULL)
+		errx(2, "gethold: bad count");
+	for (c = 0; c < conns; c++) {
+		if ((ib[c] = imsgbuf_new(t_connect(sock))) == NULL)
+			err(2, "imsgbuf_new");
+		if (msg_file_encode(&fl, &buf, &len) == -1 ||
+		    imsgbuf_compose(ib[c], IMSG_CTL_FILE_GET, 0, 0, -1, buf,
+		    len) == -1 || imsgbuf_flush(ib[c]) == -1)
+			err(2, "get");
+		free(buf);
+		if ((rv = t_answer(ib[c])) == -1)
+			errx(2, "gethold: closed");
+		if (rv == 1)
+			refused++;
+		else
+			got++;
+	}
+	printf("got %d refused %d\n", got, refused);
+	fflush(stdout);
+	sleep(2);
+	for (c = 0; c < conns; c++)
+		imsgbuf_free(ib[c]);
+	free(ib);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -262,6 +399,14 @@ main(int argc, char *argv[])
 	mode = argv[2];
 	n = argc > 3 ? atoi(argv[3]) : 0;
 
+	if (strcmp(mode, "puthold") == 0 && argc > 5) {
+		t_puthold(sock, argv[3], atoi(argv[4]), atoi(argv[5]));
+		return (0);
+	}
+	if (strcmp(mode, "gethold") == 0 && argc > 5) {
+		t_gethold(sock, argv[3], argv[4], atoi(argv[5]));
+		return (0);
+	}
 	if (strcmp(mode, "flood") == 0) {
 		if ((fds = calloc(n, sizeof(int))) == NULL)
 			err(2, "calloc");
