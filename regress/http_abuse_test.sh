@@ -516,8 +516,10 @@ flood() {
 	shift 2
 	hwm_reset
 	_before=$(hwm_kb)
-	$_as $PY "$TOPDIR/regress/put_flood.py" "$(fenced_port)" 24 \
-	    4194304 "$@" > flood.out 2>&1
+	# The program on python's standard input, opened here: a checkout
+	# under /root (0700) is no other user's to read.
+	$_as $PY - "$(fenced_port)" 24 4194304 "$@" \
+	    < "$TOPDIR/regress/put_flood.py" > flood.out 2>&1
 	flood_check "$_what" "$_before"
 }
 flood_check() {
