@@ -459,6 +459,11 @@ pids_userns_body() {
 	chown "$(stat -c %u:%g "$h")" "$h/fence-escape"
 	chmod 0755 "$h/fence-escape"
 	for a in res-forkbomb-userns res-forkbomb; do
+		# The last bomb's children, killed, count until they are
+		# reaped (slowly in a TCG guest): a command starts again
+		# once they are.
+		wait_until 60 sh -c "$CTL exec p -- true > /dev/null 2>&1" ||
+		    atf_fail "$a: no command starts in the fence"
 		$CTL exec p timeout 60000 -- ./fence-escape -a $a > bomb.out ||
 		    atf_fail "$a: the exec failed: $(cat bomb.out)"
 		n=$(sed -n "s/^$a resources blocked fork EAGAIN after \([0-9]*\) children.*/\1/p" \
