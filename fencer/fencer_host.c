@@ -44,6 +44,41 @@ host_err(char *err, size_t len, const char *fmt, ...)
 }
 
 /*
+ * Read fd into buf from *got on, until its end (1) or until *got is
+ * room (0, full); -1 with errno.  The one read loop of both readers
+ * below.
+ */
+static int
+host_read_fill(int fd, char *buf, size_t room, size_t *got)
+{
+	ssize_t	 n;
+
+	while (*got < room) {
+		n = read(fd, buf + *got, room - *got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return (-1);
+		if (n == 0)
+			return (1);
+		*got += (size_t)n;
+	}
+	return (0);
+}
+
+/* buf, got bytes long, terminated: 0, or -1 with EBADMSG for a NUL in it. */
+static int
+host_read_end(char *buf, size_t got)
+{
+	buf[got] = '\0';
+	if (strlen(buf) != got) {
+		errno = EBADMSG;
+		return (-1);
+	}
+	return (0);
+}
+
+/*
  * The whole of a /proc file into buf, NUL-terminated; -1 with errno
  * EFBIG when it does not fit (a bound, never a cut: half a table would
  * be a lie).
@@ -52,8 +87,7 @@ ssize_t
 host_read_file(const char *path, char *buf, size_t len)
 {
 	size_t	 got = 0;
-	ssize_t	 n;
-	int	 fd, saved;
+	int	 fd, rv, saved;
 
 	if (len < 2) {
 		errno = EINVAL;
@@ -61,31 +95,15 @@ host_read_file(const char *path, char *buf, size_t len)
 	}
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
 		return (-1);
-	for (;;) {
-		if (got == len - 1) {
-			close(fd);
-			errno = EFBIG;
-			return (-1);
-		}
-		n = read(fd, buf + got, len - 1 - got);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			saved = errno;
-			close(fd);
-			errno = saved;
-			return (-1);
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
+	rv = host_read_fill(fd, buf, len - 1, &got);
+	saved = errno;
 	close(fd);
-	buf[got] = '\0';
-	if (strlen(buf) != got) {
-		errno = EBADMSG;		/* a NUL inside */
+	if (rv != 1) {
+		errno = rv == 0 ? EFBIG : saved;
 		return (-1);
 	}
+	if (host_read_end(buf, got) == -1)
+		return (-1);
 	return ((ssize_t)got);
 }
 
@@ -102,7 +120,7 @@ host_read_grow(const char *path, size_t max, size_t *lenp)
 	char	*buf = NULL, *nbuf, one;
 	size_t	 got = 0, cap = 0, ncap;
 	ssize_t	 n;
-	int	 fd, saved;
+	int	 fd, rv, saved;
 
 	if (max < 2) {
 		errno = EINVAL;
@@ -130,20 +148,14 @@ host_read_grow(const char *path, size_t max, size_t *lenp)
 			buf = nbuf;
 			cap = ncap;
 		}
-		n = read(fd, buf + got, cap - 1 - got);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
+		if ((rv = host_read_fill(fd, buf, cap - 1, &got)) == -1)
 			goto fail;
-		if (n == 0)
+		if (rv == 1)
 			break;
-		got += (size_t)n;
 	}
 	close(fd);
-	buf[got] = '\0';
-	if (strlen(buf) != got) {
+	if (host_read_end(buf, got) == -1) {
 		free(buf);
-		errno = EBADMSG;
 		return (NULL);
 	}
 	*lenp = got;
