@@ -317,21 +317,35 @@ ATF_TC_BODY(linux_section, tc)
 	ATF_CHECK_EQ(quota, 150000);
 }
 
+/* One condition of a rule: index, op, value and (masked) valueTwo. */
+static void
+check_arg(json_t *a, int index, const char *op, json_int_t value,
+    json_int_t two)
+{
+	ATF_CHECK_EQ(json_integer_value(get(a, "index")), index);
+	ATF_CHECK_STREQ(json_string_value(get(a, "op")), op);
+	ATF_CHECK_EQ(json_integer_value(get(a, "value")), value);
+	if (two != -1)
+		ATF_CHECK_EQ(json_integer_value(get(a, "valueTwo")), two);
+}
+
 /*
  * The filter inside the sandbox: no new user namespace (its root may
- * pass RLIMIT_NPROC in this gVisor), nothing else refused; the same
- * with cgroup v1 and v2.
+ * pass RLIMIT_NPROC in this gVisor), no ptrace stop at which a tracer
+ * could rewrite a call past it, nothing else refused; the same with
+ * cgroup v1 and v2.
  */
 static void
 check_seccomp(json_t *c)
 {
 	json_t		*r, *a;
 	size_t		 i;
-	int		 clone = 0, unshare = 0, clone3 = 0;
+	int		 clone = 0, unshare = 0, clone3 = 0, psys = 0;
+	int		 popt = 0, pseize = 0;
 
 	ATF_CHECK_STREQ(json_string_value(get(c,
 	    "linux.seccomp.defaultAction")), "SCMP_ACT_ALLOW");
-	ATF_CHECK_EQ(json_array_size(get(c, "linux.seccomp.syscalls")), 3);
+	ATF_CHECK_EQ(json_array_size(get(c, "linux.seccomp.syscalls")), 6);
 	json_array_foreach(get(c, "linux.seccomp.syscalls"), i, r) {
 		const char *n;
 
@@ -346,21 +360,45 @@ check_seccomp(json_t *c)
 			ATF_CHECK(json_object_get(r, "args") == NULL);
 			continue;
 		}
-		clone += strcmp(n, "clone") == 0;
-		unshare += strcmp(n, "unshare") == 0;
 		ATF_CHECK_STREQ(json_string_value(get(r, "action")),
 		    "SCMP_ACT_ERRNO");
+		if (strcmp(n, "ptrace") == 0) {
+			a = json_array_get(get(r, "args"), 0);
+			switch (json_integer_value(get(a, "value"))) {
+			case 24:	/* PTRACE_SYSCALL, whatever else */
+				psys++;
+				ATF_REQUIRE_EQ(json_array_size(get(r, "args")),
+				    1);
+				check_arg(a, 0, "SCMP_CMP_EQ", 24, -1);
+				continue;
+			case 0x4200:	/* PTRACE_SETOPTIONS */
+				popt++;
+				break;
+			case 0x4206:	/* PTRACE_SEIZE */
+				pseize++;
+				break;
+			default:
+				ATF_CHECK_MSG(0, "ptrace request %lld refused",
+				    json_integer_value(get(a, "value")));
+				continue;
+			}
+			/* ... only with PTRACE_O_TRACESECCOMP in data. */
+			ATF_REQUIRE_EQ(json_array_size(get(r, "args")), 2);
+			check_arg(a, 0, "SCMP_CMP_EQ",
+			    json_integer_value(get(a, "value")), -1);
+			check_arg(json_array_get(get(r, "args"), 1), 3,
+			    "SCMP_CMP_MASKED_EQ", 0x80, 0x80);
+			continue;
+		}
+		clone += strcmp(n, "clone") == 0;
+		unshare += strcmp(n, "unshare") == 0;
 		/* Only the flag: a clone or unshare without it passes. */
 		ATF_REQUIRE_EQ(json_array_size(get(r, "args")), 1);
-		a = json_array_get(get(r, "args"), 0);
-		ATF_CHECK_EQ(json_integer_value(get(a, "index")), 0);
-		ATF_CHECK_EQ(json_integer_value(get(a, "value")), 0x10000000);
-		ATF_CHECK_EQ(json_integer_value(get(a, "valueTwo")),
-		    0x10000000);
-		ATF_CHECK_STREQ(json_string_value(get(a, "op")),
-		    "SCMP_CMP_MASKED_EQ");
+		check_arg(json_array_get(get(r, "args"), 0), 0,
+		    "SCMP_CMP_MASKED_EQ", 0x10000000, 0x10000000);
 	}
 	ATF_CHECK(clone == 1 && unshare == 1 && clone3 == 1);
+	ATF_CHECK(psys == 1 && popt == 1 && pseize == 1);
 }
 
 ATF_TC_WITHOUT_HEAD(seccomp);

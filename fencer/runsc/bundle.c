@@ -18,6 +18,7 @@
  * mount points and the merged-/usr links the host has.
  */
 #include <sys/types.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 
 #include <dirent.h>
@@ -258,16 +259,34 @@ runsc_limits(const struct fence_limits *l, uint64_t *pids, uint64_t *quota)
  * trace action answers when no tracer asked for seccomp stops and on
  * which the C library falls back to clone (runsc's filters give no
  * other errno than EPERM, on which it would not; this gVisor has no
- * clone3 at all).  Everything else passes.  A tracer can still rewrite
- * a call past the filter (docs/runsc.md).
+ * clone3 at all).
+ *
+ * This gVisor checks a call against the filter once, before a tracer's
+ * syscall-entry stop or seccomp stop, and runs whatever the tracer left
+ * in the registers there: a tracer could turn an allowed unshare(0), or
+ * the clone3 above, into unshare(CLONE_NEWUSER).  So the two ways to
+ * such a stop are refused (EPERM): PTRACE_SYSCALL, and the option
+ * PTRACE_O_TRACESECCOMP given by PTRACE_SETOPTIONS or PTRACE_SEIZE.
+ * Every other ptrace request passes (gdb's attach, breakpoints,
+ * register writes, stepping; PTRACE_SYSEMU stops before a call it then
+ * never runs); strace, which needs PTRACE_SYSCALL, does not work in a
+ * runsc fence (docs/runsc.md).  Everything else passes.  A runsc that
+ * asks for the capabilities in the initial namespace (gVisor's from
+ * January 2026) needs none of this.
  */
 static json_t *
 bundle_seccomp(void)
 {
 	const json_int_t newuser = CLONE_NEWUSER;
+	const json_int_t tsc = PTRACE_O_TRACESECCOMP;
 
-	return (json_pack("{s:s, s:[{s:[s], s:s, s:[{s:i, s:I, s:I, s:s}]}, "
-	    "{s:[s], s:s, s:[{s:i, s:I, s:I, s:s}]}, {s:[s], s:s}]}",
+	return (json_pack("{s:s, s:["
+	    "{s:[s], s:s, s:[{s:i, s:I, s:I, s:s}]}, "
+	    "{s:[s], s:s, s:[{s:i, s:I, s:I, s:s}]}, "
+	    "{s:[s], s:s}, "
+	    "{s:[s], s:s, s:[{s:i, s:I, s:s}]}, "
+	    "{s:[s], s:s, s:[{s:i, s:I, s:s}, {s:i, s:I, s:I, s:s}]}, "
+	    "{s:[s], s:s, s:[{s:i, s:I, s:s}, {s:i, s:I, s:I, s:s}]}]}",
 	    "defaultAction", "SCMP_ACT_ALLOW",
 	    "syscalls",
 	    "names", "clone", "action", "SCMP_ACT_ERRNO",
@@ -276,7 +295,20 @@ bundle_seccomp(void)
 	    "names", "unshare", "action", "SCMP_ACT_ERRNO",
 	    "args", "index", 0, "value", newuser, "valueTwo", newuser,
 	    "op", "SCMP_CMP_MASKED_EQ",
-	    "names", "clone3", "action", "SCMP_ACT_TRACE"));
+	    "names", "clone3", "action", "SCMP_ACT_TRACE",
+	    "names", "ptrace", "action", "SCMP_ACT_ERRNO",
+	    "args", "index", 0, "value", (json_int_t)PTRACE_SYSCALL,
+	    "op", "SCMP_CMP_EQ",
+	    "names", "ptrace", "action", "SCMP_ACT_ERRNO",
+	    "args", "index", 0, "value", (json_int_t)PTRACE_SETOPTIONS,
+	    "op", "SCMP_CMP_EQ",
+	    "index", 3, "value", tsc, "valueTwo", tsc,
+	    "op", "SCMP_CMP_MASKED_EQ",
+	    "names", "ptrace", "action", "SCMP_ACT_ERRNO",
+	    "args", "index", 0, "value", (json_int_t)PTRACE_SEIZE,
+	    "op", "SCMP_CMP_EQ",
+	    "index", 3, "value", tsc, "valueTwo", tsc,
+	    "op", "SCMP_CMP_MASKED_EQ"));
 }
 
 static json_t *

@@ -1206,6 +1206,75 @@ a_id_userns_ptrace(void)
 #endif
 }
 
+/*
+ * The same through a seccomp stop: a tracer that asked for
+ * PTRACE_O_TRACESECCOMP is stopped at any call a filter answers with a
+ * trace action (a runsc fence's clone3), and rewrites it there into
+ * unshare(CLONE_NEWUSER).  The clone3 is given no arguments, so where
+ * nothing stops it, it fails on its own.
+ */
+static void
+a_id_userns_seccomp_stop(void)
+{
+#if defined(__x86_64__)
+	struct user_regs_struct r;
+	pid_t	 c;
+	int	 st, i, sig;
+
+	if ((c = fork()) == -1)
+		return (blocked("fork %s", ename(errno)));
+	if (c == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == -1)
+			_exit(2);
+		raise(SIGSTOP);
+		_exit(syscall(435 /* clone3 */, NULL, 0) == 0 &&
+		    status_hex("CapEff") != 0 ? 0 : 1);
+	}
+	if (waitpid(c, &st, 0) == -1)
+		return (blocked("waitpid %s", ename(errno)));
+	if (WIFSTOPPED(st) && ptrace(PTRACE_SETOPTIONS, c, NULL,
+	    (void *)(long)PTRACE_O_TRACESECCOMP) == -1) {
+		sig = errno;
+		kill(c, SIGKILL);
+		waitpid(c, &st, 0);
+		return (blocked("PTRACE_O_TRACESECCOMP %s", ename(sig)));
+	}
+	for (i = 0, sig = 0; i < 100 && WIFSTOPPED(st); i++) {
+		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_SECCOMP << 8))) {
+			if (ptrace(PTRACE_GETREGS, c, NULL, &r) == -1)
+				break;
+			r.orig_rax = SYS_unshare;
+			r.rdi = CLONE_NEWUSER;
+			if (ptrace(PTRACE_SETREGS, c, NULL, &r) == -1)
+				break;
+			(void)ptrace(PTRACE_DETACH, c, NULL, NULL);
+		} else if (ptrace(PTRACE_CONT, c, NULL,
+		    (void *)(long)sig) == -1)
+			break;
+		if (waitpid(c, &st, 0) == -1)
+			return (blocked("lost the child"));
+		sig = WIFSTOPPED(st) && WSTOPSIG(st) != SIGSTOP &&
+		    WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0;
+	}
+	if (WIFSTOPPED(st)) {
+		kill(c, SIGKILL);
+		waitpid(c, &st, 0);
+		blocked("the child never ended");
+	} else if (WIFSIGNALED(st))
+		blocked("child killed by signal %d", WTERMSIG(st));
+	else if (WEXITSTATUS(st) == 2)
+		blocked("PTRACE_TRACEME refused");
+	else if (WEXITSTATUS(st) == 0)
+		escaped("clone3 rewritten at its seccomp stop made a user "
+		    "namespace");
+	else
+		blocked("no seccomp stop, or the rewritten call made no "
+		    "user namespace");
+#else
+	blocked("not written for this architecture");
+#endif
+}
+
 static void
 write_str(const char *path, const char *s)
 {
@@ -2168,6 +2237,7 @@ static const struct esc_attempt attempts[] = {
 	{ "id-setuid-exec", "identity", "gain euid 0 from a setuid-root program", a_id_setuid_exec, 5, 0 },
 	{ "id-userns", "identity", "a new user namespace", a_id_userns, 5, 0 },
 	{ "id-userns-ptrace", "identity", "a new user namespace by a traced call rewritten at its entry stop", a_id_userns_ptrace, 10, 0 },
+	{ "id-userns-seccomp-stop", "identity", "a new user namespace by a clone3 rewritten at its seccomp stop", a_id_userns_seccomp_stop, 10, 0 },
 	{ "id-userns-mount", "identity", "mount as root of a new user namespace", a_id_userns_mount, 5, 0 },
 	{ "id-file-caps", "identity", "give a file of the home capabilities", a_id_file_caps, 5, 0 },
 	{ "k-keyctl", "kernel", "describe the user keyring", a_k_keyctl, 5, 0 },
