@@ -245,6 +245,7 @@ agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_AGENT_EXEC:
 	case IMSG_AGENT_SPAWN:
 	case IMSG_AGENT_EXEC_STREAM:
+	case IMSG_AGENT_PROBE:
 		r = msg_exec_decode(imsg->data, imsg->len, &x);
 		break;
 	case IMSG_AGENT_PROCS:
@@ -282,6 +283,9 @@ agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		break;
 	case IMSG_AGENT_EXEC_STREAM:
 		agent_exec_stream(id, &x);
+		break;
+	case IMSG_AGENT_PROBE:
+		agent_probe(id, &x);
 		break;
 	case IMSG_AGENT_GIT_CONFIG:
 		agent_git_config(id, &g);

@@ -62,6 +62,7 @@ struct agent_spawn {
 	char *const	*sp_argv;
 	const char	*sp_cwd;	/* "" HOME, else relative to it or absolute */
 	int		 sp_create;	/* git init: cwd may not exist yet */
+	int		 sp_sockets;	/* stdin, stdout, stderr: sockets */
 };
 
 enum agent_kill {
@@ -145,6 +146,7 @@ void	 agent_egress_listen(void);
 
 /* agent_exec.c */
 void	 agent_exec(uint32_t, struct msg_exec *);
+void	 agent_probe(uint32_t, struct msg_exec *);
 void	 agent_job_to_result(struct agent_job *, struct msg_result *);
 int	 agent_job_failed(struct agent_job *, const char *);
 

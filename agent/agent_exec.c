@@ -15,7 +15,7 @@
 #include "agent.h"
 
 static void	agent_exec_done(struct agent_job *);
-static void	agent_exec_run(uint32_t, struct msg_exec *, int);
+static void	agent_exec_run(uint32_t, struct msg_exec *, int, int);
 
 /*
  * 0 in the request is the default: tdef for the timeout, the HELLO's
@@ -68,18 +68,28 @@ agent_exec_spawn(const struct msg_exec *x, struct agent_spawn *sp,
 void
 agent_exec(uint32_t id, struct msg_exec *x)
 {
-	agent_exec_run(id, x, 0);
+	agent_exec_run(id, x, 0, 0);
 }
 
 /* EXEC_STREAM: the same, its output in CHUNKs as well (agent_stream.c). */
 void
 agent_exec_stream(uint32_t id, struct msg_exec *x)
 {
-	agent_exec_run(id, x, 1);
+	agent_exec_run(id, x, 1, 0);
+}
+
+/*
+ * PROBE: the same as EXEC, for fence-probe: its stdin (the canary's
+ * secret), stdout and stderr are sockets, which /proc cannot reopen.
+ */
+void
+agent_probe(uint32_t id, struct msg_exec *x)
+{
+	agent_exec_run(id, x, 0, 1);
 }
 
 static void
-agent_exec_run(uint32_t id, struct msg_exec *x, int stream)
+agent_exec_run(uint32_t id, struct msg_exec *x, int stream, int sockets)
 {
 	struct agent_spawn sp;
 	struct agent_job *j;
@@ -99,6 +109,7 @@ agent_exec_run(uint32_t id, struct msg_exec *x, int stream)
 		goto done;
 	}
 	agent_exec_spawn(x, &sp, shargv);
+	sp.sp_sockets = sockets;
 	if ((j = agent_job_start(id, &sp, tmo, max, agent_exec_done,
 	    NULL)) == NULL) {
 		agent_error(id, "exec-failed", "cannot start: %s",

@@ -61,7 +61,7 @@ static pid_t		 agent_spare_dropped;	/* killed, not yet reaped */
 static int		 agent_spare_off;	/* shutting down */
 static struct event	*agent_spare_ev;
 
-static int	agent_job_fds(int [4][2]);
+static int	agent_job_fds(int [4][2], int);
 static void	agent_job_events(struct agent_job *);
 static void	agent_job_timer(evutil_socket_t, short, void *);
 static void	agent_job_write(evutil_socket_t, short, void *);
@@ -97,17 +97,22 @@ agent_ms_tv(uint32_t ms, struct timeval *tv)
 
 /*
  * p[0] stdin, p[1] stdout, p[2] stderr, p[3] control socket; for each
- * [0] is the agent's end.  All close-on-exec, ours non-blocking.
+ * [0] is the agent's end.  All close-on-exec, ours non-blocking.  With
+ * sockets the first three are socket pairs, not pipes: no process can
+ * open one again through /proc/PID/fd, which a runsc sandbox lets a
+ * process of the same uid do to a pipe even of a process that is not
+ * dumpable (fence-probe's secret comes on its stdin; docs/agent.md).
  */
 static int
-agent_job_fds(int p[4][2])
+agent_job_fds(int p[4][2], int sockets)
 {
 	int	 i, t;
 
 	for (i = 0; i < 4; i++)
 		p[i][0] = p[i][1] = -1;
 	for (i = 0; i < 3; i++)
-		if (pipe2(p[i], O_CLOEXEC) == -1)
+		if ((sockets ? socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+		    0, p[i]) : pipe2(p[i], O_CLOEXEC)) == -1)
 			goto fail;
 	/* stdin: the agent writes, so swap the ends. */
 	t = p[0][0];
@@ -146,9 +151,9 @@ agent_job_start(uint32_t id, const struct agent_spawn *sp, uint32_t timeout,
 
 	if ((j = calloc(1, sizeof(*j))) == NULL)
 		return (NULL);
-	if (agent_spare_take(sp, p, &pid) == 0)
+	if (!sp->sp_sockets && agent_spare_take(sp, p, &pid) == 0)
 		goto started;
-	if (agent_job_fds(p) == -1) {
+	if (agent_job_fds(p, sp->sp_sockets) == -1) {
 		saved = errno;
 		free(j);
 		errno = saved;
@@ -327,7 +332,7 @@ agent_spare_make(evutil_socket_t fd, short events, void *arg)
 	pid_t	 pid;
 
 	if (agent_spare.s_pid != 0 || agent_spare_off ||
-	    agent_env->a_njobs != 0 || agent_job_fds(p) == -1)
+	    agent_env->a_njobs != 0 || agent_job_fds(p, 0) == -1)
 		return;
 	if ((pid = fork()) == -1) {
 		log_warn("%s: fork", __func__);

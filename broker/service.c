@@ -1095,6 +1095,7 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 	case IMSG_AGENT_EXEC:
 	case IMSG_AGENT_SPAWN:
 	case IMSG_AGENT_EXEC_STREAM:
+	case IMSG_AGENT_PROBE:
 		bearer = x->x_bearer;
 		break;
 	case IMSG_AGENT_PROCS:
@@ -1119,6 +1120,7 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 	case IMSG_AGENT_EXEC:
 	case IMSG_AGENT_SPAWN:
 	case IMSG_AGENT_EXEC_STREAM:
+	case IMSG_AGENT_PROBE:
 		rv = msg_exec_encode(x, buf, len);
 		break;
 	case IMSG_AGENT_PROCS:
@@ -1904,7 +1906,7 @@ svc_probe_fencer(struct breq *r, const struct svc_msg *m)
 		ra = breq_new(BREQ_AGENT, r->r_owner, r->r_key,
 		    svc_probe_agent, NULL, 0, NULL, NULL);
 		ra->r_parent = r->r_id;
-		svc_to_agent(bf, ra, IMSG_AGENT_EXEC, m->m_exec, 1);
+		svc_to_agent(bf, ra, IMSG_AGENT_PROBE, m->m_exec, 1);
 		return;
 	case IMSG_FENCE_LEVEL:
 	case IMSG_FENCE_FAILED:

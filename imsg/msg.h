@@ -116,6 +116,8 @@ enum imsg_type {
 	IMSG_AGENT_EXEC_STREAM,	/* struct msg_exec: CHUNKs, then RESULT */
 	IMSG_AGENT_CREDIT,	/* struct msg_credit: more room for CHUNKs */
 	IMSG_AGENT_CANCEL,	/* struct msg_credit (0): kill the job */
+	IMSG_AGENT_PROBE,	/* struct msg_exec: fence-probe, its standard
+				   descriptors sockets (docs/agent.md) */
 
 	/* agent -> broker (ih_peerid: the request answered) */
 	IMSG_AGENT_RESULT,	/* struct msg_result */

@@ -232,19 +232,19 @@ canary_crowd_cleanup() {
 	users_remove
 }
 
-atf_test_case probe_secret cleanup
-probe_secret_head() {
-	atf_set descr "a process of an L1.5 fence that watches for every new fence-probe cannot open its stdin or memory, nor read the canary secret (issue 28)"
-	atf_set require.user root
-	atf_set timeout 300
-}
-probe_secret_body() {
-	fenced_vars
-	fenced_start
-	$CTL boot spy tier L1.5 > /dev/null || atf_fail "boot spy"
-	# Executable, not readable: not dumpable from its execve on.
-	atf_check -o inline:"111 0\n" \
-	    $CTL exec spy -- stat -c '%a %u' /run/fenced/bin/fence-probe
+# probe_secret_run BOOTARGS HOST: t_steal watches a fence booted with
+# BOOTARGS through up to 20 probes, from inside it and as another local
+# user on the host; neither may open anything of any probe.  HOST 1:
+# the host's user must have seen the probes (not one inside gVisor).
+probe_secret_run() {
+	users_add 1 fps
+	atk=$(sed -n 1p users.txt)
+	mktemp -d /tmp/fenced-steal.XXXXXX > steal.dir
+	chmod 0755 "$(cat steal.dir)"
+	cp "$REGRESS/t_steal" "$(cat steal.dir)/t_steal"
+	$(as_user $atk) "$(cat steal.dir)/t_steal" 120000 > host.out 2>&1 &
+	echo $! > hoststeal.pid
+	$CTL boot spy $1 > /dev/null || atf_fail "boot spy $1"
 	h="$(fenced_homes)/spy"
 	cp "$REGRESS/t_steal" "$h/t_steal"
 	chmod 0755 "$h/t_steal"
@@ -271,12 +271,55 @@ probe_secret_body() {
 	echo "$try probes" >&2
 	$CTL stop spy > /dev/null
 	wait $sp
+	kill "$(cat hoststeal.pid)"
 	cat "$h/steal.out" >&2
 	atf_check -o not-match:'^(opened|stole) ' cat "$h/steal.out"
 	# It saw the probes start: the refusals are the kernel's.
 	atf_check -o match:'^refused ' cat "$h/steal.out"
+	grep -c '^refused' host.out >&2
+	atf_check -o not-match:'^(opened|stole) ' cat host.out
+	[ "$2" = 0 ] || atf_check -o match:'^refused ' cat host.out
 }
-probe_secret_cleanup() { fenced_cleanup; }
+
+probe_secret_cleanup() {
+	p=$(cat hoststeal.pid 2>/dev/null)
+	[ -n "$p" ] && kill $p 2>/dev/null
+	d=$(cat steal.dir 2>/dev/null)
+	[ -n "$d" ] && rm -rf "$d"
+	fenced_cleanup
+	users_remove
+}
+
+atf_test_case probe_secret cleanup
+probe_secret_head() {
+	atf_set descr "a process of an L1.5 fence that watches for every new fence-probe cannot open its stdin or memory, attach to it, nor read the canary secret (issue 28)"
+	atf_set require.user root
+	atf_set timeout 300
+}
+probe_secret_body() {
+	fenced_vars
+	fenced_start
+	probe_secret_run "tier L1.5" 1
+	# Executable, not readable: not dumpable from its execve on.
+	$CTL boot spy tier L1.5 > /dev/null || atf_fail "boot spy again"
+	atf_check -o inline:"111 0\n" \
+	    $CTL exec spy -- stat -c '%a %u' /run/fenced/bin/fence-probe
+}
+
+atf_test_case probe_secret_runsc cleanup
+probe_secret_runsc_head() {
+	atf_set descr "the same in a runsc fence, where gVisor lets a process of the probe's uid open a pipe of a non-dumpable process and start it dumpable: the probe's descriptors are sockets, and its ptrace scope keeps a sibling out (issue 28)"
+	atf_set require.user root
+	atf_set timeout 300
+}
+probe_secret_runsc_body() {
+	command -v runsc > /dev/null ||
+	    atf_skip "runsc is not installed (scripts/deps.sh installs it)"
+	fenced_vars
+	fenced_start
+	probe_secret_run "backend runsc" 0
+}
+probe_secret_runsc_cleanup() { probe_secret_cleanup; }
 
 atf_init_test_cases() {
 	atf_add_test_case stopped_probe
@@ -284,4 +327,5 @@ atf_init_test_cases() {
 	atf_add_test_case before_verdict
 	atf_add_test_case canary_crowd
 	atf_add_test_case probe_secret
+	atf_add_test_case probe_secret_runsc
 }

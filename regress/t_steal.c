@@ -2,11 +2,14 @@
  * t_steal: run inside a fence as a command, the attack of issue 28 on
  * the probe's canary secret.  For MS milliseconds it watches the
  * fence's newest pids and, the moment one of them lets it, opens its
- * /proc/PID/fd/0 (the pipe the secret arrives on) and /proc/PID/mem:
- * both succeed only while the process is dumpable, which fence-probe
- * must never be.  Prints one line per fence-probe it got into:
+ * /proc/PID/fd/0 (where the secret arrives) and /proc/PID/mem, and
+ * attaches to it with ptrace: the first must fail for a socket, the
+ * others while the process is not dumpable (which fence-probe must
+ * never be) or not a descendant (gVisor's ptrace scope).  Prints one
+ * line per fence-probe it got into:
  *
- *	opened PID mem|fd0	the handle was had (a breach by itself)
+ *	opened PID mem|fd0|ptrace	the handle was had (a breach by
+ *				itself)
  *	stole PID HEX		what it read from the probe's stdin
  *	refused PID		a fence-probe it watched from its start and
  *				never got into
@@ -17,20 +20,23 @@
  *	t_steal MS
  */
 #include <sys/types.h>
+#include <sys/ptrace.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#define WATCH_MAX	64	/* pids retried until they go or age */
+#define WATCH_MAX	1024	/* pids retried until they go or age */
 #define WATCH_AGE_MS	500	/* a vfork child execs well within this */
-#define AHEAD		16	/* new pids looked for past the highest */
 #define SETTLED_MS	50	/* a probe this old has made itself safe */
+#define PID_LIMIT	4194304	/* Linux's most on 64 bits (PID_MAX_LIMIT) */
 
 struct watch {
 	pid_t	 w_pid;
@@ -40,8 +46,12 @@ struct watch {
 
 static struct watch	 watch[WATCH_MAX];
 static int		 nwatch;
-static pid_t		 hi;
+static uint8_t		*was_seen, *now_seen;	/* bitmaps of pids */
+static size_t		 seen_len;
+static int		 first = 1;
 static unsigned long	 tried;
+
+static void	watch_add(pid_t, long);
 
 static long
 now_ms(void)
@@ -108,7 +118,7 @@ static int
 try_pid(struct watch *w)
 {
 	char	 path[64];
-	int	 fd, mfd;
+	int	 fd, mfd, traced;
 
 	snprintf(path, sizeof(path), "/proc/%d/fd/0", (int)w->w_pid);
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -116,8 +126,6 @@ try_pid(struct watch *w)
 		return (0);
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)w->w_pid);
 	mfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd == -1 && mfd == -1)
-		return (1);
 	if (!is_probe(w->w_pid)) {
 		/* Not (yet) the probe: a command of ours, or pre-exec. */
 		if (fd != -1)
@@ -126,7 +134,13 @@ try_pid(struct watch *w)
 			close(mfd);
 		return (1);
 	}
+	/* Held until we exit: the probe is only watched, never stopped. */
+	traced = ptrace(PTRACE_SEIZE, w->w_pid, NULL, NULL) == 0;
+	if (fd == -1 && mfd == -1 && !traced)
+		return (1);
 	w->w_done = 1;
+	if (traced)
+		printf("opened %d ptrace\n", (int)w->w_pid);
 	if (mfd != -1) {
 		printf("opened %d mem\n", (int)w->w_pid);
 		close(mfd);
@@ -137,6 +151,42 @@ try_pid(struct watch *w)
 		close(fd);
 	}
 	return (1);
+}
+
+/*
+ * Every pid in /proc that was not there at the last look: a probe's
+ * whole life may fall between two looks, so a guess at which pids come
+ * next would lose it (it did, in a runsc fence), and on a host whose
+ * pids have wrapped a new pid may be lower than an old one.
+ */
+static void
+watch_new(long t)
+{
+	struct watch	 probe;
+	struct dirent	*de;
+	DIR		*d;
+	uint8_t		*swap;
+	long		 p;
+
+	if ((d = opendir("/proc")) == NULL)
+		return;
+	memset(now_seen, 0, seen_len);
+	while ((de = readdir(d)) != NULL) {
+		if ((p = atol(de->d_name)) <= 0 || (size_t)p / 8 >= seen_len)
+			continue;
+		now_seen[p / 8] |= 1 << (p % 8);
+		if (!first && (was_seen[p / 8] & (1 << (p % 8))) == 0) {
+			probe.w_pid = (pid_t)p;
+			probe.w_done = 0;
+			if (try_pid(&probe) && !probe.w_done)
+				watch_add((pid_t)p, t);
+		}
+	}
+	closedir(d);
+	first = 0;
+	swap = was_seen;
+	was_seen = now_seen;
+	now_seen = swap;
 }
 
 static void
@@ -154,9 +204,7 @@ watch_add(pid_t pid, long t)
 int
 main(int argc, char *argv[])
 {
-	struct watch	 probe;
 	long		 ms, t0, t;
-	pid_t		 p;
 	int		 i;
 
 	if (argc != 2) {
@@ -165,21 +213,17 @@ main(int argc, char *argv[])
 	}
 	ms = atol(argv[1]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	hi = getpid();
+	seen_len = PID_LIMIT / 8 + 1;
+	if ((was_seen = calloc(1, seen_len)) == NULL ||
+	    (now_seen = calloc(1, seen_len)) == NULL) {
+		perror("calloc");
+		return (1);
+	}
 	t0 = now_ms();
-	printf("watching from %d\n", (int)hi);
+	printf("watching from %d\n", (int)getpid());
 	while ((t = now_ms()) - t0 < ms) {
 		/* New pids: the supervisor, then its child, then the exec. */
-		for (p = hi + 1; p <= hi + AHEAD; p++) {
-			probe.w_pid = p;
-			probe.w_done = 0;
-			if (!try_pid(&probe))
-				continue;
-			if (!probe.w_done)
-				watch_add(p, t);
-			hi = p;
-			break;
-		}
+		watch_new(t);
 		for (i = 0; i < nwatch; ) {
 			/* Long past its exec and still closed to us. */
 			if (!watch[i].w_done && t - watch[i].w_since >

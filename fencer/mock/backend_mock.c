@@ -332,6 +332,7 @@ mock_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		return;
 	case IMSG_AGENT_EXEC:
 	case IMSG_AGENT_EXEC_STREAM:
+	case IMSG_AGENT_PROBE:
 		if ((r = msg_exec_decode(imsg->data, imsg->len, &x)) == 0) {
 			mock_exec(m, id, &x);
 			msg_exec_free(&x);
