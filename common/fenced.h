@@ -104,6 +104,13 @@ enum vm_file {
  * The daemon's configuration.  The parent owns it and sends a copy to
  * each child (IMSG_CONFIG) at start and on every reload.
  */
+/*
+ * The default `fence uids': 1024 from 0x70000000, above every range
+ * systemd hands out (dynamic users 61184-65519, containers up to
+ * 0x6fffffff) and useradd's subordinate ids.
+ */
+#define FENCE_UIDS_DEFAULT_LO	1879048192U
+
 struct fenced_config {
 	char		 c_listen_addr[FENCED_ADDR_MAX];
 	uint16_t	 c_listen_port;

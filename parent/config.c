@@ -42,8 +42,9 @@ config_defaults(struct fenced_config *c)
 	    sizeof(c->c_runsc_platform));
 	(void)strlcpy(c->c_homes, FENCED_HOMES, sizeof(c->c_homes));
 	(void)strlcpy(c->c_user, FENCED_USER, sizeof(c->c_user));
-	c->c_fence_uid_lo = 61000;
-	c->c_fence_uid_hi = 61999;
+	/* Above every range systemd gives out (fenced.conf(5)). */
+	c->c_fence_uid_lo = FENCE_UIDS_DEFAULT_LO;
+	c->c_fence_uid_hi = FENCE_UIDS_DEFAULT_LO + 1023;
 	(void)strlcpy(c->c_admin_group, FENCED_ADMIN_GROUP,
 	    sizeof(c->c_admin_group));
 	c->c_tier = TIER_L15;

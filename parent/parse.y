@@ -1436,7 +1436,7 @@ conf_uids(const char *range)
 	if (dash == NULL || dash == range || dash[1] == '\0' ||
 	    (size_t)(dash - range) >= sizeof(low)) {
 		yyerror("fence uids \"%s\" is not valid: expected a range "
-		    "LOW-HIGH, as 61000-61999", range);
+		    "LOW-HIGH, as 1879048192-1879049215", range);
 		return;
 	}
 	memcpy(low, range, dash - range);
