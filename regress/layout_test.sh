@@ -1,0 +1,95 @@
+#! /usr/bin/atf-sh
+# The layout the code promises (docs/architecture.md, "Where things go"),
+# checked on the sources themselves: a backend is its folder plus its
+# row in the backend table, so no other code names one; the prober
+# judges a fence by the traits the fencer sends, never by the name of
+# its backend; and the broker stays in rooms a reader can hold.
+
+. "$(atf_get_srcdir)/lib.subr"
+
+# Every C or yacc source of the daemon and its programs, relative to
+# the top, except the tests, benches and fuzzers (which drive every
+# backend by name on purpose).
+sources() {
+	(cd "$TOPDIR" && find agent broker common ctl egress fencer imsg \
+	    parent probe prober vminit -type f \
+	    \( -name '*.c' -o -name '*.h' -o -name '*.y' \) 2>/dev/null) |
+	    sort
+}
+
+# The code of FILE without its comments and with every string and
+# character literal emptied: what a compiler sees of its names.
+code_of() {
+	gcc -fpreprocessed -dD -E -P -x c "$TOPDIR/$1" 2>/dev/null |
+	    sed -e 's/"\([^"\\]\|\\.\)*"/""/g' \
+	        -e "s/'\\([^'\\\\]\\|\\\\.\\)*'/''/g"
+}
+
+atf_test_case backend_names
+backend_names_head() {
+	atf_set descr "no code outside fencer/<backend>/ names a backend: not its enum value, its table entry, nor a function or type of its folder; the table, the enum's names and the configuration aside"
+}
+backend_names_body() {
+	command -v gcc > /dev/null || atf_skip "gcc is missing (it strips the comments)"
+	fenced_vars
+	# A backend's name as code spells it.
+	pat='\b(BACKEND_(NATIVE|RUNSC|VM|MOCK|SUBPROCESS)|backend_(native|runsc|vm|mock|subprocess)|(runsc|vm|native|subprocess|mock|qemu|gvisor|pool)_[A-Za-z0-9_]+)\b'
+	: > hits
+	for f in $(sources); do
+		case $f in
+		fencer/native/*|fencer/runsc/*|fencer/vm/*|\
+		fencer/subprocess/*|fencer/mock/*)
+			continue ;;
+		# The table itself: the backends' rows and their
+		# declarations, the enum and its names.
+		fencer/fencer_backend.c|fencer/backend.h|common/names.[ch])
+			continue ;;
+		# The administrator's language: `backend runsc',
+		# `runsc platform', the vm's boot files.
+		parent/parse.y|parent/config.c|common/fenced.h)
+			continue ;;
+		esac
+		code_of "$f" | grep -nE "$pat" | sed "s|^|$f:|" >> hits
+	done
+	[ -s hits ] || return 0
+	cat hits >&2
+	atf_fail "$(wc -l < hits) lines outside a backend's folder name a backend (above)"
+}
+
+atf_test_case prober_blind
+prober_blind_head() {
+	atf_set descr "nothing in prober/ names a backend, comments included: it learns a backend's traits from the fencer"
+}
+prober_blind_body() {
+	fenced_vars
+	atf_check -s exit:1 -o empty \
+	    grep -il 'runsc\|qemu\|BACKEND_VM\|BACKEND_RUNSC' "$TOPDIR"/prober/*.c
+}
+
+atf_test_case broker_rooms
+broker_rooms_head() {
+	atf_set descr "no file of broker/ is over 800 lines and no function in it over 80 (style(9) braces: a body runs from a line '{' to a line '}')"
+}
+broker_rooms_body() {
+	fenced_vars
+	: > big
+	for f in "$TOPDIR"/broker/*.c "$TOPDIR"/broker/*.h; do
+		n=$(wc -l < "$f")
+		[ "$n" -le 800 ] || echo "$(basename "$f"): $n lines" >> big
+		awk -v f="$(basename "$f")" '
+		/^[a-z_][a-z0-9_]*\(/ { name = $0; sub(/\(.*/, "", name) }
+		/^\{/ { start = NR }
+		/^\}/ && start { if (NR - start - 1 > 80)
+			printf "%s: %s() %d lines\n", f, name, NR - start - 1
+			start = 0 }' "$f" >> big
+	done
+	[ -s big ] || return 0
+	cat big >&2
+	atf_fail "$(wc -l < big) files or functions of broker/ are too long (above)"
+}
+
+atf_init_test_cases() {
+	atf_add_test_case backend_names
+	atf_add_test_case prober_blind
+	atf_add_test_case broker_rooms
+}
