@@ -123,7 +123,7 @@ msg_expect_valid(const struct probe_expect *e)
 {
 	return (e->pe_tier >= TIER_L1 && e->pe_tier <= TIER_L2 &&
 	    e->pe_backend >= BACKEND_NATIVE &&
-	    e->pe_backend <= BACKEND_SUBPROCESS &&
+	    e->pe_backend < BACKEND_MAX &&
 	    e->pe_canary >= CANARY_NOT_RUN && e->pe_canary <= CANARY_YES &&
 	    e->pe_host_pid >= 0 && msg_expect_egress_valid(e));
 }
@@ -201,7 +201,7 @@ struct msg_report_wire {
 static const struct mc_field msg_report_fields[] = {
 	MC_S(RW, rw_key),
 	MC_U(RW, rw_e.pe_tier, TIER_L1, TIER_L2),
-	MC_U(RW, rw_e.pe_backend, BACKEND_NATIVE, BACKEND_SUBPROCESS),
+	MC_U(RW, rw_e.pe_backend, BACKEND_NATIVE, BACKEND_MAX - 1),
 	MC_S(RW, rw_e.pe_boot_id),
 	MC_S(RW, rw_e.pe_release),
 	MC_S(RW, rw_e.pe_version),
