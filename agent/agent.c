@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,10 +51,48 @@ static TAILQ_HEAD(, agent_pending) agent_pending =
     TAILQ_HEAD_INITIALIZER(agent_pending);
 static struct event	*agent_retry_ev;
 
+/* One request from the broker, decoded. */
+union agent_msg {
+	struct msg_exec		 am_exec;
+	struct msg_proc_req	 am_procs;
+	struct msg_gitconfig	 am_gitconfig;
+	struct msg_gitinit	 am_gitinit;
+	struct msg_file		 am_file;
+	struct msg_credit	 am_credit;
+};
+
+/*
+ * What the agent serves after HELLO, one row a request type, as
+ * OpenSSH's monitor keeps its mon_table: how it is decoded, whether it
+ * must carry the bearer of HELLO (AR_PAIRED; AR_PAIRED_WRITE: only a
+ * request that changes something, as ar_writes says), what becomes of
+ * one without it, and who serves it.  The bearer is checked here alone,
+ * before any handler sees the request, so an unpaired request learns
+ * nothing and changes nothing (docs/agent.md, "Pairing").
+ */
+#define AR_PAIRED	0x01	/* the bearer, or exec-unpaired */
+#define AR_PAIRED_WRITE	0x02	/* the bearer if ar_writes() says so */
+#define AR_QUIET	0x04	/* unpaired: dropped unanswered, logged (it
+				   answers no request of its own) */
+
+struct agent_req {
+	uint32_t	 ar_type;
+	int		 ar_flags;
+	size_t		 ar_bearer;	/* where the message holds it */
+	int		(*ar_decode)(const void *, size_t, union agent_msg *);
+	int		(*ar_writes)(const union agent_msg *);
+	void		(*ar_serve)(uint32_t, uint32_t, union agent_msg *);
+	void		(*ar_free)(union agent_msg *);	/* not served */
+};
+
 __attribute__((noreturn)) static void agent_usage(void);
 static void	agent_setup_fds(int, int);
 static void	agent_setup_process(void);
 static void	agent_dispatch(struct imsgev *, struct imsg *, void *);
+static const struct agent_req *agent_req_find(uint32_t);
+static int	agent_req_paired(const struct agent_req *, uint32_t,
+		    union agent_msg *);
+static int	agent_bearer_ok(const uint8_t *);
 static void	agent_closed(struct imsgev *, int, void *);
 static void	agent_hello(struct imsg *);
 static void	agent_env_build(void);
@@ -211,17 +250,194 @@ agent_setup_fds(int stdio, int chardev)
 	closefrom(AGENT_CHANNEL_FD + 1);
 }
 
+static int
+agent_dec_exec(const void *data, size_t len, union agent_msg *m)
+{
+	return (msg_exec_decode(data, len, &m->am_exec));
+}
+
+static int
+agent_dec_procs(const void *data, size_t len, union agent_msg *m)
+{
+	return (msg_proc_req_decode(data, len, &m->am_procs));
+}
+
+static int
+agent_dec_gitconfig(const void *data, size_t len, union agent_msg *m)
+{
+	return (msg_gitconfig_decode(data, len, &m->am_gitconfig));
+}
+
+static int
+agent_dec_gitinit(const void *data, size_t len, union agent_msg *m)
+{
+	return (msg_gitinit_decode(data, len, &m->am_gitinit));
+}
+
+static int
+agent_dec_file(const void *data, size_t len, union agent_msg *m)
+{
+	return (msg_file_decode(data, len, &m->am_file));
+}
+
+static int
+agent_dec_credit(const void *data, size_t len, union agent_msg *m)
+{
+	return (msg_credit_decode(data, len, &m->am_credit));
+}
+
+static void
+agent_free_exec(union agent_msg *m)
+{
+	msg_exec_free(&m->am_exec);
+}
+
+static void
+agent_free_file(union agent_msg *m)
+{
+	msg_file_free(&m->am_file);
+}
+
+/* Reading the identity changes nothing; setting either part does. */
+static int
+agent_gitconfig_writes(const union agent_msg *m)
+{
+	return (m->am_gitconfig.g_set_name || m->am_gitconfig.g_set_email);
+}
+
+static void
+agent_serve_exec(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_exec(id, &m->am_exec);
+}
+
+static void
+agent_serve_spawn(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_spawn(id, &m->am_exec);
+}
+
+static void
+agent_serve_stream(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_exec_stream(id, &m->am_exec);
+}
+
+static void
+agent_serve_probe(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_probe(id, &m->am_exec);
+}
+
+static void
+agent_serve_procs(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_procs(id, &m->am_procs);
+}
+
+static void
+agent_serve_gitconfig(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_git_config(id, &m->am_gitconfig);
+}
+
+static void
+agent_serve_gitinit(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_git_init(id, &m->am_gitinit);
+}
+
+static void
+agent_serve_file(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_files(type, id, &m->am_file);
+}
+
+static void
+agent_serve_credit(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_stream_credit(id, &m->am_credit);
+}
+
+static void
+agent_serve_cancel(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_stream_cancel(id, &m->am_credit);
+}
+
+#define AR_AT(m)	offsetof(union agent_msg, m)
+static const struct agent_req agent_reqs[] = {
+	{ IMSG_AGENT_EXEC, AR_PAIRED, AR_AT(am_exec.x_bearer),
+	    agent_dec_exec, NULL, agent_serve_exec, agent_free_exec },
+	{ IMSG_AGENT_SPAWN, AR_PAIRED, AR_AT(am_exec.x_bearer),
+	    agent_dec_exec, NULL, agent_serve_spawn, agent_free_exec },
+	{ IMSG_AGENT_EXEC_STREAM, AR_PAIRED, AR_AT(am_exec.x_bearer),
+	    agent_dec_exec, NULL, agent_serve_stream, agent_free_exec },
+	{ IMSG_AGENT_PROBE, AR_PAIRED, AR_AT(am_exec.x_bearer),
+	    agent_dec_exec, NULL, agent_serve_probe, agent_free_exec },
+	{ IMSG_AGENT_PROCS, AR_PAIRED, AR_AT(am_procs.q_bearer),
+	    agent_dec_procs, NULL, agent_serve_procs, NULL },
+	{ IMSG_AGENT_GIT_CONFIG, AR_PAIRED_WRITE, AR_AT(am_gitconfig.g_bearer),
+	    agent_dec_gitconfig, agent_gitconfig_writes,
+	    agent_serve_gitconfig, NULL },
+	{ IMSG_AGENT_GIT_INIT, AR_PAIRED, AR_AT(am_gitinit.gi_bearer),
+	    agent_dec_gitinit, NULL, agent_serve_gitinit, NULL },
+	{ IMSG_AGENT_FILE_READ, 0, AR_AT(am_file.fl_bearer),
+	    agent_dec_file, NULL, agent_serve_file, agent_free_file },
+	{ IMSG_AGENT_FILE_WRITE, AR_PAIRED, AR_AT(am_file.fl_bearer),
+	    agent_dec_file, NULL, agent_serve_file, agent_free_file },
+	{ IMSG_AGENT_FILE_DELETE, AR_PAIRED, AR_AT(am_file.fl_bearer),
+	    agent_dec_file, NULL, agent_serve_file, agent_free_file },
+	{ IMSG_AGENT_CREDIT, AR_PAIRED | AR_QUIET, AR_AT(am_credit.cr_bearer),
+	    agent_dec_credit, NULL, agent_serve_credit, NULL },
+	{ IMSG_AGENT_CANCEL, AR_PAIRED | AR_QUIET, AR_AT(am_credit.cr_bearer),
+	    agent_dec_credit, NULL, agent_serve_cancel, NULL },
+};
+#undef AR_AT
+
+static const struct agent_req *
+agent_req_find(uint32_t type)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(agent_reqs) / sizeof(agent_reqs[0]); i++)
+		if (agent_reqs[i].ar_type == type)
+			return (&agent_reqs[i]);
+	return (NULL);
+}
+
+/*
+ * The one check of the bearer: 1 if the request may be served.  Its
+ * copy in the message is wiped either way; one without it is answered
+ * exec-unpaired, or dropped where AR_QUIET says so.
+ */
+static int
+agent_req_paired(const struct agent_req *ar, uint32_t id, union agent_msg *m)
+{
+	uint8_t		*bearer = (uint8_t *)m + ar->ar_bearer;
+	int		 ok = 1;
+
+	if ((ar->ar_flags & AR_PAIRED) ||
+	    ((ar->ar_flags & AR_PAIRED_WRITE) && ar->ar_writes(m)))
+		ok = agent_bearer_ok(bearer);
+	explicit_bzero(bearer, MSG_BEARER_LEN);
+	if (ok)
+		return (1);
+	if (ar->ar_flags & AR_QUIET)
+		log_warnx("%s: request %u: unpaired, dropped", __func__, id);
+	else
+		agent_error(id, "exec-unpaired", "missing or wrong bearer");
+	return (0);
+}
+
 static void
 agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
-	struct msg_exec		 x;
-	struct msg_gitconfig	 g;
-	struct msg_gitinit	 gi;
-	struct msg_proc_req	 q;
-	struct msg_file		 fl;
+	const struct agent_req	*ar;
+	union agent_msg		 m;
 	uint32_t		 type = imsg->hdr.ih_type;
 	uint32_t		 id = imsg->hdr.ih_peerid;
-	int			 r = -1;
+	int			 r;
 
 	if (imsg->fd != -1)
 		fatalx("%s: unexpected descriptor with type %u", __func__,
@@ -234,71 +450,21 @@ agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	}
 	if (!agent_env->a_ready)
 		fatalx("%s: type %u before hello", __func__, type);
-
-	switch (type) {
-	case IMSG_AGENT_CREDIT:
-		agent_stream_credit(id, imsg->data, imsg->len);
-		return;
-	case IMSG_AGENT_CANCEL:
-		agent_stream_cancel(id, imsg->data, imsg->len);
-		return;
-	case IMSG_AGENT_EXEC:
-	case IMSG_AGENT_SPAWN:
-	case IMSG_AGENT_EXEC_STREAM:
-	case IMSG_AGENT_PROBE:
-		r = msg_exec_decode(imsg->data, imsg->len, &x);
-		break;
-	case IMSG_AGENT_PROCS:
-		r = msg_proc_req_decode(imsg->data, imsg->len, &q);
-		break;
-	case IMSG_AGENT_GIT_CONFIG:
-		r = msg_gitconfig_decode(imsg->data, imsg->len, &g);
-		break;
-	case IMSG_AGENT_GIT_INIT:
-		r = msg_gitinit_decode(imsg->data, imsg->len, &gi);
-		break;
-	case IMSG_AGENT_FILE_READ:
-	case IMSG_AGENT_FILE_WRITE:
-	case IMSG_AGENT_FILE_DELETE:
-		r = msg_file_decode(imsg->data, imsg->len, &fl);
-		break;
-	default:
+	if ((ar = agent_req_find(type)) == NULL)
 		fatalx("%s: unexpected message type %u", __func__, type);
-	}
+
+	memset(&m, 0, sizeof(m));
+	r = ar->ar_decode(imsg->data, imsg->len, &m);
 	/* The payload held the bearer; it has been copied out. */
 	if (imsg->data != NULL)
 		explicit_bzero(imsg->data, imsg->len);
 	if (r == -1)
 		fatalx("%s: malformed message type %u", __func__, type);
-
-	switch (type) {
-	case IMSG_AGENT_EXEC:
-		agent_exec(id, &x);
-		break;
-	case IMSG_AGENT_SPAWN:
-		agent_spawn(id, &x);
-		break;
-	case IMSG_AGENT_PROCS:
-		agent_procs(id, &q);
-		break;
-	case IMSG_AGENT_EXEC_STREAM:
-		agent_exec_stream(id, &x);
-		break;
-	case IMSG_AGENT_PROBE:
-		agent_probe(id, &x);
-		break;
-	case IMSG_AGENT_GIT_CONFIG:
-		agent_git_config(id, &g);
-		break;
-	case IMSG_AGENT_GIT_INIT:
-		agent_git_init(id, &gi);
-		break;
-	case IMSG_AGENT_FILE_READ:
-	case IMSG_AGENT_FILE_WRITE:
-	case IMSG_AGENT_FILE_DELETE:
-		agent_files(type, id, &fl);
-		break;
-	}
+	if (agent_req_paired(ar, id, &m))
+		ar->ar_serve(type, id, &m);
+	else if (ar->ar_free != NULL)
+		ar->ar_free(&m);
+	explicit_bzero(&m, sizeof(m));
 }
 
 /*
@@ -395,7 +561,7 @@ agent_sigchld(evutil_socket_t sig, short events, void *arg)
 }
 
 /* Constant time: how far two bearers agree tells nothing. */
-int
+static int
 agent_bearer_ok(const uint8_t *b)
 {
 	return (timingsafe_bcmp(agent_env->a_hello.h_bearer, b,

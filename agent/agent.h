@@ -137,7 +137,6 @@ void	 agent_reply(uint32_t, uint32_t, void *, size_t);
 void	 agent_error(uint32_t, const char *, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
 void	 agent_result(uint32_t, struct msg_result *);
-int	 agent_bearer_ok(const uint8_t *);
 void	 agent_secrets_wipe(void);
 int	 agent_busy(void);
 
@@ -166,8 +165,8 @@ int	 agent_exec_limits(uint32_t, const struct msg_exec *, uint32_t,
 /* agent_stream.c */
 void	 agent_stream_chunk(struct agent_job *, int, const uint8_t *,
 	    size_t);
-void	 agent_stream_credit(uint32_t, const void *, size_t);
-void	 agent_stream_cancel(uint32_t, const void *, size_t);
+void	 agent_stream_credit(uint32_t, const struct msg_credit *);
+void	 agent_stream_cancel(uint32_t, const struct msg_credit *);
 
 /* agent_git.c */
 void	 agent_git_config(uint32_t, struct msg_gitconfig *);

@@ -60,10 +60,6 @@ agent_spawn(uint32_t id, struct msg_exec *x)
 	char		*shargv[4];
 	uint32_t	 tmo, max;
 
-	if (!agent_bearer_ok(x->x_bearer)) {
-		agent_error(id, "exec-unpaired", "missing or wrong bearer");
-		goto done;
-	}
 	/*
 	 * timeoutMs: 100 ms up to a fence's longest lifetime (the broker
 	 * sends what is left of this one's, or less); 0 is that longest.
@@ -291,16 +287,12 @@ agent_bg_free(struct agent_bg *b)
 	free(b);
 }
 
-/* PROCS: list, read, signal.  q holds the bearer: checked first. */
+/* PROCS: list, read, signal (the bearer checked by agent_dispatch()). */
 void
 agent_procs(uint32_t id, struct msg_proc_req *q)
 {
 	struct agent_bg	*b;
 
-	if (!agent_bearer_ok(q->q_bearer)) {
-		agent_error(id, "exec-unpaired", "missing or wrong bearer");
-		goto done;
-	}
 	if (q->q_op == MSG_PROC_LIST) {
 		TAILQ_FOREACH(b, &agent_bgs, b_entry)
 			agent_bg_send(id, IMSG_AGENT_PROC, b, NULL, 0);

@@ -63,7 +63,8 @@ agent_exec_spawn(const struct msg_exec *x, struct agent_spawn *sp,
 
 /*
  * x is ours: its stdin goes to the job, the rest is freed here.  The
- * bearer is checked first, so an unpaired request learns nothing else.
+ * bearer was checked before (agent_dispatch()), so an unpaired request
+ * never comes here.
  */
 void
 agent_exec(uint32_t id, struct msg_exec *x)
@@ -96,10 +97,6 @@ agent_exec_run(uint32_t id, struct msg_exec *x, int stream, int sockets)
 	char		*shargv[4];
 	uint32_t	 tmo, max;
 
-	if (!agent_bearer_ok(x->x_bearer)) {
-		agent_error(id, "exec-unpaired", "missing or wrong bearer");
-		goto done;
-	}
 	if (agent_exec_limits(id, x, agent_env->a_hello.h_timeout_def,
 	    agent_env->a_hello.h_timeout_max, &tmo, &max) == -1)
 		goto done;

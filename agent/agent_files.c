@@ -530,10 +530,6 @@ files_write(uint32_t id, struct msg_file *fl)
 	int		 dfd, fd = -1, e, existed;
 	unsigned int	 rflags;
 
-	if (!agent_bearer_ok(fl->fl_bearer)) {
-		agent_error(id, "exec-unpaired", "missing or wrong bearer");
-		return;
-	}
 	strlcpy(path, fl->fl_path, sizeof(path));
 	if (files_split(path, &dir, &name) == -1) {
 		files_fail(id, fl->fl_path, errno);
@@ -639,10 +635,6 @@ files_delete(uint32_t id, struct msg_file *fl)
 	char		 path[PATH_MAX], *dir, *name;
 	int		 dfd;
 
-	if (!agent_bearer_ok(fl->fl_bearer)) {
-		agent_error(id, "exec-unpaired", "missing or wrong bearer");
-		return;
-	}
 	strlcpy(path, fl->fl_path, sizeof(path));
 	if (files_split(path, &dir, &name) == -1) {
 		files_fail(id, fl->fl_path, errno);

@@ -79,12 +79,7 @@ void
 agent_git_config(uint32_t id, struct msg_gitconfig *g)
 {
 	struct agent_gitcfg *gc;
-	int		 writes = g->g_set_name || g->g_set_email;
 
-	if (writes && !agent_bearer_ok(g->g_bearer)) {
-		agent_error(id, "exec-unpaired", "missing or wrong bearer");
-		goto done;
-	}
 	if ((g->g_set_name && !agent_git_value_ok(g->g_name)) ||
 	    (g->g_set_email && !agent_git_value_ok(g->g_email))) {
 		agent_error(id, "git-bad-value", "a value must be 1..%d bytes "
@@ -236,10 +231,6 @@ agent_git_init(uint32_t id, struct msg_gitinit *gi)
 	struct agent_spawn sp;
 	char		*argv[] = { "git", "init", NULL };
 
-	if (!agent_bearer_ok(gi->gi_bearer)) {
-		agent_error(id, "exec-unpaired", "missing or wrong bearer");
-		goto done;
-	}
 	if (agent_git_ready(id) == -1)
 		goto done;
 	memset(&sp, 0, sizeof(sp));

@@ -20,8 +20,6 @@
 #include "agent.h"
 
 static struct agent_job	*agent_stream_find(uint32_t);
-static int		 agent_stream_msg(uint32_t, const void *, size_t,
-			    struct msg_credit *);
 
 /* One CHUNK of j, n bytes of stream at p (n within j's credit). */
 void
@@ -59,54 +57,31 @@ agent_stream_find(uint32_t id)
 }
 
 /*
- * A CREDIT or CANCEL: decoded, its bearer checked.  A malformed one is
- * a protocol error as any; one with a wrong bearer is dropped (it
- * answers no request of its own, so nothing is said).
- */
-static int
-agent_stream_msg(uint32_t id, const void *data, size_t len,
-    struct msg_credit *cr)
-{
-	int	 ok;
-
-	if (msg_credit_decode(data, len, cr) == -1)
-		fatalx("%s: malformed credit for request %u", __func__, id);
-	ok = agent_bearer_ok(cr->cr_bearer);
-	explicit_bzero(cr->cr_bearer, sizeof(cr->cr_bearer));
-	if (!ok) {
-		log_warnx("%s: request %u: unpaired, dropped", __func__, id);
-		return (-1);
-	}
-	return (0);
-}
-
-/*
  * More room.  The job may have ended meanwhile (a credit crosses its
  * RESULT): nothing to do then.  Credit beyond the window is not given.
+ * A CREDIT or CANCEL with a wrong bearer never comes here: the
+ * agent's dispatch drops it (it answers no request of its own, so
+ * nothing is said).
  */
 void
-agent_stream_credit(uint32_t id, const void *data, size_t len)
+agent_stream_credit(uint32_t id, const struct msg_credit *cr)
 {
-	struct msg_credit cr;
 	struct agent_job *j;
 
-	if (agent_stream_msg(id, data, len, &cr) == -1 ||
-	    (j = agent_stream_find(id)) == NULL)
+	if ((j = agent_stream_find(id)) == NULL)
 		return;
-	j->j_credit += cr.cr_bytes;
+	j->j_credit += cr->cr_bytes;
 	if (j->j_credit > MSG_STREAM_WINDOW)
 		j->j_credit = MSG_STREAM_WINDOW;
 	agent_job_resume(j);
 }
 
 void
-agent_stream_cancel(uint32_t id, const void *data, size_t len)
+agent_stream_cancel(uint32_t id, const struct msg_credit *cr)
 {
-	struct msg_credit cr;
 	struct agent_job *j;
 
-	if (agent_stream_msg(id, data, len, &cr) == -1 ||
-	    (j = agent_stream_find(id)) == NULL)
+	if ((j = agent_stream_find(id)) == NULL)
 		return;
 	log_debug("%s: request %u: cancelled", __func__, id);
 	agent_job_cancel(j);

@@ -21,7 +21,8 @@ enum fence_backend {
 	BACKEND_RUNSC,
 	BACKEND_VM,
 	BACKEND_MOCK,
-	BACKEND_SUBPROCESS
+	BACKEND_SUBPROCESS,
+	BACKEND_MAX		/* one past the last: the codecs' bound */
 };
 
 /* What a probe measured; ordered: a level satisfies every level below. */

@@ -98,13 +98,59 @@ struct probe_host {
 #define PROBE_RUN_ERR_LEN	128
 
 /*
+ * What a backend declares of every fence it builds, as far as the judge
+ * of a probe needs it (docs/probe.md, "What grants each axis").  Each
+ * backend's entry in the fencer's table holds its own (fb_probe in
+ * fencer/backend.h) and the fencer copies it into every expectation:
+ * the prober learns what a fence is from these, never from the
+ * backend's name, so a new backend needs nothing in prober/.
+ */
+enum probe_kernel {
+	PROBE_KERNEL_HOST = 0,	/* the host's kernel serves its calls */
+	PROBE_KERNEL_USER,	/* a kernel of its own in user space on the
+				   host's (gVisor's sentry): L3 */
+	PROBE_KERNEL_GUEST,	/* a guest kernel on a virtual machine: L4;
+				   its namespace inodes are its own count */
+	PROBE_KERNEL_MAX
+};
+
+#define PROBE_HOME_LEN		96
+
+struct probe_traits {
+	int		 pt_kernel;		/* enum probe_kernel */
+	/*
+	 * The host reads the fence's processes as one sandbox process
+	 * whose tasks they are (fb_host_procs): it is judged by its uid
+	 * and its user namespace, not by a pid namespace of its own, and
+	 * capabilities it holds only in that namespace hold nothing.
+	 */
+	int		 pt_procs_apart;
+	/*
+	 * Another process serves the fence's files (fb_host_procs'
+	 * *files): the host must have read that one's mounts, and the
+	 * fence's kernel may refuse a write to a read-only folder with
+	 * EACCES before it reaches the mount.
+	 */
+	int		 pt_files_apart;
+	int		 pt_net_own;		/* a network of its own at every
+						   tier: judged strictly */
+	int		 pt_egress;		/* may hold an egress list (it has
+						   the proxy port) */
+	char		 pt_home[PROBE_HOME_LEN];	/* how the home is
+						   brought in; "": not said */
+};
+
+/*
  * What the host knows, filled in by the fencer (or broker) that ran the
  * probe.  Empty strings and zeroes mean "not known": the checks that need
  * them are then skipped or the axis is "not measured".
  */
 struct probe_expect {
 	int		 pe_tier;			/* enum fence_tier */
-	int		 pe_backend;			/* enum fence_backend */
+	int		 pe_backend;			/* enum fence_backend:
+							   its name, nothing
+							   else */
+	struct probe_traits pe_traits;			/* its backend's */
 	char		 pe_boot_id[PROBE_BOOT_ID_LEN];	/* the host's */
 	char		 pe_release[PROBE_UNAME_LEN];	/* host uname -r */
 	char		 pe_version[PROBE_UNAME_LEN];	/* host uname -v */

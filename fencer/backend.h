@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probe_expect.h"	/* struct probe_traits */
+
 struct fence;
 struct host_allow;
 
@@ -55,6 +57,12 @@ struct fencer_backend {
 					   cgroup holds beyond its limit
 					   (the vm backend's QEMU); its
 					   owner's total counts them */
+	/*
+	 * What the judge of a probe is told of every fence of this
+	 * backend (its kernel, what the host reads of it, how its home
+	 * comes in): fencer_probe.c copies it into the expectation.
+	 */
+	struct probe_traits fb_probe;
 
 	/*
 	 * Optional: once, when the daemon starts (configured, no fence

@@ -10,7 +10,9 @@
  * host (fencer_host.c: what grants an axis), caches the raw report in
  * <state>/envs/<owner>/<key>/probe.json (0600) while the
  * fence runs, and hands report, reading and
- * expectations to the prober, which alone parses the report.
+ * expectations to the prober, which alone parses the report.  What the
+ * prober knows of the fence's backend is what the backend's entry
+ * declares (fb_probe), never its name.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -321,6 +323,8 @@ fencer_probe_prepare(uint32_t reqid, const struct msg_fence_req *q)
 		goto fail;
 	f->f_expect->pe_tier = f->f_info.f_tier;
 	f->f_expect->pe_backend = f->f_info.f_backend;
+	/* What the prober judges by: the backend's word, not its name. */
+	f->f_expect->pe_traits = f->f_backend->fb_probe;
 	f->f_expect->pe_canary = CANARY_NOT_RUN;
 	probe_host(f->f_expect);
 	probe_egress_expect(f, f->f_expect);

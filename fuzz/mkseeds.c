@@ -171,6 +171,9 @@ main(int argc, char *argv[])
 	memset(&pe, 0, sizeof(pe));
 	pe.pe_tier = TIER_L15;
 	pe.pe_backend = BACKEND_NATIVE;
+	pe.pe_traits.pt_egress = 1;
+	strlcpy(pe.pe_traits.pt_home, "bind mount of the host folder",
+	    sizeof(pe.pe_traits.pt_home));
 	strlcpy(pe.pe_boot_id, "00000000-1111-2222-3333-444444444444",
 	    sizeof(pe.pe_boot_id));
 	pe.pe_host_pid = 4242;

@@ -77,6 +77,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The input's length picks what the host knows. */
 	e.pe_tier = size % 3 == 0 ? TIER_L2 : TIER_L15;
 	e.pe_backend = size % 5 == 0 ? BACKEND_RUNSC : BACKEND_NATIVE;
+	/* What those backends' entries declare (fencer/backend.h). */
+	if (e.pe_backend == BACKEND_RUNSC) {
+		e.pe_traits.pt_kernel = PROBE_KERNEL_USER;
+		e.pe_traits.pt_procs_apart = e.pe_traits.pt_files_apart = 1;
+		e.pe_traits.pt_net_own = 1;
+	} else
+		e.pe_traits.pt_egress = 1;
 	e.pe_canary = (int)(size % 3);
 	if (size % 2 == 0) {
 		strcpy(e.pe_boot_id, "00000000-1111-2222-3333-444444444444");

@@ -123,7 +123,7 @@ msg_boot_valid(const struct msg_boot *b)
 	if (b->b_tier != 0 && (b->b_tier < TIER_L1 || b->b_tier > TIER_L2))
 		return (0);
 	if (b->b_backend != 0 && (b->b_backend < BACKEND_NATIVE ||
-	    b->b_backend > BACKEND_SUBPROCESS))
+	    b->b_backend >= BACKEND_MAX))
 		return (0);
 	if (b->b_require != 0 &&
 	    (b->b_require < LEVEL_L1 || b->b_require > LEVEL_L4))
@@ -141,7 +141,7 @@ static const struct mc_field msg_boot_fields[] = {
 	MC_U(struct msg_boot, b_owner, 0, MSG_ID_MAX - 1),
 	MC_B(struct msg_boot, b_admin),
 	MC_U(struct msg_boot, b_tier, 0, TIER_L2),
-	MC_U(struct msg_boot, b_backend, 0, BACKEND_SUBPROCESS),
+	MC_U(struct msg_boot, b_backend, 0, BACKEND_MAX - 1),
 	MC_U(struct msg_boot, b_require, 0, LEVEL_L4),
 	MC_U(struct msg_boot, b_lifetime, 0, LIFETIME_MAX),
 	MC_SUB(struct msg_boot, b_limits, msg_limits),
@@ -220,7 +220,7 @@ msg_fence_valid(const struct msg_fence *f)
 	if (!msg_key_ok(f->f_key, 0))
 		return (0);
 	if (f->f_tier < TIER_L1 || f->f_tier > TIER_L2 ||
-	    f->f_backend < BACKEND_NATIVE || f->f_backend > BACKEND_SUBPROCESS)
+	    f->f_backend < BACKEND_NATIVE || f->f_backend >= BACKEND_MAX)
 		return (0);
 	if (f->f_state < FENCE_BOOTING || f->f_state > FENCE_FAILED ||
 	    f->f_reason < STOP_NONE || f->f_reason > STOP_SHUTDOWN)
@@ -250,7 +250,7 @@ static const struct mc_field msg_fence_fields[] = {
 	MC_U(struct msg_fence, f_owner, 0, MSG_ID_MAX - 1),
 	MC_U(struct msg_fence, f_uid, 0, MSG_ID_MAX - 1),
 	MC_U(struct msg_fence, f_tier, TIER_L1, TIER_L2),
-	MC_U(struct msg_fence, f_backend, BACKEND_NATIVE, BACKEND_SUBPROCESS),
+	MC_U(struct msg_fence, f_backend, BACKEND_NATIVE, BACKEND_MAX - 1),
 	MC_U(struct msg_fence, f_state, FENCE_BOOTING, FENCE_FAILED),
 	MC_U(struct msg_fence, f_reason, STOP_NONE, STOP_SHUTDOWN),
 	MC_U(struct msg_fence, f_pid, 0, INT32_MAX),

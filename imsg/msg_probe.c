@@ -100,9 +100,9 @@ msg_egress_target_valid(const char *t)
 }
 
 /*
- * The egress list and the probe's targets: a list only for an L2
- * native fence (the only one the fencer builds with a list), always
- * with a target off it; no targets without a list.
+ * The egress list and the probe's targets: a list only for an L2 fence
+ * of a backend that may hold one (the only one the fencer builds with
+ * a list), always with a target off it; no targets without a list.
  */
 static int
 msg_expect_egress_valid(const struct probe_expect *e)
@@ -114,8 +114,36 @@ msg_expect_egress_valid(const struct probe_expect *e)
 	if (e->pe_negress == 0)
 		return (e->pe_egress_allowed[0] == '\0' &&
 		    e->pe_egress_refused[0] == '\0');
-	return (e->pe_tier == TIER_L2 && e->pe_backend == BACKEND_NATIVE &&
+	return (e->pe_tier == TIER_L2 && e->pe_traits.pt_egress &&
 	    e->pe_egress_refused[0] != '\0');
+}
+
+/* NUL-terminated within len, printable ASCII before it. */
+static int
+msg_probe_printable(const char *s, size_t len)
+{
+	size_t	 i;
+
+	for (i = 0; i < len && s[i] != '\0'; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			return (0);
+	return (i < len);
+}
+
+/*
+ * What the backend declares of the fence: the judge grants by it, so
+ * every field is checked; the home's words go into the boundary.
+ */
+static int
+msg_traits_valid(const struct probe_traits *t)
+{
+	return (t->pt_kernel >= PROBE_KERNEL_HOST &&
+	    t->pt_kernel < PROBE_KERNEL_MAX &&
+	    (t->pt_procs_apart == 0 || t->pt_procs_apart == 1) &&
+	    (t->pt_files_apart == 0 || t->pt_files_apart == 1) &&
+	    (t->pt_net_own == 0 || t->pt_net_own == 1) &&
+	    (t->pt_egress == 0 || t->pt_egress == 1) &&
+	    msg_probe_printable(t->pt_home, sizeof(t->pt_home)));
 }
 
 static int
@@ -123,7 +151,7 @@ msg_expect_valid(const struct probe_expect *e)
 {
 	return (e->pe_tier >= TIER_L1 && e->pe_tier <= TIER_L2 &&
 	    e->pe_backend >= BACKEND_NATIVE &&
-	    e->pe_backend <= BACKEND_SUBPROCESS &&
+	    e->pe_backend < BACKEND_MAX && msg_traits_valid(&e->pe_traits) &&
 	    e->pe_canary >= CANARY_NOT_RUN && e->pe_canary <= CANARY_YES &&
 	    e->pe_host_pid >= 0 && msg_expect_egress_valid(e));
 }
@@ -189,6 +217,17 @@ static const struct mc_field msg_host_fields[] = {
 };
 static const struct mc_table msg_host = MC_TABLE(msg_host_fields);
 
+static const struct mc_field msg_traits_fields[] = {
+	MC_U(struct probe_traits, pt_kernel, PROBE_KERNEL_HOST,
+	    PROBE_KERNEL_MAX - 1),
+	MC_B(struct probe_traits, pt_procs_apart),
+	MC_B(struct probe_traits, pt_files_apart),
+	MC_B(struct probe_traits, pt_net_own),
+	MC_B(struct probe_traits, pt_egress),
+	MC_S(struct probe_traits, pt_home),
+};
+static const struct mc_table msg_traits = MC_TABLE(msg_traits_fields);
+
 /* The report as it travels: its key, what the host expects, the bytes. */
 struct msg_report_wire {
 	char			 rw_key[FENCE_KEY_SIZE];
@@ -201,7 +240,8 @@ struct msg_report_wire {
 static const struct mc_field msg_report_fields[] = {
 	MC_S(RW, rw_key),
 	MC_U(RW, rw_e.pe_tier, TIER_L1, TIER_L2),
-	MC_U(RW, rw_e.pe_backend, BACKEND_NATIVE, BACKEND_SUBPROCESS),
+	MC_U(RW, rw_e.pe_backend, BACKEND_NATIVE, BACKEND_MAX - 1),
+	MC_SUB(RW, rw_e.pe_traits, msg_traits),
 	MC_S(RW, rw_e.pe_boot_id),
 	MC_S(RW, rw_e.pe_release),
 	MC_S(RW, rw_e.pe_version),
@@ -264,6 +304,7 @@ msg_probe_report_decode(const void *data, size_t len,
 	if (mc_decode(&msg_report, data, len, rw, sizeof(*rw)) == -1 ||
 	    !msg_probe_key_ok(rw->rw_key) ||
 	    !msg_host_valid(&rw->rw_e.pe_host) ||
+	    !msg_traits_valid(&rw->rw_e.pe_traits) ||
 	    !msg_expect_egress_valid(&rw->rw_e))
 		goto bad;
 	if ((e = malloc(sizeof(*e))) == NULL)

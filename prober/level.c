@@ -124,9 +124,10 @@ level_path(const struct probe_report *r, const char *label)
 
 /*
  * /usr and /etc: refused with EROFS, as a read-only mount refuses.
- * gVisor checks the permission before the mount, so in a runsc fence
+ * Where another process serves the fence's files, the fence's own
+ * kernel may check the permission before the mount (gVisor's does), so
  * EACCES says as much; what grants it there is the host's reading of
- * the gofer's mounts.
+ * that process's mounts, which judge_host_filesystem() requires.
  */
 static void
 judge_readonly(const struct probe_report *r, const struct probe_expect *e,
@@ -139,7 +140,7 @@ judge_readonly(const struct probe_report *r, const struct probe_expect *e,
 	else if (p->rp_writable)
 		axis_violation(a, "filesystem: %s writable", label);
 	else if (strcmp(p->rp_error, "EROFS") != 0 &&
-	    (e->pe_backend != BACKEND_RUNSC ||
+	    (!e->pe_traits.pt_files_apart ||
 	    strcmp(p->rp_error, "EACCES") != 0))
 		axis_violation(a, "filesystem: %s not read-only (%s)", label,
 		    p->rp_error[0] != '\0' ? p->rp_error : "no error");
@@ -183,14 +184,15 @@ judge_host(const struct probe_expect *e)
 }
 
 /*
- * Whom the host read: the agent, pid 1 of the fence; for a runsc fence
- * the sandbox (the sentry, whose tasks the fence's processes are) and,
- * for the mounts, the gofer that serves the fence's files.
+ * Whom the host read: the agent, pid 1 of the fence; where the fence's
+ * processes are a sandbox's tasks, the sandbox (gVisor's sentry) and,
+ * for the mounts, the process that serves the fence's files (its
+ * gofer).
  */
 static const char *
 judge_who(const struct probe_expect *e)
 {
-	return (e->pe_backend == BACKEND_RUNSC ? "the sandbox" : "pid 1");
+	return (e->pe_traits.pt_procs_apart ? "the sandbox" : "pid 1");
 }
 
 static const char *
@@ -215,7 +217,7 @@ judge_host_ro(const struct probe_expect *e, struct probe_axis_verdict *a,
 
 /*
  * Capabilities held in a user namespace of pid 1's own that maps no
- * host root hold nothing of the host's (runsc's sandbox, as nobody).
+ * host root hold nothing of the host's (gVisor's sandbox, as nobody).
  */
 static int
 judge_caps_own_ns(const struct probe_host *h)
@@ -238,7 +240,7 @@ judge_host_filesystem(const struct probe_expect *e,
 		    "no reading");
 		return;
 	}
-	if (e->pe_backend == BACKEND_RUNSC && !h->ph_files_apart)
+	if (e->pe_traits.pt_files_apart && !h->ph_files_apart)
 		axis_violation(a, "filesystem: the host did not read the "
 		    "gofer's mounts");
 	if (h->ph_files_apart && h->ph_inner_nhost > 0)
@@ -273,13 +275,13 @@ judge_host_processes(const struct probe_expect *e,
 		    "no reading");
 		return;
 	}
-	if (e->pe_backend == BACKEND_RUNSC) {
+	if (e->pe_traits.pt_procs_apart) {
 		/*
-		 * The fence's processes are the sentry's tasks, not the
-		 * host's: what the host holds to is the sentry, which must
-		 * run as no root of the host's, in a user namespace of its
-		 * own (docs/probe.md).  This runsc leaves it in the host's
-		 * pid namespace, which the host cannot change.
+		 * The fence's processes are the sandbox's tasks, not the
+		 * host's: what the host holds to is the sandbox, which
+		 * must run as no root of the host's, in a user namespace
+		 * of its own (docs/probe.md).  gVisor leaves it in the
+		 * host's pid namespace, which the host cannot change.
 		 */
 		for (i = 0; i < 4; i++)
 			if (h->ph_uid[i] == 0) {
@@ -335,7 +337,7 @@ judge_host_privileges(const struct probe_expect *e,
 	if (h->ph_nnp != 1)
 		axis_violation(a, "privileges: %s has NoNewPrivs %d",
 		    judge_who(e), h->ph_nnp);
-	if (e->pe_backend == BACKEND_RUNSC && judge_caps_own_ns(h))
+	if (e->pe_traits.pt_procs_apart && judge_caps_own_ns(h))
 		return;
 	for (i = 0; i < HOST_CAP_MAX; i++)
 		if (h->ph_cap[i] != 0)
@@ -346,8 +348,8 @@ judge_host_privileges(const struct probe_expect *e,
 
 /*
  * L3 and L4 ask for no capabilities: none in any set the report shows,
- * and none the host sees pid 1 hold over the host's own (for runsc,
- * the sandbox's are held in its own user namespace only).
+ * and none the host sees pid 1 hold over the host's own (a sandbox's
+ * may be held in its own user namespace only).
  */
 static int
 level_host_no_caps(const struct probe_expect *e)
@@ -357,7 +359,7 @@ level_host_no_caps(const struct probe_expect *e)
 
 	if (h == NULL || !h->ph_status_read)
 		return (0);
-	if (e->pe_backend == BACKEND_RUNSC && judge_caps_own_ns(h))
+	if (e->pe_traits.pt_procs_apart && judge_caps_own_ns(h))
 		return (1);
 	for (i = 0; i < HOST_CAP_MAX; i++)
 		if (h->ph_cap[i] != 0)
@@ -433,15 +435,15 @@ judge_filesystem(const struct probe_report *r, const struct probe_expect *e,
 
 /*
  * Whether the report's namespace inodes mean anything against the
- * host's: not from a vm's guest, whose kernel numbers its own (its
- * first pid namespace has the inode every kernel's first one has).
- * What keeps a vm's processes apart is the host's reading of QEMU's
- * jail and the guest's separate kernel.
+ * host's: not from a guest kernel, which numbers its own (its first
+ * pid namespace has the inode every kernel's first one has).  What
+ * keeps a guest's processes apart is the host's reading of the jail of
+ * the machine that runs it and the guest's separate kernel.
  */
 static int
 level_ns_comparable(const struct probe_expect *e)
 {
-	return (e->pe_backend != BACKEND_VM);
+	return (e->pe_traits.pt_kernel != PROBE_KERNEL_GUEST);
 }
 
 static void
@@ -586,9 +588,9 @@ level_only_lo(const struct probe_report *r, char *other, size_t len)
 }
 
 /*
- * Where the fence should have no network (L2, and the runsc and vm
- * backends): the canary unreached by both accounts, only lo, a network
- * namespace of its own.
+ * Where the fence should have no network (L2, and backends with a
+ * network of their own at every tier): the canary unreached by both
+ * accounts, only lo, a network namespace of its own.
  */
 static void
 judge_net_strict(const struct probe_report *r, const struct probe_expect *e,
@@ -600,8 +602,7 @@ judge_net_strict(const struct probe_report *r, const struct probe_expect *e,
 	if (e->pe_canary == CANARY_YES || (r->r_has_canary &&
 	    r->r_canary_connected))
 		axis_violation(a, "network: canary reached from an %s fence",
-		    e->pe_backend == BACKEND_RUNSC ||
-		    e->pe_backend == BACKEND_VM ? backend_name(e->pe_backend) :
+		    e->pe_traits.pt_net_own ? backend_name(e->pe_backend) :
 		    tier_name(TIER_L2));
 	else if (e->pe_canary != CANARY_NOT_RUN && (!r->r_has_canary ||
 	    (e->pe_canary_target[0] != '\0' &&
@@ -663,7 +664,7 @@ judge_net_egress(const struct probe_report *r, const struct probe_expect *e,
 	for (i = 0; i < v->pv_negress; i++)
 		strlcpy(v->pv_egress[i], e->pe_egress[i],
 		    sizeof(v->pv_egress[i]));
-	if (e->pe_tier != TIER_L2 || e->pe_backend != BACKEND_NATIVE) {
+	if (e->pe_tier != TIER_L2 || !e->pe_traits.pt_egress) {
 		axis_unmeasured(a, "an egress list outside an L2 native fence");
 		return;
 	}
@@ -710,8 +711,7 @@ judge_network(const struct probe_report *r, const struct probe_expect *e,
 		judge_net_egress(r, e, v);
 		return;
 	}
-	if (e->pe_tier == TIER_L2 || e->pe_backend == BACKEND_RUNSC ||
-	    e->pe_backend == BACKEND_VM) {
+	if (e->pe_tier == TIER_L2 || e->pe_traits.pt_net_own) {
 		judge_net_strict(r, e, a);
 		return;
 	}
@@ -758,21 +758,15 @@ judge_kernel(const struct probe_report *r, const struct probe_expect *e,
 		a->av_verdict = VERDICT_SHARED;
 }
 
-/* How each backend brings the sandbox home in (docs/vm.md, docs/runsc.md). */
+/*
+ * How the backend brings the sandbox home in, as its entry says: NULL
+ * when it says nothing.  The string lives as long as e.
+ */
 static const char *
 level_home_channel(const struct probe_expect *e)
 {
-	switch (e->pe_backend) {
-	case BACKEND_NATIVE:
-		return ("bind mount of the host folder");
-	case BACKEND_RUNSC:
-		return ("gVisor gofer, bind of the host folder");
-	case BACKEND_VM:
-		return ("virtio-9p: QEMU's 9p server, in its jail, over the "
-		    "host folder");
-	default:
-		return (NULL);
-	}
+	return (e->pe_traits.pt_home[0] != '\0' ? e->pe_traits.pt_home :
+	    NULL);
 }
 
 static int
@@ -793,9 +787,10 @@ level_derive(const struct probe_report *r, const struct probe_expect *e,
 	    v->pv_axes[AXIS_NETWORK].av_verdict == VERDICT_ALLOWLISTED : net;
 	if (fs && pr && net && level_no_caps(r) && level_host_no_caps(e) &&
 	    v->pv_axes[AXIS_KERNEL].av_verdict == VERDICT_SEPARATE) {
-		if (e->pe_backend == BACKEND_VM)
+		/* A kernel of its own, as its backend declares it. */
+		if (e->pe_traits.pt_kernel == PROBE_KERNEL_GUEST)
 			return (LEVEL_L4);
-		if (e->pe_backend == BACKEND_RUNSC)
+		if (e->pe_traits.pt_kernel == PROBE_KERNEL_USER)
 			return (LEVEL_L3);
 	}
 	if (fs && pr && pv && l2net)

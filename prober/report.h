@@ -76,8 +76,9 @@ struct probe_verdict {
 	char		 pv_release[PROBE_UNAME_LEN];
 	char		 pv_version[PROBE_UNAME_LEN];
 	char		 pv_boot_id[PROBE_BOOT_ID_LEN];	/* "" if none */
-	/* What carries the home into the fence: the host's word, by its
-	   backend (the filesystem axis's "home" in the boundary). */
+	/* What carries the home into the fence: the host's word, its
+	   backend's pt_home in the expectation, which it points into
+	   (the filesystem axis's "home" in the boundary). */
 	const char	*pv_home;
 	/*
 	 * A fence with an egress list: the list (the host's) and what the

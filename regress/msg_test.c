@@ -22,6 +22,7 @@
 #include "mp.h"
 #include "msg.h"
 #include "probe_expect.h"
+#include "backend.h"
 
 static void
 config_sample(struct fenced_config *c)
@@ -1749,6 +1750,7 @@ egress_expect(struct probe_expect *e)
 	memset(e, 0, sizeof(*e));
 	e->pe_tier = TIER_L2;
 	e->pe_backend = BACKEND_NATIVE;
+	e->pe_traits = fencer_backend(BACKEND_NATIVE)->fb_probe;
 	e->pe_negress = 2;
 	strlcpy(e->pe_egress[0], "*.api.example:443", sizeof(e->pe_egress[0]));
 	strlcpy(e->pe_egress[1], "ok.example:443", sizeof(e->pe_egress[1]));
@@ -1763,6 +1765,101 @@ static uint8_t *
 find_bytes(void *buf, size_t len, const char *s)
 {
 	return (memmem(buf, len, s, strlen(s)));
+}
+
+ATF_TC(probe_report_traits);
+ATF_TC_HEAD(probe_report_traits, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "IMSG_PROBE_REPORT carries what each "
+	    "backend's entry declares of its fences whole; both ends refuse "
+	    "a kernel out of range, a flag not 0 or 1 and a home not "
+	    "printable or not terminated");
+}
+ATF_TC_BODY(probe_report_traits, tc)
+{
+	static const int backends[] = { BACKEND_NATIVE, BACKEND_RUNSC,
+	    BACKEND_VM };
+	struct probe_expect	 e, bad;
+	struct msg_probe_report	 p, q;
+	void			*buf;
+	uint8_t			*at;
+	size_t			 len, i;
+
+	memset(&p, 0, sizeof(p));
+	strlcpy(p.pr_key, "k1", sizeof(p.pr_key));
+	for (i = 0; i < nitems(backends); i++) {
+		memset(&e, 0, sizeof(e));
+		e.pe_tier = TIER_L15;
+		e.pe_backend = backends[i];
+		e.pe_traits = fencer_backend(backends[i])->fb_probe;
+		p.pr_expect = &e;
+		ATF_REQUIRE_EQ(0, msg_probe_report_encode(&p, &buf, &len));
+		ATF_REQUIRE_EQ(0, msg_probe_report_decode(buf, len, &q));
+		ATF_CHECK(memcmp(&q.pr_expect->pe_traits, &e.pe_traits,
+		    sizeof(e.pe_traits)) == 0);
+		msg_probe_report_free(&q);
+		free(buf);
+	}
+
+	/*
+	 * The vm's on the wire, back from its home: the home's str8
+	 * header, egress, net_own, files_apart, procs_apart, kernel 2.
+	 */
+	memset(&e, 0, sizeof(e));
+	e.pe_tier = TIER_L15;
+	e.pe_backend = BACKEND_VM;
+	e.pe_traits = fencer_backend(BACKEND_VM)->fb_probe;
+	p.pr_expect = &e;
+	ATF_REQUIRE_EQ(0, msg_probe_report_encode(&p, &buf, &len));
+	ATF_REQUIRE((at = find_bytes(buf, len, e.pe_traits.pt_home)) != NULL);
+	ATF_REQUIRE_EQ(at[-7], 0x02);
+	ATF_REQUIRE_EQ(at[-5], 0xc2);
+	at[-7] = PROBE_KERNEL_MAX;
+	ATF_CHECK_EQ(-1, msg_probe_report_decode(buf, len, &q));
+	at[-7] = 0x02;
+	at[-5] = 0x02;		/* a flag as a number */
+	ATF_CHECK_EQ(-1, msg_probe_report_decode(buf, len, &q));
+	at[-5] = 0xc2;
+	at[0] = 0x01;		/* a control character in the home */
+	ATF_CHECK_EQ(-1, msg_probe_report_decode(buf, len, &q));
+	at[0] = 'v';
+	ATF_REQUIRE_EQ(0, msg_probe_report_decode(buf, len, &q));
+	msg_probe_report_free(&q);
+	free(buf);
+
+	p.pr_expect = &bad;
+	for (i = 0; i < 8; i++) {
+		bad = e;
+		switch (i) {
+		case 0:
+			bad.pe_traits.pt_kernel = PROBE_KERNEL_MAX;
+			break;
+		case 1:
+			bad.pe_traits.pt_kernel = -1;
+			break;
+		case 2:
+			bad.pe_traits.pt_procs_apart = 2;
+			break;
+		case 3:
+			bad.pe_traits.pt_files_apart = -1;
+			break;
+		case 4:
+			bad.pe_traits.pt_net_own = 2;
+			break;
+		case 5:
+			bad.pe_traits.pt_egress = 2;
+			break;
+		case 6:
+			bad.pe_traits.pt_home[3] = '\n';
+			break;
+		case 7:
+			memset(bad.pe_traits.pt_home, 'a',
+			    sizeof(bad.pe_traits.pt_home));
+			break;
+		}
+		ATF_CHECK_EQ_MSG(-1, msg_probe_report_encode(&p, &buf, &len),
+		    "case %zu", i);
+	}
 }
 
 ATF_TC(probe_report_egress);
@@ -1848,6 +1945,7 @@ ATF_TC_BODY(probe_report_egress, tc)
 			break;
 		case 7:
 			bad.pe_backend = BACKEND_RUNSC;
+			bad.pe_traits = fencer_backend(BACKEND_RUNSC)->fb_probe;
 			break;
 		case 8:
 			bad.pe_negress = 0;	/* targets without a list */
@@ -1894,5 +1992,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, token_codecs);
 	ATF_TP_ADD_TC(tp, origins);
 	ATF_TP_ADD_TC(tp, probe_report_egress);
+	ATF_TP_ADD_TC(tp, probe_report_traits);
 	return (atf_no_error());
 }

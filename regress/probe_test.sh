@@ -672,7 +672,21 @@ fence_l2_body() {
 }
 fence_l2_cleanup() { fence_cleanup; }
 
+atf_test_case prober_names_no_backend
+prober_names_no_backend_head() {
+	atf_set descr "nothing in prober/ names a backend: the judge knows a fence by the traits its backend's entry declares (docs/probe.md)"
+}
+prober_names_no_backend_body() {
+	TOPDIR=$(atf_config_get topdir "")
+	[ -n "$TOPDIR" ] && [ -d "$TOPDIR/prober" ] ||
+	    atf_skip "no source tree (-v topdir=...)"
+	found=$( (grep -il 'runsc\|qemu' "$TOPDIR"/prober/*.[ch]
+	    grep -l 'BACKEND_[A-Z]' "$TOPDIR"/prober/*.[ch]) | sort -u)
+	[ -z "$found" ] || atf_fail "prober/ names a backend in: $found"
+}
+
 atf_init_test_cases() {
+	atf_add_test_case prober_names_no_backend
 	atf_add_test_case host_root
 	atf_add_test_case host_nobody
 	atf_add_test_case network_fast

@@ -17,6 +17,7 @@
 #include "msg.h"
 #include "report.h"
 #include "fencer_host.h"
+#include "backend.h"
 
 #define HOST_BOOT_ID	"00000000-1111-2222-3333-444444444444"
 #define HOST_NS_PID	4026531836ULL
@@ -211,6 +212,17 @@ host_reading(struct probe_expect *e, int tier)
 	}
 }
 
+/* What the fencer tells the prober of a backend: its table's entry. */
+static void
+expect_backend(struct probe_expect *e, int backend)
+{
+	const struct fencer_backend *b = fencer_backend(backend);
+
+	ATF_REQUIRE(b != NULL);
+	e->pe_backend = backend;
+	e->pe_traits = b->fb_probe;
+}
+
 /* What the fencer would know about the base report's fence. */
 static struct probe_expect
 expect(int tier)
@@ -219,7 +231,7 @@ expect(int tier)
 
 	memset(&e, 0, sizeof(e));
 	e.pe_tier = tier;
-	e.pe_backend = BACKEND_NATIVE;
+	expect_backend(&e, BACKEND_NATIVE);
 	strlcpy(e.pe_boot_id, HOST_BOOT_ID, sizeof(e.pe_boot_id));
 	strlcpy(e.pe_release, "6.1.0-test", sizeof(e.pe_release));
 	strlcpy(e.pe_version, "#1 SMP test", sizeof(e.pe_version));
@@ -957,7 +969,7 @@ runsc_expect(void)
 	struct probe_host	*h = &e.pe_host;
 	int			 i;
 
-	e.pe_backend = BACKEND_RUNSC;
+	expect_backend(&e, BACKEND_RUNSC);
 	for (i = 0; i < 4; i++)
 		h->ph_uid[i] = 65534;
 	h->ph_nspid_depth = 1;
@@ -1084,7 +1096,7 @@ ATF_TC_BODY(l3_and_l4, tc)
 	e = l2_expect();
 
 	/* The same from a VM: another boot_id and release. */
-	e.pe_backend = BACKEND_VM;
+	expect_backend(&e, BACKEND_VM);
 	r = l2_report();
 	set(r, "identity.bootId",
 	    json_string("99999999-1111-2222-3333-444444444444"));

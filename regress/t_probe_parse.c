@@ -17,6 +17,8 @@
  * and one "violation: ..." line per violation; -j adds "json: ..." with
  * verdict_json().  -e adds an entry to the fence's egress list, -a and
  * -r name the targets the probe was asked to try through its proxy.
+ * -b's backend lends the expectation what its entry in the fencer's
+ * table declares (fb_probe), as the fencer's would.
  * Exit 0 if the report was well-formed, 1 if not.
  * With -g, only the values at the paths ("network.tcp.0.error") are
  * printed, one a line (strings bare, "missing" if absent), for the
@@ -35,6 +37,7 @@
 
 #include "fenced.h"
 #include "report.h"
+#include "backend.h"
 
 #define TP_INPUT_MAX	(4 * 1024 * 1024)
 #define TP_GETS_MAX	32
@@ -194,6 +197,7 @@ main(int argc, char *argv[])
 {
 	struct probe_expect	 e;
 	struct probe_verdict	 v;
+	const struct fencer_backend *be;
 	char			*buf, *gets[TP_GETS_MAX];
 	size_t			 len;
 	int			 ch, json = 0, rv, ngets = 0, assume;
@@ -268,6 +272,8 @@ main(int argc, char *argv[])
 			usage();
 		}
 	}
+	if ((be = fencer_backend(e.pe_backend)) != NULL)
+		e.pe_traits = be->fb_probe;
 	buf = tp_read(&len);
 	if (ngets > 0) {
 		rv = tp_get(buf, len, gets, ngets);

@@ -426,6 +426,8 @@ const struct fencer_backend backend_mock = {
 	.fb_state_size = sizeof(struct mock_fence),
 	/* It stands in for any backend: its boot may take what theirs may. */
 	.fb_agent_wait = BOOT_AGENT_WAIT_MAX,
+	/* Nothing for the judge beyond what the host reads: no home said. */
+	.fb_probe = { .pt_kernel = PROBE_KERNEL_HOST },
 	.fb_boot = mock_boot,
 	.fb_reaped = mock_reaped,
 	.fb_stop = mock_stop,

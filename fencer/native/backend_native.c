@@ -113,6 +113,11 @@ const struct fencer_backend backend_native = {
 	.fb_id = BACKEND_NATIVE,
 	.fb_bin_dir = FENCE_BIN_DIR,
 	.fb_state_size = sizeof(struct fence_proc),
+	.fb_probe = {
+		.pt_kernel = PROBE_KERNEL_HOST,
+		.pt_egress = 1,
+		.pt_home = "bind mount of the host folder",
+	},
 	.fb_boot = native_boot,
 	.fb_reaped = native_reaped,
 	.fb_stop = native_stop,

@@ -900,6 +900,13 @@ const struct fencer_backend backend_runsc = {
 	.fb_bin_dir = FENCE_BIN_DIR,
 	.fb_state_size = sizeof(struct runsc_fence),
 	.fb_agent_wait = RUNSC_AGENT_WAIT_SEC,
+	.fb_probe = {
+		.pt_kernel = PROBE_KERNEL_USER,
+		.pt_procs_apart = 1,	/* the sentry (runsc_host_procs) */
+		.pt_files_apart = 1,	/* the gofer */
+		.pt_net_own = 1,
+		.pt_home = "gVisor gofer, bind of the host folder",
+	},
 	.fb_start = runsc_start,
 	.fb_boot = runsc_boot,
 	.fb_host_procs = runsc_host_procs,

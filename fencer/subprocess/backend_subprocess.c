@@ -481,6 +481,8 @@ const struct fencer_backend backend_subprocess = {
 	.fb_bin_dir = subprocess_bindir,
 	.fb_host_view = 1,
 	.fb_state_size = sizeof(struct subprocess_fence),
+	/* Nothing for the judge beyond what the host reads: no home said. */
+	.fb_probe = { .pt_kernel = PROBE_KERNEL_HOST },
 	.fb_boot = subprocess_boot,
 	.fb_reaped = subprocess_reaped,
 	.fb_stop = subprocess_stop,

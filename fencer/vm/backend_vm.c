@@ -544,6 +544,12 @@ const struct fencer_backend backend_vm = {
 	.fb_state_size = sizeof(struct vm_fence),
 	.fb_agent_wait = VM_AGENT_WAIT_SEC,
 	.fb_memory_extra = VM_QEMU_OVERHEAD,
+	.fb_probe = {
+		.pt_kernel = PROBE_KERNEL_GUEST,
+		.pt_net_own = 1,
+		.pt_home = "virtio-9p: QEMU's 9p server, in its jail, over "
+		    "the host folder",
+	},
 	.fb_start = vm_start,
 	.fb_unavailable = vm_unavailable,
 	.fb_boot = vm_boot,
