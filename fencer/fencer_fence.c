@@ -28,7 +28,6 @@
 #include "msg.h"
 #include "fencer.h"
 #include "fencer_home.h"
-#include "pool.h"
 
 struct fencelist	 fencer_fences = TAILQ_HEAD_INITIALIZER(fencer_fences);
 static unsigned int	 fencer_nfences;
@@ -491,7 +490,9 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		    tier_name(b->b_tier ? b->b_tier : c->c_tier));
 		return (NULL);
 	}
-	if (b->b_negress > 0 && backend != BACKEND_NATIVE) {
+	/* Only a backend with the agent's proxy port enforces a list. */
+	be = fencer_backend(backend);
+	if (b->b_negress > 0 && (be == NULL || !be->fb_egress)) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid,
 		    "egress-unsupported", "an egress list needs the native "
 		    "backend: the %s backend has no proxy port yet",
@@ -500,7 +501,7 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	}
 	if (fence_limits_admit(reqid, b, backend, &limits, &lifetime) == -1)
 		return (NULL);
-	if ((be = fencer_backend(backend)) == NULL) {
+	if (be == NULL) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid,
 		    "backend-unavailable", "backend %s is not available: %s; "
 		    "nothing falls back to another", backend_name(backend),
@@ -802,7 +803,7 @@ fence_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	    f->f_info.f_timings.t_agent_us);
 	fence_send(IMSG_FENCE_BOOTED, f->f_reqid, f, fd);
 	f->f_reqid = 0;
-	pool_kick();
+	fencer_backends_warm_refill();
 }
 
 static void
@@ -895,7 +896,7 @@ fence_end(struct fence *f, int reason, uint32_t reqid)
 	fencer_nfences--;
 	fence_free(f);
 	if (was_booting)
-		pool_kick();
+		fencer_backends_warm_refill();
 }
 
 void
@@ -958,8 +959,7 @@ fencer_reap(void)
 			if (f->f_started && f->f_info.f_pid == pid)
 				break;
 		if (f == NULL) {
-			if (!pool_reaped(pid))
-				(void)fencer_backends_child(pid, status);
+			(void)fencer_backends_child(pid, status);
 			continue;
 		}
 		f->f_backend->fb_reaped(f);	/* nothing left to wait for */
@@ -976,7 +976,7 @@ fencer_stop_all(void)
 {
 	struct fence	*f;
 
-	pool_fini();
+	fencer_backends_warm_fini();
 	while ((f = TAILQ_FIRST(&fencer_fences)) != NULL)
 		fence_end(f, STOP_SHUTDOWN, 0);
 	fencer_backends_fini();
