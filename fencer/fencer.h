@@ -68,8 +68,13 @@ struct fence	*fencer_lookup(const struct msg_fence_req *);
 int		 fencer_env_dir(const struct fence *, int, char *, size_t);
 void		 fencer_env_sweep(const char *);
 
+/* fencer_limits.c */
+int	fencer_limits_admit(uint32_t, const struct msg_boot *, int,
+	    struct fence_limits *, uint32_t *);
+
 /* fencer_uids.c */
 int	fencer_uid_for(const char *, const char *, uid_t *, char *, size_t);
+int	fencer_uid_assign(struct fence *, gid_t, const char *, uint32_t);
 
 /* fencer_probe.c */
 void	fencer_probe_prepare(uint32_t, const struct msg_fence_req *);

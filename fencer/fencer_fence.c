@@ -256,191 +256,6 @@ fence_free(struct fence *f)
 	free(f);
 }
 
-/* <homes> with ~ and %u expanded for this owner. */
-static int
-fence_homes_dir(const struct passwd *pw, char *out, size_t outsz)
-{
-	const char	*p = fencer_self.ps_conf.c_homes;
-	size_t		 len = 0;
-
-	out[0] = '\0';
-	for (; *p != '\0'; p++) {
-		if (*p == '~' && p == fencer_self.ps_conf.c_homes)
-			len = strlcat(out, pw->pw_dir, outsz);
-		else if (*p == '%' && p[1] == 'u') {
-			len = strlcat(out, pw->pw_name, outsz);
-			p++;
-		} else {
-			char c[2] = { *p, '\0' };
-
-			len = strlcat(out, c, outsz);
-		}
-		if (len >= outsz)
-			return (-1);
-	}
-	return (out[0] == '/' ? 0 : -1);
-}
-
-/* A size as fenced.conf(5) writes it: 512M, 2G, or bytes. */
-static void
-fence_fmt_size(uint64_t v, char *buf, size_t len)
-{
-	static const char	 units[] = "TGMK";
-	int			 i;
-
-	for (i = 0; i < 4; i++) {
-		int	 shift = 10 * (4 - i);
-
-		if (v != 0 && (v & ((1ULL << shift) - 1)) == 0) {
-			snprintf(buf, len, "%llu%c",
-			    (unsigned long long)(v >> shift), units[i]);
-			return;
-		}
-	}
-	snprintf(buf, len, "%llu", (unsigned long long)v);
-}
-
-static void
-fence_fmt_cpu(uint32_t milli, char *buf, size_t len)
-{
-	if (milli % 1000 == 0)
-		snprintf(buf, len, "%u", milli / 1000);
-	else
-		snprintf(buf, len, "%.3g", milli / 1000.0);
-}
-
-/*
- * The memory a fence of backend be (NULL: none, the boot fails anyway)
- * with that limit holds against its owner's total: what its memory
- * cgroup allows, the backend's own beyond the limit included (a vm
- * fence's QEMU, docs/vm.md).  The one place the total counts it.
- */
-static uint64_t
-fence_memory_held(const struct fencer_backend *be, uint64_t limit)
-{
-	return (limit + (be != NULL ? be->fb_memory_extra : 0));
-}
-
-/*
- * What a boot asks for against what the configuration allows (issue 9):
- * each limit and the lifetime at most its ceiling, then the owner's
- * running fences, this one with them, within the per-user totals (the
- * memory each holds: fence_memory_held()).  A request above either is
- * refused, never clamped, whoever asks: an admin raises a ceiling in
- * fenced.conf.  Fills in the defaults for what was not asked; returns
- * 0, or -1 once the broker has the error.
- */
-static int
-fence_limits_admit(uint32_t reqid, const struct msg_boot *b, int backend,
-    struct fence_limits *out, uint32_t *lifetime)
-{
-	const struct fenced_config *c = &fencer_self.ps_conf;
-	const struct fence_limits *max = &c->c_limits_max;
-	const struct fence_limits *tot = &c->c_user_limits;
-	struct fence_limits	 sum;
-	struct fence		*f;
-	char			 a[32], m[32], x[32], extra[96];
-	uint64_t		 limits;
-	uint32_t		 n = 0;
-
-	*out = c->c_limits;
-	if (b->b_limits.fl_memory != 0)
-		out->fl_memory = b->b_limits.fl_memory;
-	if (b->b_limits.fl_pids != 0)
-		out->fl_pids = b->b_limits.fl_pids;
-	if (b->b_limits.fl_cpu_milli != 0)
-		out->fl_cpu_milli = b->b_limits.fl_cpu_milli;
-	*lifetime = b->b_lifetime != 0 ? b->b_lifetime : c->c_lifetime;
-
-	if (out->fl_memory > max->fl_memory) {
-		fence_fmt_size(out->fl_memory, a, sizeof(a));
-		fence_fmt_size(max->fl_memory, m, sizeof(m));
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "limit-over-ceiling", "memory %s is above the ceiling %s "
-		    "(limit memory ... max in fenced.conf)", a, m);
-		return (-1);
-	}
-	if (out->fl_pids > max->fl_pids) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "limit-over-ceiling", "pids %u is above the ceiling %u "
-		    "(limit pids ... max in fenced.conf)", out->fl_pids,
-		    max->fl_pids);
-		return (-1);
-	}
-	if (out->fl_cpu_milli > max->fl_cpu_milli) {
-		fence_fmt_cpu(out->fl_cpu_milli, a, sizeof(a));
-		fence_fmt_cpu(max->fl_cpu_milli, m, sizeof(m));
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "limit-over-ceiling", "cpu %s is above the ceiling %s "
-		    "(limit cpu ... max in fenced.conf)", a, m);
-		return (-1);
-	}
-	if (*lifetime > c->c_lifetime_max) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "limit-over-ceiling", "lifetime %u s is above the ceiling "
-		    "%u s (lifetime ... max in fenced.conf)", *lifetime,
-		    c->c_lifetime_max);
-		return (-1);
-	}
-
-	/* Booting fences count: they hold their cgroups already. */
-	sum = *out;
-	sum.fl_memory = fence_memory_held(fencer_backend(backend),
-	    out->fl_memory);
-	limits = out->fl_memory;
-	TAILQ_FOREACH(f, &fencer_fences, f_entry) {
-		if (f->f_info.f_owner != b->b_owner)
-			continue;
-		n++;
-		sum.fl_memory += fence_memory_held(f->f_backend,
-		    f->f_info.f_limits.fl_memory);
-		limits += f->f_info.f_limits.fl_memory;
-		sum.fl_pids += f->f_info.f_limits.fl_pids;
-		sum.fl_cpu_milli += f->f_info.f_limits.fl_cpu_milli;
-	}
-	if (n + 1 > c->c_user_fences) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "user-total-exceeded", "uid %u has %u fences running, the "
-		    "most one user may have (user limit fences)",
-		    (unsigned)b->b_owner, n);
-		return (-1);
-	}
-	if (sum.fl_memory > tot->fl_memory) {
-		fence_fmt_size(sum.fl_memory, a, sizeof(a));
-		fence_fmt_size(tot->fl_memory, m, sizeof(m));
-		extra[0] = '\0';
-		if (sum.fl_memory > limits) {
-			fence_fmt_size(sum.fl_memory - limits, x, sizeof(x));
-			snprintf(extra, sizeof(extra), " (%s of it beyond "
-			    "their limits: QEMU's own, in a vm fence)", x);
-		}
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "user-total-exceeded", "with this fence the fences of uid "
-		    "%u would hold memory %s%s, above the total %s one user "
-		    "may have (user limit memory)", (unsigned)b->b_owner, a,
-		    extra, m);
-		return (-1);
-	}
-	if (sum.fl_pids > tot->fl_pids) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "user-total-exceeded", "with this fence the fences of uid "
-		    "%u would hold pids %u, above the total %u one user may "
-		    "have (user limit pids)", (unsigned)b->b_owner,
-		    sum.fl_pids, tot->fl_pids);
-		return (-1);
-	}
-	if (sum.fl_cpu_milli > tot->fl_cpu_milli) {
-		fence_fmt_cpu(sum.fl_cpu_milli, a, sizeof(a));
-		fence_fmt_cpu(tot->fl_cpu_milli, m, sizeof(m));
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "user-total-exceeded", "with this fence the fences of uid "
-		    "%u would hold cpu %s, above the total %s one user may "
-		    "have (user limit cpu)", (unsigned)b->b_owner, a, m);
-		return (-1);
-	}
-	return (0);
-}
-
 static uint32_t
 elapsed_us(const struct timespec *t0)
 {
@@ -454,22 +269,24 @@ elapsed_us(const struct timespec *t0)
 }
 
 /*
- * Everything a boot needs before the backend builds the fence; errors go
- * to the broker.
+ * A boot's first step: may it be booted at all?  Not a key running
+ * already, not beyond the fencer's count, an egress list only where it
+ * can be enforced, limits within the configuration (fencer_limits.c), a
+ * backend that can boot, cgroups where the tier needs them, an owner
+ * with a passwd entry.  Fills in *bep, *limits, *lifetime and returns
+ * the owner's entry, or NULL once the broker has the error.
  */
-static struct fence *
-fence_prepare(uint32_t reqid, const struct msg_boot *b)
+static struct passwd *
+fence_admit(uint32_t reqid, const struct msg_boot *b,
+    const struct fencer_backend **bep, struct fence_limits *limits,
+    uint32_t *lifetime)
 {
 	const struct fenced_config *c = &fencer_self.ps_conf;
-	struct passwd	*pw;
-	struct fence	*f;
-	struct fence_limits limits;
-	char		 homes[PATH_MAX], home[PATH_MAX], err[BACKEND_ERR_MAX];
 	const struct fencer_backend *be;
-	uint32_t	 lifetime, i;
+	struct passwd	*pw;
 	int		 backend = b->b_backend ? b->b_backend : c->c_backend;
+	int		 tier = b->b_tier ? b->b_tier : c->c_tier;
 	const char	*why;
-	int		 r = 0;
 
 	if (fencer_find(b->b_owner, b->b_key) != NULL) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "exists",
@@ -482,12 +299,11 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		return (NULL);
 	}
 	/* An allowlist is L2's, through the proxy port of the agent. */
-	if (b->b_negress > 0 && (b->b_tier ? b->b_tier : c->c_tier) !=
-	    TIER_L2) {
+	if (b->b_negress > 0 && tier != TIER_L2) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "egress-needs-l2",
 		    "an egress list is for tier L2 alone, not %s: L1 and "
 		    "L1.5 fences have the host's network already",
-		    tier_name(b->b_tier ? b->b_tier : c->c_tier));
+		    tier_name(tier));
 		return (NULL);
 	}
 	/* Only a backend with the agent's proxy port enforces a list. */
@@ -499,16 +315,11 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		    backend_name(backend));
 		return (NULL);
 	}
-	if (fence_limits_admit(reqid, b, backend, &limits, &lifetime) == -1)
+	if (fencer_limits_admit(reqid, b, backend, limits, lifetime) == -1)
 		return (NULL);
-	if (be == NULL) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "backend-unavailable", "backend %s is not available: %s; "
-		    "nothing falls back to another", backend_name(backend),
-		    fencer_backend_missing(backend));
-		return (NULL);
-	}
-	if (be->fb_unavailable != NULL && (why = be->fb_unavailable()) != NULL) {
+	why = be == NULL ? fencer_backend_missing(backend) :
+	    be->fb_unavailable != NULL ? be->fb_unavailable() : NULL;
+	if (why != NULL) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid,
 		    "backend-unavailable", "backend %s is not available: %s; "
 		    "nothing falls back to another", backend_name(backend),
@@ -516,12 +327,10 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		return (NULL);
 	}
 	/* The limits are part of L1.5 and L2: never a fence without. */
-	if (cgerr[0] != '\0' && (b->b_tier ? b->b_tier : c->c_tier) >=
-	    TIER_L15) {
+	if (cgerr[0] != '\0' && tier >= TIER_L15) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "no-cgroups",
 		    "%s needs memory, pids and cpu limits, which this "
-		    "machine cannot set: %s", tier_name(b->b_tier ?
-		    b->b_tier : c->c_tier), cgerr);
+		    "machine cannot set: %s", tier_name(tier), cgerr);
 		return (NULL);
 	}
 	if ((pw = getpwuid(b->b_owner)) == NULL) {
@@ -529,26 +338,37 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		    "uid %u has no passwd entry", (unsigned)b->b_owner);
 		return (NULL);
 	}
+	*bep = be;
+	return (pw);
+}
+
+/* The fence a boot admitted, before its uid and home: NULL, out of memory. */
+static struct fence *
+fence_new(uint32_t reqid, const struct msg_boot *b,
+    const struct fencer_backend *be, const char *user,
+    const struct fence_limits *limits, uint32_t lifetime)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	struct fence	*f;
+	uint32_t	 i;
 
 	if ((f = calloc(1, sizeof(*f))) == NULL ||
 	    (f->f_be = calloc(1, be->fb_state_size)) == NULL) {
 		free(f);
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "internal",
-		    "out of memory");
 		return (NULL);
 	}
 	f->f_backend = be;
 	f->f_canary = -1;
 	strlcpy(f->f_info.f_key, b->b_key, sizeof(f->f_info.f_key));
-	strlcpy(f->f_user, pw->pw_name, sizeof(f->f_user));
+	strlcpy(f->f_user, user, sizeof(f->f_user));
 	f->f_info.f_owner = b->b_owner;
 	snprintf(f->f_cgname, sizeof(f->f_cgname), "%u.%s",
 	    (unsigned)b->b_owner, b->b_key);
 	f->f_info.f_tier = b->b_tier ? b->b_tier : c->c_tier;
-	f->f_info.f_backend = backend;
+	f->f_info.f_backend = be->fb_id;
 	f->f_info.f_state = FENCE_BOOTING;
 	f->f_reqid = reqid;
-	f->f_info.f_limits = limits;
+	f->f_info.f_limits = *limits;
 	f->f_info.f_deadline = lifetime;
 	f->f_cold = b->b_cold || b->b_negress > 0;
 	/* The boot's egress list (canonical); none: no proxy. */
@@ -556,74 +376,84 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		strlcpy(f->f_info.f_egress[i], b->b_egress[i],
 		    sizeof(f->f_info.f_egress[i]));
 	f->f_info.f_negress = i;
+	return (f);
+}
 
-	/* ~ of a system account (/, /nonexistent) is nobody's to fill. */
-	if (c->c_home_limit == 0 && c->c_homes[0] == '~' &&
-	    b->b_owner != 0 &&
-	    fence_home_own(pw->pw_dir, b->b_owner, pw->pw_gid) == -1) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
-		    "user %s has no home of their own; configure homes",
-		    pw->pw_name);
-		goto fail;
-	}
-	/* The home the uid of a root-owned fence is kept for. */
-	if (c->c_home_limit != 0)
-		r = snprintf(home, sizeof(home), "%s/homes/%u/%s.img",
-		    c->c_state, (unsigned)b->b_owner, b->b_key);
-	else if (fence_homes_dir(pw, homes, sizeof(homes)) == -1) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
-		    "homes %s does not expand to an absolute path for %s",
-		    c->c_homes, pw->pw_name);
-		goto fail;
-	} else
-		r = snprintf(home, sizeof(home), "%s/%s", homes, b->b_key);
-	if (b->b_owner != 0) {
-		f->f_info.f_uid = b->b_owner;
-		f->f_gid = pw->pw_gid;
-	} else {
-		strlcpy(err, "home path too long", sizeof(err));
-		if ((size_t)r >= sizeof(home) ||
-		    fencer_uid_for(b->b_key, home, &f->f_info.f_uid, err,
-		    sizeof(err)) == -1) {
-			fencer_send_error(IMSG_FENCE_FAILED, reqid, "no-uid",
-			    "%s", err);
-			goto fail;
-		}
-		f->f_gid = f->f_info.f_uid;
-		/* No passwd entry for a fence uid: its name says what it is. */
-		snprintf(f->f_user, sizeof(f->f_user), "fence-%u",
-		    (unsigned)f->f_info.f_uid);
-	}
+/*
+ * A boot's home step, once f has its uid: with `limit home' the image in
+ * the state dir (fence_boot_img, attached), else <homes>/<key> made or
+ * checked (fencer_home.c).  The details name paths the user may not see:
+ * they go to the log only.  -1 once the broker has the error.
+ */
+static int
+fence_home_make(struct fence *f, const char *homes, uint32_t reqid)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	char		 err[BACKEND_ERR_MAX];
 
-	/* With `limit home', the home is an image in the state dir. */
 	if (c->c_home_limit != 0) {
-		if (fence_home_image(c->c_state, b->b_owner, b->b_key,
-		    c->c_home_limit, f->f_info.f_uid, f->f_gid, &fence_boot_img,
-		    err, sizeof(err)) == -1) {
+		if (fence_home_image(c->c_state, f->f_info.f_owner,
+		    f->f_info.f_key, c->c_home_limit, f->f_info.f_uid,
+		    f->f_gid, &fence_boot_img, err, sizeof(err)) == -1) {
 			log_warnx("fence %s of uid %u: home image refused: %s",
-			    b->b_key, (unsigned)b->b_owner, err);
+			    f->f_info.f_key, (unsigned)f->f_info.f_owner, err);
 			fencer_send_error(IMSG_FENCE_FAILED, reqid,
 			    "home-refused", "cannot use home for %s",
-			    b->b_key);
-			goto fail;
+			    f->f_info.f_key);
+			return (-1);
 		}
 		strlcpy(f->f_info.f_home, fence_boot_img.hi_path,
 		    sizeof(f->f_info.f_home));
 		f->f_info.f_home_limit = fence_boot_img.hi_size;
 		f->f_info.f_home_used = fence_boot_img.hi_used;
-		return (f);
+		return (0);
 	}
-
-	if (fence_home_prepare(homes, b->b_key, f->f_info.f_uid, f->f_gid,
-	    f->f_info.f_home,
-	    sizeof(f->f_info.f_home), err, sizeof(err)) == -1) {
-		/* The details name paths the user may not see: log only. */
-		log_warnx("fence %s of uid %u: home refused: %s", b->b_key,
-		    (unsigned)b->b_owner, err);
+	if (fence_home_prepare(homes, f->f_info.f_key, f->f_info.f_uid,
+	    f->f_gid, f->f_info.f_home, sizeof(f->f_info.f_home), err,
+	    sizeof(err)) == -1) {
+		log_warnx("fence %s of uid %u: home refused: %s",
+		    f->f_info.f_key, (unsigned)f->f_info.f_owner, err);
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
-		    "cannot use home for %s", b->b_key);
+		    "cannot use home for %s", f->f_info.f_key);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Everything a boot needs before the backend builds the fence, in its
+ * steps: admission (limits included), the fence, where its home is,
+ * its uid, its home made; the spec is fencer_boot_args().  Errors go to
+ * the broker.
+ */
+static struct fence *
+fence_prepare(uint32_t reqid, const struct msg_boot *b)
+{
+	const struct fencer_backend *be;
+	struct fence_limits limits;
+	struct passwd	*pw;
+	struct fence	*f;
+	char		 homes[PATH_MAX], home[PATH_MAX];
+	char		 err[MSG_ERROR_TEXT_MAX];
+	uint32_t	 lifetime;
+
+	if ((pw = fence_admit(reqid, b, &be, &limits, &lifetime)) == NULL)
+		return (NULL);
+	if ((f = fence_new(reqid, b, be, pw->pw_name, &limits,
+	    lifetime)) == NULL) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "internal",
+		    "out of memory");
+		return (NULL);
+	}
+	if (fence_home_path(&fencer_self.ps_conf, pw, b->b_owner, b->b_key,
+	    homes, sizeof(homes), home, sizeof(home), err, sizeof(err)) == -1) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
+		    "%s", err);
 		goto fail;
 	}
+	if (fencer_uid_assign(f, pw->pw_gid, home, reqid) == -1 ||
+	    fence_home_make(f, homes, reqid) == -1)
+		goto fail;
 	return (f);
  fail:
 	fence_free(f);

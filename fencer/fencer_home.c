@@ -41,6 +41,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -654,4 +655,68 @@ fence_home_image(const char *root, uid_t owner, const char *key,
 		(void)close(ctl);
 	(void)close(img);
 	return (-1);
+}
+
+/* <homes> (conf) with ~ and %u expanded for this owner. */
+static int
+fence_homes_dir(const char *conf, const struct passwd *pw, char *out,
+    size_t outsz)
+{
+	const char	*p = conf;
+	size_t		 len = 0;
+
+	out[0] = '\0';
+	for (; *p != '\0'; p++) {
+		if (*p == '~' && p == conf)
+			len = strlcat(out, pw->pw_dir, outsz);
+		else if (*p == '%' && p[1] == 'u') {
+			len = strlcat(out, pw->pw_name, outsz);
+			p++;
+		} else {
+			char c[2] = { *p, '\0' };
+
+			len = strlcat(out, c, outsz);
+		}
+		if (len >= outsz)
+			return (-1);
+	}
+	return (out[0] == '/' ? 0 : -1);
+}
+
+/*
+ * A boot's step (fencer_fence.c): where the home of pw's fence key is.
+ * With `limit home' its image, <state>/homes/<owner>/<key>.img; else
+ * <homes>/<key>, homes (also returned) the configured folder with ~ and
+ * %u expanded.  home is "" where the path is too long: only a root-owned
+ * fence's uid record reads it before the home is made.  -1: this owner
+ * can have no home, err says why (for the user: it names no path the
+ * configuration does not).
+ */
+int
+fence_home_path(const struct fenced_config *c, const struct passwd *pw,
+    uid_t owner, const char *key, char *homes, size_t homeslen, char *home,
+    size_t homelen, char *err, size_t errlen)
+{
+	int	 r;
+
+	/* ~ of a system account (/, /nonexistent) is nobody's to fill. */
+	if (c->c_home_limit == 0 && c->c_homes[0] == '~' && owner != 0 &&
+	    fence_home_own(pw->pw_dir, owner, pw->pw_gid) == -1) {
+		snprintf(err, errlen, "user %s has no home of their own; "
+		    "configure homes", pw->pw_name);
+		return (-1);
+	}
+	/* The home the uid of a root-owned fence is kept for. */
+	if (c->c_home_limit != 0)
+		r = snprintf(home, homelen, "%s/homes/%u/%s.img", c->c_state,
+		    (unsigned)owner, key);
+	else if (fence_homes_dir(c->c_homes, pw, homes, homeslen) == -1) {
+		snprintf(err, errlen, "homes %s does not expand to an "
+		    "absolute path for %s", c->c_homes, pw->pw_name);
+		return (-1);
+	} else
+		r = snprintf(home, homelen, "%s/%s", homes, key);
+	if (r < 0 || (size_t)r >= homelen)
+		home[0] = '\0';
+	return (0);
 }

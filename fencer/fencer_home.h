@@ -25,6 +25,17 @@ int	fence_home_prepare(const char *, const char *, uid_t, gid_t, char *,
 int	fence_home_own(const char *, uid_t, gid_t);
 
 /*
+ * fence_home_path(conf, pw, owner, key, homes, len, home, len, err, len):
+ * where the home of owner's fence key is (its image with `limit home',
+ * else <homes>/<key>), before anything is made; -1 if the owner can
+ * have none, err saying why for the user.
+ */
+struct passwd;
+int	fence_home_path(const struct fenced_config *, const struct passwd *,
+	    uid_t, const char *, char *, size_t, char *, size_t, char *,
+	    size_t);
+
+/*
  * fence_home_image(root, owner, key, size, uid, gid, img, err, len):
  * the home as an ext4 image of size bytes, <root>/homes/<owner>/<key>.img,
  * made on first use with its root directory uid:gid's, attached to a
