@@ -4,7 +4,8 @@
  * same host and whoever reads a fence's mount table from the host can
  * tell an expected bind from anything else.  The native backend mounts
  * it (native/fence_mount.c); the runsc backend writes it into its OCI
- * bundle (runsc/bundle.c).
+ * bundle (runsc/bundle.c); the probe's host reading allows it and
+ * nothing else of the host (fencer_probe.c, probe_allow()).
  *
  *	view_binds[]	every host path bound into a fence, and where:
  *			the read-only system folders (/usr, /etc), the
