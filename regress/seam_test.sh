@@ -62,7 +62,7 @@ table_names_all_body() {
 
 atf_test_case view_one_table
 view_one_table_head() {
-	atf_set descr "what a fence sees of the host is fencer_view.c's alone: no backend keeps a table of host binds or bin names of its own"
+	atf_set descr "what a fence sees of the host is fencer_view.c's alone: no backend keeps a table of host binds or bin names of its own, and the probe's host reading allows that table"
 }
 view_one_table_body() {
 	seam_src
@@ -80,6 +80,8 @@ view_one_table_body() {
 	    atf_fail "native does not mount view_binds[]"
 	grep -q view_binds "$TOPDIR/fencer/runsc/bundle.c" ||
 	    atf_fail "runsc does not write view_binds[] into its bundle"
+	grep -q view_binds "$TOPDIR/fencer/fencer_probe.c" ||
+	    atf_fail "the probe's host reading does not allow view_binds[]"
 }
 
 atf_init_test_cases() {
