@@ -37,11 +37,11 @@ static const char	*cgparents[3];
 /* Why fences get no cgroups, if they get none: L1.5 and L2 refused. */
 static char		 cgerr[256];
 
-static void	fence_agent_dispatch(struct imsgev *, struct imsg *, void *);
-static void	fence_agent_closed(struct imsgev *, int, void *);
-static void	fence_timeout(int, short, void *);
-static void	fence_end(struct fence *, int, uint32_t);
-static void	fence_send(uint32_t, uint32_t, struct fence *, int);
+static void	fencer_agent_dispatch(struct imsgev *, struct imsg *, void *);
+static void	fencer_agent_closed(struct imsgev *, int, void *);
+static void	fencer_timeout(int, short, void *);
+static void	fencer_end(struct fence *, int, uint32_t);
+static void	fencer_send(uint32_t, uint32_t, struct fence *, int);
 
 void
 fencer_init(const char *id)
@@ -82,7 +82,7 @@ fencer_find(uid_t owner, const char *key)
 }
 
 static int
-fence_visible(const struct fence *f, const struct msg_fence_req *q)
+fencer_visible(const struct fence *f, const struct msg_fence_req *q)
 {
 	return (q->r_admin || f->f_info.f_owner == q->r_uid);
 }
@@ -102,7 +102,7 @@ fencer_lookup(const struct msg_fence_req *q)
 	if (q->r_key[0] == '\0')
 		return (NULL);
 	owner = q->r_owner == MSG_OWNER_NONE ? q->r_uid : q->r_owner;
-	if ((f = fencer_find(owner, q->r_key)) == NULL || !fence_visible(f, q))
+	if ((f = fencer_find(owner, q->r_key)) == NULL || !fencer_visible(f, q))
 		return (NULL);
 	return (f);
 }
@@ -136,31 +136,31 @@ fencer_env_dir(const struct fence *f, int create, char *buf, size_t len)
 }
 
 /* What a fence's folder may hold; nothing else is ever put there. */
-static const char *const fence_env_files[] = { "probe.json", ".probe.json" };
+static const char *const fencer_env_files[] = { "probe.json", ".probe.json" };
 
 static void
-fence_env_remove_dir(const char *dir, int quiet)
+fencer_env_remove_dir(const char *dir, int quiet)
 {
 	char	 path[PATH_MAX];
 	size_t	 i;
 
-	for (i = 0; i < sizeof(fence_env_files) / sizeof(fence_env_files[0]);
+	for (i = 0; i < sizeof(fencer_env_files) / sizeof(fencer_env_files[0]);
 	    i++)
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
-		    fence_env_files[i]) < sizeof(path))
+		    fencer_env_files[i]) < sizeof(path))
 			(void)unlink(path);
 	if (rmdir(dir) == -1 && errno != ENOENT && !quiet)
 		log_warn("%s: rmdir %s", __func__, dir);
 }
 
 static void
-fence_env_remove(const struct fence *f)
+fencer_env_remove(const struct fence *f)
 {
 	char	 dir[PATH_MAX], *slash;
 
 	if (fencer_env_dir(f, 0, dir, sizeof(dir)) == -1)
 		return;
-	fence_env_remove_dir(dir, 0);
+	fencer_env_remove_dir(dir, 0);
 	/* The owner's folder goes with its last fence. */
 	if ((slash = strrchr(dir, '/')) != NULL) {
 		*slash = '\0';
@@ -201,11 +201,11 @@ fencer_env_sweep(const char *state)
 				    (size_t)snprintf(kdir, sizeof(kdir),
 				    "%s/%s", odir, ke->d_name) >= sizeof(kdir))
 					continue;
-				fence_env_remove_dir(kdir, 1);
+				fencer_env_remove_dir(kdir, 1);
 			}
 			closedir(kd);
 		}
-		fence_env_remove_dir(odir, 1);
+		fencer_env_remove_dir(odir, 1);
 	}
 	closedir(d);
 }
@@ -233,20 +233,20 @@ fencer_send_error(uint32_t type, uint32_t reqid, const char *code,
 
 /* The home image of the boot under way: its loop device is held open
  * until the backend's boot returns, then belongs to the fence's mount. */
-static struct fence_home_img fence_boot_img = { .hi_loopfd = -1 };
+static struct fencer_home_img fencer_boot_img = { .hi_loopfd = -1 };
 
 static void
-fence_boot_img_close(void)
+fencer_boot_img_close(void)
 {
-	if (fence_boot_img.hi_loopfd != -1)
-		(void)close(fence_boot_img.hi_loopfd);
-	memset(&fence_boot_img, 0, sizeof(fence_boot_img));
-	fence_boot_img.hi_loopfd = -1;
+	if (fencer_boot_img.hi_loopfd != -1)
+		(void)close(fencer_boot_img.hi_loopfd);
+	memset(&fencer_boot_img, 0, sizeof(fencer_boot_img));
+	fencer_boot_img.hi_loopfd = -1;
 }
 
 /* A fence that is not, or no longer, booted: its memory wiped. */
 static void
-fence_free(struct fence *f)
+fencer_free(struct fence *f)
 {
 	if (f->f_be != NULL) {
 		explicit_bzero(f->f_be, f->f_backend->fb_state_size);
@@ -277,7 +277,7 @@ elapsed_us(const struct timespec *t0)
  * the owner's entry, or NULL once the broker has the error.
  */
 static struct passwd *
-fence_admit(uint32_t reqid, const struct msg_boot *b,
+fencer_admit(uint32_t reqid, const struct msg_boot *b,
     const struct fencer_backend **bep, struct fence_limits *limits,
     uint32_t *lifetime)
 {
@@ -344,7 +344,7 @@ fence_admit(uint32_t reqid, const struct msg_boot *b,
 
 /* The fence a boot admitted, before its uid and home: NULL, out of memory. */
 static struct fence *
-fence_new(uint32_t reqid, const struct msg_boot *b,
+fencer_new(uint32_t reqid, const struct msg_boot *b,
     const struct fencer_backend *be, const char *user,
     const struct fence_limits *limits, uint32_t lifetime)
 {
@@ -381,20 +381,20 @@ fence_new(uint32_t reqid, const struct msg_boot *b,
 
 /*
  * A boot's home step, once f has its uid: with `limit home' the image in
- * the state dir (fence_boot_img, attached), else <homes>/<key> made or
+ * the state dir (fencer_boot_img, attached), else <homes>/<key> made or
  * checked (fencer_home.c).  The details name paths the user may not see:
  * they go to the log only.  -1 once the broker has the error.
  */
 static int
-fence_home_make(struct fence *f, const char *homes, uint32_t reqid)
+fencer_home_make(struct fence *f, const char *homes, uint32_t reqid)
 {
 	const struct fenced_config *c = &fencer_self.ps_conf;
 	char		 err[BACKEND_ERR_MAX];
 
 	if (c->c_home_limit != 0) {
-		if (fence_home_image(c->c_state, f->f_info.f_owner,
+		if (fencer_home_image(c->c_state, f->f_info.f_owner,
 		    f->f_info.f_key, c->c_home_limit, f->f_info.f_uid,
-		    f->f_gid, &fence_boot_img, err, sizeof(err)) == -1) {
+		    f->f_gid, &fencer_boot_img, err, sizeof(err)) == -1) {
 			log_warnx("fence %s of uid %u: home image refused: %s",
 			    f->f_info.f_key, (unsigned)f->f_info.f_owner, err);
 			fencer_send_error(IMSG_FENCE_FAILED, reqid,
@@ -402,13 +402,13 @@ fence_home_make(struct fence *f, const char *homes, uint32_t reqid)
 			    f->f_info.f_key);
 			return (-1);
 		}
-		strlcpy(f->f_info.f_home, fence_boot_img.hi_path,
+		strlcpy(f->f_info.f_home, fencer_boot_img.hi_path,
 		    sizeof(f->f_info.f_home));
-		f->f_info.f_home_limit = fence_boot_img.hi_size;
-		f->f_info.f_home_used = fence_boot_img.hi_used;
+		f->f_info.f_home_limit = fencer_boot_img.hi_size;
+		f->f_info.f_home_used = fencer_boot_img.hi_used;
 		return (0);
 	}
-	if (fence_home_prepare(homes, f->f_info.f_key, f->f_info.f_uid,
+	if (fencer_home_prepare(homes, f->f_info.f_key, f->f_info.f_uid,
 	    f->f_gid, f->f_info.f_home, sizeof(f->f_info.f_home), err,
 	    sizeof(err)) == -1) {
 		log_warnx("fence %s of uid %u: home refused: %s",
@@ -427,7 +427,7 @@ fence_home_make(struct fence *f, const char *homes, uint32_t reqid)
  * the broker.
  */
 static struct fence *
-fence_prepare(uint32_t reqid, const struct msg_boot *b)
+fencer_boot_prepare(uint32_t reqid, const struct msg_boot *b)
 {
 	const struct fencer_backend *be;
 	struct fence_limits limits;
@@ -437,26 +437,26 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 	char		 err[MSG_ERROR_TEXT_MAX];
 	uint32_t	 lifetime;
 
-	if ((pw = fence_admit(reqid, b, &be, &limits, &lifetime)) == NULL)
+	if ((pw = fencer_admit(reqid, b, &be, &limits, &lifetime)) == NULL)
 		return (NULL);
-	if ((f = fence_new(reqid, b, be, pw->pw_name, &limits,
+	if ((f = fencer_new(reqid, b, be, pw->pw_name, &limits,
 	    lifetime)) == NULL) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "internal",
 		    "out of memory");
 		return (NULL);
 	}
-	if (fence_home_path(&fencer_self.ps_conf, pw, b->b_owner, b->b_key,
+	if (fencer_home_path(&fencer_self.ps_conf, pw, b->b_owner, b->b_key,
 	    homes, sizeof(homes), home, sizeof(home), err, sizeof(err)) == -1) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
 		    "%s", err);
 		goto fail;
 	}
 	if (fencer_uid_assign(f, pw->pw_gid, home, reqid) == -1 ||
-	    fence_home_make(f, homes, reqid) == -1)
+	    fencer_home_make(f, homes, reqid) == -1)
 		goto fail;
 	return (f);
  fail:
-	fence_free(f);
+	fencer_free(f);
 	return (NULL);
 }
 
@@ -474,8 +474,8 @@ fencer_boot_args(const struct fence *f, struct backend_boot *bb)
 	static char *argv[] = { "fence-agent", NULL };
 
 	memset(bb, 0, sizeof(*bb));
-	bb->bb_home_dev = fence_boot_img.hi_loopfd != -1 ?
-	    fence_boot_img.hi_dev : "";
+	bb->bb_home_dev = fencer_boot_img.hi_loopfd != -1 ?
+	    fencer_boot_img.hi_dev : "";
 	bb->bb_bindir = fencer_bindir;
 	bb->bb_init = "fence-agent";
 	bb->bb_argv = argv;
@@ -492,7 +492,7 @@ fencer_boot_args(const struct fence *f, struct backend_boot *bb)
 
 /* The fence runs: what its start measured goes into its state. */
 static void
-fence_boot_started(struct fence *f)
+fencer_boot_started(struct fence *f)
 {
 	f->f_started = 1;
 	f->f_info.f_started = time(NULL);
@@ -503,7 +503,7 @@ fence_boot_started(struct fence *f)
 
 /* How long a boot may wait for the agent's READY. */
 static int
-fence_agent_wait(const struct fence *f)
+fencer_agent_wait(const struct fence *f)
 {
 	return (f->f_backend->fb_agent_wait > 0 ?
 	    f->f_backend->fb_agent_wait : FENCER_AGENT_WAIT_SEC);
@@ -511,7 +511,7 @@ fence_agent_wait(const struct fence *f)
 
 /* The agent's first message: who it is and the bounds of an exec. */
 static void
-fence_boot_hello(struct fence *f)
+fencer_boot_hello(struct fence *f)
 {
 	const struct fenced_config *c = &fencer_self.ps_conf;
 	struct msg_hello hello;
@@ -543,11 +543,11 @@ fence_boot_hello(struct fence *f)
 }
 
 /*
- * A boot, in its steps: fence_prepare() (owner, uid, home),
+ * A boot, in its steps: fencer_boot_prepare() (owner, uid, home),
  * fencer_boot_args(), the backend's fb_boot() (the fence and the agent's
- * channel), fence_boot_started(), the agent's channel and
- * fence_boot_hello(); then it waits for the agent's IMSG_AGENT_READY
- * (fence_agent_dispatch()) at most FENCER_AGENT_WAIT_SEC.
+ * channel), fencer_boot_started(), the agent's channel and
+ * fencer_boot_hello(); then it waits for the agent's IMSG_AGENT_READY
+ * (fencer_agent_dispatch()) at most FENCER_AGENT_WAIT_SEC.
  */
 void
 fencer_boot(uint32_t reqid, const struct msg_boot *b)
@@ -560,8 +560,8 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 	struct timespec	 t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if ((f = fence_prepare(reqid, b)) == NULL) {
-		fence_boot_img_close();
+	if ((f = fencer_boot_prepare(reqid, b)) == NULL) {
+		fencer_boot_img_close();
 		return;
 	}
 	f->f_t0 = t0;
@@ -569,32 +569,32 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 
 	fencer_boot_args(f, &bb);
 	r = f->f_backend->fb_boot(f, &bb, &chan, err, sizeof(err));
-	fence_boot_img_close();
+	fencer_boot_img_close();
 	if (r == -1) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
 		    "%s", err);
-		fence_free(f);
+		fencer_free(f);
 		return;
 	}
-	fence_boot_started(f);
+	fencer_boot_started(f);
 
 	if ((f->f_agent = imsgev_new(fencer_self.ps_evbase, chan,
-	    fence_agent_dispatch, fence_agent_closed, f)) == NULL) {
+	    fencer_agent_dispatch, fencer_agent_closed, f)) == NULL) {
 		close(chan);
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
 		    "agent channel: %s", strerror(errno));
-		fence_end(f, STOP_CRASH, 0);
+		fencer_end(f, STOP_CRASH, 0);
 		return;
 	}
-	fence_boot_hello(f);
-	tv.tv_sec = fence_agent_wait(f);
-	evtimer_assign(&f->f_timer, fencer_self.ps_evbase, fence_timeout, f);
+	fencer_boot_hello(f);
+	tv.tv_sec = fencer_agent_wait(f);
+	evtimer_assign(&f->f_timer, fencer_self.ps_evbase, fencer_timeout, f);
 	evtimer_add(&f->f_timer, &tv);
 }
 
 /* The agent said it is ready: hand its channel to the broker. */
 static void
-fence_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+fencer_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct fence	*f = arg;
 	struct timeval	 tv;
@@ -608,14 +608,14 @@ fence_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		    msg_type_name(imsg->hdr.ih_type));
 		fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid, "boot-failed",
 		    "the agent of %s misbehaved", f->f_info.f_key);
-		fence_end(f, STOP_CRASH, 0);
+		fencer_end(f, STOP_CRASH, 0);
 		return;
 	}
 	f->f_info.f_timings.t_agent_us = elapsed_us(&f->f_t0);
 	if ((fd = dup(imsgbuf_fd(imsgev_buf(iev)))) == -1) {
 		fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid, "boot-failed",
 		    "dup: %s", strerror(errno));
-		fence_end(f, STOP_CRASH, 0);
+		fencer_end(f, STOP_CRASH, 0);
 		return;
 	}
 	imsgev_free(iev);
@@ -631,13 +631,13 @@ fence_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	    f->f_info.f_key, (unsigned)f->f_info.f_owner,
 	    (unsigned)f->f_info.f_uid, tier_name(f->f_info.f_tier),
 	    f->f_info.f_timings.t_agent_us);
-	fence_send(IMSG_FENCE_BOOTED, f->f_reqid, f, fd);
+	fencer_send(IMSG_FENCE_BOOTED, f->f_reqid, f, fd);
 	f->f_reqid = 0;
 	fencer_backends_warm_refill();
 }
 
 static void
-fence_agent_closed(struct imsgev *iev, int error, void *arg)
+fencer_agent_closed(struct imsgev *iev, int error, void *arg)
 {
 	struct fence	*f = arg;
 
@@ -646,28 +646,28 @@ fence_agent_closed(struct imsgev *iev, int error, void *arg)
 	fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid, "boot-failed",
 	    "the agent of %s went away before it was ready",
 	    f->f_info.f_key);
-	fence_end(f, STOP_CRASH, 0);
+	fencer_end(f, STOP_CRASH, 0);
 }
 
 static void
-fence_timeout(int fd, short event, void *arg)
+fencer_timeout(int fd, short event, void *arg)
 {
 	struct fence	*f = arg;
 
 	if (f->f_info.f_state == FENCE_BOOTING) {
 		fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid, "boot-failed",
 		    "the agent of %s was not ready in %d s", f->f_info.f_key,
-		    fence_agent_wait(f));
-		fence_end(f, STOP_CRASH, 0);
+		    fencer_agent_wait(f));
+		fencer_end(f, STOP_CRASH, 0);
 		return;
 	}
 	log_info("fence %s: lifetime over", f->f_info.f_key);
-	fence_end(f, STOP_DEADLINE, 0);
+	fencer_end(f, STOP_DEADLINE, 0);
 }
 
 /* Send one fence's state; the bearer only with BOOTED. */
 static void
-fence_send(uint32_t type, uint32_t reqid, struct fence *f, int fd)
+fencer_send(uint32_t type, uint32_t reqid, struct fence *f, int fd)
 {
 	struct msg_fence info = f->f_info;
 	struct stat	 sb;
@@ -695,7 +695,7 @@ fence_send(uint32_t type, uint32_t reqid, struct fence *f, int fd)
  * to running (then it heard FAILED).
  */
 static void
-fence_end(struct fence *f, int reason, uint32_t reqid)
+fencer_end(struct fence *f, int reason, uint32_t reqid)
 {
 	int	 was_running = f->f_info.f_state == FENCE_RUNNING, oom = 0;
 	int	 was_booting = f->f_info.f_state == FENCE_BOOTING;
@@ -714,17 +714,17 @@ fence_end(struct fence *f, int reason, uint32_t reqid)
 			reason = STOP_OOM;
 		f->f_started = 0;
 	}
-	fence_env_remove(f);
+	fencer_env_remove(f);
 	f->f_info.f_state = FENCE_STOPPED;
 	f->f_info.f_reason = reason;
 	log_info("fence %s stopped (%s)", f->f_info.f_key,
 	    stop_reason_name(reason) != NULL ? stop_reason_name(reason) :
 	    "unknown");
 	if (was_running || reqid != 0)
-		fence_send(IMSG_FENCE_STOPPED, reqid, f, -1);
+		fencer_send(IMSG_FENCE_STOPPED, reqid, f, -1);
 	TAILQ_REMOVE(&fencer_fences, f, f_entry);
 	fencer_nfences--;
-	fence_free(f);
+	fencer_free(f);
 	if (was_booting)
 		fencer_backends_warm_refill();
 }
@@ -744,17 +744,17 @@ fencer_stop_req(uint32_t reqid, const struct msg_fence_req *q)
 		if (f->f_info.f_state == FENCE_BOOTING)
 			fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid,
 			    "boot-failed", "stopped while booting");
-		fence_end(f, STOP_REQUEST, reqid);
+		fencer_end(f, STOP_REQUEST, reqid);
 		return;
 	}
 	/* stop all: every fence the asker may see, then END. */
 	TAILQ_FOREACH_SAFE(f, &fencer_fences, f_entry, next) {
-		if (!fence_visible(f, q))
+		if (!fencer_visible(f, q))
 			continue;
 		if (f->f_info.f_state == FENCE_BOOTING)
 			fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid,
 			    "boot-failed", "stopped while booting");
-		fence_end(f, STOP_REQUEST, reqid);
+		fencer_end(f, STOP_REQUEST, reqid);
 		n++;
 	}
 	if (proc_compose(&fencer_self, PROC_BROKER, IMSG_FENCE_END, reqid, -1,
@@ -797,7 +797,7 @@ fencer_reap(void)
 			fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid,
 			    "boot-failed", "pid 1 of %s died during boot",
 			    f->f_info.f_key);
-		fence_end(f, STOP_CRASH, 0);
+		fencer_end(f, STOP_CRASH, 0);
 	}
 }
 
@@ -808,7 +808,7 @@ fencer_stop_all(void)
 
 	fencer_backends_warm_fini();
 	while ((f = TAILQ_FIRST(&fencer_fences)) != NULL)
-		fence_end(f, STOP_SHUTDOWN, 0);
+		fencer_end(f, STOP_SHUTDOWN, 0);
 	fencer_backends_fini();
 	fencer_cgroup_fini(fencer_cgparent);
 }

@@ -33,7 +33,7 @@
  * fencer at a pool fence's take, docs/pool.md) and attached after
  * pivot_root: it is opened without following any symlink and must
  * belong to the fence's uid, so a symlink swapped in after
- * fence_home_prepare() checked the path cannot redirect it.
+ * fencer_home_prepare() checked the path cannot redirect it.
  *
  * Everything of the host a fence sees is in view_binds[]
  * (fencer_view.c), one table for every backend, so that whoever reads a
