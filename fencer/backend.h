@@ -13,8 +13,10 @@
  * fencer_backend below, its traits and hooks.  fencer.c, fencer_fence.c
  * and fencer_probe.c reach a backend only through a row (f->f_backend,
  * fencer_backend()) or through the fencer_backends_*() calls that run a
- * hook of every row; a backend reaches the fencer only through the
- * calls at the end of this file.  A boot naming a backend with no row
+ * hook of every row.  A backend reads struct fence, fencer_self (the
+ * configuration, the event base) and the shared helpers (fencer_cg_*(),
+ * fencer_host.h, fencer_view.h); of the fencer's boots and fences it
+ * reaches only the calls at the end of this file.  A boot naming a backend with no row
  * fails with backend-unavailable, saying why (fencer_backend_missing()).
  * The folders today: native/ (the host kernel's namespaces; its warm
  * pool, docs/pool.md), runsc/ (gVisor; docs/runsc.md), vm/ (QEMU;
