@@ -6,13 +6,22 @@
  * folders and name, the program it runs first (the agent).  It runs the
  * fence's lifetime: the agent's handshake, the deadline, deaths, stops
  * and what the state reports.  A backend makes one kind of fence real
- * and takes it down again.  fencer_backends[] (fencer_backend.c) lists
- * them: native (native/backend_native.c), runsc (runsc/, gVisor;
- * docs/runsc.md), vm (vm/, QEMU; docs/vm.md) and, in development
- * builds only, mock and subprocess
- * (mock/, subprocess/; docs/backends.md).  A
- * boot naming a backend with no entry fails with backend-unavailable,
- * saying why (fencer_backend_missing()).
+ * and takes it down again.
+ *
+ * A backend is one folder under fencer/ and one row of fencer_backends[]
+ * (fencer_backend.c, the only file that names one): struct
+ * fencer_backend below, its traits and hooks.  fencer.c, fencer_fence.c
+ * and fencer_probe.c reach a backend only through a row (f->f_backend,
+ * fencer_backend()) or through the fencer_backends_*() calls that run a
+ * hook of every row.  A backend reads struct fence, fencer_self (the
+ * configuration, the event base) and the shared helpers (fencer_cg_*(),
+ * fencer_host.h, fencer_view.h); of the fencer's boots and fences it
+ * reaches only the calls at the end of this file.  A boot naming a backend with no row
+ * fails with backend-unavailable, saying why (fencer_backend_missing()).
+ * The folders today: native/ (the host kernel's namespaces; its warm
+ * pool, docs/pool.md), runsc/ (gVisor; docs/runsc.md), vm/ (QEMU;
+ * docs/vm.md), and in development builds only mock/ and subprocess/
+ * (docs/backends.md).
  *
  * Nothing outside the fencer learns which backend a fence has except
  * through the state it reports (f_info.f_backend, and what the backend
@@ -66,10 +75,18 @@ struct fencer_backend {
 
 	/*
 	 * Optional: once, when the daemon starts (configured, no fence
-	 * yet): find what the backend needs, and remove what a killed
-	 * daemon left.
+	 * yet): find what the backend needs, and sweep what a killed
+	 * daemon left of the backend's own (runsc's containers and
+	 * bundles).  The sweep is part of the start: it needs what the
+	 * start found, and the backend says it is ready only after it.
 	 */
 	void	(*fb_start)(void);
+	/*
+	 * Optional: after every backend's fb_start, before the fencer
+	 * serves a boot: give up the capabilities of fencer_caps[] that
+	 * this backend alone needs and will not use here (lockdown.h).
+	 */
+	void	(*fb_lockdown)(void);
 	/*
 	 * Optional: why this backend can boot nothing (what fb_start
 	 * found missing), or NULL.  A boot then fails with
@@ -110,44 +127,58 @@ struct fencer_backend {
 
 	/*
 	 * Optional: the fencer reaped pid, which is no fence's pid 1: 1
-	 * if it was a process of the backend's own (the vm backend's KVM
-	 * try), 0 if not.
+	 * if it was a process of the backend's own (a warm fence's pid 1,
+	 * the vm backend's KVM try), 0 if not.
 	 */
 	int	(*fb_child)(pid_t, int);
-	/* Optional: the daemon stops: end what the backend runs itself. */
+
+	/*
+	 * Optional, all or none: fences built ahead of boots (native's
+	 * warm pool, docs/pool.md), which the backend's fb_boot takes
+	 * from.  fb_warm_start: the backends have started and locked
+	 * down, building may begin.  fb_warm_reload: a reload, the
+	 * configured sizes may have changed.  fb_warm_refill: a boot is
+	 * over (its agent ready, or it failed): what was held back while
+	 * it ran may go on.  fb_warm_fini: the daemon stops, before any
+	 * fence is stopped: every fence built ahead goes.
+	 */
+	void	(*fb_warm_start)(void);
+	void	(*fb_warm_reload)(void);
+	void	(*fb_warm_refill)(void);
+	void	(*fb_warm_fini)(void);
+
+	/*
+	 * Optional: the daemon stops, its fences are stopped: end what
+	 * the backend runs itself.
+	 */
 	void	(*fb_fini)(void);
 };
 
-extern const struct fencer_backend	 backend_native;
-extern const struct fencer_backend	 backend_runsc;
-extern const struct fencer_backend	 backend_vm;
-#ifdef FENCED_DEVELOPMENT_BACKENDS
-extern const struct fencer_backend	 backend_mock;
-extern const struct fencer_backend	 backend_subprocess;
-#endif
-
-/*
- * The native pieces the vm backend builds its jail from (QEMU runs as
- * pid 1 of a native fence): the spec of f's native fence (no channel,
- * nothing passed), and what its start measured into f's state.
- */
-struct fence_spec;
-struct fence_proc;
-void	native_spec(const struct fence *, const struct backend_boot *,
-	    struct fence_spec *);
-void	native_started(struct fence *, const struct fence_proc *);
-
+/* fencer_backend.c: the table, and each hook run for every row. */
 const struct fencer_backend	*fencer_backend(int);
-int				 runsc_usable(void);	/* runsc/ */
-int				 vm_kvm_kept(void);	/* vm/ */
-void				 vm_kvm_dropped(void);
 const char			*fencer_backend_missing(int);
 void				 fencer_backends_start(void);
+void				 fencer_backends_lockdown(void);
 int				 fencer_backends_child(pid_t, int);
+void				 fencer_backends_warm_start(void);
+void				 fencer_backends_warm_reload(void);
+void				 fencer_backends_warm_refill(void);
+void				 fencer_backends_warm_fini(void);
 void				 fencer_backends_fini(void);
-/* fencer_fence.c, for a backend's own jail (the vm backend's KVM try). */
+
+/*
+ * What the fencer offers a backend (fencer_fence.c, fencer_uids.c),
+ * for the fences it builds of its own beside the fencer's (native's
+ * warm pool, the vm backend's KVM try): the boot's part of the spec
+ * (f NULL: no fence's cgroup name), why fences can have no cgroup
+ * limits here (NULL: they can), how many boots are under way, and a
+ * fence uid held in memory for a fence with no home.
+ */
 void				 fencer_boot_args(const struct fence *,
 				    struct backend_boot *);
 const char			*fencer_cgroups_missing(void);
+int				 fencer_booting(void);
+int				 fencer_uid_hold(uid_t *, char *, size_t);
+void				 fencer_uid_release(void);
 
 #endif /* BACKEND_H */

@@ -22,7 +22,6 @@
 #include "proc.h"
 #include "fencer.h"
 #include "backend.h"
-#include "pool.h"
 
 static void	fencer_dispatch_broker(struct imsgev *, struct imsg *, void *);
 static void	fencer_dispatch_prober(struct imsgev *, struct imsg *, void *);
@@ -67,7 +66,7 @@ struct proc_self fencer_self = {
 	.ps_prepare_cb = fencer_prepare,
 	.ps_init_cb = fencer_init_cb,
 	.ps_start_cb = fencer_start_cb,
-	.ps_config_cb = pool_configured,
+	.ps_config_cb = fencer_backends_warm_reload,
 	.ps_shutdown_cb = fencer_shutdown,
 };
 
@@ -91,25 +90,18 @@ fencer_init_cb(const struct proc_args *pa)
 }
 
 /*
- * Configured: the backends may look for what they need.  CAP_SYS_CHROOT
- * is runsc's alone (its sandbox and gofer chroot): where runsc cannot
- * run, it goes now, so no native fence even shows it in its bounding
- * set.  CAP_MKNOD is the vm backend's under KVM alone (the /dev/kvm of
- * QEMU's jail): it goes now unless KVM is being tried or used, and when
- * the try fails (vm_kvm_dropped()).  A reload looks for neither again
- * (docs/runsc.md, docs/vm.md).
+ * Configured: the backends may look for what they need, then each gives
+ * up the capabilities of fencer_caps[] it alone needs where it will not
+ * use them (fb_lockdown: so no fence even shows them in its bounding
+ * set), and fences may be built ahead of boots (fb_warm_start).  A
+ * reload looks for nothing again (docs/runsc.md, docs/vm.md).
  */
 static void
 fencer_start_cb(void)
 {
 	fencer_backends_start();
-	if (!runsc_usable()) {
-		lockdown_give_up(CAP_SYS_CHROOT);
-		log_info("no runsc here: CAP_SYS_CHROOT dropped");
-	}
-	if (!vm_kvm_kept())
-		vm_kvm_dropped();
-	pool_start();
+	fencer_backends_lockdown();
+	fencer_backends_warm_start();
 }
 
 static void

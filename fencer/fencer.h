@@ -60,7 +60,6 @@ void	fencer_boot(uint32_t, const struct msg_boot *);
 void	fencer_stop_req(uint32_t, const struct msg_fence_req *);
 void	fencer_reap(void);
 void	fencer_stop_all(void);
-int	fencer_booting(void);
 void	fencer_send_error(uint32_t, uint32_t, const char *, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
 
@@ -69,10 +68,13 @@ struct fence	*fencer_lookup(const struct msg_fence_req *);
 int		 fencer_env_dir(const struct fence *, int, char *, size_t);
 void		 fencer_env_sweep(const char *);
 
+/* fencer_limits.c */
+int	fencer_limits_admit(uint32_t, const struct msg_boot *, int,
+	    struct fence_limits *, uint32_t *);
+
 /* fencer_uids.c */
 int	fencer_uid_for(const char *, const char *, uid_t *, char *, size_t);
-int	fencer_uid_hold(uid_t *, char *, size_t);
-void	fencer_uid_release(void);
+int	fencer_uid_assign(struct fence *, gid_t, const char *, uint32_t);
 
 /* fencer_probe.c */
 void	fencer_probe_prepare(uint32_t, const struct msg_fence_req *);

@@ -28,7 +28,6 @@
 #include "msg.h"
 #include "fencer.h"
 #include "fencer_home.h"
-#include "pool.h"
 
 struct fencelist	 fencer_fences = TAILQ_HEAD_INITIALIZER(fencer_fences);
 static unsigned int	 fencer_nfences;
@@ -38,11 +37,11 @@ static const char	*cgparents[3];
 /* Why fences get no cgroups, if they get none: L1.5 and L2 refused. */
 static char		 cgerr[256];
 
-static void	fence_agent_dispatch(struct imsgev *, struct imsg *, void *);
-static void	fence_agent_closed(struct imsgev *, int, void *);
-static void	fence_timeout(int, short, void *);
-static void	fence_end(struct fence *, int, uint32_t);
-static void	fence_send(uint32_t, uint32_t, struct fence *, int);
+static void	fencer_agent_dispatch(struct imsgev *, struct imsg *, void *);
+static void	fencer_agent_closed(struct imsgev *, int, void *);
+static void	fencer_timeout(int, short, void *);
+static void	fencer_end(struct fence *, int, uint32_t);
+static void	fencer_send(uint32_t, uint32_t, struct fence *, int);
 
 void
 fencer_init(const char *id)
@@ -83,7 +82,7 @@ fencer_find(uid_t owner, const char *key)
 }
 
 static int
-fence_visible(const struct fence *f, const struct msg_fence_req *q)
+fencer_visible(const struct fence *f, const struct msg_fence_req *q)
 {
 	return (q->r_admin || f->f_info.f_owner == q->r_uid);
 }
@@ -103,7 +102,7 @@ fencer_lookup(const struct msg_fence_req *q)
 	if (q->r_key[0] == '\0')
 		return (NULL);
 	owner = q->r_owner == MSG_OWNER_NONE ? q->r_uid : q->r_owner;
-	if ((f = fencer_find(owner, q->r_key)) == NULL || !fence_visible(f, q))
+	if ((f = fencer_find(owner, q->r_key)) == NULL || !fencer_visible(f, q))
 		return (NULL);
 	return (f);
 }
@@ -137,31 +136,31 @@ fencer_env_dir(const struct fence *f, int create, char *buf, size_t len)
 }
 
 /* What a fence's folder may hold; nothing else is ever put there. */
-static const char *const fence_env_files[] = { "probe.json", ".probe.json" };
+static const char *const fencer_env_files[] = { "probe.json", ".probe.json" };
 
 static void
-fence_env_remove_dir(const char *dir, int quiet)
+fencer_env_remove_dir(const char *dir, int quiet)
 {
 	char	 path[PATH_MAX];
 	size_t	 i;
 
-	for (i = 0; i < sizeof(fence_env_files) / sizeof(fence_env_files[0]);
+	for (i = 0; i < sizeof(fencer_env_files) / sizeof(fencer_env_files[0]);
 	    i++)
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
-		    fence_env_files[i]) < sizeof(path))
+		    fencer_env_files[i]) < sizeof(path))
 			(void)unlink(path);
 	if (rmdir(dir) == -1 && errno != ENOENT && !quiet)
 		log_warn("%s: rmdir %s", __func__, dir);
 }
 
 static void
-fence_env_remove(const struct fence *f)
+fencer_env_remove(const struct fence *f)
 {
 	char	 dir[PATH_MAX], *slash;
 
 	if (fencer_env_dir(f, 0, dir, sizeof(dir)) == -1)
 		return;
-	fence_env_remove_dir(dir, 0);
+	fencer_env_remove_dir(dir, 0);
 	/* The owner's folder goes with its last fence. */
 	if ((slash = strrchr(dir, '/')) != NULL) {
 		*slash = '\0';
@@ -202,11 +201,11 @@ fencer_env_sweep(const char *state)
 				    (size_t)snprintf(kdir, sizeof(kdir),
 				    "%s/%s", odir, ke->d_name) >= sizeof(kdir))
 					continue;
-				fence_env_remove_dir(kdir, 1);
+				fencer_env_remove_dir(kdir, 1);
 			}
 			closedir(kd);
 		}
-		fence_env_remove_dir(odir, 1);
+		fencer_env_remove_dir(odir, 1);
 	}
 	closedir(d);
 }
@@ -234,20 +233,20 @@ fencer_send_error(uint32_t type, uint32_t reqid, const char *code,
 
 /* The home image of the boot under way: its loop device is held open
  * until the backend's boot returns, then belongs to the fence's mount. */
-static struct fence_home_img fence_boot_img = { .hi_loopfd = -1 };
+static struct fencer_home_img fencer_boot_img = { .hi_loopfd = -1 };
 
 static void
-fence_boot_img_close(void)
+fencer_boot_img_close(void)
 {
-	if (fence_boot_img.hi_loopfd != -1)
-		(void)close(fence_boot_img.hi_loopfd);
-	memset(&fence_boot_img, 0, sizeof(fence_boot_img));
-	fence_boot_img.hi_loopfd = -1;
+	if (fencer_boot_img.hi_loopfd != -1)
+		(void)close(fencer_boot_img.hi_loopfd);
+	memset(&fencer_boot_img, 0, sizeof(fencer_boot_img));
+	fencer_boot_img.hi_loopfd = -1;
 }
 
 /* A fence that is not, or no longer, booted: its memory wiped. */
 static void
-fence_free(struct fence *f)
+fencer_free(struct fence *f)
 {
 	if (f->f_be != NULL) {
 		explicit_bzero(f->f_be, f->f_backend->fb_state_size);
@@ -255,191 +254,6 @@ fence_free(struct fence *f)
 	}
 	explicit_bzero(f, sizeof(*f));
 	free(f);
-}
-
-/* <homes> with ~ and %u expanded for this owner. */
-static int
-fence_homes_dir(const struct passwd *pw, char *out, size_t outsz)
-{
-	const char	*p = fencer_self.ps_conf.c_homes;
-	size_t		 len = 0;
-
-	out[0] = '\0';
-	for (; *p != '\0'; p++) {
-		if (*p == '~' && p == fencer_self.ps_conf.c_homes)
-			len = strlcat(out, pw->pw_dir, outsz);
-		else if (*p == '%' && p[1] == 'u') {
-			len = strlcat(out, pw->pw_name, outsz);
-			p++;
-		} else {
-			char c[2] = { *p, '\0' };
-
-			len = strlcat(out, c, outsz);
-		}
-		if (len >= outsz)
-			return (-1);
-	}
-	return (out[0] == '/' ? 0 : -1);
-}
-
-/* A size as fenced.conf(5) writes it: 512M, 2G, or bytes. */
-static void
-fence_fmt_size(uint64_t v, char *buf, size_t len)
-{
-	static const char	 units[] = "TGMK";
-	int			 i;
-
-	for (i = 0; i < 4; i++) {
-		int	 shift = 10 * (4 - i);
-
-		if (v != 0 && (v & ((1ULL << shift) - 1)) == 0) {
-			snprintf(buf, len, "%llu%c",
-			    (unsigned long long)(v >> shift), units[i]);
-			return;
-		}
-	}
-	snprintf(buf, len, "%llu", (unsigned long long)v);
-}
-
-static void
-fence_fmt_cpu(uint32_t milli, char *buf, size_t len)
-{
-	if (milli % 1000 == 0)
-		snprintf(buf, len, "%u", milli / 1000);
-	else
-		snprintf(buf, len, "%.3g", milli / 1000.0);
-}
-
-/*
- * The memory a fence of backend be (NULL: none, the boot fails anyway)
- * with that limit holds against its owner's total: what its memory
- * cgroup allows, the backend's own beyond the limit included (a vm
- * fence's QEMU, docs/vm.md).  The one place the total counts it.
- */
-static uint64_t
-fence_memory_held(const struct fencer_backend *be, uint64_t limit)
-{
-	return (limit + (be != NULL ? be->fb_memory_extra : 0));
-}
-
-/*
- * What a boot asks for against what the configuration allows (issue 9):
- * each limit and the lifetime at most its ceiling, then the owner's
- * running fences, this one with them, within the per-user totals (the
- * memory each holds: fence_memory_held()).  A request above either is
- * refused, never clamped, whoever asks: an admin raises a ceiling in
- * fenced.conf.  Fills in the defaults for what was not asked; returns
- * 0, or -1 once the broker has the error.
- */
-static int
-fence_limits_admit(uint32_t reqid, const struct msg_boot *b, int backend,
-    struct fence_limits *out, uint32_t *lifetime)
-{
-	const struct fenced_config *c = &fencer_self.ps_conf;
-	const struct fence_limits *max = &c->c_limits_max;
-	const struct fence_limits *tot = &c->c_user_limits;
-	struct fence_limits	 sum;
-	struct fence		*f;
-	char			 a[32], m[32], x[32], extra[96];
-	uint64_t		 limits;
-	uint32_t		 n = 0;
-
-	*out = c->c_limits;
-	if (b->b_limits.fl_memory != 0)
-		out->fl_memory = b->b_limits.fl_memory;
-	if (b->b_limits.fl_pids != 0)
-		out->fl_pids = b->b_limits.fl_pids;
-	if (b->b_limits.fl_cpu_milli != 0)
-		out->fl_cpu_milli = b->b_limits.fl_cpu_milli;
-	*lifetime = b->b_lifetime != 0 ? b->b_lifetime : c->c_lifetime;
-
-	if (out->fl_memory > max->fl_memory) {
-		fence_fmt_size(out->fl_memory, a, sizeof(a));
-		fence_fmt_size(max->fl_memory, m, sizeof(m));
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "limit-over-ceiling", "memory %s is above the ceiling %s "
-		    "(limit memory ... max in fenced.conf)", a, m);
-		return (-1);
-	}
-	if (out->fl_pids > max->fl_pids) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "limit-over-ceiling", "pids %u is above the ceiling %u "
-		    "(limit pids ... max in fenced.conf)", out->fl_pids,
-		    max->fl_pids);
-		return (-1);
-	}
-	if (out->fl_cpu_milli > max->fl_cpu_milli) {
-		fence_fmt_cpu(out->fl_cpu_milli, a, sizeof(a));
-		fence_fmt_cpu(max->fl_cpu_milli, m, sizeof(m));
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "limit-over-ceiling", "cpu %s is above the ceiling %s "
-		    "(limit cpu ... max in fenced.conf)", a, m);
-		return (-1);
-	}
-	if (*lifetime > c->c_lifetime_max) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "limit-over-ceiling", "lifetime %u s is above the ceiling "
-		    "%u s (lifetime ... max in fenced.conf)", *lifetime,
-		    c->c_lifetime_max);
-		return (-1);
-	}
-
-	/* Booting fences count: they hold their cgroups already. */
-	sum = *out;
-	sum.fl_memory = fence_memory_held(fencer_backend(backend),
-	    out->fl_memory);
-	limits = out->fl_memory;
-	TAILQ_FOREACH(f, &fencer_fences, f_entry) {
-		if (f->f_info.f_owner != b->b_owner)
-			continue;
-		n++;
-		sum.fl_memory += fence_memory_held(f->f_backend,
-		    f->f_info.f_limits.fl_memory);
-		limits += f->f_info.f_limits.fl_memory;
-		sum.fl_pids += f->f_info.f_limits.fl_pids;
-		sum.fl_cpu_milli += f->f_info.f_limits.fl_cpu_milli;
-	}
-	if (n + 1 > c->c_user_fences) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "user-total-exceeded", "uid %u has %u fences running, the "
-		    "most one user may have (user limit fences)",
-		    (unsigned)b->b_owner, n);
-		return (-1);
-	}
-	if (sum.fl_memory > tot->fl_memory) {
-		fence_fmt_size(sum.fl_memory, a, sizeof(a));
-		fence_fmt_size(tot->fl_memory, m, sizeof(m));
-		extra[0] = '\0';
-		if (sum.fl_memory > limits) {
-			fence_fmt_size(sum.fl_memory - limits, x, sizeof(x));
-			snprintf(extra, sizeof(extra), " (%s of it beyond "
-			    "their limits: QEMU's own, in a vm fence)", x);
-		}
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "user-total-exceeded", "with this fence the fences of uid "
-		    "%u would hold memory %s%s, above the total %s one user "
-		    "may have (user limit memory)", (unsigned)b->b_owner, a,
-		    extra, m);
-		return (-1);
-	}
-	if (sum.fl_pids > tot->fl_pids) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "user-total-exceeded", "with this fence the fences of uid "
-		    "%u would hold pids %u, above the total %u one user may "
-		    "have (user limit pids)", (unsigned)b->b_owner,
-		    sum.fl_pids, tot->fl_pids);
-		return (-1);
-	}
-	if (sum.fl_cpu_milli > tot->fl_cpu_milli) {
-		fence_fmt_cpu(sum.fl_cpu_milli, a, sizeof(a));
-		fence_fmt_cpu(tot->fl_cpu_milli, m, sizeof(m));
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "user-total-exceeded", "with this fence the fences of uid "
-		    "%u would hold cpu %s, above the total %s one user may "
-		    "have (user limit cpu)", (unsigned)b->b_owner, a, m);
-		return (-1);
-	}
-	return (0);
 }
 
 static uint32_t
@@ -455,22 +269,24 @@ elapsed_us(const struct timespec *t0)
 }
 
 /*
- * Everything a boot needs before the backend builds the fence; errors go
- * to the broker.
+ * A boot's first step: may it be booted at all?  Not a key running
+ * already, not beyond the fencer's count, an egress list only where it
+ * can be enforced, limits within the configuration (fencer_limits.c), a
+ * backend that can boot, cgroups where the tier needs them, an owner
+ * with a passwd entry.  Fills in *bep, *limits, *lifetime and returns
+ * the owner's entry, or NULL once the broker has the error.
  */
-static struct fence *
-fence_prepare(uint32_t reqid, const struct msg_boot *b)
+static struct passwd *
+fencer_admit(uint32_t reqid, const struct msg_boot *b,
+    const struct fencer_backend **bep, struct fence_limits *limits,
+    uint32_t *lifetime)
 {
 	const struct fenced_config *c = &fencer_self.ps_conf;
-	struct passwd	*pw;
-	struct fence	*f;
-	struct fence_limits limits;
-	char		 homes[PATH_MAX], home[PATH_MAX], err[BACKEND_ERR_MAX];
 	const struct fencer_backend *be;
-	uint32_t	 lifetime, i;
+	struct passwd	*pw;
 	int		 backend = b->b_backend ? b->b_backend : c->c_backend;
+	int		 tier = b->b_tier ? b->b_tier : c->c_tier;
 	const char	*why;
-	int		 r = 0;
 
 	if (fencer_find(b->b_owner, b->b_key) != NULL) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "exists",
@@ -483,31 +299,27 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		return (NULL);
 	}
 	/* An allowlist is L2's, through the proxy port of the agent. */
-	if (b->b_negress > 0 && (b->b_tier ? b->b_tier : c->c_tier) !=
-	    TIER_L2) {
+	if (b->b_negress > 0 && tier != TIER_L2) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "egress-needs-l2",
 		    "an egress list is for tier L2 alone, not %s: L1 and "
 		    "L1.5 fences have the host's network already",
-		    tier_name(b->b_tier ? b->b_tier : c->c_tier));
+		    tier_name(tier));
 		return (NULL);
 	}
-	if (b->b_negress > 0 && backend != BACKEND_NATIVE) {
+	/* Only a backend with the agent's proxy port enforces a list. */
+	be = fencer_backend(backend);
+	if (b->b_negress > 0 && (be == NULL || !be->fb_probe.pt_egress)) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid,
 		    "egress-unsupported", "an egress list needs the native "
 		    "backend: the %s backend has no proxy port yet",
 		    backend_name(backend));
 		return (NULL);
 	}
-	if (fence_limits_admit(reqid, b, backend, &limits, &lifetime) == -1)
+	if (fencer_limits_admit(reqid, b, backend, limits, lifetime) == -1)
 		return (NULL);
-	if ((be = fencer_backend(backend)) == NULL) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "backend-unavailable", "backend %s is not available: %s; "
-		    "nothing falls back to another", backend_name(backend),
-		    fencer_backend_missing(backend));
-		return (NULL);
-	}
-	if (be->fb_unavailable != NULL && (why = be->fb_unavailable()) != NULL) {
+	why = be == NULL ? fencer_backend_missing(backend) :
+	    be->fb_unavailable != NULL ? be->fb_unavailable() : NULL;
+	if (why != NULL) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid,
 		    "backend-unavailable", "backend %s is not available: %s; "
 		    "nothing falls back to another", backend_name(backend),
@@ -515,12 +327,10 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		return (NULL);
 	}
 	/* The limits are part of L1.5 and L2: never a fence without. */
-	if (cgerr[0] != '\0' && (b->b_tier ? b->b_tier : c->c_tier) >=
-	    TIER_L15) {
+	if (cgerr[0] != '\0' && tier >= TIER_L15) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "no-cgroups",
 		    "%s needs memory, pids and cpu limits, which this "
-		    "machine cannot set: %s", tier_name(b->b_tier ?
-		    b->b_tier : c->c_tier), cgerr);
+		    "machine cannot set: %s", tier_name(tier), cgerr);
 		return (NULL);
 	}
 	if ((pw = getpwuid(b->b_owner)) == NULL) {
@@ -528,26 +338,37 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		    "uid %u has no passwd entry", (unsigned)b->b_owner);
 		return (NULL);
 	}
+	*bep = be;
+	return (pw);
+}
+
+/* The fence a boot admitted, before its uid and home: NULL, out of memory. */
+static struct fence *
+fencer_new(uint32_t reqid, const struct msg_boot *b,
+    const struct fencer_backend *be, const char *user,
+    const struct fence_limits *limits, uint32_t lifetime)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	struct fence	*f;
+	uint32_t	 i;
 
 	if ((f = calloc(1, sizeof(*f))) == NULL ||
 	    (f->f_be = calloc(1, be->fb_state_size)) == NULL) {
 		free(f);
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "internal",
-		    "out of memory");
 		return (NULL);
 	}
 	f->f_backend = be;
 	f->f_canary = -1;
 	strlcpy(f->f_info.f_key, b->b_key, sizeof(f->f_info.f_key));
-	strlcpy(f->f_user, pw->pw_name, sizeof(f->f_user));
+	strlcpy(f->f_user, user, sizeof(f->f_user));
 	f->f_info.f_owner = b->b_owner;
 	snprintf(f->f_cgname, sizeof(f->f_cgname), "%u.%s",
 	    (unsigned)b->b_owner, b->b_key);
 	f->f_info.f_tier = b->b_tier ? b->b_tier : c->c_tier;
-	f->f_info.f_backend = backend;
+	f->f_info.f_backend = be->fb_id;
 	f->f_info.f_state = FENCE_BOOTING;
 	f->f_reqid = reqid;
-	f->f_info.f_limits = limits;
+	f->f_info.f_limits = *limits;
 	f->f_info.f_deadline = lifetime;
 	f->f_cold = b->b_cold || b->b_negress > 0;
 	/* The boot's egress list (canonical); none: no proxy. */
@@ -555,77 +376,87 @@ fence_prepare(uint32_t reqid, const struct msg_boot *b)
 		strlcpy(f->f_info.f_egress[i], b->b_egress[i],
 		    sizeof(f->f_info.f_egress[i]));
 	f->f_info.f_negress = i;
+	return (f);
+}
 
-	/* ~ of a system account (/, /nonexistent) is nobody's to fill. */
-	if (c->c_home_limit == 0 && c->c_homes[0] == '~' &&
-	    b->b_owner != 0 &&
-	    fence_home_own(pw->pw_dir, b->b_owner, pw->pw_gid) == -1) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
-		    "user %s has no home of their own; configure homes",
-		    pw->pw_name);
-		goto fail;
-	}
-	/* The home the uid of a root-owned fence is kept for. */
-	if (c->c_home_limit != 0)
-		r = snprintf(home, sizeof(home), "%s/homes/%u/%s.img",
-		    c->c_state, (unsigned)b->b_owner, b->b_key);
-	else if (fence_homes_dir(pw, homes, sizeof(homes)) == -1) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
-		    "homes %s does not expand to an absolute path for %s",
-		    c->c_homes, pw->pw_name);
-		goto fail;
-	} else
-		r = snprintf(home, sizeof(home), "%s/%s", homes, b->b_key);
-	if (b->b_owner != 0) {
-		f->f_info.f_uid = b->b_owner;
-		f->f_gid = pw->pw_gid;
-	} else {
-		strlcpy(err, "home path too long", sizeof(err));
-		if ((size_t)r >= sizeof(home) ||
-		    fencer_uid_for(b->b_key, home, &f->f_info.f_uid, err,
-		    sizeof(err)) == -1) {
-			fencer_send_error(IMSG_FENCE_FAILED, reqid, "no-uid",
-			    "%s", err);
-			goto fail;
-		}
-		f->f_gid = f->f_info.f_uid;
-		/* No passwd entry for a fence uid: its name says what it is. */
-		snprintf(f->f_user, sizeof(f->f_user), "fence-%u",
-		    (unsigned)f->f_info.f_uid);
-	}
+/*
+ * A boot's home step, once f has its uid: with `limit home' the image in
+ * the state dir (fencer_boot_img, attached), else <homes>/<key> made or
+ * checked (fencer_home.c).  The details name paths the user may not see:
+ * they go to the log only.  -1 once the broker has the error.
+ */
+static int
+fencer_home_make(struct fence *f, const char *homes, uint32_t reqid)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	char		 err[BACKEND_ERR_MAX];
 
-	/* With `limit home', the home is an image in the state dir. */
 	if (c->c_home_limit != 0) {
-		if (fence_home_image(c->c_state, b->b_owner, b->b_key,
-		    c->c_home_limit, f->f_info.f_uid, f->f_gid, &fence_boot_img,
-		    err, sizeof(err)) == -1) {
+		if (fencer_home_image(c->c_state, f->f_info.f_owner,
+		    f->f_info.f_key, c->c_home_limit, f->f_info.f_uid,
+		    f->f_gid, &fencer_boot_img, err, sizeof(err)) == -1) {
 			log_warnx("fence %s of uid %u: home image refused: %s",
-			    b->b_key, (unsigned)b->b_owner, err);
+			    f->f_info.f_key, (unsigned)f->f_info.f_owner, err);
 			fencer_send_error(IMSG_FENCE_FAILED, reqid,
 			    "home-refused", "cannot use home for %s",
-			    b->b_key);
-			goto fail;
+			    f->f_info.f_key);
+			return (-1);
 		}
-		strlcpy(f->f_info.f_home, fence_boot_img.hi_path,
+		strlcpy(f->f_info.f_home, fencer_boot_img.hi_path,
 		    sizeof(f->f_info.f_home));
-		f->f_info.f_home_limit = fence_boot_img.hi_size;
-		f->f_info.f_home_used = fence_boot_img.hi_used;
-		return (f);
+		f->f_info.f_home_limit = fencer_boot_img.hi_size;
+		f->f_info.f_home_used = fencer_boot_img.hi_used;
+		return (0);
 	}
-
-	if (fence_home_prepare(homes, b->b_key, f->f_info.f_uid, f->f_gid,
-	    f->f_info.f_home,
-	    sizeof(f->f_info.f_home), err, sizeof(err)) == -1) {
-		/* The details name paths the user may not see: log only. */
-		log_warnx("fence %s of uid %u: home refused: %s", b->b_key,
-		    (unsigned)b->b_owner, err);
+	if (fencer_home_prepare(homes, f->f_info.f_key, f->f_info.f_uid,
+	    f->f_gid, f->f_info.f_home, sizeof(f->f_info.f_home), err,
+	    sizeof(err)) == -1) {
+		log_warnx("fence %s of uid %u: home refused: %s",
+		    f->f_info.f_key, (unsigned)f->f_info.f_owner, err);
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
-		    "cannot use home for %s", b->b_key);
+		    "cannot use home for %s", f->f_info.f_key);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Everything a boot needs before the backend builds the fence, in its
+ * steps: admission (limits included), the fence, where its home is,
+ * its uid, its home made; the spec is fencer_boot_args().  Errors go to
+ * the broker.
+ */
+static struct fence *
+fencer_boot_prepare(uint32_t reqid, const struct msg_boot *b)
+{
+	const struct fencer_backend *be;
+	struct fence_limits limits;
+	struct passwd	*pw;
+	struct fence	*f;
+	char		 homes[PATH_MAX], home[PATH_MAX];
+	char		 err[MSG_ERROR_TEXT_MAX];
+	uint32_t	 lifetime;
+
+	if ((pw = fencer_admit(reqid, b, &be, &limits, &lifetime)) == NULL)
+		return (NULL);
+	if ((f = fencer_new(reqid, b, be, pw->pw_name, &limits,
+	    lifetime)) == NULL) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "internal",
+		    "out of memory");
+		return (NULL);
+	}
+	if (fencer_home_path(&fencer_self.ps_conf, pw, b->b_owner, b->b_key,
+	    homes, sizeof(homes), home, sizeof(home), err, sizeof(err)) == -1) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "home-refused",
+		    "%s", err);
 		goto fail;
 	}
+	if (fencer_uid_assign(f, pw->pw_gid, home, reqid) == -1 ||
+	    fencer_home_make(f, homes, reqid) == -1)
+		goto fail;
 	return (f);
  fail:
-	fence_free(f);
+	fencer_free(f);
 	return (NULL);
 }
 
@@ -643,8 +474,8 @@ fencer_boot_args(const struct fence *f, struct backend_boot *bb)
 	static char *argv[] = { "fence-agent", NULL };
 
 	memset(bb, 0, sizeof(*bb));
-	bb->bb_home_dev = fence_boot_img.hi_loopfd != -1 ?
-	    fence_boot_img.hi_dev : "";
+	bb->bb_home_dev = fencer_boot_img.hi_loopfd != -1 ?
+	    fencer_boot_img.hi_dev : "";
 	bb->bb_bindir = fencer_bindir;
 	bb->bb_init = "fence-agent";
 	bb->bb_argv = argv;
@@ -661,7 +492,7 @@ fencer_boot_args(const struct fence *f, struct backend_boot *bb)
 
 /* The fence runs: what its start measured goes into its state. */
 static void
-fence_boot_started(struct fence *f)
+fencer_boot_started(struct fence *f)
 {
 	f->f_started = 1;
 	f->f_info.f_started = time(NULL);
@@ -672,7 +503,7 @@ fence_boot_started(struct fence *f)
 
 /* How long a boot may wait for the agent's READY. */
 static int
-fence_agent_wait(const struct fence *f)
+fencer_agent_wait(const struct fence *f)
 {
 	return (f->f_backend->fb_agent_wait > 0 ?
 	    f->f_backend->fb_agent_wait : FENCER_AGENT_WAIT_SEC);
@@ -680,7 +511,7 @@ fence_agent_wait(const struct fence *f)
 
 /* The agent's first message: who it is and the bounds of an exec. */
 static void
-fence_boot_hello(struct fence *f)
+fencer_boot_hello(struct fence *f)
 {
 	const struct fenced_config *c = &fencer_self.ps_conf;
 	struct msg_hello hello;
@@ -712,11 +543,11 @@ fence_boot_hello(struct fence *f)
 }
 
 /*
- * A boot, in its steps: fence_prepare() (owner, uid, home),
+ * A boot, in its steps: fencer_boot_prepare() (owner, uid, home),
  * fencer_boot_args(), the backend's fb_boot() (the fence and the agent's
- * channel), fence_boot_started(), the agent's channel and
- * fence_boot_hello(); then it waits for the agent's IMSG_AGENT_READY
- * (fence_agent_dispatch()) at most FENCER_AGENT_WAIT_SEC.
+ * channel), fencer_boot_started(), the agent's channel and
+ * fencer_boot_hello(); then it waits for the agent's IMSG_AGENT_READY
+ * (fencer_agent_dispatch()) at most FENCER_AGENT_WAIT_SEC.
  */
 void
 fencer_boot(uint32_t reqid, const struct msg_boot *b)
@@ -729,8 +560,8 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 	struct timespec	 t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if ((f = fence_prepare(reqid, b)) == NULL) {
-		fence_boot_img_close();
+	if ((f = fencer_boot_prepare(reqid, b)) == NULL) {
+		fencer_boot_img_close();
 		return;
 	}
 	f->f_t0 = t0;
@@ -738,32 +569,32 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 
 	fencer_boot_args(f, &bb);
 	r = f->f_backend->fb_boot(f, &bb, &chan, err, sizeof(err));
-	fence_boot_img_close();
+	fencer_boot_img_close();
 	if (r == -1) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
 		    "%s", err);
-		fence_free(f);
+		fencer_free(f);
 		return;
 	}
-	fence_boot_started(f);
+	fencer_boot_started(f);
 
 	if ((f->f_agent = imsgev_new(fencer_self.ps_evbase, chan,
-	    fence_agent_dispatch, fence_agent_closed, f)) == NULL) {
+	    fencer_agent_dispatch, fencer_agent_closed, f)) == NULL) {
 		close(chan);
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "boot-failed",
 		    "agent channel: %s", strerror(errno));
-		fence_end(f, STOP_CRASH, 0);
+		fencer_end(f, STOP_CRASH, 0);
 		return;
 	}
-	fence_boot_hello(f);
-	tv.tv_sec = fence_agent_wait(f);
-	evtimer_assign(&f->f_timer, fencer_self.ps_evbase, fence_timeout, f);
+	fencer_boot_hello(f);
+	tv.tv_sec = fencer_agent_wait(f);
+	evtimer_assign(&f->f_timer, fencer_self.ps_evbase, fencer_timeout, f);
 	evtimer_add(&f->f_timer, &tv);
 }
 
 /* The agent said it is ready: hand its channel to the broker. */
 static void
-fence_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
+fencer_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct fence	*f = arg;
 	struct timeval	 tv;
@@ -777,14 +608,14 @@ fence_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		    msg_type_name(imsg->hdr.ih_type));
 		fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid, "boot-failed",
 		    "the agent of %s misbehaved", f->f_info.f_key);
-		fence_end(f, STOP_CRASH, 0);
+		fencer_end(f, STOP_CRASH, 0);
 		return;
 	}
 	f->f_info.f_timings.t_agent_us = elapsed_us(&f->f_t0);
 	if ((fd = dup(imsgbuf_fd(imsgev_buf(iev)))) == -1) {
 		fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid, "boot-failed",
 		    "dup: %s", strerror(errno));
-		fence_end(f, STOP_CRASH, 0);
+		fencer_end(f, STOP_CRASH, 0);
 		return;
 	}
 	imsgev_free(iev);
@@ -800,13 +631,13 @@ fence_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	    f->f_info.f_key, (unsigned)f->f_info.f_owner,
 	    (unsigned)f->f_info.f_uid, tier_name(f->f_info.f_tier),
 	    f->f_info.f_timings.t_agent_us);
-	fence_send(IMSG_FENCE_BOOTED, f->f_reqid, f, fd);
+	fencer_send(IMSG_FENCE_BOOTED, f->f_reqid, f, fd);
 	f->f_reqid = 0;
-	pool_kick();
+	fencer_backends_warm_refill();
 }
 
 static void
-fence_agent_closed(struct imsgev *iev, int error, void *arg)
+fencer_agent_closed(struct imsgev *iev, int error, void *arg)
 {
 	struct fence	*f = arg;
 
@@ -815,28 +646,28 @@ fence_agent_closed(struct imsgev *iev, int error, void *arg)
 	fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid, "boot-failed",
 	    "the agent of %s went away before it was ready",
 	    f->f_info.f_key);
-	fence_end(f, STOP_CRASH, 0);
+	fencer_end(f, STOP_CRASH, 0);
 }
 
 static void
-fence_timeout(int fd, short event, void *arg)
+fencer_timeout(int fd, short event, void *arg)
 {
 	struct fence	*f = arg;
 
 	if (f->f_info.f_state == FENCE_BOOTING) {
 		fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid, "boot-failed",
 		    "the agent of %s was not ready in %d s", f->f_info.f_key,
-		    fence_agent_wait(f));
-		fence_end(f, STOP_CRASH, 0);
+		    fencer_agent_wait(f));
+		fencer_end(f, STOP_CRASH, 0);
 		return;
 	}
 	log_info("fence %s: lifetime over", f->f_info.f_key);
-	fence_end(f, STOP_DEADLINE, 0);
+	fencer_end(f, STOP_DEADLINE, 0);
 }
 
 /* Send one fence's state; the bearer only with BOOTED. */
 static void
-fence_send(uint32_t type, uint32_t reqid, struct fence *f, int fd)
+fencer_send(uint32_t type, uint32_t reqid, struct fence *f, int fd)
 {
 	struct msg_fence info = f->f_info;
 	struct stat	 sb;
@@ -864,7 +695,7 @@ fence_send(uint32_t type, uint32_t reqid, struct fence *f, int fd)
  * to running (then it heard FAILED).
  */
 static void
-fence_end(struct fence *f, int reason, uint32_t reqid)
+fencer_end(struct fence *f, int reason, uint32_t reqid)
 {
 	int	 was_running = f->f_info.f_state == FENCE_RUNNING, oom = 0;
 	int	 was_booting = f->f_info.f_state == FENCE_BOOTING;
@@ -883,19 +714,19 @@ fence_end(struct fence *f, int reason, uint32_t reqid)
 			reason = STOP_OOM;
 		f->f_started = 0;
 	}
-	fence_env_remove(f);
+	fencer_env_remove(f);
 	f->f_info.f_state = FENCE_STOPPED;
 	f->f_info.f_reason = reason;
 	log_info("fence %s stopped (%s)", f->f_info.f_key,
 	    stop_reason_name(reason) != NULL ? stop_reason_name(reason) :
 	    "unknown");
 	if (was_running || reqid != 0)
-		fence_send(IMSG_FENCE_STOPPED, reqid, f, -1);
+		fencer_send(IMSG_FENCE_STOPPED, reqid, f, -1);
 	TAILQ_REMOVE(&fencer_fences, f, f_entry);
 	fencer_nfences--;
-	fence_free(f);
+	fencer_free(f);
 	if (was_booting)
-		pool_kick();
+		fencer_backends_warm_refill();
 }
 
 void
@@ -913,17 +744,17 @@ fencer_stop_req(uint32_t reqid, const struct msg_fence_req *q)
 		if (f->f_info.f_state == FENCE_BOOTING)
 			fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid,
 			    "boot-failed", "stopped while booting");
-		fence_end(f, STOP_REQUEST, reqid);
+		fencer_end(f, STOP_REQUEST, reqid);
 		return;
 	}
 	/* stop all: every fence the asker may see, then END. */
 	TAILQ_FOREACH_SAFE(f, &fencer_fences, f_entry, next) {
-		if (!fence_visible(f, q))
+		if (!fencer_visible(f, q))
 			continue;
 		if (f->f_info.f_state == FENCE_BOOTING)
 			fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid,
 			    "boot-failed", "stopped while booting");
-		fence_end(f, STOP_REQUEST, reqid);
+		fencer_end(f, STOP_REQUEST, reqid);
 		n++;
 	}
 	if (proc_compose(&fencer_self, PROC_BROKER, IMSG_FENCE_END, reqid, -1,
@@ -958,8 +789,7 @@ fencer_reap(void)
 			if (f->f_started && f->f_info.f_pid == pid)
 				break;
 		if (f == NULL) {
-			if (!pool_reaped(pid))
-				(void)fencer_backends_child(pid, status);
+			(void)fencer_backends_child(pid, status);
 			continue;
 		}
 		f->f_backend->fb_reaped(f);	/* nothing left to wait for */
@@ -967,7 +797,7 @@ fencer_reap(void)
 			fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid,
 			    "boot-failed", "pid 1 of %s died during boot",
 			    f->f_info.f_key);
-		fence_end(f, STOP_CRASH, 0);
+		fencer_end(f, STOP_CRASH, 0);
 	}
 }
 
@@ -976,9 +806,9 @@ fencer_stop_all(void)
 {
 	struct fence	*f;
 
-	pool_fini();
+	fencer_backends_warm_fini();
 	while ((f = TAILQ_FIRST(&fencer_fences)) != NULL)
-		fence_end(f, STOP_SHUTDOWN, 0);
+		fencer_end(f, STOP_SHUTDOWN, 0);
 	fencer_backends_fini();
 	fencer_cgroup_fini(fencer_cgparent);
 }

@@ -41,6 +41,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -48,11 +49,11 @@
 #include "fencer_home.h"
 
 #define FENCE_HOME_MAXLINKS	16
-#define FENCE_HOME_ERR_MAX	512	/* fence_home_own()'s own, unread */
+#define FENCE_HOME_ERR_MAX	512	/* fencer_home_own()'s own, unread */
 
-static const char *fence_home_temp[] = { "/tmp", "/var/tmp", "/dev/shm" };
+static const char *fencer_home_temp[] = { "/tmp", "/var/tmp", "/dev/shm" };
 
-struct fence_walk {
+struct fencer_walk {
 	char	 fw_rest[2 * PATH_MAX];	/* what is left to resolve */
 	char	 fw_canon[PATH_MAX];	/* the real path of fw_fd */
 	int	 fw_fd;			/* O_PATH, the directory reached */
@@ -67,14 +68,14 @@ struct fence_walk {
 };
 
 static int
-fence_home_is_temp(const char *canon)
+fencer_home_is_temp(const char *canon)
 {
 	size_t	 i, len;
 
-	for (i = 0; i < sizeof(fence_home_temp) / sizeof(fence_home_temp[0]);
+	for (i = 0; i < sizeof(fencer_home_temp) / sizeof(fencer_home_temp[0]);
 	    i++) {
-		len = strlen(fence_home_temp[i]);
-		if (strncmp(canon, fence_home_temp[i], len) == 0 &&
+		len = strlen(fencer_home_temp[i]);
+		if (strncmp(canon, fencer_home_temp[i], len) == 0 &&
 		    (canon[len] == '/' || canon[len] == '\0'))
 			return (1);
 	}
@@ -82,7 +83,7 @@ fence_home_is_temp(const char *canon)
 }
 
 static int
-fence_home_fail(struct fence_walk *w, const char *comp, const char *why)
+fencer_home_fail(struct fencer_walk *w, const char *comp, const char *why)
 {
 	snprintf(w->fw_err, w->fw_errlen, "%s%s%s: %s", w->fw_canon,
 	    comp[0] != '\0' ? "/" : "", comp, why);
@@ -95,20 +96,20 @@ fence_home_fail(struct fence_walk *w, const char *comp, const char *why)
  * lies below).
  */
 static int
-fence_home_judge(struct fence_walk *w, const struct stat *sb,
+fencer_home_judge(struct fencer_walk *w, const struct stat *sb,
     const char *comp)
 {
 	int	 grp_ok;
 
 	if (!S_ISDIR(sb->st_mode))
-		return (fence_home_fail(w, comp, "not a directory"));
+		return (fencer_home_fail(w, comp, "not a directory"));
 	if (sb->st_uid != 0 && sb->st_uid != w->fw_uid)
-		return (fence_home_fail(w, comp, "owned by someone else"));
+		return (fencer_home_fail(w, comp, "owned by someone else"));
 	if (sb->st_mode & S_IWOTH)
-		return (fence_home_fail(w, comp, "writable by others"));
+		return (fencer_home_fail(w, comp, "writable by others"));
 	grp_ok = sb->st_gid == 0 || sb->st_gid == w->fw_gid;
 	if ((sb->st_mode & S_IWGRP) && !grp_ok)
-		return (fence_home_fail(w, comp, "writable by its group"));
+		return (fencer_home_fail(w, comp, "writable by its group"));
 	w->fw_writable = (sb->st_uid == w->fw_uid &&
 	    (sb->st_mode & S_IWUSR)) || (sb->st_gid == w->fw_gid &&
 	    sb->st_gid != 0 && (sb->st_mode & S_IWGRP));
@@ -119,15 +120,15 @@ fence_home_judge(struct fence_walk *w, const struct stat *sb,
 
 /* Move the walk into fd (an O_PATH directory) named comp. */
 static int
-fence_home_enter(struct fence_walk *w, int fd, const char *comp)
+fencer_home_enter(struct fencer_walk *w, int fd, const char *comp)
 {
 	struct stat	 sb;
 
 	if (fstat(fd, &sb) == -1) {
 		(void)close(fd);
-		return (fence_home_fail(w, comp, strerror(errno)));
+		return (fencer_home_fail(w, comp, strerror(errno)));
 	}
-	if (fence_home_judge(w, &sb, comp) == -1) {
+	if (fencer_home_judge(w, &sb, comp) == -1) {
 		(void)close(fd);
 		return (-1);
 	}
@@ -136,7 +137,7 @@ fence_home_enter(struct fence_walk *w, int fd, const char *comp)
 	if (strlcat(w->fw_canon, "/", sizeof(w->fw_canon)) >=
 	    sizeof(w->fw_canon) || strlcat(w->fw_canon, comp,
 	    sizeof(w->fw_canon)) >= sizeof(w->fw_canon))
-		return (fence_home_fail(w, "", "path too long"));
+		return (fencer_home_fail(w, "", "path too long"));
 	return (0);
 }
 
@@ -147,25 +148,25 @@ fence_home_enter(struct fence_walk *w, int fd, const char *comp)
  * one root made, given away through that descriptor.
  */
 static int
-fence_home_mkdir(struct fence_walk *w, const char *comp, int home)
+fencer_home_mkdir(struct fencer_walk *w, const char *comp, int home)
 {
 	struct stat	 sb;
 	int		 fd, users = home || w->fw_writable;
 
 	if (mkdirat(w->fw_fd, comp, users ? 0700 : 0755) == -1 &&
 	    errno != EEXIST)
-		return (fence_home_fail(w, comp, strerror(errno)));
+		return (fencer_home_fail(w, comp, strerror(errno)));
 	if (!users)
 		return (0);
 	fd = openat(w->fw_fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
 	if (fd == -1)
-		return (fence_home_fail(w, comp, strerror(errno)));
+		return (fencer_home_fail(w, comp, strerror(errno)));
 	if (fstat(fd, &sb) == -1 || (sb.st_uid == 0 &&
 	    (fchown(fd, w->fw_uid, w->fw_gid) == -1 ||
 	    fchmod(fd, 0700) == -1))) {
 		(void)close(fd);
-		return (fence_home_fail(w, comp, strerror(errno)));
+		return (fencer_home_fail(w, comp, strerror(errno)));
 	}
 	(void)close(fd);
 	return (0);
@@ -173,7 +174,7 @@ fence_home_mkdir(struct fence_walk *w, const char *comp, int home)
 
 /* A symlink: only root's, in a root-only directory, on root's path. */
 static int
-fence_home_link(struct fence_walk *w, const char *comp, const char *tail,
+fencer_home_link(struct fencer_walk *w, const char *comp, const char *tail,
     const struct stat *lnk)
 {
 	char		 target[PATH_MAX], rest[2 * PATH_MAX];
@@ -182,28 +183,28 @@ fence_home_link(struct fence_walk *w, const char *comp, const char *tail,
 
 	if (lnk->st_uid != 0 || w->fw_user || fstat(w->fw_fd, &sb) == -1 ||
 	    sb.st_uid != 0 || (sb.st_mode & (S_IWGRP | S_IWOTH)))
-		return (fence_home_fail(w, comp, "a symlink not of root's"));
+		return (fencer_home_fail(w, comp, "a symlink not of root's"));
 	if (++w->fw_links > FENCE_HOME_MAXLINKS)
-		return (fence_home_fail(w, comp, "too many symlinks"));
+		return (fencer_home_fail(w, comp, "too many symlinks"));
 	if ((n = readlinkat(w->fw_fd, comp, target, sizeof(target) - 1)) <= 0)
-		return (fence_home_fail(w, comp, strerror(errno)));
+		return (fencer_home_fail(w, comp, strerror(errno)));
 	target[n] = '\0';
 	if ((size_t)snprintf(rest, sizeof(rest), "%s/%s", target, tail) >=
 	    sizeof(rest))
-		return (fence_home_fail(w, comp, "path too long"));
+		return (fencer_home_fail(w, comp, "path too long"));
 	memcpy(w->fw_rest, rest, sizeof(rest));
 	if (target[0] == '/') {
 		(void)close(w->fw_fd);
 		if ((w->fw_fd = open("/", O_PATH | O_DIRECTORY |
 		    O_CLOEXEC)) == -1)
-			return (fence_home_fail(w, "", strerror(errno)));
+			return (fencer_home_fail(w, "", strerror(errno)));
 		w->fw_canon[0] = '\0';
 	}
 	return (0);
 }
 
 static int
-fence_home_step(struct fence_walk *w, const char *comp, const char *tail)
+fencer_home_step(struct fencer_walk *w, const char *comp, const char *tail)
 {
 	struct stat	 sb;
 	char		*slash;
@@ -212,14 +213,14 @@ fence_home_step(struct fence_walk *w, const char *comp, const char *tail)
 	if (strcmp(comp, "..") == 0) {
 		/* Only on root's path: a user's tree may have moved. */
 		if (w->fw_user)
-			return (fence_home_fail(w, comp, "\"..\" in a path "
+			return (fencer_home_fail(w, comp, "\"..\" in a path "
 			    "of the user's"));
 		if ((fd = openat(w->fw_fd, "..", O_PATH | O_DIRECTORY |
 		    O_CLOEXEC)) == -1)
-			return (fence_home_fail(w, comp, strerror(errno)));
+			return (fencer_home_fail(w, comp, strerror(errno)));
 		if ((slash = strrchr(w->fw_canon, '/')) != NULL)
 			*slash = '\0';
-		if (fence_home_enter(w, fd, "") == -1)
+		if (fencer_home_enter(w, fd, "") == -1)
 			return (-1);
 		/* enter appended a "/": take it off again */
 		w->fw_canon[strlen(w->fw_canon) - 1] = '\0';
@@ -227,29 +228,29 @@ fence_home_step(struct fence_walk *w, const char *comp, const char *tail)
 	}
 	if (fstatat(w->fw_fd, comp, &sb, AT_SYMLINK_NOFOLLOW) == -1) {
 		if (errno != ENOENT)
-			return (fence_home_fail(w, comp, strerror(errno)));
+			return (fencer_home_fail(w, comp, strerror(errno)));
 		if (!w->fw_create || (w->fw_user && !w->fw_writable))
-			return (fence_home_fail(w, comp, "missing, and not "
+			return (fencer_home_fail(w, comp, "missing, and not "
 			    "in a directory the uid may write"));
 		/* On root's path only <homes> itself, never a path to it. */
 		if (!w->fw_writable && *tail != '\0')
-			return (fence_home_fail(w, comp, "missing"));
-		if (fence_home_mkdir(w, comp, 0) == -1)
+			return (fencer_home_fail(w, comp, "missing"));
+		if (fencer_home_mkdir(w, comp, 0) == -1)
 			return (-1);
 		if (fstatat(w->fw_fd, comp, &sb, AT_SYMLINK_NOFOLLOW) == -1)
-			return (fence_home_fail(w, comp, strerror(errno)));
+			return (fencer_home_fail(w, comp, strerror(errno)));
 	}
 	if (S_ISLNK(sb.st_mode))
-		return (fence_home_link(w, comp, tail, &sb));
+		return (fencer_home_link(w, comp, tail, &sb));
 	if ((fd = openat(w->fw_fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
-		return (fence_home_fail(w, comp, strerror(errno)));
-	return (fence_home_enter(w, fd, comp));
+		return (fencer_home_fail(w, comp, strerror(errno)));
+	return (fencer_home_enter(w, fd, comp));
 }
 
 /* Walk path to an O_PATH fd and its real path; create if w says so. */
 static int
-fence_home_walk(struct fence_walk *w, const char *path)
+fencer_home_walk(struct fencer_walk *w, const char *path)
 {
 	struct stat	 sb;
 	char		 comp[NAME_MAX + 1], *p, *end;
@@ -259,11 +260,11 @@ fence_home_walk(struct fence_walk *w, const char *path)
 	w->fw_links = w->fw_user = w->fw_writable = 0;
 	if ((size_t)snprintf(w->fw_rest, sizeof(w->fw_rest), "%s", path) >=
 	    sizeof(w->fw_rest))
-		return (fence_home_fail(w, "", "path too long"));
+		return (fencer_home_fail(w, "", "path too long"));
 	if ((w->fw_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
 	    fstat(w->fw_fd, &sb) == -1)
-		return (fence_home_fail(w, "/", strerror(errno)));
-	if (fence_home_judge(w, &sb, "/") == -1)
+		return (fencer_home_fail(w, "/", strerror(errno)));
+	if (fencer_home_judge(w, &sb, "/") == -1)
 		return (-1);
 	for (;;) {
 		p = w->fw_rest + strspn(w->fw_rest, "/");
@@ -271,14 +272,14 @@ fence_home_walk(struct fence_walk *w, const char *path)
 			break;
 		end = p + strcspn(p, "/");
 		if ((len = end - p) > NAME_MAX)
-			return (fence_home_fail(w, "", "component too long"));
+			return (fencer_home_fail(w, "", "component too long"));
 		memcpy(comp, p, len);
 		comp[len] = '\0';
 		end += strspn(end, "/");
 		memmove(w->fw_rest, end, strlen(end) + 1);
 		if (strcmp(comp, ".") == 0)
 			continue;
-		if (fence_home_step(w, comp, w->fw_rest) == -1)
+		if (fencer_home_step(w, comp, w->fw_rest) == -1)
 			return (-1);
 	}
 	if (w->fw_canon[0] == '\0')
@@ -288,34 +289,34 @@ fence_home_walk(struct fence_walk *w, const char *path)
 
 /* <key> in the homes dir reached: the uid's directory, or made so. */
 static int
-fence_home_key(struct fence_walk *w, const char *key)
+fencer_home_key(struct fencer_walk *w, const char *key)
 {
 	struct stat	 sb;
 
 	if (fstatat(w->fw_fd, key, &sb, AT_SYMLINK_NOFOLLOW) == -1) {
 		if (errno != ENOENT)
-			return (fence_home_fail(w, key, strerror(errno)));
+			return (fencer_home_fail(w, key, strerror(errno)));
 		if (w->fw_user && !w->fw_writable)
-			return (fence_home_fail(w, key, "missing, and not "
+			return (fencer_home_fail(w, key, "missing, and not "
 			    "in a directory the uid may write"));
-		if (fence_home_mkdir(w, key, 1) == -1 ||
+		if (fencer_home_mkdir(w, key, 1) == -1 ||
 		    fstatat(w->fw_fd, key, &sb, AT_SYMLINK_NOFOLLOW) == -1)
-			return (fence_home_fail(w, key, "vanished"));
+			return (fencer_home_fail(w, key, "vanished"));
 	}
 	if (S_ISLNK(sb.st_mode))
-		return (fence_home_fail(w, key, "a symlink"));
+		return (fencer_home_fail(w, key, "a symlink"));
 	if (!S_ISDIR(sb.st_mode))
-		return (fence_home_fail(w, key, "not a directory"));
+		return (fencer_home_fail(w, key, "not a directory"));
 	if (sb.st_uid != w->fw_uid)
-		return (fence_home_fail(w, key, "owned by someone else"));
+		return (fencer_home_fail(w, key, "owned by someone else"));
 	return (0);
 }
 
 int
-fence_home_prepare(const char *homes, const char *key, uid_t uid, gid_t gid,
+fencer_home_prepare(const char *homes, const char *key, uid_t uid, gid_t gid,
     char *out, size_t outlen, char *err, size_t errlen)
 {
-	struct fence_walk	 w;
+	struct fencer_walk	 w;
 	int			 rc = -1;
 
 	memset(&w, 0, sizeof(w));
@@ -339,19 +340,19 @@ fence_home_prepare(const char *homes, const char *key, uid_t uid, gid_t gid,
 		return (-1);
 	}
 	/* Lexically first: nothing is made under a temporary directory. */
-	if (fence_home_is_temp(homes)) {
+	if (fencer_home_is_temp(homes)) {
 		snprintf(err, errlen, "homes dir %s is under a temporary "
 		    "directory", homes);
 		return (-1);
 	}
-	if (fence_home_walk(&w, homes) == -1)
+	if (fencer_home_walk(&w, homes) == -1)
 		goto done;
-	if (fence_home_is_temp(w.fw_canon)) {
+	if (fencer_home_is_temp(w.fw_canon)) {
 		snprintf(err, errlen, "homes dir %s is under a temporary "
 		    "directory", w.fw_canon);
 		goto done;
 	}
-	if (fence_home_key(&w, key) == -1)
+	if (fencer_home_key(&w, key) == -1)
 		goto done;
 	if ((size_t)snprintf(out, outlen, "%s%s%s", w.fw_canon,
 	    strcmp(w.fw_canon, "/") == 0 ? "" : "/", key) >= outlen) {
@@ -366,9 +367,9 @@ fence_home_prepare(const char *homes, const char *key, uid_t uid, gid_t gid,
 }
 
 int
-fence_home_own(const char *dir, uid_t uid, gid_t gid)
+fencer_home_own(const char *dir, uid_t uid, gid_t gid)
 {
-	struct fence_walk	 w;
+	struct fencer_walk	 w;
 	struct stat		 sb;
 	char			 err[FENCE_HOME_ERR_MAX];
 	int			 rc = -1;
@@ -381,7 +382,7 @@ fence_home_own(const char *dir, uid_t uid, gid_t gid)
 	w.fw_errlen = sizeof(err);
 	if (dir == NULL || dir[0] != '/' || uid == (uid_t)-1)
 		return (-1);
-	if (fence_home_walk(&w, dir) == 0 && fstat(w.fw_fd, &sb) == 0 &&
+	if (fencer_home_walk(&w, dir) == 0 && fstat(w.fw_fd, &sb) == 0 &&
 	    sb.st_uid == uid)
 		rc = 0;
 	if (w.fw_fd != -1)
@@ -400,12 +401,12 @@ fence_home_own(const char *dir, uid_t uid, gid_t gid)
  */
 #define FENCE_IMG_LOOP_TRIES	8
 
-static const char *fence_mkfs_paths[] = {
+static const char *fencer_mkfs_paths[] = {
 	"/usr/sbin/mkfs.ext4", "/sbin/mkfs.ext4"
 };
 
 static int
-fence_img_mkdir(const char *dir, char *err, size_t errlen)
+fencer_img_mkdir(const char *dir, char *err, size_t errlen)
 {
 	struct stat	 sb;
 
@@ -424,7 +425,7 @@ fence_img_mkdir(const char *dir, char *err, size_t errlen)
 
 /* mkfs.ext4 on a fresh file; its root directory the uid's. */
 static int
-fence_img_mkfs(const char *path, uid_t uid, gid_t gid, char *err,
+fencer_img_mkfs(const char *path, uid_t uid, gid_t gid, char *err,
     size_t errlen)
 {
 	char	 owner[128];
@@ -435,10 +436,10 @@ fence_img_mkfs(const char *path, uid_t uid, gid_t gid, char *err,
 	pid_t	 pid;
 	int	 st, fd;
 
-	for (i = 0; i < sizeof(fence_mkfs_paths) / sizeof(fence_mkfs_paths[0]);
-	    i++)
-		if (access(fence_mkfs_paths[i], X_OK) == 0) {
-			mkfs = fence_mkfs_paths[i];
+	for (i = 0; i < sizeof(fencer_mkfs_paths) /
+	    sizeof(fencer_mkfs_paths[0]); i++)
+		if (access(fencer_mkfs_paths[i], X_OK) == 0) {
+			mkfs = fencer_mkfs_paths[i];
 			break;
 		}
 	if (mkfs == NULL) {
@@ -479,7 +480,7 @@ fence_img_mkfs(const char *path, uid_t uid, gid_t gid, char *err,
 
 /* The image, made on first use: under .new, then renamed into place. */
 static int
-fence_img_open(const char *path, uint64_t size, uid_t uid, gid_t gid,
+fencer_img_open(const char *path, uint64_t size, uid_t uid, gid_t gid,
     char *err, size_t errlen)
 {
 	struct stat	 sb;
@@ -505,7 +506,7 @@ fence_img_open(const char *path, uint64_t size, uid_t uid, gid_t gid,
 			    strerror(errno));
 			goto fail_new;
 		}
-		if (fence_img_mkfs(tmp, uid, gid, err, errlen) == -1)
+		if (fencer_img_mkfs(tmp, uid, gid, err, errlen) == -1)
 			goto fail_new;
 		if (fsync(fd) == -1 || rename(tmp, path) == -1) {
 			snprintf(err, errlen, "rename %s: %s", tmp,
@@ -533,7 +534,7 @@ fence_img_open(const char *path, uint64_t size, uid_t uid, gid_t gid,
 
 /* Is the image attached to a loop device already (a fence stopping)? */
 static int
-fence_img_attached(const struct stat *img)
+fencer_img_attached(const struct stat *img)
 {
 	struct loop_info64	 li;
 	struct dirent		*de;
@@ -562,8 +563,8 @@ fence_img_attached(const struct stat *img)
 }
 
 int
-fence_home_image(const char *root, uid_t owner, const char *key,
-    uint64_t size, uid_t uid, gid_t gid, struct fence_home_img *hi,
+fencer_home_image(const char *root, uid_t owner, const char *key,
+    uint64_t size, uid_t uid, gid_t gid, struct fencer_home_img *hi,
     char *err, size_t errlen)
 {
 	struct loop_config	 cfg;
@@ -579,18 +580,18 @@ fence_home_image(const char *root, uid_t owner, const char *key,
 		return (-1);
 	}
 	if ((size_t)snprintf(dir, sizeof(dir), "%s/homes", root) >=
-	    sizeof(dir) || fence_img_mkdir(dir, err, errlen) == -1)
+	    sizeof(dir) || fencer_img_mkdir(dir, err, errlen) == -1)
 		return (-1);
 	if ((size_t)snprintf(dir, sizeof(dir), "%s/homes/%u", root,
 	    (unsigned)owner) >= sizeof(dir) ||
-	    fence_img_mkdir(dir, err, errlen) == -1)
+	    fencer_img_mkdir(dir, err, errlen) == -1)
 		return (-1);
 	if ((size_t)snprintf(hi->hi_path, sizeof(hi->hi_path), "%s/%s.img",
 	    dir, key) >= sizeof(hi->hi_path)) {
 		snprintf(err, errlen, "image path too long");
 		return (-1);
 	}
-	if ((img = fence_img_open(hi->hi_path, size, uid, gid, err,
+	if ((img = fencer_img_open(hi->hi_path, size, uid, gid, err,
 	    errlen)) == -1)
 		return (-1);
 	if (fstat(img, &sb) == -1) {
@@ -599,7 +600,7 @@ fence_home_image(const char *root, uid_t owner, const char *key,
 		goto fail;
 	}
 	/* Two mounts of one ext4 through two devices would corrupt it. */
-	if (fence_img_attached(&sb)) {
+	if (fencer_img_attached(&sb)) {
 		snprintf(err, errlen, "%s is still attached to a loop device: "
 		    "a fence of it has not finished stopping", hi->hi_path);
 		goto fail;
@@ -654,4 +655,68 @@ fence_home_image(const char *root, uid_t owner, const char *key,
 		(void)close(ctl);
 	(void)close(img);
 	return (-1);
+}
+
+/* <homes> (conf) with ~ and %u expanded for this owner. */
+static int
+fencer_homes_dir(const char *conf, const struct passwd *pw, char *out,
+    size_t outsz)
+{
+	const char	*p = conf;
+	size_t		 len = 0;
+
+	out[0] = '\0';
+	for (; *p != '\0'; p++) {
+		if (*p == '~' && p == conf)
+			len = strlcat(out, pw->pw_dir, outsz);
+		else if (*p == '%' && p[1] == 'u') {
+			len = strlcat(out, pw->pw_name, outsz);
+			p++;
+		} else {
+			char c[2] = { *p, '\0' };
+
+			len = strlcat(out, c, outsz);
+		}
+		if (len >= outsz)
+			return (-1);
+	}
+	return (out[0] == '/' ? 0 : -1);
+}
+
+/*
+ * A boot's step (fencer_fence.c): where the home of pw's fence key is.
+ * With `limit home' its image, <state>/homes/<owner>/<key>.img; else
+ * <homes>/<key>, homes (also returned) the configured folder with ~ and
+ * %u expanded.  home is "" where the path is too long: only a root-owned
+ * fence's uid record reads it before the home is made.  -1: this owner
+ * can have no home, err says why (for the user: it names no path the
+ * configuration does not).
+ */
+int
+fencer_home_path(const struct fenced_config *c, const struct passwd *pw,
+    uid_t owner, const char *key, char *homes, size_t homeslen, char *home,
+    size_t homelen, char *err, size_t errlen)
+{
+	int	 r;
+
+	/* ~ of a system account (/, /nonexistent) is nobody's to fill. */
+	if (c->c_home_limit == 0 && c->c_homes[0] == '~' && owner != 0 &&
+	    fencer_home_own(pw->pw_dir, owner, pw->pw_gid) == -1) {
+		snprintf(err, errlen, "user %s has no home of their own; "
+		    "configure homes", pw->pw_name);
+		return (-1);
+	}
+	/* The home the uid of a root-owned fence is kept for. */
+	if (c->c_home_limit != 0)
+		r = snprintf(home, homelen, "%s/homes/%u/%s.img", c->c_state,
+		    (unsigned)owner, key);
+	else if (fencer_homes_dir(c->c_homes, pw, homes, homeslen) == -1) {
+		snprintf(err, errlen, "homes %s does not expand to an "
+		    "absolute path for %s", c->c_homes, pw->pw_name);
+		return (-1);
+	} else
+		r = snprintf(home, homelen, "%s/%s", homes, key);
+	if (r < 0 || (size_t)r >= homelen)
+		home[0] = '\0';
+	return (0);
 }

@@ -37,6 +37,7 @@
 #include "probe_expect.h"
 #include "fencer.h"
 #include "fencer_host.h"
+#include "fencer_view.h"
 
 #define PROBE_OUTPUT_BYTES	262144
 /*
@@ -427,30 +428,29 @@ probe_allow_add(struct host_allow *a, const char *dir, const char *name)
 }
 
 /*
- * The host paths a native fence may have bound in (fence_mount.c): the
- * system trees, the fencer's folder or just the two programs run from
- * it (either layout), the fence's own home, the /dev nodes (also the
- * /proc masks, which are /dev/null).  Anything else of the host found
- * in the fence's mount table is a violation.
+ * The host paths a fence may have bound in (view_binds[], fencer_view.c,
+ * the table its backend mounted): the system trees, the fencer's folder
+ * or just the programs run from it (either layout), the fence's own
+ * home, the /dev nodes (also the /proc masks, which are /dev/null).
+ * Anything else of the host found in the fence's mount table is a
+ * violation.
  */
 static void
 probe_allow(const struct fence *f, struct host_allow *a)
 {
-	static const char *const sys[] = {
-		"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/lib32",
-		"/libx32", "/dev/null", "/dev/zero", "/dev/full",
-		"/dev/random", "/dev/urandom", "/dev/tty"
-	};
 	const char	*bin = probe_bindir();
 	size_t		 i;
 
 	a->ha_n = 0;
-	for (i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
-		probe_allow_add(a, sys[i], "");
+	for (i = 0; i < view_nbinds; i++)
+		if (view_binds[i].vb_kind == VIEW_RO ||
+		    view_binds[i].vb_kind == VIEW_LINKDIR ||
+		    view_binds[i].vb_kind == VIEW_DEV)
+			probe_allow_add(a, view_binds[i].vb_src, "");
 	if (bin[0] == '/') {
 		probe_allow_add(a, bin, "");
-		probe_allow_add(a, bin, "fence-agent");
-		probe_allow_add(a, bin, "fence-probe");
+		for (i = 0; i < view_nbin_names; i++)
+			probe_allow_add(a, bin, view_bin_names[i]);
 	}
 	if (f->f_info.f_home[0] == '/')
 		probe_allow_add(a, f->f_info.f_home, "");

@@ -558,6 +558,37 @@ fencer_uid_for(const char *key, const char *home, uid_t *uid, char *err,
 }
 
 /*
+ * A boot's step (fencer_fence.c): the uid and gid fence f runs as.  Its
+ * owner's (gid the owner's group), or for a fence of root's the uid of
+ * `fence uids' recorded for its key and home (home "": the path was too
+ * long to record), named fence-<uid>.  -1 once the broker has the error.
+ */
+int
+fencer_uid_assign(struct fence *f, gid_t gid, const char *home,
+    uint32_t reqid)
+{
+	char	 err[BACKEND_ERR_MAX];
+
+	if (f->f_info.f_owner != 0) {
+		f->f_info.f_uid = f->f_info.f_owner;
+		f->f_gid = gid;
+		return (0);
+	}
+	strlcpy(err, "home path too long", sizeof(err));
+	if (home[0] == '\0' || fencer_uid_for(f->f_info.f_key, home,
+	    &f->f_info.f_uid, err, sizeof(err)) == -1) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "no-uid", "%s",
+		    err);
+		return (-1);
+	}
+	f->f_gid = f->f_info.f_uid;
+	/* No passwd entry for a fence uid: its name says what it is. */
+	snprintf(f->f_user, sizeof(f->f_user), "fence-%u",
+	    (unsigned)f->f_info.f_uid);
+	return (0);
+}
+
+/*
  * A uid of the range for a fence of the fencer's own that has no key and
  * no home (the vm backend's KVM try): one no record has, held in memory
  * only, so that no key is given it until fencer_uid_release().  Nothing

@@ -10,7 +10,7 @@
  *	t_fence ... -N count -- init [arg...]	boot count times, timings
  *	t_fence -R count -- command [arg...]	fork+exec+wait timings
  *	t_fence -x -H homes -k key -u uid -g gid
- *						fence_home_prepare() only
+ *						fencer_home_prepare() only
  *	t_fence -P [-C sub]			print the cgroup parents
  *	t_fence -Q [-C sub]			what the kernel lacks
  *	t_fence -Z arch nr [arg0 [arg1]]	run the fence's seccomp
@@ -22,7 +22,7 @@
  * us to see the fence die with its parent).  -S asks for the seccomp
  * filter to be left out, which only a FENCED_TEST_HOOKS build honours.
  * -I bytes (with -H dir) makes the home an ext4 image of that size,
- * dir/homes/<uid>/<key>.img (fence_home_image()).
+ * dir/homes/<uid>/<key>.img (fencer_home_image()).
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -67,7 +67,7 @@
 #define TF_ARGS_MAX	256
 
 static struct fence_spec tf_spec;
-static struct fence_home_img tf_img;
+static struct fencer_home_img tf_img;
 static int	 tf_loopfd = -1;
 static char		 tf_cg[3][PATH_MAX];
 static char		 tf_port[16], tf_abs[64];
@@ -552,7 +552,7 @@ tf_home_only(const char *homes)
 {
 	char	 out[PATH_MAX], err[FENCE_ERR_MAX];
 
-	if (fence_home_prepare(homes, tf_spec.fs_key, tf_spec.fs_uid,
+	if (fencer_home_prepare(homes, tf_spec.fs_key, tf_spec.fs_uid,
 	    tf_spec.fs_gid, out, sizeof(out), err, sizeof(err)) == -1) {
 		printf("home: refused: %s\n", err);
 		return (1);
@@ -852,7 +852,7 @@ main(int argc, char *argv[])
 	if (argc < 1 || tf_spec.fs_bindir == NULL)
 		usage();
 	if (homes != NULL && imgsize != 0) {
-		if (fence_home_image(homes, tf_spec.fs_uid, tf_spec.fs_key,
+		if (fencer_home_image(homes, tf_spec.fs_uid, tf_spec.fs_key,
 		    imgsize, tf_spec.fs_uid, tf_spec.fs_gid, &tf_img, err,
 		    sizeof(err)) == -1) {
 			printf("home: refused: %s\n", err);
@@ -868,7 +868,7 @@ main(int argc, char *argv[])
 		    tf_img.hi_dev);
 		tf_loopfd = tf_img.hi_loopfd;
 	} else if (homes != NULL) {
-		if (fence_home_prepare(homes, tf_spec.fs_key, tf_spec.fs_uid,
+		if (fencer_home_prepare(homes, tf_spec.fs_key, tf_spec.fs_uid,
 		    tf_spec.fs_gid, home, sizeof(home), err,
 		    sizeof(err)) == -1) {
 			printf("home: refused: %s\n", err);

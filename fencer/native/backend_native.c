@@ -3,7 +3,9 @@
  * facilities (fence.c and the fence_*.c beside it), its pid 1 a child
  * of the fencer.  What the fencer decided (struct fence, struct
  * backend_boot) becomes a struct fence_spec; what fence_start() measured
- * becomes the state the fencer reports.
+ * becomes the state the fencer reports.  Its warm pool (pool.c) is its
+ * fb_warm_* hooks, and the pid 1s of the pool's fences are its
+ * fb_child's.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -17,6 +19,7 @@
 #include "fencer.h"
 #include "backend.h"
 #include "fence.h"
+#include "native.h"
 #include "pool.h"
 
 _Static_assert(BACKEND_ERR_MAX >= FENCE_ERR_MAX, "BACKEND_ERR_MAX");
@@ -109,6 +112,13 @@ native_stop(struct fence *f, int *oom)
 	return (fence_stop(p));
 }
 
+/* The fencer reaped pid: a pool fence's pid 1, or none of ours. */
+static int
+native_child(pid_t pid, int status)
+{
+	return (pool_reaped(pid));
+}
+
 const struct fencer_backend backend_native = {
 	.fb_id = BACKEND_NATIVE,
 	.fb_bin_dir = FENCE_BIN_DIR,
@@ -121,4 +131,9 @@ const struct fencer_backend backend_native = {
 	.fb_boot = native_boot,
 	.fb_reaped = native_reaped,
 	.fb_stop = native_stop,
+	.fb_child = native_child,
+	.fb_warm_start = pool_start,
+	.fb_warm_reload = pool_configured,
+	.fb_warm_refill = pool_kick,
+	.fb_warm_fini = pool_fini,
 };

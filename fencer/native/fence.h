@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "fenced.h"
+#include "fencer_view.h"
 
 #define FENCE_ERR_MAX		512
 #define FENCE_PASS_MAX		4	/* fs_pass[] */
@@ -26,8 +27,6 @@
 #define FENCE_LL_SCOPE_SIGNAL	0x04	/* signals scoped */
 #define FENCE_LL_NET		0x08	/* TCP bind/connect rules */
 
-/* Where the fence finds the binaries of fenced (bound read-only). */
-#define FENCE_BIN_DIR		"/run/fenced/bin"
 #define FENCE_KVM_MAJOR		10	/* /dev/kvm: misc 232 */
 #define FENCE_KVM_MINOR		232
 
@@ -133,24 +132,10 @@ int	fence_pool_take(struct fence_pooled *, const struct fence_spec *,
 void	fence_pool_drop(struct fence_pooled *);
 
 /*
- * fence_mount.c: every host path a fence gets bound in, for whoever
- * checks a fence's mount table from the host; and the bin tmpfs that
- * fence_start() makes on first use (fence_bin_init(bindir, init, ...)).
+ * fence_mount.c: the bin tmpfs that fence_start() makes on first use
+ * (fence_bin_init(bindir, init, ...)); what of the host it mounts is
+ * fencer_view.h's.
  */
-enum fence_hb_kind {
-	FENCE_HB_RO,		/* bound read-only at the same path */
-	FENCE_HB_LINKDIR,	/* as RO, where the host has a real dir */
-	FENCE_HB_HOME,		/* the sandbox home, read-write */
-	FENCE_HB_DEV,		/* a device node */
-	FENCE_HB_MASK		/* bound over a file of the fence's /proc */
-};
-struct fence_host_bind {
-	const char		*hb_src;	/* host path; NULL: the home */
-	const char		*hb_dst;	/* path inside */
-	enum fence_hb_kind	 hb_kind;
-};
-extern const struct fence_host_bind fence_host_binds[];
-extern const size_t fence_nhost_binds;
 int	fence_bin_init(const char *, const char *, char *, size_t);
 
 #endif /* FENCE_H */

@@ -33,11 +33,12 @@
  * fencer at a pool fence's take, docs/pool.md) and attached after
  * pivot_root: it is opened without following any symlink and must
  * belong to the fence's uid, so a symlink swapped in after
- * fence_home_prepare() checked the path cannot redirect it.
+ * fencer_home_prepare() checked the path cannot redirect it.
  *
- * Everything of the host a fence sees is in fence_host_binds[] below,
- * one table, so that whoever reads a fence's mount table from the host
- * can tell an expected bind from anything else.  The binaries are not a
+ * Everything of the host a fence sees is in view_binds[]
+ * (fencer_view.c), one table for every backend, so that whoever reads a
+ * fence's mount table from the host can tell an expected bind from
+ * anything else.  The binaries are not a
  * bind: a bind of a host directory names its host path as the mount's
  * root in /proc/self/mountinfo, and the daemon's folder holds fenced and
  * fencectl too.  fence_bin_init() copies the few programs a fence runs
@@ -67,7 +68,11 @@
 #include "fence.h"
 #include "fence_impl.h"
 
-/* The merged-/usr links a host may have; bound read-only if real dirs. */
+/*
+ * What the host has at each merged-/usr name of view_binds[] (its
+ * VIEW_LINKDIR rows, by row): bound read-only if a real dir, the same
+ * link if a link (fence_mount_init()).
+ */
 enum fence_link_kind {
 	FENCE_LINK_NONE = 0,
 	FENCE_LINK_SYMLINK,
@@ -75,47 +80,10 @@ enum fence_link_kind {
 };
 
 static struct fence_link {
-	const char		*fl_name;
 	enum fence_link_kind	 fl_kind;
 	char			 fl_target[PATH_MAX];
-} fence_links[] = {
-	{ "bin", FENCE_LINK_NONE, "" },
-	{ "sbin", FENCE_LINK_NONE, "" },
-	{ "lib", FENCE_LINK_NONE, "" },
-	{ "lib64", FENCE_LINK_NONE, "" },
-	{ "lib32", FENCE_LINK_NONE, "" },
-	{ "libx32", FENCE_LINK_NONE, "" }
-};
+} fence_links[VIEW_BINDS_MAX];
 
-/*
- * Every host path bound into a fence, and where (h-probe's check of the
- * mount table reads this).  FENCE_HB_HOME is the sandbox home at
- * /home/<user>; the merged-/usr directories appear only where the host
- * has real directories there (fence_links[]); the /proc masks are
- * /dev/null bound over files of the fence's own /proc.
- */
-const struct fence_host_bind fence_host_binds[] = {
-	{ "/usr",		"/usr",		FENCE_HB_RO },
-	{ "/etc",		"/etc",		FENCE_HB_RO },
-	{ "/bin",		"/bin",		FENCE_HB_LINKDIR },
-	{ "/sbin",		"/sbin",	FENCE_HB_LINKDIR },
-	{ "/lib",		"/lib",		FENCE_HB_LINKDIR },
-	{ "/lib64",		"/lib64",	FENCE_HB_LINKDIR },
-	{ "/lib32",		"/lib32",	FENCE_HB_LINKDIR },
-	{ "/libx32",		"/libx32",	FENCE_HB_LINKDIR },
-	{ NULL,			"/home/<user>",	FENCE_HB_HOME },
-	{ "/dev/null",		"/dev/null",	FENCE_HB_DEV },
-	{ "/dev/zero",		"/dev/zero",	FENCE_HB_DEV },
-	{ "/dev/full",		"/dev/full",	FENCE_HB_DEV },
-	{ "/dev/random",	"/dev/random",	FENCE_HB_DEV },
-	{ "/dev/urandom",	"/dev/urandom",	FENCE_HB_DEV },
-	{ "/dev/tty",		"/dev/tty",	FENCE_HB_DEV },
-	{ "/dev/null",		"/proc/<masked file>", FENCE_HB_MASK },
-};
-const size_t fence_nhost_binds = nitems(fence_host_binds);
-
-/* The programs a fence may run from FENCE_BIN_DIR, besides its init. */
-static const char *fence_bin_names[] = { "fence-agent", "fence-probe" };
 /*
  * fence-probe may be executed and never read by a fence: execve() of a
  * file its caller cannot read leaves the new image not dumpable from
@@ -169,11 +137,13 @@ fence_mount_init(char *err, size_t errlen)
 	ssize_t		 n;
 	size_t		 i;
 
-	for (i = 0; i < nitems(fence_links); i++) {
+	for (i = 0; i < view_nbinds; i++) {
 		struct fence_link *l = &fence_links[i];
 
-		snprintf(path, sizeof(path), "/%s", l->fl_name);
 		l->fl_kind = FENCE_LINK_NONE;
+		if (view_binds[i].vb_kind != VIEW_LINKDIR)
+			continue;
+		strlcpy(path, view_binds[i].vb_src, sizeof(path));
 		if (lstat(path, &sb) == -1)
 			continue;
 		if (S_ISDIR(sb.st_mode))
@@ -299,14 +269,14 @@ fence_bin_init(const char *bindir, const char *init, char *err,
 	}
 	(void)close(fs);
 	fs = -1;
-	for (i = 0; i < nitems(fence_bin_names); i++)
-		if (fence_bin_copy(dirfd, mnt, fence_bin_names[i], bindir,
+	for (i = 0; i < view_nbin_names; i++)
+		if (fence_bin_copy(dirfd, mnt, view_bin_names[i], bindir,
 		    err, errlen) == -1)
 			goto fail;
-	for (i = 0; i < nitems(fence_bin_names); i++)
-		if (strcmp(init, fence_bin_names[i]) == 0)
+	for (i = 0; i < view_nbin_names; i++)
+		if (strcmp(init, view_bin_names[i]) == 0)
 			break;
-	if (i == nitems(fence_bin_names) && (strchr(init, '/') != NULL ||
+	if (i == view_nbin_names && (strchr(init, '/') != NULL ||
 	    fence_bin_copy(dirfd, mnt, init, bindir, err, errlen) == -1))
 		goto fail;
 	memset(&attr, 0, sizeof(attr));
@@ -588,29 +558,32 @@ fence_mount_system(struct fence_ctx *ctx)
 	char	 src[PATH_MAX];
 	size_t	 i;
 
-	for (i = 0; i < nitems(fence_host_binds); i++) {
-		const struct fence_host_bind *b = &fence_host_binds[i];
+	for (i = 0; i < view_nbinds; i++) {
+		const struct view_bind *b = &view_binds[i];
 
-		if (b->hb_kind != FENCE_HB_RO)
+		if (b->vb_kind != VIEW_RO)
 			continue;
-		if (fence_mount_mkdir(ctx, b->hb_dst + 1, 0755) == -1 ||
-		    fence_mount_bind(ctx, b->hb_src, -1, b->hb_dst + 1, 0,
-		    b->hb_src) == -1)
+		if (fence_mount_mkdir(ctx, b->vb_dst + 1, 0755) == -1 ||
+		    fence_mount_bind(ctx, b->vb_src, -1, b->vb_dst + 1, 0,
+		    b->vb_src) == -1)
 			return (-1);
 	}
-	for (i = 0; i < nitems(fence_links); i++) {
+	for (i = 0; i < view_nbinds; i++) {
 		const struct fence_link *l = &fence_links[i];
+		const char *name = view_binds[i].vb_dst + 1;
 
+		if (view_binds[i].vb_kind != VIEW_LINKDIR)
+			continue;
 		switch (l->fl_kind) {
 		case FENCE_LINK_SYMLINK:
-			if (symlink(l->fl_target, l->fl_name) == -1)
+			if (symlink(l->fl_target, name) == -1)
 				return (fence_child_err(ctx, errno,
-				    "symlink /%s", l->fl_name));
+				    "symlink /%s", name));
 			break;
 		case FENCE_LINK_DIR:
-			snprintf(src, sizeof(src), "/%s", l->fl_name);
-			if (fence_mount_mkdir(ctx, l->fl_name, 0755) == -1 ||
-			    fence_mount_bind(ctx, src, -1, l->fl_name, 0,
+			snprintf(src, sizeof(src), "/%s", name);
+			if (fence_mount_mkdir(ctx, name, 0755) == -1 ||
+			    fence_mount_bind(ctx, src, -1, name, 0,
 			    src) == -1)
 				return (-1);
 			break;
@@ -774,17 +747,17 @@ fence_mount_dev(struct fence_ctx *ctx)
 		return (-1);
 	if (ctx->fc_spec->fs_kvm && fence_mount_kvm(ctx) == -1)
 		return (-1);
-	for (i = 0; i < nitems(fence_host_binds); i++) {
-		const struct fence_host_bind *b = &fence_host_binds[i];
+	for (i = 0; i < view_nbinds; i++) {
+		const struct view_bind *b = &view_binds[i];
 
-		if (b->hb_kind != FENCE_HB_DEV)
+		if (b->vb_kind != VIEW_DEV)
 			continue;
-		if (mknod(b->hb_dst + 1, S_IFREG | 0666, 0) == -1)
+		if (mknod(b->vb_dst + 1, S_IFREG | 0666, 0) == -1)
 			return (fence_child_err(ctx, errno, "create %s",
-			    b->hb_dst));
-		if (mount(b->hb_src, b->hb_dst + 1, NULL, MS_BIND, NULL) == -1)
+			    b->vb_dst));
+		if (mount(b->vb_src, b->vb_dst + 1, NULL, MS_BIND, NULL) == -1)
 			return (fence_child_err(ctx, errno, "bind %s",
-			    b->hb_src));
+			    b->vb_src));
 	}
 	for (i = 0; i < nitems(fence_dev_links); i++)
 		if (symlink(fence_dev_links[i][1], fence_dev_links[i][0]) == -1)

@@ -1,7 +1,8 @@
 /*
- * The warm pool of native fences (pool.c, docs/pool.md): started with
- * the fencer, stopped with it, fed by its SIGCHLD reaping, taken from
- * by the native backend's boots.
+ * The warm pool of native fences (pool.c, docs/pool.md): the native
+ * backend's fb_warm_* hooks (started with the fencer, reloaded, refilled
+ * after a boot, stopped with it), fed by its fb_child, taken from by its
+ * boots.
  */
 #ifndef POOL_H
 #define POOL_H

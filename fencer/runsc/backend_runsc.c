@@ -51,6 +51,7 @@
 #include "backend.h"
 #include "fence.h"
 #include "bundle.h"
+#include "lockdown.h"
 
 #define RUNSC_CMD_MS		10000	/* one runsc command, at most */
 #define RUNSC_VERSION_MAX	4096	/* bytes of `runsc --version` read */
@@ -411,11 +412,18 @@ runsc_start(void)
 		    runsc.rs_version, runsc.rs_platform);
 }
 
-/* After the start: can runsc fences boot here at all? */
-int
-runsc_usable(void)
+/*
+ * After the start: where runsc fences cannot boot, CAP_SYS_CHROOT (the
+ * sandbox's and the gofer's chroot) goes, so no fence of another
+ * backend even shows it in its bounding set.
+ */
+static void
+runsc_lockdown(void)
 {
-	return (runsc.rs_err[0] == '\0');
+	if (runsc.rs_err[0] != '\0') {
+		lockdown_give_up(CAP_SYS_CHROOT);
+		log_info("no runsc here: CAP_SYS_CHROOT dropped");
+	}
 }
 
 /*
@@ -908,6 +916,7 @@ const struct fencer_backend backend_runsc = {
 		.pt_home = "gVisor gofer, bind of the host folder",
 	},
 	.fb_start = runsc_start,
+	.fb_lockdown = runsc_lockdown,
 	.fb_boot = runsc_boot,
 	.fb_host_procs = runsc_host_procs,
 	.fb_reaped = runsc_reaped,

@@ -7,7 +7,7 @@
  * capabilities in any set, an empty environment, RLIMIT_CORE 0,
  * RLIMIT_NPROC at the pids limit (the sentry's own bound), a
  * read-only root holding the host's /usr and /etc read-only as a native
- * fence sees them (fence_host_binds[], the same table), the sandbox home
+ * fence sees them (view_binds[], fencer_view.c, the same table), the sandbox home
  * read-write at /home/<user>, a private 256 MiB tmpfs /tmp mode 0700
  * owned by the fence's uid, no network (runsc --network=none, and a
  * network namespace), no devices, the memory, pids and cpu limits in a
@@ -35,11 +35,9 @@
 
 #include "fenced.h"
 #include "names.h"
+#include "fencer_view.h"
 #include "fence.h"
 #include "bundle.h"
-
-const char *const runsc_bin_names[] = { "fence-agent", "fence-probe" };
-const size_t runsc_nbin_names = nitems(runsc_bin_names);
 
 /* A container id: random, never derived from a key, an owner or a path. */
 int
@@ -82,7 +80,7 @@ bundle_bind(const char *src, const char *dst, int rw)
 }
 
 /*
- * The host paths of fence_host_binds[] a root needs: /usr and /etc,
+ * The host paths of view_binds[] a root needs: /usr and /etc,
  * and each merged-/usr name the host has as a real directory (where it
  * is a link, the root holds the same link: runsc_bundle_write()).
  */
@@ -92,18 +90,18 @@ bundle_host_mounts(json_t *mounts, char *err, size_t errlen)
 	struct stat	 sb;
 	size_t		 i;
 
-	for (i = 0; i < fence_nhost_binds; i++) {
-		const struct fence_host_bind *hb = &fence_host_binds[i];
+	for (i = 0; i < view_nbinds; i++) {
+		const struct view_bind *hb = &view_binds[i];
 
-		if (hb->hb_kind == FENCE_HB_LINKDIR &&
-		    (lstat(hb->hb_src, &sb) == -1 || !S_ISDIR(sb.st_mode)))
+		if (hb->vb_kind == VIEW_LINKDIR &&
+		    (lstat(hb->vb_src, &sb) == -1 || !S_ISDIR(sb.st_mode)))
 			continue;
-		if (hb->hb_kind != FENCE_HB_RO && hb->hb_kind !=
-		    FENCE_HB_LINKDIR)
+		if (hb->vb_kind != VIEW_RO && hb->vb_kind !=
+		    VIEW_LINKDIR)
 			continue;
-		if (bundle_add(mounts, bundle_bind(hb->hb_src, hb->hb_dst,
+		if (bundle_add(mounts, bundle_bind(hb->vb_src, hb->vb_dst,
 		    0)) == -1) {
-			snprintf(err, errlen, "bundle: mount %s", hb->hb_dst);
+			snprintf(err, errlen, "bundle: mount %s", hb->vb_dst);
 			return (-1);
 		}
 	}
@@ -148,11 +146,11 @@ bundle_mounts(const struct runsc_bundle_spec *s, char *err, size_t errlen)
 	    "mode=0555")) == -1 ||
 	    bundle_add(m, bundle_bind(s->rb_home, home, 1)) == -1)
 		goto oom;
-	for (i = 0; i < runsc_nbin_names; i++) {
+	for (i = 0; i < view_nbin_names; i++) {
 		snprintf(src, sizeof(src), "%s/%s", s->rb_bindir,
-		    runsc_bin_names[i]);
+		    view_bin_names[i]);
 		snprintf(dst, sizeof(dst), "%s/%s", FENCE_BIN_DIR,
-		    runsc_bin_names[i]);
+		    view_bin_names[i]);
 		if (bundle_add(m, bundle_bind(src, dst, 0)) == -1)
 			goto oom;
 	}
@@ -446,30 +444,30 @@ bundle_rootfs(int dfd, const struct runsc_bundle_spec *s, char *err,
 	snprintf(path, sizeof(path), "home/%s", s->rb_user);
 	if (bundle_mkdir(dfd, path, err, errlen) == -1)
 		return (-1);
-	for (i = 0; i < runsc_nbin_names; i++) {
+	for (i = 0; i < view_nbin_names; i++) {
 		snprintf(path, sizeof(path), "%s/%s", FENCE_BIN_DIR + 1,
-		    runsc_bin_names[i]);
+		    view_bin_names[i]);
 		if (bundle_mkfile(dfd, path, err, errlen) == -1)
 			return (-1);
 	}
-	for (i = 0; i < fence_nhost_binds; i++) {
-		const struct fence_host_bind *hb = &fence_host_binds[i];
+	for (i = 0; i < view_nbinds; i++) {
+		const struct view_bind *hb = &view_binds[i];
 
-		if (hb->hb_kind != FENCE_HB_LINKDIR ||
-		    lstat(hb->hb_src, &sb) == -1)
+		if (hb->vb_kind != VIEW_LINKDIR ||
+		    lstat(hb->vb_src, &sb) == -1)
 			continue;
 		if (S_ISDIR(sb.st_mode)) {
-			if (bundle_mkdir(dfd, hb->hb_dst + 1, err, errlen) == -1)
+			if (bundle_mkdir(dfd, hb->vb_dst + 1, err, errlen) == -1)
 				return (-1);
 			continue;
 		}
-		if (!S_ISLNK(sb.st_mode) || (n = readlink(hb->hb_src, target,
+		if (!S_ISLNK(sb.st_mode) || (n = readlink(hb->vb_src, target,
 		    sizeof(target) - 1)) == -1)
 			continue;
 		target[n] = '\0';
-		if (symlinkat(target, dfd, hb->hb_dst + 1) == -1) {
+		if (symlinkat(target, dfd, hb->vb_dst + 1) == -1) {
 			snprintf(err, errlen, "bundle: symlink rootfs%s: %s",
-			    hb->hb_dst, strerror(errno));
+			    hb->vb_dst, strerror(errno));
 			return (-1);
 		}
 	}

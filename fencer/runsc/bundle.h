@@ -61,10 +61,6 @@ struct runsc_ro_binds {
 	int		 rr_n;
 };
 
-/* The programs of rb_bindir a fence may run, file by file. */
-extern const char *const runsc_bin_names[];
-extern const size_t runsc_nbin_names;
-
 void	 runsc_limits(const struct fence_limits *, uint64_t *, uint64_t *);
 int	 runsc_id_new(char [RUNSC_ID_SIZE]);
 int	 runsc_id_valid(const char *);

@@ -40,6 +40,7 @@
 #include "fencer.h"
 #include "backend.h"
 #include "fence.h"
+#include "native.h"
 #include "vm.h"
 #include "lockdown.h"
 
@@ -76,6 +77,7 @@ static struct {
 
 static void	vm_try_begin(void);
 static void	vm_try_end(int, const char *);
+static void	vm_kvm_dropped(void);
 
 /* Whether /dev/kvm is there and answers as KVM does. */
 static int
@@ -467,7 +469,7 @@ vm_try_end(int ok, const char *why)
 }
 
 /* Whether CAP_MKNOD is still needed: KVM is tried or used. */
-int
+static int
 vm_kvm_kept(void)
 {
 	return (vm.v_try == VM_TRY_RUNNING || (vm.v_err[0] == '\0' &&
@@ -475,11 +477,22 @@ vm_kvm_kept(void)
 }
 
 /* No guest will run under KVM: the fencer needs CAP_MKNOD no more. */
-void
+static void
 vm_kvm_dropped(void)
 {
 	lockdown_give_up(CAP_MKNOD);
 	log_debug("no KVM: CAP_MKNOD dropped");
+}
+
+/*
+ * After the start: CAP_MKNOD (the /dev/kvm of QEMU's jail) goes unless
+ * KVM is being tried or used; a failed try drops it then (vm_try_end()).
+ */
+static void
+vm_lockdown(void)
+{
+	if (!vm_kvm_kept())
+		vm_kvm_dropped();
 }
 
 /* The try's QEMU ended by itself (it powers off once it has spoken). */
@@ -551,6 +564,7 @@ const struct fencer_backend backend_vm = {
 		    "the host folder",
 	},
 	.fb_start = vm_start,
+	.fb_lockdown = vm_lockdown,
 	.fb_unavailable = vm_unavailable,
 	.fb_boot = vm_boot,
 	.fb_reaped = vm_reaped,
