@@ -237,7 +237,7 @@ int		 fence_key_valid(const char *);
 int		 unix_connect(const char *);
 int		 probe_name_valid(const char *);
 int		 probe_target_valid(const char *);
-int		 vm_sha256_valid(const char *);
+int		 sha256_hex_valid(const char *);
 int		 http_origin_valid(const char *);
 
 /* common/egress_list.c */

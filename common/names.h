@@ -17,7 +17,8 @@ enum fence_tier {
 };
 
 enum fence_backend {
-	BACKEND_NATIVE = 1,
+	BACKEND_MIN = 1,	/* the first: the codecs' bound */
+	BACKEND_NATIVE = BACKEND_MIN,
 	BACKEND_RUNSC,
 	BACKEND_VM,
 	BACKEND_MOCK,

@@ -110,7 +110,7 @@ probe_name_valid(const char *name)
 
 /* A SHA-256 as `vm kernel ... sha256' takes it: 64 lowercase hex digits. */
 int
-vm_sha256_valid(const char *s)
+sha256_hex_valid(const char *s)
 {
 	size_t	 i;
 

@@ -275,7 +275,7 @@ msg_config_valid(const struct fenced_config *c)
 		return (0);
 	if (c->c_tier < TIER_L1 || c->c_tier > TIER_L2)
 		return (0);
-	if (c->c_backend < BACKEND_NATIVE || c->c_backend >= BACKEND_MAX)
+	if (c->c_backend < BACKEND_MIN || c->c_backend >= BACKEND_MAX)
 		return (0);
 	if (c->c_lifetime < LIFETIME_MIN || c->c_lifetime > LIFETIME_MAX)
 		return (0);
@@ -334,7 +334,7 @@ msg_config_valid(const struct fenced_config *c)
 		if (strnlen(c->c_vm_path[i], sizeof(c->c_vm_path[i])) >=
 		    sizeof(c->c_vm_path[i]) || (c->c_vm_path[i][0] != '\0' &&
 		    (c->c_vm_path[i][0] != '/' ||
-		    !vm_sha256_valid(c->c_vm_sha256[i]))) ||
+		    !sha256_hex_valid(c->c_vm_sha256[i]))) ||
 		    (c->c_vm_path[i][0] == '\0' && c->c_vm_sha256[i][0] != '\0'))
 			return (0);
 	if (c->c_http_norigins > HTTP_ORIGINS_MAX)
@@ -361,7 +361,7 @@ static const struct mc_field msg_config_fields[] = {
 	MC_U(struct fenced_config, c_fence_uid_hi, 0, MSG_ID_MAX),
 	MC_S(struct fenced_config, c_admin_group),
 	MC_U(struct fenced_config, c_tier, TIER_L1, TIER_L2),
-	MC_U(struct fenced_config, c_backend, BACKEND_NATIVE, BACKEND_MAX - 1),
+	MC_U(struct fenced_config, c_backend, BACKEND_MIN, BACKEND_MAX - 1),
 	MC_U(struct fenced_config, c_lifetime, LIFETIME_MIN, LIFETIME_MAX),
 	MC_U(struct fenced_config, c_limits.fl_memory, MEMORY_MIN, MEMORY_MAX),
 	MC_U(struct fenced_config, c_limits.fl_pids, PIDS_MIN, PIDS_MAX),

@@ -122,7 +122,7 @@ msg_boot_valid(const struct msg_boot *b)
 		return (0);
 	if (b->b_tier != 0 && (b->b_tier < TIER_L1 || b->b_tier > TIER_L2))
 		return (0);
-	if (b->b_backend != 0 && (b->b_backend < BACKEND_NATIVE ||
+	if (b->b_backend != 0 && (b->b_backend < BACKEND_MIN ||
 	    b->b_backend >= BACKEND_MAX))
 		return (0);
 	if (b->b_require != 0 &&
@@ -220,7 +220,7 @@ msg_fence_valid(const struct msg_fence *f)
 	if (!msg_key_ok(f->f_key, 0))
 		return (0);
 	if (f->f_tier < TIER_L1 || f->f_tier > TIER_L2 ||
-	    f->f_backend < BACKEND_NATIVE || f->f_backend >= BACKEND_MAX)
+	    f->f_backend < BACKEND_MIN || f->f_backend >= BACKEND_MAX)
 		return (0);
 	if (f->f_state < FENCE_BOOTING || f->f_state > FENCE_FAILED ||
 	    f->f_reason < STOP_NONE || f->f_reason > STOP_SHUTDOWN)
@@ -250,7 +250,7 @@ static const struct mc_field msg_fence_fields[] = {
 	MC_U(struct msg_fence, f_owner, 0, MSG_ID_MAX - 1),
 	MC_U(struct msg_fence, f_uid, 0, MSG_ID_MAX - 1),
 	MC_U(struct msg_fence, f_tier, TIER_L1, TIER_L2),
-	MC_U(struct msg_fence, f_backend, BACKEND_NATIVE, BACKEND_MAX - 1),
+	MC_U(struct msg_fence, f_backend, BACKEND_MIN, BACKEND_MAX - 1),
 	MC_U(struct msg_fence, f_state, FENCE_BOOTING, FENCE_FAILED),
 	MC_U(struct msg_fence, f_reason, STOP_NONE, STOP_SHUTDOWN),
 	MC_U(struct msg_fence, f_pid, 0, INT32_MAX),

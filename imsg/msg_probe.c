@@ -150,7 +150,7 @@ static int
 msg_expect_valid(const struct probe_expect *e)
 {
 	return (e->pe_tier >= TIER_L1 && e->pe_tier <= TIER_L2 &&
-	    e->pe_backend >= BACKEND_NATIVE &&
+	    e->pe_backend >= BACKEND_MIN &&
 	    e->pe_backend < BACKEND_MAX && msg_traits_valid(&e->pe_traits) &&
 	    e->pe_canary >= CANARY_NOT_RUN && e->pe_canary <= CANARY_YES &&
 	    e->pe_host_pid >= 0 && msg_expect_egress_valid(e));
@@ -240,7 +240,7 @@ struct msg_report_wire {
 static const struct mc_field msg_report_fields[] = {
 	MC_S(RW, rw_key),
 	MC_U(RW, rw_e.pe_tier, TIER_L1, TIER_L2),
-	MC_U(RW, rw_e.pe_backend, BACKEND_NATIVE, BACKEND_MAX - 1),
+	MC_U(RW, rw_e.pe_backend, BACKEND_MIN, BACKEND_MAX - 1),
 	MC_SUB(RW, rw_e.pe_traits, msg_traits),
 	MC_S(RW, rw_e.pe_boot_id),
 	MC_S(RW, rw_e.pe_release),

@@ -1531,7 +1531,7 @@ conf_vm_file(int which, const char *path, const char *hex)
 
 	conf_path(names[which], path, ps.conf->c_vm_path[which],
 	    sizeof(ps.conf->c_vm_path[which]));
-	if (!vm_sha256_valid(hex)) {
+	if (!sha256_hex_valid(hex)) {
 		yyerror("%s sha256 \"%s\" is not valid: expected 64 "
 		    "lowercase hex digits", names[which], hex);
 		ps.conf->c_vm_path[which][0] = '\0';

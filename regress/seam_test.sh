@@ -1,12 +1,10 @@
 #! /usr/bin/atf-sh
 # The backend seam (docs/fence.md, "The backend seam"): a backend is one
-# folder under fencer/ and one row of fencer_backends[].  Outside the
-# backends' folders, only fencer/fencer_backend.c, the table, may name
-# one in code: its row (backend_native), its id (BACKEND_RUNSC) or a
-# function or table of its folder (runsc_*, vm_*, native_*, pool_*,
-# mock_*, subprocess_*).  Comments may name them; they are stripped
-# first.  And no backend reads another's description of the host: the
-# one a fence sees is fencer/fencer_view.c's.
+# folder under fencer/ and one row of fencer_backends[]
+# (layout_test:backend_names checks that no other code names one, with
+# the pattern below, which the table must match).  And no backend reads
+# another's description of the host: the one a fence sees is
+# fencer/fencer_view.c's.
 
 . "$(atf_get_srcdir)/lib.subr"
 
@@ -25,31 +23,9 @@ seam_code() {
 	cc -fpreprocessed -dD -E -P -x c "$1" 2>/dev/null
 }
 
-atf_test_case fencer_names_none
-fencer_names_none_head() {
-	atf_set descr "no file of fencer/ outside a backend's folder names a backend in code, fencer_backend.c's table aside"
-}
-fencer_names_none_body() {
-	seam_src
-	: > found
-	for f in "$TOPDIR"/fencer/*.c "$TOPDIR"/fencer/*.h; do
-		case $(basename "$f") in
-		fencer_backend.c)	continue ;;
-		esac
-		seam_code "$f" > code || atf_fail "cannot read $f"
-		[ -s code ] || atf_fail "no code read from $f"
-		grep -Eno "$SEAM_NAMES" code | sed "s|^|$(basename "$f"):|" \
-		    >> found
-	done
-	if [ -s found ]; then
-		cat found >&2
-		atf_fail "a backend is named outside its folder: $(head -1 found)"
-	fi
-}
-
 atf_test_case table_names_all
 table_names_all_head() {
-	atf_set descr "the check above can fail: fencer_backend.c, the table, names every backend"
+	atf_set descr "the pattern of layout_test:backend_names can fail: fencer_backend.c, the table, names every backend with it"
 }
 table_names_all_body() {
 	seam_src
@@ -85,7 +61,6 @@ view_one_table_body() {
 }
 
 atf_init_test_cases() {
-	atf_add_test_case fencer_names_none
 	atf_add_test_case table_names_all
 	atf_add_test_case view_one_table
 }

@@ -67,7 +67,7 @@ vm_file_verify(const char *path, const char *want, int *fdp, char *err,
 	int		 fd;
 
 	*fdp = -1;
-	if (path[0] != '/' || !vm_sha256_valid(want)) {
+	if (path[0] != '/' || !sha256_hex_valid(want)) {
 		snprintf(err, errlen, "%s: not an absolute path with a hash",
 		    path);
 		return (-1);
