@@ -89,7 +89,10 @@ srcs_of() {
 	imsg)	echo "imsg/imsg.c" ;;
 	ctl)	echo "imsg/imsg.c broker/files.c broker/control_fence.c
 		    broker/control_file.c broker/control_admin.c fuzz/stub_svc.c" ;;
-	http)	echo "broker/http.c broker/http_cors.c broker/http_api.c
+	http)	echo "broker/http.c broker/http_frame.c broker/http_reply.c
+		    broker/http_cors.c broker/http_api.c broker/http_api_render.c
+		    broker/http_api_read.c broker/http_api_boot.c
+		    broker/http_api_exec.c
 		    broker/http_page.c gen/page.c broker/http_procs.c
 		    broker/http_stream.c broker/http_files.c broker/files.c
 		    parent/config.c fuzz/stub_svc.c" ;;
