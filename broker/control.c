@@ -221,9 +221,7 @@ control_is_admin(int fd, uid_t uid, gid_t gid)
 void
 control_close(struct ctl_conn *cc)
 {
-	svc_orphan(cc);
-	token_orphan(cc);
-	files_orphan(cc);
+	inflight_orphan(cc);
 	TAILQ_REMOVE(&ctl_conns, cc, cc_entry);
 	ctl_nconns--;
 	evtimer_del(&cc->cc_idle);

@@ -124,7 +124,7 @@ void
 control_file_drop(struct ctl_conn *cc)
 {
 	if (cc->cc_file != NULL)
-		files_orphan(cc);
+		files_close(cc->cc_file);
 	control_file_over(cc);
 }
 

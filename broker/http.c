@@ -384,8 +384,7 @@ http_conn_release(struct hconn *hc)
 	http_conn_unwatch(hc);
 	if ((hr = hc->hc_req) != NULL) {
 		hc->hc_req = NULL;
-		svc_orphan(hr);
-		files_orphan(hr);
+		inflight_orphan(hr);
 		if (hr->hr_list != NULL)
 			evbuffer_free(hr->hr_list);
 		free(hr);

@@ -114,8 +114,7 @@ http_forget(struct hreq *hr)
 		http_conn_unwatch(hc);
 		hc->hc_req = NULL;
 	}
-	svc_orphan(hr);
-	files_orphan(hr);
+	inflight_orphan(hr);
 	if (hr->hr_list != NULL)
 		evbuffer_free(hr->hr_list);
 	free(hr);

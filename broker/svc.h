@@ -60,10 +60,8 @@ struct svc_msg {
 typedef void	(*breq_fn)(struct breq *, const struct svc_msg *);
 
 struct breq {
-	RB_ENTRY(breq)		 r_node;	/* by r_id */
-	TAILQ_ENTRY(breq)	 r_entry;	/* svc_reqs */
+	struct inflight		 r_in;		/* its id, its maker */
 	TAILQ_ENTRY(breq)	 r_fentry;	/* r_fence's bf_reqs */
-	uint32_t		 r_id;
 	enum breq_kind		 r_kind;
 	uint32_t		 r_type;	/* what was sent (or held) */
 	uid_t			 r_owner;	/* with r_key: whose fence */
@@ -71,7 +69,6 @@ struct breq {
 	struct bfence		*r_fence;	/* agent requests, waiters */
 	breq_fn			 r_fn;
 	svc_cb			 r_cb;		/* the maker's; NULL: gone */
-	void			*r_arg;
 	const char		*r_noun;	/* svc_who's w_noun */
 	uint32_t		 r_parent;	/* a probe's exec: its request */
 	int			 r_want;	/* a boot's `require' level */

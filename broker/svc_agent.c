@@ -124,7 +124,7 @@ svc_to_agent(struct bfence *bf, struct breq *r, uint32_t type, void *msg,
 		return;
 	}
 	if (probe || (bf->bf_measured && !bf->bf_stopping)) {
-		if (imsgev_compose(bf->bf_agent, type, r->r_id, 0, -1, buf,
+		if (imsgev_compose(bf->bf_agent, type, r->r_in.in_id, 0, -1, buf,
 		    len) == -1)
 			breq_error(r, "fence-stopped", "%s %s: %s", r->r_noun,
 			    r->r_key, strerror(errno));
@@ -147,7 +147,7 @@ svc_to_agent(struct bfence *bf, struct breq *r, uint32_t type, void *msg,
 	bf->bf_nheld++;
 	bf->bf_held_bytes += len;
 	log_debug("fence %s: request %u waits for the first verdict",
-	    r->r_key, r->r_id);
+	    r->r_key, r->r_in.in_id);
 }
 
 /* A user's request for NAMED's KEY's agent: exec, git config, git init. */
@@ -209,10 +209,10 @@ svc_stream_send(struct breq *r, uint32_t type, uint32_t bytes)
 	cr.cr_bytes = bytes;
 	if (svc_agent_encode(bf, type, &cr, &buf, &len) == -1)
 		fatal("%s: msg_credit_encode", __func__);
-	if (imsgev_compose(bf->bf_agent, type, r->r_id, 0, -1, buf,
+	if (imsgev_compose(bf->bf_agent, type, r->r_in.in_id, 0, -1, buf,
 	    len) == -1)
 		log_warn("fence %s: %s for request %u", bf->bf_info.f_key,
-		    msg_type_name(type), r->r_id);
+		    msg_type_name(type), r->r_in.in_id);
 	explicit_bzero(buf, len);
 	free(buf);
 }
@@ -227,7 +227,7 @@ svc_stream_credit(uint32_t id, void *arg, size_t n)
 {
 	struct breq	*r;
 
-	if ((r = breq_find(id)) == NULL || r->r_arg != arg ||
+	if ((r = breq_find(id)) == NULL || r->r_in.in_maker != arg ||
 	    r->r_cb == NULL || r->r_kind != BREQ_AGENT ||
 	    r->r_type != IMSG_AGENT_EXEC_STREAM)
 		return;
@@ -297,7 +297,7 @@ svc_agent_answer(struct breq *r, const struct svc_msg *m)
 		a.a_what = SVC_CHUNK;
 		a.a_last = 0;
 		a.a_chunk = m->m_chunk;
-		a.a_id = r->r_id;
+		a.a_id = r->r_in.in_id;
 		break;
 	default:
 		a.a_what = SVC_ERROR;
@@ -393,7 +393,7 @@ svc_measured(struct bfence *bf)
 		if (!r->r_is_held)
 			continue;
 		if (bf->bf_agent != NULL &&
-		    imsgev_compose(bf->bf_agent, r->r_type, r->r_id, 0, -1,
+		    imsgev_compose(bf->bf_agent, r->r_type, r->r_in.in_id, 0, -1,
 		    r->r_held, r->r_held_len) == 0) {
 			breq_unhold(r);
 			continue;

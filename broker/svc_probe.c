@@ -208,7 +208,7 @@ svc_probe_fencer(struct breq *r, const struct svc_msg *m)
 			return;		/* the fencer will say so */
 		ra = breq_new(BREQ_AGENT, r->r_owner, r->r_key,
 		    svc_probe_agent, NULL, 0, NULL, NULL);
-		ra->r_parent = r->r_id;
+		ra->r_parent = r->r_in.in_id;
 		svc_to_agent(bf, ra, IMSG_AGENT_PROBE, m->m_exec, 1);
 		return;
 	case IMSG_FENCE_LEVEL:

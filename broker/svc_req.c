@@ -13,6 +13,7 @@
 #include <event.h>
 #include <jansson.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,16 +35,19 @@ struct svc_user {
 	unsigned int		 su_execs;
 };
 
-RB_HEAD(breq_tree, breq);
 RB_HEAD(svc_user_tree, svc_user);
 
-static TAILQ_HEAD(, breq) svc_reqs = TAILQ_HEAD_INITIALIZER(svc_reqs);
-static struct breq_tree	 svc_req_tree = RB_INITIALIZER(&svc_req_tree);
 static struct svc_user_tree svc_users = RB_INITIALIZER(&svc_users);
 static unsigned int	 svc_nreqs;
-static uint32_t		 svc_next_id = 1;
 
 static const struct svc_who svc_daemon = { 0, 1, 1, "fence" };
+
+static void	breq_orphan(struct inflight *);
+static const struct inflight_kind breq_inflight = {
+	"fence", breq_orphan
+};
+#define BREQ_OF(in)	((struct breq *)((char *)(in) -			\
+			    offsetof(struct breq, r_in)))
 
 /* Answers. */
 
@@ -82,16 +86,8 @@ svc_refuse(svc_cb cb, void *arg, const char *code, const char *fmt, ...)
 
 /* The requests in flight. */
 
-static int	breq_cmp(struct breq *, struct breq *);
 static int	svc_user_cmp(struct svc_user *, struct svc_user *);
-RB_PROTOTYPE(breq_tree, breq, r_node, breq_cmp);
 RB_PROTOTYPE(svc_user_tree, svc_user, su_node, svc_user_cmp);
-
-static int
-breq_cmp(struct breq *a, struct breq *b)
-{
-	return (a->r_id < b->r_id ? -1 : a->r_id > b->r_id);
-}
 
 static int
 svc_user_cmp(struct svc_user *a, struct svc_user *b)
@@ -99,7 +95,6 @@ svc_user_cmp(struct svc_user *a, struct svc_user *b)
 	return (a->su_uid < b->su_uid ? -1 : a->su_uid > b->su_uid);
 }
 
-RB_GENERATE(breq_tree, breq, r_node, breq_cmp);
 RB_GENERATE(svc_user_tree, svc_user, su_node, svc_user_cmp);
 
 static struct svc_user *
@@ -132,17 +127,12 @@ breq_new(enum breq_kind kind, uid_t owner, const char *key, breq_fn fn,
 
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		fatal("%s: calloc", __func__);
-	/* Ids wrap; one still in flight is skipped, never shared. */
-	do {
-		r->r_id = svc_next_id++;
-	} while (r->r_id == 0 ||
-	    RB_INSERT(breq_tree, &svc_req_tree, r) != NULL);
+	inflight_add(&r->r_in, &breq_inflight, arg);
 	r->r_kind = kind;
 	r->r_owner = owner;
 	strlcpy(r->r_key, key, sizeof(r->r_key));
 	r->r_fn = fn;
 	r->r_cb = cb;
-	r->r_arg = arg;
 	r->r_noun = (w != NULL ? w : &svc_daemon)->w_noun;
 	if (w != NULL) {
 		su = svc_user_get(w->w_uid, 1);
@@ -153,7 +143,6 @@ breq_new(enum breq_kind kind, uid_t owner, const char *key, breq_fn fn,
 		if (r->r_exec)
 			su->su_execs++;
 	}
-	TAILQ_INSERT_TAIL(&svc_reqs, r, r_entry);
 	svc_nreqs++;
 	return (r);
 }
@@ -168,12 +157,11 @@ breq_attach(struct breq *r, struct bfence *bf)
 struct breq *
 breq_find(uint32_t id)
 {
-	struct breq	 key;
+	struct inflight	*in;
 
-	if (id == 0)
+	if ((in = inflight_find(id, &breq_inflight)) == NULL)
 		return (NULL);
-	key.r_id = id;
-	return (RB_FIND(breq_tree, &svc_req_tree, &key));
+	return (BREQ_OF(in));
 }
 
 void
@@ -208,8 +196,7 @@ breq_done(struct breq *r)
 		breq_unhold(r);
 		TAILQ_REMOVE(&r->r_fence->bf_reqs, r, r_fentry);
 	}
-	RB_REMOVE(breq_tree, &svc_req_tree, r);
-	TAILQ_REMOVE(&svc_reqs, r, r_entry);
+	inflight_remove(&r->r_in);
 	svc_nreqs--;
 	free(r->r_refusal);
 	free(r);
@@ -223,7 +210,7 @@ void
 breq_reply(struct breq *r, const struct svc_answer *a)
 {
 	svc_cb		 cb = r->r_cb;
-	void		*arg = r->r_arg;
+	void		*arg = r->r_in.in_maker;
 
 	if (a->a_last)
 		breq_done(r);
@@ -238,7 +225,7 @@ void __attribute__((format(printf, 3, 4)))
 breq_error(struct breq *r, const char *code, const char *fmt, ...)
 {
 	svc_cb		 cb = r->r_cb;
-	void		*arg = r->r_arg;
+	void		*arg = r->r_in.in_maker;
 	char		 message[MSG_ERROR_TEXT_MAX];
 	va_list		 ap;
 
@@ -296,7 +283,7 @@ void
 svc_to_fencer(struct breq *r, uint32_t type, const void *buf, size_t len)
 {
 	r->r_type = type;
-	if (proc_compose(&broker_self, PROC_FENCER, type, r->r_id, -1, buf,
+	if (proc_compose(&broker_self, PROC_FENCER, type, r->r_in.in_id, -1, buf,
 	    len) == -1)
 		fatal("%s: %s", __func__, msg_type_name(type));
 }
@@ -312,11 +299,13 @@ int
 svc_boot_alone(const struct breq *r)
 {
 	const struct breq *o;
+	struct inflight	*in;
 
 	if (bfence_find(r->r_owner, r->r_key) != NULL)
 		return (0);
-	TAILQ_FOREACH(o, &svc_reqs, r_entry)
-		if (o != r && o->r_kind == BREQ_FENCER &&
+	for (in = inflight_next(NULL, &breq_inflight); in != NULL;
+	    in = inflight_next(in, &breq_inflight))
+		if ((o = BREQ_OF(in)) != r && o->r_kind == BREQ_FENCER &&
 		    o->r_type == IMSG_FENCE_BOOT && o->r_owner == r->r_owner &&
 		    strcmp(o->r_key, r->r_key) == 0)
 			return (0);
@@ -324,34 +313,30 @@ svc_boot_alone(const struct breq *r)
 }
 
 /*
- * The maker went away: its requests are answered into the void, and
- * one that only waited to tell it a verdict is over.  A boot not yet
- * answered is abandoned (svc_abandon()).  A maker has few requests (its
- * front end bounds them), but all are looked through: once per maker.
+ * The maker went away (inflight_orphan()): r is answered into the void,
+ * and if it only waited to tell it a verdict it is over.  A boot not yet
+ * answered is abandoned (svc_abandon()).
  */
-void
-svc_orphan(void *arg)
+static void
+breq_orphan(struct inflight *in)
 {
-	struct breq	*r, *next;
+	struct breq	*r = BREQ_OF(in);
 
-	TAILQ_FOREACH_SAFE(r, &svc_reqs, r_entry, next) {
-		if (r->r_arg != arg || r->r_cb == NULL)
-			continue;
-		r->r_cb = NULL;
-		if ((r->r_kind == BREQ_FENCER &&
-		    r->r_type == IMSG_FENCE_BOOT) ||
-		    (r->r_kind == BREQ_VERDICT && r->r_want != 0))
-			svc_abandon(r);
-		else if (r->r_kind == BREQ_VERDICT)
+	if (r->r_cb == NULL)
+		return;
+	r->r_cb = NULL;
+	if ((r->r_kind == BREQ_FENCER &&
+	    r->r_type == IMSG_FENCE_BOOT) ||
+	    (r->r_kind == BREQ_VERDICT && r->r_want != 0))
+		svc_abandon(r);
+	else if (r->r_kind == BREQ_VERDICT)
+		breq_done(r);
+	/* A stream nobody reads: its command dies (or never runs). */
+	else if (r->r_kind == BREQ_AGENT &&
+	    r->r_type == IMSG_AGENT_EXEC_STREAM) {
+		if (r->r_is_held)
 			breq_done(r);
-		/* A stream nobody reads: its command dies (or never runs). */
-		else if (r->r_kind == BREQ_AGENT &&
-		    r->r_type == IMSG_AGENT_EXEC_STREAM) {
-			if (r->r_is_held)
-				breq_done(r);
-			else
-				svc_stream_send(r, IMSG_AGENT_CANCEL, 0);
-		}
+		else
+			svc_stream_send(r, IMSG_AGENT_CANCEL, 0);
 	}
 }
-
