@@ -150,7 +150,6 @@ void		 svc_file(const struct svc_who *, uint32_t, struct msg_file *,
 unsigned int	 svc_running(void);
 unsigned int	 svc_pending(uid_t);
 unsigned int	 svc_total(void);
-void		 svc_violations(const char *, char *, size_t);
 void		 svc_dispatch_fencer(struct imsgev *, struct imsg *, void *);
 
 /* svc_egress.c: the egress proxy's fences, connections and decisions */

@@ -169,8 +169,8 @@ svc_require(struct breq *r, struct bfence *bf, const struct svc_msg *m)
 		    r->r_noun, r->r_key, m->m_error->e_code,
 		    m->m_error->e_message);
 	else {
-		svc_violations(m->m_verdict->v_json, why, sizeof(why));
-		svc_kernel_short(m->m_verdict->v_json, r->r_want, kern,
+		svc_violations(m->m_verdict, why, sizeof(why));
+		svc_kernel_short(m->m_verdict, r->r_want, kern,
 		    sizeof(kern));
 		rv = asprintf(&r->r_refusal, "%s %s measured %s, required "
 		    "%s; stopped: %s%s", r->r_noun, r->r_key,

@@ -138,7 +138,9 @@ void		 svc_measured(struct bfence *);
 
 /* svc_probe.c: the probe side */
 void		 svc_probe_start(struct bfence *, int);
-void		 svc_kernel_of(const char *, struct msg_fence *);
-void		 svc_kernel_short(const char *, int, char *, size_t);
+void		 svc_kernel_of(const struct msg_verdict *, struct msg_fence *);
+void		 svc_kernel_short(const struct msg_verdict *, int, char *,
+		    size_t);
+void		 svc_violations(const struct msg_verdict *, char *, size_t);
 
 #endif /* SVC_H */

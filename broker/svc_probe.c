@@ -178,7 +178,7 @@ svc_probe_ended(struct breq *r, const struct svc_msg *m)
 		free(bf->bf_boundary);
 		bf->bf_boundary = json;
 		bf->bf_info.f_level = m->m_verdict->v_level;
-		svc_kernel_of(json, &bf->bf_info);
+		svc_kernel_of(m->m_verdict, &bf->bf_info);
 		bfence_changed(bf);
 	}
 	/* Each answer ends its waiter; held requests are not waiters. */
@@ -219,29 +219,38 @@ svc_probe_fencer(struct breq *r, const struct svc_msg *m)
 	fatalx("%s: %s to a probe", __func__, msg_type_name(m->m_type));
 }
 
+/* The verdict of v's axis of that name, or NULL. */
+static const char *
+svc_axis_verdict(const struct msg_verdict *v, const char *name)
+{
+	uint32_t	 i;
+
+	for (i = 0; i < v->v_naxes; i++)
+		if (strcmp(v->v_axes[i].va_name, name) == 0)
+			return (v->v_axes[i].va_verdict);
+	return (NULL);
+}
+
 /*
  * L3 and L4 need a kernel that is not the host's: where that is what a
  * fence lacks, the kernel axis comes first in the refusal ("" if not).
  */
 void
-svc_kernel_short(const char *json, int want, char *buf, size_t len)
+svc_kernel_short(const struct msg_verdict *v, int want, char *buf,
+    size_t len)
 {
-	json_t		*root, *v;
 	const char	*s;
 
 	buf[0] = '\0';
-	if (want < LEVEL_L3 || json == NULL ||
-	    (root = json_loads(json, 0, NULL)) == NULL)
+	if (want < LEVEL_L3)
 		return;
-	v = json_object_get(json_object_get(json_object_get(root, "axes"),
-	    "kernel"), "verdict");
-	s = json_is_string(v) ? json_string_value(v) : "not measured";
+	if ((s = svc_axis_verdict(v, "kernel")) == NULL)
+		s = "not measured";
 	if (strcmp(s, "separate") != 0)
 		snprintf(buf, len, "kernel: %s (%s needs a kernel that is "
 		    "not the host's: %s); ", s, level_name(want),
 		    want == LEVEL_L3 ? "gVisor's, backend runsc" :
 		    "a virtual machine's, backend vm");
-	json_decref(root);
 }
 
 /*
@@ -250,77 +259,45 @@ svc_kernel_short(const char *json, int want, char *buf, size_t len)
  * is not fenced and what it is instead.
  */
 void
-svc_violations(const char *json, char *buf, size_t len)
+svc_violations(const struct msg_verdict *v, char *buf, size_t len)
 {
-	json_t		*root, *list, *axes, *v, *verdict;
-	const char	*name, *s;
-	size_t		 i;
+	const char	*s;
+	uint32_t	 i;
+	int		 none;
 
-	strlcpy(buf, "no violation recorded", len);
-	if (json == NULL || (root = json_loads(json, 0, NULL)) == NULL)
-		return;
 	buf[0] = '\0';
-	list = json_object_get(root, "violations");
-	if (json_is_array(list))
-		json_array_foreach(list, i, v) {
-			if (!json_is_string(v))
-				continue;
-			if (buf[0] != '\0')
-				strlcat(buf, "; ", len);
-			strlcat(buf, json_string_value(v), len);
-		}
-	axes = json_object_get(root, "axes");
-	if (buf[0] == '\0' && json_is_object(axes))
-		json_object_foreach(axes, name, v) {
-			verdict = json_object_get(v, "verdict");
-			if (!json_is_string(verdict))
-				continue;
-			s = json_string_value(verdict);
-			if (strcmp(s, "fenced") == 0 ||
-			    strcmp(s, "allowlisted") == 0 ||
-			    strcmp(s, "separate") == 0 ||
-			    strcmp(s, "shared") == 0)
-				continue;
-			if (buf[0] != '\0')
-				strlcat(buf, "; ", len);
-			strlcat(buf, name, len);
-			strlcat(buf, ": ", len);
-			strlcat(buf, s, len);
-		}
+	for (i = 0; i < v->v_nviolations; i++) {
+		if (buf[0] != '\0')
+			strlcat(buf, "; ", len);
+		strlcat(buf, v->v_violations[i], len);
+	}
+	none = buf[0] == '\0';
+	for (i = 0; none && i < v->v_naxes; i++) {
+		s = v->v_axes[i].va_verdict;
+		if (strcmp(s, "fenced") == 0 ||
+		    strcmp(s, "allowlisted") == 0 ||
+		    strcmp(s, "separate") == 0 ||
+		    strcmp(s, "shared") == 0)
+			continue;
+		if (buf[0] != '\0')
+			strlcat(buf, "; ", len);
+		strlcat(buf, v->v_axes[i].va_name, len);
+		strlcat(buf, ": ", len);
+		strlcat(buf, s, len);
+	}
 	if (buf[0] == '\0')
 		strlcpy(buf, "no violation recorded", len);
-	json_decref(root);
 }
 
 /*
  * Which kernel answered the verdict, for the state: the kernel axis and
- * the release the fence reported, printable ASCII only (it is the
- * fence's word).
+ * the release the fence reported, as the prober typed them (printable
+ * ASCII only, as the codec holds it: it is the fence's word).
  */
 void
-svc_kernel_of(const char *json, struct msg_fence *f)
+svc_kernel_of(const struct msg_verdict *v, struct msg_fence *f)
 {
-	json_t		*root, *v;
-	const char	*s;
-	size_t		 i;
-
-	f->f_kernel = MSG_KERNEL_UNMEASURED;
-	f->f_kernel_release[0] = '\0';
-	if ((root = json_loads(json, 0, NULL)) == NULL)
-		return;
-	v = json_object_get(json_object_get(json_object_get(root, "axes"),
-	    "kernel"), "verdict");
-	if ((s = json_string_value(v)) != NULL && strcmp(s, "separate") == 0)
-		f->f_kernel = MSG_KERNEL_SEPARATE;
-	else if (s != NULL && strcmp(s, "shared") == 0)
-		f->f_kernel = MSG_KERNEL_SHARED;
-	v = json_object_get(json_object_get(root, "kernel"), "release");
-	if ((s = json_string_value(v)) != NULL) {
-		strlcpy(f->f_kernel_release, s, sizeof(f->f_kernel_release));
-		for (i = 0; f->f_kernel_release[i] != '\0'; i++)
-			if ((unsigned char)f->f_kernel_release[i] < 0x20 ||
-			    (unsigned char)f->f_kernel_release[i] > 0x7e)
-				f->f_kernel_release[i] = '?';
-	}
-	json_decref(root);
+	f->f_kernel = v->v_kernel;
+	strlcpy(f->f_kernel_release, v->v_kernel_release,
+	    sizeof(f->f_kernel_release));
 }
