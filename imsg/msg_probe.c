@@ -142,6 +142,7 @@ msg_verdict_decode(const void *data, size_t len, struct msg_verdict *out)
 	struct msg_verdict v;
 	struct mp_reader r;
 	uint64_t	 level = 0, kernel = 0;
+	int		 bad;
 
 	memset(&v, 0, sizeof(v));
 	if ((v.v_json = malloc(MSG_VERDICT_JSON_MAX)) == NULL)
@@ -153,10 +154,11 @@ msg_verdict_decode(const void *data, size_t len, struct msg_verdict *out)
 	mp_read_str(&r, v.v_json, MSG_VERDICT_JSON_MAX);
 	mp_read_u64(&r, &kernel, MSG_KERNEL_UNMEASURED, MSG_KERNEL_SEPARATE);
 	mp_read_str(&r, v.v_kernel_release, sizeof(v.v_kernel_release));
+	bad = msg_verdict_decode_lists(&r, &v) == -1;
 	v.v_level = (int)level;
 	v.v_kernel = (int)kernel;
-	if (msg_verdict_decode_lists(&r, &v) == -1 ||
-	    mp_read_end(&r) == -1 || !msg_verdict_valid(&v)) {
+	/* The reader is released whatever the lists held. */
+	if (mp_read_end(&r) == -1 || bad || !msg_verdict_valid(&v)) {
 		free(v.v_json);
 		return (msg_probe_bad());
 	}
