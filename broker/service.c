@@ -11,7 +11,7 @@
  *  - svc_req.c, its requests in flight: to the fencer, to an agent
  *    (held until the fence's first verdict), and waiting on a fence's
  *    probe, each answered through its maker's callback, or into the
- *    void once the maker is gone (svc_orphan());
+ *    void once the maker is gone (inflight_orphan(), inflight.c);
  *  - svc_agent.c, the agent side: the one place a request gets the
  *    fence's bearer (svc_agent_encode(), called by svc_to_agent()), the
  *    one table of which answers each request takes, streaming;

@@ -2,8 +2,9 @@
  * The fence service's requests in flight (struct breq): to the fencer,
  * to an agent (held until the fence's first verdict), and waiting on a
  * fence's probe, each answered through its maker's callback, or into
- * the void once the maker is gone; and the counts per user that the
- * limits hold them to.
+ * the void once the maker is gone (breq_orphan(), which the broker's
+ * one registry of requests in flight, inflight.c, calls); and the
+ * counts per user that the limits hold them to.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -204,7 +205,7 @@ breq_done(struct breq *r)
 
 /*
  * Tell r's maker; the last answer ends r first, so a maker that goes
- * away while it hears it (svc_orphan()) finds nothing left of it.
+ * away while it hears it (inflight_orphan()) finds nothing left of it.
  */
 void
 breq_reply(struct breq *r, const struct svc_answer *a)
