@@ -22,6 +22,27 @@ extern struct proc_self		 broker_self;
 extern struct broker_stats	 broker_stats;
 extern struct msg_procinfo	 broker_procinfo;
 
+/* inflight.c: the one registry of requests in flight */
+struct inflight;
+struct inflight_kind {
+	const char	*ik_name;
+	void		(*ik_orphan)(struct inflight *);	/* maker gone */
+};
+struct inflight {
+	RB_ENTRY(inflight)	 in_node;	/* by in_id */
+	TAILQ_ENTRY(inflight)	 in_entry;	/* oldest first */
+	uint32_t		 in_id;
+	const struct inflight_kind *in_kind;
+	void			*in_maker;	/* the front end's */
+};
+void		 inflight_add(struct inflight *, const struct inflight_kind *,
+		    void *);
+void		 inflight_remove(struct inflight *);
+struct inflight	*inflight_find(uint32_t, const struct inflight_kind *);
+struct inflight	*inflight_next(struct inflight *,
+		    const struct inflight_kind *);
+void		 inflight_orphan(void *);
+
 /* control.c */
 void	control_listen(int);
 void	control_shutdown(void);
@@ -42,7 +63,6 @@ int	token_request(uid_t, enum ctltoken_op, const char *, token_cb, void *,
 	    const char **, const char **);
 void	token_list(uid_t, void (*)(void *, const struct msg_tokeninfo *),
 	    void *);
-void	token_orphan(void *);
 
 
 /*
@@ -127,11 +147,9 @@ void		 svc_procs(const struct svc_who *, struct msg_proc_req *,
 		    svc_cb, void *);
 void		 svc_file(const struct svc_who *, uint32_t, struct msg_file *,
 		    svc_cb, void *);
-void		 svc_orphan(void *);
 unsigned int	 svc_running(void);
 unsigned int	 svc_pending(uid_t);
 unsigned int	 svc_total(void);
-void		 svc_violations(const char *, char *, size_t);
 void		 svc_dispatch_fencer(struct imsgev *, struct imsg *, void *);
 
 /* svc_egress.c: the egress proxy's fences, connections and decisions */

@@ -26,55 +26,12 @@
 #include "msg.h"
 #include "broker.h"
 #include "files.h"
+#include "control.h"
 
 #define CONTROL_MAX_CONNS	512	/* all users together */
 #define CONTROL_MAX_PER_UID	32
 #define CONTROL_IDLE_SEC	60	/* a connection with nothing to say */
 #define CONTROL_MAX_GROUPS	256
-
-/*
- * What one client may have the daemon work on and hold for it
- * (docs/architecture.md): requests not yet answered to their END, per
- * connection, per user (orphans of closed connections included) and in
- * all; and answers not yet read.  Over CONTROL_QUEUE_SOFT unsent, the
- * connection is not read until half of it went; a connection that
- * stays over it CONTROL_STALL_SEC is closed, and one that reaches
- * CONTROL_QUEUE_HARD at once.  Root is bounded only in all (it can
- * stop the daemon anyway); the admin group is bounded as any user.
- */
-#define CONTROL_PENDING_CONN	16
-#define CONTROL_PENDING_USER	64
-#define CONTROL_PENDING_ALL	2048
-#define CONTROL_QUEUE_SOFT	(1024U * 1024)
-#define CONTROL_QUEUE_HARD	(16U * 1024 * 1024)
-#define CONTROL_STALL_SEC	10
-/* A stream's chunks are credited back while less than this waits. */
-#define CONTROL_STREAM_MARK	(256U * 1024)
-#define CONTROL_STREAM_POLL_MS	20
-
-struct ctl_conn {
-	TAILQ_ENTRY(ctl_conn)	 cc_entry;
-	struct imsgev		*cc_iev;
-	struct event		 cc_idle;
-	struct event		 cc_stall;	/* answers unread too long */
-	struct event		 cc_kill;	/* closed from the loop */
-	unsigned int		 cc_stall_pause;	/* the pause it watches */
-	unsigned int		 cc_pending;	/* requests before their END */
-	int			 cc_dead;	/* closing: nothing more out */
-	uid_t			 cc_uid;
-	gid_t			 cc_gid;
-	pid_t			 cc_pid;
-	int			 cc_admin;
-	/* fencectl put or get: its streamed transfer (files.c). */
-	struct ftx		*cc_file;
-	struct msg_file		 cc_file_req;	/* its key, owner, path */
-	int			 cc_file_get;	/* cc_file is a get's */
-	int			 cc_file_busy;	/* a chunk of it is out */
-	struct event		 cc_credit;	/* owed credit, polled */
-	uint32_t		 cc_stream_id;	/* the stream owed to */
-	size_t			 cc_owed;	/* its chunk bytes */
-	uint32_t		 cc_reload;	/* the reload it waits for */
-};
 
 static TAILQ_HEAD(, ctl_conn) ctl_conns = TAILQ_HEAD_INITIALIZER(ctl_conns);
 static struct event	 ctl_ev_accept;
@@ -88,14 +45,7 @@ static void	control_closed(struct imsgev *, int, void *);
 static void	control_idle(int, short, void *);
 static void	control_stall(int, short, void *);
 static void	control_kill(int, short, void *);
-static void	control_credit(int, short, void *);
-static void	control_close(struct ctl_conn *);
 static int	control_is_admin(int, uid_t, gid_t);
-static void	control_reply(struct ctl_conn *, uint32_t, const void *,
-		    size_t);
-static void	control_error(struct ctl_conn *, const char *, const char *,
-		    ...) __attribute__((format(printf, 3, 4)));
-static void	control_token(void *, const struct msg_hosttoken *, int);
 
 void
 control_listen(int fd)
@@ -268,12 +218,10 @@ control_is_admin(int fd, uid_t uid, gid_t gid)
 	return (0);
 }
 
-static void
+void
 control_close(struct ctl_conn *cc)
 {
-	svc_orphan(cc);
-	token_orphan(cc);
-	files_orphan(cc);
+	inflight_orphan(cc);
 	TAILQ_REMOVE(&ctl_conns, cc, cc_entry);
 	ctl_nconns--;
 	evtimer_del(&cc->cc_idle);
@@ -325,7 +273,7 @@ control_kill(int fd, short event, void *arg)
  * Close a connection from inside a callback that still uses it: stop
  * sending, close from the event loop.
  */
-static void
+void
 control_doom(struct ctl_conn *cc)
 {
 	struct timeval	 now = { 0, 0 };
@@ -354,7 +302,7 @@ control_closed(struct imsgev *iev, int error, void *arg)
  * fit in what the client may have unread ends the connection: it is
  * never dropped alone, which would leave the client waiting for it.
  */
-static void
+void
 control_reply(struct ctl_conn *cc, uint32_t type, const void *buf,
     size_t len)
 {
@@ -382,7 +330,7 @@ control_reply(struct ctl_conn *cc, uint32_t type, const void *buf,
 	}
 }
 
-static void
+void
 control_error(struct ctl_conn *cc, const char *code, const char *fmt, ...)
 {
 	va_list		 ap;
@@ -403,14 +351,14 @@ control_error(struct ctl_conn *cc, const char *code, const char *fmt, ...)
 	control_reply(cc, IMSG_CTL_END, NULL, 0);
 }
 
-static void
+void
 control_ok(struct ctl_conn *cc)
 {
 	control_reply(cc, IMSG_CTL_OK, NULL, 0);
 	control_reply(cc, IMSG_CTL_END, NULL, 0);
 }
 
-static void
+void
 control_show_stats(struct ctl_conn *cc)
 {
 	struct msg_stats st;
@@ -437,621 +385,12 @@ control_show_stats(struct ctl_conn *cc)
 	control_reply(cc, IMSG_CTL_END, NULL, 0);
 }
 
-static void
-control_fence(struct ctl_conn *cc, const struct msg_fence *f)
-{
-	void		*buf;
-	size_t		 len;
-
-	if (msg_fence_encode(f, &buf, &len) == -1) {
-		log_warn("%s: encode", __func__);
-		return;
-	}
-	control_reply(cc, IMSG_CTL_FENCE, buf, len);
-	free(buf);
-}
-
-static void
-control_verdict(struct ctl_conn *cc, const struct svc_answer *a)
-{
-	struct msg_verdict v;
-	void		*buf;
-	size_t		 len;
-
-	memset(&v, 0, sizeof(v));
-	strlcpy(v.v_key, a->a_key, sizeof(v.v_key));
-	v.v_level = a->a_level;
-	v.v_json = (char *)a->a_boundary;
-	if (msg_verdict_encode(&v, &buf, &len) == -1) {
-		log_warn("%s: encode", __func__);
-		return;
-	}
-	control_reply(cc, IMSG_CTL_VERDICT, buf, len);
-	free(buf);
-}
-
-static void
-control_identity(struct ctl_conn *cc, const struct msg_gitconfig *g)
-{
-	void		*buf;
-	size_t		 len;
-
-	if (msg_gitconfig_encode(g, &buf, &len) == -1) {
-		log_warn("%s: encode", __func__);
-		return;
-	}
-	control_reply(cc, IMSG_CTL_GIT_IDENTITY, buf, len);
-	free(buf);
-}
-
-static void
-control_proc(struct ctl_conn *cc, const struct msg_proc *p)
-{
-	void		*buf;
-	size_t		 len;
-
-	if (msg_proc_encode(p, &buf, &len) == -1) {
-		log_warn("%s: encode", __func__);
-		return;
-	}
-	control_reply(cc, IMSG_CTL_PROC, buf, len);
-	free(buf);
-}
-
-/*
- * Credit what the connection owes to its stream once fencectl has read
- * enough of what waits for it; until then the command waits.
- */
-static void
-control_credit(int fd, short event, void *arg)
-{
-	struct ctl_conn	*cc = arg;
-	struct timeval	 tv = { 0, CONTROL_STREAM_POLL_MS * 1000 };
-	size_t		 n;
-
-	if (cc->cc_owed == 0 || cc->cc_dead)
-		return;
-	if (imsgbuf_queued(imsgev_buf(cc->cc_iev)) >= CONTROL_STREAM_MARK) {
-		evtimer_add(&cc->cc_credit, &tv);
-		return;
-	}
-	n = cc->cc_owed;
-	cc->cc_owed = 0;
-	svc_stream_credit(cc->cc_stream_id, cc, n);
-}
-
-/* A chunk of a streamed exec, as the agent sent it. */
-static void
-control_chunk(struct ctl_conn *cc, const struct svc_answer *a)
-{
-	void	*buf;
-	size_t	 len;
-
-	if (msg_chunk_encode(a->a_chunk, &buf, &len) == -1) {
-		log_warn("%s: encode", __func__);
-		control_doom(cc);
-		return;
-	}
-	control_reply(cc, IMSG_CTL_CHUNK, buf, len);
-	free(buf);
-	/* One stream owed to at a time: another's is paid at once. */
-	if (cc->cc_owed > 0 && cc->cc_stream_id != a->a_id) {
-		svc_stream_credit(cc->cc_stream_id, cc, cc->cc_owed);
-		cc->cc_owed = 0;
-	}
-	cc->cc_stream_id = a->a_id;
-	cc->cc_owed += a->a_chunk->ch_len;
-	control_credit(-1, 0, cc);
-}
-
-/* What the fence service answers, as fencectl reads it. */
-static void
-control_answer(void *arg, const struct svc_answer *a)
-{
-	struct ctl_conn	*cc = arg;
-
-	switch (a->a_what) {
-	case SVC_FENCE:
-		control_fence(cc, a->a_fence);
-		break;
-	case SVC_VERDICT:
-		control_verdict(cc, a);
-		break;
-	case SVC_RESULT:
-		/* Decoded and checked whole by the service: as it came. */
-		control_reply(cc, IMSG_CTL_RESULT, a->a_raw, a->a_rawlen);
-		break;
-	case SVC_IDENTITY:
-		control_identity(cc, a->a_git);
-		break;
-	case SVC_ERROR:
-		control_error(cc, a->a_code, "%s", a->a_message);
-		return;		/* with its END */
-	case SVC_PROC:
-		control_proc(cc, a->a_proc);
-		break;
-	case SVC_END:
-	case SVC_FILE:
-	case SVC_FILE_LIST:
-		break;
-	case SVC_CHUNK:
-		control_chunk(cc, a);
-		break;
-	}
-	if (a->a_last)
-		control_reply(cc, IMSG_CTL_END, NULL, 0);
-}
-
-/* Who asks: the connection's credentials, never the message's fields. */
-static void
-control_who(const struct ctl_conn *cc, struct svc_who *w)
-{
-	w->w_uid = cc->cc_uid;
-	w->w_admin = cc->cc_admin;
-	/* Root is held only to the bounds in all (it can stop the daemon). */
-	w->w_unbounded = cc->cc_uid == 0;
-	w->w_noun = "fence";
-}
-
-/*
- * Room for one more request to the fencer or an agent from this user?
- * Else the error is sent and -1 returned.
- */
-static int
-control_room(struct ctl_conn *cc)
-{
-	if (cc->cc_uid != 0 &&
-	    svc_pending(cc->cc_uid) >= CONTROL_PENDING_USER) {
-		control_error(cc, "too-many-requests", "at most %d requests "
-		    "of one user at once", CONTROL_PENDING_USER);
-		return (-1);
-	}
-	if (svc_total() >= CONTROL_PENDING_ALL) {
-		control_error(cc, "busy", "the daemon has %d requests in "
-		    "hand; try again in a moment", CONTROL_PENDING_ALL);
-		return (-1);
-	}
-	return (0);
-}
-
-/*
- * Fence requests, each one call of the fence service.  Each handler
- * returns -1 for a message it cannot decode.
- */
-static int
-control_boot(struct ctl_conn *cc, struct imsg *imsg)
-{
-	struct msg_boot	 b;
-	struct svc_who	 w;
-
-	if (msg_boot_decode(imsg->data, imsg->len, &b) == -1)
-		return (-1);
-	control_who(cc, &w);
-	if (control_room(cc) == 0)
-		svc_boot(&w, &b, control_answer, cc);
-	return (0);
-}
-
-static int
-control_probe(struct ctl_conn *cc, struct imsg *imsg)
-{
-	struct msg_fence_req q;
-	struct svc_who	 w;
-
-	if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
-		return (-1);
-	control_who(cc, &w);
-	svc_probe(&w, q.r_owner, q.r_key, 1, control_answer, cc);
-	return (0);
-}
-
-/* IMSG_CTL_LIST is answered from the service's state, ending with END. */
-static int
-control_stop_list(struct ctl_conn *cc, struct imsg *imsg)
-{
-	struct msg_fence_req q;
-	struct svc_who	 w;
-
-	if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
-		return (-1);
-	control_who(cc, &w);
-	if (imsg->hdr.ih_type == IMSG_CTL_LIST) {
-		if (svc_list(&w, q.r_owner, q.r_key, control_answer, cc) != -1)
-			control_reply(cc, IMSG_CTL_END, NULL, 0);
-	} else if (control_room(cc) == 0)
-		svc_stop(&w, q.r_owner, q.r_key, control_answer, cc);
-	return (0);
-}
-
-static int
-control_exec(struct ctl_conn *cc, struct imsg *imsg)
-{
-	struct msg_exec	 x;
-	struct svc_who	 w;
-
-	if (msg_exec_decode(imsg->data, imsg->len, &x) == -1)
-		return (-1);
-	control_who(cc, &w);
-	if (control_room(cc) == 0) {
-		if (imsg->hdr.ih_type == IMSG_CTL_EXEC_STREAM)
-			svc_exec_stream(&w, &x, control_answer, cc);
-		else
-			svc_exec(&w, &x, control_answer, cc);
-	}
-	msg_exec_free(&x);
-	return (0);
-}
-
-static int
-control_git_config(struct ctl_conn *cc, struct imsg *imsg)
-{
-	struct msg_gitconfig g;
-	struct svc_who	 w;
-
-	if (msg_gitconfig_decode(imsg->data, imsg->len, &g) == -1)
-		return (-1);
-	control_who(cc, &w);
-	if (control_room(cc) == 0)
-		svc_git_config(&w, &g, control_answer, cc);
-	explicit_bzero(&g, sizeof(g));
-	return (0);
-}
-
-static int
-control_git_init(struct ctl_conn *cc, struct imsg *imsg)
-{
-	struct msg_gitinit gi;
-	struct svc_who	 w;
-
-	if (msg_gitinit_decode(imsg->data, imsg->len, &gi) == -1)
-		return (-1);
-	control_who(cc, &w);
-	if (control_room(cc) == 0)
-		svc_git_init(&w, &gi, control_answer, cc);
-	return (0);
-}
-
-/* fencectl spawn: exec's message, started in the background. */
-static int
-control_spawn(struct ctl_conn *cc, struct imsg *imsg)
-{
-	struct msg_exec	 x;
-	struct svc_who	 w;
-
-	if (msg_exec_decode(imsg->data, imsg->len, &x) == -1)
-		return (-1);
-	control_who(cc, &w);
-	if (control_room(cc) == 0)
-		svc_spawn(&w, &x, control_answer, cc);
-	msg_exec_free(&x);
-	return (0);
-}
-
-/* fencectl show processes, kill */
-static int
-control_procs(struct ctl_conn *cc, struct imsg *imsg)
-{
-	struct msg_proc_req q;
-	struct svc_who	 w;
-
-	if (msg_proc_req_decode(imsg->data, imsg->len, &q) == -1)
-		return (-1);
-	control_who(cc, &w);
-	if (control_room(cc) == 0)
-		svc_procs(&w, &q, control_answer, cc);
-	explicit_bzero(&q, sizeof(q));
-	return (0);
-}
-
-/*
- * fencectl put and get (docs/files.md): chunks of at most
- * MSG_FILE_CHUNK, each a request answered with END, streamed through
- * the agent one at a time (files_put_open(), files_get_open()): a put's
- * chunk is written into the fence before its END goes, a get's next
- * chunk read only when FILE_MORE asks.  So a connection holds one chunk
- * at most, and a user CONTROL_MAX_PER_UID of them; a key the asker may
- * not use is refused before a byte of it is taken.
- */
-
-/* The transfer is over (its last answer came): none is under way. */
-static void
-control_file_over(struct ctl_conn *cc)
-{
-	cc->cc_file = NULL;
-	cc->cc_file_get = 0;
-	cc->cc_file_busy = 0;
-}
-
-/* A get's chunk as fencectl takes it: the file's stat, the bytes. */
-static void
-control_file_chunk(struct ctl_conn *cc, const struct files_answer *fa)
-{
-	struct msg_file	 fl;
-	size_t		 n = evbuffer_get_length(fa->fa_data);
-	void		*buf;
-	size_t		 len;
-
-	memset(&fl, 0, sizeof(fl));
-	strlcpy(fl.fl_key, cc->cc_file_req.fl_key, sizeof(fl.fl_key));
-	fl.fl_owner = cc->cc_file_req.fl_owner;
-	strlcpy(fl.fl_path, cc->cc_file_req.fl_path, sizeof(fl.fl_path));
-	fl.fl_kind = fa->fa_file->fl_kind;
-	fl.fl_mode = fa->fa_file->fl_mode;
-	fl.fl_size = fa->fa_file->fl_size;
-	fl.fl_mtime = fa->fa_file->fl_mtime;
-	fl.fl_offset = fa->fa_file->fl_offset;
-	fl.fl_flags = fa->fa_more ? 0 : MSG_FILE_LAST;
-	fl.fl_data_len = n;
-	if (n > 0 && (fl.fl_data = evbuffer_pullup(fa->fa_data, n)) == NULL)
-		fatal("%s: evbuffer_pullup", __func__);
-	if (msg_file_encode(&fl, &buf, &len) == -1) {
-		control_error(cc, "internal", "cannot encode a chunk");
-		return;
-	}
-	control_reply(cc, IMSG_CTL_FILE, buf, len);
-	free(buf);
-	control_reply(cc, IMSG_CTL_END, NULL, 0);
-}
-
-static void
-control_file_answer(void *arg, const struct files_answer *fa)
-{
-	struct ctl_conn	*cc = arg;
-	struct msg_file	 fl;
-	void		*buf;
-	size_t		 len;
-	int		 rv;
-
-	cc->cc_file_busy = 0;
-	if (!fa->fa_more)
-		control_file_over(cc);
-	if (fa->fa_code != NULL) {
-		control_error(cc, fa->fa_code, "%s", fa->fa_message);
-		return;
-	}
-	if (fa->fa_list != NULL) {
-		rv = msg_filelist_encode(fa->fa_list, &buf, &len);
-		if (rv == 0)
-			control_reply(cc, IMSG_CTL_FILE_LIST, buf, len);
-		free(rv == 0 ? buf : NULL);
-		control_reply(cc, IMSG_CTL_END, NULL, 0);
-		return;
-	}
-	if (fa->fa_data != NULL) {
-		control_file_chunk(cc, fa);
-		return;
-	}
-	if (fa->fa_more) {
-		/* A put's chunk is in the fence: the next one may come. */
-		control_reply(cc, IMSG_CTL_END, NULL, 0);
-		return;
-	}
-	fl = *fa->fa_file;
-	fl.fl_data = NULL;
-	fl.fl_data_len = 0;
-	if (msg_file_encode(&fl, &buf, &len) == 0) {
-		control_reply(cc, IMSG_CTL_FILE, buf, len);
-		free(buf);
-	}
-	control_reply(cc, IMSG_CTL_END, NULL, 0);
-}
-
-/* Drop the connection's transfer (a put's temporary goes). */
-static void
-control_file_drop(struct ctl_conn *cc)
-{
-	if (cc->cc_file != NULL)
-		files_orphan(cc);
-	control_file_over(cc);
-}
-
-/*
- * A file request.  -1 for a message that cannot be taken: undecodable,
- * or a chunk or FILE_MORE while one is out (fencectl waits for each
- * END), which closes the connection.
- */
-static int
-control_file(struct ctl_conn *cc, struct imsg *imsg)
-{
-	struct msg_file	 fl;
-	struct svc_who	 w;
-	uid_t		 owner;
-
-	if (cc->cc_file_busy)
-		return (-1);
-	if (imsg->hdr.ih_type == IMSG_CTL_FILE_MORE) {
-		if (msg_empty_decode(imsg->data, imsg->len) == -1)
-			return (-1);
-		if (cc->cc_file == NULL || !cc->cc_file_get)
-			control_error(cc, "bad-request", "no get under way");
-		else if (control_room(cc) == -1)
-			control_file_drop(cc);
-		else {
-			cc->cc_file_busy = 1;
-			files_get_next(cc->cc_file);
-		}
-		return (0);
-	}
-	if (msg_file_decode(imsg->data, imsg->len, &fl) == -1)
-		return (-1);
-	control_who(cc, &w);
-	if (imsg->hdr.ih_type == IMSG_CTL_FILE_GET ||
-	    (fl.fl_flags & MSG_FILE_FIRST)) {
-		if (cc->cc_file != NULL) {
-			control_file_drop(cc);
-			control_error(cc, "bad-request", "a transfer is under "
-			    "way on this connection");
-			goto done;
-		}
-		/* The key first: nothing is taken for a fence not theirs. */
-		if (!svc_fence_known(&w, fl.fl_owner, fl.fl_key)) {
-			owner = fl.fl_owner == MSG_OWNER_NONE ? w.w_uid :
-			    fl.fl_owner;
-			if (owner == w.w_uid)
-				control_error(cc, "not-found", "no %s %s",
-				    w.w_noun, fl.fl_key);
-			else
-				control_error(cc, "not-found", "no %s %u/%s",
-				    w.w_noun, (unsigned)owner, fl.fl_key);
-			goto done;
-		}
-		if (control_room(cc) == -1)
-			goto done;
-		cc->cc_file_req = fl;
-		cc->cc_file_req.fl_data = NULL;
-		cc->cc_file_req.fl_data_len = 0;
-		cc->cc_file_busy = 1;
-		if (imsg->hdr.ih_type == IMSG_CTL_FILE_GET) {
-			cc->cc_file_get = 1;
-			cc->cc_file = files_get_open(&w, fl.fl_owner,
-			    fl.fl_key, fl.fl_path, control_file_answer, cc);
-			files_get_next(cc->cc_file);
-		} else {
-			cc->cc_file = files_put_open(&w, fl.fl_owner,
-			    fl.fl_key, fl.fl_path, fl.fl_mode, fl.fl_flags,
-			    control_file_answer, cc);
-			files_put_chunk(cc->cc_file, fl.fl_data,
-			    fl.fl_data_len, (fl.fl_flags & MSG_FILE_LAST) != 0);
-		}
-		goto done;
-	}
-	if (cc->cc_file == NULL || cc->cc_file_get ||
-	    strcmp(fl.fl_path, cc->cc_file_req.fl_path) != 0 ||
-	    strcmp(fl.fl_key, cc->cc_file_req.fl_key) != 0 ||
-	    fl.fl_owner != cc->cc_file_req.fl_owner) {
-		control_file_drop(cc);
-		control_error(cc, "bad-request", "no put of that path under "
-		    "way");
-		goto done;
-	}
-	if (control_room(cc) == -1) {
-		control_file_drop(cc);
-		goto done;
-	}
-	cc->cc_file_busy = 1;
-	files_put_chunk(cc->cc_file, fl.fl_data, fl.fl_data_len,
-	    (fl.fl_flags & MSG_FILE_LAST) != 0);
- done:
-	msg_file_free(&fl);
-	return (0);
-}
-
-/* The new host token, once the parent stored its hash; or why not. */
-static void
-control_token(void *arg, const struct msg_hosttoken *ht, int error)
-{
-	struct ctl_conn	*cc = arg;
-	void		*buf;
-	size_t		 len;
-
-	if (ht == NULL && error == 0) {
-		control_ok(cc);		/* deleted */
-		return;
-	}
-	if (ht == NULL) {
-		control_error(cc, "token-not-stored", "the change of the host "
-		    "token could not be stored: %s", strerror(error));
-		return;
-	}
-	if (msg_hosttoken_encode(ht, &buf, &len) == -1) {
-		control_error(cc, "internal", "cannot encode the token");
-		return;
-	}
-	control_reply(cc, IMSG_CTL_HOSTTOKEN, buf, len);
-	explicit_bzero(buf, len);
-	free(buf);
-	control_reply(cc, IMSG_CTL_END, NULL, 0);
-}
-
-
-/*
- * The caller's own token of a name: whose comes from SO_PEERCRED, for
- * root and the admin group too (tokens are per user).
- */
-static int
-control_mint(struct ctl_conn *cc, struct imsg *imsg)
-{
-	struct msg_ctltoken ct;
-	const char	*code, *why;
-
-	if (msg_ctltoken_decode(imsg->data, imsg->len, &ct) == -1)
-		return (-1);
-	if (token_request(cc->cc_uid, ct.ct_op, ct.ct_name, control_token,
-	    cc, &code, &why) == -1)
-		control_error(cc, code, "%s", why);
-	return (0);
-}
-
-static void
-control_tokeninfo(void *arg, const struct msg_tokeninfo *ti)
-{
-	struct ctl_conn	*cc = arg;
-	void		*buf;
-	size_t		 len;
-
-	if (msg_tokeninfo_encode(ti, &buf, &len) == -1)
-		fatal("%s: encode", __func__);
-	control_reply(cc, IMSG_CTL_TOKENINFO, buf, len);
-	free(buf);
-}
-
-/* The caller's own tokens' names and times; never anyone else's. */
-static int
-control_show_tokens(struct ctl_conn *cc, struct imsg *imsg)
-{
-	token_list(cc->cc_uid, control_tokeninfo, cc);
-	control_reply(cc, IMSG_CTL_END, NULL, 0);
-	return (0);
-}
-
-static int
-control_stats(struct ctl_conn *cc, struct imsg *imsg)
-{
-	control_show_stats(cc);
-	return (0);
-}
-
-static int
-control_verbosity(struct imsg *imsg)
-{
-	int32_t		 v;
-
-	return (msg_i32_decode(imsg->data, imsg->len, &v, 0, 3));
-}
-
-static int
-control_empty(struct imsg *imsg)
-{
-	return (msg_empty_decode(imsg->data, imsg->len));
-}
-
-/* Checked by control_verbosity() before. */
-static int
-control_log_verbose(struct ctl_conn *cc, struct imsg *imsg)
-{
-	int32_t		 v;
-	void		*buf;
-	size_t		 len;
-
-	if (msg_i32_decode(imsg->data, imsg->len, &v, 0, 3) == -1)
-		return (-1);
-	log_setverbose(v);
-	broker_self.ps_conf.c_verbose = v;
-	if (msg_i32_encode(v, &buf, &len) == -1 ||
-	    proc_compose(&broker_self, PROC_PARENT, IMSG_LOG_VERBOSE, 0, -1,
-	    buf, len) == -1)
-		fatal("%s: log verbose to parent", __func__);
-	free(buf);
-	control_ok(cc);
-	return (0);
-}
-
 /*
  * The parent reloads and answers (IMSG_RELOADED, control_reloaded):
  * fencectl hears whether the file was taken, and why not.  One reload
  * at a time per connection.
  */
-static int
+int
 control_reload(struct ctl_conn *cc, struct imsg *imsg)
 {
 	static uint32_t	 next_id;
@@ -1098,17 +437,6 @@ control_reloaded(struct imsg *imsg)
 		control_error(cc, e.e_code, "%s", e.e_message);
 }
 
-#ifdef FENCED_TEST_HOOKS
-static int
-control_test_syscall(struct ctl_conn *cc, struct imsg *imsg)
-{
-	/* Outside the broker's allowlist: the filter must kill us. */
-	log_warnx("%s: test hook: calling socket(2)", __func__);
-	(void)socket(AF_INET, SOCK_DGRAM, 0);
-	control_error(cc, "internal", "socket(2) was not refused");
-	return (0);
-}
-#endif
 
 enum ctl_who {
 	CTL_ANYONE,
@@ -1232,3 +560,4 @@ control_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	broker_stats.bs_ctl_errors++;
 	control_close(cc);
 }
+

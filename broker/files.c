@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ enum files_op {
 };
 
 struct ftx {
-	TAILQ_ENTRY(ftx) ft_entry;
+	struct inflight	 ft_in;		/* its maker */
 	enum files_op	 ft_op;
 	struct svc_who	 ft_who;
 	uid_t		 ft_owner;
@@ -48,7 +49,6 @@ struct ftx {
 	char		 ft_path[PATH_MAX];
 	char		 ft_tmp[MSG_FILE_NAME_MAX + 1];
 	files_cb	 ft_cb;		/* NULL: its maker is gone */
-	void		*ft_arg;
 	struct evbuffer	*ft_data;	/* to write, or read so far */
 	uint64_t	 ft_size;	/* the whole */
 	uint64_t	 ft_offset;	/* done so far */
@@ -62,7 +62,12 @@ struct ftx {
 	int		 ft_busy;	/* a request to the agent is out */
 };
 
-static TAILQ_HEAD(, ftx) files_list = TAILQ_HEAD_INITIALIZER(files_list);
+static void	files_orphan(struct inflight *);
+static const struct inflight_kind files_inflight = {
+	"file", files_orphan
+};
+#define FTX_OF(in)	((struct ftx *)((char *)(in) -			\
+			    offsetof(struct ftx, ft_in)))
 
 static void	files_step(struct ftx *);
 static void	files_answer(void *, const struct svc_answer *);
@@ -87,15 +92,14 @@ files_new(enum files_op op, const struct svc_who *w, uid_t owner,
 	strlcpy(ft->ft_key, key, sizeof(ft->ft_key));
 	strlcpy(ft->ft_path, path, sizeof(ft->ft_path));
 	ft->ft_cb = cb;
-	ft->ft_arg = arg;
-	TAILQ_INSERT_TAIL(&files_list, ft, ft_entry);
+	inflight_add(&ft->ft_in, &files_inflight, arg);
 	return (ft);
 }
 
 static void
 files_free(struct ftx *ft)
 {
-	TAILQ_REMOVE(&files_list, ft, ft_entry);
+	inflight_remove(&ft->ft_in);
 	if (ft->ft_data != NULL)
 		evbuffer_free(ft->ft_data);
 	free(ft);
@@ -106,7 +110,7 @@ static void
 files_say(struct ftx *ft, const struct files_answer *fa)
 {
 	files_cb	 cb = ft->ft_cb;
-	void		*arg = ft->ft_arg;
+	void		*arg = ft->ft_in.in_maker;
 	struct evbuffer	*keep = NULL;
 
 	ft->ft_cb = NULL;
@@ -192,23 +196,28 @@ files_delete(const struct svc_who *w, uid_t owner, const char *key,
  * its end, and a streamed write stops, its temporary removed (now, or
  * once the agent answers the chunk it has).
  */
-void
-files_orphan(void *arg)
+static void
+files_orphan(struct inflight *in)
 {
-	struct ftx	*ft, *next;
+	struct ftx	*ft = FTX_OF(in);
 
-	TAILQ_FOREACH_SAFE(ft, &files_list, ft_entry, next) {
-		if (ft->ft_arg != arg || ft->ft_cb == NULL)
-			continue;
-		ft->ft_cb = NULL;
-		if (!ft->ft_stream || ft->ft_busy)
-			continue;
-		if (ft->ft_op == FOP_WRITE && ft->ft_tmp[0] != '\0') {
-			ft->ft_op = FOP_ABORT;
-			files_step(ft);
-		} else
-			files_free(ft);
-	}
+	if (ft->ft_cb == NULL)
+		return;
+	ft->ft_cb = NULL;
+	if (!ft->ft_stream || ft->ft_busy)
+		return;
+	if (ft->ft_op == FOP_WRITE && ft->ft_tmp[0] != '\0') {
+		ft->ft_op = FOP_ABORT;
+		files_step(ft);
+	} else
+		files_free(ft);
+}
+
+/* The maker of a streamed transfer lets go of it, as if it went away. */
+void
+files_close(struct ftx *ft)
+{
+	files_orphan(&ft->ft_in);
 }
 
 /*
@@ -345,7 +354,7 @@ files_more(struct ftx *ft, struct files_answer *fa)
 	fa->fa_more = 1;
 	if (ft->ft_cb != NULL) {
 		ft->ft_busy = 1;
-		ft->ft_cb(ft->ft_arg, fa);
+		ft->ft_cb(ft->ft_in.in_maker, fa);
 		ft->ft_busy = 0;
 	}
 	if (ft->ft_op == FOP_READ)

@@ -41,7 +41,6 @@ void	files_put(const struct svc_who *, uid_t, const char *, const char *,
 	    struct evbuffer *, uint32_t, uint32_t, files_cb, void *);
 void	files_delete(const struct svc_who *, uid_t, const char *,
 	    const char *, files_cb, void *);
-void	files_orphan(void *);
 
 struct ftx;
 struct ftx *files_put_open(const struct svc_who *, uid_t, const char *,
@@ -50,5 +49,6 @@ void	files_put_chunk(struct ftx *, const void *, size_t, int);
 struct ftx *files_get_open(const struct svc_who *, uid_t, const char *,
 	    const char *, files_cb, void *);
 void	files_get_next(struct ftx *);
+void	files_close(struct ftx *);
 
 #endif /* FILES_H */

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <event.h>
 #include <sha2.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,19 +40,20 @@
 #define TOKEN_USER_MAX		3
 
 struct token_pending {
-	TAILQ_ENTRY(token_pending) tp_entry;
-	uint32_t		 tp_id;
+	struct inflight		 tp_in;		/* its id, its maker */
 	struct msg_token	 tp_token;	/* uid, name and hash */
 	struct msg_hosttoken	 tp_text;	/* what the user gets */
 	token_cb		 tp_cb;		/* NULL: asker gone */
-	void			*tp_arg;
 };
 
 static struct msg_token	 tokens[HOSTTOKEN_MAX];
 static size_t		 ntokens;
-static TAILQ_HEAD(, token_pending) token_pendings =
-    TAILQ_HEAD_INITIALIZER(token_pendings);
-static uint32_t		 token_next_id = 1;
+static void	token_orphan(struct inflight *);
+static const struct inflight_kind token_inflight = {
+	"token", token_orphan
+};
+#define TOKEN_OF(in)	((struct token_pending *)((char *)(in) -	\
+			    offsetof(struct token_pending, tp_in)))
 static unsigned int	 token_window_count;
 static time_t		 token_window;
 /* Who minted in this window: at most TOKEN_STORES_MAX users can. */
@@ -139,11 +141,13 @@ static int
 token_exists(uid_t uid, const char *name)
 {
 	struct token_pending *tp;
+	struct inflight	*in;
 
 	if (token_find(uid, name) != -1)
 		return (1);
-	TAILQ_FOREACH(tp, &token_pendings, tp_entry)
-		if (tp->tp_token.tk_uid == uid && !tp->tp_token.tk_delete &&
+	for (in = inflight_next(NULL, &token_inflight); in != NULL;
+	    in = inflight_next(in, &token_inflight))
+		if ((tp = TOKEN_OF(in))->tp_token.tk_uid == uid && !tp->tp_token.tk_delete &&
 		    strcmp(tp->tp_token.tk_name, name) == 0)
 			return (1);
 	return (0);
@@ -157,6 +161,7 @@ static void
 token_counts(uid_t uid, size_t *user, size_t *all)
 {
 	struct token_pending *tp;
+	struct inflight	*in;
 	size_t		 i;
 
 	*user = 0;
@@ -164,7 +169,9 @@ token_counts(uid_t uid, size_t *user, size_t *all)
 	for (i = 0; i < ntokens; i++)
 		if (tokens[i].tk_uid == uid)
 			(*user)++;
-	TAILQ_FOREACH(tp, &token_pendings, tp_entry) {
+	for (in = inflight_next(NULL, &token_inflight); in != NULL;
+	    in = inflight_next(in, &token_inflight)) {
+		tp = TOKEN_OF(in);
 		if (tp->tp_token.tk_delete || token_find(tp->tp_token.tk_uid,
 		    tp->tp_token.tk_name) != -1)
 			continue;
@@ -342,16 +349,13 @@ token_request(uid_t uid, enum ctltoken_op op, const char *name,
 			    raw[i]);
 		explicit_bzero(raw, sizeof(raw));
 	}
-	do {
-		tp->tp_id = token_next_id++;
-	} while (tp->tp_id == 0);
 	tp->tp_cb = cb;
-	tp->tp_arg = arg;
+	inflight_add(&tp->tp_in, &token_inflight, arg);
 
 	if (msg_token_encode(&tp->tp_token, &buf, &len) == -1)
 		fatal("%s: encode", __func__);
 	if (proc_compose(&broker_self, PROC_PARENT, IMSG_TOKEN_STORE,
-	    tp->tp_id, -1, buf, len) == -1)
+	    tp->tp_in.in_id, -1, buf, len) == -1)
 		fatal("%s: to parent", __func__);
 	free(buf);
 	token_window_count++;
@@ -362,7 +366,6 @@ token_request(uid_t uid, enum ctltoken_op op, const char *name,
 		count = &token_users[token_nusers++].tu_count;
 	}
 	(*count)++;
-	TAILQ_INSERT_TAIL(&token_pendings, tp, tp_entry);
 	return (0);
 }
 
@@ -375,19 +378,19 @@ void
 token_stored(struct imsg *imsg)
 {
 	struct token_pending *tp;
+	struct inflight	*in;
 	struct msg_token *t;
 	uint32_t	 result;
 
 	if (msg_u32_decode(imsg->data, imsg->len, &result, 0,
 	    INT32_MAX) == -1)
 		fatalx("%s: bad answer from the parent", __func__);
-	TAILQ_FOREACH(tp, &token_pendings, tp_entry)
-		if (tp->tp_id == imsg->hdr.ih_peerid)
-			break;
-	if (tp == NULL)
+	if ((in = inflight_find(imsg->hdr.ih_peerid, &token_inflight)) ==
+	    NULL)
 		fatalx("%s: parent answered unknown request %u", __func__,
 		    imsg->hdr.ih_peerid);
-	TAILQ_REMOVE(&token_pendings, tp, tp_entry);
+	tp = TOKEN_OF(in);
+	inflight_remove(&tp->tp_in);
 	t = &tp->tp_token;
 	if (result != 0)
 		log_warnx("host token \"%s\" of uid %u not %s: %s",
@@ -403,19 +406,15 @@ token_stored(struct imsg *imsg)
 		    (unsigned)t->tk_uid, t->tk_name);
 	}
 	if (tp->tp_cb != NULL)
-		tp->tp_cb(tp->tp_arg, result == 0 && !t->tk_delete ?
+		tp->tp_cb(tp->tp_in.in_maker, result == 0 && !t->tk_delete ?
 		    &tp->tp_text : NULL, (int)result);
 	explicit_bzero(tp, sizeof(*tp));
 	free(tp);
 }
 
 /* The asker went away: its token is stored all the same, and lost. */
-void
-token_orphan(void *arg)
+static void
+token_orphan(struct inflight *in)
 {
-	struct token_pending *tp;
-
-	TAILQ_FOREACH(tp, &token_pendings, tp_entry)
-		if (tp->tp_arg == arg)
-			tp->tp_cb = NULL;
+	TOKEN_OF(in)->tp_cb = NULL;
 }

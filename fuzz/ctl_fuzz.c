@@ -34,7 +34,6 @@ static int		 fz_listen = -1;
 static struct ctl_conn	*fz_cc;		/* the connection being fuzzed */
 static int		 fz_token_fails;
 
-void		 token_orphan(void *arg) { }
 
 void
 token_list(uid_t uid, void (*fn)(void *, const struct msg_tokeninfo *),

@@ -164,6 +164,18 @@ main(int argc, char *argv[])
 	strlcpy(v.v_key, "work", sizeof(v.v_key));
 	v.v_level = LEVEL_L2;
 	v.v_json = "{\"level\":\"L2\",\"axes\":{}}";
+	v.v_kernel = MSG_KERNEL_SHARED;
+	strlcpy(v.v_kernel_release, "6.1.0", sizeof(v.v_kernel_release));
+	v.v_naxes = 2;
+	strlcpy(v.v_axes[0].va_name, "network", sizeof(v.v_axes[0].va_name));
+	strlcpy(v.v_axes[0].va_verdict, "not-fenced",
+	    sizeof(v.v_axes[0].va_verdict));
+	strlcpy(v.v_axes[1].va_name, "kernel", sizeof(v.v_axes[1].va_name));
+	strlcpy(v.v_axes[1].va_verdict, "shared",
+	    sizeof(v.v_axes[1].va_verdict));
+	v.v_nviolations = 1;
+	strlcpy(v.v_violations[0], "network: reached 192.0.2.1",
+	    sizeof(v.v_violations[0]));
 	ENC(msg_verdict_encode(&v, &p, &n));
 	put("msg", "verdict", FK_VERDICT, p, n);
 	free(p);

@@ -264,7 +264,6 @@ svc_git_init(const struct svc_who *w, struct msg_gitinit *gi, svc_cb cb,
 	free(buf);
 }
 
-void		 svc_orphan(void *arg) { }
 unsigned int	 svc_running(void) { return (1); }
 unsigned int	 svc_pending(uid_t uid) { return (0); }
 unsigned int	 svc_total(void) { return (0); }

@@ -541,14 +541,32 @@ int	 msg_pool_decode(const void *, size_t, struct msg_pool *);
 
 /*
  * A fence's measured boundary: its level (enum probe_level of
- * common/names.h) and the verdicts as the JSON the API shows.
- * Decoded ones own v_json: msg_verdict_free().
+ * common/names.h) and the verdicts as the JSON the API shows; and, for
+ * the broker's state and refusals, what it needs of them typed (the
+ * prober fills in both): the kernel that answered, each axis's verdict
+ * by name, in the order shown, and every violation.  Every string is
+ * printable ASCII.  Decoded ones own v_json: msg_verdict_free().
  */
 #define MSG_VERDICT_JSON_MAX	(64 * 1024)
+#define MSG_VERDICT_AXES_MAX	8
+#define MSG_VERDICT_NAME_LEN	32	/* an axis's name, its verdict's */
+#define MSG_VERDICT_VIOLATIONS_MAX 128
+#define MSG_VERDICT_VIOLATION_LEN 128
+struct msg_verdict_axis {
+	char		 va_name[MSG_VERDICT_NAME_LEN];	/* "kernel" */
+	char		 va_verdict[MSG_VERDICT_NAME_LEN];	/* "shared" */
+};
 struct msg_verdict {
 	char		 v_key[FENCE_KEY_SIZE];
 	int		 v_level;
 	char		*v_json;
+	int		 v_kernel;	/* MSG_KERNEL_* */
+	char		 v_kernel_release[MSG_KERNEL_RELEASE_LEN];
+	uint32_t	 v_naxes;
+	struct msg_verdict_axis v_axes[MSG_VERDICT_AXES_MAX];
+	uint32_t	 v_nviolations;
+	char		 v_violations[MSG_VERDICT_VIOLATIONS_MAX]
+			    [MSG_VERDICT_VIOLATION_LEN];
 };
 
 /* What the prober needs: the host's side of the story, and the report. */

@@ -17,7 +17,7 @@
 #include "msg_codec.h"
 #include "probe_expect.h"
 
-#define MSG_VERDICT_FIELDS	3
+#define MSG_VERDICT_FIELDS	7
 
 static int
 msg_probe_bad(void)
@@ -33,18 +33,53 @@ msg_probe_key_ok(const char *key)
 	    fence_key_valid(key));
 }
 
+/* A string of a typed verdict: within size, printable ASCII, nonempty. */
+static int
+msg_verdict_text_ok(const char *s, size_t size, int empty)
+{
+	size_t	 i, n = strnlen(s, size);
+
+	if (n == size || (n == 0 && !empty))
+		return (0);
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			return (0);
+	return (1);
+}
+
 static int
 msg_verdict_valid(const struct msg_verdict *v)
 {
-	return (msg_probe_key_ok(v->v_key) && v->v_level >= LEVEL_UNMEASURED &&
-	    v->v_level <= LEVEL_L4 && v->v_json != NULL &&
-	    strlen(v->v_json) < MSG_VERDICT_JSON_MAX);
+	uint32_t	 i;
+
+	if (!msg_probe_key_ok(v->v_key) || v->v_level < LEVEL_UNMEASURED ||
+	    v->v_level > LEVEL_L4 || v->v_json == NULL ||
+	    strlen(v->v_json) >= MSG_VERDICT_JSON_MAX ||
+	    v->v_kernel < MSG_KERNEL_UNMEASURED ||
+	    v->v_kernel > MSG_KERNEL_SEPARATE ||
+	    !msg_verdict_text_ok(v->v_kernel_release,
+	    sizeof(v->v_kernel_release), 1) ||
+	    v->v_naxes > MSG_VERDICT_AXES_MAX ||
+	    v->v_nviolations > MSG_VERDICT_VIOLATIONS_MAX)
+		return (0);
+	for (i = 0; i < v->v_naxes; i++)
+		if (!msg_verdict_text_ok(v->v_axes[i].va_name,
+		    sizeof(v->v_axes[i].va_name), 0) ||
+		    !msg_verdict_text_ok(v->v_axes[i].va_verdict,
+		    sizeof(v->v_axes[i].va_verdict), 0))
+			return (0);
+	for (i = 0; i < v->v_nviolations; i++)
+		if (!msg_verdict_text_ok(v->v_violations[i],
+		    sizeof(v->v_violations[i]), 1))
+			return (0);
+	return (1);
 }
 
 int
 msg_verdict_encode(const struct msg_verdict *v, void **buf, size_t *len)
 {
 	struct mp_writer w;
+	uint32_t	 i;
 
 	if (!msg_verdict_valid(v)) {
 		errno = EINVAL;
@@ -55,7 +90,50 @@ msg_verdict_encode(const struct msg_verdict *v, void **buf, size_t *len)
 	mp_write_str(&w, v->v_key, sizeof(v->v_key));
 	mp_write_u64(&w, (uint64_t)v->v_level);
 	mp_write_str(&w, v->v_json, MSG_VERDICT_JSON_MAX);
+	mp_write_u64(&w, (uint64_t)v->v_kernel);
+	mp_write_str(&w, v->v_kernel_release, sizeof(v->v_kernel_release));
+	mp_write_array(&w, v->v_naxes);
+	for (i = 0; i < v->v_naxes; i++) {
+		mp_write_array(&w, 2);
+		mp_write_str(&w, v->v_axes[i].va_name,
+		    sizeof(v->v_axes[i].va_name));
+		mp_write_str(&w, v->v_axes[i].va_verdict,
+		    sizeof(v->v_axes[i].va_verdict));
+	}
+	mp_write_array(&w, v->v_nviolations);
+	for (i = 0; i < v->v_nviolations; i++)
+		mp_write_str(&w, v->v_violations[i],
+		    sizeof(v->v_violations[i]));
 	return (mp_write_finish(&w, buf, len));
+}
+
+/* The typed part of a verdict: its axes and its violations; -1: bad. */
+static int
+msg_verdict_decode_lists(struct mp_reader *r, struct msg_verdict *v)
+{
+	size_t		 n = 0, m = 0, i;
+
+	if (mp_read_array(r, &n, MSG_VERDICT_AXES_MAX) == -1)
+		return (-1);
+	for (i = 0; i < n; i++) {
+		if (mp_read_array(r, &m, 2) == -1 || m != 2 ||
+		    mp_read_str(r, v->v_axes[i].va_name,
+		    sizeof(v->v_axes[i].va_name)) == -1 ||
+		    mp_read_str(r, v->v_axes[i].va_verdict,
+		    sizeof(v->v_axes[i].va_verdict)) == -1 ||
+		    mp_read_leave(r) == -1)
+			return (-1);
+	}
+	v->v_naxes = (uint32_t)n;
+	if (mp_read_leave(r) == -1 ||
+	    mp_read_array(r, &n, MSG_VERDICT_VIOLATIONS_MAX) == -1)
+		return (-1);
+	for (i = 0; i < n; i++)
+		if (mp_read_str(r, v->v_violations[i],
+		    sizeof(v->v_violations[i])) == -1)
+			return (-1);
+	v->v_nviolations = (uint32_t)n;
+	return (mp_read_leave(r));
 }
 
 int
@@ -63,7 +141,8 @@ msg_verdict_decode(const void *data, size_t len, struct msg_verdict *out)
 {
 	struct msg_verdict v;
 	struct mp_reader r;
-	uint64_t	 level = 0;
+	uint64_t	 level = 0, kernel = 0;
+	int		 bad;
 
 	memset(&v, 0, sizeof(v));
 	if ((v.v_json = malloc(MSG_VERDICT_JSON_MAX)) == NULL)
@@ -73,8 +152,13 @@ msg_verdict_decode(const void *data, size_t len, struct msg_verdict *out)
 	mp_read_str(&r, v.v_key, sizeof(v.v_key));
 	mp_read_u64(&r, &level, LEVEL_UNMEASURED, LEVEL_L4);
 	mp_read_str(&r, v.v_json, MSG_VERDICT_JSON_MAX);
+	mp_read_u64(&r, &kernel, MSG_KERNEL_UNMEASURED, MSG_KERNEL_SEPARATE);
+	mp_read_str(&r, v.v_kernel_release, sizeof(v.v_kernel_release));
+	bad = msg_verdict_decode_lists(&r, &v) == -1;
 	v.v_level = (int)level;
-	if (mp_read_end(&r) == -1 || !msg_verdict_valid(&v)) {
+	v.v_kernel = (int)kernel;
+	/* The reader is released whatever the lists held. */
+	if (mp_read_end(&r) == -1 || bad || !msg_verdict_valid(&v)) {
 		free(v.v_json);
 		return (msg_probe_bad());
 	}

@@ -69,6 +69,7 @@ prober_dispatch_fencer(struct imsgev *iev, struct imsg *imsg, void *arg)
 	v.v_level = pv.pv_level;
 	if ((v.v_json = verdict_json(&pv)) == NULL)
 		fatal("%s: verdict_json", __func__);
+	verdict_msg(&pv, &v);
 	if (msg_verdict_encode(&v, &buf, &len) == -1)
 		fatal("%s: encode", __func__);
 	if (proc_compose(&prober_self, PROC_FENCER, IMSG_PROBE_VERDICT,

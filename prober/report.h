@@ -109,6 +109,10 @@ int		 report_parse(const char *, size_t, const struct probe_expect *,
  */
 char		*verdict_json(const struct probe_verdict *);
 
+/* verdict_msg.c: the same verdicts typed, for the broker. */
+struct msg_verdict;
+void		 verdict_msg(const struct probe_verdict *, struct msg_verdict *);
+
 const char	*axis_name(int);		/* "filesystem", ... */
 const char	*verdict_name(int);		/* "fenced", ... */
 

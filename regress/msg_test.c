@@ -1968,8 +1968,138 @@ ATF_TC_BODY(probe_report_egress, tc)
 	free(buf);
 }
 
+/*
+ * A verdict as the prober would send it, raw: naxes axes (each a pair,
+ * or three strings with triple), nviol violations of vlen bytes, the
+ * release as given.
+ */
+static void
+verdict_pack(size_t naxes, int triple, size_t nviol, size_t vlen,
+    const char *release, void **buf, size_t *len)
+{
+	struct mp_writer w;
+	char		 viol[512];
+	size_t		 i;
+
+	ATF_REQUIRE(vlen < sizeof(viol));
+	memset(viol, 'v', vlen);
+	viol[vlen] = '\0';
+	mp_write_init(&w);
+	mp_write_array(&w, 7);
+	mp_write_str(&w, "work", FENCE_KEY_SIZE);
+	mp_write_u64(&w, LEVEL_L1);
+	mp_write_str(&w, "{}", 3);
+	mp_write_u64(&w, MSG_KERNEL_SHARED);
+	ATF_REQUIRE_EQ(0, msgpack_pack_str_with_body(&w.w_pk, release,
+	    strlen(release)));
+	mp_write_array(&w, naxes);
+	for (i = 0; i < naxes; i++) {
+		mp_write_array(&w, triple ? 3 : 2);
+		mp_write_str(&w, "kernel", 16);
+		mp_write_str(&w, "shared", 16);
+		if (triple)
+			mp_write_str(&w, "more", 16);
+	}
+	mp_write_array(&w, nviol);
+	for (i = 0; i < nviol; i++)
+		mp_write_str(&w, viol, sizeof(viol));
+	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
+}
+
+ATF_TC(verdict_typed);
+ATF_TC_HEAD(verdict_typed, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "a verdict's typed kernel, axes and "
+	    "violations round-trip, and the codec holds them to their "
+	    "counts, lengths and printable ASCII both ways");
+}
+ATF_TC_BODY(verdict_typed, tc)
+{
+	static struct msg_verdict a, b;
+	void		*buf;
+	size_t		 len;
+	uint32_t	 i;
+
+	memset(&a, 0, sizeof(a));
+	strlcpy(a.v_key, "work", sizeof(a.v_key));
+	a.v_level = LEVEL_L15;
+	a.v_json = "{\"level\":\"L1.5\"}";
+	a.v_kernel = MSG_KERNEL_SEPARATE;
+	strlcpy(a.v_kernel_release, "4.4.0", sizeof(a.v_kernel_release));
+	a.v_naxes = MSG_VERDICT_AXES_MAX;
+	for (i = 0; i < a.v_naxes; i++) {
+		snprintf(a.v_axes[i].va_name, sizeof(a.v_axes[i].va_name),
+		    "axis%u", i);
+		strlcpy(a.v_axes[i].va_verdict, "not measured",
+		    sizeof(a.v_axes[i].va_verdict));
+	}
+	a.v_nviolations = MSG_VERDICT_VIOLATIONS_MAX;
+	for (i = 0; i < a.v_nviolations; i++)
+		memset(a.v_violations[i], 'a' + i % 26,
+		    MSG_VERDICT_VIOLATION_LEN - 1);
+	a.v_violations[3][0] = '\0';		/* an empty one is a string */
+	ATF_REQUIRE_EQ(0, msg_verdict_encode(&a, &buf, &len));
+	ATF_REQUIRE_EQ(0, msg_verdict_decode(buf, len, &b));
+	free(buf);
+	ATF_REQUIRE_STREQ(b.v_json, a.v_json);
+	ATF_REQUIRE_EQ(b.v_kernel, MSG_KERNEL_SEPARATE);
+	ATF_REQUIRE_STREQ(b.v_kernel_release, "4.4.0");
+	ATF_REQUIRE_EQ(b.v_naxes, MSG_VERDICT_AXES_MAX);
+	ATF_REQUIRE_STREQ(b.v_axes[7].va_name, "axis7");
+	ATF_REQUIRE_EQ(b.v_nviolations, MSG_VERDICT_VIOLATIONS_MAX);
+	for (i = 0; i < a.v_nviolations; i++)
+		ATF_REQUIRE_STREQ(b.v_violations[i], a.v_violations[i]);
+	msg_verdict_free(&b);
+
+	/* The encoder refuses what the decoder would. */
+	a.v_naxes = MSG_VERDICT_AXES_MAX + 1;
+	ATF_REQUIRE_EQ(-1, msg_verdict_encode(&a, &buf, &len));
+	a.v_naxes = 1;
+	a.v_nviolations = MSG_VERDICT_VIOLATIONS_MAX + 1;
+	ATF_REQUIRE_EQ(-1, msg_verdict_encode(&a, &buf, &len));
+	a.v_nviolations = 1;
+	a.v_kernel = MSG_KERNEL_SEPARATE + 1;
+	ATF_REQUIRE_EQ(-1, msg_verdict_encode(&a, &buf, &len));
+	a.v_kernel = MSG_KERNEL_SHARED;
+	strlcpy(a.v_kernel_release, "6.1\x1b[31m", sizeof(a.v_kernel_release));
+	ATF_REQUIRE_EQ(-1, msg_verdict_encode(&a, &buf, &len));
+	strlcpy(a.v_kernel_release, "6.1", sizeof(a.v_kernel_release));
+	a.v_axes[0].va_name[0] = '\0';
+	ATF_REQUIRE_EQ(-1, msg_verdict_encode(&a, &buf, &len));
+	strlcpy(a.v_axes[0].va_name, "kernel", sizeof(a.v_axes[0].va_name));
+	a.v_violations[0][0] = '\t';
+	ATF_REQUIRE_EQ(-1, msg_verdict_encode(&a, &buf, &len));
+	a.v_violations[0][0] = 'a';
+	ATF_REQUIRE_EQ(0, msg_verdict_encode(&a, &buf, &len));
+	free(buf);
+
+	/* What a prober of ours would send decodes; beyond it, nothing. */
+	verdict_pack(5, 0, 80, MSG_VERDICT_VIOLATION_LEN - 1, "6.1.0", &buf,
+	    &len);
+	ATF_REQUIRE_EQ(0, msg_verdict_decode(buf, len, &b));
+	msg_verdict_free(&b);
+	free(buf);
+	verdict_pack(MSG_VERDICT_AXES_MAX + 1, 0, 0, 0, "6.1.0", &buf, &len);
+	ATF_REQUIRE_EQ(-1, msg_verdict_decode(buf, len, &b));
+	free(buf);
+	verdict_pack(1, 1, 0, 0, "6.1.0", &buf, &len);
+	ATF_REQUIRE_EQ(-1, msg_verdict_decode(buf, len, &b));
+	free(buf);
+	verdict_pack(1, 0, MSG_VERDICT_VIOLATIONS_MAX + 1, 1, "6.1.0", &buf,
+	    &len);
+	ATF_REQUIRE_EQ(-1, msg_verdict_decode(buf, len, &b));
+	free(buf);
+	verdict_pack(1, 0, 1, MSG_VERDICT_VIOLATION_LEN, "6.1.0", &buf, &len);
+	ATF_REQUIRE_EQ(-1, msg_verdict_decode(buf, len, &b));
+	free(buf);
+	verdict_pack(1, 0, 1, 1, "6.1\x07", &buf, &len);
+	ATF_REQUIRE_EQ(-1, msg_verdict_decode(buf, len, &b));
+	free(buf);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, verdict_typed);
 	ATF_TP_ADD_TC(tp, type_names);
 	ATF_TP_ADD_TC(tp, empty);
 	ATF_TP_ADD_TC(tp, u32_i32);

@@ -87,10 +87,16 @@ srcs_of() {
 	report)	echo "prober/report.c prober/report_schema.c prober/level.c" ;;
 	msg)	echo "" ;;
 	imsg)	echo "imsg/imsg.c" ;;
-	ctl)	echo "imsg/imsg.c broker/files.c fuzz/stub_svc.c" ;;
-	http)	echo "broker/http.c broker/http_cors.c broker/http_api.c
+	ctl)	echo "imsg/imsg.c broker/files.c broker/inflight.c
+		    broker/control_fence.c broker/control_file.c
+		    broker/control_admin.c fuzz/stub_svc.c" ;;
+	http)	echo "broker/http.c broker/http_frame.c broker/http_reply.c
+		    broker/http_cors.c broker/http_api.c broker/http_api_render.c
+		    broker/http_api_read.c broker/http_api_boot.c
+		    broker/http_api_exec.c
 		    broker/http_page.c gen/page.c broker/http_procs.c
 		    broker/http_stream.c broker/http_files.c broker/files.c
+		    broker/inflight.c
 		    parent/config.c fuzz/stub_svc.c" ;;
 	config)	echo "parent/config.c gen/parse.c" ;;
 	runsc)	echo "fencer/runsc/runsc_parse.c" ;;

@@ -1,0 +1,149 @@
+/*
+ * The control socket's requests about the daemon rather than a fence:
+ * host tokens, statistics, the log level, and the test hooks.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "broker.h"
+#include "files.h"
+#include "control.h"
+
+/* The new host token, once the parent stored its hash; or why not. */
+static void
+control_token(void *arg, const struct msg_hosttoken *ht, int error)
+{
+	struct ctl_conn	*cc = arg;
+	void		*buf;
+	size_t		 len;
+
+	if (ht == NULL && error == 0) {
+		control_ok(cc);		/* deleted */
+		return;
+	}
+	if (ht == NULL) {
+		control_error(cc, "token-not-stored", "the change of the host "
+		    "token could not be stored: %s", strerror(error));
+		return;
+	}
+	if (msg_hosttoken_encode(ht, &buf, &len) == -1) {
+		control_error(cc, "internal", "cannot encode the token");
+		return;
+	}
+	control_reply(cc, IMSG_CTL_HOSTTOKEN, buf, len);
+	explicit_bzero(buf, len);
+	free(buf);
+	control_reply(cc, IMSG_CTL_END, NULL, 0);
+}
+
+
+/*
+ * The caller's own token of a name: whose comes from SO_PEERCRED, for
+ * root and the admin group too (tokens are per user).
+ */
+int
+control_mint(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_ctltoken ct;
+	const char	*code, *why;
+
+	if (msg_ctltoken_decode(imsg->data, imsg->len, &ct) == -1)
+		return (-1);
+	if (token_request(cc->cc_uid, ct.ct_op, ct.ct_name, control_token,
+	    cc, &code, &why) == -1)
+		control_error(cc, code, "%s", why);
+	return (0);
+}
+
+static void
+control_tokeninfo(void *arg, const struct msg_tokeninfo *ti)
+{
+	struct ctl_conn	*cc = arg;
+	void		*buf;
+	size_t		 len;
+
+	if (msg_tokeninfo_encode(ti, &buf, &len) == -1)
+		fatal("%s: encode", __func__);
+	control_reply(cc, IMSG_CTL_TOKENINFO, buf, len);
+	free(buf);
+}
+
+/* The caller's own tokens' names and times; never anyone else's. */
+int
+control_show_tokens(struct ctl_conn *cc, struct imsg *imsg)
+{
+	token_list(cc->cc_uid, control_tokeninfo, cc);
+	control_reply(cc, IMSG_CTL_END, NULL, 0);
+	return (0);
+}
+
+int
+control_stats(struct ctl_conn *cc, struct imsg *imsg)
+{
+	control_show_stats(cc);
+	return (0);
+}
+
+int
+control_verbosity(struct imsg *imsg)
+{
+	int32_t		 v;
+
+	return (msg_i32_decode(imsg->data, imsg->len, &v, 0, 3));
+}
+
+int
+control_empty(struct imsg *imsg)
+{
+	return (msg_empty_decode(imsg->data, imsg->len));
+}
+
+/* Checked by control_verbosity() before. */
+int
+control_log_verbose(struct ctl_conn *cc, struct imsg *imsg)
+{
+	int32_t		 v;
+	void		*buf;
+	size_t		 len;
+
+	if (msg_i32_decode(imsg->data, imsg->len, &v, 0, 3) == -1)
+		return (-1);
+	log_setverbose(v);
+	broker_self.ps_conf.c_verbose = v;
+	if (msg_i32_encode(v, &buf, &len) == -1 ||
+	    proc_compose(&broker_self, PROC_PARENT, IMSG_LOG_VERBOSE, 0, -1,
+	    buf, len) == -1)
+		fatal("%s: log verbose to parent", __func__);
+	free(buf);
+	control_ok(cc);
+	return (0);
+}
+
+#ifdef FENCED_TEST_HOOKS
+int
+control_test_syscall(struct ctl_conn *cc, struct imsg *imsg)
+{
+	/* Outside the broker's allowlist: the filter must kill us. */
+	log_warnx("%s: test hook: calling socket(2)", __func__);
+	(void)socket(AF_INET, SOCK_DGRAM, 0);
+	control_error(cc, "internal", "socket(2) was not refused");
+	return (0);
+}
+#endif

@@ -1,0 +1,334 @@
+/*
+ * The control socket's requests about fences (boot, probe, stop, list,
+ * exec and its stream, git, background processes): each turned into a
+ * call of the fence service, and its answers into what fencectl reads.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "broker.h"
+#include "files.h"
+#include "control.h"
+
+static void
+control_fence(struct ctl_conn *cc, const struct msg_fence *f)
+{
+	void		*buf;
+	size_t		 len;
+
+	if (msg_fence_encode(f, &buf, &len) == -1) {
+		log_warn("%s: encode", __func__);
+		return;
+	}
+	control_reply(cc, IMSG_CTL_FENCE, buf, len);
+	free(buf);
+}
+
+static void
+control_verdict(struct ctl_conn *cc, const struct svc_answer *a)
+{
+	struct msg_verdict v;
+	void		*buf;
+	size_t		 len;
+
+	memset(&v, 0, sizeof(v));
+	strlcpy(v.v_key, a->a_key, sizeof(v.v_key));
+	v.v_level = a->a_level;
+	v.v_json = (char *)a->a_boundary;
+	if (msg_verdict_encode(&v, &buf, &len) == -1) {
+		log_warn("%s: encode", __func__);
+		return;
+	}
+	control_reply(cc, IMSG_CTL_VERDICT, buf, len);
+	free(buf);
+}
+
+static void
+control_identity(struct ctl_conn *cc, const struct msg_gitconfig *g)
+{
+	void		*buf;
+	size_t		 len;
+
+	if (msg_gitconfig_encode(g, &buf, &len) == -1) {
+		log_warn("%s: encode", __func__);
+		return;
+	}
+	control_reply(cc, IMSG_CTL_GIT_IDENTITY, buf, len);
+	free(buf);
+}
+
+static void
+control_proc(struct ctl_conn *cc, const struct msg_proc *p)
+{
+	void		*buf;
+	size_t		 len;
+
+	if (msg_proc_encode(p, &buf, &len) == -1) {
+		log_warn("%s: encode", __func__);
+		return;
+	}
+	control_reply(cc, IMSG_CTL_PROC, buf, len);
+	free(buf);
+}
+
+/*
+ * Credit what the connection owes to its stream once fencectl has read
+ * enough of what waits for it; until then the command waits.
+ */
+void
+control_credit(int fd, short event, void *arg)
+{
+	struct ctl_conn	*cc = arg;
+	struct timeval	 tv = { 0, CONTROL_STREAM_POLL_MS * 1000 };
+	size_t		 n;
+
+	if (cc->cc_owed == 0 || cc->cc_dead)
+		return;
+	if (imsgbuf_queued(imsgev_buf(cc->cc_iev)) >= CONTROL_STREAM_MARK) {
+		evtimer_add(&cc->cc_credit, &tv);
+		return;
+	}
+	n = cc->cc_owed;
+	cc->cc_owed = 0;
+	svc_stream_credit(cc->cc_stream_id, cc, n);
+}
+
+/* A chunk of a streamed exec, as the agent sent it. */
+static void
+control_chunk(struct ctl_conn *cc, const struct svc_answer *a)
+{
+	void	*buf;
+	size_t	 len;
+
+	if (msg_chunk_encode(a->a_chunk, &buf, &len) == -1) {
+		log_warn("%s: encode", __func__);
+		control_doom(cc);
+		return;
+	}
+	control_reply(cc, IMSG_CTL_CHUNK, buf, len);
+	free(buf);
+	/* One stream owed to at a time: another's is paid at once. */
+	if (cc->cc_owed > 0 && cc->cc_stream_id != a->a_id) {
+		svc_stream_credit(cc->cc_stream_id, cc, cc->cc_owed);
+		cc->cc_owed = 0;
+	}
+	cc->cc_stream_id = a->a_id;
+	cc->cc_owed += a->a_chunk->ch_len;
+	control_credit(-1, 0, cc);
+}
+
+/* What the fence service answers, as fencectl reads it. */
+static void
+control_answer(void *arg, const struct svc_answer *a)
+{
+	struct ctl_conn	*cc = arg;
+
+	switch (a->a_what) {
+	case SVC_FENCE:
+		control_fence(cc, a->a_fence);
+		break;
+	case SVC_VERDICT:
+		control_verdict(cc, a);
+		break;
+	case SVC_RESULT:
+		/* Decoded and checked whole by the service: as it came. */
+		control_reply(cc, IMSG_CTL_RESULT, a->a_raw, a->a_rawlen);
+		break;
+	case SVC_IDENTITY:
+		control_identity(cc, a->a_git);
+		break;
+	case SVC_ERROR:
+		control_error(cc, a->a_code, "%s", a->a_message);
+		return;		/* with its END */
+	case SVC_PROC:
+		control_proc(cc, a->a_proc);
+		break;
+	case SVC_END:
+	case SVC_FILE:
+	case SVC_FILE_LIST:
+		break;
+	case SVC_CHUNK:
+		control_chunk(cc, a);
+		break;
+	}
+	if (a->a_last)
+		control_reply(cc, IMSG_CTL_END, NULL, 0);
+}
+
+/* Who asks: the connection's credentials, never the message's fields. */
+void
+control_who(const struct ctl_conn *cc, struct svc_who *w)
+{
+	w->w_uid = cc->cc_uid;
+	w->w_admin = cc->cc_admin;
+	/* Root is held only to the bounds in all (it can stop the daemon). */
+	w->w_unbounded = cc->cc_uid == 0;
+	w->w_noun = "fence";
+}
+
+/*
+ * Room for one more request to the fencer or an agent from this user?
+ * Else the error is sent and -1 returned.
+ */
+int
+control_room(struct ctl_conn *cc)
+{
+	if (cc->cc_uid != 0 &&
+	    svc_pending(cc->cc_uid) >= CONTROL_PENDING_USER) {
+		control_error(cc, "too-many-requests", "at most %d requests "
+		    "of one user at once", CONTROL_PENDING_USER);
+		return (-1);
+	}
+	if (svc_total() >= CONTROL_PENDING_ALL) {
+		control_error(cc, "busy", "the daemon has %d requests in "
+		    "hand; try again in a moment", CONTROL_PENDING_ALL);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Fence requests, each one call of the fence service.  Each handler
+ * returns -1 for a message it cannot decode.
+ */
+int
+control_boot(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_boot	 b;
+	struct svc_who	 w;
+
+	if (msg_boot_decode(imsg->data, imsg->len, &b) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_boot(&w, &b, control_answer, cc);
+	return (0);
+}
+
+int
+control_probe(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_fence_req q;
+	struct svc_who	 w;
+
+	if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
+		return (-1);
+	control_who(cc, &w);
+	svc_probe(&w, q.r_owner, q.r_key, 1, control_answer, cc);
+	return (0);
+}
+
+/* IMSG_CTL_LIST is answered from the service's state, ending with END. */
+int
+control_stop_list(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_fence_req q;
+	struct svc_who	 w;
+
+	if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (imsg->hdr.ih_type == IMSG_CTL_LIST) {
+		if (svc_list(&w, q.r_owner, q.r_key, control_answer, cc) != -1)
+			control_reply(cc, IMSG_CTL_END, NULL, 0);
+	} else if (control_room(cc) == 0)
+		svc_stop(&w, q.r_owner, q.r_key, control_answer, cc);
+	return (0);
+}
+
+int
+control_exec(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_exec	 x;
+	struct svc_who	 w;
+
+	if (msg_exec_decode(imsg->data, imsg->len, &x) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (control_room(cc) == 0) {
+		if (imsg->hdr.ih_type == IMSG_CTL_EXEC_STREAM)
+			svc_exec_stream(&w, &x, control_answer, cc);
+		else
+			svc_exec(&w, &x, control_answer, cc);
+	}
+	msg_exec_free(&x);
+	return (0);
+}
+
+int
+control_git_config(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_gitconfig g;
+	struct svc_who	 w;
+
+	if (msg_gitconfig_decode(imsg->data, imsg->len, &g) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_git_config(&w, &g, control_answer, cc);
+	explicit_bzero(&g, sizeof(g));
+	return (0);
+}
+
+int
+control_git_init(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_gitinit gi;
+	struct svc_who	 w;
+
+	if (msg_gitinit_decode(imsg->data, imsg->len, &gi) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_git_init(&w, &gi, control_answer, cc);
+	return (0);
+}
+
+/* fencectl spawn: exec's message, started in the background. */
+int
+control_spawn(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_exec	 x;
+	struct svc_who	 w;
+
+	if (msg_exec_decode(imsg->data, imsg->len, &x) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_spawn(&w, &x, control_answer, cc);
+	msg_exec_free(&x);
+	return (0);
+}
+
+/* fencectl show processes, kill */
+int
+control_procs(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_proc_req q;
+	struct svc_who	 w;
+
+	if (msg_proc_req_decode(imsg->data, imsg->len, &q) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_procs(&w, &q, control_answer, cc);
+	explicit_bzero(&q, sizeof(q));
+	return (0);
+}

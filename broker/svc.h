@@ -1,0 +1,146 @@
+/*
+ * What the rooms of the fence service share, and nobody else: its
+ * records (svc_fence.c), its requests in flight (svc_req.c), the agent
+ * side (svc_agent.c), the probe side (svc_probe.c) and the fences'
+ * lifetimes (service.c).  The front ends see broker.h alone.
+ */
+#ifndef SVC_H
+#define SVC_H
+
+struct breq;
+
+struct bfence {
+	TAILQ_ENTRY(bfence)	 bf_entry;
+	struct msg_fence	 bf_info;	/* f_bearer zero; f_level ours */
+	uint8_t			 bf_bearer[MSG_BEARER_LEN];
+	struct imsgev		*bf_agent;
+	char			*bf_boundary;	/* the last verdicts, JSON */
+	char			*bf_rendered;	/* svc_answer's a_rendered */
+	int			 bf_probing;	/* a probe runs */
+	/*
+	 * Until the first verdict is in, nothing but the probe reaches
+	 * the agent: other requests are held (bf_nheld of them), and
+	 * after a stop of our own they wait for the fence to end.
+	 */
+	int			 bf_measured;
+	int			 bf_stopping;
+	TAILQ_HEAD(, breq)	 bf_reqs;	/* agent requests and waiters */
+	unsigned int		 bf_nheld;
+	unsigned int		 bf_nprocs;	/* background, as the agent
+						   last counted */
+	size_t			 bf_held_bytes;
+	int64_t			 bf_stopped_at;	/* monotonic s; 0: running */
+	struct svc_egress	*bf_egress;	/* with a list: svc_egress.c */
+};
+
+enum breq_kind {
+	BREQ_FENCER = 1,	/* boot, stop, a probe's preparation */
+	BREQ_AGENT,		/* exec, git, a probe's own exec */
+	BREQ_VERDICT		/* waits for the fence's next verdict */
+};
+
+/* A message from the fencer or an agent, decoded once. */
+struct svc_msg {
+	uint32_t		 m_type;
+	const void		*m_data;	/* as it came */
+	size_t			 m_len;
+	struct msg_fence	*m_fence;	/* BOOTED, STOPPED */
+	struct msg_error	*m_error;	/* FAILED, AGENT_ERROR */
+	struct msg_verdict	*m_verdict;	/* LEVEL */
+	struct msg_exec		*m_exec;	/* PROBE_EXEC */
+	struct msg_result	*m_result;	/* AGENT_RESULT */
+	struct msg_gitconfig	*m_git;		/* AGENT_GIT_IDENTITY */
+	struct msg_proc		*m_proc;	/* AGENT_PROC */
+	struct msg_file		*m_file;	/* AGENT_FILE */
+	struct msg_filelist	*m_filelist;	/* AGENT_FILE_LIST */
+	struct msg_chunk	*m_chunk;	/* AGENT_CHUNK */
+};
+
+/* What the service does with an answer to one of its requests. */
+typedef void	(*breq_fn)(struct breq *, const struct svc_msg *);
+
+struct breq {
+	struct inflight		 r_in;		/* its id, its maker */
+	TAILQ_ENTRY(breq)	 r_fentry;	/* r_fence's bf_reqs */
+	enum breq_kind		 r_kind;
+	uint32_t		 r_type;	/* what was sent (or held) */
+	uid_t			 r_owner;	/* with r_key: whose fence */
+	char			 r_key[FENCE_KEY_SIZE];	/* "" for all */
+	struct bfence		*r_fence;	/* agent requests, waiters */
+	breq_fn			 r_fn;
+	svc_cb			 r_cb;		/* the maker's; NULL: gone */
+	const char		*r_noun;	/* svc_who's w_noun */
+	uint32_t		 r_parent;	/* a probe's exec: its request */
+	int			 r_want;	/* a boot's `require' level */
+	int			 r_abandoned;	/* a boot nobody waits for; 2:
+						   its stop is sent */
+	char			*r_refusal;	/* not met: said once stopped */
+	int			 r_counted;	/* in svc_user's counts */
+	uid_t			 r_uid;		/* who asked */
+	int			 r_exec;	/* a command that runs */
+	void			*r_held;	/* held for the first verdict */
+	size_t			 r_held_len;	/* (holds the bearer) */
+	int			 r_is_held;
+	int			 r_list;	/* PROCS: a listing */
+	unsigned int		 r_nprocs;	/* of it, so far */
+	size_t			 r_unacked;	/* streamed: CHUNK bytes not
+						   given back as CREDIT */
+};
+
+TAILQ_HEAD(bfence_list, bfence);
+
+/* svc_fence.c: the records */
+struct bfence	*bfence_find(uid_t, const char *);
+struct bfence	*bfence_add(struct msg_fence *, int);
+void		 bfence_remove(struct bfence *, const struct msg_fence *);
+void		 bfence_changed(struct bfence *);
+struct bfence	*stopped_find(uid_t, const char *);
+int		 svc_may(const struct svc_who *, uid_t);
+uid_t		 svc_owner(const struct svc_who *, uid_t);
+struct bfence	*svc_fence_for(const struct svc_who *, uid_t, const char *,
+		    svc_cb, void *);
+void		 svc_fence_answer(struct svc_answer *, struct bfence *,
+		    const struct msg_fence *, struct msg_fence *);
+
+/* svc_req.c: the requests in flight */
+struct breq	*breq_new(enum breq_kind, uid_t, const char *, breq_fn,
+		    const struct svc_who *, int, svc_cb, void *);
+void		 breq_attach(struct breq *, struct bfence *);
+struct breq	*breq_find(uint32_t);
+void		 breq_unhold(struct breq *);
+void		 breq_done(struct breq *);
+void		 breq_reply(struct breq *, const struct svc_answer *);
+void		 breq_error(struct breq *, const char *, const char *, ...)
+		    __attribute__((format(printf, 3, 4)));
+void		 breq_reply_fence(struct breq *, struct bfence *);
+void		 breq_failed(struct breq *, const struct svc_msg *);
+void		 svc_say(svc_cb, void *, const struct svc_answer *);
+void		 svc_refuse(svc_cb, void *, const char *, const char *, ...)
+		    __attribute__((format(printf, 4, 5)));
+unsigned int	 svc_execs(uid_t);
+void		 svc_to_fencer(struct breq *, uint32_t, const void *, size_t);
+int		 svc_boot_alone(const struct breq *);
+
+/* service.c: boots and stops */
+void		 svc_abandon(struct breq *);
+void		 svc_stop_fence(struct bfence *);
+void		 svc_require(struct breq *, struct bfence *,
+		    const struct svc_msg *);
+
+/* svc_agent.c: the agent side */
+void		 svc_agent_dispatch(struct imsgev *, struct imsg *, void *);
+void		 svc_agent_closed(struct imsgev *, int, void *);
+void		 svc_to_agent(struct bfence *, struct breq *, uint32_t, void *,
+		    int);
+void		 svc_stream_send(struct breq *, uint32_t, uint32_t);
+void		 svc_fail_fence(struct bfence *, const char *, int);
+void		 svc_measured(struct bfence *);
+
+/* svc_probe.c: the probe side */
+void		 svc_probe_start(struct bfence *, int);
+void		 svc_kernel_of(const struct msg_verdict *, struct msg_fence *);
+void		 svc_kernel_short(const struct msg_verdict *, int, char *,
+		    size_t);
+void		 svc_violations(const struct msg_verdict *, char *, size_t);
+
+#endif /* SVC_H */

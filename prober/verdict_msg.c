@@ -1,0 +1,59 @@
+/*
+ * The verdicts typed, beside their JSON, for the broker (struct
+ * msg_verdict): the kernel that answered, each axis's verdict by name in
+ * the order the JSON shows them, and every violation the JSON lists.
+ * The broker keeps the kernel in a fence's state and names the rest in
+ * a refusal; it never parses the JSON again.
+ */
+#include <sys/types.h>
+
+#include <string.h>
+
+#include "fenced.h"
+#include "msg.h"
+#include "report.h"
+
+/* Printable ASCII only: the release is the fence's word. */
+static void
+verdict_msg_printable(char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			*s = '?';
+}
+
+void
+verdict_msg(const struct probe_verdict *pv, struct msg_verdict *v)
+{
+	const struct probe_axis_verdict *a;
+	int		 i, j;
+
+	switch (pv->pv_axes[AXIS_KERNEL].av_verdict) {
+	case VERDICT_SEPARATE:
+		v->v_kernel = MSG_KERNEL_SEPARATE;
+		break;
+	case VERDICT_SHARED:
+		v->v_kernel = MSG_KERNEL_SHARED;
+		break;
+	default:
+		v->v_kernel = MSG_KERNEL_UNMEASURED;
+		break;
+	}
+	strlcpy(v->v_kernel_release, pv->pv_release,
+	    sizeof(v->v_kernel_release));
+	verdict_msg_printable(v->v_kernel_release);
+	v->v_naxes = 0;
+	v->v_nviolations = 0;
+	for (i = 0; i < AXIS_MAX && i < MSG_VERDICT_AXES_MAX; i++) {
+		a = &pv->pv_axes[i];
+		strlcpy(v->v_axes[i].va_name, axis_name(i),
+		    sizeof(v->v_axes[i].va_name));
+		strlcpy(v->v_axes[i].va_verdict, verdict_name(a->av_verdict),
+		    sizeof(v->v_axes[i].va_verdict));
+		v->v_naxes++;
+		for (j = 0; j < a->av_nviolations &&
+		    v->v_nviolations < MSG_VERDICT_VIOLATIONS_MAX; j++)
+			strlcpy(v->v_violations[v->v_nviolations++],
+			    a->av_violations[j], MSG_VERDICT_VIOLATION_LEN);
+	}
+}
