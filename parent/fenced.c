@@ -119,7 +119,7 @@ static const struct parent_req parent_reqs[] = {
 #define NREQS	(sizeof(parent_reqs) / sizeof(parent_reqs[0]))
 static struct parent_req_use parent_req_use[NREQS];
 
-/* The children, as each declares itself (common/proc.h). */
+/* The children, as each declares itself (imsg/proc.h). */
 static struct proc_self *const fenced_procs[PROC_MAX] = {
 	[PROC_BROKER] =	&broker_self,
 	[PROC_FENCER] =	&fencer_self,
