@@ -25,6 +25,13 @@
 /* The fd a re-executed child finds its parent channel on. */
 #define FENCED_PARENT_FD	3
 
+/*
+ * The daemon's id (parent/daemon.c): DAEMON_ID_LEN random hex digits,
+ * the name of its cgroup folders (fenced.<id>) and of its locks.
+ */
+#define DAEMON_ID_LEN		16
+#define DAEMON_ID_SIZE		(DAEMON_ID_LEN + 1)
+
 #define FENCE_KEY_MAX		63	/* [a-z0-9][a-z0-9_-]{0,62} */
 #define FENCE_KEY_SIZE		(FENCE_KEY_MAX + 1)
 #define FENCED_NAME_MAX		64	/* user and group names */
@@ -232,8 +239,12 @@ int		 config_resolve(struct fenced_config *);
 int		 config_homes_check(const char *, const char **);
 int		 config_env_override(struct fenced_config *);
 
+/* common/state.c */
+int		 state_env_remove(const char *);
+
 /* common/util.c */
 int		 fence_key_valid(const char *);
+int		 daemon_id_valid(const char *);
 int		 unix_connect(const char *);
 int		 probe_name_valid(const char *);
 int		 probe_target_valid(const char *);

@@ -36,6 +36,19 @@ fence_key_valid(const char *key)
 	return (1);
 }
 
+/* DAEMON_ID_LEN lower-case hex digits, and nothing else. */
+int
+daemon_id_valid(const char *id)
+{
+	size_t	 i;
+
+	for (i = 0; i < DAEMON_ID_LEN; i++)
+		if (!((id[i] >= '0' && id[i] <= '9') ||
+		    (id[i] >= 'a' && id[i] <= 'f')))
+			return (0);
+	return (id[i] == '\0');
+}
+
 /*
  * As OpenBSD's: 0 when the buffers are equal, and the time it takes
  * depends on len only, never on where they differ.  For secrets: the

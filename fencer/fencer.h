@@ -23,10 +23,6 @@ struct probe_expect;
  */
 #define FENCER_CGNAME_SIZE	(10 + 1 + FENCE_KEY_SIZE)
 
-/* The daemon's cgroup folders: fenced.<id>, id FENCER_ID_LEN hex digits. */
-#define FENCER_ID_LEN		16
-#define FENCER_ID_SIZE		(FENCER_ID_LEN + 1)
-
 struct fence {
 	TAILQ_ENTRY(fence)	 f_entry;
 	struct msg_fence	 f_info;	/* key, owner, state, ... */
@@ -66,7 +62,6 @@ void	fencer_send_error(uint32_t, uint32_t, const char *, const char *, ...)
 struct fence	*fencer_find(uid_t, const char *);
 struct fence	*fencer_lookup(const struct msg_fence_req *);
 int		 fencer_env_dir(const struct fence *, int, char *, size_t);
-void		 fencer_env_sweep(const char *);
 
 /* fencer_limits.c */
 int	fencer_limits_admit(uint32_t, const struct msg_boot *, int,
@@ -81,24 +76,5 @@ void	fencer_probe_prepare(uint32_t, const struct msg_fence_req *);
 void	fencer_probe_output(uint32_t, struct imsg *);
 void	fencer_probe_verdict(uint32_t, struct imsg *);
 void	fencer_probe_end(struct fence *, int);
-
-/* fencer_cgroup.c */
-int	fencer_cgroup_parents(const char *, char [3][PATH_MAX], char *,
-	    size_t);
-void	fencer_cgroup_procdir(const char *);
-int	fencer_cgroup_enter(const char *, char *, size_t);
-int	fencer_cgroup_init(const char *, char [3][PATH_MAX], char *, size_t);
-void	fencer_cgroup_fini(char [3][PATH_MAX]);
-int	fencer_cg_write(const char *, const char *, const char *);
-int	fencer_cg_has(const char *, const char *);
-int	fencer_cg_mkdir(const char *, const char *, char *, size_t, char *,
-	    size_t);
-/* Where daemons claim their fence uids, machine-wide (fencer_uids.c). */
-#define UIDS_CLAIM_DIR		"/run/fenced-uids"
-int	fencer_uids_claim(uid_t, uid_t, const char *, const char *);
-void	fencer_uids_release(uid_t, uid_t, const char *, int);
-int	fencer_daemon_id(const char *, char [FENCER_ID_SIZE]);
-void	fencer_daemon_sweep(const char *);
-void	fencer_daemon_fini(const char *, const char *, int);
 
 #endif /* FENCER_H */

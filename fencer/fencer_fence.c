@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <event.h>
 #include <fcntl.h>
@@ -27,6 +26,7 @@
 #include "log.h"
 #include "msg.h"
 #include "fencer.h"
+#include "cg.h"
 #include "fencer_home.h"
 
 struct fencelist	 fencer_fences = TAILQ_HEAD_INITIALIZER(fencer_fences);
@@ -54,7 +54,7 @@ fencer_init(const char *id)
 		fatal("%s: readlink /proc/self/exe", __func__);
 	exe[n] = '\0';
 	strlcpy(fencer_bindir, dirname(exe), sizeof(fencer_bindir));
-	if (fencer_cgroup_init(id, fencer_cgparent, cgerr,
+	if (cg_daemon_init(id, fencer_cgparent, cgerr,
 	    sizeof(cgerr)) == -1) {
 		log_warnx("no cgroup limits for fences, L1.5 and L2 refused: "
 		    "%s", cgerr);
@@ -135,24 +135,6 @@ fencer_env_dir(const struct fence *f, int create, char *buf, size_t len)
 	return (0);
 }
 
-/* What a fence's folder may hold; nothing else is ever put there. */
-static const char *const fencer_env_files[] = { "probe.json", ".probe.json" };
-
-static void
-fencer_env_remove_dir(const char *dir, int quiet)
-{
-	char	 path[PATH_MAX];
-	size_t	 i;
-
-	for (i = 0; i < sizeof(fencer_env_files) / sizeof(fencer_env_files[0]);
-	    i++)
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
-		    fencer_env_files[i]) < sizeof(path))
-			(void)unlink(path);
-	if (rmdir(dir) == -1 && errno != ENOENT && !quiet)
-		log_warn("%s: rmdir %s", __func__, dir);
-}
-
 static void
 fencer_env_remove(const struct fence *f)
 {
@@ -160,54 +142,14 @@ fencer_env_remove(const struct fence *f)
 
 	if (fencer_env_dir(f, 0, dir, sizeof(dir)) == -1)
 		return;
-	fencer_env_remove_dir(dir, 0);
+	if (state_env_remove(dir) == -1)
+		log_warn("%s: rmdir %s", __func__, dir);
 	/* The owner's folder goes with its last fence. */
 	if ((slash = strrchr(dir, '/')) != NULL) {
 		*slash = '\0';
 		if (rmdir(dir) == -1 && errno != ENOENT && errno != ENOTEMPTY)
 			log_warn("%s: rmdir %s", __func__, dir);
 	}
-}
-
-/*
- * With no fence running (the daemon starting, or gone): every fence's
- * folder under <state>/envs is a leftover of a fencer that was killed,
- * and so is a probe report of the older layout (<state>/envs/<key>).
- * Only the files a fence's folder holds are removed, and folders that
- * are then empty: a uid record of the older layout stays, for the
- * fencer to move into <state>/fence-uids.
- */
-void
-fencer_env_sweep(const char *state)
-{
-	char		 envs[PATH_MAX], odir[PATH_MAX], kdir[PATH_MAX];
-	struct dirent	*de, *ke;
-	const char	*errstr;
-	DIR		*d, *kd;
-
-	if ((size_t)snprintf(envs, sizeof(envs), "%s/envs", state) >=
-	    sizeof(envs) || (d = opendir(envs)) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_type != DT_DIR || !fence_key_valid(de->d_name) ||
-		    (size_t)snprintf(odir, sizeof(odir), "%s/%s", envs,
-		    de->d_name) >= sizeof(odir))
-			continue;
-		(void)strtonum(de->d_name, 0, UINT32_MAX - 1, &errstr);
-		if (errstr == NULL && (kd = opendir(odir)) != NULL) {
-			while ((ke = readdir(kd)) != NULL) {
-				if (ke->d_type != DT_DIR ||
-				    !fence_key_valid(ke->d_name) ||
-				    (size_t)snprintf(kdir, sizeof(kdir),
-				    "%s/%s", odir, ke->d_name) >= sizeof(kdir))
-					continue;
-				fencer_env_remove_dir(kdir, 1);
-			}
-			closedir(kd);
-		}
-		fencer_env_remove_dir(odir, 1);
-	}
-	closedir(d);
 }
 
 void
@@ -810,5 +752,5 @@ fencer_stop_all(void)
 	while ((f = TAILQ_FIRST(&fencer_fences)) != NULL)
 		fencer_end(f, STOP_SHUTDOWN, 0);
 	fencer_backends_fini();
-	fencer_cgroup_fini(fencer_cgparent);
+	cg_daemon_fini(fencer_cgparent);
 }

@@ -34,7 +34,8 @@
 #include "log.h"
 #include "msg.h"
 #include "proc.h"
-#include "fencer.h"
+#include "cg.h"
+#include "parent.h"
 
 #define SHUTDOWN_GRACE_MS	2000	/* SIGTERM, then SIGKILL */
 #define REQ_WINDOW_SEC		10
@@ -119,7 +120,7 @@ static const struct parent_req parent_reqs[] = {
 #define NREQS	(sizeof(parent_reqs) / sizeof(parent_reqs[0]))
 static struct parent_req_use parent_req_use[NREQS];
 
-/* The children, as each declares itself (common/proc.h). */
+/* The children, as each declares itself (imsg/proc.h). */
 static struct proc_self *const fenced_procs[PROC_MAX] = {
 	[PROC_BROKER] =	&broker_self,
 	[PROC_FENCER] =	&fencer_self,
@@ -135,7 +136,7 @@ static struct event_base	*evbase;
 static int			 shutting_down;
 static int			 debug;
 static char			 self[PATH_MAX];
-static char			 daemon_id[FENCER_ID_SIZE];
+static char			 daemon_id[DAEMON_ID_SIZE];
 static int			 daemon_lock = -1;
 static int			 uids_lock = -1;
 
@@ -216,17 +217,17 @@ main(int argc, char *argv[])
 	parent_check_proc();
 	parent_prepare_state(&conf);
 	/* Dead daemons of this state swept, ours named and locked. */
-	daemon_lock = fencer_daemon_id(conf.c_state, daemon_id);
+	daemon_lock = daemon_start(conf.c_state, daemon_id);
 	/* No other live daemon gives fences a uid of our range. */
-	uids_lock = fencer_uids_claim(conf.c_fence_uid_lo, conf.c_fence_uid_hi,
+	uids_lock = uids_claim(conf.c_fence_uid_lo, conf.c_fence_uid_hi,
 	    daemon_id, conf.c_state);
 	parent_tokens_load(conf.c_state);
 	/*
 	 * On cgroup v2, into a leaf of our own before anything is forked:
-	 * every process of the daemon is born there (fencer_cgroup.c).
+	 * every process of the daemon is born there (common/cg_daemon.c).
 	 * If we cannot, the fencer says why it refuses L1.5 and L2.
 	 */
-	if ((n = fencer_cgroup_enter(daemon_id, cgerr, sizeof(cgerr))) == -1)
+	if ((n = cg_daemon_enter(daemon_id, cgerr, sizeof(cgerr))) == -1)
 		log_warnx("cgroups: %s", cgerr);
 	else if (n == 1)
 		log_debug("cgroup v2: in a leaf of our own");
@@ -1200,8 +1201,8 @@ parent_shutdown(int status)
 	}
 
 	/* Whatever became of the fencer, nothing of its fences stays. */
-	fencer_daemon_fini(conf.c_state, daemon_id, daemon_lock);
-	fencer_uids_release(conf.c_fence_uid_lo, conf.c_fence_uid_hi,
+	daemon_fini(conf.c_state, daemon_id, daemon_lock);
+	uids_release(conf.c_fence_uid_lo, conf.c_fence_uid_hi,
 	    daemon_id, uids_lock);
 	if (conf.c_socket[0] != '\0')
 		unlink(conf.c_socket);

@@ -1,5 +1,5 @@
 /*
- * cgroup_test: fencer/fencer_cgroup.c pointed at fake trees (a fake
+ * cgroup_test: common/cg_daemon.c pointed at fake trees (a fake
  * /proc/self with its cgroup and mountinfo, a cgroup file system made of
  * plain directories and files in the test's work directory): where each
  * controller's fences go on a hybrid machine (v1 controllers, a v2
@@ -27,7 +27,7 @@
 
 #include "fenced.h"
 #include "log.h"
-#include "fencer.h"
+#include "cg.h"
 
 #define ID	"0123456789abcdef"
 
@@ -107,7 +107,7 @@ setup(const char *selfcg, const char *mountinfo)
 	file("proc/mountinfo", mi);
 	ATF_REQUIRE((size_t)snprintf(procdir, sizeof(procdir), "%s/proc",
 	    cwd) < sizeof(procdir));
-	fencer_cgroup_procdir(procdir);
+	cg_procdir(procdir);
 }
 
 static void
@@ -150,17 +150,17 @@ ATF_TC_BODY(hybrid, tc)
 	file("unified/user.slice/user-0.slice/session-1.scope/"
 	    "cgroup.controllers", "\n");
 
-	ATF_REQUIRE_MSG(fencer_cgroup_parents("fenced." ID, parents, err,
+	ATF_REQUIRE_MSG(cg_parents("fenced." ID, parents, err,
 	    sizeof(err)) == 0, "%s", err);
 	want_parent(parents, 0, "v1/memory/user.slice/fenced." ID);
 	want_parent(parents, 1, "v1/pids/user.slice/user-0.slice/fenced." ID);
 	want_parent(parents, 2, "v1/cpu,cpuacct/fenced." ID);
 
 	/* v1 has no rule against processes in inner cgroups: nobody moves. */
-	ATF_CHECK_EQ(fencer_cgroup_enter(ID, err, sizeof(err)), 0);
+	ATF_CHECK_EQ(cg_daemon_enter(ID, err, sizeof(err)), 0);
 	ATF_CHECK(access("unified/user.slice/user-0.slice/session-1.scope/"
 	    "fenced." ID, F_OK) == -1);
-	ATF_REQUIRE_MSG(fencer_cgroup_init(ID, parents, err,
+	ATF_REQUIRE_MSG(cg_daemon_init(ID, parents, err,
 	    sizeof(err)) == 0, "%s", err);
 	ATF_CHECK(access("v1/memory/user.slice/fenced." ID, F_OK) == 0);
 	ATF_CHECK(access("v1/cpu,cpuacct/fenced." ID, F_OK) == 0);
@@ -182,7 +182,7 @@ ATF_TC_BODY(unified, tc)
 	    "cpuset cpu io memory hugetlb pids rdma misc\n");
 	file("cg/system.slice/fenced.service/cgroup.subtree_control", "\n");
 
-	ATF_REQUIRE_MSG(fencer_cgroup_parents("fenced." ID, parents, err,
+	ATF_REQUIRE_MSG(cg_parents("fenced." ID, parents, err,
 	    sizeof(err)) == 0, "%s", err);
 	for (i = 0; i < 3; i++)
 		want_parent(parents, i,
@@ -192,7 +192,7 @@ ATF_TC_BODY(unified, tc)
 	dirs("cg/system.slice/fenced.service/fenced." ID "/daemon");
 	file("cg/system.slice/fenced.service/fenced." ID "/daemon/"
 	    "cgroup.procs", "");
-	ATF_REQUIRE_MSG(fencer_cgroup_enter(ID, err, sizeof(err)) == 1,
+	ATF_REQUIRE_MSG(cg_daemon_enter(ID, err, sizeof(err)) == 1,
 	    "%s", err);
 	get("cg/system.slice/fenced.service/fenced." ID "/daemon/"
 	    "cgroup.procs", buf, sizeof(buf));
@@ -201,7 +201,7 @@ ATF_TC_BODY(unified, tc)
 	/* From the leaf, fences still go under the cgroup it started in. */
 	file("proc/cgroup", "0::/system.slice/fenced.service/fenced." ID
 	    "/daemon\n");
-	ATF_REQUIRE_MSG(fencer_cgroup_parents("fenced." ID, again, err,
+	ATF_REQUIRE_MSG(cg_parents("fenced." ID, again, err,
 	    sizeof(err)) == 0, "%s", err);
 	for (i = 0; i < 3; i++)
 		ATF_CHECK_STREQ(again[i], parents[i]);
@@ -209,7 +209,7 @@ ATF_TC_BODY(unified, tc)
 	/* The fencer hands the three down, to the folder and below it. */
 	file("cg/system.slice/fenced.service/fenced." ID
 	    "/cgroup.subtree_control", "\n");
-	ATF_REQUIRE_MSG(fencer_cgroup_init(ID, again, err,
+	ATF_REQUIRE_MSG(cg_daemon_init(ID, again, err,
 	    sizeof(err)) == 0, "%s", err);
 	get("cg/system.slice/fenced.service/cgroup.subtree_control", buf,
 	    sizeof(buf));
@@ -223,7 +223,7 @@ ATF_TC_BODY(unified, tc)
 	    "cpu memory\n");
 	file("cg/system.slice/fenced.service/fenced." ID
 	    "/cgroup.subtree_control", "memory pids cpu\n");
-	ATF_REQUIRE_MSG(fencer_cgroup_init(ID, again, err,
+	ATF_REQUIRE_MSG(cg_daemon_init(ID, again, err,
 	    sizeof(err)) == 0, "%s", err);
 	get("cg/system.slice/fenced.service/cgroup.subtree_control", buf,
 	    sizeof(buf));
@@ -243,7 +243,7 @@ ATF_TC_BODY(root, tc)
 	setup("0::/fenced." ID "/daemon\n", mi_unified);
 	dirs("cg/fenced." ID "/daemon");
 	file("cg/cgroup.controllers", "cpuset cpu io memory pids\n");
-	ATF_REQUIRE_MSG(fencer_cgroup_parents("fenced." ID, parents, err,
+	ATF_REQUIRE_MSG(cg_parents("fenced." ID, parents, err,
 	    sizeof(err)) == 0, "%s", err);
 	for (i = 0; i < 3; i++)
 		want_parent(parents, i, "cg/fenced." ID);
@@ -253,7 +253,7 @@ ATF_TC_BODY(root, tc)
 	dirs("cg/a/fenced.0123456789abcdeZ/daemon");
 	file("cg/a/fenced.0123456789abcdeZ/daemon/cgroup.controllers",
 	    "memory pids cpu\n");
-	ATF_REQUIRE_MSG(fencer_cgroup_parents("fenced." ID, parents, err,
+	ATF_REQUIRE_MSG(cg_parents("fenced." ID, parents, err,
 	    sizeof(err)) == 0, "%s", err);
 	want_parent(parents, 0, "cg/a/fenced.0123456789abcdeZ/daemon/"
 	    "fenced." ID);
@@ -269,18 +269,18 @@ ATF_TC_BODY(lacking, tc)
 	dirs("cg/system.slice/fenced.service");
 	file("cg/system.slice/fenced.service/cgroup.controllers",
 	    "cpu io memory\n");
-	ATF_CHECK_EQ(fencer_cgroup_parents("fenced." ID, parents, err,
+	ATF_CHECK_EQ(cg_parents("fenced." ID, parents, err,
 	    sizeof(err)), -1);
 	ATF_CHECK_MSG(strstr(err, "cgroup.controllers lacks pids") != NULL,
 	    "%s", err);
-	ATF_CHECK_EQ(fencer_cgroup_enter(ID, err, sizeof(err)), -1);
-	ATF_CHECK_EQ(fencer_cgroup_init(ID, parents, err, sizeof(err)), -1);
+	ATF_CHECK_EQ(cg_daemon_enter(ID, err, sizeof(err)), -1);
+	ATF_CHECK_EQ(cg_daemon_init(ID, parents, err, sizeof(err)), -1);
 	ATF_CHECK_MSG(strstr(err, "lacks pids") != NULL, "%s", err);
 
 	/* No unified mount at all, and pids on no v1 hierarchy either. */
 	file("proc/cgroup", "4:memory:/\n3:cpu,cpuacct:/\n");
 	file("proc/mountinfo", "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n");
-	ATF_CHECK_EQ(fencer_cgroup_parents("fenced." ID, parents, err,
+	ATF_CHECK_EQ(cg_parents("fenced." ID, parents, err,
 	    sizeof(err)), -1);
 	ATF_CHECK_MSG(strstr(err, "memory hierarchy is not mounted") != NULL,
 	    "%s", err);

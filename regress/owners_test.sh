@@ -311,7 +311,7 @@ fencer_killed_cleanup() { fenced_cleanup; }
 
 atf_test_case one_placement cleanup
 one_placement_head() {
-	atf_set descr "the daemon puts its fences' cgroups where the regress suite's t_fence -P says for the daemon's folder: one placement, fencer_cgroup_parents(), for both"
+	atf_set descr "the daemon puts its fences' cgroups where the regress suite's t_fence -P says for the daemon's folder: one placement, cg_parents(), for both"
 	atf_set require.user root
 	atf_set timeout 60
 }

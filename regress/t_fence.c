@@ -57,6 +57,7 @@
 #include "fence.h"
 #include "fence_impl.h"
 #include "fencer.h"
+#include "cg.h"
 #include "fencer_home.h"
 #include "log.h"
 
@@ -590,7 +591,7 @@ tf_probe(const char *sub)
 			return (2);
 		}
 	}
-	if (fencer_cgroup_parents(sub, tf_cg, err, sizeof(err)) == -1) {
+	if (cg_parents(sub, tf_cg, err, sizeof(err)) == -1) {
 		printf("missing: cgroups: %s\n", err);
 		return (2);
 	}
@@ -837,7 +838,7 @@ main(int argc, char *argv[])
 		return (tf_home_only(homes));
 	}
 	if (!nocg || parents) {
-		if (fencer_cgroup_parents(sub, tf_cg, err, sizeof(err)) == -1) {
+		if (cg_parents(sub, tf_cg, err, sizeof(err)) == -1) {
 			printf("cgroups: %s\n", err);
 			return (2);
 		}

@@ -26,13 +26,14 @@
 #include <stdint.h>
 
 #include "fence.h"
+#include "cg.h"
 
 struct sock_fprog;
 
-#define FENCE_CG_MEMORY		0
-#define FENCE_CG_PIDS		1
-#define FENCE_CG_CPU		2
-#define FENCE_CG_MAX		3
+#define FENCE_CG_MEMORY		CG_MEMORY
+#define FENCE_CG_PIDS		CG_PIDS
+#define FENCE_CG_CPU		CG_CPU
+#define FENCE_CG_MAX		CG_NCTRL
 
 /* Where pid 1 builds the new root, inside its private mount namespace. */
 #define FENCE_STAGE_DIR		"/tmp"
@@ -121,7 +122,7 @@ struct fence_ctx {
 	/* Child-side step clock. */
 	uint64_t	 fc_t_step;
 
-	/* cgroup.procs of each cgroup to join; -1 where none. */
+	/* The file that joins each cgroup (cg_fence_make()); -1: none. */
 	int		 fc_cg_procs[FENCE_CG_MAX];
 
 	/* Filesystem. */

@@ -10,7 +10,7 @@
  * A pool fence belongs to no user: it is not in fencer_fences, is
  * listed nowhere and counts against no one's limits.  Its cgroups are
  * "pool.<tier>-<n>" in the daemon's folder, which the sweeps of a
- * killed daemon's folder remove like any fence's (fencer_cgroup.c);
+ * killed daemon's folder remove like any fence's (common/cg_daemon.c);
  * its pid 1 dies with the fencer (PR_SET_PDEATHSIG).
  */
 #include <sys/types.h>

@@ -25,10 +25,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/wait.h>
-
-#include <linux/magic.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -52,6 +49,7 @@
 #include "fence.h"
 #include "bundle.h"
 #include "lockdown.h"
+#include "cg.h"
 
 #define RUNSC_CMD_MS		10000	/* one runsc command, at most */
 #define RUNSC_VERSION_MAX	4096	/* bytes of `runsc --version` read */
@@ -63,7 +61,7 @@ struct runsc_fence {
 	char		 rf_bundle[PATH_MAX];
 	pid_t		 rf_pid;	/* `runsc run`; -1: reaped */
 	pid_t		 rf_sandbox;	/* from `runsc state`; 0: not asked */
-	char		 rf_cgroup[PATH_MAX];	/* v2: the fence's; "" none */
+	char		 rf_cg[CG_NCTRL][PATH_MAX];	/* v2: the fence's */
 };
 
 /* What runsc_start() found; rs_err set: no runsc fence can boot. */
@@ -427,27 +425,18 @@ runsc_lockdown(void)
 }
 
 /*
- * Child side: into each of the daemon's folders (cgroup v1 only).  The
- * child is one thread, so "0" in `tasks' moves it whole, without the
- * global lock a cgroup.procs write takes (fencer/native/fence_cgroup.c).
+ * Child side: into each of the daemon's folders (cgroup v1 only), in
+ * which runsc makes the fence's; the child is one thread, so it moves
+ * without the global lock a whole-process move takes (common/cg_v1.c).
  */
 static int
 runsc_child_cgroups(const struct backend_boot *bb)
 {
-	char	 path[PATH_MAX];
-	int	 i, fd;
+	int	 i;
 
-	for (i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s/tasks",
-		    bb->bb_cgroup_parent[i]);
-		if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+	for (i = 0; i < CG_NCTRL; i++)
+		if (cg_join_dir(bb->bb_cgroup_parent[i]) == -1)
 			return (-1);
-		if (write(fd, "0", 1) != 1) {
-			(void)close(fd);
-			return (-1);
-		}
-		(void)close(fd);
-	}
 	return (0);
 }
 
@@ -488,6 +477,21 @@ runsc_child_mounts(const struct runsc_ro_binds *ro, const char *home_dev,
 }
 
 /*
+ * The fence's v2 cgroup, after runsc is gone: anything left in it
+ * killed, then removed (its tasks leave it as they exit).
+ */
+static int
+runsc_cgroup_remove(struct runsc_fence *rf)
+{
+	char	 err[PATH_MAX + 64];
+
+	if (cg_fence_remove(rf->rf_cg, err, sizeof(err)) == 0)
+		return (0);
+	log_warnx("runsc: %s", err);
+	return (-1);
+}
+
+/*
  * cgroup v2: the fence's cgroup, <daemon's folder>/<name>, made by the
  * fencer with the sandbox's limits, for the child that runs runsc to
  * join; runsc runs with --ignore-cgroups, so it and its gofer and
@@ -502,67 +506,20 @@ static int
 runsc_cgroup_make(struct runsc_fence *rf, const struct fence *f,
     const struct backend_boot *bb, char *err, size_t errlen)
 {
-	const struct fence_limits *l = &f->f_info.f_limits;
-	char		 v[4][64];
-	const char	*file[4] = { "memory.max", "pids.max", "cpu.max",
-			    "memory.swap.max" };
-	uint64_t	 pids, quota;
-	int		 i, n;
+	struct fence_limits	 l = f->f_info.f_limits;
+	uint64_t		 pids, quota;
 
-	if (fencer_cg_mkdir(bb->bb_cgroup_parent[0], bb->bb_cgroup_name,
-	    rf->rf_cgroup, sizeof(rf->rf_cgroup), err, errlen) == -1)
+	/* The sandbox's own threads count against pids too. */
+	runsc_limits(&f->f_info.f_limits, &pids, &quota);
+	if (pids > UINT32_MAX) {
+		runsc_errf(err, errlen, "pids limit %llu too large",
+		    (unsigned long long)pids);
 		return (-1);
-	runsc_limits(l, &pids, &quota);
-	snprintf(v[0], sizeof(v[0]), "%llu", (unsigned long long)l->fl_memory);
-	snprintf(v[1], sizeof(v[1]), "%llu", (unsigned long long)pids);
-	snprintf(v[2], sizeof(v[2]), "%llu %d", (unsigned long long)quota,
-	    RUNSC_CPU_PERIOD);
-	/* No swap where the kernel counts it, as a native fence. */
-	strlcpy(v[3], "0", sizeof(v[3]));
-	n = fencer_cg_has(rf->rf_cgroup, file[3]) ? 4 : 3;
-	for (i = 0; i < n; i++)
-		if (fencer_cg_write(rf->rf_cgroup, file[i], v[i]) == -1) {
-			runsc_errf(err, errlen, "%s/%s: %s", rf->rf_cgroup,
-			    file[i], strerror(errno));
-			(void)rmdir(rf->rf_cgroup);
-			rf->rf_cgroup[0] = '\0';
-			return (-1);
-		}
-	return (0);
-}
-
-/*
- * The fence's v2 cgroup, after runsc is gone: anything left in it
- * killed, then removed (its tasks leave it as they exit: a second at
- * most).
- */
-static int
-runsc_cgroup_remove(struct runsc_fence *rf)
-{
-	int	 i;
-
-	if (rf->rf_cgroup[0] == '\0')
-		return (0);
-	(void)fencer_cg_write(rf->rf_cgroup, "cgroup.kill", "1");
-	for (i = 0; i < 100; i++) {
-		if (rmdir(rf->rf_cgroup) == 0 || errno == ENOENT) {
-			rf->rf_cgroup[0] = '\0';
-			return (0);
-		}
-		if (errno != EBUSY)
-			break;
-		(void)poll(NULL, 0, 10);
 	}
-	log_warn("runsc: rmdir %s", rf->rf_cgroup);
-	return (-1);
-}
-
-static int
-runsc_cgroup_v2(const char *dir)
-{
-	struct statfs	 sf;
-
-	return (statfs(dir, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC);
+	l.fl_pids = (uint32_t)pids;
+	/* What was made before a failure, runsc_boot() removes. */
+	return (cg_fence_make(bb->bb_cgroup_parent, bb->bb_cgroup_name, &l,
+	    rf->rf_cg, NULL, err, errlen));
 }
 
 static void
@@ -631,14 +588,14 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		    bb->bb_home_dev);
 		return (-1);
 	}
-	v2 = runsc_cgroup_v2(bb->bb_cgroup_parent[0]);
+	v2 = cg_is_v2(bb->bb_cgroup_parent[0]);
 	/*
 	 * v1: runsc makes the fence's cgroups, relative to its own cgroup
 	 * in each hierarchy, which its child joins; v2: the fencer makes
 	 * it and the child joins it (runsc_cgroup_make()).
 	 */
 	strlcpy(cgpath, bb->bb_cgroup_name, sizeof(cgpath));
-	rf->rf_cgroup[0] = '\0';
+	memset(rf->rf_cg, 0, sizeof(rf->rf_cg));
 	if (!v2)
 		memmove(&argv[6], &argv[7], 4 * sizeof(argv[0]));
 
@@ -652,8 +609,7 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	rb.rb_init = bb->bb_init;
 	rb.rb_cgroups_path = v2 ? NULL : cgpath;
 	rb.rb_limits = f->f_info.f_limits;
-	rb.rb_swap = !v2 && fencer_cg_has(bb->bb_cgroup_parent[0],
-	    "memory.memsw.limit_in_bytes");
+	rb.rb_swap = !v2 && cg_swap_counted(bb->bb_cgroup_parent[0]);
 #ifdef FENCED_TEST_HOOKS
 	rb.rb_test_hostmount = getenv("FENCED_TEST_RUNSC_HOSTMOUNT") != NULL;
 	rb.rb_test_cap = getenv("FENCED_TEST_RUNSC_CAP") != NULL;
@@ -709,7 +665,7 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		(void)setsid();
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		if ((!v2 && runsc_child_cgroups(bb) == -1) || (v2 &&
-		    fencer_cg_write(rf->rf_cgroup, "cgroup.procs", "0") == -1))
+		    cg_fence_join(rf->rf_cg) == -1))
 			_exit(126);
 		if (runsc_child_mounts(ro, bb->bb_home_dev, home,
 		    f->f_info.f_uid) == -1)

@@ -35,10 +35,11 @@
 #include "log.h"
 #include "fencer.h"
 #include "backend.h"
+#include "cg.h"
 
 struct subprocess_fence {
 	pid_t		 sp_pid;		/* the agent, or -1 */
-	char		 sp_cgroup[PATH_MAX];	/* "": none made */
+	char		 sp_cg[CG_NCTRL][PATH_MAX];	/* pids alone */
 };
 
 /* Where the fence runs fence-probe from (subprocess_probe_dir()). */
@@ -145,98 +146,47 @@ static int
 subprocess_cg_make(struct subprocess_fence *sp, const struct fence *f,
     const struct backend_boot *bb, char *err, size_t errlen)
 {
-	const char	*parent = bb->bb_cgroup_parent[1];
-	char		 path[PATH_MAX], val[32];
-	int		 fd;
+	const char		*parent[CG_NCTRL] = { NULL };
+	struct fence_limits	 l;
+	int			 procs[CG_NCTRL] = { -1, -1, -1 };
 
-	if (parent == NULL || parent[0] != '/') {
+	parent[CG_PIDS] = bb->bb_cgroup_parent[CG_PIDS];
+	if (parent[CG_PIDS] == NULL || parent[CG_PIDS][0] != '/') {
 		snprintf(err, errlen, "the subprocess backend needs a cgroup "
 		    "to find every process of a fence at its stop, and this "
 		    "machine gives fences none");
 		return (-1);
 	}
-	if (fencer_cg_mkdir(parent, bb->bb_cgroup_name, sp->sp_cgroup,
-	    sizeof(sp->sp_cgroup), err, errlen) == -1)
-		return (-1);
-	/* pids.max is there on v1, and on v2 where pids is delegated. */
-	snprintf(val, sizeof(val), "%u", f->f_info.f_limits.fl_pids);
-	if (fencer_cg_write(sp->sp_cgroup, "pids.max", val) == -1 &&
-	    errno != ENOENT) {
-		snprintf(err, errlen, "%s/pids.max: %s", sp->sp_cgroup,
-		    strerror(errno));
+	memset(&l, 0, sizeof(l));
+	l.fl_pids = f->f_info.f_limits.fl_pids;
+	if (cg_fence_make(parent, bb->bb_cgroup_name, &l, sp->sp_cg, procs,
+	    err, errlen) == -1) {
+		if (procs[CG_PIDS] != -1)
+			close(procs[CG_PIDS]);
 		return (-1);
 	}
-	if ((size_t)snprintf(path, sizeof(path), "%s/cgroup.procs",
-	    sp->sp_cgroup) >= sizeof(path)) {
-		snprintf(err, errlen, "cgroup path too long");
-		return (-1);
-	}
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "open %s: %s", path, strerror(errno));
-		return (-1);
-	}
-	return (fd);
+	return (procs[CG_PIDS]);
 }
 
 /*
  * SIGKILL every process in the fence's cgroup but spare (0: none) until
- * none is left, for at most rounds milliseconds: v1 has no cgroup.kill,
- * and a process may fork while we read.  Returns -1 if some are still
- * there after the last round.
+ * none is left, for at most rounds milliseconds.  Returns -1 if some
+ * are still there after the last round.
  */
 static int
 subprocess_cg_kill(const struct subprocess_fence *sp, pid_t spare, int rounds)
 {
-	struct timespec	 ts = { 0, 1000000 };
-	char		 buf[8192], *p, *end;
-	long		 pid;
-	int		 round, n;
-
-	if (sp->sp_cgroup[0] == '\0')
-		return (0);
-	if (spare <= 0 &&
-	    fencer_cg_write(sp->sp_cgroup, "cgroup.kill", "1") == 0)
-		return (0);
-	for (round = 0; round < rounds; round++) {
-		if (file_read_small(sp->sp_cgroup, "cgroup.procs", buf,
-		    sizeof(buf)) == -1)
-			return (errno == ENOENT ? 0 : -1);
-		for (n = 0, p = buf; *p != '\0'; p = end) {
-			pid = strtol(p, &end, 10);
-			if (end == p)
-				break;
-			end += strspn(end, "\n");
-			if (pid <= 1 || pid == spare)
-				continue;
-			(void)kill((pid_t)pid, SIGKILL);
-			n++;
-		}
-		if (n == 0)
-			return (0);
-		(void)nanosleep(&ts, NULL);
-	}
-	return (-1);
+	return (cg_fence_kill(sp->sp_cg, spare, rounds));
 }
 
 static int
 subprocess_cg_remove(struct subprocess_fence *sp)
 {
-	struct timespec	 ts = { 0, 1000000 };
-	int		 tries;
+	char	 err[PATH_MAX + 64];
 
-	if (sp->sp_cgroup[0] == '\0')
+	if (cg_fence_remove(sp->sp_cg, err, sizeof(err)) == 0)
 		return (0);
-	for (tries = 0; tries < 2000; tries++) {
-		if (rmdir(sp->sp_cgroup) == 0 || errno == ENOENT) {
-			sp->sp_cgroup[0] = '\0';
-			return (0);
-		}
-		if (errno != EBUSY)
-			break;
-		(void)subprocess_cg_kill(sp, 0, 1);
-		(void)nanosleep(&ts, NULL);
-	}
-	log_warn("%s: rmdir %s", __func__, sp->sp_cgroup);
+	log_warnx("%s: %s", __func__, err);
 	return (-1);
 }
 
@@ -259,7 +209,7 @@ subprocess_child(const struct fence *f, const struct backend_boot *bb,
 		if (sig != SIGKILL && sig != SIGSTOP)
 			(void)sigaction(sig, &sa, NULL);
 	/* Every process of the fence is in its cgroup, this one first. */
-	if (write(procs, "0", 1) != 1)
+	if (cg_join(procs) == -1)
 		goto fail;
 	step++;
 	if (setsid() == -1 || prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
@@ -463,7 +413,7 @@ subprocess_stop(struct fence *f, int *oom)
 		(void)kill(sp->sp_pid, SIGKILL);
 	if (subprocess_cg_kill(sp, 0, 2000) == -1) {
 		log_warnx("%s: fence %s: processes left in %s", __func__,
-		    f->f_info.f_key, sp->sp_cgroup);
+		    f->f_info.f_key, sp->sp_cg[CG_PIDS]);
 		rv = -1;
 	}
 	if (sp->sp_pid > 0) {

@@ -23,7 +23,7 @@ struct proc_args {
 	uid_t			 pa_uid;	/* the unprivileged user */
 	gid_t			 pa_gid;
 	const char		*pa_state;	/* state directory */
-	const char		*pa_id;		/* the daemon's id (fencer_cgroup.c) */
+	const char		*pa_id;		/* the daemon's id (parent/daemon.c) */
 };
 
 /*

@@ -1,0 +1,65 @@
+/*
+ * The cgroups of fenced: the one module that writes a cgroup file, for
+ * the parent (the daemon's folder and its leaf, the sweeps) and the
+ * fencer (its folders, and every backend's fences: native, and through
+ * it vm, runsc, subprocess).
+ *
+ *	cg.c		a fence's cgroups: made with their limits, a process
+ *			placed, everything in them killed, OOM kills
+ *			counted, removed; a pool fence's taken over
+ *	cg_daemon.c	where they go (the one placement) and the daemon's
+ *			folders fenced.<id>: made, entered, swept, left
+ *	cg_v1.c		what only cgroup v1 has (a hierarchy per
+ *			controller, `tasks', memory.limit_in_bytes, ...)
+ *	cg_v2.c		what only cgroup v2 has (one hierarchy,
+ *			subtree_control, cgroup.kill, memory.events, ...)
+ *
+ * Which version a directory is in comes from its filesystem type; a
+ * controller goes on v1 where a v1 hierarchy has it, else on v2.
+ */
+#ifndef CG_H
+#define CG_H
+
+#include <sys/types.h>
+#include <limits.h>
+#include <stddef.h>
+
+struct fence_limits;
+
+/* The controllers that limit a fence, in this order everywhere. */
+#define CG_MEMORY	0
+#define CG_PIDS		1
+#define CG_CPU		2
+#define CG_NCTRL	3
+
+extern const char *const cg_ctrl[CG_NCTRL];
+
+/*
+ * cg.c: one fence's cgroups, a directory per controller ("" where it
+ * has none; on v2 the controllers share one, named for each).
+ */
+int	cg_fence_make(const char *const [CG_NCTRL], const char *,
+	    const struct fence_limits *, char [CG_NCTRL][PATH_MAX],
+	    int [CG_NCTRL], char *, size_t);
+int	cg_fence_adopt(const char *const [CG_NCTRL], const char *, pid_t,
+	    const struct fence_limits *, char [CG_NCTRL][PATH_MAX], char *,
+	    size_t);
+int	cg_join(int);
+int	cg_join_dir(const char *);
+int	cg_fence_join(const char [CG_NCTRL][PATH_MAX]);
+int	cg_fence_kill(const char [CG_NCTRL][PATH_MAX], pid_t, int);
+int	cg_fence_oom(const char *);
+int	cg_fence_remove(char [CG_NCTRL][PATH_MAX], char *, size_t);
+int	cg_is_v2(const char *);
+int	cg_swap_counted(const char *);
+
+/* cg_daemon.c: the placement and the daemon's folders. */
+void	cg_procdir(const char *);
+int	cg_parents(const char *, char [CG_NCTRL][PATH_MAX], char *, size_t);
+int	cg_daemon_enter(const char *, char *, size_t);
+int	cg_daemon_init(const char *, char [CG_NCTRL][PATH_MAX], char *,
+	    size_t);
+void	cg_daemon_fini(char [CG_NCTRL][PATH_MAX]);
+int	cg_daemon_remove(const char *, int);
+
+#endif /* CG_H */
