@@ -1139,6 +1139,32 @@ a_id_userns(void)
 	escaped("new user namespace, CapEff %llx in it", e);
 }
 
+#if defined(__x86_64__)
+/*
+ * The verdict on a traced child whose call a tracer rewrote into
+ * unshare(CLONE_NEWUSER), from its last wait status st: it exits 2 when
+ * PTRACE_TRACEME was refused, 0 when it came out holding capabilities.
+ * One still stopped is killed (stuck says why it is blocked).
+ */
+static void
+traced_userns_end(pid_t c, int st, const char *stuck, const char *how,
+    const char *none)
+{
+	if (WIFSTOPPED(st)) {
+		kill(c, SIGKILL);
+		waitpid(c, &st, 0);
+		blocked("%s", stuck);
+	} else if (WIFSIGNALED(st))
+		blocked("child killed by signal %d", WTERMSIG(st));
+	else if (WEXITSTATUS(st) == 2)
+		blocked("PTRACE_TRACEME refused");
+	else if (WEXITSTATUS(st) == 0)
+		escaped("%s made a user namespace", how);
+	else
+		blocked("%s", none);
+}
+#endif
+
 /*
  * A new user namespace by a traced call rewritten at its syscall-entry
  * stop: a child, traced by us, calls unshare(0), which we turn into
@@ -1188,19 +1214,9 @@ a_id_userns_ptrace(void)
 			return (blocked("PTRACE_SYSCALL %s", ename(errno)));
 		}
 	}
-	if (WIFSTOPPED(st)) {
-		kill(c, SIGKILL);
-		waitpid(c, &st, 0);
-		blocked("the child never reached unshare");
-	} else if (WIFSIGNALED(st))
-		blocked("child killed by signal %d", WTERMSIG(st));
-	else if (WEXITSTATUS(st) == 2)
-		blocked("PTRACE_TRACEME refused");
-	else if (WEXITSTATUS(st) == 0)
-		escaped("unshare(0) rewritten at its entry stop made a user "
-		    "namespace");
-	else
-		blocked("the rewritten unshare made no user namespace");
+	traced_userns_end(c, st, "the child never reached unshare",
+	    "unshare(0) rewritten at its entry stop",
+	    "the rewritten unshare made no user namespace");
 #else
 	blocked("not written for this architecture");
 #endif
@@ -1256,20 +1272,9 @@ a_id_userns_seccomp_stop(void)
 		sig = WIFSTOPPED(st) && WSTOPSIG(st) != SIGSTOP &&
 		    WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0;
 	}
-	if (WIFSTOPPED(st)) {
-		kill(c, SIGKILL);
-		waitpid(c, &st, 0);
-		blocked("the child never ended");
-	} else if (WIFSIGNALED(st))
-		blocked("child killed by signal %d", WTERMSIG(st));
-	else if (WEXITSTATUS(st) == 2)
-		blocked("PTRACE_TRACEME refused");
-	else if (WEXITSTATUS(st) == 0)
-		escaped("clone3 rewritten at its seccomp stop made a user "
-		    "namespace");
-	else
-		blocked("no seccomp stop, or the rewritten call made no "
-		    "user namespace");
+	traced_userns_end(c, st, "the child never ended",
+	    "clone3 rewritten at its seccomp stop",
+	    "no seccomp stop, or the rewritten call made no user namespace");
 #else
 	blocked("not written for this architecture");
 #endif
