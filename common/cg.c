@@ -214,6 +214,25 @@ cg_shared(const char dirs[CG_NCTRL][PATH_MAX], int which, const char *path)
 	return (0);
 }
 
+/*
+ * Write l's limit of controller which into dir: pids.max is the same
+ * file on v1 and v2, memory and cpu are each version's own.
+ */
+static int
+cg_limit(int which, const char *dir, int v2, const struct fence_limits *l,
+    char *err, size_t errlen)
+{
+	char	 v[32];
+
+	if (which != CG_PIDS)
+		return ((v2 ? cg_v2_limit : cg_v1_limit)(which, dir, l, err,
+		    errlen));
+	if (l->fl_pids == 0)
+		return (0);
+	snprintf(v, sizeof(v), "%u", l->fl_pids);
+	return (cg_write(dir, "pids.max", v, err, errlen));
+}
+
 static int
 cg_make_one(int which, const char *parent, const char *name,
     const struct fence_limits *l, char dirs[CG_NCTRL][PATH_MAX],
@@ -239,8 +258,7 @@ cg_make_one(int which, const char *parent, const char *name,
 		return (-1);
 	/* From here on cg_fence_remove() removes it. */
 	memcpy(dirs[which], path, sizeof(path));
-	if ((v2 ? cg_v2_limit : cg_v1_limit)(which, path, l, err,
-	    errlen) == -1)
+	if (cg_limit(which, path, v2, l, err, errlen) == -1)
 		return (-1);
 	if (shared || procs == NULL)
 		return (0);
@@ -475,8 +493,7 @@ cg_fence_adopt(const char *const parents[CG_NCTRL], const char *name,
 		v2 = cg_is_v2(dirs[i]);
 		if (!v2 && i == CG_MEMORY)
 			cg_v1_memsw_raise(dirs[i], l);
-		if ((v2 ? cg_v2_limit : cg_v1_limit)(i, dirs[i], l, err,
-		    errlen) == -1)
+		if (cg_limit(i, dirs[i], v2, l, err, errlen) == -1)
 			return (-1);
 	}
 	return (0);

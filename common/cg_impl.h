@@ -23,7 +23,7 @@ int	cg_memory_check(const char *, const char *, uint64_t, char *,
 int	cg_kill_dir(const char *, pid_t);
 int	cg_rmdir(const char *, char *, size_t);
 
-/* cg_v1.c */
+/* cg_v1.c; cg_v1_limit() and cg_v2_limit(): memory and cpu (cg.c: pids) */
 extern const char cg_v1_procs[];
 int	cg_v1_limit(int, const char *, const struct fence_limits *, char *,
 	    size_t);

@@ -54,11 +54,6 @@ cg_v1_limit(int which, const char *dir, const struct fence_limits *l,
 		    errlen) == -1)
 			return (-1);
 		return (0);
-	case CG_PIDS:
-		if (l->fl_pids == 0)
-			return (0);
-		snprintf(v, sizeof(v), "%u", l->fl_pids);
-		return (cg_write(dir, "pids.max", v, err, errlen));
 	case CG_CPU:
 		if (l->fl_cpu_milli == 0)
 			return (0);
