@@ -476,3 +476,19 @@ mc_decode(const struct mc_table *t, const void *data, size_t len, void *s,
 	mc_read(&r, t, s);
 	return (mp_read_end(&r));
 }
+
+/*
+ * A string field of size bytes that is NUL-terminated within them and
+ * printable ASCII before the NUL: what a peer may put in text that is
+ * logged, printed or judged.
+ */
+int
+mc_printable(const char *s, size_t size)
+{
+	size_t	 i;
+
+	for (i = 0; i < size && s[i] != '\0'; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			return (0);
+	return (i < size);
+}

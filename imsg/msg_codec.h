@@ -109,5 +109,6 @@ int	mc_encode(const struct mc_table *, const void *, void **, size_t *);
 int	mc_decode(const struct mc_table *, const void *, size_t, void *,
 	    size_t);
 void	mc_free(const struct mc_table *, void *);
+int	mc_printable(const char *, size_t);
 
 #endif /* MSG_CODEC_H */

@@ -202,18 +202,6 @@ msg_fence_req_decode(const void *data, size_t len, struct msg_fence_req *out)
 	return (0);
 }
 
-/* NUL-terminated within len, printable ASCII before it. */
-static int
-msg_printable(const char *s, size_t len)
-{
-	size_t	 i;
-
-	for (i = 0; i < len && s[i] != '\0'; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
-			return (0);
-	return (i < len);
-}
-
 static int
 msg_fence_valid(const struct msg_fence *f)
 {
@@ -235,7 +223,7 @@ msg_fence_valid(const struct msg_fence *f)
 		return (0);
 	if (f->f_kernel < MSG_KERNEL_UNMEASURED ||
 	    f->f_kernel > MSG_KERNEL_SEPARATE ||
-	    !msg_printable(f->f_kernel_release, sizeof(f->f_kernel_release)))
+	    !mc_printable(f->f_kernel_release, sizeof(f->f_kernel_release)))
 		return (0);
 	if (f->f_accel < MSG_ACCEL_NONE || f->f_accel > MSG_ACCEL_TCG)
 		return (0);

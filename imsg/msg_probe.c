@@ -37,14 +37,7 @@ msg_probe_key_ok(const char *key)
 static int
 msg_verdict_text_ok(const char *s, size_t size, int empty)
 {
-	size_t	 i, n = strnlen(s, size);
-
-	if (n == size || (n == 0 && !empty))
-		return (0);
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
-			return (0);
-	return (1);
+	return (mc_printable(s, size) && (empty || s[0] != '\0'));
 }
 
 static int
@@ -202,18 +195,6 @@ msg_expect_egress_valid(const struct probe_expect *e)
 	    e->pe_egress_refused[0] != '\0');
 }
 
-/* NUL-terminated within len, printable ASCII before it. */
-static int
-msg_probe_printable(const char *s, size_t len)
-{
-	size_t	 i;
-
-	for (i = 0; i < len && s[i] != '\0'; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
-			return (0);
-	return (i < len);
-}
-
 /*
  * What the backend declares of the fence: the judge grants by it, so
  * every field is checked; the home's words go into the boundary.
@@ -227,7 +208,7 @@ msg_traits_valid(const struct probe_traits *t)
 	    (t->pt_files_apart == 0 || t->pt_files_apart == 1) &&
 	    (t->pt_net_own == 0 || t->pt_net_own == 1) &&
 	    (t->pt_egress == 0 || t->pt_egress == 1) &&
-	    msg_probe_printable(t->pt_home, sizeof(t->pt_home)));
+	    mc_printable(t->pt_home, sizeof(t->pt_home)));
 }
 
 static int
