@@ -105,6 +105,20 @@ files_free(struct ftx *ft)
 	free(ft);
 }
 
+/*
+ * ft ends: a write that left its temporary removes it first (ABORT,
+ * then freed by its answer), anything else is freed now.
+ */
+static void
+files_end(struct ftx *ft)
+{
+	if (ft->ft_op == FOP_WRITE && ft->ft_tmp[0] != '\0') {
+		ft->ft_op = FOP_ABORT;
+		files_step(ft);
+	} else
+		files_free(ft);
+}
+
 /* The maker hears it; the transfer ends, or only its temporary stays. */
 static void
 files_say(struct ftx *ft, const struct files_answer *fa)
@@ -119,12 +133,10 @@ files_say(struct ftx *ft, const struct files_answer *fa)
 		keep = ft->ft_data;
 		ft->ft_data = NULL;
 	}
-	if (fa->fa_code != NULL && ft->ft_op == FOP_WRITE &&
-	    ft->ft_tmp[0] != '\0') {
-		/* Failed half way: remove what was written, quietly. */
-		ft->ft_op = FOP_ABORT;
-		files_step(ft);
-	} else
+	/* Failed half way: remove what was written, quietly. */
+	if (fa->fa_code != NULL)
+		files_end(ft);
+	else
 		files_free(ft);
 	if (cb != NULL)
 		cb(arg, fa);
@@ -206,11 +218,7 @@ files_orphan(struct inflight *in)
 	ft->ft_cb = NULL;
 	if (!ft->ft_stream || ft->ft_busy)
 		return;
-	if (ft->ft_op == FOP_WRITE && ft->ft_tmp[0] != '\0') {
-		ft->ft_op = FOP_ABORT;
-		files_step(ft);
-	} else
-		files_free(ft);
+	files_end(ft);
 }
 
 /* The maker of a streamed transfer lets go of it, as if it went away. */
@@ -361,11 +369,7 @@ files_more(struct ftx *ft, struct files_answer *fa)
 		evbuffer_drain(ft->ft_data, evbuffer_get_length(ft->ft_data));
 	if (ft->ft_cb != NULL)
 		return;
-	if (ft->ft_op == FOP_WRITE && ft->ft_tmp[0] != '\0') {
-		ft->ft_op = FOP_ABORT;
-		files_step(ft);
-	} else
-		files_free(ft);
+	files_end(ft);
 }
 
 static void
