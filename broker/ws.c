@@ -60,6 +60,9 @@ struct ws {
 	int64_t			 ws_close_at;	/* our close was queued */
 	int			 ws_paused;	/* by its user */
 	int			 ws_closing;	/* our close is queued */
+	int			 ws_refused;	/* a frame refused: our code */
+	int			 ws_closing_first;	/* ws_close() before the
+						   peer's close */
 	int			 ws_eof;	/* the peer's end is gone */
 	int			 ws_running;	/* inside ws_run() */
 	int			 ws_again;	/* run once more after */
@@ -294,6 +297,26 @@ static const struct wslay_event_callbacks ws_callbacks = {
 	.on_msg_recv_callback = ws_msg_cb,
 };
 
+/*
+ * The close code of a connection over: the one we sent when we closed
+ * first (a refusal, ours or wslay's), else the peer's (1005: it gave
+ * none).
+ */
+static unsigned int
+ws_code(struct ws *ws)
+{
+	wslay_event_context_ptr ctx = ws->ws_ctx;
+	unsigned int	 code;
+
+	if (wslay_event_get_close_received(ctx) && !ws->ws_refused &&
+	    !ws->ws_closing_first) {
+		code = wslay_event_get_status_code_received(ctx);
+		return (code != 0 ? code : 1005);
+	}
+	code = wslay_event_get_status_code_sent(ctx);
+	return (code != 0 ? code : 1005);
+}
+
 static void
 ws_readcb(struct bufferevent *bev, void *arg)
 {
@@ -320,9 +343,9 @@ ws_eventcb(struct bufferevent *bev, short what, void *arg)
 		/* What it sent before its end is still read. */
 		ws_run(ws);
 		if (!ws->ws_done)
-			ws_finish(ws, wslay_event_get_close_received(ws->ws_ctx) ?
-			    wslay_event_get_status_code_received(ws->ws_ctx) :
-			    1006);
+			ws_finish(ws, wslay_event_get_close_received(ws->ws_ctx) ||
+			    wslay_event_get_close_sent(ws->ws_ctx) ?
+			    ws_code(ws) : 1006);
 	}
 }
 
@@ -352,7 +375,7 @@ ws_tickcb(evutil_socket_t fd, short ev, void *arg)
 		return;
 	}
 	if (ws->ws_closing && now - ws->ws_close_at >= WS_CLOSE_SEC) {
-		ws_finish(ws, wslay_event_get_status_code_sent(ws->ws_ctx));
+		ws_finish(ws, ws_code(ws));
 		return;
 	}
 	if (!ws->ws_closing && now - ws->ws_rx_at >= WS_IDLE_SEC) {
@@ -367,6 +390,23 @@ ws_tickcb(evutil_socket_t fd, short ev, void *arg)
 		if (wslay_event_queue_msg(ws->ws_ctx, &m) == 0)
 			ws_run(ws);
 	}
+}
+
+/*
+ * Bytes of the peer's read by someone else (the HTTP server, after the
+ * head; the fuzzer) into the input, whose end the bufferevent keeps
+ * frozen between its own reads.
+ */
+static int
+ws_inject(struct ws *ws, const void *data, size_t len)
+{
+	struct evbuffer	*in = bufferevent_get_input(ws->ws_bev);
+	int		 rv;
+
+	evbuffer_unfreeze(in, 0);
+	rv = evbuffer_add(in, data, len);
+	evbuffer_freeze(in, 0);
+	return (rv);
 }
 
 struct ws *
@@ -423,8 +463,7 @@ ws_new(int fd, const char *key, const void *pre, size_t prelen,
 	event_assign(&ws->ws_end, broker_self.ps_evbase, -1, 0, ws_endcb, ws);
 	bufferevent_enable(ws->ws_bev, EV_READ | EV_WRITE);
 	/* Framed from the loop, once our caller holds ws. */
-	if (prelen > 0 && evbuffer_add(bufferevent_get_input(ws->ws_bev),
-	    pre, prelen) == 0)
+	if (prelen > 0 && ws_inject(ws, pre, prelen) == 0)
 		bufferevent_trigger(ws->ws_bev, EV_READ,
 		    BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
 	return (ws);
@@ -442,6 +481,7 @@ ws_run(struct ws *ws)
 	struct evbuffer	*in = bufferevent_get_input(ws->ws_bev);
 	struct evbuffer	*out = bufferevent_get_output(ws->ws_bev);
 	wslay_event_context_ptr ctx = ws->ws_ctx;
+	int		 r;
 
 	if (ws->ws_done)
 		return;
@@ -452,11 +492,23 @@ ws_run(struct ws *ws)
 	ws->ws_running = 1;
 	do {
 		ws->ws_again = 0;
+		/*
+		 * A frame the RFC refuses makes wslay stop reading, with its
+		 * close queued (1002, 1009) or not: then ours, 1002.
+		 */
 		if (!ws->ws_paused && evbuffer_get_length(out) < WS_OUT_HIGH &&
 		    wslay_event_want_read(ctx) &&
-		    evbuffer_get_length(in) > 0 && wslay_event_recv(ctx) != 0) {
-			ws_finish(ws, 1006);
-			break;
+		    evbuffer_get_length(in) > 0 &&
+		    (r = wslay_event_recv(ctx)) != 0) {
+			if (r == WSLAY_ERR_NOMEM) {
+				ws_finish(ws, 1006);
+				break;
+			}
+			log_debug("ws: a frame refused (%d)", r);
+			ws->ws_refused = 1;
+			(void)wslay_event_queue_close(ctx, WS_CLOSE_PROTOCOL,
+			    (const uint8_t *)"protocol error", 14);
+			wslay_event_shutdown_read(ctx);
 		}
 		if (wslay_event_want_write(ctx) && wslay_event_send(ctx) != 0) {
 			ws_finish(ws, 1006);
@@ -477,10 +529,7 @@ ws_run(struct ws *ws)
 		if (ws->ws_close_at == 0)
 			ws->ws_close_at = ws_now();
 		if (evbuffer_get_length(out) == 0 || ws->ws_eof)
-			ws_finish(ws, wslay_event_get_close_received(ctx) ?
-			    (wslay_event_get_status_code_received(ctx) != 0 ?
-			    wslay_event_get_status_code_received(ctx) : 1005) :
-			    wslay_event_get_status_code_sent(ctx));
+			ws_finish(ws, ws_code(ws));
 		else
 			bufferevent_setwatermark(ws->ws_bev, EV_WRITE, 0, 0);
 	} else if (ws->ws_full && evbuffer_get_length(out) <= WS_OUT_LOW) {
@@ -573,6 +622,7 @@ ws_close(struct ws *ws, unsigned int code, const char *reason)
 	if (len > WS_REASON_MAX)
 		len = WS_REASON_MAX;
 	ws->ws_closing = 1;
+	ws->ws_closing_first = !wslay_event_get_close_received(ws->ws_ctx);
 	ws->ws_close_at = ws_now();
 	(void)wslay_event_queue_close(ws->ws_ctx, code,
 	    (const uint8_t *)reason, len);
@@ -597,7 +647,7 @@ ws_feed(struct ws *ws, const void *data, size_t len)
 {
 	if (ws->ws_done)
 		return;
-	if (evbuffer_add(bufferevent_get_input(ws->ws_bev), data, len) == 0)
+	if (ws_inject(ws, data, len) == 0)
 		ws->ws_rx_at = ws_now();
 	ws_run(ws);
 }

@@ -41,7 +41,10 @@ struct ws;
 
 /* What a connection's user hears; arg is ws_new()'s. */
 struct ws_ops {
-	/* A whole text (binary 0) or binary message from the peer. */
+	/*
+	 * A whole text (binary 0) or binary message from the peer; text
+	 * is UTF-8.  An empty one may be NULL.
+	 */
 	void	(*wo_message)(void *, struct ws *, int, const uint8_t *,
 		    size_t);
 	/* The output held fell to WS_OUT_LOW: paused sources may go on. */
