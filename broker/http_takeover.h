@@ -26,7 +26,11 @@ struct http_taken {
 	struct http_head	*ht_head;	/* the head, parsed */
 	char			*ht_raw;	/* its bytes, h_len of them */
 	void			*ht_arg;	/* the handler's */
-	/* Called if the daemon drops the connection first (shutdown). */
+	/*
+	 * Called if the daemon drops the connection first (shutdown):
+	 * the handler lets go of it and calls http_taken_end(), which
+	 * then closes nothing twice.  NULL: ht is freed.
+	 */
 	void			(*ht_dropped)(void *);
 	struct hconn		*ht_conn;	/* http.c's; not the handler's */
 };
