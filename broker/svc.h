@@ -136,6 +136,9 @@ void		 svc_stream_send(struct breq *, uint32_t, uint32_t);
 void		 svc_fail_fence(struct bfence *, const char *, int);
 void		 svc_measured(struct bfence *);
 
+/* svc_watch.c: watchers of the records */
+void		 svc_watch_notify(const struct bfence *);
+
 /* svc_probe.c: the probe side */
 void		 svc_probe_start(struct bfence *, int);
 void		 svc_kernel_of(const struct msg_verdict *, struct msg_fence *);
