@@ -123,6 +123,8 @@ struct svc_answer {
 	const struct svc_egress	*a_egress;	/* SVC_FENCE: its recent
 						   decisions; NULL */
 	int			 a_fd;		/* SVC_TUNNEL: the maker's */
+	const char		*a_label;	/* SVC_FENCE of a running
+						   fence: its host label */
 	const struct msg_portlist *a_ports;	/* SVC_PORTS */
 };
 typedef void	(*svc_cb)(void *, const struct svc_answer *);
@@ -170,6 +172,15 @@ void		 svc_tunnel_close(uint32_t, void *);
 void		 svc_ports(const struct svc_who *, uid_t, const char *,
 		    svc_cb, void *);
 unsigned int	 svc_tunnels(uid_t);
+/*
+ * svc_fence.c: a running fence's label (SVC_LABEL_LEN hexadecimal
+ * digits, new at every boot), which names it in the ports' host form
+ * (docs/interactive.md): label is SVC_LABEL_LEN + 1 bytes.
+ */
+#define SVC_LABEL_LEN		16
+int		 svc_fence_label(const struct svc_who *, uid_t, const char *,
+		    char *);
+int		 svc_label_owner(const char *, const char *, uid_t *);
 unsigned int	 svc_running(void);
 unsigned int	 svc_pending(uid_t);
 unsigned int	 svc_total(void);
