@@ -532,6 +532,7 @@ relay_take(struct http_taken *ht)
 {
 	struct relay	*rl;
 	struct evbuffer	*in;
+	int		 r;
 
 	if ((rl = calloc(1, sizeof(*rl))) == NULL) {
 		log_warn("%s: calloc", __func__);
@@ -552,14 +553,21 @@ relay_take(struct http_taken *ht)
 	ht->ht_fd = -1;
 	ht->ht_arg = rl;
 	ht->ht_dropped = relay_dropped;
-	in = bufferevent_get_input(rl->rl_client);
-	if (evbuffer_add(in, ht->ht_raw, ht->ht_head->h_len) == -1 ||
-	    evbuffer_add_buffer(in, ht->ht_in) == -1)
-		fatalx("%s: evbuffer", __func__);
 	bufferevent_setcb(rl->rl_client, relay_client_read,
 	    relay_client_write, relay_client_event, rl);
 	bufferevent_setwatermark(rl->rl_client, EV_READ, 0, RELAY_HIGH);
 	bufferevent_setwatermark(rl->rl_client, EV_WRITE, RELAY_HIGH / 2, 0);
 	bufferevent_enable(rl->rl_client, EV_READ | EV_WRITE);
+	/* A socket bufferevent's input grows only as it reads: thawed. */
+	in = bufferevent_get_input(rl->rl_client);
+	evbuffer_unfreeze(in, 0);
+	r = evbuffer_add(in, ht->ht_raw, ht->ht_head->h_len) == -1 ||
+	    evbuffer_add_buffer(in, ht->ht_in) == -1;
+	evbuffer_freeze(in, 0);
+	if (r) {
+		log_warnx("%s: evbuffer", __func__);
+		relay_end(rl);
+		return;
+	}
 	relay_client_read(rl->rl_client, rl);
 }
