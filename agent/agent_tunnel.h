@@ -42,9 +42,10 @@ struct agent_tunnel_ops {
 	 */
 	void	(*to_eof)(struct agent_tunnel *, void *);
 	/*
-	 * The tunnel is over (both sides shut, aborted by either side, or
-	 * the channel gone): release the end.  The tunnel is freed as
-	 * this returns; never call back into it from here.
+	 * The tunnel is over (both sides shut, aborted by the broker, or
+	 * the channel gone): release the end.  The tunnel is freed
+	 * already: its first argument is NULL.  (An end that aborts
+	 * itself, agent_tunnel_abort(), hears nothing.)
 	 */
 	void	(*to_closed)(struct agent_tunnel *, void *);
 };
@@ -52,6 +53,7 @@ struct agent_tunnel_ops {
 /* agent_tunnel.c */
 void	 agent_tunnel_open(uint32_t, struct msg_tunnel_open *);
 int	 agent_tunnel_full(void);
+size_t	 agent_tunnel_count(void);
 struct agent_tunnel *agent_tunnel_new(uint32_t,
 	    const struct agent_tunnel_ops *, void *);
 size_t	 agent_tunnel_room(const struct agent_tunnel *);
