@@ -315,7 +315,7 @@ agent_term_send(uint32_t id, uint32_t type, struct agent_term *t,
 	m.t_attached = t->t_tun != NULL;
 	m.t_kept = (uint32_t)t->t_kept;
 	m.t_idle_s = t->t_idle_s;
-	m.t_count = (uint32_t)agent_nterms;
+	m.t_count = (uint32_t)agent_nterms - (forgotten ? 1 : 0);
 	strlcpy(m.t_program, t->t_program, sizeof(m.t_program));
 	if (msg_term_encode(&m, &buf, &len) == -1)
 		fatal("%s: msg_term_encode", __func__);
