@@ -168,9 +168,9 @@ enum imsg_type {
 	IMSG_AGENT_TERM,	/* agent -> broker: struct msg_term */
 	IMSG_AGENT_TERM_END,	/* agent -> broker: empty, a listing's last */
 	IMSG_CTL_TERM_OPEN,	/* fencectl -> broker: struct msg_term_open */
-	IMSG_CTL_TERMS,		/* fencectl -> broker: struct msg_term_req
-				   (ATTACH: IMSG_CTL_TERM with the tunnel's
-				   descriptor) */
+	IMSG_CTL_TERMS,		/* fencectl -> broker: struct msg_term_req;
+				   attach is IMSG_CTL_TUNNEL of kind
+				   terminal */
 	IMSG_CTL_PROC_INPUT,	/* fencectl -> broker: struct msg_proc_input */
 	IMSG_CTL_TERM,		/* broker -> fencectl: struct msg_term */
 
@@ -830,7 +830,6 @@ struct msg_term_open {
 #define MSG_TERM_RESIZE		2
 #define MSG_TERM_KILL		3	/* a running one; one that ended is
 					   forgotten */
-#define MSG_TERM_ATTACH		4	/* fencectl -> broker only: a tunnel */
 
 struct msg_term_req {
 	char		 tq_key[FENCE_KEY_SIZE];	/* fencectl -> broker */
@@ -840,7 +839,6 @@ struct msg_term_req {
 	uint32_t	 tq_id;
 	uint32_t	 tq_cols;	/* RESIZE */
 	uint32_t	 tq_rows;
-	uint32_t	 tq_offset;	/* ATTACH: bytes of the ring replayed */
 };
 
 /* One terminal as the agent answers. */

@@ -108,11 +108,10 @@ static const struct mc_field msg_term_req_fields[] = {
 	MC_S(struct msg_term_req, tq_key),
 	MC_U(struct msg_term_req, tq_owner, 0, UINT32_MAX),
 	MC_BEARER(struct msg_term_req, tq_bearer),
-	MC_U(struct msg_term_req, tq_op, MSG_TERM_LIST, MSG_TERM_ATTACH),
+	MC_U(struct msg_term_req, tq_op, MSG_TERM_LIST, MSG_TERM_KILL),
 	MC_U(struct msg_term_req, tq_id, 0, UINT32_MAX),
 	MC_U(struct msg_term_req, tq_cols, 0, MSG_TERM_DIM_MAX),
 	MC_U(struct msg_term_req, tq_rows, 0, MSG_TERM_DIM_MAX),
-	MC_U(struct msg_term_req, tq_offset, 0, MSG_TERM_RING),
 };
 static const struct mc_table msg_term_req = MC_TABLE(msg_term_req_fields);
 
@@ -124,15 +123,11 @@ msg_term_req_valid(const struct msg_term_req *tq)
 		return (0);
 	switch (tq->tq_op) {
 	case MSG_TERM_LIST:
-		return (tq->tq_cols == 0 && tq->tq_rows == 0 &&
-		    tq->tq_offset == 0);
+		return (tq->tq_cols == 0 && tq->tq_rows == 0);
 	case MSG_TERM_RESIZE:
 		return (tq->tq_id != 0 && tq->tq_cols >= 1 &&
-		    tq->tq_rows >= 1 && tq->tq_offset == 0);
+		    tq->tq_rows >= 1);
 	case MSG_TERM_KILL:
-		return (tq->tq_id != 0 && tq->tq_cols == 0 &&
-		    tq->tq_rows == 0 && tq->tq_offset == 0);
-	case MSG_TERM_ATTACH:
 		return (tq->tq_id != 0 && tq->tq_cols == 0 &&
 		    tq->tq_rows == 0);
 	}
