@@ -71,6 +71,7 @@ struct parse_result {
 	int		 argc;
 	uint32_t	 proc;		/* show process, kill: its id */
 	const char	*signal;	/* kill: TERM, KILL, INT, HUP */
+	int		 stdin_open;	/* spawn ... stdin-open */
 };
 
 /* Parses argv (the command, options removed) or exits 1 saying why. */
