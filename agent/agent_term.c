@@ -110,20 +110,30 @@ static const struct agent_tunnel_ops agent_term_ops = {
 static const char *
 agent_term_shell(char *argv0, size_t size)
 {
+	static char	 shell[PATH_MAX];
 	struct passwd	*pw;
 	const char	*sh = "/bin/sh", *base;
+	FILE		*f;
 
-	pw = getpwnam(agent_env->a_hello.h_user);
-	if (pw != NULL && pw->pw_shell != NULL && pw->pw_shell[0] == '/' &&
-	    strlen(pw->pw_shell) < PATH_MAX &&
-	    access(pw->pw_shell, X_OK) == 0) {
-		base = strrchr(pw->pw_shell, '/') + 1;
-		if (strcmp(base, "nologin") != 0 && strcmp(base, "false") != 0)
-			sh = pw->pw_shell;
+	/* The file itself, never NSS: the agent is linked statically. */
+	if ((f = fopen("/etc/passwd", "re")) != NULL) {
+		while ((pw = fgetpwent(f)) != NULL) {
+			if (strcmp(pw->pw_name, agent_env->a_hello.h_user) != 0)
+				continue;
+			if (pw->pw_shell != NULL && pw->pw_shell[0] == '/' &&
+			    strlcpy(shell, pw->pw_shell, sizeof(shell)) <
+			    sizeof(shell) && access(shell, X_OK) == 0) {
+				base = strrchr(shell, '/') + 1;
+				if (strcmp(base, "nologin") != 0 &&
+				    strcmp(base, "false") != 0)
+					sh = shell;
+			}
+			break;
+		}
+		fclose(f);
 	}
 	base = strrchr(sh, '/') + 1;
 	snprintf(argv0, size, "-%s", base);
-	endpwent();
 	return (sh);
 }
 
