@@ -15,10 +15,12 @@ token_of() {
 	"$BIN/fencectl" -s "$PWD/ctl.sock" token 2>/dev/null | tail -n 1
 }
 
+# The system's python3, which has Debian's python3-websocket.
 need_python() {
-	command -v python3 > /dev/null ||
+	PY=/usr/bin/python3
+	[ -x $PY ] || PY=$(command -v python3) ||
 	    atf_skip "no python3 (scripts/deps.sh installs it)"
-	CHAN="python3 $TOPDIR/regress/chan.py"
+	CHAN="$PY $TOPDIR/regress/chan.py"
 }
 
 atf_test_case handshake cleanup
@@ -82,7 +84,7 @@ error bad-request
 error bad-stream
 error bad-key
 error bad-value
-error bad-key
+error bad-value
 error bad-frame
 error not-found
 " $CHAN hostile $p "$t" json
