@@ -96,6 +96,7 @@ void	 http_term_request(struct hreq *, int);
 int	 http_term_id(struct hreq *, const char *);
 void	 http_proc_stdin(struct hreq *, const char *);
 void	 http_term_ticket(struct hreq *, json_t *);
+int	 http_json_id(const json_t *, uint32_t *);
 
 /* http_procs.c: background processes */
 struct svc_answer;

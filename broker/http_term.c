@@ -46,9 +46,12 @@ static json_t *
 term_json(const struct msg_term *t)
 {
 	json_t	*o;
+	char	 id[16];
 
-	o = json_pack("{s:I, s:b, s:i, s:i, s:I, s:b, s:I, s:I, s:s}",
-	    "id", (json_int_t)t->t_id,
+	/* An id is a string, as a background process's. */
+	snprintf(id, sizeof(id), "%u", (unsigned)t->t_id);
+	o = json_pack("{s:s, s:b, s:i, s:i, s:I, s:b, s:I, s:I, s:s}",
+	    "id", id,
 	    "running", t->t_running,
 	    "cols", (int)t->t_cols,
 	    "rows", (int)t->t_rows,
@@ -142,6 +145,36 @@ term_list_answer(void *arg, const struct svc_answer *a)
 		api_answer(arg, a);
 		return;
 	}
+}
+
+/*
+ * An id in JSON: a string of digits, as the API writes ids, or a whole
+ * number; 1..UINT32_MAX.  0, or -1.
+ */
+int
+http_json_id(const json_t *v, uint32_t *id)
+{
+	const char	*errstr, *s;
+	long long	 n;
+
+	if (v != NULL && json_is_integer(v)) {
+		n = json_integer_value(v);
+		if (n < 1 || n > UINT32_MAX)
+			return (-1);
+		*id = (uint32_t)n;
+		return (0);
+	}
+	if (v == NULL || !json_is_string(v))
+		return (-1);
+	s = json_string_value(v);
+	if (s[0] == '0' || strlen(s) > 10 || strlen(s) !=
+	    json_string_length(v) || strspn(s, "0123456789") != strlen(s))
+		return (-1);
+	n = strtonum(s, 1, UINT32_MAX, &errstr);
+	if (errstr != NULL)
+		return (-1);
+	*id = (uint32_t)n;
+	return (0);
 }
 
 /* The number after .../terminals/: 1..UINT32_MAX, or -1 (404 said). */
@@ -345,11 +378,13 @@ stdin_answer(void *arg, const struct svc_answer *a)
 {
 	struct hreq	*hr = arg;
 
-	if (a->a_what == SVC_PROC)
-		http_reply(hr, 200, json_pack("{s:I, s:b}", "id",
-		    (json_int_t)a->a_proc->p_id, "running",
-		    a->a_proc->p_running));
-	else
+	char		 id[16];
+
+	if (a->a_what == SVC_PROC) {
+		snprintf(id, sizeof(id), "%u", (unsigned)a->a_proc->p_id);
+		http_reply(hr, 200, json_pack("{s:s, s:s}", "id", id, "state",
+		    a->a_proc->p_running ? "running" : "exited"));
+	} else
 		api_answer(arg, a);
 }
 
@@ -412,11 +447,10 @@ http_term_ticket(struct hreq *hr, json_t *body)
 	char		 text[TICKET_TEXT + 1], path[256];
 	json_t		*o;
 
-	if (json_object_size(body) != 1 || v == NULL ||
-	    !json_is_integer(v) || json_integer_value(v) < 1 ||
-	    json_integer_value(v) > UINT32_MAX) {
+	memset(&g, 0, sizeof(g));
+	if (json_object_size(body) != 1 || http_json_id(v, &g.tg_id) == -1) {
 		http_error(hr, 400, "bad-value", "the body is {\"terminal\": "
-		    "ID}, the terminal's number");
+		    "\"ID\"}, the terminal's id");
 		return;
 	}
 	api_who(hr, &w);
@@ -425,10 +459,8 @@ http_term_ticket(struct hreq *hr, json_t *body)
 		    hr->hr_key);
 		return;
 	}
-	memset(&g, 0, sizeof(g));
 	g.tg_kind = TICKET_TERMINAL;
 	g.tg_uid = hr->hr_uid;
-	g.tg_id = (uint32_t)json_integer_value(v);
 	strlcpy(g.tg_key, hr->hr_key, sizeof(g.tg_key));
 	if (ticket_mint(&g, text) == -1) {
 		http_header(hr, "Retry-After", "60");

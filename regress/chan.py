@@ -505,6 +505,36 @@ def case_attach(port, token, key, tid, ticket):
     c.close()
 
 
+def case_output(port, token, key, pid):
+    """A process's live output over the channel, its stdin by input."""
+    c = channel(port, token)
+    c.send({"op": "output", "stream": 4, "key": key, "id": int(pid)})
+    print("output " + c.json()["op"])
+    c.send({"op": "input", "stream": 5, "key": key, "id": int(pid),
+            "data": "line-one\n"})
+    got = b""
+    while b"line-one" not in got:
+        op, p = c.recv()
+        if op == 1:
+            m = json.loads(p)
+            if m.get("stream") == 5:
+                print(m["op"])
+        elif struct.unpack(">I", p[:4])[0] == 4:
+            got += p[4:]
+            c.send({"op": "ack", "stream": 4, "bytes": len(p) - 4})
+    print("live " + got.decode().strip())
+    c.send({"op": "input", "stream": 6, "key": key, "id": int(pid),
+            "close": True})
+    while True:
+        m = c.json()
+        if m.get("stream") == 6:
+            print(m["op"])
+        if m.get("stream") == 4 and m["op"] == "end":
+            print("end")
+            break
+    c.close()
+
+
 def main():
     case, port = sys.argv[1], int(sys.argv[2])
     a = sys.argv[3:]
@@ -526,6 +556,8 @@ def main():
         case_handshake(port, a[0], a[1] if len(a) > 1 else "")
     elif case == "terminal":
         case_terminal(port, a[0], a[1], a[2])
+    elif case == "output":
+        case_output(port, a[0], a[1], a[2])
     elif case == "attach":
         case_attach(port, a[0], a[1], a[2], a[3])
     else:

@@ -175,10 +175,103 @@ noread_cleanup() {
 	fenced_cleanup
 }
 
+atf_test_case terminal cleanup
+terminal_head() {
+	atf_set descr "terminals over HTTP: created, listed, typed into over the channel, resized (stty size changes), closed and re-attached with the replay, attached by token and by a ticket good once, killed on request and at stop"
+	atf_set require.user root
+	atf_set timeout 240
+}
+terminal_body() {
+	fenced_vars
+	need_python
+	fenced_start
+	t=$(token_of)
+	p=$(fenced_port)
+	atf_check -o ignore $CTL boot tt
+	call "$t" POST /api/environments/tt/terminals '{"cols":90,"rows":30}'
+	expect 201 '"id":"1"' '"running":true' '"cols":90' '"rows":30'
+	call "$t" GET /api/environments/tt/terminals
+	expect 200 '^\{"terminals":\[\{"id":"1",'
+	atf_check -o save:term.out $CHAN terminal $p "$t" tt 1
+	cat term.out
+	atf_check -o inline:"terminal open\ntyped seen\nresize resized\nstty 37 101\nreplay seen\n" cat term.out
+	atf_check -o save:attach.out $CHAN attach $p "$t" tt 1 -
+	atf_check -o inline:"status 101\nattach 22 77\n" cat attach.out
+	call "$t" POST /api/environments/tt/tickets '{"terminal":"1"}'
+	expect 200 '"ticket":"[0-9a-f]{64}"'
+	tk=$(field ticket)
+	atf_check -o inline:"status 101\nattach 22 77\n" \
+	    $CHAN attach $p "$t" tt 1 "$tk"
+	# Good once; a forged one; none.
+	atf_check -o inline:"status 401 unauthorized\n" \
+	    $CHAN handshake $p attach-forged-ticket tt
+	atf_check -o match:"^status 401" $CHAN attach $p "$t" tt 1 "$tk"
+	atf_check -o inline:"status 401 unauthorized\n" \
+	    $CHAN handshake $p attach-no-token tt
+	call "$t" DELETE /api/environments/tt/terminals/1
+	expect 200 '"id":"1"'
+	wait_until 10 sh -c "curl -s -H 'x-voicebox-host-token: $t' \
+	    http://127.0.0.1:$p/api/environments/tt/terminals/1 | \
+	    grep -q '\"running\":false'" || atf_fail "not killed"
+	# One more, killed with the fence.
+	call "$t" POST /api/environments/tt/terminals '{"command":"sleep 1000"}'
+	expect 201
+	atf_check -o ignore $CTL stop tt
+	call "$t" GET /api/environments/tt/terminals
+	expect 404
+}
+terminal_cleanup() {
+	fenced_vars
+	fenced_cleanup
+}
+
+atf_test_case procs cleanup
+procs_head() {
+	atf_set descr "background processes: stdin written and closed over HTTP and over the channel, output live over the channel while the process runs"
+	atf_set require.user root
+	atf_set timeout 180
+}
+procs_body() {
+	fenced_vars
+	need_python
+	fenced_start
+	t=$(token_of)
+	p=$(fenced_port)
+	atf_check -o ignore $CTL boot pp
+	call "$t" POST /api/environments/pp/processes \
+	    '{"command":"tr a-z A-Z","stdinOpen":true}'
+	expect 201
+	id=$(field id)
+	curl -sS -H "x-voicebox-host-token: $t" --data-binary 'hello
+' "http://127.0.0.1:$p/api/environments/pp/processes/$id/stdin" \
+	    > in.out
+	atf_check -o match:'"state":"running"' cat in.out
+	curl -sS -H "x-voicebox-host-token: $t" -X POST \
+	    "http://127.0.0.1:$p/api/environments/pp/processes/$id/stdin?close=1" \
+	    > close.out
+	atf_check -o match:"\"id\":\"$id\"" cat close.out
+	wait_until 10 sh -c "curl -s -H 'x-voicebox-host-token: $t' \
+	    http://127.0.0.1:$p/api/environments/pp/processes/$id | \
+	    grep -q HELLO" || atf_fail "no HELLO"
+	# Live: the output of a process that runs on, over the channel.
+	call "$t" POST /api/environments/pp/processes \
+	    '{"command":"cat","stdinOpen":true}'
+	expect 201
+	id=$(field id)
+	atf_check -o inline:"output open\nwritten\nlive line-one\nwritten\nend\n" \
+	    $CHAN output $p "$t" pp "$id"
+}
+procs_cleanup() {
+	fenced_vars
+	fenced_cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case handshake
 	atf_add_test_case ops
 	atf_add_test_case hostile
 	atf_add_test_case streams
 	atf_add_test_case noread
+	atf_add_test_case terminal
+	atf_add_test_case procs
 }
