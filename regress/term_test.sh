@@ -138,12 +138,12 @@ S
 expect mark-42
 send echo "again-$((1+1))"\r
 expect again-2
-sleep 1
+wait
 S
 	# Attached twice: the second attachment ends the first.
 	$PTY s2 log2 -- $CTL term t -a 1 > out2 &
 	echo $! > first.pid
-	wait_until 20 grep -q again-2 log2 || atf_fail "no replay: $(cat log2)"
+	wait_until 20 grep -qs again-2 log2 || atf_fail "no replay: $(cat log2)"
 	cat > s3 <<'S'
 expect again-2
 send exit 5\r
@@ -152,6 +152,7 @@ S
 	atf_check -o match:'^status 5$' $PTY s3 log3 -- $CTL term t -a 1
 	wait $(cat first.pid)
 	grep -q 'attached elsewhere' log2 || atf_fail "first attachment: $(cat log2)"
+	grep -q '^status 1$' out2 || atf_fail "first attachment: $(cat out2)"
 	atf_check -o match:'^1 ended 80x24 sh -i exit 5$' $CTL term t -l
 	# Forgotten by a kill once ended; a running one killed.
 	atf_check -o match:'^1 ended' $CTL term t -k 1
