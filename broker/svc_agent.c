@@ -757,6 +757,14 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		return;
 	}
 	r = breq_find(imsg->hdr.ih_peerid);
+	/*
+	 * A tunnel we aborted and forgot (its client gone): what the agent
+	 * sent before it read the ABORT crosses it, and is dropped.
+	 */
+	if (r == NULL && imsg->fd == -1 && (type == IMSG_AGENT_TUNNEL_DATA ||
+	    type == IMSG_AGENT_TUNNEL_CREDIT ||
+	    type == IMSG_AGENT_TUNNEL_CLOSE))
+		return;
 	if (r == NULL || r->r_kind != BREQ_AGENT || r->r_fence != bf ||
 	    r->r_is_held || !svc_agent_takes(r->r_type, type))
 		goto bad;
