@@ -1576,6 +1576,9 @@
 		return channel;
 	}
 
+	/* The page's one channel, for the browser tests' streams case. */
+	window.fencedPage = Object.freeze({ channel: theChannel });
+
 	/* --- A terminal per environment, in xterm.js. */
 
 	const TERM_REPLAY = 64 * 1024;
@@ -1657,6 +1660,8 @@
 		    rendererType: "canvas", scrollback: 2000 });
 		t.xterm.open(t.box);
 		t.xterm.fit();
+		/* For the browser tests: what the terminal shows. */
+		c.root.__term = t.xterm;
 		t.xterm.on("data", function (d) {
 			if (t.stream !== null)
 				t.stream.write(new TextEncoder().encode(d));
@@ -1760,6 +1765,7 @@
 		if (t.xterm !== null)
 			t.xterm.dispose();
 		t.xterm = null;
+		c.root.__term = null;
 		t.id = null;
 		t.box.replaceChildren();
 		t.box.classList.add("idle");
