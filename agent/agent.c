@@ -36,6 +36,7 @@
 #include "log.h"
 #include "msg.h"
 #include "agent.h"
+#include "agent_tunnel.h"
 
 struct agent	*agent_env;
 
@@ -59,6 +60,11 @@ union agent_msg {
 	struct msg_gitinit	 am_gitinit;
 	struct msg_file		 am_file;
 	struct msg_credit	 am_credit;
+	struct msg_tunnel_open	 am_topen;
+	struct msg_ports_req	 am_ports;
+	struct msg_tunnel_data	 am_tdata;
+	struct msg_tunnel_credit am_tcredit;
+	struct msg_tunnel_close	 am_tclose;
 };
 
 /*
@@ -286,6 +292,42 @@ agent_dec_credit(const void *data, size_t len, union agent_msg *m)
 	return (msg_credit_decode(data, len, &m->am_credit));
 }
 
+static int
+agent_dec_topen(const void *data, size_t len, union agent_msg *m)
+{
+	return (msg_tunnel_open_decode(data, len, &m->am_topen));
+}
+
+static int
+agent_dec_ports(const void *data, size_t len, union agent_msg *m)
+{
+	return (msg_ports_req_decode(data, len, &m->am_ports));
+}
+
+static int
+agent_dec_tdata(const void *data, size_t len, union agent_msg *m)
+{
+	return (msg_tunnel_data_decode(data, len, &m->am_tdata));
+}
+
+static int
+agent_dec_tcredit(const void *data, size_t len, union agent_msg *m)
+{
+	return (msg_tunnel_credit_decode(data, len, &m->am_tcredit));
+}
+
+static int
+agent_dec_tclose(const void *data, size_t len, union agent_msg *m)
+{
+	return (msg_tunnel_close_decode(data, len, &m->am_tclose));
+}
+
+static void
+agent_free_tdata(union agent_msg *m)
+{
+	msg_tunnel_data_free(&m->am_tdata);
+}
+
 static void
 agent_free_exec(union agent_msg *m)
 {
@@ -365,6 +407,36 @@ agent_serve_cancel(uint32_t type, uint32_t id, union agent_msg *m)
 	agent_stream_cancel(id, &m->am_credit);
 }
 
+static void
+agent_serve_topen(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_tunnel_open(id, &m->am_topen);
+}
+
+static void
+agent_serve_ports(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_ports(id, &m->am_ports);
+}
+
+static void
+agent_serve_tdata(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_tunnel_data(id, &m->am_tdata);
+}
+
+static void
+agent_serve_tcredit(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_tunnel_credit(id, &m->am_tcredit);
+}
+
+static void
+agent_serve_tclose(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_tunnel_close(id, &m->am_tclose);
+}
+
 #define AR_AT(m)	offsetof(union agent_msg, m)
 static const struct agent_req agent_reqs[] = {
 	{ IMSG_AGENT_EXEC, AR_PAIRED, AR_AT(am_exec.x_bearer),
@@ -392,6 +464,19 @@ static const struct agent_req agent_reqs[] = {
 	    agent_dec_credit, NULL, agent_serve_credit, NULL },
 	{ IMSG_AGENT_CANCEL, AR_PAIRED | AR_QUIET, AR_AT(am_credit.cr_bearer),
 	    agent_dec_credit, NULL, agent_serve_cancel, NULL },
+	{ IMSG_AGENT_TUNNEL_OPEN, AR_PAIRED, AR_AT(am_topen.to_bearer),
+	    agent_dec_topen, NULL, agent_serve_topen, NULL },
+	{ IMSG_AGENT_PORTS, AR_PAIRED, AR_AT(am_ports.ps_bearer),
+	    agent_dec_ports, NULL, agent_serve_ports, NULL },
+	{ IMSG_AGENT_TUNNEL_DATA, AR_PAIRED | AR_QUIET,
+	    AR_AT(am_tdata.td_bearer), agent_dec_tdata, NULL,
+	    agent_serve_tdata, agent_free_tdata },
+	{ IMSG_AGENT_TUNNEL_CREDIT, AR_PAIRED | AR_QUIET,
+	    AR_AT(am_tcredit.tc_bearer), agent_dec_tcredit, NULL,
+	    agent_serve_tcredit, NULL },
+	{ IMSG_AGENT_TUNNEL_CLOSE, AR_PAIRED | AR_QUIET,
+	    AR_AT(am_tclose.tl_bearer), agent_dec_tclose, NULL,
+	    agent_serve_tclose, NULL },
 };
 #undef AR_AT
 
@@ -476,6 +561,7 @@ static void
 agent_closed(struct imsgev *iev, int error, void *arg)
 {
 	agent_shutdown_jobs();
+	agent_tunnel_end_all();
 	if (error != 0)
 		fatalx("%s: channel: %s", __func__, strerror(error));
 	log_debug("%s: channel closed", __func__);

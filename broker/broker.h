@@ -90,7 +90,9 @@ enum svc_what {
 	SVC_PROC,	/* a_proc: a background process */
 	SVC_FILE,	/* a_file: a file request's answer */
 	SVC_FILE_LIST,	/* a_filelist: a directory's entries */
-	SVC_CHUNK	/* a_chunk, a_id: output of a streamed exec */
+	SVC_CHUNK,	/* a_chunk, a_id: output of a streamed exec */
+	SVC_TUNNEL,	/* a_fd, a_id: a tunnel is open (svc_tunnel_open) */
+	SVC_PORTS	/* a_ports: what listens in a fence */
 };
 
 /*
@@ -120,6 +122,8 @@ struct svc_answer {
 	uint32_t		 a_id;		/* for svc_stream_credit() */
 	const struct svc_egress	*a_egress;	/* SVC_FENCE: its recent
 						   decisions; NULL */
+	int			 a_fd;		/* SVC_TUNNEL: the maker's */
+	const struct msg_portlist *a_ports;	/* SVC_PORTS */
 };
 typedef void	(*svc_cb)(void *, const struct svc_answer *);
 
@@ -147,6 +151,25 @@ void		 svc_procs(const struct svc_who *, struct msg_proc_req *,
 		    svc_cb, void *);
 void		 svc_file(const struct svc_who *, uint32_t, struct msg_file *,
 		    svc_cb, void *);
+/*
+ * svc_tunnel.c: tunnels into a fence (docs/interactive.md).  The one
+ * answer is SVC_TUNNEL (not the last: the tunnel counts from the
+ * request until svc_tunnel_close()) with a connected, non-blocking
+ * SOCK_STREAM descriptor the maker owns from then on, or SVC_ERROR.
+ * The maker calls svc_tunnel_close(a_id, arg) when it closes that
+ * descriptor (inflight_orphan(arg) closes all of a maker's); when the
+ * fence stops, the descriptor's peer end is shut down and the maker
+ * reads its end of file.
+ */
+#define SVC_TUNNELS_FENCE	256	/* open at once, per fence */
+#define SVC_TUNNELS_USER	512	/* one user's, all fences */
+#define SVC_TUNNELS_ALL		4096	/* everyone's */
+void		 svc_tunnel_open(const struct svc_who *, uid_t, const char *,
+		    const struct msg_tunnel_open *, svc_cb, void *);
+void		 svc_tunnel_close(uint32_t, void *);
+void		 svc_ports(const struct svc_who *, uid_t, const char *,
+		    svc_cb, void *);
+unsigned int	 svc_tunnels(uid_t);
 unsigned int	 svc_running(void);
 unsigned int	 svc_pending(uid_t);
 unsigned int	 svc_total(void);

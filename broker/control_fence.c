@@ -163,6 +163,8 @@ control_answer(void *arg, const struct svc_answer *a)
 	case SVC_END:
 	case SVC_FILE:
 	case SVC_FILE_LIST:
+	case SVC_TUNNEL:
+	case SVC_PORTS:
 		break;
 	case SVC_CHUNK:
 		control_chunk(cc, a);

@@ -8,6 +8,8 @@
 #define SVC_H
 
 struct breq;
+struct imsg;
+struct svc_tunnel;
 
 struct bfence {
 	TAILQ_ENTRY(bfence)	 bf_entry;
@@ -54,6 +56,7 @@ struct svc_msg {
 	struct msg_file		*m_file;	/* AGENT_FILE */
 	struct msg_filelist	*m_filelist;	/* AGENT_FILE_LIST */
 	struct msg_chunk	*m_chunk;	/* AGENT_CHUNK */
+	struct msg_portlist	*m_ports;	/* AGENT_PORT_LIST */
 };
 
 /* What the service does with an answer to one of its requests. */
@@ -85,6 +88,9 @@ struct breq {
 	unsigned int		 r_nprocs;	/* of it, so far */
 	size_t			 r_unacked;	/* streamed: CHUNK bytes not
 						   given back as CREDIT */
+	struct svc_tunnel	*r_tunnel;	/* TUNNEL_OPEN: svc_tunnel.c */
+	int			 r_outside;	/* not in the counts of
+						   requests (breq_uncount) */
 };
 
 TAILQ_HEAD(bfence_list, bfence);
@@ -109,6 +115,7 @@ void		 breq_attach(struct breq *, struct bfence *);
 struct breq	*breq_find(uint32_t);
 void		 breq_unhold(struct breq *);
 void		 breq_done(struct breq *);
+void		 breq_uncount(struct breq *);
 void		 breq_reply(struct breq *, const struct svc_answer *);
 void		 breq_error(struct breq *, const char *, const char *, ...)
 		    __attribute__((format(printf, 3, 4)));
@@ -133,6 +140,11 @@ void		 svc_agent_closed(struct imsgev *, int, void *);
 void		 svc_to_agent(struct bfence *, struct breq *, uint32_t, void *,
 		    int);
 void		 svc_stream_send(struct breq *, uint32_t, uint32_t);
+int		 svc_agent_send(struct bfence *, uint32_t, uint32_t, void *);
+
+/* svc_tunnel.c: tunnels, the broker's side */
+int		 svc_tunnel_agent(struct breq *, struct imsg *);
+void		 svc_tunnel_orphan(struct breq *);
 void		 svc_fail_fence(struct bfence *, const char *, int);
 void		 svc_measured(struct bfence *);
 

@@ -49,6 +49,11 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 	struct msg_proc_req *q = msg;
 	struct msg_file	*fl = msg;
 	struct msg_credit *cr = msg;
+	struct msg_tunnel_open *to = msg;
+	struct msg_ports_req *ps = msg;
+	struct msg_tunnel_data *td = msg;
+	struct msg_tunnel_credit *tc = msg;
+	struct msg_tunnel_close *tl = msg;
 	int		 rv;
 
 	switch (type) {
@@ -87,6 +92,31 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 		memcpy(cr->cr_bearer, bf->bf_bearer, MSG_BEARER_LEN);
 		rv = msg_credit_encode(cr, buf, len);
 		explicit_bzero(cr->cr_bearer, MSG_BEARER_LEN);
+		break;
+	case IMSG_AGENT_TUNNEL_OPEN:
+		memcpy(to->to_bearer, bf->bf_bearer, MSG_BEARER_LEN);
+		rv = msg_tunnel_open_encode(to, buf, len);
+		explicit_bzero(to->to_bearer, MSG_BEARER_LEN);
+		break;
+	case IMSG_AGENT_PORTS:
+		memcpy(ps->ps_bearer, bf->bf_bearer, MSG_BEARER_LEN);
+		rv = msg_ports_req_encode(ps, buf, len);
+		explicit_bzero(ps->ps_bearer, MSG_BEARER_LEN);
+		break;
+	case IMSG_AGENT_TUNNEL_DATA:
+		memcpy(td->td_bearer, bf->bf_bearer, MSG_BEARER_LEN);
+		rv = msg_tunnel_data_encode(td, buf, len);
+		explicit_bzero(td->td_bearer, MSG_BEARER_LEN);
+		break;
+	case IMSG_AGENT_TUNNEL_CREDIT:
+		memcpy(tc->tc_bearer, bf->bf_bearer, MSG_BEARER_LEN);
+		rv = msg_tunnel_credit_encode(tc, buf, len);
+		explicit_bzero(tc->tc_bearer, MSG_BEARER_LEN);
+		break;
+	case IMSG_AGENT_TUNNEL_CLOSE:
+		memcpy(tl->tl_bearer, bf->bf_bearer, MSG_BEARER_LEN);
+		rv = msg_tunnel_close_encode(tl, buf, len);
+		explicit_bzero(tl->tl_bearer, MSG_BEARER_LEN);
 		break;
 	default:
 		fatalx("%s: %s", __func__, msg_type_name(type));
@@ -194,6 +224,28 @@ svc_exec_stream(const struct svc_who *w, struct msg_exec *x, svc_cb cb,
 	    arg);
 }
 
+/*
+ * One message of request (or tunnel) id to bf's agent, now, with the
+ * fence's bearer: a tunnel's DATA, CREDIT and CLOSE.  -1: no agent, or
+ * its channel takes nothing more.
+ */
+int
+svc_agent_send(struct bfence *bf, uint32_t type, uint32_t id, void *msg)
+{
+	void		*buf;
+	size_t		 len;
+	int		 rv;
+
+	if (bf->bf_agent == NULL)
+		return (-1);
+	if (svc_agent_encode(bf, type, msg, &buf, &len) == -1)
+		fatal("%s: %s", __func__, msg_type_name(type));
+	rv = imsgev_compose(bf->bf_agent, type, id, 0, -1, buf, len);
+	explicit_bzero(buf, len);
+	free(buf);
+	return (rv);
+}
+
 /* CREDIT (bytes) or CANCEL (0) to r's agent, with the fence's bearer. */
 void
 svc_stream_send(struct breq *r, uint32_t type, uint32_t bytes)
@@ -237,6 +289,19 @@ svc_stream_credit(uint32_t id, void *arg, size_t n)
 		return;
 	r->r_unacked -= n;
 	svc_stream_send(r, IMSG_AGENT_CREDIT, (uint32_t)n);
+}
+
+/* The TCP ports that listen in owner's KEY: SVC_PORTS, or an error. */
+void
+svc_ports(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
+    void *arg)
+{
+	struct msg_ports_req ps;
+
+	memset(&ps, 0, sizeof(ps));
+	strlcpy(ps.ps_key, key, sizeof(ps.ps_key));
+	ps.ps_owner = owner;
+	svc_agent_req(w, owner, key, IMSG_AGENT_PORTS, &ps, cb, arg);
 }
 
 void
@@ -292,6 +357,10 @@ svc_agent_answer(struct breq *r, const struct svc_msg *m)
 	case IMSG_AGENT_FILE_LIST:
 		a.a_what = SVC_FILE_LIST;
 		a.a_filelist = m->m_filelist;
+		break;
+	case IMSG_AGENT_PORT_LIST:
+		a.a_what = SVC_PORTS;
+		a.a_ports = m->m_ports;
 		break;
 	case IMSG_AGENT_CHUNK:
 		a.a_what = SVC_CHUNK;
@@ -409,7 +478,7 @@ svc_measured(struct bfence *bf)
  * in one table, as OpenSSH's monitor keeps what each request may do:
  * an answer of another kind is an agent that is not ours.
  */
-#define SVC_AGENT_ANSWERS	2
+#define SVC_AGENT_ANSWERS	4
 static const struct svc_agent_rule {
 	uint32_t	 ar_request;
 	uint32_t	 ar_answers[SVC_AGENT_ANSWERS];	/* 0: none */
@@ -424,6 +493,10 @@ static const struct svc_agent_rule {
 	{ IMSG_AGENT_FILE_READ,	  { IMSG_AGENT_FILE, IMSG_AGENT_FILE_LIST } },
 	{ IMSG_AGENT_FILE_WRITE,  { IMSG_AGENT_FILE } },
 	{ IMSG_AGENT_FILE_DELETE, { IMSG_AGENT_FILE } },
+	{ IMSG_AGENT_PORTS,	  { IMSG_AGENT_PORT_LIST } },
+	{ IMSG_AGENT_TUNNEL_OPEN, { IMSG_AGENT_TUNNEL, IMSG_AGENT_TUNNEL_DATA,
+				    IMSG_AGENT_TUNNEL_CREDIT,
+				    IMSG_AGENT_TUNNEL_CLOSE } },
 };
 
 static int
@@ -453,6 +526,7 @@ struct svc_agent_msg {
 	struct msg_file		 am_fl;
 	struct msg_filelist	 am_fls;
 	struct msg_chunk	 am_ch;
+	struct msg_portlist	 am_pl;
 };
 
 /* What a decoder made of an answer. */
@@ -554,6 +628,16 @@ svc_agent_chunk(struct breq *r, struct imsg *imsg, struct svc_agent_msg *am)
 	return (SVC_AGENT_OK);
 }
 
+static int
+svc_agent_portlist(struct breq *r, struct imsg *imsg,
+    struct svc_agent_msg *am)
+{
+	if (msg_portlist_decode(imsg->data, imsg->len, &am->am_pl) == -1)
+		return (SVC_AGENT_MALFORMED);
+	am->am_m.m_ports = &am->am_pl;
+	return (SVC_AGENT_OK);
+}
+
 /* How each kind of answer is decoded. */
 static const struct svc_agent_decoder {
 	uint32_t	 ad_type;
@@ -568,6 +652,7 @@ static const struct svc_agent_decoder {
 	{ IMSG_AGENT_FILE,		svc_agent_file },
 	{ IMSG_AGENT_FILE_LIST,		svc_agent_file_list },
 	{ IMSG_AGENT_CHUNK,		svc_agent_chunk },
+	{ IMSG_AGENT_PORT_LIST,		svc_agent_portlist },
 };
 
 /* What a decoder kept of the answer goes (the git identity: wiped). */
@@ -628,6 +713,12 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	if (r == NULL || r->r_kind != BREQ_AGENT || r->r_fence != bf ||
 	    r->r_is_held || !svc_agent_takes(r->r_type, type))
 		goto bad;
+	/* A tunnel's own messages: svc_tunnel.c reads them. */
+	if (r->r_type == IMSG_AGENT_TUNNEL_OPEN && type != IMSG_AGENT_ERROR) {
+		if (svc_tunnel_agent(r, imsg) == -1)
+			goto bad;
+		return;
+	}
 	for (i = 0; i < nitems(svc_agent_decoders); i++)
 		if (svc_agent_decoders[i].ad_type == type)
 			break;

@@ -198,9 +198,36 @@ breq_done(struct breq *r)
 		TAILQ_REMOVE(&r->r_fence->bf_reqs, r, r_fentry);
 	}
 	inflight_remove(&r->r_in);
-	svc_nreqs--;
+	if (!r->r_outside)
+		svc_nreqs--;
 	free(r->r_refusal);
 	free(r);
+}
+
+/*
+ * r is no longer a request in the counts of requests (an open tunnel:
+ * counted by svc_tunnel.c from now on), so that tunnels do not take
+ * the room of a user's other requests.
+ */
+void
+breq_uncount(struct breq *r)
+{
+	struct svc_user	*su;
+
+	if (r->r_outside)
+		return;
+	if (r->r_counted && (su = svc_user_get(r->r_uid, 0)) != NULL) {
+		su->su_reqs--;
+		if (r->r_exec)
+			su->su_execs--;
+		if (su->su_reqs == 0) {
+			RB_REMOVE(svc_user_tree, &svc_users, su);
+			free(su);
+		}
+	}
+	r->r_counted = 0;
+	r->r_outside = 1;
+	svc_nreqs--;
 }
 
 /*
@@ -326,6 +353,10 @@ breq_orphan(struct inflight *in)
 	if (r->r_cb == NULL)
 		return;
 	r->r_cb = NULL;
+	if (r->r_kind == BREQ_AGENT && r->r_type == IMSG_AGENT_TUNNEL_OPEN) {
+		svc_tunnel_orphan(r);
+		return;
+	}
 	if ((r->r_kind == BREQ_FENCER &&
 	    r->r_type == IMSG_FENCE_BOOT) ||
 	    (r->r_kind == BREQ_VERDICT && r->r_want != 0))

@@ -62,6 +62,10 @@ struct fencer_backend {
 	size_t		 fb_state_size;	/* of f->f_be, zeroed for a boot */
 	int		 fb_agent_wait;	/* seconds to the agent's READY;
 					   0: FENCER_AGENT_WAIT_SEC */
+	int		 fb_fdpass;	/* the agent's channel is a socket of
+					   the host's kernel: descriptors
+					   pass (a port tunnel's socket,
+					   docs/interactive.md) */
 	uint64_t	 fb_memory_extra;	/* bytes the fence's memory
 					   cgroup holds beyond its limit
 					   (the vm backend's QEMU); its

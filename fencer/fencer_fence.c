@@ -474,6 +474,7 @@ fencer_boot_hello(struct fence *f)
 	hello.h_output_def = c->c_exec_output;
 	hello.h_output_max = c->c_exec_output_max;
 	hello.h_egress = f->f_info.f_negress > 0;
+	hello.h_fdpass = f->f_backend->fb_fdpass;
 	if (msg_hello_encode(&hello, &buf, &len) == -1)
 		fatal("%s: encode hello", __func__);
 	explicit_bzero(&hello, sizeof(hello));

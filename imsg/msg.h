@@ -60,6 +60,10 @@ enum imsg_type {
 	IMSG_CTL_FILE_GET,	/* struct msg_file: fencectl get */
 	IMSG_CTL_FILE_MORE,	/* empty: the next chunk of a get */
 	IMSG_CTL_EXEC_STREAM,	/* struct msg_exec: CHUNKs, then RESULT */
+	IMSG_CTL_TUNNEL,	/* struct msg_tunnel_open (bearer ignored):
+				   answered TUNNEL_FD or ERROR */
+	IMSG_CTL_PORTS,		/* struct msg_ports_req (bearer ignored):
+				   answered PORT_LIST or ERROR */
 
 	/* broker -> fencectl */
 	IMSG_CTL_STATS,		/* struct msg_stats */
@@ -76,6 +80,9 @@ enum imsg_type {
 	IMSG_CTL_FILE,		/* struct msg_file: stat, a chunk of a get */
 	IMSG_CTL_FILE_LIST,	/* struct msg_filelist */
 	IMSG_CTL_CHUNK,		/* struct msg_chunk: streamed output */
+	IMSG_CTL_TUNNEL_FD,	/* empty; fd: the client's end of a tunnel
+				   (docs/interactive.md) */
+	IMSG_CTL_PORT_LIST,	/* struct msg_portlist */
 
 	/* broker -> fencer (ih_peerid: the broker's request id) */
 	IMSG_FENCE_BOOT,	/* struct msg_boot */
@@ -118,6 +125,9 @@ enum imsg_type {
 	IMSG_AGENT_CANCEL,	/* struct msg_credit (0): kill the job */
 	IMSG_AGENT_PROBE,	/* struct msg_exec: fence-probe, its standard
 				   descriptors sockets (docs/agent.md) */
+	IMSG_AGENT_TUNNEL_OPEN,	/* struct msg_tunnel_open: ih_peerid names
+				   the tunnel from then on */
+	IMSG_AGENT_PORTS,	/* struct msg_ports_req */
 
 	/* agent -> broker (ih_peerid: the request answered) */
 	IMSG_AGENT_RESULT,	/* struct msg_result */
@@ -130,6 +140,14 @@ enum imsg_type {
 	IMSG_AGENT_CHUNK,	/* struct msg_chunk, of a streamed exec */
 	IMSG_AGENT_EGRESS_CONN,	/* empty; fd: a connection accepted at the
 				   proxy port inside the fence */
+	IMSG_AGENT_TUNNEL,	/* struct msg_tunnel: the tunnel is open;
+				   mode fd: the fence's socket attached */
+	IMSG_AGENT_PORT_LIST,	/* struct msg_portlist (reply to PORTS) */
+
+	/* broker <-> agent, both ways (ih_peerid: the tunnel) */
+	IMSG_AGENT_TUNNEL_DATA,	/* struct msg_tunnel_data */
+	IMSG_AGENT_TUNNEL_CREDIT, /* struct msg_tunnel_credit */
+	IMSG_AGENT_TUNNEL_CLOSE, /* struct msg_tunnel_close */
 
 	/* broker -> egress (docs/egress.md) */
 	IMSG_EGRESS_FENCE,	/* struct msg_egress_fence: a fence's list */
@@ -303,6 +321,9 @@ struct msg_hello {
 	uint32_t	 h_egress;	/* 1: listen on 127.0.0.1:
 					   EGRESS_PROXY_PORT, set the
 					   proxy variables (docs/egress.md) */
+	uint32_t	 h_fdpass;	/* 1: the channel passes descriptors:
+					   a port tunnel's socket goes to the
+					   broker (docs/interactive.md) */
 };
 
 #define MSG_ARGV_MAX		256		/* arguments */
@@ -360,6 +381,74 @@ struct msg_chunk {
 struct msg_credit {
 	uint8_t		 cr_bearer[MSG_BEARER_LEN];
 	uint32_t	 cr_bytes;	/* CREDIT: 1..MSG_STREAM_WINDOW */
+};
+
+/*
+ * Tunnels (docs/interactive.md): a byte stream between the broker and
+ * something inside a fence, named by the id of the TUNNEL_OPEN that
+ * made it.  A framed tunnel's DATA go both ways, at most
+ * MSG_TUNNEL_WINDOW bytes a side has not had back as CREDIT.  The
+ * broker's DATA, CREDIT and CLOSE carry the fence's bearer; the
+ * agent's carry none (all zero).
+ */
+#define MSG_TUNNEL_PORT		1	/* 127.0.0.1:port in the fence */
+#define MSG_TUNNEL_TERMINAL	2	/* terminal to_id */
+#define MSG_TUNNEL_OUTPUT	3	/* background process to_id's
+					   output to_stream */
+#define MSG_TUNNEL_KIND_MAX	3
+#define MSG_TUNNEL_FD		1	/* IMSG_AGENT_TUNNEL: fd attached */
+#define MSG_TUNNEL_FRAMED	2	/* IMSG_AGENT_TUNNEL: DATA frames */
+#define MSG_TUNNEL_WINDOW	(256 * 1024)
+#define MSG_TUNNEL_DATA_MAX	(64 * 1024)
+#define MSG_TUNNEL_SHUT		1	/* CLOSE: no more from this side */
+#define MSG_TUNNEL_ABORT	2	/* CLOSE: the whole tunnel, now */
+
+struct msg_tunnel_open {
+	char		 to_key[FENCE_KEY_SIZE];	/* fencectl -> broker */
+	uid_t		 to_owner;	/* fencectl -> broker, or NONE */
+	uint8_t		 to_bearer[MSG_BEARER_LEN];
+	uint32_t	 to_kind;	/* MSG_TUNNEL_PORT ... */
+	uint32_t	 to_port;	/* PORT: 1..65535, else 0 */
+	uint32_t	 to_id;		/* TERMINAL, OUTPUT: which; PORT: 0 */
+	uint32_t	 to_stream;	/* OUTPUT: MSG_CHUNK_STDOUT or _STDERR;
+					   else 0 */
+	uint64_t	 to_offset;	/* TERMINAL: bytes of the ring to
+					   replay; OUTPUT: from where; PORT 0 */
+};
+
+struct msg_tunnel {
+	uint32_t	 tn_mode;	/* MSG_TUNNEL_FD or MSG_TUNNEL_FRAMED */
+};
+
+/* Decoded ones own td_data: msg_tunnel_data_free(). */
+struct msg_tunnel_data {
+	uint8_t		 td_bearer[MSG_BEARER_LEN];
+	uint8_t		*td_data;
+	size_t		 td_len;	/* 1..MSG_TUNNEL_DATA_MAX */
+};
+
+struct msg_tunnel_credit {
+	uint8_t		 tc_bearer[MSG_BEARER_LEN];
+	uint32_t	 tc_bytes;	/* 1..MSG_TUNNEL_WINDOW */
+};
+
+struct msg_tunnel_close {
+	uint8_t		 tl_bearer[MSG_BEARER_LEN];
+	uint32_t	 tl_how;	/* MSG_TUNNEL_SHUT or MSG_TUNNEL_ABORT */
+};
+
+/* The TCP ports listening on loopback or any address in a fence. */
+#define MSG_PORTS_MAX		256
+struct msg_ports_req {
+	char		 ps_key[FENCE_KEY_SIZE];	/* fencectl -> broker */
+	uid_t		 ps_owner;	/* fencectl -> broker, or NONE */
+	uint8_t		 ps_bearer[MSG_BEARER_LEN];
+};
+
+struct msg_portlist {
+	uint32_t	 pl_count;	/* 0..MSG_PORTS_MAX, ascending */
+	uint16_t	 pl_ports[MSG_PORTS_MAX];
+	int		 pl_truncated;	/* more listened than were kept */
 };
 
 #define MSG_GIT_VALUE_MAX	256
@@ -698,5 +787,30 @@ int	 msg_chunk_decode(const void *, size_t, struct msg_chunk *);
 void	 msg_chunk_free(struct msg_chunk *);
 int	 msg_credit_encode(const struct msg_credit *, void **, size_t *);
 int	 msg_credit_decode(const void *, size_t, struct msg_credit *);
+/* imsg/msg_tunnel.c */
+int	 msg_tunnel_open_encode(const struct msg_tunnel_open *, void **,
+	    size_t *);
+int	 msg_tunnel_open_decode(const void *, size_t,
+	    struct msg_tunnel_open *);
+int	 msg_tunnel_encode(const struct msg_tunnel *, void **, size_t *);
+int	 msg_tunnel_decode(const void *, size_t, struct msg_tunnel *);
+int	 msg_tunnel_data_encode(const struct msg_tunnel_data *, void **,
+	    size_t *);
+int	 msg_tunnel_data_decode(const void *, size_t,
+	    struct msg_tunnel_data *);
+void	 msg_tunnel_data_free(struct msg_tunnel_data *);
+int	 msg_tunnel_credit_encode(const struct msg_tunnel_credit *, void **,
+	    size_t *);
+int	 msg_tunnel_credit_decode(const void *, size_t,
+	    struct msg_tunnel_credit *);
+int	 msg_tunnel_close_encode(const struct msg_tunnel_close *, void **,
+	    size_t *);
+int	 msg_tunnel_close_decode(const void *, size_t,
+	    struct msg_tunnel_close *);
+int	 msg_ports_req_encode(const struct msg_ports_req *, void **,
+	    size_t *);
+int	 msg_ports_req_decode(const void *, size_t, struct msg_ports_req *);
+int	 msg_portlist_encode(const struct msg_portlist *, void **, size_t *);
+int	 msg_portlist_decode(const void *, size_t, struct msg_portlist *);
 
 #endif /* MSG_H */

@@ -115,6 +115,7 @@ static const struct mc_field msg_hello_fields[] = {
 	MC_U(struct msg_hello, h_output_def, EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX),
 	MC_U(struct msg_hello, h_output_max, EXEC_OUTPUT_MIN, EXEC_OUTPUT_MAX),
 	MC_B(struct msg_hello, h_egress),
+	MC_B(struct msg_hello, h_fdpass),
 };
 static const struct mc_table msg_hello = MC_TABLE(msg_hello_fields);
 

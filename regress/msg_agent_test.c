@@ -196,7 +196,7 @@ hello_bearer_decode(size_t blen)
 
 	memset(b, 1, sizeof(b));
 	mp_write_init(&w);
-	mp_write_array(&w, 9);
+	mp_write_array(&w, 10);
 	mp_write_bin(&w, b, blen);
 	mp_write_str(&w, "dev", 4);
 	mp_write_str(&w, "alice", 6);
@@ -206,6 +206,7 @@ hello_bearer_decode(size_t blen)
 	mp_write_u64(&w, 262144);
 	mp_write_u64(&w, 1048576);
 	mp_write_bool(&w, 0);		/* h_egress */
+	mp_write_bool(&w, 1);		/* h_fdpass */
 	ATF_REQUIRE(mp_write_finish(&w, &buf, &len) == 0);
 	r = msg_hello_decode(buf, len, &h);
 	free(buf);

@@ -1062,6 +1062,17 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_AGENT_PROBE:
 		case IMSG_AGENT_CHUNK:
 		case IMSG_AGENT_EGRESS_CONN:
+		case IMSG_CTL_TUNNEL:
+		case IMSG_CTL_PORTS:
+		case IMSG_CTL_TUNNEL_FD:
+		case IMSG_CTL_PORT_LIST:
+		case IMSG_AGENT_TUNNEL_OPEN:
+		case IMSG_AGENT_PORTS:
+		case IMSG_AGENT_TUNNEL:
+		case IMSG_AGENT_PORT_LIST:
+		case IMSG_AGENT_TUNNEL_DATA:
+		case IMSG_AGENT_TUNNEL_CREDIT:
+		case IMSG_AGENT_TUNNEL_CLOSE:
 		case IMSG_EGRESS_FENCE:
 		case IMSG_EGRESS_FORGET:
 		case IMSG_EGRESS_CONN:
@@ -1069,7 +1080,8 @@ ATF_TC_BODY(through_imsg, tc)
 			/*
 			 * Codecs of msg_fence.c, msg_agent.c, msg_token.c,
 			 * msg_probe.c, msg_proc.c, msg_stream.c, msg_files.c
-			 * (msg_files_test), msg_egress.c (msg_egress_test).
+			 * (msg_files_test), msg_egress.c (msg_egress_test),
+			 * msg_tunnel.c (msg_tunnel_test).
 			 */
 			continue;
 		default:

@@ -123,6 +123,7 @@ const struct fencer_backend backend_native = {
 	.fb_id = BACKEND_NATIVE,
 	.fb_bin_dir = FENCE_BIN_DIR,
 	.fb_state_size = sizeof(struct fence_proc),
+	.fb_fdpass = 1,
 	.fb_probe = {
 		.pt_kernel = PROBE_KERNEL_HOST,
 		.pt_egress = 1,
