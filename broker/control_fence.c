@@ -134,6 +134,22 @@ control_chunk(struct ctl_conn *cc, const struct svc_answer *a)
 	control_credit(-1, 0, cc);
 }
 
+/* A terminal, as the agent said it. */
+static void
+control_term(struct ctl_conn *cc, const struct msg_term *t)
+{
+	void	*buf;
+	size_t	 len;
+
+	if (msg_term_encode(t, &buf, &len) == -1) {
+		log_warn("%s: encode", __func__);
+		control_doom(cc);
+		return;
+	}
+	control_reply(cc, IMSG_CTL_TERM, buf, len);
+	free(buf);
+}
+
 /* What the fence service answers, as fencectl reads it. */
 static void
 control_answer(void *arg, const struct svc_answer *a)
@@ -168,6 +184,9 @@ control_answer(void *arg, const struct svc_answer *a)
 		break;
 	case SVC_CHUNK:
 		control_chunk(cc, a);
+		break;
+	case SVC_TERM:
+		control_term(cc, a->a_term);
 		break;
 	}
 	if (a->a_last)

@@ -264,6 +264,7 @@ api_answer(void *arg, const struct svc_answer *a)
 	case SVC_FILE:
 	case SVC_FILE_LIST:
 	case SVC_CHUNK:
+	case SVC_TERM:
 	case SVC_TUNNEL:
 	case SVC_PORTS:
 		http_error(hr, 500, "internal", "unexpected answer");
