@@ -125,6 +125,8 @@ struct svc_answer {
 						   decisions; NULL */
 	const struct msg_term	*a_term;	/* SVC_TERM */
 	int			 a_fd;		/* SVC_TUNNEL: the maker's */
+	const char		*a_label;	/* SVC_FENCE of a running
+						   fence: its host label */
 	const struct msg_portlist *a_ports;	/* SVC_PORTS */
 };
 typedef void	(*svc_cb)(void *, const struct svc_answer *);
@@ -172,6 +174,15 @@ void		 svc_tunnel_close(uint32_t, void *);
 void		 svc_ports(const struct svc_who *, uid_t, const char *,
 		    svc_cb, void *);
 unsigned int	 svc_tunnels(uid_t);
+/*
+ * svc_fence.c: a running fence's label (SVC_LABEL_LEN hexadecimal
+ * digits, new at every boot), which names it in the ports' host form
+ * (docs/interactive.md): label is SVC_LABEL_LEN + 1 bytes.
+ */
+#define SVC_LABEL_LEN		16
+int		 svc_fence_label(const struct svc_who *, uid_t, const char *,
+		    char *);
+int		 svc_label_owner(const char *, const char *, uid_t *);
 unsigned int	 svc_running(void);
 unsigned int	 svc_pending(uid_t);
 unsigned int	 svc_total(void);

@@ -33,6 +33,8 @@ struct bfence {
 	size_t			 bf_held_bytes;
 	int64_t			 bf_stopped_at;	/* monotonic s; 0: running */
 	struct svc_egress	*bf_egress;	/* with a list: svc_egress.c */
+	char			 bf_label[SVC_LABEL_LEN + 1];	/* the host
+						   form's, new at every boot */
 };
 
 enum breq_kind {
