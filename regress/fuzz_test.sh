@@ -61,6 +61,7 @@ fuzz_case runsc "the runsc backend's parsers of runsc's answers and /proc"
 fuzz_case vmconsole "the vm backend's reading of the guest's console"
 fuzz_case host "the fencer's parsers of /proc status, mountinfo, uid_map, net"
 fuzz_case egress "the egress proxy's request head parser and DNS answer codec"
+fuzz_case ws "the broker's WebSocket connections (broker/ws.c over libwslay) reading a client's frames"
 
 atf_test_case every_target
 every_target_head() {

@@ -58,6 +58,8 @@ if ! libs=$($PKG_CONFIG --libs $PKGS 2>/dev/null) ||
 	echo "fuzz: a library of $PKGS not found by $PKG_CONFIG" >&2
 	exit 77
 fi
+# libwslay (broker/ws.c) ships no pkg-config file.
+libs="$libs -lwslay"
 mkdir -p "$out/obj" "$out/bin"
 printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n)\n{ return 0; }\n' \
     > "$out/probe.c"
@@ -103,6 +105,7 @@ srcs_of() {
 	vmconsole) echo "fencer/vm/vm_console.c" ;;
 	host)	echo "fencer/fencer_host.c" ;;
 	egress)	echo "egress/egress_req.c egress/egress_addr.c egress/egress_dns.c" ;;
+	ws)	echo "broker/ws.c" ;;
 	*)	echo "" ;;
 	esac
 }
