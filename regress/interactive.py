@@ -9,6 +9,8 @@ CASE is one of
             test's: Chromium reaches it with a resolver that sends every
             other name nowhere (the test checks first that the host's
             own resolver does not know NAME)
+  xterm     URL is the status page: xterm.js renders (canvas) under the
+            page's CSP, and the console shows no CSP refusal
   server    URL is a page of another origin the daemon allows; from it,
             with TOKEN, boot an L2 fence with the egress list ARG[0]
             ("name:port"), put regress/ws_app.py (ARG[1], its path)
@@ -123,6 +125,53 @@ def case_localhost(d, url, token, args):
     say("Chromium reached %s: %r" % (url, body[:80]))
     if args and args[0] not in body:
         raise Failed("not the test's listener: %r" % body[:200])
+
+
+# --- xterm.js under the page's CSP
+
+XTERM_JS = """
+const refused = [];
+document.addEventListener('securitypolicyviolation', function (e) {
+  refused.push(e.violatedDirective + ' ' + e.blockedURI);
+});
+const box = document.createElement('div');
+box.style.width = '600px';
+box.style.height = '300px';
+document.body.appendChild(box);
+const t = new Terminal({rendererType: 'canvas'});
+t.open(box);
+t.fit();
+t.write('fenced \\x1b[31mred\\x1b[0m text\\r\\n');
+await new Promise(function (ok) { setTimeout(ok, 500); });
+const cols = t.cols, rows = t.rows;
+t.resize(40, 10);
+return {cols: cols, rows: rows, after: [t.cols, t.rows],
+  line: t._core.buffer.translateBufferLineToString(0, true),
+  canvases: box.querySelectorAll('canvas').length,
+  refused: refused};
+"""
+
+
+def case_xterm(d, url, token, args):
+    d.get(url)
+    wait(d, "xterm.js loaded",
+         lambda: d.execute_script("return typeof Terminal") == "function")
+    r = fetch_js(d, XTERM_JS)
+    if not r["ok"]:
+        raise Failed("xterm.js failed: " + r["error"])
+    v = r["value"]
+    say("xterm.js %dx%d, then %r, %d canvases, line 0 %r" % (
+        v["cols"], v["rows"], v["after"], v["canvases"], v["line"]))
+    if v["line"] != "fenced red text" or v["after"] != [40, 10]:
+        raise Failed("xterm.js did not take the text and size: %r" % v)
+    csp = v["refused"] + [e["message"] for e in d.get_log("browser")
+                          if "Content Security Policy" in
+                          e.get("message", "")]
+    if csp:
+        raise Failed("the CSP refused something: %r" % csp)
+    if v["canvases"] < 1:
+        raise Failed("xterm.js drew on no canvas: %r" % v)
+    say("no CSP refusal (securitypolicyviolation, console)")
 
 
 # --- server: an application in an L2 fence, from another origin
@@ -261,11 +310,10 @@ def term_text(d):
 const c = document.querySelector('#envs .env[data-key="term"]');
 const t = c && c.__term;
 if (!t) return null;
-const b = t.buffer, out = [];
-for (let i = 0; i < b.length; i++) {
-  const l = b.getLine(i);
-  out.push(l ? l.translateToString(true) : '');
-}
+/* xterm 3.8 has no public buffer API yet: its core's. */
+const b = t._core.buffer, out = [];
+for (let i = 0; i < b.lines.length; i++)
+  out.push(b.translateBufferLineToString(i, true));
 return out.join('\\n');""")
 
 
@@ -401,7 +449,8 @@ def case_streams(d, url, token, args):
         raise Failed("a request took %d ms" % t[-1])
 
 
-CASES = {"localhost": case_localhost, "server": case_server,
+CASES = {"localhost": case_localhost, "xterm": case_xterm,
+         "server": case_server,
          "terminal": case_terminal, "streams": case_streams}
 
 

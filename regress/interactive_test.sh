@@ -163,6 +163,21 @@ localhost_name_body() {
 }
 localhost_name_cleanup() { bg_cleanup; }
 
+atf_test_case xterm_csp cleanup
+xterm_csp_head() {
+	atf_set descr "the page's xterm.js (Debian's, made into one script at build time) renders a terminal in Chromium under the page's CSP, default-src 'self', with no refusal in the console"
+	atf_set require.user root
+	atf_set timeout 120
+}
+xterm_csp_body() {
+	need_browser
+	fenced_vars
+	fenced_start
+	browse xterm "http://127.0.0.1:$(fenced_port)/" x
+	fenced_stop
+}
+xterm_csp_cleanup() { fenced_cleanup; }
+
 atf_test_case server_host_form cleanup
 server_host_form_head() {
 	atf_set descr "from a page of another allowed origin in Chromium: an L2 fence with an egress list runs an HTTP and WebSocket application that asks a stand-in model through the egress proxy; opened at the fence's host name through a ticket, it shows the stand-in's answer over its WebSocket; L2 with network allowlisted; no new host port listened on"
@@ -307,6 +322,7 @@ streams_page_cleanup() { fenced_cleanup; }
 
 atf_init_test_cases() {
 	atf_add_test_case localhost_name
+	atf_add_test_case xterm_csp
 	atf_add_test_case server_host_form
 	atf_add_test_case server_path_form
 	atf_add_test_case server_path_runsc
