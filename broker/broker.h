@@ -54,6 +54,9 @@ void	http_start(void);
 void	http_configure(void);
 void	http_shutdown(void);
 
+/* splice.c: two sockets relayed to each other, both ways */
+int	splice_new(int, int, void (*)(void *), void *);
+
 /* token.c */
 typedef void	(*token_cb)(void *, const struct msg_hosttoken *, int);
 void	token_load(struct imsg *);
@@ -171,6 +174,7 @@ void		 svc_file(const struct svc_who *, uint32_t, struct msg_file *,
 void		 svc_tunnel_open(const struct svc_who *, uid_t, const char *,
 		    const struct msg_tunnel_open *, svc_cb, void *);
 void		 svc_tunnel_close(uint32_t, void *);
+void		 svc_tunnel_adopt(uint32_t, void *, void *);
 void		 svc_ports(const struct svc_who *, uid_t, const char *,
 		    svc_cb, void *);
 unsigned int	 svc_tunnels(uid_t);

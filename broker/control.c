@@ -484,6 +484,8 @@ static const struct ctl_req ctl_reqs[] = {
 	{ IMSG_CTL_FILE_PUT,	CTL_ANYONE, NULL, NULL,	control_file },
 	{ IMSG_CTL_FILE_GET,	CTL_ANYONE, NULL, NULL,	control_file },
 	{ IMSG_CTL_FILE_MORE,	CTL_ANYONE, NULL, NULL,	control_file },
+	{ IMSG_CTL_TUNNEL,	CTL_ANYONE, NULL, NULL,	control_tunnel },
+	{ IMSG_CTL_PORTS,	CTL_ANYONE, NULL, NULL,	control_ports },
 #ifdef FENCED_TEST_HOOKS
 	{ IMSG_CTL_TEST_SYSCALL, CTL_ROOT, "root only", control_empty,
 	    control_test_syscall },

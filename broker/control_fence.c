@@ -150,6 +150,76 @@ control_term(struct ctl_conn *cc, const struct msg_term *t)
 	free(buf);
 }
 
+/*
+ * A tunnel's descriptor: fencectl gets one end of a socket pair whose
+ * other end the broker splices to it, never the descriptor itself (in
+ * mode fd a socket of the fence's network namespace, which a client
+ * could disconnect and connect or bind anew there).  The tunnel then
+ * belongs to its splice, not to the control connection, which may go.
+ */
+struct ctl_tunnel {
+	uint32_t	 ct_id;
+};
+
+static void
+control_tunnel_done(void *arg)
+{
+	struct ctl_tunnel *ct = arg;
+
+	svc_tunnel_close(ct->ct_id, ct);
+	free(ct);
+}
+
+static void
+control_tunnel_fd(struct ctl_conn *cc, const struct svc_answer *a)
+{
+	struct ctl_tunnel *ct;
+	int		 sv[2] = { -1, -1 };
+
+	if ((ct = calloc(1, sizeof(*ct))) == NULL ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0, sv) == -1) {
+		log_warn("%s", __func__);
+		free(ct);
+		(void)close(a->a_fd);
+		svc_tunnel_close(a->a_id, cc);
+		control_error(cc, "too-many-tunnels", "the daemon is out of "
+		    "descriptors");
+		return;
+	}
+	ct->ct_id = a->a_id;
+	svc_tunnel_adopt(a->a_id, cc, ct);
+	if (splice_new(a->a_fd, sv[1], control_tunnel_done, ct) == -1) {
+		(void)close(a->a_fd);
+		(void)close(sv[0]);
+		(void)close(sv[1]);
+		control_tunnel_done(ct);
+		control_error(cc, "too-many-tunnels", "the daemon is out of "
+		    "memory");
+		return;
+	}
+	if (!cc->cc_dead && imsgev_compose(cc->cc_iev, IMSG_CTL_TUNNEL_FD, 0,
+	    0, sv[0], NULL, 0) == -1)
+		control_doom(cc);
+	else if (cc->cc_dead)
+		(void)close(sv[0]);
+	control_reply(cc, IMSG_CTL_END, NULL, 0);
+}
+
+static void
+control_ports_list(struct ctl_conn *cc, const struct msg_portlist *pl)
+{
+	void	*buf;
+	size_t	 len;
+
+	if (msg_portlist_encode(pl, &buf, &len) == -1) {
+		control_error(cc, "internal", "cannot encode the ports");
+		return;
+	}
+	control_reply(cc, IMSG_CTL_PORT_LIST, buf, len);
+	free(buf);
+}
+
 /* What the fence service answers, as fencectl reads it. */
 static void
 control_answer(void *arg, const struct svc_answer *a)
@@ -179,8 +249,12 @@ control_answer(void *arg, const struct svc_answer *a)
 	case SVC_END:
 	case SVC_FILE:
 	case SVC_FILE_LIST:
+		break;
 	case SVC_TUNNEL:
+		control_tunnel_fd(cc, a);
+		return;		/* with its END, or an ERROR's */
 	case SVC_PORTS:
+		control_ports_list(cc, a->a_ports);
 		break;
 	case SVC_CHUNK:
 		control_chunk(cc, a);
@@ -319,6 +393,38 @@ control_git_init(struct ctl_conn *cc, struct imsg *imsg)
 	control_who(cc, &w);
 	if (control_room(cc) == 0)
 		svc_git_init(&w, &gi, control_answer, cc);
+	return (0);
+}
+
+/* fencectl forward, and whoever wants a tunnel's descriptor. */
+int
+control_tunnel(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_tunnel_open to;
+	struct svc_who	 w;
+
+	if (msg_tunnel_open_decode(imsg->data, imsg->len, &to) == -1)
+		return (-1);
+	explicit_bzero(to.to_bearer, sizeof(to.to_bearer));
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_tunnel_open(&w, to.to_owner, to.to_key, &to,
+		    control_answer, cc);
+	return (0);
+}
+
+/* fencectl ports */
+int
+control_ports(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_ports_req ps;
+	struct svc_who	 w;
+
+	if (msg_ports_req_decode(imsg->data, imsg->len, &ps) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_ports(&w, ps.ps_owner, ps.ps_key, control_answer, cc);
 	return (0);
 }
 

@@ -260,6 +260,21 @@ svc_tunnel_close(uint32_t id, void *arg)
 	svc_tunnel_orphan(r);
 }
 
+/*
+ * The open tunnel id of maker from passes to maker to (a front end
+ * that answered its client and keeps the tunnel in another object).
+ */
+void
+svc_tunnel_adopt(uint32_t id, void *from, void *to)
+{
+	struct breq	*r;
+
+	if ((r = breq_find(id)) == NULL || r->r_in.in_maker != from ||
+	    r->r_tunnel == NULL)
+		return;
+	r->r_in.in_maker = to;
+}
+
 /* r's maker is gone (breq_orphan(), svc_tunnel_close()). */
 void
 svc_tunnel_orphan(struct breq *r)

@@ -76,6 +76,8 @@ enum ld_arg {
 	LDA_SYSLOG,	/* socket: the datagram socket syslog(3) reopens */
 	LDA_OUTBOUND,	/* socket: AF_INET or AF_INET6, SOCK_STREAM or
 			   SOCK_DGRAM (NONBLOCK, CLOEXEC), protocol 0 */
+	LDA_PAIR,	/* socketpair: AF_UNIX, SOCK_STREAM (NONBLOCK,
+			   CLOEXEC), protocol 0 */
 	LDA_SAN_PRCTL,	/* prctl: LeakSanitizer's dumpable and ptracer */
 	LDA_SAN_CLONE	/* clone: LeakSanitizer's tracer thread */
 };
@@ -192,6 +194,12 @@ static const struct ld_call ld_calls[] = {
 	LDC(getsockname,	NET,		LDA_ANY),
 	LDC(getpeername,	NET,		LDA_ANY),
 	LDC(shutdown,		NET,		LDA_ANY),
+	/*
+	 * unix: a connected pair of Unix stream sockets, reaching nothing
+	 * but each other: the broker's framed tunnels and what the control
+	 * socket hands fencectl (docs/interactive.md).
+	 */
+	LDC(socketpair,		LDP_UNIX,	LDA_PAIR),
 };
 
 #ifdef FENCED_SANITIZE
@@ -488,6 +496,13 @@ ld_call_add(scmp_filter_ctx ctx, const struct ld_call *lc)
 			    ~(scmp_datum_t)(SOCK_NONBLOCK | SOCK_CLOEXEC),
 			    i % 2 ? SOCK_DGRAM : SOCK_STREAM),
 			    SCMP_A2(SCMP_CMP_EQ, 0, 0));
+		break;
+	case LDA_PAIR:
+		r = seccomp_rule_add(ctx, action, lc->lc_nr, 3,
+		    SCMP_A0(SCMP_CMP_EQ, AF_UNIX, 0),
+		    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffULL &
+		    ~(scmp_datum_t)(SOCK_NONBLOCK | SOCK_CLOEXEC), SOCK_STREAM),
+		    SCMP_A2(SCMP_CMP_EQ, 0, 0));
 		break;
 	case LDA_IOCTL:
 		for (i = 0, r = 0; r == 0 &&

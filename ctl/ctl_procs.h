@@ -22,4 +22,7 @@ void	 ctl_safe(FILE *, const char *);
 void	 ctl_safe_n(FILE *, const void *, size_t);
 void	 ctl_error(const char *, const char *);
 
+/* ctl_forward.c */
+int	 ctl_forward(const char *, const struct parse_result *);
+
 #endif /* CTL_PROCS_H */

@@ -62,6 +62,7 @@ static int	ctl_request(const struct parse_result *, uint32_t *, void **,
 static int	ctl_connect(const char *);
 static int	ctl_run(struct imsgbuf *, struct ctl_ctx *, int);
 static void	ctl_show_stats(struct imsg *);
+static void	ctl_ports_print(struct imsg *);
 static void	ctl_show_fence(struct ctl_ctx *, struct imsg *);
 static void	ctl_result(struct ctl_ctx *, struct imsg *);
 static void	ctl_chunk(struct ctl_ctx *, struct imsg *);
@@ -148,6 +149,8 @@ main(int argc, char *argv[])
 		imsgbuf_free(ibuf);
 		return (status);
 	}
+	if (res->action == CTL_FORWARD)
+		return (ctl_forward(sock, res));
 	if (ctl_request(res, &type, &buf, &len, &wait_ms, nostdin) == -1)
 		ctl_encode_failed();
 	memset(&ctx, 0, sizeof(ctx));
@@ -176,6 +179,7 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 	struct msg_gitconfig g;
 	struct msg_gitinit gi;
 	struct msg_ctltoken ct;
+	struct msg_ports_req ps;
 	uint32_t	 i;
 	int		 r;
 
@@ -284,6 +288,12 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 	case CTL_SHOW_TOKENS:
 		*type = IMSG_CTL_SHOW_TOKENS;
 		return (0);
+	case CTL_PORTS:
+		memset(&ps, 0, sizeof(ps));
+		ps.ps_owner = res->owner;
+		strlcpy(ps.ps_key, res->key, sizeof(ps.ps_key));
+		*type = IMSG_CTL_PORTS;
+		return (msg_ports_req_encode(&ps, buf, len));
 	default:
 		ctl_usage();
 	}
@@ -439,12 +449,31 @@ ctl_run(struct imsgbuf *ibuf, struct ctl_ctx *ctx, int wait_ms)
 		case IMSG_CTL_PROC:
 			ctl_proc(ctx->c_action, &imsg, &ctx->c_nfences);
 			break;
+		case IMSG_CTL_PORT_LIST:
+			ctl_ports_print(&imsg);
+			break;
 		default:
 			errx(1, "unexpected reply %s",
 			    msg_type_name(imsg.hdr.ih_type));
 		}
 		imsg_free(&imsg);
 	}
+}
+
+/* fencectl ports: one port a line, ascending. */
+static void
+ctl_ports_print(struct imsg *imsg)
+{
+	struct msg_portlist pl;
+	uint32_t	 i;
+
+	if (msg_portlist_decode(imsg->data, imsg->len, &pl) == -1)
+		errx(1, "bad ports reply");
+	for (i = 0; i < pl.pl_count; i++)
+		printf("%u\n", (unsigned)pl.pl_ports[i]);
+	if (pl.pl_truncated)
+		fprintf(stderr, "fencectl: more than %d ports listen; the "
+		    "first %d are shown\n", MSG_PORTS_MAX, MSG_PORTS_MAX);
 }
 
 static void

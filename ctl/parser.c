@@ -73,7 +73,9 @@ enum token_field {
 	F_ARGV,
 	F_PROC,
 	F_SIGNAL,
-	F_EGRESS
+	F_EGRESS,
+	F_PORT,
+	F_LOCALPORT
 };
 
 struct token {
@@ -132,6 +134,9 @@ static const struct token t_proc_id[];
 static const struct token t_kill_key[];
 static const struct token t_kill_id[];
 static const struct token t_kill_signal[];
+static const struct token t_forward[];
+static const struct token t_forward_port[];
+static const struct token t_forward_local[];
 
 static const struct token t_main[] = {
 	{ KEYWORD, "show", CTL_NONE, t_show, 0, 0 },
@@ -148,6 +153,8 @@ static const struct token t_main[] = {
 	{ KEYWORD, "token", CTL_TOKEN, t_token, 0, 0 },
 	{ KEYWORD, "spawn", CTL_SPAWN, t_spawn, 0, 0 },
 	{ KEYWORD, "kill", CTL_KILL, t_kill_key, 0, 0 },
+	{ KEYWORD, "forward", CTL_FORWARD, t_forward, 0, 0 },
+	{ KEYWORD, "ports", CTL_PORTS, t_key, 0, 0 },
 	{ KEYWORD, "help", CTL_HELP, t_end, 0, 0 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
@@ -216,6 +223,23 @@ static const struct token t_kill_id[] = {
 static const struct token t_kill_signal[] = {
 	{ NOTOKEN, NULL, 0, NULL, 0, 0 },
 	{ STRING, "TERM | KILL | INT | HUP", F_SIGNAL, t_end, 0, 8 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+/* forward KEY PORT [LOCALPORT]: a local port on 127.0.0.1 to PORT. */
+static const struct token t_forward[] = {
+	{ FENCE, "KEY", F_KEY, t_forward_port, 0, 0 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_forward_port[] = {
+	{ NUMBER, "PORT", F_PORT, t_forward_local, 1, 65535 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_forward_local[] = {
+	{ NOTOKEN, NULL, 0, NULL, 0, 0 },
+	{ NUMBER, "LOCALPORT", F_LOCALPORT, t_end, 1, 65535 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 
@@ -688,6 +712,8 @@ parse_take(const struct token *t, int i)
 		break;
 	case F_PROC:		res.proc = v;		break;
 	case F_SIGNAL:		res.signal = word;	break;
+	case F_PORT:		res.port = v;		break;
+	case F_LOCALPORT:	res.localport = v;	break;
 	case F_LOCAL:		res.local = word;	break;
 	case F_EGRESS:
 		parse_egress(word, i + 1);

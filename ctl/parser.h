@@ -35,7 +35,9 @@ enum ctl_action {
 	CTL_SHOW_PROC,
 	CTL_KILL,
 	CTL_PUT,
-	CTL_GET
+	CTL_GET,
+	CTL_FORWARD,
+	CTL_PORTS
 };
 
 /*
@@ -71,6 +73,8 @@ struct parse_result {
 	int		 argc;
 	uint32_t	 proc;		/* show process, kill: its id */
 	const char	*signal;	/* kill: TERM, KILL, INT, HUP */
+	uint32_t	 port;		/* forward: the port in the fence */
+	uint32_t	 localport;	/* forward: on 127.0.0.1; 0: any */
 };
 
 /* Parses argv (the command, options removed) or exits 1 saying why. */
