@@ -110,20 +110,30 @@ static const struct agent_tunnel_ops agent_term_ops = {
 static const char *
 agent_term_shell(char *argv0, size_t size)
 {
+	static char	 shell[PATH_MAX];
 	struct passwd	*pw;
 	const char	*sh = "/bin/sh", *base;
+	FILE		*f;
 
-	pw = getpwnam(agent_env->a_hello.h_user);
-	if (pw != NULL && pw->pw_shell != NULL && pw->pw_shell[0] == '/' &&
-	    strlen(pw->pw_shell) < PATH_MAX &&
-	    access(pw->pw_shell, X_OK) == 0) {
-		base = strrchr(pw->pw_shell, '/') + 1;
-		if (strcmp(base, "nologin") != 0 && strcmp(base, "false") != 0)
-			sh = pw->pw_shell;
+	/* The file itself, never NSS: the agent is linked statically. */
+	if ((f = fopen("/etc/passwd", "re")) != NULL) {
+		while ((pw = fgetpwent(f)) != NULL) {
+			if (strcmp(pw->pw_name, agent_env->a_hello.h_user) != 0)
+				continue;
+			if (pw->pw_shell != NULL && pw->pw_shell[0] == '/' &&
+			    strlcpy(shell, pw->pw_shell, sizeof(shell)) <
+			    sizeof(shell) && access(shell, X_OK) == 0) {
+				base = strrchr(shell, '/') + 1;
+				if (strcmp(base, "nologin") != 0 &&
+				    strcmp(base, "false") != 0)
+					sh = shell;
+			}
+			break;
+		}
+		fclose(f);
 	}
 	base = strrchr(sh, '/') + 1;
 	snprintf(argv0, size, "-%s", base);
-	endpwent();
 	return (sh);
 }
 
@@ -315,7 +325,7 @@ agent_term_send(uint32_t id, uint32_t type, struct agent_term *t,
 	m.t_attached = t->t_tun != NULL;
 	m.t_kept = (uint32_t)t->t_kept;
 	m.t_idle_s = t->t_idle_s;
-	m.t_count = (uint32_t)agent_nterms;
+	m.t_count = (uint32_t)agent_nterms - (forgotten ? 1 : 0);
 	strlcpy(m.t_program, t->t_program, sizeof(m.t_program));
 	if (msg_term_encode(&m, &buf, &len) == -1)
 		fatal("%s: msg_term_encode", __func__);

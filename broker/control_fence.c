@@ -459,3 +459,57 @@ control_procs(struct ctl_conn *cc, struct imsg *imsg)
 	explicit_bzero(&q, sizeof(q));
 	return (0);
 }
+
+/* fencectl term: a new terminal (attached by IMSG_CTL_TUNNEL) */
+int
+control_term_open(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_term_open to;
+	struct svc_who	 w;
+
+	if (msg_term_open_decode(imsg->data, imsg->len, &to) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_term_open(&w, &to, control_answer, cc);
+	msg_term_open_free(&to);
+	return (0);
+}
+
+/* fencectl term -l, -k, and a resize (SIGWINCH) */
+int
+control_terms(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_term_req tq;
+	struct svc_who	 w;
+
+	if (msg_term_req_decode(imsg->data, imsg->len, &tq) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (control_room(cc) == 0) {
+		if (tq.tq_op == MSG_TERM_LIST)
+			svc_terms(&w, &tq, control_answer, cc);
+		else if (tq.tq_op == MSG_TERM_RESIZE)
+			svc_term_resize(&w, &tq, control_answer, cc);
+		else
+			svc_term_kill(&w, &tq, control_answer, cc);
+	}
+	explicit_bzero(&tq, sizeof(tq));
+	return (0);
+}
+
+/* fencectl input: a background process's stdin */
+int
+control_proc_input(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_proc_input pi;
+	struct svc_who	 w;
+
+	if (msg_proc_input_decode(imsg->data, imsg->len, &pi) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_proc_input(&w, &pi, control_answer, cc);
+	msg_proc_input_free(&pi);
+	return (0);
+}

@@ -225,6 +225,30 @@ api_exec_stream(struct hreq *hr, const struct api_field *f,
 	return (0);
 }
 
+/*
+ * stdinOpen: true keeps a background process's stdin open after
+ * "stdin" for POST .../processes/<id>/stdin (docs/interactive.md).
+ */
+static int
+api_exec_stdin_open(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct api_exec	*e = dst;
+
+	if (!json_is_boolean(v->av_json)) {
+		http_error(hr, 400, "bad-type", "stdinOpen must be true or "
+		    "false");
+		return (-1);
+	}
+	if (!e->e_bg) {
+		http_error(hr, 400, "unknown-field", "stdinOpen: only a "
+		    "background process's stdin stays open");
+		return (-1);
+	}
+	e->e_x.x_stdin_open = json_is_true(v->av_json);
+	return (0);
+}
+
 static const struct api_field api_exec_fields[] = {
 	{ "encoding",	API_STRING, 0, 16, NULL, NULL, NULL,
 	    api_exec_encoding, 0, 0 },
@@ -244,6 +268,8 @@ static const struct api_field api_exec_fields[] = {
 	    api_exec_stdin, 0, 0 },
 	{ "stream",	API_JSON, 0, 0, NULL, NULL, NULL,
 	    api_exec_stream, 0, 0 },
+	{ "stdinOpen",	API_JSON, 0, 0, NULL, NULL, NULL,
+	    api_exec_stdin_open, 0, 0 },
 };
 static const struct api_fields api_exec_body =
     API_FIELDS("an exec request", api_exec_fields);

@@ -112,6 +112,28 @@ svc_owner(const struct svc_who *w, uid_t named)
 }
 
 /*
+ * The terminals of owner's fences (docs/interactive.md): as each agent
+ * last counted them, and those being opened.
+ */
+unsigned int
+svc_terms_of(uid_t owner)
+{
+	struct bfence	*bf;
+	struct breq	*r;
+	unsigned int	 n = 0;
+
+	TAILQ_FOREACH(bf, &svc_fences, bf_entry) {
+		if (bf->bf_info.f_owner != owner)
+			continue;
+		n += bf->bf_nterms;
+		TAILQ_FOREACH(r, &bf->bf_reqs, r_fentry)
+			if (r->r_type == IMSG_AGENT_TERM_OPEN)
+				n++;
+	}
+	return (n);
+}
+
+/*
  * Owner's fence KEY if w may act on it; else "not-found" is said, as
  * for a fence that does not exist: whether another's exists is not
  * theirs to know.

@@ -135,6 +135,11 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	/* term has options of its own, after its KEY (ctl_term.c). */
+	if (argc > 0 && strcmp(argv[0], "term") == 0)
+		return (ctl_term(sock, argc, argv));
+	if (argc > 0 && strcmp(argv[0], "input") == 0)
+		return (ctl_input(sock, argc, argv));
 	res = parse(argc, argv);
 	if (res->action == CTL_HELP) {
 		parse_usage(stdout);

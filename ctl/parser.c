@@ -70,6 +70,7 @@ enum token_field {
 	F_DELETE,
 	F_TOKEN,
 	F_COLD,
+	F_STDIN_OPEN,
 	F_ARGV,
 	F_PROC,
 	F_SIGNAL,
@@ -179,6 +180,7 @@ static const struct token t_spawn_opts[] = {
 	{ OPTION, "timeout", F_NONE, t_spawn_timeout, 0, 0 },
 	{ OPTION, "cwd", F_NONE, t_spawn_cwd, 0, 0 },
 	{ OPTION, "output", F_NONE, t_spawn_output, 0, 0 },
+	{ FLAG, "stdin-open", F_STDIN_OPEN, t_spawn_opts, 0, 0 },
 	{ ARGV, "--", F_ARGV, NULL, 1, MSG_ARGV_MAX },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
@@ -699,6 +701,7 @@ parse_take(const struct token *t, int i)
 	case F_REPLACE:		res.replace = v;	break;
 	case F_DELETE:		res.delete = v;		break;
 	case F_COLD:		res.cold = v;		break;
+	case F_STDIN_OPEN:	res.stdin_open = v;	break;
 	case F_CWD:		res.cwd = word;		break;
 	case F_NAME:		res.name = word;	break;
 	case F_EMAIL:		res.email = word;	break;

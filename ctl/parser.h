@@ -73,6 +73,7 @@ struct parse_result {
 	int		 argc;
 	uint32_t	 proc;		/* show process, kill: its id */
 	const char	*signal;	/* kill: TERM, KILL, INT, HUP */
+	int		 stdin_open;	/* spawn ... stdin-open */
 	uint32_t	 port;		/* forward: the port in the fence */
 	uint32_t	 localport;	/* forward: on 127.0.0.1; 0: any */
 };
