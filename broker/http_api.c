@@ -44,7 +44,8 @@ enum http_endpoint {
 	EP_PROBE_DEFAULT,	/* /api/probe */
 	EP_PROCS,		/* .../processes */
 	EP_PROC,		/* .../processes/<id> (takes its query) */
-	EP_FILES		/* .../files/PATH (http_files.c) */
+	EP_FILES,		/* .../files/PATH (http_files.c) */
+	EP_TICKETS		/* .../tickets (http_ports.c) */
 };
 
 #define M_GET		EVHTTP_REQ_GET
@@ -67,6 +68,7 @@ static const struct api_route {
 	{ "/git/init",	EP_GIT_INIT,	M_POST,		"POST", 0 },
 	{ "/probe",	EP_PROBE,	M_GET,		"GET, HEAD", 1 },
 	{ "/processes",	EP_PROCS,	M_GET | M_POST,	"GET, HEAD, POST", 0 },
+	{ "/tickets",	EP_TICKETS,	M_POST,		"POST", 0 },
 	{ API_FILES,	EP_FILES,	M_GET | M_PUT | M_DELETE,
 	    "GET, HEAD, PUT, DELETE", 2 },
 };
@@ -414,6 +416,9 @@ http_api_request(struct hreq *hr)
 	case EP_PROBE:
 	case EP_PROBE_DEFAULT:
 		api_probe(hr, evhttp_uri_get_query(uri));
+		break;
+	case EP_TICKETS:
+		api_tickets(hr);
 		break;
 	case EP_FILES:
 		http_files_request(hr, evhttp_request_get_command(hr->hr_req),

@@ -74,8 +74,8 @@ struct relay {
 	uint32_t		 rl_tunnel_id;
 	uint64_t		 rl_left;
 	struct http_chunked	 rl_chunked;
-	int			 rl_client_eof;
 	int			 rl_fence_eof;
+	int			 rl_shut_wanted;	/* no more to the fence */
 	int			 rl_fence_shut;
 	struct evbuffer		*rl_refusal;	/* RL_REFUSING: ours after */
 	struct event		 rl_timer;
@@ -135,6 +135,17 @@ relay_close_after(struct relay *rl)
 		bufferevent_enable(rl->rl_client, EV_WRITE);
 }
 
+/* No more for the fence: its writing side is shut once all went. */
+static void
+relay_fence_shut(struct relay *rl)
+{
+	if (!rl->rl_shut_wanted || rl->rl_fence_shut || rl->rl_fence == NULL ||
+	    evbuffer_get_length(bufferevent_get_output(rl->rl_fence)) > 0)
+		return;
+	rl->rl_fence_shut = 1;
+	shutdown(bufferevent_getfd(rl->rl_fence), SHUT_WR);
+}
+
 /*
  * Refuse the request being read.  Before anything was relayed the
  * answer goes at once; after, it follows the fence's answers.
@@ -161,10 +172,8 @@ relay_refuse(struct relay *rl, int status, const char *code,
 	rl->rl_refusal = out;
 	rl->rl_state = RL_REFUSING;
 	bufferevent_disable(rl->rl_client, EV_READ);
-	if (!rl->rl_fence_shut) {
-		rl->rl_fence_shut = 1;
-		shutdown(bufferevent_getfd(rl->rl_fence), SHUT_WR);
-	}
+	rl->rl_shut_wanted = 1;
+	relay_fence_shut(rl);
 	evtimer_add(&rl->rl_timer, &tv);
 }
 
@@ -444,8 +453,6 @@ relay_client_read(struct bufferevent *bev, void *arg)
 		else
 			return;
 	}
-	if (rl->rl_client_eof)
-		relay_fence_write(rl->rl_fence, rl);
 }
 
 /* The client took half of what waited for it: read the fence again. */
@@ -473,8 +480,8 @@ relay_client_event(struct bufferevent *bev, short what, void *arg)
 	if ((what & BEV_EVENT_EOF) && !(what & BEV_EVENT_ERROR) &&
 	    rl->rl_fence != NULL && rl->rl_state != RL_CLOSING) {
 		/* No more requests: the fence's answers may still come. */
-		rl->rl_client_eof = 1;
-		relay_fence_write(rl->rl_fence, rl);
+		rl->rl_shut_wanted = 1;
+		relay_fence_shut(rl);
 		return;
 	}
 	relay_end(rl);
@@ -501,12 +508,8 @@ relay_fence_write(struct bufferevent *bev, void *arg)
 
 	if (bev == NULL)
 		return;
-	if (rl->rl_client_eof) {
-		if (evbuffer_get_length(bufferevent_get_output(bev)) == 0 &&
-		    !rl->rl_fence_shut) {
-			rl->rl_fence_shut = 1;
-			shutdown(bufferevent_getfd(bev), SHUT_WR);
-		}
+	if (rl->rl_shut_wanted) {
+		relay_fence_shut(rl);
 		return;
 	}
 	if (rl->rl_state == RL_HEAD || rl->rl_state == RL_BODY_CL ||
@@ -532,6 +535,7 @@ relay_take(struct http_taken *ht)
 {
 	struct relay	*rl;
 	struct evbuffer	*in;
+	int		 r;
 
 	if ((rl = calloc(1, sizeof(*rl))) == NULL) {
 		log_warn("%s: calloc", __func__);
@@ -552,14 +556,21 @@ relay_take(struct http_taken *ht)
 	ht->ht_fd = -1;
 	ht->ht_arg = rl;
 	ht->ht_dropped = relay_dropped;
-	in = bufferevent_get_input(rl->rl_client);
-	if (evbuffer_add(in, ht->ht_raw, ht->ht_head->h_len) == -1 ||
-	    evbuffer_add_buffer(in, ht->ht_in) == -1)
-		fatalx("%s: evbuffer", __func__);
 	bufferevent_setcb(rl->rl_client, relay_client_read,
 	    relay_client_write, relay_client_event, rl);
 	bufferevent_setwatermark(rl->rl_client, EV_READ, 0, RELAY_HIGH);
 	bufferevent_setwatermark(rl->rl_client, EV_WRITE, RELAY_HIGH / 2, 0);
 	bufferevent_enable(rl->rl_client, EV_READ | EV_WRITE);
+	/* A socket bufferevent's input grows only as it reads: thawed. */
+	in = bufferevent_get_input(rl->rl_client);
+	evbuffer_unfreeze(in, 0);
+	r = evbuffer_add(in, ht->ht_raw, ht->ht_head->h_len) == -1 ||
+	    evbuffer_add_buffer(in, ht->ht_in) == -1;
+	evbuffer_freeze(in, 0);
+	if (r) {
+		log_warnx("%s: evbuffer", __func__);
+		relay_end(rl);
+		return;
+	}
 	relay_client_read(rl->rl_client, rl);
 }

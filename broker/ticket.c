@@ -1,8 +1,7 @@
 /*
  * The ticket store (ticket.h): each ticket is TICKET_BYTES from
  * arc4random, given out once as hex; the store keeps its SHA-256 and
- * its grant.  Tickets taken once last TICKET_TTL_MS (ticket_set_ttl()
- * for the tests); port cookies last while their fence runs and go with
+ * its grant.  Tickets taken once last TICKET_TTL_MS (ticket_ttl()); port cookies last while their fence runs and go with
  * it (ticket_forget_fence()).  At most TICKET_MAX_USER per user and
  * TICKET_MAX in all: the expired go first, then a user's oldest cookie
  * makes room for a new cookie of theirs; a ticket over the bounds is
@@ -31,7 +30,7 @@ struct ticket {
 
 static struct ticket	 tickets[TICKET_MAX];
 static uint64_t		 ticket_serial;
-static uint32_t		 ticket_ttl = TICKET_TTL_MS;
+static uint32_t		 ticket_ttl_ms = TICKET_TTL_MS;
 
 static int64_t
 ticket_now(void)
@@ -49,10 +48,22 @@ ticket_once(enum ticket_kind k)
 	return (k != TICKET_PORT_COOKIE);
 }
 
-void
-ticket_set_ttl(uint32_t ms)
+uint32_t
+ticket_ttl(void)
 {
-	ticket_ttl = ms == 0 ? TICKET_TTL_MS : ms;
+#ifdef FENCED_TEST_HOOKS
+	static int	 read;
+	const char	*s, *errstr;
+	uint32_t	 ms;
+
+	if (!read++ && (s = getenv("FENCED_TEST_TICKET_MS")) != NULL) {
+		ms = strtonum(s, 1, TICKET_TTL_MS, &errstr);
+		if (errstr != NULL)
+			fatalx("FENCED_TEST_TICKET_MS %s: %s", s, errstr);
+		ticket_ttl_ms = ms;
+	}
+#endif
+	return (ticket_ttl_ms);
 }
 
 static void
@@ -136,7 +147,7 @@ ticket_mint(const struct ticket_grant *g, char *text)
 		snprintf(text + 2 * i, 3, "%02x", raw[i]);
 	explicit_bzero(raw, sizeof(raw));
 	t->t_grant = *g;
-	t->t_expires = ticket_once(g->tg_kind) ? ticket_now() + ticket_ttl :
+	t->t_expires = ticket_once(g->tg_kind) ? ticket_now() + ticket_ttl() :
 	    0;
 	t->t_serial = ++ticket_serial;
 	t->t_used = 1;

@@ -56,7 +56,10 @@ int	 ticket_take(const char *, enum ticket_kind, struct ticket_grant *);
 /* Forget every ticket of the fence (uid, key): it stopped. */
 void	 ticket_forget_fence(uid_t, const char *);
 
-/* Tests: the time a once ticket lasts (0: TICKET_TTL_MS). */
-void	 ticket_set_ttl(uint32_t);
+/*
+ * How long a ticket taken once lasts, in ms: TICKET_TTL_MS, or in a
+ * test build FENCED_TEST_TICKET_MS from the environment.
+ */
+uint32_t ticket_ttl(void);
 
 #endif /* TICKET_H */

@@ -1,0 +1,90 @@
+/*
+ * POST /api/environments/<key>/tickets {"port": N}: a ticket for the
+ * host form of port N of the caller's running fence <key>
+ * (docs/interactive.md, "The HTTP API"): the URL that takes it, good
+ * once within its time, on the fence's own host name.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include <event2/http.h>
+#include <jansson.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "broker.h"
+#include "http.h"
+#include "http_api.h"
+#include "ticket.h"
+
+/*
+ * The host of port of key (label): <port>-<label>.<key>.localhost:<listen
+ * port>, into host (size bytes).
+ */
+void
+http_port_host(char *host, size_t size, uint32_t port, const char *label,
+    const char *key)
+{
+	snprintf(host, size, "%u-%s.%s.localhost:%u", (unsigned)port, label,
+	    key, (unsigned)broker_self.ps_conf.c_listen_port);
+}
+
+void
+api_tickets(struct hreq *hr)
+{
+	struct ticket_grant g;
+	struct svc_who	 w;
+	json_t		*body, *p, *o;
+	char		 host[HTTP_ORIGIN_LEN], url[HTTP_ORIGIN_LEN + 128];
+	char		 text[TICKET_TEXT + 1];
+	json_int_t	 port;
+
+	if ((body = api_body(hr, 1)) == NULL)
+		return;
+	if (!json_is_object(body) || json_object_size(body) != 1 ||
+	    (p = json_object_get(body, "port")) == NULL ||
+	    !json_is_integer(p) || (port = json_integer_value(p)) < 1 ||
+	    port > 65535) {
+		json_decref(body);
+		http_error(hr, 400, "bad-value", "the body is {\"port\": N}, "
+		    "N from 1 to 65535");
+		return;
+	}
+	json_decref(body);
+	api_who(hr, &w);
+	memset(&g, 0, sizeof(g));
+	g.tg_kind = TICKET_PORT;
+	g.tg_uid = hr->hr_uid;
+	g.tg_port = port;
+	strlcpy(g.tg_key, hr->hr_key, sizeof(g.tg_key));
+	if (svc_fence_label(&w, MSG_OWNER_NONE, hr->hr_key,
+	    g.tg_label) == -1) {
+		http_error(hr, 404, "not-found", "no environment %s",
+		    hr->hr_key);
+		return;
+	}
+	if (ticket_mint(&g, text) == -1) {
+		http_header(hr, "Retry-After", "60");
+		http_error(hr, 429, "too-many-tickets", "at most %d tickets "
+		    "and port cookies per user", TICKET_MAX_USER);
+		return;
+	}
+	http_port_host(host, sizeof(host), g.tg_port, g.tg_label, g.tg_key);
+	snprintf(url, sizeof(url), "http://%s/.fenced/ticket?t=%s", host,
+	    text);
+	explicit_bzero(text, sizeof(text));
+	o = json_pack("{s:s, s:s, s:I}", "url", url, "host", host,
+	    "expiresInMs", (json_int_t)ticket_ttl());
+	explicit_bzero(url, sizeof(url));
+	if (o == NULL) {
+		http_error(hr, 500, "internal", "cannot encode the ticket");
+		return;
+	}
+	http_reply(hr, 200, o);
+}
