@@ -215,6 +215,18 @@ void		 svc_term_kill(const struct svc_who *, struct msg_term_req *,
 void		 svc_proc_input(const struct svc_who *, struct msg_proc_input *,
 		    svc_cb, void *);
 
+/*
+ * svc_watch.c: who hears of fences' states changing (the channel's
+ * watch): fn(arg, owner, key) as each record changes, for the fences
+ * w may see; the state is then asked of svc_list().  fn never calls
+ * into the service itself.
+ */
+struct svc_watch;
+typedef void	(*svc_watch_fn)(void *, uid_t, const char *);
+struct svc_watch *svc_watch_add(const struct svc_who *, svc_watch_fn,
+		    void *);
+void		 svc_watch_del(struct svc_watch *);
+
 /* svc_egress.c: the egress proxy's fences, connections and decisions */
 #define SVC_EGRESS_RECENT	16	/* decisions kept per fence */
 struct svc_egress;

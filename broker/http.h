@@ -43,6 +43,12 @@ struct hreq {
 	int			 hr_streaming;	/* the event stream began */
 	uint32_t		 hr_stream_id;	/* the service's request */
 	size_t			 hr_owed;	/* chunk bytes not credited */
+	/*
+	 * A body read for the channel (no hr_req): the refusal
+	 * http_reply() would have sent, kept instead.
+	 */
+	json_t			*hr_captured;
+	int			 hr_captured_status;
 };
 
 /* The header that carries the host token. */

@@ -46,8 +46,11 @@
 #include "http.h"
 #include "http_conn.h"
 #include "http_takeover.h"
+#include "http_channel.h"
 
 const struct http_take_row http_take_rows[] = {
+	{ "channel", chan_match, chan_take },
+	{ "terminal attachment", chan_attach_match, chan_attach_take },
 	{ "port relay, path form", relay_match_path, relay_take },
 	{ "port relay, host form", relay_match_host, relay_take },
 	{ NULL, NULL, NULL }

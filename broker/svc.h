@@ -154,6 +154,9 @@ void		 svc_tunnel_orphan(struct breq *);
 void		 svc_fail_fence(struct bfence *, const char *, int);
 void		 svc_measured(struct bfence *);
 
+/* svc_watch.c: watchers of the records */
+void		 svc_watch_notify(const struct bfence *);
+
 /* svc_probe.c: the probe side */
 void		 svc_probe_start(struct bfence *, int);
 void		 svc_kernel_of(const struct msg_verdict *, struct msg_fence *);

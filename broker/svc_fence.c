@@ -76,6 +76,7 @@ bfence_changed(struct bfence *bf)
 {
 	free(bf->bf_rendered);
 	bf->bf_rendered = NULL;
+	svc_watch_notify(bf);
 }
 
 static void
@@ -404,6 +405,7 @@ bfence_add(struct msg_fence *info, int fd)
 	    bfence_changed_cb, bf);
 	/* Until the report is in it is unmeasured. */
 	bf->bf_info.f_level = 0;
+	svc_watch_notify(bf);
 	svc_probe_start(bf, 0);
 	return (bf);
 }
@@ -427,8 +429,10 @@ bfence_remove(struct bfence *bf, const struct msg_fence *info)
 	 * why, and an abandoned boot was said in the log (svc_abandon()).
 	 * It is not kept.
 	 */
-	if (bf->bf_stopping)
+	if (bf->bf_stopping) {
+		/* Gone: its watchers find it no more. */
+		svc_watch_notify(bf);
 		bfence_free(bf);
-	else
+	} else
 		stopped_keep(bf, info);
 }
