@@ -1230,6 +1230,8 @@
 			offsets: { stdout: 0, stderr: 0 },
 			timer: null,
 			busy: false,
+			live: null,
+			liveOpen: 0,
 			state_: "",
 			ended: false
 		};
@@ -1252,6 +1254,11 @@
 
 	function procViewEnd(v) {
 		v.ended = true;
+		if (v.live !== null)
+			v.live.forEach(function (st) {
+				st.close();
+			});
+		v.live = null;
 		if (v.timer !== null)
 			clearTimeout(v.timer);
 		v.timer = null;
@@ -1275,8 +1282,50 @@
 		    (typeof pr.stderrBytes === "number" &&
 		    pr.stderrBytes > v.offsets.stderr);
 		v.state_ = str(pr.state);
-		if ((running || more) && v.timer === null && !v.busy)
+		if ((running || more) && v.timer === null && !v.busy &&
+		    v.live === null)
+			procLive(c, v);
+	}
+
+	/*
+	 * The output live: a stream of the page's channel for stdout and
+	 * one for stderr, from what the page has, until the process exited
+	 * and its output was drained (the stream's end).  Without a
+	 * channel, the output is asked for every OUTPUT_MS instead.
+	 */
+	async function procLive(c, v) {
+		const names = ["stdout", "stderr"];
+
+		v.live = [];
+		v.liveOpen = 0;
+		try {
+			for (const which of names) {
+				v.liveOpen++;
+				v.live.push(await theChannel().stream({
+				    op: "output", key: c.key,
+				    id: Number(v.id), which: which,
+				    offset: v.offsets[which] }, {
+					onData: function (b) {
+						v.offsets[which] += b.length;
+						v.out.add(which, b, false);
+					},
+					onEnd: function () {
+						if (--v.liveOpen === 0) {
+							v.out.flush();
+							v.live = null;
+						}
+					}
+				    }));
+			}
+			v.pre.dataset.live = "channel";
+		} catch (e) {
+			v.live.forEach(function (st) {
+				st.close();
+			});
+			v.live = null;
+			v.pre.dataset.live = "polling";
 			procOutput(c, v);
+		}
 	}
 
 	/*
@@ -1436,17 +1485,15 @@
 	 */
 
 	const CHANNEL_PATH = "/api/channel";
-	const CREDIT = 64 * 1024;	/* given back as the page consumes */
+	const STREAM_ID_MAX = 0x7fffffff;
 
-	function b64(bytes) {
-		let bin = "";
-
-		for (let i = 0; i < bytes.length; i += 0x8000)
-			bin += String.fromCharCode.apply(null,
-			    bytes.subarray(i, i + 0x8000));
-		return btoa(bin);
-	}
-
+	/*
+	 * The channel's messages (docs/interactive.md, "/api/channel"):
+	 * text ones are JSON objects with an "op" and the page's "stream"
+	 * number; binary ones are a stream's bytes, the stream first in 4
+	 * bytes, big-endian.  Every stream's bytes are acknowledged ("ack")
+	 * once shown, which is what lets the daemon send more of it.
+	 */
 	class Channel {
 		constructor() {
 			this.ws = null;
@@ -1469,10 +1516,15 @@
 				self.ws = ws;
 				ws.binaryType = "arraybuffer";
 				ws.onopen = function () {
-					ws.send(JSON.stringify({ type: "auth",
+					ws.send(JSON.stringify({ op: "auth",
 					    token: token }));
 				};
 				ws.onmessage = function (ev) {
+					if (typeof ev.data !== "string") {
+						if (ready)
+							self.bytes(ev.data);
+						return;
+					}
 					let m;
 
 					try {
@@ -1482,14 +1534,9 @@
 					}
 					if (m === null || typeof m !== "object")
 						return;
-					if (!ready) {
+					if (!ready && m.op === "ready") {
 						ready = true;
-						if (m.type === "ready")
-							ok(self);
-						else
-							fail(new ApiError(401,
-							    str(m.error),
-							    str(m.message), m));
+						ok(self);
 						return;
 					}
 					self.message(m);
@@ -1497,22 +1544,42 @@
 				ws.onclose = function (ev) {
 					if (!ready)
 						fail(new Error("the channel " +
-						    "closed (" + ev.code + ")"));
-					self.closed(ev.code);
+						    "closed (" + ev.code +
+						    (ev.reason ? ": " + ev.reason :
+						    "") + ")"));
+					self.closed(ev.code, ev.reason);
 				};
 			});
 			return this.opening;
 		}
 
-		closed(code) {
+		closed(code, reason) {
 			const streams = this.streams;
 
+			if (this.ws !== null)
+				this.ws.onclose = null;
 			this.ws = null;
 			this.opening = null;
 			this.streams = new Map();
 			streams.forEach(function (h) {
-				h.onEnd("the channel closed (" + code + ")");
+				h.onEnd("the channel closed (" + code +
+				    (reason ? ": " + reason : "") + ")");
 			});
+		}
+
+		bytes(buf) {
+			if (!(buf instanceof ArrayBuffer) || buf.byteLength < 4)
+				return;
+			const id = new DataView(buf).getUint32(0);
+			const h = this.streams.get(id);
+			const b = new Uint8Array(buf, 4);
+
+			if (h === undefined)
+				return;
+			h.onData(b);
+			if (b.length > 0)
+				this.send({ op: "ack", stream: id,
+				    bytes: b.length });
 		}
 
 		message(m) {
@@ -1520,17 +1587,15 @@
 
 			if (h === undefined)
 				return;
-			if (m.type === "data" && typeof m.data === "string") {
-				const b = chunkBytes(m.data, "base64");
-
-				h.onData(b);
-				this.send({ type: "credit", stream: m.stream,
-				    bytes: b.length });
-			} else if (m.type === "end" || m.type === "error") {
+			if (m.op === "open" && h.onOpen)
+				h.onOpen();
+			else if (m.op === "end" || m.op === "closed" ||
+			    m.op === "error") {
 				this.streams.delete(m.stream);
-				h.onEnd(m.type === "error" ? str(m.error) +
+				h.onEnd(m.op === "error" ? str(m.error) +
 				    ": " + str(m.message) : "");
-			}
+			} else if (h.onMessage)
+				h.onMessage(m);
 		}
 
 		send(m) {
@@ -1538,30 +1603,39 @@
 				this.ws.send(JSON.stringify(m));
 		}
 
-		/* A stream of spec; handlers onData(bytes), onEnd(why). */
+		/*
+		 * A stream: spec is the op that opens it ("terminal",
+		 * "output") with its fields; handlers onData(bytes),
+		 * onEnd(why), and perhaps onOpen(), onMessage(m).
+		 */
 		async stream(spec, handlers) {
 			await this.open();
-			const id = this.next++;
+			const id = this.next;
 			const self = this;
-			const m = Object.assign({ type: "open", stream: id,
-			    credit: CREDIT }, spec);
 
+			this.next = this.next >= STREAM_ID_MAX ? 1 :
+			    this.next + 1;
 			this.streams.set(id, handlers);
-			this.send(m);
+			this.send(Object.assign({ stream: id }, spec));
 			return {
 				id: id,
 				write: function (bytes) {
-					self.send({ type: "data", stream: id,
-					    data: b64(bytes) });
+					const f = new Uint8Array(4 +
+					    bytes.length);
+
+					new DataView(f.buffer).setUint32(0, id);
+					f.set(bytes, 4);
+					if (self.ws !== null &&
+					    self.ws.readyState === 1)
+						self.ws.send(f);
 				},
 				resize: function (cols, rows) {
-					self.send({ type: "resize",
-					    stream: id, cols: cols,
-					    rows: rows });
+					self.send({ op: "resize", stream: id,
+					    cols: cols, rows: rows });
 				},
 				close: function () {
 					if (self.streams.delete(id))
-						self.send({ type: "close",
+						self.send({ op: "close",
 						    stream: id });
 				}
 			};
@@ -1638,12 +1712,14 @@
 			    r.terminals : [];
 			const live = list.filter(function (t) {
 				return t !== null && typeof t === "object" &&
-				    typeof t.id === "string" &&
+				    (typeof t.id === "string" ||
+				    typeof t.id === "number") &&
 				    t.state !== "exited";
 			});
 
 			if (live.length > 0 && c.term.stream === null)
-				await termAttach(c, live[live.length - 1].id);
+				await termAttach(c,
+				    String(live[live.length - 1].id));
 		} catch (e) {
 			if (token !== null)
 				termSay(c, errorText(e), true);
@@ -1699,9 +1775,10 @@
 			const r = await call("POST", envPath(c.key) +
 			    "/terminals", { cols: x.cols, rows: x.rows });
 
-			if (typeof r.id !== "string")
+			if (typeof r.id !== "string" &&
+			    typeof r.id !== "number")
 				throw new Error("no terminal id in the answer");
-			await termAttach(c, r.id);
+			await termAttach(c, String(r.id));
 		} catch (e) {
 			if (token !== null)
 				termSay(c, errorText(e), true);
@@ -1717,8 +1794,8 @@
 		t.id = id;
 		t.box.dataset.id = id;
 		termSay(c, "attaching to terminal " + id + "\u2026", false);
-		t.stream = await theChannel().stream({ kind: "terminal",
-		    environment: c.key, terminal: id, replay: TERM_REPLAY },
+		t.stream = await theChannel().stream({ op: "terminal",
+		    key: c.key, id: Number(id), replay: TERM_REPLAY },
 		    {
 			onData: function (b) {
 				x.write(dec.decode(b, { stream: true }));
