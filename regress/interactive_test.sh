@@ -94,46 +94,62 @@ listening() {
 }
 
 # A fence of key $1 running ws_app.py on $APP_PORT, booted over the API
-# at L2 with the stand-in on its egress list; extra boot fields in $2.
+# at L2, with the stand-in on its egress list unless $2 names another
+# backend (the egress proxy serves native fences only: docs/egress.md).
 app_fence() {
-	api "$TOKEN" POST "/api/environments/$1" \
-	    "{\"tier\":\"L2\",\"egress\":[\"model.test:$MODEL\"]$2}" \
-	    > boot.out
-	grep -q '^20[01]$' boot.out || atf_fail "boot: $(cat boot.out)"
+	if [ -z "${2:-}" ]; then
+		_b="{\"tier\":\"L2\",\"egress\":[\"model.test:$MODEL\"]}"
+	else
+		_b="{\"tier\":\"L2\",\"backend\":\"$2\"}"
+	fi
+	api "$TOKEN" POST "/api/environments/$1" "$_b" > boot.out
+	grep -q '^20[01]$' boot.out ||
+	    atf_fail "boot: $(tr '\n' ' ' < boot.out)"
 	curl -sS -o put.out -w '%{http_code}\n' -X PUT \
 	    -H "x-voicebox-host-token: $TOKEN" \
 	    --data-binary @"$TOPDIR/regress/ws_app.py" \
 	    "$U/api/environments/$1/files/ws_app.py" > put.code
-	grep -q '^20[01]$' put.code || atf_fail "put: $(cat put.out)"
+	grep -q '^20[01]$' put.code ||
+	    atf_fail "put: $(tr '\n' ' ' < put.out)"
 	api "$TOKEN" POST "/api/environments/$1/processes" \
 	    "{\"argv\":[\"/usr/bin/python3\",\"ws_app.py\",\"$APP_PORT\",\"http://model.test:$MODEL/\"]}" \
 	    > proc.out
-	grep -q '^201$' proc.out || atf_fail "start: $(cat proc.out)"
+	grep -q '^201$' proc.out ||
+	    atf_fail "start: $(tr '\n' ' ' < proc.out)"
 	wait_until 20 sh -c "curl -sf -o /dev/null -H \
 'x-voicebox-host-token: $TOKEN' '$U/api/environments/$1/ports/$APP_PORT/'" ||
-	    atf_fail "the application never answered through the path form: $(curl -sS -H "x-voicebox-host-token: $TOKEN" "$U/api/environments/$1/ports/$APP_PORT/")"
+	    atf_fail "the application never answered through the path form: $(curl -sS -H "x-voicebox-host-token: $TOKEN" "$U/api/environments/$1/ports/$APP_PORT/" | tr '\n' ' ')"
 }
 
-# The path form with curl and a WebSocket client, fence $1.
+# The path form with curl and a WebSocket client, fence $1; with $2
+# "egress", the application asks the stand-in through the egress proxy,
+# else it only echoes.
 path_form() {
 	P="$U/api/environments/$1/ports/$APP_PORT"
 	atf_check -o match:'app in a fence' curl -sS -f \
 	    -H "x-voicebox-host-token: $TOKEN" "$P/"
-	# The application's own HTTP: the stand-in's answer, through the
-	# egress proxy, then back through the relay.
-	atf_check -o inline:"$MODEL_SAYS\n" curl -sS -f \
-	    -H "x-voicebox-host-token: $TOKEN" "$P/model"
+	if [ "$2" = egress ]; then
+		# The application's own HTTP: the stand-in's answer,
+		# through the egress proxy, then back through the relay.
+		atf_check -o inline:"$MODEL_SAYS\n" curl -sS -f \
+		    -H "x-voicebox-host-token: $TOKEN" "$P/model"
+		ask='ws.send("ask")
+print(ws.recv())'
+		said="$MODEL_SAYS\n"
+	else
+		ask=
+		said=
+	fi
 	# Without the token: refused by fenced, not relayed.
 	atf_check -o match:'^401$' curl -sS -o /dev/null -w '%{http_code}\n' \
 	    "$P/"
 	# Its WebSocket, as a client of the path form.
-	atf_check -o inline:"$MODEL_SAYS\necho: through the relay\n" \
+	atf_check -o inline:"${said}echo: through the relay\n" \
 	    $PY -c '
 import sys, websocket
 ws = websocket.create_connection(sys.argv[1], timeout=15,
     header=["x-voicebox-host-token: " + sys.argv[2]])
-ws.send("ask")
-print(ws.recv())
+'"$ask"'
 ws.send("echo through the relay")
 print(ws.recv())
 ws.close()' "ws://127.0.0.1:$(fenced_port)/api/environments/$1/ports/$APP_PORT/ws" \
@@ -236,14 +252,14 @@ server_path_form_body() {
 	TOKEN=$(token_of)
 	U="http://127.0.0.1:$(fenced_port)"
 	app_fence app
-	path_form app
+	path_form app egress
 	fenced_stop
 }
 server_path_form_cleanup() { bg_cleanup; fenced_cleanup; }
 
 atf_test_case server_path_runsc cleanup
 server_path_runsc_head() {
-	atf_set descr "the path form to the application in a runsc fence (framed tunnel)"
+	atf_set descr "the path form to the application in a runsc fence (framed tunnel): curl and a WebSocket client (no egress list: the egress proxy serves native fences only)"
 	atf_set require.user root
 	atf_set require.progs curl
 	atf_set timeout 240
@@ -258,7 +274,7 @@ server_path_runsc_body() {
 	fenced_start
 	TOKEN=$(token_of)
 	U="http://127.0.0.1:$(fenced_port)"
-	app_fence app ',"backend":"runsc"'
+	app_fence app runsc
 	path_form app
 	fenced_stop
 }
@@ -266,7 +282,7 @@ server_path_runsc_cleanup() { bg_cleanup; fenced_cleanup; }
 
 atf_test_case server_path_vm cleanup
 server_path_vm_head() {
-	atf_set descr "the path form to the application in a vm fence (framed over virtio-serial)"
+	atf_set descr "the path form to the application in a vm fence (framed over virtio-serial): curl and a WebSocket client (no egress list: the egress proxy serves native fences only)"
 	atf_set require.user root
 	atf_set require.progs curl
 	atf_set timeout 600
@@ -280,7 +296,7 @@ server_path_vm_body() {
 	fenced_start
 	TOKEN=$(token_of)
 	U="http://127.0.0.1:$(fenced_port)"
-	app_fence app ',"backend":"vm"'
+	app_fence app vm
 	path_form app
 	fenced_stop
 }
