@@ -91,13 +91,13 @@ static void		 agent_term_pause(struct agent_term *, int);
 static int		 agent_term_room(void);
 static void		 agent_term_t_input(struct agent_tunnel *, void *);
 static void		 agent_term_t_resume(struct agent_tunnel *, void *);
+static void		 agent_term_t_eof(struct agent_tunnel *, void *);
 static void		 agent_term_t_closed(struct agent_tunnel *, void *);
 
 static const struct agent_tunnel_ops agent_term_ops = {
 	agent_term_t_input,
 	agent_term_t_resume,
-	NULL,			/* the client's end of input: the terminal
-				   goes on, as after a detach */
+	agent_term_t_eof,
 	agent_term_t_closed
 };
 
@@ -669,6 +669,26 @@ agent_term_t_resume(struct agent_tunnel *tun, void *arg)
 
 	if (t->t_tun == tun)
 		agent_term_pause(t, 0);
+}
+
+/*
+ * The client's end of input: a terminal's input has no end while
+ * someone types, so this is the client gone (its socket closed, which
+ * the broker cannot tell from a shutdown): a detach.  The terminal
+ * reads on into the ring and its idle time runs.
+ */
+static void
+agent_term_t_eof(struct agent_tunnel *tun, void *arg)
+{
+	struct agent_term *t = arg;
+
+	if (t->t_tun != tun)
+		return;
+	t->t_tun = NULL;
+	agent_tunnel_abort(tun);
+	event_del(t->t_wev);
+	agent_term_pause(t, 0);
+	agent_term_idle_start(t);
 }
 
 /*

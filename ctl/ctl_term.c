@@ -428,20 +428,18 @@ term_session(const char *sock, const char *key, uint32_t id,
 			if (r > 0)
 				inlen += (size_t)r;
 			else if (r == 0 || (errno != EAGAIN &&
-			    errno != EINTR)) {
-				/* No more input: the terminal runs on. */
+			    errno != EINTR))
+				/*
+				 * No more input, and none said: the end of
+				 * the tunnel's input would be a detach.
+				 */
 				in_eof = 1;
-				if (inlen == 0)
-					(void)shutdown(tfd, SHUT_WR);
-			}
 		}
 		if (inlen > 0 && (pfd[1].revents & POLLOUT)) {
 			r = send(tfd, in, inlen, MSG_NOSIGNAL);
 			if (r > 0) {
 				memmove(in, in + r, inlen - (size_t)r);
 				inlen -= (size_t)r;
-				if (inlen == 0 && in_eof)
-					(void)shutdown(tfd, SHUT_WR);
 			} else if (r == -1 && errno != EAGAIN &&
 			    errno != EINTR)
 				break;
