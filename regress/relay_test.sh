@@ -335,16 +335,36 @@ other_user_body() {
 	[ "$root_suffix" != "$bsuffix" ] || atf_fail "two fences, one label"
 	rcurl "$(echo "$url" | sed "s|$bsuffix|$root_suffix|")"
 	expect 403 '"error":"bad-ticket"'
+	# Shown on a name it is not for, it is spent.
+	rcurl -c jarb -b jarb "$url"
+	expect 403 '"error":"bad-ticket"'
+	url=$(ticket_url "$tb" w $APP)
 	rcurl -c jarb -b jarb "$url"
 	expect 303
 	cookie=$(awk '$6 == "fenced_port" { print $7 }' jarb)
 	rcurl -b "fenced_port=$cookie" "http://$APP-$root_suffix:$P/"
 	expect 401
-	# From inside root's fence (its own network): no way to the listener.
-	call "$T" POST $E/w/exec "{\"argv\":[\"python3\",\"-c\",\"import socket; socket.create_connection(('127.0.0.1', $P), timeout=3)\"]}"
-	expect 200
-	grep -q '"exitCode":0' body.out && atf_fail "a fence's command reached \
-	    the API: $(cat body.out)"
+	# An L1.5 fence shares the host's network: its command reaches the
+	# listener, and is refused like anyone without the token or cookie.
+	cat > infence.py <<PY
+import socket
+def ask(host, path, extra=""):
+    s = socket.create_connection(("127.0.0.1", $P), timeout=10)
+    s.sendall(("GET %s HTTP/1.1\\r\\nHost: %s\\r\\n%s\\r\\n" % (path, host, extra)).encode())
+    print(s.recv(4096).split(b"\\r\\n")[0].decode())
+ask("127.0.0.1:$P", "$E/w/ports/$APP/")
+ask("$APP-$root_suffix:$P", "/")
+ask("$APP-$root_suffix:$P", "/", "Cookie: fenced_port=%064d\\r\\n" % 1)
+ask("$APP-$root_suffix:$P", "/.fenced/ticket?t=%064d" % 2)
+ask("evil.test:$P", "/")
+PY
+	curl -sS -m 30 -X PUT -H "x-voicebox-host-token: $T" --data-binary \
+	    @infence.py -o /dev/null "http://127.0.0.1:$P$E/w/files/infence.py"
+	call "$T" POST $E/w/exec '{"argv":["python3","infence.py"]}'
+	expect 200 '"exitCode":0'
+	atf_check_equal "$(field stdout)" "HTTP/1.1 401 Unauthorized\\nHTTP/1.1 \
+401 Unauthorized\\nHTTP/1.1 401 Unauthorized\\nHTTP/1.1 403 Forbidden\\n\
+HTTP/1.1 421 Misdirected Request\\n"
 	# Root's pages still answer.
 	rcurl -H "x-voicebox-host-token: $T" "http://127.0.0.1:$P$E/w/ports/$APP/ok"
 	expect 200 '^GET /ok HTTP/1.1$'
@@ -366,7 +386,7 @@ flood_body() {
 	fenced_run_socket
 	h=$(fenced_homes)
 	fenced_conf | sed -e "s|^homes .*|homes \"$h/%u\"|" > fenced.conf
-	echo "http connections per user 8" >> fenced.conf
+	echo "http connections max 64 per user 8" >> fenced.conf
 	fenced_start
 	T=$(token_of)
 	P=$(fenced_port)
