@@ -1,0 +1,184 @@
+#! /usr/bin/atf-sh
+# The page's one channel, /api/channel, and a terminal's own WebSocket
+# (docs/interactive.md, "/api/channel"; broker/ws.c over libwslay,
+# broker/http_channel.c): the handshake's Host and Origin, auth within
+# 10 s, each op, many streams on one page while its other requests are
+# answered, a page that never reads, hostile frames each refused with
+# its close code while another user is served, and a second local user
+# who cannot reach the first's fences.  The client is regress/chan.py
+# (frames by hand, so that hostile ones go out as they are) and
+# python3-websocket for a well-behaved library.
+
+. "$(atf_get_srcdir)/lib.subr"
+
+token_of() {
+	"$BIN/fencectl" -s "$PWD/ctl.sock" token 2>/dev/null | tail -n 1
+}
+
+# The system's python3, which has Debian's python3-websocket.
+need_python() {
+	PY=/usr/bin/python3
+	[ -x $PY ] || PY=$(command -v python3) ||
+	    atf_skip "no python3 (scripts/deps.sh installs it)"
+	CHAN="$PY $TOPDIR/regress/chan.py"
+}
+
+atf_test_case handshake cleanup
+handshake_head() {
+	atf_set descr "channel: a foreign Origin, no Origin, a rebinding Host and a plain GET are refused before any token is looked at; no auth within 10 s, a first message that is not auth, a wrong token: closed 1008"
+	atf_set require.user root
+	atf_set timeout 120
+}
+handshake_body() {
+	fenced_vars
+	need_python
+	fenced_start
+	p=$(fenced_port)
+	atf_check -o inline:"status 403 bad-origin\n" \
+	    $CHAN handshake $p foreign-origin
+	atf_check -o inline:"status 403 bad-origin\n" $CHAN handshake $p no-origin
+	atf_check -o inline:"status 421 bad-host\n" $CHAN handshake $p rebind
+	# Not an upgrade at all: 426, in JSON.
+	atf_check -o match:'^426$' -e ignore curl -sS -o /dev/null \
+	    -w '%{http_code}\n' -H "Origin: http://127.0.0.1:$p" \
+	    "http://127.0.0.1:$p/api/channel"
+	atf_check -o inline:"status 101\nclose 1008\n" $CHAN noauth $p wrong
+	atf_check -o inline:"status 101\nclose 1008\n" $CHAN noauth $p badtoken
+	atf_check -o save:silent.out $CHAN noauth $p silent
+	atf_check -o inline:"status 101\nclose 1008\n" sed -n 1,2p silent.out
+	cat silent.out
+	# The daemon serves on.
+	call "$(token_of)" GET /api/environments
+	expect 200
+}
+handshake_cleanup() {
+	fenced_vars
+	fenced_cleanup
+}
+
+atf_test_case ops cleanup
+ops_head() {
+	atf_set descr "channel: exec streamed (by hand and by python3-websocket), watch hears boot, level and stop with why, bad messages answered with their error code, a well-formed fragmented message read whole"
+	atf_set require.user root
+	atf_set timeout 180
+}
+ops_body() {
+	fenced_vars
+	need_python
+	fenced_start
+	t=$(token_of)
+	p=$(fenced_port)
+	atf_check -o ignore $CTL boot c1
+	atf_check -o inline:'output "a\\nb\\n"\nend result 3\n' \
+	    $CHAN exec $p "$t" c1 'echo a; echo b; exit 3'
+	atf_check -o inline:'auth ready\nstdout "library\\n"\nend result\n' \
+	    $CHAN wsclient $p "$t" c1
+	# Not a fence of this user's: the service's own refusal.
+	atf_check -o inline:'output ""\nend error not-found\n' \
+	    $CHAN exec $p "$t" nosuch 'true'
+	atf_check -o inline:"answer error unknown-op\n" \
+	    $CHAN hostile $p "$t" fragmented
+	atf_check -o inline:"error bad-json
+error bad-json
+error bad-request
+error bad-stream
+error bad-key
+error bad-value
+error bad-value
+error bad-frame
+error not-found
+" $CHAN hostile $p "$t" json
+	atf_check -o save:watch.out $CHAN watch $p "$t" c1 "$CTL"
+	cat watch.out
+	atf_check -o match:'^watching$' -o match:'^state running$' \
+	    -o match:'^state stopped$' cat watch.out
+}
+ops_cleanup() {
+	fenced_vars
+	fenced_cleanup
+}
+
+atf_test_case hostile cleanup
+hostile_head() {
+	atf_set descr "channel: an unmasked frame (1002), a message over 256 KiB whole or in fragments (1009), invalid UTF-8 (1007), a reserved opcode, a reserved bit, a stray continuation (1002): each closed with its code, and the daemon answers another user meanwhile"
+	atf_set require.user root
+	atf_set timeout 180
+}
+hostile_body() {
+	fenced_vars
+	need_python
+	fenced_start
+	t=$(token_of)
+	p=$(fenced_port)
+	for c in unmasked:1002 oversized:1009 oversized-fragments:1009 \
+	    utf8:1007 opcode:1002 rsv:1002 continuation:1002; do
+		atf_check -o inline:"close ${c#*:}\n" \
+		    $CHAN hostile $p "$t" "${c%%:*}"
+		call "$t" GET /api/environments
+		expect 200
+	done
+}
+hostile_cleanup() {
+	fenced_vars
+	fenced_cleanup
+}
+
+atf_test_case streams cleanup
+streams_head() {
+	atf_set descr "channel: a page holding 12 streams at once on its one connection; its plain requests are answered meanwhile (measured, bound 10 s)"
+	atf_set require.user root
+	atf_set timeout 300
+}
+streams_body() {
+	fenced_vars
+	need_python
+	fenced_start
+	t=$(token_of)
+	p=$(fenced_port)
+	atf_check -o ignore $CTL boot m
+	atf_check -o save:streams.out $CHAN streams $p "$t" m 12
+	cat streams.out
+	atf_check -o inline:"streams 12 lines 480\n" sed -n 1p streams.out
+	atf_check -o match:'^requests 10 answered' sed -n 2p streams.out
+}
+streams_cleanup() {
+	fenced_vars
+	fenced_cleanup
+}
+
+atf_test_case noread cleanup
+noread_head() {
+	atf_set descr "channel: a page asking for 400 MB of output on 4 streams and reading nothing: the broker's RSS stays bounded (measured), the commands block, the daemon serves on"
+	atf_set require.user root
+	atf_set timeout 300
+}
+noread_body() {
+	fenced_vars
+	need_python
+	fenced_start
+	t=$(token_of)
+	p=$(fenced_port)
+	atf_check -o ignore $CTL boot n
+	broker=$(fenced_pid broker)
+	[ -n "$broker" ] || atf_fail "no broker pid"
+	atf_check -o save:noread.out $CHAN noread $p "$t" n "$broker" 8
+	cat noread.out
+	grew=$(sed -n 's/.* grew \(-*[0-9]*\) kB/\1/p' noread.out)
+	# 4 windows of 256 KiB, their JSON, the socket buffers: far under
+	# 32 MB; the floods' 400 MB never came.
+	[ "$grew" -lt 32768 ] || atf_fail "the broker grew $grew kB"
+	call "$t" GET /api/environments/n
+	expect 200
+}
+noread_cleanup() {
+	fenced_vars
+	fenced_cleanup
+}
+
+atf_init_test_cases() {
+	atf_add_test_case handshake
+	atf_add_test_case ops
+	atf_add_test_case hostile
+	atf_add_test_case streams
+	atf_add_test_case noread
+}
