@@ -86,6 +86,8 @@ for b in "$build"/bench/*; do
 	[ -f "$b" ] && [ -x "$b" ] && want "${b##*/}" &&
 	    run "${b##*/}" "$b" "$dir/ctl.sock" "$runs"
 done
+! want term || run term /usr/bin/python3 bench/term.py "$build" \
+    "$dir/ctl.sock" "$runs"
 ! want runsc || run runsc sh bench/runsc.sh "$build" "$dir/ctl.sock" \
     "$dir/state" "$runs"
 ! want vm || run vm sh bench/vm.sh "$build" "$dir/ctl.sock" "$runs"
