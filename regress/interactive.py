@@ -247,7 +247,16 @@ def case_server(d, url, token, args):
     # A tab of its own, at the ticket's address: the fence's host name.
     d.switch_to.new_window("tab")
     d.get(turl)
-    wait(d, "the application's page", lambda: d.title == "app in a fence")
+    # The ticket's cookie is set by now; until the application listens
+    # the relay answers 502, and its page is asked again.
+    t0 = time.monotonic()
+    while d.title != "app in a fence" and time.monotonic() - t0 < WAIT:
+        say("not yet: %r" % d.find_element(By.TAG_NAME, "body").text[:120])
+        time.sleep(0.5)
+        d.get(d.current_url)
+    if d.title != "app in a fence":
+        raise Failed("the application's page never came: %r" %
+                     d.find_element(By.TAG_NAME, "body").text[:300])
     host = d.execute_script("return location.host")
     say("the application's page at " + d.current_url)
     if not host.startswith("%d-" % APP_PORT) or \
