@@ -320,15 +320,18 @@ def rss_kb(pid):
     return 0
 
 
-def case_noread(port, token, key, broker, secs):
-    """A page that asks for a flood and never reads: the broker's RSS."""
+def case_noread(port, token, key, broker, secs, proc, term):
+    """A page that asks for floods and never reads: a process writing
+    for ever (output), a terminal writing for ever, two execs over
+    their budget; the broker's RSS, before and after."""
     before = rss_kb(broker)
     c = channel(port, token)
-    c.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    for i in range(1, 5):
+    c.send({"op": "output", "stream": 1, "key": key, "id": proc})
+    c.send({"op": "terminal", "stream": 2, "key": key, "id": term})
+    for i in (3, 4):
         c.send({"op": "exec", "stream": i, "key": key,
                 "body": {"command": "yes floodfloodflood | head -c "
-                         "100000000"}})
+                         "100000000", "maxBytes": 1048576}})
     time.sleep(float(secs))
     after = rss_kb(broker)
     print("rss before %d kB after %d kB grew %d kB" % (before, after,
@@ -547,7 +550,7 @@ def main():
     elif case == "streams":
         case_streams(port, a[0], a[1], int(a[2]))
     elif case == "noread":
-        case_noread(port, a[0], a[1], a[2], a[3])
+        case_noread(port, a[0], a[1], a[2], a[3], a[4], a[5])
     elif case == "hostile":
         case_hostile(port, a[0], a[1])
     elif case == "noauth":
