@@ -538,6 +538,35 @@ def case_output(port, token, key, pid):
     c.close()
 
 
+def case_foreign(port, token, key):
+    """Another user's token against key, a fence not theirs."""
+    c = channel(port, token)
+    c.send({"op": "watch", "stream": 1})
+    c.send({"op": "watch", "stream": 2, "key": key})
+    c.send({"op": "exec", "stream": 3, "key": key,
+            "body": {"command": "id"}})
+    c.send({"op": "terminal", "stream": 4, "key": key, "id": "1"})
+    c.send({"op": "output", "stream": 5, "key": key, "id": "1"})
+    c.send({"op": "input", "stream": 6, "key": key, "id": "1",
+            "data": "x"})
+    c.send({"op": "resize", "stream": 4, "cols": 10, "rows": 10})
+    c.s.settimeout(3)
+    seen = []
+    try:
+        while True:
+            m = c.json()
+            seen.append("%s %s %s" % (m.get("stream"), m["op"],
+                                      m.get("error", m.get("gone", ""))))
+    except (socket.timeout, TimeoutError):
+        pass
+    for l in sorted(seen):
+        print(l)
+    c.close()
+    a = WS(port, path="/api/environments/%s/terminals/1/attach" % key,
+           headers=["x-voicebox-host-token: " + token])
+    print("attach %d close %s" % (a.status, close_code(a)))
+
+
 def main():
     case, port = sys.argv[1], int(sys.argv[2])
     a = sys.argv[3:]
@@ -559,6 +588,8 @@ def main():
         case_handshake(port, a[0], a[1] if len(a) > 1 else "")
     elif case == "terminal":
         case_terminal(port, a[0], a[1], a[2])
+    elif case == "foreign":
+        case_foreign(port, a[0], a[1])
     elif case == "output":
         case_output(port, a[0], a[1], a[2])
     elif case == "attach":

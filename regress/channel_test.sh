@@ -277,6 +277,57 @@ procs_cleanup() {
 	fenced_cleanup
 }
 
+atf_test_case users cleanup
+users_head() {
+	atf_set descr "channel: another local user, with their own token, cannot watch, exec in, attach to, read the output of, write the stdin of or resize anything of the first user's fence (each refused with its code); the first user is served meanwhile"
+	atf_set require.user root
+	atf_set timeout 180
+}
+users_body() {
+	fenced_vars
+	need_python
+	users_add 1 fch
+	fenced_run_socket
+	fenced_conf > fenced.conf
+	fenced_start
+	t=$(token_of)
+	p=$(fenced_port)
+	ub=$(sed -n 1p users.txt)
+	tb=$($(as_user "$ub") "$BIN/fencectl" -s "$(cat run.sock)" token \
+	    2>/dev/null | tail -n 1)
+	[ -n "$tb" ] || atf_fail "no token for $ub"
+	atf_check -o ignore $CTL boot mine
+	call "$t" POST /api/environments/mine/terminals '{}'
+	expect 201
+	call "$t" POST /api/environments/mine/processes \
+	    '{"command":"cat","stdinOpen":true}'
+	expect 201
+	atf_check -o save:foreign.out $(as_user "$ub") $PY \
+	    "$TOPDIR/regress/chan.py" foreign $p "$tb" mine
+	cat foreign.out
+	atf_check -o inline:"1 watching 
+2 state True
+2 watching 
+3 error not-found
+4 error not-found
+4 error not-found
+5 error not-found
+6 error not-found
+attach 101 close 1008
+" cat foreign.out
+	# Nothing of root's was touched, and root is served.
+	call "$t" GET /api/environments/mine/terminals
+	expect 200 '"attached":false'
+	call "$t" POST /api/environments/mine/tickets '{"terminal":"1"}'
+	expect 200
+	call "$tb" POST /api/environments/mine/tickets '{"terminal":"1"}'
+	expect 404 not-found
+}
+users_cleanup() {
+	fenced_vars
+	fenced_cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case handshake
 	atf_add_test_case ops
@@ -285,4 +336,5 @@ atf_init_test_cases() {
 	atf_add_test_case noread
 	atf_add_test_case terminal
 	atf_add_test_case procs
+	atf_add_test_case users
 }
