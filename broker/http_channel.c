@@ -527,7 +527,7 @@ chan_unblock(struct chan_stream *cs)
 	if (!cs->cs_blocking)
 		return;
 	cs->cs_blocking = 0;
-	if (--ch->ch_blocked == 0 && ch->ch_ws != NULL)
+	if (--ch->ch_blocked == 0 && !ch->ch_closing)
 		ws_pause(ch->ch_ws, 0);
 }
 

@@ -601,7 +601,7 @@ ws_room(struct ws *ws)
 void
 ws_pause(struct ws *ws, int on)
 {
-	if (ws->ws_paused == on)
+	if (ws->ws_paused == on || ws->ws_done)
 		return;
 	ws->ws_paused = on;
 	if (!on)

@@ -376,6 +376,15 @@ def case_hostile(port, token, what):
         print("answer " + m["op"] + " " + m.get("error", ""))
         c.close()
         return
+    elif what == "ping":
+        # Answered with a pong of the same bytes, before anything else.
+        c.send_raw(c.frame(9, b"are-you-there"))
+        c._need(2)
+        op, n = c.buf[0] & 0x0f, c.buf[1] & 0x7f
+        c._need(2 + n)
+        print("pong %s %s" % (op == 10, c.buf[2:2 + n].decode()))
+        c.close()
+        return
     elif what == "json":
         for bad in (b"nope", b"[1]", b'{"op":1,"stream":1}',
                     b'{"op":"exec","stream":0}',

@@ -100,7 +100,7 @@ ops_cleanup() {
 
 atf_test_case hostile cleanup
 hostile_head() {
-	atf_set descr "channel: an unmasked frame (1002), a message over 256 KiB whole or in fragments (1009), invalid UTF-8 (1007), a reserved opcode, a reserved bit, a stray continuation (1002): each closed with its code, and the daemon answers another user meanwhile"
+	atf_set descr "channel: a ping answered; an unmasked frame (1002), a message over 256 KiB whole or in fragments (1009), invalid UTF-8 (1007), a reserved opcode, a reserved bit, a stray continuation (1002): each closed with its code, and the daemon answers another user meanwhile"
 	atf_set require.user root
 	atf_set timeout 180
 }
@@ -110,6 +110,8 @@ hostile_body() {
 	fenced_start
 	t=$(token_of)
 	p=$(fenced_port)
+	atf_check -o inline:"pong True are-you-there\n" \
+	    $CHAN hostile $p "$t" ping
 	for c in unmasked:1002 oversized:1009 oversized-fragments:1009 \
 	    utf8:1007 opcode:1002 rsv:1002 continuation:1002; do
 		atf_check -o inline:"close ${c#*:}\n" \
