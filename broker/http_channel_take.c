@@ -162,6 +162,34 @@ chan_refusal_dropped(void *arg)
 	chan_refusal_end(arg);
 }
 
+/*
+ * The refusal in JSON, as every answer; a 426 also says the version we
+ * speak (RFC 6455, 4.4), after its status line.
+ */
+static void
+chan_refusal_write(struct evbuffer *out, int status, const char *code,
+    const char *msg)
+{
+	struct evbuffer		*tmp;
+	struct evbuffer_ptr	 eol;
+
+	if (status != 426 || (tmp = evbuffer_new()) == NULL) {
+		http_taken_error(out, status, code, msg);
+		return;
+	}
+	http_taken_error(tmp, status, code, msg);
+	eol = evbuffer_search(tmp, "\r\n", 2, NULL);
+	if (eol.pos == -1) {
+		evbuffer_add_buffer(out, tmp);
+		evbuffer_free(tmp);
+		return;
+	}
+	evbuffer_remove_buffer(tmp, out, eol.pos + 2);
+	evbuffer_add_printf(out, "Sec-WebSocket-Version: 13\r\n");
+	evbuffer_add_buffer(out, tmp);
+	evbuffer_free(tmp);
+}
+
 /* Answer the handshake with status and {"error", "message"}, and end. */
 static void
 chan_refuse(struct http_taken *ht, int status, const char *code,
@@ -183,7 +211,7 @@ chan_refuse(struct http_taken *ht, int status, const char *code,
 	cr->cr_ht = ht;
 	ht->ht_arg = cr;
 	ht->ht_dropped = chan_refusal_dropped;
-	http_taken_error(bufferevent_get_output(cr->cr_bev), status, code,
+	chan_refusal_write(bufferevent_get_output(cr->cr_bev), status, code,
 	    msg);
 	bufferevent_setcb(cr->cr_bev, NULL, chan_refusal_written,
 	    chan_refusal_event, cr);
@@ -204,14 +232,15 @@ chan_handshake(struct http_taken *ht, int origin_needed)
 	const char		*why;
 	int			 status;
 
-	if (h->h_host_n != 1 || h->h_origin_n > 1 ||
-	    !http_host_origin_ok(h->h_host, h->h_origin_n ? h->h_origin :
-	    NULL)) {
-		chan_refuse(ht, h->h_host_n != 1 || !http_host_origin_ok(
-		    h->h_host, NULL) ? 421 : 403, h->h_host_n != 1 ||
-		    !http_host_origin_ok(h->h_host, NULL) ? "bad-host" :
-		    "bad-origin", "the Host or Origin of this request is "
-		    "not allowed");
+	if (h->h_host_n != 1 || !http_host_origin_ok(h->h_host, NULL)) {
+		chan_refuse(ht, 421, "bad-host", "the Host names no address "
+		    "this daemon listens on");
+		return (-1);
+	}
+	if (h->h_origin_n > 1 || (h->h_origin_n == 1 &&
+	    !http_host_origin_ok(h->h_host, h->h_origin))) {
+		chan_refuse(ht, 403, "bad-origin", "the Origin is neither "
+		    "listed nor the API's own");
 		return (-1);
 	}
 	if (origin_needed && h->h_origin_n != 1) {

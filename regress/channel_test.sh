@@ -42,6 +42,13 @@ handshake_body() {
 	atf_check -o match:'^426$' -e ignore curl -sS -o /dev/null \
 	    -w '%{http_code}\n' -H "Origin: http://127.0.0.1:$p" \
 	    "http://127.0.0.1:$p/api/channel"
+	# A version we do not speak: 426, naming ours.
+	atf_check -o match:'^HTTP/1.1 426 ' \
+	    -o match:'^Sec-WebSocket-Version: 13' -o match:'"bad-websocket"' \
+	    -e ignore curl -sS -i -H "Origin: http://127.0.0.1:$p" \
+	    -H 'Upgrade: websocket' -H 'Connection: Upgrade' \
+	    -H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==' \
+	    -H 'Sec-WebSocket-Version: 8' "http://127.0.0.1:$p/api/channel"
 	atf_check -o inline:"status 101\nclose 1008\n" $CHAN noauth $p wrong
 	atf_check -o inline:"status 101\nclose 1008\n" $CHAN noauth $p badtoken
 	atf_check -o save:silent.out $CHAN noauth $p silent
