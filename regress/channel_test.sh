@@ -25,7 +25,7 @@ need_python() {
 
 atf_test_case handshake cleanup
 handshake_head() {
-	atf_set descr "channel: a foreign Origin, no Origin, a rebinding Host and a plain GET are refused before any token is looked at; no auth within 10 s, a first message that is not auth, a wrong token: closed 1008"
+	atf_set descr "channel: a foreign Origin, no Origin, a rebinding Host and a plain GET are refused before any token is looked at; no auth within 10 s, a first message that is not auth, a wrong token: closed 1008; a 17th channel of a user: 1013"
 	atf_set require.user root
 	atf_set timeout 120
 }
@@ -33,6 +33,7 @@ handshake_body() {
 	fenced_vars
 	need_python
 	fenced_start
+	t=$(token_of)
 	p=$(fenced_port)
 	atf_check -o inline:"status 403 bad-origin\n" \
 	    $CHAN handshake $p foreign-origin
@@ -54,8 +55,11 @@ handshake_body() {
 	atf_check -o save:silent.out $CHAN noauth $p silent
 	atf_check -o inline:"status 101\nclose 1008\n" sed -n 1,2p silent.out
 	cat silent.out
+	# At most 16 channels of one user (and his HTTP connections).
+	atf_check -o inline:"channel 17 error too-many-connections close 1013\nheld 16\n" \
+	    $CHAN many $p "$t" 20
 	# The daemon serves on.
-	call "$(token_of)" GET /api/environments
+	call "$t" GET /api/environments
 	expect 200
 }
 handshake_cleanup() {
