@@ -87,7 +87,7 @@ port_checks() {
 
 # A port nobody listens on in KEY: a clear refusal; the daemon serves on.
 port_closed() {
-	atf_check -s exit:1 -e match:"port-closed: nothing listens on port $2" \
+	atf_check -s exit:1 -e match:"port-closed: nothing listens on" \
 	    $CTL forward "$1" "$2"
 	atf_check -o match:'^processes:' $CTL show stats
 }
@@ -393,6 +393,63 @@ print("end", repr(d), int(time.time() - t < 25))
 }
 stop_ends_cleanup() { forwards_stop; fenced_cleanup; }
 
+atf_test_case hostile_agent cleanup
+hostile_agent_head() {
+	atf_set descr "an agent that is not ours (regress/t_badagent) answers a tunnel with a pipe, a listening socket, a directory, a FIFO, a UDP socket, an unconnected socket, no descriptor, DATA beyond the window, CREDIT never earned, DATA after its shut: each refused and logged, its channel closed, the daemon and another fence serve on"
+	atf_set require.user root
+	atf_set timeout 300
+}
+hostile_agent_body() {
+	fenced_vars
+	need_python
+	d=$(mktemp -d /var/tmp/fenced-badagent.XXXXXX)
+	echo "$d" > bad.path
+	chmod 0755 "$d"
+	mkdir "$d/bin"
+	cp "$BIN/fenced" "$BIN/fence-probe" "$d/bin/"
+	cp "$REGRESS/t_badagent" "$d/bin/fence-agent"
+	FENCED_BIN=$d/bin/fenced
+	fenced_start
+	$CTL boot other tier L1.5 > /dev/null || atf_fail "boot other"
+	for p in 1 2 3 4 5 6 7 8 9 10; do
+		$CTL boot h$p tier L1.5 > /dev/null || atf_fail "boot h$p"
+		forward h$p $p
+		# A client that reads nothing, so that what the agent sends
+		# stays in the broker's window.
+		python3 -c '
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+time.sleep(20)
+' $LP &
+		cpid=$!
+		wait_until 20 grep -q "fence h$p: \(tunnel\|agent sent\)" \
+		    fenced.log || atf_fail "attack $p: nothing logged"
+		wait_until 20 sh -c "$CTL show environment h$p | \
+		    grep -q '^state: *stopped'" || \
+		    atf_fail "attack $p: the fence runs on"
+		kill $cpid 2>/dev/null
+		forwards_stop
+		atf_check -o match:'^processes:' $CTL show stats
+		atf_check -o match:'^state: *running' $CTL show environment other
+	done
+	for w in "a descriptor that is not a socket" \
+	    "a descriptor that is a listening socket" \
+	    "a descriptor that is not a stream socket" \
+	    "a descriptor that is not connected" \
+	    "agent sent IMSG_AGENT_TUNNEL for request" \
+	    "agent sent IMSG_AGENT_TUNNEL_DATA for request" \
+	    "agent sent IMSG_AGENT_TUNNEL_CREDIT for request"; do
+		grep -q "$w" fenced.log || atf_fail "not logged: $w"
+	done
+	fenced_stop
+}
+hostile_agent_cleanup() {
+	forwards_stop
+	fenced_cleanup
+	d=$(cat bad.path 2>/dev/null)
+	case "$d" in /var/tmp/fenced-badagent.*) rm -rf "$d" ;; esac
+}
+
 atf_init_test_cases() {
 	atf_add_test_case native_l2
 	atf_add_test_case native_l15
@@ -403,4 +460,5 @@ atf_init_test_cases() {
 	atf_add_test_case bound
 	atf_add_test_case other_user
 	atf_add_test_case stop_ends
+	atf_add_test_case hostile_agent
 }
