@@ -234,8 +234,10 @@ stop_body() {
 	    > t2.out 2>&1 &
 	echo $! >> ctl.pid
 	wait_until 20 grep -q up t1.out || atf_fail "no terminal: $(cat t1.out)"
-	wait_until 20 sh -c "[ \$(ps -u $uid -o args= | grep -c '^sleep 600') -ge 4 ]" ||
-	    atf_fail "not running: $(ps -u $uid -o pid,args)"
+	# Counted inside: a runsc fence's processes are gVisor's, not the
+	# host's.
+	wait_until 20 sh -c "[ \$($CTL exec t -- ps -eo args | grep -c '^sleep 600') -ge 4 ]" ||
+	    atf_fail "not running: $($CTL exec t -- ps -eo pid,args)"
 	atf_check -o ignore -e ignore $CTL stop t
 	wait_until 20 sh -c "! ps -u $uid -o pid= | grep -q ." ||
 	    atf_fail "left on the host: $(ps -u $uid -o pid,args)"
