@@ -12,9 +12,20 @@
 # Start a daemon and boot fence $1 at tier $2 (L1.5 if none).  $PTY
 # SCRIPT LOG -- ARGV... runs ARGV on a pty of its own, driven by SCRIPT
 # (regress/t_pty.py), its status line on stdout.
+# With TERM_BACKEND=vm (term_vm_test) the fence is a vm.
 term_setup() {
 	fenced_vars
 	PTY="python3 $TOPDIR/regress/t_pty.py"
+	if [ "${TERM_BACKEND:-}" = vm ]; then
+		[ -x /usr/bin/qemu-system-x86_64 ] ||
+		    atf_skip "QEMU is not installed (scripts/deps.sh installs it)"
+		vm_available || atf_skip "no vm boot files in $IMAGES and \
+$VMDIR (make vm-images builds them)"
+		{ fenced_conf; vm_conf_lines; } > fenced.conf
+		fenced_start
+		atf_check -o ignore -e ignore $CTL -w 600 boot "$1" backend vm
+		return
+	fi
 	fenced_start
 	atf_check -o ignore -e ignore $CTL boot "$1" tier "${2:-L1.5}"
 }
@@ -78,7 +89,7 @@ atf_test_case basic cleanup
 basic_head() {
 	atf_set descr "fencectl term: type a command and see its output, TERM, the controlling terminal, the size and a resize (stty size), the program's exit status is fencectl's"
 	atf_set require.user root
-	atf_set timeout 120
+	atf_set timeout ${TERM_TIMEOUT:-120}
 }
 basic_body() {
 	term_setup t
@@ -221,7 +232,7 @@ atf_test_case stop cleanup
 stop_head() {
 	atf_set descr "a fence's stop kills every terminal's processes, attached or not, those that left their session too: nothing of the fence's uid is left on the host"
 	atf_set require.user root
-	atf_set timeout 120
+	atf_set timeout ${TERM_TIMEOUT:-120}
 }
 stop_body() {
 	term_setup t
@@ -340,7 +351,7 @@ atf_test_case stdin cleanup
 stdin_head() {
 	atf_set descr "a background process's stdin kept open: bytes written while it runs (more than 64 KiB, taken as it reads: input-busy is waited out) and closed; wc -c sees exactly them; cat's output arrives live, while it runs, through fencectl follow; stdin not kept open is refused"
 	atf_set require.user root
-	atf_set timeout 120
+	atf_set timeout ${TERM_TIMEOUT:-120}
 }
 stdin_body() {
 	term_setup t
