@@ -265,7 +265,7 @@ stop_cleanup() {
 
 atf_test_case flood cleanup
 flood_head() {
-	atf_set descr "a terminal writing for ever, to a client that never reads and to nobody: the agent's and the broker's memory stay bounded (measured), the program is slowed, not the daemon; other requests are answered meanwhile"
+	atf_set descr "a terminal writing for ever, to a client that never reads and to nobody, and one that never reads what a client writes for ever: the agent's and the broker's memory stay bounded (measured), the program or the client is slowed, not the daemon; other requests are answered meanwhile"
 	atf_set require.user root
 	atf_set timeout 180
 }
@@ -275,12 +275,15 @@ flood_body() {
 	# A client that never reads: its stdout a pipe nobody reads.
 	$CTL term t -- yes flood-never-read < /dev/null | sleep 600 &
 	echo $! > reader.pid
+	# A program that never reads, fed for ever.
+	yes typed-for-ever | $CTL term t -- sleep 600 > /dev/null 2>&1 &
+	echo $! >> reader.pid
 	# One nobody is attached to.
 	$CTL term t -- yes flood-nobody < /dev/null > /dev/null 2>&1 &
 	p=$!
 	sleep 2
 	kill $p
-	wait_until 20 sh -c "$CTL term t -l | grep -q '^2 detached'" ||
+	wait_until 20 sh -c "$CTL term t -l | grep -q '^3 detached'" ||
 	    atf_fail "not detached: $($CTL term t -l)"
 	broker=$($CTL show stats | awk '$1 == "broker" && $2 == "pid" { print $3 }')
 	agent=$(agent_pid "$uid")
@@ -298,8 +301,9 @@ flood_body() {
 	echo "agent rss ${a1} -> ${a2} KiB, broker rss ${b1} -> ${b2} KiB"
 	[ $((a2 - a1)) -lt 1024 ] || atf_fail "agent grew: $a1 -> $a2 KiB"
 	[ $((b2 - b1)) -lt 1024 ] || atf_fail "broker grew: $b1 -> $b2 KiB"
-	# Both still run; the one nobody reads is held at its window.
-	atf_check -o match:'^1 attached' -o match:'^2 detached' $CTL term t -l
+	# All still run; the one nobody reads is held at its window.
+	atf_check -o match:'^1 attached' -o match:'^2 attached' \
+	    -o match:'^3 detached' $CTL term t -l
 }
 flood_cleanup() {
 	kill $(cat reader.pid 2>/dev/null) 2>/dev/null
