@@ -12,9 +12,20 @@
 # Start a daemon and boot fence $1 at tier $2 (L1.5 if none).  $PTY
 # SCRIPT LOG -- ARGV... runs ARGV on a pty of its own, driven by SCRIPT
 # (regress/t_pty.py), its status line on stdout.
+# With TERM_BACKEND=vm (term_vm_test) the fence is a vm.
 term_setup() {
 	fenced_vars
 	PTY="python3 $TOPDIR/regress/t_pty.py"
+	if [ "${TERM_BACKEND:-}" = vm ]; then
+		[ -x /usr/bin/qemu-system-x86_64 ] ||
+		    atf_skip "QEMU is not installed (scripts/deps.sh installs it)"
+		vm_available || atf_skip "no vm boot files in $IMAGES and \
+$VMDIR (make vm-images builds them)"
+		{ fenced_conf; vm_conf_lines; } > fenced.conf
+		fenced_start
+		atf_check -o ignore -e ignore $CTL -w 600 boot "$1" backend vm
+		return
+	fi
 	fenced_start
 	atf_check -o ignore -e ignore $CTL boot "$1" tier "${2:-L1.5}"
 }
@@ -78,7 +89,7 @@ atf_test_case basic cleanup
 basic_head() {
 	atf_set descr "fencectl term: type a command and see its output, TERM, the controlling terminal, the size and a resize (stty size), the program's exit status is fencectl's"
 	atf_set require.user root
-	atf_set timeout 120
+	atf_set timeout ${TERM_TIMEOUT:-120}
 }
 basic_body() {
 	term_setup t
@@ -217,11 +228,45 @@ rss_of() {
 	ps -o rss= -p "$1" | tr -d ' '
 }
 
+atf_test_case user_bound cleanup
+user_bound_head() {
+	atf_set descr "a user holds at most 16 terminals over all their fences: with 8 in each of two, a third fence's is refused with too-many-terminals; killing one makes room"
+	atf_set require.user root
+	atf_set timeout 240
+}
+user_bound_body() {
+	term_setup a
+	atf_check -o ignore -e ignore $CTL boot b tier L1.5
+	atf_check -o ignore -e ignore $CTL boot c tier L1.5
+	for k in a b; do
+		i=0
+		while [ $i -lt 8 ]; do
+			$CTL term $k -- sleep 600 < /dev/null > /dev/null 2>&1 &
+			echo $! >> ctl.pids
+			i=$((i + 1))
+		done
+		wait_until 60 sh -c "[ \$($CTL term $k -l | wc -l) -eq 8 ]" ||
+		    atf_fail "not 8 terminals in $k: $($CTL term $k -l)"
+	done
+	atf_check -s exit:1 -e match:'too-many-terminals.*16' \
+	    $CTL term c -- true
+	atf_check -o ignore $CTL term a -k 1
+	wait_until 20 sh -c "$CTL term a -l | grep -q '^1 ended'" ||
+	    atf_fail "not killed: $($CTL term a -l)"
+	atf_check -o ignore $CTL term a -k 1
+	atf_check -o match:'^status 0$' -x "printf 'wait\n' > s; \
+	    python3 $TOPDIR/regress/t_pty.py s log -- $CTL term c -- true"
+}
+user_bound_cleanup() {
+	kill $(cat ctl.pids 2>/dev/null) 2>/dev/null
+	fenced_cleanup
+}
+
 atf_test_case stop cleanup
 stop_head() {
 	atf_set descr "a fence's stop kills every terminal's processes, attached or not, those that left their session too: nothing of the fence's uid is left on the host"
 	atf_set require.user root
-	atf_set timeout 120
+	atf_set timeout ${TERM_TIMEOUT:-120}
 }
 stop_body() {
 	term_setup t
@@ -234,8 +279,10 @@ stop_body() {
 	    > t2.out 2>&1 &
 	echo $! >> ctl.pid
 	wait_until 20 grep -q up t1.out || atf_fail "no terminal: $(cat t1.out)"
-	wait_until 20 sh -c "[ \$(ps -u $uid -o args= | grep -c '^sleep 600') -ge 4 ]" ||
-	    atf_fail "not running: $(ps -u $uid -o pid,args)"
+	# Counted inside: a runsc fence's processes are gVisor's, not the
+	# host's.
+	wait_until 20 sh -c "[ \$($CTL exec t -- ps -eo args | grep -c '^sleep 600') -ge 4 ]" ||
+	    atf_fail "not running: $($CTL exec t -- ps -eo pid,args)"
 	atf_check -o ignore -e ignore $CTL stop t
 	wait_until 20 sh -c "! ps -u $uid -o pid= | grep -q ." ||
 	    atf_fail "left on the host: $(ps -u $uid -o pid,args)"
@@ -252,7 +299,7 @@ stop_cleanup() {
 
 atf_test_case flood cleanup
 flood_head() {
-	atf_set descr "a terminal writing for ever, to a client that never reads and to nobody: the agent's and the broker's memory stay bounded (measured), the program is slowed, not the daemon; other requests are answered meanwhile"
+	atf_set descr "a terminal writing for ever, to a client that never reads and to nobody, and one that never reads what a client writes for ever: the agent's and the broker's memory stay bounded (measured), the program or the client is slowed, not the daemon; other requests are answered meanwhile"
 	atf_set require.user root
 	atf_set timeout 180
 }
@@ -262,12 +309,15 @@ flood_body() {
 	# A client that never reads: its stdout a pipe nobody reads.
 	$CTL term t -- yes flood-never-read < /dev/null | sleep 600 &
 	echo $! > reader.pid
+	# A program that never reads, fed for ever.
+	yes typed-for-ever | $CTL term t -- sleep 600 > /dev/null 2>&1 &
+	echo $! >> reader.pid
 	# One nobody is attached to.
 	$CTL term t -- yes flood-nobody < /dev/null > /dev/null 2>&1 &
 	p=$!
 	sleep 2
 	kill $p
-	wait_until 20 sh -c "$CTL term t -l | grep -q '^2 detached'" ||
+	wait_until 20 sh -c "$CTL term t -l | grep -q '^3 detached'" ||
 	    atf_fail "not detached: $($CTL term t -l)"
 	broker=$($CTL show stats | awk '$1 == "broker" && $2 == "pid" { print $3 }')
 	agent=$(agent_pid "$uid")
@@ -285,8 +335,9 @@ flood_body() {
 	echo "agent rss ${a1} -> ${a2} KiB, broker rss ${b1} -> ${b2} KiB"
 	[ $((a2 - a1)) -lt 1024 ] || atf_fail "agent grew: $a1 -> $a2 KiB"
 	[ $((b2 - b1)) -lt 1024 ] || atf_fail "broker grew: $b1 -> $b2 KiB"
-	# Both still run; the one nobody reads is held at its window.
-	atf_check -o match:'^1 attached' -o match:'^2 detached' $CTL term t -l
+	# All still run; the one nobody reads is held at its window.
+	atf_check -o match:'^1 attached' -o match:'^2 attached' \
+	    -o match:'^3 detached' $CTL term t -l
 }
 flood_cleanup() {
 	kill $(cat reader.pid 2>/dev/null) 2>/dev/null
@@ -338,7 +389,7 @@ atf_test_case stdin cleanup
 stdin_head() {
 	atf_set descr "a background process's stdin kept open: bytes written while it runs (more than 64 KiB, taken as it reads: input-busy is waited out) and closed; wc -c sees exactly them; cat's output arrives live, while it runs, through fencectl follow; stdin not kept open is refused"
 	atf_set require.user root
-	atf_set timeout 120
+	atf_set timeout ${TERM_TIMEOUT:-120}
 }
 stdin_body() {
 	term_setup t
@@ -380,6 +431,7 @@ atf_init_test_cases() {
 	atf_add_test_case basic
 	atf_add_test_case reattach
 	atf_add_test_case bounds
+	atf_add_test_case user_bound
 	atf_add_test_case stop
 	atf_add_test_case flood
 	atf_add_test_case two_users
