@@ -74,6 +74,8 @@ int	control_spawn(struct ctl_conn *, struct imsg *);
 int	control_procs(struct ctl_conn *, struct imsg *);
 int	control_tunnel(struct ctl_conn *, struct imsg *);
 int	control_ports(struct ctl_conn *, struct imsg *);
+/* control_port.c */
+int	control_port_ticket(struct ctl_conn *, struct imsg *);
 void	control_who(const struct ctl_conn *, struct svc_who *);
 int	control_room(struct ctl_conn *);
 
