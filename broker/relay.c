@@ -113,11 +113,20 @@ relay_dropped(void *arg)
 	relay_end(arg);
 }
 
+/*
+ * A head begun and not whole within `http timeout' (as for the API's
+ * requests), or a refusal whose fence did not end its answers in that
+ * time: the connection ends.
+ */
 static void
 relay_timeout(evutil_socket_t fd, short ev, void *arg)
 {
-	log_debug("relay: the fence did not end its answers in time");
-	relay_end(arg);
+	struct relay	*rl = arg;
+
+	log_debug("relay: %s", rl->rl_state == RL_HEAD ? "a request's head "
+	    "did not arrive whole in time" : "the fence did not end its "
+	    "answers in time");
+	relay_end(rl);
 }
 
 /* Nothing more is read; what is written goes out, then the end. */
@@ -337,6 +346,7 @@ relay_head(struct relay *rl)
 	struct relay_refusal rr;
 	struct relay_target rt;
 	struct http_head *h;
+	struct timeval	 tv = { broker_self.ps_conf.c_http_timeout, 0 };
 	ssize_t		 end;
 	char		*raw;
 	int		 r = -1;
@@ -345,8 +355,13 @@ relay_head(struct relay *rl)
 	if (len == 0)
 		return (-1);
 	raw = (char *)evbuffer_pullup(in, len < max ? len : max);
-	if ((end = http_head_end(raw, len, max)) == 0)
+	if ((end = http_head_end(raw, len, max)) == 0) {
+		/* Begun: it must be whole within `http timeout'. */
+		if (!evtimer_pending(&rl->rl_timer, NULL))
+			evtimer_add(&rl->rl_timer, &tv);
 		return (-1);
+	}
+	evtimer_del(&rl->rl_timer);
 	if (end == -1) {
 		relay_refuse(rl, 431, "headers-too-large", "the request line "
 		    "and headers are too long");

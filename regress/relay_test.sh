@@ -387,6 +387,7 @@ flood_body() {
 	h=$(fenced_homes)
 	fenced_conf | sed -e "s|^homes .*|homes \"$h/%u\"|" > fenced.conf
 	echo "http connections max 64 per user 8" >> fenced.conf
+	echo "http timeout 2" >> fenced.conf
 	fenced_start
 	T=$(token_of)
 	P=$(fenced_port)
@@ -447,6 +448,23 @@ PY
 	    $rss0 to $rss1 KiB for a client that does not read"
 	rcurl -H "x-voicebox-host-token: $T" "http://127.0.0.1:$P$E/w/ports/$APP/after"
 	expect 200 '^GET /after HTTP/1.1$'
+	# A kept-alive relayed connection whose next head never ends is
+	# closed after `http timeout' (2 s), as an API request would be.
+	cat > loris.py <<'PY'
+import socket, sys, time
+port, tok = sys.argv[1], sys.argv[2]
+s = socket.create_connection(("127.0.0.1", int(port)), timeout=20)
+s.sendall(("GET /api/environments/w/ports/8000/a HTTP/1.1\r\nHost: "
+    "127.0.0.1:%s\r\nx-voicebox-host-token: %s\r\n\r\n" % (port, tok)).encode())
+time.sleep(1)
+s.recv(65536)
+s.sendall(b"GET /api/environments/w/ports/8000/b HTTP/1.1\r\nHost: 127")
+t = time.monotonic()
+while s.recv(65536):
+    pass
+print("closed" if time.monotonic() - t < 10 else "held")
+PY
+	atf_check -o inline:"closed\n" $PY loris.py "$P" "$T"
 }
 flood_cleanup() {
 	fenced_vars
