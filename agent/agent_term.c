@@ -40,6 +40,8 @@
 #include "agent_tunnel.h"
 
 #define AGENT_TERM_READ		(16 * 1024)	/* one read of the master */
+#define AGENT_TERM_DRAIN_MS	50	/* ended, the master empty: again */
+#define AGENT_TERM_DRAIN_N	4	/* so many times, then it is over */
 
 struct agent_term {
 	TAILQ_ENTRY(agent_term) t_entry;
@@ -49,6 +51,8 @@ struct agent_term {
 	struct event	*t_rev;		/* the master readable */
 	struct event	*t_wev;		/* writable: input waits */
 	struct event	*t_idle;	/* unattached for t_idle_s */
+	struct event	*t_drain;	/* ended: the master's last bytes */
+	int		 t_drain_n;	/* reads that found none since */
 	struct agent_tunnel *t_tun;	/* the attachment, or NULL */
 	int		 t_reading;	/* t_rev added */
 	uint8_t		 t_ring[MSG_TERM_RING];
@@ -80,6 +84,8 @@ static void		 agent_term_send(uint32_t, uint32_t,
 			    struct agent_term *, int);
 static void		 agent_term_read(evutil_socket_t, short, void *);
 static void		 agent_term_write(evutil_socket_t, short, void *);
+static int		 agent_term_drained(struct agent_term *);
+static void		 agent_term_drain(evutil_socket_t, short, void *);
 static void		 agent_term_idle(evutil_socket_t, short, void *);
 static void		 agent_term_idle_start(struct agent_term *);
 static void		 agent_term_keep(struct agent_term *, const uint8_t *,
@@ -247,7 +253,8 @@ agent_term_open(uint32_t id, struct msg_term_open *to)
 	    agent_term_read, t)) == NULL ||
 	    (t->t_wev = event_new(base, t->t_master, EV_WRITE,
 	    agent_term_write, t)) == NULL ||
-	    (t->t_idle = evtimer_new(base, agent_term_idle, t)) == NULL)
+	    (t->t_idle = evtimer_new(base, agent_term_idle, t)) == NULL ||
+	    (t->t_drain = evtimer_new(base, agent_term_drain, t)) == NULL)
 		fatalx("%s: event_new", __func__);
 	/* Its deadline is the fence's: it dies with it, or idle, or asked. */
 	if ((t->t_job = agent_job_start(id, &sp, AGENT_BG_TIMEOUT_MAX, 0,
@@ -281,6 +288,8 @@ agent_term_open(uint32_t id, struct msg_term_open *to)
 			event_free(t->t_wev);
 		if (t->t_idle != NULL)
 			event_free(t->t_idle);
+		if (t->t_drain != NULL)
+			event_free(t->t_drain);
 		free(t);
 	}
  done:
@@ -393,12 +402,14 @@ agent_term_read(evutil_socket_t fd, short events, void *arg)
 			want = room;
 	}
 	if ((n = read(t->t_master, buf, want)) == -1) {
-		if (errno == EAGAIN || errno == EINTR)
+		if ((errno == EAGAIN || errno == EINTR) &&
+		    !agent_term_drained(t))
 			return;
-		if (errno != EIO)
+		if (errno != EIO && errno != EAGAIN && errno != EINTR)
 			log_warn("%s: terminal %u", __func__, t->t_id);
 		n = 0;
 	}
+	t->t_drain_n = 0;
 	if (n == 0) {
 		agent_term_pause(t, 1);
 		event_free(t->t_rev);
@@ -413,6 +424,36 @@ agent_term_read(evutil_socket_t fd, short events, void *arg)
 	agent_term_keep(t, buf, (size_t)n);
 	if (t->t_tun != NULL)
 		(void)agent_tunnel_send(t->t_tun, buf, (size_t)n);
+}
+
+/*
+ * Nothing to read now.  While the job runs, more comes.  Once it ended
+ * (every writer dead) the kernel says EIO when the rest was read; but
+ * gVisor's devpts never does, so a master that stays empty for
+ * AGENT_TERM_DRAIN_N * AGENT_TERM_DRAIN_MS after the end is over too.
+ * 1 then.
+ */
+static int
+agent_term_drained(struct agent_term *t)
+{
+	struct timeval	 tv = { 0, AGENT_TERM_DRAIN_MS * 1000 };
+
+	if (t->t_job != NULL)
+		return (0);
+	if (t->t_drain_n++ >= AGENT_TERM_DRAIN_N)
+		return (1);
+	evtimer_add(t->t_drain, &tv);
+	return (0);
+}
+
+static void
+agent_term_drain(evutil_socket_t fd, short events, void *arg)
+{
+	struct agent_term *t = arg;
+
+	if (t->t_master != -1 && (t->t_tun == NULL ||
+	    agent_tunnel_room(t->t_tun) > 0))
+		agent_term_read(-1, 0, t);
 }
 
 /* The client's keystrokes: as much as the master takes now. */
@@ -517,8 +558,10 @@ agent_term_done(struct agent_job *j)
 	agent_job_free(j);
 	if (t->t_master == -1)
 		agent_term_over(t);
-	else
+	else {
 		agent_term_pause(t, 0);	/* read it to its end */
+		agent_term_drain(-1, 0, t);
+	}
 }
 
 /*
@@ -549,6 +592,8 @@ agent_term_free(struct agent_term *t)
 		event_free(t->t_wev);
 	if (t->t_idle != NULL)
 		event_free(t->t_idle);
+	if (t->t_drain != NULL)
+		event_free(t->t_drain);
 	if (t->t_master != -1)
 		close(t->t_master);
 	explicit_bzero(t->t_ring, sizeof(t->t_ring));
@@ -667,8 +712,11 @@ agent_term_t_resume(struct agent_tunnel *tun, void *arg)
 {
 	struct agent_term *t = arg;
 
-	if (t->t_tun == tun)
-		agent_term_pause(t, 0);
+	if (t->t_tun != tun)
+		return;
+	agent_term_pause(t, 0);
+	if (t->t_job == NULL)
+		agent_term_drain(-1, 0, t);
 }
 
 /*

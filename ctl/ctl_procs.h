@@ -25,6 +25,7 @@ void	 ctl_error(const char *, const char *);
 /* ctl_term.c */
 int	 ctl_term(const char *, int, char *[]);
 int	 ctl_input(const char *, int, char *[]);
+int	 ctl_follow(const char *, int, char *[]);
 /* ctl_forward.c */
 int	 ctl_forward(const char *, const struct parse_result *);
 

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,8 @@ static const int	 term_sigs[] = { SIGWINCH, SIGINT, SIGTERM, SIGHUP,
 			    SIGQUIT };
 
 static void	term_usage(void) __attribute__((noreturn));
+static const char *term_fence(const char *, uid_t *);
+static uid_t	 term_owner = MSG_OWNER_NONE;
 static void	term_restore(void);
 static void	term_signal(int);
 static int	term_req(const char *, uint32_t, const void *, size_t,
@@ -69,6 +72,39 @@ term_usage(void)
 	    "       fencectl term KEY -l\n"
 	    "       fencectl term KEY -k ID\n");
 	exit(1);
+}
+
+/*
+ * [OWNER/]KEY, as the other commands take it: OWNER a user's name or
+ * uid (the daemon decides whether the asker may name them).  The key.
+ */
+static const char *
+term_fence(const char *arg, uid_t *owner)
+{
+	struct passwd	*pw;
+	const char	*slash, *errstr;
+	char		 user[64];
+
+	*owner = MSG_OWNER_NONE;
+	if ((slash = strchr(arg, '/')) == NULL) {
+		if (!fence_key_valid(arg))
+			errx(1, "%s: not a fence key", arg);
+		return (arg);
+	}
+	if (slash == arg || (size_t)(slash - arg) >= sizeof(user) ||
+	    !fence_key_valid(slash + 1))
+		errx(1, "%s: not [OWNER/]KEY", arg);
+	memcpy(user, arg, slash - arg);
+	user[slash - arg] = '\0';
+	if (user[0] >= '0' && user[0] <= '9') {
+		*owner = strtonum(user, 0, UINT32_MAX - 1, &errstr);
+		if (errstr != NULL)
+			errx(1, "uid %s is %s", user, errstr);
+	} else if ((pw = getpwnam(user)) != NULL)
+		*owner = pw->pw_uid;
+	else
+		errx(1, "no such user %s", user);
+	return (slash + 1);
 }
 
 /* The user's terminal as it was: every way out passes here. */
@@ -239,9 +275,9 @@ ctl_term(const char *sock, int argc, char *argv[])
 	uint32_t	 replay = MSG_TERM_RING;
 	int		 ch, list = 0;
 
-	if (argc < 2 || !fence_key_valid(argv[1]))
+	if (argc < 2)
 		term_usage();
-	key = argv[1];
+	key = term_fence(argv[1], &term_owner);
 	argc--;
 	argv++;
 	optind = 1;
@@ -285,7 +321,7 @@ ctl_term(const char *sock, int argc, char *argv[])
 	if (list || kill_id) {
 		memset(&tq, 0, sizeof(tq));
 		strlcpy(tq.tq_key, key, sizeof(tq.tq_key));
-		tq.tq_owner = MSG_OWNER_NONE;
+		tq.tq_owner = term_owner;
 		tq.tq_op = list ? MSG_TERM_LIST : MSG_TERM_KILL;
 		tq.tq_id = kill_id;
 		if (msg_term_req_encode(&tq, &buf, &len) == -1)
@@ -303,7 +339,7 @@ ctl_term(const char *sock, int argc, char *argv[])
 
 	memset(&to, 0, sizeof(to));
 	strlcpy(to.to_key, key, sizeof(to.to_key));
-	to.to_owner = MSG_OWNER_NONE;
+	to.to_owner = term_owner;
 	if (argc > 0) {
 		if (argc > MSG_ARGV_MAX)
 			errx(1, "at most %d arguments", MSG_ARGV_MAX);
@@ -335,7 +371,7 @@ term_resize(const char *sock, const char *key, uint32_t id)
 
 	memset(&tq, 0, sizeof(tq));
 	strlcpy(tq.tq_key, key, sizeof(tq.tq_key));
-	tq.tq_owner = MSG_OWNER_NONE;
+	tq.tq_owner = term_owner;
 	tq.tq_op = MSG_TERM_RESIZE;
 	tq.tq_id = id;
 	term_size(&tq.tq_cols, &tq.tq_rows);
@@ -369,7 +405,7 @@ term_session(const char *sock, const char *key, uint32_t id,
 
 	memset(&tn, 0, sizeof(tn));
 	strlcpy(tn.to_key, key, sizeof(tn.to_key));
-	tn.to_owner = MSG_OWNER_NONE;
+	tn.to_owner = term_owner;
 	tn.to_kind = MSG_TUNNEL_TERMINAL;
 	tn.to_id = id;
 	tn.to_offset = replay;
@@ -471,7 +507,7 @@ term_session(const char *sock, const char *key, uint32_t id,
 	}
 	memset(&tq, 0, sizeof(tq));
 	strlcpy(tq.tq_key, key, sizeof(tq.tq_key));
-	tq.tq_owner = MSG_OWNER_NONE;
+	tq.tq_owner = term_owner;
 	tq.tq_op = MSG_TERM_LIST;
 	tq.tq_id = id;
 	if (msg_term_req_encode(&tq, &buf, &len) == -1)
@@ -507,11 +543,11 @@ ctl_input(const char *sock, int argc, char *argv[])
 	ssize_t		 n;
 	int		 ch, closing = 0, eof = 0;
 
-	if (argc < 3 || !fence_key_valid(argv[1]))
-		errx(1, "usage: fencectl input KEY ID [-c]");
+	if (argc < 3)
+		errx(1, "usage: fencectl input [OWNER/]KEY ID [-c]");
 	memset(&pi, 0, sizeof(pi));
-	strlcpy(pi.pi_key, argv[1], sizeof(pi.pi_key));
-	pi.pi_owner = MSG_OWNER_NONE;
+	strlcpy(pi.pi_key, term_fence(argv[1], &pi.pi_owner),
+	    sizeof(pi.pi_key));
 	pi.pi_id = strtonum(argv[2], 1, UINT32_MAX, &errstr);
 	if (errstr != NULL)
 		errx(1, "input %s: %s", argv[2], errstr);
@@ -554,6 +590,61 @@ ctl_input(const char *sock, int argc, char *argv[])
 		}
 		free(buf);
 		have = 0;
+	}
+	return (0);
+}
+
+/*
+ * fencectl follow [OWNER/]KEY ID [stderr]: a background process's
+ * output (stdout, or stderr) from its start, as it comes, until the
+ * process ended and all of it came (a tunnel of kind output).
+ */
+int
+ctl_follow(const char *sock, int argc, char *argv[])
+{
+	struct msg_tunnel_open tn;
+	static uint8_t	 out[TERM_BUF];
+	const char	*errstr;
+	void		*buf;
+	size_t		 len;
+	ssize_t		 r;
+	int		 tfd = -1;
+	struct pollfd	 pfd;
+
+	if (argc < 3 || argc > 4 || (argc == 4 &&
+	    strcmp(argv[3], "stderr") != 0 && strcmp(argv[3], "stdout") != 0))
+		errx(1, "usage: fencectl follow [OWNER/]KEY ID [stdout | "
+		    "stderr]");
+	memset(&tn, 0, sizeof(tn));
+	strlcpy(tn.to_key, term_fence(argv[1], &tn.to_owner),
+	    sizeof(tn.to_key));
+	tn.to_kind = MSG_TUNNEL_OUTPUT;
+	tn.to_id = strtonum(argv[2], 1, UINT32_MAX, &errstr);
+	if (errstr != NULL)
+		errx(1, "follow %s: %s", argv[2], errstr);
+	tn.to_stream = argc == 4 && strcmp(argv[3], "stderr") == 0 ?
+	    MSG_CHUNK_STDERR : MSG_CHUNK_STDOUT;
+	if (msg_tunnel_open_encode(&tn, &buf, &len) == -1)
+		err(1, "encode request");
+	if (term_req(sock, IMSG_CTL_TUNNEL, buf, len, NULL, 0, NULL, &tfd,
+	    NULL) == -1)
+		return (1);
+	free(buf);
+	if (tfd == -1)
+		errx(1, "no tunnel in the reply");
+	for (;;) {
+		pfd.fd = tfd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, -1) == -1 && errno != EINTR)
+			err(1, "poll");
+		r = read(tfd, out, sizeof(out));
+		if (r == -1 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (r == -1)
+			err(1, "read");
+		if (r == 0)
+			break;
+		ctl_write_all(STDOUT_FILENO, out, (size_t)r);
 	}
 	return (0);
 }

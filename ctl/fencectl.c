@@ -140,6 +140,8 @@ main(int argc, char *argv[])
 		return (ctl_term(sock, argc, argv));
 	if (argc > 0 && strcmp(argv[0], "input") == 0)
 		return (ctl_input(sock, argc, argv));
+	if (argc > 0 && strcmp(argv[0], "follow") == 0)
+		return (ctl_follow(sock, argc, argv));
 	res = parse(argc, argv);
 	if (res->action == CTL_HELP) {
 		parse_usage(stdout);

@@ -12,9 +12,20 @@
 # Start a daemon and boot fence $1 at tier $2 (L1.5 if none).  $PTY
 # SCRIPT LOG -- ARGV... runs ARGV on a pty of its own, driven by SCRIPT
 # (regress/t_pty.py), its status line on stdout.
+# With TERM_BACKEND=vm (term_vm_test) the fence is a vm.
 term_setup() {
 	fenced_vars
 	PTY="python3 $TOPDIR/regress/t_pty.py"
+	if [ "${TERM_BACKEND:-}" = vm ]; then
+		[ -x /usr/bin/qemu-system-x86_64 ] ||
+		    atf_skip "QEMU is not installed (scripts/deps.sh installs it)"
+		vm_available || atf_skip "no vm boot files in $IMAGES and \
+$VMDIR (make vm-images builds them)"
+		{ fenced_conf; vm_conf_lines; } > fenced.conf
+		fenced_start
+		atf_check -o ignore -e ignore $CTL -w 600 boot "$1" backend vm
+		return
+	fi
 	fenced_start
 	atf_check -o ignore -e ignore $CTL boot "$1" tier "${2:-L1.5}"
 }
@@ -78,7 +89,7 @@ atf_test_case basic cleanup
 basic_head() {
 	atf_set descr "fencectl term: type a command and see its output, TERM, the controlling terminal, the size and a resize (stty size), the program's exit status is fencectl's"
 	atf_set require.user root
-	atf_set timeout 120
+	atf_set timeout ${TERM_TIMEOUT:-120}
 }
 basic_body() {
 	term_setup t
@@ -205,9 +216,185 @@ bounds_cleanup() {
 	fenced_cleanup
 }
 
+# The fence's uid, and the host pid of its agent (its pid 1).
+fence_uid() {
+	$CTL exec "$1" -- id -u
+}
+agent_pid() {
+	ps -u "$1" -o pid=,args= --sort=start_time | grep fence-agent |
+	    head -1 | awk '{ print $1 }'
+}
+rss_of() {
+	ps -o rss= -p "$1" | tr -d ' '
+}
+
+atf_test_case stop cleanup
+stop_head() {
+	atf_set descr "a fence's stop kills every terminal's processes, attached or not, those that left their session too: nothing of the fence's uid is left on the host"
+	atf_set require.user root
+	atf_set timeout ${TERM_TIMEOUT:-120}
+}
+stop_body() {
+	term_setup t
+	uid=$(fence_uid t)
+	in_fence_uids "$uid" || atf_fail "fence uid $uid"
+	$CTL term t -- sh -c 'setsid sleep 600 & sleep 600 & echo up; sleep 600' \
+	    < /dev/null > t1.out 2>&1 &
+	echo $! > ctl.pid
+	$CTL term t -- sh -c 'trap "" HUP TERM; sleep 600' < /dev/null \
+	    > t2.out 2>&1 &
+	echo $! >> ctl.pid
+	wait_until 20 grep -q up t1.out || atf_fail "no terminal: $(cat t1.out)"
+	# Counted inside: a runsc fence's processes are gVisor's, not the
+	# host's.
+	wait_until 20 sh -c "[ \$($CTL exec t -- ps -eo args | grep -c '^sleep 600') -ge 4 ]" ||
+	    atf_fail "not running: $($CTL exec t -- ps -eo pid,args)"
+	atf_check -o ignore -e ignore $CTL stop t
+	wait_until 20 sh -c "! ps -u $uid -o pid= | grep -q ." ||
+	    atf_fail "left on the host: $(ps -u $uid -o pid,args)"
+	# Each attached fencectl saw its terminal end.
+	for p in $(cat ctl.pid); do
+		wait_until 20 sh -c "! kill -0 $p 2>/dev/null" ||
+		    atf_fail "fencectl $p still attached"
+	done
+}
+stop_cleanup() {
+	kill $(cat ctl.pid 2>/dev/null) 2>/dev/null
+	fenced_cleanup
+}
+
+atf_test_case flood cleanup
+flood_head() {
+	atf_set descr "a terminal writing for ever, to a client that never reads and to nobody: the agent's and the broker's memory stay bounded (measured), the program is slowed, not the daemon; other requests are answered meanwhile"
+	atf_set require.user root
+	atf_set timeout 180
+}
+flood_body() {
+	term_setup t
+	uid=$(fence_uid t)
+	# A client that never reads: its stdout a pipe nobody reads.
+	$CTL term t -- yes flood-never-read < /dev/null | sleep 600 &
+	echo $! > reader.pid
+	# One nobody is attached to.
+	$CTL term t -- yes flood-nobody < /dev/null > /dev/null 2>&1 &
+	p=$!
+	sleep 2
+	kill $p
+	wait_until 20 sh -c "$CTL term t -l | grep -q '^2 detached'" ||
+	    atf_fail "not detached: $($CTL term t -l)"
+	broker=$($CTL show stats | awk '$1 == "broker" && $2 == "pid" { print $3 }')
+	agent=$(agent_pid "$uid")
+	[ -n "$broker" ] && [ -n "$agent" ] || atf_fail "no pids"
+	sleep 3
+	a1=$(rss_of "$agent") b1=$(rss_of "$broker")
+	i=0
+	while [ $i -lt 5 ]; do
+		# The daemon answers meanwhile.
+		atf_check -o inline:"ok\n" $CTL exec t -- echo ok
+		sleep 1
+		i=$((i + 1))
+	done
+	a2=$(rss_of "$agent") b2=$(rss_of "$broker")
+	echo "agent rss ${a1} -> ${a2} KiB, broker rss ${b1} -> ${b2} KiB"
+	[ $((a2 - a1)) -lt 1024 ] || atf_fail "agent grew: $a1 -> $a2 KiB"
+	[ $((b2 - b1)) -lt 1024 ] || atf_fail "broker grew: $b1 -> $b2 KiB"
+	# Both still run; the one nobody reads is held at its window.
+	atf_check -o match:'^1 attached' -o match:'^2 detached' $CTL term t -l
+}
+flood_cleanup() {
+	kill $(cat reader.pid 2>/dev/null) 2>/dev/null
+	fenced_cleanup
+}
+
+atf_test_case two_users cleanup
+two_users_head() {
+	atf_set descr "a second local user can neither list, attach to, resize nor kill the first user's terminal, nor write to their process's stdin or follow its output: each as for a fence that does not exist"
+	atf_set require.user root
+	atf_set timeout 120
+}
+two_users_body() {
+	fenced_vars
+	users_add 2 ftm
+	fenced_run_socket
+	h=$(fenced_homes)
+	fenced_conf | sed -e "s|^homes .*|homes \"$h/%u\"|" > fenced.conf
+	fenced_start
+	ua=$(sed -n 1p users.txt)
+	ub=$(sed -n 2p users.txt)
+	sock=$(cat run.sock)
+	A="$(as_user "$ua") $BIN/fencectl -s $sock"
+	B="$(as_user "$ub") $BIN/fencectl -s $sock"
+	atf_check -o ignore -e ignore $A boot ka tier L1.5
+	$A term ka -- sleep 600 < /dev/null > /dev/null 2>&1 &
+	echo $! > ctl.pid
+	wait_until 20 sh -c "$A term ka -l | grep -q '^1 '" ||
+	    atf_fail "no terminal"
+	atf_check -o match:'^1$' -e ignore $A spawn ka stdin-open -- cat
+	for how in "-l" "-a 1" "-k 1"; do
+		atf_check -s exit:1 -o empty -e match:'not-found' \
+		    $B term "$ua/ka" $how
+	done
+	atf_check -s exit:1 -o empty -e match:'not-found' \
+	    $B follow "$ua/ka" 1
+	atf_check -s exit:1 -e match:'not-found' -x \
+	    "echo hostile | $B input $ua/ka 1 -c"
+	# The owner's are untouched.
+	atf_check -o match:'^1 attached' $A term ka -l
+	atf_check -o match:'running' $A show processes ka
+}
+two_users_cleanup() {
+	kill $(cat ctl.pid 2>/dev/null) 2>/dev/null
+	fenced_cleanup
+}
+
+atf_test_case stdin cleanup
+stdin_head() {
+	atf_set descr "a background process's stdin kept open: bytes written while it runs (more than 64 KiB, taken as it reads: input-busy is waited out) and closed; wc -c sees exactly them; cat's output arrives live, while it runs, through fencectl follow; stdin not kept open is refused"
+	atf_set require.user root
+	atf_set timeout ${TERM_TIMEOUT:-120}
+}
+stdin_body() {
+	term_setup t
+	atf_check -o save:sp.out -e ignore $CTL spawn t stdin-open -- wc -c
+	id=$(awk 'NR == 1 { print $1 }' sp.out)
+	head -c 200000 /dev/urandom > data
+	atf_check $CTL input t "$id" -c < data
+	wait_until 20 sh -c "$CTL show process t $id 2>&1 | grep -q exited" ||
+	    atf_fail "wc did not end: $($CTL show process t $id)"
+	atf_check -o match:'^200000$' -e ignore -x "$CTL show process t $id | grep -E '^[0-9]+$'"
+	# cat: its output live, while it still runs.
+	atf_check -o save:sp2.out -e ignore $CTL spawn t stdin-open -- cat
+	id2=$(awk 'NR == 1 { print $1 }' sp2.out)
+	$CTL follow t "$id2" > follow.out &
+	echo $! > follow.pid
+	echo "first-line" | $CTL input t "$id2"
+	wait_until 20 grep -q first-line follow.out ||
+	    atf_fail "not live: $(cat follow.out)"
+	atf_check -o ignore -e match:running $CTL show process t "$id2"
+	echo "last-line" | $CTL input t "$id2" -c
+	wait_until 20 sh -c "! kill -0 $(cat follow.pid) 2>/dev/null" ||
+	    atf_fail "follow did not end"
+	atf_check -o inline:"first-line\nlast-line\n" cat follow.out
+	# Closed: no more; never kept open: refused.
+	atf_check -s exit:1 -e match:'input-closed|process-exited' -x \
+	    "echo more | $CTL input t $id2"
+	atf_check -o save:sp3.out -e ignore $CTL spawn t -- sleep 30
+	id3=$(awk 'NR == 1 { print $1 }' sp3.out)
+	atf_check -s exit:1 -e match:'input-closed' -x \
+	    "echo more | $CTL input t $id3"
+}
+stdin_cleanup() {
+	kill $(cat follow.pid 2>/dev/null) 2>/dev/null
+	fenced_cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case devpts
 	atf_add_test_case basic
 	atf_add_test_case reattach
 	atf_add_test_case bounds
+	atf_add_test_case stop
+	atf_add_test_case flood
+	atf_add_test_case two_users
+	atf_add_test_case stdin
 }
