@@ -254,6 +254,14 @@ http_head_parse(struct http_head *h, const char *buf, size_t len,
 		}
 		if (memchr(line, '\0', ll) != NULL)
 			return (head_refuse(h, 400, "a NUL in the head"));
+		/*
+		 * A CR is a line's end only right before its LF: one
+		 * inside a line could end it for the fence's server, which
+		 * would then read headers the broker did not.
+		 */
+		if (memchr(line, '\r', ll - (line[ll - 1] == '\r')) != NULL)
+			return (head_refuse(h, 400, "a CR inside a line of "
+			    "the head"));
 		if (first) {
 			if (head_request_line(h, line, ll) == -1)
 				return (-1);
@@ -264,13 +272,16 @@ http_head_parse(struct http_head *h, const char *buf, size_t len,
 		if (line[0] == ' ' || line[0] == '\t')
 			return (head_refuse(h, 400, "a header folded over two "
 			    "lines"));
-		namelen = strcspn(line, ":");
+		/* Bounded by the line: the bytes are not a string. */
+		for (namelen = 0; namelen < ll && line[namelen] != ':' &&
+		    line[namelen] != ' ' && line[namelen] != '\t'; namelen++)
+			;
+		if (namelen < ll && line[namelen] != ':')
+			return (head_refuse(h, 400, "white space in a header "
+			    "name"));
 		if (namelen >= ll || namelen == 0)
 			return (head_refuse(h, 400, "a header line without a "
 			    "name and a colon"));
-		if (strcspn(line, " \t") < namelen)
-			return (head_refuse(h, 400, "white space in a header "
-			    "name"));
 		if (h->h_nlines >= HTTP_HEAD_LINES)
 			return (head_refuse(h, 431, "too many header lines"));
 		hl = &h->h_lines[h->h_nlines++];
@@ -305,7 +316,7 @@ head_cookie_without(const char *v, const char *name, char *out, size_t size)
 
 	out[0] = '\0';
 	while (*v != '\0') {
-		v += strspn(v, " ;");
+		v += strspn(v, " \t;");
 		if (*v == '\0')
 			break;
 		pl = strcspn(v, ";");
@@ -313,9 +324,9 @@ head_cookie_without(const char *v, const char *name, char *out, size_t size)
 		v += pl;
 		while (pl > 0 && (p[pl - 1] == ' ' || p[pl - 1] == '\t'))
 			pl--;
-		n = strcspn(p, "=");
-		while (n > 0 && n <= pl && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-			n--;
+		/* Its name: to '=' or white space, whatever follows. */
+		if ((n = strcspn(p, "= \t")) > pl)
+			n = pl;
 		if (n == nl && strncmp(p, name, nl) == 0)
 			continue;
 		if (strlen(out) + pl + 3 > size)
@@ -390,7 +401,7 @@ http_head_cookie(const struct http_head *h, const char *name, char *out,
 
 	out[0] = '\0';
 	while (*v != '\0') {
-		v += strspn(v, " ;");
+		v += strspn(v, " \t;");
 		if (*v == '\0')
 			break;
 		pl = strcspn(v, ";");

@@ -98,7 +98,9 @@ srcs_of() {
 		    broker/http_api_exec.c
 		    broker/http_page.c gen/page.c broker/http_procs.c
 		    broker/http_stream.c broker/http_files.c broker/files.c
-		    broker/inflight.c
+		    broker/inflight.c broker/http_takeover.c broker/http_head.c
+		    broker/http_ports.c broker/relay.c broker/relay_auth.c
+		    broker/ticket.c
 		    parent/config.c fuzz/stub_svc.c" ;;
 	config)	echo "parent/config.c gen/parse.c" ;;
 	runsc)	echo "fencer/runsc/runsc_parse.c" ;;
@@ -106,6 +108,7 @@ srcs_of() {
 	host)	echo "fencer/fencer_host.c" ;;
 	egress)	echo "egress/egress_req.c egress/egress_addr.c egress/egress_dns.c" ;;
 	ws)	echo "broker/ws.c" ;;
+	relay)	echo "broker/http_head.c" ;;
 	*)	echo "" ;;
 	esac
 }
