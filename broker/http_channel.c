@@ -744,10 +744,12 @@ chan_pump(struct chan_stream *cs)
 			n = CHAN_WINDOW - cs->cs_unacked;
 		if ((got = evbuffer_remove(in, frame + off, n)) <= 0)
 			break;
-		frame[0] = cs->cs_id >> 24;
-		frame[1] = cs->cs_id >> 16;
-		frame[2] = cs->cs_id >> 8;
-		frame[3] = cs->cs_id;
+		if (off == 4) {
+			frame[0] = cs->cs_id >> 24;
+			frame[1] = cs->cs_id >> 16;
+			frame[2] = cs->cs_id >> 8;
+			frame[3] = cs->cs_id;
+		}
 		if (ws_send(ch->ch_ws, 1, frame, off + got) == -1)
 			return;
 		if (ch->ch_mode != CHAN_ATTACH)
@@ -951,6 +953,18 @@ chan_int(struct channel *ch, uint32_t id, json_t *o, const char *name,
 	return (0);
 }
 
+/* "id": a terminal's or process's, "N" or N. */
+static int
+chan_target(struct channel *ch, uint32_t id, json_t *o, uint32_t *target)
+{
+	if (http_json_id(json_object_get(o, "id"), target) == -1) {
+		chan_error(ch, id, "bad-value", "id must be a terminal's or a "
+		    "process's id, \"1\" to \"%u\"", UINT32_MAX);
+		return (-1);
+	}
+	return (0);
+}
+
 static void
 chan_op_watch(struct channel *ch, uint32_t id, json_t *o)
 {
@@ -1040,12 +1054,12 @@ chan_op_tunnel(struct channel *ch, uint32_t id, json_t *o, int terminal)
 	struct svc_who	 w;
 	json_t		*which;
 	char		 key[FENCE_KEY_SIZE];
-	long long	 target, off;
-	uint32_t	 stream = 0;
+	long long	 off;
+	uint32_t	 target, stream = 0;
 
 	if (chan_fields(ch, id, o, terminal ? ok_term : ok_out) == -1 ||
 	    chan_key(ch, id, o, key) == -1 ||
-	    chan_int(ch, id, o, "id", 1, UINT32_MAX, -1, &target) == -1)
+	    chan_target(ch, id, o, &target) == -1)
 		return;
 	if (terminal) {
 		if (chan_int(ch, id, o, "replay", 0, MSG_TERM_RING,
@@ -1071,7 +1085,7 @@ chan_op_tunnel(struct channel *ch, uint32_t id, json_t *o, int terminal)
 	    CS_OUTPUT)) == NULL)
 		return;
 	strlcpy(cs->cs_key, key, sizeof(cs->cs_key));
-	cs->cs_target = (uint32_t)target;
+	cs->cs_target = target;
 	memset(&to, 0, sizeof(to));
 	strlcpy(to.to_key, key, sizeof(to.to_key));
 	to.to_owner = MSG_OWNER_NONE;
@@ -1134,11 +1148,11 @@ chan_op_input(struct channel *ch, uint32_t id, json_t *o)
 	const char	*s;
 	uint8_t		*buf = NULL;
 	ssize_t		 n = 0;
-	long long	 target;
+	uint32_t	 target;
 	char		 key[FENCE_KEY_SIZE];
 
 	if (chan_fields(ch, id, o, ok) == -1 || chan_key(ch, id, o, key) == -1 ||
-	    chan_int(ch, id, o, "id", 1, UINT32_MAX, -1, &target) == -1)
+	    chan_target(ch, id, o, &target) == -1)
 		return;
 	data = json_object_get(o, "data");
 	enc = json_object_get(o, "encoding");
@@ -1186,7 +1200,7 @@ chan_op_input(struct channel *ch, uint32_t id, json_t *o)
 	memset(&pi, 0, sizeof(pi));
 	strlcpy(pi.pi_key, key, sizeof(pi.pi_key));
 	pi.pi_owner = MSG_OWNER_NONE;
-	pi.pi_id = (uint32_t)target;
+	pi.pi_id = target;
 	pi.pi_data = n > 0 ? buf : NULL;
 	pi.pi_len = (size_t)n;
 	pi.pi_close = cl != NULL && json_is_true(cl);

@@ -47,6 +47,12 @@ api_tickets(struct hreq *hr)
 
 	if ((body = api_body(hr, 1)) == NULL)
 		return;
+	/* A terminal's ticket (http_term.c). */
+	if (json_is_object(body) && json_object_get(body, "terminal") != NULL) {
+		http_term_ticket(hr, body);
+		json_decref(body);
+		return;
+	}
 	if (!json_is_object(body) || json_object_size(body) != 1 ||
 	    (p = json_object_get(body, "port")) == NULL ||
 	    !json_is_integer(p) || (port = json_integer_value(p)) < 1 ||

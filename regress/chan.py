@@ -320,15 +320,18 @@ def rss_kb(pid):
     return 0
 
 
-def case_noread(port, token, key, broker, secs):
-    """A page that asks for a flood and never reads: the broker's RSS."""
+def case_noread(port, token, key, broker, secs, proc, term):
+    """A page that asks for floods and never reads: a process writing
+    for ever (output), a terminal writing for ever, two execs over
+    their budget; the broker's RSS, before and after."""
     before = rss_kb(broker)
     c = channel(port, token)
-    c.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    for i in range(1, 5):
+    c.send({"op": "output", "stream": 1, "key": key, "id": proc})
+    c.send({"op": "terminal", "stream": 2, "key": key, "id": term})
+    for i in (3, 4):
         c.send({"op": "exec", "stream": i, "key": key,
                 "body": {"command": "yes floodfloodflood | head -c "
-                         "100000000"}})
+                         "100000000", "maxBytes": 1048576}})
     time.sleep(float(secs))
     after = rss_kb(broker)
     print("rss before %d kB after %d kB grew %d kB" % (before, after,
@@ -505,6 +508,65 @@ def case_attach(port, token, key, tid, ticket):
     c.close()
 
 
+def case_output(port, token, key, pid):
+    """A process's live output over the channel, its stdin by input."""
+    c = channel(port, token)
+    c.send({"op": "output", "stream": 4, "key": key, "id": int(pid)})
+    print("output " + c.json()["op"])
+    c.send({"op": "input", "stream": 5, "key": key, "id": int(pid),
+            "data": "line-one\n"})
+    got = b""
+    while b"line-one" not in got:
+        op, p = c.recv()
+        if op == 1:
+            m = json.loads(p)
+            if m.get("stream") == 5:
+                print(m["op"])
+        elif struct.unpack(">I", p[:4])[0] == 4:
+            got += p[4:]
+            c.send({"op": "ack", "stream": 4, "bytes": len(p) - 4})
+    print("live " + got.decode().strip())
+    c.send({"op": "input", "stream": 6, "key": key, "id": int(pid),
+            "close": True})
+    while True:
+        m = c.json()
+        if m.get("stream") == 6:
+            print(m["op"])
+        if m.get("stream") == 4 and m["op"] == "end":
+            print("end")
+            break
+    c.close()
+
+
+def case_foreign(port, token, key):
+    """Another user's token against key, a fence not theirs."""
+    c = channel(port, token)
+    c.send({"op": "watch", "stream": 1})
+    c.send({"op": "watch", "stream": 2, "key": key})
+    c.send({"op": "exec", "stream": 3, "key": key,
+            "body": {"command": "id"}})
+    c.send({"op": "terminal", "stream": 4, "key": key, "id": "1"})
+    c.send({"op": "output", "stream": 5, "key": key, "id": "1"})
+    c.send({"op": "input", "stream": 6, "key": key, "id": "1",
+            "data": "x"})
+    c.send({"op": "resize", "stream": 4, "cols": 10, "rows": 10})
+    c.s.settimeout(3)
+    seen = []
+    try:
+        while True:
+            m = c.json()
+            seen.append("%s %s %s" % (m.get("stream"), m["op"],
+                                      m.get("error", m.get("gone", ""))))
+    except (socket.timeout, TimeoutError):
+        pass
+    for l in sorted(seen):
+        print(l)
+    c.close()
+    a = WS(port, path="/api/environments/%s/terminals/1/attach" % key,
+           headers=["x-voicebox-host-token: " + token])
+    print("attach %d close %s" % (a.status, close_code(a)))
+
+
 def main():
     case, port = sys.argv[1], int(sys.argv[2])
     a = sys.argv[3:]
@@ -517,7 +579,7 @@ def main():
     elif case == "streams":
         case_streams(port, a[0], a[1], int(a[2]))
     elif case == "noread":
-        case_noread(port, a[0], a[1], a[2], a[3])
+        case_noread(port, a[0], a[1], a[2], a[3], a[4], a[5])
     elif case == "hostile":
         case_hostile(port, a[0], a[1])
     elif case == "noauth":
@@ -526,6 +588,10 @@ def main():
         case_handshake(port, a[0], a[1] if len(a) > 1 else "")
     elif case == "terminal":
         case_terminal(port, a[0], a[1], a[2])
+    elif case == "foreign":
+        case_foreign(port, a[0], a[1])
+    elif case == "output":
+        case_output(port, a[0], a[1], a[2])
     elif case == "attach":
         case_attach(port, a[0], a[1], a[2], a[3])
     else:

@@ -148,7 +148,7 @@ streams_cleanup() {
 
 atf_test_case noread cleanup
 noread_head() {
-	atf_set descr "channel: a page asking for 400 MB of output on 4 streams and reading nothing: the broker's RSS stays bounded (measured), the commands block, the daemon serves on"
+	atf_set descr "channel: a page asking for a process's and a terminal's endless output and two execs' floods, reading nothing: the broker's RSS stays bounded (measured), the programs block in their writes, the daemon serves on"
 	atf_set require.user root
 	atf_set timeout 300
 }
@@ -159,18 +159,171 @@ noread_body() {
 	t=$(token_of)
 	p=$(fenced_port)
 	atf_check -o ignore $CTL boot n
+	call "$t" POST /api/environments/n/processes '{"command":"yes procflood"}'
+	expect 201
+	pid=$(field id)
+	call "$t" POST /api/environments/n/terminals '{"command":"yes termflood"}'
+	expect 201
+	tid=$(field id)
 	broker=$(fenced_pid broker)
 	[ -n "$broker" ] || atf_fail "no broker pid"
-	atf_check -o save:noread.out $CHAN noread $p "$t" n "$broker" 8
+	atf_check -o save:noread.out $CHAN noread $p "$t" n "$broker" 8 \
+	    "$pid" "$tid"
 	cat noread.out
 	grew=$(sed -n 's/.* grew \(-*[0-9]*\) kB/\1/p' noread.out)
-	# 4 windows of 256 KiB, their JSON, the socket buffers: far under
-	# 32 MB; the floods' 400 MB never came.
-	[ "$grew" -lt 32768 ] || atf_fail "the broker grew $grew kB"
+	# Windows of 256 KiB per stream, the connection's 512 KiB, the
+	# JSON of the execs': a few MB; without flow control the floods
+	# (a process and a terminal writing for ever) have no end.
+	[ "$grew" -lt 16384 ] || atf_fail "the broker grew $grew kB"
 	call "$t" GET /api/environments/n
-	expect 200
+	expect 200 '"state":"running"'
+	# The flooders wait in their writes, alive.
+	call "$t" GET /api/environments/n/processes/$pid
+	expect 200 '"state":"running"'
 }
 noread_cleanup() {
+	fenced_vars
+	fenced_cleanup
+}
+
+atf_test_case terminal cleanup
+terminal_head() {
+	atf_set descr "terminals over HTTP: created, listed, typed into over the channel, resized (stty size changes), closed and re-attached with the replay, attached by token and by a ticket good once, killed on request and at stop"
+	atf_set require.user root
+	atf_set timeout 240
+}
+terminal_body() {
+	fenced_vars
+	need_python
+	fenced_start
+	t=$(token_of)
+	p=$(fenced_port)
+	atf_check -o ignore $CTL boot tt
+	call "$t" POST /api/environments/tt/terminals '{"cols":90,"rows":30}'
+	expect 201 '"id":"1"' '"running":true' '"cols":90' '"rows":30'
+	call "$t" GET /api/environments/tt/terminals
+	expect 200 '^\{"terminals":\[\{"id":"1",'
+	atf_check -o save:term.out $CHAN terminal $p "$t" tt 1
+	cat term.out
+	atf_check -o inline:"terminal open\ntyped seen\nresize resized\nstty 37 101\nreplay seen\n" cat term.out
+	atf_check -o save:attach.out $CHAN attach $p "$t" tt 1 -
+	atf_check -o inline:"status 101\nattach 22 77\n" cat attach.out
+	call "$t" POST /api/environments/tt/tickets '{"terminal":"1"}'
+	expect 200 '"ticket":"[0-9a-f]{64}"'
+	tk=$(field ticket)
+	atf_check -o inline:"status 101\nattach 22 77\n" \
+	    $CHAN attach $p "$t" tt 1 "$tk"
+	# Good once; a forged one; none.
+	atf_check -o inline:"status 401 unauthorized\n" \
+	    $CHAN handshake $p attach-forged-ticket tt
+	atf_check -o match:"^status 401" $CHAN attach $p "$t" tt 1 "$tk"
+	atf_check -o inline:"status 401 unauthorized\n" \
+	    $CHAN handshake $p attach-no-token tt
+	call "$t" DELETE /api/environments/tt/terminals/1
+	expect 200 '"id":"1"'
+	wait_until 10 sh -c "curl -s -H 'x-voicebox-host-token: $t' \
+	    http://127.0.0.1:$p/api/environments/tt/terminals/1 | \
+	    grep -q '\"running\":false'" || atf_fail "not killed"
+	# One more, killed with the fence.
+	call "$t" POST /api/environments/tt/terminals '{"command":"sleep 1000"}'
+	expect 201
+	atf_check -o ignore $CTL stop tt
+	call "$t" GET /api/environments/tt/terminals
+	expect 404
+}
+terminal_cleanup() {
+	fenced_vars
+	fenced_cleanup
+}
+
+atf_test_case procs cleanup
+procs_head() {
+	atf_set descr "background processes: stdin written and closed over HTTP and over the channel, output live over the channel while the process runs"
+	atf_set require.user root
+	atf_set timeout 180
+}
+procs_body() {
+	fenced_vars
+	need_python
+	fenced_start
+	t=$(token_of)
+	p=$(fenced_port)
+	atf_check -o ignore $CTL boot pp
+	call "$t" POST /api/environments/pp/processes \
+	    '{"command":"tr a-z A-Z","stdinOpen":true}'
+	expect 201
+	id=$(field id)
+	curl -sS -H "x-voicebox-host-token: $t" --data-binary 'hello
+' "http://127.0.0.1:$p/api/environments/pp/processes/$id/stdin" \
+	    > in.out
+	atf_check -o match:'"state":"running"' cat in.out
+	curl -sS -H "x-voicebox-host-token: $t" -X POST \
+	    "http://127.0.0.1:$p/api/environments/pp/processes/$id/stdin?close=1" \
+	    > close.out
+	atf_check -o match:"\"id\":\"$id\"" cat close.out
+	wait_until 10 sh -c "curl -s -H 'x-voicebox-host-token: $t' \
+	    http://127.0.0.1:$p/api/environments/pp/processes/$id | \
+	    grep -q HELLO" || atf_fail "no HELLO"
+	# Live: the output of a process that runs on, over the channel.
+	call "$t" POST /api/environments/pp/processes \
+	    '{"command":"cat","stdinOpen":true}'
+	expect 201
+	id=$(field id)
+	atf_check -o inline:"output open\nwritten\nlive line-one\nwritten\nend\n" \
+	    $CHAN output $p "$t" pp "$id"
+}
+procs_cleanup() {
+	fenced_vars
+	fenced_cleanup
+}
+
+atf_test_case users cleanup
+users_head() {
+	atf_set descr "channel: another local user, with their own token, cannot watch, exec in, attach to, read the output of, write the stdin of or resize anything of the first user's fence (each refused with its code); the first user is served meanwhile"
+	atf_set require.user root
+	atf_set timeout 180
+}
+users_body() {
+	fenced_vars
+	need_python
+	users_add 1 fch
+	fenced_run_socket
+	fenced_conf > fenced.conf
+	fenced_start
+	t=$(token_of)
+	p=$(fenced_port)
+	ub=$(sed -n 1p users.txt)
+	tb=$($(as_user "$ub") "$BIN/fencectl" -s "$(cat run.sock)" token \
+	    2>/dev/null | tail -n 1)
+	[ -n "$tb" ] || atf_fail "no token for $ub"
+	atf_check -o ignore $CTL boot mine
+	call "$t" POST /api/environments/mine/terminals '{}'
+	expect 201
+	call "$t" POST /api/environments/mine/processes \
+	    '{"command":"cat","stdinOpen":true}'
+	expect 201
+	atf_check -o save:foreign.out $(as_user "$ub") $PY \
+	    "$TOPDIR/regress/chan.py" foreign $p "$tb" mine
+	cat foreign.out
+	atf_check -o inline:"1 watching 
+2 state True
+2 watching 
+3 error not-found
+4 error not-found
+4 error not-found
+5 error not-found
+6 error not-found
+attach 101 close 1008
+" cat foreign.out
+	# Nothing of root's was touched, and root is served.
+	call "$t" GET /api/environments/mine/terminals
+	expect 200 '"attached":false'
+	call "$t" POST /api/environments/mine/tickets '{"terminal":"1"}'
+	expect 200
+	call "$tb" POST /api/environments/mine/tickets '{"terminal":"1"}'
+	expect 404 not-found
+}
+users_cleanup() {
 	fenced_vars
 	fenced_cleanup
 }
@@ -181,4 +334,7 @@ atf_init_test_cases() {
 	atf_add_test_case hostile
 	atf_add_test_case streams
 	atf_add_test_case noread
+	atf_add_test_case terminal
+	atf_add_test_case procs
+	atf_add_test_case users
 }

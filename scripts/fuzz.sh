@@ -100,7 +100,8 @@ srcs_of() {
 		    broker/http_stream.c broker/http_files.c broker/files.c
 		    broker/inflight.c broker/http_takeover.c broker/http_head.c
 		    broker/http_ports.c broker/relay.c broker/relay_auth.c
-		    broker/ticket.c
+		    broker/ticket.c broker/http_term.c broker/http_channel.c
+		    broker/ws.c
 		    parent/config.c fuzz/stub_svc.c" ;;
 	config)	echo "parent/config.c gen/parse.c" ;;
 	runsc)	echo "fencer/runsc/runsc_parse.c" ;;
