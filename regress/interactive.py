@@ -420,8 +420,8 @@ for (let i = 0; i < n; i++) {
     {command: 'while :; do echo s' + i + '; sleep 1; done'})});
   const p = await r.json();
   got[i] = 0;
-  streams.push(await P.channel().stream({kind: 'output',
-    environment: 'streams', process: p.id, stream: 'stdout'},
+  streams.push(await P.channel().stream({op: 'output',
+    key: 'streams', id: Number(p.id), which: 'stdout'},
     {onData: function (b) { got[i] += b.length; },
      onEnd: function () {}}));
 }
@@ -436,8 +436,33 @@ for (let k = 0; k < others; k++) {
 }
 const live = Object.keys(got).filter(function (i) { return got[i] > 0; });
 streams.forEach(function (s) { s.close(); });
+/*
+ * The same 12 streams as HTTP requests of their own (streamed execs):
+ * a browser gives a host six connections, so the next request waits.
+ */
+const ac = new AbortController();
+const held = [];
+for (let i = 0; i < n; i++)
+  held.push(fetch(E + '/exec', {method: 'POST', signal: ac.signal,
+    headers: Object.assign({'Content-Type': 'application/json'}, H),
+    body: JSON.stringify({command: 'while :; do echo h' + i +
+    '; sleep 1; done', stream: true})}).catch(function () {}));
+await new Promise(function (ok) { setTimeout(ok, 1500); });
+const t0 = performance.now();
+const late = new AbortController();
+const timer = setTimeout(function () { late.abort(); }, 5000);
+let without;
+try {
+  r = await fetch(E, {headers: H, signal: late.signal});
+  await r.text();
+  without = Math.round(performance.now() - t0);
+} catch (e) {
+  without = null;
+}
+clearTimeout(timer);
+ac.abort();
 await fetch(E, {method: 'DELETE', headers: H});
-return {times: times, live: live.length, got: got};
+return {times: times, live: live.length, got: got, without: without};
 """
 
 
@@ -451,6 +476,11 @@ def case_streams(d, url, token, args):
     say("12 streams held on one channel, %d of them delivering" % v["live"])
     say("20 other requests meanwhile: median %d ms, max %d ms" %
         (t[len(t) // 2], t[-1]))
+    say("the same 12 streams as HTTP requests of their own: the next "
+        "request %s" % ("answered in %d ms" % v["without"]
+                        if v["without"] is not None else
+                        "was not answered within 5 s (six connections "
+                        "a host)"))
     if v["live"] < 12:
         raise Failed("only %d of 12 streams delivered: %r" %
                      (v["live"], v["got"]))

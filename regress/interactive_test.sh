@@ -325,8 +325,15 @@ terminal_page_body() {
 	fenced_start
 	TOKEN=$(token_of)
 	browse terminal "http://127.0.0.1:$(fenced_port)/" "$TOKEN"
-	# Nothing of the terminal is left once the fence stopped.
+	# Nothing of the terminal is left once the fence stopped: no
+	# process of this daemon's fence uids on the host.
 	atf_check -o match:'^state: *stopped' $CTL show environment term
+	wait_until 10 sh -c '! ps -eo uid= | while read u; do
+	    [ "$u" -ge '"${_r:=$(fenced_uids | cut -d- -f1)}"' ] &&
+	    [ "$u" -le '"$(fenced_uids | cut -d- -f2)"' ] && echo "$u"; done |
+	    grep -q .' || atf_fail "processes of the fence uids are left: \
+$(ps -eo pid=,uid=,args= | awk -v lo="$(fenced_uids | cut -d- -f1)" \
+    -v hi="$(fenced_uids | cut -d- -f2)" '$2 >= lo && $2 <= hi')"
 	fenced_stop
 }
 terminal_page_cleanup() { fenced_cleanup; }
