@@ -338,6 +338,23 @@ $(ps -eo pid=,uid=,args= | awk -v lo="$(fenced_uids | cut -d- -f1)" \
 }
 terminal_page_cleanup() { fenced_cleanup; }
 
+atf_test_case parts_page cleanup
+parts_page_head() {
+	atf_set descr "the status page's files, processes and ports parts in Chromium: a file named with markup listed as text, ws_app.py started from the page, its port listed and opened in a new tab at the fence's host name (no opener), nothing run from the daemon's text"
+	atf_set require.user root
+	atf_set timeout 240
+}
+parts_page_body() {
+	need_browser
+	fenced_vars
+	fenced_start
+	TOKEN=$(token_of)
+	browse parts "http://127.0.0.1:$(fenced_port)/" "$TOKEN" \
+	    "$TOPDIR/regress/ws_app.py"
+	fenced_stop
+}
+parts_page_cleanup() { fenced_cleanup; }
+
 atf_test_case streams_page cleanup
 streams_page_head() {
 	atf_set descr "a page holding 12 live streams on its one channel keeps answering its other requests (timings printed, not judged; each within 10 s)"
@@ -362,5 +379,6 @@ atf_init_test_cases() {
 	atf_add_test_case server_path_runsc
 	atf_add_test_case server_path_vm
 	atf_add_test_case terminal_page
+	atf_add_test_case parts_page
 	atf_add_test_case streams_page
 }
