@@ -483,6 +483,32 @@ return [a.status, b.status];""", tok, app, EVIL)
                         " === 0") is not True:
         raise Failed("markup from the daemon became an element")
     say("no element made of the markup, nothing ran")
+    # A process's stdin from its row, its output live on the channel.
+    c.find_element(By.CSS_SELECTOR, ".proc-command").send_keys(
+        'while read l; do echo "GOT $l"; done; echo STDIN-ENDED')
+    c.find_element(By.CSS_SELECTOR, ".proc-stdin").click()
+    c.find_element(By.CSS_SELECTOR, ".proc-start button").click()
+    wait(d, "the second process", lambda: len(c.find_elements(
+        By.CSS_SELECTOR, ".proc")) == 2)
+    p2 = c.find_elements(By.CSS_SELECTOR, ".proc")[1]
+    wait(d, "its stdin row", lambda: p2.find_element(
+        By.CSS_SELECTOR, ".proc-input input").is_displayed())
+    p2.find_element(By.CSS_SELECTOR, ".proc-input input").send_keys(
+        "one line" + Keys.ENTER)
+    wait(d, "the line echoed", lambda: "GOT one line" in p2.find_element(
+        By.CSS_SELECTOR, ".output").text)
+    live = p2.find_element(By.CSS_SELECTOR, ".output").get_attribute(
+        "data-live")
+    say("stdin: a line sent, %r came back (output: %s)" % (
+        "GOT one line", live))
+    if live != "channel":
+        raise Failed("the output did not come on the channel: %r" % live)
+    p2.find_element(By.CSS_SELECTOR, ".proc-input .quiet").click()
+    wait(d, "the end of stdin seen", lambda: "STDIN-ENDED" in
+         p2.find_element(By.CSS_SELECTOR, ".output").text)
+    wait(d, "the process exited", lambda: p2.get_attribute("data-state")
+         == "exited")
+    say("stdin closed: the process read its end and exited")
 
 
 # --- 12 streams at once, on the page's one channel
