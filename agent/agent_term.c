@@ -382,8 +382,11 @@ agent_term_keep(struct agent_term *t, const uint8_t *p, size_t n)
 
 /*
  * The program wrote.  Attached: no more than the tunnel has room for,
- * and with none the master waits.  EIO (every slave closed: the job's
- * processes are gone) or end of file: its output is over.
+ * and with none the master waits.  EIO (no slave open) or end of file
+ * once the job ended: its output is over.  While the job runs it only
+ * means nobody holds the slave now (a program that closed its
+ * descriptors and runs on, and may open /dev/tty again): the master is
+ * not read until the job's end, where it is read out.
  */
 static void
 agent_term_read(evutil_socket_t fd, short events, void *arg)
@@ -410,6 +413,10 @@ agent_term_read(evutil_socket_t fd, short events, void *arg)
 		n = 0;
 	}
 	t->t_drain_n = 0;
+	if (n == 0 && t->t_job != NULL) {
+		agent_term_pause(t, 1);
+		return;
+	}
 	if (n == 0) {
 		agent_term_pause(t, 1);
 		event_free(t->t_rev);
@@ -558,7 +565,7 @@ agent_term_done(struct agent_job *j)
 	agent_job_free(j);
 	if (t->t_master == -1)
 		agent_term_over(t);
-	else {
+	else if (t->t_tun == NULL || agent_tunnel_room(t->t_tun) > 0) {
 		agent_term_pause(t, 0);	/* read it to its end */
 		agent_term_drain(-1, 0, t);
 	}

@@ -128,9 +128,9 @@ term_signal(int sig)
 		term_winch = 1;
 	else
 		term_quit = sig;
-	if (term_sigpipe[1] != -1)
-		n = write(term_sigpipe[1], &c, 1);	/* full: one waits */
-	(void)n;
+	/* A full pipe has a wake-up waiting already. */
+	if (term_sigpipe[1] != -1 && (n = write(term_sigpipe[1], &c, 1)) < 1)
+		errno = saved;
 	errno = saved;
 }
 

@@ -934,4 +934,9 @@ parse_usage(FILE *fp)
 	fprintf(fp, "usage: fencectl [-hn] [-s socket] [-w seconds] command "
 	    "[argument ...]\ncommands:\n");
 	usage_walk(fp, t_main, words, 0);
+	/* Read by ctl_term.c, not by the table: options after the key. */
+	fprintf(fp, "\tterm KEY [-i SECONDS] [-- ARGV...]\n"
+	    "\tterm KEY -a ID [-r BYTES] | -l | -k ID\n"
+	    "\tinput KEY ID [-c]\n"
+	    "\tfollow KEY ID [stdout | stderr]\n");
 }

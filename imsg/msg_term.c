@@ -199,6 +199,11 @@ msg_term_valid(const struct msg_term *t)
 	if (!msg_term_code_valid(t->t_why, sizeof(t->t_why)) ||
 	    !mc_printable(t->t_program, sizeof(t->t_program)))
 		return (0);
+	if (t->t_id == 0 || t->t_cols < 1 || t->t_cols > MSG_TERM_DIM_MAX ||
+	    t->t_rows < 1 || t->t_rows > MSG_TERM_DIM_MAX ||
+	    t->t_kept > MSG_TERM_RING || t->t_idle_s < 1 ||
+	    t->t_idle_s > MSG_TERM_IDLE_MAX || t->t_count > MSG_TERM_MAX)
+		return (0);
 	if (t->t_running)
 		return (t->t_exit == 0 && t->t_signal == 0 &&
 		    t->t_why[0] == '\0' && !t->t_forgotten);

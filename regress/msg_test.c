@@ -1073,6 +1073,15 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_AGENT_TUNNEL_DATA:
 		case IMSG_AGENT_TUNNEL_CREDIT:
 		case IMSG_AGENT_TUNNEL_CLOSE:
+		case IMSG_AGENT_TERM_OPEN:
+		case IMSG_AGENT_TERMS:
+		case IMSG_AGENT_PROC_INPUT:
+		case IMSG_AGENT_TERM:
+		case IMSG_AGENT_TERM_END:
+		case IMSG_CTL_TERM_OPEN:
+		case IMSG_CTL_TERMS:
+		case IMSG_CTL_PROC_INPUT:
+		case IMSG_CTL_TERM:
 		case IMSG_EGRESS_FENCE:
 		case IMSG_EGRESS_FORGET:
 		case IMSG_EGRESS_CONN:
@@ -1081,7 +1090,8 @@ ATF_TC_BODY(through_imsg, tc)
 			 * Codecs of msg_fence.c, msg_agent.c, msg_token.c,
 			 * msg_probe.c, msg_proc.c, msg_stream.c, msg_files.c
 			 * (msg_files_test), msg_egress.c (msg_egress_test),
-			 * msg_tunnel.c (msg_tunnel_test).
+			 * msg_tunnel.c (msg_tunnel_test), msg_term.c
+			 * (msg_term_test).
 			 */
 			continue;
 		default:

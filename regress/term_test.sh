@@ -228,6 +228,40 @@ rss_of() {
 	ps -o rss= -p "$1" | tr -d ' '
 }
 
+atf_test_case user_bound cleanup
+user_bound_head() {
+	atf_set descr "a user holds at most 16 terminals over all their fences: with 8 in each of two, a third fence's is refused with too-many-terminals; killing one makes room"
+	atf_set require.user root
+	atf_set timeout 240
+}
+user_bound_body() {
+	term_setup a
+	atf_check -o ignore -e ignore $CTL boot b tier L1.5
+	atf_check -o ignore -e ignore $CTL boot c tier L1.5
+	for k in a b; do
+		i=0
+		while [ $i -lt 8 ]; do
+			$CTL term $k -- sleep 600 < /dev/null > /dev/null 2>&1 &
+			echo $! >> ctl.pids
+			i=$((i + 1))
+		done
+		wait_until 60 sh -c "[ \$($CTL term $k -l | wc -l) -eq 8 ]" ||
+		    atf_fail "not 8 terminals in $k: $($CTL term $k -l)"
+	done
+	atf_check -s exit:1 -e match:'too-many-terminals.*16' \
+	    $CTL term c -- true
+	atf_check -o ignore $CTL term a -k 1
+	wait_until 20 sh -c "$CTL term a -l | grep -q '^1 ended'" ||
+	    atf_fail "not killed: $($CTL term a -l)"
+	atf_check -o ignore $CTL term a -k 1
+	atf_check -o match:'^status 0$' -x "printf 'wait\n' > s; \
+	    python3 $TOPDIR/regress/t_pty.py s log -- $CTL term c -- true"
+}
+user_bound_cleanup() {
+	kill $(cat ctl.pids 2>/dev/null) 2>/dev/null
+	fenced_cleanup
+}
+
 atf_test_case stop cleanup
 stop_head() {
 	atf_set descr "a fence's stop kills every terminal's processes, attached or not, those that left their session too: nothing of the fence's uid is left on the host"
@@ -265,7 +299,7 @@ stop_cleanup() {
 
 atf_test_case flood cleanup
 flood_head() {
-	atf_set descr "a terminal writing for ever, to a client that never reads and to nobody: the agent's and the broker's memory stay bounded (measured), the program is slowed, not the daemon; other requests are answered meanwhile"
+	atf_set descr "a terminal writing for ever, to a client that never reads and to nobody, and one that never reads what a client writes for ever: the agent's and the broker's memory stay bounded (measured), the program or the client is slowed, not the daemon; other requests are answered meanwhile"
 	atf_set require.user root
 	atf_set timeout 180
 }
@@ -275,12 +309,15 @@ flood_body() {
 	# A client that never reads: its stdout a pipe nobody reads.
 	$CTL term t -- yes flood-never-read < /dev/null | sleep 600 &
 	echo $! > reader.pid
+	# A program that never reads, fed for ever.
+	yes typed-for-ever | $CTL term t -- sleep 600 > /dev/null 2>&1 &
+	echo $! >> reader.pid
 	# One nobody is attached to.
 	$CTL term t -- yes flood-nobody < /dev/null > /dev/null 2>&1 &
 	p=$!
 	sleep 2
 	kill $p
-	wait_until 20 sh -c "$CTL term t -l | grep -q '^2 detached'" ||
+	wait_until 20 sh -c "$CTL term t -l | grep -q '^3 detached'" ||
 	    atf_fail "not detached: $($CTL term t -l)"
 	broker=$($CTL show stats | awk '$1 == "broker" && $2 == "pid" { print $3 }')
 	agent=$(agent_pid "$uid")
@@ -298,8 +335,9 @@ flood_body() {
 	echo "agent rss ${a1} -> ${a2} KiB, broker rss ${b1} -> ${b2} KiB"
 	[ $((a2 - a1)) -lt 1024 ] || atf_fail "agent grew: $a1 -> $a2 KiB"
 	[ $((b2 - b1)) -lt 1024 ] || atf_fail "broker grew: $b1 -> $b2 KiB"
-	# Both still run; the one nobody reads is held at its window.
-	atf_check -o match:'^1 attached' -o match:'^2 detached' $CTL term t -l
+	# All still run; the one nobody reads is held at its window.
+	atf_check -o match:'^1 attached' -o match:'^2 attached' \
+	    -o match:'^3 detached' $CTL term t -l
 }
 flood_cleanup() {
 	kill $(cat reader.pid 2>/dev/null) 2>/dev/null
@@ -393,6 +431,7 @@ atf_init_test_cases() {
 	atf_add_test_case basic
 	atf_add_test_case reattach
 	atf_add_test_case bounds
+	atf_add_test_case user_bound
 	atf_add_test_case stop
 	atf_add_test_case flood
 	atf_add_test_case two_users
