@@ -91,7 +91,5 @@ void	 api_git_init(struct hreq *);
 /* http_ports.c: tickets of the ports' host form */
 void	 api_tickets(struct hreq *);
 void	 api_ports(struct hreq *);
-void	 http_port_host(char *, size_t, uint32_t, const char *,
-	    const char *);
 
 #endif /* HTTP_API_H */

@@ -26,18 +26,6 @@
 #include "http_api.h"
 #include "ticket.h"
 
-/*
- * The host of port of key (label): <port>-<label>.<key>.localhost:<listen
- * port>, into host (size bytes).
- */
-void
-http_port_host(char *host, size_t size, uint32_t port, const char *label,
-    const char *key)
-{
-	snprintf(host, size, "%u-%s.%s.localhost:%u", (unsigned)port, label,
-	    key, (unsigned)broker_self.ps_conf.c_listen_port);
-}
-
 /* {"ports": [{"port": N}, ...], "truncated": false}, ascending. */
 static void
 api_ports_answer(void *arg, const struct svc_answer *a)
@@ -123,7 +111,7 @@ api_tickets(struct hreq *hr)
 		    "and port cookies per user", TICKET_MAX_USER);
 		return;
 	}
-	http_port_host(host, sizeof(host), g.tg_port, g.tg_label, g.tg_key);
+	ticket_port_host(&g, host, sizeof(host));
 	snprintf(url, sizeof(url), "http://%s/.fenced/ticket?t=%s", host,
 	    text);
 	explicit_bzero(text, sizeof(text));

@@ -79,6 +79,7 @@ struct relay {
 	int			 rl_fence_shut;
 	struct evbuffer		*rl_refusal;	/* RL_REFUSING: ours after */
 	struct event		 rl_timer;
+	struct event		 rl_kick;	/* the client read again */
 };
 
 static void	relay_client_read(struct bufferevent *, void *);
@@ -103,6 +104,7 @@ relay_end(struct relay *rl)
 	if (rl->rl_refusal != NULL)
 		evbuffer_free(rl->rl_refusal);
 	evtimer_del(&rl->rl_timer);
+	event_del(&rl->rl_kick);
 	http_taken_end(rl->rl_ht);
 	free(rl);
 }
@@ -113,11 +115,20 @@ relay_dropped(void *arg)
 	relay_end(arg);
 }
 
+/*
+ * A head begun and not whole within `http timeout' (as for the API's
+ * requests), or a refusal whose fence did not end its answers in that
+ * time: the connection ends.
+ */
 static void
 relay_timeout(evutil_socket_t fd, short ev, void *arg)
 {
-	log_debug("relay: the fence did not end its answers in time");
-	relay_end(arg);
+	struct relay	*rl = arg;
+
+	log_debug("relay: %s", rl->rl_state == RL_HEAD ? "a request's head "
+	    "did not arrive whole in time" : "the fence did not end its "
+	    "answers in time");
+	relay_end(rl);
 }
 
 /* Nothing more is read; what is written goes out, then the end. */
@@ -242,6 +253,15 @@ relay_opened(void *arg, const struct svc_answer *a)
 	bufferevent_enable(rl->rl_fence, EV_READ | EV_WRITE);
 	rl->rl_state = RL_HEAD;
 	bufferevent_enable(rl->rl_client, EV_READ);
+	/* Outside the service's callback, which the relay may end. */
+	event_active(&rl->rl_kick, EV_TIMEOUT, 1);
+}
+
+static void
+relay_kick(evutil_socket_t fd, short ev, void *arg)
+{
+	struct relay	*rl = arg;
+
 	relay_client_read(rl->rl_client, rl);
 }
 
@@ -337,6 +357,7 @@ relay_head(struct relay *rl)
 	struct relay_refusal rr;
 	struct relay_target rt;
 	struct http_head *h;
+	struct timeval	 tv = { broker_self.ps_conf.c_http_timeout, 0 };
 	ssize_t		 end;
 	char		*raw;
 	int		 r = -1;
@@ -345,8 +366,13 @@ relay_head(struct relay *rl)
 	if (len == 0)
 		return (-1);
 	raw = (char *)evbuffer_pullup(in, len < max ? len : max);
-	if ((end = http_head_end(raw, len, max)) == 0)
+	if ((end = http_head_end(raw, len, max)) == 0) {
+		/* Begun: it must be whole within `http timeout'. */
+		if (!evtimer_pending(&rl->rl_timer, NULL))
+			evtimer_add(&rl->rl_timer, &tv);
 		return (-1);
+	}
+	evtimer_del(&rl->rl_timer);
 	if (end == -1) {
 		relay_refuse(rl, 431, "headers-too-large", "the request line "
 		    "and headers are too long");
@@ -390,8 +416,8 @@ relay_head(struct relay *rl)
 	return (r);
 }
 
-/* Bytes of a body, or of the raw tunnel, to the fence. */
-static void
+/* Bytes of a body, or of the raw tunnel, to the fence: -1 if it ended. */
+static int
 relay_pass(struct relay *rl)
 {
 	struct evbuffer	*in = bufferevent_get_input(rl->rl_client);
@@ -410,13 +436,13 @@ relay_pass(struct relay *rl)
 		break;
 	case RL_BODY_CHUNKED:
 		if (evbuffer_peek(in, -1, NULL, &v, 1) < 1)
-			return;
+			return (0);
 		if ((k = http_chunked_feed(&rl->rl_chunked, v.iov_base,
 		    v.iov_len, broker_self.ps_conf.c_http_headers_max)) == -1) {
 			/* Half a body went: the fence cannot be told why. */
 			log_debug("relay: a chunked body that is not one");
 			relay_end(rl);
-			return;
+			return (-1);
 		}
 		n = k;
 		if (rl->rl_chunked.hc_done)
@@ -426,6 +452,7 @@ relay_pass(struct relay *rl)
 		break;
 	}
 	evbuffer_remove_buffer(in, out, n);
+	return (0);
 }
 
 static void
@@ -448,9 +475,10 @@ relay_client_read(struct bufferevent *bev, void *arg)
 				return;
 		} else if (rl->rl_state == RL_BODY_CL ||
 		    rl->rl_state == RL_BODY_CHUNKED ||
-		    rl->rl_state == RL_TUNNEL)
-			relay_pass(rl);
-		else
+		    rl->rl_state == RL_TUNNEL) {
+			if (relay_pass(rl) == -1)
+				return;
+		} else
 			return;
 	}
 }
@@ -545,6 +573,8 @@ relay_take(struct http_taken *ht)
 	rl->rl_ht = ht;
 	rl->rl_state = RL_HEAD;
 	evtimer_assign(&rl->rl_timer, broker_self.ps_evbase, relay_timeout,
+	    rl);
+	event_assign(&rl->rl_kick, broker_self.ps_evbase, -1, 0, relay_kick,
 	    rl);
 	if ((rl->rl_client = bufferevent_socket_new(broker_self.ps_evbase,
 	    ht->ht_fd, BEV_OPT_CLOSE_ON_FREE)) == NULL) {

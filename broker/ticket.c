@@ -9,6 +9,9 @@
  */
 #include <sys/types.h>
 
+#include <sys/queue.h>
+#include <sys/tree.h>
+
 #include <sha2.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +21,10 @@
 
 #include "fenced.h"
 #include "log.h"
+#include "imsg.h"
+#include "msg.h"
+#include "proc.h"
+#include "broker.h"
 #include "ticket.h"
 
 struct ticket {
@@ -221,4 +228,23 @@ ticket_forget_fence(uid_t uid, const char *key)
 		if (tickets[i].t_used && tickets[i].t_grant.tg_uid == uid &&
 		    strcmp(tickets[i].t_grant.tg_key, key) == 0)
 			ticket_drop(&tickets[i]);
+}
+
+void
+ticket_port_host(const struct ticket_grant *g, char *host, size_t size)
+{
+	snprintf(host, size, "%u-%s.%s.localhost:%u", (unsigned)g->tg_port,
+	    g->tg_label, g->tg_key,
+	    (unsigned)broker_self.ps_conf.c_listen_port);
+}
+
+void
+ticket_port_path(const struct ticket_grant *g, char *url, size_t size)
+{
+	const struct fenced_config *c = &broker_self.ps_conf;
+	int		 v6 = strchr(c->c_listen_addr, ':') != NULL;
+
+	snprintf(url, size, "http://%s%s%s:%u/api/environments/%s/ports/%u/",
+	    v6 ? "[" : "", c->c_listen_addr, v6 ? "]" : "",
+	    (unsigned)c->c_listen_port, g->tg_key, (unsigned)g->tg_port);
 }

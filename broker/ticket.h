@@ -62,4 +62,11 @@ void	 ticket_forget_fence(uid_t, const char *);
  */
 uint32_t ticket_ttl(void);
 
+/*
+ * The host form's name of a port grant: <port>-<label>.<key>.localhost:
+ * <listen port>; and the path form's URL of its port.
+ */
+void	 ticket_port_host(const struct ticket_grant *, char *, size_t);
+void	 ticket_port_path(const struct ticket_grant *, char *, size_t);
+
 #endif /* TICKET_H */

@@ -387,6 +387,7 @@ flood_body() {
 	h=$(fenced_homes)
 	fenced_conf | sed -e "s|^homes .*|homes \"$h/%u\"|" > fenced.conf
 	echo "http connections max 64 per user 8" >> fenced.conf
+	echo "http timeout 2" >> fenced.conf
 	fenced_start
 	T=$(token_of)
 	P=$(fenced_port)
@@ -447,8 +448,68 @@ PY
 	    $rss0 to $rss1 KiB for a client that does not read"
 	rcurl -H "x-voicebox-host-token: $T" "http://127.0.0.1:$P$E/w/ports/$APP/after"
 	expect 200 '^GET /after HTTP/1.1$'
+	# A kept-alive relayed connection whose next head never ends is
+	# closed after `http timeout' (2 s), as an API request would be.
+	cat > loris.py <<'PY'
+import socket, sys, time
+port, tok = sys.argv[1], sys.argv[2]
+s = socket.create_connection(("127.0.0.1", int(port)), timeout=20)
+s.sendall(("GET /api/environments/w/ports/8000/a HTTP/1.1\r\nHost: "
+    "127.0.0.1:%s\r\nx-voicebox-host-token: %s\r\n\r\n" % (port, tok)).encode())
+time.sleep(1)
+s.recv(65536)
+s.sendall(b"GET /api/environments/w/ports/8000/b HTTP/1.1\r\nHost: 127")
+t = time.monotonic()
+while s.recv(65536):
+    pass
+print("closed" if time.monotonic() - t < 10 else "held")
+PY
+	atf_check -o inline:"closed\n" $PY loris.py "$P" "$T"
 }
 flood_cleanup() {
+	fenced_vars
+	fenced_cleanup
+}
+
+atf_test_case fencectl_port cleanup
+fencectl_port_head() {
+	atf_set descr "fencectl port KEY PORT prints the path form's URL and a ticket URL of the host form, which a browser's cookie jar takes once; another user's fencectl port of root's fence is not-found"
+	atf_set require.user root
+	atf_set timeout 120
+}
+fencectl_port_body() {
+	fenced_vars
+	users_add 1 frp
+	fenced_run_socket
+	h=$(fenced_homes)
+	fenced_conf | sed -e "s|^homes .*|homes \"$h/%u\"|" > fenced.conf
+	fenced_start
+	T=$(token_of)
+	P=$(fenced_port)
+	relay_boot "$T" L1.5 w
+	atf_check -o save:urls.out "$BIN/fencectl" -s "$PWD/ctl.sock" port w $APP
+	atf_check_equal "$(sed -n 1p urls.out)" \
+	    "http://127.0.0.1:$P$E/w/ports/$APP/"
+	url=$(sed -n 2p urls.out)
+	case "$url" in
+	"http://$APP-$SUFFIX:$P/.fenced/ticket?t="*) ;;
+	*) atf_fail "ticket URL $url" ;;
+	esac
+	rcurl -H "x-voicebox-host-token: $T" "$(sed -n 1p urls.out)x"
+	expect 200 '^GET /x HTTP/1.1$'
+	rcurl -c jar -b jar -L "$url"
+	expect 200 '^GET / HTTP/1.1$'
+	rcurl -c jar -b jar "$url"
+	expect 403 '"error":"bad-ticket"'
+	atf_check -s exit:1 -e match:"not-found" "$BIN/fencectl" -s \
+	    "$PWD/ctl.sock" port nope $APP
+	ub=$(sed -n 1p users.txt)
+	atf_check -s exit:1 -e match:"not-found" $(as_user "$ub") \
+	    "$BIN/fencectl" -s "$(cat run.sock)" port w $APP
+	atf_check -s exit:1 -e match:"not-found" $(as_user "$ub") \
+	    "$BIN/fencectl" -s "$(cat run.sock)" port 0/w $APP
+}
+fencectl_port_cleanup() {
 	fenced_vars
 	fenced_cleanup
 }
@@ -523,6 +584,7 @@ atf_init_test_cases() {
 	atf_add_test_case host_form
 	atf_add_test_case other_user
 	atf_add_test_case flood
+	atf_add_test_case fencectl_port
 	atf_add_test_case native_l2
 	atf_add_test_case runsc
 	atf_add_test_case vm
