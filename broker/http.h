@@ -91,8 +91,7 @@ struct msg_result;
 json_t	*http_api_result(const struct msg_result *, int);
 
 /* http_term.c: terminals, a process's stdin, terminal tickets */
-void	 http_terms_request(struct hreq *, int);
-void	 http_term_request(struct hreq *, int);
+void	 http_term_request(struct hreq *, int, int);
 int	 http_term_id(struct hreq *, const char *);
 void	 http_proc_stdin(struct hreq *, const char *);
 void	 http_term_ticket(struct hreq *, json_t *);

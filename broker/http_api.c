@@ -458,10 +458,8 @@ http_api_request(struct hreq *hr)
 		api_ports(hr);
 		break;
 	case EP_TERMS:
-		http_terms_request(hr, method);
-		break;
 	case EP_TERM:
-		http_term_request(hr, method);
+		http_term_request(hr, method, rt->ar_endpoint == EP_TERM);
 		break;
 	case EP_PROC_STDIN:
 		http_proc_stdin(hr, evhttp_uri_get_query(uri));

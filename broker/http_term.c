@@ -237,6 +237,41 @@ term_number(struct hreq *hr, json_t *o, const char *name, long long lo,
 	return (1);
 }
 
+/* argv: 1 to MSG_ARGV_MAX strings, NULL-terminated; NULL (said). */
+static char **
+term_argv(struct hreq *hr, json_t *argv, size_t *argc)
+{
+	char	**args;
+	json_t	*v;
+	size_t	 i, n;
+
+	if (!json_is_array(argv) || (n = json_array_size(argv)) == 0 ||
+	    n > MSG_ARGV_MAX) {
+		http_error(hr, 400, "bad-value", "argv is a list of 1 to %d "
+		    "strings", MSG_ARGV_MAX);
+		return (NULL);
+	}
+	if ((args = calloc(n + 1, sizeof(*args))) == NULL) {
+		http_error(hr, 500, "internal", "out of memory");
+		return (NULL);
+	}
+	for (i = 0; i < n; i++) {
+		v = json_array_get(argv, i);
+		if (!json_is_string(v) || json_string_length(v) > MSG_ARG_MAX ||
+		    json_string_length(v) != strlen(json_string_value(v)) ||
+		    (i == 0 && json_string_length(v) == 0)) {
+			http_error(hr, 400, "bad-value", "argv[%zu] must be a "
+			    "string of at most %d bytes, without NUL (argv[0] "
+			    "not empty)", i, MSG_ARG_MAX);
+			free(args);
+			return (NULL);
+		}
+		args[i] = (char *)json_string_value(v);
+	}
+	*argc = n;
+	return (args);
+}
+
 /* POST .../terminals */
 static void
 term_open(struct hreq *hr)
@@ -248,7 +283,7 @@ term_open(struct hreq *hr)
 	json_t		*o, *argv, *v;
 	const char	*k, *s;
 	char		**args = NULL;
-	size_t		 i, n = 0;
+	size_t		 i;
 
 	if ((o = api_body(hr, 0)) == NULL)
 		return;
@@ -294,32 +329,9 @@ term_open(struct hreq *hr)
 			    "not both");
 			goto out;
 		}
-		if (!json_is_array(argv) || (n = json_array_size(argv)) == 0 ||
-		    n > MSG_ARGV_MAX) {
-			http_error(hr, 400, "bad-value", "argv is a list of 1 "
-			    "to %d strings", MSG_ARGV_MAX);
+		if ((args = term_argv(hr, argv, &to.to_argc)) == NULL)
 			goto out;
-		}
-		if ((args = calloc(n + 1, sizeof(*args))) == NULL) {
-			http_error(hr, 500, "internal", "out of memory");
-			goto out;
-		}
-		for (i = 0; i < n; i++) {
-			v = json_array_get(argv, i);
-			if (!json_is_string(v) || json_string_length(v) >
-			    MSG_ARG_MAX || json_string_length(v) !=
-			    strlen(json_string_value(v)) || (i == 0 &&
-			    json_string_length(v) == 0)) {
-				http_error(hr, 400, "bad-value", "argv[%zu] "
-				    "must be a string of at most %d bytes, "
-				    "without NUL (argv[0] not empty)", i,
-				    MSG_ARG_MAX);
-				goto out;
-			}
-			args[i] = (char *)json_string_value(v);
-		}
 		to.to_argv = args;
-		to.to_argc = n;
 	}
 	strlcpy(to.to_key, hr->hr_key, sizeof(to.to_key));
 	to.to_owner = MSG_OWNER_NONE;
@@ -349,27 +361,19 @@ term_req(struct hreq *hr, uint32_t op, svc_cb cb)
 		svc_terms(&w, &tq, cb, hr);
 }
 
-/* .../terminals */
+/* .../terminals (one 0), .../terminals/<id> (one 1) */
 void
-http_terms_request(struct hreq *hr, int method)
+http_term_request(struct hreq *hr, int method, int one)
 {
-	if (method == EVHTTP_REQ_POST)
+	if (one)
+		term_req(hr, method == EVHTTP_REQ_DELETE ? MSG_TERM_KILL :
+		    MSG_TERM_LIST, term_answer);
+	else if (method == EVHTTP_REQ_POST)
 		term_open(hr);
-	else {
-		if ((hr->hr_list = evbuffer_new()) == NULL) {
-			http_error(hr, 500, "internal", "out of memory");
-			return;
-		}
+	else if ((hr->hr_list = evbuffer_new()) == NULL)
+		http_error(hr, 500, "internal", "out of memory");
+	else
 		term_req(hr, MSG_TERM_LIST, term_list_answer);
-	}
-}
-
-/* .../terminals/<id> */
-void
-http_term_request(struct hreq *hr, int method)
-{
-	term_req(hr, method == EVHTTP_REQ_DELETE ? MSG_TERM_KILL :
-	    MSG_TERM_LIST, term_answer);
 }
 
 /* The process's state after its input (SVC_PROC), without output. */

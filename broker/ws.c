@@ -63,6 +63,10 @@ struct ws {
 	int			 ws_refused;	/* a frame refused: our code */
 	int			 ws_closing_first;	/* ws_close() before the
 						   peer's close */
+	int			 ws_close_wanted;	/* ours, to queue */
+	unsigned int		 ws_close_code;
+	uint8_t			 ws_close_reason[WS_REASON_MAX];
+	size_t			 ws_close_len;
 	int			 ws_eof;	/* the peer's end is gone */
 	int			 ws_running;	/* inside ws_run() */
 	int			 ws_again;	/* run once more after */
@@ -514,6 +518,12 @@ ws_run(struct ws *ws)
 			ws_finish(ws, 1006);
 			break;
 		}
+		if (ws->ws_close_wanted) {
+			ws->ws_close_wanted = 0;
+			(void)wslay_event_queue_close(ctx, ws->ws_close_code,
+			    ws->ws_close_reason, ws->ws_close_len);
+			ws->ws_again = 1;
+		}
 	} while (ws->ws_again && !ws->ws_done);
 	ws->ws_running = 0;
 	if (ws->ws_done)
@@ -601,7 +611,7 @@ ws_room(struct ws *ws)
 void
 ws_pause(struct ws *ws, int on)
 {
-	if (ws->ws_paused == on)
+	if (ws->ws_paused == on || ws->ws_done)
 		return;
 	ws->ws_paused = on;
 	if (!on)
@@ -624,8 +634,14 @@ ws_close(struct ws *ws, unsigned int code, const char *reason)
 	ws->ws_closing = 1;
 	ws->ws_closing_first = !wslay_event_get_close_received(ws->ws_ctx);
 	ws->ws_close_at = ws_now();
-	(void)wslay_event_queue_close(ws->ws_ctx, code,
-	    (const uint8_t *)reason, len);
+	/*
+	 * wslay sends a control frame before queued messages: the close
+	 * is queued by ws_run() once what was sent before it went.
+	 */
+	ws->ws_close_code = code;
+	memcpy(ws->ws_close_reason, reason, len);
+	ws->ws_close_len = len;
+	ws->ws_close_wanted = 1;
 	ws_run(ws);
 }
 

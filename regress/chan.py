@@ -376,6 +376,15 @@ def case_hostile(port, token, what):
         print("answer " + m["op"] + " " + m.get("error", ""))
         c.close()
         return
+    elif what == "ping":
+        # Answered with a pong of the same bytes, before anything else.
+        c.send_raw(c.frame(9, b"are-you-there"))
+        c._need(2)
+        op, n = c.buf[0] & 0x0f, c.buf[1] & 0x7f
+        c._need(2 + n)
+        print("pong %s %s" % (op == 10, c.buf[2:2 + n].decode()))
+        c.close()
+        return
     elif what == "json":
         for bad in (b"nope", b"[1]", b'{"op":1,"stream":1}',
                     b'{"op":"exec","stream":0}',
@@ -567,6 +576,31 @@ def case_foreign(port, token, key):
     print("attach %d close %s" % (a.status, close_code(a)))
 
 
+def case_many(port, token, n):
+    """Channels of one user until one is refused: which, and how."""
+    held = []
+    for i in range(1, int(n) + 1):
+        c = WS(port, origin="http://127.0.0.1:%d" % port)
+        if c.status != 101:
+            print("channel %d status %d" % (i, c.status))
+            break
+        c.send({"op": "auth", "token": token})
+        try:
+            m = c.json()
+        except Closed as e:
+            print("channel %d close %s" % (i, e.code))
+            break
+        if m.get("op") != "ready":
+            print("channel %d %s %s close %s" % (i, m.get("op"),
+                                                 m.get("error"),
+                                                 close_code(c)))
+            break
+        held.append(c)
+    print("held %d" % len(held))
+    for c in held:
+        c.close()
+
+
 def main():
     case, port = sys.argv[1], int(sys.argv[2])
     a = sys.argv[3:]
@@ -588,6 +622,8 @@ def main():
         case_handshake(port, a[0], a[1] if len(a) > 1 else "")
     elif case == "terminal":
         case_terminal(port, a[0], a[1], a[2])
+    elif case == "many":
+        case_many(port, a[0], a[1])
     elif case == "foreign":
         case_foreign(port, a[0], a[1])
     elif case == "output":

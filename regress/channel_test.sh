@@ -25,7 +25,7 @@ need_python() {
 
 atf_test_case handshake cleanup
 handshake_head() {
-	atf_set descr "channel: a foreign Origin, no Origin, a rebinding Host and a plain GET are refused before any token is looked at; no auth within 10 s, a first message that is not auth, a wrong token: closed 1008"
+	atf_set descr "channel: a foreign Origin, no Origin, a rebinding Host and a plain GET are refused before any token is looked at; no auth within 10 s, a first message that is not auth, a wrong token: closed 1008; a 17th channel of a user: 1013"
 	atf_set require.user root
 	atf_set timeout 120
 }
@@ -33,6 +33,7 @@ handshake_body() {
 	fenced_vars
 	need_python
 	fenced_start
+	t=$(token_of)
 	p=$(fenced_port)
 	atf_check -o inline:"status 403 bad-origin\n" \
 	    $CHAN handshake $p foreign-origin
@@ -42,13 +43,23 @@ handshake_body() {
 	atf_check -o match:'^426$' -e ignore curl -sS -o /dev/null \
 	    -w '%{http_code}\n' -H "Origin: http://127.0.0.1:$p" \
 	    "http://127.0.0.1:$p/api/channel"
+	# A version we do not speak: 426, naming ours.
+	atf_check -o match:'^HTTP/1.1 426 ' \
+	    -o match:'^Sec-WebSocket-Version: 13' -o match:'"bad-websocket"' \
+	    -e ignore curl -sS -i -H "Origin: http://127.0.0.1:$p" \
+	    -H 'Upgrade: websocket' -H 'Connection: Upgrade' \
+	    -H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==' \
+	    -H 'Sec-WebSocket-Version: 8' "http://127.0.0.1:$p/api/channel"
 	atf_check -o inline:"status 101\nclose 1008\n" $CHAN noauth $p wrong
 	atf_check -o inline:"status 101\nclose 1008\n" $CHAN noauth $p badtoken
 	atf_check -o save:silent.out $CHAN noauth $p silent
 	atf_check -o inline:"status 101\nclose 1008\n" sed -n 1,2p silent.out
 	cat silent.out
+	# At most 16 channels of one user (and his HTTP connections).
+	atf_check -o inline:"channel 17 error too-many-connections close 1013\nheld 16\n" \
+	    $CHAN many $p "$t" 20
 	# The daemon serves on.
-	call "$(token_of)" GET /api/environments
+	call "$t" GET /api/environments
 	expect 200
 }
 handshake_cleanup() {
@@ -100,7 +111,7 @@ ops_cleanup() {
 
 atf_test_case hostile cleanup
 hostile_head() {
-	atf_set descr "channel: an unmasked frame (1002), a message over 256 KiB whole or in fragments (1009), invalid UTF-8 (1007), a reserved opcode, a reserved bit, a stray continuation (1002): each closed with its code, and the daemon answers another user meanwhile"
+	atf_set descr "channel: a ping answered; an unmasked frame (1002), a message over 256 KiB whole or in fragments (1009), invalid UTF-8 (1007), a reserved opcode, a reserved bit, a stray continuation (1002): each closed with its code, and the daemon answers another user meanwhile"
 	atf_set require.user root
 	atf_set timeout 180
 }
@@ -110,6 +121,8 @@ hostile_body() {
 	fenced_start
 	t=$(token_of)
 	p=$(fenced_port)
+	atf_check -o inline:"pong True are-you-there\n" \
+	    $CHAN hostile $p "$t" ping
 	for c in unmasked:1002 oversized:1009 oversized-fragments:1009 \
 	    utf8:1007 opcode:1002 rsv:1002 continuation:1002; do
 		atf_check -o inline:"close ${c#*:}\n" \

@@ -102,6 +102,7 @@ srcs_of() {
 		    broker/inflight.c broker/http_takeover.c broker/http_head.c
 		    broker/http_ports.c broker/relay.c broker/relay_auth.c
 		    broker/ticket.c broker/http_term.c broker/http_channel.c
+		    broker/http_channel_ops.c broker/http_channel_take.c
 		    broker/ws.c
 		    parent/config.c fuzz/stub_svc.c" ;;
 	config)	echo "parent/config.c gen/parse.c" ;;
