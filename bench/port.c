@@ -53,6 +53,9 @@
 #define PORT_BODY	"0123456789abcdef0123456789abcdef" \
 			"0123456789abcdef0123456789abcdef"
 #define PORT_EXE	(4U << 20)	/* this program, at most */
+#define PORT_ROUNDS	5	/* each side's sample, in alternate rounds */
+#define PORT_DIRECT	"direct loopback, same server"
+#define PORT_RELAY	"port relay (path form)"
 
 struct pconn {
 	int		 fd;
@@ -210,22 +213,30 @@ serve(int fd)
 	exit(0);
 }
 
+/* A row's sample, gathered over rounds. */
+struct sample {
+	uint64_t	*ns;
+	size_t		 n;
+	size_t		 size;
+	double		 wall;		/* seconds, the rounds' sum */
+	int		 failed;
+};
+
 /*
- * nconns connections to port p each sending GETs of path one after
- * another, with the token when asked, total in all: the row.
+ * One round: nconns connections to port p each sending GETs of path one
+ * after another, with the token when asked, total in all, added to s.
  */
-static double
-load(const char *name, const char *anchor, int p, const char *path,
+static void
+load(struct sample *s, const char *name, int p, const char *path,
     int withtoken, int nconns, int total)
 {
 	struct pconn	*c;
 	struct pollfd	*pfd;
-	uint64_t	*ns, t0;
-	char		 req[512], row[96], arow[96];
-	size_t		 n = 0, len, reqlen;
+	uint64_t	 t0;
+	char		 req[512];
+	size_t		 len, reqlen;
 	ssize_t		 r;
-	int		 i, k, status, live, failed = 0;
-	double		 rate;
+	int		 i, k, status, live;
 
 	k = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\n"
 	    "Host: 127.0.0.1:%d\r\n%s%s%s\r\n", path, p,
@@ -234,9 +245,14 @@ load(const char *name, const char *anchor, int p, const char *path,
 	if (k < 0 || (size_t)k >= sizeof(req))
 		errx(1, "request too long");
 	reqlen = k;
+	if (s->n + total > s->size) {
+		if ((s->ns = reallocarray(s->ns, s->n + total,
+		    sizeof(*s->ns))) == NULL)
+			err(1, "reallocarray");
+		s->size = s->n + total;
+	}
 	if ((c = calloc(nconns, sizeof(*c))) == NULL ||
-	    (pfd = calloc(nconns, sizeof(*pfd))) == NULL ||
-	    (ns = calloc(total, sizeof(*ns))) == NULL)
+	    (pfd = calloc(nconns, sizeof(*pfd))) == NULL)
 		err(1, "calloc");
 	for (i = 0; i < nconns; i++) {
 		c[i].fd = tcp_connect(p, 1);
@@ -287,28 +303,37 @@ load(const char *name, const char *anchor, int p, const char *path,
 			if (len != c[i].inlen)
 				errx(1, "%s: more than one answer", name);
 			if (status == 200)
-				ns[n++] = bench_now_ns() - c[i].t0;
+				s->ns[s->n++] = bench_now_ns() - c[i].t0;
 			else
-				failed++;
+				s->failed++;
 			c[i].busy = 0;
 			c[i].left--;
 		}
 	}
-	snprintf(row, sizeof(row), "%s, %d conns", name, nconns);
-	snprintf(arow, sizeof(arow), "%s, %d conns", anchor != NULL ?
-	    anchor : "", nconns);
-	rate = bench_row_to("port", row, anchor != NULL ? arow : "",
-	    "rate", ns, n, (bench_now_ns() - t0) / 1e9);
-	if (failed)
-		printf("  %s: %d requests not answered 200\n", row, failed);
+	s->wall += (bench_now_ns() - t0) / 1e9;
 	for (i = 0; i < nconns; i++) {
 		close(c[i].fd);
 		free(c[i].in);
 	}
 	free(c);
 	free(pfd);
-	free(ns);
-	return (failed ? 0 : rate);
+}
+
+/* The row of a sample; its rate, 0 when a request failed. */
+static double
+row(struct sample *s, const char *name, const char *anchor, int nconns)
+{
+	char		 r[96], a[96];
+	double		 rate;
+
+	snprintf(r, sizeof(r), "%s, %d conns", name, nconns);
+	snprintf(a, sizeof(a), "%s, %d conns", anchor != NULL ? anchor : "",
+	    nconns);
+	rate = bench_row_to("port", r, anchor != NULL ? a : "", "rate",
+	    s->ns, s->n, s->wall);
+	if (s->failed)
+		printf("  %s: %d requests not answered 200\n", r, s->failed);
+	return (s->failed ? 0 : rate);
 }
 
 /* This program's bytes, to put into the fence. */
@@ -408,10 +433,11 @@ main(int argc, char *argv[])
 	struct sockaddr_in sin;
 	socklen_t	 slen = sizeof(sin);
 	const char	*errstr, *s;
-	char		 why[512], path[128], *nl;
+	struct sample	 ds, rs;
+	char		 why[512], path[128], name[128], *nl;
 	double		 r, a;
 	size_t		 i;
-	int		 runs, total, fd, dport, up;
+	int		 runs, total, fd, dport, up, k;
 	pid_t		 direct;
 
 	if (argc == 3 && strcmp(argv[1], "serve") == 0) {
@@ -454,22 +480,35 @@ main(int argc, char *argv[])
 	    "/ports/%d/", PORT_INSIDE);
 	printf("%-40s %6s %10s %10s %10s\n", "port relay (keep-alive)", "n",
 	    "median ms", "p99 ms", "req/s");
+	/*
+	 * The two sides in alternate rounds, so that what else the machine
+	 * does at a moment weighs on both alike.
+	 */
 	for (i = 0; i < sizeof(conns) / sizeof(conns[0]); i++) {
 		total = runs * 10 > conns[i] * 20 ? runs * 10 : conns[i] * 20;
-		a = load("direct loopback, same server", NULL, dport, "/", 0,
-		    conns[i], total);
-		if (!up) {
-			snprintf(path, sizeof(path), "port relay (path form), "
-			    "%d conns", conns[i]);
-			bench_skip("port", path, why);
-			continue;
+		memset(&ds, 0, sizeof(ds));
+		memset(&rs, 0, sizeof(rs));
+		for (k = 0; k < PORT_ROUNDS; k++) {
+			load(&ds, "direct", dport, "/", 0, conns[i],
+			    total / PORT_ROUNDS);
+			if (up)
+				load(&rs, "relay", api_port, path, 1,
+				    conns[i], total / PORT_ROUNDS);
 		}
-		r = load("port relay (path form)",
-		    "direct loopback, same server", api_port, path, 1,
-		    conns[i], total);
-		if (a > 0 && r > 0)
-			printf("  relay at %d conns: %.2f of the direct rate "
-			    "(its cost %.2fx)\n", conns[i], r / a, a / r);
+		a = row(&ds, PORT_DIRECT, NULL, conns[i]);
+		if (!up) {
+			snprintf(name, sizeof(name), "%s, %d conns",
+			    PORT_RELAY, conns[i]);
+			bench_skip("port", name, why);
+		} else {
+			r = row(&rs, PORT_RELAY, PORT_DIRECT, conns[i]);
+			if (a > 0 && r > 0)
+				printf("  relay at %d conns: %.2f of the "
+				    "direct rate (its cost %.2fx)\n",
+				    conns[i], r / a, a / r);
+		}
+		free(ds.ns);
+		free(rs.ns);
 	}
 	kill(direct, SIGTERM);
 	(void)waitpid(direct, NULL, 0);

@@ -33,6 +33,7 @@ LABELS = [
     (r"^fork\+exec(\+wait)? /bin/true$", "fork+exec"),
     (r"^bare evhttp, ", "bare evhttp"),
     (r"^direct loopback, same server", "direct loopback"),
+    (r"^host pty, cat", "host pty"),
     (r"^runsc run /bin/true", "runsc run"),
     (r"^runsc exec /bin/true", "runsc exec"),
     (r"^fencectl exec /bin/true$", "native fencectl exec"),

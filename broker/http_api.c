@@ -46,6 +46,7 @@ enum http_endpoint {
 	EP_PROC,		/* .../processes/<id> (takes its query) */
 	EP_FILES,		/* .../files/PATH (http_files.c) */
 	EP_TICKETS,		/* .../tickets (http_ports.c, http_term.c) */
+	EP_PORTS,		/* .../ports, the listing (http_ports.c) */
 	EP_TERMS,		/* .../terminals (http_term.c) */
 	EP_TERM,		/* .../terminals/<id> */
 	EP_PROC_STDIN		/* .../processes/<id>/stdin (takes its query) */
@@ -72,6 +73,7 @@ static const struct api_route {
 	{ "/probe",	EP_PROBE,	M_GET,		"GET, HEAD", 1 },
 	{ "/processes",	EP_PROCS,	M_GET | M_POST,	"GET, HEAD, POST", 0 },
 	{ "/tickets",	EP_TICKETS,	M_POST,		"POST", 0 },
+	{ "/ports",	EP_PORTS,	M_GET,		"GET, HEAD", 0 },
 	{ "/terminals",	EP_TERMS,	M_GET | M_POST,	"GET, HEAD, POST", 0 },
 	{ API_FILES,	EP_FILES,	M_GET | M_PUT | M_DELETE,
 	    "GET, HEAD, PUT, DELETE", 2 },
@@ -451,6 +453,9 @@ http_api_request(struct hreq *hr)
 		break;
 	case EP_TICKETS:
 		api_tickets(hr);
+		break;
+	case EP_PORTS:
+		api_ports(hr);
 		break;
 	case EP_TERMS:
 	case EP_TERM:

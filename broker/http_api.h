@@ -90,5 +90,6 @@ void	 api_git_init(struct hreq *);
 
 /* http_ports.c: tickets of the ports' host form */
 void	 api_tickets(struct hreq *);
+void	 api_ports(struct hreq *);
 
 #endif /* HTTP_API_H */

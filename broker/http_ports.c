@@ -1,4 +1,7 @@
 /*
+ * GET /api/environments/<key>/ports: the TCP ports a program listens on
+ * inside the fence, as its agent reads them (the status page's links).
+ *
  * POST /api/environments/<key>/tickets {"port": N}: a ticket for the
  * host form of port N of the caller's running fence <key>
  * (docs/interactive.md, "The HTTP API"): the URL that takes it, good
@@ -22,6 +25,45 @@
 #include "http.h"
 #include "http_api.h"
 #include "ticket.h"
+
+/* {"ports": [{"port": N}, ...], "truncated": false}, ascending. */
+static void
+api_ports_answer(void *arg, const struct svc_answer *a)
+{
+	struct hreq	*hr = arg;
+	const struct msg_portlist *pl;
+	json_t		*list, *o;
+	uint32_t	 i;
+
+	if (a->a_what != SVC_PORTS) {
+		api_answer(arg, a);
+		return;
+	}
+	pl = a->a_ports;
+	if ((list = json_array()) == NULL) {
+		http_error(hr, 500, "internal", "cannot encode the ports");
+		return;
+	}
+	for (i = 0; i < pl->pl_count && i < MSG_PORTS_MAX; i++)
+		if ((o = json_pack("{s:i}", "port", (int)pl->pl_ports[i])) ==
+		    NULL || json_array_append_new(list, o) == -1) {
+			json_decref(list);
+			http_error(hr, 500, "internal", "cannot encode the "
+			    "ports");
+			return;
+		}
+	http_reply(hr, 200, json_pack("{s:o, s:b}", "ports", list,
+	    "truncated", pl->pl_truncated != 0));
+}
+
+void
+api_ports(struct hreq *hr)
+{
+	struct svc_who	 w;
+
+	api_who(hr, &w);
+	svc_ports(&w, MSG_OWNER_NONE, hr->hr_key, api_ports_answer, hr);
+}
 
 void
 api_tickets(struct hreq *hr)

@@ -486,6 +486,31 @@ svc_tunnel_close(uint32_t id, void *arg)
 	FUZZ_CHECK(0);	/* never opened */
 }
 
+/* The listing of a fence's ports (http_ports.c): 8000 and 8080. */
+void
+svc_ports(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
+    void *arg)
+{
+	struct svc_answer a;
+	struct msg_portlist pl;
+
+	stub_who(w);
+	stub_key(key);
+	if (stub_errors) {
+		stub_error(cb, arg);
+		return;
+	}
+	memset(&pl, 0, sizeof(pl));
+	pl.pl_count = 2;
+	pl.pl_ports[0] = 8000;
+	pl.pl_ports[1] = 8080;
+	memset(&a, 0, sizeof(a));
+	a.a_what = SVC_PORTS;
+	a.a_last = 1;
+	a.a_ports = &pl;
+	cb(arg, &a);
+}
+
 /* Terminals and a process's stdin (http_term.c): refused, once checked. */
 void
 svc_term_open(const struct svc_who *w, struct msg_term_open *to, svc_cb cb,

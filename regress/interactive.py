@@ -23,6 +23,10 @@ CASE is one of
             command typed and its output seen, the element resized and
             `stty size` changed, the page reloaded and the terminal's
             bytes replayed, then the fence stopped
+  parts     URL is the status page: the files part lists a file whose
+            name is markup, as text; the processes part starts
+            ws_app.py (ARG[0]); the ports part lists its port and a
+            click opens it at the fence's host name in a new tab
   streams   URL is the status page: 12 streams held at once on the page's
             channel while 20 other API requests are made and timed
             (printed, never judged but for a 10 s bound)
@@ -299,14 +303,15 @@ def card(d, key):
     return None
 
 
-def boot_card(d, key):
+def boot_card(d, key, tier=None):
     fetch_js(d, """
-const [key, token] = args;
+const [key, token, tier] = args;
 const r = await fetch('/api/environments/' + key, {method: 'POST',
   headers: {'x-voicebox-host-token': token,
-  'Content-Type': 'application/json'}, body: '{}'});
+  'Content-Type': 'application/json'},
+  body: JSON.stringify(tier ? {tier: tier} : {})});
 return r.status;""", key, d.execute_script(
-        "return sessionStorage.getItem('fenced.token')"))
+        "return sessionStorage.getItem('fenced.token')"), tier)
     wait(d, "the card of " + key, lambda: card(d, key) is not None and
          "running" in card(d, key).find_element(
              By.CSS_SELECTOR, ".state").text)
@@ -400,6 +405,112 @@ e.style.width = '420px'; e.style.height = '200px';""")
                                      ".term-status").text)
 
 
+# --- the page's other parts: ports, files, processes
+
+EVIL = "<img src=x onerror=window.__pwned=1>"
+
+
+def case_parts(d, url, token, args):
+    app_path = args[0]
+    with open(app_path) as f:
+        app = f.read()
+    login(d, url, token)
+    # L2: its own loopback, so its port 8000 is its own, whatever
+    # listens on the host's.
+    c = boot_card(d, "parts", "L2")
+    tok = d.execute_script("return sessionStorage.getItem('fenced.token')")
+    # Files: the application put into the home, and a file whose name
+    # is markup, through the API; the part lists both as text.
+    r = fetch_js(d, """
+const [token, app, evil] = args;
+const H = {'x-voicebox-host-token': token,
+  'Content-Type': 'application/octet-stream'};
+const E = '/api/environments/parts/files/';
+const a = await fetch(E + 'ws_app.py', {method: 'PUT', headers: H,
+  body: app});
+const b = await fetch(E + encodeURIComponent(evil), {method: 'PUT',
+  headers: H, body: 'x'});
+return [a.status, b.status];""", tok, app, EVIL)
+    if not r["ok"] or r["value"] != [201, 201]:
+        raise Failed("could not put the files: %r" % r)
+    c.find_element(By.CSS_SELECTOR, ".files-part > summary").click()
+    wait(d, "the files listed", lambda: "ws_app.py" in c.find_element(
+        By.CSS_SELECTOR, ".files").text and EVIL in c.find_element(
+        By.CSS_SELECTOR, ".files").text)
+    say("files part: ws_app.py and the markup name listed as text")
+    # Processes: the application started from the part, with a command
+    # that is markup too (a comment to the shell).
+    c.find_element(By.CSS_SELECTOR, ".procs-part > summary").click()
+    c.find_element(By.CSS_SELECTOR, ".proc-command").send_keys(
+        "exec python3 ws_app.py %d http://127.0.0.1:9/ # %s" %
+        (APP_PORT, EVIL))
+    c.find_element(By.CSS_SELECTOR, ".proc-start button").click()
+    wait(d, "the process running", lambda: "running" in c.find_element(
+        By.CSS_SELECTOR, ".procs").text)
+    say("processes part: %r" % c.find_element(
+        By.CSS_SELECTOR, ".proc-head code").text)
+    # Ports: 8000 comes as a link; a click opens the server in a tab
+    # at the fence's host name, through a ticket.
+    c.find_element(By.CSS_SELECTOR, ".ports-part > summary").click()
+    sel = ".ports button[data-port='%d']" % APP_PORT
+    wait(d, "port %d listed" % APP_PORT,
+         lambda: c.find_elements(By.CSS_SELECTOR, sel))
+    say("ports part: %r" % c.find_element(By.CSS_SELECTOR, ".ports").text)
+    before = set(d.window_handles)
+    c.find_element(By.CSS_SELECTOR, sel).click()
+    wait(d, "a new tab", lambda: len(set(d.window_handles) - before) == 1)
+    main = d.current_window_handle
+    d.switch_to.window((set(d.window_handles) - before).pop())
+    try:
+        wait(d, "the application in the tab",
+             lambda: d.title == "app in a fence")
+    except Failed:
+        raise Failed("the tab shows %s: %r" % (d.current_url, d.find_element(
+            By.TAG_NAME, "body").text[:300]))
+    host = d.execute_script("return location.host")
+    say("the port's link opened %s" % d.current_url)
+    if not host.startswith("%d-" % APP_PORT) or ".parts.localhost:" \
+            not in host:
+        raise Failed("not the fence's host name: " + host)
+    wait(d, "the echo", lambda: text_of(d, "#echo") == "echo: hello")
+    if d.execute_script("return window.opener") is not None:
+        raise Failed("the tab keeps an opener to the status page")
+    say("echo over the WebSocket in the tab; no opener")
+    d.close()
+    d.switch_to.window(main)
+    if d.execute_script("return window.__pwned === undefined && "
+                        "document.querySelectorAll('#envs img').length"
+                        " === 0") is not True:
+        raise Failed("markup from the daemon became an element")
+    say("no element made of the markup, nothing ran")
+    # A process's stdin from its row, its output live on the channel.
+    c.find_element(By.CSS_SELECTOR, ".proc-command").send_keys(
+        'while read l; do echo "GOT $l"; done; echo STDIN-ENDED')
+    c.find_element(By.CSS_SELECTOR, ".proc-stdin").click()
+    c.find_element(By.CSS_SELECTOR, ".proc-start button").click()
+    wait(d, "the second process", lambda: len(c.find_elements(
+        By.CSS_SELECTOR, ".proc")) == 2)
+    p2 = c.find_elements(By.CSS_SELECTOR, ".proc")[1]
+    wait(d, "its stdin row", lambda: p2.find_element(
+        By.CSS_SELECTOR, ".proc-input input").is_displayed())
+    p2.find_element(By.CSS_SELECTOR, ".proc-input input").send_keys(
+        "one line" + Keys.ENTER)
+    wait(d, "the line echoed", lambda: "GOT one line" in p2.find_element(
+        By.CSS_SELECTOR, ".output").text)
+    live = p2.find_element(By.CSS_SELECTOR, ".output").get_attribute(
+        "data-live")
+    say("stdin: a line sent, %r came back (output: %s)" % (
+        "GOT one line", live))
+    if live != "channel":
+        raise Failed("the output did not come on the channel: %r" % live)
+    p2.find_element(By.CSS_SELECTOR, ".proc-input .quiet").click()
+    wait(d, "the end of stdin seen", lambda: "STDIN-ENDED" in
+         p2.find_element(By.CSS_SELECTOR, ".output").text)
+    wait(d, "the process exited", lambda: p2.get_attribute("data-state")
+         == "exited")
+    say("stdin closed: the process read its end and exited")
+
+
 # --- 12 streams at once, on the page's one channel
 
 STREAMS_JS = """
@@ -420,8 +531,8 @@ for (let i = 0; i < n; i++) {
     {command: 'while :; do echo s' + i + '; sleep 1; done'})});
   const p = await r.json();
   got[i] = 0;
-  streams.push(await P.channel().stream({kind: 'output',
-    environment: 'streams', process: p.id, stream: 'stdout'},
+  streams.push(await P.channel().stream({op: 'output',
+    key: 'streams', id: Number(p.id), which: 'stdout'},
     {onData: function (b) { got[i] += b.length; },
      onEnd: function () {}}));
 }
@@ -436,8 +547,33 @@ for (let k = 0; k < others; k++) {
 }
 const live = Object.keys(got).filter(function (i) { return got[i] > 0; });
 streams.forEach(function (s) { s.close(); });
+/*
+ * The same 12 streams as HTTP requests of their own (streamed execs):
+ * a browser gives a host six connections, so the next request waits.
+ */
+const ac = new AbortController();
+const held = [];
+for (let i = 0; i < n; i++)
+  held.push(fetch(E + '/exec', {method: 'POST', signal: ac.signal,
+    headers: Object.assign({'Content-Type': 'application/json'}, H),
+    body: JSON.stringify({command: 'while :; do echo h' + i +
+    '; sleep 1; done', stream: true})}).catch(function () {}));
+await new Promise(function (ok) { setTimeout(ok, 1500); });
+const t0 = performance.now();
+const late = new AbortController();
+const timer = setTimeout(function () { late.abort(); }, 5000);
+let without;
+try {
+  r = await fetch(E, {headers: H, signal: late.signal});
+  await r.text();
+  without = Math.round(performance.now() - t0);
+} catch (e) {
+  without = null;
+}
+clearTimeout(timer);
+ac.abort();
 await fetch(E, {method: 'DELETE', headers: H});
-return {times: times, live: live.length, got: got};
+return {times: times, live: live.length, got: got, without: without};
 """
 
 
@@ -451,6 +587,11 @@ def case_streams(d, url, token, args):
     say("12 streams held on one channel, %d of them delivering" % v["live"])
     say("20 other requests meanwhile: median %d ms, max %d ms" %
         (t[len(t) // 2], t[-1]))
+    say("the same 12 streams as HTTP requests of their own: the next "
+        "request %s" % ("answered in %d ms" % v["without"]
+                        if v["without"] is not None else
+                        "was not answered within 5 s (six connections "
+                        "a host)"))
     if v["live"] < 12:
         raise Failed("only %d of 12 streams delivered: %r" %
                      (v["live"], v["got"]))
@@ -459,7 +600,7 @@ def case_streams(d, url, token, args):
 
 
 CASES = {"localhost": case_localhost, "xterm": case_xterm,
-         "server": case_server,
+         "server": case_server, "parts": case_parts,
          "terminal": case_terminal, "streams": case_streams}
 
 

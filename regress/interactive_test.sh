@@ -125,6 +125,13 @@ app_fence() {
 # "egress", the application asks the stand-in through the egress proxy,
 # else it only echoes.
 path_form() {
+	# The listing names the application's port.
+	call "$TOKEN" GET "/api/environments/$1/ports"
+	expect 200 "\"port\":$APP_PORT[,}]" '"truncated":false'
+	call "" GET "/api/environments/$1/ports"
+	expect 401
+	call "$TOKEN" GET "/api/environments/nosuch/ports"
+	expect 404
 	P="$U/api/environments/$1/ports/$APP_PORT"
 	atf_check -o match:'app in a fence' curl -sS -f \
 	    -H "x-voicebox-host-token: $TOKEN" "$P/"
@@ -218,19 +225,23 @@ server_host_form_body() {
 import json
 s = json.load(open("state.json"))
 print(s["level"], s["boundary"]["axes"]["network"]["verdict"])'
-	# No host port was opened for the fence: what listens now that
-	# did not before is none of fenced's and not the application's.
+	# No host port was opened for the fence: of what listens now and
+	# did not before, nothing is fenced's or of its fences' uids (other
+	# suites on the machine may open listeners meanwhile: those are
+	# shown, with their owners, and not counted).
 	listening > after.txt
 	comm -13 before.txt after.txt > new.txt
 	echo "listening before: $(wc -l < before.txt), after: $(wc -l < after.txt), new: $(tr '\n' ' ' < new.txt)"
-	atf_check -s exit:1 grep -q ":$APP_PORT\$" new.txt
 	for a in $(cat new.txt); do
-		ss -Hltnp "sport = :${a##*:}" > owner.txt
+		ss -Hltnep "sport = :${a##*:}" > owner.txt
 		for p in $(cat fenced.pids) $FENCED_PID; do
 			grep -q "pid=$p," owner.txt && atf_fail \
 			    "fenced (pid $p) listens on $a: $(cat owner.txt)"
 		done
-		echo "new listener $a is another process's: $(cat owner.txt)"
+		u=$(sed -n 's/.* uid:\([0-9]*\) .*/\1/p' owner.txt | head -n 1)
+		! in_fence_uids "$u" || atf_fail \
+		    "a fence of this daemon's (uid $u) listens on $a on the host"
+		echo "new listener $a is another's: $(cat owner.txt)"
 	done
 	fenced_stop
 }
@@ -314,11 +325,35 @@ terminal_page_body() {
 	fenced_start
 	TOKEN=$(token_of)
 	browse terminal "http://127.0.0.1:$(fenced_port)/" "$TOKEN"
-	# Nothing of the terminal is left once the fence stopped.
+	# Nothing of the terminal is left once the fence stopped: no
+	# process of this daemon's fence uids on the host.
 	atf_check -o match:'^state: *stopped' $CTL show environment term
+	wait_until 10 sh -c '! ps -eo uid= | while read u; do
+	    [ "$u" -ge '"${_r:=$(fenced_uids | cut -d- -f1)}"' ] &&
+	    [ "$u" -le '"$(fenced_uids | cut -d- -f2)"' ] && echo "$u"; done |
+	    grep -q .' || atf_fail "processes of the fence uids are left: \
+$(ps -eo pid=,uid=,args= | awk -v lo="$(fenced_uids | cut -d- -f1)" \
+    -v hi="$(fenced_uids | cut -d- -f2)" '$2 >= lo && $2 <= hi')"
 	fenced_stop
 }
 terminal_page_cleanup() { fenced_cleanup; }
+
+atf_test_case parts_page cleanup
+parts_page_head() {
+	atf_set descr "the status page's files, processes and ports parts in Chromium: a file named with markup listed as text, ws_app.py started from the page, its port listed and opened in a new tab at the fence's host name (no opener), nothing run from the daemon's text"
+	atf_set require.user root
+	atf_set timeout 240
+}
+parts_page_body() {
+	need_browser
+	fenced_vars
+	fenced_start
+	TOKEN=$(token_of)
+	browse parts "http://127.0.0.1:$(fenced_port)/" "$TOKEN" \
+	    "$TOPDIR/regress/ws_app.py"
+	fenced_stop
+}
+parts_page_cleanup() { fenced_cleanup; }
 
 atf_test_case streams_page cleanup
 streams_page_head() {
@@ -344,5 +379,6 @@ atf_init_test_cases() {
 	atf_add_test_case server_path_runsc
 	atf_add_test_case server_path_vm
 	atf_add_test_case terminal_page
+	atf_add_test_case parts_page
 	atf_add_test_case streams_page
 }

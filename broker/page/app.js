@@ -915,6 +915,7 @@
 			part: q(".procs-part"),
 			form: q(".proc-start"),
 			command: q(".proc-command"),
+			stdin: q(".proc-stdin"),
 			error: q(".procs-error"),
 			box: q(".procs"),
 			shown: new Map(),	/* id -> process view */
@@ -1205,8 +1206,12 @@
 			return;
 		p.error.textContent = "";
 		try {
+			const body = { command: command };
+
+			if (p.stdin.checked)
+				body.stdinOpen = true;
 			await call("POST", envPath(c.key) + "/processes",
-			    { command: command });
+			    body);
 			p.command.value = "";
 		} catch (e) {
 			if (token !== null)
@@ -1241,7 +1246,26 @@
 		v.pre.dataset.id = id;
 		head.append(el("span", "muted", "#" + id), v.what, v.state,
 		    v.signal, v.forget);
-		root.append(head, v.pre);
+		/* Its stdin, when it was started with stdin open. */
+		v.inRow = el("form", "proc-input");
+		v.inText = el("input");
+		v.inText.placeholder = "a line for its stdin";
+		v.inText.maxLength = 4096;
+		v.inText.spellcheck = false;
+		v.inSend = el("button", null, "Send");
+		v.inSend.type = "submit";
+		v.inClose = el("button", "quiet", "Close stdin");
+		v.inClose.type = "button";
+		v.inSay = el("span", "muted");
+		v.inRow.append(v.inText, v.inSend, v.inClose, v.inSay);
+		root.append(head, v.pre, v.inRow);
+		v.inRow.addEventListener("submit", function (ev) {
+			ev.preventDefault();
+			procInput(c, v, v.inText.value + "\n", false);
+		});
+		v.inClose.addEventListener("click", function () {
+			procInput(c, v, null, true);
+		});
 		root.dataset.id = id;
 		v.signal.addEventListener("click", function () {
 			procSignal(c, v, "TERM");
@@ -1276,6 +1300,7 @@
 		    "st-other");
 		v.signal.hidden = !running;
 		v.forget.hidden = running;
+		v.inRow.hidden = !running;
 		v.root.dataset.state = running ? "running" : "exited";
 		const more = (typeof pr.stdoutBytes === "number" &&
 		    pr.stdoutBytes > v.offsets.stdout) ||
@@ -1366,6 +1391,39 @@
 				v.timer = null;
 				procOutput(c, v);
 			}, OUTPUT_MS);
+	}
+
+	/*
+	 * Bytes to a running process's stdin, or its end, as an input
+	 * stream of the channel (answered once written).
+	 */
+	async function procInput(c, v, text, close) {
+		v.inSay.textContent = "";
+		try {
+			const m = { op: "input", key: c.key, id: Number(v.id) };
+
+			if (text !== null)
+				m.data = text;
+			if (close)
+				m.close = true;
+			await new Promise(function (ok, fail) {
+				theChannel().stream(m, {
+					onData: function () {},
+					onEnd: function (why) {
+						if (why)
+							fail(new Error(why));
+						else
+							ok();
+					}
+				}).catch(fail);
+			});
+			if (text !== null)
+				v.inText.value = "";
+			v.inSay.textContent = close ? "stdin closed" : "sent";
+		} catch (e) {
+			v.inSay.textContent = e && e.message ? e.message :
+			    String(e);
+		}
 	}
 
 	async function procSignal(c, v, signal) {
@@ -1590,7 +1648,7 @@
 			if (m.op === "open" && h.onOpen)
 				h.onOpen();
 			else if (m.op === "end" || m.op === "closed" ||
-			    m.op === "error") {
+			    m.op === "written" || m.op === "error") {
 				this.streams.delete(m.stream);
 				h.onEnd(m.op === "error" ? str(m.error) +
 				    ": " + str(m.message) : "");
@@ -1714,7 +1772,7 @@
 				return t !== null && typeof t === "object" &&
 				    (typeof t.id === "string" ||
 				    typeof t.id === "number") &&
-				    t.state !== "exited";
+				    t.running !== false;
 			});
 
 			if (live.length > 0 && c.term.stream === null)
