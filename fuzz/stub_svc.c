@@ -453,64 +453,6 @@ svc_label_owner(const char *key, const char *label, uid_t *owner)
 	return (0);
 }
 
-void
-svc_tunnel_open(const struct svc_who *w, uid_t owner, const char *key,
-    const struct msg_tunnel_open *to, svc_cb cb, void *arg)
-{
-	struct svc_answer a;
-
-	stub_who(w);
-	stub_key(key);
-	/* A port (the relay); a terminal, a process's output (the channel). */
-	if (to->to_kind == MSG_TUNNEL_PORT)
-		FUZZ_CHECK(to->to_port >= 1 && to->to_port <= 65535);
-	else if (to->to_kind == MSG_TUNNEL_TERMINAL)
-		FUZZ_CHECK(to->to_id >= 1 && to->to_offset <= MSG_TERM_RING);
-	else {
-		FUZZ_CHECK(to->to_kind == MSG_TUNNEL_OUTPUT);
-		FUZZ_CHECK(to->to_id >= 1 &&
-		    (to->to_stream == MSG_CHUNK_STDOUT ||
-		    to->to_stream == MSG_CHUNK_STDERR));
-	}
-	memset(&a, 0, sizeof(a));
-	a.a_what = SVC_ERROR;
-	a.a_last = 1;
-	a.a_code = "port-closed";
-	a.a_message = "a stand-in of the fuzzer";
-	cb(arg, &a);
-}
-
-void
-svc_tunnel_close(uint32_t id, void *arg)
-{
-	FUZZ_CHECK(0);	/* never opened */
-}
-
-/* The listing of a fence's ports (http_ports.c): 8000 and 8080. */
-void
-svc_ports(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
-    void *arg)
-{
-	struct svc_answer a;
-	struct msg_portlist pl;
-
-	stub_who(w);
-	stub_key(key);
-	if (stub_errors) {
-		stub_error(cb, arg);
-		return;
-	}
-	memset(&pl, 0, sizeof(pl));
-	pl.pl_count = 2;
-	pl.pl_ports[0] = 8000;
-	pl.pl_ports[1] = 8080;
-	memset(&a, 0, sizeof(a));
-	a.a_what = SVC_PORTS;
-	a.a_last = 1;
-	a.a_ports = &pl;
-	cb(arg, &a);
-}
-
 /* Terminals and a process's stdin (http_term.c): refused, once checked. */
 void
 svc_term_open(const struct svc_who *w, struct msg_term_open *to, svc_cb cb,
