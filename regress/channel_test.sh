@@ -341,6 +341,66 @@ users_cleanup() {
 	fenced_cleanup
 }
 
+# chan_backend BACKEND [conf lines]: the channel's exec, a terminal and a
+# process's live output, on a fence of that backend (framed tunnels on
+# runsc and vm, whose channels to the agent are not the host's kernel's).
+chan_backend() {
+	fenced_vars
+	need_python
+	fenced_conf > fenced.conf
+	echo "backend $1" >> fenced.conf
+	[ -z "${2:-}" ] || echo "$2" >> fenced.conf
+	fenced_start
+	t=$(token_of)
+	p=$(fenced_port)
+	call "$t" POST /api/environments/b '{}'
+	expect 201 '"state":"running"'
+	atf_check -o inline:'output "a\\nb\\n"\nend result 3\n' \
+	    $CHAN exec $p "$t" b 'echo a; echo b; exit 3'
+	call "$t" POST /api/environments/b/terminals '{"command":"sh"}'
+	expect 201
+	tid=$(field id)
+	atf_check -o save:term.out $CHAN terminal $p "$t" b "$tid"
+	cat term.out
+	atf_check -o inline:"terminal open\ntyped seen\nresize resized\nstty 37 101\nreplay seen\n" cat term.out
+	call "$t" POST /api/environments/b/processes \
+	    '{"command":"cat","stdinOpen":true}'
+	expect 201
+	atf_check -o inline:"output open\nwritten\nlive line-one\nwritten\nend\n" \
+	    $CHAN output $p "$t" b "$(field id)"
+}
+
+atf_test_case runsc cleanup
+runsc_head() {
+	atf_set descr "channel: exec, a terminal (typed, resized, re-attached) and a process's live output in a runsc fence"
+	atf_set require.user root
+	atf_set timeout 300
+}
+runsc_body() {
+	command -v runsc > /dev/null || atf_skip "runsc is not installed"
+	chan_backend runsc
+}
+runsc_cleanup() {
+	fenced_vars
+	fenced_cleanup
+}
+
+atf_test_case vm cleanup
+vm_head() {
+	atf_set descr "channel: exec, a terminal (typed, resized, re-attached) and a process's live output in a vm fence"
+	atf_set require.user root
+	atf_set timeout 600
+}
+vm_body() {
+	fenced_vars
+	vm_available || atf_skip "no vm images (make vm-images) or no QEMU"
+	chan_backend vm "$(vm_conf_lines)"
+}
+vm_cleanup() {
+	fenced_vars
+	fenced_cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case handshake
 	atf_add_test_case ops
@@ -350,4 +410,6 @@ atf_init_test_cases() {
 	atf_add_test_case terminal
 	atf_add_test_case procs
 	atf_add_test_case users
+	atf_add_test_case runsc
+	atf_add_test_case vm
 }
