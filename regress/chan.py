@@ -240,18 +240,20 @@ def case_wsclient(port, token, key):
 
 
 def case_watch(port, token, key, ctl):
-    """Watch key; stop it with fencectl (ctl); print states seen."""
+    """Watch key from before its boot (ctl boots it, then stops it once
+    measured): the states, the level decided and why it stopped."""
     c = channel(port, token)
     c.send({"op": "watch", "stream": 3, "key": key})
-    seen = []
+    seen, level = [], None
     stopped = False
-    deadline = time.time() + 60
+    deadline = time.time() + 90
     while time.time() < deadline:
         m = c.json()
         if m.get("stream") != 3:
             continue
         if m["op"] == "watching":
             print("watching")
+            os.system(ctl + " boot " + key + " > /dev/null &")
             continue
         if m["op"] != "state":
             print("unexpected " + json.dumps(m))
@@ -261,12 +263,15 @@ def case_watch(port, token, key, ctl):
         if not seen or seen[-1] != st:
             seen.append(st)
             print("state " + st)
-        if st == "running" and not stopped:
+        lv = env.get("level")
+        if lv and lv != "unmeasured" and lv != level:
+            level = lv
+            print("level decided")
+        if st == "running" and level and not stopped:
             os.system(ctl + " stop " + key + " > /dev/null")
             stopped = True
         if st == "stopped":
-            print("why " + str(env.get("stoppedReason",
-                                       env.get("reason", "?"))))
+            print("why " + str(env.get("reason")))
             break
     c.close()
 

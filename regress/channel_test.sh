@@ -69,7 +69,7 @@ handshake_cleanup() {
 
 atf_test_case ops cleanup
 ops_head() {
-	atf_set descr "channel: exec streamed (by hand and by python3-websocket), watch hears boot, level and stop with why, bad messages answered with their error code, a well-formed fragmented message read whole"
+	atf_set descr "channel: exec streamed (by hand and by python3-websocket), watch hears a fence boot, its level decided and its stop with why, bad messages answered with their error code, a well-formed fragmented message read whole"
 	atf_set require.user root
 	atf_set timeout 180
 }
@@ -99,10 +99,11 @@ error bad-value
 error bad-frame
 error not-found
 " $CHAN hostile $p "$t" json
-	atf_check -o save:watch.out $CHAN watch $p "$t" c1 "$CTL"
+	atf_check -o save:watch.out $CHAN watch $p "$t" w1 "$CTL"
 	cat watch.out
-	atf_check -o match:'^watching$' -o match:'^state running$' \
-	    -o match:'^state stopped$' cat watch.out
+	atf_check -o match:'^watching$' -o match:'^state gone$' \
+	    -o match:'^state running$' -o match:'^level decided$' \
+	    -o match:'^state stopped$' -o match:'^why [a-z]' cat watch.out
 }
 ops_cleanup() {
 	fenced_vars
