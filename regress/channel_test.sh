@@ -188,7 +188,11 @@ noread_body() {
 	# Windows of 256 KiB per stream, the connection's 512 KiB, the
 	# JSON of the execs': a few MB; without flow control the floods
 	# (a process and a terminal writing for ever) have no end.
-	[ "$grew" -lt 16384 ] || atf_fail "the broker grew $grew kB"
+	# ASan's quarantine keeps what was freed: a sanitizer build is
+	# given more room, as in stream_test.
+	bound=16384
+	ldd "$BIN/fenced" 2>/dev/null | grep -q libasan && bound=98304
+	[ "$grew" -lt $bound ] || atf_fail "the broker grew $grew kB"
 	call "$t" GET /api/environments/n
 	expect 200 '"state":"running"'
 	# The flooders wait in their writes, alive.
