@@ -581,6 +581,29 @@ def case_foreign(port, token, key):
     print("attach %d close %s" % (a.status, close_code(a)))
 
 
+def case_streams_max(port, token):
+    """33 streams on one channel: the 33rd refused, a closed one's
+    place taken again."""
+    c = channel(port, token)
+    for i in range(1, 34):
+        c.send({"op": "watch", "stream": i, "key": "nosuch"})
+    while True:
+        m = c.json()
+        if m["op"] == "error":
+            print("stream %d error %s" % (m["stream"], m["error"]))
+            break
+    c.send({"op": "close", "stream": 1})
+    c.send({"op": "watch", "stream": 34, "key": "nosuch"})
+    c.send({"op": "watch", "stream": 34, "key": "nosuch"})
+    while True:
+        m = c.json()
+        if m.get("stream") == 34 and m["op"] in ("watching", "error"):
+            print("stream 34 %s %s" % (m["op"], m.get("error", "")))
+            if m["op"] == "error":
+                break
+    c.close()
+
+
 def case_many(port, token, n):
     """Channels of one user until one is refused: which, and how."""
     held = []
@@ -627,6 +650,8 @@ def main():
         case_handshake(port, a[0], a[1] if len(a) > 1 else "")
     elif case == "terminal":
         case_terminal(port, a[0], a[1], a[2])
+    elif case == "streams-max":
+        case_streams_max(port, a[0])
     elif case == "many":
         case_many(port, a[0], a[1])
     elif case == "foreign":

@@ -69,7 +69,7 @@ handshake_cleanup() {
 
 atf_test_case ops cleanup
 ops_head() {
-	atf_set descr "channel: exec streamed (by hand and by python3-websocket), watch hears a fence boot, its level decided and its stop with why, bad messages answered with their error code, a well-formed fragmented message read whole"
+	atf_set descr "channel: exec streamed (by hand and by python3-websocket), watch hears a fence boot, its level decided and its stop with why, bad messages answered with their error code, a 33rd stream and a stream id in use refused, a well-formed fragmented message read whole"
 	atf_set require.user root
 	atf_set timeout 180
 }
@@ -99,6 +99,8 @@ error bad-value
 error bad-frame
 error not-found
 " $CHAN hostile $p "$t" json
+	atf_check -o inline:"stream 33 error too-many-streams\nstream 34 watching \nstream 34 error stream-in-use\n" \
+	    $CHAN streams-max $p "$t"
 	atf_check -o save:watch.out $CHAN watch $p "$t" w1 "$CTL"
 	cat watch.out
 	atf_check -o match:'^watching$' -o match:'^state gone$' \
