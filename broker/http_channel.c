@@ -336,7 +336,9 @@ chan_auth(struct channel *ch, json_t *o)
 		    "{\"op\":\"auth\",\"token\":...}");
 		return;
 	}
-	if (token_lookup(json_string_value(t), json_string_length(t),
+	/* A NUL inside is no token's (strlen() would stop at it). */
+	if (strlen(json_string_value(t)) != json_string_length(t) ||
+	    token_lookup(json_string_value(t), json_string_length(t),
 	    &uid) == -1) {
 		chan_error(ch, 0, "unauthorized", "the host token is not "
 		    "valid");
