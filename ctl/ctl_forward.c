@@ -123,7 +123,8 @@ fwd_ask(const char *sock, uint32_t type, void *buf, size_t len,
 		}
 		imsg_free(&imsg);
 	}
-	imsgbuf_free(ib);	/* closes the control connection */
+	imsgbuf_free(ib);
+	(void)close(fd);	/* the control connection, not held */
 	if (type == IMSG_CTL_PORTS)
 		return (listed ? 0 : -1);
 	return (tfd);
