@@ -274,6 +274,9 @@ ctl_forward(const char *sock, const struct parse_result *res)
 					pfd[1 + 2 * i + k].events |= POLLIN;
 				if (c->f_dir[!k].d_len > 0)
 					pfd[1 + 2 * i + k].events |= POLLOUT;
+				/* Nothing wanted: its hangup waits too. */
+				if (pfd[1 + 2 * i + k].events == 0)
+					pfd[1 + 2 * i + k].fd = -1;
 			}
 		}
 		if (poll(pfd, 1 + 2 * FWD_CONNS_MAX, -1) == -1) {
