@@ -265,29 +265,11 @@ svc_git_init(const struct svc_who *w, struct msg_gitinit *gi, svc_cb cb,
 }
 
 /*
- * A tunnel: a real one is answered only after a round trip with the
- * agent; what can come at once is a refusal.  The listing of ports
- * comes after one too, but holds nothing: it is given at once.
+ * A tunnel (svc_tunnel_open() below, with the relay's stand-ins): a
+ * real one is answered only after a round trip with the agent.  The
+ * listing of ports comes after one too, but holds nothing: it is given
+ * at once.
  */
-void
-svc_tunnel_open(const struct svc_who *w, uid_t owner, const char *key,
-    const struct msg_tunnel_open *to, svc_cb cb, void *arg)
-{
-	void	*buf;
-	size_t	 len;
-
-	stub_who(w);
-	FUZZ_CHECK(msg_tunnel_open_encode(to, &buf, &len) == 0);
-	free(buf);
-	stub_error(cb, arg);
-}
-
-void
-svc_tunnel_close(uint32_t id, void *arg)
-{
-	FUZZ_CHECK(arg != NULL);
-}
-
 void
 svc_tunnel_adopt(uint32_t id, void *from, void *to)
 {
@@ -458,9 +440,13 @@ svc_tunnel_open(const struct svc_who *w, uid_t owner, const char *key,
     const struct msg_tunnel_open *to, svc_cb cb, void *arg)
 {
 	struct svc_answer a;
+	void		*buf;
+	size_t		 len;
 
 	stub_who(w);
 	stub_key(key);
+	FUZZ_CHECK(msg_tunnel_open_encode(to, &buf, &len) == 0);
+	free(buf);
 	/* A port (the relay); a terminal, a process's output (the channel). */
 	if (to->to_kind == MSG_TUNNEL_PORT)
 		FUZZ_CHECK(to->to_port >= 1 && to->to_port <= 65535);
@@ -480,35 +466,11 @@ svc_tunnel_open(const struct svc_who *w, uid_t owner, const char *key,
 	cb(arg, &a);
 }
 
+/* Never opened here (every open is refused), but a maker may close. */
 void
 svc_tunnel_close(uint32_t id, void *arg)
 {
-	FUZZ_CHECK(0);	/* never opened */
-}
-
-/* The listing of a fence's ports (http_ports.c): 8000 and 8080. */
-void
-svc_ports(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
-    void *arg)
-{
-	struct svc_answer a;
-	struct msg_portlist pl;
-
-	stub_who(w);
-	stub_key(key);
-	if (stub_errors) {
-		stub_error(cb, arg);
-		return;
-	}
-	memset(&pl, 0, sizeof(pl));
-	pl.pl_count = 2;
-	pl.pl_ports[0] = 8000;
-	pl.pl_ports[1] = 8080;
-	memset(&a, 0, sizeof(a));
-	a.a_what = SVC_PORTS;
-	a.a_last = 1;
-	a.a_ports = &pl;
-	cb(arg, &a);
+	FUZZ_CHECK(arg != NULL);
 }
 
 /* Terminals and a process's stdin (http_term.c): refused, once checked. */
