@@ -908,8 +908,7 @@
 			upload: q(".files-upload"),
 			refresh: q(".files-refresh"),
 			error: q(".files-error"),
-			body: q(".files tbody"),
-			busy: false
+			body: q(".files tbody")
 		};
 		c.procs = {
 			part: q(".procs-part"),
@@ -1237,7 +1236,6 @@
 			busy: false,
 			live: null,
 			liveOpen: 0,
-			state_: "",
 			ended: false
 		};
 
@@ -1306,7 +1304,6 @@
 		    pr.stdoutBytes > v.offsets.stdout) ||
 		    (typeof pr.stderrBytes === "number" &&
 		    pr.stderrBytes > v.offsets.stderr);
-		v.state_ = str(pr.state);
 		if ((running || more) && v.timer === null && !v.busy &&
 		    v.live === null)
 			procLive(c, v);
