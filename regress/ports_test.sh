@@ -330,6 +330,67 @@ time.sleep(8)
 }
 bound_cleanup() { forwards_stop; fenced_cleanup; }
 
+atf_test_case bound_user cleanup
+bound_user_head() {
+	atf_set descr "the tunnels of one user are bounded (512) over their fences: the next is refused too-many-tunnels, and root's fence serves throughout"
+	atf_set require.user root
+	atf_set timeout 300
+}
+bound_user_body() {
+	fenced_vars
+	need_python
+	fenced_run_socket
+	fenced_conf > fenced.conf
+	fenced_start
+	chmod 0666 "$(fenced_socket)"
+	users_add 1 pbu
+	u=$(head -n 1 users.txt)
+	S="$(as_user $u) $BIN/fencectl -s $(fenced_socket)"
+	for k in u1 u2 u3; do
+		$S boot $k tier L2 > /dev/null || atf_fail "boot $k as $u"
+		$S put $k - port_server.py < "$TOPDIR/regress/port_server.py" || \
+		    atf_fail "put the server"
+		$S spawn $k -- python3 port_server.py sink 8300 > /dev/null || \
+		    atf_fail "spawn the server"
+		wait_until 60 sh -c "$S ports $k | grep -qx 8300" || \
+		    atf_fail "port 8300 never listened in $k"
+	done
+	lps=
+	for k in u1 u2 u3; do
+		for n in 1 2 3; do
+			$S forward $k 8300 > fwd.$k$n.out 2> fwd.$k$n.err &
+			echo $! >> fwd.pids
+			wait_until 30 test -s fwd.$k$n.out || \
+			    atf_fail "no forward: $(cat fwd.$k$n.err)"
+			lps="$lps $(cat fwd.$k$n.out)"
+		done
+	done
+	# 540 connections held, 180 into each fence (under its 256).
+	python3 -c '
+import socket, sys, time
+held = []
+for p in sys.argv[1:]:
+    for i in range(60):
+        held.append(socket.create_connection(("127.0.0.1", int(p))))
+time.sleep(8)
+' $lps &
+	hpid=$!
+	wait_until 30 sh -c 'cat fwd.u*.err | grep -q too-many-tunnels' || \
+	    atf_fail "no refusal: $(cat fwd.u*.err)"
+	cat fwd.u*.err | grep -q "too-many-tunnels: at most 512 tunnels of one user" || \
+	    atf_fail "not the bound per user: $(cat fwd.u*.err | sort | uniq -c)"
+	# Root's own fence is served meanwhile.
+	ports_boot r tier L2
+	serve r http 8000
+	forward r 8000
+	atf_check -o inline:"hello from the fence\n" \
+	    curl -sS -m 30 "http://127.0.0.1:$LP/"
+	wait $hpid
+	forwards_stop
+	fenced_stop
+}
+bound_user_cleanup() { forwards_stop; fenced_cleanup; }
+
 atf_test_case other_user cleanup
 other_user_head() {
 	atf_set descr "another local user can neither open a tunnel into the first one's fence nor list its ports (not-found), by key or owner/key; the owner's tunnel works throughout"
@@ -458,6 +519,7 @@ atf_init_test_cases() {
 	atf_add_test_case stall_native
 	atf_add_test_case stall_runsc
 	atf_add_test_case bound
+	atf_add_test_case bound_user
 	atf_add_test_case other_user
 	atf_add_test_case stop_ends
 	atf_add_test_case hostile_agent
