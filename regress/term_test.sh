@@ -317,7 +317,7 @@ flood_body() {
 	p=$!
 	sleep 2
 	kill $p
-	wait_until 20 sh -c "$CTL term t -l | grep -q '^3 detached'" ||
+	wait_until 20 sh -c "$CTL term t -l | grep -q 'detached 80x24 yes flood-nobody'" ||
 	    atf_fail "not detached: $($CTL term t -l)"
 	broker=$($CTL show stats | awk '$1 == "broker" && $2 == "pid" { print $3 }')
 	agent=$(agent_pid "$uid")
@@ -336,8 +336,9 @@ flood_body() {
 	[ $((a2 - a1)) -lt 1024 ] || atf_fail "agent grew: $a1 -> $a2 KiB"
 	[ $((b2 - b1)) -lt 1024 ] || atf_fail "broker grew: $b1 -> $b2 KiB"
 	# All still run; the one nobody reads is held at its window.
-	atf_check -o match:'^1 attached' -o match:'^2 attached' \
-	    -o match:'^3 detached' $CTL term t -l
+	atf_check -o match:'attached 80x24 yes flood-never-read' \
+	    -o match:'attached 80x24 sleep 600' \
+	    -o match:'detached 80x24 yes flood-nobody' $CTL term t -l
 }
 flood_cleanup() {
 	kill $(cat reader.pid 2>/dev/null) 2>/dev/null
