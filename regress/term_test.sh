@@ -44,15 +44,23 @@ devpts_body() {
 	echo $! > host.pid
 	wait_until 10 test -s host.pty || atf_fail "no host pty"
 	hostn=$(sed 's,.*/,,' host.pty)
-	for tier in L1.5 L2; do
+	# runsc: one fence, gVisor's own /dev (term_runsc_test), whose
+	# /dev/ptmx Debian 12's runsc cannot stat (docs/runsc.md).
+	tiers="L1.5 L2"
+	[ "${FENCED_BACKEND:-}" != runsc ] || tiers=L1.5
+	for tier in $tiers; do
 		k=p$(echo $tier | tr -d .L)
 		atf_check -o ignore -e ignore $CTL boot $k tier $tier
 		atf_check -o save:mnt.out -e ignore $CTL exec $k -- \
-		    sh -c 'grep " /dev/pts " /proc/self/mountinfo; ls -l /dev/ptmx'
-		grep -q 'devpts.*ptmxmode=666' mnt.out || atf_fail "$tier: \
-		    no devpts of its own: $(cat mnt.out)"
-		grep -q '/dev/ptmx -> pts/ptmx' mnt.out || atf_fail \
-		    "$tier: /dev/ptmx: $(cat mnt.out)"
+		    sh -c 'stat -f -c "type %T" /dev/pts; grep " /dev/pts " /proc/self/mountinfo; ls -l /dev/ptmx; true'
+		grep -q '^type devpts' mnt.out || atf_fail "$tier: /dev/pts: \
+		    $(cat mnt.out)"
+		if [ "${FENCED_BACKEND:-}" != runsc ]; then
+			grep -q 'devpts.*ptmxmode=666' mnt.out || atf_fail \
+			    "$tier: no devpts of its own: $(cat mnt.out)"
+			grep -q '/dev/ptmx -> pts/ptmx' mnt.out || atf_fail \
+			    "$tier: /dev/ptmx: $(cat mnt.out)"
+		fi
 		# A pty opens; TIOCGPTN, TIOCSPTLCK (openpty), TIOCSWINSZ,
 		# TIOCGWINSZ; setsid and TIOCSCTTY in a child.
 		cat > pty.py <<'PY'
