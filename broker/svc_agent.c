@@ -710,6 +710,19 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		return;
 	}
 	r = breq_find(imsg->hdr.ih_peerid);
+	/*
+	 * A tunnel's frames cross our ABORT of it, which the agent does
+	 * not answer: those of a tunnel that is gone are dropped.  They
+	 * hold nothing (the window counts only for one that is open).
+	 */
+	if (r == NULL && (type == IMSG_AGENT_TUNNEL_DATA ||
+	    type == IMSG_AGENT_TUNNEL_CREDIT ||
+	    type == IMSG_AGENT_TUNNEL_CLOSE) && imsg->fd == -1) {
+		log_debug("fence %s: %s for tunnel %u that is gone, dropped",
+		    bf->bf_info.f_key, msg_type_name(type),
+		    imsg->hdr.ih_peerid);
+		return;
+	}
 	if (r == NULL || r->r_kind != BREQ_AGENT || r->r_fence != bf ||
 	    r->r_is_held || !svc_agent_takes(r->r_type, type))
 		goto bad;

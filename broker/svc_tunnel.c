@@ -389,6 +389,8 @@ tunnel_opened(struct breq *r, struct svc_tunnel *st, struct imsg *imsg)
 			return (0);
 		}
 		st->st_state = TUNNEL_FD;
+		log_debug("fence %s: tunnel %u open, the fence's socket",
+		    r->r_key, r->r_in.in_id);
 		tunnel_give(r, fd);
 		return (0);
 	}
@@ -418,6 +420,8 @@ tunnel_opened(struct breq *r, struct svc_tunnel *st, struct imsg *imsg)
 	    EV_WRITE, tunnel_write, st)) == NULL)
 		fatalx("%s: event_new", __func__);
 	event_add(st->st_rev, NULL);
+	log_debug("fence %s: tunnel %u open, framed", r->r_key,
+	    r->r_in.in_id);
 	tunnel_give(r, sv[0]);
 	return (0);
 }

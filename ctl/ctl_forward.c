@@ -6,7 +6,10 @@
  * fence (IMSG_CTL_TUNNEL on a control connection of its own, whose
  * answer carries the descriptor).  One process, poll(2), at most
  * FWD_CONNS_MAX connections at once (more wait in the backlog), each
- * holding at most FWD_BUF bytes a direction.  ^C ends it.
+ * holding at most FWD_BUF bytes a direction.  ^C ends it.  Before it
+ * listens it asks which ports listen in the fence (IMSG_CTL_PORTS), so
+ * that a fence it may not reach, or a port nothing listens on, is said
+ * at once, without a connection to the server.
  *
  * fencectl ports KEY is answered in fencectl.c (ctl_ports_print()).
  */
@@ -50,34 +53,26 @@ struct fwd_conn {
 static struct fwd_conn	*fwd_conns[FWD_CONNS_MAX];
 
 /*
- * A tunnel to the fence's port, or -1 with the daemon's refusal
- * printed.  fatal: the refusal ends fencectl (the first open).
+ * One request on a control connection of its own, read to its END: a
+ * tunnel's descriptor (IMSG_CTL_TUNNEL), or -1 with the daemon's
+ * refusal printed; for IMSG_CTL_PORTS, 0 and the listing in *pl, or -1.
  */
 static int
-fwd_open(const char *sock, const struct parse_result *res)
+fwd_ask(const char *sock, uint32_t type, void *buf, size_t len,
+    struct msg_portlist *pl)
 {
-	struct msg_tunnel_open to;
 	struct msg_error e;
 	struct imsgbuf	*ib;
 	struct imsg	 imsg;
 	struct pollfd	 pfd;
-	void		*buf;
-	size_t		 len;
 	ssize_t		 n;
-	int		 fd, tfd = -1, r, done = 0;
+	int		 fd, tfd = -1, r, done = 0, listed = 0;
 
-	memset(&to, 0, sizeof(to));
-	strlcpy(to.to_key, res->key, sizeof(to.to_key));
-	to.to_owner = res->owner;
-	to.to_kind = MSG_TUNNEL_PORT;
-	to.to_port = res->port;
-	if (msg_tunnel_open_encode(&to, &buf, &len) == -1)
-		err(1, "encode request");
 	if ((fd = unix_connect(sock)) == -1)
 		err(1, "connect %s", sock);
 	if ((ib = imsgbuf_new(fd)) == NULL)
 		err(1, "imsgbuf_new");
-	if (imsgbuf_compose(ib, IMSG_CTL_TUNNEL, 0, 0, -1, buf, len) == -1 ||
+	if (imsgbuf_compose(ib, type, 0, 0, -1, buf, len) == -1 ||
 	    imsgbuf_flush(ib) == -1)
 		err(1, "send");
 	free(buf);
@@ -102,10 +97,17 @@ fwd_open(const char *sock, const struct parse_result *res)
 		}
 		switch (imsg.hdr.ih_type) {
 		case IMSG_CTL_TUNNEL_FD:
-			if (imsg.fd == -1 || tfd != -1)
+			if (type != IMSG_CTL_TUNNEL || imsg.fd == -1 ||
+			    tfd != -1)
 				errx(1, "bad reply from fenced");
 			tfd = imsg.fd;
 			imsg.fd = -1;
+			break;
+		case IMSG_CTL_PORT_LIST:
+			if (type != IMSG_CTL_PORTS || listed ||
+			    msg_portlist_decode(imsg.data, imsg.len, pl) == -1)
+				errx(1, "bad reply from fenced");
+			listed = 1;
 			break;
 		case IMSG_CTL_ERROR:
 			if (msg_error_decode(imsg.data, imsg.len, &e) == -1)
@@ -121,8 +123,56 @@ fwd_open(const char *sock, const struct parse_result *res)
 		}
 		imsg_free(&imsg);
 	}
-	imsgbuf_free(ib);	/* closes the control connection */
+	imsgbuf_free(ib);
+	(void)close(fd);	/* the control connection, not held */
+	if (type == IMSG_CTL_PORTS)
+		return (listed ? 0 : -1);
 	return (tfd);
+}
+
+/* A tunnel to the fence's port, or -1 with the refusal printed. */
+static int
+fwd_open(const char *sock, const struct parse_result *res)
+{
+	struct msg_tunnel_open to;
+	void		*buf;
+	size_t		 len;
+
+	memset(&to, 0, sizeof(to));
+	strlcpy(to.to_key, res->key, sizeof(to.to_key));
+	to.to_owner = res->owner;
+	to.to_kind = MSG_TUNNEL_PORT;
+	to.to_port = res->port;
+	if (msg_tunnel_open_encode(&to, &buf, &len) == -1)
+		err(1, "encode request");
+	return (fwd_ask(sock, IMSG_CTL_TUNNEL, buf, len, NULL));
+}
+
+/* Whether the fence may be reached and the port listens in it. */
+static int
+fwd_check(const char *sock, const struct parse_result *res)
+{
+	struct msg_ports_req ps;
+	struct msg_portlist pl;
+	void		*buf;
+	size_t		 len;
+	uint32_t	 i;
+
+	memset(&ps, 0, sizeof(ps));
+	strlcpy(ps.ps_key, res->key, sizeof(ps.ps_key));
+	ps.ps_owner = res->owner;
+	if (msg_ports_req_encode(&ps, &buf, &len) == -1)
+		err(1, "encode request");
+	if (fwd_ask(sock, IMSG_CTL_PORTS, buf, len, &pl) == -1)
+		return (-1);
+	for (i = 0; i < pl.pl_count; i++)
+		if (pl.pl_ports[i] == res->port)
+			return (0);
+	if (pl.pl_truncated)
+		return (0);
+	ctl_error("port-closed", "nothing listens on that port in the "
+	    "fence (fencectl ports lists those that do)");
+	return (-1);
 }
 
 static void
@@ -186,9 +236,8 @@ ctl_forward(const char *sock, const struct parse_result *res)
 	int		 lfd, cfd, tfd, one = 1, i, k, n, nconns = 0;
 
 	/* The fence and the port, before anything listens here. */
-	if ((tfd = fwd_open(sock, res)) == -1)
+	if (fwd_check(sock, res) == -1)
 		return (1);
-	(void)close(tfd);
 
 	if ((lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		err(1, "socket");
@@ -225,6 +274,9 @@ ctl_forward(const char *sock, const struct parse_result *res)
 					pfd[1 + 2 * i + k].events |= POLLIN;
 				if (c->f_dir[!k].d_len > 0)
 					pfd[1 + 2 * i + k].events |= POLLOUT;
+				/* Nothing wanted: its hangup waits too. */
+				if (pfd[1 + 2 * i + k].events == 0)
+					pfd[1 + 2 * i + k].fd = -1;
 			}
 		}
 		if (poll(pfd, 1 + 2 * FWD_CONNS_MAX, -1) == -1) {

@@ -264,6 +264,59 @@ svc_git_init(const struct svc_who *w, struct msg_gitinit *gi, svc_cb cb,
 	free(buf);
 }
 
+/*
+ * A tunnel: a real one is answered only after a round trip with the
+ * agent; what can come at once is a refusal.  The listing of ports
+ * comes after one too, but holds nothing: it is given at once.
+ */
+void
+svc_tunnel_open(const struct svc_who *w, uid_t owner, const char *key,
+    const struct msg_tunnel_open *to, svc_cb cb, void *arg)
+{
+	void	*buf;
+	size_t	 len;
+
+	stub_who(w);
+	FUZZ_CHECK(msg_tunnel_open_encode(to, &buf, &len) == 0);
+	free(buf);
+	stub_error(cb, arg);
+}
+
+void
+svc_tunnel_close(uint32_t id, void *arg)
+{
+	FUZZ_CHECK(arg != NULL);
+}
+
+void
+svc_tunnel_adopt(uint32_t id, void *from, void *to)
+{
+	FUZZ_CHECK(from != NULL && to != NULL);
+}
+
+void
+svc_ports(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
+    void *arg)
+{
+	struct svc_answer a;
+	struct msg_portlist pl;
+
+	stub_who(w);
+	if (stub_errors) {
+		stub_error(cb, arg);
+		return;
+	}
+	memset(&pl, 0, sizeof(pl));
+	pl.pl_count = 2;
+	pl.pl_ports[0] = 22;
+	pl.pl_ports[1] = 8000;
+	memset(&a, 0, sizeof(a));
+	a.a_what = SVC_PORTS;
+	a.a_last = 1;
+	a.a_ports = &pl;
+	cb(arg, &a);
+}
+
 unsigned int	 svc_running(void) { return (1); }
 unsigned int	 svc_pending(uid_t uid) { return (0); }
 unsigned int	 svc_total(void) { return (0); }

@@ -482,7 +482,25 @@ f_socketpair(void)
 {
 	int	 sv[2];
 
-	return (socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	return (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0, sv));
+}
+
+/* The broker's unix promise allows a stream pair alone. */
+static long
+f_socketpair_dgram(void)
+{
+	int	 sv[2];
+
+	return (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
+}
+
+static long
+f_socketpair_seqpacket(void)
+{
+	int	 sv[2];
+
+	return (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv));
 }
 
 static long
@@ -764,7 +782,8 @@ struct forbidden {
 static const struct forbidden forbidden_all[] = {
 	{ "socket(AF_INET)",	f_socket_inet,		0 },
 	{ "socket(AF_UNIX, SOCK_DGRAM)", f_socket_unix,	0 },
-	{ "socketpair",		f_socketpair,		0 },
+	{ "socketpair(AF_UNIX, SOCK_DGRAM)", f_socketpair_dgram, 0 },
+	{ "socketpair(AF_UNIX, SOCK_SEQPACKET)", f_socketpair_seqpacket, 0 },
 	{ "connect",		f_connect,		0 },
 	{ "bind",		f_bind,			0 },
 	{ "sendto with address", f_sendto_addr,		0 },
@@ -802,6 +821,7 @@ static const struct forbidden forbidden_prober[] = {
 	{ "accept4",		f_accept,		0 },
 	{ "getsockopt",		f_getsockopt,		0 },
 	{ "shutdown",		f_shutdown,		0 },
+	{ "socketpair(AF_UNIX, SOCK_STREAM)", f_socketpair,	0 },
 };
 
 /*
@@ -1103,6 +1123,7 @@ c_allowed(int out, void *arg)
 	ALLOWED(accept4(t_listen, NULL, NULL, SOCK_CLOEXEC) == -1 &&
 	    errno == EAGAIN, "accept4");
 	ALLOWED(listen(t_listen, 16) == 0, "listen");
+	ALLOWED(f_socketpair() == 0, "socketpair(AF_UNIX, SOCK_STREAM)");
 
 	memset(&msg, 0, sizeof(msg));
 	memset(&cm, 0, sizeof(cm));
