@@ -425,8 +425,8 @@ svc_file(const struct svc_who *w, uint32_t type, struct msg_file *fl,
 }
 
 /*
- * The port relay's calls (relay.c, relay_auth.c, http_ports.c): a fence
- * "work" whose label is all 'a', whose ports nobody listens on.
+ * The port relay's calls (relay_auth.c, http_ports.c): a fence "work"
+ * whose label is all 'a'.
  */
 #define STUB_LABEL	"aaaaaaaaaaaaaaaa"
 
@@ -451,28 +451,4 @@ svc_label_owner(const char *key, const char *label, uid_t *owner)
 		return (-1);
 	*owner = stub_uid;
 	return (0);
-}
-
-void
-svc_tunnel_open(const struct svc_who *w, uid_t owner, const char *key,
-    const struct msg_tunnel_open *to, svc_cb cb, void *arg)
-{
-	struct svc_answer a;
-
-	stub_who(w);
-	stub_key(key);
-	FUZZ_CHECK(to->to_kind == MSG_TUNNEL_PORT);
-	FUZZ_CHECK(to->to_port >= 1 && to->to_port <= 65535);
-	memset(&a, 0, sizeof(a));
-	a.a_what = SVC_ERROR;
-	a.a_last = 1;
-	a.a_code = "port-closed";
-	a.a_message = "a stand-in of the fuzzer";
-	cb(arg, &a);
-}
-
-void
-svc_tunnel_close(uint32_t id, void *arg)
-{
-	FUZZ_CHECK(0);	/* never opened */
 }

@@ -81,7 +81,7 @@ FLAGS="-std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
 LIBSRC="common/names.c common/util.c common/log.c imsg/mp.c imsg/msg.c
     imsg/msg_codec.c imsg/msg_fence.c imsg/msg_probe.c imsg/msg_token.c
     imsg/msg_agent.c imsg/msg_proc.c imsg/msg_files.c imsg/msg_stream.c
-    imsg/msg_egress.c imsg/msg_tunnel.c common/egress_list.c"
+    imsg/msg_egress.c imsg/msg_tunnel.c imsg/msg_port.c common/egress_list.c"
 srcs_of() {
 	case "$1" in
 	report)	echo "prober/report.c prober/report_schema.c prober/level.c" ;;
@@ -89,7 +89,8 @@ srcs_of() {
 	imsg)	echo "imsg/imsg.c" ;;
 	ctl)	echo "imsg/imsg.c broker/files.c broker/inflight.c
 		    broker/control_fence.c broker/control_file.c
-		    broker/control_admin.c broker/splice.c
+		    broker/control_admin.c broker/splice.c broker/control_port.c
+		    broker/ticket.c
 		    fuzz/stub_svc.c" ;;
 	http)	echo "broker/http.c broker/http_frame.c broker/http_reply.c
 		    broker/http_cors.c broker/http_api.c broker/http_api_render.c
