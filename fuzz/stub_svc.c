@@ -265,11 +265,29 @@ svc_git_init(const struct svc_who *w, struct msg_gitinit *gi, svc_cb cb,
 }
 
 /*
- * A tunnel (svc_tunnel_open() below, with the relay's stand-ins): a
- * real one is answered only after a round trip with the agent.  The
- * listing of ports comes after one too, but holds nothing: it is given
- * at once.
+ * A tunnel: a real one is answered only after a round trip with the
+ * agent; what can come at once is a refusal.  The listing of ports
+ * comes after one too, but holds nothing: it is given at once.
  */
+void
+svc_tunnel_open(const struct svc_who *w, uid_t owner, const char *key,
+    const struct msg_tunnel_open *to, svc_cb cb, void *arg)
+{
+	void	*buf;
+	size_t	 len;
+
+	stub_who(w);
+	FUZZ_CHECK(msg_tunnel_open_encode(to, &buf, &len) == 0);
+	free(buf);
+	stub_error(cb, arg);
+}
+
+void
+svc_tunnel_close(uint32_t id, void *arg)
+{
+	FUZZ_CHECK(arg != NULL);
+}
+
 void
 svc_tunnel_adopt(uint32_t id, void *from, void *to)
 {
@@ -433,44 +451,6 @@ svc_label_owner(const char *key, const char *label, uid_t *owner)
 		return (-1);
 	*owner = stub_uid;
 	return (0);
-}
-
-void
-svc_tunnel_open(const struct svc_who *w, uid_t owner, const char *key,
-    const struct msg_tunnel_open *to, svc_cb cb, void *arg)
-{
-	struct svc_answer a;
-	void		*buf;
-	size_t		 len;
-
-	stub_who(w);
-	stub_key(key);
-	FUZZ_CHECK(msg_tunnel_open_encode(to, &buf, &len) == 0);
-	free(buf);
-	/* A port (the relay); a terminal, a process's output (the channel). */
-	if (to->to_kind == MSG_TUNNEL_PORT)
-		FUZZ_CHECK(to->to_port >= 1 && to->to_port <= 65535);
-	else if (to->to_kind == MSG_TUNNEL_TERMINAL)
-		FUZZ_CHECK(to->to_id >= 1 && to->to_offset <= MSG_TERM_RING);
-	else {
-		FUZZ_CHECK(to->to_kind == MSG_TUNNEL_OUTPUT);
-		FUZZ_CHECK(to->to_id >= 1 &&
-		    (to->to_stream == MSG_CHUNK_STDOUT ||
-		    to->to_stream == MSG_CHUNK_STDERR));
-	}
-	memset(&a, 0, sizeof(a));
-	a.a_what = SVC_ERROR;
-	a.a_last = 1;
-	a.a_code = "port-closed";
-	a.a_message = "a stand-in of the fuzzer";
-	cb(arg, &a);
-}
-
-/* Never opened here (every open is refused), but a maker may close. */
-void
-svc_tunnel_close(uint32_t id, void *arg)
-{
-	FUZZ_CHECK(arg != NULL);
 }
 
 /* Terminals and a process's stdin (http_term.c): refused, once checked. */
