@@ -1846,6 +1846,9 @@
 		const x = termXterm(c);
 		const dec = new TextDecoder("utf-8");
 
+		/* Another terminal than the one shown: a clean screen. */
+		if (t.id !== null && t.id !== id)
+			x.reset();
 		t.id = id;
 		t.box.dataset.id = id;
 		termSay(c, "attaching to terminal " + id + "\u2026", false);
