@@ -65,6 +65,9 @@ union agent_msg {
 	struct msg_tunnel_data	 am_tdata;
 	struct msg_tunnel_credit am_tcredit;
 	struct msg_tunnel_close	 am_tclose;
+	struct msg_term_open	 am_term_open;
+	struct msg_term_req	 am_terms;
+	struct msg_proc_input	 am_input;
 };
 
 /*
@@ -328,6 +331,36 @@ agent_free_tdata(union agent_msg *m)
 	msg_tunnel_data_free(&m->am_tdata);
 }
 
+static int
+agent_dec_term_open(const void *data, size_t len, union agent_msg *m)
+{
+	return (msg_term_open_decode(data, len, &m->am_term_open));
+}
+
+static int
+agent_dec_terms(const void *data, size_t len, union agent_msg *m)
+{
+	return (msg_term_req_decode(data, len, &m->am_terms));
+}
+
+static int
+agent_dec_input(const void *data, size_t len, union agent_msg *m)
+{
+	return (msg_proc_input_decode(data, len, &m->am_input));
+}
+
+static void
+agent_free_term_open(union agent_msg *m)
+{
+	msg_term_open_free(&m->am_term_open);
+}
+
+static void
+agent_free_input(union agent_msg *m)
+{
+	msg_proc_input_free(&m->am_input);
+}
+
 static void
 agent_free_exec(union agent_msg *m)
 {
@@ -437,6 +470,24 @@ agent_serve_tclose(uint32_t type, uint32_t id, union agent_msg *m)
 	agent_tunnel_close(id, &m->am_tclose);
 }
 
+static void
+agent_serve_term_open(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_term_open(id, &m->am_term_open);
+}
+
+static void
+agent_serve_terms(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_terms(id, &m->am_terms);
+}
+
+static void
+agent_serve_input(uint32_t type, uint32_t id, union agent_msg *m)
+{
+	agent_proc_input(id, &m->am_input);
+}
+
 #define AR_AT(m)	offsetof(union agent_msg, m)
 static const struct agent_req agent_reqs[] = {
 	{ IMSG_AGENT_EXEC, AR_PAIRED, AR_AT(am_exec.x_bearer),
@@ -477,6 +528,13 @@ static const struct agent_req agent_reqs[] = {
 	{ IMSG_AGENT_TUNNEL_CLOSE, AR_PAIRED | AR_QUIET,
 	    AR_AT(am_tclose.tl_bearer), agent_dec_tclose, NULL,
 	    agent_serve_tclose, NULL },
+	{ IMSG_AGENT_TERM_OPEN, AR_PAIRED, AR_AT(am_term_open.to_bearer),
+	    agent_dec_term_open, NULL, agent_serve_term_open,
+	    agent_free_term_open },
+	{ IMSG_AGENT_TERMS, AR_PAIRED, AR_AT(am_terms.tq_bearer),
+	    agent_dec_terms, NULL, agent_serve_terms, NULL },
+	{ IMSG_AGENT_PROC_INPUT, AR_PAIRED, AR_AT(am_input.pi_bearer),
+	    agent_dec_input, NULL, agent_serve_input, agent_free_input },
 };
 #undef AR_AT
 

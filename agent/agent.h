@@ -63,6 +63,10 @@ struct agent_spawn {
 	const char	*sp_cwd;	/* "" HOME, else relative to it or absolute */
 	int		 sp_create;	/* git init: cwd may not exist yet */
 	int		 sp_sockets;	/* stdin, stdout, stderr: sockets */
+	int		 sp_tty;	/* > 0: a pty's slave, the command's
+					   0, 1, 2 and controlling terminal
+					   (0 is /dev/null in the agent) */
+	char *const	*sp_env;	/* NULL: the fixed environment */
 };
 
 enum agent_kill {
@@ -95,6 +99,8 @@ struct agent_job {
 	uint8_t		*j_stdin;
 	size_t		 j_stdin_len;
 	size_t		 j_stdin_off;
+	int		 j_stdin_open;	/* written out: wait for more */
+	int		 j_stdin_closing;	/* then close it */
 	struct agent_out j_out[2];	/* stdout, stderr */
 	size_t		 j_max;		/* output budget over both */
 	size_t		 j_total;
@@ -110,6 +116,8 @@ struct agent_job {
 	uint32_t	 j_duration_ms;
 	agent_job_cb	 j_done;
 	void		*j_arg;
+	/* Told of each stream's bytes as they are kept (live output). */
+	void		(*j_kept)(struct agent_job *, int);
 	/* Streamed (agent_stream.c): CHUNKs as read, within credit. */
 	int		 j_stream;
 	size_t		 j_credit;	/* bytes it may send unacknowledged */
@@ -168,6 +176,16 @@ void	 agent_stream_chunk(struct agent_job *, int, const uint8_t *,
 void	 agent_stream_credit(uint32_t, const struct msg_credit *);
 void	 agent_stream_cancel(uint32_t, const struct msg_credit *);
 
+/* agent_term.c: terminals (docs/interactive.md) */
+struct msg_tunnel_open;
+void	 agent_term_open(uint32_t, struct msg_term_open *);
+void	 agent_terms(uint32_t, struct msg_term_req *);
+void	 agent_term_attach(uint32_t, const struct msg_tunnel_open *);
+
+/* agent_bg.c: a background process's stdin and live output */
+void	 agent_proc_input(uint32_t, struct msg_proc_input *);
+void	 agent_bg_output(uint32_t, const struct msg_tunnel_open *);
+
 /* agent_git.c */
 void	 agent_git_config(uint32_t, struct msg_gitconfig *);
 void	 agent_git_init(uint32_t, struct msg_gitinit *);
@@ -176,6 +194,7 @@ void	 agent_git_init(uint32_t, struct msg_gitinit *);
 struct agent_job *agent_job_start(uint32_t, const struct agent_spawn *,
 	    uint32_t, size_t, agent_job_cb, void *);
 void	 agent_job_stdin(struct agent_job *, uint8_t *, size_t);
+int	 agent_job_input(struct agent_job *, const uint8_t *, size_t, int);
 void	 agent_job_free(struct agent_job *);
 void	 agent_job_kill(struct agent_job *, int);
 void	 agent_job_resume(struct agent_job *);

@@ -27,9 +27,21 @@
 #include "log.h"
 #include "msg.h"
 #include "agent.h"
+#include "agent_tunnel.h"
+
+/* A tunnel of kind output: one stream of one process, from an offset. */
+struct agent_bg_out {
+	TAILQ_ENTRY(agent_bg_out) bo_entry;
+	struct agent_bg	*bo_bg;
+	struct agent_tunnel *bo_tun;
+	int		 bo_stream;	/* MSG_CHUNK_STDOUT or _STDERR */
+	size_t		 bo_off;	/* of what is kept, sent so far */
+	int		 bo_shut;	/* all of it sent, and it ended */
+};
 
 struct agent_bg {
 	TAILQ_ENTRY(agent_bg) b_entry;
+	TAILQ_HEAD(, agent_bg_out) b_outs;
 	uint32_t	 b_id;
 	struct agent_job *b_job;	/* NULL once it ended */
 	struct msg_exec	 b_what;	/* its argv or command (only) */
@@ -50,6 +62,18 @@ static void	agent_bg_send(uint32_t, uint32_t, struct agent_bg *,
 		    const uint32_t *, int);
 static void	agent_bg_signal(uint32_t, struct agent_bg *, int);
 static void	agent_bg_free(struct agent_bg *);
+static void	agent_bg_kept(struct agent_job *, int);
+static void	agent_bg_pump(struct agent_bg_out *);
+static void	agent_bg_out_input(struct agent_tunnel *, void *);
+static void	agent_bg_out_resume(struct agent_tunnel *, void *);
+static void	agent_bg_out_closed(struct agent_tunnel *, void *);
+
+static const struct agent_tunnel_ops agent_bg_out_ops = {
+	agent_bg_out_input,
+	agent_bg_out_resume,
+	NULL,
+	agent_bg_out_closed
+};
 
 /* SPAWN: x is ours, as for agent_exec(); answered with its PROC. */
 void
@@ -90,7 +114,10 @@ agent_spawn(uint32_t id, struct msg_exec *x)
 		free(b);
 		goto done;
 	}
+	TAILQ_INIT(&b->b_outs);
 	b->b_job->j_discard = 1;
+	b->b_job->j_kept = agent_bg_kept;
+	b->b_job->j_stdin_open = x->x_stdin_open;
 	agent_job_stdin(b->b_job, x->x_stdin, x->x_stdin_len);
 	x->x_stdin = NULL;
 	x->x_stdin_len = 0;
@@ -120,6 +147,7 @@ static void
 agent_bg_done(struct agent_job *j)
 {
 	struct agent_bg	*b = j->j_arg;
+	struct agent_bg_out *bo;
 
 	agent_job_to_result(j, &b->b_rs);
 	agent_bg_failed(b, j);
@@ -130,6 +158,9 @@ agent_bg_done(struct agent_job *j)
 	log_debug("%s: process %u: exit %d signal %d", __func__, b->b_id,
 	    b->b_rs.rs_exit, b->b_rs.rs_signal);
 	agent_job_free(j);
+	/* Its live output: the rest, then the end. */
+	TAILQ_FOREACH(bo, &b->b_outs, bo_entry)
+		agent_bg_pump(bo);
 }
 
 /* One that never ran its command says why, as exec's errors would. */
@@ -282,9 +313,60 @@ agent_bg_signal(uint32_t id, struct agent_bg *b, int sig)
 static void
 agent_bg_free(struct agent_bg *b)
 {
+	struct agent_bg_out *bo;
+
+	/* Forgotten: its live output ends now (an abort: no to_closed). */
+	while ((bo = TAILQ_FIRST(&b->b_outs)) != NULL) {
+		TAILQ_REMOVE(&b->b_outs, bo, bo_entry);
+		agent_tunnel_abort(bo->bo_tun);
+		free(bo);
+	}
 	msg_exec_free(&b->b_what);
 	msg_result_free(&b->b_rs);
 	free(b);
+}
+
+/*
+ * PROC_INPUT: bytes for a running process's stdin, kept open at its
+ * start (x_stdin_open), and or its end.  Answered with the process
+ * (PROC, no output) once the bytes wait to be written, never held
+ * longer: more than MSG_INPUT_MAX pending is refused (input-busy), and
+ * the client tries again once the process has read.
+ */
+void
+agent_proc_input(uint32_t id, struct msg_proc_input *pi)
+{
+	struct agent_bg	*b;
+
+	if ((b = agent_bg_find(pi->pi_id)) == NULL) {
+		agent_error(id, "process-not-found", "no process %u",
+		    pi->pi_id);
+		goto done;
+	}
+	if (b->b_job == NULL) {
+		agent_error(id, "process-exited", "process %u has exited",
+		    b->b_id);
+		goto done;
+	}
+	if (agent_job_input(b->b_job, pi->pi_data, pi->pi_len,
+	    pi->pi_close) == -1) {
+		if (errno == EBUSY)
+			agent_error(id, "input-busy", "process %u has %zu "
+			    "bytes of stdin not read yet; at most %d wait",
+			    b->b_id, b->b_job->j_stdin_len -
+			    b->b_job->j_stdin_off, MSG_INPUT_MAX);
+		else if (errno == EPIPE)
+			agent_error(id, "input-closed", "the stdin of "
+			    "process %u is closed (or was never kept open: "
+			    "stdinOpen)", b->b_id);
+		else
+			agent_error(id, "exec-failed", "process %u: %s",
+			    b->b_id, strerror(errno));
+		goto done;
+	}
+	agent_bg_send(id, IMSG_AGENT_PROC, b, NULL, 0);
+ done:
+	msg_proc_input_free(pi);
 }
 
 /* PROCS: list, read, signal (the bearer checked by agent_dispatch()). */
@@ -310,4 +392,125 @@ agent_procs(uint32_t id, struct msg_proc_req *q)
 		agent_bg_signal(id, b, (int)q->q_signal);
  done:
 	explicit_bzero(q, sizeof(*q));
+}
+
+/* What is kept of b's stream now: *p at it. */
+static size_t
+agent_bg_kept_of(struct agent_bg *b, int stream, const uint8_t **p)
+{
+	int	 i = stream == MSG_CHUNK_STDOUT ? 0 : 1;
+
+	if (b->b_job != NULL) {
+		*p = b->b_job->j_out[i].o_buf;
+		return (b->b_job->j_out[i].o_len);
+	}
+	*p = i == 0 ? b->b_rs.rs_stdout : b->b_rs.rs_stderr;
+	return (i == 0 ? b->b_rs.rs_stdout_len : b->b_rs.rs_stderr_len);
+}
+
+/*
+ * Send what the tunnel has room for of what was kept past bo_off; once
+ * the process ended and everything kept went, the tunnel's end.  What
+ * it writes past its maxBytes is not kept, so never sent: the output
+ * a listing reads and the live one are the same bytes.
+ */
+static void
+agent_bg_pump(struct agent_bg_out *bo)
+{
+	const uint8_t	*p;
+	size_t		 kept, n;
+
+	if (bo->bo_shut)
+		return;
+	kept = agent_bg_kept_of(bo->bo_bg, bo->bo_stream, &p);
+	while (bo->bo_off < kept) {
+		n = agent_tunnel_send(bo->bo_tun, p + bo->bo_off,
+		    kept - bo->bo_off);
+		if (n == 0)
+			return;		/* to_resume */
+		bo->bo_off += n;
+	}
+	if (bo->bo_bg->b_job == NULL) {
+		bo->bo_shut = 1;
+		agent_tunnel_shutdown(bo->bo_tun);
+	}
+}
+
+/* j kept more of a stream: every tunnel of it sends on. */
+static void
+agent_bg_kept(struct agent_job *j, int stream)
+{
+	struct agent_bg	*b = j->j_arg;
+	struct agent_bg_out *bo;
+
+	TAILQ_FOREACH(bo, &b->b_outs, bo_entry)
+		if (bo->bo_stream == stream)
+			agent_bg_pump(bo);
+}
+
+/*
+ * TUNNEL_OPEN of kind output: stream to_stream of process to_id, from
+ * byte to_offset of what is kept (or its end), live until the process
+ * ended and all of it went.  One that ended already sends what it kept
+ * and ends.
+ */
+void
+agent_bg_output(uint32_t id, const struct msg_tunnel_open *to)
+{
+	struct agent_bg	*b;
+	struct agent_bg_out *bo;
+	const uint8_t	*p;
+	size_t		 kept;
+
+	if ((b = agent_bg_find(to->to_id)) == NULL) {
+		agent_error(id, "process-not-found", "no process %u",
+		    to->to_id);
+		return;
+	}
+	if (to->to_stream != MSG_CHUNK_STDOUT &&
+	    to->to_stream != MSG_CHUNK_STDERR) {
+		agent_error(id, "bad-request", "stream is 1 or 2");
+		return;
+	}
+	if ((bo = calloc(1, sizeof(*bo))) == NULL) {
+		agent_error(id, "exec-failed", "%s", strerror(errno));
+		return;
+	}
+	if ((bo->bo_tun = agent_tunnel_new(id, &agent_bg_out_ops, bo)) ==
+	    NULL) {
+		free(bo);
+		return;		/* answered by the engine */
+	}
+	bo->bo_bg = b;
+	bo->bo_stream = (int)to->to_stream;
+	kept = agent_bg_kept_of(b, bo->bo_stream, &p);
+	bo->bo_off = to->to_offset < kept ? (size_t)to->to_offset : kept;
+	TAILQ_INSERT_TAIL(&b->b_outs, bo, bo_entry);
+	agent_bg_pump(bo);
+}
+
+/* Bytes for an output tunnel have nowhere to go: taken and dropped. */
+static void
+agent_bg_out_input(struct agent_tunnel *tun, void *arg)
+{
+	const uint8_t	*p;
+	size_t		 n;
+
+	if ((n = agent_tunnel_input(tun, &p)) > 0)
+		agent_tunnel_consumed(tun, n);
+}
+
+static void
+agent_bg_out_resume(struct agent_tunnel *tun, void *arg)
+{
+	agent_bg_pump(arg);
+}
+
+static void
+agent_bg_out_closed(struct agent_tunnel *tun, void *arg)
+{
+	struct agent_bg_out *bo = arg;
+
+	TAILQ_REMOVE(&bo->bo_bg->b_outs, bo, bo_entry);
+	free(bo);
 }

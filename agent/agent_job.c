@@ -62,6 +62,10 @@ static int		 agent_spare_off;	/* shutting down */
 static struct event	*agent_spare_ev;
 
 static int	agent_job_fds(int [4][2], int);
+static struct agent_job *agent_job_start_tty(struct agent_job *, uint32_t,
+		    const struct agent_spawn *, uint32_t, agent_job_cb, void *);
+static void	agent_job_started(struct agent_job *, uint32_t, pid_t, int,
+		    uint32_t, size_t, agent_job_cb, void *);
 static void	agent_job_events(struct agent_job *);
 static void	agent_job_timer(evutil_socket_t, short, void *);
 static void	agent_job_write(evutil_socket_t, short, void *);
@@ -145,13 +149,15 @@ agent_job_start(uint32_t id, const struct agent_spawn *sp, uint32_t timeout,
     size_t max, agent_job_cb done, void *arg)
 {
 	struct agent_job *j;
-	struct timeval	 tv;
 	int		 p[4][2], i, saved;
 	pid_t		 pid;
 
 	if ((j = calloc(1, sizeof(*j))) == NULL)
 		return (NULL);
-	if (!sp->sp_sockets && agent_spare_take(sp, p, &pid) == 0)
+	if (sp->sp_tty > 0)
+		return (agent_job_start_tty(j, id, sp, timeout, done, arg));
+	if (!sp->sp_sockets && sp->sp_env == NULL &&
+	    agent_spare_take(sp, p, &pid) == 0)
 		goto started;
 	if (agent_job_fds(p, sp->sp_sockets) == -1) {
 		saved = errno;
@@ -174,12 +180,60 @@ agent_job_start(uint32_t id, const struct agent_spawn *sp, uint32_t timeout,
 	for (i = 0; i < 4; i++)
 		close(p[i][1]);
 started:
-	j->j_id = id;
-	j->j_super = pid;
 	j->j_in = p[0][0];
 	j->j_out[0].o_fd = p[1][0];
 	j->j_out[1].o_fd = p[2][0];
-	j->j_ctl = p[3][0];
+	agent_job_started(j, id, pid, p[3][0], timeout, max, done, arg);
+	return (j);
+}
+
+/*
+ * A terminal's job (agent_term.c): the command's 0, 1 and 2 are the
+ * pty's slave, which the caller keeps and closes; the agent reads and
+ * writes the master itself, so the job has no pipes, only its control
+ * socket, and never takes the spare (whose pipes are made ahead).
+ */
+static struct agent_job *
+agent_job_start_tty(struct agent_job *j, uint32_t id,
+    const struct agent_spawn *sp, uint32_t timeout, agent_job_cb done,
+    void *arg)
+{
+	int	 ctl[2], saved;
+	pid_t	 pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) == -1)
+		goto fail;
+	if (fcntl(ctl[0], F_SETFL, O_NONBLOCK) == -1 ||
+	    (pid = fork()) == -1) {
+		saved = errno;
+		close(ctl[0]);
+		close(ctl[1]);
+		errno = saved;
+		goto fail;
+	}
+	if (pid == 0)
+		agent_super(sp, ctl[1], sp->sp_tty, sp->sp_tty, sp->sp_tty);
+	close(ctl[1]);
+	j->j_in = j->j_out[0].o_fd = j->j_out[1].o_fd = -1;
+	agent_job_started(j, id, pid, ctl[0], timeout, 0, done, arg);
+	return (j);
+ fail:
+	saved = errno;
+	free(j);
+	errno = saved;
+	return (NULL);
+}
+
+/* j's supervisor pid runs; its events, deadline and place in the list. */
+static void
+agent_job_started(struct agent_job *j, uint32_t id, pid_t pid, int ctl,
+    uint32_t timeout, size_t max, agent_job_cb done, void *arg)
+{
+	struct timeval	 tv;
+
+	j->j_id = id;
+	j->j_super = pid;
+	j->j_ctl = ctl;
 	j->j_max = max;
 	j->j_done = done;
 	j->j_arg = arg;
@@ -195,7 +249,6 @@ started:
 	TAILQ_INSERT_TAIL(&agent_env->a_jobs, j, j_entry);
 	agent_env->a_njobs++;
 	log_debug("%s: request %u: supervisor %d", __func__, id, (int)pid);
-	return (j);
 }
 
 /*
@@ -358,13 +411,16 @@ agent_job_events(struct agent_job *j)
 	int		 i;
 
 	j->j_timer = evtimer_new(base, agent_job_timer, j);
-	j->j_inev = event_new(base, j->j_in, EV_WRITE | EV_PERSIST,
-	    agent_job_write, j);
+	if (j->j_in != -1 && (j->j_inev = event_new(base, j->j_in,
+	    EV_WRITE | EV_PERSIST, agent_job_write, j)) == NULL)
+		fatalx("%s: event_new", __func__);
 	j->j_ctlev = event_new(base, j->j_ctl, EV_READ, agent_job_ctl, j);
-	if (j->j_timer == NULL || j->j_inev == NULL || j->j_ctlev == NULL ||
+	if (j->j_timer == NULL || j->j_ctlev == NULL ||
 	    event_add(j->j_ctlev, NULL) == -1)
 		fatalx("%s: event_new", __func__);
 	for (i = 0; i < 2; i++) {
+		if (j->j_out[i].o_fd == -1)
+			continue;
 		j->j_out[i].o_ev = event_new(base, j->j_out[i].o_fd,
 		    EV_READ | EV_PERSIST, agent_job_read, j);
 		if (j->j_out[i].o_ev == NULL ||
@@ -375,20 +431,71 @@ agent_job_events(struct agent_job *j)
 
 /*
  * Give the job its stdin bytes (ours from now on).  With none the
- * command sees end of file at once.
+ * command sees end of file at once, unless j_stdin_open keeps it open
+ * for agent_job_input().
  */
 void
 agent_job_stdin(struct agent_job *j, uint8_t *buf, size_t len)
 {
 	j->j_stdin = buf;
 	j->j_stdin_len = len;
+	if (len == 0 && j->j_stdin_open && j->j_in != -1) {
+		free(buf);
+		j->j_stdin = NULL;
+		return;
+	}
 	if (len == 0 || event_add(j->j_inev, NULL) == -1)
 		agent_job_close_in(j);
 }
 
 /*
+ * More stdin for a job whose stdin stayed open (a background process,
+ * IMSG_AGENT_PROC_INPUT): len bytes at p, then end of file if closing.
+ * At most MSG_INPUT_MAX bytes wait here at once, never more: -1 with
+ * EBUSY when they would (nothing taken), EPIPE when its stdin is closed
+ * or closing.  Written as the pipe takes them, never blocking.
+ */
+int
+agent_job_input(struct agent_job *j, const uint8_t *p, size_t len,
+    int closing)
+{
+	size_t	 pending = j->j_stdin_len - j->j_stdin_off;
+	uint8_t	*nb;
+
+	if (j->j_in == -1 || !j->j_stdin_open || j->j_stdin_closing) {
+		errno = EPIPE;
+		return (-1);
+	}
+	if (len > 0 && pending + len > MSG_INPUT_MAX) {
+		errno = EBUSY;
+		return (-1);
+	}
+	if (len > 0) {
+		if ((nb = malloc(pending + len)) == NULL)
+			return (-1);
+		if (pending > 0)
+			memcpy(nb, j->j_stdin + j->j_stdin_off, pending);
+		memcpy(nb + pending, p, len);
+		free(j->j_stdin);
+		j->j_stdin = nb;
+		j->j_stdin_off = 0;
+		j->j_stdin_len = pending + len;
+	}
+	j->j_stdin_closing = closing;
+	if (j->j_stdin_len == j->j_stdin_off) {
+		if (closing)
+			agent_job_close_in(j);
+		return (0);
+	}
+	if (event_add(j->j_inev, NULL) == -1)
+		fatalx("%s: event_add", __func__);
+	return (0);
+}
+
+/*
  * A command that does not read its stdin only ever fills the pipe; we
  * stop writing then and never block.  EPIPE means it closed its end.
+ * A stdin kept open waits for more once written out.
  */
 static void
 agent_job_write(evutil_socket_t fd, short events, void *arg)
@@ -405,8 +512,16 @@ agent_job_write(evutil_socket_t fd, short events, void *arg)
 		return;
 	}
 	j->j_stdin_off += (size_t)n;
-	if (j->j_stdin_off == j->j_stdin_len)
-		agent_job_close_in(j);
+	if (j->j_stdin_off < j->j_stdin_len)
+		return;
+	if (j->j_stdin_open && !j->j_stdin_closing) {
+		event_del(j->j_inev);
+		free(j->j_stdin);
+		j->j_stdin = NULL;
+		j->j_stdin_len = j->j_stdin_off = 0;
+		return;
+	}
+	agent_job_close_in(j);
 }
 
 static void
@@ -526,6 +641,9 @@ agent_job_keep(struct agent_job *j, struct agent_out *o, const uint8_t *p,
 	memcpy(o->o_buf + o->o_len, p, n);
 	o->o_len += n;
 	j->j_total += n;
+	if (j->j_kept != NULL)
+		j->j_kept(j, o == &j->j_out[0] ? MSG_CHUNK_STDOUT :
+		    MSG_CHUNK_STDERR);
 }
 
 /* The deadline, or, once a kill was asked for, the end of the grace. */

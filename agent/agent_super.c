@@ -14,6 +14,7 @@
  * loop: it only inherited them.
  */
 #include <sys/types.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -504,7 +505,8 @@ agent_super_report(struct agent_report *rp)
 
 /*
  * The command: its own session, stdin, stdout and stderr on the job's
- * pipes, default signal dispositions, nothing but 0, 1 and 2 open, the
+ * pipes (a terminal's: its pty, the session's controlling terminal),
+ * default signal dispositions, nothing but 0, 1 and 2 open, the
  * fixed environment.
  */
 __attribute__((noreturn)) static void
@@ -524,6 +526,9 @@ agent_child(const struct agent_spawn *sp, char *const *argv, int ep)
 	    dup2(SUPER_OUT, 1) == -1 || dup2(SUPER_ERR, 2) == -1) {
 		agent_child_fail(ep, errno);
 	}
+	/* A terminal's: the new session's controlling terminal. */
+	if (sp->sp_tty > 0 && ioctl(0, TIOCSCTTY, 0) == -1)
+		agent_child_fail(ep, errno);
 	/* The error pipe is close-on-exec: a successful exec closes it. */
 	for (fd = SUPER_CTL; fd <= SUPER_ERR; fd++)
 		close(fd);
@@ -552,7 +557,8 @@ static int
 agent_child_exec(const struct agent_spawn *sp, char *const *argv)
 {
 	char		 path[PATH_MAX];
-	char *const	*envp = agent_env->a_env;
+	char *const	*envp = sp->sp_env != NULL ? sp->sp_env :
+			    agent_env->a_env;
 	const char	*p, *e;
 	int		 seen_eacces = 0;
 

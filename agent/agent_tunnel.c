@@ -69,6 +69,12 @@ agent_tunnel_open(uint32_t id, struct msg_tunnel_open *to)
 	case MSG_TUNNEL_PORT:
 		agent_port_open(id, to);
 		return;
+	case MSG_TUNNEL_TERMINAL:
+		agent_term_attach(id, to);
+		return;
+	case MSG_TUNNEL_OUTPUT:
+		agent_bg_output(id, to);
+		return;
 	default:
 		agent_error(id, "tunnel-kind", "this agent opens no tunnel "
 		    "of kind %u", to->to_kind);

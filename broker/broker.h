@@ -94,6 +94,7 @@ enum svc_what {
 	SVC_FILE,	/* a_file: a file request's answer */
 	SVC_FILE_LIST,	/* a_filelist: a directory's entries */
 	SVC_CHUNK,	/* a_chunk, a_id: output of a streamed exec */
+	SVC_TERM,	/* a_term: a terminal (svc_term.c) */
 	SVC_TUNNEL,	/* a_fd, a_id: a tunnel is open (svc_tunnel_open) */
 	SVC_PORTS	/* a_ports: what listens in a fence */
 };
@@ -125,7 +126,10 @@ struct svc_answer {
 	uint32_t		 a_id;		/* for svc_stream_credit() */
 	const struct svc_egress	*a_egress;	/* SVC_FENCE: its recent
 						   decisions; NULL */
+	const struct msg_term	*a_term;	/* SVC_TERM */
 	int			 a_fd;		/* SVC_TUNNEL: the maker's */
+	const char		*a_label;	/* SVC_FENCE of a running
+						   fence: its host label */
 	const struct msg_portlist *a_ports;	/* SVC_PORTS */
 };
 typedef void	(*svc_cb)(void *, const struct svc_answer *);
@@ -174,10 +178,54 @@ void		 svc_tunnel_adopt(uint32_t, void *, void *);
 void		 svc_ports(const struct svc_who *, uid_t, const char *,
 		    svc_cb, void *);
 unsigned int	 svc_tunnels(uid_t);
+/*
+ * svc_fence.c: a running fence's label (SVC_LABEL_LEN hexadecimal
+ * digits, new at every boot), which names it in the ports' host form
+ * (docs/interactive.md): label is SVC_LABEL_LEN + 1 bytes.
+ */
+#define SVC_LABEL_LEN		16
+int		 svc_fence_label(const struct svc_who *, uid_t, const char *,
+		    char *);
+int		 svc_label_owner(const char *, const char *, uid_t *);
 unsigned int	 svc_running(void);
 unsigned int	 svc_pending(uid_t);
 unsigned int	 svc_total(void);
 void		 svc_dispatch_fencer(struct imsgev *, struct imsg *, void *);
+
+/*
+ * svc_term.c: terminals and a background process's stdin
+ * (docs/interactive.md).  svc_term_open() answers SVC_TERM (the new
+ * terminal) or SVC_ERROR; svc_terms() (tq_op LIST, tq_id 0 for all)
+ * SVC_TERMs then SVC_END; svc_term_resize() and svc_term_kill() the
+ * terminal's SVC_TERM; svc_proc_input() the process's SVC_PROC (no
+ * output) or SVC_ERROR ("input-busy": more than MSG_INPUT_MAX bytes
+ * would be pending).  The owner and key are the message's (to_owner,
+ * to_key, ...), as for svc_procs().  A terminal's bytes are a tunnel
+ * of kind terminal (svc_tunnel_open()).
+ */
+#define SVC_TERM_USER_MAX	16	/* terminals of one user, all fences */
+void		 svc_term_open(const struct svc_who *, struct msg_term_open *,
+		    svc_cb, void *);
+void		 svc_terms(const struct svc_who *, struct msg_term_req *,
+		    svc_cb, void *);
+void		 svc_term_resize(const struct svc_who *, struct msg_term_req *,
+		    svc_cb, void *);
+void		 svc_term_kill(const struct svc_who *, struct msg_term_req *,
+		    svc_cb, void *);
+void		 svc_proc_input(const struct svc_who *, struct msg_proc_input *,
+		    svc_cb, void *);
+
+/*
+ * svc_watch.c: who hears of fences' states changing (the channel's
+ * watch): fn(arg, owner, key) as each record changes, for the fences
+ * w may see; the state is then asked of svc_list().  fn never calls
+ * into the service itself.
+ */
+struct svc_watch;
+typedef void	(*svc_watch_fn)(void *, uid_t, const char *);
+struct svc_watch *svc_watch_add(const struct svc_who *, svc_watch_fn,
+		    void *);
+void		 svc_watch_del(struct svc_watch *);
 
 /* svc_egress.c: the egress proxy's fences, connections and decisions */
 #define SVC_EGRESS_RECENT	16	/* decisions kept per fence */

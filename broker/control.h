@@ -72,8 +72,13 @@ int	control_git_config(struct ctl_conn *, struct imsg *);
 int	control_git_init(struct ctl_conn *, struct imsg *);
 int	control_spawn(struct ctl_conn *, struct imsg *);
 int	control_procs(struct ctl_conn *, struct imsg *);
+int	control_term_open(struct ctl_conn *, struct imsg *);
+int	control_terms(struct ctl_conn *, struct imsg *);
+int	control_proc_input(struct ctl_conn *, struct imsg *);
 int	control_tunnel(struct ctl_conn *, struct imsg *);
 int	control_ports(struct ctl_conn *, struct imsg *);
+/* control_port.c */
+int	control_port_ticket(struct ctl_conn *, struct imsg *);
 void	control_who(const struct ctl_conn *, struct svc_who *);
 int	control_room(struct ctl_conn *);
 

@@ -134,6 +134,22 @@ control_chunk(struct ctl_conn *cc, const struct svc_answer *a)
 	control_credit(-1, 0, cc);
 }
 
+/* A terminal, as the agent said it. */
+static void
+control_term(struct ctl_conn *cc, const struct msg_term *t)
+{
+	void	*buf;
+	size_t	 len;
+
+	if (msg_term_encode(t, &buf, &len) == -1) {
+		log_warn("%s: encode", __func__);
+		control_doom(cc);
+		return;
+	}
+	control_reply(cc, IMSG_CTL_TERM, buf, len);
+	free(buf);
+}
+
 /*
  * A tunnel's descriptor: fencectl gets one end of a socket pair whose
  * other end the broker splices to it, never the descriptor itself (in
@@ -242,6 +258,9 @@ control_answer(void *arg, const struct svc_answer *a)
 		break;
 	case SVC_CHUNK:
 		control_chunk(cc, a);
+		break;
+	case SVC_TERM:
+		control_term(cc, a->a_term);
 		break;
 	}
 	if (a->a_last)
@@ -438,5 +457,59 @@ control_procs(struct ctl_conn *cc, struct imsg *imsg)
 	if (control_room(cc) == 0)
 		svc_procs(&w, &q, control_answer, cc);
 	explicit_bzero(&q, sizeof(q));
+	return (0);
+}
+
+/* fencectl term: a new terminal (attached by IMSG_CTL_TUNNEL) */
+int
+control_term_open(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_term_open to;
+	struct svc_who	 w;
+
+	if (msg_term_open_decode(imsg->data, imsg->len, &to) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_term_open(&w, &to, control_answer, cc);
+	msg_term_open_free(&to);
+	return (0);
+}
+
+/* fencectl term -l, -k, and a resize (SIGWINCH) */
+int
+control_terms(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_term_req tq;
+	struct svc_who	 w;
+
+	if (msg_term_req_decode(imsg->data, imsg->len, &tq) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (control_room(cc) == 0) {
+		if (tq.tq_op == MSG_TERM_LIST)
+			svc_terms(&w, &tq, control_answer, cc);
+		else if (tq.tq_op == MSG_TERM_RESIZE)
+			svc_term_resize(&w, &tq, control_answer, cc);
+		else
+			svc_term_kill(&w, &tq, control_answer, cc);
+	}
+	explicit_bzero(&tq, sizeof(tq));
+	return (0);
+}
+
+/* fencectl input: a background process's stdin */
+int
+control_proc_input(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_proc_input pi;
+	struct svc_who	 w;
+
+	if (msg_proc_input_decode(imsg->data, imsg->len, &pi) == -1)
+		return (-1);
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_proc_input(&w, &pi, control_answer, cc);
+	msg_proc_input_free(&pi);
 	return (0);
 }

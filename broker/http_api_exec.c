@@ -225,6 +225,30 @@ api_exec_stream(struct hreq *hr, const struct api_field *f,
 	return (0);
 }
 
+/*
+ * stdinOpen: true keeps a background process's stdin open after
+ * "stdin" for POST .../processes/<id>/stdin (docs/interactive.md).
+ */
+static int
+api_exec_stdin_open(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct api_exec	*e = dst;
+
+	if (!json_is_boolean(v->av_json)) {
+		http_error(hr, 400, "bad-type", "stdinOpen must be true or "
+		    "false");
+		return (-1);
+	}
+	if (!e->e_bg) {
+		http_error(hr, 400, "unknown-field", "stdinOpen: only a "
+		    "background process's stdin stays open");
+		return (-1);
+	}
+	e->e_x.x_stdin_open = json_is_true(v->av_json);
+	return (0);
+}
+
 static const struct api_field api_exec_fields[] = {
 	{ "encoding",	API_STRING, 0, 16, NULL, NULL, NULL,
 	    api_exec_encoding, 0, 0 },
@@ -244,9 +268,31 @@ static const struct api_field api_exec_fields[] = {
 	    api_exec_stdin, 0, 0 },
 	{ "stream",	API_JSON, 0, 0, NULL, NULL, NULL,
 	    api_exec_stream, 0, 0 },
+	{ "stdinOpen",	API_JSON, 0, 0, NULL, NULL, NULL,
+	    api_exec_stdin_open, 0, 0 },
 };
 static const struct api_fields api_exec_body =
     API_FIELDS("an exec request", api_exec_fields);
+
+/*
+ * An exec body o read without a request of evhttp's (the channel's
+ * exec, http_channel.c): hr is the caller's, with no hr_req, so that a
+ * refusal is kept in hr_captured (http_reply()).  x is filled as for
+ * POST .../exec; *b64 says x_stdin is malloc'd.  0, or -1 refused.
+ * The caller frees x_argv (and x_stdin when *b64) either way.
+ */
+int
+api_exec_read(struct hreq *hr, json_t *o, struct msg_exec *x, int *b64)
+{
+	struct api_exec	 e;
+	int		 rv;
+
+	memset(&e, 0, sizeof(e));
+	rv = api_read(hr, o, &api_exec_body, &e);
+	*x = e.e_x;
+	*b64 = e.e_b64;
+	return (rv);
+}
 
 /*
  * POST .../exec: api_exec_fields[]; with bg, POST .../processes, the

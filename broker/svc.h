@@ -30,9 +30,13 @@ struct bfence {
 	unsigned int		 bf_nheld;
 	unsigned int		 bf_nprocs;	/* background, as the agent
 						   last counted */
+	unsigned int		 bf_nterms;	/* terminals, as the agent
+						   last counted */
 	size_t			 bf_held_bytes;
 	int64_t			 bf_stopped_at;	/* monotonic s; 0: running */
 	struct svc_egress	*bf_egress;	/* with a list: svc_egress.c */
+	char			 bf_label[SVC_LABEL_LEN + 1];	/* the host
+						   form's, new at every boot */
 };
 
 enum breq_kind {
@@ -56,6 +60,7 @@ struct svc_msg {
 	struct msg_file		*m_file;	/* AGENT_FILE */
 	struct msg_filelist	*m_filelist;	/* AGENT_FILE_LIST */
 	struct msg_chunk	*m_chunk;	/* AGENT_CHUNK */
+	struct msg_term		*m_term;	/* AGENT_TERM */
 	struct msg_portlist	*m_ports;	/* AGENT_PORT_LIST */
 };
 
@@ -84,7 +89,7 @@ struct breq {
 	void			*r_held;	/* held for the first verdict */
 	size_t			 r_held_len;	/* (holds the bearer) */
 	int			 r_is_held;
-	int			 r_list;	/* PROCS: a listing */
+	int			 r_list;	/* PROCS, TERMS: a listing */
 	unsigned int		 r_nprocs;	/* of it, so far */
 	size_t			 r_unacked;	/* streamed: CHUNK bytes not
 						   given back as CREDIT */
@@ -103,6 +108,7 @@ void		 bfence_changed(struct bfence *);
 struct bfence	*stopped_find(uid_t, const char *);
 int		 svc_may(const struct svc_who *, uid_t);
 uid_t		 svc_owner(const struct svc_who *, uid_t);
+unsigned int	 svc_terms_of(uid_t);
 struct bfence	*svc_fence_for(const struct svc_who *, uid_t, const char *,
 		    svc_cb, void *);
 void		 svc_fence_answer(struct svc_answer *, struct bfence *,
@@ -147,6 +153,9 @@ int		 svc_tunnel_agent(struct breq *, struct imsg *);
 void		 svc_tunnel_orphan(struct breq *);
 void		 svc_fail_fence(struct bfence *, const char *, int);
 void		 svc_measured(struct bfence *);
+
+/* svc_watch.c: watchers of the records */
+void		 svc_watch_notify(const struct bfence *);
 
 /* svc_probe.c: the probe side */
 void		 svc_probe_start(struct bfence *, int);

@@ -54,6 +54,9 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 	struct msg_tunnel_data *td = msg;
 	struct msg_tunnel_credit *tc = msg;
 	struct msg_tunnel_close *tl = msg;
+	struct msg_term_open *tm = msg;
+	struct msg_term_req *tq = msg;
+	struct msg_proc_input *pi = msg;
 	int		 rv;
 
 	switch (type) {
@@ -117,6 +120,21 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 		memcpy(tl->tl_bearer, bf->bf_bearer, MSG_BEARER_LEN);
 		rv = msg_tunnel_close_encode(tl, buf, len);
 		explicit_bzero(tl->tl_bearer, MSG_BEARER_LEN);
+		break;
+	case IMSG_AGENT_TERM_OPEN:
+		memcpy(tm->to_bearer, bf->bf_bearer, MSG_BEARER_LEN);
+		rv = msg_term_open_encode(tm, buf, len);
+		explicit_bzero(tm->to_bearer, MSG_BEARER_LEN);
+		break;
+	case IMSG_AGENT_TERMS:
+		memcpy(tq->tq_bearer, bf->bf_bearer, MSG_BEARER_LEN);
+		rv = msg_term_req_encode(tq, buf, len);
+		explicit_bzero(tq->tq_bearer, MSG_BEARER_LEN);
+		break;
+	case IMSG_AGENT_PROC_INPUT:
+		memcpy(pi->pi_bearer, bf->bf_bearer, MSG_BEARER_LEN);
+		rv = msg_proc_input_encode(pi, buf, len);
+		explicit_bzero(pi->pi_bearer, MSG_BEARER_LEN);
 		break;
 	default:
 		fatalx("%s: %s", __func__, msg_type_name(type));
@@ -493,6 +511,9 @@ static const struct svc_agent_rule {
 	{ IMSG_AGENT_FILE_READ,	  { IMSG_AGENT_FILE, IMSG_AGENT_FILE_LIST } },
 	{ IMSG_AGENT_FILE_WRITE,  { IMSG_AGENT_FILE } },
 	{ IMSG_AGENT_FILE_DELETE, { IMSG_AGENT_FILE } },
+	{ IMSG_AGENT_TERM_OPEN,	  { IMSG_AGENT_TERM } },
+	{ IMSG_AGENT_TERMS,	  { IMSG_AGENT_TERM, IMSG_AGENT_TERM_END } },
+	{ IMSG_AGENT_PROC_INPUT,  { IMSG_AGENT_PROC } },
 	{ IMSG_AGENT_PORTS,	  { IMSG_AGENT_PORT_LIST } },
 	{ IMSG_AGENT_TUNNEL_OPEN, { IMSG_AGENT_TUNNEL, IMSG_AGENT_TUNNEL_DATA,
 				    IMSG_AGENT_TUNNEL_CREDIT,
@@ -526,6 +547,7 @@ struct svc_agent_msg {
 	struct msg_file		 am_fl;
 	struct msg_filelist	 am_fls;
 	struct msg_chunk	 am_ch;
+	struct msg_term		 am_t;
 	struct msg_portlist	 am_pl;
 };
 
@@ -638,6 +660,29 @@ svc_agent_portlist(struct breq *r, struct imsg *imsg,
 	return (SVC_AGENT_OK);
 }
 
+/* A listing is bounded as the agent's table is. */
+static int
+svc_agent_term(struct breq *r, struct imsg *imsg, struct svc_agent_msg *am)
+{
+	if (r->r_list && r->r_nprocs >= MSG_TERM_MAX)
+		return (SVC_AGENT_BAD);
+	if (msg_term_decode(imsg->data, imsg->len, &am->am_t) == -1)
+		return (SVC_AGENT_MALFORMED);
+	am->am_m.m_term = &am->am_t;
+	return (SVC_AGENT_OK);
+}
+
+static int
+svc_agent_term_end(struct breq *r, struct imsg *imsg,
+    struct svc_agent_msg *am)
+{
+	if (!r->r_list)
+		return (SVC_AGENT_BAD);
+	if (msg_empty_decode(imsg->data, imsg->len) == -1)
+		return (SVC_AGENT_MALFORMED);
+	return (SVC_AGENT_OK);
+}
+
 /* How each kind of answer is decoded. */
 static const struct svc_agent_decoder {
 	uint32_t	 ad_type;
@@ -652,6 +697,8 @@ static const struct svc_agent_decoder {
 	{ IMSG_AGENT_FILE,		svc_agent_file },
 	{ IMSG_AGENT_FILE_LIST,		svc_agent_file_list },
 	{ IMSG_AGENT_CHUNK,		svc_agent_chunk },
+	{ IMSG_AGENT_TERM,		svc_agent_term },
+	{ IMSG_AGENT_TERM_END,		svc_agent_term_end },
 	{ IMSG_AGENT_PORT_LIST,		svc_agent_portlist },
 };
 

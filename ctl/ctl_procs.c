@@ -65,6 +65,7 @@ ctl_procs_request(const struct parse_result *res, uint32_t *type,
 			strlcpy(x.x_cwd, res->cwd, sizeof(x.x_cwd));
 		x.x_argv = res->argv;
 		x.x_argc = res->argc;
+		x.x_stdin_open = res->stdin_open;
 		*type = IMSG_CTL_SPAWN;
 		return (msg_exec_encode(&x, buf, len));
 	}

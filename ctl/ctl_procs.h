@@ -22,6 +22,10 @@ void	 ctl_safe(FILE *, const char *);
 void	 ctl_safe_n(FILE *, const void *, size_t);
 void	 ctl_error(const char *, const char *);
 
+/* ctl_term.c */
+int	 ctl_term(const char *, int, char *[]);
+int	 ctl_input(const char *, int, char *[]);
+int	 ctl_follow(const char *, int, char *[]);
 /* ctl_forward.c */
 int	 ctl_forward(const char *, const struct parse_result *);
 

@@ -70,6 +70,7 @@ enum token_field {
 	F_DELETE,
 	F_TOKEN,
 	F_COLD,
+	F_STDIN_OPEN,
 	F_ARGV,
 	F_PROC,
 	F_SIGNAL,
@@ -135,6 +136,8 @@ static const struct token t_kill_key[];
 static const struct token t_kill_id[];
 static const struct token t_kill_signal[];
 static const struct token t_forward[];
+static const struct token t_port[];
+static const struct token t_port_port[];
 static const struct token t_forward_port[];
 static const struct token t_forward_local[];
 
@@ -155,6 +158,7 @@ static const struct token t_main[] = {
 	{ KEYWORD, "kill", CTL_KILL, t_kill_key, 0, 0 },
 	{ KEYWORD, "forward", CTL_FORWARD, t_forward, 0, 0 },
 	{ KEYWORD, "ports", CTL_PORTS, t_key, 0, 0 },
+	{ KEYWORD, "port", CTL_PORT, t_port, 0, 0 },
 	{ KEYWORD, "help", CTL_HELP, t_end, 0, 0 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
@@ -179,6 +183,7 @@ static const struct token t_spawn_opts[] = {
 	{ OPTION, "timeout", F_NONE, t_spawn_timeout, 0, 0 },
 	{ OPTION, "cwd", F_NONE, t_spawn_cwd, 0, 0 },
 	{ OPTION, "output", F_NONE, t_spawn_output, 0, 0 },
+	{ FLAG, "stdin-open", F_STDIN_OPEN, t_spawn_opts, 0, 0 },
 	{ ARGV, "--", F_ARGV, NULL, 1, MSG_ARGV_MAX },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
@@ -223,6 +228,17 @@ static const struct token t_kill_id[] = {
 static const struct token t_kill_signal[] = {
 	{ NOTOKEN, NULL, 0, NULL, 0, 0 },
 	{ STRING, "TERM | KILL | INT | HUP", F_SIGNAL, t_end, 0, 8 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+/* port KEY PORT: the URLs of PORT in the fence. */
+static const struct token t_port[] = {
+	{ FENCE, "KEY", F_KEY, t_port_port, 0, 0 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_port_port[] = {
+	{ NUMBER, "PORT", F_PORT, t_end, 1, 65535 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 
@@ -699,6 +715,7 @@ parse_take(const struct token *t, int i)
 	case F_REPLACE:		res.replace = v;	break;
 	case F_DELETE:		res.delete = v;		break;
 	case F_COLD:		res.cold = v;		break;
+	case F_STDIN_OPEN:	res.stdin_open = v;	break;
 	case F_CWD:		res.cwd = word;		break;
 	case F_NAME:		res.name = word;	break;
 	case F_EMAIL:		res.email = word;	break;
@@ -931,4 +948,9 @@ parse_usage(FILE *fp)
 	fprintf(fp, "usage: fencectl [-hn] [-s socket] [-w seconds] command "
 	    "[argument ...]\ncommands:\n");
 	usage_walk(fp, t_main, words, 0);
+	/* Read by ctl_term.c, not by the table: options after the key. */
+	fprintf(fp, "\tterm KEY [-i SECONDS] [-- ARGV...]\n"
+	    "\tterm KEY -a ID [-r BYTES] | -l | -k ID\n"
+	    "\tinput KEY ID [-c]\n"
+	    "\tfollow KEY ID [stdout | stderr]\n");
 }

@@ -64,6 +64,8 @@ enum imsg_type {
 				   answered TUNNEL_FD or ERROR */
 	IMSG_CTL_PORTS,		/* struct msg_ports_req (bearer ignored):
 				   answered PORT_LIST or ERROR */
+	IMSG_CTL_PORT_TICKET,	/* struct msg_port_ticket: a ticket of the
+				   host form, answered PORT_URLS or ERROR */
 
 	/* broker -> fencectl */
 	IMSG_CTL_STATS,		/* struct msg_stats */
@@ -83,6 +85,7 @@ enum imsg_type {
 	IMSG_CTL_TUNNEL_FD,	/* empty; fd: the client's end of a tunnel
 				   (docs/interactive.md) */
 	IMSG_CTL_PORT_LIST,	/* struct msg_portlist */
+	IMSG_CTL_PORT_URLS,	/* struct msg_port_ticket, its URLs set */
 
 	/* broker -> fencer (ih_peerid: the broker's request id) */
 	IMSG_FENCE_BOOT,	/* struct msg_boot */
@@ -159,6 +162,20 @@ enum imsg_type {
 	/* egress -> broker */
 	IMSG_EGRESS_DECISION,	/* struct msg_egress_decision: one
 				   connection, refused or ended */
+
+	/* Terminals, a background process's stdin (docs/interactive.md) */
+	IMSG_AGENT_TERM_OPEN,	/* broker -> agent: struct msg_term_open */
+	IMSG_AGENT_TERMS,	/* broker -> agent: struct msg_term_req */
+	IMSG_AGENT_PROC_INPUT,	/* broker -> agent: struct msg_proc_input;
+				   answered with PROC */
+	IMSG_AGENT_TERM,	/* agent -> broker: struct msg_term */
+	IMSG_AGENT_TERM_END,	/* agent -> broker: empty, a listing's last */
+	IMSG_CTL_TERM_OPEN,	/* fencectl -> broker: struct msg_term_open */
+	IMSG_CTL_TERMS,		/* fencectl -> broker: struct msg_term_req;
+				   attach is IMSG_CTL_TUNNEL of kind
+				   terminal */
+	IMSG_CTL_PROC_INPUT,	/* fencectl -> broker: struct msg_proc_input */
+	IMSG_CTL_TERM,		/* broker -> fencectl: struct msg_term */
 
 	IMSG_TYPE_MAX
 };
@@ -344,6 +361,8 @@ struct msg_exec {
 	uint32_t	 x_max_bytes;	/* 0: the default */
 	uint8_t		*x_stdin;
 	size_t		 x_stdin_len;
+	int		 x_stdin_open;	/* SPAWN: stdin stays open after
+					   x_stdin, for PROC_INPUT */
 };
 
 /* What became of one command.  Decoded ones: msg_result_free(). */
@@ -449,6 +468,21 @@ struct msg_portlist {
 	uint32_t	 pl_count;	/* 0..MSG_PORTS_MAX, ascending */
 	uint16_t	 pl_ports[MSG_PORTS_MAX];
 	int		 pl_truncated;	/* more listened than were kept */
+};
+
+/*
+ * fencectl port KEY PORT (docs/interactive.md): the URL of the path
+ * form, and the URL of a ticket of the host form minted for the caller,
+ * set by the broker in its answer.
+ */
+#define MSG_PORT_URL_LEN	256
+struct msg_port_ticket {
+	char		 pk_key[FENCE_KEY_SIZE];
+	uid_t		 pk_owner;	/* or MSG_OWNER_NONE */
+	uint32_t	 pk_port;	/* 1..65535 */
+	char		 pk_path[MSG_PORT_URL_LEN];	/* answer */
+	char		 pk_url[MSG_PORT_URL_LEN];	/* answer */
+	uint32_t	 pk_expires_ms;			/* answer */
 };
 
 #define MSG_GIT_VALUE_MAX	256
@@ -768,6 +802,95 @@ struct msg_proc {
 	size_t		 p_stderr_len;
 };
 
+/*
+ * A background process's stdin (docs/interactive.md): at most
+ * MSG_INPUT_MAX bytes a message, and at most that much pending in the
+ * agent per process (more is refused, input-busy); pi_close closes it
+ * once what is pending is written.
+ */
+#define MSG_INPUT_MAX		(64 * 1024)
+struct msg_proc_input {
+	char		 pi_key[FENCE_KEY_SIZE];	/* fencectl -> broker */
+	uid_t		 pi_owner;	/* fencectl -> broker, or NONE */
+	uint8_t		 pi_bearer[MSG_BEARER_LEN];
+	uint32_t	 pi_id;		/* the process */
+	uint8_t		*pi_data;	/* NULL when none */
+	size_t		 pi_len;	/* 0..MSG_INPUT_MAX */
+	int		 pi_close;	/* then end of file */
+};
+
+/*
+ * Terminals (docs/interactive.md, "Terminals"): a command on a
+ * pseudo-terminal of the fence's own, held by the agent.
+ */
+#define MSG_TERM_MAX		8		/* per fence */
+#define MSG_TERM_DIM_MAX	1000		/* cols, rows: 1..this */
+#define MSG_TERM_RING		(64 * 1024)	/* output kept, bytes */
+#define MSG_TERM_IDLE_DEF	600		/* s unattached: killed */
+#define MSG_TERM_IDLE_MAX	86400
+#define MSG_TERM_PROGRAM_LEN	256
+
+/* Decoded ones own their memory: msg_term_open_free(). */
+struct msg_term_open {
+	char		 to_key[FENCE_KEY_SIZE];	/* fencectl -> broker */
+	uid_t		 to_owner;	/* fencectl -> broker, or NONE */
+	uint8_t		 to_bearer[MSG_BEARER_LEN];
+	char		**to_argv;	/* as exec; neither: the login shell */
+	size_t		 to_argc;
+	char		*to_command;	/* sh -c */
+	char		 to_cwd[PATH_MAX];	/* "" for HOME */
+	uint32_t	 to_cols;	/* 1..MSG_TERM_DIM_MAX */
+	uint32_t	 to_rows;
+	uint32_t	 to_idle_s;	/* 0: MSG_TERM_IDLE_DEF */
+};
+
+#define MSG_TERM_LIST		1	/* tq_id 0: every one, else that one */
+#define MSG_TERM_RESIZE		2
+#define MSG_TERM_KILL		3	/* a running one; one that ended is
+					   forgotten */
+
+struct msg_term_req {
+	char		 tq_key[FENCE_KEY_SIZE];	/* fencectl -> broker */
+	uid_t		 tq_owner;	/* fencectl -> broker, or NONE */
+	uint8_t		 tq_bearer[MSG_BEARER_LEN];
+	uint32_t	 tq_op;		/* MSG_TERM_* */
+	uint32_t	 tq_id;
+	uint32_t	 tq_cols;	/* RESIZE */
+	uint32_t	 tq_rows;
+};
+
+/* One terminal as the agent answers. */
+struct msg_term {
+	uint32_t	 t_id;		/* 1.., never reused while it runs */
+	int		 t_running;
+	int		 t_forgotten;	/* a KILL of one that had ended */
+	int32_t		 t_exit;	/* once ended: as msg_result */
+	int32_t		 t_signal;
+	char		 t_why[MSG_ERROR_CODE_MAX];	/* "", "idle",
+					   "killed", or an exec-... error */
+	uint32_t	 t_cols;
+	uint32_t	 t_rows;
+	uint32_t	 t_age_ms;
+	int		 t_attached;
+	uint32_t	 t_kept;	/* bytes in the ring */
+	uint32_t	 t_idle_s;
+	uint32_t	 t_count;	/* terminals the agent holds now */
+	char		 t_program[MSG_TERM_PROGRAM_LEN];	/* printable */
+};
+
+/* imsg/msg_term.c */
+int	 msg_term_open_encode(const struct msg_term_open *, void **, size_t *);
+int	 msg_term_open_decode(const void *, size_t, struct msg_term_open *);
+void	 msg_term_open_free(struct msg_term_open *);
+int	 msg_term_req_encode(const struct msg_term_req *, void **, size_t *);
+int	 msg_term_req_decode(const void *, size_t, struct msg_term_req *);
+int	 msg_term_encode(const struct msg_term *, void **, size_t *);
+int	 msg_term_decode(const void *, size_t, struct msg_term *);
+int	 msg_proc_input_encode(const struct msg_proc_input *, void **,
+	    size_t *);
+int	 msg_proc_input_decode(const void *, size_t, struct msg_proc_input *);
+void	 msg_proc_input_free(struct msg_proc_input *);
+
 /* imsg/msg_proc.c */
 int	 msg_proc_req_encode(const struct msg_proc_req *, void **, size_t *);
 int	 msg_proc_req_decode(const void *, size_t, struct msg_proc_req *);
@@ -812,5 +935,10 @@ int	 msg_ports_req_encode(const struct msg_ports_req *, void **,
 int	 msg_ports_req_decode(const void *, size_t, struct msg_ports_req *);
 int	 msg_portlist_encode(const struct msg_portlist *, void **, size_t *);
 int	 msg_portlist_decode(const void *, size_t, struct msg_portlist *);
+/* imsg/msg_port.c */
+int	 msg_port_ticket_encode(const struct msg_port_ticket *, void **,
+	    size_t *);
+int	 msg_port_ticket_decode(const void *, size_t,
+	    struct msg_port_ticket *);
 
 #endif /* MSG_H */

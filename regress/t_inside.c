@@ -401,12 +401,22 @@ check_rlimit(char **av)
 	fail("rlimit", "unknown %s", av[1]);
 }
 
-/* /dev has exactly the minimal set, and the devices work. */
+/*
+ * /dev has exactly the minimal set, and the devices work; /dev/pts is a
+ * devpts of the fence's own, with no terminal in it but those of the
+ * fence (none here), and /dev/ptmx its ptmx.
+ */
 static void
 check_dev(char **av)
 {
 	static const char *want[] = { "null", "zero", "full", "random",
-	    "urandom", "tty", "fd", "stdin", "stdout", "stderr", "shm" };
+	    "urandom", "tty", "fd", "stdin", "stdout", "stderr", "shm",
+	    "pts", "ptmx" };
+	struct statfs	 sf;
+	struct dirent	*de;
+	DIR		*d;
+	char		 link[16];
+	ssize_t		 ln;
 	char	*args[nitems(want) + 3];
 	char	 c = 1;
 	size_t	 i;
@@ -428,6 +438,22 @@ check_dev(char **av)
 		fail("dev", "/dev/null: %s", strerror(errno));
 	if (fd != -1)
 		close(fd);
+	if (statfs("/dev/pts", &sf) == -1 || sf.f_type != DEVPTS_SUPER_MAGIC)
+		fail("dev", "/dev/pts is no devpts");
+	else if ((d = opendir("/dev/pts")) == NULL)
+		fail("dev", "/dev/pts: %s", strerror(errno));
+	else {
+		while ((de = readdir(d)) != NULL)
+			if (strcmp(de->d_name, ".") != 0 &&
+			    strcmp(de->d_name, "..") != 0 &&
+			    strcmp(de->d_name, "ptmx") != 0)
+				fail("dev", "/dev/pts/%s: a terminal not of "
+				    "this fence", de->d_name);
+		closedir(d);
+	}
+	if ((ln = readlink("/dev/ptmx", link, sizeof(link) - 1)) == -1 ||
+	    (link[ln] = '\0', strcmp(link, "pts/ptmx") != 0))
+		fail("dev", "/dev/ptmx is not pts/ptmx");
 	if (failures == before)
 		ok("dev", NULL);
 }

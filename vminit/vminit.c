@@ -588,7 +588,12 @@ vminit_root(const struct vminit_args *va)
 	vminit_home(va);
 }
 
-/* A /dev of six nodes and a few links; no devpts, no disk, no console. */
+/*
+ * A /dev of six nodes and a few links, and the guest's own devpts for
+ * terminals (docs/interactive.md): /dev/ptmx its ptmx, anyone may open
+ * it, its terminals their opener's, group tty (5 in Debian's base
+ * files), at most 32.  No disk, no console.
+ */
 static void
 vminit_dev(const struct vminit_args *va)
 {
@@ -625,6 +630,12 @@ vminit_dev(const struct vminit_args *va)
 		if (symlink(links[i].to, path) == -1)
 			vminit_fail("symlink %s: %s", path, strerror(errno));
 	}
+	vminit_mkdir(VMINIT_NEWROOT "/dev/pts", 0755, 0, 0);
+	vminit_mount("devpts", VMINIT_NEWROOT "/dev/pts", "devpts",
+	    MS_NOSUID | MS_NOEXEC,
+	    "newinstance,ptmxmode=0666,mode=0620,gid=5,max=32");
+	if (symlink("pts/ptmx", VMINIT_NEWROOT "/dev/ptmx") == -1)
+		vminit_fail("symlink /dev/ptmx: %s", strerror(errno));
 	vminit_mkdir(VMINIT_NEWROOT "/dev/shm", 01777, 0, 0);
 	/* /tmp, /var and /dev/shm each up to fenced.tmp. */
 	(void)snprintf(opt, sizeof(opt), "mode=1777,size=%llu", va->va_tmp);

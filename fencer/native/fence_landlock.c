@@ -6,7 +6,9 @@
  *	/home/<user>, /tmp,	read, list, execute, and create, remove,
  *	/var/tmp, /dev/shm	write, truncate, rename (refer)
  *	/dev/{null,zero,full,	read, write, ioctl
- *	random,urandom,tty}
+ *	random,urandom,tty},
+ *	/dev/pts (the fence's
+ *	own devpts)
  *	/dev/kvm		the same, where the spec asks for it (fs_kvm)
  *
  * so nothing outside the writable places can be written even if a mount
@@ -86,6 +88,7 @@ static const struct {
 	{ "/dev/random",	FENCE_LL_DEV },
 	{ "/dev/urandom",	FENCE_LL_DEV },
 	{ "/dev/tty",		FENCE_LL_DEV },
+	{ "/dev/pts",		FENCE_LL_DEV },
 	{ NULL,	/* home */	FENCE_LL_READ | FENCE_LL_WRITE }
 };
 

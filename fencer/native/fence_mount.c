@@ -19,7 +19,9 @@
  *			the split point of fence_steps[] (fence_mount_home())
  *	/dev		tmpfs with null, zero, full, random, urandom, tty
  *			bound from the host, fd/stdin/stdout/stderr links,
- *			a /dev/shm tmpfs (an eighth); read-only; with
+ *			a /dev/shm tmpfs (an eighth), a devpts of the
+ *			fence's own at /dev/pts (fence_mount_devpts()) and
+ *			/dev/ptmx a link to its ptmx; read-only; with
  *			fs_kvm also a kvm node of the fence's uid
  *			(fence_mount_kvm())
  *	/proc		a fresh proc of the fence's pid namespace,
@@ -61,6 +63,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -734,6 +737,40 @@ fence_mount_kvm(struct fence_ctx *ctx)
 	return (0);
 }
 
+/*
+ * The fence's own pseudo-terminals (docs/interactive.md, "Terminals"):
+ * a new devpts instance, never the host's, whose ptmx anyone in the
+ * fence may open (0666) and whose terminals are their opener's, mode
+ * 0620, group tty (5) where the host has it.  At most FENCE_PTYS
+ * terminals at once in it.  Not nodev: its nodes are what it is for;
+ * it holds nothing else and nothing in the fence can make a node.
+ */
+#define FENCE_PTYS		32
+#define FENCE_TTY_GID		5
+
+static int
+fence_mount_devpts(struct fence_ctx *ctx)
+{
+	char		 opts[128];
+	struct stat	 st;
+	int		 tty;
+
+	tty = getgrgid(FENCE_TTY_GID) != NULL;
+	snprintf(opts, sizeof(opts), "newinstance,ptmxmode=0666,mode=0620,"
+	    "max=%d%s", FENCE_PTYS, tty ? ",gid=5" : "");
+	if (fence_mount_mkdir(ctx, "dev/pts", 0755) == -1)
+		return (-1);
+	if (mount("devpts", "dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+	    opts) == -1)
+		return (fence_child_err(ctx, errno, "mount /dev/pts"));
+	/* A devpts without its own ptmx would be the host's: refuse. */
+	if (stat("dev/pts/ptmx", &st) == -1 || !S_ISCHR(st.st_mode))
+		return (fence_child_err(ctx, errno, "/dev/pts/ptmx"));
+	if (symlink("pts/ptmx", "dev/ptmx") == -1)
+		return (fence_child_err(ctx, errno, "symlink /dev/ptmx"));
+	return (0);
+}
+
 static int
 fence_mount_dev(struct fence_ctx *ctx)
 {
@@ -765,7 +802,8 @@ fence_mount_dev(struct fence_ctx *ctx)
 			    fence_dev_links[i][0]));
 	if (fence_mount_mkdir(ctx, "dev/shm", 01777) == -1 ||
 	    fence_mount_tmpfs(ctx, "dev/shm", f | MS_NODEV, "1777",
-	    fence_tmpfs_size(ctx, TMPFS_SHM), "/dev/shm") == -1)
+	    fence_tmpfs_size(ctx, TMPFS_SHM), "/dev/shm") == -1 ||
+	    fence_mount_devpts(ctx) == -1)
 		return (-1);
 	if (mount(NULL, "dev", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | f,
 	    NULL) == -1)
