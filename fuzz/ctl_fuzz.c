@@ -136,6 +136,7 @@ fz_reply(const struct imsg *m)
 	struct msg_filelist	 fls;
 	struct msg_chunk	 ch;
 	struct msg_portlist	 pl;
+	struct msg_port_ticket	 pk;
 
 	switch (m->hdr.ih_type) {
 	case IMSG_CTL_OK:
@@ -186,6 +187,9 @@ fz_reply(const struct imsg *m)
 		break;
 	case IMSG_CTL_PORT_LIST:
 		FUZZ_CHECK(msg_portlist_decode(m->data, m->len, &pl) == 0);
+		break;
+	case IMSG_CTL_PORT_URLS:
+		FUZZ_CHECK(msg_port_ticket_decode(m->data, m->len, &pk) == 0);
 		break;
 	default:
 		FUZZ_FAIL();

@@ -31,7 +31,8 @@ enum {
 	FK_STATS, FK_VERDICT, FK_PROBE_REPORT, FK_BOOT, FK_FENCE_REQ,
 	FK_FENCE, FK_TOKEN, FK_HOSTTOKEN, FK_HELLO, FK_EXEC, FK_RESULT,
 	FK_GITCONFIG, FK_GITINIT, FK_TUNNEL_OPEN, FK_TUNNEL, FK_TUNNEL_DATA,
-	FK_TUNNEL_CREDIT, FK_TUNNEL_CLOSE, FK_PORTS_REQ, FK_PORTLIST
+	FK_TUNNEL_CREDIT, FK_TUNNEL_CLOSE, FK_PORTS_REQ, FK_PORTLIST,
+	FK_PORT_TICKET
 };
 
 static const char *dir;
@@ -384,6 +385,23 @@ main(int argc, char *argv[])
 		pl.pl_ports[1] = 8000;
 		ENC(msg_portlist_encode(&pl, &p, &n));
 		put("msg", "portlist", FK_PORTLIST, p, n);
+		free(p);
+	}
+	/* fencectl port (imsg/msg_port.c). */
+	{
+		struct msg_port_ticket pk;
+
+		memset(&pk, 0, sizeof(pk));
+		strlcpy(pk.pk_key, "web", sizeof(pk.pk_key));
+		pk.pk_owner = MSG_OWNER_NONE;
+		pk.pk_port = 8000;
+		strlcpy(pk.pk_path, "http://127.0.0.1:7700/api/environments/"
+		    "web/ports/8000/", sizeof(pk.pk_path));
+		strlcpy(pk.pk_url, "http://8000-0123456789abcdef.web."
+		    "localhost:7700/.fenced/ticket?t=00", sizeof(pk.pk_url));
+		pk.pk_expires_ms = 60000;
+		ENC(msg_port_ticket_encode(&pk, &p, &n));
+		put("msg", "port-ticket", FK_PORT_TICKET, p, n);
 		free(p);
 	}
 

@@ -8,6 +8,7 @@ FENCED_BACKEND=runsc
 . "$(atf_get_srcdir)/term_test"
 
 atf_init_test_cases() {
+	atf_add_test_case devpts
 	atf_add_test_case basic
 	atf_add_test_case reattach
 	atf_add_test_case stop

@@ -44,15 +44,23 @@ devpts_body() {
 	echo $! > host.pid
 	wait_until 10 test -s host.pty || atf_fail "no host pty"
 	hostn=$(sed 's,.*/,,' host.pty)
-	for tier in L1.5 L2; do
+	# runsc: one fence, gVisor's own /dev (term_runsc_test), whose
+	# /dev/ptmx Debian 12's runsc cannot stat (docs/runsc.md).
+	tiers="L1.5 L2"
+	[ "${FENCED_BACKEND:-}" != runsc ] || tiers=L1.5
+	for tier in $tiers; do
 		k=p$(echo $tier | tr -d .L)
 		atf_check -o ignore -e ignore $CTL boot $k tier $tier
 		atf_check -o save:mnt.out -e ignore $CTL exec $k -- \
-		    sh -c 'grep " /dev/pts " /proc/self/mountinfo; ls -l /dev/ptmx'
-		grep -q 'devpts.*ptmxmode=666' mnt.out || atf_fail "$tier: \
-		    no devpts of its own: $(cat mnt.out)"
-		grep -q '/dev/ptmx -> pts/ptmx' mnt.out || atf_fail \
-		    "$tier: /dev/ptmx: $(cat mnt.out)"
+		    sh -c 'stat -f -c "type %T" /dev/pts; grep " /dev/pts " /proc/self/mountinfo; ls -l /dev/ptmx; true'
+		grep -q '^type devpts' mnt.out || atf_fail "$tier: /dev/pts: \
+		    $(cat mnt.out)"
+		if [ "${FENCED_BACKEND:-}" != runsc ]; then
+			grep -q 'devpts.*ptmxmode=666' mnt.out || atf_fail \
+			    "$tier: no devpts of its own: $(cat mnt.out)"
+			grep -q '/dev/ptmx -> pts/ptmx' mnt.out || atf_fail \
+			    "$tier: /dev/ptmx: $(cat mnt.out)"
+		fi
 		# A pty opens; TIOCGPTN, TIOCSPTLCK (openpty), TIOCSWINSZ,
 		# TIOCGWINSZ; setsid and TIOCSCTTY in a child.
 		cat > pty.py <<'PY'
@@ -317,7 +325,7 @@ flood_body() {
 	p=$!
 	sleep 2
 	kill $p
-	wait_until 20 sh -c "$CTL term t -l | grep -q '^3 detached'" ||
+	wait_until 20 sh -c "$CTL term t -l | grep -q 'detached 80x24 yes flood-nobody'" ||
 	    atf_fail "not detached: $($CTL term t -l)"
 	broker=$($CTL show stats | awk '$1 == "broker" && $2 == "pid" { print $3 }')
 	agent=$(agent_pid "$uid")
@@ -336,8 +344,9 @@ flood_body() {
 	[ $((a2 - a1)) -lt 1024 ] || atf_fail "agent grew: $a1 -> $a2 KiB"
 	[ $((b2 - b1)) -lt 1024 ] || atf_fail "broker grew: $b1 -> $b2 KiB"
 	# All still run; the one nobody reads is held at its window.
-	atf_check -o match:'^1 attached' -o match:'^2 attached' \
-	    -o match:'^3 detached' $CTL term t -l
+	atf_check -o match:'attached 80x24 yes flood-never-read' \
+	    -o match:'attached 80x24 sleep 600' \
+	    -o match:'detached 80x24 yes flood-nobody' $CTL term t -l
 }
 flood_cleanup() {
 	kill $(cat reader.pid 2>/dev/null) 2>/dev/null

@@ -908,8 +908,7 @@
 			upload: q(".files-upload"),
 			refresh: q(".files-refresh"),
 			error: q(".files-error"),
-			body: q(".files tbody"),
-			busy: false
+			body: q(".files tbody")
 		};
 		c.procs = {
 			part: q(".procs-part"),
@@ -1237,7 +1236,6 @@
 			busy: false,
 			live: null,
 			liveOpen: 0,
-			state_: "",
 			ended: false
 		};
 
@@ -1306,7 +1304,6 @@
 		    pr.stdoutBytes > v.offsets.stdout) ||
 		    (typeof pr.stderrBytes === "number" &&
 		    pr.stderrBytes > v.offsets.stderr);
-		v.state_ = str(pr.state);
 		if ((running || more) && v.timer === null && !v.busy &&
 		    v.live === null)
 			procLive(c, v);
@@ -1849,6 +1846,9 @@
 		const x = termXterm(c);
 		const dec = new TextDecoder("utf-8");
 
+		/* Another terminal than the one shown: a clean screen. */
+		if (t.id !== null && t.id !== id)
+			x.reset();
 		t.id = id;
 		t.box.dataset.id = id;
 		termSay(c, "attaching to terminal " + id + "\u2026", false);
