@@ -10,9 +10,9 @@ set -eu
 build=$1
 runs=${BENCH_RUNS:-200}
 density=${BENCH_DENSITY:-1000}
-# BENCH_ONLY="density exec": only those of http boot exec runsc vm
-# density (the table then has only their rows).
-only=${BENCH_ONLY:-http boot exec runsc vm density}
+# BENCH_ONLY="density exec": only those of http boot exec port term
+# runsc vm density (the table then has only their rows).
+only=${BENCH_ONLY:-http boot exec port term runsc vm density}
 want() { case " $only " in *" $1 "*) return 0 ;; esac; return 1; }
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (fenced does)" >&2; exit 1; }
 sh scripts/user.sh
@@ -69,6 +69,8 @@ echo "fenced bench, $(nproc) cpus, $(uname -r), $runs runs each"
 # The HTTP API first, while no other fence is listed: a token of
 # root's, then SOCKET RUNS PORT TOKEN.
 token=$("$build/bin/fencectl" -s "$dir/ctl.sock" token 2>/dev/null)
+# The benches that speak HTTP to fenced (port, term) read these.
+export BENCH_PORT=$port BENCH_TOKEN=$token
 # A bench that fails is said so; the table still shows what the others
 # measured, and make bench fails at the end.
 failed=
@@ -84,6 +86,8 @@ for b in "$build"/bench/*; do
 	[ -f "$b" ] && [ -x "$b" ] && want "${b##*/}" &&
 	    run "${b##*/}" "$b" "$dir/ctl.sock" "$runs"
 done
+! want term || run term /usr/bin/python3 bench/term.py "$build" \
+    "$dir/ctl.sock" "$runs"
 ! want runsc || run runsc sh bench/runsc.sh "$build" "$dir/ctl.sock" \
     "$dir/state" "$runs"
 ! want vm || run vm sh bench/vm.sh "$build" "$dir/ctl.sock" "$runs"

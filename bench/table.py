@@ -24,7 +24,7 @@ import sys
 
 # Sections in the order of the table; any other follows, as it came.
 SECTIONS = ["boot", "pooled boot", "exec", "http", "first answer",
-            "idle memory", "density", "probe"]
+            "port", "terminal", "idle memory", "density", "probe"]
 
 # Short names of the anchors in the ratio column.
 LABELS = [
@@ -32,6 +32,8 @@ LABELS = [
     (r"^bwrap --unshare-net /bin/true$", "bwrap --unshare-net"),
     (r"^fork\+exec(\+wait)? /bin/true$", "fork+exec"),
     (r"^bare evhttp, ", "bare evhttp"),
+    (r"^direct loopback, same server", "direct loopback"),
+    (r"^host pty, cat", "host pty"),
     (r"^runsc run /bin/true", "runsc run"),
     (r"^runsc exec /bin/true", "runsc exec"),
     (r"^fencectl exec /bin/true$", "native fencectl exec"),

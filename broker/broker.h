@@ -128,6 +128,8 @@ struct svc_answer {
 						   decisions; NULL */
 	const struct msg_term	*a_term;	/* SVC_TERM */
 	int			 a_fd;		/* SVC_TUNNEL: the maker's */
+	const char		*a_label;	/* SVC_FENCE of a running
+						   fence: its host label */
 	const struct msg_portlist *a_ports;	/* SVC_PORTS */
 };
 typedef void	(*svc_cb)(void *, const struct svc_answer *);
@@ -176,6 +178,15 @@ void		 svc_tunnel_adopt(uint32_t, void *, void *);
 void		 svc_ports(const struct svc_who *, uid_t, const char *,
 		    svc_cb, void *);
 unsigned int	 svc_tunnels(uid_t);
+/*
+ * svc_fence.c: a running fence's label (SVC_LABEL_LEN hexadecimal
+ * digits, new at every boot), which names it in the ports' host form
+ * (docs/interactive.md): label is SVC_LABEL_LEN + 1 bytes.
+ */
+#define SVC_LABEL_LEN		16
+int		 svc_fence_label(const struct svc_who *, uid_t, const char *,
+		    char *);
+int		 svc_label_owner(const char *, const char *, uid_t *);
 unsigned int	 svc_running(void);
 unsigned int	 svc_pending(uid_t);
 unsigned int	 svc_total(void);
@@ -203,6 +214,18 @@ void		 svc_term_kill(const struct svc_who *, struct msg_term_req *,
 		    svc_cb, void *);
 void		 svc_proc_input(const struct svc_who *, struct msg_proc_input *,
 		    svc_cb, void *);
+
+/*
+ * svc_watch.c: who hears of fences' states changing (the channel's
+ * watch): fn(arg, owner, key) as each record changes, for the fences
+ * w may see; the state is then asked of svc_list().  fn never calls
+ * into the service itself.
+ */
+struct svc_watch;
+typedef void	(*svc_watch_fn)(void *, uid_t, const char *);
+struct svc_watch *svc_watch_add(const struct svc_who *, svc_watch_fn,
+		    void *);
+void		 svc_watch_del(struct svc_watch *);
 
 /* svc_egress.c: the egress proxy's fences, connections and decisions */
 #define SVC_EGRESS_RECENT	16	/* decisions kept per fence */

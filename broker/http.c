@@ -66,6 +66,7 @@
 #include "files.h"
 #include "http_page.h"
 #include "http_conn.h"
+#include "http_takeover.h"
 
 #define HTTP_ACCEPT_PAUSE_SEC	1	/* out of descriptors: wait */
 #define HTTP_ANON_SHARE		2	/* anonymous: max / 2 at most */
@@ -278,6 +279,8 @@ http_bev_new(struct event_base *base, void *arg)
 		return (NULL);
 	}
 	bufferevent_incref(hc->hc_bev);
+	if ((hc->hc_head = evbuffer_new()) == NULL)
+		fatalx("%s: evbuffer_new", __func__);
 	if (evbuffer_add_cb(bufferevent_get_input(hc->hc_bev),
 	    http_conn_input, hc) == NULL ||
 	    evbuffer_add_cb(bufferevent_get_output(hc->hc_bev),
@@ -373,6 +376,7 @@ http_conn_release(struct hconn *hc)
 {
 	struct hreq	*hr;
 
+	http_takeover_release(hc);
 	RB_REMOVE(hconn_tree, &hconns, hc);
 	http_nconns--;
 	if (hc->hc_evict)
@@ -397,6 +401,7 @@ http_conn_release(struct hconn *hc)
 	    http_conn_output, hc);
 	bufferevent_decref(hc->hc_bev);
 	explicit_bzero(hc->hc_token, sizeof(hc->hc_token));
+	evbuffer_free(hc->hc_head);
 	free(hc);
 }
 
@@ -639,6 +644,7 @@ http_request_done(struct evhttp_request *req, void *arg)
 		/* Pipelined: the next request has begun already. */
 		http_conn_reading(hc, pending);
 		http_conn_scan(hc, in, 0);
+		http_takeover_pipelined(hc);
 	} else
 		http_conn_idle(hc);
 }
@@ -737,6 +743,13 @@ http_request(struct evhttp_request *req, void *arg)
 		http_error(hr, hc->hc_frame_status, hc->hc_frame_status ==
 		    413 ? "body-too-large" : "bad-request", "%s",
 		    hc->hc_frame_msg);
+		return;
+	}
+	if (hc->hc_no_take) {
+		http_header(hr, "Connection", "close");
+		http_error(hr, 400, "bad-request", "a request to a port or a "
+		    "WebSocket pipelined behind another: send it when the "
+		    "answer before it is in, or on a connection of its own");
 		return;
 	}
 	if (hc->hc_over) {

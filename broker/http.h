@@ -36,6 +36,7 @@ struct hreq {
 	struct evbuffer		*hr_list;	/* their JSON, comma-separated */
 	char			 hr_origin[HTTP_ORIGIN_LEN];	/* listed */
 	uint32_t		 hr_proc;	/* .../processes/<id> */
+	uint32_t		 hr_term;	/* .../terminals/<id> */
 	int			 hr_signal;	/* its DELETE's signal */
 	int			 hr_raw;	/* the answer is a file's bytes */
 	char			 hr_file_path[PATH_MAX];	/* files/PATH */
@@ -43,6 +44,12 @@ struct hreq {
 	int			 hr_streaming;	/* the event stream began */
 	uint32_t		 hr_stream_id;	/* the service's request */
 	size_t			 hr_owed;	/* chunk bytes not credited */
+	/*
+	 * A body read for the channel (no hr_req): the refusal
+	 * http_reply() would have sent, kept instead.
+	 */
+	json_t			*hr_captured;
+	int			 hr_captured_status;
 };
 
 /* The header that carries the host token. */
@@ -82,6 +89,13 @@ int	 http_api_status(const char *);
 json_t	*http_api_message(const char *, const char *);
 struct msg_result;
 json_t	*http_api_result(const struct msg_result *, int);
+
+/* http_term.c: terminals, a process's stdin, terminal tickets */
+void	 http_term_request(struct hreq *, int, int);
+int	 http_term_id(struct hreq *, const char *);
+void	 http_proc_stdin(struct hreq *, const char *);
+void	 http_term_ticket(struct hreq *, json_t *);
+int	 http_json_id(const json_t *, uint32_t *);
 
 /* http_procs.c: background processes */
 struct svc_answer;

@@ -44,7 +44,12 @@ enum http_endpoint {
 	EP_PROBE_DEFAULT,	/* /api/probe */
 	EP_PROCS,		/* .../processes */
 	EP_PROC,		/* .../processes/<id> (takes its query) */
-	EP_FILES		/* .../files/PATH (http_files.c) */
+	EP_FILES,		/* .../files/PATH (http_files.c) */
+	EP_TICKETS,		/* .../tickets (http_ports.c, http_term.c) */
+	EP_PORTS,		/* .../ports, the listing (http_ports.c) */
+	EP_TERMS,		/* .../terminals (http_term.c) */
+	EP_TERM,		/* .../terminals/<id> */
+	EP_PROC_STDIN		/* .../processes/<id>/stdin (takes its query) */
 };
 
 #define M_GET		EVHTTP_REQ_GET
@@ -67,11 +72,18 @@ static const struct api_route {
 	{ "/git/init",	EP_GIT_INIT,	M_POST,		"POST", 0 },
 	{ "/probe",	EP_PROBE,	M_GET,		"GET, HEAD", 1 },
 	{ "/processes",	EP_PROCS,	M_GET | M_POST,	"GET, HEAD, POST", 0 },
+	{ "/tickets",	EP_TICKETS,	M_POST,		"POST", 0 },
+	{ "/ports",	EP_PORTS,	M_GET,		"GET, HEAD", 0 },
+	{ "/terminals",	EP_TERMS,	M_GET | M_POST,	"GET, HEAD, POST", 0 },
 	{ API_FILES,	EP_FILES,	M_GET | M_PUT | M_DELETE,
 	    "GET, HEAD, PUT, DELETE", 2 },
 };
 static const struct api_route api_route_proc =
     { "/processes/", EP_PROC, M_GET | M_DELETE, "GET, HEAD, DELETE", 1 };
+static const struct api_route api_route_term =
+    { "/terminals/", EP_TERM, M_GET | M_DELETE, "GET, HEAD, DELETE", 0 };
+static const struct api_route api_route_stdin =
+    { "/stdin", EP_PROC_STDIN, M_POST, "POST", 2 };
 static const struct api_route api_route_list =
     { "", EP_LIST, M_GET, "GET, HEAD", 0 };
 static const struct api_route api_route_probe =
@@ -324,6 +336,30 @@ api_route(struct hreq *hr, const char *path)
 		    (api_routes[i].ar_endpoint == EP_FILES &&
 		    strncmp(rest, API_FILES, strlen(API_FILES)) == 0))
 			return (&api_routes[i]);
+	if (strncmp(rest, api_route_term.ar_suffix,
+	    strlen(api_route_term.ar_suffix)) == 0)
+		return (http_term_id(hr, rest +
+		    strlen(api_route_term.ar_suffix)) == 0 ? &api_route_term :
+		    NULL);
+	/* .../processes/<id>/stdin: the id is checked as the process's. */
+	if (strncmp(rest, api_route_proc.ar_suffix,
+	    strlen(api_route_proc.ar_suffix)) == 0 &&
+	    (i = strlen(rest)) > strlen(api_route_stdin.ar_suffix) &&
+	    strcmp(rest + i - strlen(api_route_stdin.ar_suffix),
+	    api_route_stdin.ar_suffix) == 0) {
+		char	 id[16];
+		size_t	 idlen = i - strlen(api_route_proc.ar_suffix) -
+			    strlen(api_route_stdin.ar_suffix);
+
+		if (idlen >= sizeof(id)) {
+			http_error(hr, 404, "not-found", "a process is named "
+			    "by its number");
+			return (NULL);
+		}
+		memcpy(id, rest + strlen(api_route_proc.ar_suffix), idlen);
+		id[idlen] = '\0';
+		return (http_procs_id(hr, id) == 0 ? &api_route_stdin : NULL);
+	}
 	if (strncmp(rest, api_route_proc.ar_suffix,
 	    strlen(api_route_proc.ar_suffix)) == 0)
 		return (http_procs_id(hr, rest +
@@ -374,7 +410,7 @@ http_api_request(struct hreq *hr)
 		    rt->ar_allow);
 		return;
 	}
-	if (rt->ar_endpoint != EP_PROC &&
+	if (rt->ar_endpoint != EP_PROC && rt->ar_endpoint != EP_PROC_STDIN &&
 	    api_query(hr, rt, evhttp_uri_get_query(uri)) == -1)
 		return;
 
@@ -414,6 +450,19 @@ http_api_request(struct hreq *hr)
 	case EP_PROBE:
 	case EP_PROBE_DEFAULT:
 		api_probe(hr, evhttp_uri_get_query(uri));
+		break;
+	case EP_TICKETS:
+		api_tickets(hr);
+		break;
+	case EP_PORTS:
+		api_ports(hr);
+		break;
+	case EP_TERMS:
+	case EP_TERM:
+		http_term_request(hr, method, rt->ar_endpoint == EP_TERM);
+		break;
+	case EP_PROC_STDIN:
+		http_proc_stdin(hr, evhttp_uri_get_query(uri));
 		break;
 	case EP_FILES:
 		http_files_request(hr, evhttp_request_get_command(hr->hr_req),

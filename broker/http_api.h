@@ -83,7 +83,13 @@ int	 api_read(struct hreq *, json_t *, const struct api_fields *, void *);
 /* http_api_boot.c, http_api_exec.c: the requests' bodies */
 void	 api_boot(struct hreq *);
 void	 api_exec(struct hreq *, int);
+struct msg_exec;
+int	 api_exec_read(struct hreq *, json_t *, struct msg_exec *, int *);
 void	 api_git_config(struct hreq *, int);
 void	 api_git_init(struct hreq *);
+
+/* http_ports.c: tickets of the ports' host form */
+void	 api_tickets(struct hreq *);
+void	 api_ports(struct hreq *);
 
 #endif /* HTTP_API_H */

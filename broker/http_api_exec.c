@@ -275,6 +275,26 @@ static const struct api_fields api_exec_body =
     API_FIELDS("an exec request", api_exec_fields);
 
 /*
+ * An exec body o read without a request of evhttp's (the channel's
+ * exec, http_channel.c): hr is the caller's, with no hr_req, so that a
+ * refusal is kept in hr_captured (http_reply()).  x is filled as for
+ * POST .../exec; *b64 says x_stdin is malloc'd.  0, or -1 refused.
+ * The caller frees x_argv (and x_stdin when *b64) either way.
+ */
+int
+api_exec_read(struct hreq *hr, json_t *o, struct msg_exec *x, int *b64)
+{
+	struct api_exec	 e;
+	int		 rv;
+
+	memset(&e, 0, sizeof(e));
+	rv = api_read(hr, o, &api_exec_body, &e);
+	*x = e.e_x;
+	*b64 = e.e_b64;
+	return (rv);
+}
+
+/*
  * POST .../exec: api_exec_fields[]; with bg, POST .../processes, the
  * same body with timeoutMs up to a fence's lifetime (svc_spawn() holds
  * it to what is left of this one's).

@@ -280,8 +280,9 @@ api_egress(const struct msg_fence *f, const struct svc_egress *se)
 
 static json_t *
 api_fence(const struct msg_fence *f, const char *verdicts,
-    const struct svc_egress *se)
+    const struct svc_egress *se, const char *label)
 {
+	char		 suffix[SVC_LABEL_LEN + FENCE_KEY_SIZE + 16];
 	const struct msg_timings *t = &f->f_timings;
 	json_t		*j;
 
@@ -322,6 +323,16 @@ api_fence(const struct msg_fence *f, const char *verdicts,
 		json_decref(j);
 		return (NULL);
 	}
+	/* The ports' host form: <port>-<hostSuffix>:<listen port>. */
+	if (j != NULL && label != NULL) {
+		snprintf(suffix, sizeof(suffix), "%s.%s.localhost", label,
+		    f->f_key);
+		if (json_object_set_new(j, "ports", json_pack("{s:s}",
+		    "hostSuffix", suffix)) == -1) {
+			json_decref(j);
+			return (NULL);
+		}
+	}
 	return (j);
 }
 
@@ -339,7 +350,8 @@ api_fence_text(const struct svc_answer *a, char **mine)
 	*mine = NULL;
 	if (a->a_rendered != NULL && *a->a_rendered != NULL)
 		return (*a->a_rendered);
-	if ((j = api_fence(a->a_fence, a->a_boundary, a->a_egress)) == NULL)
+	if ((j = api_fence(a->a_fence, a->a_boundary, a->a_egress,
+	    a->a_label)) == NULL)
 		return (NULL);
 	s = json_dumps(j, JSON_COMPACT);
 	json_decref(j);

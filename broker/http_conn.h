@@ -8,12 +8,16 @@
 
 #define HTTP_FRAME_LINE		256	/* of a header line, looked at */
 
+struct http_taken;
+struct http_take_row;
+
 enum hconn_state {
 	HC_NEW = 0,	/* accepted; not looked at yet */
 	HC_IDLE,	/* waiting for the first byte of a request */
 	HC_READING,	/* a request is arriving: its deadline runs */
 	HC_BUSY,	/* a request is ours, or its answer is being sent */
-	HC_CLOSING	/* an error page goes out, then the connection */
+	HC_CLOSING,	/* an error page goes out, then the connection */
+	HC_TAKEN	/* out of evhttp: a handler's (http_takeover.c) */
 };
 
 struct hconn {
@@ -62,6 +66,17 @@ struct hconn {
 	unsigned int		 hc_token_count;
 	char			 hc_token[HOSTTOKEN_TEXT + 1];
 	struct event		 hc_frame_ev;	/* refuse it while reading */
+	/*
+	 * The head's bytes as they arrived (evhttp reads lines out of the
+	 * input as they come), for a request a takeover row may claim;
+	 * where in the input the head ended, in the read that ended it.
+	 */
+	struct evbuffer		*hc_head;
+	size_t			 hc_hdr_end;
+	int			 hc_no_take;	/* pipelined: evhttp's */
+	struct http_taken	*hc_taken;	/* HC_TAKEN */
+	struct event		 hc_take_ev;	/* runs the handler */
+	const struct http_take_row *hc_take_row;
 };
 
 /* http.c */
@@ -72,6 +87,11 @@ void	http_raw_json(struct evbuffer *, int, json_t *);
 int	http_conn_claim(struct hconn *, uid_t);
 int	http_conn_attach(struct hconn *);
 void	http_conn_unwatch(struct hconn *);
+
+/* http_takeover.c */
+void	http_takeover_try(struct hconn *, struct evbuffer *);
+void	http_takeover_release(struct hconn *);
+int	http_takeover_pipelined(struct hconn *);
 
 /* http_frame.c */
 void	http_conn_input(struct evbuffer *, const struct evbuffer_cb_info *,

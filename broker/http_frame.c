@@ -39,6 +39,7 @@
 #include "files.h"
 #include "http_page.h"
 #include "http_conn.h"
+#include "http_takeover.h"
 
 #define HTTP_FRAME_NUMBER	64	/* a Content-Length line, at most */
 #define HTTP_PUT_FILES		"PUT /api/environments/"
@@ -368,8 +369,10 @@ http_conn_scan(struct hconn *hc, struct evbuffer *buf, size_t from)
 			hc->hc_hdr_bytes++;
 			if (chunk[i] == '\n') {
 				http_frame_line(hc);
-				if (hc->hc_eol)
+				if (hc->hc_eol && hc->hc_lineno > 0) {
 					hc->hc_hdr_done = 1;
+					hc->hc_hdr_end = from + i + 1;
+				}
 				hc->hc_eol = 1;
 			} else {
 				if (chunk[i] != '\r')
@@ -380,6 +383,12 @@ http_conn_scan(struct hconn *hc, struct evbuffer *buf, size_t from)
 				hc->hc_linelen++;
 			}
 		}
+		/* The head's bytes kept, those of blank lines before it aside. */
+		if (hc->hc_lineno > 0 || hc->hc_linelen > 0) {
+			if (evbuffer_add(hc->hc_head, chunk, i) == -1)
+				fatalx("%s: evbuffer_add", __func__);
+		}
+		from += i;
 		if (evbuffer_ptr_set(buf, &pos, n, EVBUFFER_PTR_ADD) == -1)
 			break;
 	}
@@ -410,6 +419,9 @@ http_conn_reading(struct hconn *hc, size_t pending)
 	explicit_bzero(hc->hc_token, sizeof(hc->hc_token));
 	hc->hc_frame_status = 0;
 	hc->hc_frame_msg[0] = '\0';
+	hc->hc_hdr_end = 0;
+	hc->hc_no_take = 0;
+	evbuffer_drain(hc->hc_head, evbuffer_get_length(hc->hc_head));
 	event_del(&hc->hc_frame_ev);
 	evtimer_add(&hc->hc_timer, &tv);
 }
@@ -438,7 +450,10 @@ http_conn_input(struct evbuffer *buf, const struct evbuffer_cb_info *info,
 	}
 	len = evbuffer_get_length(buf);
 	hc->hc_bytes += info->n_added;
-	if (!hc->hc_hdr_done)
+	if (!hc->hc_hdr_done) {
 		http_conn_scan(hc, buf, len - info->n_added);
+		if (hc->hc_hdr_done)
+			http_takeover_try(hc, buf);
+	}
 }
 

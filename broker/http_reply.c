@@ -163,7 +163,16 @@ http_internal(struct evbuffer *out)
 void
 http_reply(struct hreq *hr, int status, json_t *body)
 {
-	struct evbuffer	*out = evhttp_request_get_output_buffer(hr->hr_req);
+	struct evbuffer	*out;
+
+	/* A request read for another front end (the channel): kept. */
+	if (hr->hr_req == NULL) {
+		json_decref(hr->hr_captured);
+		hr->hr_captured = body;
+		hr->hr_captured_status = status;
+		return;
+	}
+	out = evhttp_request_get_output_buffer(hr->hr_req);
 
 	if (body == NULL || json_dump_callback(body, http_json_out, out,
 	    JSON_COMPACT) == -1) {

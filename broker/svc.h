@@ -35,6 +35,8 @@ struct bfence {
 	size_t			 bf_held_bytes;
 	int64_t			 bf_stopped_at;	/* monotonic s; 0: running */
 	struct svc_egress	*bf_egress;	/* with a list: svc_egress.c */
+	char			 bf_label[SVC_LABEL_LEN + 1];	/* the host
+						   form's, new at every boot */
 };
 
 enum breq_kind {
@@ -151,6 +153,9 @@ int		 svc_tunnel_agent(struct breq *, struct imsg *);
 void		 svc_tunnel_orphan(struct breq *);
 void		 svc_fail_fence(struct bfence *, const char *, int);
 void		 svc_measured(struct bfence *);
+
+/* svc_watch.c: watchers of the records */
+void		 svc_watch_notify(const struct bfence *);
 
 /* svc_probe.c: the probe side */
 void		 svc_probe_start(struct bfence *, int);

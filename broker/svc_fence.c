@@ -25,6 +25,7 @@
 #include "msg.h"
 #include "broker.h"
 #include "svc.h"
+#include "ticket.h"
 
 /*
  * A stopped fence stays listed, state stopped with its reason, for
@@ -75,6 +76,7 @@ bfence_changed(struct bfence *bf)
 {
 	free(bf->bf_rendered);
 	bf->bf_rendered = NULL;
+	svc_watch_notify(bf);
 }
 
 static void
@@ -173,6 +175,44 @@ svc_fence_known(const struct svc_who *w, uid_t named, const char *key)
 }
 
 /*
+ * The label of owner's (named's) running fence KEY, if w may act on
+ * it: 0, else -1 as for no such fence.
+ */
+int
+svc_fence_label(const struct svc_who *w, uid_t named, const char *key,
+    char *label)
+{
+	struct bfence	*bf;
+	uid_t		 owner = svc_owner(w, named);
+
+	if (!svc_may(w, owner) || (bf = bfence_find(owner, key)) == NULL ||
+	    bf->bf_stopping)
+		return (-1);
+	strlcpy(label, bf->bf_label, SVC_LABEL_LEN + 1);
+	return (0);
+}
+
+/*
+ * Whose running fence KEY has this label: 0 and *owner, or -1.  A
+ * label names one boot of one fence; nobody is told whose it is.
+ */
+int
+svc_label_owner(const char *key, const char *label, uid_t *owner)
+{
+	struct bfence	*bf;
+
+	if (strlen(label) != SVC_LABEL_LEN)
+		return (-1);
+	TAILQ_FOREACH(bf, &svc_fences, bf_entry)
+		if (!bf->bf_stopping && strcmp(bf->bf_info.f_key, key) == 0 &&
+		    timingsafe_bcmp(bf->bf_label, label, SVC_LABEL_LEN) == 0) {
+			*owner = bf->bf_info.f_owner;
+			return (0);
+		}
+	return (-1);
+}
+
+/*
  * A fence's state for a front end: bf's record (whose bf_info holds no
  * bearer), or else a message's info, copied to *copy without its bearer.
  */
@@ -187,6 +227,8 @@ svc_fence_answer(struct svc_answer *a, struct bfence *bf,
 		a->a_boundary = bf->bf_boundary;
 		a->a_rendered = &bf->bf_rendered;
 		a->a_egress = bf->bf_egress;
+		if (bf->bf_info.f_state != FENCE_STOPPED)
+			a->a_label = bf->bf_label;
 		return;
 	}
 	*copy = *info;
@@ -334,6 +376,8 @@ struct bfence *
 bfence_add(struct msg_fence *info, int fd)
 {
 	struct bfence	*bf;
+	uint8_t		 raw[SVC_LABEL_LEN / 2];
+	size_t		 i;
 
 	if (bfence_find(info->f_owner, info->f_key) != NULL)
 		fatalx("%s: fencer booted %u's %s twice", __func__,
@@ -351,6 +395,9 @@ bfence_add(struct msg_fence *info, int fd)
 	    svc_agent_dispatch, svc_agent_closed, bf)) == NULL)
 		fatal("%s: imsgev_new", __func__);
 	TAILQ_INIT(&bf->bf_reqs);
+	arc4random_buf(raw, sizeof(raw));
+	for (i = 0; i < sizeof(raw); i++)
+		snprintf(bf->bf_label + 2 * i, 3, "%02x", raw[i]);
 	TAILQ_INSERT_TAIL(&svc_fences, bf, bf_entry);
 	svc_nfences++;
 	/* The proxy knows the fence before its agent can be asked a thing. */
@@ -358,6 +405,7 @@ bfence_add(struct msg_fence *info, int fd)
 	    bfence_changed_cb, bf);
 	/* Until the report is in it is unmeasured. */
 	bf->bf_info.f_level = 0;
+	svc_watch_notify(bf);
 	svc_probe_start(bf, 0);
 	return (bf);
 }
@@ -368,6 +416,8 @@ bfence_remove(struct bfence *bf, const struct msg_fence *info)
 {
 	TAILQ_REMOVE(&svc_fences, bf, bf_entry);
 	svc_nfences--;
+	ticket_forget_fence(bf->bf_info.f_owner, bf->bf_info.f_key);
+	explicit_bzero(bf->bf_label, sizeof(bf->bf_label));
 	if (bf->bf_agent != NULL)
 		imsgev_free(bf->bf_agent);
 	bf->bf_agent = NULL;
@@ -379,8 +429,10 @@ bfence_remove(struct bfence *bf, const struct msg_fence *info)
 	 * why, and an abandoned boot was said in the log (svc_abandon()).
 	 * It is not kept.
 	 */
-	if (bf->bf_stopping)
+	if (bf->bf_stopping) {
+		/* Gone: its watchers find it no more. */
+		svc_watch_notify(bf);
 		bfence_free(bf);
-	else
+	} else
 		stopped_keep(bf, info);
 }

@@ -63,6 +63,7 @@ struct svc_tunnel {
 	uid_t			 st_uid;	/* who asked */
 	enum tunnel_state	 st_state;
 	uint32_t		 st_kind;
+	uint32_t		 st_port;	/* MSG_TUNNEL_PORT */
 	int			 st_fd;		/* FD: our duplicate; FRAMED:
 						   our end of the pair */
 	struct event		*st_rev;
@@ -155,6 +156,7 @@ svc_tunnel_open(const struct svc_who *w, uid_t owner, const char *key,
 	st->st_uid = w->w_uid;
 	st->st_state = TUNNEL_OPENING;
 	st->st_kind = to.to_kind;
+	st->st_port = to.to_port;
 	st->st_fd = -1;
 	st->st_room = MSG_TUNNEL_WINDOW;
 	TAILQ_INSERT_TAIL(&svc_tunnels_all, st, st_entry);
@@ -297,7 +299,10 @@ svc_tunnel_orphan(struct breq *r)
 
 /*
  * A descriptor from inside a fence is what it must be, or refused: a
- * socket, a stream, not listening, connected to something.
+ * socket, a stream, not listening (0, and why).  Connected to
+ * something, or -1: a connection the agent made can be reset by the
+ * server before it gets here, so one without a peer is no proof of an
+ * agent that is not ours, only of no connection to give.
  */
 static int
 tunnel_fd_valid(int fd, const char **why)
@@ -326,7 +331,7 @@ tunnel_fd_valid(int fd, const char **why)
 	sl = sizeof(ss);
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == -1) {
 		*why = "not connected";
-		return (0);
+		return (-1);
 	}
 	return (1);
 }
@@ -352,7 +357,7 @@ tunnel_opened(struct breq *r, struct svc_tunnel *st, struct imsg *imsg)
 {
 	struct msg_tunnel tn;
 	const char	*why;
-	int		 sv[2], fd;
+	int		 sv[2], fd, v;
 
 	if (st->st_state != TUNNEL_OPENING ||
 	    msg_tunnel_decode(imsg->data, imsg->len, &tn) == -1)
@@ -360,7 +365,7 @@ tunnel_opened(struct breq *r, struct svc_tunnel *st, struct imsg *imsg)
 	if (tn.tn_mode == MSG_TUNNEL_FD) {
 		if (imsg->fd == -1 || st->st_kind != MSG_TUNNEL_PORT)
 			return (-1);
-		if (!tunnel_fd_valid(imsg->fd, &why)) {
+		if ((v = tunnel_fd_valid(imsg->fd, &why)) == 0) {
 			log_warnx("fence %s: tunnel %u: the agent passed a "
 			    "descriptor that is %s", r->r_key,
 			    r->r_in.in_id, why);
@@ -368,6 +373,18 @@ tunnel_opened(struct breq *r, struct svc_tunnel *st, struct imsg *imsg)
 		}
 		fd = imsg->fd;
 		imsg->fd = -1;
+		if (v == -1) {
+			log_warnx("fence %s: tunnel %u: the agent passed a "
+			    "descriptor that is %s; refused", r->r_key,
+			    r->r_in.in_id, why);
+			(void)close(fd);
+			st->st_state = TUNNEL_OVER;
+			breq_error(r, "port-closed", "the connection to port "
+			    "%u in the %s closed before it was passed on",
+			    st->st_port, r->r_noun);
+			tunnel_free(st);
+			return (0);
+		}
 		if (r->r_cb == NULL) {
 			/* Its maker went while it opened. */
 			(void)close(fd);

@@ -123,7 +123,8 @@ fwd_ask(const char *sock, uint32_t type, void *buf, size_t len,
 		}
 		imsg_free(&imsg);
 	}
-	imsgbuf_free(ib);	/* closes the control connection */
+	imsgbuf_free(ib);
+	(void)close(fd);	/* the control connection, not held */
 	if (type == IMSG_CTL_PORTS)
 		return (listed ? 0 : -1);
 	return (tfd);
@@ -273,6 +274,9 @@ ctl_forward(const char *sock, const struct parse_result *res)
 					pfd[1 + 2 * i + k].events |= POLLIN;
 				if (c->f_dir[!k].d_len > 0)
 					pfd[1 + 2 * i + k].events |= POLLOUT;
+				/* Nothing wanted: its hangup waits too. */
+				if (pfd[1 + 2 * i + k].events == 0)
+					pfd[1 + 2 * i + k].fd = -1;
 			}
 		}
 		if (poll(pfd, 1 + 2 * FWD_CONNS_MAX, -1) == -1) {

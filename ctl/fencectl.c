@@ -63,6 +63,7 @@ static int	ctl_connect(const char *);
 static int	ctl_run(struct imsgbuf *, struct ctl_ctx *, int);
 static void	ctl_show_stats(struct imsg *);
 static void	ctl_ports_print(struct imsg *);
+static void	ctl_port_urls(struct imsg *);
 static void	ctl_show_fence(struct ctl_ctx *, struct imsg *);
 static void	ctl_result(struct ctl_ctx *, struct imsg *);
 static void	ctl_chunk(struct ctl_ctx *, struct imsg *);
@@ -187,6 +188,7 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 	struct msg_gitinit gi;
 	struct msg_ctltoken ct;
 	struct msg_ports_req ps;
+	struct msg_port_ticket pk;
 	uint32_t	 i;
 	int		 r;
 
@@ -301,6 +303,13 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 		strlcpy(ps.ps_key, res->key, sizeof(ps.ps_key));
 		*type = IMSG_CTL_PORTS;
 		return (msg_ports_req_encode(&ps, buf, len));
+	case CTL_PORT:
+		memset(&pk, 0, sizeof(pk));
+		pk.pk_owner = res->owner;
+		pk.pk_port = res->port;
+		strlcpy(pk.pk_key, res->key, sizeof(pk.pk_key));
+		*type = IMSG_CTL_PORT_TICKET;
+		return (msg_port_ticket_encode(&pk, buf, len));
 	default:
 		ctl_usage();
 	}
@@ -459,12 +468,35 @@ ctl_run(struct imsgbuf *ibuf, struct ctl_ctx *ctx, int wait_ms)
 		case IMSG_CTL_PORT_LIST:
 			ctl_ports_print(&imsg);
 			break;
+		case IMSG_CTL_PORT_URLS:
+			ctl_port_urls(&imsg);
+			break;
 		default:
 			errx(1, "unexpected reply %s",
 			    msg_type_name(imsg.hdr.ih_type));
 		}
 		imsg_free(&imsg);
 	}
+}
+
+/*
+ * fencectl port: the path form's URL (with the host token), then the
+ * host form's ticket URL, good once, for a browser.
+ */
+static void
+ctl_port_urls(struct imsg *imsg)
+{
+	struct msg_port_ticket pk;
+
+	if (msg_port_ticket_decode(imsg->data, imsg->len, &pk) == -1)
+		errx(1, "bad port reply");
+	printf("%s\n%s\n", pk.pk_path, pk.pk_url);
+	if (isatty(STDOUT_FILENO))
+		fprintf(stderr, "fencectl: the first URL takes the host token "
+		    "(%s); the second opens the port in a browser, once, "
+		    "within %u s\n", "x-voicebox-host-token",
+		    (unsigned)(pk.pk_expires_ms / 1000));
+	explicit_bzero(&pk, sizeof(pk));
 }
 
 /* fencectl ports: one port a line, ascending. */

@@ -136,6 +136,8 @@ static const struct token t_kill_key[];
 static const struct token t_kill_id[];
 static const struct token t_kill_signal[];
 static const struct token t_forward[];
+static const struct token t_port[];
+static const struct token t_port_port[];
 static const struct token t_forward_port[];
 static const struct token t_forward_local[];
 
@@ -156,6 +158,7 @@ static const struct token t_main[] = {
 	{ KEYWORD, "kill", CTL_KILL, t_kill_key, 0, 0 },
 	{ KEYWORD, "forward", CTL_FORWARD, t_forward, 0, 0 },
 	{ KEYWORD, "ports", CTL_PORTS, t_key, 0, 0 },
+	{ KEYWORD, "port", CTL_PORT, t_port, 0, 0 },
 	{ KEYWORD, "help", CTL_HELP, t_end, 0, 0 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
@@ -225,6 +228,17 @@ static const struct token t_kill_id[] = {
 static const struct token t_kill_signal[] = {
 	{ NOTOKEN, NULL, 0, NULL, 0, 0 },
 	{ STRING, "TERM | KILL | INT | HUP", F_SIGNAL, t_end, 0, 8 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+/* port KEY PORT: the URLs of PORT in the fence. */
+static const struct token t_port[] = {
+	{ FENCE, "KEY", F_KEY, t_port_port, 0, 0 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_port_port[] = {
+	{ NUMBER, "PORT", F_PORT, t_end, 1, 65535 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 

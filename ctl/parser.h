@@ -37,7 +37,8 @@ enum ctl_action {
 	CTL_PUT,
 	CTL_GET,
 	CTL_FORWARD,
-	CTL_PORTS
+	CTL_PORTS,
+	CTL_PORT
 };
 
 /*
@@ -74,7 +75,7 @@ struct parse_result {
 	uint32_t	 proc;		/* show process, kill: its id */
 	const char	*signal;	/* kill: TERM, KILL, INT, HUP */
 	int		 stdin_open;	/* spawn ... stdin-open */
-	uint32_t	 port;		/* forward: the port in the fence */
+	uint32_t	 port;		/* forward, port: the port in the fence */
 	uint32_t	 localport;	/* forward: on 127.0.0.1; 0: any */
 };
 

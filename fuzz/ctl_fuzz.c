@@ -135,6 +135,8 @@ fz_reply(const struct imsg *m)
 	struct msg_file		 fl;
 	struct msg_filelist	 fls;
 	struct msg_chunk	 ch;
+	struct msg_portlist	 pl;
+	struct msg_port_ticket	 pk;
 
 	switch (m->hdr.ih_type) {
 	case IMSG_CTL_OK:
@@ -182,6 +184,12 @@ fz_reply(const struct imsg *m)
 	case IMSG_CTL_CHUNK:
 		FUZZ_CHECK(msg_chunk_decode(m->data, m->len, &ch) == 0);
 		msg_chunk_free(&ch);
+		break;
+	case IMSG_CTL_PORT_LIST:
+		FUZZ_CHECK(msg_portlist_decode(m->data, m->len, &pl) == 0);
+		break;
+	case IMSG_CTL_PORT_URLS:
+		FUZZ_CHECK(msg_port_ticket_decode(m->data, m->len, &pk) == 0);
 		break;
 	default:
 		FUZZ_FAIL();

@@ -167,6 +167,16 @@ fz_answers(const char *out, size_t len, int head)
 		status = atoi(sp + 1);
 		FUZZ_CHECK(status >= 100 && status <= 599);
 		/*
+		 * A WebSocket's handshake answered (the channel, a
+		 * terminal's attach): what follows is frames, ws_fuzz's.
+		 */
+		if (status == 101) {
+			FUZZ_CHECK(fz_header(p, hend, "Upgrade", &vl) != NULL);
+			FUZZ_CHECK(fz_header(p, hend, "Sec-WebSocket-Accept",
+			    &vl) != NULL && vl == 28);
+			return;
+		}
+		/*
 		 * JSON, but for the status page's own files (GET /,
 		 * broker/page/): a 200 of the types scripts/page.sh gives
 		 * them, whose bodies are ours, not JSON.

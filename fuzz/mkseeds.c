@@ -30,7 +30,9 @@ enum {
 	FK_EMPTY, FK_U32, FK_I32, FK_CONFIG, FK_PROCINFO, FK_ERROR,
 	FK_STATS, FK_VERDICT, FK_PROBE_REPORT, FK_BOOT, FK_FENCE_REQ,
 	FK_FENCE, FK_TOKEN, FK_HOSTTOKEN, FK_HELLO, FK_EXEC, FK_RESULT,
-	FK_GITCONFIG, FK_GITINIT
+	FK_GITCONFIG, FK_GITINIT, FK_TUNNEL_OPEN, FK_TUNNEL, FK_TUNNEL_DATA,
+	FK_TUNNEL_CREDIT, FK_TUNNEL_CLOSE, FK_PORTS_REQ, FK_PORTLIST,
+	FK_PORT_TICKET
 };
 
 static const char *dir;
@@ -330,6 +332,78 @@ main(int argc, char *argv[])
 	ENC(msg_gitinit_encode(&gi, &p, &n));
 	put("msg", "gitinit", FK_GITINIT, p, n);
 	free(p);
+
+	/* Tunnels (imsg/msg_tunnel.c). */
+	{
+		struct msg_tunnel_open to;
+		struct msg_tunnel tn;
+		struct msg_tunnel_data td;
+		struct msg_tunnel_credit tc;
+		struct msg_tunnel_close tl;
+		struct msg_ports_req ps;
+		struct msg_portlist pl;
+		uint8_t		 bytes[] = "GET / HTTP/1.1\r\n\r\n";
+
+		memset(&to, 0, sizeof(to));
+		strlcpy(to.to_key, "web", sizeof(to.to_key));
+		to.to_owner = MSG_OWNER_NONE;
+		memset(to.to_bearer, 0x5a, sizeof(to.to_bearer));
+		to.to_kind = MSG_TUNNEL_PORT;
+		to.to_port = 8000;
+		ENC(msg_tunnel_open_encode(&to, &p, &n));
+		put("msg", "tunnel-open", FK_TUNNEL_OPEN, p, n);
+		free(p);
+		tn.tn_mode = MSG_TUNNEL_FRAMED;
+		ENC(msg_tunnel_encode(&tn, &p, &n));
+		put("msg", "tunnel", FK_TUNNEL, p, n);
+		free(p);
+		memset(&td, 0, sizeof(td));
+		td.td_data = bytes;
+		td.td_len = sizeof(bytes) - 1;
+		ENC(msg_tunnel_data_encode(&td, &p, &n));
+		put("msg", "tunnel-data", FK_TUNNEL_DATA, p, n);
+		free(p);
+		memset(&tc, 0, sizeof(tc));
+		tc.tc_bytes = 32768;
+		ENC(msg_tunnel_credit_encode(&tc, &p, &n));
+		put("msg", "tunnel-credit", FK_TUNNEL_CREDIT, p, n);
+		free(p);
+		memset(&tl, 0, sizeof(tl));
+		tl.tl_how = MSG_TUNNEL_SHUT;
+		ENC(msg_tunnel_close_encode(&tl, &p, &n));
+		put("msg", "tunnel-close", FK_TUNNEL_CLOSE, p, n);
+		free(p);
+		memset(&ps, 0, sizeof(ps));
+		strlcpy(ps.ps_key, "web", sizeof(ps.ps_key));
+		ps.ps_owner = MSG_OWNER_NONE;
+		ENC(msg_ports_req_encode(&ps, &p, &n));
+		put("msg", "ports-req", FK_PORTS_REQ, p, n);
+		free(p);
+		memset(&pl, 0, sizeof(pl));
+		pl.pl_count = 2;
+		pl.pl_ports[0] = 22;
+		pl.pl_ports[1] = 8000;
+		ENC(msg_portlist_encode(&pl, &p, &n));
+		put("msg", "portlist", FK_PORTLIST, p, n);
+		free(p);
+	}
+	/* fencectl port (imsg/msg_port.c). */
+	{
+		struct msg_port_ticket pk;
+
+		memset(&pk, 0, sizeof(pk));
+		strlcpy(pk.pk_key, "web", sizeof(pk.pk_key));
+		pk.pk_owner = MSG_OWNER_NONE;
+		pk.pk_port = 8000;
+		strlcpy(pk.pk_path, "http://127.0.0.1:7700/api/environments/"
+		    "web/ports/8000/", sizeof(pk.pk_path));
+		strlcpy(pk.pk_url, "http://8000-0123456789abcdef.web."
+		    "localhost:7700/.fenced/ticket?t=00", sizeof(pk.pk_url));
+		pk.pk_expires_ms = 60000;
+		ENC(msg_port_ticket_encode(&pk, &p, &n));
+		put("msg", "port-ticket", FK_PORT_TICKET, p, n);
+		free(p);
+	}
 
 	/*
 	 * imsg: streams of frames.  The imsg target's first byte is its

@@ -43,6 +43,7 @@ static void	verdict_free(void *p) { msg_verdict_free(p); }
 static void	report_free(void *p) { msg_probe_report_free(p); }
 static void	exec_free(void *p) { msg_exec_free(p); }
 static void	result_free(void *p) { msg_result_free(p); }
+static void	data_free(void *p) { msg_tunnel_data_free(p); }
 
 /*
  * Decode; on success encode, decode that, encode again, and compare the
@@ -75,8 +76,9 @@ enum fuzz_kind {
 	FK_EMPTY, FK_U32, FK_I32, FK_CONFIG, FK_PROCINFO, FK_ERROR,
 	FK_STATS, FK_VERDICT, FK_PROBE_REPORT, FK_BOOT, FK_FENCE_REQ,
 	FK_FENCE, FK_TOKEN, FK_HOSTTOKEN, FK_HELLO, FK_EXEC, FK_RESULT,
-	FK_GITCONFIG, FK_GITINIT,
-	FK_MAX
+	FK_GITCONFIG, FK_GITINIT, FK_TUNNEL_OPEN, FK_TUNNEL, FK_TUNNEL_DATA,
+	FK_TUNNEL_CREDIT, FK_TUNNEL_CLOSE, FK_PORTS_REQ, FK_PORTLIST,
+	FK_PORT_TICKET, FK_MAX
 };
 
 static void
@@ -190,6 +192,31 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case FK_GITINIT:
 		ROUND_TRIP(msg_gitinit, struct msg_gitinit, nofree);
+		break;
+	case FK_TUNNEL_OPEN:
+		ROUND_TRIP(msg_tunnel_open, struct msg_tunnel_open, nofree);
+		break;
+	case FK_TUNNEL:
+		ROUND_TRIP(msg_tunnel, struct msg_tunnel, nofree);
+		break;
+	case FK_TUNNEL_DATA:
+		ROUND_TRIP(msg_tunnel_data, struct msg_tunnel_data, data_free);
+		break;
+	case FK_TUNNEL_CREDIT:
+		ROUND_TRIP(msg_tunnel_credit, struct msg_tunnel_credit,
+		    nofree);
+		break;
+	case FK_TUNNEL_CLOSE:
+		ROUND_TRIP(msg_tunnel_close, struct msg_tunnel_close, nofree);
+		break;
+	case FK_PORTS_REQ:
+		ROUND_TRIP(msg_ports_req, struct msg_ports_req, nofree);
+		break;
+	case FK_PORTLIST:
+		ROUND_TRIP(msg_portlist, struct msg_portlist, nofree);
+		break;
+	case FK_PORT_TICKET:
+		ROUND_TRIP(msg_port_ticket, struct msg_port_ticket, nofree);
 		break;
 	}
 	return (0);

@@ -264,6 +264,59 @@ svc_git_init(const struct svc_who *w, struct msg_gitinit *gi, svc_cb cb,
 	free(buf);
 }
 
+/*
+ * A tunnel: a real one is answered only after a round trip with the
+ * agent; what can come at once is a refusal.  The listing of ports
+ * comes after one too, but holds nothing: it is given at once.
+ */
+void
+svc_tunnel_open(const struct svc_who *w, uid_t owner, const char *key,
+    const struct msg_tunnel_open *to, svc_cb cb, void *arg)
+{
+	void	*buf;
+	size_t	 len;
+
+	stub_who(w);
+	FUZZ_CHECK(msg_tunnel_open_encode(to, &buf, &len) == 0);
+	free(buf);
+	stub_error(cb, arg);
+}
+
+void
+svc_tunnel_close(uint32_t id, void *arg)
+{
+	FUZZ_CHECK(arg != NULL);
+}
+
+void
+svc_tunnel_adopt(uint32_t id, void *from, void *to)
+{
+	FUZZ_CHECK(from != NULL && to != NULL);
+}
+
+void
+svc_ports(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
+    void *arg)
+{
+	struct svc_answer a;
+	struct msg_portlist pl;
+
+	stub_who(w);
+	if (stub_errors) {
+		stub_error(cb, arg);
+		return;
+	}
+	memset(&pl, 0, sizeof(pl));
+	pl.pl_count = 2;
+	pl.pl_ports[0] = 22;
+	pl.pl_ports[1] = 8000;
+	memset(&a, 0, sizeof(a));
+	a.a_what = SVC_PORTS;
+	a.a_last = 1;
+	a.a_ports = &pl;
+	cb(arg, &a);
+}
+
 unsigned int	 svc_running(void) { return (1); }
 unsigned int	 svc_pending(uid_t uid) { return (0); }
 unsigned int	 svc_total(void) { return (0); }
@@ -369,4 +422,121 @@ svc_file(const struct svc_who *w, uint32_t type, struct msg_file *fl,
 	FUZZ_CHECK(msg_file_encode(fl, &buf, &len) == 0);
 	free(buf);
 	stub_error(cb, arg);
+}
+
+/*
+ * The port relay's calls (relay.c, relay_auth.c, http_ports.c): a fence
+ * "work" whose label is all 'a', whose ports nobody listens on.
+ */
+#define STUB_LABEL	"aaaaaaaaaaaaaaaa"
+
+int
+svc_fence_label(const struct svc_who *w, uid_t owner, const char *key,
+    char *label)
+{
+	stub_who(w);
+	stub_key(key);
+	if (strcmp(key, "work") != 0)
+		return (-1);
+	strlcpy(label, STUB_LABEL, SVC_LABEL_LEN + 1);
+	return (0);
+}
+
+int
+svc_label_owner(const char *key, const char *label, uid_t *owner)
+{
+	stub_key(key);
+	FUZZ_CHECK(strlen(label) == SVC_LABEL_LEN);
+	if (strcmp(key, "work") != 0 || strcmp(label, STUB_LABEL) != 0)
+		return (-1);
+	*owner = stub_uid;
+	return (0);
+}
+
+/* Terminals and a process's stdin (http_term.c): refused, once checked. */
+void
+svc_term_open(const struct svc_who *w, struct msg_term_open *to, svc_cb cb,
+    void *arg)
+{
+	size_t	 i;
+
+	stub_who(w);
+	stub_key(to->to_key);
+	FUZZ_CHECK(to->to_owner == MSG_OWNER_NONE);
+	FUZZ_CHECK(to->to_argv == NULL || to->to_command == NULL);
+	for (i = 0; to->to_argv != NULL && i < to->to_argc; i++)
+		FUZZ_CHECK(strlen(to->to_argv[i]) <= MSG_ARG_MAX);
+	FUZZ_CHECK(to->to_cols >= 1 && to->to_cols <= MSG_TERM_DIM_MAX);
+	FUZZ_CHECK(to->to_rows >= 1 && to->to_rows <= MSG_TERM_DIM_MAX);
+	FUZZ_CHECK(to->to_idle_s <= MSG_TERM_IDLE_MAX);
+	stub_error(cb, arg);
+}
+
+static void
+stub_term_req(const struct svc_who *w, const struct msg_term_req *tq)
+{
+	stub_who(w);
+	stub_key(tq->tq_key);
+	FUZZ_CHECK(tq->tq_owner == MSG_OWNER_NONE);
+	FUZZ_CHECK(tq->tq_cols <= MSG_TERM_DIM_MAX &&
+	    tq->tq_rows <= MSG_TERM_DIM_MAX);
+}
+
+void
+svc_terms(const struct svc_who *w, struct msg_term_req *tq, svc_cb cb,
+    void *arg)
+{
+	stub_term_req(w, tq);
+	FUZZ_CHECK(tq->tq_op == MSG_TERM_LIST);
+	stub_error(cb, arg);
+}
+
+void
+svc_term_resize(const struct svc_who *w, struct msg_term_req *tq,
+    svc_cb cb, void *arg)
+{
+	stub_term_req(w, tq);
+	FUZZ_CHECK(tq->tq_op == MSG_TERM_RESIZE && tq->tq_cols >= 1 &&
+	    tq->tq_rows >= 1);
+	stub_error(cb, arg);
+}
+
+void
+svc_term_kill(const struct svc_who *w, struct msg_term_req *tq, svc_cb cb,
+    void *arg)
+{
+	stub_term_req(w, tq);
+	FUZZ_CHECK(tq->tq_op == MSG_TERM_KILL && tq->tq_id >= 1);
+	stub_error(cb, arg);
+}
+
+void
+svc_proc_input(const struct svc_who *w, struct msg_proc_input *pi,
+    svc_cb cb, void *arg)
+{
+	stub_who(w);
+	stub_key(pi->pi_key);
+	FUZZ_CHECK(pi->pi_id >= 1 && pi->pi_len <= MSG_INPUT_MAX);
+	FUZZ_CHECK(pi->pi_len == 0 || pi->pi_data != NULL);
+	stub_error(cb, arg);
+}
+
+/* The channel's watches (http_channel.c): never told of a change. */
+static int	 stub_watching;
+
+struct svc_watch *
+svc_watch_add(const struct svc_who *w, svc_watch_fn fn, void *arg)
+{
+	stub_who(w);
+	stub_watching++;
+	return ((struct svc_watch *)&stub_watching);
+}
+
+void
+svc_watch_del(struct svc_watch *sw)
+{
+	if (sw == NULL)
+		return;
+	FUZZ_CHECK(stub_watching > 0);
+	stub_watching--;
 }

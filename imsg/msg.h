@@ -64,6 +64,8 @@ enum imsg_type {
 				   answered TUNNEL_FD or ERROR */
 	IMSG_CTL_PORTS,		/* struct msg_ports_req (bearer ignored):
 				   answered PORT_LIST or ERROR */
+	IMSG_CTL_PORT_TICKET,	/* struct msg_port_ticket: a ticket of the
+				   host form, answered PORT_URLS or ERROR */
 
 	/* broker -> fencectl */
 	IMSG_CTL_STATS,		/* struct msg_stats */
@@ -83,6 +85,7 @@ enum imsg_type {
 	IMSG_CTL_TUNNEL_FD,	/* empty; fd: the client's end of a tunnel
 				   (docs/interactive.md) */
 	IMSG_CTL_PORT_LIST,	/* struct msg_portlist */
+	IMSG_CTL_PORT_URLS,	/* struct msg_port_ticket, its URLs set */
 
 	/* broker -> fencer (ih_peerid: the broker's request id) */
 	IMSG_FENCE_BOOT,	/* struct msg_boot */
@@ -465,6 +468,21 @@ struct msg_portlist {
 	uint32_t	 pl_count;	/* 0..MSG_PORTS_MAX, ascending */
 	uint16_t	 pl_ports[MSG_PORTS_MAX];
 	int		 pl_truncated;	/* more listened than were kept */
+};
+
+/*
+ * fencectl port KEY PORT (docs/interactive.md): the URL of the path
+ * form, and the URL of a ticket of the host form minted for the caller,
+ * set by the broker in its answer.
+ */
+#define MSG_PORT_URL_LEN	256
+struct msg_port_ticket {
+	char		 pk_key[FENCE_KEY_SIZE];
+	uid_t		 pk_owner;	/* or MSG_OWNER_NONE */
+	uint32_t	 pk_port;	/* 1..65535 */
+	char		 pk_path[MSG_PORT_URL_LEN];	/* answer */
+	char		 pk_url[MSG_PORT_URL_LEN];	/* answer */
+	uint32_t	 pk_expires_ms;			/* answer */
 };
 
 #define MSG_GIT_VALUE_MAX	256
@@ -917,5 +935,10 @@ int	 msg_ports_req_encode(const struct msg_ports_req *, void **,
 int	 msg_ports_req_decode(const void *, size_t, struct msg_ports_req *);
 int	 msg_portlist_encode(const struct msg_portlist *, void **, size_t *);
 int	 msg_portlist_decode(const void *, size_t, struct msg_portlist *);
+/* imsg/msg_port.c */
+int	 msg_port_ticket_encode(const struct msg_port_ticket *, void **,
+	    size_t *);
+int	 msg_port_ticket_decode(const void *, size_t,
+	    struct msg_port_ticket *);
 
 #endif /* MSG_H */

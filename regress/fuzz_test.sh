@@ -61,6 +61,8 @@ fuzz_case runsc "the runsc backend's parsers of runsc's answers and /proc"
 fuzz_case vmconsole "the vm backend's reading of the guest's console"
 fuzz_case host "the fencer's parsers of /proc status, mountinfo, uid_map, net"
 fuzz_case egress "the egress proxy's request head parser and DNS answer codec"
+fuzz_case ws "the broker's WebSocket connections (broker/ws.c over libwslay) reading a client's frames"
+fuzz_case relay "the port relay's request head parser, rewriter and chunked body reader (http_head.c)"
 
 atf_test_case every_target
 every_target_head() {
@@ -80,7 +82,7 @@ every_target_body() {
 }
 
 atf_init_test_cases() {
-	for t in report msg imsg ctl http config runsc vmconsole host egress; do
+	for t in report msg imsg ctl http config runsc vmconsole host egress relay; do
 		atf_add_test_case ${t}_fuzz
 	done
 	atf_add_test_case every_target

@@ -309,6 +309,46 @@ ATF_TC_BODY(empty, tc)
 	ATF_REQUIRE_EQ(EBADMSG, errno);
 }
 
+ATF_TC(port_ticket);
+ATF_TC_HEAD(port_ticket, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "fencectl port's request and answer "
+	    "round-trip; a bad key, port 0 or a URL with a space or a "
+	    "control character is refused both ways");
+}
+ATF_TC_BODY(port_ticket, tc)
+{
+	struct msg_port_ticket pk, back;
+	void		*buf;
+	size_t		 len;
+
+	memset(&pk, 0, sizeof(pk));
+	strlcpy(pk.pk_key, "work", sizeof(pk.pk_key));
+	pk.pk_owner = MSG_OWNER_NONE;
+	pk.pk_port = 8000;
+	ATF_REQUIRE_EQ(0, msg_port_ticket_encode(&pk, &buf, &len));
+	ATF_REQUIRE_EQ(0, msg_port_ticket_decode(buf, len, &back));
+	ATF_REQUIRE_EQ(0, memcmp(&pk, &back, sizeof(pk)));
+	free(buf);
+	strlcpy(pk.pk_url, "http://8000-0123456789abcdef.work.localhost:7700/"
+	    ".fenced/ticket?t=00", sizeof(pk.pk_url));
+	pk.pk_expires_ms = 60000;
+	ATF_REQUIRE_EQ(0, msg_port_ticket_encode(&pk, &buf, &len));
+	ATF_REQUIRE_EQ(0, msg_port_ticket_decode(buf, len, &back));
+	ATF_REQUIRE_STREQ(pk.pk_url, back.pk_url);
+	free(buf);
+	pk.pk_url[10] = ' ';
+	ATF_REQUIRE_EQ(-1, msg_port_ticket_encode(&pk, &buf, &len));
+	pk.pk_url[10] = '\n';
+	ATF_REQUIRE_EQ(-1, msg_port_ticket_encode(&pk, &buf, &len));
+	pk.pk_url[10] = 'x';
+	pk.pk_port = 0;
+	ATF_REQUIRE_EQ(-1, msg_port_ticket_encode(&pk, &buf, &len));
+	pk.pk_port = 1;
+	strlcpy(pk.pk_key, "../x", sizeof(pk.pk_key));
+	ATF_REQUIRE_EQ(-1, msg_port_ticket_encode(&pk, &buf, &len));
+}
+
 ATF_TC(u32_i32);
 ATF_TC_HEAD(u32_i32, tc)
 {
@@ -1066,6 +1106,8 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_CTL_PORTS:
 		case IMSG_CTL_TUNNEL_FD:
 		case IMSG_CTL_PORT_LIST:
+		case IMSG_CTL_PORT_TICKET:
+		case IMSG_CTL_PORT_URLS:
 		case IMSG_AGENT_TUNNEL_OPEN:
 		case IMSG_AGENT_PORTS:
 		case IMSG_AGENT_TUNNEL:
@@ -1091,7 +1133,7 @@ ATF_TC_BODY(through_imsg, tc)
 			 * msg_probe.c, msg_proc.c, msg_stream.c, msg_files.c
 			 * (msg_files_test), msg_egress.c (msg_egress_test),
 			 * msg_tunnel.c (msg_tunnel_test), msg_term.c
-			 * (msg_term_test).
+			 * (msg_term_test), msg_port.c (port_ticket here).
 			 */
 			continue;
 		default:
@@ -2123,6 +2165,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, verdict_typed);
 	ATF_TP_ADD_TC(tp, type_names);
+	ATF_TP_ADD_TC(tp, port_ticket);
 	ATF_TP_ADD_TC(tp, empty);
 	ATF_TP_ADD_TC(tp, u32_i32);
 	ATF_TP_ADD_TC(tp, config_roundtrip);

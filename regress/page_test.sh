@@ -66,12 +66,21 @@ headers_body() {
 	/app.js text/javascript; charset=utf-8
 	/app.css text/css; charset=utf-8
 	/icon.svg image/svg\\+xml
+	/xterm.js text/javascript; charset=utf-8
+	/xterm.css text/css; charset=utf-8
 	EOF
 	# The files as they are in the source, byte for byte.
 	atf_check curl -sS -o app.js "$U/app.js"
 	atf_check cmp app.js "$TOPDIR/broker/page/app.js"
 	atf_check curl -sS -o index.html "$U/"
 	atf_check cmp index.html "$TOPDIR/broker/page/index.html"
+	# The terminal's files, made at build time from Debian's packages
+	# (scripts/xterm.sh), never kept in the repository.
+	atf_check curl -sS -o xterm.css "$U/xterm.css"
+	atf_check cmp xterm.css /usr/share/javascript/xterm/xterm.css
+	atf_check curl -sS -o xterm.js "$U/xterm.js"
+	atf_check -o match:'from Debian.s node-xterm' head -n 1 xterm.js
+	atf_check -s exit:1 test -e "$TOPDIR/broker/page/xterm.js"
 	# No inline script or style for the CSP to refuse, nothing from
 	# elsewhere.
 	atf_check -s exit:1 grep -Ei '<script>|<style|style=| on[a-z]+=' \

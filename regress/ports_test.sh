@@ -319,16 +319,81 @@ time.sleep(8)
 	atf_check -o inline:"hello from the fence\n" \
 	    curl -sS -m 30 "http://127.0.0.1:$LP/"
 	wait $hpid
+	# The clients closed; a tunnel lasts until the server's side closes
+	# too (it may still write: a half-close is kept), so the sink goes.
+	$CTL kill b 1 KILL > /dev/null || atf_fail "kill the sink"
 	# Closed, they no longer count.
 	forward b 8000
-	wait_until 20 curl -sS -m 5 -o /dev/null "http://127.0.0.1:$LP/" || \
-	    atf_fail "no tunnel after the others closed"
+	wait_until 60 curl -sS -m 5 -o /dev/null "http://127.0.0.1:$LP/" || \
+	    atf_fail "no tunnel after the others closed: $(tail -n 3 \
+	    fwd.8000.err) $($CTL show processes b)"
 	atf_check -o inline:"hello from the fence\n" \
 	    curl -sS -m 30 "http://127.0.0.1:$LP/"
 	forwards_stop
 	fenced_stop
 }
 bound_cleanup() { forwards_stop; fenced_cleanup; }
+
+atf_test_case bound_user cleanup
+bound_user_head() {
+	atf_set descr "the tunnels of one user are bounded (512) over their fences: the next is refused too-many-tunnels, and root's fence serves throughout"
+	atf_set require.user root
+	atf_set timeout 300
+}
+bound_user_body() {
+	fenced_vars
+	need_python
+	fenced_run_socket
+	fenced_conf > fenced.conf
+	fenced_start
+	chmod 0666 "$(fenced_socket)"
+	users_add 1 pbu
+	u=$(head -n 1 users.txt)
+	S="$(as_user $u) $BIN/fencectl -s $(fenced_socket)"
+	for k in u1 u2 u3; do
+		$S boot $k tier L2 > /dev/null || atf_fail "boot $k as $u"
+		$S put $k - port_server.py < "$TOPDIR/regress/port_server.py" || \
+		    atf_fail "put the server"
+		$S spawn $k -- python3 port_server.py sink 8300 > /dev/null || \
+		    atf_fail "spawn the server"
+		wait_until 60 sh -c "$S ports $k | grep -qx 8300" || \
+		    atf_fail "port 8300 never listened in $k"
+	done
+	lps=
+	for k in u1 u2 u3; do
+		for n in 1 2 3; do
+			$S forward $k 8300 > fwd.$k$n.out 2> fwd.$k$n.err &
+			echo $! >> fwd.pids
+			wait_until 30 test -s fwd.$k$n.out || \
+			    atf_fail "no forward: $(cat fwd.$k$n.err)"
+			lps="$lps $(cat fwd.$k$n.out)"
+		done
+	done
+	# 540 connections held, 180 into each fence (under its 256).
+	python3 -c '
+import socket, sys, time
+held = []
+for p in sys.argv[1:]:
+    for i in range(60):
+        held.append(socket.create_connection(("127.0.0.1", int(p))))
+time.sleep(8)
+' $lps &
+	hpid=$!
+	wait_until 30 sh -c 'cat fwd.u*.err | grep -q too-many-tunnels' || \
+	    atf_fail "no refusal: $(cat fwd.u*.err)"
+	cat fwd.u*.err | grep -q "too-many-tunnels: at most 512 tunnels of one user" || \
+	    atf_fail "not the bound per user: $(cat fwd.u*.err | sort | uniq -c)"
+	# Root's own fence is served meanwhile.
+	ports_boot r tier L2
+	serve r http 8000
+	forward r 8000
+	atf_check -o inline:"hello from the fence\n" \
+	    curl -sS -m 30 "http://127.0.0.1:$LP/"
+	wait $hpid
+	forwards_stop
+	fenced_stop
+}
+bound_user_cleanup() { forwards_stop; fenced_cleanup; }
 
 atf_test_case other_user cleanup
 other_user_head() {
@@ -395,7 +460,7 @@ stop_ends_cleanup() { forwards_stop; fenced_cleanup; }
 
 atf_test_case hostile_agent cleanup
 hostile_agent_head() {
-	atf_set descr "an agent that is not ours (regress/t_badagent) answers a tunnel with a pipe, a listening socket, a directory, a FIFO, a UDP socket, an unconnected socket, no descriptor, DATA beyond the window, CREDIT never earned, DATA after its shut: each refused and logged, its channel closed, the daemon and another fence serve on"
+	atf_set descr "an agent that is not ours (regress/t_badagent) answers a tunnel with a pipe, a listening socket, a directory, a FIFO, a UDP socket, an unconnected socket, no descriptor, DATA beyond the window, CREDIT never earned, DATA after its shut: each refused and logged, its channel closed (the unconnected socket alone refused as a connection reset), the daemon and another fence serve on"
 	atf_set require.user root
 	atf_set timeout 300
 }
@@ -424,9 +489,18 @@ time.sleep(20)
 		cpid=$!
 		wait_until 20 grep -q "fence h$p: \(tunnel\|agent sent\)" \
 		    fenced.log || atf_fail "attack $p: nothing logged"
-		wait_until 20 sh -c "$CTL show environment h$p | \
-		    grep -q '^state: *stopped'" || \
-		    atf_fail "attack $p: the fence runs on"
+		if [ $p = 6 ]; then
+			# Not connected is also what a reset makes of a
+			# connection: refused, the agent not taken for a
+			# hostile one.
+			sleep 1
+			atf_check -o match:'^state: *running' \
+			    $CTL show environment h$p
+		else
+			wait_until 20 sh -c "$CTL show environment h$p | \
+			    grep -q '^state: *stopped'" || \
+			    atf_fail "attack $p: the fence runs on"
+		fi
 		kill $cpid 2>/dev/null
 		forwards_stop
 		atf_check -o match:'^processes:' $CTL show stats
@@ -435,7 +509,7 @@ time.sleep(20)
 	for w in "a descriptor that is not a socket" \
 	    "a descriptor that is a listening socket" \
 	    "a descriptor that is not a stream socket" \
-	    "a descriptor that is not connected" \
+	    "a descriptor that is not connected; refused" \
 	    "agent sent IMSG_AGENT_TUNNEL for request" \
 	    "agent sent IMSG_AGENT_TUNNEL_DATA for request" \
 	    "agent sent IMSG_AGENT_TUNNEL_CREDIT for request"; do
@@ -458,6 +532,7 @@ atf_init_test_cases() {
 	atf_add_test_case stall_native
 	atf_add_test_case stall_runsc
 	atf_add_test_case bound
+	atf_add_test_case bound_user
 	atf_add_test_case other_user
 	atf_add_test_case stop_ends
 	atf_add_test_case hostile_agent

@@ -12,8 +12,10 @@
 # chromium-driver and python3-selenium (regress/page_test: the status
 # page in a real headless browser, docs/page.md), openssl (the TLS
 # listener of regress/proxy_test), libwslay-dev (the broker's WebSocket
-# framing), libjs-xterm (the status page's terminal, served by the
-# broker), python3-websocket (the tests' WebSocket client).
+# framing), libjs-xterm and node-xterm (the status page's terminal, served by
+# the broker: libjs-xterm's stylesheet and node-xterm's modules, made
+# into one script by scripts/xterm.sh, as libjs-xterm's own script is
+# broken in Debian 12), python3-websocket (the tests' WebSocket client).
 set -eu
 
 pkgs="gcc make pkg-config libevent-dev libseccomp-dev libcap-dev
@@ -21,7 +23,7 @@ libmsgpack-dev libbsd-dev libjansson-dev libatf-dev atf-sh kyua byacc
 mandoc curl iproute2 bubblewrap git clang libclang-rt-14-dev passwd
 procps xxd python3 e2fsprogs mount binutils runsc squashfs-tools
 chromium chromium-driver python3-selenium openssl libwslay-dev
-libjs-xterm python3-websocket"
+libjs-xterm node-xterm python3-websocket"
 
 missing=
 for p in $pkgs; do

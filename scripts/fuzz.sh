@@ -58,6 +58,8 @@ if ! libs=$($PKG_CONFIG --libs $PKGS 2>/dev/null) ||
 	echo "fuzz: a library of $PKGS not found by $PKG_CONFIG" >&2
 	exit 77
 fi
+# libwslay (broker/ws.c) ships no pkg-config file.
+libs="$libs -lwslay"
 mkdir -p "$out/obj" "$out/bin"
 printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n)\n{ return 0; }\n' \
     > "$out/probe.c"
@@ -81,7 +83,8 @@ FLAGS="-std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
 LIBSRC="common/names.c common/util.c common/log.c imsg/mp.c imsg/msg.c
     imsg/msg_codec.c imsg/msg_fence.c imsg/msg_probe.c imsg/msg_token.c
     imsg/msg_agent.c imsg/msg_proc.c imsg/msg_files.c imsg/msg_stream.c
-    imsg/msg_egress.c common/egress_list.c"
+    imsg/msg_egress.c imsg/msg_tunnel.c imsg/msg_term.c imsg/msg_port.c
+    common/egress_list.c"
 srcs_of() {
 	case "$1" in
 	report)	echo "prober/report.c prober/report_schema.c prober/level.c" ;;
@@ -89,20 +92,27 @@ srcs_of() {
 	imsg)	echo "imsg/imsg.c" ;;
 	ctl)	echo "imsg/imsg.c broker/files.c broker/inflight.c
 		    broker/control_fence.c broker/control_file.c
-		    broker/control_admin.c fuzz/stub_svc.c" ;;
+		    broker/control_admin.c broker/splice.c
+		    broker/control_port.c broker/ticket.c fuzz/stub_svc.c" ;;
 	http)	echo "broker/http.c broker/http_frame.c broker/http_reply.c
 		    broker/http_cors.c broker/http_api.c broker/http_api_render.c
 		    broker/http_api_read.c broker/http_api_boot.c
 		    broker/http_api_exec.c
 		    broker/http_page.c gen/page.c broker/http_procs.c
 		    broker/http_stream.c broker/http_files.c broker/files.c
-		    broker/inflight.c
+		    broker/inflight.c broker/http_takeover.c broker/http_head.c
+		    broker/http_ports.c broker/relay.c broker/relay_auth.c
+		    broker/ticket.c broker/http_term.c broker/http_channel.c
+		    broker/http_channel_ops.c broker/http_channel_take.c
+		    broker/ws.c
 		    parent/config.c fuzz/stub_svc.c" ;;
 	config)	echo "parent/config.c gen/parse.c" ;;
 	runsc)	echo "fencer/runsc/runsc_parse.c" ;;
 	vmconsole) echo "fencer/vm/vm_console.c" ;;
 	host)	echo "fencer/fencer_host.c" ;;
 	egress)	echo "egress/egress_req.c egress/egress_addr.c egress/egress_dns.c" ;;
+	ws)	echo "broker/ws.c" ;;
+	relay)	echo "broker/http_head.c" ;;
 	*)	echo "" ;;
 	esac
 }

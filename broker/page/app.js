@@ -242,6 +242,7 @@
 		cards.forEach(function (c) {
 			if (c.abort)
 				c.abort.abort();
+			partsEnd(c);
 			c.root.remove();
 		});
 		cards.clear();
@@ -277,6 +278,7 @@
 		});
 		cards.forEach(function (c, key) {
 			if (!seen.has(key) && !c.running) {
+				partsEnd(c);
 				c.root.remove();
 				cards.delete(key);
 			}
@@ -322,6 +324,7 @@
 
 		root.dataset.key = key;
 		c.keyEl.textContent = key;
+		partsMake(c);
 		c.stop.addEventListener("click", function () {
 			stopEnv(c);
 		});
@@ -357,6 +360,7 @@
 		c.run.disabled = !running && !c.running;
 		c.command.disabled = !running;
 		tickDeadline(c);
+		partsUpdate(c);
 
 		const b = JSON.stringify(env.boundary === undefined ? null :
 		    env.boundary);
@@ -864,6 +868,1045 @@
 			    "cancelled: the command was killed" :
 			    errorText(e), true);
 		}
+	}
+
+	/* --- The interactive parts of a card (docs/page.md). */
+
+	/*
+	 * A request with a body of bytes (a file), or none, answered with
+	 * bytes: the files API.
+	 */
+	function fetchRaw(method, path, body) {
+		const init = {
+			method: method,
+			headers: {},
+			cache: "no-store",
+			credentials: "omit",
+			redirect: "error",
+			referrerPolicy: "no-referrer"
+		};
+
+		init.headers[TOKEN_HEADER] = token || "";
+		if (body !== undefined) {
+			init.headers["Content-Type"] =
+			    "application/octet-stream";
+			init.body = body;
+		}
+		return fetch(path, init);
+	}
+
+	function partsMake(c) {
+		const q = function (s) {
+			return c.root.querySelector(s);
+		};
+
+		c.files = {
+			part: q(".files-part"),
+			dir: [],
+			path: q(".files-path"),
+			up: q(".files-up"),
+			upload: q(".files-upload"),
+			refresh: q(".files-refresh"),
+			error: q(".files-error"),
+			body: q(".files tbody")
+		};
+		c.procs = {
+			part: q(".procs-part"),
+			form: q(".proc-start"),
+			command: q(".proc-command"),
+			stdin: q(".proc-stdin"),
+			error: q(".procs-error"),
+			box: q(".procs"),
+			shown: new Map(),	/* id -> process view */
+			timer: null,
+			busy: false
+		};
+		c.ports = {
+			part: q(".ports-part"),
+			error: q(".ports-error"),
+			list: q(".ports"),
+			text: null,
+			timer: null
+		};
+		c.files.part.addEventListener("toggle", function () {
+			if (c.files.part.open)
+				filesLoad(c);
+		});
+		c.files.up.addEventListener("click", function () {
+			c.files.dir.pop();
+			filesLoad(c);
+		});
+		c.files.refresh.addEventListener("click", function () {
+			filesLoad(c);
+		});
+		c.files.upload.addEventListener("change", function () {
+			filesUpload(c);
+		});
+		c.procs.part.addEventListener("toggle", function () {
+			procsTick(c);
+		});
+		c.procs.form.addEventListener("submit", function (ev) {
+			ev.preventDefault();
+			procStart(c);
+		});
+		c.ports.part.addEventListener("toggle", function () {
+			portsTick(c);
+		});
+		termMake(c);
+	}
+
+	/* Called with every state of the card's fence. */
+	function partsUpdate(c) {
+		const running = c.env !== null && c.env.state === "running";
+
+		c.procs.command.disabled = !running;
+		c.files.upload.disabled = !running;
+		termUpdate(c, running);
+	}
+
+	/* The card goes: nothing of it may go on. */
+	function partsEnd(c) {
+		if (c.procs.timer !== null)
+			clearTimeout(c.procs.timer);
+		if (c.ports.timer !== null)
+			clearTimeout(c.ports.timer);
+		c.procs.timer = c.ports.timer = null;
+		c.procs.shown.forEach(function (v) {
+			procViewEnd(v);
+		});
+		termEnd(c, "");
+	}
+
+	function isRunning(c) {
+		return token !== null && cards.get(c.key) === c &&
+		    c.env !== null && c.env.state === "running";
+	}
+
+	/* --- Files of the home (docs/files.md). */
+
+	function filesPath(c, name) {
+		const parts = c.files.dir.slice();
+
+		if (name !== undefined)
+			parts.push(name);
+		return envPath(c.key) + "/files/" +
+		    parts.map(encodeURIComponent).join("/");
+	}
+
+	function modeText(e) {
+		return typeof e.mode === "string" ? e.mode : "";
+	}
+
+	function timeText(t) {
+		if (typeof t !== "number")
+			return "";
+		return new Date(t * 1000).toLocaleString();
+	}
+
+	async function filesLoad(c) {
+		const f = c.files;
+
+		if (!f.part.open || token === null)
+			return;
+		f.path.textContent = "~/" + f.dir.join("/");
+		f.up.disabled = f.dir.length === 0;
+		f.error.textContent = "";
+		try {
+			const r = await call("GET", filesPath(c));
+			const entries = Array.isArray(r.entries) ?
+			    r.entries.slice() : [];
+
+			entries.sort(function (a, b) {
+				const da = a.type === "directory" ? 0 : 1;
+				const db = b.type === "directory" ? 0 : 1;
+
+				if (da !== db)
+					return da - db;
+				return str(a.name) < str(b.name) ? -1 :
+				    str(a.name) > str(b.name) ? 1 : 0;
+			});
+			f.body.replaceChildren();
+			entries.forEach(function (e) {
+				if (e === null || typeof e !== "object")
+					return;
+				f.body.append(fileRow(c, e));
+			});
+			if (r.truncated)
+				f.error.textContent = "Only the first " +
+				    entries.length + " entries are shown.";
+			else if (entries.length === 0)
+				f.error.textContent = "Empty.";
+		} catch (e) {
+			f.body.replaceChildren();
+			if (token !== null)
+				f.error.textContent = errorText(e);
+		}
+	}
+
+	function fileRow(c, e) {
+		const tr = el("tr");
+		const name = str(e.name);
+		const td = el("td");
+
+		/* A name that is not UTF-8 cannot be named by a path. */
+		if (e.encoding === "base64" || name === "")
+			td.append(el("span", "muted", "(a name that is " +
+			    "not UTF-8)"));
+		else if (e.type === "directory" || e.type === "file") {
+			const b = el("button", "link", e.type ===
+			    "directory" ? name + "/" : name);
+
+			b.type = "button";
+			b.title = e.type === "directory" ? "open" :
+			    "download";
+			b.addEventListener("click", function () {
+				if (e.type === "directory") {
+					c.files.dir.push(name);
+					filesLoad(c);
+				} else
+					fileDownload(c, name);
+			});
+			td.append(b);
+		} else
+			td.append(document.createTextNode(name));
+		tr.append(td, el("td", null, str(e.type)),
+		    el("td", "num", e.type === "file" ? bytes(e.size) : ""),
+		    el("td", null, modeText(e)),
+		    el("td", null, timeText(e.mtime)));
+		return tr;
+	}
+
+	async function fileDownload(c, name) {
+		const f = c.files;
+
+		f.error.textContent = "";
+		try {
+			const res = await fetchRaw("GET", filesPath(c, name));
+
+			if (res.status === 401) {
+				tokenRefused();
+				return;
+			}
+			if (!res.ok)
+				await readJson(res);	/* throws its error */
+			const blob = await res.blob();
+			const url = URL.createObjectURL(blob);
+			const a = el("a");
+
+			a.href = url;
+			a.download = name;
+			a.hidden = true;
+			document.body.append(a);
+			a.click();
+			a.remove();
+			setTimeout(function () {
+				URL.revokeObjectURL(url);
+			}, 60000);
+		} catch (e) {
+			if (token !== null)
+				f.error.textContent = errorText(e);
+		}
+	}
+
+	async function filesUpload(c) {
+		const f = c.files;
+		const list = Array.from(f.upload.files || []);
+
+		f.error.textContent = "";
+		for (const file of list) {
+			try {
+				const res = await fetchRaw("PUT",
+				    filesPath(c, file.name), file);
+
+				if (res.status === 401) {
+					tokenRefused();
+					return;
+				}
+				await readJson(res);
+			} catch (e) {
+				if (token !== null)
+					f.error.textContent = file.name +
+					    ": " + errorText(e);
+				break;
+			}
+		}
+		f.upload.value = "";
+		filesLoad(c);
+	}
+
+	/* --- Background processes (docs/http.md), output live. */
+
+	const PROCS_MS = 2000;
+	const OUTPUT_MS = 500;
+
+	function procsTick(c) {
+		const p = c.procs;
+
+		if (p.timer !== null)
+			clearTimeout(p.timer);
+		p.timer = null;
+		if (!p.part.open || !isRunning(c))
+			return;
+		procsLoad(c).finally(function () {
+			if (p.part.open && isRunning(c) && p.timer === null)
+				p.timer = setTimeout(function () {
+					p.timer = null;
+					procsTick(c);
+				}, PROCS_MS);
+		});
+	}
+
+	async function procsLoad(c) {
+		const p = c.procs;
+
+		if (p.busy)
+			return;
+		p.busy = true;
+		try {
+			const r = await call("GET", envPath(c.key) +
+			    "/processes");
+			const list = Array.isArray(r.processes) ?
+			    r.processes : [];
+			const seen = new Set();
+
+			list.forEach(function (pr) {
+				if (pr === null || typeof pr !== "object" ||
+				    typeof pr.id !== "string")
+					return;
+				seen.add(pr.id);
+				let v = p.shown.get(pr.id);
+				if (v === undefined) {
+					v = procView(c, pr.id);
+					p.shown.set(pr.id, v);
+					p.box.append(v.root);
+				}
+				procViewUpdate(c, v, pr);
+			});
+			p.shown.forEach(function (v, id) {
+				if (!seen.has(id)) {
+					procViewEnd(v);
+					v.root.remove();
+					p.shown.delete(id);
+				}
+			});
+			p.error.textContent = "";
+		} catch (e) {
+			if (token !== null)
+				p.error.textContent = errorText(e);
+		}
+		p.busy = false;
+	}
+
+	async function procStart(c) {
+		const p = c.procs;
+		const command = p.command.value;
+
+		if (command.trim() === "")
+			return;
+		p.error.textContent = "";
+		try {
+			const body = { command: command };
+
+			if (p.stdin.checked)
+				body.stdinOpen = true;
+			await call("POST", envPath(c.key) + "/processes",
+			    body);
+			p.command.value = "";
+		} catch (e) {
+			if (token !== null)
+				p.error.textContent = errorText(e);
+		}
+		procsTick(c);
+	}
+
+	function procView(c, id) {
+		const root = el("div", "proc");
+		const head = el("div", "proc-head");
+		const v = {
+			id: id,
+			root: root,
+			what: el("code"),
+			state: el("span", "badge"),
+			signal: el("button", "quiet", "Stop"),
+			forget: el("button", "quiet", "Forget"),
+			pre: el("pre", "output"),
+			out: null,
+			offsets: { stdout: 0, stderr: 0 },
+			timer: null,
+			busy: false,
+			live: null,
+			liveOpen: 0,
+			ended: false
+		};
+
+		v.signal.type = v.forget.type = "button";
+		v.out = new Output(v.pre);
+		v.pre.dataset.id = id;
+		head.append(el("span", "muted", "#" + id), v.what, v.state,
+		    v.signal, v.forget);
+		/* Its stdin, when it was started with stdin open. */
+		v.inRow = el("form", "proc-input");
+		v.inText = el("input");
+		v.inText.placeholder = "a line for its stdin";
+		v.inText.maxLength = 4096;
+		v.inText.spellcheck = false;
+		v.inSend = el("button", null, "Send");
+		v.inSend.type = "submit";
+		v.inClose = el("button", "quiet", "Close stdin");
+		v.inClose.type = "button";
+		v.inSay = el("span", "muted");
+		v.inRow.append(v.inText, v.inSend, v.inClose, v.inSay);
+		root.append(head, v.pre, v.inRow);
+		v.inRow.addEventListener("submit", function (ev) {
+			ev.preventDefault();
+			procInput(c, v, v.inText.value + "\n", false);
+		});
+		v.inClose.addEventListener("click", function () {
+			procInput(c, v, null, true);
+		});
+		root.dataset.id = id;
+		v.signal.addEventListener("click", function () {
+			procSignal(c, v, "TERM");
+		});
+		v.forget.addEventListener("click", function () {
+			procSignal(c, v, null);
+		});
+		return v;
+	}
+
+	function procViewEnd(v) {
+		v.ended = true;
+		if (v.live !== null)
+			v.live.forEach(function (st) {
+				st.close();
+			});
+		v.live = null;
+		if (v.timer !== null)
+			clearTimeout(v.timer);
+		v.timer = null;
+	}
+
+	function procViewUpdate(c, v, pr) {
+		const running = pr.state === "running";
+
+		v.what.textContent = typeof pr.command === "string" ?
+		    pr.command : Array.isArray(pr.argv) ?
+		    pr.argv.map(str).join(" ") : "";
+		v.state.textContent = running ? "running" :
+		    pr.error ? str(pr.error) : resultText(pr) || "exited";
+		v.state.className = "badge " + (running ? "st-running" :
+		    "st-other");
+		v.signal.hidden = !running;
+		v.forget.hidden = running;
+		v.inRow.hidden = !running;
+		v.root.dataset.state = running ? "running" : "exited";
+		const more = (typeof pr.stdoutBytes === "number" &&
+		    pr.stdoutBytes > v.offsets.stdout) ||
+		    (typeof pr.stderrBytes === "number" &&
+		    pr.stderrBytes > v.offsets.stderr);
+		if ((running || more) && v.timer === null && !v.busy &&
+		    v.live === null)
+			procLive(c, v);
+	}
+
+	/*
+	 * The output live: a stream of the page's channel for stdout and
+	 * one for stderr, from what the page has, until the process exited
+	 * and its output was drained (the stream's end).  Without a
+	 * channel, the output is asked for every OUTPUT_MS instead.
+	 */
+	async function procLive(c, v) {
+		const names = ["stdout", "stderr"];
+
+		v.live = [];
+		v.liveOpen = 0;
+		try {
+			for (const which of names) {
+				v.liveOpen++;
+				v.live.push(await theChannel().stream({
+				    op: "output", key: c.key,
+				    id: Number(v.id), which: which,
+				    offset: v.offsets[which] }, {
+					onData: function (b) {
+						v.offsets[which] += b.length;
+						v.out.add(which, b, false);
+					},
+					onEnd: function () {
+						if (--v.liveOpen === 0) {
+							v.out.flush();
+							v.live = null;
+						}
+					}
+				    }));
+			}
+			v.pre.dataset.live = "channel";
+		} catch (e) {
+			v.live.forEach(function (st) {
+				st.close();
+			});
+			v.live = null;
+			v.pre.dataset.live = "polling";
+			procOutput(c, v);
+		}
+	}
+
+	/*
+	 * The output from where the page is, until the process exited
+	 * and all it kept was read.
+	 */
+	async function procOutput(c, v) {
+		if (v.ended || !isRunning(c) || !c.procs.part.open)
+			return;
+		v.busy = true;
+		let again = false;
+		try {
+			const r = await call("GET", envPath(c.key) +
+			    "/processes/" + encodeURIComponent(v.id) +
+			    "?stdoutOffset=" + v.offsets.stdout +
+			    "&stderrOffset=" + v.offsets.stderr);
+			const enc = r.encoding === "base64" ? "base64" :
+			    "utf-8";
+			const o = chunkBytes(str(r.stdout), enc);
+			const e = chunkBytes(str(r.stderr), enc);
+
+			if (!v.ended) {
+				v.offsets.stdout += o.length;
+				v.offsets.stderr += e.length;
+				v.out.add("stdout", o, false);
+				v.out.add("stderr", e, false);
+				again = r.state === "running" ||
+				    o.length > 0 || e.length > 0;
+				if (!again)
+					v.out.flush();
+			}
+		} catch (e) {
+			again = false;
+		}
+		v.busy = false;
+		if (again && !v.ended)
+			v.timer = setTimeout(function () {
+				v.timer = null;
+				procOutput(c, v);
+			}, OUTPUT_MS);
+	}
+
+	/*
+	 * Bytes to a running process's stdin, or its end, as an input
+	 * stream of the channel (answered once written).
+	 */
+	async function procInput(c, v, text, close) {
+		v.inSay.textContent = "";
+		try {
+			const m = { op: "input", key: c.key, id: Number(v.id) };
+
+			if (text !== null)
+				m.data = text;
+			if (close)
+				m.close = true;
+			await new Promise(function (ok, fail) {
+				theChannel().stream(m, {
+					onData: function () {},
+					onEnd: function (why) {
+						if (why)
+							fail(new Error(why));
+						else
+							ok();
+					}
+				}).catch(fail);
+			});
+			if (text !== null)
+				v.inText.value = "";
+			v.inSay.textContent = close ? "stdin closed" : "sent";
+		} catch (e) {
+			v.inSay.textContent = e && e.message ? e.message :
+			    String(e);
+		}
+	}
+
+	async function procSignal(c, v, signal) {
+		const p = c.procs;
+
+		try {
+			await call("DELETE", envPath(c.key) + "/processes/" +
+			    encodeURIComponent(v.id) + (signal ?
+			    "?signal=" + signal : ""));
+		} catch (e) {
+			if (token !== null)
+				p.error.textContent = errorText(e);
+		}
+		procsTick(c);
+	}
+
+	/* --- Ports: the fence's listening ports, opened through a ticket. */
+
+	const PORTS_MS = 3000;
+
+	function portsTick(c) {
+		const p = c.ports;
+
+		if (p.timer !== null)
+			clearTimeout(p.timer);
+		p.timer = null;
+		if (!p.part.open || !isRunning(c))
+			return;
+		portsLoad(c).finally(function () {
+			if (p.part.open && isRunning(c) && p.timer === null)
+				p.timer = setTimeout(function () {
+					p.timer = null;
+					portsTick(c);
+				}, PORTS_MS);
+		});
+	}
+
+	function portOf(v) {
+		const n = typeof v === "number" ? v : v !== null &&
+		    typeof v === "object" ? v.port : NaN;
+
+		return Number.isInteger(n) && n > 0 && n < 65536 ? n : 0;
+	}
+
+	async function portsLoad(c) {
+		const p = c.ports;
+
+		try {
+			const r = await call("GET", envPath(c.key) + "/ports");
+			const list = (Array.isArray(r.ports) ? r.ports : [])
+			    .map(portOf).filter(function (n) {
+				return n > 0;
+			    });
+			const text = JSON.stringify(list);
+
+			p.error.textContent = "";
+			if (text === p.text)
+				return;
+			p.text = text;
+			p.list.replaceChildren();
+			if (list.length === 0)
+				p.list.append(el("li", "muted",
+				    "nothing listens on a TCP port"));
+			list.forEach(function (n) {
+				const li = el("li");
+				const b = el("button", "link", "port " + n);
+
+				b.type = "button";
+				b.dataset.port = String(n);
+				b.title = "open it in a new tab";
+				b.addEventListener("click", function () {
+					portOpen(c, n);
+				});
+				li.append(b);
+				p.list.append(li);
+			});
+		} catch (e) {
+			if (token !== null)
+				p.error.textContent = errorText(e);
+		}
+	}
+
+	/*
+	 * A ticket, good once for a minute, makes the fence's own host
+	 * name's cookie (docs/interactive.md): the tab is opened at once,
+	 * in the click, so no popup blocker takes it, and sent to the
+	 * ticket's address once it came.
+	 */
+	async function portOpen(c, port) {
+		const w = window.open("", "_blank");
+
+		if (w !== null)
+			w.opener = null;
+		try {
+			const r = await call("POST", envPath(c.key) +
+			    "/tickets", { port: port });
+			const url = str(r.url);
+
+			if (!/^https?:\/\//.test(url))
+				throw new Error("no address in the answer");
+			if (w !== null)
+				w.location.href = url;
+			else
+				window.location.assign(url);
+		} catch (e) {
+			if (w !== null)
+				w.close();
+			if (token !== null)
+				c.ports.error.textContent = errorText(e);
+		}
+	}
+
+	/*
+	 * --- The channel: one WebSocket for the page (docs/interactive.md,
+	 * "The channel"), authenticated by its first message, carrying
+	 * every live stream the page holds, each with its own credit.
+	 */
+
+	const CHANNEL_PATH = "/api/channel";
+	const STREAM_ID_MAX = 0x7fffffff;
+
+	/*
+	 * The channel's messages (docs/interactive.md, "/api/channel"):
+	 * text ones are JSON objects with an "op" and the page's "stream"
+	 * number; binary ones are a stream's bytes, the stream first in 4
+	 * bytes, big-endian.  Every stream's bytes are acknowledged ("ack")
+	 * once shown, which is what lets the daemon send more of it.
+	 */
+	class Channel {
+		constructor() {
+			this.ws = null;
+			this.opening = null;
+			this.streams = new Map();	/* id -> handlers */
+			this.next = 1;
+		}
+
+		open() {
+			if (this.opening !== null)
+				return this.opening;
+			const self = this;
+
+			this.opening = new Promise(function (ok, fail) {
+				const ws = new WebSocket((location.protocol ===
+				    "https:" ? "wss://" : "ws://") +
+				    location.host + CHANNEL_PATH);
+				let ready = false;
+
+				self.ws = ws;
+				ws.binaryType = "arraybuffer";
+				ws.onopen = function () {
+					ws.send(JSON.stringify({ op: "auth",
+					    token: token }));
+				};
+				ws.onmessage = function (ev) {
+					if (typeof ev.data !== "string") {
+						if (ready)
+							self.bytes(ev.data);
+						return;
+					}
+					let m;
+
+					try {
+						m = JSON.parse(ev.data);
+					} catch (e) {
+						return;
+					}
+					if (m === null || typeof m !== "object")
+						return;
+					if (!ready && m.op === "ready") {
+						ready = true;
+						ok(self);
+						return;
+					}
+					self.message(m);
+				};
+				ws.onclose = function (ev) {
+					if (!ready)
+						fail(new Error("the channel " +
+						    "closed (" + ev.code +
+						    (ev.reason ? ": " + ev.reason :
+						    "") + ")"));
+					self.closed(ev.code, ev.reason);
+				};
+			});
+			return this.opening;
+		}
+
+		closed(code, reason) {
+			const streams = this.streams;
+
+			if (this.ws !== null)
+				this.ws.onclose = null;
+			this.ws = null;
+			this.opening = null;
+			this.streams = new Map();
+			streams.forEach(function (h) {
+				h.onEnd("the channel closed (" + code +
+				    (reason ? ": " + reason : "") + ")");
+			});
+		}
+
+		bytes(buf) {
+			if (!(buf instanceof ArrayBuffer) || buf.byteLength < 4)
+				return;
+			const id = new DataView(buf).getUint32(0);
+			const h = this.streams.get(id);
+			const b = new Uint8Array(buf, 4);
+
+			if (h === undefined)
+				return;
+			h.onData(b);
+			if (b.length > 0)
+				this.send({ op: "ack", stream: id,
+				    bytes: b.length });
+		}
+
+		message(m) {
+			const h = this.streams.get(m.stream);
+
+			if (h === undefined)
+				return;
+			if (m.op === "open" && h.onOpen)
+				h.onOpen();
+			else if (m.op === "end" || m.op === "closed" ||
+			    m.op === "written" || m.op === "error") {
+				this.streams.delete(m.stream);
+				h.onEnd(m.op === "error" ? str(m.error) +
+				    ": " + str(m.message) : "");
+			} else if (h.onMessage)
+				h.onMessage(m);
+		}
+
+		send(m) {
+			if (this.ws !== null && this.ws.readyState === 1)
+				this.ws.send(JSON.stringify(m));
+		}
+
+		/*
+		 * A stream: spec is the op that opens it ("terminal",
+		 * "output") with its fields; handlers onData(bytes),
+		 * onEnd(why), and perhaps onOpen(), onMessage(m).
+		 */
+		async stream(spec, handlers) {
+			await this.open();
+			const id = this.next;
+			const self = this;
+
+			this.next = this.next >= STREAM_ID_MAX ? 1 :
+			    this.next + 1;
+			this.streams.set(id, handlers);
+			this.send(Object.assign({ stream: id }, spec));
+			return {
+				id: id,
+				write: function (bytes) {
+					const f = new Uint8Array(4 +
+					    bytes.length);
+
+					new DataView(f.buffer).setUint32(0, id);
+					f.set(bytes, 4);
+					if (self.ws !== null &&
+					    self.ws.readyState === 1)
+						self.ws.send(f);
+				},
+				resize: function (cols, rows) {
+					self.send({ op: "resize", stream: id,
+					    cols: cols, rows: rows });
+				},
+				close: function () {
+					if (self.streams.delete(id))
+						self.send({ op: "close",
+						    stream: id });
+				}
+			};
+		}
+	}
+
+	let channel = null;
+
+	function theChannel() {
+		if (channel === null)
+			channel = new Channel();
+		return channel;
+	}
+
+	/* The page's one channel, for the browser tests' streams case. */
+	window.fencedPage = Object.freeze({ channel: theChannel });
+
+	/* --- A terminal per environment, in xterm.js. */
+
+	const TERM_REPLAY = 64 * 1024;
+
+	function termMake(c) {
+		const q = function (s) {
+			return c.root.querySelector(s);
+		};
+
+		c.term = {
+			part: q(".term-part"),
+			box: q(".term"),
+			open: q(".term-open"),
+			kill: q(".term-kill"),
+			status: q(".term-status"),
+			xterm: null,
+			id: null,
+			stream: null,
+			observer: null,
+			size: ""
+		};
+		c.term.box.classList.add("idle");
+		c.term.open.addEventListener("click", function () {
+			termOpen(c);
+		});
+		c.term.kill.addEventListener("click", function () {
+			termKill(c);
+		});
+		c.term.part.addEventListener("toggle", function () {
+			if (c.term.part.open && c.term.stream === null &&
+			    isRunning(c))
+				termFind(c);
+		});
+	}
+
+	function termUpdate(c, running) {
+		const t = c.term;
+
+		t.open.disabled = !running || t.stream !== null ||
+		    typeof window.Terminal !== "function";
+		if (!running && t.xterm !== null)
+			termEnd(c, "the environment stopped");
+	}
+
+	function termSay(c, text, bad) {
+		c.term.status.textContent = text;
+		c.term.status.className = "term-status " + (bad ? "error" :
+		    "muted");
+	}
+
+	/* A terminal of the fence's that is there already: attach. */
+	async function termFind(c) {
+		try {
+			const r = await call("GET", envPath(c.key) +
+			    "/terminals");
+			const list = Array.isArray(r.terminals) ?
+			    r.terminals : [];
+			const live = list.filter(function (t) {
+				return t !== null && typeof t === "object" &&
+				    (typeof t.id === "string" ||
+				    typeof t.id === "number") &&
+				    t.running !== false;
+			});
+
+			if (live.length > 0 && c.term.stream === null)
+				await termAttach(c,
+				    String(live[live.length - 1].id));
+		} catch (e) {
+			if (token !== null)
+				termSay(c, errorText(e), true);
+		}
+	}
+
+	function termXterm(c) {
+		const t = c.term;
+
+		if (t.xterm !== null)
+			return t.xterm;
+		t.box.classList.remove("idle");
+		t.xterm = new window.Terminal({ cursorBlink: true,
+		    rendererType: "canvas", scrollback: 2000 });
+		t.xterm.open(t.box);
+		t.xterm.fit();
+		/* For the browser tests: what the terminal shows. */
+		c.root.__term = t.xterm;
+		t.xterm.on("data", function (d) {
+			if (t.stream !== null)
+				t.stream.write(new TextEncoder().encode(d));
+		});
+		t.xterm.on("resize", function (sz) {
+			termResized(c, sz.cols, sz.rows);
+		});
+		/* The terminal's size follows its element's. */
+		t.observer = new ResizeObserver(function () {
+			if (t.xterm !== null)
+				t.xterm.fit();
+		});
+		t.observer.observe(t.box);
+		return t.xterm;
+	}
+
+	function termResized(c, cols, rows) {
+		const t = c.term;
+		const size = cols + "x" + rows;
+
+		if (t.stream === null || size === t.size)
+			return;
+		t.size = size;
+		t.box.dataset.size = size;
+		t.stream.resize(cols, rows);
+	}
+
+	async function termOpen(c) {
+		const t = c.term;
+
+		t.open.disabled = true;
+		termSay(c, "starting\u2026", false);
+		try {
+			const x = termXterm(c);
+			const r = await call("POST", envPath(c.key) +
+			    "/terminals", { cols: x.cols, rows: x.rows });
+
+			if (typeof r.id !== "string" &&
+			    typeof r.id !== "number")
+				throw new Error("no terminal id in the answer");
+			await termAttach(c, String(r.id));
+		} catch (e) {
+			if (token !== null)
+				termSay(c, errorText(e), true);
+			t.open.disabled = !isRunning(c);
+		}
+	}
+
+	async function termAttach(c, id) {
+		const t = c.term;
+		const x = termXterm(c);
+		const dec = new TextDecoder("utf-8");
+
+		/* Another terminal than the one shown: a clean screen. */
+		if (t.id !== null && t.id !== id)
+			x.reset();
+		t.id = id;
+		t.box.dataset.id = id;
+		termSay(c, "attaching to terminal " + id + "\u2026", false);
+		t.stream = await theChannel().stream({ op: "terminal",
+		    key: c.key, id: Number(id), replay: TERM_REPLAY },
+		    {
+			onData: function (b) {
+				x.write(dec.decode(b, { stream: true }));
+			},
+			onEnd: function (why) {
+				t.stream = null;
+				t.kill.disabled = true;
+				termSay(c, "terminal " + id + " ended" +
+				    (why ? ": " + why : ""), why !== "");
+				termUpdate(c, isRunning(c));
+			}
+		    });
+		t.size = "";
+		termResized(c, x.cols, x.rows);
+		t.kill.disabled = false;
+		t.open.disabled = true;
+		termSay(c, "terminal " + id, false);
+		x.focus();
+	}
+
+	async function termKill(c) {
+		const t = c.term;
+
+		if (t.id === null)
+			return;
+		try {
+			await call("DELETE", envPath(c.key) + "/terminals/" +
+			    encodeURIComponent(t.id));
+		} catch (e) {
+			if (token !== null)
+				termSay(c, errorText(e), true);
+		}
+	}
+
+	function termEnd(c, why) {
+		const t = c.term;
+
+		if (t.stream !== null)
+			t.stream.close();
+		t.stream = null;
+		if (t.observer !== null)
+			t.observer.disconnect();
+		t.observer = null;
+		if (t.xterm !== null)
+			t.xterm.dispose();
+		t.xterm = null;
+		c.root.__term = null;
+		t.id = null;
+		t.box.replaceChildren();
+		t.box.classList.add("idle");
+		t.kill.disabled = true;
+		if (why)
+			termSay(c, why, false);
 	}
 
 	/* --- Start. */
