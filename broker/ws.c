@@ -76,7 +76,7 @@ struct ws {
 	unsigned int		 ws_code;	/* the close code, for the user */
 };
 
-static void	ws_run(struct ws *);
+static void	ws_run(struct ws *, int);
 static void	ws_finish(struct ws *, unsigned int);
 static void	ws_endcb(evutil_socket_t, short, void *);
 
@@ -327,14 +327,14 @@ ws_readcb(struct bufferevent *bev, void *arg)
 	struct ws	*ws = arg;
 
 	ws->ws_rx_at = ws_now();
-	ws_run(ws);
+	ws_run(ws, 1);
 }
 
 /* The output fell to WS_OUT_LOW (or to nothing, once closing). */
 static void
 ws_writecb(struct bufferevent *bev, void *arg)
 {
-	ws_run(arg);
+	ws_run(arg, 1);
 }
 
 static void
@@ -345,7 +345,7 @@ ws_eventcb(struct bufferevent *bev, short what, void *arg)
 	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
 		ws->ws_eof = 1;
 		/* What it sent before its end is still read. */
-		ws_run(ws);
+		ws_run(ws, 1);
 		if (!ws->ws_done)
 			ws_finish(ws, wslay_event_get_close_received(ws->ws_ctx) ||
 			    wslay_event_get_close_sent(ws->ws_ctx) ?
@@ -392,7 +392,7 @@ ws_tickcb(evutil_socket_t fd, short ev, void *arg)
 
 		ws->ws_ping_at = now;
 		if (wslay_event_queue_msg(ws->ws_ctx, &m) == 0)
-			ws_run(ws);
+			ws_run(ws, 0);
 	}
 }
 
@@ -477,10 +477,13 @@ ws_new(int fd, const char *key, const void *pre, size_t prelen,
  * Frame what the peer sent (while the output has room and the user
  * reads), send what is queued, and see whether the connection is over.
  * Never re-entered: a ws_send() from a user's callback is sent by the
- * run that called it.
+ * run that called it.  Only a full run (from the loop: bytes came, the
+ * output drained) reads the peer and tells the user of room: one from
+ * ws_send() or ws_close() sends alone, so that no callback of the user
+ * runs inside its own call.
  */
 static void
-ws_run(struct ws *ws)
+ws_run(struct ws *ws, int full)
 {
 	struct evbuffer	*in = bufferevent_get_input(ws->ws_bev);
 	struct evbuffer	*out = bufferevent_get_output(ws->ws_bev);
@@ -500,7 +503,8 @@ ws_run(struct ws *ws)
 		 * A frame the RFC refuses makes wslay stop reading, with its
 		 * close queued (1002, 1009) or not: then ours, 1002.
 		 */
-		if (!ws->ws_paused && evbuffer_get_length(out) < WS_OUT_HIGH &&
+		if (full && !ws->ws_paused &&
+		    evbuffer_get_length(out) < WS_OUT_HIGH &&
 		    wslay_event_want_read(ctx) &&
 		    evbuffer_get_length(in) > 0 &&
 		    (r = wslay_event_recv(ctx)) != 0) {
@@ -542,7 +546,8 @@ ws_run(struct ws *ws)
 			ws_finish(ws, ws_code(ws));
 		else
 			bufferevent_setwatermark(ws->ws_bev, EV_WRITE, 0, 0);
-	} else if (ws->ws_full && evbuffer_get_length(out) <= WS_OUT_LOW) {
+	} else if (full && ws->ws_full &&
+	    evbuffer_get_length(out) <= WS_OUT_LOW) {
 		ws->ws_full = 0;
 		ws->ws_ops->wo_drained(ws->ws_arg, ws);
 	}
@@ -586,7 +591,7 @@ ws_send(struct ws *ws, int binary, const void *data, size_t len)
 	m.msg_length = len;
 	if (wslay_event_queue_msg(ws->ws_ctx, &m) != 0)
 		return (-1);
-	ws_run(ws);
+	ws_run(ws, 0);
 	return (0);
 }
 
@@ -639,10 +644,11 @@ ws_close(struct ws *ws, unsigned int code, const char *reason)
 	 * is queued by ws_run() once what was sent before it went.
 	 */
 	ws->ws_close_code = code;
-	memcpy(ws->ws_close_reason, reason, len);
+	if (len > 0)
+		memcpy(ws->ws_close_reason, reason, len);
 	ws->ws_close_len = len;
 	ws->ws_close_wanted = 1;
-	ws_run(ws);
+	ws_run(ws, 0);
 }
 
 void
@@ -665,5 +671,5 @@ ws_feed(struct ws *ws, const void *data, size_t len)
 		return;
 	if (ws_inject(ws, data, len) == 0)
 		ws->ws_rx_at = ws_now();
-	ws_run(ws);
+	ws_run(ws, 1);
 }
