@@ -135,6 +135,26 @@ path_form_body() {
 	# The API itself is as before on the same listener.
 	call "$T" GET $E/w
 	expect 200 '"key":"w"'
+	# A relayed request pipelined behind an API request in one write
+	# is evhttp's already: refused, not half relayed.
+	cat > pipe.py <<'PY'
+import socket, sys
+port, tok = sys.argv[1], sys.argv[2]
+s = socket.create_connection(("127.0.0.1", int(port)), timeout=20)
+h = "Host: 127.0.0.1:%s\r\nx-voicebox-host-token: %s\r\n\r\n" % (port, tok)
+s.sendall(("GET /api/environments/w HTTP/1.1\r\n" + h +
+    "GET /api/environments/w/ports/8000/p HTTP/1.1\r\n" + h).encode())
+data = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    data += b
+print(data.decode(errors="replace"))
+PY
+	atf_check -o match:"HTTP/1.1 200 OK" -o match:"HTTP/1.1 400 Bad Request" \
+	    -o match:"pipelined behind another" -o not-match:"GET /p HTTP" \
+	    $PY pipe.py "$P" "$T"
 }
 path_form_cleanup() {
 	fenced_vars
