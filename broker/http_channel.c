@@ -11,9 +11,9 @@
  * message must be {"op":"auth","token":T} within CHAN_AUTH_SEC; after
  * it, text messages are JSON objects with an "op" and a client-chosen
  * "stream" number, and binary messages are [4-byte stream, big-endian]
- * [bytes] of a terminal.  Each stream is a maker of the fence service's
- * requests (its answers come to the stream; inflight_orphan() of the
- * stream ends them all when it closes).
+ * [bytes] of a terminal or a process's output.  Each stream is a maker
+ * of the fence service's requests (its answers come to the stream;
+ * inflight_orphan() of the stream ends them all when it closes).
  *
  * Flow control: every stream may have CHAN_WINDOW bytes of its output
  * sent and not acknowledged ("ack"); past that, its source is not read
@@ -336,7 +336,9 @@ chan_auth(struct channel *ch, json_t *o)
 		    "{\"op\":\"auth\",\"token\":...}");
 		return;
 	}
-	if (token_lookup(json_string_value(t), json_string_length(t),
+	/* A NUL inside is no token's (strlen() would stop at it). */
+	if (strlen(json_string_value(t)) != json_string_length(t) ||
+	    token_lookup(json_string_value(t), json_string_length(t),
 	    &uid) == -1) {
 		chan_error(ch, 0, "unauthorized", "the host token is not "
 		    "valid");

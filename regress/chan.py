@@ -240,18 +240,20 @@ def case_wsclient(port, token, key):
 
 
 def case_watch(port, token, key, ctl):
-    """Watch key; stop it with fencectl (ctl); print states seen."""
+    """Watch key from before its boot (ctl boots it, then stops it once
+    measured): the states, the level decided and why it stopped."""
     c = channel(port, token)
     c.send({"op": "watch", "stream": 3, "key": key})
-    seen = []
+    seen, level = [], None
     stopped = False
-    deadline = time.time() + 60
+    deadline = time.time() + 90
     while time.time() < deadline:
         m = c.json()
         if m.get("stream") != 3:
             continue
         if m["op"] == "watching":
             print("watching")
+            os.system(ctl + " boot " + key + " > /dev/null &")
             continue
         if m["op"] != "state":
             print("unexpected " + json.dumps(m))
@@ -261,12 +263,15 @@ def case_watch(port, token, key, ctl):
         if not seen or seen[-1] != st:
             seen.append(st)
             print("state " + st)
-        if st == "running" and not stopped:
+        lv = env.get("level")
+        if lv and lv != "unmeasured" and lv != level:
+            level = lv
+            print("level decided")
+        if st == "running" and level and not stopped:
             os.system(ctl + " stop " + key + " > /dev/null")
             stopped = True
         if st == "stopped":
-            print("why " + str(env.get("stoppedReason",
-                                       env.get("reason", "?"))))
+            print("why " + str(env.get("reason")))
             break
     c.close()
 
@@ -576,6 +581,29 @@ def case_foreign(port, token, key):
     print("attach %d close %s" % (a.status, close_code(a)))
 
 
+def case_streams_max(port, token):
+    """33 streams on one channel: the 33rd refused, a closed one's
+    place taken again."""
+    c = channel(port, token)
+    for i in range(1, 34):
+        c.send({"op": "watch", "stream": i, "key": "nosuch"})
+    while True:
+        m = c.json()
+        if m["op"] == "error":
+            print("stream %d error %s" % (m["stream"], m["error"]))
+            break
+    c.send({"op": "close", "stream": 1})
+    c.send({"op": "watch", "stream": 34, "key": "nosuch"})
+    c.send({"op": "watch", "stream": 34, "key": "nosuch"})
+    while True:
+        m = c.json()
+        if m.get("stream") == 34 and m["op"] in ("watching", "error"):
+            print("stream 34 %s %s" % (m["op"], m.get("error", "")))
+            if m["op"] == "error":
+                break
+    c.close()
+
+
 def case_many(port, token, n):
     """Channels of one user until one is refused: which, and how."""
     held = []
@@ -622,6 +650,8 @@ def main():
         case_handshake(port, a[0], a[1] if len(a) > 1 else "")
     elif case == "terminal":
         case_terminal(port, a[0], a[1], a[2])
+    elif case == "streams-max":
+        case_streams_max(port, a[0])
     elif case == "many":
         case_many(port, a[0], a[1])
     elif case == "foreign":
