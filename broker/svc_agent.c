@@ -34,12 +34,55 @@
 
 static void	svc_agent_answer(struct breq *, const struct svc_msg *);
 
+/* svc_agent_encode() of a tunnel's messages and the ports' listing. */
+static int
+svc_agent_encode_tunnel(struct bfence *bf, uint32_t type, void *msg,
+    void **buf, size_t *len)
+{
+	struct msg_tunnel_open *to = msg;
+	struct msg_ports_req *ps = msg;
+	struct msg_tunnel_data *td = msg;
+	struct msg_tunnel_credit *tc = msg;
+	struct msg_tunnel_close *tl = msg;
+	int		 rv;
+
+	switch (type) {
+	case IMSG_AGENT_TUNNEL_OPEN:
+		memcpy(to->to_bearer, bf->bf_bearer, MSG_BEARER_LEN);
+		rv = msg_tunnel_open_encode(to, buf, len);
+		explicit_bzero(to->to_bearer, MSG_BEARER_LEN);
+		return (rv);
+	case IMSG_AGENT_PORTS:
+		memcpy(ps->ps_bearer, bf->bf_bearer, MSG_BEARER_LEN);
+		rv = msg_ports_req_encode(ps, buf, len);
+		explicit_bzero(ps->ps_bearer, MSG_BEARER_LEN);
+		return (rv);
+	case IMSG_AGENT_TUNNEL_DATA:
+		memcpy(td->td_bearer, bf->bf_bearer, MSG_BEARER_LEN);
+		rv = msg_tunnel_data_encode(td, buf, len);
+		explicit_bzero(td->td_bearer, MSG_BEARER_LEN);
+		return (rv);
+	case IMSG_AGENT_TUNNEL_CREDIT:
+		memcpy(tc->tc_bearer, bf->bf_bearer, MSG_BEARER_LEN);
+		rv = msg_tunnel_credit_encode(tc, buf, len);
+		explicit_bzero(tc->tc_bearer, MSG_BEARER_LEN);
+		return (rv);
+	case IMSG_AGENT_TUNNEL_CLOSE:
+		memcpy(tl->tl_bearer, bf->bf_bearer, MSG_BEARER_LEN);
+		rv = msg_tunnel_close_encode(tl, buf, len);
+		explicit_bzero(tl->tl_bearer, MSG_BEARER_LEN);
+		return (rv);
+	}
+	fatalx("%s: %s", __func__, msg_type_name(type));
+}
+
 /*
  * Encode msg, a request of type for bf's agent, with bf's bearer: the
- * one place a request gets it (a stream's CREDIT and CANCEL too).  The
- * bearer is wiped from msg again; the caller wipes *buf.
+ * one place a request gets it (a stream's CREDIT and CANCEL too, and
+ * a tunnel's frames, which svc_tunnel.c's svc_agent_send() encodes
+ * here).  The bearer is wiped from msg again; the caller wipes *buf.
  */
-static int
+int
 svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
     size_t *len)
 {
@@ -49,11 +92,6 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 	struct msg_proc_req *q = msg;
 	struct msg_file	*fl = msg;
 	struct msg_credit *cr = msg;
-	struct msg_tunnel_open *to = msg;
-	struct msg_ports_req *ps = msg;
-	struct msg_tunnel_data *td = msg;
-	struct msg_tunnel_credit *tc = msg;
-	struct msg_tunnel_close *tl = msg;
 	struct msg_term_open *tm = msg;
 	struct msg_term_req *tq = msg;
 	struct msg_proc_input *pi = msg;
@@ -96,31 +134,6 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 		rv = msg_credit_encode(cr, buf, len);
 		explicit_bzero(cr->cr_bearer, MSG_BEARER_LEN);
 		break;
-	case IMSG_AGENT_TUNNEL_OPEN:
-		memcpy(to->to_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_tunnel_open_encode(to, buf, len);
-		explicit_bzero(to->to_bearer, MSG_BEARER_LEN);
-		break;
-	case IMSG_AGENT_PORTS:
-		memcpy(ps->ps_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_ports_req_encode(ps, buf, len);
-		explicit_bzero(ps->ps_bearer, MSG_BEARER_LEN);
-		break;
-	case IMSG_AGENT_TUNNEL_DATA:
-		memcpy(td->td_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_tunnel_data_encode(td, buf, len);
-		explicit_bzero(td->td_bearer, MSG_BEARER_LEN);
-		break;
-	case IMSG_AGENT_TUNNEL_CREDIT:
-		memcpy(tc->tc_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_tunnel_credit_encode(tc, buf, len);
-		explicit_bzero(tc->tc_bearer, MSG_BEARER_LEN);
-		break;
-	case IMSG_AGENT_TUNNEL_CLOSE:
-		memcpy(tl->tl_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_tunnel_close_encode(tl, buf, len);
-		explicit_bzero(tl->tl_bearer, MSG_BEARER_LEN);
-		break;
 	case IMSG_AGENT_TERM_OPEN:
 		memcpy(tm->to_bearer, bf->bf_bearer, MSG_BEARER_LEN);
 		rv = msg_term_open_encode(tm, buf, len);
@@ -137,7 +150,8 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 		explicit_bzero(pi->pi_bearer, MSG_BEARER_LEN);
 		break;
 	default:
-		fatalx("%s: %s", __func__, msg_type_name(type));
+		rv = svc_agent_encode_tunnel(bf, type, msg, buf, len);
+		break;
 	}
 	return (rv);
 }
@@ -199,7 +213,7 @@ svc_to_agent(struct bfence *bf, struct breq *r, uint32_t type, void *msg,
 }
 
 /* A user's request for NAMED's KEY's agent: exec, git config, git init. */
-static void
+void
 svc_agent_req(const struct svc_who *w, uid_t named, const char *key,
     uint32_t type, void *msg, svc_cb cb, void *arg)
 {
@@ -240,28 +254,6 @@ svc_exec_stream(const struct svc_who *w, struct msg_exec *x, svc_cb cb,
 {
 	svc_agent_req(w, x->x_owner, x->x_key, IMSG_AGENT_EXEC_STREAM, x, cb,
 	    arg);
-}
-
-/*
- * One message of request (or tunnel) id to bf's agent, now, with the
- * fence's bearer: a tunnel's DATA, CREDIT and CLOSE.  -1: no agent, or
- * its channel takes nothing more.
- */
-int
-svc_agent_send(struct bfence *bf, uint32_t type, uint32_t id, void *msg)
-{
-	void		*buf;
-	size_t		 len;
-	int		 rv;
-
-	if (bf->bf_agent == NULL)
-		return (-1);
-	if (svc_agent_encode(bf, type, msg, &buf, &len) == -1)
-		fatal("%s: %s", __func__, msg_type_name(type));
-	rv = imsgev_compose(bf->bf_agent, type, id, 0, -1, buf, len);
-	explicit_bzero(buf, len);
-	free(buf);
-	return (rv);
 }
 
 /* CREDIT (bytes) or CANCEL (0) to r's agent, with the fence's bearer. */
@@ -307,19 +299,6 @@ svc_stream_credit(uint32_t id, void *arg, size_t n)
 		return;
 	r->r_unacked -= n;
 	svc_stream_send(r, IMSG_AGENT_CREDIT, (uint32_t)n);
-}
-
-/* The TCP ports that listen in owner's KEY: SVC_PORTS, or an error. */
-void
-svc_ports(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
-    void *arg)
-{
-	struct msg_ports_req ps;
-
-	memset(&ps, 0, sizeof(ps));
-	strlcpy(ps.ps_key, key, sizeof(ps.ps_key));
-	ps.ps_owner = owner;
-	svc_agent_req(w, owner, key, IMSG_AGENT_PORTS, &ps, cb, arg);
 }
 
 void
@@ -757,19 +736,8 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		return;
 	}
 	r = breq_find(imsg->hdr.ih_peerid);
-	/*
-	 * A tunnel's frames cross our ABORT of it, which the agent does
-	 * not answer: those of a tunnel that is gone are dropped.  They
-	 * hold nothing (the window counts only for one that is open).
-	 */
-	if (r == NULL && (type == IMSG_AGENT_TUNNEL_DATA ||
-	    type == IMSG_AGENT_TUNNEL_CREDIT ||
-	    type == IMSG_AGENT_TUNNEL_CLOSE) && imsg->fd == -1) {
-		log_debug("fence %s: %s for tunnel %u that is gone, dropped",
-		    bf->bf_info.f_key, msg_type_name(type),
-		    imsg->hdr.ih_peerid);
+	if (r == NULL && svc_tunnel_stray(bf, imsg))
 		return;
-	}
 	if (r == NULL || r->r_kind != BREQ_AGENT || r->r_fence != bf ||
 	    r->r_is_held || !svc_agent_takes(r->r_type, type))
 		goto bad;
