@@ -34,67 +34,25 @@
 
 static void	svc_agent_answer(struct breq *, const struct svc_msg *);
 
-/* svc_agent_encode() of a tunnel's messages and the ports' listing. */
-static int
-svc_agent_encode_tunnel(struct bfence *bf, uint32_t type, void *msg,
-    void **buf, size_t *len)
+/* The fence's bearer into a request's field b. */
+static uint8_t *
+svc_bear(const struct bfence *bf, uint8_t *b)
 {
-	struct msg_tunnel_open *to = msg;
-	struct msg_ports_req *ps = msg;
-	struct msg_tunnel_data *td = msg;
-	struct msg_tunnel_credit *tc = msg;
-	struct msg_tunnel_close *tl = msg;
-	int		 rv;
-
-	switch (type) {
-	case IMSG_AGENT_TUNNEL_OPEN:
-		memcpy(to->to_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_tunnel_open_encode(to, buf, len);
-		explicit_bzero(to->to_bearer, MSG_BEARER_LEN);
-		return (rv);
-	case IMSG_AGENT_PORTS:
-		memcpy(ps->ps_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_ports_req_encode(ps, buf, len);
-		explicit_bzero(ps->ps_bearer, MSG_BEARER_LEN);
-		return (rv);
-	case IMSG_AGENT_TUNNEL_DATA:
-		memcpy(td->td_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_tunnel_data_encode(td, buf, len);
-		explicit_bzero(td->td_bearer, MSG_BEARER_LEN);
-		return (rv);
-	case IMSG_AGENT_TUNNEL_CREDIT:
-		memcpy(tc->tc_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_tunnel_credit_encode(tc, buf, len);
-		explicit_bzero(tc->tc_bearer, MSG_BEARER_LEN);
-		return (rv);
-	case IMSG_AGENT_TUNNEL_CLOSE:
-		memcpy(tl->tl_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_tunnel_close_encode(tl, buf, len);
-		explicit_bzero(tl->tl_bearer, MSG_BEARER_LEN);
-		return (rv);
-	}
-	fatalx("%s: %s", __func__, msg_type_name(type));
+	memcpy(b, bf->bf_bearer, MSG_BEARER_LEN);
+	return (b);
 }
 
 /*
  * Encode msg, a request of type for bf's agent, with bf's bearer: the
- * one place a request gets it (a stream's CREDIT and CANCEL too, and
- * a tunnel's frames, which svc_tunnel.c's svc_agent_send() encodes
- * here).  The bearer is wiped from msg again; the caller wipes *buf.
+ * one place a request gets it (a stream's CREDIT and CANCEL too, a
+ * tunnel's frames).  The bearer is wiped from msg again; the caller
+ * wipes *buf.
  */
 int
 svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
     size_t *len)
 {
-	struct msg_exec	*x = msg;
-	struct msg_gitconfig *g = msg;
-	struct msg_gitinit *gi = msg;
-	struct msg_proc_req *q = msg;
-	struct msg_file	*fl = msg;
-	struct msg_credit *cr = msg;
-	struct msg_term_open *tm = msg;
-	struct msg_term_req *tq = msg;
-	struct msg_proc_input *pi = msg;
+	uint8_t		*b;
 	int		 rv;
 
 	switch (type) {
@@ -102,57 +60,68 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 	case IMSG_AGENT_SPAWN:
 	case IMSG_AGENT_EXEC_STREAM:
 	case IMSG_AGENT_PROBE:
-		memcpy(x->x_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_exec_encode(x, buf, len);
-		explicit_bzero(x->x_bearer, MSG_BEARER_LEN);
+		b = svc_bear(bf, ((struct msg_exec *)msg)->x_bearer);
+		rv = msg_exec_encode(msg, buf, len);
 		break;
 	case IMSG_AGENT_PROCS:
-		memcpy(q->q_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_proc_req_encode(q, buf, len);
-		explicit_bzero(q->q_bearer, MSG_BEARER_LEN);
+		b = svc_bear(bf, ((struct msg_proc_req *)msg)->q_bearer);
+		rv = msg_proc_req_encode(msg, buf, len);
 		break;
 	case IMSG_AGENT_GIT_CONFIG:
-		memcpy(g->g_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_gitconfig_encode(g, buf, len);
-		explicit_bzero(g->g_bearer, MSG_BEARER_LEN);
+		b = svc_bear(bf, ((struct msg_gitconfig *)msg)->g_bearer);
+		rv = msg_gitconfig_encode(msg, buf, len);
 		break;
 	case IMSG_AGENT_GIT_INIT:
-		memcpy(gi->gi_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_gitinit_encode(gi, buf, len);
-		explicit_bzero(gi->gi_bearer, MSG_BEARER_LEN);
+		b = svc_bear(bf, ((struct msg_gitinit *)msg)->gi_bearer);
+		rv = msg_gitinit_encode(msg, buf, len);
 		break;
 	case IMSG_AGENT_FILE_READ:
 	case IMSG_AGENT_FILE_WRITE:
 	case IMSG_AGENT_FILE_DELETE:
-		memcpy(fl->fl_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_file_encode(fl, buf, len);
-		explicit_bzero(fl->fl_bearer, MSG_BEARER_LEN);
+		b = svc_bear(bf, ((struct msg_file *)msg)->fl_bearer);
+		rv = msg_file_encode(msg, buf, len);
 		break;
 	case IMSG_AGENT_CREDIT:
 	case IMSG_AGENT_CANCEL:
-		memcpy(cr->cr_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_credit_encode(cr, buf, len);
-		explicit_bzero(cr->cr_bearer, MSG_BEARER_LEN);
+		b = svc_bear(bf, ((struct msg_credit *)msg)->cr_bearer);
+		rv = msg_credit_encode(msg, buf, len);
+		break;
+	case IMSG_AGENT_TUNNEL_OPEN:
+		b = svc_bear(bf, ((struct msg_tunnel_open *)msg)->to_bearer);
+		rv = msg_tunnel_open_encode(msg, buf, len);
+		break;
+	case IMSG_AGENT_PORTS:
+		b = svc_bear(bf, ((struct msg_ports_req *)msg)->ps_bearer);
+		rv = msg_ports_req_encode(msg, buf, len);
+		break;
+	case IMSG_AGENT_TUNNEL_DATA:
+		b = svc_bear(bf, ((struct msg_tunnel_data *)msg)->td_bearer);
+		rv = msg_tunnel_data_encode(msg, buf, len);
+		break;
+	case IMSG_AGENT_TUNNEL_CREDIT:
+		b = svc_bear(bf, ((struct msg_tunnel_credit *)msg)->tc_bearer);
+		rv = msg_tunnel_credit_encode(msg, buf, len);
+		break;
+	case IMSG_AGENT_TUNNEL_CLOSE:
+		b = svc_bear(bf, ((struct msg_tunnel_close *)msg)->tl_bearer);
+		rv = msg_tunnel_close_encode(msg, buf, len);
 		break;
 	case IMSG_AGENT_TERM_OPEN:
-		memcpy(tm->to_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_term_open_encode(tm, buf, len);
-		explicit_bzero(tm->to_bearer, MSG_BEARER_LEN);
+		b = svc_bear(bf, ((struct msg_term_open *)msg)->to_bearer);
+		rv = msg_term_open_encode(msg, buf, len);
 		break;
 	case IMSG_AGENT_TERMS:
-		memcpy(tq->tq_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_term_req_encode(tq, buf, len);
-		explicit_bzero(tq->tq_bearer, MSG_BEARER_LEN);
+		b = svc_bear(bf, ((struct msg_term_req *)msg)->tq_bearer);
+		rv = msg_term_req_encode(msg, buf, len);
 		break;
 	case IMSG_AGENT_PROC_INPUT:
-		memcpy(pi->pi_bearer, bf->bf_bearer, MSG_BEARER_LEN);
-		rv = msg_proc_input_encode(pi, buf, len);
-		explicit_bzero(pi->pi_bearer, MSG_BEARER_LEN);
+		b = svc_bear(bf, ((struct msg_proc_input *)msg)->pi_bearer);
+		rv = msg_proc_input_encode(msg, buf, len);
 		break;
 	default:
-		rv = svc_agent_encode_tunnel(bf, type, msg, buf, len);
-		break;
+		fatalx("%s: %s", __func__, msg_type_name(type));
 	}
+	explicit_bzero(b, MSG_BEARER_LEN);
 	return (rv);
 }
 
@@ -584,8 +553,9 @@ svc_agent_proc(struct breq *r, struct imsg *imsg, struct svc_agent_msg *am)
 	return (SVC_AGENT_OK);
 }
 
+/* The end of a listing, of processes or of terminals. */
 static int
-svc_agent_proc_end(struct breq *r, struct imsg *imsg,
+svc_agent_list_end(struct breq *r, struct imsg *imsg,
     struct svc_agent_msg *am)
 {
 	if (!r->r_list)
@@ -651,17 +621,6 @@ svc_agent_term(struct breq *r, struct imsg *imsg, struct svc_agent_msg *am)
 	return (SVC_AGENT_OK);
 }
 
-static int
-svc_agent_term_end(struct breq *r, struct imsg *imsg,
-    struct svc_agent_msg *am)
-{
-	if (!r->r_list)
-		return (SVC_AGENT_BAD);
-	if (msg_empty_decode(imsg->data, imsg->len) == -1)
-		return (SVC_AGENT_MALFORMED);
-	return (SVC_AGENT_OK);
-}
-
 /* How each kind of answer is decoded. */
 static const struct svc_agent_decoder {
 	uint32_t	 ad_type;
@@ -672,12 +631,12 @@ static const struct svc_agent_decoder {
 	{ IMSG_AGENT_GIT_IDENTITY,	svc_agent_identity },
 	{ IMSG_AGENT_ERROR,		svc_agent_error },
 	{ IMSG_AGENT_PROC,		svc_agent_proc },
-	{ IMSG_AGENT_PROC_END,		svc_agent_proc_end },
+	{ IMSG_AGENT_PROC_END,		svc_agent_list_end },
 	{ IMSG_AGENT_FILE,		svc_agent_file },
 	{ IMSG_AGENT_FILE_LIST,		svc_agent_file_list },
 	{ IMSG_AGENT_CHUNK,		svc_agent_chunk },
 	{ IMSG_AGENT_TERM,		svc_agent_term },
-	{ IMSG_AGENT_TERM_END,		svc_agent_term_end },
+	{ IMSG_AGENT_TERM_END,		svc_agent_list_end },
 	{ IMSG_AGENT_PORT_LIST,		svc_agent_portlist },
 };
 

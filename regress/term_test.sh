@@ -429,6 +429,23 @@ stdin_body() {
 	id3=$(awk 'NR == 1 { print $1 }' sp3.out)
 	atf_check -s exit:1 -e match:'input-closed' -x \
 	    "echo more | $CTL input t $id3"
+	# Over HTTP: stdinOpen starts one so; an exec has no such field.
+	[ "${TERM_BACKEND:-}" = vm ] && return
+	T=$($CTL token 2>/dev/null | tail -n 1)
+	call "$T" POST /api/environments/t/processes \
+	    '{"argv":["cat"],"stdinOpen":true}'
+	expect 201 '"state":"running"'
+	id4=$(field id)
+	atf_check -x "printf 'over-http' | $CTL input t $id4 -c"
+	wait_until 20 sh -c "$CTL show process t $id4 2>&1 | grep -q exited" ||
+	    atf_fail "cat did not end"
+	atf_check -o inline:over-http -e ignore $CTL show process t "$id4"
+	call "$T" POST /api/environments/t/exec \
+	    '{"argv":["cat"],"stdinOpen":true}'
+	expect 400 '"error":"unknown-field"'
+	call "$T" POST /api/environments/t/processes \
+	    '{"argv":["cat"],"stdinOpen":1}'
+	expect 400 '"error":"bad-type"'
 }
 stdin_cleanup() {
 	kill $(cat follow.pid 2>/dev/null) 2>/dev/null
