@@ -146,10 +146,15 @@ void		 svc_agent_closed(struct imsgev *, int, void *);
 void		 svc_to_agent(struct bfence *, struct breq *, uint32_t, void *,
 		    int);
 void		 svc_stream_send(struct breq *, uint32_t, uint32_t);
-int		 svc_agent_send(struct bfence *, uint32_t, uint32_t, void *);
+int		 svc_agent_encode(struct bfence *, uint32_t, void *, void **,
+		    size_t *);
+void		 svc_agent_req(const struct svc_who *, uid_t, const char *,
+		    uint32_t, void *, svc_cb, void *);
 
 /* svc_tunnel.c: tunnels, the broker's side */
 int		 svc_tunnel_agent(struct breq *, struct imsg *);
+int		 svc_tunnel_stray(struct bfence *, struct imsg *);
+int		 svc_agent_send(struct bfence *, uint32_t, uint32_t, void *);
 void		 svc_tunnel_orphan(struct breq *);
 void		 svc_fail_fence(struct bfence *, const char *, int);
 void		 svc_measured(struct bfence *);

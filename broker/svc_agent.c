@@ -48,7 +48,7 @@ svc_bear(const struct bfence *bf, uint8_t *b)
  * tunnel's frames).  The bearer is wiped from msg again; the caller
  * wipes *buf.
  */
-static int
+int
 svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
     size_t *len)
 {
@@ -182,7 +182,7 @@ svc_to_agent(struct bfence *bf, struct breq *r, uint32_t type, void *msg,
 }
 
 /* A user's request for NAMED's KEY's agent: exec, git config, git init. */
-static void
+void
 svc_agent_req(const struct svc_who *w, uid_t named, const char *key,
     uint32_t type, void *msg, svc_cb cb, void *arg)
 {
@@ -223,28 +223,6 @@ svc_exec_stream(const struct svc_who *w, struct msg_exec *x, svc_cb cb,
 {
 	svc_agent_req(w, x->x_owner, x->x_key, IMSG_AGENT_EXEC_STREAM, x, cb,
 	    arg);
-}
-
-/*
- * One message of request (or tunnel) id to bf's agent, now, with the
- * fence's bearer: a tunnel's DATA, CREDIT and CLOSE.  -1: no agent, or
- * its channel takes nothing more.
- */
-int
-svc_agent_send(struct bfence *bf, uint32_t type, uint32_t id, void *msg)
-{
-	void		*buf;
-	size_t		 len;
-	int		 rv;
-
-	if (bf->bf_agent == NULL)
-		return (-1);
-	if (svc_agent_encode(bf, type, msg, &buf, &len) == -1)
-		fatal("%s: %s", __func__, msg_type_name(type));
-	rv = imsgev_compose(bf->bf_agent, type, id, 0, -1, buf, len);
-	explicit_bzero(buf, len);
-	free(buf);
-	return (rv);
 }
 
 /* CREDIT (bytes) or CANCEL (0) to r's agent, with the fence's bearer. */
@@ -290,19 +268,6 @@ svc_stream_credit(uint32_t id, void *arg, size_t n)
 		return;
 	r->r_unacked -= n;
 	svc_stream_send(r, IMSG_AGENT_CREDIT, (uint32_t)n);
-}
-
-/* The TCP ports that listen in owner's KEY: SVC_PORTS, or an error. */
-void
-svc_ports(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
-    void *arg)
-{
-	struct msg_ports_req ps;
-
-	memset(&ps, 0, sizeof(ps));
-	strlcpy(ps.ps_key, key, sizeof(ps.ps_key));
-	ps.ps_owner = owner;
-	svc_agent_req(w, owner, key, IMSG_AGENT_PORTS, &ps, cb, arg);
 }
 
 void
@@ -730,19 +695,8 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		return;
 	}
 	r = breq_find(imsg->hdr.ih_peerid);
-	/*
-	 * A tunnel's frames cross our ABORT of it, which the agent does
-	 * not answer: those of a tunnel that is gone are dropped.  They
-	 * hold nothing (the window counts only for one that is open).
-	 */
-	if (r == NULL && (type == IMSG_AGENT_TUNNEL_DATA ||
-	    type == IMSG_AGENT_TUNNEL_CREDIT ||
-	    type == IMSG_AGENT_TUNNEL_CLOSE) && imsg->fd == -1) {
-		log_debug("fence %s: %s for tunnel %u that is gone, dropped",
-		    bf->bf_info.f_key, msg_type_name(type),
-		    imsg->hdr.ih_peerid);
+	if (r == NULL && svc_tunnel_stray(bf, imsg))
 		return;
-	}
 	if (r == NULL || r->r_kind != BREQ_AGENT || r->r_fence != bf ||
 	    r->r_is_held || !svc_agent_takes(r->r_type, type))
 		goto bad;

@@ -89,6 +89,61 @@ static void	tunnel_write(evutil_socket_t, short, void *);
 static void	tunnel_flush(struct svc_tunnel *);
 static void	tunnel_maybe_over(struct svc_tunnel *);
 
+/*
+ * One message of request (or tunnel) id to bf's agent, now, with the
+ * fence's bearer: a tunnel's DATA, CREDIT and CLOSE.  -1: no agent, or
+ * its channel takes nothing more.
+ */
+int
+svc_agent_send(struct bfence *bf, uint32_t type, uint32_t id, void *msg)
+{
+	void		*buf;
+	size_t		 len;
+	int		 rv;
+
+	if (bf->bf_agent == NULL)
+		return (-1);
+	if (svc_agent_encode(bf, type, msg, &buf, &len) == -1)
+		fatal("%s: %s", __func__, msg_type_name(type));
+	rv = imsgev_compose(bf->bf_agent, type, id, 0, -1, buf, len);
+	explicit_bzero(buf, len);
+	free(buf);
+	return (rv);
+}
+
+/*
+ * A tunnel's frames cross our ABORT of it, which the agent does not
+ * answer: those (without a descriptor) of a tunnel that is gone are
+ * dropped, 1.  They hold nothing: the window counts only for one that
+ * is open.
+ */
+int
+svc_tunnel_stray(struct bfence *bf, struct imsg *imsg)
+{
+	uint32_t	 type = imsg->hdr.ih_type;
+
+	if ((type != IMSG_AGENT_TUNNEL_DATA &&
+	    type != IMSG_AGENT_TUNNEL_CREDIT &&
+	    type != IMSG_AGENT_TUNNEL_CLOSE) || imsg->fd != -1)
+		return (0);
+	log_debug("fence %s: %s for tunnel %u that is gone, dropped",
+	    bf->bf_info.f_key, msg_type_name(type), imsg->hdr.ih_peerid);
+	return (1);
+}
+
+/* The TCP ports that listen in owner's KEY: SVC_PORTS, or an error. */
+void
+svc_ports(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
+    void *arg)
+{
+	struct msg_ports_req ps;
+
+	memset(&ps, 0, sizeof(ps));
+	strlcpy(ps.ps_key, key, sizeof(ps.ps_key));
+	ps.ps_owner = owner;
+	svc_agent_req(w, owner, key, IMSG_AGENT_PORTS, &ps, cb, arg);
+}
+
 /* uid's tunnels, open or opening, and bf's. */
 unsigned int
 svc_tunnels(uid_t uid)
@@ -351,66 +406,74 @@ tunnel_give(struct breq *r, int fd)
 	breq_reply(r, &a);
 }
 
+/* The agent passed its connected socket (mode fd): checked, handed over. */
+static int
+tunnel_opened_fd(struct breq *r, struct svc_tunnel *st, struct imsg *imsg)
+{
+	const char	*why;
+	int		 fd, v;
+
+	if (imsg->fd == -1 || st->st_kind != MSG_TUNNEL_PORT)
+		return (-1);
+	if ((v = tunnel_fd_valid(imsg->fd, &why)) == 0) {
+		log_warnx("fence %s: tunnel %u: the agent passed a "
+		    "descriptor that is %s", r->r_key,
+		    r->r_in.in_id, why);
+		return (-1);
+	}
+	fd = imsg->fd;
+	imsg->fd = -1;
+	if (v == -1) {
+		log_warnx("fence %s: tunnel %u: the agent passed a "
+		    "descriptor that is %s; refused", r->r_key,
+		    r->r_in.in_id, why);
+		(void)close(fd);
+		st->st_state = TUNNEL_OVER;
+		breq_error(r, "port-closed", "the connection to port "
+		    "%u in the %s closed before it was passed on",
+		    st->st_port, r->r_noun);
+		tunnel_free(st);
+		return (0);
+	}
+	if (r->r_cb == NULL) {
+		/* Its maker went while it opened. */
+		(void)close(fd);
+		st->st_state = TUNNEL_OVER;
+		svc_tunnel_orphan(r);
+		return (0);
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) ==
+	    -1 || fcntl(fd, F_SETFD, FD_CLOEXEC) == -1 ||
+	    (st->st_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1) {
+		log_warn("fence %s: tunnel %u", r->r_key,
+		    r->r_in.in_id);
+		(void)close(fd);
+		st->st_state = TUNNEL_OVER;
+		breq_error(r, "too-many-tunnels", "the daemon is out "
+		    "of descriptors");
+		/* The request is done: the tunnel with it. */
+		tunnel_free(st);
+		return (0);
+	}
+	st->st_state = TUNNEL_FD;
+	log_debug("fence %s: tunnel %u open, the fence's socket",
+	    r->r_key, r->r_in.in_id);
+	tunnel_give(r, fd);
+	return (0);
+}
+
 /* The agent's answer: the tunnel is open, one way or the other. */
 static int
 tunnel_opened(struct breq *r, struct svc_tunnel *st, struct imsg *imsg)
 {
 	struct msg_tunnel tn;
-	const char	*why;
-	int		 sv[2], fd, v;
+	int		 sv[2];
 
 	if (st->st_state != TUNNEL_OPENING ||
 	    msg_tunnel_decode(imsg->data, imsg->len, &tn) == -1)
 		return (-1);
-	if (tn.tn_mode == MSG_TUNNEL_FD) {
-		if (imsg->fd == -1 || st->st_kind != MSG_TUNNEL_PORT)
-			return (-1);
-		if ((v = tunnel_fd_valid(imsg->fd, &why)) == 0) {
-			log_warnx("fence %s: tunnel %u: the agent passed a "
-			    "descriptor that is %s", r->r_key,
-			    r->r_in.in_id, why);
-			return (-1);
-		}
-		fd = imsg->fd;
-		imsg->fd = -1;
-		if (v == -1) {
-			log_warnx("fence %s: tunnel %u: the agent passed a "
-			    "descriptor that is %s; refused", r->r_key,
-			    r->r_in.in_id, why);
-			(void)close(fd);
-			st->st_state = TUNNEL_OVER;
-			breq_error(r, "port-closed", "the connection to port "
-			    "%u in the %s closed before it was passed on",
-			    st->st_port, r->r_noun);
-			tunnel_free(st);
-			return (0);
-		}
-		if (r->r_cb == NULL) {
-			/* Its maker went while it opened. */
-			(void)close(fd);
-			st->st_state = TUNNEL_OVER;
-			svc_tunnel_orphan(r);
-			return (0);
-		}
-		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) ==
-		    -1 || fcntl(fd, F_SETFD, FD_CLOEXEC) == -1 ||
-		    (st->st_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1) {
-			log_warn("fence %s: tunnel %u", r->r_key,
-			    r->r_in.in_id);
-			(void)close(fd);
-			st->st_state = TUNNEL_OVER;
-			breq_error(r, "too-many-tunnels", "the daemon is out "
-			    "of descriptors");
-			/* The request is done: the tunnel with it. */
-			tunnel_free(st);
-			return (0);
-		}
-		st->st_state = TUNNEL_FD;
-		log_debug("fence %s: tunnel %u open, the fence's socket",
-		    r->r_key, r->r_in.in_id);
-		tunnel_give(r, fd);
-		return (0);
-	}
+	if (tn.tn_mode == MSG_TUNNEL_FD)
+		return (tunnel_opened_fd(r, st, imsg));
 	if (imsg->fd != -1)
 		return (-1);
 	st->st_state = TUNNEL_FRAMED;

@@ -39,13 +39,15 @@ listed() {
 }
 
 # forward KEY PORT: fencectl forward in the background; its local port
-# in $LP.
+# in $LP, its standard error in fwd.KEY.PORT.err (files of their own: a
+# name used before would be read before the new one truncates it).
 forward() {
-	$CTL forward "$1" "$2" > fwd.$2.out 2> fwd.$2.err &
+	$CTL forward "$1" "$2" > fwd.$1.$2.out 2> fwd.$1.$2.err &
 	echo $! >> fwd.pids
-	wait_until 30 test -s fwd.$2.out || \
-	    atf_fail "forward printed no port: $(cat fwd.$2.err)"
-	LP=$(head -n 1 fwd.$2.out)
+	wait_until 30 test -s fwd.$1.$2.out || \
+	    atf_fail "forward printed no port: $(cat fwd.$1.$2.err)"
+	LP=$(head -n 1 fwd.$1.$2.out)
+	[ -n "$LP" ] || atf_fail "forward printed no port"
 }
 
 forwards_stop() {
@@ -326,7 +328,7 @@ time.sleep(8)
 	forward b 8000
 	wait_until 60 curl -sS -m 5 -o /dev/null "http://127.0.0.1:$LP/" || \
 	    atf_fail "no tunnel after the others closed: $(tail -n 3 \
-	    fwd.8000.err) $($CTL show processes b)"
+	    fwd.b.8000.err) $($CTL show processes b)"
 	atf_check -o inline:"hello from the fence\n" \
 	    curl -sS -m 30 "http://127.0.0.1:$LP/"
 	forwards_stop
