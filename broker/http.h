@@ -91,9 +91,11 @@ struct msg_result;
 json_t	*http_api_result(const struct msg_result *, int);
 
 /* http_term.c: terminals, a process's stdin, terminal tickets */
-void	 http_term_request(struct hreq *, int, int);
+#define HTTP_TERMS	1	/* .../terminals */
+#define HTTP_TERM	2	/* .../terminals/<id> */
+#define HTTP_STDIN	3	/* .../processes/<id>/stdin */
+void	 http_term_request(struct hreq *, int, int, const char *);
 int	 http_term_id(struct hreq *, const char *);
-void	 http_proc_stdin(struct hreq *, const char *);
 void	 http_term_ticket(struct hreq *, json_t *);
 int	 http_json_id(const json_t *, uint32_t *);
 

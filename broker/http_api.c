@@ -47,6 +47,7 @@ enum http_endpoint {
 	EP_FILES,		/* .../files/PATH (http_files.c) */
 	EP_TICKETS,		/* .../tickets (http_ports.c, http_term.c) */
 	EP_PORTS,		/* .../ports, the listing (http_ports.c) */
+	/* In the order of HTTP_TERMS, HTTP_TERM, HTTP_STDIN (http.h). */
 	EP_TERMS,		/* .../terminals (http_term.c) */
 	EP_TERM,		/* .../terminals/<id> */
 	EP_PROC_STDIN		/* .../processes/<id>/stdin (takes its query) */
@@ -79,7 +80,7 @@ static const struct api_route {
 	    "GET, HEAD, PUT, DELETE", 2 },
 };
 static const struct api_route api_route_proc =
-    { "/processes/", EP_PROC, M_GET | M_DELETE, "GET, HEAD, DELETE", 1 };
+    { "/processes/", EP_PROC, M_GET | M_DELETE, "GET, HEAD, DELETE", 2 };
 static const struct api_route api_route_term =
     { "/terminals/", EP_TERM, M_GET | M_DELETE, "GET, HEAD, DELETE", 0 };
 static const struct api_route api_route_stdin =
@@ -410,8 +411,7 @@ http_api_request(struct hreq *hr)
 		    rt->ar_allow);
 		return;
 	}
-	if (rt->ar_endpoint != EP_PROC && rt->ar_endpoint != EP_PROC_STDIN &&
-	    api_query(hr, rt, evhttp_uri_get_query(uri)) == -1)
+	if (api_query(hr, rt, evhttp_uri_get_query(uri)) == -1)
 		return;
 
 	switch (rt->ar_endpoint) {
@@ -459,10 +459,9 @@ http_api_request(struct hreq *hr)
 		break;
 	case EP_TERMS:
 	case EP_TERM:
-		http_term_request(hr, method, rt->ar_endpoint == EP_TERM);
-		break;
 	case EP_PROC_STDIN:
-		http_proc_stdin(hr, evhttp_uri_get_query(uri));
+		http_term_request(hr, method, HTTP_TERMS + rt->ar_endpoint -
+		    EP_TERMS, evhttp_uri_get_query(uri));
 		break;
 	case EP_FILES:
 		http_files_request(hr, evhttp_request_get_command(hr->hr_req),

@@ -361,11 +361,15 @@ term_req(struct hreq *hr, uint32_t op, svc_cb cb)
 		svc_terms(&w, &tq, cb, hr);
 }
 
-/* .../terminals (one 0), .../terminals/<id> (one 1) */
+static void	http_proc_stdin(struct hreq *, const char *);
+
+/* HTTP_TERMS, HTTP_TERM, HTTP_STDIN (its query, the only one read). */
 void
-http_term_request(struct hreq *hr, int method, int one)
+http_term_request(struct hreq *hr, int method, int what, const char *query)
 {
-	if (one)
+	if (what == HTTP_STDIN)
+		http_proc_stdin(hr, query);
+	else if (what == HTTP_TERM)
 		term_req(hr, method == EVHTTP_REQ_DELETE ? MSG_TERM_KILL :
 		    MSG_TERM_LIST, term_answer);
 	else if (method == EVHTTP_REQ_POST)
@@ -396,7 +400,7 @@ stdin_answer(void *arg, const struct svc_answer *a)
  * POST .../processes/<id>/stdin[?close=1]: the body's bytes, raw, at
  * most MSG_INPUT_MAX; close=1 then closes the process's stdin.
  */
-void
+static void
 http_proc_stdin(struct hreq *hr, const char *query)
 {
 	struct evbuffer	*in = evhttp_request_get_input_buffer(hr->hr_req);
