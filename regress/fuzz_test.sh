@@ -82,7 +82,7 @@ every_target_body() {
 }
 
 atf_init_test_cases() {
-	for t in report msg imsg ctl http config runsc vmconsole host egress relay; do
+	for t in report msg imsg ctl http config runsc vmconsole host egress relay ws; do
 		atf_add_test_case ${t}_fuzz
 	done
 	atf_add_test_case every_target
