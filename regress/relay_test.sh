@@ -12,7 +12,9 @@
 
 E=/api/environments
 PY=/usr/bin/python3
-APP=8000
+# The port the test's server listens on inside: a free one of the host's,
+# since an L1.5 fence shares the host's network with other suites.
+APP=
 
 token_of() {
 	"$BIN/fencectl" -s "$PWD/ctl.sock" token 2>/dev/null | tail -n 1
@@ -34,6 +36,8 @@ relay_setup() {
 # relay_boot TOKEN TIER KEY: the fence, the server in it, and its
 # hostSuffix in $SUFFIX.
 relay_boot() {
+	[ -n "$APP" ] || APP=$("$REGRESS/t_port") || atf_fail "no free port"
+	export APP
 	call "$1" POST $E/$3 "{\"tier\":\"$2\"}"
 	expect 201 '"state":"running"'
 	SUFFIX=$(sed -n 's/.*"hostSuffix":"\([^"]*\)".*/\1/p' body.out)
@@ -139,11 +143,12 @@ path_form_body() {
 	# is evhttp's already: refused, not half relayed.
 	cat > pipe.py <<'PY'
 import socket, sys
+import os; APP = os.environ["APP"]
 port, tok = sys.argv[1], sys.argv[2]
 s = socket.create_connection(("127.0.0.1", int(port)), timeout=20)
 h = "Host: 127.0.0.1:%s\r\nx-voicebox-host-token: %s\r\n\r\n" % (port, tok)
 s.sendall(("GET /api/environments/w HTTP/1.1\r\n" + h +
-    "GET /api/environments/w/ports/8000/p HTTP/1.1\r\n" + h).encode())
+    "GET /api/environments/w/ports/" + APP + "/p HTTP/1.1\r\n" + h).encode())
 data = b""
 while True:
     b = s.recv(65536)
@@ -173,6 +178,7 @@ keepalive_reauth_body() {
 	[ -n "$T2" ] || atf_fail "no second token"
 	cat > ka.py <<'PY'
 import socket, sys, time
+import os; APP = os.environ["APP"]
 port, tok, key, ctl = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 s = socket.create_connection(("127.0.0.1", int(port)), timeout=20)
 def req(path):
@@ -188,12 +194,12 @@ def req(path):
     while len(rest) < n:
         rest += s.recv(65536)
     return head.split(b"\r\n")[0].decode() + " " + rest.decode()[:40]
-print(req("8000/a"))
+print(req(APP + "/a"))
 if ctl:
     import subprocess
     r = subprocess.run(ctl, capture_output=True)
     assert r.returncode == 0, r.stderr
-print(req("8000/b"))
+print(req(APP + "/b"))
 PY
 	atf_check -o match:"^HTTP/1.1 200 OK GET /a" -o match:"^HTTP/1.1 401 .*unauthorized" \
 	    $PY ka.py "$P" "$T2" w "$BIN/fencectl" -s "$PWD/ctl.sock" token -d t2
@@ -202,9 +208,10 @@ PY
 	expect 201
 	cat > two.py <<'PY'
 import socket, sys
+import os; APP = os.environ["APP"]
 port, tok = sys.argv[1], sys.argv[2]
 s = socket.create_connection(("127.0.0.1", int(port)), timeout=20)
-for path in ("w/ports/8000/a", "v/ports/8000/a"):
+for path in ("w/ports/" + APP + "/a", "v/ports/" + APP + "/a"):
     s.sendall(("GET /api/environments/%s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n"
         "x-voicebox-host-token: %s\r\n\r\n" % (path, port, tok)).encode())
 data = b""
@@ -417,13 +424,14 @@ flood_body() {
 	    2>/dev/null | tail -n 1)
 	cat > flood.py <<'PY'
 import socket, sys, time
+import os; APP = os.environ["APP"]
 port, tok, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 socks, codes = [], {}
 for i in range(n):
     s = socket.create_connection(("127.0.0.1", int(port)), timeout=20)
     hdr = ("x-voicebox-host-token: %s\r\n" % tok) if tok else ""
     # Upgrade: each is a tunnel held open.
-    s.sendall(("GET /api/environments/w/ports/8000/ws HTTP/1.1\r\n"
+    s.sendall(("GET /api/environments/w/ports/" + APP + "/ws HTTP/1.1\r\n"
         "Host: 127.0.0.1:%s\r\n%sUpgrade: websocket\r\nConnection: Upgrade"
         "\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
         "Sec-WebSocket-Version: 13\r\n\r\n" % (port, hdr)).encode())
@@ -448,10 +456,11 @@ PY
 	# A client that never reads 64 MiB of answer holds a bounded relay.
 	cat > slow.py <<'PY'
 import socket, sys, time
+import os; APP = os.environ["APP"]
 port, tok = sys.argv[1], sys.argv[2]
 s = socket.create_connection(("127.0.0.1", int(port)))
 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-s.sendall(("GET /api/environments/w/ports/8000/flood HTTP/1.1\r\nHost: "
+s.sendall(("GET /api/environments/w/ports/" + APP + "/flood HTTP/1.1\r\nHost: "
     "127.0.0.1:%s\r\nx-voicebox-host-token: %s\r\n\r\n" % (port, tok)).encode())
 time.sleep(30)
 PY
@@ -472,13 +481,14 @@ PY
 	# closed after `http timeout' (2 s), as an API request would be.
 	cat > loris.py <<'PY'
 import socket, sys, time
+import os; APP = os.environ["APP"]
 port, tok = sys.argv[1], sys.argv[2]
 s = socket.create_connection(("127.0.0.1", int(port)), timeout=20)
-s.sendall(("GET /api/environments/w/ports/8000/a HTTP/1.1\r\nHost: "
+s.sendall(("GET /api/environments/w/ports/" + APP + "/a HTTP/1.1\r\nHost: "
     "127.0.0.1:%s\r\nx-voicebox-host-token: %s\r\n\r\n" % (port, tok)).encode())
 time.sleep(1)
 s.recv(65536)
-s.sendall(b"GET /api/environments/w/ports/8000/b HTTP/1.1\r\nHost: 127")
+s.sendall(("GET /api/environments/w/ports/" + APP + "/b HTTP/1.1\r\nHost: 127").encode())
 t = time.monotonic()
 while s.recv(65536):
     pass
