@@ -146,6 +146,47 @@ relay_close_after(struct relay *rl)
 		bufferevent_enable(rl->rl_client, EV_WRITE);
 }
 
+/*
+ * Bytes for dst's socket: written at once when nothing of dst waits
+ * before them and its writing is on, what the socket does not take left
+ * in dst's output for its bufferevent.  Left to the bufferevent alone,
+ * every answer cost a write event added and removed (two epoll_ctl) and
+ * a pass of the loop; most answers fit in the socket at once
+ * (docs/bench.md, "port").  relay_move() moves at most n bytes of src,
+ * relay_put() n bytes of memory.
+ */
+static int
+relay_direct(struct bufferevent *dst)
+{
+	return (evbuffer_get_length(bufferevent_get_output(dst)) == 0 &&
+	    (bufferevent_get_enabled(dst) & EV_WRITE) != 0);
+}
+
+static void
+relay_move(struct evbuffer *src, struct bufferevent *dst, size_t n)
+{
+	int	 w;
+
+	if (n > 0 && relay_direct(dst) && (w = evbuffer_write_atmost(src,
+	    bufferevent_getfd(dst), n)) > 0)
+		n -= w;
+	if (n > 0)
+		evbuffer_remove_buffer(src, bufferevent_get_output(dst), n);
+}
+
+static void
+relay_put(struct bufferevent *dst, const char *p, size_t n)
+{
+	ssize_t	 w;
+
+	if (relay_direct(dst) && (w = write(bufferevent_getfd(dst), p, n)) > 0) {
+		p += w;
+		n -= w;
+	}
+	if (n > 0)
+		evbuffer_add(bufferevent_get_output(dst), p, n);
+}
+
 /* No more for the fence: its writing side is shut once all went. */
 static void
 relay_fence_shut(struct relay *rl)
@@ -337,7 +378,7 @@ relay_head_send(struct relay *rl, struct http_head *h, const char *raw,
 		    "large to relay");
 		return (-1);
 	}
-	evbuffer_add(bufferevent_get_output(rl->rl_fence), out, n);
+	relay_put(rl->rl_fence, out, n);
 	explicit_bzero(out, n);
 	free(out);
 	evbuffer_drain(in, hlen);
@@ -421,7 +462,6 @@ static int
 relay_pass(struct relay *rl)
 {
 	struct evbuffer	*in = bufferevent_get_input(rl->rl_client);
-	struct evbuffer	*out = bufferevent_get_output(rl->rl_fence);
 	struct evbuffer_iovec v;
 	size_t		 n = evbuffer_get_length(in);
 	ssize_t		 k;
@@ -451,7 +491,7 @@ relay_pass(struct relay *rl)
 	default:
 		break;
 	}
-	evbuffer_remove_buffer(in, out, n);
+	relay_move(in, rl->rl_fence, n);
 	return (0);
 }
 
@@ -523,7 +563,8 @@ relay_fence_read(struct bufferevent *bev, void *arg)
 
 	if (rl->rl_state == RL_CLOSING)
 		return;
-	evbuffer_add_buffer(out, bufferevent_get_input(bev));
+	relay_move(bufferevent_get_input(bev), rl->rl_client,
+	    evbuffer_get_length(bufferevent_get_input(bev)));
 	if (evbuffer_get_length(out) >= RELAY_HIGH)
 		bufferevent_disable(bev, EV_READ);
 }
