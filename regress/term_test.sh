@@ -40,9 +40,9 @@ devpts_body() {
 	fenced_vars
 	fenced_start
 	# One of the host's own, so that there is something not to see.
-	python3 -c 'import os,time; m,s=os.openpty(); print(os.ttyname(s)); time.sleep(60)' > host.pty &
+	python3 -c 'import os,time; m,s=os.openpty(); print(os.ttyname(s), flush=True); time.sleep(120)' > host.pty 2> host.err &
 	echo $! > host.pid
-	wait_until 10 test -s host.pty || atf_fail "no host pty"
+	wait_until 30 test -s host.pty || atf_fail "no host pty: $(cat host.err)"
 	hostn=$(sed 's,.*/,,' host.pty)
 	# runsc: one fence, gVisor's own /dev (term_runsc_test), whose
 	# /dev/ptmx Debian 12's runsc cannot stat (docs/runsc.md).
