@@ -64,9 +64,7 @@ fwd_ask(const char *sock, uint32_t type, void *buf, size_t len,
 	struct msg_error e;
 	struct imsgbuf	*ib;
 	struct imsg	 imsg;
-	struct pollfd	 pfd;
-	ssize_t		 n;
-	int		 fd, tfd = -1, r, done = 0, listed = 0;
+	int		 fd, tfd = -1, done = 0, listed = 0;
 
 	if ((fd = unix_connect(sock)) == -1)
 		err(1, "connect %s", sock);
@@ -77,24 +75,7 @@ fwd_ask(const char *sock, uint32_t type, void *buf, size_t len,
 		err(1, "send");
 	free(buf);
 	while (!done) {
-		if ((r = imsgbuf_get(ib, &imsg)) == -1)
-			errx(1, "bad reply from fenced");
-		if (r == 0) {
-			pfd.fd = fd;
-			pfd.events = POLLIN;
-			if ((r = poll(&pfd, 1, FWD_OPEN_MS)) == -1 &&
-			    errno != EINTR)
-				err(1, "poll");
-			if (r == 0)
-				errx(1, "no reply from fenced in %d ms",
-				    FWD_OPEN_MS);
-			if ((n = imsgbuf_read(ib)) == -1 && errno != EAGAIN &&
-			    errno != EINTR)
-				err(1, "read");
-			if (n == 0)
-				errx(1, "fenced closed the connection");
-			continue;
-		}
+		ctl_wait(ib, &imsg, FWD_OPEN_MS);
 		switch (imsg.hdr.ih_type) {
 		case IMSG_CTL_TUNNEL_FD:
 			if (type != IMSG_CTL_TUNNEL || imsg.fd == -1 ||

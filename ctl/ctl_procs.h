@@ -9,6 +9,7 @@
 #include "parser.h"
 
 struct imsg;
+struct imsgbuf;
 
 int	 ctl_procs_request(const struct parse_result *, uint32_t *, void **,
 	    size_t *);
@@ -16,6 +17,7 @@ void	 ctl_proc(enum ctl_action, struct imsg *, int *);
 
 /* fencectl.c: all of p to fd, or exit. */
 void	 ctl_write_all(int, const uint8_t *, size_t);
+void	 ctl_wait(struct imsgbuf *, struct imsg *, int);
 
 /* ctl_text.c: text a fence chose, printed with no control in it. */
 void	 ctl_safe(FILE *, const char *);

@@ -147,9 +147,7 @@ term_req(const char *sock, uint32_t type, const void *buf, size_t len,
 	struct msg_error e;
 	struct imsgbuf	*ib;
 	struct imsg	 imsg;
-	struct pollfd	 pfd;
-	ssize_t		 rn;
-	int		 s, r, failed = 0, done = 0;
+	int		 s, failed = 0, done = 0;
 
 	if (n != NULL)
 		*n = 0;
@@ -161,24 +159,7 @@ term_req(const char *sock, uint32_t type, const void *buf, size_t len,
 	    imsgbuf_flush(ib) == -1)
 		err(1, "send");
 	while (!done) {
-		if ((r = imsgbuf_get(ib, &imsg)) == -1)
-			errx(1, "bad reply from fenced");
-		if (r == 0) {
-			pfd.fd = s;
-			pfd.events = POLLIN;
-			if ((r = poll(&pfd, 1, TERM_REPLY_MS)) == -1 &&
-			    errno != EINTR)
-				err(1, "poll");
-			if (r == 0)
-				errx(1, "no reply from fenced in %d ms",
-				    TERM_REPLY_MS);
-			if ((rn = imsgbuf_read(ib)) == -1 && errno != EAGAIN &&
-			    errno != EINTR)
-				err(1, "read");
-			if (rn == 0)
-				errx(1, "fenced closed the connection");
-			continue;
-		}
+		ctl_wait(ib, &imsg, TERM_REPLY_MS);
 		switch (imsg.hdr.ih_type) {
 		case IMSG_CTL_TERM:
 			if (n == NULL || *n >= max)

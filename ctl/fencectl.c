@@ -75,7 +75,6 @@ static void	ctl_hosttoken(struct imsg *);
 static void	ctl_tokeninfo(struct ctl_ctx *, struct imsg *);
 static int	ctl_put(struct imsgbuf *, const struct parse_result *);
 static int	ctl_get(struct imsgbuf *, const struct parse_result *);
-static void	ctl_wait(struct imsgbuf *, struct imsg *, int);
 
 static const struct option ctl_longopts[] = {
 	{ "help",	no_argument,	NULL,	'h' },
@@ -373,7 +372,7 @@ ctl_connect(const char *path)
  * The next answer, waiting at most wait_ms (-w's, if given) for each
  * read: a daemon that says nothing that long is given up on.
  */
-static void
+void
 ctl_wait(struct imsgbuf *ibuf, struct imsg *imsg, int wait_ms)
 {
 	struct pollfd	 pfd;
