@@ -322,8 +322,12 @@ users_body() {
 	call "$t" POST /api/environments/mine/processes \
 	    '{"command":"cat","stdinOpen":true}'
 	expect 201
-	atf_check -o save:foreign.out $(as_user "$ub") $PY \
-	    "$TOPDIR/regress/chan.py" foreign $p "$tb" mine
+	# A copy the other user can read: the tree may be in a folder of
+	# root's alone (/root, a mktemp -d).
+	cp "$TOPDIR/regress/chan.py" chan.py
+	chmod 0644 chan.py
+	atf_check -o save:foreign.out $(as_user "$ub") $PY chan.py foreign \
+	    $p "$tb" mine
 	cat foreign.out
 	atf_check -o inline:"1 watching 
 2 state True
