@@ -22,6 +22,15 @@
  *
  * Each request is timed from its first byte sent to its answer's last
  * byte read; an answer other than 200 counts as failed and is said.
+ *
+ * The rates depend on how many cpus the machine has for three
+ * processes (client, broker, server) against two, so each side's cpu
+ * time per request is measured too, which the machine's load moves far
+ * less: the broker's (the relay's whole cost, beside a server that is
+ * the same program on both sides) against the direct side's client and
+ * server together.  From them, the rate the relay would have on a
+ * machine whose cpus are all busy with the bench (two, here): the
+ * direct side's cpu per request over the relay side's.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -45,6 +54,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "imsg.h"
+#include "msg.h"
 #include "bench.h"
 
 #define PORT_KEY	"bench-port"
@@ -69,6 +80,12 @@ struct pconn {
 
 static const char	*token;
 static int		 api_port;	/* fenced's */
+
+/* Cpu time on each side, in ns, over a row's rounds. */
+struct cpu {
+	uint64_t	 client;
+	uint64_t	 other;		/* direct: the server; relay: broker */
+};
 
 static int
 tcp_connect(int p, int nonblock)
@@ -319,6 +336,101 @@ load(struct sample *s, const char *name, int p, const char *path,
 	free(pfd);
 }
 
+/* A process's time on a cpu so far, in ns (its main thread's). */
+static uint64_t
+cpu_of(pid_t pid)
+{
+	char		 path[64];
+	unsigned long long ns;
+	FILE		*fp;
+	int		 ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return (0);
+	ok = fscanf(fp, "%llu", &ns) == 1;
+	fclose(fp);
+	return (ok ? ns : 0);
+}
+
+static uint64_t
+cpu_self(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == -1)
+		err(1, "clock_gettime");
+	return ((uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec);
+}
+
+/* The broker's pid, from fenced's stats; -1 when it cannot be had. */
+static pid_t
+broker_pid(const char *sock)
+{
+	struct imsgbuf	*ib;
+	struct imsg	 imsg;
+	struct msg_stats st;
+	pid_t		 pid = -1;
+	int		 fd, end = 0;
+
+	ib = bench_ctl_send(sock, IMSG_CTL_SHOW_STATS, NULL, 0, &fd);
+	while (!end) {
+		bench_ctl_next(ib, fd, &imsg, 30000);
+		if (imsg.hdr.ih_type == IMSG_CTL_STATS &&
+		    msg_stats_decode(imsg.data, imsg.len, &st) == 0)
+			pid = st.st_pid[PROC_BROKER];
+		end = imsg.hdr.ih_type == IMSG_CTL_END ||
+		    imsg.hdr.ih_type == IMSG_CTL_ERROR;
+		imsg_free(&imsg);
+	}
+	bench_ctl_close(ib, fd);
+	return (pid);
+}
+
+/* load(), with the cpu time of this program and of pid added to c. */
+static void
+load_cpu(struct cpu *c, pid_t pid, struct sample *s, const char *name,
+    int p, const char *path, int withtoken, int nconns, int total)
+{
+	uint64_t	 c0 = cpu_self(), o0 = cpu_of(pid);
+
+	load(s, name, p, path, withtoken, nconns, total);
+	c->client += cpu_self() - c0;
+	c->other += cpu_of(pid) - o0;
+}
+
+/*
+ * The cpu rows of nconns: the broker's time per relayed request against
+ * the direct side's client and server together, and what they make of
+ * the relay's rate where the cpus are all busy.
+ */
+static void
+cpu_rows(const struct cpu *d, const struct cpu *r, const struct sample *ds,
+    const struct sample *rs, int nconns)
+{
+	char		 w[96], a[96];
+	double		 dn, rn, dcpu, bcpu;
+
+	if (ds->n == 0 || rs->n == 0 || d->other == 0 || r->other == 0)
+		return;
+	dn = ds->n + ds->failed;
+	rn = rs->n + rs->failed;
+	dcpu = (d->client + d->other) / dn / 1000.0;
+	bcpu = r->other / rn / 1000.0;
+	snprintf(a, sizeof(a), "direct: client and server cpu a request, "
+	    "%d conns", nconns);
+	snprintf(w, sizeof(w), "relay: the broker's cpu a request, %d conns",
+	    nconns);
+	bench_value("port", a, NULL, "us cpu", dcpu);
+	bench_value("port", w, a, "us cpu", bcpu);
+	/* The relay side's server costs what the direct one's does. */
+	printf("  at %d conns, every cpu busy: the relay's rate %.2f of the "
+	    "direct one's (client %.1f us, server %.1f us, broker %.1f us "
+	    "a request)\n", nconns, dcpu / (r->client / rn / 1000.0 +
+	    d->other / dn / 1000.0 + bcpu), d->client / dn / 1000.0,
+	    d->other / dn / 1000.0, bcpu);
+}
+
 /* The row of a sample; its rate, 0 when a request failed. */
 static double
 row(struct sample *s, const char *name, const char *anchor, int nconns)
@@ -434,11 +546,12 @@ main(int argc, char *argv[])
 	socklen_t	 slen = sizeof(sin);
 	const char	*errstr, *s;
 	struct sample	 ds, rs;
+	struct cpu	 dc, rc;
 	char		 why[512], path[128], name[128], *nl;
 	double		 r, a;
 	size_t		 i;
 	int		 runs, total, fd, dport, up, k;
-	pid_t		 direct;
+	pid_t		 direct, broker;
 
 	if (argc == 3 && strcmp(argv[1], "serve") == 0) {
 		dport = strtonum(argv[2], 1, 65535, &errstr);
@@ -474,6 +587,7 @@ main(int argc, char *argv[])
 	close(fd);
 
 	up = fence_up(why, sizeof(why)) == 0;
+	broker = broker_pid(argv[1]);
 	if ((nl = strchr(why, '\n')) != NULL)
 		*nl = '\0';
 	snprintf(path, sizeof(path), "/api/environments/" PORT_KEY
@@ -488,12 +602,14 @@ main(int argc, char *argv[])
 		total = runs * 10 > conns[i] * 20 ? runs * 10 : conns[i] * 20;
 		memset(&ds, 0, sizeof(ds));
 		memset(&rs, 0, sizeof(rs));
+		memset(&dc, 0, sizeof(dc));
+		memset(&rc, 0, sizeof(rc));
 		for (k = 0; k < PORT_ROUNDS; k++) {
-			load(&ds, "direct", dport, "/", 0, conns[i],
-			    total / PORT_ROUNDS);
+			load_cpu(&dc, direct, &ds, "direct", dport, "/", 0,
+			    conns[i], total / PORT_ROUNDS);
 			if (up)
-				load(&rs, "relay", api_port, path, 1,
-				    conns[i], total / PORT_ROUNDS);
+				load_cpu(&rc, broker, &rs, "relay", api_port,
+				    path, 1, conns[i], total / PORT_ROUNDS);
 		}
 		a = row(&ds, PORT_DIRECT, NULL, conns[i]);
 		if (!up) {
@@ -506,6 +622,7 @@ main(int argc, char *argv[])
 				printf("  relay at %d conns: %.2f of the "
 				    "direct rate (its cost %.2fx)\n",
 				    conns[i], r / a, a / r);
+			cpu_rows(&dc, &rc, &ds, &rs, conns[i]);
 		}
 		free(ds.ns);
 		free(rs.ns);
