@@ -207,6 +207,7 @@ int		 fence_rlimit_nofile_set(struct fence_ctx *);
 /* fence_landlock.c */
 int		 fence_landlock_probe(void);
 int		 fence_landlock_prepare(struct fence_ctx *);
+int		 fence_landlock_home(struct fence_ctx *);
 int		 fence_landlock_restrict(struct fence_ctx *);
 
 /* fence_seccomp.c */
