@@ -331,15 +331,51 @@ pooled_first_body() {
 	atf_check -s not-exit:0 -e match:"Permission denied" $CTL exec pf -- \
 	    sh -c 'echo x > /proc/self/comm'
 	# Its cgroups have the boot's limits, not the pool's.
+	n=0
 	for d in $(fenced_cgroup_dirs); do
 		for f in "$d"/*.pf/pids.max; do
-			[ -f "$f" ] && atf_check -o inline:"77\n" cat "$f"
+			[ -f "$f" ] || continue
+			atf_check -o inline:"77\n" cat "$f"
+			n=$((n + 1))
 		done
 		for f in "$d"/*.pf/memory.limit_in_bytes "$d"/*.pf/memory.max; do
-			[ -f "$f" ] && atf_check -o inline:"209715200\n" cat "$f"
+			[ -f "$f" ] || continue
+			atf_check -o inline:"209715200\n" cat "$f"
+			n=$((n + 1))
 		done
 	done
+	[ "$n" -ge 2 ] || atf_fail "pf's pids and memory cgroups not found"
 	atf_check_equal L1.5 "$(level_of pf)"
+	# A boot with the limits the pool fence was built with: its cgroups
+	# keep them (a v1 take does not write them again), and they hold.
+	wait_until 20 pool_full L1.5:1 || atf_fail "pool never refilled"
+	atf_check -o match:"^state: *running" $CTL boot pg tier L1.5
+	atf_check -o match:"^pooled: *yes" $CTL show environment pg
+	atf_check -o match:"^limits: *memory 512M, pids 256, cpu 1.00\$" \
+	    $CTL show environment pg
+	n=0
+	for d in $(fenced_cgroup_dirs); do
+		for f in "$d"/*.pg/pids.max; do
+			[ -f "$f" ] || continue
+			atf_check -o inline:"256\n" cat "$f"
+			n=$((n + 1))
+		done
+		for f in "$d"/*.pg/memory.limit_in_bytes "$d"/*.pg/memory.max; do
+			[ -f "$f" ] || continue
+			atf_check -o inline:"536870912\n" cat "$f"
+			n=$((n + 1))
+		done
+		for f in "$d"/*.pg/cpu.cfs_quota_us; do
+			[ -f "$f" ] || continue
+			atf_check -o inline:"100000\n" cat "$f"
+		done
+		for f in "$d"/*.pg/cpu.max; do
+			[ -f "$f" ] || continue
+			atf_check -o match:"^100000 " cat "$f"
+		done
+	done
+	[ "$n" -ge 2 ] || atf_fail "pg's pids and memory cgroups not found"
+	atf_check -o inline:"ok\n" $CTL exec pg -- echo ok
 	fenced_stop
 }
 pooled_first_cleanup() { fenced_cleanup; }

@@ -856,12 +856,46 @@ fence_pool_assigned(struct fence_ctx *ctx)
 	fence_ctx_env(ctx, s);
 	ctx->fc_chan = fds[0];
 	ctx->fc_home_tree = fds[1];
-	fence_pool_keeper();
 
 	memset(ctx->fc_st.fst_us, 0, sizeof(ctx->fc_st.fst_us));
 	memset(ctx->fc_st.fst_step_us, 0, sizeof(ctx->fc_st.fst_step_us));
 	ctx->fc_t_step = fence_now_us();
+	/* Its clone is this step's time, the boot's. */
+	fence_pool_keeper();
 	return (0);
+}
+
+/*
+ * fenced -d: where a take's time went, the fencer's parts (checks, the
+ * home's mount, cgroups and limits, then pid 1 from the send to its
+ * execve) and pid 1's steps after the split point.
+ */
+static void
+fence_pool_log(const uint32_t *step_us, uint64_t checks, uint64_t home,
+    uint64_t cgroups, uint64_t pid1)
+{
+	char	 buf[512];
+	size_t	 i, len = 0;
+	int	 after = 0, n;
+
+	if (log_getverbose() < 1)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < nitems(fence_steps); i++) {
+		if (fence_steps[i].st_fn == fence_pool_assigned)
+			after = 1;	/* from here: its own, the keeper */
+		if (!after || step_us[i] == 0)
+			continue;
+		n = snprintf(buf + len, sizeof(buf) - len, "%s%s %u",
+		    len > 0 ? ", " : "", fence_steps[i].st_name, step_us[i]);
+		if (n < 0 || (size_t)n >= sizeof(buf) - len)
+			break;
+		len += n;
+	}
+	log_debug("pool take: checks %llu us, home %llu us, cgroups %llu us, "
+	    "pid 1 to its execve %llu us; steps (us): %s",
+	    (unsigned long long)checks, (unsigned long long)home,
+	    (unsigned long long)cgroups, (unsigned long long)pid1, buf);
 }
 
 static int
@@ -983,6 +1017,7 @@ fence_pool_start(const struct fence_spec *spec, struct fence_pooled *pp,
 	pp->pp_assign = sp[0];
 	pp->pp_tier = spec->fs_tier;
 	pp->pp_memory = spec->fs_limits.fl_memory;
+	pp->pp_limits = spec->fs_limits;
 	pp->pp_clone_us = fence_us32(fence_now_us() - t);
 	pp->pp_t0 = t0;
 	return (0);
@@ -1087,7 +1122,7 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 	struct cmsghdr		*c;
 	struct msghdr		 msg;
 	struct iovec		 iov;
-	uint64_t		 t0 = fence_now_us(), tsend;
+	uint64_t		 t0 = fence_now_us(), tsend, th, tc;
 	int			 fds[2], tree = -1;
 	char			 why[FENCE_ERR_MAX];
 	ssize_t			 n;
@@ -1107,9 +1142,12 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 		fence_pool_drop(pp);
 		return (1);
 	}
+	th = fence_now_us();
 	if (fence_mount_home_tree(spec, &tree, why, sizeof(why)) == -1)
 		return (1);	/* a cold boot says why, in its own words */
-	if (fence_cgroup_adopt(spec, &pp->pp_proc, why, sizeof(why)) == -1) {
+	tc = fence_now_us();
+	if (fence_cgroup_adopt(spec, &pp->pp_proc, &pp->pp_limits, why,
+	    sizeof(why)) == -1) {
 		log_warnx("%s: %s", __func__, why);
 		(void)close(tree);
 		fence_pool_drop(pp);
@@ -1177,6 +1215,9 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 	    fence_host.fh_landlock_abi : 0;
 	proc->fp_landlock = st.fst_landlock;
 	proc->fp_pooled = 1;
+	memcpy(fence_last_step_us, st.fst_step_us, sizeof(fence_last_step_us));
+	fence_pool_log(st.fst_step_us, th - t0, tc - th, tsend - tc,
+	    fence_now_us() - tsend);
 	memset(pp, 0, sizeof(*pp));
 	pp->pp_status = pp->pp_assign = -1;
 	pp->pp_proc.fp_pidfd = pp->pp_proc.fp_pid = -1;

@@ -181,7 +181,8 @@ int		 fence_cgroup_create(const struct fence_spec *,
 		    struct fence_proc *, struct fence_ctx *, char *, size_t);
 int		 fence_cgroup_join(struct fence_ctx *);
 int		 fence_cgroup_adopt(const struct fence_spec *,
-		    struct fence_proc *, char *, size_t);
+		    struct fence_proc *, const struct fence_limits *, char *,
+		    size_t);
 void		 fence_cgroup_close(struct fence_ctx *);
 int		 fence_cgroup_kill(const struct fence_proc *);
 int		 fence_cgroup_remove(struct fence_proc *, char *, size_t);
