@@ -741,6 +741,7 @@ fence_pool_prefault(struct fence_ctx *ctx)
  * only loses the time it saves.  Not under AddressSanitizer, whose
  * interceptors keep per-thread state.
  */
+#ifndef __SANITIZE_ADDRESS__
 #define FENCE_KEEPER_STACK	(16 * 1024)
 
 static char	 fence_keeper_stack[FENCE_KEEPER_STACK]
@@ -763,7 +764,6 @@ fence_keeper(void *arg)
 static void
 fence_pool_keeper(void)
 {
-#ifndef __SANITIZE_ADDRESS__
 	int	 p[2], fd;
 	pid_t	 pid;
 
@@ -782,8 +782,13 @@ fence_pool_keeper(void)
 	if (pid == -1)
 		(void)close(fd);
 	/* Else fd stays open, close-on-exec, until the execve. */
-#endif
 }
+#else
+static void
+fence_pool_keeper(void)
+{
+}
+#endif
 
 /*
  * Child side, the split point: nothing to do for a cold boot.  A pool
