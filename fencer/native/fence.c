@@ -730,8 +730,8 @@ fence_pool_prefault(struct fence_ctx *ctx)
  * them and counts against the boot's pids limit until it is reaped; a
  * waiting pool fence is pid 1 alone.  It runs nothing but fencer code:
  * it closes every descriptor but the read end of its pipe (its copy of
- * the table; pid 1's status pipe among them, whose end of file the
- * fencer waits for), reads and exits.  It shares pid 1's memory, the
+ * the table, which never holds the status pipe: fence_fd_park()),
+ * reads and exits.  It shares pid 1's memory, the
  * thread pointer included, so it calls nothing but close_range() and
  * read() on arguments that cannot fail, with every signal blocked as
  * pid 1's are until its execve (no EINTR, so errno is never written),
@@ -761,10 +761,81 @@ fence_keeper(void *arg)
 	return (0);	/* glibc's clone() exits with it */
 }
 
-static void
-fence_pool_keeper(void)
+/*
+ * The status pipe is parked in a socket of pid 1's while the keeper is
+ * cloned, so that the keeper's copy of the descriptor table never holds
+ * it: the fencer waits for that pipe's end at the execve, and must not
+ * wait for the keeper's first turn on a cpu besides (its close_range()
+ * of the rest: under load a new process may wait milliseconds for it).
+ * What else the keeper's copy holds for that moment (the agent's
+ * channel, the home's mount, the ruleset) nobody waits on.
+ */
+static int
+fence_fd_park(int s, int fd)
 {
-	int	 p[2], fd;
+	union {
+		struct cmsghdr	 hdr;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	}		 cm;
+	struct cmsghdr	*c;
+	struct msghdr	 msg;
+	struct iovec	 iov;
+	char		 b = 0;
+
+	memset(&msg, 0, sizeof(msg));
+	memset(&cm, 0, sizeof(cm));
+	iov.iov_base = &b;
+	iov.iov_len = 1;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cm.buf;
+	msg.msg_controllen = sizeof(cm.buf);
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return (sendmsg(s, &msg, 0) == 1 ? 0 : -1);
+}
+
+/* The parked descriptor back, above 0-3 (pid 1 replaces those); or -1. */
+static int
+fence_fd_unpark(int s)
+{
+	union {
+		struct cmsghdr	 hdr;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	}		 cm;
+	struct cmsghdr	*c;
+	struct msghdr	 msg;
+	struct iovec	 iov;
+	char		 b;
+	int		 fd, nfd;
+
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = &b;
+	iov.iov_len = 1;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cm.buf;
+	msg.msg_controllen = sizeof(cm.buf);
+	if (recvmsg(s, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) != 1 ||
+	    (msg.msg_flags & MSG_CTRUNC) || (c = CMSG_FIRSTHDR(&msg)) ==
+	    NULL || c->cmsg_level != SOL_SOCKET ||
+	    c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+		return (-1);
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (fd > 3)
+		return (fd);
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 4);
+	(void)close(fd);
+	return (nfd);
+}
+
+static void
+fence_pool_keeper(struct fence_ctx *ctx)
+{
+	int	 p[2], sp[2], fd;
 	pid_t	 pid;
 
 	if (pipe2(p, O_CLOEXEC) == -1)
@@ -776,16 +847,35 @@ fence_pool_keeper(void)
 		return;
 	}
 	(void)close(p[1]);
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sp) == -1) {
+		(void)close(p[0]);
+		(void)close(fd);
+		return;
+	}
+	if (fence_fd_park(sp[0], ctx->fc_status_fd) == -1) {
+		(void)close(sp[0]);
+		(void)close(sp[1]);
+		(void)close(p[0]);
+		(void)close(fd);
+		return;
+	}
+	(void)close(ctx->fc_status_fd);
+	ctx->fc_status_fd = -1;
 	pid = clone(fence_keeper, fence_keeper_stack + FENCE_KEEPER_STACK,
 	    CLONE_VM | SIGCHLD, (void *)(intptr_t)p[0]);
 	(void)close(p[0]);
 	if (pid == -1)
 		(void)close(fd);
 	/* Else fd stays open, close-on-exec, until the execve. */
+	ctx->fc_status_fd = fence_fd_unpark(sp[1]);
+	(void)close(sp[0]);
+	(void)close(sp[1]);
+	if (ctx->fc_status_fd == -1)
+		_exit(127);	/* the fencer reads the pipe's end, no record */
 }
 #else
 static void
-fence_pool_keeper(void)
+fence_pool_keeper(struct fence_ctx *ctx)
 {
 }
 #endif
@@ -866,7 +956,7 @@ fence_pool_assigned(struct fence_ctx *ctx)
 	memset(ctx->fc_st.fst_step_us, 0, sizeof(ctx->fc_st.fst_step_us));
 	ctx->fc_t_step = fence_now_us();
 	/* Its clone is this step's time, the boot's. */
-	fence_pool_keeper();
+	fence_pool_keeper(ctx);
 	return (0);
 }
 
