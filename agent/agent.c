@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +40,9 @@
 #include "agent_tunnel.h"
 
 struct agent	*agent_env;
+
+/* Native only: children of our pid 1 from before its execve (below). */
+static int	 agent_inherits;
 
 /* Replies the channel had no room for yet, in order. */
 struct agent_pending {
@@ -104,6 +108,8 @@ static int	agent_req_paired(const struct agent_req *, uint32_t,
 static int	agent_bearer_ok(const uint8_t *);
 static void	agent_closed(struct imsgev *, int, void *);
 static void	agent_hello(struct imsg *);
+static void	agent_reap_inherited(void);
+static void	agent_ready(uint32_t);
 static void	agent_env_build(void);
 static void	agent_sigchld(evutil_socket_t, short, void *);
 static void	agent_retry(evutil_socket_t, short, void *);
@@ -159,6 +165,7 @@ main(int argc, char *argv[])
 	 * each command ends kills them (agent_job.c).
 	 */
 	a.a_orphans_ours = stdio;
+	agent_inherits = !stdio && !chardev;
 	agent_setup_process();
 	agent_setup_fds(stdio, chardev);
 
@@ -648,9 +655,46 @@ agent_hello(struct imsg *imsg)
 	a->a_ready = 1;
 	log_debug("%s: fence %s, user %s, home %s", __func__,
 	    a->a_hello.h_key, a->a_hello.h_user, a->a_home);
-	agent_reply(IMSG_AGENT_READY, imsg->hdr.ih_peerid, NULL, 0);
+	agent_ready(imsg->hdr.ih_peerid);
 	/* The first request's supervisor, once READY is on its way. */
 	agent_spare_schedule();
+}
+
+/*
+ * A native pid 1 that waited in the warm pool leaves one child across
+ * its execve: the keeper of its old memory (docs/pool.md, "The keeper"),
+ * which exits as this execve closes its pipe.  It is reaped here, before
+ * READY, so that nothing of the pool's time is left in the fence when
+ * the agent first answers; its exit ran beside our start.  No job and
+ * no spare exist before READY, so any child now is such a one.  A cold
+ * pid 1 has none: ECHILD at once.
+ */
+static void
+agent_reap_inherited(void)
+{
+	pid_t	 pid;
+
+	if (!agent_inherits)
+		return;
+	while ((pid = waitpid(-1, NULL, __WALL)) > 0 || (pid == -1 &&
+	    errno == EINTR))
+		if (pid > 0)
+			log_debug("%s: reaped %d", __func__, (int)pid);
+}
+
+/*
+ * READY, written at once: the spare supervisor scheduled right after it
+ * is a fork that event_active() runs before the loop's next write, and
+ * the boot waited for that fork.  One non-blocking write; what it
+ * cannot send the loop sends, as for any reply.
+ */
+static void
+agent_ready(uint32_t peerid)
+{
+	agent_reap_inherited();
+	agent_reply(IMSG_AGENT_READY, peerid, NULL, 0);
+	if (TAILQ_EMPTY(&agent_pending))
+		(void)imsgbuf_write(imsgev_buf(agent_env->a_iev));
 }
 
 /* The whole environment of every command; nothing of ours passes. */

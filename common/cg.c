@@ -454,18 +454,23 @@ cg_fence_remove(char dirs[CG_NCTRL][PATH_MAX], char *err, size_t errlen)
  * On v1 a cgroup is renamed, processes and all, and a memory limit
  * going up is raised in memsw first, which may never be below it.  v2
  * has no rename: the boot's directory is made and pid, the only
- * process of the pool fence, moved into it; the pool's goes.
+ * process of the pool fence, moved into it; the pool's goes.  had, if
+ * not NULL, is what the pool fence's cgroups were made with: a v1
+ * cgroup renamed with limits equal to l keeps them unwritten (the
+ * pool's build wrote and read them back; nobody else writes there).
  */
 int
 cg_fence_adopt(const char *const parents[CG_NCTRL], const char *name,
-    pid_t pid, const struct fence_limits *l, char dirs[CG_NCTRL][PATH_MAX],
-    char *err, size_t errlen)
+    pid_t pid, const struct fence_limits *l, const struct fence_limits *had,
+    char dirs[CG_NCTRL][PATH_MAX], char *err, size_t errlen)
 {
 	char		 path[PATH_MAX], old[PATH_MAX];
-	int		 i, j, v2;
+	int		 i, j, v2, same;
 
 	if (!cg_name_ok(name, err, errlen))
 		return (-1);
+	same = had != NULL && had->fl_memory == l->fl_memory &&
+	    had->fl_pids == l->fl_pids && had->fl_cpu_milli == l->fl_cpu_milli;
 	for (i = 0; i < CG_NCTRL; i++) {
 		if (dirs[i][0] == '\0' || parents[i] == NULL)
 			continue;
@@ -491,6 +496,8 @@ cg_fence_adopt(const char *const parents[CG_NCTRL], const char *name,
 		if (dirs[i][0] == '\0')
 			continue;
 		v2 = cg_is_v2(dirs[i]);
+		if (!v2 && same)
+			continue;
 		if (!v2 && i == CG_MEMORY)
 			cg_v1_memsw_raise(dirs[i], l);
 		if (cg_limit(i, dirs[i], v2, l, err, errlen) == -1)

@@ -42,8 +42,8 @@ int	cg_fence_make(const char *const [CG_NCTRL], const char *,
 	    const struct fence_limits *, char [CG_NCTRL][PATH_MAX],
 	    int [CG_NCTRL], char *, size_t);
 int	cg_fence_adopt(const char *const [CG_NCTRL], const char *, pid_t,
-	    const struct fence_limits *, char [CG_NCTRL][PATH_MAX], char *,
-	    size_t);
+	    const struct fence_limits *, const struct fence_limits *,
+	    char [CG_NCTRL][PATH_MAX], char *, size_t);
 int	cg_join(int);
 int	cg_join_dir(const char *);
 int	cg_fence_join(const char [CG_NCTRL][PATH_MAX]);

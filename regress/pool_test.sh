@@ -292,9 +292,129 @@ sigkill_body() {
 }
 sigkill_cleanup() { fenced_cleanup; }
 
+atf_test_case pooled_first cleanup
+pooled_first_head() {
+	atf_set descr "with pool L1.5 1: when a pooled fence first answers, its pid 1 has the boot's uid, no capability, no_new_privs, its seccomp filter and Landlock, its cgroup the boot's limits, and no process of the pool's time (the keeper of pid 1's old memory) is left in it"
+	atf_set require.user root
+	atf_set timeout 90
+}
+pooled_first_body() {
+	fenced_vars
+	pool_require
+	pool_setup "pool L1.5 1"
+	fenced_start
+	wait_until 20 pool_full L1.5:1 || atf_fail "pool never filled: $($CTL show stats)"
+	atf_check -o match:"^state: *running" $CTL boot pf tier L1.5 \
+	    memory 200M pids 77
+	$CTL show environment pf > pf.env
+	atf_check -o match:"^pooled: *yes" cat pf.env
+	atf_check -o match:"^landlock: *ABI [0-9]+: filesystem" cat pf.env
+	uid=$(awk '$1 == "owner:" { sub(/\)/, "", $NF); print $NF }' pf.env)
+	# The first exec: every process in the fence is the boot's uid
+	# (a root one would be the keeper, or anything else of pool time).
+	atf_check -o save:procs $CTL exec pf -- sh -c \
+	    'for s in /proc/[0-9]*/status; do
+		awk -v f="$s" "\$1 == \"Uid:\" { print f, \$2, \$3, \$4, \$5 }" "$s"
+	    done'
+	[ -s procs ] || atf_fail "no process listed"
+	awk -v u="$uid" '$2 != u || $3 != u || $4 != u || $5 != u' procs > other
+	[ -s other ] && atf_fail "processes not of uid $uid: $(cat other)"
+	atf_check -o save:st1 $CTL exec pf -- cat /proc/1/status
+	atf_check -o match:"^CapBnd:[[:space:]]*0+\$" cat st1
+	atf_check -o match:"^CapEff:[[:space:]]*0+\$" cat st1
+	atf_check -o match:"^NoNewPrivs:[[:space:]]*1\$" cat st1
+	# Its own filter on top of the daemon's (one filter: levels_test's
+	# weakened fence).
+	atf_check -o match:"^Seccomp_filters:[[:space:]]*[2-9]\$" cat st1
+	# Landlock: its own /proc/self/comm, which the uid may write, is
+	# beneath `/', which it may only read.
+	atf_check -s not-exit:0 -e match:"Permission denied" $CTL exec pf -- \
+	    sh -c 'echo x > /proc/self/comm'
+	# Its cgroups have the boot's limits, not the pool's.
+	n=0
+	for d in $(fenced_cgroup_dirs); do
+		for f in "$d"/*.pf/pids.max; do
+			[ -f "$f" ] || continue
+			atf_check -o inline:"77\n" cat "$f"
+			n=$((n + 1))
+		done
+		for f in "$d"/*.pf/memory.limit_in_bytes "$d"/*.pf/memory.max; do
+			[ -f "$f" ] || continue
+			atf_check -o inline:"209715200\n" cat "$f"
+			n=$((n + 1))
+		done
+	done
+	[ "$n" -ge 2 ] || atf_fail "pf's pids and memory cgroups not found"
+	atf_check_equal L1.5 "$(level_of pf)"
+	# A boot with the limits the pool fence was built with: its cgroups
+	# keep them (a v1 take does not write them again), and they hold.
+	wait_until 20 pool_full L1.5:1 || atf_fail "pool never refilled"
+	atf_check -o match:"^state: *running" $CTL boot pg tier L1.5
+	atf_check -o match:"^pooled: *yes" $CTL show environment pg
+	atf_check -o match:"^limits: *memory 512M, pids 256, cpu 1.00\$" \
+	    $CTL show environment pg
+	n=0
+	for d in $(fenced_cgroup_dirs); do
+		for f in "$d"/*.pg/pids.max; do
+			[ -f "$f" ] || continue
+			atf_check -o inline:"256\n" cat "$f"
+			n=$((n + 1))
+		done
+		for f in "$d"/*.pg/memory.limit_in_bytes "$d"/*.pg/memory.max; do
+			[ -f "$f" ] || continue
+			atf_check -o inline:"536870912\n" cat "$f"
+			n=$((n + 1))
+		done
+		for f in "$d"/*.pg/cpu.cfs_quota_us; do
+			[ -f "$f" ] || continue
+			atf_check -o inline:"100000\n" cat "$f"
+		done
+		for f in "$d"/*.pg/cpu.max; do
+			[ -f "$f" ] || continue
+			atf_check -o match:"^100000 " cat "$f"
+		done
+	done
+	[ "$n" -ge 2 ] || atf_fail "pg's pids and memory cgroups not found"
+	atf_check -o inline:"ok\n" $CTL exec pg -- echo ok
+	fenced_stop
+}
+pooled_first_cleanup() { fenced_cleanup; }
+
+atf_test_case pooled_weak cleanup
+pooled_weak_head() {
+	atf_set descr "with pool L1.5 1 and a test build that leaves out the fence's seccomp filter: the pooled fence earns L1, not a verdict of pool time, and a boot that requires L1.5 of it is refused, stopped, and runs nothing"
+	atf_set require.user root
+	atf_set timeout 90
+}
+pooled_weak_body() {
+	fenced_vars
+	pool_require
+	pool_setup "pool L1.5 1"
+	FENCED_TEST_NOSECCOMP=1 FENCED_BIN=$HOOKS/fenced fenced_start
+	wait_until 20 pool_full L1.5:1 || atf_fail "pool never filled: $($CTL show stats)"
+	atf_check -s exit:1 \
+	    -e match:"require-not-met.*measured L1, required L1.5" \
+	    $CTL boot weak tier L1.5 require L1.5
+	atf_check_equal 1 "$(pool_count L1.5 taken)"
+	atf_check -s exit:1 -e match:"not-found" $CTL show environment weak
+	atf_check -o match:"fences: 0 running" $CTL show stats
+	for d in $(fenced_cgroup_dirs); do
+		ls "$d" | grep -q '\.weak$' && atf_fail "cgroup of weak left in $d"
+	done
+	# The next pooled fence, without require: L1, as a cold one.
+	wait_until 20 pool_full L1.5:1 || atf_fail "pool never refilled"
+	atf_check -o match:"^state: *running" $CTL boot weak2 tier L1.5
+	atf_check -o match:"^pooled: *yes" $CTL show environment weak2
+	atf_check_equal L1 "$(level_of weak2)"
+	fenced_stop
+}
+pooled_weak_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case pooled
 	atf_add_test_case pooled_l2
+	atf_add_test_case pooled_first
+	atf_add_test_case pooled_weak
 	atf_add_test_case pooled_image
 	atf_add_test_case sigkill
 }

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -65,6 +66,8 @@ static const struct fence_step fence_steps[] = {
 	{ "loopback", TIER_L2, FENCE_T_NAMESPACES, fence_net_lo_up },
 	{ "mount sources", TIER_L1, FENCE_T_MOUNTS, fence_mount_sources },
 	{ "filesystem", TIER_L1, FENCE_T_MOUNTS, fence_mount_build },
+	{ "landlock ruleset", TIER_L15, FENCE_T_SECCOMP,
+	    fence_landlock_prepare },
 	{ "assignment", TIER_L1, FENCE_T_NAMESPACES, fence_pool_assigned },
 	{ "cgroup namespace", TIER_L1, FENCE_T_NAMESPACES, fence_ns_cgroup },
 	{ "hostname", TIER_L1, FENCE_T_NAMESPACES, fence_ns_hostname },
@@ -72,8 +75,7 @@ static const struct fence_step fence_steps[] = {
 	{ "scratch sizes", TIER_L1, FENCE_T_MOUNTS, fence_mount_resize },
 	{ "core rlimit", TIER_L1, FENCE_T_SECCOMP, fence_rlimit_core },
 	{ "rlimits", TIER_L1, FENCE_T_SECCOMP, fence_rlimit_limits },
-	{ "landlock ruleset", TIER_L15, FENCE_T_SECCOMP,
-	    fence_landlock_prepare },
+	{ "landlock home", TIER_L15, FENCE_T_SECCOMP, fence_landlock_home },
 	{ "bounding set", TIER_L15, FENCE_T_SECCOMP, fence_caps_bound },
 	{ "identity", TIER_L1, FENCE_T_SECCOMP, fence_caps_ids },
 	{ "session keyring", TIER_L1, FENCE_T_SECCOMP, fence_ns_keyring },
@@ -710,6 +712,175 @@ fence_pool_prefault(struct fence_ctx *ctx)
 }
 
 /*
+ * Child side, a pool pid 1 once assigned: the keeper of its memory.  A
+ * pool pid 1 has its own copy of the fencer's address space (it was
+ * cloned as fork() clones), and its execve of the agent used to tear
+ * that copy down before the agent could start: 0.3 to 0.67 ms of every
+ * pooled boot, against 0.1 to 0.2 ms for a cold pid 1, which shares the
+ * fencer's.  The keeper is a second process cloned with CLONE_VM, so it
+ * holds a reference to that same copy: the execve then only drops pid
+ * 1's, and the copy is torn down when the keeper exits, which it does
+ * once the execve has closed its pipe (close-on-exec: it reads end of
+ * file), beside the agent's start.  The agent reaps it before it
+ * answers READY (agent.c, agent_reap_inherited()), so nothing of the
+ * pool's time is left in the fence when it first answers.
+ *
+ * It is made after the assignment, when the take has already put pid 1
+ * in the boot's cgroups (renamed on v1, moved on v2), so it is born in
+ * them and counts against the boot's pids limit until it is reaped; a
+ * waiting pool fence is pid 1 alone.  It runs nothing but fencer code:
+ * it closes every descriptor but the read end of its pipe (its copy of
+ * the table, which never holds the status pipe: fence_fd_park()),
+ * reads and exits.  It shares pid 1's memory, the
+ * thread pointer included, so it calls nothing but close_range() and
+ * read() on arguments that cannot fail, with every signal blocked as
+ * pid 1's are until its execve (no EINTR, so errno is never written),
+ * and returns to glibc's clone(), which exits.  It is in the fence's
+ * pid namespace: it dies with pid 1 however the fence ends.  If it
+ * cannot be made (the pids limit, say), the boot goes on without it and
+ * only loses the time it saves.  Not under AddressSanitizer, whose
+ * interceptors keep per-thread state.
+ */
+#ifndef __SANITIZE_ADDRESS__
+#define FENCE_KEEPER_STACK	(16 * 1024)
+
+static char	 fence_keeper_stack[FENCE_KEEPER_STACK]
+		    __attribute__((aligned(64)));
+
+static int
+fence_keeper(void *arg)
+{
+	int	 fd = (int)(intptr_t)arg;
+	char	 c;
+
+	if (fd > 0)
+		(void)close_range(0, fd - 1, 0);
+	(void)close_range(fd + 1, ~0U, 0);
+	while (read(fd, &c, 1) > 0)
+		;
+	return (0);	/* glibc's clone() exits with it */
+}
+
+/*
+ * The status pipe is parked in a socket of pid 1's while the keeper is
+ * cloned, so that the keeper's copy of the descriptor table never holds
+ * it: the fencer waits for that pipe's end at the execve, and must not
+ * wait for the keeper's first turn on a cpu besides (its close_range()
+ * of the rest: under load a new process may wait milliseconds for it).
+ * What else the keeper's copy holds for that moment (the agent's
+ * channel, the home's mount, the ruleset) nobody waits on.
+ */
+static int
+fence_fd_park(int s, int fd)
+{
+	union {
+		struct cmsghdr	 hdr;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	}		 cm;
+	struct cmsghdr	*c;
+	struct msghdr	 msg;
+	struct iovec	 iov;
+	char		 b = 0;
+
+	memset(&msg, 0, sizeof(msg));
+	memset(&cm, 0, sizeof(cm));
+	iov.iov_base = &b;
+	iov.iov_len = 1;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cm.buf;
+	msg.msg_controllen = sizeof(cm.buf);
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return (sendmsg(s, &msg, 0) == 1 ? 0 : -1);
+}
+
+/* The parked descriptor back, above 0-3 (pid 1 replaces those); or -1. */
+static int
+fence_fd_unpark(int s)
+{
+	union {
+		struct cmsghdr	 hdr;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	}		 cm;
+	struct cmsghdr	*c;
+	struct msghdr	 msg;
+	struct iovec	 iov;
+	char		 b;
+	int		 fd, nfd;
+
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = &b;
+	iov.iov_len = 1;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cm.buf;
+	msg.msg_controllen = sizeof(cm.buf);
+	if (recvmsg(s, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) != 1 ||
+	    (msg.msg_flags & MSG_CTRUNC) || (c = CMSG_FIRSTHDR(&msg)) ==
+	    NULL || c->cmsg_level != SOL_SOCKET ||
+	    c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+		return (-1);
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (fd > 3)
+		return (fd);
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 4);
+	(void)close(fd);
+	return (nfd);
+}
+
+static void
+fence_pool_keeper(struct fence_ctx *ctx)
+{
+	int	 p[2], sp[2], fd;
+	pid_t	 pid;
+
+	if (pipe2(p, O_CLOEXEC) == -1)
+		return;
+	/* Out of the way of 0-3, which pid 1 replaces before its execve. */
+	if ((fd = fcntl(p[1], F_DUPFD_CLOEXEC, 64)) == -1) {
+		(void)close(p[0]);
+		(void)close(p[1]);
+		return;
+	}
+	(void)close(p[1]);
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sp) == -1) {
+		(void)close(p[0]);
+		(void)close(fd);
+		return;
+	}
+	if (fence_fd_park(sp[0], ctx->fc_status_fd) == -1) {
+		(void)close(sp[0]);
+		(void)close(sp[1]);
+		(void)close(p[0]);
+		(void)close(fd);
+		return;
+	}
+	(void)close(ctx->fc_status_fd);
+	ctx->fc_status_fd = -1;
+	pid = clone(fence_keeper, fence_keeper_stack + FENCE_KEEPER_STACK,
+	    CLONE_VM | SIGCHLD, (void *)(intptr_t)p[0]);
+	(void)close(p[0]);
+	if (pid == -1)
+		(void)close(fd);
+	/* Else fd stays open, close-on-exec, until the execve. */
+	ctx->fc_status_fd = fence_fd_unpark(sp[1]);
+	(void)close(sp[0]);
+	(void)close(sp[1]);
+	if (ctx->fc_status_fd == -1)
+		_exit(127);	/* the fencer reads the pipe's end, no record */
+}
+#else
+static void
+fence_pool_keeper(struct fence_ctx *ctx)
+{
+}
+#endif
+
+/*
  * Child side, the split point: nothing to do for a cold boot.  A pool
  * pid 1 reads its one assignment here.  What it built before is not
  * the boot's time: its clocks start again.
@@ -784,7 +955,42 @@ fence_pool_assigned(struct fence_ctx *ctx)
 	memset(ctx->fc_st.fst_us, 0, sizeof(ctx->fc_st.fst_us));
 	memset(ctx->fc_st.fst_step_us, 0, sizeof(ctx->fc_st.fst_step_us));
 	ctx->fc_t_step = fence_now_us();
+	/* Its clone is this step's time, the boot's. */
+	fence_pool_keeper(ctx);
 	return (0);
+}
+
+/*
+ * fenced -d: where a take's time went, the fencer's parts (checks, the
+ * home's mount, cgroups and limits, then pid 1 from the send to its
+ * execve) and pid 1's steps after the split point.
+ */
+static void
+fence_pool_log(const uint32_t *step_us, uint64_t checks, uint64_t home,
+    uint64_t cgroups, uint64_t pid1)
+{
+	char	 buf[512];
+	size_t	 i, len = 0;
+	int	 after = 0, n;
+
+	if (log_getverbose() < 1)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < nitems(fence_steps); i++) {
+		if (fence_steps[i].st_fn == fence_pool_assigned)
+			after = 1;	/* from here: its own, the keeper */
+		if (!after || step_us[i] == 0)
+			continue;
+		n = snprintf(buf + len, sizeof(buf) - len, "%s%s %u",
+		    len > 0 ? ", " : "", fence_steps[i].st_name, step_us[i]);
+		if (n < 0 || (size_t)n >= sizeof(buf) - len)
+			break;
+		len += n;
+	}
+	log_debug("pool take: checks %llu us, home %llu us, cgroups %llu us, "
+	    "pid 1 to its execve %llu us; steps (us): %s",
+	    (unsigned long long)checks, (unsigned long long)home,
+	    (unsigned long long)cgroups, (unsigned long long)pid1, buf);
 }
 
 static int
@@ -906,6 +1112,7 @@ fence_pool_start(const struct fence_spec *spec, struct fence_pooled *pp,
 	pp->pp_assign = sp[0];
 	pp->pp_tier = spec->fs_tier;
 	pp->pp_memory = spec->fs_limits.fl_memory;
+	pp->pp_limits = spec->fs_limits;
 	pp->pp_clone_us = fence_us32(fence_now_us() - t);
 	pp->pp_t0 = t0;
 	return (0);
@@ -1010,7 +1217,7 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 	struct cmsghdr		*c;
 	struct msghdr		 msg;
 	struct iovec		 iov;
-	uint64_t		 t0 = fence_now_us(), tsend;
+	uint64_t		 t0 = fence_now_us(), tsend, th, tc;
 	int			 fds[2], tree = -1;
 	char			 why[FENCE_ERR_MAX];
 	ssize_t			 n;
@@ -1030,9 +1237,12 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 		fence_pool_drop(pp);
 		return (1);
 	}
+	th = fence_now_us();
 	if (fence_mount_home_tree(spec, &tree, why, sizeof(why)) == -1)
 		return (1);	/* a cold boot says why, in its own words */
-	if (fence_cgroup_adopt(spec, &pp->pp_proc, why, sizeof(why)) == -1) {
+	tc = fence_now_us();
+	if (fence_cgroup_adopt(spec, &pp->pp_proc, &pp->pp_limits, why,
+	    sizeof(why)) == -1) {
 		log_warnx("%s: %s", __func__, why);
 		(void)close(tree);
 		fence_pool_drop(pp);
@@ -1100,6 +1310,9 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 	    fence_host.fh_landlock_abi : 0;
 	proc->fp_landlock = st.fst_landlock;
 	proc->fp_pooled = 1;
+	memcpy(fence_last_step_us, st.fst_step_us, sizeof(fence_last_step_us));
+	fence_pool_log(st.fst_step_us, th - t0, tc - th, tsend - tc,
+	    fence_now_us() - tsend);
 	memset(pp, 0, sizeof(*pp));
 	pp->pp_status = pp->pp_assign = -1;
 	pp->pp_proc.fp_pidfd = pp->pp_proc.fp_pid = -1;

@@ -103,6 +103,7 @@ struct fence_pooled {
 	int		 pp_assign;		/* its assignment socket */
 	int		 pp_ready;		/* waits at the split point */
 	uint64_t	 pp_memory;		/* its tmpfs sizes follow it */
+	struct fence_limits pp_limits;		/* its cgroups were made so */
 	uint64_t	 pp_capbset;		/* the fencer's, at its clone */
 	uint64_t	 pp_t0;			/* us, fence_now_us() */
 	uint32_t	 pp_clone_us;		/* the clone itself */

@@ -86,9 +86,9 @@ fence_cgroup_remove(struct fence_proc *proc, char *err, size_t errlen)
 
 int
 fence_cgroup_adopt(const struct fence_spec *s, struct fence_proc *proc,
-    char *err, size_t errlen)
+    const struct fence_limits *had, char *err, size_t errlen)
 {
 	return (cg_fence_adopt(s->fs_cgroup_parent, s->fs_cgroup_name !=
 	    NULL ? s->fs_cgroup_name : s->fs_key, proc->fp_pid, &s->fs_limits,
-	    proc->fp_cgroup, err, errlen));
+	    had, proc->fp_cgroup, err, errlen));
 }

@@ -181,7 +181,8 @@ int		 fence_cgroup_create(const struct fence_spec *,
 		    struct fence_proc *, struct fence_ctx *, char *, size_t);
 int		 fence_cgroup_join(struct fence_ctx *);
 int		 fence_cgroup_adopt(const struct fence_spec *,
-		    struct fence_proc *, char *, size_t);
+		    struct fence_proc *, const struct fence_limits *, char *,
+		    size_t);
 void		 fence_cgroup_close(struct fence_ctx *);
 int		 fence_cgroup_kill(const struct fence_proc *);
 int		 fence_cgroup_remove(struct fence_proc *, char *, size_t);
@@ -207,6 +208,7 @@ int		 fence_rlimit_nofile_set(struct fence_ctx *);
 /* fence_landlock.c */
 int		 fence_landlock_probe(void);
 int		 fence_landlock_prepare(struct fence_ctx *);
+int		 fence_landlock_home(struct fence_ctx *);
 int		 fence_landlock_restrict(struct fence_ctx *);
 
 /* fence_seccomp.c */

@@ -88,9 +88,10 @@ static const struct {
 	{ "/dev/random",	FENCE_LL_DEV },
 	{ "/dev/urandom",	FENCE_LL_DEV },
 	{ "/dev/tty",		FENCE_LL_DEV },
-	{ "/dev/pts",		FENCE_LL_DEV },
-	{ NULL,	/* home */	FENCE_LL_READ | FENCE_LL_WRITE }
+	{ "/dev/pts",		FENCE_LL_DEV }
 };
+/* The home's, added after the split point (fence_landlock_home()). */
+#define FENCE_LL_HOME	(FENCE_LL_READ | FENCE_LL_WRITE)
 
 /* The filesystem rights the kernel's ABI knows. */
 static uint64_t
@@ -121,13 +122,41 @@ fence_landlock_probe(void)
 	return (abi < 0 ? 0 : (int)abi);
 }
 
-/* Child side, after pivot_root and while still root. */
+/* One rule: what is beneath path (opened now) gets access. */
+static int
+fence_ll_rule(struct fence_ctx *ctx, const char *path, uint64_t access)
+{
+	struct landlock_path_beneath_attr pb;
+	int				 fd;
+
+	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1)
+		return (fence_child_err(ctx, errno, "landlock: open %s", path));
+	pb.allowed_access = access &
+	    fence_ll_handled(fence_host.fh_landlock_abi);
+	pb.parent_fd = fd;
+	if (syscall(SYS_landlock_add_rule, ctx->fc_ll_fd,
+	    LANDLOCK_RULE_PATH_BENEATH, &pb, 0) == -1) {
+		fence_child_err(ctx, errno, "landlock rule for %s", path);
+		(void)close(fd);
+		return (-1);
+	}
+	(void)close(fd);
+	return (0);
+}
+
+/*
+ * Child side, after pivot_root and while still root, before the split
+ * point: the ruleset and every rule that is the same for every fence of
+ * the tier (the mount tree is built, nothing of a user's is in it), so
+ * that a pool fence has them before its take.  The home's rule comes
+ * after the split point (fence_landlock_home()); the ruleset is applied
+ * only after the identity change (fence_landlock_restrict()).
+ */
 int
 fence_landlock_prepare(struct fence_ctx *ctx)
 {
 	struct fence_ll_attr		 attr;
 	struct landlock_path_beneath_attr pb;
-	const char			*path;
 	int				 abi = fence_host.fh_landlock_abi;
 	size_t				 i;
 	int				 fd;
@@ -144,40 +173,14 @@ fence_landlock_prepare(struct fence_ctx *ctx)
 	if (ctx->fc_ll_fd == -1)
 		return (fence_child_err(ctx, errno, "landlock_create_ruleset"));
 
-	for (i = 0; i < nitems(fence_ll_rules); i++) {
-		path = fence_ll_rules[i].lr_path;
-		if (path == NULL)
-			path = ctx->fc_home_abs;
-		if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1)
-			return (fence_child_err(ctx, errno, "landlock: open %s",
-			    path));
-		pb.allowed_access = fence_ll_rules[i].lr_access &
-		    attr.handled_access_fs;
-		pb.parent_fd = fd;
-		if (syscall(SYS_landlock_add_rule, ctx->fc_ll_fd,
-		    LANDLOCK_RULE_PATH_BENEATH, &pb, 0) == -1) {
-			fence_child_err(ctx, errno, "landlock rule for %s",
-			    path);
-			(void)close(fd);
+	for (i = 0; i < nitems(fence_ll_rules); i++)
+		if (fence_ll_rule(ctx, fence_ll_rules[i].lr_path,
+		    fence_ll_rules[i].lr_access) == -1)
 			return (-1);
-		}
-		(void)close(fd);
-	}
-	/* QEMU under KVM: its /dev/kvm, as the other nodes. */
-	if (ctx->fc_spec->fs_kvm) {
-		if ((fd = open("/dev/kvm", O_PATH | O_CLOEXEC)) == -1)
-			return (fence_child_err(ctx, errno,
-			    "landlock: open /dev/kvm"));
-		pb.allowed_access = FENCE_LL_DEV & attr.handled_access_fs;
-		pb.parent_fd = fd;
-		if (syscall(SYS_landlock_add_rule, ctx->fc_ll_fd,
-		    LANDLOCK_RULE_PATH_BENEATH, &pb, 0) == -1) {
-			fence_child_err(ctx, errno, "landlock rule for /dev/kvm");
-			(void)close(fd);
-			return (-1);
-		}
-		(void)close(fd);
-	}
+	/* QEMU under KVM: its /dev/kvm, as the other nodes (never pooled). */
+	if (ctx->fc_spec->fs_kvm &&
+	    fence_ll_rule(ctx, "/dev/kvm", FENCE_LL_DEV) == -1)
+		return (-1);
 	/* A file passed in (the vm backend's boot files): read it only. */
 	for (i = 0; i < (size_t)ctx->fc_spec->fs_npass; i++) {
 		struct stat	 st;
@@ -198,6 +201,15 @@ fence_landlock_prepare(struct fence_ctx *ctx)
 		ctx->fc_st.fst_landlock |= FENCE_LL_SCOPE_ABSTRACT |
 		    FENCE_LL_SCOPE_SIGNAL;
 	return (0);
+}
+
+/* Child side, after the split point and the home's mount: its rule. */
+int
+fence_landlock_home(struct fence_ctx *ctx)
+{
+	if (ctx->fc_ll_fd == -1)
+		return (0);
+	return (fence_ll_rule(ctx, ctx->fc_home_abs, FENCE_LL_HOME));
 }
 
 /* Child side, after no_new_privs. */
