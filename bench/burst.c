@@ -147,9 +147,10 @@ boots(size_t n, int nclients, uint64_t *ns, double *wall)
 	struct imsg	 imsg;
 	size_t		 next = 0, done = 0;
 	int		 i, r, busy[CLIENTS_MAX], ok[CLIENTS_MAX], nbusy;
+	int		 fds[CLIENTS_MAX];
 
 	for (i = 0; i < nclients; i++) {
-		pfd[i].fd = bench_ctl_connect(sock);
+		pfd[i].fd = fds[i] = bench_ctl_connect(sock);
 		pfd[i].events = POLLIN;
 		if ((ib[i] = imsgbuf_new(pfd[i].fd)) == NULL)
 			err(1, "imsgbuf_new");
@@ -172,7 +173,8 @@ boots(size_t n, int nclients, uint64_t *ns, double *wall)
 		if (poll(pfd, nclients, 60000) <= 0)
 			errx(1, "no boot answered in 60 s");
 		for (i = 0; i < nclients; i++) {
-			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
+			if (pfd[i].fd == -1 ||
+			    !(pfd[i].revents & (POLLIN | POLLHUP)))
 				continue;
 			if (imsgbuf_read(ib[i]) == 0)
 				errx(1, "fenced hung up");
@@ -194,7 +196,8 @@ boots(size_t n, int nclients, uint64_t *ns, double *wall)
 						t0[i] = bench_now_ns();
 						busy[i] = 1;
 						ok[i] = 0;
-					}
+					} else
+						pfd[i].fd = -1;	/* done */
 				}
 				imsg_free(&imsg);
 			}
@@ -205,7 +208,7 @@ boots(size_t n, int nclients, uint64_t *ns, double *wall)
 	*wall = (bench_now_ns() - w0) / 1e9;
 	for (i = 0; i < nclients; i++) {
 		imsgbuf_free(ib[i]);
-		close(pfd[i].fd);
+		close(fds[i]);
 	}
 	return (done);
 }
@@ -344,7 +347,8 @@ burst(size_t n)
 	struct msg_result rs;
 	uint64_t	*ns, w0;
 	size_t		 k, ended = 0, got = 0, failed = 0;
-	int		 i, r, nconns;
+	size_t		 left[BURST_CONNS];	/* fences not ended, a conn */
+	int		 fds[BURST_CONNS], i, r, nconns;
 	char		 what[96];
 	double		 wall;
 
@@ -357,14 +361,17 @@ burst(size_t n)
 	keyround++;
 	why[0] = '\0';
 	for (i = 0; i < nconns; i++) {
-		pfd[i].fd = bench_ctl_connect(sock);
+		pfd[i].fd = fds[i] = bench_ctl_connect(sock);
 		pfd[i].events = POLLIN;
 		if ((ib[i] = imsgbuf_new(pfd[i].fd)) == NULL)
 			err(1, "imsgbuf_new");
+		left[i] = 0;
 	}
 	/* Every boot composed first, then all written at once. */
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
 		send_boot(ib[k % nconns], k);
+		left[k % nconns]++;
+	}
 	w0 = bench_now_ns();
 	for (i = 0; i < nconns; i++)
 		if (imsgbuf_flush(ib[i]) == -1)
@@ -379,10 +386,16 @@ burst(size_t n)
 		if (poll(pfd, nconns, 120000) <= 0)
 			errx(1, "no answer in 120 s");
 		for (i = 0; i < nconns; i++) {
-			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
+			if (pfd[i].fd == -1 ||
+			    !(pfd[i].revents & (POLLIN | POLLHUP)))
 				continue;
-			if (imsgbuf_read(ib[i]) == 0)
-				errx(1, "fenced hung up");
+			if (imsgbuf_read(ib[i]) == 0) {
+				/* Idle long enough, fenced closes it. */
+				if (left[i] > 0)
+					errx(1, "fenced hung up");
+				pfd[i].fd = -1;
+				continue;
+			}
 			while ((r = imsgbuf_get(ib[i], &imsg)) == 1) {
 				switch (imsg.hdr.ih_type) {
 				case IMSG_CTL_FENCE:
@@ -395,6 +408,7 @@ burst(size_t n)
 					refused(&imsg);
 					failed++;
 					ended++;
+					left[i]--;
 					break;
 				case IMSG_CTL_RESULT:
 					if (msg_result_decode(imsg.data,
@@ -408,6 +422,7 @@ burst(size_t n)
 					} else
 						failed++;
 					ended++;
+					left[i]--;
 					break;
 				}
 				imsg_free(&imsg);
@@ -419,7 +434,7 @@ burst(size_t n)
 	wall = (bench_now_ns() - w0) / 1e9;
 	for (i = 0; i < nconns; i++) {
 		imsgbuf_free(ib[i]);
-		close(pfd[i].fd);
+		close(fds[i]);
 	}
 	stop_all();
 	snprintf(what, sizeof(what), "burst of %zu boots+first exec: "
