@@ -6,8 +6,8 @@
  * Two things, on the control socket, of idle L1.5 fences with new keys:
  *
  * Boots per second from one client and from BENCH_SCALE_CLIENTS (16)
- * at once: BENCH_SCALE fences (default 400) each, in alternate rounds
- * (a quarter of them a round, one client, then many, twice), each
+ * at once: BENCH_SCALE fences (default 400) in all, half from each, in
+ * alternate rounds (a quarter a round: one client, many, one, many), each
  * client sending its next boot as its last is answered; every round's
  * fences are stopped at its end, untimed.  A row's rate is its fences
  * over the sum of its rounds' wall times; the many clients' row is
