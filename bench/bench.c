@@ -97,12 +97,14 @@ bench_field(FILE *fp, const char *s, int sep)
 /*
  * One record: section, name, anchor, ratio by (median or rate), unit,
  * n, median, p99, rate ("-": none), and the file of its samples
- * (relative to BENCH_OUT; "-": none), or for a row skipped, why.
+ * (relative to BENCH_OUT; "-": none), or for a row skipped, why; and
+ * for a row that has one (p95 >= 0), an eleventh field, its 95th
+ * percentile.
  */
 static void
 bench_record(const char *section, const char *what, const char *anchor,
     const char *by, const char *unit, size_t n, double median, double p99,
-    double rate, const char *samples)
+    double rate, const char *samples, double p95)
 {
 	FILE	*fp;
 
@@ -118,7 +120,12 @@ bench_record(const char *section, const char *what, const char *anchor,
 		fprintf(fp, "%.3f\t", rate);
 	else
 		fprintf(fp, "-\t");
-	bench_field(fp, samples, '\n');
+	if (p95 < 0)
+		bench_field(fp, samples, '\n');
+	else {
+		bench_field(fp, samples, '\t');
+		fprintf(fp, "%.6f\n", p95);
+	}
 	fflush(fp);
 }
 
@@ -159,6 +166,52 @@ bench_row(const char *what, uint64_t *ns, size_t n, double wall_s)
 	    "median", ns, n, wall_s));
 }
 
+/* The index of a percentile of a sorted sample of n (n > 0). */
+static size_t
+bench_pct(size_t n, unsigned int pct)
+{
+	size_t	 i;
+
+	i = (n * pct + 99) / 100;
+	if (i > 0)
+		i--;
+	return (i >= n ? n - 1 : i);
+}
+
+static double
+bench_row_rec(const char *section, const char *what, const char *anchor,
+    const char *by, uint64_t *ns, size_t n, double wall_s, int with_p95)
+{
+	char	 samples[64];
+	size_t	 p99, p95;
+	double	 rate;
+
+	if (n == 0) {
+		printf("%-34s %6s\n", what, "failed");
+		bench_record(section, what, anchor, by, "ms", 0, 0, 0, 0, "-",
+		    -1);
+		return (0);
+	}
+	qsort(ns, n, sizeof(*ns), cmp_u64);
+	p99 = bench_pct(n, 99);
+	p95 = bench_pct(n, 95);
+	printf("%-34s %6zu %10.3f %10.3f", what, n, ns[n / 2] / 1e6,
+	    ns[p99] / 1e6);
+	rate = wall_s > 0 ? n / wall_s : 0;
+	if (rate > 0)
+		printf(" %10.1f", rate);
+	else
+		printf(" %10s", "-");
+	if (with_p95)
+		printf("  p95 %.3f", ns[p95] / 1e6);
+	printf("\n");
+	fflush(stdout);
+	bench_samples(ns, n, samples, sizeof(samples));
+	bench_record(section, what, anchor, by, "ms", n, ns[n / 2] / 1e6,
+	    ns[p99] / 1e6, rate, samples, with_p95 ? ns[p95] / 1e6 : -1);
+	return (rate);
+}
+
 /*
  * The same in a section and against an anchor of its own; by: "median"
  * (the ratio of the medians) or "rate" (of the rates).
@@ -167,33 +220,18 @@ double
 bench_row_to(const char *section, const char *what, const char *anchor,
     const char *by, uint64_t *ns, size_t n, double wall_s)
 {
-	char	 samples[64];
-	size_t	 p99;
-	double	 rate;
+	return (bench_row_rec(section, what, anchor, by, ns, n, wall_s, 0));
+}
 
-	if (n == 0) {
-		printf("%-34s %6s\n", what, "failed");
-		bench_record(section, what, anchor, by, "ms", 0, 0, 0, 0, "-");
-		return (0);
-	}
-	qsort(ns, n, sizeof(*ns), cmp_u64);
-	p99 = (n * 99 + 99) / 100;
-	if (p99 > 0)
-		p99--;
-	if (p99 >= n)
-		p99 = n - 1;
-	printf("%-34s %6zu %10.3f %10.3f", what, n, ns[n / 2] / 1e6,
-	    ns[p99] / 1e6);
-	rate = wall_s > 0 ? n / wall_s : 0;
-	if (rate > 0)
-		printf(" %10.1f\n", rate);
-	else
-		printf(" %10s\n", "-");
-	fflush(stdout);
-	bench_samples(ns, n, samples, sizeof(samples));
-	bench_record(section, what, anchor, by, "ms", n, ns[n / 2] / 1e6,
-	    ns[p99] / 1e6, rate, samples);
-	return (rate);
+/*
+ * As bench_row_to(), with the 95th percentile too (the table shows a
+ * p95 column where a row has one).
+ */
+double
+bench_row_pct(const char *section, const char *what, const char *anchor,
+    const char *by, uint64_t *ns, size_t n, double wall_s)
+{
+	return (bench_row_rec(section, what, anchor, by, ns, n, wall_s, 1));
 }
 
 /*
@@ -207,7 +245,7 @@ bench_value(const char *section, const char *what, const char *anchor,
 	printf("%-44s %12.1f %s\n", what, v, unit);
 	fflush(stdout);
 	bench_record(section, what, anchor != NULL ? anchor : "", "median",
-	    unit, 1, v, v, 0, "-");
+	    unit, 1, v, v, 0, "-", -1);
 }
 
 /* A row that could not be measured, and why: in the table as such. */
@@ -216,7 +254,7 @@ bench_skip(const char *section, const char *what, const char *why)
 {
 	printf("%-34s skipped: %s\n", what, why);
 	fflush(stdout);
-	bench_record(section, what, "", "median", "skip", 0, 0, 0, 0, why);
+	bench_record(section, what, "", "median", "skip", 0, 0, 0, 0, why, -1);
 }
 
 int

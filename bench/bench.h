@@ -10,6 +10,8 @@ double	 bench_row(const char *, uint64_t *, size_t, double);
 void	 bench_section(const char *, const char *);
 double	 bench_row_to(const char *, const char *, const char *,
 	    const char *, uint64_t *, size_t, double);
+double	 bench_row_pct(const char *, const char *, const char *,
+	    const char *, uint64_t *, size_t, double);
 void	 bench_value(const char *, const char *, const char *,
 	    const char *, double);
 void	 bench_skip(const char *, const char *, const char *);

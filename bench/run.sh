@@ -11,8 +11,8 @@ build=$1
 runs=${BENCH_RUNS:-200}
 density=${BENCH_DENSITY:-1000}
 # BENCH_ONLY="density exec": only those of http boot exec port term
-# runsc vm density (the table then has only their rows).
-only=${BENCH_ONLY:-http boot exec port term runsc vm density}
+# runsc vm burst density (the table then has only their rows).
+only=${BENCH_ONLY:-http boot exec port term runsc vm burst density}
 want() { case " $only " in *" $1 "*) return 0 ;; esac; return 1; }
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (fenced does)" >&2; exit 1; }
 sh scripts/user.sh
@@ -24,9 +24,14 @@ port=$(ss -Htan | awk '{ n = split($4, a, ":"); used[a[n]] = 1 }
     END { for (p = 17700; p < 18700; p++) if (!(p in used)) { print p; exit } }')
 [ -n "$port" ] || { echo "bench: no free port" >&2; exit 1; }
 # Fence uids of our own, out of the regress suite's (1000000 + port *
-# 64) and of the default: room for every density fence and the others.
+# 64) and of the default: room for every density fence, the burst
+# bench's new keys (BENCH_SCALE, the bursts, the single boots) and the
+# others.  A key keeps its uid: the daemon holds at most 4096.
+scale=${BENCH_SCALE:-400}
+bursts=0
+for b in ${BENCH_BURST:-100 1000}; do bursts=$((bursts + b)); done
 uids=$((200000000 + (port - 17700) * 8192))
-uids="$uids-$((uids + density + 1023))"
+uids="$uids-$((uids + density + scale + bursts + runs / 10 + 1023))"
 # The HTTP bench runs 128 connections and commands of one user at once;
 # the density bench boots BENCH_DENSITY fences of root's (each with the
 # default limits: the user totals are their sums).
@@ -82,7 +87,7 @@ run() {
     "$token"
 ! want boot || run boot "$build/bench/boot" "$dir/ctl.sock" "$runs"
 for b in "$build"/bench/*; do
-	case "$b" in */boot|*/http|*/density) continue ;; esac
+	case "$b" in */boot|*/http|*/burst|*/density) continue ;; esac
 	[ -f "$b" ] && [ -x "$b" ] && want "${b##*/}" &&
 	    run "${b##*/}" "$b" "$dir/ctl.sock" "$runs"
 done
@@ -91,7 +96,9 @@ done
 ! want runsc || run runsc sh bench/runsc.sh "$build" "$dir/ctl.sock" \
     "$dir/state" "$runs"
 ! want vm || run vm sh bench/vm.sh "$build" "$dir/ctl.sock" "$runs"
-# Last, on a daemon with no other fence: it boots BENCH_DENSITY.
+# Last, on a daemon with no other fence: the boots from many clients
+# and the bursts (bench/burst.c), then BENCH_DENSITY idle fences.
+! want burst || run burst "$build/bench/burst" "$dir/ctl.sock" "$runs"
 export BENCH_DENSITY=$density BENCH_UIDS=$uids
 ! want density || run density "$build/bench/density" "$dir/ctl.sock" "$runs"
 echo

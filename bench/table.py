@@ -13,7 +13,9 @@ A record: section, name, anchor ("-": none), by ("median": the ratio
 of the medians, "rate": of the rates), unit ("ms", another unit for a
 value that is not a latency, "skip" for a row not measured), n,
 median, p99, rate ("-": none), samples (a file relative to the tsv's
-folder, "-": none; for "skip", why).  docs/bench.md says how to read it.
+folder, "-": none; for "skip", why), and for a row that has one, an
+eleventh field: its 95th percentile (the table then has a p95 column,
+empty for the rows without).  docs/bench.md says how to read it.
 """
 
 import argparse
@@ -24,7 +26,7 @@ import sys
 
 # Sections in the order of the table; any other follows, as it came.
 SECTIONS = ["boot", "pooled boot", "exec", "http", "first answer",
-            "port", "terminal", "idle memory", "density", "probe"]
+            "port", "terminal", "idle memory", "density", "scale", "probe"]
 
 # Short names of the anchors in the ratio column.
 LABELS = [
@@ -45,10 +47,12 @@ BWRAP_NET = "bwrap --unshare-net /bin/true"
 
 class Row:
     def __init__(self, f, lineno):
-        if len(f) != 10:
-            raise ValueError("line %d: %d fields, not 10" % (lineno, len(f)))
+        if len(f) not in (10, 11):
+            raise ValueError("line %d: %d fields, not 10 or 11"
+                             % (lineno, len(f)))
         (self.section, self.name, anchor, self.by, self.unit, n, med, p99,
-         rate, self.samples) = f
+         rate, self.samples) = f[:10]
+        self.p95 = float(f[10]) if len(f) == 11 else None
         if self.by not in ("median", "rate"):
             raise ValueError("line %d: by %r" % (lineno, self.by))
         self.anchor = None if anchor == "-" else anchor
@@ -57,7 +61,8 @@ class Row:
         self.p99 = float(p99)
         self.rate = None if rate == "-" else float(rate)
         if self.n < 0 or self.median < 0 or self.p99 < 0 or \
-                (self.rate is not None and self.rate < 0):
+                (self.rate is not None and self.rate < 0) or \
+                (self.p95 is not None and self.p95 < 0):
             raise ValueError("line %d: a negative number" % lineno)
         self.classify()
 
@@ -118,21 +123,28 @@ def num(v):
     return "%.3f" % v
 
 
-def cells(row, byname):
-    """name, n, median, p99, rate, ratio: the row's cells as text."""
+def cells(row, byname, pct=False):
+    """name, n, median, [p95,] p99, rate, ratio: the row's cells as
+    text; the p95 cell where pct (some row of the table has one)."""
     if row.unit == "skip":
-        return [row.name, "", "", "", "", "skipped: " + row.samples]
-    if row.n == 0:
-        return [row.name, "0", "", "", "", "failed"]
-    if row.unit == "ms":
-        med, p99 = num(row.median) + " ms", num(row.p99) + " ms"
-    elif row.unit == "count":
-        med, p99 = "%d" % row.median, ""
+        c = [row.name, "", "", "", "", "skipped: " + row.samples]
+    elif row.n == 0:
+        c = [row.name, "0", "", "", "", "failed"]
     else:
-        med, p99 = num(row.median) + " " + row.unit, ""
-    rate = "%.1f/s" % row.rate if row.rate is not None else ""
-    n = str(row.n) if row.unit == "ms" else ""
-    return [row.name, n, med, p99, rate, ratio(row, byname)]
+        if row.unit == "ms":
+            med, p99 = num(row.median) + " ms", num(row.p99) + " ms"
+        elif row.unit == "count":
+            med, p99 = "%d" % row.median, ""
+        else:
+            med, p99 = num(row.median) + " " + row.unit, ""
+        rate = "%.1f/s" % row.rate if row.rate is not None else ""
+        n = str(row.n) if row.unit == "ms" else ""
+        c = [row.name, n, med, p99, rate, ratio(row, byname)]
+    if pct:
+        p95 = num(row.p95) + " ms" if row.p95 is not None and \
+            row.unit == "ms" and row.n > 0 else ""
+        c.insert(3, p95)
+    return c
 
 
 def ordered(rows):
@@ -146,25 +158,35 @@ def ordered(rows):
 HEAD = ["", "n", "median", "p99", "rate", "ratio to anchor"]
 
 
+def head(pct):
+    """The columns: a p95 column only where some row has one, so that a
+    table without such rows is as it always was."""
+    return HEAD[:3] + ["p95"] + HEAD[3:] if pct else HEAD
+
+
 def text_table(rows, titles):
     byname = {}
     for r in rows:
         byname.setdefault(r.name, r)
+    pct = any(r.p95 is not None for r in rows)
+    hd = head(pct)
     lines = list(titles)
     body = []
     for sec, rs in ordered(rows):
         body.append([sec])
         for r in rs:
-            c = cells(r, byname)
+            c = cells(r, byname, pct)
             c[0] = "  " + c[0]
             body.append(c)
-    w = [max(len(HEAD[i]), max((len(c[i]) for c in body if len(c) > i),
-                               default=0)) for i in range(len(HEAD))]
-    # Two spaces at least between cells, one at most inside one.
-    fmt = lambda c: ("%-*s  %*s  %*s  %*s  %*s  %s" % (
-        w[0], c[0], w[1], c[1], w[2], c[2], w[3], c[3], w[4], c[4],
-        c[5])).rstrip()
-    lines.append(fmt(HEAD))
+    w = [max(len(hd[i]), max((len(c[i]) for c in body if len(c) > i),
+                             default=0)) for i in range(len(hd))]
+    # Two spaces at least between cells, one at most inside one; the
+    # name left, the ratio left and last, the numbers right.
+    fmt = lambda c: ("  ".join(["%-*s" % (w[0], c[0])] +
+                               ["%*s" % (w[i], c[i])
+                                for i in range(1, len(hd) - 1)] +
+                               [c[-1]])).rstrip()
+    lines.append(fmt(hd))
     for c in body:
         lines.append(c[0] if len(c) == 1 else fmt(c))
     return "\n".join(lines) + "\n"
@@ -174,15 +196,17 @@ def markdown_table(rows, titles):
     byname = {}
     for r in rows:
         byname.setdefault(r.name, r)
+    pct = any(r.p95 is not None for r in rows)
+    hd = head(pct)
     esc = lambda s: s.replace("|", "\\|")
     lines = [t for t in titles] + [""] if titles else []
-    lines.append("| row | n | median | p99 | rate | ratio to anchor |")
-    lines.append("|---|---:|---:|---:|---:|---|")
+    lines.append("| row | " + " | ".join(hd[1:]) + " |")
+    lines.append("|---|" + "---:|" * (len(hd) - 2) + "---|")
     for sec, rs in ordered(rows):
-        lines.append("| **%s** | | | | | |" % esc(sec))
+        lines.append("| **%s** |" % esc(sec) + " |" * (len(hd) - 1))
         for r in rs:
-            lines.append("| " + " | ".join(esc(c) for c in cells(r, byname))
-                         + " |")
+            lines.append("| " + " | ".join(esc(c) for c in
+                                           cells(r, byname, pct)) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -143,7 +143,7 @@ fencer_dispatch_broker(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_PROBE_PREPARE:
 		if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
 			fatalx("%s: bad probe request", __func__);
-		fencer_probe_prepare(reqid, &q);
+		fencer_probe_request(reqid, &q);
 		break;
 	case IMSG_PROBE_OUTPUT:
 		fencer_probe_output(reqid, imsg);

@@ -52,7 +52,8 @@ extern struct fencelist	 fencer_fences;
 
 /* fencer_fence.c */
 void	fencer_init(const char *);
-void	fencer_boot(uint32_t, const struct msg_boot *);
+void	fencer_boot_now(uint32_t, const struct msg_boot *,
+	    const struct timespec *);
 void	fencer_stop_req(uint32_t, const struct msg_fence_req *);
 void	fencer_reap(void);
 void	fencer_stop_all(void);
@@ -62,6 +63,13 @@ void	fencer_send_error(uint32_t, uint32_t, const char *, const char *, ...)
 struct fence	*fencer_find(uid_t, const char *);
 struct fence	*fencer_lookup(const struct msg_fence_req *);
 int		 fencer_env_dir(const struct fence *, int, char *, size_t);
+
+/* fencer_queue.c */
+void	fencer_boot(uint32_t, const struct msg_boot *);
+int	fencer_queue_stop(uint32_t, const struct msg_fence_req *);
+void	fencer_queue_fini(void);
+void	fencer_probe_request(uint32_t, const struct msg_fence_req *);
+void	fencer_probe_ended(void);
 
 /* fencer_limits.c */
 int	fencer_limits_admit(uint32_t, const struct msg_boot *, int,

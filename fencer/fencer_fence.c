@@ -486,28 +486,28 @@ fencer_boot_hello(struct fence *f)
 }
 
 /*
- * A boot, in its steps: fencer_boot_prepare() (owner, uid, home),
+ * A boot whose turn came (fencer_queue.c; t0: its request arrived), in
+ * its steps: fencer_boot_prepare() (owner, uid, home),
  * fencer_boot_args(), the backend's fb_boot() (the fence and the agent's
  * channel), fencer_boot_started(), the agent's channel and
  * fencer_boot_hello(); then it waits for the agent's IMSG_AGENT_READY
  * (fencer_agent_dispatch()) at most FENCER_AGENT_WAIT_SEC.
  */
 void
-fencer_boot(uint32_t reqid, const struct msg_boot *b)
+fencer_boot_now(uint32_t reqid, const struct msg_boot *b,
+    const struct timespec *t0)
 {
 	struct backend_boot bb;
 	struct timeval	 tv = { 0, 0 };
 	struct fence	*f;
 	char		 err[BACKEND_ERR_MAX];
 	int		 chan, r;
-	struct timespec	 t0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((f = fencer_boot_prepare(reqid, b)) == NULL) {
 		fencer_boot_img_close();
 		return;
 	}
-	f->f_t0 = t0;
+	f->f_t0 = *t0;
 	arc4random_buf(f->f_info.f_bearer, sizeof(f->f_info.f_bearer));
 
 	fencer_boot_args(f, &bb);
@@ -679,7 +679,15 @@ fencer_stop_req(uint32_t reqid, const struct msg_fence_req *q)
 	int		 n = 0;
 
 	if (q->r_key[0] != '\0') {
-		if ((f = fencer_lookup(q)) == NULL) {
+		/*
+		 * Boots of the key still queued never start; the stop is
+		 * answered by the fence's end, or else by theirs.
+		 */
+		f = fencer_lookup(q);
+		if (fencer_queue_stop(f == NULL ? reqid : 0, q) > 0 &&
+		    f == NULL)
+			return;
+		if (f == NULL) {
 			fencer_send_error(IMSG_FENCE_FAILED, reqid,
 			    "not-found", "no fence %s", q->r_key);
 			return;
@@ -691,6 +699,7 @@ fencer_stop_req(uint32_t reqid, const struct msg_fence_req *q)
 		return;
 	}
 	/* stop all: every fence the asker may see, then END. */
+	n = fencer_queue_stop(reqid, q);
 	TAILQ_FOREACH_SAFE(f, &fencer_fences, f_entry, next) {
 		if (!fencer_visible(f, q))
 			continue;
@@ -749,6 +758,7 @@ fencer_stop_all(void)
 {
 	struct fence	*f;
 
+	fencer_queue_fini();
 	fencer_backends_warm_fini();
 	while ((f = TAILQ_FIRST(&fencer_fences)) != NULL)
 		fencer_end(f, STOP_SHUTDOWN, 0);

@@ -616,6 +616,7 @@ void
 fencer_probe_end(struct fence *f, int notify)
 {
 	char	 path[PATH_MAX];
+	int	 began = f->f_probe_reqid != 0;
 
 	if (notify && f->f_probe_reqid != 0)
 		fencer_send_error(IMSG_FENCE_FAILED, f->f_probe_reqid,
@@ -633,4 +634,6 @@ fencer_probe_end(struct fence *f, int notify)
 	}
 	explicit_bzero(f->f_canary_secret, sizeof(f->f_canary_secret));
 	f->f_probe_reqid = 0;
+	if (began)
+		fencer_probe_ended();	/* the next in turn (fencer_queue.c) */
 }

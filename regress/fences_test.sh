@@ -265,6 +265,62 @@ refused_body() {
 }
 refused_cleanup() { fenced_cleanup; }
 
+atf_test_case burst cleanup
+burst_head() {
+	atf_set descr "boots sent at once, each followed by its first exec: every one answered and measured; a stop all among boots in flight leaves no fence whose boot failed, and nothing once all are stopped"
+	atf_set require.user root
+}
+burst_body() {
+	fenced_vars
+	fenced_start
+	# More at once than the fencer probes at once (2 per cpu, at
+	# least 2): the rest wait their turn, and each first exec waits
+	# for its fence's verdict.
+	n=$(($(nproc) * 2 + 6))
+	i=0
+	pids=
+	while [ $i -lt $n ]; do
+		( $CTL boot b$i tier L1.5 > /dev/null &&
+		    $CTL exec b$i -- /bin/echo ok$i > out.$i 2> err.$i ) &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	wait $pids	# not the daemon, a child of ours too
+	i=0
+	while [ $i -lt $n ]; do
+		atf_check_equal "ok$i" "$(cat out.$i 2>/dev/null)"
+		atf_check_equal "L1.5" "$(level_of b$i)"
+		i=$((i + 1))
+	done
+	atf_check -o match:"^stopped" $CTL stop all
+	# Boots in flight (some still queued in the fencer) and a stop of
+	# all of them: a boot that failed has no fence, now or later.
+	i=0
+	pids=
+	while [ $i -lt $n ]; do
+		( $CTL boot s$i tier L1.5 > /dev/null 2>&1; echo $? > st.$i ) &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	$CTL stop all > /dev/null
+	wait $pids
+	sleep 1
+	i=0
+	while [ $i -lt $n ]; do
+		if [ "$(cat st.$i)" != 0 ]; then
+			$CTL show environment s$i 2>/dev/null |
+			    grep -q "^state: *running" &&
+			    atf_fail "s$i runs, though its boot failed"
+		fi
+		i=$((i + 1))
+	done
+	$CTL stop all > /dev/null
+	atf_check -o match:"fences: 0 running" $CTL show stats
+	wait_empty fence_procs
+	fenced_stop
+}
+burst_cleanup() { fenced_cleanup; }
+
 atf_test_case sigkill_parent cleanup
 sigkill_parent_head() {
 	atf_set descr "SIGKILL of the daemon's parent leaves no fence process"
@@ -311,6 +367,7 @@ atf_init_test_cases() {
 	atf_add_test_case home_limit
 	atf_add_test_case deadline
 	atf_add_test_case refused
+	atf_add_test_case burst
 	atf_add_test_case sigkill_parent
 	atf_add_test_case sigkill_all
 }
