@@ -1,7 +1,7 @@
 /*
  * The section "privileges": the outcome of calls the L1.5 policy
- * refuses, each tried in a child of its own (so a filter that kills
- * takes the child, not the probe), all at once, bounded in time.
+ * refuses, tried in a child (so a filter that kills takes the child, not
+ * the probe), bounded in time.
  *
  * The arguments are chosen so the kernel alone answers something other
  * than EPERM to an unprivileged caller: an unfiltered keyctl returns a
@@ -9,8 +9,20 @@
  * a mount on a path procfs can never hold says ENOENT.  A filter says
  * EPERM (or ENOSYS, or kills with SIGSYS).  The prober judges; this
  * only reports "ok", the errno's name, the signal's name, or "timeout".
+ *
+ * One child tries the calls one after another and leaves each outcome
+ * in a page it shares with the probe before it tries the next; a call
+ * that kills it is reported with the signal and a new child goes on
+ * with the calls after it.  A child a call each cost a fork and a
+ * wakeup apiece, most of the probe's time on a loaded machine; now a
+ * fence whose filter refuses with EPERM costs one child, and the L1.5
+ * filter (whose int $0x80 is SIGSYS) two.  The calls that change the
+ * child come last so that they change nothing another call sees:
+ * unshare_user (a user namespace of its own) and ptrace (traced by the
+ * probe: a later signal would stop it rather than kill it).
  */
 #include <sys/types.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -124,6 +136,7 @@ probe_try_packet(void)
 	return (socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0));
 }
 
+/* In the order of the report. */
 static const struct {
 	const char	*pc_name;
 	long		(*pc_fn)(void);
@@ -141,55 +154,114 @@ static const struct {
 };
 #define PROBE_NCALLS	(sizeof(probe_calls) / sizeof(probe_calls[0]))
 
-static pid_t
-probe_call_start(size_t i)
-{
-	pid_t	 pid;
-	int	 e;
+/*
+ * The order they are tried in (indexes of probe_calls[]): those that
+ * leave the child changed last, ptrace the very last.
+ */
+static const unsigned char probe_call_order[PROBE_NCALLS] = {
+	1, 2, 4, 5, 6, 7, 9, 8, 0, 3
+};
 
-	if ((pid = fork()) != 0) {
-		if (pid > 0)
-			probe_child_add(pid);
-		return (pid);
-	}
+/* What a child leaves for the probe, in a page they share. */
+#define PROBE_CALL_UNTRIED	(-1)
+struct probe_calls_shared {
+	int	 cs_trying;		/* the position in the order, or -1 */
+	int	 cs_result[PROBE_NCALLS]; /* 0 ok, an errno, 255: unknown */
+};
+
+/* The child: the calls from position from on, each outcome left. */
+static __attribute__((noreturn)) void
+probe_calls_child(struct probe_calls_shared *cs, size_t from)
+{
+	size_t	 j;
+	int	 e, i;
+
 	probe_child_setup();
-	if (probe_calls[i].pc_fn() >= 0)
-		_exit(0);
-	e = errno;
-	_exit(e > 0 && e < 256 ? e : 255);
+	for (j = from; j < PROBE_NCALLS; j++) {
+		i = probe_call_order[j];
+		__atomic_store_n(&cs->cs_trying, (int)j, __ATOMIC_SEQ_CST);
+		errno = 0;
+		if (probe_calls[i].pc_fn() >= 0)
+			e = 0;
+		else
+			e = errno > 0 && errno < 255 ? errno : 255;
+		__atomic_store_n(&cs->cs_result[i], e, __ATOMIC_SEQ_CST);
+	}
+	_exit(0);
 }
 
 static const char *
-probe_call_outcome(pid_t pid, const struct timespec *dl, char *buf,
-    size_t len)
+probe_call_outcome(int r)
 {
-	int	 st;
-
-	if (pid == -1)
-		return ("fork-failed");
-	if (probe_wait_until(pid, &st, dl) == -1)
-		return ("timeout");
-	if (WIFSIGNALED(st))
-		return (probe_signame(WTERMSIG(st), buf, len));
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+	if (r == 0)
 		return ("ok");
-	if (WIFEXITED(st) && WEXITSTATUS(st) != 255)
-		return (probe_errname(WEXITSTATUS(st)));
+	if (r > 0 && r < 255)
+		return (probe_errname(r));
 	return ("EUNKNOWN");
 }
 
 void
 probe_privileges(struct jw *w, const struct probe_opts *o)
 {
+	struct probe_calls_shared *cs;
 	struct timespec	 dl;
-	pid_t		 pids[PROBE_NCALLS];
-	char		 sig[32];
-	size_t		 i;
+	const char	*out[PROBE_NCALLS];
+	char		 sig[PROBE_NCALLS][32];
+	size_t		 from = 0, i, j;
+	pid_t		 pid;
+	int		 st, at;
 
+	for (i = 0; i < PROBE_NCALLS; i++)
+		out[i] = NULL;
+	cs = mmap(NULL, sizeof(*cs), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	probe_deadline(&dl, PROBE_PRIV_MS);
+	while (cs != MAP_FAILED && from < PROBE_NCALLS) {
+		cs->cs_trying = -1;
+		for (j = from; j < PROBE_NCALLS; j++)
+			cs->cs_result[probe_call_order[j]] = PROBE_CALL_UNTRIED;
+		if ((pid = fork()) == 0)
+			probe_calls_child(cs, from);
+		if (pid == -1)
+			break;
+		probe_child_add(pid);
+		if (probe_wait_until(pid, &st, &dl) == -1) {
+			/* The call it was in, and every one after it. */
+			at = __atomic_load_n(&cs->cs_trying, __ATOMIC_SEQ_CST);
+			for (j = at < (int)from ? from : (size_t)at;
+			    j < PROBE_NCALLS; j++)
+				out[probe_call_order[j]] = "timeout";
+			from = PROBE_NCALLS;
+			break;
+		}
+		/* Every outcome it left. */
+		for (j = from; j < PROBE_NCALLS; j++) {
+			i = probe_call_order[j];
+			at = __atomic_load_n(&cs->cs_result[i],
+			    __ATOMIC_SEQ_CST);
+			if (at != PROBE_CALL_UNTRIED)
+				out[i] = probe_call_outcome(at);
+		}
+		if (!WIFSIGNALED(st))
+			break;
+		/*
+		 * A signal ended it in the call it was trying (or before
+		 * the first, which then takes the blame): the next child
+		 * starts after that one.
+		 */
+		at = __atomic_load_n(&cs->cs_trying, __ATOMIC_SEQ_CST);
+		j = at < (int)from ? from : (size_t)at;
+		i = probe_call_order[j];
+		out[i] = probe_signame(WTERMSIG(st), sig[i], sizeof(sig[i]));
+		from = j + 1;
+	}
+	/* No child could be made, or one ended without its outcomes. */
 	for (i = 0; i < PROBE_NCALLS; i++)
-		pids[i] = probe_call_start(i);
+		if (out[i] == NULL)
+			out[i] = from < PROBE_NCALLS ? "fork-failed" :
+			    "EUNKNOWN";
 	for (i = 0; i < PROBE_NCALLS; i++)
-		jw_str(w, probe_calls[i].pc_name,
-		    probe_call_outcome(pids[i], &dl, sig, sizeof(sig)));
+		jw_str(w, probe_calls[i].pc_name, out[i]);
+	if (cs != MAP_FAILED)
+		(void)munmap(cs, sizeof(*cs));
 }
