@@ -158,6 +158,7 @@ int		 svc_agent_send(struct bfence *, uint32_t, uint32_t, void *);
 void		 svc_tunnel_orphan(struct breq *);
 void		 svc_fail_fence(struct bfence *, const char *, int);
 void		 svc_measured(struct bfence *);
+void		 svc_held_refuse(struct bfence *, const char *);
 
 /* svc_watch.c: watchers of the records */
 void		 svc_watch_notify(const struct bfence *);

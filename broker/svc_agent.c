@@ -440,6 +440,31 @@ svc_measured(struct bfence *bf)
 }
 
 /*
+ * bf's first verdict did not meet its boot's `require' (why: what it
+ * measured and the violations) and it is being stopped: what was held
+ * for the verdict never reaches the agent.  It fails now, with the
+ * verdict's reason, rather than when the fence is gone with its end.
+ */
+void
+svc_held_refuse(struct bfence *bf, const char *why)
+{
+	struct breq	*r;
+	char		 message[MSG_ERROR_TEXT_MAX];
+
+	for (;;) {
+		TAILQ_FOREACH(r, &bf->bf_reqs, r_fentry)
+			if (r->r_is_held)
+				break;
+		if (r == NULL)
+			break;
+		breq_unhold(r);
+		snprintf(message, sizeof(message), "%s %s %s", r->r_noun,
+		    r->r_key, why);
+		breq_agent_error(r, "fence-stopped", message);
+	}
+}
+
+/*
  * Which answers each request to an agent takes (an ERROR: every one),
  * in one table, as OpenSSH's monitor keeps what each request may do:
  * an answer of another kind is an agent that is not ours.
