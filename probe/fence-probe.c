@@ -425,6 +425,8 @@ main(int argc, char *argv[])
 	probe_signals();
 	if (opts.po_secret_stdin)
 		probe_secret_read(&opts);
+	/* Its children run while the other sections are measured. */
+	probe_privileges_start();
 	probe_timing(&opts, "start", &t);
 	opts.po_markers_removed = probe_markers_clean(&opts);
 	probe_timing(&opts, "markers", &t);

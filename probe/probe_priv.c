@@ -10,16 +10,21 @@
  * EPERM (or ENOSYS, or kills with SIGSYS).  The prober judges; this
  * only reports "ok", the errno's name, the signal's name, or "timeout".
  *
- * One child tries the calls one after another and leaves each outcome
- * in a page it shares with the probe before it tries the next; a call
- * that kills it is reported with the signal and a new child goes on
- * with the calls after it.  A child a call each cost a fork and a
- * wakeup apiece, most of the probe's time on a loaded machine; now a
- * fence whose filter refuses with EPERM costs one child, and the L1.5
- * filter (whose int $0x80 is SIGSYS) two.  The calls that change the
- * child come last so that they change nothing another call sees:
- * unshare_user (a user namespace of its own) and ptrace (traced by the
- * probe: a later signal would stop it rather than kill it).
+ * Two children try the calls, each one after another, and leave each
+ * outcome in a page they share with the probe before they try the next;
+ * a call that kills a child is reported with the signal, and a new
+ * child goes on with the calls of its group after it.  A child a call
+ * each cost a fork and a wakeup apiece, most of the probe's time on a
+ * loaded machine; now two children do, started before the other
+ * sections (probe_privileges_start()) so that they run while those are
+ * measured.  The order keeps every call from seeing what another
+ * changed: the calls that leave the child as it was first, then
+ * unshare_user (a user namespace of its own), then the i386 call, which
+ * a filter answers by killing the child (SIGSYS) and a kernel without
+ * IA32 emulation with SIGSEGV: last, so that its death leaves nothing
+ * untried.  ptrace has the other child to itself: once it succeeds the
+ * child is the probe's tracee, and a signal would stop it rather than
+ * kill it.
  */
 #include <sys/types.h>
 #include <sys/mman.h>
@@ -155,31 +160,46 @@ static const struct {
 #define PROBE_NCALLS	(sizeof(probe_calls) / sizeof(probe_calls[0]))
 
 /*
- * The order they are tried in (indexes of probe_calls[]): those that
- * leave the child changed last, ptrace the very last.
+ * The groups, one a child, each in the order it is tried (indexes of
+ * probe_calls[]): those that leave the child as it was, unshare_user and
+ * i386; then ptrace alone.
  */
-static const unsigned char probe_call_order[PROBE_NCALLS] = {
-	1, 2, 4, 5, 6, 7, 9, 8, 0, 3
+#define PROBE_GROUPS		2
+#define PROBE_GROUP_MAX		9
+static const struct {
+	size_t		 pg_n;
+	unsigned char	 pg_calls[PROBE_GROUP_MAX];
+} probe_groups[PROBE_GROUPS] = {
+	{ 9, { 1, 2, 4, 5, 6, 7, 9, 0, 8 } },
+	{ 1, { 3 } },
 };
 
-/* What a child leaves for the probe, in a page they share. */
+/* What the children leave for the probe, in a page they share. */
 #define PROBE_CALL_UNTRIED	(-1)
 struct probe_calls_shared {
-	int	 cs_trying;		/* the position in the order, or -1 */
-	int	 cs_result[PROBE_NCALLS]; /* 0 ok, an errno, 255: unknown */
+	int	 cs_trying[PROBE_GROUPS];	/* a position in the group */
+	int	 cs_result[PROBE_NCALLS];	/* 0 ok, an errno, 255 */
 };
 
-/* The child: the calls from position from on, each outcome left. */
+static struct {
+	struct probe_calls_shared *pr_cs;
+	pid_t		 pr_pid[PROBE_GROUPS];		/* -1: none */
+	size_t		 pr_from[PROBE_GROUPS];
+	struct timespec	 pr_deadline;
+	int		 pr_started;
+} probe_priv;
+
+/* The child: group g's calls from position from on, each outcome left. */
 static __attribute__((noreturn)) void
-probe_calls_child(struct probe_calls_shared *cs, size_t from)
+probe_calls_child(struct probe_calls_shared *cs, size_t g, size_t from)
 {
 	size_t	 j;
 	int	 e, i;
 
 	probe_child_setup();
-	for (j = from; j < PROBE_NCALLS; j++) {
-		i = probe_call_order[j];
-		__atomic_store_n(&cs->cs_trying, (int)j, __ATOMIC_SEQ_CST);
+	for (j = from; j < probe_groups[g].pg_n; j++) {
+		i = probe_groups[g].pg_calls[j];
+		__atomic_store_n(&cs->cs_trying[g], (int)j, __ATOMIC_SEQ_CST);
 		errno = 0;
 		if (probe_calls[i].pc_fn() >= 0)
 			e = 0;
@@ -188,6 +208,43 @@ probe_calls_child(struct probe_calls_shared *cs, size_t from)
 		__atomic_store_n(&cs->cs_result[i], e, __ATOMIC_SEQ_CST);
 	}
 	_exit(0);
+}
+
+/* A child for group g from position from; -1 if none could be made. */
+static pid_t
+probe_calls_fork(size_t g, size_t from)
+{
+	struct probe_calls_shared *cs = probe_priv.pr_cs;
+	pid_t	 pid;
+	size_t	 j;
+
+	cs->cs_trying[g] = -1;
+	for (j = from; j < probe_groups[g].pg_n; j++)
+		cs->cs_result[probe_groups[g].pg_calls[j]] = PROBE_CALL_UNTRIED;
+	if ((pid = fork()) == 0)
+		probe_calls_child(cs, g, from);
+	if (pid > 0)
+		probe_child_add(pid);
+	probe_priv.pr_from[g] = from;
+	return (pid);
+}
+
+/*
+ * Start the children before the other sections are measured: they run
+ * meanwhile, and probe_privileges() waits for them.
+ */
+void
+probe_privileges_start(void)
+{
+	size_t	 g;
+
+	probe_priv.pr_started = 1;
+	probe_deadline(&probe_priv.pr_deadline, PROBE_PRIV_MS);
+	probe_priv.pr_cs = mmap(NULL, sizeof(*probe_priv.pr_cs),
+	    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	for (g = 0; g < PROBE_GROUPS; g++)
+		probe_priv.pr_pid[g] = probe_priv.pr_cs == MAP_FAILED ? -1 :
+		    probe_calls_fork(g, 0);
 }
 
 static const char *
@@ -200,68 +257,78 @@ probe_call_outcome(int r)
 	return ("EUNKNOWN");
 }
 
-void
-probe_privileges(struct jw *w, const struct probe_opts *o)
+/* Where group g's child was when it ended: no lower than its first. */
+static size_t
+probe_calls_at(size_t g)
 {
-	struct probe_calls_shared *cs;
-	struct timespec	 dl;
-	const char	*out[PROBE_NCALLS];
-	char		 sig[PROBE_NCALLS][32];
-	size_t		 from = 0, i, j;
-	pid_t		 pid;
+	int	 at;
+
+	at = __atomic_load_n(&probe_priv.pr_cs->cs_trying[g],
+	    __ATOMIC_SEQ_CST);
+	return (at < (int)probe_priv.pr_from[g] ? probe_priv.pr_from[g] :
+	    (size_t)at);
+}
+
+/*
+ * Wait for group g's children, one after another until its calls are
+ * all tried or the deadline; each call's outcome into out[].
+ */
+static void
+probe_calls_collect(size_t g, const char **out, char sig[][32])
+{
+	struct probe_calls_shared *cs = probe_priv.pr_cs;
+	size_t		 j, i, n = probe_groups[g].pg_n;
+	pid_t		 pid = probe_priv.pr_pid[g];
 	int		 st, at;
 
-	for (i = 0; i < PROBE_NCALLS; i++)
-		out[i] = NULL;
-	cs = mmap(NULL, sizeof(*cs), PROT_READ | PROT_WRITE,
-	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	probe_deadline(&dl, PROBE_PRIV_MS);
-	while (cs != MAP_FAILED && from < PROBE_NCALLS) {
-		cs->cs_trying = -1;
-		for (j = from; j < PROBE_NCALLS; j++)
-			cs->cs_result[probe_call_order[j]] = PROBE_CALL_UNTRIED;
-		if ((pid = fork()) == 0)
-			probe_calls_child(cs, from);
-		if (pid == -1)
-			break;
-		probe_child_add(pid);
-		if (probe_wait_until(pid, &st, &dl) == -1) {
+	while (pid != -1) {
+		if (probe_wait_until(pid, &st, &probe_priv.pr_deadline) == -1) {
 			/* The call it was in, and every one after it. */
-			at = __atomic_load_n(&cs->cs_trying, __ATOMIC_SEQ_CST);
-			for (j = at < (int)from ? from : (size_t)at;
-			    j < PROBE_NCALLS; j++)
-				out[probe_call_order[j]] = "timeout";
-			from = PROBE_NCALLS;
-			break;
+			for (j = probe_calls_at(g); j < n; j++)
+				out[probe_groups[g].pg_calls[j]] = "timeout";
+			return;
 		}
 		/* Every outcome it left. */
-		for (j = from; j < PROBE_NCALLS; j++) {
-			i = probe_call_order[j];
+		for (j = probe_priv.pr_from[g]; j < n; j++) {
+			i = probe_groups[g].pg_calls[j];
 			at = __atomic_load_n(&cs->cs_result[i],
 			    __ATOMIC_SEQ_CST);
 			if (at != PROBE_CALL_UNTRIED)
 				out[i] = probe_call_outcome(at);
 		}
 		if (!WIFSIGNALED(st))
-			break;
+			return;
 		/*
 		 * A signal ended it in the call it was trying (or before
 		 * the first, which then takes the blame): the next child
 		 * starts after that one.
 		 */
-		at = __atomic_load_n(&cs->cs_trying, __ATOMIC_SEQ_CST);
-		j = at < (int)from ? from : (size_t)at;
-		i = probe_call_order[j];
-		out[i] = probe_signame(WTERMSIG(st), sig[i], sizeof(sig[i]));
-		from = j + 1;
+		j = probe_calls_at(g);
+		i = probe_groups[g].pg_calls[j];
+		out[i] = probe_signame(WTERMSIG(st), sig[i], sizeof(sig[0]));
+		if (j + 1 >= n || (pid = probe_calls_fork(g, j + 1)) == -1)
+			return;
 	}
-	/* No child could be made, or one ended without its outcomes. */
+}
+
+void
+probe_privileges(struct jw *w, const struct probe_opts *o)
+{
+	const char	*out[PROBE_NCALLS];
+	char		 sig[PROBE_NCALLS][32];
+	size_t		 g, i;
+
+	if (!probe_priv.pr_started)
+		probe_privileges_start();
 	for (i = 0; i < PROBE_NCALLS; i++)
-		if (out[i] == NULL)
-			out[i] = from < PROBE_NCALLS ? "fork-failed" :
-			    "EUNKNOWN";
+		out[i] = NULL;
+	for (g = 0; probe_priv.pr_cs != MAP_FAILED && g < PROBE_GROUPS; g++)
+		probe_calls_collect(g, out, sig);
+	/* No child could be made for it, or one ended without a word. */
 	for (i = 0; i < PROBE_NCALLS; i++)
-		jw_str(w, probe_calls[i].pc_name, out[i]);
-	if (cs != MAP_FAILED)
-		(void)munmap(cs, sizeof(*cs));
+		jw_str(w, probe_calls[i].pc_name, out[i] != NULL ? out[i] :
+		    "fork-failed");
+	if (probe_priv.pr_cs != MAP_FAILED)
+		(void)munmap(probe_priv.pr_cs, sizeof(*probe_priv.pr_cs));
+	probe_priv.pr_cs = MAP_FAILED;
 }
