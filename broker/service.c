@@ -182,10 +182,14 @@ svc_require(struct breq *r, struct bfence *bf, const struct svc_msg *m)
 		fatal("%s: asprintf", __func__);
 	/*
 	 * What waited for this verdict will never run: it fails now, with
-	 * the verdict's reason.  The boot's refusal is said once the fence
+	 * the verdict's reason, and so does whatever comes after it
+	 * (svc_to_agent()).  The boot's refusal is said once the fence
 	 * is gone (svc_fail_fence()), not before; an abandoned boot's is
 	 * being stopped already (svc_abandon()).
 	 */
+	free(bf->bf_refused);
+	if ((bf->bf_refused = strdup(reason)) == NULL)
+		fatal("%s: strdup", __func__);
 	svc_held_refuse(bf, reason);
 	if (!bf->bf_stopping)
 		svc_stop_fence(bf);

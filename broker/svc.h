@@ -17,6 +17,7 @@ struct bfence {
 	uint8_t			 bf_bearer[MSG_BEARER_LEN];
 	struct imsgev		*bf_agent;
 	char			*bf_boundary;	/* the last verdicts, JSON */
+	char			*bf_refused;	/* why its require failed, or NULL */
 	char			*bf_rendered;	/* svc_answer's a_rendered */
 	int			 bf_probing;	/* a probe runs */
 	/*
