@@ -157,6 +157,7 @@ void
 svc_require(struct breq *r, struct bfence *bf, const struct svc_msg *m)
 {
 	char		 why[MSG_ERROR_TEXT_MAX], kern[160];
+	char		 reason[MSG_ERROR_TEXT_MAX + sizeof(kern) + 64];
 	int		 rv;
 
 	if (m->m_type == IMSG_FENCE_LEVEL &&
@@ -165,24 +166,31 @@ svc_require(struct breq *r, struct bfence *bf, const struct svc_msg *m)
 		return;
 	}
 	if (m->m_type != IMSG_FENCE_LEVEL)
-		rv = asprintf(&r->r_refusal, "%s %s was stopped: %s: %s",
-		    r->r_noun, r->r_key, m->m_error->e_code,
-		    m->m_error->e_message);
+		(void)snprintf(reason, sizeof(reason), "was stopped: %s: %s",
+		    m->m_error->e_code, m->m_error->e_message);
 	else {
 		svc_violations(m->m_verdict, why, sizeof(why));
 		svc_kernel_short(m->m_verdict, r->r_want, kern,
 		    sizeof(kern));
-		rv = asprintf(&r->r_refusal, "%s %s measured %s, required "
-		    "%s; stopped: %s%s", r->r_noun, r->r_key,
+		(void)snprintf(reason, sizeof(reason), "measured %s, "
+		    "required %s; stopped: %s%s",
 		    level_name(m->m_verdict->v_level), level_name(r->r_want),
 		    kern, why);
 	}
+	rv = asprintf(&r->r_refusal, "%s %s %s", r->r_noun, r->r_key, reason);
 	if (rv == -1)
 		fatal("%s: asprintf", __func__);
 	/*
-	 * Said once the fence is gone (svc_fail_fence()), not before; an
-	 * abandoned boot's is being stopped already (svc_abandon()).
+	 * What waited for this verdict will never run: it fails now, with
+	 * the verdict's reason, and so does whatever comes after it
+	 * (svc_to_agent()).  The boot's refusal is said once the fence
+	 * is gone (svc_fail_fence()), not before; an abandoned boot's is
+	 * being stopped already (svc_abandon()).
 	 */
+	free(bf->bf_refused);
+	if ((bf->bf_refused = strdup(reason)) == NULL)
+		fatal("%s: strdup", __func__);
+	svc_held_refuse(bf, reason);
 	if (!bf->bf_stopping)
 		svc_stop_fence(bf);
 }

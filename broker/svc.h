@@ -17,6 +17,7 @@ struct bfence {
 	uint8_t			 bf_bearer[MSG_BEARER_LEN];
 	struct imsgev		*bf_agent;
 	char			*bf_boundary;	/* the last verdicts, JSON */
+	char			*bf_refused;	/* why its require failed, or NULL */
 	char			*bf_rendered;	/* svc_answer's a_rendered */
 	int			 bf_probing;	/* a probe runs */
 	/*
@@ -158,6 +159,7 @@ int		 svc_agent_send(struct bfence *, uint32_t, uint32_t, void *);
 void		 svc_tunnel_orphan(struct breq *);
 void		 svc_fail_fence(struct bfence *, const char *, int);
 void		 svc_measured(struct bfence *);
+void		 svc_held_refuse(struct bfence *, const char *);
 
 /* svc_watch.c: watchers of the records */
 void		 svc_watch_notify(const struct bfence *);

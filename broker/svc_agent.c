@@ -133,7 +133,8 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
  * verdict is in (and the service knows whether the fence stays) a
  * request is held, at most SVC_HELD_MAX of them and SVC_HELD_BYTES per
  * fence; beyond that it is refused at once.  A fence the service is
- * stopping takes nothing more: what is held fails with its end.  r is
+ * stopping takes nothing more: what is held fails with its end, or, when
+ * its require was not met, at once with the verdict's reason.  r is
  * answered (and ended) here when it cannot go.
  */
 void
@@ -145,6 +146,12 @@ svc_to_agent(struct bfence *bf, struct breq *r, uint32_t type, void *msg,
 
 	r->r_type = type;
 	breq_attach(r, bf);
+	/* Its verdict did not meet its require: it is being stopped. */
+	if (!probe && bf->bf_refused != NULL) {
+		breq_error(r, "fence-stopped", "%s %s %s", r->r_noun,
+		    r->r_key, bf->bf_refused);
+		return;
+	}
 	if (bf->bf_agent == NULL) {
 		breq_error(r, "fence-stopped", "%s %s has no agent",
 		    r->r_noun, r->r_key);
@@ -436,6 +443,31 @@ svc_measured(struct bfence *bf)
 		breq_unhold(r);
 		breq_agent_error(r, "fence-stopped", "the fence has no agent");
 		next = TAILQ_FIRST(&bf->bf_reqs);
+	}
+}
+
+/*
+ * bf's first verdict did not meet its boot's `require' (why: what it
+ * measured and the violations) and it is being stopped: what was held
+ * for the verdict never reaches the agent.  It fails now, with the
+ * verdict's reason, rather than when the fence is gone with its end.
+ */
+void
+svc_held_refuse(struct bfence *bf, const char *why)
+{
+	struct breq	*r;
+	char		 message[MSG_ERROR_TEXT_MAX];
+
+	for (;;) {
+		TAILQ_FOREACH(r, &bf->bf_reqs, r_fentry)
+			if (r->r_is_held)
+				break;
+		if (r == NULL)
+			break;
+		breq_unhold(r);
+		snprintf(message, sizeof(message), "%s %s %s", r->r_noun,
+		    r->r_key, why);
+		breq_agent_error(r, "fence-stopped", message);
 	}
 }
 

@@ -90,6 +90,7 @@ bfence_free(struct bfence *bf)
 {
 	svc_egress_free(bf->bf_egress);
 	free(bf->bf_boundary);
+	free(bf->bf_refused);
 	free(bf->bf_rendered);
 	explicit_bzero(bf, sizeof(*bf));
 	free(bf);

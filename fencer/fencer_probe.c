@@ -52,6 +52,8 @@
 #define PROBE_CANARY_CONNS	64	/* looked at per run, at most */
 #define PROBE_CANARY_READ	64	/* bytes read from one connection */
 
+static void	probe_host_read(struct fence *);
+
 static struct fence *
 probe_fence(uint32_t reqid)
 {
@@ -354,6 +356,16 @@ fencer_probe_prepare(uint32_t reqid, const struct msg_fence_req *q)
 		log_warn("%s: to broker", __func__);
 	explicit_bzero(buf, len);
 	free(buf);
+	/*
+	 * The probe on its way now (one write that never blocks; what the
+	 * socket does not take, and an error, the write event finds as
+	 * before), then the host's reading of pid 1 while it runs: it needs
+	 * the canary open, not the probe's output, so it is off the path to
+	 * the verdict.
+	 */
+	if (fencer_self.ps_iev[PROC_BROKER] != NULL)
+		(void)imsgbuf_write(imsgev_buf(fencer_self.ps_iev[PROC_BROKER]));
+	probe_host_read(f);
 	return;
  fail:
 	fencer_send_error(IMSG_FENCE_FAILED, reqid, "probe-failed",
@@ -566,7 +578,9 @@ fencer_probe_output(uint32_t reqid, struct imsg *imsg)
 		return;
 	}
 	f->f_expect->pe_canary = probe_canary_result(f);
-	probe_host_read(f);
+	/* Read when the probe was sent, unless that could not be. */
+	if (!f->f_expect->pe_has_host)
+		probe_host_read(f);
 	if (rs.rs_stdout_len > REPORT_MAX)
 		rs.rs_stdout_len = REPORT_MAX;
 	probe_cache(f, rs.rs_stdout, rs.rs_stdout_len);

@@ -45,6 +45,7 @@ static const struct option probe_longopts[] = {
 	{ "egress-proxy", required_argument, NULL, 'X' },
 	{ "egress-allowed", required_argument, NULL, 'A' },
 	{ "egress-refused", required_argument, NULL, 'R' },
+	{ "timings",	 no_argument,	    NULL, 'T' },
 	{ "help",	 no_argument,	    NULL, 'h' },
 	{ NULL,		 0,		    NULL, 0 }
 };
@@ -73,7 +74,7 @@ usage(void)
 	    "[--dns name]\n\t[--tcp host:port] [--canary host:port] "
 	    "[--canary-secret-stdin] [--no-outbound]\n\t"
 	    "[--egress-proxy address:port] [--egress-allowed name:port]\n\t"
-	    "[--egress-refused name:port]\n");
+	    "[--egress-refused name:port] [--timings]\n");
 	exit(64);
 }
 
@@ -272,6 +273,9 @@ probe_args(int argc, char *argv[], struct probe_opts *o)
 		case 'R':
 			probe_egress_arg(optarg, o->po_egress_refused);
 			break;
+		case 'T':
+			o->po_timings = 1;
+			break;
 		default:
 			usage();
 		}
@@ -378,12 +382,32 @@ static const struct {
 };
 #define PROBE_NSECTIONS	(sizeof(probe_sections) / sizeof(probe_sections[0]))
 
+/*
+ * --timings: how long a step took, in microseconds, on standard error
+ * (never in the report), to see where a probe's time goes.
+ */
+static void
+probe_timing(const struct probe_opts *o, const char *step,
+    struct timespec *last)
+{
+	struct timespec	 now;
+	long long	 us;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	us = (long long)(now.tv_sec - last->tv_sec) * 1000000 +
+	    (now.tv_nsec - last->tv_nsec) / 1000;
+	*last = now;
+	if (o->po_timings)
+		fprintf(stderr, "fence-probe: %s %lld us\n", step, us);
+}
+
 int
 main(int argc, char *argv[])
 {
 	static struct probe_opts	 opts;
 	const char			*omitted[PROBE_NSECTIONS];
 	struct jw			*w = &probe_out;
+	struct timespec			 t;
 	size_t				 i;
 	int				 nomitted = 0;
 
@@ -394,13 +418,18 @@ main(int argc, char *argv[])
 	 */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
 		_exit(70);
+	clock_gettime(CLOCK_MONOTONIC, &t);
 	probe_args(argc, argv, &opts);
 	probe_when(opts.po_when, sizeof(opts.po_when));
 	jw_init(w);
 	probe_signals();
 	if (opts.po_secret_stdin)
 		probe_secret_read(&opts);
+	/* Its children run while the other sections are measured. */
+	probe_privileges_start();
+	probe_timing(&opts, "start", &t);
 	opts.po_markers_removed = probe_markers_clean(&opts);
+	probe_timing(&opts, "markers", &t);
 
 	jw_obj_open(w, NULL);
 	jw_str(w, "probe", PROBE_SCHEMA);
@@ -414,6 +443,7 @@ main(int argc, char *argv[])
 		jw_obj_close(w);
 		if (probe_section_end(w) == -1)
 			omitted[nomitted++] = probe_sections[i].ps_name;
+		probe_timing(&opts, probe_sections[i].ps_name, &t);
 	}
 	alarm(0);
 	jw_finish(w, omitted, nomitted);

@@ -31,7 +31,6 @@
 #define PROBE_ADDRS_MAX		4
 #define PROBE_OTHER_UIDS	8
 #define PROBE_CANARY_SECRET_MAX	64	/* hex digits on stdin */
-#define PROBE_TOOL_THREADS	8	/* lookups in flight at most */
 #define PROBE_DIR_SCAN_MAX	65536	/* entries read from one directory */
 #define PROBE_EGRESS_TARGET_LEN	260	/* NAME:PORT of the egress checks:
 					   253 + 1 + 5 and the NUL */
@@ -87,6 +86,7 @@ struct probe_opts {
 	char		 po_egress_refused[PROBE_EGRESS_TARGET_LEN];
 	char		 po_when[40];			/* ISO 8601, UTC */
 	int		 po_markers_removed;
+	int		 po_timings;	/* each step's time on stderr */
 };
 
 /*
@@ -148,6 +148,7 @@ void	probe_processes(struct jw *, const struct probe_opts *);
 void	probe_limits(struct jw *, const struct probe_opts *);
 void	probe_tools(struct jw *, const struct probe_opts *);
 void	probe_privileges(struct jw *, const struct probe_opts *);
+void	probe_privileges_start(void);
 void	probe_network(struct jw *, const struct probe_opts *);
 
 /* probe_egress.c: the "egress" object of the network section. */

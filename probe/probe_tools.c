@@ -1,15 +1,17 @@
 /*
- * The section "tools": which programs of a documented list are on PATH.
- * A pool of at most PROBE_TOOL_THREADS threads does the lookups, so no
- * more than that many are in flight at once however long the list grows
- * (a lookup on a slow or stuck mount then holds up one worker, not the
- * list); if threads cannot be made the lookups run one at a time.
+ * The section "tools": which programs of a documented list are on PATH,
+ * looked up one after another (concurrency 1).  A pool of threads did
+ * them at once, but the section waited for every thread, so a lookup
+ * stuck on a mount held it up all the same (the alarm is the bound
+ * either way), and making the threads cost more than the lookups
+ * themselves: 9 tools in a few directories are some fifty access() and
+ * stat() calls, 0.1 ms, where 8 threads took 3 ms and more on a loaded
+ * machine, each a wakeup to wait for.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
 
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +29,6 @@ static const char *const probe_tool_names[] = {
 struct probe_tool_job {
 	char		*tj_dirs[PROBE_PATH_DIRS];
 	int		 tj_ndirs;
-	unsigned int	 tj_next;			/* atomically taken */
 	char		 tj_found[PROBE_NTOOLS][PATH_MAX];
 };
 
@@ -50,18 +51,6 @@ probe_tool_find(struct probe_tool_job *j, size_t t)
 	}
 }
 
-static void *
-probe_tool_worker(void *arg)
-{
-	struct probe_tool_job	*j = arg;
-	unsigned int		 t;
-
-	while ((t = __atomic_fetch_add(&j->tj_next, 1, __ATOMIC_RELAXED)) <
-	    PROBE_NTOOLS)
-		probe_tool_find(j, t);
-	return (NULL);
-}
-
 /* PATH split into absolute directories (relative ones are skipped). */
 static char *
 probe_tool_path(struct probe_tool_job *j)
@@ -82,28 +71,19 @@ void
 probe_tools(struct jw *w, const struct probe_opts *o)
 {
 	static struct probe_tool_job	 job;
-	pthread_t			 th[PROBE_TOOL_THREADS];
 	char				*copy;
-	int				 nth, i;
+	size_t				 i;
 
 	memset(&job, 0, sizeof(job));
 	copy = probe_tool_path(&job);
-	for (nth = 0; nth < PROBE_TOOL_THREADS && (size_t)nth < PROBE_NTOOLS;
-	    nth++)
-		if (pthread_create(&th[nth], NULL, probe_tool_worker, &job)
-		    != 0)
-			break;
-	/* No thread at all: this one does the lookups, one at a time. */
-	if (nth == 0)
-		probe_tool_worker(&job);
-	for (i = 0; i < nth; i++)
-		(void)pthread_join(th[i], NULL);
+	for (i = 0; i < PROBE_NTOOLS; i++)
+		probe_tool_find(&job, i);
 	free(copy);
 
 	jw_str(w, "path", getenv("PATH"));
-	jw_int(w, "concurrency", nth > 0 ? nth : 1);
+	jw_int(w, "concurrency", 1);
 	jw_obj_open(w, "found");
-	for (i = 0; (size_t)i < PROBE_NTOOLS; i++)
+	for (i = 0; i < PROBE_NTOOLS; i++)
 		jw_str(w, probe_tool_names[i], job.tj_found[i][0] != '\0' ?
 		    job.tj_found[i] : NULL);
 	jw_obj_close(w);

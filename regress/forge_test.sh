@@ -154,6 +154,86 @@ before_verdict_body() {
 }
 before_verdict_cleanup() { fenced_cleanup; }
 
+# A boot of KEY (its other words after it) with a cpu limit of 5%: its
+# probe then takes a tenth of a second or more (a second in a sanitizer
+# build), so that a request sent as soon as the fence is listed reaches
+# it before its first verdict.  0 once the fence is listed unmeasured, 1
+# if it never was (the boot's output in boot.KEY.out, its pid in $bp).
+slow_boot() {
+	_k=$1
+	shift
+	$CTL boot $_k "$@" cpu 0.05 > boot.$_k.out 2>&1 &
+	bp=$!
+	_i=0
+	while [ $_i -lt 1000 ]; do
+		$CTL show environment $_k 2>/dev/null |
+		    grep -q '^level: *unmeasured' && return 0
+		sleep 0.01
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+atf_test_case held_refused cleanup
+held_refused_head() {
+	atf_set descr "an exec sent at once after a boot whose require is not met (held for the first verdict, or come while the fence stops) runs nothing and fails with the verdict's reason"
+	atf_set require.user root
+}
+held_refused_body() {
+	fenced_vars
+	fenced_start
+	held=0
+	for k in held1 held2 held3 held4 held5; do
+		slow_boot $k tier L1.5 require L2 || { wait $bp; continue; }
+		$CTL exec $k -- sh -c 'echo ran > ran-held' > exec.$k.out 2>&1
+		wait $bp && atf_fail "boot $k met its require"
+		atf_check -o match:"require-not-met: fence $k measured [^,]*, required L2; stopped: " \
+		    cat boot.$k.out
+		[ -e "$(fenced_homes)/$k/ran-held" ] &&
+		    atf_fail "a held exec ran in a fence that failed its require"
+		cat exec.$k.out >&2
+		# It reached the fence (else not-found: it came after the
+		# fence's end) and was refused with the verdict's reason.
+		grep -q "fence-stopped" exec.$k.out || continue
+		held=$((held + 1))
+		why=$(sed -n "s/.*require-not-met: fence $k //p" boot.$k.out)
+		atf_check -o inline:"fencectl: fence-stopped: fence $k $why\n" \
+		    cat exec.$k.out
+	done
+	[ $held -gt 0 ] || atf_fail "no exec reached a fence before its verdict"
+}
+held_refused_cleanup() { fenced_cleanup; }
+
+atf_test_case held_until_verdict cleanup
+held_until_verdict_head() {
+	atf_set descr "an exec sent before a fence's first verdict starts only after the probe has ended and its report was read by the host (the command's start against the report's mtime, and no fence-probe in its /proc)"
+	atf_set require.user root
+}
+held_until_verdict_body() {
+	fenced_vars
+	fenced_start
+	held=0
+	for k in early1 early2 early3 early4 early5; do
+		slow_boot $k tier L1.5 || { wait $bp; continue; }
+		wait $bp || atf_fail "boot $k: $(cat boot.$k.out)"
+		$CTL show environment $k | grep -q '^level: *unmeasured' ||
+		    continue
+		atf_check -o save:run.$k.out $CTL exec $k -- sh -c \
+		    'date +%s.%N; cat /proc/[0-9]*/comm'
+		atf_check_equal L1.5 "$(level_of $k)"
+		# The host cached the report before it asked for a verdict.
+		r=$(stat -c %.9Y "$PWD/state/envs/0/$k/probe.json")
+		c=$(head -n 1 run.$k.out)
+		cat run.$k.out >&2
+		python3 -c "import sys; sys.exit(0 if $c > $r else 1)" ||
+		    atf_fail "the command started at $c, before the report ($r)"
+		atf_check -s exit:1 grep -x fence-probe run.$k.out
+		held=$((held + 1))
+	done
+	[ $held -gt 0 ] || atf_fail "no exec reached a fence before its verdict"
+}
+held_until_verdict_cleanup() { fenced_cleanup; }
+
 # Connect to every new listener on 127.0.0.1, as fast as it appears.
 connector_script() {
 	cat <<'EOF'
@@ -325,6 +405,8 @@ atf_init_test_cases() {
 	atf_add_test_case stopped_probe
 	atf_add_test_case planted_forger
 	atf_add_test_case before_verdict
+	atf_add_test_case held_refused
+	atf_add_test_case held_until_verdict
 	atf_add_test_case canary_crowd
 	atf_add_test_case probe_secret
 	atf_add_test_case probe_secret_runsc
