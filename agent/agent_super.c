@@ -257,9 +257,9 @@ agent_super_fds(int ctl, int in, int out, int err)
  * The agent's dispositions are not ours: libevent's SIGCHLD handler
  * would write into the agent's event loop.  SIGCHLD stays blocked
  * except while we wait in ppoll(), where its no-op handler ends the
- * wait.  Every other signal gets its default now, before the job
- * (ahead of it, for a spare), except SIGPIPE, which stays ignored, as
- * the agent has it: so the command's child has only SIGCHLD and
+ * wait.  Every other disposition is the agent's, which put them all
+ * to their defaults when it started but SIGPIPE, ignored
+ * (agent_setup_process()): so the command's child has only SIGCHLD and
  * SIGPIPE to put back (agent_child()), two calls where it made one for
  * each of the 64 signals on the path of every command.
  */
@@ -268,24 +268,14 @@ agent_super_signals(void)
 {
 	struct sigaction sa;
 	sigset_t	 set;
-	int		 sig;
 
 	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = agent_super_noop;
 	sigemptyset(&sa.sa_mask);
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
-		_exit(2);
-	sa.sa_handler = SIG_DFL;
-	for (sig = 1; sig < NSIG; sig++)
-		if (sig != SIGCHLD && sig != SIGPIPE && sig != SIGKILL &&
-		    sig != SIGSTOP)
-			(void)sigaction(sig, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	if (sigaction(SIGPIPE, &sa, NULL) == -1)
-		_exit(2);
-	sa.sa_handler = agent_super_noop;
-	if (sigaction(SIGCHLD, &sa, NULL) == -1)
+	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1 ||
+	    sigaction(SIGCHLD, &sa, NULL) == -1)
 		_exit(2);
 }
 
@@ -530,7 +520,7 @@ agent_child(const struct agent_spawn *sp, char *const *argv, int ep)
 	sigset_t	 none;
 	int		 fd;
 
-	/* The rest have their defaults already (agent_super_signals()). */
+	/* The rest have their defaults already (agent_setup_process()). */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
 	sigemptyset(&sa.sa_mask);
