@@ -796,9 +796,9 @@ imsgev_flush(struct imsgev *iev)
 }
 
 /*
- * Write what is queued now, not on the loop's next turn (one epoll_ctl
- * and one wakeup less, and nothing the loop does first, a fork say,
- * delays it).  Never blocks.  An error is not acted on here: the write
+ * Write what is queued now, not on the loop's next turn (one turn of
+ * the loop less, and nothing the loop does first, a fork say, delays
+ * it).  Never blocks.  An error is not acted on here: the write
  * event stays armed, finds it again and closes from the loop, so no
  * close callback ever runs inside a caller's compose.
  */
