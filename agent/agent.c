@@ -114,6 +114,7 @@ static void	agent_env_build(void);
 static void	agent_sigchld(evutil_socket_t, short, void *);
 static void	agent_retry(evutil_socket_t, short, void *);
 static int	agent_send(uint32_t, uint32_t, void *, size_t);
+static void	agent_signals_default(void);
 
 __attribute__((noreturn)) static void
 agent_usage(void)
@@ -219,8 +220,29 @@ agent_setup_process(void)
 	/* Orphans of a lost supervisor come to us even if we are not pid 1. */
 	if (getpid() != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1)
 		fatal("%s: PR_SET_CHILD_SUBREAPER", __func__);
+	/*
+	 * Every disposition at its default, whatever started us (an ignored
+	 * one survives an exec), so that SIGPIPE, ignored, and libevent's
+	 * SIGCHLD are the only two every supervisor and command inherits
+	 * and has to put back (agent_super.c), once here, not per job.
+	 */
+	agent_signals_default();
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		fatal("%s: SIGPIPE", __func__);
+}
+
+static void
+agent_signals_default(void)
+{
+	struct sigaction sa;
+	int		 sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			(void)sigaction(sig, &sa, NULL);
 }
 
 /*

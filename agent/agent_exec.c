@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fenced.h"
+#include "imsg.h"
 #include "log.h"
 #include "msg.h"
 #include "agent.h"
@@ -213,5 +214,10 @@ agent_exec_done(struct agent_job *j)
 	    rs.rs_stderr_len, rs.rs_duration_ms, rs.rs_error);
 	agent_result(j->j_id, &rs);
 	msg_result_free(&rs);
+	/*
+	 * Out now: freeing the job may make the next spare, a fork, which
+	 * would otherwise go before the loop's next turn writes this.
+	 */
+	imsgev_push(agent_env->a_iev);
 	agent_job_free(j);
 }

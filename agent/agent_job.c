@@ -387,6 +387,8 @@ agent_spare_make(evutil_socket_t fd, short events, void *arg)
 	if (agent_spare.s_pid != 0 || agent_spare_off ||
 	    agent_env->a_njobs != 0 || agent_job_fds(p, 0) == -1)
 		return;
+	/* What was answered goes before the fork, not after it. */
+	imsgev_push(agent_env->a_iev);
 	if ((pid = fork()) == -1) {
 		log_warn("%s: fork", __func__);
 		for (i = 0; i < 4; i++) {

@@ -257,7 +257,11 @@ agent_super_fds(int ctl, int in, int out, int err)
  * The agent's dispositions are not ours: libevent's SIGCHLD handler
  * would write into the agent's event loop.  SIGCHLD stays blocked
  * except while we wait in ppoll(), where its no-op handler ends the
- * wait.
+ * wait.  Every other disposition is the agent's, which put them all
+ * to their defaults when it started but SIGPIPE, ignored
+ * (agent_setup_process()): so the command's child has only SIGCHLD and
+ * SIGPIPE to put back (agent_child()), two calls where it made one for
+ * each of the 64 signals on the path of every command.
  */
 static void
 agent_super_signals(void)
@@ -514,12 +518,14 @@ agent_child(const struct agent_spawn *sp, char *const *argv, int ep)
 {
 	struct sigaction sa;
 	sigset_t	 none;
-	int		 sig, fd;
+	int		 fd;
 
+	/* The rest have their defaults already (agent_setup_process()). */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
-	for (sig = 1; sig < NSIG; sig++)
-		(void)sigaction(sig, &sa, NULL);
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGCHLD, &sa, NULL);
+	(void)sigaction(SIGPIPE, &sa, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (setsid() == -1 || dup2(SUPER_IN, 0) == -1 ||

@@ -5,6 +5,11 @@
  * with a plain fork+exec+wait of /bin/true.
  *
  *	exec SOCKET RUNS
+ *
+ * Every row, the floor included, runs in ROUNDS alternate rounds, a
+ * fifth of its sample each, so that what else the machine does at a
+ * moment weighs on the rows and on their anchor alike; a row's rate is
+ * its runs over the sum of its rounds' time.
  */
 #include <sys/types.h>
 
@@ -26,6 +31,15 @@
 #define BENCH_KEY	"bench-exec"
 #define MAX_CLIENTS	64
 #define FLOOR		"fork+exec+wait /bin/true"	/* the anchor */
+#define ROUNDS		5
+
+/* One row's sample, gathered over the rounds. */
+struct acc {
+	uint64_t	*a_ns;
+	size_t		 a_n;
+	size_t		 a_cap;
+	double		 a_wall;	/* seconds, summed over the rounds */
+};
 
 struct client {
 	int		 c_fd;
@@ -53,18 +67,19 @@ client_send(struct client *c)
  * one ended, until runs execs are done in all.
  */
 static void
-bench_concurrent(const char *sock, int nclients, size_t runs)
+bench_concurrent(const char *sock, int nclients, size_t runs, struct acc *a)
 {
 	struct client	 cl[MAX_CLIENTS];
 	struct pollfd	 pfd[MAX_CLIENTS];
 	struct imsg	 imsg;
 	uint64_t	*ns, w0;
 	size_t		 sent = 0, n = 0;
-	char		 what[64];
 	int		 i, r;
 
-	if ((ns = calloc(runs, sizeof(*ns))) == NULL)
-		err(1, "calloc");
+	if (a->a_n + runs > a->a_cap)
+		errx(1, "bench_concurrent: %zu runs over %zu", a->a_n + runs,
+		    a->a_cap);
+	ns = a->a_ns + a->a_n;
 	for (i = 0; i < nclients; i++) {
 		cl[i].c_fd = bench_ctl_connect(sock);
 		if ((cl[i].c_ib = imsgbuf_new(cl[i].c_fd)) == NULL)
@@ -103,34 +118,46 @@ bench_concurrent(const char *sock, int nclients, size_t runs)
 				err(1, "reply");
 		}
 	}
-	snprintf(what, sizeof(what), "exec /bin/true, %d client%s", nclients,
-	    nclients > 1 ? "s" : "");
-	/* One client is a latency; more, a throughput against the floor's. */
-	bench_row_to("exec", what, FLOOR, nclients > 1 ? "rate" : "median",
-	    ns, n, (bench_now_ns() - w0) / 1e9);
+	a->a_wall += (bench_now_ns() - w0) / 1e9;
+	a->a_n += n;
 	for (i = 0; i < nclients; i++) {
 		imsgbuf_free(cl[i].c_ib);
 		close(cl[i].c_fd);
 	}
-	free(ns);
 }
 
 static void
-bench_argv(const char *what, char *const argv[], size_t runs)
+bench_argv(char *const argv[], size_t runs, struct acc *a)
 {
-	uint64_t	*ns, t0, w0;
-	size_t		 i, n = 0;
+	uint64_t	 t0, w0;
+	size_t		 i;
 
-	if ((ns = calloc(runs, sizeof(*ns))) == NULL)
-		err(1, "calloc");
+	if (a->a_n + runs > a->a_cap)
+		errx(1, "bench_argv: %zu runs over %zu", a->a_n + runs,
+		    a->a_cap);
 	w0 = bench_now_ns();
 	for (i = 0; i < runs; i++) {
 		t0 = bench_now_ns();
 		if (bench_forkexec(argv) == 0)
-			ns[n++] = bench_now_ns() - t0;
+			a->a_ns[a->a_n++] = bench_now_ns() - t0;
 	}
-	bench_row(what, ns, n, (bench_now_ns() - w0) / 1e9);
-	free(ns);
+	a->a_wall += (bench_now_ns() - w0) / 1e9;
+}
+
+static void
+acc_init(struct acc *a, size_t cap)
+{
+	memset(a, 0, sizeof(*a));
+	if ((a->a_ns = calloc(cap, sizeof(*a->a_ns))) == NULL)
+		err(1, "calloc");
+	a->a_cap = cap;
+}
+
+/* The runs of round r of ROUNDS: a share of total, the last the rest. */
+static size_t
+round_runs(size_t total, int r)
+{
+	return (total / ROUNDS + (r == ROUNDS - 1 ? total % ROUNDS : 0));
 }
 
 int
@@ -139,8 +166,14 @@ main(int argc, char *argv[])
 	struct msg_boot	 b;
 	struct msg_fence_req q;
 	struct msg_exec	 x;
+	static const int nclients[3] = { 1, 8, 64 };
+	struct acc	 afloor, afc, aconc[3];
 	char		*true_argv[] = { "/bin/true", NULL };
-	char		 exe[PATH_MAX], ctl[PATH_MAX + 32];
+	char		 exe[PATH_MAX], ctl[PATH_MAX + 32], what[64];
+	char		*fc[] = { ctl, "-s", argv[1], "exec", BENCH_KEY, "--",
+			    "/bin/true", NULL };
+	size_t		 runs64;
+	int		 i, r;
 	const char	*errstr, *cpus;
 	void		*buf;
 	size_t		 len, runs;
@@ -186,20 +219,35 @@ main(int argc, char *argv[])
 	if (msg_exec_encode(&x, &exec_buf, &exec_len) == -1)
 		err(1, "encode");
 
+	/*
+	 * ROUNDS alternate rounds of every row, the floor's first; each
+	 * round of 64 clients has at least 64 runs, one per client.
+	 */
+	runs64 = runs < 64 * ROUNDS ? 64 * ROUNDS : runs;
+	acc_init(&afloor, runs);
+	acc_init(&afc, runs);
+	for (i = 0; i < 3; i++)
+		acc_init(&aconc[i], i == 2 ? runs64 : runs);
+	for (r = 0; r < ROUNDS; r++) {
+		bench_argv(true_argv, round_runs(runs, r), &afloor);
+		bench_argv(fc, round_runs(runs, r), &afc);
+		for (i = 0; i < 3; i++)
+			bench_concurrent(argv[1], nclients[i],
+			    round_runs(i == 2 ? runs64 : runs, r), &aconc[i]);
+	}
 	bench_section("exec", FLOOR);
 	printf("\n%-34s %6s %10s %10s %10s\n", "exec (L1.5 fence)", "runs",
 	    "median ms", "p99 ms", "per s");
-	{
-		char *fc[] = { ctl, "-s", argv[1], "exec", BENCH_KEY, "--",
-		    "/bin/true", NULL };
-
-		bench_argv("fencectl exec /bin/true", fc, runs);
+	bench_row("fencectl exec /bin/true", afc.a_ns, afc.a_n, afc.a_wall);
+	for (i = 0; i < 3; i++) {
+		snprintf(what, sizeof(what), "exec /bin/true, %d client%s",
+		    nclients[i], nclients[i] > 1 ? "s" : "");
+		/* One client is a latency; more, a rate against the floor's. */
+		bench_row_to("exec", what, FLOOR, nclients[i] > 1 ? "rate" :
+		    "median", aconc[i].a_ns, aconc[i].a_n, aconc[i].a_wall);
 	}
-	bench_concurrent(argv[1], 1, runs);
-	bench_concurrent(argv[1], 8, runs);
-	bench_concurrent(argv[1], 64, runs < 64 ? 64 : runs);
 	bench_section("exec", NULL);
-	bench_argv(FLOOR, true_argv, runs);
+	bench_row(FLOOR, afloor.a_ns, afloor.a_n, afloor.a_wall);
 
 	memset(&q, 0, sizeof(q));
 	q.r_owner = MSG_OWNER_NONE;

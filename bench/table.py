@@ -32,7 +32,7 @@ SECTIONS = ["boot", "pooled boot", "exec", "http", "first answer",
 LABELS = [
     (r"^bwrap /bin/true \(L1\.5-like\)$", "bwrap"),
     (r"^bwrap --unshare-net /bin/true$", "bwrap --unshare-net"),
-    (r"^fork\+exec(\+wait)? /bin/true$", "fork+exec"),
+    (r"^fork\+exec(\+wait)? /bin/true(, beside .*)?$", "fork+exec"),
     (r"^bare evhttp, ", "bare evhttp"),
     (r"^direct loopback, same server", "direct loopback"),
     (r"^host pty, cat", "host pty"),

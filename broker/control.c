@@ -328,6 +328,9 @@ control_reply(struct ctl_conn *cc, uint32_t type, const void *buf,
 		cc->cc_stall_pause = p;
 		evtimer_add(&cc->cc_stall, &tv);
 	}
+	/* A request's answers end here: out now, in one write. */
+	if (type == IMSG_CTL_END)
+		imsgev_push(cc->cc_iev);
 }
 
 void

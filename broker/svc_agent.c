@@ -162,10 +162,13 @@ svc_to_agent(struct bfence *bf, struct breq *r, uint32_t type, void *msg,
 		return;
 	}
 	if (probe || (bf->bf_measured && !bf->bf_stopping)) {
+		/* Written now, not on the loop's next turn. */
 		if (imsgev_compose(bf->bf_agent, type, r->r_in.in_id, 0, -1, buf,
 		    len) == -1)
 			breq_error(r, "fence-stopped", "%s %s: %s", r->r_noun,
 			    r->r_key, strerror(errno));
+		else
+			imsgev_push(bf->bf_agent);
 		explicit_bzero(buf, len);
 		free(buf);
 		return;

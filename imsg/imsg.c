@@ -795,6 +795,24 @@ imsgev_flush(struct imsgev *iev)
 	return (r);
 }
 
+/*
+ * Write what is queued now, not on the loop's next turn (one turn of
+ * the loop less, and nothing the loop does first, a fork say, delays
+ * it).  Never blocks.  An error is not acted on here: the write
+ * event stays armed, finds it again and closes from the loop, so no
+ * close callback ever runs inside a caller's compose.
+ */
+void
+imsgev_push(struct imsgev *iev)
+{
+	if (iev->iev_closed || iev->iev_freed ||
+	    imsgbuf_queued(iev->iev_ibuf) == 0)
+		return;
+	if (imsgbuf_write(iev->iev_ibuf) == -1)
+		return;
+	(void)imsgev_arm(iev);
+}
+
 struct imsgbuf *
 imsgev_buf(struct imsgev *iev)
 {

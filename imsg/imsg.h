@@ -77,6 +77,10 @@ void		 imsg_free(struct imsg *);
  * half of soft reading goes on.  Compose refuses (ENOBUFS) beyond hard.
  * Without it, the queue is IMSG_QUEUE_MAX and reading never stops: the
  * channels between the daemon's own processes.
+ *
+ * imsgev_push(iev): one write of what is queued, now, never blocking,
+ * instead of on the loop's next turn; what the socket does not take,
+ * and any error, is left to the write event as before.
  */
 typedef void	 (*imsgev_dispatch_cb)(struct imsgev *, struct imsg *,
 		    void *);
@@ -88,6 +92,7 @@ void		 imsgev_free(struct imsgev *);
 int		 imsgev_compose(struct imsgev *, uint32_t, uint32_t,
 		    uint32_t, int, const void *, size_t);
 int		 imsgev_flush(struct imsgev *);
+void		 imsgev_push(struct imsgev *);
 void		 imsgev_set_bounds(struct imsgev *, size_t, size_t);
 unsigned int	 imsgev_paused(struct imsgev *);
 struct imsgbuf	*imsgev_buf(struct imsgev *);

@@ -177,6 +177,32 @@ fds_body() {
 }
 fds_cleanup() { fenced_cleanup; }
 
+atf_test_case signals cleanup
+signals_head() {
+	atf_set descr "a command starts with no signal blocked, ignored or caught, whether its supervisor was the spare made ahead or one forked beside a running job"
+	atf_set require.user root
+}
+signals_body() {
+	fenced_vars
+	start_with_secrets
+	want="SigBlk:	0000000000000000
+SigIgn:	0000000000000000
+SigCgt:	0000000000000000
+"
+	# cat, which sets no handler of its own (grep catches SIGSEGV).
+	# The first takes the spare (made while the fence was idle).
+	$CTL exec ex -- cat /proc/self/status > st1 || atf_fail "exec"
+	atf_check -o inline:"$want" grep -E '^Sig(Blk|Ign|Cgt):' st1
+	# One runs: the next forks a supervisor of its own.
+	$CTL exec ex -- sleep 3 > /dev/null &
+	bg=$!
+	sleep 0.5
+	$CTL exec ex -- cat /proc/self/status > st2 || atf_fail "exec"
+	atf_check -o inline:"$want" grep -E '^Sig(Blk|Ign|Cgt):' st2
+	wait $bg
+}
+signals_cleanup() { fenced_cleanup; }
+
 atf_test_case concurrent cleanup
 concurrent_head() {
 	atf_set descr "50 concurrent execs in one fence all return the right output"
@@ -309,6 +335,7 @@ atf_init_test_cases() {
 	atf_add_test_case identity
 	atf_add_test_case mount_table
 	atf_add_test_case fds
+	atf_add_test_case signals
 	atf_add_test_case concurrent
 	atf_add_test_case bearer_hidden
 	atf_add_test_case git
