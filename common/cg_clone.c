@@ -132,7 +132,7 @@ cg_clone3_ok(void)
 	if (r == 0)
 		_exit(0);	/* no kernel makes this child; never ours */
 	if (r > 0)
-		(void)waitpid(r, NULL, 0);
+		(void)waitpid(r, NULL, __WALL);
 	if (r == -EINVAL) {
 		cg_clone3_state = 1;
 		log_debug("cgroup v2: a fence's first process is born in its "
