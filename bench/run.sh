@@ -11,8 +11,10 @@ build=$1
 runs=${BENCH_RUNS:-200}
 density=${BENCH_DENSITY:-1000}
 # BENCH_ONLY="density exec": only those of http boot exec port term
-# runsc vm burst density (the table then has only their rows).
-only=${BENCH_ONLY:-http boot exec port term runsc vm burst density}
+# runsc vm v2 burst density (the table then has only their rows).  v2:
+# the boot bench in the cgroup v2 guest (images/bench-v2), where the vm
+# images are built.
+only=${BENCH_ONLY:-http boot exec port term runsc vm v2 burst density}
 want() { case " $only " in *" $1 "*) return 0 ;; esac; return 1; }
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (fenced does)" >&2; exit 1; }
 sh scripts/user.sh
@@ -96,6 +98,8 @@ done
 ! want runsc || run runsc sh bench/runsc.sh "$build" "$dir/ctl.sock" \
     "$dir/state" "$runs"
 ! want vm || run vm sh bench/vm.sh "$build" "$dir/ctl.sock" "$runs"
+# In a guest of its own, with daemons of its own there.
+! want v2 || run v2 sh images/bench-v2 "$build"
 # Last, on a daemon with no other fence: the boots from many clients
 # and the bursts (bench/burst.c), then BENCH_DENSITY idle fences.
 ! want burst || run burst "$build/bench/burst" "$dir/ctl.sock" "$runs"

@@ -90,6 +90,11 @@ def read_rows(path):
 
 
 def label(anchor):
+    # The cgroup v2 guest's rows (images/bench-v2) carry a tag after
+    # their names; their section says it already.
+    m = re.match(r"^(.*) \(v2 guest[^)]*\)$", anchor)
+    if m:
+        anchor = m.group(1)
     for pat, short in LABELS:
         if re.search(pat, anchor):
             return short

@@ -9,9 +9,10 @@
  * The fencer creates the directories and writes the limits, reading
  * the memory limit back: the kernel clamps a value it cannot honour to
  * "unlimited" without an error, and a fence must never run unlimited
- * because of that.  The fence's first process joins by writing "0" to
- * the file opened for it (cg_join(): native pid 1 before it does
- * anything else, inside the child) or named by its directory
+ * because of that.  On v2 the fence's first process is born in its
+ * cgroup where the kernel allows it (cg_clone.c); elsewhere it joins by
+ * writing "0" to the file opened for it (cg_join(): native pid 1 before
+ * it does anything else, inside the child) or named by its directory
  * (cg_join_dir()).  At the end everything in the cgroups is killed
  * (cgroup.kill where there is one, else every pid listed) and they are
  * removed, dying tasks waited out.
@@ -236,7 +237,7 @@ cg_limit(int which, const char *dir, int v2, const struct fence_limits *l,
 static int
 cg_make_one(int which, const char *parent, const char *name,
     const struct fence_limits *l, char dirs[CG_NCTRL][PATH_MAX],
-    int procs[CG_NCTRL], char *err, size_t errlen)
+    int procs[CG_NCTRL], int *born, char *err, size_t errlen)
 {
 	char		 path[PATH_MAX];
 	int		 v2, shared;
@@ -260,7 +261,19 @@ cg_make_one(int which, const char *parent, const char *name,
 	memcpy(dirs[which], path, sizeof(path));
 	if (cg_limit(which, path, v2, l, err, errlen) == -1)
 		return (-1);
-	if (shared || procs == NULL)
+	if (shared)
+		return (0);
+	/* The first process is born in it (cg_clone.c): its directory. */
+	if (v2 && born != NULL && *born == -1 && cg_clone3_ok()) {
+		if ((*born = open(dirs[which], O_PATH | O_DIRECTORY |
+		    O_CLOEXEC)) == -1) {
+			snprintf(err, errlen, "open %s: %s", dirs[which],
+			    strerror(errno));
+			return (-1);
+		}
+		return (0);
+	}
+	if (procs == NULL)
 		return (0);
 	snprintf(path, sizeof(path), "%s/%s", dirs[which],
 	    v2 ? cg_v2_procs : cg_v1_procs);
@@ -274,14 +287,17 @@ cg_make_one(int which, const char *parent, const char *name,
 /*
  * A fence's cgroups: <parents[i]>/<name> for each controller i whose
  * parent is not NULL, made with l's limits (0: none of that kind) into
- * dirs.  With procs, the file each distinct one is joined by is opened
- * there (-1 elsewhere; the caller set them -1).  On failure err says
+ * dirs.  With born, where the one v2 cgroup of the fence can be its
+ * first process's birthplace (cg_clone3_ok()), its directory is opened
+ * there (O_PATH) for cg_clone3(), and nothing joins it.  With procs, the
+ * file each other distinct one is joined by is opened there (-1
+ * elsewhere; the caller set them and *born -1).  On failure err says
  * why, and dirs names what was made, for cg_fence_remove().
  */
 int
 cg_fence_make(const char *const parents[CG_NCTRL], const char *name,
     const struct fence_limits *l, char dirs[CG_NCTRL][PATH_MAX],
-    int procs[CG_NCTRL], char *err, size_t errlen)
+    int procs[CG_NCTRL], int *born, char *err, size_t errlen)
 {
 	int	 i;
 
@@ -291,7 +307,7 @@ cg_fence_make(const char *const parents[CG_NCTRL], const char *name,
 		return (-1);
 	for (i = 0; i < CG_NCTRL; i++)
 		if (parents[i] != NULL && cg_make_one(i, parents[i], name, l,
-		    dirs, procs, err, errlen) == -1)
+		    dirs, procs, born, err, errlen) == -1)
 			return (-1);
 	return (0);
 }

@@ -13,6 +13,7 @@
  *			controller, `tasks', memory.limit_in_bytes, ...)
  *	cg_v2.c		what only cgroup v2 has (one hierarchy,
  *			subtree_control, cgroup.kill, memory.events, ...)
+ *	cg_clone.c	a fence's first process born in its v2 cgroup
  *
  * Which version a directory is in comes from its filesystem type; a
  * controller goes on v1 where a v1 hierarchy has it, else on v2.
@@ -23,6 +24,7 @@
 #include <sys/types.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct fence_limits;
 
@@ -40,7 +42,7 @@ extern const char *const cg_ctrl[CG_NCTRL];
  */
 int	cg_fence_make(const char *const [CG_NCTRL], const char *,
 	    const struct fence_limits *, char [CG_NCTRL][PATH_MAX],
-	    int [CG_NCTRL], char *, size_t);
+	    int [CG_NCTRL], int *, char *, size_t);
 int	cg_fence_adopt(const char *const [CG_NCTRL], const char *, pid_t,
 	    const struct fence_limits *, const struct fence_limits *,
 	    char [CG_NCTRL][PATH_MAX], char *, size_t);
@@ -52,6 +54,14 @@ int	cg_fence_oom(const char *);
 int	cg_fence_remove(char [CG_NCTRL][PATH_MAX], char *, size_t);
 int	cg_is_v2(const char *);
 int	cg_swap_counted(const char *);
+
+/*
+ * cg_clone.c: a first process born in its v2 cgroup (clone3 with
+ * CLONE_INTO_CGROUP), where this kernel and our filters allow it.
+ */
+int	cg_clone3_ok(void);
+pid_t	cg_clone3(uint64_t, int, int *, void *, size_t, int (*)(void *),
+	    void *);
 
 /* cg_daemon.c: the placement and the daemon's folders. */
 void	cg_procdir(const char *);

@@ -312,6 +312,34 @@ done
 # session keyring (systemd's KeyringMode=private), a root-owned keyring
 # that outlives every fence, which a fence's processes possess and so
 # could read and fill.  t_fence -J models that daemon.
+# cgroup v2: pid 1 is born in its cgroup (clone3 with CLONE_INTO_CGROUP,
+# common/cg_clone.c), so nothing moves it; t_fence says which way it got
+# there.  -E makes clone3 answer ENOSYS, as a container runtime's seccomp
+# profile may: pid 1 then joins by its own write, and the fence must be
+# as limited as ever (the fork bomb stops at the pids limit).
+atf_test_case l15_cgroup_born cleanup
+l15_cgroup_born_head() {
+	atf_set descr "cgroup v2: pid 1 is born in the fence's cgroup (clone3 CLONE_INTO_CGROUP); where clone3 is refused it joins by its write and is limited all the same"
+	atf_set require.user root
+}
+l15_cgroup_born_body() {
+	fence_setup l15_cgroup_born
+	v2=
+	for d in $("$T_FENCE" -C fence-regress -P); do
+		[ "$(stat -f -c %T "${d%/*}")" != cgroup2fs ] || v2=$d
+	done
+	[ -n "$v2" ] || atf_skip "no controller of a fence on cgroup v2 here: on v1 pid 1 joins by writing tasks, there is no cgroup to be born in"
+	fence_run L1.5 -p 32 -- t_inside forkbomb 200 -- procs 1
+	fence_passed
+	fence_expect '^cgroup join: born in its v2 cgroup$'
+	fence_expect '^ok forkbomb stopped after 3[01] children'
+	fence_run L1.5 -E -p 32 -- t_inside forkbomb 200 -- procs 1
+	fence_passed
+	fence_expect '^cgroup join: by its own write$'
+	fence_expect '^ok forkbomb stopped after 3[01] children'
+}
+l15_cgroup_born_cleanup() { fence_cleanup; }
+
 atf_test_case l1_keyring cleanup
 l1_keyring_head() {
 	atf_set descr "L1: a key added to the session keyring in one fence is seen neither by the daemon's keyring afterwards, nor by the next boot, nor on the host as the fence's uid"
@@ -689,6 +717,7 @@ atf_init_test_cases() {
 	atf_add_test_case foreign_abi_filter
 	atf_add_test_case l15_foreign_abi
 	atf_add_test_case l15_pids_limit
+	atf_add_test_case l15_cgroup_born
 	atf_add_test_case l1_limits
 	atf_add_test_case l15_limits
 	atf_add_test_case l1_keyring

@@ -22,9 +22,12 @@
  * us to see the fence die with its parent).  -S asks for the seccomp
  * filter to be left out, which only a FENCED_TEST_HOOKS build honours.
  * -I bytes (with -H dir) makes the home an ext4 image of that size,
- * dir/homes/<uid>/<key>.img (fencer_home_image()).
+ * dir/homes/<uid>/<key>.img (fencer_home_image()).  -E makes clone3
+ * answer ENOSYS to us (tf_deny_clone3()).  The boot's output says
+ * whether pid 1 was born in its v2 cgroup ("cgroup join: ...").
  */
 #include <sys/types.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -80,7 +83,7 @@ usage(void)
 	fprintf(stderr, "usage: t_fence [-t tier] [-u uid] [-g gid] "
 	    "[-U user] [-k key] [-h home | -H homes]\n\t[-b bindir] "
 	    "[-m bytes] [-p pids] [-c milli] [-C sub | -n] [-L] [-A]\n\t"
-	    "[-w sec] [-K] [-N count] [-J keyname] -- init [arg ...]\n"
+	    "[-w sec] [-K] [-E] [-N count] [-J keyname] -- init [arg ...]\n"
 	    "       t_fence -R count -- command [arg ...]\n"
 	    "       t_fence -x -H homes -k key -u uid -g gid\n"
 	    "       t_fence -P [-C sub]\n"
@@ -374,7 +377,33 @@ tf_print_boot(const struct fence_proc *p, uint64_t start_us)
 	    p->fp_landlock & FENCE_LL_FS ? " fs" : "",
 	    p->fp_landlock & FENCE_LL_SCOPE_ABSTRACT ? " scope-abstract" : "",
 	    p->fp_landlock & FENCE_LL_SCOPE_SIGNAL ? " scope-signal" : "");
+	printf("cgroup join: %s\n", p->fp_cg_born ? "born in its v2 cgroup" :
+	    "by its own write");
 	fflush(stdout);
+}
+
+/*
+ * -E: clone3 answers ENOSYS in this process and all it starts, as a
+ * container runtime's seccomp profile may make it: a fence's pid 1
+ * must then join its cgroup by its write (common/cg_clone.c).  Every
+ * ABI's number 435 alike: this is a test's filter, not a fence's.
+ */
+static void
+tf_deny_clone3(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 435, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == -1) {
+		perror("t_fence: seccomp filter against clone3");
+		exit(1);
+	}
 }
 
 /* Wait for pid 1, at most sec seconds (0: forever); 1 if it exited. */
@@ -736,10 +765,13 @@ main(int argc, char *argv[])
 	tf_spec.fs_inherit_stdio = 1;
 
 	while ((ch = getopt(argc, argv,
-	    "Ab:c:C:g:h:H:I:J:k:KLm:nN:p:PQR:St:u:U:w:xZ")) != -1) {
+	    "Ab:c:C:Eg:h:H:I:J:k:KLm:nN:p:PQR:St:u:U:w:xZ")) != -1) {
 		switch (ch) {
 		case 'A':
 			abs_ = 1;
+			break;
+		case 'E':
+			tf_deny_clone3();
 			break;
 		case 'b':
 			tf_spec.fs_bindir = optarg;

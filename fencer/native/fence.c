@@ -466,6 +466,7 @@ fence_ctx_prepare(const struct fence_spec *s)
 	ctx->fc_bin_shared = fence_bin_shared();
 	for (i = 0; i < FENCE_CG_MAX; i++)
 		ctx->fc_cg_procs[i] = -1;
+	ctx->fc_cg_born = -1;
 	snprintf(ctx->fc_home_mnt, sizeof(ctx->fc_home_mnt), "home/%s",
 	    s->fs_user);
 	snprintf(ctx->fc_home_abs, sizeof(ctx->fc_home_abs), "/home/%s",
@@ -593,6 +594,7 @@ fence_start(const struct fence_spec *spec, struct fence_proc *proc,
 	pid = fence_ns_clone(ctx, fence_child, &pidfd, err, errlen);
 	(void)close(p[1]);
 	p[1] = -1;
+	proc->fp_cg_born = ctx->fc_cg_born != -1;
 	fence_cgroup_close(ctx);
 	if (pid == -1)
 		goto fail;

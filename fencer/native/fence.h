@@ -90,6 +90,7 @@ struct fence_proc {
 	uint32_t	 fp_landlock;		/* FENCE_LL_* applied */
 	int		 fp_oom_killed;		/* recorded by fence_stop() */
 	int		 fp_pooled;		/* taken from the warm pool */
+	int		 fp_cg_born;		/* pid 1 born in its v2 cgroup */
 };
 
 /*

@@ -3,9 +3,13 @@
  * the one cgroup module (common/cg.h): <parent>/<name> for memory, pids
  * and cpu, where <parent> is what the fencer passes and <name> the name
  * it chose (<owner>.<key>), or the key.  The parent creates them with
- * the spec's limits and opens for pid 1 the file that joins each; pid
- * 1 joins by writing "0" to it (cg_join()) before it does anything
- * else, then unshares its cgroup namespace (fence_ns.c).  A pool fence
+ * the spec's limits.  On cgroup v2, pid 1 is born in the fence's cgroup
+ * (clone3 with CLONE_INTO_CGROUP, common/cg_clone.c): the parent opens
+ * its directory for the clone (fence_ns.c), and nothing moves pid 1.
+ * Elsewhere (v1's hierarchies, a kernel or a seccomp profile without
+ * clone3) the parent opens for pid 1 the file that joins each; pid 1
+ * joins by writing "0" to it (cg_join()) before it does anything else.
+ * Either way pid 1 then unshares its cgroup namespace (fence_ns.c).  A pool fence
  * taken by a boot has its cgroups renamed (v1) or pid 1 moved (v2) to
  * the boot's, with the boot's limits (cg_fence_adopt()); pid 1 makes
  * its cgroup namespace after the assignment (fence.c), so the namespace
@@ -29,7 +33,7 @@ fence_cgroup_create(const struct fence_spec *s, struct fence_proc *proc,
 {
 	return (cg_fence_make(s->fs_cgroup_parent, s->fs_cgroup_name != NULL ?
 	    s->fs_cgroup_name : s->fs_key, &s->fs_limits, proc->fp_cgroup,
-	    ctx->fc_cg_procs, err, errlen));
+	    ctx->fc_cg_procs, &ctx->fc_cg_born, err, errlen));
 }
 
 /*
@@ -62,6 +66,10 @@ fence_cgroup_close(struct fence_ctx *ctx)
 			(void)close(ctx->fc_cg_procs[i]);
 			ctx->fc_cg_procs[i] = -1;
 		}
+	if (ctx->fc_cg_born != -1) {
+		(void)close(ctx->fc_cg_born);
+		ctx->fc_cg_born = -1;
+	}
 }
 
 /* SIGKILL whatever is left in the fence's cgroups. */

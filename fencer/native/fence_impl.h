@@ -124,6 +124,8 @@ struct fence_ctx {
 
 	/* The file that joins each cgroup (cg_fence_make()); -1: none. */
 	int		 fc_cg_procs[FENCE_CG_MAX];
+	/* The v2 cgroup pid 1 is born in (cg_clone3()); -1: none. */
+	int		 fc_cg_born;
 
 	/* Filesystem. */
 	char		 fc_home_mnt[PATH_MAX];	/* home/<user> */

@@ -15,6 +15,11 @@
  * pid 1 (docs/pool.md) is the exception: it waits for a boot before it
  * executes anything, so it is cloned as fork() clones, with a copy of
  * the page tables, off any request's path.
+ *
+ * On cgroup v2 the clone is a clone3 with CLONE_INTO_CGROUP, the same
+ * flags and stack (common/cg_clone.c): pid 1 is born in the fence's
+ * cgroup, counted and limited from its first instruction, and nothing
+ * takes the kernel's cgroup_threadgroup_rwsem for writing to move it.
  */
 #include <sys/types.h>
 #include <sys/mman.h>
@@ -96,11 +101,19 @@ fence_ns_clone(struct fence_ctx *ctx, int (*fn)(void *), int *pidfd,
 	/* No handler of ours may run in pid 1: it resets them all first. */
 	sigfillset(&all);
 	(void)sigprocmask(SIG_SETMASK, &all, &old);
-	pid = clone(fn, fence_stack + FENCE_STACK_SIZE, flags, ctx, pidfd);
+	/* Born in its v2 cgroup where cg_fence_make() opened it for that. */
+	if (ctx->fc_cg_born != -1)
+		pid = cg_clone3(flags, ctx->fc_cg_born, pidfd, fence_stack,
+		    FENCE_STACK_SIZE, fn, ctx);
+	else
+		pid = clone(fn, fence_stack + FENCE_STACK_SIZE, flags, ctx,
+		    pidfd);
 	saved = errno;
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid == -1) {
-		snprintf(err, errlen, "clone namespaces: %s", strerror(saved));
+		snprintf(err, errlen, "%s: %s", ctx->fc_cg_born != -1 ?
+		    "clone3 namespaces into the fence's cgroup" :
+		    "clone namespaces", strerror(saved));
 		return (-1);
 	}
 	return (pid);

@@ -500,11 +500,12 @@ runsc_cgroup_remove(struct runsc_fence *rf)
  * the fence's, which needs CAP_SYS_NICE over the daemon's own processes
  * as soon as a controller (cpuset) moves them and touches folders that
  * are not ours; given none it makes /<id> under the root, unlimited
- * (docs/runsc.md, "cgroups").
+ * (docs/runsc.md, "cgroups").  Where it can (common/cg_clone.c), that
+ * child is born in it: *born is then its directory, for cg_clone3().
  */
 static int
 runsc_cgroup_make(struct runsc_fence *rf, const struct fence *f,
-    const struct backend_boot *bb, char *err, size_t errlen)
+    const struct backend_boot *bb, int *born, char *err, size_t errlen)
 {
 	struct fence_limits	 l = f->f_info.f_limits;
 	uint64_t		 pids, quota;
@@ -519,7 +520,7 @@ runsc_cgroup_make(struct runsc_fence *rf, const struct fence *f,
 	l.fl_pids = (uint32_t)pids;
 	/* What was made before a failure, runsc_boot() removes. */
 	return (cg_fence_make(bb->bb_cgroup_parent, bb->bb_cgroup_name, &l,
-	    rf->rf_cg, NULL, err, errlen));
+	    rf->rf_cg, NULL, born, err, errlen));
 }
 
 static void
@@ -566,7 +567,7 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 			    "--oci-seccomp", platform, logf, "--ignore-cgroups",
 			    "run", bundle, rf->rf_id, NULL };
 	struct runsc_ro_binds *ro;
-	int		 sp[2], fd, i, v2;
+	int		 sp[2], fd, i, v2, born = -1;
 	pid_t		 pid;
 
 	rf->rf_pid = -1;
@@ -638,7 +639,7 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		runsc_errf(err, errlen, "mkdir %s: %s", home, strerror(errno));
 		goto fail;
 	}
-	if (v2 && runsc_cgroup_make(rf, f, bb, err, errlen) == -1)
+	if (v2 && runsc_cgroup_make(rf, f, bb, &born, err, errlen) == -1)
 		goto fail;
 	snprintf(root, sizeof(root), "--root=%s", runsc.rs_root);
 	snprintf(platform, sizeof(platform), "--platform=%s",
@@ -654,8 +655,18 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		runsc_errf(err, errlen, "socketpair: %s", strerror(errno));
 		goto fail;
 	}
-	if ((pid = fork()) == -1) {
-		runsc_errf(err, errlen, "fork: %s", strerror(errno));
+	/*
+	 * Born in the v2 cgroup where it can be: then the child makes
+	 * system calls only up to its execve, as a fork's child must not
+	 * count on more either (cg_clone3()).
+	 */
+	if (born != -1)
+		pid = cg_clone3(SIGCHLD, born, NULL, NULL, 0, NULL, NULL);
+	else
+		pid = fork();
+	if (pid == -1) {
+		runsc_errf(err, errlen, "%s: %s", born != -1 ?
+		    "clone3 into the fence's cgroup" : "fork", strerror(errno));
 		close(sp[0]);
 		close(sp[1]);
 		goto fail;
@@ -665,7 +676,7 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		(void)setsid();
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		if ((!v2 && runsc_child_cgroups(bb) == -1) || (v2 &&
-		    cg_fence_join(rf->rf_cg) == -1))
+		    born == -1 && cg_fence_join(rf->rf_cg) == -1))
 			_exit(126);
 		if (runsc_child_mounts(ro, bb->bb_home_dev, home,
 		    f->f_info.f_uid) == -1)
@@ -680,12 +691,16 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	}
 	free(ro);
 	close(sp[1]);
+	if (born != -1)
+		close(born);
 	rf->rf_pid = pid;
 	*chan = sp[0];
 	f->f_info.f_pid = pid;
 	return (0);
  fail:
 	free(ro);
+	if (born != -1)
+		close(born);
 	(void)runsc_cgroup_remove(rf);
 	(void)runsc_bundle_remove(rf->rf_bundle);
 	return (-1);

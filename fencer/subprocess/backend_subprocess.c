@@ -159,7 +159,7 @@ subprocess_cg_make(struct subprocess_fence *sp, const struct fence *f,
 	}
 	memset(&l, 0, sizeof(l));
 	l.fl_pids = f->f_info.f_limits.fl_pids;
-	if (cg_fence_make(parent, bb->bb_cgroup_name, &l, sp->sp_cg, procs,
+	if (cg_fence_make(parent, bb->bb_cgroup_name, &l, sp->sp_cg, procs, NULL,
 	    err, errlen) == -1) {
 		if (procs[CG_PIDS] != -1)
 			close(procs[CG_PIDS]);
