@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,18 +233,37 @@ agent_setup_process(void)
 		fatal("%s: SIGPIPE", __func__);
 }
 
+/*
+ * glibc keeps two signals of its own (32 and 33, for thread
+ * cancellation and set*id calls across threads) and refuses sigaction()
+ * on them; an ignored one still survives an exec into every command,
+ * so those go to the kernel directly (the agent runs no threads).  The
+ * kernel's struct, as amd64 and arm64 have it.
+ */
+struct agent_ksigaction {
+	void		(*ks_handler)(int);
+	unsigned long	  ks_flags;
+	void		(*ks_restorer)(void);
+	uint64_t	  ks_mask;
+};
+
 static void
 agent_signals_default(void)
 {
+	struct agent_ksigaction ks;
 	struct sigaction sa;
 	int		 sig;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
 	sigemptyset(&sa.sa_mask);
+	memset(&ks, 0, sizeof(ks));
+	ks.ks_handler = SIG_DFL;
 	for (sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			(void)sigaction(sig, &sa, NULL);
+		if (sig != SIGKILL && sig != SIGSTOP &&
+		    sigaction(sig, &sa, NULL) == -1 && errno == EINVAL)
+			(void)syscall(SYS_rt_sigaction, sig, &ks, NULL,
+			    sizeof(ks.ks_mask));
 }
 
 /*
