@@ -114,12 +114,6 @@ static void	relay_client_bytes(struct relay *);
 static void	relay_fence_readable(evutil_socket_t, short, void *);
 static void	relay_end(struct relay *);
 
-static void
-relay_sock_init(struct relay_sock *rs)
-{
-	rs->rs_fd = -1;
-}
-
 static int
 relay_sock_open(struct relay_sock *rs, int fd, struct relay *rl,
     event_callback_fn rd, event_callback_fn wr)
@@ -778,8 +772,7 @@ relay_take(struct http_taken *ht)
 	}
 	rl->rl_ht = ht;
 	rl->rl_state = RL_HEAD;
-	relay_sock_init(&rl->rl_c);
-	relay_sock_init(&rl->rl_f);
+	rl->rl_c.rs_fd = rl->rl_f.rs_fd = -1;
 	evtimer_assign(&rl->rl_timer, broker_self.ps_evbase, relay_timeout,
 	    rl);
 	event_assign(&rl->rl_kick, broker_self.ps_evbase, -1, 0, relay_kick,
