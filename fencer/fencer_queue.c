@@ -48,6 +48,14 @@
 #include "msg.h"
 #include "fencer.h"
 
+/*
+ * The broker bounds what it has in flight (CONTROL_PENDING_ALL and the
+ * HTTP bounds, all under this), and a fence has one probe at a time;
+ * the fencer bounds both queues itself all the same, as it bounds
+ * everything a peer sends.
+ */
+#define FENCER_QUEUE_MAX	8192
+
 struct fencer_queued {
 	TAILQ_ENTRY(fencer_queued) q_entry;
 	uint32_t		 q_reqid;
@@ -59,6 +67,7 @@ static TAILQ_HEAD(, fencer_queued) fencer_queue =
     TAILQ_HEAD_INITIALIZER(fencer_queue);
 static struct event	 fencer_queue_ev;
 static int		 fencer_queue_init;
+static unsigned int	 fencer_queue_len;	/* in fencer_queue */
 
 struct fencer_probeq {
 	TAILQ_ENTRY(fencer_probeq) pq_entry;
@@ -70,6 +79,7 @@ static TAILQ_HEAD(, fencer_probeq) fencer_probeq =
     TAILQ_HEAD_INITIALIZER(fencer_probeq);
 static struct event	 fencer_probeq_ev;
 static int		 fencer_probeq_init;
+static unsigned int	 fencer_probeq_len;	/* in fencer_probeq */
 static unsigned int	 fencer_probing;	/* prepared, not ended */
 static unsigned int	 fencer_probes_max;
 
@@ -96,6 +106,11 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 {
 	struct fencer_queued *q;
 
+	if (fencer_queue_len >= FENCER_QUEUE_MAX) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "busy",
+		    "too many boots waiting in the fencer");
+		return;
+	}
 	if ((q = calloc(1, sizeof(*q))) == NULL) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "internal",
 		    "out of memory");
@@ -105,6 +120,7 @@ fencer_boot(uint32_t reqid, const struct msg_boot *b)
 	clock_gettime(CLOCK_MONOTONIC, &q->q_t0);
 	q->q_boot = *b;
 	TAILQ_INSERT_TAIL(&fencer_queue, q, q_entry);
+	fencer_queue_len++;
 	fencer_queue_kick();
 }
 
@@ -112,6 +128,7 @@ static void
 fencer_queue_free(struct fencer_queued *q)
 {
 	TAILQ_REMOVE(&fencer_queue, q, q_entry);
+	fencer_queue_len--;
 	explicit_bzero(q, sizeof(*q));
 	free(q);
 }
@@ -125,6 +142,7 @@ fencer_queue_next(int fd, short event, void *arg)
 	if ((q = TAILQ_FIRST(&fencer_queue)) == NULL)
 		return;
 	TAILQ_REMOVE(&fencer_queue, q, q_entry);
+	fencer_queue_len--;
 	if (!TAILQ_EMPTY(&fencer_queue))
 		fencer_queue_kick();
 	fencer_boot_now(q->q_reqid, &q->q_boot, &q->q_t0);
@@ -202,6 +220,7 @@ fencer_queue_fini(void)
 		evtimer_del(&fencer_queue_ev);
 	while ((pq = TAILQ_FIRST(&fencer_probeq)) != NULL) {
 		TAILQ_REMOVE(&fencer_probeq, pq, pq_entry);
+		fencer_probeq_len--;
 		free(pq);
 	}
 	if (fencer_probeq_init)
@@ -260,6 +279,11 @@ fencer_probe_request(uint32_t reqid, const struct msg_fence_req *q)
 		fencer_probe_begin(reqid, q);
 		return;
 	}
+	if (fencer_probeq_len >= FENCER_QUEUE_MAX) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "probe-failed",
+		    "cannot queue a probe of %s: too many waiting", q->r_key);
+		return;
+	}
 	if ((pq = calloc(1, sizeof(*pq))) == NULL) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "probe-failed",
 		    "cannot queue a probe of %s: out of memory", q->r_key);
@@ -268,6 +292,7 @@ fencer_probe_request(uint32_t reqid, const struct msg_fence_req *q)
 	pq->pq_reqid = reqid;
 	pq->pq_req = *q;
 	TAILQ_INSERT_TAIL(&fencer_probeq, pq, pq_entry);
+	fencer_probeq_len++;
 }
 
 /* A probe that began ended (fencer_probe_end()): the next one's turn. */
@@ -288,6 +313,7 @@ fencer_probe_next(int fd, short event, void *arg)
 	while (fencer_probing < fencer_probes_bound() &&
 	    (pq = TAILQ_FIRST(&fencer_probeq)) != NULL) {
 		TAILQ_REMOVE(&fencer_probeq, pq, pq_entry);
+		fencer_probeq_len--;
 		fencer_probe_begin(pq->pq_reqid, &pq->pq_req);
 		free(pq);
 	}
