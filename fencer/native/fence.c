@@ -714,6 +714,45 @@ fence_pool_prefault(struct fence_ctx *ctx)
 }
 
 /*
+ * len bytes of buf with nfds descriptors (1 or 2) in one message on s:
+ * what sendmsg() returns, tried again on EINTR.
+ */
+static ssize_t
+fence_send_fds(int s, const void *buf, size_t len, const int *fds, int nfds)
+{
+	union {
+		struct cmsghdr	 hdr;
+		char		 buf[CMSG_SPACE(2 * sizeof(int))];
+	}		 cm;
+	struct cmsghdr	*c;
+	struct msghdr	 msg;
+	struct iovec	 iov;
+	ssize_t		 n;
+
+	if (nfds < 1 || nfds > 2) {
+		errno = EINVAL;
+		return (-1);
+	}
+	memset(&msg, 0, sizeof(msg));
+	memset(&cm, 0, sizeof(cm));
+	iov.iov_base = (void *)buf;
+	iov.iov_len = len;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cm.buf;
+	msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	do
+		n = sendmsg(s, &msg, MSG_NOSIGNAL);
+	while (n == -1 && errno == EINTR);
+	return (n);
+}
+
+/*
  * Child side, a pool pid 1 once assigned: the keeper of its memory.  A
  * pool pid 1 has its own copy of the fencer's address space (it was
  * cloned as fork() clones), and its execve of the agent used to tear
@@ -775,29 +814,9 @@ fence_keeper(void *arg)
 static int
 fence_fd_park(int s, int fd)
 {
-	union {
-		struct cmsghdr	 hdr;
-		char		 buf[CMSG_SPACE(sizeof(int))];
-	}		 cm;
-	struct cmsghdr	*c;
-	struct msghdr	 msg;
-	struct iovec	 iov;
-	char		 b = 0;
+	char	 b = 0;
 
-	memset(&msg, 0, sizeof(msg));
-	memset(&cm, 0, sizeof(cm));
-	iov.iov_base = &b;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cm.buf;
-	msg.msg_controllen = sizeof(cm.buf);
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return (sendmsg(s, &msg, 0) == 1 ? 0 : -1);
+	return (fence_send_fds(s, &b, 1, &fd, 1) == 1 ? 0 : -1);
 }
 
 /* The parked descriptor back, above 0-3 (pid 1 replaces those); or -1. */
@@ -1212,13 +1231,6 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 {
 	struct fence_assign	 a;
 	struct fence_status	 st;
-	union {
-		struct cmsghdr	 hdr;
-		char		 buf[CMSG_SPACE(2 * sizeof(int))];
-	}			 cm;
-	struct cmsghdr		*c;
-	struct msghdr		 msg;
-	struct iovec		 iov;
 	uint64_t		 t0 = fence_now_us(), tsend, th, tc;
 	int			 fds[2], tree = -1;
 	char			 why[FENCE_ERR_MAX];
@@ -1263,23 +1275,8 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 #endif
 	fds[0] = spec->fs_chan;
 	fds[1] = tree;
-	memset(&msg, 0, sizeof(msg));
-	memset(&cm, 0, sizeof(cm));
-	iov.iov_base = &a;
-	iov.iov_len = sizeof(a);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cm.buf;
-	msg.msg_controllen = sizeof(cm.buf);
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(c), fds, sizeof(fds));
 	tsend = fence_now_us();
-	do
-		n = sendmsg(pp->pp_assign, &msg, MSG_NOSIGNAL);
-	while (n == -1 && errno == EINTR);
+	n = fence_send_fds(pp->pp_assign, &a, sizeof(a), fds, 2);
 	(void)close(tree);
 	if (n != (ssize_t)sizeof(a)) {
 		log_warnx("%s: send the assignment: %s", __func__,
