@@ -366,3 +366,18 @@ bench_ctl_call(const char *sock, uint32_t type, void *buf, size_t len,
 	bench_ctl_close(ib, fd);
 	return (ok);
 }
+
+/* A knob from the environment: def when unset, 1 to max, else an error. */
+size_t
+bench_env_num(const char *name, size_t def, size_t max)
+{
+	const char	*s, *errstr;
+	size_t		 v;
+
+	if ((s = getenv(name)) == NULL || *s == '\0')
+		return (def);
+	v = strtonum(s, 1, max, &errstr);
+	if (errstr != NULL)
+		errx(1, "%s %s", name, errstr);
+	return (v);
+}

@@ -15,6 +15,7 @@ double	 bench_row_pct(const char *, const char *, const char *,
 void	 bench_value(const char *, const char *, const char *,
 	    const char *, double);
 void	 bench_skip(const char *, const char *, const char *);
+size_t	 bench_env_num(const char *, size_t, size_t);
 int	 bench_ctl_connect(const char *);
 int	 bench_forkexec(char *const []);
 struct msg_fence;

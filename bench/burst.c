@@ -50,20 +50,6 @@ static const char	*sock;
 static unsigned int	 keyround;	/* keys never used before */
 static char		 why[MSG_ERROR_TEXT_MAX + MSG_ERROR_CODE_MAX + 4];
 
-static size_t
-env_num(const char *name, size_t def, size_t max)
-{
-	const char	*s, *errstr;
-	size_t		 v;
-
-	if ((s = getenv(name)) == NULL || *s == '\0')
-		return (def);
-	v = strtonum(s, 1, max, &errstr);
-	if (errstr != NULL)
-		errx(1, "%s %s", name, errstr);
-	return (v);
-}
-
 static void
 key_of(char *key, size_t size, size_t k)
 {
@@ -469,8 +455,8 @@ main(int argc, char *argv[])
 	runs = strtonum(argv[2], 1, 100000, &errstr);
 	if (errstr != NULL)
 		errx(1, "runs %s", errstr);
-	n = env_num("BENCH_SCALE", 400, FENCES_MAX);
-	many = env_num("BENCH_SCALE_CLIENTS", 16, CLIENTS_MAX);
+	n = bench_env_num("BENCH_SCALE", 400, FENCES_MAX);
+	many = bench_env_num("BENCH_SCALE_CLIENTS", 16, CLIENTS_MAX);
 	s = getenv("BENCH_BURST");
 	if ((list = strdup(s != NULL && *s != '\0' ? s : "100 1000")) == NULL)
 		err(1, "strdup");

@@ -68,20 +68,6 @@ static char		 why[MSG_ERROR_TEXT_MAX + MSG_ERROR_CODE_MAX + 4];
 static uint32_t		 pids;		/* 0: the limit configured */
 static size_t		 listed;	/* fences in the last answer */
 
-static size_t
-env_num(const char *name, size_t def, size_t max)
-{
-	const char	*s, *errstr;
-	size_t		 v;
-
-	if ((s = getenv(name)) == NULL || *s == '\0')
-		return (def);
-	v = strtonum(s, 1, max, &errstr);
-	if (errstr != NULL)
-		errx(1, "%s %s", name, errstr);
-	return (v);
-}
-
 /* CPU time in clock ticks: of the whole host (busy), or of one pid. */
 static uint64_t
 cpu_host(void)
@@ -750,10 +736,10 @@ main(int argc, char *argv[])
 	if (argc != 3)
 		errx(1, "usage: density socket runs");
 	sock = argv[1];
-	want = env_num("BENCH_DENSITY", 1000, 100000);
-	nclients = env_num("BENCH_DENSITY_CLIENTS", 16, CLIENTS_MAX);
+	want = bench_env_num("BENCH_DENSITY", 1000, 100000);
+	nclients = bench_env_num("BENCH_DENSITY_CLIENTS", 16, CLIENTS_MAX);
 	if (getenv("BENCH_DENSITY_PIDS") != NULL)
-		pids = env_num("BENCH_DENSITY_PIDS", 0, PIDS_MAX);
+		pids = bench_env_num("BENCH_DENSITY_PIDS", 0, PIDS_MAX);
 	if ((s = getenv("BENCH_UIDS")) != NULL &&
 	    sscanf(s, "%u-%u", &lo, &hi) != 2)
 		errx(1, "BENCH_UIDS: LOW-HIGH");
