@@ -18,6 +18,15 @@ grep -E '^===>|^Result:|skipped|failed|broken' "$build/kyua-report.txt" \
     | head -200 || true
 kyua report --results-file "$db" --results-filter passed,skipped,xfail,broken,failed \
     >"$build/kyua-summary.txt" 2>&1 || true
+# Where the time went (CI's budget is kept by it): the ten slowest cases
+# and the programs' sums of their cases' times.
+kyua report-junit --results-file "$db" 2>/dev/null | sed -n \
+    's/.*<testcase classname="\([^"]*\)" name="\([^"]*\)" time="\([0-9.]*\)".*/\3 \1:\2/p' \
+    >"$build/kyua-times.txt" || true
+sort -rn "$build/kyua-times.txt" | head -10 | awk '{ printf "slowest: %7.1f s  %s\n", $1, $2 }'
+sed 's/:[^:]*$//' "$build/kyua-times.txt" | awk '{ t[$2] += $1 } END {
+    for (p in t) printf "%.1f %s\n", t[p], p }' | sort -rn | head -12 |
+    awk '{ printf "program: %7.1f s  %s\n", $1, $2 }'
 summary=$(grep -E '^Test cases:' "$build/kyua-summary.txt" | tail -1)
 echo "$summary"
 total=$(echo "$summary" | sed -n 's/.*Test cases: \([0-9]*\) total.*/\1/p')
