@@ -361,13 +361,20 @@ fence_ctx_prepare(const struct fence_spec *s)
 	return (ctx);
 }
 
-/* The status pipe: the EXEC record, then EOF at execve; or an error. */
+/*
+ * The status pipe: the EXEC record, then EOF at execve; or an error.
+ * A pool fence's agent writes its EXEC record once its steps are done,
+ * past its execve, and nothing after it matters (agent_pool.c): for it
+ * (once) the record is the end, and the fencer does not wait for the
+ * pipe's close, a second wakeup on a busy machine.
+ */
 static int
 fence_status_read(int fd, struct fence_proc *proc, struct fence_status *st,
-    char *err, size_t errlen)
+    int once, char *err, size_t errlen)
 {
 	struct fence_status	 rec;
 	siginfo_t		 si;
+	const char		*when;
 	ssize_t			 n;
 	int			 execd = 0;
 
@@ -398,21 +405,24 @@ fence_status_read(int fd, struct fence_proc *proc, struct fence_status *st,
 		if (rec.fst_kind == FENCE_ST_EXEC) {
 			*st = rec;
 			execd = 1;
+			if (once)
+				break;
 		}
 	}
 	if (execd)
 		return (0);
 	/* Pid 1 died without a word: say how. */
+	when = once ? "before its steps were done" : "before execve";
 	memset(&si, 0, sizeof(si));
 	if (waitid(P_PIDFD, proc->fp_pidfd, &si, WEXITED) == 0 &&
 	    si.si_code == CLD_EXITED)
-		snprintf(err, errlen, "fence pid 1 exited %d before execve",
-		    si.si_status);
+		snprintf(err, errlen, "fence pid 1 exited %d %s",
+		    si.si_status, when);
 	else if (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED)
-		snprintf(err, errlen, "fence pid 1 killed by signal %d "
-		    "before execve", si.si_status);
+		snprintf(err, errlen, "fence pid 1 killed by signal %d %s",
+		    si.si_status, when);
 	else
-		snprintf(err, errlen, "fence pid 1 died before execve");
+		snprintf(err, errlen, "fence pid 1 died %s", when);
 	return (-1);
 }
 
@@ -469,7 +479,7 @@ fence_start(const struct fence_spec *spec, struct fence_proc *proc,
 	proc->fp_pid = pid;
 	proc->fp_pidfd = pidfd;
 
-	if (fence_status_read(p[0], proc, &st, err, errlen) == -1)
+	if (fence_status_read(p[0], proc, &st, 0, err, errlen) == -1)
 		goto fail;
 	(void)close(p[0]);
 
@@ -970,7 +980,8 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 	(void)close(pp->pp_assign);
 	pp->pp_assign = -1;
 	memset(&st, 0, sizeof(st));
-	if (fence_status_read(pp->pp_status, proc, &st, err, errlen) == -1) {
+	if (fence_status_read(pp->pp_status, proc, &st, 1, err,
+	    errlen) == -1) {
 		(void)close(pp->pp_status);
 		pp->pp_status = -1;
 		(void)fence_stop(proc);
