@@ -499,6 +499,85 @@ agent_unreachable_body() {
 }
 agent_unreachable_cleanup() { fenced_cleanup; }
 
+atf_test_case agent_refuses cleanup
+agent_refuses_head() {
+	atf_set descr "a pool agent (fence-agent -p, executed as root, as a pool fence's pid 1 executes it) fails closed on any assignment it cannot check: short, with two descriptors, with a descriptor of the wrong kind, with bad fields; it ends with an error record naming the assignment and does no step (run in namespaces of its own)"
+	atf_set require.user root
+	atf_set timeout 60
+}
+agent_refuses_body() {
+	fenced_vars
+	pool_require
+	command -v unshare > /dev/null || atf_skip "unshare is missing"
+	size=$("$REGRESS/t_fence" -C fence-regress -Q |
+	    sed -n 's/^assignment size //p')
+	[ -n "$size" ] || atf_skip "t_fence -Q says no assignment size"
+	cat > refuse.py <<'PY'
+import array, os, socket, struct, sys
+agent, size = sys.argv[1], int(sys.argv[2])
+def fds_of(kinds):
+    fds = []
+    for k in kinds:
+        if k == "sock":
+            x, y = socket.socketpair()
+            fds.append(os.dup(x.fileno()))
+        elif k == "dir":
+            fds.append(os.open("/", os.O_RDONLY | os.O_DIRECTORY))
+        elif k == "memfd":
+            m = os.memfd_create("p", os.MFD_ALLOW_SEALING)
+            os.write(m, b"\x06\0\0\0\0\0\xff\x7f")
+            import fcntl
+            fcntl.fcntl(m, fcntl.F_ADD_SEALS, 0xf)
+            fds.append(m)
+        elif k == "pipe":
+            fds.append(os.pipe()[0])
+    return fds
+def run(name, payload, kinds):
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.dup2(b.fileno(), 3)
+        os.dup2(w, 4)
+        os.closerange(5, 4096)
+        os.execv(agent, ["fence-agent", "-p", "0"])
+    b.close()
+    os.close(w)
+    rec = os.read(r, 4096)
+    if struct.unpack_from("I", rec)[0] != 3:
+        sys.exit(name + ": no POOLED record first")
+    fds = fds_of(kinds)
+    a.sendmsg([payload], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+        array.array("i", fds))])
+    rec = os.read(r, 4096)
+    _, st = os.waitpid(pid, 0)
+    if not rec or struct.unpack_from("I", rec)[0] != 2:
+        sys.exit(name + ": no error record")
+    if b"assignment" not in rec:
+        sys.exit(name + ": the error does not name the assignment")
+    if not os.WIFEXITED(st) or os.WEXITSTATUS(st) != 127:
+        sys.exit(name + ": status %d" % st)
+    print(name, "refused")
+good = struct.pack("I", 0x66706f6f) + bytes(size - 4)
+run("short", good[:-1], ["sock", "dir", "memfd"])
+run("long", good + b"x", ["sock", "dir", "memfd"])
+run("two descriptors", good, ["sock", "dir"])
+run("four descriptors", good, ["sock", "dir", "memfd", "memfd"])
+run("a pipe for the channel", good, ["pipe", "dir", "memfd"])
+run("a socket for the home", good, ["sock", "sock", "memfd"])
+run("uid 0 and no key", good, ["sock", "dir", "memfd"])
+run("bad magic", bytes(size), ["sock", "dir", "memfd"])
+PY
+	# Its own mount, uts, ipc and pid namespaces: nothing it could do
+	# would reach the host's, should it take a step.
+	hostname > host.before
+	atf_check -o save:out unshare --mount --uts --ipc --pid --fork \
+	    python3 refuse.py "$BIN/fence-agent" "$size"
+	atf_check_equal 8 "$(grep -c ' refused$' out)"
+	atf_check -o file:host.before hostname
+}
+agent_refuses_cleanup() { :; }
+
 atf_init_test_cases() {
 	atf_add_test_case pooled
 	atf_add_test_case pooled_l2
@@ -508,4 +587,5 @@ atf_init_test_cases() {
 	atf_add_test_case sigkill
 	atf_add_test_case agent_killed
 	atf_add_test_case agent_unreachable
+	atf_add_test_case agent_refuses
 }
