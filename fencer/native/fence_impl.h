@@ -10,10 +10,11 @@
  * the caller is suspended.  (A pool fence's agent, docs/pool.md, walks
  * the steps after the split point itself, past its execve; the rules
  * below hold for it all the same, so one code serves both.)  Code that
- * runs in that child ("child side" below) must therefore not allocate, take locks, touch stdio streams or
- * call glibc's set*id() wrappers (which would signal the caller's other
- * threads); it uses raw system calls and the buffers of struct fence_ctx,
- * all of which the parent prepared.
+ * runs in that child ("child side" below) must therefore not allocate,
+ * take locks, touch stdio streams or call glibc's set*id() wrappers
+ * (which would signal the caller's other threads); it uses raw system
+ * calls and the buffers of struct fence_ctx, all of which the parent
+ * prepared.
  */
 #ifndef FENCE_IMPL_H
 #define FENCE_IMPL_H
