@@ -9,7 +9,10 @@
  * answers READY, then serves requests until the channel closes.  With -c
  * (the vm backend: the guest's init opened the virtio-serial port) the
  * channel on fd 3 is a character device, which carries frames but
- * never descriptors (imsg.c).  Every
+ * never descriptors (imsg.c).  With -p (a native warm pool fence) it
+ * is executed ahead, as root, and first waits for its assignment and
+ * walks the fence's steps after the split point itself (agent_pool.c);
+ * everything below comes after, as the fence's uid.  Every
  * command runs under a supervisor process of its own (agent_job.c,
  * agent_super.c); the agent itself never blocks.
  */
