@@ -9,7 +9,10 @@
  * answers READY, then serves requests until the channel closes.  With -c
  * (the vm backend: the guest's init opened the virtio-serial port) the
  * channel on fd 3 is a character device, which carries frames but
- * never descriptors (imsg.c).  Every
+ * never descriptors (imsg.c).  With -p (a native warm pool fence) it
+ * is executed ahead, as root, and first waits for its assignment and
+ * walks the fence's steps after the split point itself (agent_pool.c);
+ * everything below comes after, as the fence's uid.  Every
  * command runs under a supervisor process of its own (agent_job.c,
  * agent_super.c); the agent itself never blocks.
  */
@@ -42,9 +45,6 @@
 #include "agent_tunnel.h"
 
 struct agent	*agent_env;
-
-/* Native only: children of our pid 1 from before its execve (below). */
-static int	 agent_inherits;
 
 /* Replies the channel had no room for yet, in order. */
 struct agent_pending {
@@ -110,7 +110,6 @@ static int	agent_req_paired(const struct agent_req *, uint32_t,
 static int	agent_bearer_ok(const uint8_t *);
 static void	agent_closed(struct imsgev *, int, void *);
 static void	agent_hello(struct imsg *);
-static void	agent_reap_inherited(void);
 static void	agent_ready(uint32_t);
 static void	agent_env_build(void);
 static void	agent_sigchld(evutil_socket_t, short, void *);
@@ -121,7 +120,7 @@ static void	agent_signals_default(void);
 __attribute__((noreturn)) static void
 agent_usage(void)
 {
-	fprintf(stderr, "usage: fence-agent [-csv]\n");
+	fprintf(stderr, "usage: fence-agent [-csv] [-p features]\n");
 	exit(1);
 }
 
@@ -131,6 +130,7 @@ main(int argc, char *argv[])
 	static struct agent a;
 	struct event	*sigev;
 	struct event_config *cfg;
+	const char	*pool = NULL;
 	int		 ch, verbose = 0, stdio = 0, chardev = 0;
 
 	/* Before anything else: nobody of our uid may read us. */
@@ -138,10 +138,13 @@ main(int argc, char *argv[])
 		_exit(1);
 	log_init(1, LOG_DAEMON);
 	log_procinit("agent");
-	while ((ch = getopt(argc, argv, "csv")) != -1) {
+	while ((ch = getopt(argc, argv, "cp:sv")) != -1) {
 		switch (ch) {
 		case 'c':
 			chardev = 1;
+			break;
+		case 'p':
+			pool = optarg;
 			break;
 		case 's':
 			stdio = 1;
@@ -153,9 +156,18 @@ main(int argc, char *argv[])
 			agent_usage();
 		}
 	}
-	if (optind != argc || (chardev && stdio))
+	if (optind != argc || (chardev && stdio) || (pool != NULL &&
+	    (chardev || stdio)))
 		agent_usage();
 	log_setverbose(verbose);
+	/*
+	 * A pool fence's agent, executed ahead as root of the fence's
+	 * namespaces: it waits for its assignment and walks the fence's
+	 * steps after the split point before anything below runs
+	 * (agent_pool.c, docs/pool.md).
+	 */
+	if (pool != NULL)
+		agent_pool_wait(pool);
 
 	agent_env = &a;
 	TAILQ_INIT(&a.a_jobs);
@@ -168,7 +180,6 @@ main(int argc, char *argv[])
 	 * each command ends kills them (agent_job.c).
 	 */
 	a.a_orphans_ours = stdio;
-	agent_inherits = !stdio && !chardev;
 	agent_setup_process();
 	agent_setup_fds(stdio, chardev);
 
@@ -704,28 +715,6 @@ agent_hello(struct imsg *imsg)
 }
 
 /*
- * A native pid 1 that waited in the warm pool leaves one child across
- * its execve: the keeper of its old memory (docs/pool.md, "The keeper"),
- * which exits as this execve closes its pipe.  It is reaped here, before
- * READY, so that nothing of the pool's time is left in the fence when
- * the agent first answers; its exit ran beside our start.  No job and
- * no spare exist before READY, so any child now is such a one.  A cold
- * pid 1 has none: ECHILD at once.
- */
-static void
-agent_reap_inherited(void)
-{
-	pid_t	 pid;
-
-	if (!agent_inherits)
-		return;
-	while ((pid = waitpid(-1, NULL, __WALL)) > 0 || (pid == -1 &&
-	    errno == EINTR))
-		if (pid > 0)
-			log_debug("%s: reaped %d", __func__, (int)pid);
-}
-
-/*
  * READY, written at once: the spare supervisor scheduled right after it
  * is a fork that event_active() runs before the loop's next write, and
  * the boot waited for that fork.  One non-blocking write; what it
@@ -734,7 +723,6 @@ agent_reap_inherited(void)
 static void
 agent_ready(uint32_t peerid)
 {
-	agent_reap_inherited();
 	agent_reply(IMSG_AGENT_READY, peerid, NULL, 0);
 	if (TAILQ_EMPTY(&agent_pending))
 		(void)imsgbuf_write(imsgev_buf(agent_env->a_iev));

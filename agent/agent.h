@@ -215,4 +215,7 @@ size_t	 agent_proc_kill(pid_t, const pid_t *, size_t);
 size_t	 agent_proc_signal(pid_t, const pid_t *, size_t, int);
 int	 agent_untrace(pid_t, int);
 
+/* agent_pool.c */
+void		 agent_pool_wait(const char *);
+
 #endif /* AGENT_H */

@@ -294,7 +294,7 @@ sigkill_cleanup() { fenced_cleanup; }
 
 atf_test_case pooled_first cleanup
 pooled_first_head() {
-	atf_set descr "with pool L1.5 1: when a pooled fence first answers, its pid 1 has the boot's uid, no capability, no_new_privs, its seccomp filter and Landlock, its cgroup the boot's limits, and no process of the pool's time (the keeper of pid 1's old memory) is left in it"
+	atf_set descr "with pool L1.5 1: when a pooled fence first answers, its pid 1 (the agent executed ahead, which did the steps after the split point itself) and the first command have the boot's uid, rlimits, no capability, no_new_privs, its seccomp filter and Landlock, its cgroup the boot's limits, and no process of the pool's time is in it"
 	atf_set require.user root
 	atf_set timeout 90
 }
@@ -319,6 +319,18 @@ pooled_first_body() {
 	[ -s procs ] || atf_fail "no process listed"
 	awk -v u="$uid" '$2 != u || $3 != u || $4 != u || $5 != u' procs > other
 	[ -s other ] && atf_fail "processes not of uid $uid: $(cat other)"
+	# The agent's own rlimits are the boot's (pids 77: 77 + 4096
+	# processes, no core), as are those of what it runs.
+	atf_check -o save:lim $CTL exec pf -- cat /proc/1/limits /proc/self/limits
+	[ "$(grep -c '^Max processes  *4173  *4173 ' lim)" -eq 2 ] ||
+	    atf_fail "nproc is not the boot's: $(cat lim)"
+	[ "$(grep -c '^Max core file size  *0  *0 ' lim)" -eq 2 ] ||
+	    atf_fail "core is not 0: $(cat lim)"
+	atf_check -o save:st0 $CTL exec pf -- cat /proc/self/status
+	atf_check -o match:"^Uid:[[:space:]]*$uid[[:space:]]+$uid[[:space:]]+$uid[[:space:]]+$uid\$" cat st0
+	atf_check -o match:"^CapBnd:[[:space:]]*0+\$" cat st0
+	atf_check -o match:"^NoNewPrivs:[[:space:]]*1\$" cat st0
+	atf_check -o match:"^Seccomp:[[:space:]]*2\$" cat st0
 	atf_check -o save:st1 $CTL exec pf -- cat /proc/1/status
 	atf_check -o match:"^CapBnd:[[:space:]]*0+\$" cat st1
 	atf_check -o match:"^CapEff:[[:space:]]*0+\$" cat st1
@@ -410,6 +422,162 @@ pooled_weak_body() {
 }
 pooled_weak_cleanup() { fenced_cleanup; }
 
+atf_test_case agent_killed cleanup
+agent_killed_head() {
+	atf_set descr "with pool L1.5 1: the pool fence's pid 1 is the agent, executed ahead and waiting as root; killed from the host (SIGKILL) just before a boot, the boot is built cold or from the refilled pool, or fails saying why, and never hangs"
+	atf_set require.user root
+	atf_set timeout 120
+}
+agent_killed_body() {
+	fenced_vars
+	pool_require
+	pool_setup "pool L1.5 1"
+	fenced_start
+	for n in 1 2 3; do
+		wait_until 20 pool_full L1.5:1 ||
+		    atf_fail "pool never filled: $($CTL show stats)"
+		victim=$(pool_pids)
+		[ "$(echo "$victim" | wc -w)" -eq 1 ] ||
+		    atf_fail "expected 1 pool pid 1, got '$victim'"
+		# The agent itself waits there, past its execve, as root.
+		tr '\0' ' ' < /proc/$victim/cmdline > cmd
+		atf_check -o match:"^fence-agent -p [0-9]+ \$" cat cmd
+		atf_check -o match:"^Uid:[[:space:]]*0[[:space:]]" \
+		    cat /proc/$victim/status
+		kill -9 "$victim"
+		# At once: the take may find it dead, or the pool refilled.
+		timeout 30 $CTL boot k$n tier L1.5 > boot.out 2> boot.err
+		rc=$?
+		[ $rc -eq 124 ] && atf_fail "boot k$n hung"
+		if [ $rc -eq 0 ]; then
+			atf_check -o match:"^state: *running" cat boot.out
+			atf_check -o inline:"ok\n" $CTL exec k$n -- echo ok
+			atf_check_equal L1.5 "$(level_of k$n)"
+		else
+			[ -s boot.err ] || atf_fail "boot k$n failed without a word"
+		fi
+	done
+	fenced_stop
+}
+agent_killed_cleanup() { fenced_cleanup; }
+
+atf_test_case agent_unreachable cleanup
+agent_unreachable_head() {
+	atf_set descr "with pool L1.5 1: a second local user cannot reach the waiting pool agent: no socket of it has a name to connect to, its descriptors, environment and memory are not theirs to read, nor is it theirs to signal"
+	atf_set require.user root
+	atf_set timeout 90
+}
+agent_unreachable_body() {
+	fenced_vars
+	pool_require
+	pool_setup "pool L1.5 1"
+	fenced_start
+	ua=$(sed -n 1p users.txt)
+	wait_until 20 pool_full L1.5:1 || atf_fail "pool never filled: $($CTL show stats)"
+	p=$(pool_pids)
+	[ "$(echo "$p" | wc -w)" -eq 1 ] || atf_fail "expected 1 pool pid 1, got '$p'"
+	# Its sockets (the assignment socket alone) have no path and no
+	# abstract name: there is nothing anyone could connect to.
+	ls -l /proc/$p/fd | sed -n 's/.*socket:\[\([0-9]*\)\].*/\1/p' > inodes
+	[ -s inodes ] || atf_fail "the pool agent holds no socket"
+	for i in $(cat inodes); do
+		awk -v i="$i" '$7 == i && NF >= 8 { print }' /proc/net/unix > named
+		[ -s named ] && atf_fail "a named socket of the pool agent: $(cat named)"
+	done
+	U=$(as_user "$ua")
+	atf_check -s not-exit:0 -e ignore $U ls /proc/$p/fd
+	atf_check -s not-exit:0 -e ignore $U cat /proc/$p/environ
+	atf_check -s not-exit:0 -e ignore $U cat /proc/$p/mem
+	atf_check -s not-exit:0 -e ignore $U kill -0 $p
+	atf_check -s not-exit:0 -e ignore $U kill -9 $p
+	[ -d /proc/$p ] || atf_fail "the pool agent died"
+	atf_check_equal "$p" "$(pool_pids)"
+	# And it is taken as before.
+	atf_check -o match:"^state: *running" $CTL boot u1 tier L1.5
+	atf_check -o match:"^pooled: *yes" $CTL show environment u1
+	fenced_stop
+}
+agent_unreachable_cleanup() { fenced_cleanup; }
+
+atf_test_case agent_refuses cleanup
+agent_refuses_head() {
+	atf_set descr "a pool agent (fence-agent -p, executed as root, as a pool fence's pid 1 executes it) fails closed on any assignment it cannot check: short, with two descriptors, with a descriptor of the wrong kind, with bad fields; it ends with an error record naming the assignment and does no step (run in namespaces of its own)"
+	atf_set require.user root
+	atf_set timeout 60
+}
+agent_refuses_body() {
+	fenced_vars
+	pool_require
+	command -v unshare > /dev/null || atf_skip "unshare is missing"
+	size=$("$REGRESS/t_fence" -C fence-regress -Q |
+	    sed -n 's/^assignment size //p')
+	[ -n "$size" ] || atf_skip "t_fence -Q says no assignment size"
+	cat > refuse.py <<'PY'
+import array, os, socket, struct, sys
+agent, size = sys.argv[1], int(sys.argv[2])
+def fds_of(kinds):
+    fds = []
+    for k in kinds:
+        if k == "sock":
+            x, y = socket.socketpair()
+            fds.append(os.dup(x.fileno()))
+        elif k == "dir":
+            fds.append(os.open("/", os.O_RDONLY | os.O_DIRECTORY))
+        elif k == "memfd":
+            m = os.memfd_create("p", os.MFD_ALLOW_SEALING)
+            os.write(m, b"\x06\0\0\0\0\0\xff\x7f")
+            import fcntl
+            fcntl.fcntl(m, fcntl.F_ADD_SEALS, 0xf)
+            fds.append(m)
+        elif k == "pipe":
+            fds.append(os.pipe()[0])
+    return fds
+def run(name, payload, kinds):
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.dup2(b.fileno(), 3)
+        os.dup2(w, 4)
+        os.closerange(5, 4096)
+        os.execv(agent, ["fence-agent", "-p", "0"])
+    b.close()
+    os.close(w)
+    rec = os.read(r, 4096)
+    if struct.unpack_from("I", rec)[0] != 3:
+        sys.exit(name + ": no POOLED record first")
+    fds = fds_of(kinds)
+    a.sendmsg([payload], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+        array.array("i", fds))])
+    rec = os.read(r, 4096)
+    _, st = os.waitpid(pid, 0)
+    if not rec or struct.unpack_from("I", rec)[0] != 2:
+        sys.exit(name + ": no error record")
+    if b"assignment" not in rec:
+        sys.exit(name + ": the error does not name the assignment")
+    if not os.WIFEXITED(st) or os.WEXITSTATUS(st) != 127:
+        sys.exit(name + ": status %d" % st)
+    print(name, "refused")
+good = struct.pack("I", 0x66706f6f) + bytes(size - 4)
+run("short", good[:-1], ["sock", "dir", "memfd"])
+run("long", good + b"x", ["sock", "dir", "memfd"])
+run("two descriptors", good, ["sock", "dir"])
+run("four descriptors", good, ["sock", "dir", "memfd", "memfd"])
+run("a pipe for the channel", good, ["pipe", "dir", "memfd"])
+run("a socket for the home", good, ["sock", "sock", "memfd"])
+run("uid 0 and no key", good, ["sock", "dir", "memfd"])
+run("bad magic", bytes(size), ["sock", "dir", "memfd"])
+PY
+	# Its own mount, uts, ipc and pid namespaces: nothing it could do
+	# would reach the host's, should it take a step.
+	hostname > host.before
+	atf_check -o save:out unshare --mount --uts --ipc --pid --fork \
+	    python3 refuse.py "$BIN/fence-agent" "$size"
+	atf_check_equal 8 "$(grep -c ' refused$' out)"
+	atf_check -o file:host.before hostname
+}
+agent_refuses_cleanup() { :; }
+
 atf_init_test_cases() {
 	atf_add_test_case pooled
 	atf_add_test_case pooled_l2
@@ -417,4 +585,7 @@ atf_init_test_cases() {
 	atf_add_test_case pooled_weak
 	atf_add_test_case pooled_image
 	atf_add_test_case sigkill
+	atf_add_test_case agent_killed
+	atf_add_test_case agent_unreachable
+	atf_add_test_case agent_refuses
 }

@@ -636,6 +636,8 @@ tf_probe(const char *sub)
 		return (2);
 	}
 	printf("landlock abi %d\n", fence_host.fh_landlock_abi);
+	/* What a pool fence's agent takes, for pool_test's agent_refuses. */
+	printf("assignment size %zu\n", sizeof(struct fence_assign));
 	return (0);
 }
 

@@ -35,15 +35,6 @@
 #define P_PIDFD		3
 #endif
 
-struct fence_host fence_host;
-
-struct fence_step {
-	const char	*st_name;
-	int		 st_tier;	/* the lowest tier with the step */
-	enum fence_clock st_clock;	/* the timing it adds to */
-	int		(*st_fn)(struct fence_ctx *);
-};
-
 /*
  * What pid 1 does, in order, before it executes the init program.  The
  * tier column is DESIGN.md's table: a step of a higher tier than the
@@ -51,14 +42,14 @@ struct fence_step {
  * (fence_ns.c): mount, pid, ipc and uts at every tier, net at L2.
  *
  * "assignment" is the split point.  Nothing above it depends on whose
- * fence it is; everything below it does (key, uid, user, home, limits).
- * A cold boot walks straight through it.  A pool pid 1 (docs/pool.md)
- * stops there until the fencer assigns it to a boot, then walks the
- * rest exactly as a cold boot does.  The cgroup namespace is below it:
- * on cgroup v2, where a cgroup cannot be renamed, the take moves pid 1
- * into the boot's cgroup, and the namespace must be rooted there.
+ * fence it is; everything below it does (key, uid, user, home, limits),
+ * and is the list fence_steps_after[] (fence_after.c).  A cold boot
+ * walks straight through it.  A pool pid 1 (docs/pool.md) executes the
+ * agent there, ahead of any boot; the agent waits for its assignment
+ * and then walks fence_steps_after[] itself, the same functions in the
+ * same order.
  */
-static int	fence_pool_assigned(struct fence_ctx *);
+static int	fence_pool_exec(struct fence_ctx *);
 
 static const struct fence_step fence_steps[] = {
 	{ "join cgroups", TIER_L1, FENCE_T_CGROUP, fence_cgroup_join },
@@ -68,25 +59,11 @@ static const struct fence_step fence_steps[] = {
 	{ "filesystem", TIER_L1, FENCE_T_MOUNTS, fence_mount_build },
 	{ "landlock ruleset", TIER_L15, FENCE_T_SECCOMP,
 	    fence_landlock_prepare },
-	{ "assignment", TIER_L1, FENCE_T_NAMESPACES, fence_pool_assigned },
-	{ "cgroup namespace", TIER_L1, FENCE_T_NAMESPACES, fence_ns_cgroup },
-	{ "hostname", TIER_L1, FENCE_T_NAMESPACES, fence_ns_hostname },
-	{ "home", TIER_L1, FENCE_T_MOUNTS, fence_mount_home },
-	{ "scratch sizes", TIER_L1, FENCE_T_MOUNTS, fence_mount_resize },
-	{ "core rlimit", TIER_L1, FENCE_T_SECCOMP, fence_rlimit_core },
-	{ "rlimits", TIER_L1, FENCE_T_SECCOMP, fence_rlimit_limits },
-	{ "landlock home", TIER_L15, FENCE_T_SECCOMP, fence_landlock_home },
-	{ "bounding set", TIER_L15, FENCE_T_SECCOMP, fence_caps_bound },
-	{ "identity", TIER_L1, FENCE_T_SECCOMP, fence_caps_ids },
-	{ "session keyring", TIER_L1, FENCE_T_SECCOMP, fence_ns_keyring },
-	{ "capabilities", TIER_L1, FENCE_T_SECCOMP, fence_caps_clear },
-	{ "parent death signal", TIER_L1, FENCE_T_SECCOMP,
-	    fence_caps_pdeathsig },
-	{ "no_new_privs", TIER_L15, FENCE_T_SECCOMP, fence_caps_nnp },
-	{ "landlock", TIER_L15, FENCE_T_SECCOMP, fence_landlock_restrict },
-	{ "seccomp", TIER_L15, FENCE_T_SECCOMP, fence_seccomp_load },
+	{ "assignment", TIER_L1, FENCE_T_NAMESPACES, fence_pool_exec },
 };
-_Static_assert(nitems(fence_steps) <= FENCE_NSTEPS, "FENCE_NSTEPS");
+#define FENCE_NSTEPS_ALL	(nitems(fence_steps) + fence_nsteps_after)
+_Static_assert(nitems(fence_steps) == FENCE_NSTEPS_BEFORE,
+    "FENCE_NSTEPS_BEFORE");
 
 /* Only one fence is being started at a time: pid 1 uses this memory. */
 static struct fence_ctx	 fence_ctx_store;
@@ -97,78 +74,15 @@ static uint32_t		 fence_last_step_us[FENCE_NSTEPS];
 int
 fence_step_times(const char **names, uint32_t *us, int max)
 {
-	int	 i;
+	int	 i, n = (int)nitems(fence_steps);
 
-	for (i = 0; i < (int)nitems(fence_steps) && i < max; i++) {
-		names[i] = fence_steps[i].st_name;
+	for (i = 0; i < (int)FENCE_NSTEPS_ALL && i < FENCE_NSTEPS && i < max;
+	    i++) {
+		names[i] = i < n ? fence_steps[i].st_name :
+		    fence_steps_after[i - n].st_name;
 		us[i] = fence_last_step_us[i];
 	}
 	return (i);
-}
-
-uint64_t
-fence_now_us(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
-}
-
-static uint32_t
-fence_us32(uint64_t us)
-{
-	return (us > UINT32_MAX ? UINT32_MAX : (uint32_t)us);
-}
-
-/*
- * Child side: note which step failed and why; the record goes to the
- * parent when pid 1 gives up.  Returns -1 so steps can return it.
- */
-int
-fence_child_err(struct fence_ctx *ctx, int err, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(ctx->fc_st.fst_step, sizeof(ctx->fc_st.fst_step),
-	    fmt, ap);
-	va_end(ap);
-	ctx->fc_st.fst_errno = err;
-	return (-1);
-}
-
-/*
- * Child side, a pool pid 1 only: it has a copy of the fencer's whole
- * descriptor table and may wait long before execve closes it, holding
- * other fences' channels open meanwhile.  All go but stdio and what
- * its steps use.
- */
-static void
-fence_child_keep_fds(struct fence_ctx *ctx)
-{
-	int	 keep[4 + FENCE_CG_MAX], n = 0, i, j, t, from;
-
-	keep[n++] = ctx->fc_status_fd;
-	keep[n++] = ctx->fc_assign_fd;
-	keep[n++] = ctx->fc_bin_mnt;
-	for (i = 0; i < FENCE_CG_MAX; i++)
-		keep[n++] = ctx->fc_cg_procs[i];
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
-			t = keep[j];
-			keep[j] = keep[j - 1];
-			keep[j - 1] = t;
-		}
-	from = 3;
-	for (i = 0; i < n; i++) {
-		if (keep[i] < from)
-			continue;
-		if (keep[i] > from)
-			(void)close_range(from, keep[i] - 1, 0);
-		from = keep[i] + 1;
-	}
-	(void)close_range(from, ~0U, 0);
 }
 
 /*
@@ -188,8 +102,6 @@ fence_child_early(struct fence_ctx *ctx)
 
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	(void)close(ctx->fc_status_rfd);
-	if (ctx->fc_pool)
-		fence_child_keep_fds(ctx);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
 	for (sig = 1; sig < NSIG; sig++) {
@@ -198,18 +110,6 @@ fence_child_early(struct fence_ctx *ctx)
 		(void)sigaction(sig, &sa, NULL);
 	}
 	(void)umask(0);
-}
-
-/* Child side: one whole record on the status pipe. */
-static int
-fence_child_send(struct fence_ctx *ctx, uint32_t kind)
-{
-	const void	*rec = &ctx->fc_st;
-	ssize_t		 n;
-
-	ctx->fc_st.fst_kind = kind;
-	n = write(ctx->fc_status_fd, rec, sizeof(struct fence_status));
-	return (n == (ssize_t)sizeof(struct fence_status) ? 0 : -1);
 }
 
 /*
@@ -281,30 +181,17 @@ static int
 fence_child(void *arg)
 {
 	struct fence_ctx	*ctx = arg;
-	const struct fence_step	*st;
 	uint64_t		 t;
-	size_t			 i;
 
 	t = fence_now_us();
 	ctx->fc_st.fst_us[FENCE_T_NAMESPACES] = fence_us32(t - ctx->fc_t_step);
 	ctx->fc_t_step = t;
 	fence_child_early(ctx);
 
-	for (i = 0; i < nitems(fence_steps); i++) {
-		st = &fence_steps[i];
-		if (ctx->fc_tier < st->st_tier)
-			continue;
-		ctx->fc_st.fst_step[0] = '\0';
-		if (st->st_fn(ctx) == -1) {
-			if (ctx->fc_st.fst_step[0] == '\0')
-				fence_child_err(ctx, errno, "%s", st->st_name);
-			goto fail;
-		}
-		t = fence_now_us();
-		ctx->fc_st.fst_step_us[i] = fence_us32(t - ctx->fc_t_step);
-		ctx->fc_st.fst_us[st->st_clock] += ctx->fc_st.fst_step_us[i];
-		ctx->fc_t_step = t;
-	}
+	if (fence_steps_walk(ctx, fence_steps, nitems(fence_steps), 0) == -1 ||
+	    fence_steps_walk(ctx, fence_steps_after, fence_nsteps_after,
+	    nitems(fence_steps)) == -1)
+		goto fail;
 	fence_child_exec(ctx);
  fail:
 	(void)fence_child_send(ctx, FENCE_ST_ERROR);
@@ -325,25 +212,6 @@ fence_init(char *err, size_t errlen)
 	fence_host.fh_landlock_abi = fence_landlock_probe();
 	fence_host.fh_ready = 1;
 	return (0);
-}
-
-static int
-fence_user_valid(const char *u)
-{
-	size_t	 i, len;
-
-	len = strnlen(u, FENCED_NAME_MAX);
-	if (len == 0 || len >= FENCED_NAME_MAX || u[0] == '.' || u[0] == '-')
-		return (0);
-	for (i = 0; i < len; i++) {
-		char c = u[i];
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.')
-			continue;
-		return (0);
-	}
-	return (1);
 }
 
 static int
@@ -493,13 +361,20 @@ fence_ctx_prepare(const struct fence_spec *s)
 	return (ctx);
 }
 
-/* The status pipe: the EXEC record, then EOF at execve; or an error. */
+/*
+ * The status pipe: the EXEC record, then EOF at execve; or an error.
+ * A pool fence's agent writes its EXEC record once its steps are done,
+ * past its execve, and nothing after it matters (agent_pool.c): for it
+ * (once) the record is the end, and the fencer does not wait for the
+ * pipe's close, a second wakeup on a busy machine.
+ */
 static int
 fence_status_read(int fd, struct fence_proc *proc, struct fence_status *st,
-    char *err, size_t errlen)
+    int once, char *err, size_t errlen)
 {
 	struct fence_status	 rec;
 	siginfo_t		 si;
+	const char		*when;
 	ssize_t			 n;
 	int			 execd = 0;
 
@@ -530,21 +405,24 @@ fence_status_read(int fd, struct fence_proc *proc, struct fence_status *st,
 		if (rec.fst_kind == FENCE_ST_EXEC) {
 			*st = rec;
 			execd = 1;
+			if (once)
+				break;
 		}
 	}
 	if (execd)
 		return (0);
 	/* Pid 1 died without a word: say how. */
+	when = once ? "before its steps were done" : "before execve";
 	memset(&si, 0, sizeof(si));
 	if (waitid(P_PIDFD, proc->fp_pidfd, &si, WEXITED) == 0 &&
 	    si.si_code == CLD_EXITED)
-		snprintf(err, errlen, "fence pid 1 exited %d before execve",
-		    si.si_status);
+		snprintf(err, errlen, "fence pid 1 exited %d %s",
+		    si.si_status, when);
 	else if (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED)
-		snprintf(err, errlen, "fence pid 1 killed by signal %d "
-		    "before execve", si.si_status);
+		snprintf(err, errlen, "fence pid 1 killed by signal %d %s",
+		    si.si_status, when);
 	else
-		snprintf(err, errlen, "fence pid 1 died before execve");
+		snprintf(err, errlen, "fence pid 1 died %s", when);
 	return (-1);
 }
 
@@ -601,7 +479,7 @@ fence_start(const struct fence_spec *spec, struct fence_proc *proc,
 	proc->fp_pid = pid;
 	proc->fp_pidfd = pidfd;
 
-	if (fence_status_read(p[0], proc, &st, err, errlen) == -1)
+	if (fence_status_read(p[0], proc, &st, 0, err, errlen) == -1)
 		goto fail;
 	(void)close(p[0]);
 
@@ -682,39 +560,19 @@ fence_oom_killed(const struct fence_proc *proc)
 }
 
 /*
- * The warm pool (docs/pool.md).  A pool pid 1 is cloned like a cold
- * one but without CLONE_VM and CLONE_VFORK: it has its own copy of the
- * fencer's memory and may wait, the fencer goes on.  It walks
- * fence_steps[] to the split point, says so on its status pipe
- * (FENCE_ST_POOLED) and blocks on its assignment socket; the take
- * (fence_pool_take()) moves its cgroups to the boot's names, writes the
- * boot's limits, and sends it the boot's key, ids, user and limits with
- * the agent's channel and the home, after which it walks the rest of
- * the steps and executes the agent as a cold pid 1 does.
+ * The warm pool (docs/pool.md).  A pool pid 1 is cloned as a cold one
+ * is and walks fence_steps[] to the split point, where it executes the
+ * agent ahead (fence_pool_exec()): the agent starts, says so on the
+ * status pipe (FENCE_ST_POOLED) and blocks on its assignment socket.
+ * The take (fence_pool_take()) moves the pool fence's cgroups to the
+ * boot's names, writes the boot's limits and sends the agent the boot's
+ * key, ids, user and limits with its channel, the home and the seccomp
+ * program; the agent walks fence_steps_after[] itself and only then
+ * opens its channel (agent/agent_pool.c).
  */
 
 /*
- * Child side, a pool pid 1 before it waits: what it writes after the
- * assignment (its context, its stack) is still the fencer's memory,
- * shared copy-on-write since the clone; a write fault on each page at
- * the take would be the boot's time.  Each is written once now.
- */
-static void
-fence_pool_prefault(struct fence_ctx *ctx)
-{
-	volatile char	*p = (volatile char *)ctx;
-	long		 pg = sysconf(_SC_PAGESIZE);
-	size_t		 i;
-	char		 here;
-
-	for (i = 0; i < sizeof(*ctx); i += pg)
-		p[i] = p[i];
-	p[sizeof(*ctx) - 1] = p[sizeof(*ctx) - 1];
-	fence_ns_stack_touch(&here);
-}
-
-/*
- * len bytes of buf with nfds descriptors (1 or 2) in one message on s:
+ * len bytes of buf with nfds descriptors (1 to 3) in one message on s:
  * what sendmsg() returns, tried again on EINTR.
  */
 static ssize_t
@@ -722,14 +580,14 @@ fence_send_fds(int s, const void *buf, size_t len, const int *fds, int nfds)
 {
 	union {
 		struct cmsghdr	 hdr;
-		char		 buf[CMSG_SPACE(2 * sizeof(int))];
+		char		 buf[CMSG_SPACE(3 * sizeof(int))];
 	}		 cm;
 	struct cmsghdr	*c;
 	struct msghdr	 msg;
 	struct iovec	 iov;
 	ssize_t		 n;
 
-	if (nfds < 1 || nfds > 2) {
+	if (nfds < 1 || nfds > 3) {
 		errno = EINVAL;
 		return (-1);
 	}
@@ -753,265 +611,86 @@ fence_send_fds(int s, const void *buf, size_t len, const int *fds, int nfds)
 }
 
 /*
- * Child side, a pool pid 1 once assigned: the keeper of its memory.  A
- * pool pid 1 has its own copy of the fencer's address space (it was
- * cloned as fork() clones), and its execve of the agent used to tear
- * that copy down before the agent could start: 0.3 to 0.67 ms of every
- * pooled boot, against 0.1 to 0.2 ms for a cold pid 1, which shares the
- * fencer's.  The keeper is a second process cloned with CLONE_VM, so it
- * holds a reference to that same copy: the execve then only drops pid
- * 1's, and the copy is torn down when the keeper exits, which it does
- * once the execve has closed its pipe (close-on-exec: it reads end of
- * file), beside the agent's start.  The agent reaps it before it
- * answers READY (agent.c, agent_reap_inherited()), so nothing of the
- * pool's time is left in the fence when it first answers.
- *
- * It is made after the assignment, when the take has already put pid 1
- * in the boot's cgroups (renamed on v1, moved on v2), so it is born in
- * them and counts against the boot's pids limit until it is reaped; a
- * waiting pool fence is pid 1 alone.  It runs nothing but fencer code:
- * it closes every descriptor but the read end of its pipe (its copy of
- * the table, which never holds the status pipe: fence_fd_park()),
- * reads and exits.  It shares pid 1's memory, the
- * thread pointer included, so it calls nothing but close_range() and
- * read() on arguments that cannot fail, with every signal blocked as
- * pid 1's are until its execve (no EINTR, so errno is never written),
- * and returns to glibc's clone(), which exits.  It is in the fence's
- * pid namespace: it dies with pid 1 however the fence ends.  If it
- * cannot be made (the pids limit, say), the boot goes on without it and
- * only loses the time it saves.  Not under AddressSanitizer, whose
- * interceptors keep per-thread state.
- */
-#ifndef __SANITIZE_ADDRESS__
-#define FENCE_KEEPER_STACK	(16 * 1024)
-
-static char	 fence_keeper_stack[FENCE_KEEPER_STACK]
-		    __attribute__((aligned(64)));
-
-static int
-fence_keeper(void *arg)
-{
-	int	 fd = (int)(intptr_t)arg;
-	char	 c;
-
-	if (fd > 0)
-		(void)close_range(0, fd - 1, 0);
-	(void)close_range(fd + 1, ~0U, 0);
-	while (read(fd, &c, 1) > 0)
-		;
-	return (0);	/* glibc's clone() exits with it */
-}
-
-/*
- * The status pipe is parked in a socket of pid 1's while the keeper is
- * cloned, so that the keeper's copy of the descriptor table never holds
- * it: the fencer waits for that pipe's end at the execve, and must not
- * wait for the keeper's first turn on a cpu besides (its close_range()
- * of the rest: under load a new process may wait milliseconds for it).
- * What else the keeper's copy holds for that moment (the agent's
- * channel, the home's mount, the ruleset) nobody waits on.
- */
-static int
-fence_fd_park(int s, int fd)
-{
-	char	 b = 0;
-
-	return (fence_send_fds(s, &b, 1, &fd, 1) == 1 ? 0 : -1);
-}
-
-/* The parked descriptor back, above 0-3 (pid 1 replaces those); or -1. */
-static int
-fence_fd_unpark(int s)
-{
-	union {
-		struct cmsghdr	 hdr;
-		char		 buf[CMSG_SPACE(sizeof(int))];
-	}		 cm;
-	struct cmsghdr	*c;
-	struct msghdr	 msg;
-	struct iovec	 iov;
-	char		 b;
-	int		 fd, nfd;
-
-	memset(&msg, 0, sizeof(msg));
-	iov.iov_base = &b;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cm.buf;
-	msg.msg_controllen = sizeof(cm.buf);
-	if (recvmsg(s, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) != 1 ||
-	    (msg.msg_flags & MSG_CTRUNC) || (c = CMSG_FIRSTHDR(&msg)) ==
-	    NULL || c->cmsg_level != SOL_SOCKET ||
-	    c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
-		return (-1);
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	if (fd > 3)
-		return (fd);
-	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 4);
-	(void)close(fd);
-	return (nfd);
-}
-
-static void
-fence_pool_keeper(struct fence_ctx *ctx)
-{
-	int	 p[2], sp[2], fd;
-	pid_t	 pid;
-
-	if (pipe2(p, O_CLOEXEC) == -1)
-		return;
-	/* Out of the way of 0-3, which pid 1 replaces before its execve. */
-	if ((fd = fcntl(p[1], F_DUPFD_CLOEXEC, 64)) == -1) {
-		(void)close(p[0]);
-		(void)close(p[1]);
-		return;
-	}
-	(void)close(p[1]);
-	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sp) == -1) {
-		(void)close(p[0]);
-		(void)close(fd);
-		return;
-	}
-	if (fence_fd_park(sp[0], ctx->fc_status_fd) == -1) {
-		(void)close(sp[0]);
-		(void)close(sp[1]);
-		(void)close(p[0]);
-		(void)close(fd);
-		return;
-	}
-	(void)close(ctx->fc_status_fd);
-	ctx->fc_status_fd = -1;
-	pid = clone(fence_keeper, fence_keeper_stack + FENCE_KEEPER_STACK,
-	    CLONE_VM | SIGCHLD, (void *)(intptr_t)p[0]);
-	(void)close(p[0]);
-	if (pid == -1)
-		(void)close(fd);
-	/* Else fd stays open, close-on-exec, until the execve. */
-	ctx->fc_status_fd = fence_fd_unpark(sp[1]);
-	(void)close(sp[0]);
-	(void)close(sp[1]);
-	if (ctx->fc_status_fd == -1)
-		_exit(127);	/* the fencer reads the pipe's end, no record */
-}
-#else
-static void
-fence_pool_keeper(struct fence_ctx *ctx)
-{
-}
-#endif
-
-/*
  * Child side, the split point: nothing to do for a cold boot.  A pool
- * pid 1 reads its one assignment here.  What it built before is not
- * the boot's time: its clocks start again.
+ * pid 1 executes the agent here, ahead of any boot, as root of its
+ * namespaces with the fencer's capabilities (the steps after this
+ * point need them): the assignment socket on fd 3, the status pipe on
+ * 4, the Landlock ruleset on 5 (none: 5 is closed), /dev/null on 0-2,
+ * nothing else (every other descriptor of the fencer's is close-on-exec
+ * and more are marked so here), an empty environment, and "-p" with
+ * the Landlock features the ruleset holds, which the agent reports back
+ * at the take.  Returns only if something failed.
  */
 static int
-fence_pool_assigned(struct fence_ctx *ctx)
+fence_pool_exec(struct fence_ctx *ctx)
 {
-	struct fence_spec	*s = &ctx->fc_spec_own;
-	struct fence_assign	 a;
-	union {
-		struct cmsghdr	 hdr;
-		char		 buf[CMSG_SPACE(2 * sizeof(int))];
-	}			 cm;
-	struct cmsghdr		*c;
-	struct msghdr		 msg;
-	struct iovec		 iov;
-	int			 fds[2];
-	ssize_t			 n;
+	static char	 ll[16];
+	static char	 arg0[] = "fence-agent", argp[] = "-p";
+	char		*argv[] = { arg0, argp, ll, NULL };
+	char		*envp[] = { NULL };
+	const int	 to[3] = { FENCE_POOL_FD_ASSIGN, FENCE_POOL_FD_STATUS,
+			    FENCE_POOL_FD_LANDLOCK };
+	int		 from[3], hi[3] = { -1, -1, -1 }, i, n, fd;
+	sigset_t	 none;
 
 	if (!ctx->fc_pool)
 		return (0);
-	fence_pool_prefault(ctx);
-	if (fence_child_send(ctx, FENCE_ST_POOLED) == -1)
-		_exit(127);	/* the fencer is gone */
-	memset(&msg, 0, sizeof(msg));
-	iov.iov_base = &a;
-	iov.iov_len = sizeof(a);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cm.buf;
-	msg.msg_controllen = sizeof(cm.buf);
-	do
-		n = recvmsg(ctx->fc_assign_fd, &msg, MSG_CMSG_CLOEXEC);
-	while (n == -1 && errno == EINTR);
-	if (n == 0)
-		_exit(0);	/* dropped from the pool */
-	if (n == -1)
-		return (fence_child_err(ctx, errno, "read the assignment"));
-	(void)close(ctx->fc_assign_fd);
-	ctx->fc_assign_fd = -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (n != (ssize_t)sizeof(a) || (msg.msg_flags & (MSG_TRUNC |
-	    MSG_CTRUNC)) || c == NULL || c->cmsg_level != SOL_SOCKET ||
-	    c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(2 * sizeof(int)))
-		return (fence_child_err(ctx, EBADMSG, "assignment"));
-	memcpy(fds, CMSG_DATA(c), sizeof(fds));
-	a.fa_key[sizeof(a.fa_key) - 1] = '\0';
-	a.fa_user[sizeof(a.fa_user) - 1] = '\0';
-	if (a.fa_magic != FENCE_ASSIGN_MAGIC || !fence_key_valid(a.fa_key) ||
-	    !fence_user_valid(a.fa_user) || a.fa_uid == 0 ||
-	    a.fa_uid == (uint32_t)-1 || a.fa_gid == 0 ||
-	    a.fa_gid == (uint32_t)-1)
-		return (fence_child_err(ctx, EBADMSG, "assignment"));
-
-	strlcpy(s->fs_key, a.fa_key, sizeof(s->fs_key));
-	strlcpy(s->fs_user, a.fa_user, sizeof(s->fs_user));
-	s->fs_uid = a.fa_uid;
-	s->fs_gid = a.fa_gid;
-	s->fs_limits = a.fa_limits;
-#ifdef FENCED_TEST_HOOKS
-	ctx->fc_noseccomp = a.fa_noseccomp;
-#endif
-	snprintf(ctx->fc_home_mnt, sizeof(ctx->fc_home_mnt), "home/%s",
-	    s->fs_user);
-	snprintf(ctx->fc_home_abs, sizeof(ctx->fc_home_abs), "/home/%s",
-	    s->fs_user);
-	fence_ctx_env(ctx, s);
-	ctx->fc_chan = fds[0];
-	ctx->fc_home_tree = fds[1];
-
-	memset(ctx->fc_st.fst_us, 0, sizeof(ctx->fc_st.fst_us));
-	memset(ctx->fc_st.fst_step_us, 0, sizeof(ctx->fc_st.fst_step_us));
-	ctx->fc_t_step = fence_now_us();
-	/* Its clone is this step's time, the boot's. */
-	fence_pool_keeper(ctx);
-	return (0);
+	from[0] = ctx->fc_assign_fd;
+	from[1] = ctx->fc_status_fd;
+	from[2] = ctx->fc_ll_fd;
+	n = from[2] == -1 ? 2 : 3;
+	/* Out of the way first: a source may be a target's number. */
+	for (i = 0; i < n; i++)
+		if ((hi[i] = fcntl(from[i], F_DUPFD_CLOEXEC, 16)) == -1)
+			return (fence_child_err(ctx, errno, "pool fds"));
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
+		return (fence_child_err(ctx, errno, "open /dev/null"));
+	if (dup2(fd, 0) == -1 || dup2(fd, 1) == -1 || dup2(fd, 2) == -1)
+		return (fence_child_err(ctx, errno, "stdio"));
+	for (i = 0; i < n; i++)
+		if (dup2(hi[i], to[i]) == -1)
+			return (fence_child_err(ctx, errno, "pool fds"));
+	ctx->fc_status_fd = FENCE_POOL_FD_STATUS;
+	if (close_range(n == 3 ? FENCE_POOL_FD_LANDLOCK + 1 :
+	    FENCE_POOL_FD_LANDLOCK, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
+		return (fence_child_err(ctx, errno, "close_range"));
+	(void)snprintf(ll, sizeof(ll), "%u", ctx->fc_st.fst_landlock);
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	execve(ctx->fc_init_path, argv, envp);
+	return (fence_child_err(ctx, errno, "execve %s", ctx->fc_init_path));
 }
 
 /*
  * fenced -d: where a take's time went, the fencer's parts (checks, the
- * home's mount, cgroups and limits, then pid 1 from the send to its
- * execve) and pid 1's steps after the split point.
+ * home's mount, cgroups and limits, then the agent from the send to
+ * the end of its steps) and the agent's steps after the split point.
  */
 static void
 fence_pool_log(const uint32_t *step_us, uint64_t checks, uint64_t home,
-    uint64_t cgroups, uint64_t pid1)
+    uint64_t cgroups, uint64_t agent)
 {
 	char	 buf[512];
-	size_t	 i, len = 0;
-	int	 after = 0, n;
+	size_t	 i, len = 0, first = nitems(fence_steps);
+	int	 n;
 
 	if (log_getverbose() < 1)
 		return;
 	buf[0] = '\0';
-	for (i = 0; i < nitems(fence_steps); i++) {
-		if (fence_steps[i].st_fn == fence_pool_assigned)
-			after = 1;	/* from here: its own, the keeper */
-		if (!after || step_us[i] == 0)
+	for (i = 0; i < fence_nsteps_after && first + i < FENCE_NSTEPS; i++) {
+		if (step_us[first + i] == 0)
 			continue;
 		n = snprintf(buf + len, sizeof(buf) - len, "%s%s %u",
-		    len > 0 ? ", " : "", fence_steps[i].st_name, step_us[i]);
+		    len > 0 ? ", " : "", fence_steps_after[i].st_name,
+		    step_us[first + i]);
 		if (n < 0 || (size_t)n >= sizeof(buf) - len)
 			break;
 		len += n;
 	}
 	log_debug("pool take: checks %llu us, home %llu us, cgroups %llu us, "
-	    "pid 1 to its execve %llu us; steps (us): %s",
+	    "the agent's steps to its channel %llu us; steps (us): %s",
 	    (unsigned long long)checks, (unsigned long long)home,
-	    (unsigned long long)cgroups, (unsigned long long)pid1, buf);
+	    (unsigned long long)cgroups, (unsigned long long)agent, buf);
 }
 
 static int
@@ -1097,11 +776,12 @@ fence_pool_start(const struct fence_spec *spec, struct fence_pooled *pp,
 	if (fence_init(err, errlen) == -1 ||
 	    fence_bin_init(spec->fs_bindir, spec->fs_init, err, errlen) == -1)
 		return (-1);
+	/* What its take sends it, made now rather than on a boot's path. */
+	if (fence_seccomp_memfd(0, err, errlen) == -1)
+		return (-1);
 	t0 = fence_now_us();
 	ctx = fence_ctx_prepare(spec);
 	ctx->fc_pool = 1;
-	ctx->fc_spec_own = *spec;
-	ctx->fc_spec = &ctx->fc_spec_own;
 
 	if (fence_cgroup_create(spec, &pp->pp_proc, ctx, err, errlen) == -1)
 		goto fail;
@@ -1232,7 +912,8 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 	struct fence_assign	 a;
 	struct fence_status	 st;
 	uint64_t		 t0 = fence_now_us(), tsend, th, tc;
-	int			 fds[2], tree = -1;
+	int			 fds[FENCE_ASSIGN_NFDS], tree = -1, prog;
+	int			 noseccomp;
 	char			 why[FENCE_ERR_MAX];
 	ssize_t			 n;
 
@@ -1249,6 +930,15 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 	/* The fencer gave up a capability since: a cold pid 1 lacks it. */
 	if (fence_capbset() != pp->pp_capbset) {
 		fence_pool_drop(pp);
+		return (1);
+	}
+	/* The program the agent loads: the fencer's, never the agent's. */
+	noseccomp = 0;
+#ifdef FENCED_TEST_HOOKS
+	noseccomp = spec->fs_test_noseccomp;
+#endif
+	if ((prog = fence_seccomp_memfd(noseccomp, why, sizeof(why))) == -1) {
+		log_warnx("%s: %s", __func__, why);
 		return (1);
 	}
 	th = fence_now_us();
@@ -1270,13 +960,14 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 	a.fa_uid = spec->fs_uid;
 	a.fa_gid = spec->fs_gid;
 	a.fa_limits = spec->fs_limits;
-#ifdef FENCED_TEST_HOOKS
-	a.fa_noseccomp = spec->fs_test_noseccomp;
-#endif
+	a.fa_tier = pp->pp_tier;
+	a.fa_built_memory = pp->pp_memory;
 	fds[0] = spec->fs_chan;
 	fds[1] = tree;
+	fds[2] = prog;
 	tsend = fence_now_us();
-	n = fence_send_fds(pp->pp_assign, &a, sizeof(a), fds, 2);
+	n = fence_send_fds(pp->pp_assign, &a, sizeof(a), fds,
+	    FENCE_ASSIGN_NFDS);
 	(void)close(tree);
 	if (n != (ssize_t)sizeof(a)) {
 		log_warnx("%s: send the assignment: %s", __func__,
@@ -1289,7 +980,8 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 	(void)close(pp->pp_assign);
 	pp->pp_assign = -1;
 	memset(&st, 0, sizeof(st));
-	if (fence_status_read(pp->pp_status, proc, &st, err, errlen) == -1) {
+	if (fence_status_read(pp->pp_status, proc, &st, 1, err,
+	    errlen) == -1) {
 		(void)close(pp->pp_status);
 		pp->pp_status = -1;
 		(void)fence_stop(proc);

@@ -7,13 +7,14 @@
  *
  * The fence's first process is cloned with CLONE_VM|CLONE_VFORK (see
  * fence_ns.c): until it calls execve it shares the caller's memory, and
- * the caller is suspended.  (A pool pid 1, docs/pool.md, is cloned
- * without them and has its own copy; the rules below hold for it all
- * the same, so one code serves both.)  Code that runs in that child ("child side"
- * below) must therefore not allocate, take locks, touch stdio streams or
- * call glibc's set*id() wrappers (which would signal the caller's other
- * threads); it uses raw system calls and the buffers of struct fence_ctx,
- * all of which the parent prepared.
+ * the caller is suspended.  (A pool fence's agent, docs/pool.md, walks
+ * the steps after the split point itself, past its execve; the rules
+ * below hold for it all the same, so one code serves both.)  Code that
+ * runs in that child ("child side" below) must therefore not allocate,
+ * take locks, touch stdio streams or call glibc's set*id() wrappers
+ * (which would signal the caller's other threads); it uses raw system
+ * calls and the buffers of struct fence_ctx, all of which the parent
+ * prepared.
  */
 #ifndef FENCE_IMPL_H
 #define FENCE_IMPL_H
@@ -29,6 +30,7 @@
 #include "cg.h"
 
 struct sock_fprog;
+struct fence_ctx;
 
 #define FENCE_CG_MEMORY		CG_MEMORY
 #define FENCE_CG_PIDS		CG_PIDS
@@ -83,11 +85,16 @@ struct fence_host {
 };
 
 /*
- * What the fencer sends a pool pid 1 at the split point (fence_pool.c),
- * one datagram on its assignment socket with two descriptors: the
- * agent's channel and the home, a detached mount (open_tree or fsmount).
+ * What the fencer sends a pool fence's agent at the take (docs/pool.md),
+ * one datagram on its assignment socket with FENCE_ASSIGN_NFDS
+ * descriptors: the agent's channel, the home (a detached mount:
+ * open_tree or fsmount) and the seccomp program (a sealed memfd of
+ * struct sock_filter, fence_seccomp_memfd()).  The tier and the memory
+ * limit the pool fence was built with come with it, from the fencer's
+ * record of the pool fence.
  */
 #define FENCE_ASSIGN_MAGIC	0x66706f6fU	/* "fpoo" */
+#define FENCE_ASSIGN_NFDS	3
 struct fence_assign {
 	uint32_t	 fa_magic;
 	char		 fa_key[FENCE_KEY_SIZE];
@@ -95,7 +102,27 @@ struct fence_assign {
 	uint32_t	 fa_gid;
 	char		 fa_user[FENCED_NAME_MAX];
 	struct fence_limits fa_limits;
-	int32_t		 fa_noseccomp;		/* test hook */
+	int32_t		 fa_tier;
+	uint64_t	 fa_built_memory;	/* the scratch mounts' sizes */
+};
+
+/*
+ * The descriptors a pool fence's agent is executed with (fence-agent
+ * -p, agent/agent_pool.c), and nothing else but /dev/null on 0-2.
+ */
+#define FENCE_POOL_FD_ASSIGN	3	/* the assignment socket */
+#define FENCE_POOL_FD_STATUS	4	/* the status pipe, write end */
+#define FENCE_POOL_FD_LANDLOCK	5	/* the ruleset; closed: none */
+
+/* fence_steps[] (fence.c): the split point is its last. */
+#define FENCE_NSTEPS_BEFORE	7
+
+/* One step of a fence's build (fence.c, fence_after.c). */
+struct fence_step {
+	const char	*st_name;
+	int		 st_tier;	/* the lowest tier with the step */
+	enum fence_clock st_clock;	/* the timing it adds to */
+	int		(*st_fn)(struct fence_ctx *);
 };
 
 /* Everything pid 1 needs, prepared by the parent before clone. */
@@ -104,10 +131,11 @@ struct fence_ctx {
 	int		 fc_tier;
 
 	/*
-	 * A pool pid 1 (fc_pool) is cloned without CLONE_VM: it has its
-	 * own copy of this memory, waits at the split point for its
-	 * fence_assign on fc_assign_fd, and writes it into fc_spec_own,
-	 * which fc_spec then points to.  -1 and 0 for a cold boot.
+	 * A pool pid 1 (fc_pool) walks the steps to the split point and
+	 * executes the agent ahead, with its assignment socket
+	 * (fc_assign_fd); the agent fills fc_spec_own from its assignment
+	 * and points fc_spec at it (fence_assign_apply()).  -1 and 0 for a
+	 * cold boot.
 	 */
 	int		 fc_pool;
 	int		 fc_assign_fd;
@@ -151,14 +179,23 @@ extern struct fence_host fence_host;
 
 /* fence.c */
 int		 fence_step_times(const char **, uint32_t *, int);
+
+/* fence_after.c, linked into the agent too */
+extern const struct fence_step fence_steps_after[];
+extern const size_t fence_nsteps_after;
 int		 fence_child_err(struct fence_ctx *, int, const char *, ...)
 		    __attribute__((format(printf, 3, 4)));
+int		 fence_child_send(struct fence_ctx *, uint32_t);
+int		 fence_steps_walk(struct fence_ctx *, const struct fence_step *,
+		    size_t, size_t);
+int		 fence_user_valid(const char *);
+int		 fence_assign_apply(struct fence_ctx *, struct fence_assign *);
 uint64_t	 fence_now_us(void);
+uint32_t	 fence_us32(uint64_t);
 
 /* fence_ns.c */
 pid_t		 fence_ns_clone(struct fence_ctx *, int (*)(void *), int *,
 		    char *, size_t);
-void		 fence_ns_stack_touch(const char *);
 int		 fence_ns_cgroup(struct fence_ctx *);
 int		 fence_ns_hostname(struct fence_ctx *);
 int		 fence_ns_session(struct fence_ctx *);
@@ -217,5 +254,7 @@ int		 fence_landlock_restrict(struct fence_ctx *);
 int		 fence_seccomp_init(char *, size_t);
 const struct sock_fprog *fence_seccomp_program(void);
 int		 fence_seccomp_load(struct fence_ctx *);
+int		 fence_seccomp_memfd(int, char *, size_t);
+int		 fence_seccomp_adopt(int);
 
 #endif /* FENCE_IMPL_H */

@@ -12,9 +12,8 @@
  * sleeps until pid 1 has called execve or died, which is also the
  * moment fence_start() wants to return.  The price is that pid 1 must
  * not allocate or take locks before execve (fence_impl.h).  A pool
- * pid 1 (docs/pool.md) is the exception: it waits for a boot before it
- * executes anything, so it is cloned as fork() clones, with a copy of
- * the page tables, off any request's path.
+ * pid 1 (docs/pool.md) is cloned the same way: it executes the agent
+ * at the split point, and the agent waits for a boot, not pid 1.
  *
  * On cgroup v2 the clone is a clone3 with CLONE_INTO_CGROUP, the same
  * flags and stack (common/cg_clone.c): pid 1 is born in the fence's
@@ -83,10 +82,7 @@ fence_ns_clone(struct fence_ctx *ctx, int (*fn)(void *), int *pidfd,
 	if (fence_ns_stack(err, errlen) == -1)
 		return (-1);
 	flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
-	    CLONE_PIDFD | SIGCHLD;
-	/* A pool pid 1 waits at the split point: it needs its own memory. */
-	if (!ctx->fc_pool)
-		flags |= CLONE_VM | CLONE_VFORK;
+	    CLONE_PIDFD | CLONE_VM | CLONE_VFORK | SIGCHLD;
 	if (ctx->fc_tier >= TIER_L2)
 		flags |= CLONE_NEWNET;
 
@@ -117,30 +113,6 @@ fence_ns_clone(struct fence_ctx *ctx, int (*fn)(void *), int *pidfd,
 		return (-1);
 	}
 	return (pid);
-}
-
-/*
- * Child side, a pool pid 1 waiting (fence.c): the pages of its stack
- * the steps after the split point use (FENCE_STACK_TOUCH below the
- * caller's frame) written once, with what they hold (part of it is
- * this very frame), so that those steps take no copy-on-write fault on
- * them at the take.  Deeper pages are left alone: writing them would
- * only give each idle pool fence memory of its own it never uses.
- */
-#define FENCE_STACK_TOUCH	(32 * 1024)
-
-void
-fence_ns_stack_touch(const char *frame)
-{
-	long		 pg = sysconf(_SC_PAGESIZE);
-	volatile char	*p, *lo;
-
-	if (fence_stack == NULL || frame < fence_stack + FENCE_STACK_TOUCH ||
-	    frame > fence_stack + FENCE_STACK_SIZE)
-		return;
-	lo = (volatile char *)(frame - FENCE_STACK_TOUCH);
-	for (p = lo; p < (volatile char *)frame; p += pg)
-		*p = *p;
 }
 
 /* Child side, once in the fence's cgroups: they become its root. */

@@ -29,6 +29,7 @@
 #include <linux/seccomp.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -48,6 +49,11 @@
 #endif
 
 static struct sock_fprog	 fence_scmp_prog;
+/* The program sealed in a memfd, for a pool fence's agent; -1: none. */
+static int			 fence_scmp_memfd = -1;
+#ifdef FENCED_TEST_HOOKS
+static int			 fence_scmp_memfd_none = -1;
+#endif
 
 /* Refused outright: EPERM, as if the fence lacked the privilege. */
 static const char *fence_scmp_deny[] = {
@@ -243,6 +249,29 @@ fence_scmp_rules(scmp_filter_ctx sc, char *err, size_t errlen)
 	return (0);
 }
 
+#define FENCE_SCMP_SEALS	(F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | \
+				 F_SEAL_WRITE)
+
+/* A sealed memfd holding n instructions: its descriptor, or -1. */
+static int
+fence_seccomp_sealed(const struct sock_filter *f, size_t n, char *err,
+    size_t errlen)
+{
+	size_t	 len = n * sizeof(*f);
+	int	 fd;
+
+	if ((fd = memfd_create("fence-seccomp", MFD_CLOEXEC |
+	    MFD_ALLOW_SEALING)) == -1 || write(fd, f, len) != (ssize_t)len ||
+	    fcntl(fd, F_ADD_SEALS, FENCE_SCMP_SEALS) == -1) {
+		snprintf(err, errlen, "seccomp: the program's memfd: %s",
+		    strerror(errno));
+		if (fd != -1)
+			(void)close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
 /* Parent side, once: build the filter and keep its BPF. */
 int
 fence_seccomp_init(char *err, size_t errlen)
@@ -305,6 +334,79 @@ const struct sock_fprog *
 fence_seccomp_program(void)
 {
 	return (fence_scmp_prog.filter != NULL ? &fence_scmp_prog : NULL);
+}
+
+/*
+ * Parent side: the sealed memfd of the program a pool fence's agent is
+ * to load (fence_pool_take()), made on first use (fence_pool_start())
+ * and the fencer's to keep: the caller sends it and never closes it.
+ * none (test builds only): one that allows everything.
+ */
+int
+fence_seccomp_memfd(int none, char *err, size_t errlen)
+{
+#ifdef FENCED_TEST_HOOKS
+	/*
+	 * The test build's weakened fence (fs_test_noseccomp) in a pool:
+	 * its agent is sent a program that allows everything, so that the
+	 * agent itself has no switch to leave seccomp out.
+	 */
+	static const struct sock_filter allow[] = {
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+	};
+
+	if (none) {
+		if (fence_scmp_memfd_none == -1)
+			fence_scmp_memfd_none = fence_seccomp_sealed(allow,
+			    nitems(allow), err, errlen);
+		return (fence_scmp_memfd_none);
+	}
+#endif
+	if (none || fence_scmp_prog.filter == NULL) {
+		snprintf(err, errlen, "no seccomp program to send");
+		return (-1);
+	}
+	if (fence_scmp_memfd == -1)
+		fence_scmp_memfd = fence_seccomp_sealed(fence_scmp_prog.filter,
+		    fence_scmp_prog.len, err, errlen);
+	return (fence_scmp_memfd);
+}
+
+/*
+ * Child side, a pool fence's agent: the program its assignment brought
+ * (fd, closed here), checked to be a sealed memfd of whole instructions
+ * within the kernel's bound, becomes the one fence_seccomp_load()
+ * installs.  -1 and errno on anything else.
+ */
+int
+fence_seccomp_adopt(int fd)
+{
+	struct stat	 sb;
+	void		*buf;
+	int		 seals;
+
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+	    (seals = fcntl(fd, F_GET_SEALS)) == -1 ||
+	    (seals & FENCE_SCMP_SEALS) != FENCE_SCMP_SEALS ||
+	    sb.st_size <= 0 || sb.st_size % sizeof(struct sock_filter) != 0 ||
+	    (size_t)sb.st_size / sizeof(struct sock_filter) > BPF_MAXINSNS) {
+		(void)close(fd);
+		errno = EBADMSG;
+		return (-1);
+	}
+	if ((buf = malloc(sb.st_size)) == NULL ||
+	    pread(fd, buf, sb.st_size, 0) != sb.st_size) {
+		free(buf);
+		(void)close(fd);
+		errno = EBADMSG;
+		return (-1);
+	}
+	(void)close(fd);
+	free(fence_scmp_prog.filter);
+	fence_scmp_prog.len = sb.st_size / sizeof(struct sock_filter);
+	fence_scmp_prog.filter = buf;
+	fence_host.fh_seccomp = &fence_scmp_prog;
+	return (0);
 }
 
 /* Child side, the last step: after it only write() and execve(). */

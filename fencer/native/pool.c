@@ -1,7 +1,8 @@
 /*
  * The warm pool of native fences (docs/pool.md): `pool TIER N' keeps N
- * fences of TIER built ahead, their pid 1s waiting at the split point of
- * fence_steps[] (fence.c).  A native boot of that tier takes one
+ * fences of TIER built ahead to the split point of their steps
+ * (fence.c), where pid 1 executed the agent, which waits for a boot
+ * (agent/agent_pool.c).  A native boot of that tier takes one
  * (native_boot() -> pool_take()), which binds only what is the boot's
  * own; the pool is refilled one fence at a time from the event loop,
  * never inside a request: a zero-timeout event after each take and at
@@ -34,8 +35,9 @@
 
 enum pool_state {
 	POOL_FREE = 0,
-	POOL_BUILDING,		/* pid 1 walks to the split point */
-	POOL_READY		/* it waits there */
+	POOL_BUILDING,		/* built to the split point, its agent
+				   starting */
+	POOL_READY		/* its agent waits for an assignment */
 };
 
 struct pool_slot {
@@ -199,8 +201,8 @@ pool_refill(int fd, short event, void *arg)
 	if (!pool_on)
 		return;
 	/*
-	 * Not while a boot is under way: a build is a fork of the fencer
-	 * and a pid 1 walking its steps, both of which would take the CPU
+	 * Not while a boot is under way: a build is a pid 1 walking its
+	 * steps and an agent starting, both of which would take the CPU
 	 * from that boot (measured: a pooled boot 40% slower than a cold
 	 * one when the refill started at the take).  pool_kick() comes
 	 * when the boot is over.
@@ -238,7 +240,7 @@ pool_refill(int fd, short event, void *arg)
 
 /*
  * A boot is over (its agent ready, or it failed): the pool may refill,
- * a moment later.  At once, the fork would come before the boot's
+ * a moment later.  At once, the build would come before the boot's
  * answer left the fencer (libevent runs the zero timer and the write
  * in no set order; measured: 0.7 ms more from request to answer than
  * from request to agent ready) and compete with the probe the broker
