@@ -20,7 +20,9 @@
  * queued boots as it names booting fences, which never start then.
  * The time a boot waited here is part of its request to agent ready.
  *
- * Probes in turn.  Every boot is probed as soon as its agent is ready,
+ * Probes in turn.  Every boot is probed as soon as its agent is ready
+ * (its first probe sent by the fencer at READY when it may begin at
+ * once: fencer_probe_first()),
  * and the probe is a program run in the fence (its checks, some of them
  * in children) and the host's reading of its pid 1: several ms of cpu.
  * With no bound, a burst of N boots had N probes running at once, each
@@ -268,12 +270,32 @@ fencer_probe_begin(uint32_t reqid, const struct msg_fence_req *q)
 		fencer_probing++;
 }
 
-/* IMSG_PROBE_PREPARE from the broker: now, or in turn. */
+/*
+ * A probe begins now, ahead of any request (a fence's first, at its
+ * READY: fencer_probe_first()), if one may: then it is counted.
+ */
+int
+fencer_probe_slot(void)
+{
+	if (fencer_probing >= fencer_probes_bound() ||
+	    !TAILQ_EMPTY(&fencer_probeq))
+		return (0);
+	fencer_probing++;
+	return (1);
+}
+
+/*
+ * IMSG_PROBE_PREPARE from the broker: the first probe of the fence,
+ * already running and counted (fencer_probe_adopt()), or a probe now,
+ * or in turn.
+ */
 void
 fencer_probe_request(uint32_t reqid, const struct msg_fence_req *q)
 {
 	struct fencer_probeq *pq;
 
+	if (fencer_probe_adopt(reqid, q))
+		return;
 	if (fencer_probing < fencer_probes_bound() &&
 	    TAILQ_EMPTY(&fencer_probeq)) {
 		fencer_probe_begin(reqid, q);
