@@ -530,6 +530,8 @@ fencer_boot_now(uint32_t reqid, const struct msg_boot *b,
 		return;
 	}
 	fencer_boot_hello(f);
+	/* Its first probe made while the agent starts (fencer_probe.c). */
+	fencer_probe_early(f);
 	tv.tv_sec = fencer_agent_wait(f);
 	evtimer_assign(&f->f_timer, fencer_self.ps_evbase, fencer_timeout, f);
 	evtimer_add(&f->f_timer, &tv);

@@ -383,53 +383,75 @@ fencer_probe_prepare(uint32_t reqid, const struct msg_fence_req *q)
 }
 
 /*
- * A fence's first probe, sent to its agent by the fencer itself the
- * moment the agent said READY (its channel still the fencer's, nothing
- * else sent on it since the HELLO), as request 0, which the broker
- * never uses: it told the broker so in the BOOTED (f_probe_sent), and
- * the broker takes the agent's answer to request 0 as this probe's
- * output and sends it back as it does any probe's.  The broker's own
- * request for this probe (its IMSG_PROBE_PREPARE, sent when it hears
- * BOOTED) then only names the run (fencer_probe_adopt()).  Without this
- * the probe began only after the BOOTED had gone to the broker, its ask
- * back to the fencer, the probe prepared and its exec sent through the
- * broker into the fence: two processes' turns and the preparation on
- * the path of every first answer.  What decides the level is not
- * changed: the same probe, the same host reading, the same prober.
- *
- * 1: sent; 0: not (no probe may begin now, the probes' bound being
- * reached, or it could not be prepared: the broker asks as before);
- * -1: the channel took only part of it (never with a fresh channel):
- * the boot fails.
+ * A fence's first probe, made while its agent starts (at the boot,
+ * after the HELLO: fencer_boot_now()) and sent to the agent by the
+ * fencer itself the moment the agent says READY (fencer_probe_first(),
+ * its channel still the fencer's, nothing else sent on it since the
+ * HELLO), as request 0, which the broker never uses.  The BOOTED tells
+ * the broker so (f_probe_sent): it takes the agent's answer to request
+ * 0 as this probe's output and sends it back as it does any probe's,
+ * and its own request for this probe (the IMSG_PROBE_PREPARE it sends
+ * when it hears BOOTED) only names the run (fencer_probe_adopt()).
+ * Before, the probe began only after the BOOTED had gone to the
+ * broker, its ask back to the fencer, the probe prepared and its exec
+ * sent through the broker into the fence: two processes' turns and the
+ * preparation on the path of every first answer.  What decides the
+ * level is not changed: the same probe, the same host reading, the
+ * same prober.  Made here: the expectation, the canary, the secrets
+ * and the request itself, with the fence's bearer and the canary
+ * secret in it (wiped when it goes or the fence does).  What could not
+ * be made is no error: the broker asks as before.
+ */
+void
+fencer_probe_early(struct fence *f)
+{
+	struct msg_exec	 x;
+	char		 args[PROBE_ARGS][PROBE_ARG_LEN], *argv[PROBE_ARGS + 1];
+	int		 r;
+
+	/* None made where none could begin now (a burst): in turn. */
+	if (f->f_probe_reqid != 0 || f->f_expect != NULL ||
+	    !fencer_probe_slot(0))
+		return;
+	if (probe_setup(f, 0, args, argv, &x) == -1) {
+		log_warn("fence %s: cannot prepare its first probe",
+		    f->f_info.f_key);
+		fencer_probe_end(f, 0);
+		return;
+	}
+	memcpy(x.x_bearer, f->f_info.f_bearer, sizeof(x.x_bearer));
+	r = msg_exec_encode(&x, &f->f_probe_msg, &f->f_probe_len);
+	explicit_bzero(x.x_bearer, sizeof(x.x_bearer));
+	if (r == -1)
+		fatal("%s: encode", __func__);
+}
+
+/*
+ * At READY: the first probe made at the boot goes, if a probe may
+ * begin now (the probes' bound, fencer_queue.c); else what was made is
+ * dropped and the broker asks, in turn, as before.  1: sent; 0: not;
+ * -1: the channel took only part of it (never a fresh channel): the
+ * boot fails.
  */
 int
 fencer_probe_first(struct fence *f)
 {
 	struct imsgbuf	*ib = imsgev_buf(f->f_agent);
-	struct msg_exec	 x;
-	char		 args[PROBE_ARGS][PROBE_ARG_LEN], *argv[PROBE_ARGS + 1];
-	void		*buf;
-	size_t		 len;
 	int		 r;
 
-	if (f->f_probe_reqid != 0 || f->f_probe_first ||
-	    imsgbuf_queued(ib) != 0 || !fencer_probe_slot())
+	if (f->f_probe_msg == NULL)
 		return (0);
-	f->f_probe_first = 1;
-	if (probe_setup(f, 0, args, argv, &x) == -1) {
-		log_warn("fence %s: cannot prepare its first probe",
-		    f->f_info.f_key);
+	if (f->f_probe_reqid != 0 || f->f_probe_first ||
+	    imsgbuf_queued(ib) != 0 || !fencer_probe_slot(1)) {
 		fencer_probe_end(f, 0);
 		return (0);
 	}
-	memcpy(x.x_bearer, f->f_info.f_bearer, sizeof(x.x_bearer));
-	r = msg_exec_encode(&x, &buf, &len);
-	explicit_bzero(x.x_bearer, sizeof(x.x_bearer));
-	if (r == -1)
-		fatal("%s: encode", __func__);
-	r = imsgev_compose(f->f_agent, IMSG_AGENT_PROBE, 0, 0, -1, buf, len);
-	explicit_bzero(buf, len);
-	free(buf);
+	f->f_probe_first = 1;
+	r = imsgev_compose(f->f_agent, IMSG_AGENT_PROBE, 0, 0, -1,
+	    f->f_probe_msg, f->f_probe_len);
+	explicit_bzero(f->f_probe_msg, f->f_probe_len);
+	free(f->f_probe_msg);
+	f->f_probe_msg = NULL;
 	if (r == -1) {
 		log_warn("fence %s: its first probe", f->f_info.f_key);
 		fencer_probe_end(f, 0);
@@ -688,7 +710,6 @@ fencer_probe_output(uint32_t reqid, struct imsg *imsg)
 		probe_host_read(f);
 	if (rs.rs_stdout_len > REPORT_MAX)
 		rs.rs_stdout_len = REPORT_MAX;
-	probe_cache(f, rs.rs_stdout, rs.rs_stdout_len);
 
 	memset(&pr, 0, sizeof(pr));
 	strlcpy(pr.pr_key, f->f_info.f_key, sizeof(pr.pr_key));
@@ -702,13 +723,18 @@ fencer_probe_output(uint32_t reqid, struct imsg *imsg)
 		    f->f_expect->pe_run_error);
 	if (msg_probe_report_encode(&pr, &buf, &len) == -1)
 		fatal("%s: encode", __func__);
-	msg_result_free(&rs);
 	if (proc_compose(&fencer_self, PROC_PROBER, IMSG_PROBE_REPORT, reqid,
 	    -1, buf, len) == -1)
 		log_warn("%s: to prober", __func__);
 	else	/* now, not on the loop's next turn */
 		imsgev_push(fencer_self.ps_iev[PROC_PROBER]);
 	free(buf);
+	/*
+	 * Cached while the prober judges, off the path to the verdict;
+	 * still before it, which this loop hears only after this.
+	 */
+	probe_cache(f, rs.rs_stdout, rs.rs_stdout_len);
+	msg_result_free(&rs);
 }
 
 /* The prober's word on the fence: the fence's level from now on. */
@@ -756,6 +782,11 @@ fencer_probe_end(struct fence *f, int notify)
 		f->f_expect = NULL;
 	}
 	explicit_bzero(f->f_canary_secret, sizeof(f->f_canary_secret));
+	if (f->f_probe_msg != NULL) {
+		explicit_bzero(f->f_probe_msg, f->f_probe_len);
+		free(f->f_probe_msg);
+		f->f_probe_msg = NULL;
+	}
 	f->f_probe_reqid = 0;
 	f->f_probe_first = 0;
 	if (began)

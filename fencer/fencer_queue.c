@@ -271,16 +271,18 @@ fencer_probe_begin(uint32_t reqid, const struct msg_fence_req *q)
 }
 
 /*
- * A probe begins now, ahead of any request (a fence's first, at its
- * READY: fencer_probe_first()), if one may: then it is counted.
+ * Whether a probe may begin now, ahead of any request (a fence's
+ * first: fencer_probe_early(), fencer_probe_first()); with take, it
+ * begins, and is counted.
  */
 int
-fencer_probe_slot(void)
+fencer_probe_slot(int take)
 {
 	if (fencer_probing >= fencer_probes_bound() ||
 	    !TAILQ_EMPTY(&fencer_probeq))
 		return (0);
-	fencer_probing++;
+	if (take)
+		fencer_probing++;
 	return (1);
 }
 
