@@ -21,16 +21,17 @@
  * The time a boot waited here is part of its request to agent ready.
  *
  * Probes in turn.  Every boot is probed as soon as its agent is ready
- * (its first probe sent by the fencer at READY when it may begin at
- * once: fencer_probe_first()),
+ * (the first probe made at the boot and sent by the fencer at READY
+ * when one may begin then: fencer_probe_early(), fencer_probe_first()),
  * and the probe is a program run in the fence (its checks, some of them
  * in children) and the host's reading of its pid 1: several ms of cpu.
  * With no bound, a burst of N boots had N probes running at once, each
  * slowed N-fold, every first verdict (and every first answer, which
  * waits for it) came at the end of the burst, and probes ran into their
  * 10 s timeout.  So at most fencer_probes_max (2 per cpu, 2 to 64) run
- * at once, from their preparation to their end (verdict, failure, or
- * the fence's end); the others wait here in arrival order, and are
+ * at once, from their sending (a first probe) or preparation to their
+ * end (verdict, failure, or the fence's end); the others wait here in
+ * arrival order (a first probe then the broker's to ask for), and are
  * prepared, or refused as before (a fence gone, a probe running), as
  * their turn comes.  A probe's own timeout starts when it is sent into
  * the fence, after its wait.
