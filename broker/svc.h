@@ -20,6 +20,9 @@ struct bfence {
 	char			*bf_refused;	/* why its require failed, or NULL */
 	char			*bf_rendered;	/* svc_answer's a_rendered */
 	int			 bf_probing;	/* a probe runs */
+	uint32_t		 bf_probe_first; /* the request that takes the
+					   agent's answer to request 0: the
+					   first probe, sent by the fencer */
 	/*
 	 * Until the first verdict is in, nothing but the probe reaches
 	 * the agent: other requests are held (bf_nheld of them), and
@@ -166,6 +169,7 @@ void		 svc_watch_notify(const struct bfence *);
 
 /* svc_probe.c: the probe side */
 void		 svc_probe_start(struct bfence *, int);
+uint32_t	 svc_probe_first(struct bfence *, uint32_t);
 void		 svc_kernel_of(const struct msg_verdict *, struct msg_fence *);
 void		 svc_kernel_short(const struct msg_verdict *, int, char *,
 		    size_t);

@@ -447,6 +447,9 @@ svc_measured(struct bfence *bf)
 		breq_agent_error(r, "fence-stopped", "the fence has no agent");
 		next = TAILQ_FIRST(&bf->bf_reqs);
 	}
+	/* Written now, not on the loop's next turn, as any request. */
+	if (bf->bf_agent != NULL)
+		imsgev_push(bf->bf_agent);
 }
 
 /*
@@ -729,7 +732,7 @@ svc_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 			goto bad;
 		return;
 	}
-	r = breq_find(imsg->hdr.ih_peerid);
+	r = breq_find(svc_probe_first(bf, imsg->hdr.ih_peerid));
 	if (r == NULL && svc_tunnel_stray(bf, imsg))
 		return;
 	if (r == NULL || r->r_kind != BREQ_AGENT || r->r_fence != bf ||

@@ -37,13 +37,16 @@ static void	svc_probe_agent(struct breq *, const struct svc_msg *);
  * prepares it (IMSG_PROBE_PREPARE), the service runs fence-probe in the
  * fence with the command line the fencer sends (IMSG_PROBE_EXEC) and
  * hands the output back (IMSG_PROBE_OUTPUT); the verdict ends it
- * (IMSG_FENCE_LEVEL).
+ * (IMSG_FENCE_LEVEL).  A fence's first probe the fencer has usually
+ * sent itself, at its agent's READY (f_probe_sent in the BOOTED): then
+ * the agent's answer to request 0 is that probe's output
+ * (svc_probe_first()), and the fencer sends no IMSG_PROBE_EXEC.
  */
 void
 svc_probe_start(struct bfence *bf, int full)
 {
 	struct msg_fence_req q;
-	struct breq	*r;
+	struct breq	*r, *ra;
 	void		*buf;
 	size_t		 len;
 
@@ -61,8 +64,31 @@ svc_probe_start(struct bfence *bf, int full)
 	svc_to_fencer(r, IMSG_PROBE_PREPARE, buf, len);
 	free(buf);
 	bf->bf_probing = 1;
+	if (bf->bf_info.f_probe_sent) {
+		bf->bf_info.f_probe_sent = 0;
+		ra = breq_new(BREQ_AGENT, q.r_owner, q.r_key, svc_probe_agent,
+		    NULL, 0, NULL, NULL);
+		ra->r_parent = r->r_in.in_id;
+		ra->r_type = IMSG_AGENT_PROBE;
+		breq_attach(ra, bf);
+		bf->bf_probe_first = ra->r_in.in_id;
+	}
 	log_debug("%s: probing %u's %s", __func__, (unsigned)q.r_owner,
 	    q.r_key);
+}
+
+/*
+ * The request an agent's answer of id answers: request 0 is the first
+ * probe, which the fencer sent (svc_probe_start()), and answers once.
+ */
+uint32_t
+svc_probe_first(struct bfence *bf, uint32_t id)
+{
+	if (id != 0 || bf->bf_probe_first == 0)
+		return (id);
+	id = bf->bf_probe_first;
+	bf->bf_probe_first = 0;
+	return (id);
 }
 
 /*
@@ -130,6 +156,8 @@ svc_probe_agent(struct breq *r, const struct svc_msg *m)
 		if (proc_compose(&broker_self, PROC_FENCER,
 		    IMSG_PROBE_OUTPUT, parent, -1, m->m_data, m->m_len) == -1)
 			fatal("%s: to fencer", __func__);
+		/* Now, not on the loop's next turn. */
+		imsgev_push(broker_self.ps_iev[PROC_FENCER]);
 	} else
 		svc_probe_output_error(parent, m->m_error->e_code,
 		    m->m_error->e_message);

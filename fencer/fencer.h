@@ -40,6 +40,11 @@ struct fence {
 
 	/* A probe in progress (fencer_probe.c). */
 	uint32_t		 f_probe_reqid;	/* 0: none */
+	int			 f_probe_first;	/* the first, sent at READY,
+						   not yet the broker's */
+	void			*f_probe_msg;	/* the first's IMSG_AGENT_PROBE,
+						   made at the boot */
+	size_t			 f_probe_len;
 	int			 f_canary;	/* listener, or -1 */
 	char			 f_canary_secret[33]; /* this run's, hex */
 	struct probe_expect	*f_expect;
@@ -70,6 +75,7 @@ int	fencer_queue_stop(uint32_t, const struct msg_fence_req *);
 void	fencer_queue_fini(void);
 void	fencer_probe_request(uint32_t, const struct msg_fence_req *);
 void	fencer_probe_ended(void);
+int	fencer_probe_slot(int);
 
 /* fencer_limits.c */
 int	fencer_limits_admit(uint32_t, const struct msg_boot *, int,
@@ -81,6 +87,10 @@ int	fencer_uid_assign(struct fence *, gid_t, const char *, uint32_t);
 
 /* fencer_probe.c */
 void	fencer_probe_prepare(uint32_t, const struct msg_fence_req *);
+void	fencer_probe_early(struct fence *);
+int	fencer_probe_first(struct fence *);
+int	fencer_probe_adopt(uint32_t, const struct msg_fence_req *);
+void	fencer_probe_host(struct fence *);
 void	fencer_probe_output(uint32_t, struct imsg *);
 void	fencer_probe_verdict(uint32_t, struct imsg *);
 void	fencer_probe_end(struct fence *, int);

@@ -530,6 +530,8 @@ fencer_boot_now(uint32_t reqid, const struct msg_boot *b,
 		return;
 	}
 	fencer_boot_hello(f);
+	/* Its first probe made while the agent starts (fencer_probe.c). */
+	fencer_probe_early(f);
 	tv.tv_sec = fencer_agent_wait(f);
 	evtimer_assign(&f->f_timer, fencer_self.ps_evbase, fencer_timeout, f);
 	evtimer_add(&f->f_timer, &tv);
@@ -542,7 +544,7 @@ fencer_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	struct fence	*f = arg;
 	struct timeval	 tv;
 	time_t		 now = time(NULL);
-	int		 fd;
+	int		 fd, sent;
 
 	if (imsg->hdr.ih_type != IMSG_AGENT_READY ||
 	    msg_empty_decode(imsg->data, imsg->len) == -1) {
@@ -555,6 +557,14 @@ fencer_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 		return;
 	}
 	f->f_info.f_timings.t_agent_us = elapsed_us(&f->f_t0);
+	/* Its first probe goes now, from here (fencer_probe.c). */
+	if ((sent = fencer_probe_first(f)) == -1) {
+		fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid, "boot-failed",
+		    "the first probe of %s did not fit its agent's channel",
+		    f->f_info.f_key);
+		fencer_end(f, STOP_CRASH, 0);
+		return;
+	}
 	if ((fd = dup(imsgbuf_fd(imsgev_buf(iev)))) == -1) {
 		fencer_send_error(IMSG_FENCE_FAILED, f->f_reqid, "boot-failed",
 		    "dup: %s", strerror(errno));
@@ -574,8 +584,12 @@ fencer_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	    f->f_info.f_key, (unsigned)f->f_info.f_owner,
 	    (unsigned)f->f_info.f_uid, tier_name(f->f_info.f_tier),
 	    f->f_info.f_timings.t_agent_us);
+	f->f_info.f_probe_sent = sent;
 	fencer_send(IMSG_FENCE_BOOTED, f->f_reqid, f, fd);
+	f->f_info.f_probe_sent = 0;
 	f->f_reqid = 0;
+	if (sent)
+		fencer_probe_host(f);
 	fencer_backends_warm_refill();
 }
 

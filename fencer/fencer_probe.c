@@ -302,6 +302,45 @@ probe_argv(struct fence *f, int full, char args[PROBE_ARGS][PROBE_ARG_LEN],
 	return (0);
 }
 
+/*
+ * What one run of the probe needs from the host, made for it: the
+ * expectation, the canary and its secret, the host secret, and the
+ * exec request x with the command line (argv, its strings in args) and
+ * the secret as its standard input.  -1 with errno; the caller ends
+ * the run (fencer_probe_end()).
+ */
+static int
+probe_setup(struct fence *f, int full, char args[PROBE_ARGS][PROBE_ARG_LEN],
+    char **argv, struct msg_exec *x)
+{
+	if ((f->f_expect = calloc(1, sizeof(*f->f_expect))) == NULL)
+		return (-1);
+	f->f_expect->pe_tier = f->f_info.f_tier;
+	f->f_expect->pe_backend = f->f_info.f_backend;
+	/* What the prober judges by: the backend's word, not its name. */
+	f->f_expect->pe_traits = f->f_backend->fb_probe;
+	f->f_expect->pe_canary = CANARY_NOT_RUN;
+	probe_host(f->f_expect);
+	probe_egress_expect(f, f->f_expect);
+	probe_canary_secret(f->f_canary_secret, sizeof(f->f_canary_secret));
+	if ((f->f_canary = probe_canary_open(f->f_expect->pe_canary_target,
+	    sizeof(f->f_expect->pe_canary_target))) == -1 ||
+	    probe_secret_create(f, f->f_expect->pe_secret,
+	    sizeof(f->f_expect->pe_secret)) == -1 ||
+	    probe_argv(f, full, args, argv) == -1)
+		return (-1);
+	memset(x, 0, sizeof(*x));
+	strlcpy(x->x_key, f->f_info.f_key, sizeof(x->x_key));
+	x->x_argv = argv;
+	for (x->x_argc = 0; argv[x->x_argc] != NULL; x->x_argc++)
+		;
+	x->x_timeout_ms = PROBE_TIMEOUT_MS;
+	x->x_max_bytes = PROBE_OUTPUT_BYTES;
+	x->x_stdin = (uint8_t *)f->f_canary_secret;
+	x->x_stdin_len = strlen(f->f_canary_secret);
+	return (0);
+}
+
 void
 fencer_probe_prepare(uint32_t reqid, const struct msg_fence_req *q)
 {
@@ -317,38 +356,15 @@ fencer_probe_prepare(uint32_t reqid, const struct msg_fence_req *q)
 		    "no running fence %s", q->r_key);
 		return;
 	}
-	if (f->f_probe_reqid != 0) {
+	if (f->f_probe_reqid != 0 || f->f_probe_first) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "probe-busy",
 		    "fence %s is being probed", q->r_key);
 		return;
 	}
-	if ((f->f_expect = calloc(1, sizeof(*f->f_expect))) == NULL)
-		goto fail;
-	f->f_expect->pe_tier = f->f_info.f_tier;
-	f->f_expect->pe_backend = f->f_info.f_backend;
-	/* What the prober judges by: the backend's word, not its name. */
-	f->f_expect->pe_traits = f->f_backend->fb_probe;
-	f->f_expect->pe_canary = CANARY_NOT_RUN;
-	probe_host(f->f_expect);
-	probe_egress_expect(f, f->f_expect);
-	probe_canary_secret(f->f_canary_secret, sizeof(f->f_canary_secret));
-	if ((f->f_canary = probe_canary_open(f->f_expect->pe_canary_target,
-	    sizeof(f->f_expect->pe_canary_target))) == -1 ||
-	    probe_secret_create(f, f->f_expect->pe_secret,
-	    sizeof(f->f_expect->pe_secret)) == -1 ||
-	    probe_argv(f, q->r_full, args, argv) == -1)
+	if (probe_setup(f, q->r_full, args, argv, &x) == -1)
 		goto fail;
 	f->f_probe_reqid = reqid;
 
-	memset(&x, 0, sizeof(x));
-	strlcpy(x.x_key, f->f_info.f_key, sizeof(x.x_key));
-	x.x_argv = argv;
-	for (x.x_argc = 0; argv[x.x_argc] != NULL; x.x_argc++)
-		;
-	x.x_timeout_ms = PROBE_TIMEOUT_MS;
-	x.x_max_bytes = PROBE_OUTPUT_BYTES;
-	x.x_stdin = (uint8_t *)f->f_canary_secret;
-	x.x_stdin_len = strlen(f->f_canary_secret);
 	if (msg_exec_encode(&x, &buf, &len) == -1)
 		fatal("%s: encode", __func__);
 	if (proc_compose(&fencer_self, PROC_BROKER, IMSG_PROBE_EXEC, reqid,
@@ -356,16 +372,7 @@ fencer_probe_prepare(uint32_t reqid, const struct msg_fence_req *q)
 		log_warn("%s: to broker", __func__);
 	explicit_bzero(buf, len);
 	free(buf);
-	/*
-	 * The probe on its way now (one write that never blocks; what the
-	 * socket does not take, and an error, the write event finds as
-	 * before), then the host's reading of pid 1 while it runs: it needs
-	 * the canary open, not the probe's output, so it is off the path to
-	 * the verdict.
-	 */
-	if (fencer_self.ps_iev[PROC_BROKER] != NULL)
-		(void)imsgbuf_write(imsgev_buf(fencer_self.ps_iev[PROC_BROKER]));
-	probe_host_read(f);
+	fencer_probe_host(f);
 	return;
  fail:
 	fencer_send_error(IMSG_FENCE_FAILED, reqid, "probe-failed",
@@ -373,6 +380,126 @@ fencer_probe_prepare(uint32_t reqid, const struct msg_fence_req *q)
 	    strerror(errno));
 	f->f_probe_reqid = 0;
 	fencer_probe_end(f, 0);
+}
+
+/*
+ * A fence's first probe, made while its agent starts (at the boot,
+ * after the HELLO: fencer_boot_now()) and sent to the agent by the
+ * fencer itself the moment the agent says READY (fencer_probe_first(),
+ * its channel still the fencer's, nothing else sent on it since the
+ * HELLO), as request 0, which the broker never uses.  The BOOTED tells
+ * the broker so (f_probe_sent): it takes the agent's answer to request
+ * 0 as this probe's output and sends it back as it does any probe's,
+ * and its own request for this probe (the IMSG_PROBE_PREPARE it sends
+ * when it hears BOOTED) only names the run (fencer_probe_adopt()).
+ * Before, the probe began only after the BOOTED had gone to the
+ * broker, its ask back to the fencer, the probe prepared and its exec
+ * sent through the broker into the fence: two processes' turns and the
+ * preparation on the path of every first answer.  What decides the
+ * level is not changed: the same probe, the same host reading, the
+ * same prober.  Made here: the expectation, the canary, the secrets
+ * and the request itself, with the fence's bearer and the canary
+ * secret in it (wiped when it goes or the fence does).  What could not
+ * be made is no error: the broker asks as before.
+ */
+void
+fencer_probe_early(struct fence *f)
+{
+	struct msg_exec	 x;
+	char		 args[PROBE_ARGS][PROBE_ARG_LEN], *argv[PROBE_ARGS + 1];
+	int		 r;
+
+	/* None made where none could begin now (a burst): in turn. */
+	if (f->f_probe_reqid != 0 || f->f_expect != NULL ||
+	    !fencer_probe_slot(0))
+		return;
+	if (probe_setup(f, 0, args, argv, &x) == -1) {
+		log_warn("fence %s: cannot prepare its first probe",
+		    f->f_info.f_key);
+		fencer_probe_end(f, 0);
+		return;
+	}
+	memcpy(x.x_bearer, f->f_info.f_bearer, sizeof(x.x_bearer));
+	r = msg_exec_encode(&x, &f->f_probe_msg, &f->f_probe_len);
+	explicit_bzero(x.x_bearer, sizeof(x.x_bearer));
+	if (r == -1)
+		fatal("%s: encode", __func__);
+}
+
+/*
+ * At READY: the first probe made at the boot goes, if a probe may
+ * begin now (the probes' bound, fencer_queue.c); else what was made is
+ * dropped and the broker asks, in turn, as before.  1: sent; 0: not;
+ * -1: the channel took only part of it (never a fresh channel): the
+ * boot fails.
+ */
+int
+fencer_probe_first(struct fence *f)
+{
+	struct imsgbuf	*ib = imsgev_buf(f->f_agent);
+	int		 r;
+
+	if (f->f_probe_msg == NULL)
+		return (0);
+	if (f->f_probe_reqid != 0 || f->f_probe_first ||
+	    imsgbuf_queued(ib) != 0 || !fencer_probe_slot(1)) {
+		fencer_probe_end(f, 0);
+		return (0);
+	}
+	f->f_probe_first = 1;
+	r = imsgev_compose(f->f_agent, IMSG_AGENT_PROBE, 0, 0, -1,
+	    f->f_probe_msg, f->f_probe_len);
+	explicit_bzero(f->f_probe_msg, f->f_probe_len);
+	free(f->f_probe_msg);
+	f->f_probe_msg = NULL;
+	if (r == -1) {
+		log_warn("fence %s: its first probe", f->f_info.f_key);
+		fencer_probe_end(f, 0);
+		return (0);
+	}
+	/* Whole, now: the channel passes to the broker next. */
+	if (imsgbuf_write(ib) == -1 || imsgbuf_queued(ib) != 0) {
+		log_warn("fence %s: its first probe, written in part",
+		    f->f_info.f_key);
+		fencer_probe_end(f, 0);
+		return (-1);
+	}
+	log_debug("fence %s: first probe sent", f->f_info.f_key);
+	return (1);
+}
+
+/*
+ * The broker's request for a probe (IMSG_PROBE_PREPARE) of a fence
+ * whose first probe runs already (fencer_probe_first()): it is that
+ * probe's, which from now on answers to it (its output, its verdict).
+ * 1: taken; 0: not such a fence.
+ */
+int
+fencer_probe_adopt(uint32_t reqid, const struct msg_fence_req *q)
+{
+	struct fence	*f;
+
+	if ((f = fencer_lookup(q)) == NULL || !f->f_probe_first)
+		return (0);
+	f->f_probe_first = 0;
+	f->f_probe_reqid = reqid;
+	return (1);
+}
+
+/*
+ * A probe is on its way: the broker's channel written now (one write
+ * that never blocks; what the socket does not take, and an error, the
+ * write event finds as before), then the host's reading of pid 1 while
+ * the probe runs: it needs the canary open, not the probe's output, so
+ * it is off the path to the verdict.
+ */
+void
+fencer_probe_host(struct fence *f)
+{
+	if (fencer_self.ps_iev[PROC_BROKER] != NULL)
+		(void)imsgbuf_write(imsgev_buf(fencer_self.ps_iev[PROC_BROKER]));
+	if (f->f_expect != NULL)
+		probe_host_read(f);
 }
 
 /*
@@ -583,7 +710,6 @@ fencer_probe_output(uint32_t reqid, struct imsg *imsg)
 		probe_host_read(f);
 	if (rs.rs_stdout_len > REPORT_MAX)
 		rs.rs_stdout_len = REPORT_MAX;
-	probe_cache(f, rs.rs_stdout, rs.rs_stdout_len);
 
 	memset(&pr, 0, sizeof(pr));
 	strlcpy(pr.pr_key, f->f_info.f_key, sizeof(pr.pr_key));
@@ -597,11 +723,18 @@ fencer_probe_output(uint32_t reqid, struct imsg *imsg)
 		    f->f_expect->pe_run_error);
 	if (msg_probe_report_encode(&pr, &buf, &len) == -1)
 		fatal("%s: encode", __func__);
-	msg_result_free(&rs);
 	if (proc_compose(&fencer_self, PROC_PROBER, IMSG_PROBE_REPORT, reqid,
 	    -1, buf, len) == -1)
 		log_warn("%s: to prober", __func__);
+	else	/* now, not on the loop's next turn */
+		imsgev_push(fencer_self.ps_iev[PROC_PROBER]);
 	free(buf);
+	/*
+	 * Cached while the prober judges, off the path to the verdict;
+	 * still before it, which this loop hears only after this.
+	 */
+	probe_cache(f, rs.rs_stdout, rs.rs_stdout_len);
+	msg_result_free(&rs);
 }
 
 /* The prober's word on the fence: the fence's level from now on. */
@@ -622,6 +755,8 @@ fencer_probe_verdict(uint32_t reqid, struct imsg *imsg)
 		if (proc_compose(&fencer_self, PROC_BROKER, IMSG_FENCE_LEVEL,
 		    reqid, -1, imsg->data, imsg->len) == -1)
 			log_warn("%s: to broker", __func__);
+		else	/* now: what waits for the verdict goes sooner */
+			imsgev_push(fencer_self.ps_iev[PROC_BROKER]);
 	}
 	msg_verdict_free(&v);
 }
@@ -630,7 +765,7 @@ void
 fencer_probe_end(struct fence *f, int notify)
 {
 	char	 path[PATH_MAX];
-	int	 began = f->f_probe_reqid != 0;
+	int	 began = f->f_probe_reqid != 0 || f->f_probe_first;
 
 	if (notify && f->f_probe_reqid != 0)
 		fencer_send_error(IMSG_FENCE_FAILED, f->f_probe_reqid,
@@ -647,7 +782,13 @@ fencer_probe_end(struct fence *f, int notify)
 		f->f_expect = NULL;
 	}
 	explicit_bzero(f->f_canary_secret, sizeof(f->f_canary_secret));
+	if (f->f_probe_msg != NULL) {
+		explicit_bzero(f->f_probe_msg, f->f_probe_len);
+		free(f->f_probe_msg);
+		f->f_probe_msg = NULL;
+	}
 	f->f_probe_reqid = 0;
+	f->f_probe_first = 0;
 	if (began)
 		fencer_probe_ended();	/* the next in turn (fencer_queue.c) */
 }

@@ -20,15 +20,18 @@
  * queued boots as it names booting fences, which never start then.
  * The time a boot waited here is part of its request to agent ready.
  *
- * Probes in turn.  Every boot is probed as soon as its agent is ready,
+ * Probes in turn.  Every boot is probed as soon as its agent is ready
+ * (the first probe made at the boot and sent by the fencer at READY
+ * when one may begin then: fencer_probe_early(), fencer_probe_first()),
  * and the probe is a program run in the fence (its checks, some of them
  * in children) and the host's reading of its pid 1: several ms of cpu.
  * With no bound, a burst of N boots had N probes running at once, each
  * slowed N-fold, every first verdict (and every first answer, which
  * waits for it) came at the end of the burst, and probes ran into their
  * 10 s timeout.  So at most fencer_probes_max (2 per cpu, 2 to 64) run
- * at once, from their preparation to their end (verdict, failure, or
- * the fence's end); the others wait here in arrival order, and are
+ * at once, from their sending (a first probe) or preparation to their
+ * end (verdict, failure, or the fence's end); the others wait here in
+ * arrival order (a first probe then the broker's to ask for), and are
  * prepared, or refused as before (a fence gone, a probe running), as
  * their turn comes.  A probe's own timeout starts when it is sent into
  * the fence, after its wait.
@@ -268,12 +271,34 @@ fencer_probe_begin(uint32_t reqid, const struct msg_fence_req *q)
 		fencer_probing++;
 }
 
-/* IMSG_PROBE_PREPARE from the broker: now, or in turn. */
+/*
+ * Whether a probe may begin now, ahead of any request (a fence's
+ * first: fencer_probe_early(), fencer_probe_first()); with take, it
+ * begins, and is counted.
+ */
+int
+fencer_probe_slot(int take)
+{
+	if (fencer_probing >= fencer_probes_bound() ||
+	    !TAILQ_EMPTY(&fencer_probeq))
+		return (0);
+	if (take)
+		fencer_probing++;
+	return (1);
+}
+
+/*
+ * IMSG_PROBE_PREPARE from the broker: the first probe of the fence,
+ * already running and counted (fencer_probe_adopt()), or a probe now,
+ * or in turn.
+ */
 void
 fencer_probe_request(uint32_t reqid, const struct msg_fence_req *q)
 {
 	struct fencer_probeq *pq;
 
+	if (fencer_probe_adopt(reqid, q))
+		return;
 	if (fencer_probing < fencer_probes_bound() &&
 	    TAILQ_EMPTY(&fencer_probeq)) {
 		fencer_probe_begin(reqid, q);

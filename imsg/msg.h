@@ -287,6 +287,9 @@ struct msg_fence {
 	uint64_t	 f_home_used;	/* bytes the home takes on the host */
 	uint64_t	 f_home_limit;	/* bytes; 0: no limit (a directory) */
 	int		 f_pooled;	/* 1: taken from the warm pool */
+	int		 f_probe_sent;	/* BOOTED only, 1: the fencer sent the
+					   first probe to the agent as its
+					   request 0 (fencer_probe_first()) */
 	/* The egress list (> 0: an L2 fence behind the proxy) and what
 	   the proxy decided for it so far, as the broker counts. */
 	char		 f_egress[EGRESS_LIST_MAX][EGRESS_ENTRY_LEN];

@@ -263,6 +263,7 @@ static const struct mc_field msg_fence_fields[] = {
 	MC_U(struct msg_fence, f_home_used, 0, UINT64_MAX),
 	MC_U(struct msg_fence, f_home_limit, 0, HOME_LIMIT_MAX),
 	MC_U(struct msg_fence, f_pooled, 0, 1),
+	MC_U(struct msg_fence, f_probe_sent, 0, 1),
 	MC_U(struct msg_fence, f_timings.t_take_us, 0, UINT32_MAX),
 	MC_STRS(struct msg_fence, f_egress, f_negress),
 	MC_U(struct msg_fence, f_egress_n.en_allowed, 0, UINT64_MAX),

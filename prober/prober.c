@@ -75,6 +75,8 @@ prober_dispatch_fencer(struct imsgev *iev, struct imsg *imsg, void *arg)
 	if (proc_compose(&prober_self, PROC_FENCER, IMSG_PROBE_VERDICT,
 	    imsg->hdr.ih_peerid, -1, buf, len) == -1)
 		log_warn("%s: to fencer", __func__);
+	else	/* now, not on the loop's next turn */
+		imsgev_push(prober_self.ps_iev[PROC_FENCER]);
 	free(buf);
 	free(v.v_json);
 	msg_probe_report_free(&pr);

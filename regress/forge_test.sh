@@ -401,6 +401,44 @@ probe_secret_runsc_body() {
 }
 probe_secret_runsc_cleanup() { probe_secret_cleanup; }
 
+atf_test_case agent_answers_twice cleanup
+agent_answers_twice_head() {
+	atf_set descr "an agent that is not ours (regress/t_badagent) answers the first probe, which the fencer sent as request 0, twice: the broker takes the first as its output (the agent's word: unmeasured), closes the channel at the second and stops the fence; a fence whose agent answers once is unmeasured and runs on"
+	atf_set require.user root
+}
+agent_answers_twice_body() {
+	fenced_vars
+	d=$(mktemp -d /var/tmp/fenced-twice.XXXXXX)
+	echo "$d" > bad.path
+	chmod 0755 "$d"
+	mkdir "$d/bin"
+	cp "$BIN/fenced" "$BIN/fence-probe" "$d/bin/"
+	cp "$REGRESS/t_badagent" "$d/bin/fence-agent"
+	FENCED_BIN=$d/bin/fenced
+	fenced_start
+	$CTL boot once tier L1.5 > /dev/null || atf_fail "boot once"
+	$CTL boot twice tier L1.5 > /dev/null || atf_fail "boot twice"
+	wait_until 20 grep -q \
+	    "fence twice: agent sent IMSG_AGENT_RESULT for request 0; channel closed" \
+	    fenced.log || atf_fail "a second answer to request 0 was taken"
+	wait_until 20 sh -c "$CTL show environment twice | \
+	    grep -q '^state: *stopped'" || atf_fail "the fence runs on"
+	grep -q "fencer: fence twice: first probe sent" fenced.log ||
+	    atf_fail "the first probe was not request 0"
+	atf_check_equal unmeasured "$($CTL show environment once |
+	    awk '$1 == "level:" { print $2 }')"
+	atf_check -o match:'^state: *running' $CTL show environment once
+	fenced_stop
+}
+agent_answers_twice_cleanup() {
+	fenced_cleanup
+	d=$(cat bad.path 2>/dev/null)
+	case "$d" in
+	/var/tmp/fenced-twice.*) rm -rf "$d" ;;
+	esac
+	true
+}
+
 atf_init_test_cases() {
 	atf_add_test_case stopped_probe
 	atf_add_test_case planted_forger
@@ -410,4 +448,5 @@ atf_init_test_cases() {
 	atf_add_test_case canary_crowd
 	atf_add_test_case probe_secret
 	atf_add_test_case probe_secret_runsc
+	atf_add_test_case agent_answers_twice
 }

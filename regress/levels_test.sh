@@ -158,8 +158,35 @@ require_left_body() {
 }
 require_left_cleanup() { fenced_cleanup; users_remove; }
 
+atf_test_case first_probe cleanup
+first_probe_head() {
+	atf_set descr "a fence's first probe leaves the fencer at its agent's READY, before the boot is handed to the broker (docs/probe.md, Integration), and decides the level as any probe; an exec right after the boot runs; a probe asked for later goes the broker's way, once at a time"
+	atf_set require.user root
+}
+first_probe_body() {
+	fenced_vars
+	fenced_start
+	# The exec goes as soon as the boot is answered (held until the
+	# verdict if it comes first: forge_test's held_ cases).
+	$CTL boot fp tier L1.5 > /dev/null || atf_fail "boot"
+	atf_check -o inline:"ran\n" $CTL exec fp -- /bin/echo ran
+	atf_check_equal L1.5 "$(level_of fp)"
+	# The fencer's own lines, in its order: sent, then booted.
+	awk '/fencer: fence fp: first probe sent/ { s = NR }
+	    /fencer: fence fp booted/ { b = NR }
+	    END { exit !(s > 0 && b > s) }' fenced.log ||
+	    atf_fail "the first probe was not sent at READY, before BOOTED"
+	# Later probes: asked by the broker, and still judged.
+	atf_check -o match:'"privileges":\{"verdict":"fenced"' $CTL probe fp
+	atf_check -o match:'"privileges":\{"verdict":"fenced"' $CTL probe fp
+	atf_check_equal L1.5 "$(level_of fp)"
+	atf_check_equal 1 "$(grep -c 'fencer: fence fp: first probe sent' fenced.log)"
+}
+first_probe_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case earned
+	atf_add_test_case first_probe
 	atf_add_test_case weakened
 	atf_add_test_case require
 	atf_add_test_case require_left

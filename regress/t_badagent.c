@@ -16,6 +16,10 @@
  *	10 framed, then DATA after its own SHUT
  *	any other: ERROR port-closed
  *
+ * A fence whose key begins with "twice" has its probe answered twice
+ * (forge_test's agent_answers_twice): the first probe comes as request
+ * 0 (docs/probe.md, "Integration"), which the broker takes once.
+ *
  * Run by the fencer in place of fence-agent, its channel on fd 3.
  */
 #include <sys/types.h>
@@ -202,10 +206,11 @@ int
 main(int argc, char *argv[])
 {
 	struct msg_tunnel_open to;
+	struct msg_hello hello;
 	struct imsg	 imsg;
 	struct pollfd	 pfd;
 	ssize_t		 n;
-	int		 r;
+	int		 r, twice = 0;
 
 	if ((ib = imsgbuf_new(3)) == NULL)
 		return (1);
@@ -224,12 +229,20 @@ main(int argc, char *argv[])
 		}
 		switch (imsg.hdr.ih_type) {
 		case IMSG_AGENT_HELLO:
+			if (msg_hello_decode(imsg.data, imsg.len, &hello) == -1)
+				return (1);
+			twice = strncmp(hello.h_key, "twice", 5) == 0;
+			explicit_bzero(&hello, sizeof(hello));
 			send_msg(IMSG_AGENT_READY, imsg.hdr.ih_peerid, -1,
 			    NULL, 0);
 			break;
+		case IMSG_AGENT_PROBE:
+			if (twice)
+				answer_result(imsg.hdr.ih_peerid);
+			answer_result(imsg.hdr.ih_peerid);
+			break;
 		case IMSG_AGENT_EXEC:
 		case IMSG_AGENT_EXEC_STREAM:
-		case IMSG_AGENT_PROBE:
 			answer_result(imsg.hdr.ih_peerid);
 			break;
 		case IMSG_AGENT_PORTS:
