@@ -454,10 +454,8 @@ agent_spare_make(evutil_socket_t fd, short events, void *arg)
  * control socket (agent_super_next()).  Every process of its job is
  * dead (it reported), and no job ran since (agent_cand_drop()), so no
  * command can have reached it since its own; what its own could change
- * in it, it checks against ours before it takes the pipes, and ends if
- * it finds a difference (the next job then forks its own, as for any
- * spare gone).  -1 when it could not be: it is killed, and the caller
- * forks one.
+ * in it from outside is compared with ours first (agent_spare_same()).
+ * -1 when it could not be: it is killed, and the caller forks one.
  */
 static int
 agent_spare_adopt(void)
