@@ -112,6 +112,7 @@ struct agent_job {
 	int		 j_discard;	/* past j_max: read on, keep nothing */
 	int		 j_status;	/* wait status of the supervisor */
 	int		 j_have_report;
+	int		 j_reusable;	/* its supervisor may be the next spare */
 	struct agent_report j_report;
 	uint32_t	 j_duration_ms;
 	agent_job_cb	 j_done;

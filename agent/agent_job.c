@@ -15,11 +15,14 @@
  * them is read to the end and the job's callback gets the lot.
  */
 #include <sys/types.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +37,7 @@
 #include "agent.h"
 
 #define AGENT_READ_CHUNK	(64 * 1024)
+#define AGENT_IOPRIO_WHO_PROCESS 1	/* linux/ioprio.h */
 
 static struct event	*agent_sweep_ev;
 
@@ -58,10 +62,30 @@ static struct {
 	int	 s_fd[4];		/* the agent's ends: in, out, err, ctl */
 } agent_spare;
 static pid_t		 agent_spare_dropped;	/* killed, not yet reaped */
+/*
+ * The supervisor of the only job, which reported and may be the next
+ * spare (agent_spare_make()): its pid stays in agent_done[] until then.
+ */
+static struct {
+	pid_t	 c_pid;			/* 0: none */
+	int	 c_ctl;			/* the agent's end of its socket */
+} agent_cand;
 static int		 agent_spare_off;	/* shutting down */
+
+/* What a supervisor may not change and stay reusable (agent_spare_same). */
+struct agent_attrs {
+	struct rlimit	 at_rl[RLIM_NLIMITS];
+	int		 at_nice;
+	int		 at_policy;
+	struct sched_param at_param;
+	cpu_set_t	 at_cpus;
+	int		 at_ioprio;
+};
+static struct agent_attrs agent_self;	/* ours, at the last spare's fork */
+static int		 agent_self_ok;
 static struct event	*agent_spare_ev;
 
-static int	agent_job_fds(int [4][2], int);
+static int	agent_job_fds(int [4][2], int, int);
 static struct agent_job *agent_job_start_tty(struct agent_job *, uint32_t,
 		    const struct agent_spawn *, uint32_t, agent_job_cb, void *);
 static void	agent_job_started(struct agent_job *, uint32_t, pid_t, int,
@@ -91,6 +115,10 @@ static int	agent_spec_put(uint8_t *, size_t *, const char *);
 static void	agent_spare_drop(void);
 static void	agent_spare_forget(void);
 static void	agent_spare_make(evutil_socket_t, short, void *);
+static int	agent_spare_adopt(void);
+static int	agent_spare_same(pid_t);
+static int	agent_attrs_read(pid_t, struct agent_attrs *);
+static void	agent_cand_drop(void);
 
 static void
 agent_ms_tv(uint32_t ms, struct timeval *tv)
@@ -100,15 +128,16 @@ agent_ms_tv(uint32_t ms, struct timeval *tv)
 }
 
 /*
- * p[0] stdin, p[1] stdout, p[2] stderr, p[3] control socket; for each
- * [0] is the agent's end.  All close-on-exec, ours non-blocking.  With
- * sockets the first three are socket pairs, not pipes: no process can
- * open one again through /proc/PID/fd, which a runsc sandbox lets a
- * process of the same uid do to a pipe even of a process that is not
- * dumpable (fence-probe's secret comes on its stdin; docs/agent.md).
+ * p[0] stdin, p[1] stdout, p[2] stderr, p[3] control socket (none, -1,
+ * without ctl); for each [0] is the agent's end.  All close-on-exec,
+ * ours non-blocking.  With sockets the first three are socket pairs,
+ * not pipes: no process can open one again through /proc/PID/fd, which
+ * a runsc sandbox lets a process of the same uid do to a pipe even of
+ * a process that is not dumpable (fence-probe's secret comes on its
+ * stdin; docs/agent.md).
  */
 static int
-agent_job_fds(int p[4][2], int sockets)
+agent_job_fds(int p[4][2], int sockets, int ctl)
 {
 	int	 i, t;
 
@@ -122,9 +151,10 @@ agent_job_fds(int p[4][2], int sockets)
 	t = p[0][0];
 	p[0][0] = p[0][1];
 	p[0][1] = t;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p[3]) == -1)
+	if (ctl && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+	    p[3]) == -1)
 		goto fail;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < (ctl ? 4 : 3); i++)
 		if (fcntl(p[i][0], F_SETFL, O_NONBLOCK) == -1)
 			goto fail;
 	return (0);
@@ -156,10 +186,12 @@ agent_job_start(uint32_t id, const struct agent_spawn *sp, uint32_t timeout,
 		return (NULL);
 	if (sp->sp_tty > 0)
 		return (agent_job_start_tty(j, id, sp, timeout, done, arg));
+	/* Its supervisor may be the next spare, once the job is done. */
+	j->j_reusable = !sp->sp_sockets;
 	if (!sp->sp_sockets && sp->sp_env == NULL &&
 	    agent_spare_take(sp, p, &pid) == 0)
 		goto started;
-	if (agent_job_fds(p, sp->sp_sockets) == -1) {
+	if (agent_job_fds(p, sp->sp_sockets, 1) == -1) {
 		saved = errno;
 		free(j);
 		errno = saved;
@@ -237,6 +269,8 @@ agent_job_started(struct agent_job *j, uint32_t id, pid_t pid, int ctl,
 	j->j_max = max;
 	j->j_done = done;
 	j->j_arg = arg;
+	/* A command runs now: no supervisor may wait idle beside it. */
+	agent_cand_drop();
 	clock_gettime(CLOCK_MONOTONIC, &j->j_start);
 	agent_job_events(j);
 	agent_ms_tv(timeout, &tv);
@@ -385,10 +419,18 @@ agent_spare_make(evutil_socket_t fd, short events, void *arg)
 	pid_t	 pid;
 
 	if (agent_spare.s_pid != 0 || agent_spare_off ||
-	    agent_env->a_njobs != 0 || agent_job_fds(p, 0) == -1)
+	    agent_env->a_njobs != 0) {
+		agent_cand_drop();
 		return;
+	}
 	/* What was answered goes before the fork, not after it. */
 	imsgev_push(agent_env->a_iev);
+	if (agent_cand.c_pid != 0 && agent_spare_adopt() == 0)
+		return;
+	if (agent_job_fds(p, 0, 1) == -1)
+		return;
+	/* What the spare starts with; a reused one must still have it. */
+	agent_self_ok = agent_attrs_read(0, &agent_self) == 0;
 	if ((pid = fork()) == -1) {
 		log_warn("%s: fork", __func__);
 		for (i = 0; i < 4; i++) {
@@ -404,6 +446,149 @@ agent_spare_make(evutil_socket_t fd, short events, void *arg)
 		agent_spare.s_fd[i] = p[i][0];
 	}
 	agent_spare.s_pid = pid;
+}
+
+/*
+ * The supervisor of the job that just ended, which was the only one,
+ * made the spare instead of a fork: fresh pipes, its ends sent on its
+ * control socket (agent_super_next()).  Every process of its job is
+ * dead (it reported), and no job ran since (agent_cand_drop()), so no
+ * command can have reached it since its own; what its own could change
+ * in it from outside is compared with ours first (agent_spare_same()).
+ * -1 when it could not be: it is killed, and the caller forks one.
+ */
+static int
+agent_spare_adopt(void)
+{
+	union {
+		struct cmsghdr	 hdr;
+		char		 buf[CMSG_SPACE(3 * sizeof(int))];
+	} cm;
+	struct msghdr	 msg;
+	struct cmsghdr	*c;
+	struct iovec	 iov;
+	int		 p[4][2], fd[3], i;
+	char		 b = 'S';
+	ssize_t		 n;
+
+	if (!agent_spare_same(agent_cand.c_pid)) {
+		log_debug("%s: supervisor %d was changed by its job", __func__,
+		    (int)agent_cand.c_pid);
+		agent_cand_drop();
+		return (-1);
+	}
+	if (agent_job_fds(p, 0, 0) == -1) {
+		agent_cand_drop();
+		return (-1);
+	}
+	for (i = 0; i < 3; i++)
+		fd[i] = p[i][1];
+	iov.iov_base = &b;
+	iov.iov_len = 1;
+	memset(&msg, 0, sizeof(msg));
+	memset(&cm, 0, sizeof(cm));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cm.buf;
+	msg.msg_controllen = sizeof(cm.buf);
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(fd));
+	memcpy(CMSG_DATA(c), fd, sizeof(fd));
+	do {
+		n = sendmsg(agent_cand.c_ctl, &msg, MSG_NOSIGNAL);
+	} while (n == -1 && errno == EINTR);
+	for (i = 0; i < 3; i++)
+		close(p[i][1]);
+	if (n != 1) {
+		log_debug("%s: supervisor %d: %s", __func__,
+		    (int)agent_cand.c_pid, n == -1 ? strerror(errno) :
+		    "short write");
+		for (i = 0; i < 3; i++)
+			close(p[i][0]);
+		agent_cand_drop();
+		return (-1);
+	}
+	/* A spare now, no longer a supervisor done. */
+	agent_done_reaped(agent_cand.c_pid);
+	agent_spare.s_pid = agent_cand.c_pid;
+	for (i = 0; i < 3; i++)
+		agent_spare.s_fd[i] = p[i][0];
+	agent_spare.s_fd[3] = agent_cand.c_ctl;
+	agent_cand.c_pid = 0;
+	agent_cand.c_ctl = -1;
+	return (0);
+}
+
+/*
+ * What a process of the fence's uid may change in another one from
+ * outside, with nothing but the same uid: its limits (prlimit(2)), its
+ * priority (setpriority(2), lower only), its scheduling policy and
+ * affinity (sched_setscheduler(2), sched_setaffinity(2)) and its I/O
+ * priority (ioprio_set(2)).  A command may have done so to its
+ * supervisor.  pid's into *at; -1 if any cannot be read.
+ */
+static int
+agent_attrs_read(pid_t pid, struct agent_attrs *at)
+{
+	int	 r;
+
+	memset(at, 0, sizeof(*at));
+	for (r = 0; r < RLIM_NLIMITS; r++)
+		if (prlimit(pid, r, NULL, &at->at_rl[r]) == -1)
+			return (-1);
+	errno = 0;
+	at->at_nice = getpriority(PRIO_PROCESS, pid);
+	if (errno != 0 || (at->at_policy = sched_getscheduler(pid)) == -1 ||
+	    sched_getparam(pid, &at->at_param) == -1 ||
+	    sched_getaffinity(pid, sizeof(at->at_cpus), &at->at_cpus) == -1 ||
+	    (at->at_ioprio = syscall(SYS_ioprio_get, AGENT_IOPRIO_WHO_PROCESS,
+	    pid)) == -1)
+		return (-1);
+	return (0);
+}
+
+/*
+ * 1 when pid has all of them as the agent had when it last forked a
+ * spare (agent_spare_make()): as a fresh fork would have them, unless
+ * something changed them in the agent itself since, and then in every
+ * supervisor forked after it alike.  One read of pid's, not of ours too:
+ * on this paravirtualised machine a system call costs about 2 us.
+ */
+static int
+agent_spare_same(pid_t pid)
+{
+	struct agent_attrs at;
+	int		 r;
+
+	if (!agent_self_ok || agent_attrs_read(pid, &at) == -1)
+		return (0);
+	for (r = 0; r < RLIM_NLIMITS; r++)
+		if (at.at_rl[r].rlim_cur != agent_self.at_rl[r].rlim_cur ||
+		    at.at_rl[r].rlim_max != agent_self.at_rl[r].rlim_max)
+			return (0);
+	return (at.at_nice == agent_self.at_nice &&
+	    at.at_policy == agent_self.at_policy &&
+	    at.at_param.sched_priority == agent_self.at_param.sched_priority &&
+	    CPU_EQUAL(&at.at_cpus, &agent_self.at_cpus) &&
+	    at.at_ioprio == agent_self.at_ioprio);
+}
+
+/*
+ * The candidate is not wanted (a job started, the agent stops, or it
+ * could not be adopted): it goes as every supervisor done goes, killed,
+ * and reaped from agent_done[].
+ */
+static void
+agent_cand_drop(void)
+{
+	if (agent_cand.c_pid == 0)
+		return;
+	kill(agent_cand.c_pid, SIGKILL);
+	close(agent_cand.c_ctl);
+	agent_cand.c_pid = 0;
+	agent_cand.c_ctl = -1;
 }
 
 static void
@@ -735,8 +920,15 @@ agent_reap(void)
 		/* An adopted orphan that made us its tracer: no exit. */
 		if (agent_untrace(pid, status))
 			continue;
-		if (agent_done_reaped(pid))
+		if (agent_done_reaped(pid)) {
+			/* Died before it was made the spare. */
+			if (pid == agent_cand.c_pid) {
+				close(agent_cand.c_ctl);
+				agent_cand.c_pid = 0;
+				agent_cand.c_ctl = -1;
+			}
 			continue;
+		}
 		if (pid == agent_spare_dropped) {
 			agent_spare_dropped = 0;
 			continue;
@@ -777,9 +969,16 @@ agent_job_ctl(evutil_socket_t fd, short events, void *arg)
 	struct agent_job *j = arg;
 	ssize_t		 n;
 
-	/* No room to remember it: its reaping ends the job, as before. */
-	if (j->j_super <= 0 || agent_ndone == nitems(agent_done))
+	/*
+	 * No room to remember it: its reaping ends the job, as before (end
+	 * of file tells it to exit once it reported).
+	 */
+	if (j->j_super <= 0)
 		return;
+	if (agent_ndone == nitems(agent_done)) {
+		shutdown(j->j_ctl, SHUT_WR);
+		return;
+	}
 	n = read(j->j_ctl, &j->j_report, sizeof(j->j_report));
 	if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
 		event_add(j->j_ctlev, NULL);
@@ -788,10 +987,21 @@ agent_job_ctl(evutil_socket_t fd, short events, void *arg)
 	if (n != (ssize_t)sizeof(j->j_report))
 		return;
 	/*
-	 * All it has left to do is exit: make it so, even if something
-	 * stopped it in between (then it would never exit on its own).
+	 * The only job, ended on its own, with everything of it dead: its
+	 * supervisor may be the next spare (agent_spare_make()), unless a
+	 * job starts first.  Else all it has left to do is exit: make it
+	 * so, even if something stopped it in between (then it would
+	 * never exit on its own).
 	 */
-	kill(j->j_super, SIGKILL);
+	if (j->j_reusable && j->j_kill == KILL_NONE &&
+	    j->j_report.rp_stage != STAGE_SETUP && agent_env->a_njobs == 1 &&
+	    agent_spare.s_pid == 0 && agent_cand.c_pid == 0 &&
+	    !agent_spare_off && !agent_env->a_orphans_ours) {
+		agent_cand.c_pid = j->j_super;
+		agent_cand.c_ctl = j->j_ctl;
+		j->j_ctl = -1;
+	} else
+		kill(j->j_super, SIGKILL);
 	agent_done[agent_ndone++] = j->j_super;
 	j->j_have_report = 1;
 	agent_job_finish(j, 0);
@@ -913,6 +1123,7 @@ agent_shutdown_jobs(void)
 			shutdown(j->j_ctl, SHUT_WR);
 	agent_spare_off = 1;
 	agent_spare_drop();
+	agent_cand_drop();
 }
 
 void

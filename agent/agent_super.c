@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -42,7 +43,10 @@
 
 static void	agent_super_prepare(int, int, int, int);
 __attribute__((noreturn))
-static void	agent_super_run(const struct agent_spawn *);
+static void	agent_super_serve(void);
+static void	agent_super_run(const struct agent_spawn *,
+		    struct agent_report *);
+static void	agent_super_next(void);
 static int	agent_super_read(void *, size_t);
 static const char *agent_super_string(const char *, const char *);
 static pid_t	agent_super_spawn(const struct agent_spawn *, char *const *, int);
@@ -57,8 +61,9 @@ static char *const *agent_super_argv(const struct agent_spawn *, char *,
 static int	agent_super_wait(pid_t, struct agent_report *);
 static int	agent_super_signal(pid_t);
 static void	agent_super_end(pid_t, int, struct agent_report *);
+static void	agent_super_report(const struct agent_report *);
 __attribute__((noreturn))
-static void	agent_super_report(struct agent_report *);
+static void	agent_super_fail(const struct agent_report *);
 __attribute__((noreturn))
 static void	agent_child(const struct agent_spawn *, char *const *, int);
 static int	agent_child_exec(const struct agent_spawn *, char *const *);
@@ -83,61 +88,146 @@ agent_super_prepare(int ctl, int in, int out, int err)
 		memset(&rp, 0, sizeof(rp));
 		rp.rp_stage = STAGE_SETUP;
 		rp.rp_errno = errno;
-		agent_super_report(&rp);
+		agent_super_fail(&rp);
 	}
 }
 
-/* A supervisor forked for its job, which it has in memory. */
+/*
+ * A supervisor forked for its job, which it has in memory.  Once it
+ * reported, it may be asked to be the next spare (agent_super_next()).
+ */
 __attribute__((noreturn)) void
 agent_super(const struct agent_spawn *sp, int ctl, int in, int out, int err)
 {
+	struct agent_report rp;
+
 	agent_super_prepare(ctl, in, out, err);
-	agent_super_run(sp);
+	agent_super_run(sp, &rp);
+	agent_super_report(&rp);
+	agent_super_next();
+	agent_super_serve();
 }
 
 /*
  * A spare supervisor (agent_job.c): prepared ahead, it waits for its
- * job on the control socket.  End of file there (the agent gone, or
- * the spare no longer wanted) ends it.  The job is the agent's word,
- * but checked as any input: bounded, every string terminated inside
- * the buffer, the counts as they say.
+ * job on the control socket.
  */
 __attribute__((noreturn)) void
 agent_super_spare(int ctl, int in, int out, int err)
 {
+	agent_super_prepare(ctl, in, out, err);
+	agent_super_serve();
+}
+
+/*
+ * A spare's life: a job read on the control socket, run, reported; and
+ * when the agent wants us again (the job was its only one:
+ * docs/agent.md, "The spare supervisor"), fresh pipes and the next job.
+ * End of file on the socket (the agent gone, or the spare no longer
+ * wanted) ends us.  The job is the agent's word, but checked as any
+ * input: bounded, every string terminated inside the buffer, the
+ * counts as they say.
+ */
+__attribute__((noreturn)) static void
+agent_super_serve(void)
+{
 	static uint8_t	 buf[AGENT_SPEC_MAX];
 	static char	*argv[AGENT_SPEC_ARGV_MAX + 1];
 	struct agent_spawn sp;
+	struct agent_report rp;
 	uint32_t	 len, argc, i;
 	const char	*p, *end;
 
-	agent_super_prepare(ctl, in, out, err);
-	if (agent_super_read(&len, sizeof(len)) == -1 ||
-	    len < AGENT_SPEC_HEAD || len > sizeof(buf) ||
-	    agent_super_read(buf, len) == -1)
+	for (;;) {
+		if (agent_super_read(&len, sizeof(len)) == -1 ||
+		    len < AGENT_SPEC_HEAD || len > sizeof(buf) ||
+		    agent_super_read(buf, len) == -1)
+			_exit(0);
+		memset(&sp, 0, sizeof(sp));
+		sp.sp_create = buf[0] != 0;
+		memcpy(&argc, buf + 4, sizeof(argc));
+		if (argc == 0 || argc > AGENT_SPEC_ARGV_MAX)
+			_exit(3);
+		p = (const char *)buf + AGENT_SPEC_HEAD;
+		end = (const char *)buf + len;
+		if (buf[1] != 0) {
+			sp.sp_path = p;
+			p = agent_super_string(p, end);
+		}
+		sp.sp_cwd = p;
+		p = agent_super_string(p, end);
+		for (i = 0; i < argc; i++) {
+			argv[i] = (char *)p;
+			p = agent_super_string(p, end);
+		}
+		if (p != end)
+			_exit(3);
+		argv[argc] = NULL;
+		sp.sp_argv = argv;
+		agent_super_run(&sp, &rp);
+		agent_super_report(&rp);
+		agent_super_next();
+	}
+}
+
+/*
+ * After a report: the agent either wants us as its next spare and
+ * sends the three pipes of the next job (the command's ends) on the
+ * control socket, or ends us (SIGKILL, or end of file).  Every process
+ * of the job before is dead and reaped (agent_super_end() waited for
+ * ECHILD), none of its descriptors is left (we closed our ends of its
+ * pipes when it started, and its exec-error pipe before we reported),
+ * and nothing of it could reach our memory (a vforked child runs only
+ * our code up to its execve).  What it could change in us from outside
+ * (limits, priority, scheduling), the agent compares with its own
+ * before it asks (agent_spare_same()).
+ */
+static void
+agent_super_next(void)
+{
+	union {
+		struct cmsghdr	 hdr;
+		char		 buf[CMSG_SPACE(3 * sizeof(int))];
+	} cm;
+	struct msghdr	 msg;
+	struct cmsghdr	*c;
+	struct iovec	 iov;
+	int		 fd[3], i, n = 0;
+	char		 b;
+	ssize_t		 r;
+
+	iov.iov_base = &b;
+	iov.iov_len = 1;
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cm.buf;
+	msg.msg_controllen = sizeof(cm.buf);
+	do {
+		r = recvmsg(SUPER_CTL, &msg, MSG_CMSG_CLOEXEC);
+	} while (r == -1 && errno == EINTR);
+	for (c = r > 0 ? CMSG_FIRSTHDR(&msg) : NULL; c != NULL;
+	    c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		if (n > 3)
+			_exit(0);	/* we exit: they close with us */
+		memcpy(fd, CMSG_DATA(c), n * sizeof(int));
+	}
+	if (r != 1 || n != 3 || (msg.msg_flags & MSG_CTRUNC))
 		_exit(0);
-	memset(&sp, 0, sizeof(sp));
-	sp.sp_create = buf[0] != 0;
-	memcpy(&argc, buf + 4, sizeof(argc));
-	if (argc == 0 || argc > AGENT_SPEC_ARGV_MAX)
-		_exit(3);
-	p = (const char *)buf + AGENT_SPEC_HEAD;
-	end = (const char *)buf + len;
-	if (buf[1] != 0) {
-		sp.sp_path = p;
-		p = agent_super_string(p, end);
+	/* At 4..6; they come as the lowest free numbers, which those are. */
+	if (fd[0] != SUPER_IN || fd[1] != SUPER_OUT || fd[2] != SUPER_ERR) {
+		for (i = 0; i < 3; i++)
+			if ((fd[i] = fcntl(fd[i], F_DUPFD_CLOEXEC,
+			    SUPER_ERR + 1)) == -1)
+				_exit(2);
+		for (i = 0; i < 3; i++)
+			if (dup3(fd[i], SUPER_IN + i, O_CLOEXEC) == -1)
+				_exit(2);
 	}
-	sp.sp_cwd = p;
-	p = agent_super_string(p, end);
-	for (i = 0; i < argc; i++) {
-		argv[i] = (char *)p;
-		p = agent_super_string(p, end);
-	}
-	if (p != end)
-		_exit(3);
-	argv[argc] = NULL;
-	sp.sp_argv = argv;
-	agent_super_run(&sp);
+	closefrom(SUPER_ERR + 1);
 }
 
 /* Past the string at p, which must end before end. */
@@ -169,46 +259,57 @@ agent_super_read(void *b, size_t len)
 	return (0);
 }
 
-/* The job itself: its directory, the command, the wait, the kill. */
-__attribute__((noreturn)) static void
-agent_super_run(const struct agent_spawn *sp)
+/*
+ * The job itself: its directory, the command, the wait, the kill; how
+ * it went into rp.  Our ends of its pipes are closed when we return.
+ */
+static void
+agent_super_run(const struct agent_spawn *sp, struct agent_report *rp)
 {
-	struct agent_report rp;
 	char		 tail[PATH_MAX];
 	char		*argv[SUPER_ARGV_MAX];
 	char *const	*av = sp->sp_argv;
 	pid_t		 pid;
 	int		 ep[2], reaped;
 
-	memset(&rp, 0, sizeof(rp));
+	memset(rp, 0, sizeof(*rp));
 	if (agent_super_chdir(sp, tail, sizeof(tail)) == -1) {
-		rp.rp_stage = STAGE_CWD;
-		rp.rp_errno = errno;
-		agent_super_report(&rp);
+		rp->rp_stage = STAGE_CWD;
+		rp->rp_errno = errno;
+		goto out;
 	}
 	if (tail[0] != '\0')
 		av = agent_super_argv(sp, tail, argv);
 	/* 0..6 are taken: the pipe lands above the command's 0..3. */
-	if (pipe2(ep, O_CLOEXEC) == -1 ||
-	    (pid = agent_super_spawn(sp, av, ep[1])) == -1) {
-		rp.rp_stage = STAGE_SETUP;
-		rp.rp_errno = errno;
-		agent_super_report(&rp);
+	if (pipe2(ep, O_CLOEXEC) == -1)
+		goto setup;
+	if ((pid = agent_super_spawn(sp, av, ep[1])) == -1) {
+		close(ep[0]);
+		close(ep[1]);
+		goto setup;
 	}
 	close(ep[1]);
 	close(SUPER_IN);
 	close(SUPER_OUT);
 	close(SUPER_ERR);
 
-	reaped = agent_super_wait(pid, &rp) == 0;
+	reaped = agent_super_wait(pid, rp) == 0;
 	if (!reaped)
-		rp.rp_status = -1;
-	agent_super_end(pid, reaped, &rp);
+		rp->rp_status = -1;
+	agent_super_end(pid, reaped, rp);
 	/* Written before the command exited, if it could not start. */
-	if (read(ep[0], &rp.rp_errno, sizeof(rp.rp_errno)) ==
-	    sizeof(rp.rp_errno))
-		rp.rp_stage = STAGE_EXEC;
-	agent_super_report(&rp);
+	if (read(ep[0], &rp->rp_errno, sizeof(rp->rp_errno)) ==
+	    sizeof(rp->rp_errno))
+		rp->rp_stage = STAGE_EXEC;
+	close(ep[0]);
+	return;
+ setup:
+	rp->rp_stage = STAGE_SETUP;
+	rp->rp_errno = errno;
+ out:
+	close(SUPER_IN);
+	close(SUPER_OUT);
+	close(SUPER_ERR);
 }
 
 /*
@@ -496,14 +597,21 @@ agent_super_end(pid_t pid, int reaped, struct agent_report *rp)
 	}
 }
 
-__attribute__((noreturn)) static void
-agent_super_report(struct agent_report *rp)
+static void
+agent_super_report(const struct agent_report *rp)
 {
 	ssize_t	 n;
 
 	do {
 		n = write(SUPER_CTL, rp, sizeof(*rp));
 	} while (n == -1 && errno == EINTR);
+}
+
+/* A supervisor that cannot be one: its report, and the end. */
+__attribute__((noreturn)) static void
+agent_super_fail(const struct agent_report *rp)
+{
+	agent_super_report(rp);
 	_exit(0);
 }
 

@@ -49,6 +49,7 @@ struct imsgev {
 	struct imsgbuf	*iev_ibuf;
 	struct event	*iev_rev;
 	struct event	*iev_wev;
+	struct event	*iev_fev;	/* the write of this turn (imsgev_compose) */
 	imsgev_dispatch_cb iev_dispatch;
 	imsgev_close_cb	 iev_close;
 	void		*iev_arg;
@@ -69,8 +70,10 @@ static int	imsgbuf_fail(struct imsgbuf *, int);
 static void	imsgbuf_sent(struct imsgbuf *, size_t);
 static void	imsgev_read_cb(evutil_socket_t, short, void *);
 static void	imsgev_write_cb(evutil_socket_t, short, void *);
+static void	imsgev_turn_cb(evutil_socket_t, short, void *);
 static void	imsgev_lost(struct imsgev *, int);
 static int	imsgev_arm(struct imsgev *);
+static int	imsgev_bound(struct imsgev *, size_t);
 static void	imsgev_leave(struct imsgev *);
 static void	imsgev_destroy(struct imsgev *);
 static void	imsgev_process(struct imsgev *);
@@ -586,6 +589,9 @@ imsgev_new(struct event_base *base, int fd, imsgev_dispatch_cb dispatch,
 	if ((iev->iev_wev = event_new(base, fd, EV_WRITE | EV_PERSIST,
 	    imsgev_write_cb, iev)) == NULL)
 		goto fail;
+	if ((iev->iev_fev = event_new(base, -1, 0, imsgev_turn_cb, iev)) ==
+	    NULL)
+		goto fail;
 	if (event_add(iev->iev_rev, NULL) == -1)
 		goto fail;
 	return (iev);
@@ -597,6 +603,8 @@ fail:
 			event_free(iev->iev_rev);
 		if (iev->iev_wev != NULL)
 			event_free(iev->iev_wev);
+		if (iev->iev_fev != NULL)
+			event_free(iev->iev_fev);
 		imsgbuf_free(iev->iev_ibuf);
 		free(iev);
 	}
@@ -611,6 +619,7 @@ imsgev_destroy(struct imsgev *iev)
 {
 	event_free(iev->iev_rev);
 	event_free(iev->iev_wev);
+	event_free(iev->iev_fev);
 	imsgbuf_free(iev->iev_ibuf);
 	close(iev->iev_fd);
 	free(iev);
@@ -625,6 +634,7 @@ imsgev_free(struct imsgev *iev)
 		iev->iev_freed = 1;
 		event_del(iev->iev_rev);
 		event_del(iev->iev_wev);
+		event_del(iev->iev_fev);
 		return;
 	}
 	imsgev_destroy(iev);
@@ -646,15 +656,14 @@ imsgev_lost(struct imsgev *iev, int error)
 	iev->iev_closed = 1;
 	event_del(iev->iev_rev);
 	event_del(iev->iev_wev);
+	event_del(iev->iev_fev);
 	if (iev->iev_close != NULL)
 		iev->iev_close(iev, error, iev->iev_arg);
 }
 
 /*
- * Watch for writability only while there is something to write.  With
- * a soft bound, stop reading while more than it waits to be sent, and
- * read again once half of it went: a peer that does not read what it
- * asked for gets nothing more read from it.
+ * Watch for writability only while something is left that the socket
+ * did not take (each change is an epoll_ctl()), and mind the soft bound.
  */
 static int
 imsgev_arm(struct imsgev *iev)
@@ -664,24 +673,37 @@ imsgev_arm(struct imsgev *iev)
 	if (iev->iev_closed || iev->iev_freed)
 		return (0);
 	q = imsgbuf_queued(iev->iev_ibuf);
-	if (iev->iev_soft > 0) {
-		if (!iev->iev_paused && q > iev->iev_soft) {
-			iev->iev_paused = 1;
-			if (++iev->iev_npauses == 0)
-				iev->iev_npauses = 1;
-			if (event_del(iev->iev_rev) == -1)
-				return (-1);
-		} else if (iev->iev_paused && q <= iev->iev_soft / 2) {
-			iev->iev_paused = 0;
-			if (event_add(iev->iev_rev, NULL) == -1)
-				return (-1);
-			/* What was read before the pause comes first. */
-			event_active(iev->iev_rev, EV_READ, 1);
-		}
-	}
+	if (imsgev_bound(iev, q) == -1)
+		return (-1);
 	if (q > 0)
 		return (event_add(iev->iev_wev, NULL));
 	return (event_del(iev->iev_wev));
+}
+
+/*
+ * With a soft bound, stop reading while more than it waits to be sent,
+ * and read again once half of it went: a peer that does not read what
+ * it asked for gets nothing more read from it.
+ */
+static int
+imsgev_bound(struct imsgev *iev, size_t q)
+{
+	if (iev->iev_soft == 0)
+		return (0);
+	if (!iev->iev_paused && q > iev->iev_soft) {
+		iev->iev_paused = 1;
+		if (++iev->iev_npauses == 0)
+			iev->iev_npauses = 1;
+		if (event_del(iev->iev_rev) == -1)
+			return (-1);
+	} else if (iev->iev_paused && q <= iev->iev_soft / 2) {
+		iev->iev_paused = 0;
+		if (event_add(iev->iev_rev, NULL) == -1)
+			return (-1);
+		/* What was read before the pause comes first. */
+		event_active(iev->iev_rev, EV_READ, 1);
+	}
+	return (0);
 }
 
 /* Take and dispatch the whole frames already read, unless paused. */
@@ -762,6 +784,16 @@ imsgev_write_cb(evutil_socket_t fd, short events, void *arg)
 	imsgev_leave(iev);
 }
 
+/*
+ * The frame is queued, and written on this turn of the loop, once the
+ * callback that composed it (and whatever else it composes: one
+ * sendmsg() for them all) has returned: imsgev_turn_cb(), an event
+ * made active, which costs no system call.  The write event is armed
+ * only for what the socket does not take then, so a message costs no
+ * epoll_ctl() on a socket with room (it cost two: armed here, disarmed
+ * once written).  The order of frames and their descriptors is the
+ * queue's, whoever writes.
+ */
 int
 imsgev_compose(struct imsgev *iev, uint32_t type, uint32_t peerid,
     uint32_t pid, int fd, const void *data, size_t len)
@@ -775,7 +807,29 @@ imsgev_compose(struct imsgev *iev, uint32_t type, uint32_t peerid,
 	if (imsgbuf_compose(iev->iev_ibuf, type, peerid, pid, fd, data,
 	    len) == -1)
 		return (-1);
-	return (imsgev_arm(iev));
+	if (imsgev_bound(iev, imsgbuf_queued(iev->iev_ibuf)) == -1)
+		return (-1);
+	/* Armed: the socket is full, and its event writes when it can. */
+	if (!event_pending(iev->iev_wev, EV_WRITE, NULL))
+		event_active(iev->iev_fev, EV_TIMEOUT, 1);
+	return (0);
+}
+
+/* What this turn composed (imsgev_compose()), written now. */
+static void
+imsgev_turn_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct imsgev	*iev = arg;
+
+	if (iev->iev_closed || iev->iev_freed ||
+	    imsgbuf_queued(iev->iev_ibuf) == 0)
+		return;
+	iev->iev_busy++;
+	if (imsgbuf_write(iev->iev_ibuf) == -1)
+		imsgev_lost(iev, errno);
+	else if (imsgev_arm(iev) == -1)
+		imsgev_lost(iev, errno ? errno : EIO);
+	imsgev_leave(iev);
 }
 
 /* Blocks until all is sent; errors are the caller's to handle. */
@@ -796,11 +850,11 @@ imsgev_flush(struct imsgev *iev)
 }
 
 /*
- * Write what is queued now, not on the loop's next turn (one turn of
- * the loop less, and nothing the loop does first, a fork say, delays
- * it).  Never blocks.  An error is not acted on here: the write
- * event stays armed, finds it again and closes from the loop, so no
- * close callback ever runs inside a caller's compose.
+ * Write what is queued now, not once the callback has returned (nothing
+ * the caller does next, a fork say, delays it).  Never blocks.  An
+ * error is not acted on here: this turn's write (imsgev_turn_cb()) finds
+ * it again and closes from the loop, so no close callback ever runs
+ * inside a caller's compose.
  */
 void
 imsgev_push(struct imsgev *iev)
@@ -808,8 +862,10 @@ imsgev_push(struct imsgev *iev)
 	if (iev->iev_closed || iev->iev_freed ||
 	    imsgbuf_queued(iev->iev_ibuf) == 0)
 		return;
-	if (imsgbuf_write(iev->iev_ibuf) == -1)
+	if (imsgbuf_write(iev->iev_ibuf) == -1) {
+		event_active(iev->iev_fev, EV_TIMEOUT, 1);
 		return;
+	}
 	(void)imsgev_arm(iev);
 }
 

@@ -78,9 +78,12 @@ void		 imsg_free(struct imsg *);
  * Without it, the queue is IMSG_QUEUE_MAX and reading never stops: the
  * channels between the daemon's own processes.
  *
+ * imsgev_compose() queues a frame; what a callback composes is written
+ * in one go once it returns, on the same turn of the loop, and the write
+ * event is armed only for what the socket does not take then.
  * imsgev_push(iev): one write of what is queued, now, never blocking,
- * instead of on the loop's next turn; what the socket does not take,
- * and any error, is left to the write event as before.
+ * instead of once the callback returns; what the socket does not take,
+ * and any error, is left to the loop as for any frame.
  */
 typedef void	 (*imsgev_dispatch_cb)(struct imsgev *, struct imsg *,
 		    void *);

@@ -256,6 +256,49 @@ spare_outside_body() {
 }
 spare_outside_cleanup() { agent_cleanup; }
 
+atf_test_case spare_reused cleanup
+spare_reused_head() {
+	atf_set descr "the supervisor of the only job is the next spare; one whose limits, priority or affinity its command changed, or which its command stopped or killed, is not, and the next command runs at once under a fresh one"
+}
+spare_reused_body() {
+	agent_setup
+	# $PPID of a command is its supervisor.
+	drive exec -c 'echo $PPID' \; exec -c 'echo $PPID' \; \
+	    exec -c 'echo $PPID; prlimit --pid $PPID --nofile=64:64' \; \
+	    exec -c 'echo $PPID; grep "^Max open files" /proc/self/limits' \; \
+	    exec -c 'echo $PPID; renice -n 7 -p $PPID > /dev/null' \; \
+	    exec -c 'echo $PPID; cut -d" " -f19 /proc/self/stat' \; \
+	    exec timeout=1000 -c 'echo $PPID; kill -STOP $PPID' \; \
+	    exec timeout=5000 -c 'echo $PPID' \; \
+	    exec -c 'echo $PPID; kill -KILL $PPID' \; \
+	    exec timeout=5000 -c 'echo $PPID' \; exec -c 'echo $PPID'
+	for n in 1 2 3 4 5 6 8 10 11; do expect $n "result exit=0 "; done
+	s() { head -1 out/$1.out; }
+	# Reused: the same supervisor twice, and after each clean job.
+	[ "$(s 1)" = "$(s 2)" ] || atf_fail "not reused: $(s 1), $(s 2)"
+	[ "$(s 2)" = "$(s 3)" ] || atf_fail "not reused: $(s 2), $(s 3)"
+	[ "$(s 10)" = "$(s 11)" ] || atf_fail "not reused: $(s 10), $(s 11)"
+	# Changed by its command: never again; the next one has the agent's.
+	[ "$(s 3)" != "$(s 4)" ] || atf_fail "a supervisor with new limits was reused"
+	atf_check -s exit:1 -o ignore grep -E " 64 +64 " out/4.out
+	[ "$(s 5)" != "$(s 6)" ] || atf_fail "a reniced supervisor was reused"
+	atf_check -o inline:"0\n" sed -n 2p out/6.out
+	# Stopped, then killed, by its command: the next ones run (a hang
+	# would be their deadline's exec-timeout).
+	[ "$(s 7)" != "$(s 8)" ] || atf_fail "a stopped supervisor was reused"
+	[ "$(s 9)" != "$(s 10)" ] || atf_fail "a killed supervisor was reused"
+	# Its affinity, where there is more than one cpu to choose.
+	if [ "$(nproc)" -gt 1 ]; then
+		drive exec -c 'echo $PPID; taskset -p 1 $PPID > /dev/null' \; \
+		    exec timeout=5000 -c 'echo $PPID'
+		expect 1 "result exit=0 "
+		expect 2 "result exit=0 "
+		[ "$(s 1)" != "$(s 2)" ] ||
+		    atf_fail "a supervisor with a new affinity was reused"
+	fi
+}
+spare_reused_cleanup() { agent_cleanup; }
+
 atf_test_case spare_big cleanup
 spare_big_head() {
 	atf_set descr "a command whose arguments do not fit a spare's job runs under a supervisor forked for it"
@@ -574,6 +617,7 @@ atf_init_test_cases() {
 	atf_add_test_case supervisor_killed
 	atf_add_test_case spare_hidden
 	atf_add_test_case spare_outside
+	atf_add_test_case spare_reused
 	atf_add_test_case spare_big
 	atf_add_test_case output_budget
 	atf_add_test_case cwd

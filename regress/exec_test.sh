@@ -203,6 +203,55 @@ SigCgt:	0000000000000000
 }
 signals_cleanup() { fenced_cleanup; }
 
+atf_test_case supervisor_reused cleanup
+supervisor_reused_head() {
+	atf_set descr "a command run by the supervisor of the command before sees nothing of it (descriptors, cwd, environment, umask, signals), and a supervisor its command changed, stopped or killed is never reused"
+	atf_set require.user root
+}
+supervisor_reused_body() {
+	fenced_vars
+	start_with_secrets
+	atf_check $CTL exec ex -- mkdir -p sub
+	# The first leaves all it can behind in its own process and a
+	# child the supervisor kills; $PPID of a command is its supervisor.
+	$CTL exec ex cwd sub -- sh -c 'echo $PPID; umask 077; export LEFT=1;
+	    trap "" TERM INT; exec 7> left; (sleep 100 &) ; cd /tmp' \
+	    > one || atf_fail "exec one"
+	$CTL exec ex -- sh -c 'echo $PPID; pwd; umask; echo "${LEFT-none}";
+	    ls /proc/self/fd | sort -n | tr "\n" " "; echo;
+	    cat /proc/self/status | grep -E "^Sig(Blk|Ign|Cgt):";
+	    for p in /proc/[0-9]*; do
+	    [ "$(cat $p/comm 2>/dev/null)" = sleep ] && echo $p; done; true' \
+	    > two || atf_fail "exec two"
+	[ "$(head -1 one)" = "$(head -1 two)" ] ||
+	    atf_fail "not the same supervisor: $(head -1 one), $(head -1 two)"
+	atf_check -o match:"^/home/fence-[0-9]+\$" sed -n 2p two
+	atf_check -o inline:"0022
+none
+0 1 2 3 
+SigBlk:	0000000000000000
+SigIgn:	0000000000000000
+SigCgt:	0000000000000000
+" sed 1,2d two
+	# Changed by its command (limits, priority), stopped or killed by
+	# it: the next command runs, under another supervisor, with the
+	# agent's limits and priority (a hang would be an exec-timeout).
+	for c in 'prlimit --pid $PPID --nofile=64:64' \
+	    'renice -n 7 -p $PPID > /dev/null' 'kill -STOP $PPID' \
+	    'kill -KILL $PPID'; do
+		$CTL exec ex timeout 2000 -- sh -c "echo \$PPID; $c" > a
+		$CTL exec ex timeout 5000 -- sh -c 'echo $PPID;
+		    grep "^Max open files" /proc/self/limits;
+		    cut -d" " -f19 /proc/self/stat' > b ||
+		    atf_fail "exec after $c"
+		[ "$(head -1 a)" != "$(head -1 b)" ] ||
+		    atf_fail "a supervisor was reused after: $c"
+		atf_check -s exit:1 -o ignore grep -E " 64 +64 " b
+		atf_check -o inline:"0\n" sed -n 3p b
+	done
+}
+supervisor_reused_cleanup() { fenced_cleanup; }
+
 atf_test_case concurrent cleanup
 concurrent_head() {
 	atf_set descr "50 concurrent execs in one fence all return the right output"
@@ -336,6 +385,7 @@ atf_init_test_cases() {
 	atf_add_test_case mount_table
 	atf_add_test_case fds
 	atf_add_test_case signals
+	atf_add_test_case supervisor_reused
 	atf_add_test_case concurrent
 	atf_add_test_case bearer_hidden
 	atf_add_test_case git
