@@ -771,17 +771,22 @@ done:
 	imsgev_leave(iev);
 }
 
+/* Write what is queued; the write event stays armed for what is left. */
 static void
-imsgev_write_cb(evutil_socket_t fd, short events, void *arg)
+imsgev_write_queued(struct imsgev *iev)
 {
-	struct imsgev	*iev = arg;
-
 	iev->iev_busy++;
 	if (imsgbuf_write(iev->iev_ibuf) == -1)
 		imsgev_lost(iev, errno);
 	else if (imsgev_arm(iev) == -1)
 		imsgev_lost(iev, errno ? errno : EIO);
 	imsgev_leave(iev);
+}
+
+static void
+imsgev_write_cb(evutil_socket_t fd, short events, void *arg)
+{
+	imsgev_write_queued(arg);
 }
 
 /*
@@ -824,12 +829,7 @@ imsgev_turn_cb(evutil_socket_t fd, short events, void *arg)
 	if (iev->iev_closed || iev->iev_freed ||
 	    imsgbuf_queued(iev->iev_ibuf) == 0)
 		return;
-	iev->iev_busy++;
-	if (imsgbuf_write(iev->iev_ibuf) == -1)
-		imsgev_lost(iev, errno);
-	else if (imsgev_arm(iev) == -1)
-		imsgev_lost(iev, errno ? errno : EIO);
-	imsgev_leave(iev);
+	imsgev_write_queued(iev);
 }
 
 /* Blocks until all is sent; errors are the caller's to handle. */
