@@ -93,9 +93,9 @@ echo "runsc exec / agent exec: $(awk -v a="$a" -v r="$r" \
 # gVisor, timed inside it (every fork on the ptrace platform is a new
 # stub address space; posix_spawn shares the parent's until the exec).
 # Its 4n processes of each kind take longer than an exec's default 10 s
-# where a fork in gVisor is slow: two minutes.
+# where a fork in gVisor is slow: the longest an exec may ask, a minute.
 if [ -x /usr/bin/python3 ]; then
-	$ctl exec bench-runsc timeout 120000 -- /usr/bin/python3 -c 'import os, time
+	$ctl exec bench-runsc timeout 60000 -- /usr/bin/python3 -c 'import os, time
 n = '"$n"' * 4
 def run(f):
 	t = []
