@@ -18,7 +18,11 @@ fence_setup() {
 	T_INSIDE=$REGRESS/t_inside
 	[ -x "$T_FENCE" ] && [ -x "$T_INSIDE" ] ||
 	    atf_skip "t_fence and t_inside not built in $REGRESS"
-	out=$("$T_FENCE" -C fence-regress -Q) || atf_skip "${out:-t_fence -Q failed}"
+	# The cgroup parent is this case's own: cases run side by side, and
+	# one's cleanup removing a shared parent raced another's boot.
+	[ -s cgname ] || echo "fence-regress-$$" > cgname
+	CG=$(cat cgname)
+	out=$("$T_FENCE" -C "$CG" -Q) || atf_skip "${out:-t_fence -Q failed}"
 	LANDLOCK_ABI=$(echo "$out" | sed -n 's/^landlock abi //p')
 	# Homes may not live under /tmp, where kyua puts work directories.
 	if [ ! -s work.path ]; then
@@ -40,7 +44,7 @@ fence_setup() {
 fence_run() {
 	tier=$1
 	shift
-	"$T_FENCE" -C fence-regress -t "$tier" -u $FENCE_UID -g $FENCE_GID \
+	"$T_FENCE" -C "$CG" -t "$tier" -u $FENCE_UID -g $FENCE_GID \
 	    -k "$KEY" -b "$BIN" -H "$HOMES" "$@" > out 2>&1
 	echo $? > rc
 }
@@ -68,16 +72,18 @@ fence_passed() {
 
 fence_cleanup() {
 	REGRESS=$(atf_config_get regressdir "$(atf_get_srcdir)")
+	cg=$(cat cgname 2>/dev/null)
+	cg=${cg:-fence-regress-none}
 	for p in $(cat t_fence.pid 2>/dev/null); do
 		kill -9 "$p" 2>/dev/null
 	done
 	# A fence whose t_fence was killed keeps its cgroups.
 	for k in $(cat key 2>/dev/null); do
-		for d in $("$REGRESS/t_fence" -C fence-regress -P 2>/dev/null); do
+		for d in $("$REGRESS/t_fence" -C "$cg" -P 2>/dev/null); do
 			rmdir "$d/$k" 2>/dev/null
 		done
 	done
-	for d in $("$REGRESS/t_fence" -C fence-regress -P 2>/dev/null); do
+	for d in $("$REGRESS/t_fence" -C "$cg" -P 2>/dev/null); do
 		rmdir "$d" 2>/dev/null
 	done
 	w=$(cat work.path 2>/dev/null)
@@ -325,7 +331,7 @@ l15_cgroup_born_head() {
 l15_cgroup_born_body() {
 	fence_setup l15_cgroup_born
 	v2=
-	for d in $("$T_FENCE" -C fence-regress -P); do
+	for d in $("$T_FENCE" -C "$CG" -P); do
 		[ "$(stat -f -c %T "${d%/*}")" != cgroup2fs ] || v2=$d
 	done
 	[ -n "$v2" ] || atf_skip "no controller of a fence on cgroup v2 here: on v1 pid 1 joins by writing tasks, there is no cgroup to be born in"
@@ -452,7 +458,7 @@ home_refused_body() {
 	fence_reject '^started'
 	atf_check -o inline:"" ls -A "$target"
 	# The same through the home path fence_start is given directly.
-	"$T_FENCE" -C fence-regress -t L1.5 -u $FENCE_UID -g $FENCE_GID \
+	"$T_FENCE" -C "$CG" -t L1.5 -u $FENCE_UID -g $FENCE_GID \
 	    -k "$KEY" -b "$BIN" -h "$HOMES/$KEY" -- t_inside true > out 2>&1
 	fence_expect '^fence_start: open home .*: Too many levels of symbolic links$'
 	fence_expect '^clean: '
@@ -633,21 +639,21 @@ boot_errors_body() {
 	fence_setup boot_errors
 	mkdir -p "$HOMES/$KEY"
 	chown $FENCE_UID:$FENCE_GID "$HOMES/$KEY"
-	"$T_FENCE" -C fence-regress -t L1.5 -u $FENCE_UID -g $FENCE_GID \
+	"$T_FENCE" -C "$CG" -t L1.5 -u $FENCE_UID -g $FENCE_GID \
 	    -k "$KEY" -b "$WORK/nonexistent" -h "$HOMES/$KEY" -- t_inside \
 	    true > out 2>&1
 	fence_expect "^fence_start: open $WORK/nonexistent: No such file or directory\$"
 	fence_expect '^clean: '
-	"$T_FENCE" -C fence-regress -t L1.5 -u $FENCE_UID -g $FENCE_GID \
+	"$T_FENCE" -C "$CG" -t L1.5 -u $FENCE_UID -g $FENCE_GID \
 	    -k "$KEY" -b "$BIN" -h "$HOMES/$KEY" -- no-such-init > out 2>&1
 	fence_expect '^fence_start: execve /run/fenced/bin/no-such-init: No such file or directory$'
 	fence_expect '^clean: '
-	"$T_FENCE" -C fence-regress -t L1.5 -u 0 -g 0 \
+	"$T_FENCE" -C "$CG" -t L1.5 -u 0 -g 0 \
 	    -k "$KEY" -b "$BIN" -h "$HOMES/$KEY" -- t_inside true > out 2>&1
 	fence_expect '^fence_start: refusing to run a fence as uid 0'
 	fence_expect '^clean: '
 	chown 0 "$HOMES/$KEY"
-	"$T_FENCE" -C fence-regress -t L1.5 -u $FENCE_UID -g $FENCE_GID \
+	"$T_FENCE" -C "$CG" -t L1.5 -u $FENCE_UID -g $FENCE_GID \
 	    -k "$KEY" -b "$BIN" -h "$HOMES/$KEY" -- t_inside true > out 2>&1
 	fence_expect "^fence_start: home $HOMES/$KEY belongs to uid 0, not $FENCE_UID"
 	fence_expect '^clean: '
@@ -680,7 +686,7 @@ parent_death_head() {
 }
 parent_death_body() {
 	fence_setup parent_death
-	"$T_FENCE" -C fence-regress -t L1.5 -u $FENCE_UID -g $FENCE_GID \
+	"$T_FENCE" -C "$CG" -t L1.5 -u $FENCE_UID -g $FENCE_GID \
 	    -k "$KEY" -b "$BIN" -H "$HOMES" -K -- t_inside orphan -- \
 	    sleep 60 > out 2>&1 &
 	echo $! > t_fence.pid

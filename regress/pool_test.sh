@@ -509,7 +509,7 @@ agent_refuses_body() {
 	fenced_vars
 	pool_require
 	command -v unshare > /dev/null || atf_skip "unshare is missing"
-	size=$("$REGRESS/t_fence" -C fence-regress -Q |
+	size=$("$REGRESS/t_fence" -C "fence-regress-$$" -Q |
 	    sed -n 's/^assignment size //p')
 	[ -n "$size" ] || atf_skip "t_fence -Q says no assignment size"
 	cat > refuse.py <<'PY'
