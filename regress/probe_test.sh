@@ -549,7 +549,10 @@ fence_setup() {
 	T_INIT=$REGRESS/t_probe_init
 	[ -x "$T_FENCE" ] && [ -x "$T_INIT" ] ||
 	    atf_skip "t_fence and t_probe_init not built in $REGRESS"
-	out=$("$T_FENCE" -C probe-regress -Q) ||
+	# The cgroup parent is this case's own (fence_test says why).
+	[ -s cgname ] || echo "probe-regress-$$" > cgname
+	CG=$(cat cgname)
+	out=$("$T_FENCE" -C "$CG" -Q) ||
 	    atf_skip "${out:-t_fence -Q failed}"
 	if [ ! -s work.path ]; then
 		mktemp -d /var/lib/probe-regress.XXXXXX > work.path ||
@@ -570,7 +573,7 @@ fence_setup() {
 # fence_probe TIER: boot a fence of the tier whose pid 1 runs the probe,
 # judge its report as the fencer would.
 fence_probe() {
-	"$CANARY" -o host -- "$T_FENCE" -C probe-regress -t "$1" \
+	"$CANARY" -o host -- "$T_FENCE" -C "$CG" -t "$1" \
 	    -u $FENCE_UID -g $FENCE_GID -k "$KEY" -b "$WORK/bin" \
 	    -H "$WORK/homes" -- t_probe_init /home/fence/probe.json \
 	    --dns localhost --tcp 127.0.0.1:@CLOSED@ --tcp 127.0.0.1:@OPEN@ \
@@ -592,12 +595,14 @@ fence_probe() {
 
 fence_cleanup() {
 	REGRESS=$(atf_config_get regressdir "$(atf_get_srcdir)")
+	cg=$(cat cgname 2>/dev/null)
+	cg=${cg:-probe-regress-none}
 	for k in $(cat key 2>/dev/null); do
-		for d in $("$REGRESS/t_fence" -C probe-regress -P 2>/dev/null); do
+		for d in $("$REGRESS/t_fence" -C "$cg" -P 2>/dev/null); do
 			rmdir "$d/$k" 2>/dev/null
 		done
 	done
-	for d in $("$REGRESS/t_fence" -C probe-regress -P 2>/dev/null); do
+	for d in $("$REGRESS/t_fence" -C "$cg" -P 2>/dev/null); do
 		rmdir "$d" 2>/dev/null
 	done
 	w=$(cat work.path 2>/dev/null)
