@@ -413,14 +413,7 @@ agent_answers_twice_head() {
 }
 agent_answers_twice_body() {
 	fenced_vars
-	d=$(mktemp -d /var/tmp/fenced-twice.XXXXXX)
-	echo "$d" > bad.path
-	chmod 0755 "$d"
-	mkdir "$d/bin"
-	cp "$BIN/fenced" "$BIN/fence-probe" "$d/bin/"
-	cp "$REGRESS/t_badagent" "$d/bin/fence-agent"
-	FENCED_BIN=$d/bin/fenced
-	fenced_start
+	fenced_start_badagent
 	$CTL boot once tier L1.5 > /dev/null || atf_fail "boot once"
 	$CTL boot twice tier L1.5 > /dev/null || atf_fail "boot twice"
 	wait_until 20 grep -q \
@@ -437,11 +430,7 @@ agent_answers_twice_body() {
 }
 agent_answers_twice_cleanup() {
 	fenced_cleanup
-	d=$(cat bad.path 2>/dev/null)
-	case "$d" in
-	/var/tmp/fenced-twice.*) rm -rf "$d" ;;
-	esac
-	true
+	fenced_badagent_cleanup
 }
 
 atf_init_test_cases() {

@@ -469,14 +469,7 @@ hostile_agent_head() {
 hostile_agent_body() {
 	fenced_vars
 	need_python
-	d=$(mktemp -d /var/tmp/fenced-badagent.XXXXXX)
-	echo "$d" > bad.path
-	chmod 0755 "$d"
-	mkdir "$d/bin"
-	cp "$BIN/fenced" "$BIN/fence-probe" "$d/bin/"
-	cp "$REGRESS/t_badagent" "$d/bin/fence-agent"
-	FENCED_BIN=$d/bin/fenced
-	fenced_start
+	fenced_start_badagent
 	$CTL boot other tier L1.5 > /dev/null || atf_fail "boot other"
 	for p in 1 2 3 4 5 6 7 8 9 10; do
 		$CTL boot h$p tier L1.5 > /dev/null || atf_fail "boot h$p"
@@ -522,8 +515,7 @@ time.sleep(20)
 hostile_agent_cleanup() {
 	forwards_stop
 	fenced_cleanup
-	d=$(cat bad.path 2>/dev/null)
-	case "$d" in /var/tmp/fenced-badagent.*) rm -rf "$d" ;; esac
+	fenced_badagent_cleanup
 }
 
 atf_init_test_cases() {
