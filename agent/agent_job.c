@@ -460,13 +460,6 @@ agent_spare_make(evutil_socket_t fd, short events, void *arg)
 static int
 agent_spare_adopt(void)
 {
-	union {
-		struct cmsghdr	 hdr;
-		char		 buf[CMSG_SPACE(3 * sizeof(int))];
-	} cm;
-	struct msghdr	 msg;
-	struct cmsghdr	*c;
-	struct iovec	 iov;
 	int		 p[4][2], fd[3], i;
 	char		 b = 'S';
 	ssize_t		 n;
@@ -483,22 +476,7 @@ agent_spare_adopt(void)
 	}
 	for (i = 0; i < 3; i++)
 		fd[i] = p[i][1];
-	iov.iov_base = &b;
-	iov.iov_len = 1;
-	memset(&msg, 0, sizeof(msg));
-	memset(&cm, 0, sizeof(cm));
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cm.buf;
-	msg.msg_controllen = sizeof(cm.buf);
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(fd));
-	memcpy(CMSG_DATA(c), fd, sizeof(fd));
-	do {
-		n = sendmsg(agent_cand.c_ctl, &msg, MSG_NOSIGNAL);
-	} while (n == -1 && errno == EINTR);
+	n = send_fds(agent_cand.c_ctl, &b, 1, fd, 3);
 	for (i = 0; i < 3; i++)
 		close(p[i][1]);
 	if (n != 1) {

@@ -271,6 +271,7 @@ int		 egress_host_parse(const char *, char *, size_t, char *,
 int		 hexdigit(int);
 int		 word_listed(const char *, const char *);
 int		 file_read_small(const char *, const char *, char *, size_t);
+ssize_t	 send_fds(int, const void *, size_t, const int *, int);
 int		 timingsafe_bcmp(const void *, const void *, size_t);
 const char	*proc_name(enum fenced_proc);
 

@@ -297,3 +297,42 @@ file_read_small(const char *dir, const char *file, char *buf, size_t len)
 	buf[n] = '\0';
 	return (0);
 }
+
+/*
+ * len bytes of buf with nfds descriptors (1 to 3) in one message on s:
+ * what sendmsg() returns, tried again on EINTR.
+ */
+ssize_t
+send_fds(int s, const void *buf, size_t len, const int *fds, int nfds)
+{
+	union {
+		struct cmsghdr	 hdr;
+		char		 buf[CMSG_SPACE(3 * sizeof(int))];
+	}		 cm;
+	struct cmsghdr	*c;
+	struct msghdr	 msg;
+	struct iovec	 iov;
+	ssize_t		 n;
+
+	if (nfds < 1 || nfds > 3) {
+		errno = EINVAL;
+		return (-1);
+	}
+	memset(&msg, 0, sizeof(msg));
+	memset(&cm, 0, sizeof(cm));
+	iov.iov_base = (void *)buf;
+	iov.iov_len = len;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cm.buf;
+	msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	do
+		n = sendmsg(s, &msg, MSG_NOSIGNAL);
+	while (n == -1 && errno == EINTR);
+	return (n);
+}
