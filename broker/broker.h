@@ -96,7 +96,8 @@ enum svc_what {
 	SVC_CHUNK,	/* a_chunk, a_id: output of a streamed exec */
 	SVC_TERM,	/* a_term: a terminal (svc_term.c) */
 	SVC_TUNNEL,	/* a_fd, a_id: a tunnel is open (svc_tunnel_open) */
-	SVC_PORTS	/* a_ports: what listens in a fence */
+	SVC_PORTS,	/* a_ports: what listens in a fence */
+	SVC_SNAP	/* a_snap: a snapshot (svc_snap.c) */
 };
 
 /*
@@ -131,6 +132,7 @@ struct svc_answer {
 	const char		*a_label;	/* SVC_FENCE of a running
 						   fence: its host label */
 	const struct msg_portlist *a_ports;	/* SVC_PORTS */
+	const struct msg_snap_info *a_snap;	/* SVC_SNAP */
 };
 typedef void	(*svc_cb)(void *, const struct svc_answer *);
 
@@ -177,6 +179,12 @@ void		 svc_tunnel_close(uint32_t, void *);
 void		 svc_tunnel_adopt(uint32_t, void *, void *);
 void		 svc_ports(const struct svc_who *, uid_t, const char *,
 		    svc_cb, void *);
+/*
+ * svc_snap.c: snapshots of homes (docs/snapshots.md).  svc_snap()
+ * answers SVC_SNAP (a listing: several, then SVC_END) or SVC_ERROR.
+ */
+void		 svc_snap(const struct svc_who *, struct msg_snap *, svc_cb,
+		    void *);
 unsigned int	 svc_tunnels(uid_t);
 /*
  * svc_fence.c: a running fence's label (SVC_LABEL_LEN hexadecimal

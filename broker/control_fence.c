@@ -220,6 +220,20 @@ control_ports_list(struct ctl_conn *cc, const struct msg_portlist *pl)
 	free(buf);
 }
 
+static void
+control_snap_info(struct ctl_conn *cc, const struct msg_snap_info *si)
+{
+	void	*buf;
+	size_t	 len;
+
+	if (msg_snap_info_encode(si, &buf, &len) == -1) {
+		control_error(cc, "internal", "cannot encode the snapshot");
+		return;
+	}
+	control_reply(cc, IMSG_CTL_SNAP_INFO, buf, len);
+	free(buf);
+}
+
 /* What the fence service answers, as fencectl reads it. */
 static void
 control_answer(void *arg, const struct svc_answer *a)
@@ -261,6 +275,9 @@ control_answer(void *arg, const struct svc_answer *a)
 		break;
 	case SVC_TERM:
 		control_term(cc, a->a_term);
+		break;
+	case SVC_SNAP:
+		control_snap_info(cc, a->a_snap);
 		break;
 	}
 	if (a->a_last)
@@ -345,6 +362,22 @@ control_stop_list(struct ctl_conn *cc, struct imsg *imsg)
 			control_reply(cc, IMSG_CTL_END, NULL, 0);
 	} else if (control_room(cc) == 0)
 		svc_stop(&w, q.r_owner, q.r_key, control_answer, cc);
+	return (0);
+}
+
+/* snapshot, snapshots, delete, restore, undo (docs/snapshots.md). */
+int
+control_snap(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_snap	 q;
+	struct svc_who	 w;
+
+	if (msg_snap_decode(imsg->data, imsg->len, &q) == -1 ||
+	    q.s_op == SNAP_UNDO_MARK)	/* the daemon's own, before an exec */
+		return (-1);
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_snap(&w, &q, control_answer, cc);
 	return (0);
 }
 

@@ -391,6 +391,7 @@ http_conn_release(struct hconn *hc)
 		inflight_orphan(hr);
 		if (hr->hr_list != NULL)
 			evbuffer_free(hr->hr_list);
+		json_decref(hr->hr_snaps);
 		free(hr);
 	}
 	if (hc->hc_evcon != NULL)

@@ -34,24 +34,7 @@
 #define API_ENVS		"/api/environments"
 #define API_PROBE		"/api/probe"
 
-enum http_endpoint {
-	EP_LIST = 1,		/* /api/environments */
-	EP_ENV,			/* /api/environments/KEY */
-	EP_EXEC,		/* .../exec */
-	EP_GIT_CONFIG,		/* .../git/config */
-	EP_GIT_INIT,		/* .../git/init */
-	EP_PROBE,		/* .../probe */
-	EP_PROBE_DEFAULT,	/* /api/probe */
-	EP_PROCS,		/* .../processes */
-	EP_PROC,		/* .../processes/<id> (takes its query) */
-	EP_FILES,		/* .../files/PATH (http_files.c) */
-	EP_TICKETS,		/* .../tickets (http_ports.c, http_term.c) */
-	EP_PORTS,		/* .../ports, the listing (http_ports.c) */
-	/* In the order of HTTP_TERMS, HTTP_TERM, HTTP_STDIN (http.h). */
-	EP_TERMS,		/* .../terminals (http_term.c) */
-	EP_TERM,		/* .../terminals/<id> */
-	EP_PROC_STDIN		/* .../processes/<id>/stdin (takes its query) */
-};
+
 
 #define M_GET		EVHTTP_REQ_GET
 #define M_POST		EVHTTP_REQ_POST
@@ -78,6 +61,8 @@ static const struct api_route {
 	{ "/terminals",	EP_TERMS,	M_GET | M_POST,	"GET, HEAD, POST", 0 },
 	{ API_FILES,	EP_FILES,	M_GET | M_PUT | M_DELETE,
 	    "GET, HEAD, PUT, DELETE", 2 },
+	{ "/snapshots",	EP_SNAPS,	M_GET | M_POST,	"GET, HEAD, POST", 0 },
+	{ "/undo",	EP_UNDO,	M_POST,		"POST", 0 },
 };
 static const struct api_route api_route_proc =
     { "/processes/", EP_PROC, M_GET | M_DELETE, "GET, HEAD, DELETE", 2 };
@@ -85,6 +70,10 @@ static const struct api_route api_route_term =
     { "/terminals/", EP_TERM, M_GET | M_DELETE, "GET, HEAD, DELETE", 0 };
 static const struct api_route api_route_stdin =
     { "/stdin", EP_PROC_STDIN, M_POST, "POST", 2 };
+static const struct api_route api_route_snap =
+    { "/snapshots/", EP_SNAP, M_GET | M_DELETE, "GET, HEAD, DELETE", 0 };
+static const struct api_route api_route_snap_restore =
+    { "/restore", EP_SNAP_RESTORE, M_POST, "POST", 0 };
 static const struct api_route api_route_list =
     { "", EP_LIST, M_GET, "GET, HEAD", 0 };
 static const struct api_route api_route_probe =
@@ -280,6 +269,7 @@ api_answer(void *arg, const struct svc_answer *a)
 	case SVC_TERM:
 	case SVC_TUNNEL:
 	case SVC_PORTS:
+	case SVC_SNAP:
 		http_error(hr, 500, "internal", "unexpected answer");
 		break;
 	}
@@ -360,6 +350,15 @@ api_route(struct hreq *hr, const char *path)
 		memcpy(id, rest + strlen(api_route_proc.ar_suffix), idlen);
 		id[idlen] = '\0';
 		return (http_procs_id(hr, id) == 0 ? &api_route_stdin : NULL);
+	}
+	if (strncmp(rest, api_route_snap.ar_suffix,
+	    strlen(api_route_snap.ar_suffix)) == 0) {
+		int	 restore;
+
+		if (http_snap_id(hr, rest + strlen(api_route_snap.ar_suffix),
+		    &restore) == -1)
+			return (NULL);
+		return (restore ? &api_route_snap_restore : &api_route_snap);
 	}
 	if (strncmp(rest, api_route_proc.ar_suffix,
 	    strlen(api_route_proc.ar_suffix)) == 0)
@@ -462,6 +461,12 @@ http_api_request(struct hreq *hr)
 	case EP_PROC_STDIN:
 		http_term_request(hr, method, HTTP_TERMS + rt->ar_endpoint -
 		    EP_TERMS, evhttp_uri_get_query(uri));
+		break;
+	case EP_SNAPS:
+	case EP_SNAP:
+	case EP_SNAP_RESTORE:
+	case EP_UNDO:
+		http_snap_request(hr, method);
 		break;
 	case EP_FILES:
 		http_files_request(hr, evhttp_request_get_command(hr->hr_req),

@@ -66,6 +66,29 @@ struct api_fields {
 #define API_U64(s, m)		offsetof(s, m), sizeof(uint64_t)
 
 
+enum http_endpoint {
+	EP_LIST = 1,		/* /api/environments */
+	EP_ENV,			/* /api/environments/KEY */
+	EP_EXEC,		/* .../exec */
+	EP_GIT_CONFIG,		/* .../git/config */
+	EP_GIT_INIT,		/* .../git/init */
+	EP_PROBE,		/* .../probe */
+	EP_PROBE_DEFAULT,	/* /api/probe */
+	EP_PROCS,		/* .../processes */
+	EP_PROC,		/* .../processes/<id> (takes its query) */
+	EP_FILES,		/* .../files/PATH (http_files.c) */
+	EP_TICKETS,		/* .../tickets (http_ports.c, http_term.c) */
+	EP_PORTS,		/* .../ports, the listing (http_ports.c) */
+	/* In the order of HTTP_TERMS, HTTP_TERM, HTTP_STDIN (http.h). */
+	EP_TERMS,		/* .../terminals (http_term.c) */
+	EP_TERM,		/* .../terminals/<id> */
+	EP_PROC_STDIN,		/* .../processes/<id>/stdin (takes its query) */
+	EP_SNAPS,		/* .../snapshots (http_snap.c) */
+	EP_SNAP,		/* .../snapshots/<name> */
+	EP_SNAP_RESTORE,	/* .../snapshots/<name>/restore */
+	EP_UNDO			/* .../undo */
+};
+
 /* http_api.c: routes and answers */
 void	 api_who(const struct hreq *, struct svc_who *);
 void	 api_answer(void *, const struct svc_answer *);
@@ -83,6 +106,11 @@ int	 api_read(struct hreq *, json_t *, const struct api_fields *, void *);
 /* http_api_boot.c, http_api_exec.c: the requests' bodies */
 void	 api_boot(struct hreq *);
 void	 api_exec(struct hreq *, int);
+
+/* http_snap.c: snapshots, restore, undo */
+int	 http_snap_id(struct hreq *, const char *, int *);
+void	 http_snap_request(struct hreq *, int);
+json_t	*http_snap_json(const struct msg_snap_info *);
 struct msg_exec;
 int	 api_exec_read(struct hreq *, json_t *, struct msg_exec *, int *);
 void	 api_git_config(struct hreq *, int);

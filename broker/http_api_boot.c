@@ -154,6 +154,67 @@ api_boot_egress(struct hreq *hr, const struct api_field *f,
 	return (0);
 }
 
+/* from.environment, from.snapshot: a key and a name (docs/snapshots.md). */
+static int
+api_boot_from_name(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, char *dst)
+{
+	char	 show[FENCE_KEY_SIZE + 8];
+
+	if (v->av_len == 0 || v->av_len > FENCE_KEY_MAX ||
+	    strlcpy(dst, v->av_str, FENCE_KEY_SIZE) != v->av_len ||
+	    !fence_key_valid(dst)) {
+		api_show(show, sizeof(show), v->av_str, v->av_len);
+		http_error(hr, 400, "bad-value", "from.%s \"%s\" is not a "
+		    "name: 1 to %d characters of a-z, 0-9, _ and -, the first "
+		    "a letter or digit", f->af_name, show, FENCE_KEY_MAX);
+		dst[0] = '\0';
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+api_boot_from_env(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	return (api_boot_from_name(hr, f, v,
+	    ((struct msg_boot *)dst)->b_from_key));
+}
+
+static int
+api_boot_from_snap(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	return (api_boot_from_name(hr, f, v,
+	    ((struct msg_boot *)dst)->b_from_snap));
+}
+
+static int
+api_boot_from_check(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct msg_boot	*b = dst;
+
+	if (b->b_from_key[0] == '\0') {
+		http_error(hr, 400, "missing-field", "from needs environment "
+		    "(and snapshot, or the environment's home now)");
+		return (-1);
+	}
+	return (0);
+}
+
+static const struct api_field api_from_fields[] = {
+	{ "environment", API_STRING, 0, FENCE_KEY_MAX, NULL, NULL, NULL,
+	    api_boot_from_env, 0, 0 },
+	{ "snapshot",	API_STRING, 0, FENCE_KEY_MAX, NULL, NULL, NULL,
+	    api_boot_from_snap, 0, 0 },
+	{ NULL,		API_CHECK, 0, 0, NULL, NULL, NULL,
+	    api_boot_from_check, 0, 0 },
+};
+static const struct api_fields api_from =
+    API_FIELDS("from", api_from_fields);
+
 static const struct api_field api_limit_fields[] = {
 	{ "memory",	API_INT, MEMORY_MIN, MEMORY_MAX, NULL, NULL, NULL,
 	    NULL, API_U64(struct msg_boot, b_limits.fl_memory) },
@@ -178,6 +239,8 @@ static const struct api_field api_boot_fields[] = {
 	    NULL, 0, 0 },
 	{ "egress",	API_JSON, 0, 0, NULL, NULL, NULL,
 	    api_boot_egress, 0, 0 },
+	{ "from",	API_OBJECT, 0, 0, NULL, NULL, &api_from,
+	    NULL, 0, 0 },
 };
 static const struct api_fields api_boot_body =
     API_FIELDS("a boot request", api_boot_fields);

@@ -249,6 +249,26 @@ api_exec_stdin_open(struct hreq *hr, const struct api_field *f,
 	return (0);
 }
 
+/* undo: true keeps the home first, for POST .../undo (docs/snapshots.md). */
+static int
+api_exec_undo(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct api_exec	*e = dst;
+
+	if (!json_is_boolean(v->av_json)) {
+		http_error(hr, 400, "bad-type", "undo must be true or false");
+		return (-1);
+	}
+	if (e->e_bg) {
+		http_error(hr, 400, "unknown-field", "undo: a background "
+		    "process is not taken back; take a snapshot first");
+		return (-1);
+	}
+	e->e_x.x_undo = json_is_true(v->av_json);
+	return (0);
+}
+
 static const struct api_field api_exec_fields[] = {
 	{ "encoding",	API_STRING, 0, 16, NULL, NULL, NULL,
 	    api_exec_encoding, 0, 0 },
@@ -270,6 +290,8 @@ static const struct api_field api_exec_fields[] = {
 	    api_exec_stream, 0, 0 },
 	{ "stdinOpen",	API_JSON, 0, 0, NULL, NULL, NULL,
 	    api_exec_stdin_open, 0, 0 },
+	{ "undo",	API_JSON, 0, 0, NULL, NULL, NULL,
+	    api_exec_undo, 0, 0 },
 };
 static const struct api_fields api_exec_body =
     API_FIELDS("an exec request", api_exec_fields);

@@ -78,6 +78,15 @@ static const struct {
 	{ "file-too-large",		413 },
 	{ "file-no-space",		507 },
 	{ "file-failed",		500 },
+	{ "snapshot-not-found",		404 },
+	{ "snapshot-exists",		409 },
+	{ "snapshot-in-use",		409 },
+	{ "snapshot-limit",		507 },
+	{ "snapshot-failed",		500 },
+	{ "snapshot-unavailable",	503 },
+	{ "home-exists",		409 },
+	{ "branch-unsupported",		501 },
+	{ "branch-failed",		500 },
 };
 
 

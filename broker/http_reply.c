@@ -117,6 +117,7 @@ http_forget(struct hreq *hr)
 	inflight_orphan(hr);
 	if (hr->hr_list != NULL)
 		evbuffer_free(hr->hr_list);
+	json_decref(hr->hr_snaps);
 	free(hr);
 }
 

@@ -301,6 +301,7 @@ struct svc_fencer_msg {
 	struct msg_error	 fm_e;
 	struct msg_verdict	 fm_v;
 	struct msg_exec		 fm_x;
+	struct msg_snap_info	 fm_snap;
 };
 
 /* Decode imsg into fm; -1: it is not what the fencer may send. */
@@ -332,6 +333,10 @@ svc_fencer_decode(struct imsg *imsg, struct svc_fencer_msg *fm)
 		return (msg_exec_decode(imsg->data, imsg->len, &fm->fm_x));
 	case IMSG_FENCE_END:
 		return (msg_empty_decode(imsg->data, imsg->len));
+	case IMSG_FENCE_SNAP_INFO:
+		m->m_snap = &fm->fm_snap;
+		return (msg_snap_info_decode(imsg->data, imsg->len,
+		    &fm->fm_snap));
 	}
 	return (-1);
 }

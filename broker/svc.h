@@ -66,6 +66,7 @@ struct svc_msg {
 	struct msg_chunk	*m_chunk;	/* AGENT_CHUNK */
 	struct msg_term		*m_term;	/* AGENT_TERM */
 	struct msg_portlist	*m_ports;	/* AGENT_PORT_LIST */
+	struct msg_snap_info	*m_snap;	/* FENCE_SNAP_INFO */
 };
 
 /* What the service does with an answer to one of its requests. */
@@ -100,6 +101,11 @@ struct breq {
 	struct svc_tunnel	*r_tunnel;	/* TUNNEL_OPEN: svc_tunnel.c */
 	int			 r_outside;	/* not in the counts of
 						   requests (breq_uncount) */
+	/* An exec with undo, while its mark is made (svc_snap.c). */
+	void			*r_undo_exec;	/* the exec, encoded */
+	size_t			 r_undo_len;
+	uint32_t		 r_undo_type;	/* EXEC or EXEC_STREAM */
+	struct svc_who		 r_undo_who;
 };
 
 TAILQ_HEAD(bfence_list, bfence);
@@ -163,6 +169,10 @@ void		 svc_tunnel_orphan(struct breq *);
 void		 svc_fail_fence(struct bfence *, const char *, int);
 void		 svc_measured(struct bfence *);
 void		 svc_held_refuse(struct bfence *, const char *);
+
+/* svc_snap.c: an exec with undo */
+void		 svc_exec_undo(const struct svc_who *, struct msg_exec *,
+		    uint32_t, svc_cb, void *);
 
 /* svc_watch.c: watchers of the records */
 void		 svc_watch_notify(const struct bfence *);

@@ -218,6 +218,10 @@ svc_agent_req(const struct svc_who *w, uid_t named, const char *key,
 void
 svc_exec(const struct svc_who *w, struct msg_exec *x, svc_cb cb, void *arg)
 {
+	if (x->x_undo) {
+		svc_exec_undo(w, x, IMSG_AGENT_EXEC, cb, arg);
+		return;
+	}
 	svc_agent_req(w, x->x_owner, x->x_key, IMSG_AGENT_EXEC, x, cb, arg);
 }
 
@@ -231,6 +235,10 @@ void
 svc_exec_stream(const struct svc_who *w, struct msg_exec *x, svc_cb cb,
     void *arg)
 {
+	if (x->x_undo) {
+		svc_exec_undo(w, x, IMSG_AGENT_EXEC_STREAM, cb, arg);
+		return;
+	}
 	svc_agent_req(w, x->x_owner, x->x_key, IMSG_AGENT_EXEC_STREAM, x, cb,
 	    arg);
 }

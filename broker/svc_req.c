@@ -201,6 +201,10 @@ breq_done(struct breq *r)
 	if (!r->r_outside)
 		svc_nreqs--;
 	free(r->r_refusal);
+	if (r->r_undo_exec != NULL) {
+		explicit_bzero(r->r_undo_exec, r->r_undo_len);
+		free(r->r_undo_exec);
+	}
 	free(r);
 }
 

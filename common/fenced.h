@@ -137,6 +137,10 @@ struct fenced_config {
 	uint32_t	 c_user_fences;		/* one owner's running fences */
 	struct fence_limits c_user_limits;	/* and their limits together */
 	uint64_t	 c_home_limit;	/* bytes of a home image; 0: none */
+	uint32_t	 c_snap_count;		/* snapshots of one fence */
+	uint64_t	 c_snap_bytes;		/* and their bytes together */
+	uint32_t	 c_user_snap_count;	/* of one owner's fences */
+	uint64_t	 c_user_snap_bytes;
 	uint32_t	 c_exec_timeout;	/* ms, default */
 	uint32_t	 c_exec_timeout_max;	/* ms */
 	uint32_t	 c_exec_output;		/* bytes, default */
@@ -190,6 +194,10 @@ struct fenced_config {
 #define LIFETIME_MAX		(7 * 24 * 3600)
 #define HOME_LIMIT_MIN		(16ULL << 20)	/* `limit home' */
 #define HOME_LIMIT_MAX		(1ULL << 40)
+#define SNAP_COUNT_MIN		1	/* `limit snapshots' */
+#define SNAP_COUNT_MAX		4096
+#define SNAP_BYTES_MIN		(1ULL << 20)
+#define SNAP_BYTES_MAX		(1ULL << 50)
 #define MEMORY_MIN		(4ULL << 20)
 #define MEMORY_MAX		(1ULL << 40)
 #define PIDS_MIN		8

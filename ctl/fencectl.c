@@ -63,6 +63,7 @@ static int	ctl_connect(const char *);
 static int	ctl_run(struct imsgbuf *, struct ctl_ctx *, int);
 static void	ctl_show_stats(struct imsg *);
 static void	ctl_ports_print(struct imsg *);
+static void	ctl_snap_print(struct ctl_ctx *, struct imsg *);
 static void	ctl_port_urls(struct imsg *);
 static void	ctl_show_fence(struct ctl_ctx *, struct imsg *);
 static void	ctl_result(struct ctl_ctx *, struct imsg *);
@@ -188,6 +189,7 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 	struct msg_ctltoken ct;
 	struct msg_ports_req ps;
 	struct msg_port_ticket pk;
+	struct msg_snap	 sq;
 	uint32_t	 i;
 	int		 r;
 
@@ -226,6 +228,8 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 			strlcpy(b.b_egress[i], res->egress[i],
 			    sizeof(b.b_egress[i]));
 		b.b_negress = res->negress;
+		strlcpy(b.b_from_key, res->from_key, sizeof(b.b_from_key));
+		strlcpy(b.b_from_snap, res->from_snap, sizeof(b.b_from_snap));
 		*type = IMSG_CTL_BOOT;
 		*wait_ms = CTL_BOOT_WAIT_MS;
 		ctl_giveup = "; the boot is abandoned and fenced stops the "
@@ -241,6 +245,7 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 			strlcpy(x.x_cwd, res->cwd, sizeof(x.x_cwd));
 		x.x_argv = res->argv;
 		x.x_argc = res->argc;
+		x.x_undo = res->undo;
 		ctl_stdin(nostdin, &x.x_stdin, &x.x_stdin_len);
 		/* The output as it comes, then the result. */
 		*type = IMSG_CTL_EXEC_STREAM;
@@ -302,6 +307,25 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 		strlcpy(ps.ps_key, res->key, sizeof(ps.ps_key));
 		*type = IMSG_CTL_PORTS;
 		return (msg_ports_req_encode(&ps, buf, len));
+	case CTL_SNAPSHOT:
+	case CTL_SHOW_SNAPS:
+	case CTL_DELETE_SNAP:
+	case CTL_RESTORE:
+	case CTL_UNDO:
+		memset(&sq, 0, sizeof(sq));
+		sq.s_owner = res->owner;
+		if (res->key != NULL)
+			strlcpy(sq.s_key, res->key, sizeof(sq.s_key));
+		if (res->snap != NULL)
+			strlcpy(sq.s_name, res->snap, sizeof(sq.s_name));
+		sq.s_op = res->action == CTL_SNAPSHOT ? SNAP_CREATE :
+		    res->action == CTL_SHOW_SNAPS ? SNAP_LIST :
+		    res->action == CTL_DELETE_SNAP ? SNAP_DELETE :
+		    res->action == CTL_RESTORE ? SNAP_RESTORE : SNAP_UNDO;
+		*type = IMSG_CTL_SNAP;
+		/* A home is copied: as long as a boot may take. */
+		*wait_ms = CTL_BOOT_WAIT_MS;
+		return (msg_snap_encode(&sq, buf, len));
 	case CTL_PORT:
 		memset(&pk, 0, sizeof(pk));
 		pk.pk_owner = res->owner;
@@ -470,6 +494,9 @@ ctl_run(struct imsgbuf *ibuf, struct ctl_ctx *ctx, int wait_ms)
 		case IMSG_CTL_PORT_URLS:
 			ctl_port_urls(&imsg);
 			break;
+		case IMSG_CTL_SNAP_INFO:
+			ctl_snap_print(ctx, &imsg);
+			break;
 		default:
 			errx(1, "unexpected reply %s",
 			    msg_type_name(imsg.hdr.ih_type));
@@ -496,6 +523,58 @@ ctl_port_urls(struct imsg *imsg)
 		    "within %u s\n", "x-voicebox-host-token",
 		    (unsigned)(pk.pk_expires_ms / 1000));
 	explicit_bzero(&pk, sizeof(pk));
+}
+
+/*
+ * A snapshot, one a line: KEY@NAME, its bytes and files, when, what it
+ * shares; the listing has a header, as show environments does.
+ */
+static void
+ctl_snap_print(struct ctl_ctx *ctx, struct imsg *imsg)
+{
+	struct msg_snap_info si;
+	char		 when[32], what[2 * FENCE_KEY_SIZE + 2];
+	const char	*done;
+	time_t		 t;
+	struct tm	 tm;
+
+	if (msg_snap_info_decode(imsg->data, imsg->len, &si) == -1)
+		errx(1, "bad snapshot reply");
+	t = (time_t)si.sn_created;
+	if (localtime_r(&t, &tm) == NULL ||
+	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm) == 0)
+		strlcpy(when, "?", sizeof(when));
+	snprintf(what, sizeof(what), "%s@%s", si.sn_key, si.sn_name[0] ?
+	    si.sn_name : "(undo)");
+	switch (ctx->c_action) {
+	case CTL_SHOW_SNAPS:
+		if (ctx->c_nfences++ == 0)
+			printf("%-32s %12s %8s %-19s %8s %s\n", "SNAPSHOT",
+			    "BYTES", "FILES", "TAKEN", "BRANCHES", "HOW");
+		printf("%-32s %12llu %8llu %-19s %8u %s\n", what,
+		    (unsigned long long)si.sn_bytes,
+		    (unsigned long long)si.sn_files, when,
+		    (unsigned)si.sn_branches, si.sn_how);
+		return;
+	case CTL_DELETE_SNAP:
+		done = "deleted";
+		break;
+	case CTL_RESTORE:
+		done = "restored";
+		break;
+	case CTL_UNDO:
+		done = "undone to the home before the last exec ... undo";
+		printf("%s: %s (%llu bytes, %llu files, %.1f ms)\n",
+		    si.sn_key, done, (unsigned long long)si.sn_bytes,
+		    (unsigned long long)si.sn_files, si.sn_us / 1000.0);
+		return;
+	default:
+		done = "taken";
+		break;
+	}
+	printf("%s: %s (%llu bytes, %llu files, %s, %.1f ms%s)\n", what, done,
+	    (unsigned long long)si.sn_bytes, (unsigned long long)si.sn_files,
+	    si.sn_how, si.sn_us / 1000.0, si.sn_frozen ? ", paused" : "");
 }
 
 /* fencectl ports: one port a line, ascending. */

@@ -76,7 +76,10 @@ enum token_field {
 	F_SIGNAL,
 	F_EGRESS,
 	F_PORT,
-	F_LOCALPORT
+	F_LOCALPORT,
+	F_SNAP,
+	F_FROM,
+	F_UNDO
 };
 
 struct token {
@@ -89,6 +92,13 @@ struct token {
 };
 
 static const struct token t_main[];
+static const struct token t_snap[];
+static const struct token t_snap_name[];
+static const struct token t_snap_need[];
+static const struct token t_snap_key[];
+static const struct token t_show_snaps[];
+static const struct token t_delete[];
+static const struct token t_boot_from[];
 static const struct token t_show[];
 static const struct token t_log[];
 static const struct token t_end[];
@@ -159,7 +169,52 @@ static const struct token t_main[] = {
 	{ KEYWORD, "forward", CTL_FORWARD, t_forward, 0, 0 },
 	{ KEYWORD, "ports", CTL_PORTS, t_key, 0, 0 },
 	{ KEYWORD, "port", CTL_PORT, t_port, 0, 0 },
+	{ KEYWORD, "snapshot", CTL_SNAPSHOT, t_snap, 0, 0 },
+	{ KEYWORD, "restore", CTL_RESTORE, t_snap_key, 0, 0 },
+	{ KEYWORD, "undo", CTL_UNDO, t_key, 0, 0 },
+	{ KEYWORD, "delete", CTL_NONE, t_delete, 0, 0 },
 	{ KEYWORD, "help", CTL_HELP, t_end, 0, 0 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+/* snapshot KEY [NAME]; restore KEY NAME; delete snapshot KEY NAME. */
+static const struct token t_snap[] = {
+	{ FENCE, "KEY", F_KEY, t_snap_name, 0, 0 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_snap_name[] = {
+	{ NOTOKEN, NULL, 0, NULL, 0, 0 },
+	{ STRING, "NAME", F_SNAP, t_end, 0, FENCE_KEY_MAX },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_snap_key[] = {
+	{ FENCE, "KEY", F_KEY, t_snap_need, 0, 0 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_snap_need[] = {
+	{ STRING, "NAME", F_SNAP, t_end, 0, FENCE_KEY_MAX },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_delete[] = {
+	{ KEYWORD, "snapshot", CTL_DELETE_SNAP, t_snap_key, 0, 0 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+/* show snapshots [KEY] */
+static const struct token t_show_snaps[] = {
+	{ NOTOKEN, NULL, 0, NULL, 0, 0 },
+	{ FENCE, "KEY", F_KEY, t_end, 0, 0 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+/* boot ... from KEY[@SNAPSHOT] */
+static const struct token t_boot_from[] = {
+	{ STRING, "KEY[@SNAPSHOT]", F_FROM, t_boot_opts, 0,
+	    2 * FENCE_KEY_MAX + 1 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 
@@ -170,6 +225,7 @@ static const struct token t_show[] = {
 	{ KEYWORD, "tokens", CTL_SHOW_TOKENS, t_end, 0, 0 },
 	{ KEYWORD, "processes", CTL_SHOW_PROCS, t_key, 0, 0 },
 	{ KEYWORD, "process", CTL_SHOW_PROC, t_proc_key, 0, 0 },
+	{ KEYWORD, "snapshots", CTL_SHOW_SNAPS, t_show_snaps, 0, 0 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 
@@ -291,6 +347,7 @@ static const struct token t_boot_opts[] = {
 	{ OPTION, "cpu", F_NONE, t_boot_cpu, 0, 0 },
 	{ FLAG, "cold", F_COLD, t_boot_opts, 0, 0 },
 	{ OPTION, "egress", F_NONE, t_boot_egress, 0, 0 },
+	{ OPTION, "from", F_NONE, t_boot_from, 0, 0 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 
@@ -312,6 +369,7 @@ static const struct token t_boot_egress_more[] = {
 	{ OPTION, "cpu", F_NONE, t_boot_cpu, 0, 0 },
 	{ FLAG, "cold", F_COLD, t_boot_opts, 0, 0 },
 	{ OPTION, "egress", F_NONE, t_boot_egress, 0, 0 },
+	{ OPTION, "from", F_NONE, t_boot_from, 0, 0 },
 	{ STRING, "NAME:PORT", F_EGRESS, t_boot_egress_more, 0,
 	    EGRESS_ENTRY_LEN - 1 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
@@ -368,6 +426,7 @@ static const struct token t_exec_opts[] = {
 	{ OPTION, "timeout", F_NONE, t_exec_timeout, 0, 0 },
 	{ OPTION, "cwd", F_NONE, t_exec_cwd, 0, 0 },
 	{ OPTION, "output", F_NONE, t_exec_output, 0, 0 },
+	{ FLAG, "undo", F_UNDO, t_exec_opts, 0, 0 },
 	{ ARGV, "--", F_ARGV, NULL, 1, MSG_ARGV_MAX },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
@@ -489,6 +548,7 @@ static void	parse_fail(int, const char *, ...)
 static const struct token *parse_match(const struct token *, const char *);
 static void	parse_take(const struct token *, int);
 static void	parse_egress(const char *, int);
+static void	parse_from(const char *, int);
 static void	parse_fence(const char *, int);
 static uint64_t	parse_number(const struct token *, const char *, int);
 static void	parse_expected(const struct token *);
@@ -735,9 +795,40 @@ parse_take(const struct token *t, int i)
 	case F_EGRESS:
 		parse_egress(word, i + 1);
 		break;
+	case F_UNDO:		res.undo = v;		break;
+	case F_SNAP:
+		if (!fence_key_valid(word))
+			parse_fail(i + 1, "a snapshot's name is 1 to %d of "
+			    "a-z, 0-9, '_' and '-', beginning with a letter or "
+			    "digit", FENCE_KEY_MAX);
+		res.snap = word;
+		break;
+	case F_FROM:
+		parse_from(word, i + 1);
+		break;
 	default:
 		errx(1, "%s: field %d", __func__, t->t_value);
 	}
+}
+
+/* boot ... from KEY[@SNAPSHOT]: a fence of the caller's, a snapshot. */
+static void
+parse_from(const char *word, int n)
+{
+	const char	*at = strchr(word, '@');
+	size_t		 klen = at != NULL ? (size_t)(at - word) : strlen(word);
+
+	if (klen == 0 || klen > FENCE_KEY_MAX)
+		parse_fail(n, "from names a key, then @ and a snapshot");
+	memcpy(res.from_key, word, klen);
+	res.from_key[klen] = '\0';
+	if (!fence_key_valid(res.from_key))
+		parse_fail(n, "%s is not a key", res.from_key);
+	if (at == NULL)
+		return;
+	if (strlcpy(res.from_snap, at + 1, sizeof(res.from_snap)) >=
+	    sizeof(res.from_snap) || !fence_key_valid(res.from_snap))
+		parse_fail(n, "%s is not a snapshot's name", at + 1);
 }
 
 /*

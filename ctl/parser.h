@@ -38,7 +38,12 @@ enum ctl_action {
 	CTL_GET,
 	CTL_FORWARD,
 	CTL_PORTS,
-	CTL_PORT
+	CTL_PORT,
+	CTL_SNAPSHOT,
+	CTL_SHOW_SNAPS,
+	CTL_DELETE_SNAP,
+	CTL_RESTORE,
+	CTL_UNDO
 };
 
 /*
@@ -77,6 +82,10 @@ struct parse_result {
 	int		 stdin_open;	/* spawn ... stdin-open */
 	uint32_t	 port;		/* forward, port: the port in the fence */
 	uint32_t	 localport;	/* forward: on 127.0.0.1; 0: any */
+	const char	*snap;		/* snapshot, restore, delete: its name */
+	char		 from_key[FENCE_KEY_SIZE];	/* boot ... from K[@S] */
+	char		 from_snap[FENCE_KEY_SIZE];
+	int		 undo;		/* exec ... undo */
 };
 
 /* Parses argv (the command, options removed) or exits 1 saying why. */

@@ -45,6 +45,9 @@ struct host_allow;
 struct backend_boot {
 	const char	*bb_home_dev;	/* "": the home is a directory; else
 					   the loop device of its image */
+	int		 bb_home_tree;	/* -1; else the home as a detached
+					   mount (a branch's overlay,
+					   fencer_snap.c), the fencer's */
 	const char	*bb_bindir;	/* host folder of fence-agent etc. */
 	const char	*bb_init;	/* program name inside bb_bindir */
 	char *const	*bb_argv;

@@ -21,6 +21,7 @@
 #include "msg.h"
 #include "proc.h"
 #include "fencer.h"
+#include "fencer_snap.h"
 #include "backend.h"
 
 static void	fencer_dispatch_broker(struct imsgev *, struct imsg *, void *);
@@ -99,6 +100,7 @@ fencer_init_cb(const struct proc_args *pa)
 static void
 fencer_start_cb(void)
 {
+	fencer_snap_init(fencer_self.ps_conf.c_state);
 	fencer_backends_start();
 	fencer_backends_lockdown();
 	fencer_backends_warm_start();
@@ -127,6 +129,7 @@ fencer_dispatch_broker(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct msg_boot	 b;
 	struct msg_fence_req q;
+	struct msg_snap	 sq;
 	uint32_t	 reqid = imsg->hdr.ih_peerid;
 
 	switch (imsg->hdr.ih_type) {
@@ -139,6 +142,11 @@ fencer_dispatch_broker(struct imsgev *iev, struct imsg *imsg, void *arg)
 		if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
 			fatalx("%s: bad stop request", __func__);
 		fencer_stop_req(reqid, &q);
+		break;
+	case IMSG_FENCE_SNAP:
+		if (msg_snap_decode(imsg->data, imsg->len, &sq) == -1)
+			fatalx("%s: bad snapshot request", __func__);
+		fencer_snap_req(reqid, &sq);
 		break;
 	case IMSG_PROBE_PREPARE:
 		if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)

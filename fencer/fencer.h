@@ -48,6 +48,10 @@ struct fence {
 	int			 f_canary;	/* listener, or -1 */
 	char			 f_canary_secret[33]; /* this run's, hex */
 	struct probe_expect	*f_expect;
+
+	/* A branch (fencer_snap.c): its home's overlay, held; -1 if not. */
+	int			 f_home_tree;
+	char			 f_branch_of[2 * FENCE_KEY_SIZE];	/* key@name */
 };
 
 TAILQ_HEAD(fencelist, fence);
@@ -68,6 +72,7 @@ void	fencer_send_error(uint32_t, uint32_t, const char *, const char *, ...)
 struct fence	*fencer_find(uid_t, const char *);
 struct fence	*fencer_lookup(const struct msg_fence_req *);
 int		 fencer_env_dir(const struct fence *, int, char *, size_t);
+const char	*fencer_cg_parent(int);
 
 /* fencer_queue.c */
 void	fencer_boot(uint32_t, const struct msg_boot *);

@@ -28,6 +28,7 @@
 #include "fencer.h"
 #include "cg.h"
 #include "fencer_home.h"
+#include "fencer_snap.h"
 
 struct fencelist	 fencer_fences = TAILQ_HEAD_INITIALIZER(fencer_fences);
 static unsigned int	 fencer_nfences;
@@ -66,6 +67,16 @@ fencer_init(const char *id)
 	cgerr[0] = '\0';
 	for (i = 0; i < 3; i++)
 		cgparents[i] = fencer_cgparent[i];
+}
+
+/* The fences' cgroup parent of a controller, or NULL: none. */
+const char *
+fencer_cg_parent(int ctrl)
+{
+	if (cgerr[0] != '\0' || ctrl < 0 || ctrl >= 3 ||
+	    fencer_cgparent[ctrl][0] == '\0')
+		return (NULL);
+	return (fencer_cgparent[ctrl]);
 }
 
 /* A fence is named by its owner and its key. */
@@ -190,6 +201,8 @@ fencer_boot_img_close(void)
 static void
 fencer_free(struct fence *f)
 {
+	if (f->f_home_tree != -1)
+		(void)close(f->f_home_tree);
 	if (f->f_be != NULL) {
 		explicit_bzero(f->f_be, f->f_backend->fb_state_size);
 		free(f->f_be);
@@ -301,6 +314,7 @@ fencer_new(uint32_t reqid, const struct msg_boot *b,
 	}
 	f->f_backend = be;
 	f->f_canary = -1;
+	f->f_home_tree = -1;
 	strlcpy(f->f_info.f_key, b->b_key, sizeof(f->f_info.f_key));
 	strlcpy(f->f_user, user, sizeof(f->f_user));
 	f->f_info.f_owner = b->b_owner;
@@ -393,8 +407,14 @@ fencer_boot_prepare(uint32_t reqid, const struct msg_boot *b)
 		    "%s", err);
 		goto fail;
 	}
-	if (fencer_uid_assign(f, pw->pw_gid, home, reqid) == -1 ||
-	    fencer_home_make(f, homes, reqid) == -1)
+	if (fencer_uid_assign(f, pw->pw_gid, home, reqid) == -1)
+		goto fail;
+	/* A branch's home is an overlay on a snapshot (fencer_snap.c). */
+	if (b->b_from_key[0] != '\0' ||
+	    fencer_branch_is(b->b_owner, b->b_key)) {
+		if (fencer_branch_home(f, b, home, reqid) == -1)
+			goto fail;
+	} else if (fencer_home_make(f, homes, reqid) == -1)
 		goto fail;
 	return (f);
  fail:
@@ -418,6 +438,7 @@ fencer_boot_args(const struct fence *f, struct backend_boot *bb)
 	memset(bb, 0, sizeof(*bb));
 	bb->bb_home_dev = fencer_boot_img.hi_loopfd != -1 ?
 	    fencer_boot_img.hi_dev : "";
+	bb->bb_home_tree = f != NULL ? f->f_home_tree : -1;
 	bb->bb_bindir = fencer_bindir;
 	bb->bb_init = "fence-agent";
 	bb->bb_argv = argv;

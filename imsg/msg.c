@@ -146,6 +146,10 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_CTL_TERMS] =		"IMSG_CTL_TERMS",
 	[IMSG_CTL_PROC_INPUT] =		"IMSG_CTL_PROC_INPUT",
 	[IMSG_CTL_TERM] =		"IMSG_CTL_TERM",
+	[IMSG_FENCE_SNAP] =		"IMSG_FENCE_SNAP",
+	[IMSG_FENCE_SNAP_INFO] =	"IMSG_FENCE_SNAP_INFO",
+	[IMSG_CTL_SNAP] =		"IMSG_CTL_SNAP",
+	[IMSG_CTL_SNAP_INFO] =		"IMSG_CTL_SNAP_INFO",
 };
 
 /*
@@ -311,6 +315,13 @@ msg_config_valid(const struct fenced_config *c)
 	if (c->c_home_limit != 0 && (c->c_home_limit < HOME_LIMIT_MIN ||
 	    c->c_home_limit > HOME_LIMIT_MAX))
 		return (0);
+	if (c->c_snap_count < SNAP_COUNT_MIN ||
+	    c->c_user_snap_count < c->c_snap_count ||
+	    c->c_user_snap_count > SNAP_COUNT_MAX ||
+	    c->c_snap_bytes < SNAP_BYTES_MIN ||
+	    c->c_user_snap_bytes < c->c_snap_bytes ||
+	    c->c_user_snap_bytes > SNAP_BYTES_MAX)
+		return (0);
 	if (c->c_exec_timeout < EXEC_TIMEOUT_MIN ||
 	    c->c_exec_timeout_max > EXEC_TIMEOUT_MAX ||
 	    c->c_exec_timeout > c->c_exec_timeout_max)
@@ -417,6 +428,14 @@ static const struct mc_field msg_config_fields[] = {
 	MC_I(struct fenced_config, c_verbose, 0, INT32_MAX),
 	MC_NEST(msg_ceilings),
 	MC_U(struct fenced_config, c_home_limit, 0, HOME_LIMIT_MAX),
+	MC_U(struct fenced_config, c_snap_count, SNAP_COUNT_MIN,
+	    SNAP_COUNT_MAX),
+	MC_U(struct fenced_config, c_snap_bytes, SNAP_BYTES_MIN,
+	    SNAP_BYTES_MAX),
+	MC_U(struct fenced_config, c_user_snap_count, SNAP_COUNT_MIN,
+	    SNAP_COUNT_MAX),
+	MC_U(struct fenced_config, c_user_snap_bytes, SNAP_BYTES_MIN,
+	    SNAP_BYTES_MAX),
 	MC_S(struct fenced_config, c_runsc),
 	MC_S(struct fenced_config, c_runsc_platform),
 	MC_U(struct fenced_config, c_vm_accel, VM_ACCEL_AUTO, VM_ACCEL_TCG),

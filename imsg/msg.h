@@ -177,6 +177,14 @@ enum imsg_type {
 	IMSG_CTL_PROC_INPUT,	/* fencectl -> broker: struct msg_proc_input */
 	IMSG_CTL_TERM,		/* broker -> fencectl: struct msg_term */
 
+	/* Snapshots of homes (docs/snapshots.md) */
+	IMSG_FENCE_SNAP,	/* broker -> fencer: struct msg_snap;
+				   answered with SNAP_INFO (a listing:
+				   several, then FENCE_END) or FAILED */
+	IMSG_FENCE_SNAP_INFO,	/* fencer -> broker: struct msg_snap_info */
+	IMSG_CTL_SNAP,		/* fencectl -> broker: struct msg_snap */
+	IMSG_CTL_SNAP_INFO,	/* broker -> fencectl: struct msg_snap_info */
+
 	IMSG_TYPE_MAX
 };
 
@@ -214,6 +222,13 @@ struct msg_boot {
 					   pool (fencectl boot ... cold) */
 	char		 b_egress[EGRESS_LIST_MAX][EGRESS_ENTRY_LEN];
 	uint32_t	 b_negress;	/* > 0: tier L2, native, cold */
+	/*
+	 * A branch (docs/snapshots.md): the home starts as b_from_key's
+	 * snapshot b_from_snap, or as its home now ("" snapshot); the
+	 * owner's own fence only.  "" key: an ordinary boot.
+	 */
+	char		 b_from_key[FENCE_KEY_SIZE];
+	char		 b_from_snap[FENCE_KEY_SIZE];
 };
 
 /*
@@ -366,6 +381,10 @@ struct msg_exec {
 	size_t		 x_stdin_len;
 	int		 x_stdin_open;	/* SPAWN: stdin stays open after
 					   x_stdin, for PROC_INPUT */
+	int		 x_undo;	/* EXEC: the home is kept first, so
+					   that POST .../undo takes the
+					   command back (docs/snapshots.md);
+					   the broker's, never the agent's */
 };
 
 /* What became of one command.  Decoded ones: msg_result_free(). */
@@ -717,6 +736,52 @@ void	 msg_probe_report_free(struct msg_probe_report *);
 /* imsg/msg_fence.c */
 int	 msg_boot_encode(const struct msg_boot *, void **, size_t *);
 int	 msg_boot_decode(const void *, size_t, struct msg_boot *);
+/*
+ * Snapshots of a fence's home (docs/snapshots.md).  A snapshot is named
+ * by its owner, the key of the fence it was taken of, and a name of the
+ * same form as a key.
+ */
+enum msg_snap_op {
+	SNAP_CREATE = 1,	/* s_name: the new one's ("": a time) */
+	SNAP_LIST,		/* s_key "": every one of the owner's */
+	SNAP_DELETE,
+	SNAP_RESTORE,		/* the home becomes s_name again */
+	SNAP_UNDO_MARK,		/* keep the home for an undo (the broker,
+				   before an exec with x_undo) */
+	SNAP_UNDO		/* the home goes back to the mark */
+};
+#define SNAP_OP_MAX		SNAP_UNDO
+
+struct msg_snap {
+	char		 s_key[FENCE_KEY_SIZE];
+	char		 s_name[FENCE_KEY_SIZE];
+	uid_t		 s_owner;	/* whose, or MSG_OWNER_NONE */
+	uid_t		 s_uid;		/* who asks */
+	int		 s_admin;
+	int		 s_op;		/* enum msg_snap_op */
+};
+
+#define SNAP_HOW_SIZE		16
+struct msg_snap_info {
+	char		 sn_key[FENCE_KEY_SIZE];
+	char		 sn_name[FENCE_KEY_SIZE];	/* "" : the undo mark */
+	uid_t		 sn_owner;
+	uid_t		 sn_uid;	/* whose files it holds */
+	int64_t		 sn_created;	/* unix seconds */
+	uint64_t	 sn_bytes;	/* of its files (st_size) */
+	uint64_t	 sn_files;
+	uint64_t	 sn_disk;	/* on disk, not shared */
+	uint64_t	 sn_shared;	/* bytes shared by reflinks */
+	uint32_t	 sn_branches;	/* homes built on it */
+	uint32_t	 sn_us;		/* what the operation took */
+	int		 sn_frozen;	/* the fence was paused for it */
+	char		 sn_how[SNAP_HOW_SIZE];	/* "copy", "reflink", ... */
+};
+
+int	 msg_snap_encode(const struct msg_snap *, void **, size_t *);
+int	 msg_snap_decode(const void *, size_t, struct msg_snap *);
+int	 msg_snap_info_encode(const struct msg_snap_info *, void **, size_t *);
+int	 msg_snap_info_decode(const void *, size_t, struct msg_snap_info *);
 int	 msg_fence_req_encode(const struct msg_fence_req *, void **, size_t *);
 int	 msg_fence_req_decode(const void *, size_t, struct msg_fence_req *);
 int	 msg_fence_encode(const struct msg_fence *, void **, size_t *);

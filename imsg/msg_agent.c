@@ -195,6 +195,7 @@ static const struct mc_field msg_exec_fields[] = {
 	MC_DATA(struct msg_exec, x_stdin, x_stdin_len, MSG_STDIN_MAX),
 	MC_U(struct msg_exec, x_owner, 0, UINT32_MAX),
 	MC_B(struct msg_exec, x_stdin_open),
+	MC_B(struct msg_exec, x_undo),
 };
 static const struct mc_table msg_exec = MC_TABLE(msg_exec_fields);
 

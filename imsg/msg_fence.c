@@ -133,6 +133,9 @@ msg_boot_valid(const struct msg_boot *b)
 		return (0);
 	if (!msg_egress_list_valid(b->b_egress, b->b_negress))
 		return (0);
+	if (!msg_key_ok(b->b_from_key, 1) || !msg_key_ok(b->b_from_snap, 1) ||
+	    (b->b_from_key[0] == '\0' && b->b_from_snap[0] != '\0'))
+		return (0);
 	return (msg_limits_valid(&b->b_limits));
 }
 
@@ -149,6 +152,8 @@ static const struct mc_field msg_boot_fields[] = {
 	MC_NIL(),	/* reserved */
 	MC_B(struct msg_boot, b_cold),
 	MC_STRS(struct msg_boot, b_egress, b_negress),
+	MC_S(struct msg_boot, b_from_key),
+	MC_S(struct msg_boot, b_from_snap),
 };
 static const struct mc_table msg_boot = MC_TABLE(msg_boot_fields);
 
@@ -298,4 +303,100 @@ msg_fence_decode(const void *data, size_t len, struct msg_fence *out)
 		*out = f;
 	explicit_bzero(&f, sizeof(f));
 	return (ok ? 0 : msg_fence_bad());
+}
+
+/* Snapshots (docs/snapshots.md): names are of a key's form. */
+static int
+msg_snap_valid(const struct msg_snap *q)
+{
+	if (q->s_op < SNAP_CREATE || q->s_op > SNAP_OP_MAX ||
+	    (q->s_admin != 0 && q->s_admin != 1))
+		return (0);
+	if (!msg_key_ok(q->s_key, q->s_op == SNAP_LIST) ||
+	    !msg_key_ok(q->s_name, 1))
+		return (0);
+	switch (q->s_op) {
+	case SNAP_DELETE:
+	case SNAP_RESTORE:
+		return (q->s_name[0] != '\0');
+	case SNAP_UNDO_MARK:
+	case SNAP_UNDO:
+		return (q->s_name[0] == '\0');
+	}
+	return (1);
+}
+
+static const struct mc_field msg_snap_fields[] = {
+	MC_S(struct msg_snap, s_key),
+	MC_S(struct msg_snap, s_name),
+	MC_U(struct msg_snap, s_owner, 0, MSG_ID_MAX),
+	MC_U(struct msg_snap, s_uid, 0, MSG_ID_MAX - 1),
+	MC_B(struct msg_snap, s_admin),
+	MC_U(struct msg_snap, s_op, SNAP_CREATE, SNAP_OP_MAX),
+};
+static const struct mc_table msg_snap = MC_TABLE(msg_snap_fields);
+
+int
+msg_snap_encode(const struct msg_snap *q, void **buf, size_t *len)
+{
+	if (!msg_snap_valid(q))
+		return (msg_fence_einval());
+	return (mc_encode(&msg_snap, q, buf, len));
+}
+
+int
+msg_snap_decode(const void *data, size_t len, struct msg_snap *out)
+{
+	struct msg_snap	 q;
+
+	if (mc_decode(&msg_snap, data, len, &q, sizeof(q)) == -1 ||
+	    !msg_snap_valid(&q))
+		return (msg_fence_bad());
+	*out = q;
+	return (0);
+}
+
+static int
+msg_snap_info_valid(const struct msg_snap_info *i)
+{
+	return (msg_key_ok(i->sn_key, 0) && msg_key_ok(i->sn_name, 1) &&
+	    (i->sn_frozen == 0 || i->sn_frozen == 1) &&
+	    mc_printable(i->sn_how, sizeof(i->sn_how)));
+}
+
+static const struct mc_field msg_snap_info_fields[] = {
+	MC_S(struct msg_snap_info, sn_key),
+	MC_S(struct msg_snap_info, sn_name),
+	MC_U(struct msg_snap_info, sn_owner, 0, MSG_ID_MAX - 1),
+	MC_U(struct msg_snap_info, sn_uid, 0, MSG_ID_MAX - 1),
+	MC_I(struct msg_snap_info, sn_created, 0, INT64_MAX),
+	MC_U(struct msg_snap_info, sn_bytes, 0, UINT64_MAX),
+	MC_U(struct msg_snap_info, sn_files, 0, UINT64_MAX),
+	MC_U(struct msg_snap_info, sn_disk, 0, UINT64_MAX),
+	MC_U(struct msg_snap_info, sn_shared, 0, UINT64_MAX),
+	MC_U(struct msg_snap_info, sn_branches, 0, UINT32_MAX),
+	MC_U(struct msg_snap_info, sn_us, 0, UINT32_MAX),
+	MC_B(struct msg_snap_info, sn_frozen),
+	MC_S(struct msg_snap_info, sn_how),
+};
+static const struct mc_table msg_snap_info = MC_TABLE(msg_snap_info_fields);
+
+int
+msg_snap_info_encode(const struct msg_snap_info *i, void **buf, size_t *len)
+{
+	if (!msg_snap_info_valid(i))
+		return (msg_fence_einval());
+	return (mc_encode(&msg_snap_info, i, buf, len));
+}
+
+int
+msg_snap_info_decode(const void *data, size_t len, struct msg_snap_info *out)
+{
+	struct msg_snap_info i;
+
+	if (mc_decode(&msg_snap_info, data, len, &i, sizeof(i)) == -1 ||
+	    !msg_snap_info_valid(&i))
+		return (msg_fence_bad());
+	*out = i;
+	return (0);
 }

@@ -62,6 +62,11 @@ config_defaults(struct fenced_config *c)
 	c->c_user_limits.fl_memory = 8ULL << 30;
 	c->c_user_limits.fl_pids = 4096;
 	c->c_user_limits.fl_cpu_milli = 16000;
+	/* docs/snapshots.md: "Bounds". */
+	c->c_snap_count = 16;
+	c->c_snap_bytes = 4ULL << 30;
+	c->c_user_snap_count = 64;
+	c->c_user_snap_bytes = 16ULL << 30;
 	c->c_exec_timeout = 10000;
 	c->c_exec_timeout_max = 60000;
 	c->c_exec_output = 262144;

@@ -116,6 +116,17 @@ static const struct conf_num conf_num_memory_max =
     { "limit memory max", UNIT_SIZE, MEMORY_MIN, MEMORY_MAX, "" };
 static const struct conf_num conf_num_home =
     { "limit home", UNIT_SIZE, HOME_LIMIT_MIN, HOME_LIMIT_MAX, "" };
+static const struct conf_num conf_num_snap_count =
+    { "limit snapshots", UNIT_NONE, SNAP_COUNT_MIN, SNAP_COUNT_MAX, "" };
+static const struct conf_num conf_num_snap_bytes =
+    { "limit snapshots size", UNIT_SIZE, SNAP_BYTES_MIN, SNAP_BYTES_MAX,
+    "" };
+static const struct conf_num conf_num_user_snap_count =
+    { "user limit snapshots", UNIT_NONE, SNAP_COUNT_MIN, SNAP_COUNT_MAX,
+    "" };
+static const struct conf_num conf_num_user_snap_bytes =
+    { "user limit snapshots size", UNIT_SIZE, SNAP_BYTES_MIN,
+    SNAP_BYTES_MAX, "" };
 static const struct conf_num conf_num_pids =
     { "limit pids", UNIT_NONE, PIDS_MIN, PIDS_MAX, "" };
 static const struct conf_num conf_num_pids_max =
@@ -241,6 +252,8 @@ static void	 conf_limit(int, const char *, const char *);
 static void	 conf_user_limit(int, const char *);
 static int	 conf_check(void);
 static void	 conf_home(const char *);
+static void	 conf_snap(const struct conf_num *, const char *, uint32_t *,
+	    uint64_t *);
 static void	 conf_exec(const struct conf_num *, const struct conf_num *,
 		    const char *, const char *, uint32_t *, uint32_t *);
 static void	 conf_u32(const struct conf_num *, const char *, uint32_t *);
@@ -254,7 +267,7 @@ static void	 conf_include(const char *);
 %token	HOME HOMES HTTP INCLUDE INFLIGHT LIFETIME LIMIT LISTEN MAX MEMORY ON ORIGIN
 %token	OUTPUT
 %token	PER PIDS PLATFORM POOL PORT PROBE RUNSC SOCKET STATE TCP TIER TIMEOUT UIDS
-%token	USER VM ACCEL KERNEL INITRD IMAGE SHA256 PROCESSES
+%token	USER VM ACCEL KERNEL INITRD IMAGE SHA256 PROCESSES SNAPSHOTS SIZE
 %token	FILES
 %token	EGRESS HOST RESOLVER RATE IDLE CONNECT ALLOWED REFUSED
 %token	ERROR
@@ -341,6 +354,22 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 		| USER LIMIT PIDS STRING	{ conf_user_limit(PIDS, $4); }
 		| USER LIMIT CPU STRING		{ conf_user_limit(CPU, $4); }
 		| LIMIT HOME STRING		{ conf_home($3); }
+		| LIMIT SNAPSHOTS STRING	{
+			conf_snap(&conf_num_snap_count, $3,
+			    &ps.conf->c_snap_count, NULL);
+		}
+		| LIMIT SNAPSHOTS SIZE STRING	{
+			conf_snap(&conf_num_snap_bytes, $4, NULL,
+			    &ps.conf->c_snap_bytes);
+		}
+		| USER LIMIT SNAPSHOTS STRING	{
+			conf_snap(&conf_num_user_snap_count, $4,
+			    &ps.conf->c_user_snap_count, NULL);
+		}
+		| USER LIMIT SNAPSHOTS SIZE STRING {
+			conf_snap(&conf_num_user_snap_bytes, $5, NULL,
+			    &ps.conf->c_user_snap_bytes);
+		}
 		| EXEC TIMEOUT STRING max	{
 			conf_exec(&conf_num_timeout, &conf_num_timeout_max,
 			    $3, $4, &ps.conf->c_exec_timeout,
@@ -478,6 +507,8 @@ static const struct conf_keyword {
 	{ "resolver",	RESOLVER },
 	{ "runsc",	RUNSC },
 	{ "sha256",	SHA256 },
+	{ "size",	SIZE },
+	{ "snapshots",	SNAPSHOTS },
 	{ "socket",	SOCKET },
 	{ "state",	STATE },
 	{ "tcp",	TCP },
@@ -1564,6 +1595,21 @@ conf_home(const char *text)
 		ps.conf->c_home_limit = (uint64_t)v;
 }
 
+/* `limit snapshots' and the user's: a count or a size. */
+static void
+conf_snap(const struct conf_num *n, const char *text, uint32_t *count,
+    uint64_t *bytes)
+{
+	long long	 v;
+
+	if (conf_value(n, text, &v) != 0)
+		return;
+	if (count != NULL)
+		*count = (uint32_t)v;
+	else
+		*bytes = (uint64_t)v;
+}
+
 static void
 conf_fmt_milli(long long milli, char *buf, size_t len)
 {
@@ -1788,6 +1834,11 @@ conf_check(void)
 			    backend_name(c->c_backend));
 			bad = 1;
 		}
+	/* A fence holds no more snapshots than its owner may. */
+	if (c->c_snap_count > c->c_user_snap_count)
+		c->c_snap_count = c->c_user_snap_count;
+	if (c->c_snap_bytes > c->c_user_snap_bytes)
+		c->c_snap_bytes = c->c_user_snap_bytes;
 	if (u->fl_memory < d->fl_memory) {
 		if (ps.user_set & USER_SET_MEMORY) {
 			conf_fmt(UNIT_SIZE, u->fl_memory, a, sizeof(a));

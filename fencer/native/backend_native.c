@@ -40,6 +40,8 @@ native_spec(const struct fence *f, const struct backend_boot *bb,
 	strlcpy(spec->fs_user, f->f_user, sizeof(spec->fs_user));
 	strlcpy(spec->fs_home, f->f_info.f_home, sizeof(spec->fs_home));
 	strlcpy(spec->fs_home_dev, bb->bb_home_dev, sizeof(spec->fs_home_dev));
+	spec->fs_home_given = bb->bb_home_tree != -1;
+	spec->fs_home_tree = bb->bb_home_tree;
 	spec->fs_limits = f->f_info.f_limits;
 	spec->fs_bindir = bb->bb_bindir;
 	spec->fs_init = bb->bb_init;

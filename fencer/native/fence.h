@@ -40,6 +40,10 @@ struct fence_spec {
 	char		 fs_home_dev[32];	/* "": bind fs_home; else the
 						   loop device of the home's
 						   ext4 image, mounted */
+	int		 fs_home_given;		/* 1: the home is fs_home_tree */
+	int		 fs_home_tree;		/* a detached mount of it, the
+						   caller's (a branch's
+						   overlay, fencer_snap.c) */
 	struct fence_limits fs_limits;
 	const char	*fs_bindir;		/* host dir of fence-agent etc. */
 	const char	*fs_init;		/* program name inside fs_bindir */

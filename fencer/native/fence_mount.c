@@ -459,6 +459,23 @@ fence_mount_home_tree(const struct fence_spec *s, int *treep, char *err,
 	int			 fd = -1, tree = -1, saved;
 
 	*treep = -1;
+	if (s->fs_home_given) {
+		/* Made by the fencer: checked there, the uid's root. */
+		if ((tree = fcntl(s->fs_home_tree, F_DUPFD_CLOEXEC, 0)) == -1 ||
+		    fstat(tree, &sb) == -1) {
+			snprintf(err, errlen, "the home's mount");
+			goto fail;
+		}
+		if (sb.st_uid != s->fs_uid) {
+			snprintf(err, errlen, "home of %s belongs to uid %u, "
+			    "not %u", s->fs_key, (unsigned)sb.st_uid,
+			    (unsigned)s->fs_uid);
+			errno = EPERM;
+			goto fail;
+		}
+		*treep = tree;
+		return (0);
+	}
 	if (s->fs_home_dev[0] != '\0') {
 		if ((fd = fsopen("ext4", FSOPEN_CLOEXEC)) == -1 ||
 		    fsconfig(fd, FSCONFIG_SET_STRING, "source",

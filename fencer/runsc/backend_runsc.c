@@ -449,7 +449,7 @@ runsc_child_cgroups(const struct backend_boot *bb)
  */
 static int
 runsc_child_mounts(const struct runsc_ro_binds *ro, const char *home_dev,
-    const char *home_mnt, uid_t uid)
+    int home_tree, const char *home_mnt, uid_t uid)
 {
 	struct stat	 sb;
 	int		 i;
@@ -466,6 +466,11 @@ runsc_child_mounts(const struct runsc_ro_binds *ro, const char *home_dev,
 	if (home_dev[0] != '\0' && (mount(home_dev, home_mnt, "ext4",
 	    MS_NOSUID | MS_NODEV, "discard,errors=remount-ro") == -1 ||
 	    stat(home_mnt, &sb) == -1 || sb.st_uid != uid))
+		return (-1);
+	/* A branch's overlay (fencer_snap.c), made by the fencer. */
+	if (home_tree != -1 && (move_mount(home_tree, "", AT_FDCWD, home_mnt,
+	    MOVE_MOUNT_F_EMPTY_PATH) == -1 || stat(home_mnt, &sb) == -1 ||
+	    sb.st_uid != uid))
 		return (-1);
 	for (i = 0; i < ro->rr_n; i++)
 		if (mount(ro->rr_path[i], ro->rr_path[i], NULL, MS_BIND,
@@ -624,8 +629,8 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		runsc_errf(err, errlen, "bundle path too long");
 		return (-1);
 	}
-	/* A home image is mounted on the bundle's home folder (below). */
-	if (bb->bb_home_dev[0] != '\0')
+	/* A home image or a branch's overlay goes on the bundle's home. */
+	if (bb->bb_home_dev[0] != '\0' || bb->bb_home_tree != -1)
 		rb.rb_home = home;
 	if ((ro = calloc(1, sizeof(*ro))) == NULL) {
 		runsc_errf(err, errlen, "out of memory");
@@ -635,7 +640,8 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		free(ro);
 		return (-1);
 	}
-	if (bb->bb_home_dev[0] != '\0' && mkdir(home, 0700) == -1) {
+	if ((bb->bb_home_dev[0] != '\0' || bb->bb_home_tree != -1) &&
+	    mkdir(home, 0700) == -1) {
 		runsc_errf(err, errlen, "mkdir %s: %s", home, strerror(errno));
 		goto fail;
 	}
@@ -678,8 +684,8 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 		if ((!v2 && runsc_child_cgroups(bb) == -1) || (v2 &&
 		    born == -1 && cg_fence_join(rf->rf_cg) == -1))
 			_exit(126);
-		if (runsc_child_mounts(ro, bb->bb_home_dev, home,
-		    f->f_info.f_uid) == -1)
+		if (runsc_child_mounts(ro, bb->bb_home_dev, bb->bb_home_tree,
+		    home, f->f_info.f_uid) == -1)
 			_exit(125);
 		if ((fd = open("/dev/null", O_RDWR)) == -1 ||
 		    dup2(sp[1], 0) == -1 || dup2(sp[1], 1) == -1 ||

@@ -348,6 +348,7 @@ vm_try_begin(void)
 	char		 err[BACKEND_ERR_MAX];
 
 	memset(f, 0, sizeof(*f));
+	f->f_home_tree = -1;
 	memset(&vm.v_try_vf, 0, sizeof(vm.v_try_vf));
 	vm.v_try_vf.vf_console = -1;
 	vm.v_try_vf.vf_proc.fp_pid = -1;
