@@ -35,7 +35,7 @@ http_snap_json(const struct msg_snap_info *si)
 {
 	json_t	*o;
 
-	o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:b, "
+	o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, "
 	    "s:s, s:b}",
 	    "environment", si->sn_key,
 	    "name", si->sn_name,
@@ -45,7 +45,7 @@ http_snap_json(const struct msg_snap_info *si)
 	    "disk", (json_int_t)si->sn_disk,
 	    "shared", (json_int_t)si->sn_shared,
 	    "branches", (json_int_t)si->sn_branches,
-	    "ms", si->sn_us / 1000.0,
+	    "us", (json_int_t)si->sn_us,
 	    "paused", si->sn_frozen,
 	    "how", si->sn_how,
 	    "memory", 0);

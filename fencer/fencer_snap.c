@@ -142,10 +142,11 @@ snap_remove(const char *parent, const char *name, uid_t uid, gid_t gid,
 	size_t		 i;
 	int		 fd;
 
+	/* .new.X and .del.X are removed as .del.X. */
 	if (snap_path(from, sizeof(from), "%s/%s", parent, name) == -1 ||
 	    snap_path(to, sizeof(to), "%s/.del.%s", parent,
-	    name[0] == '.' && strncmp(name, ".del.", 5) == 0 ? name + 5 :
-	    name) == -1)
+	    strncmp(name, ".del.", 5) == 0 || strncmp(name, ".new.", 5) == 0 ?
+	    name + 5 : name) == -1)
 		return (snap_errf(err, errlen, "%s: name too long", name));
 	if (strcmp(from, to) != 0 && rename(from, to) == -1)
 		return (snap_errf(err, errlen, "rename %s: %s", from,
@@ -162,6 +163,16 @@ snap_remove(const char *parent, const char *name, uid_t uid, gid_t gid,
 				(void)rmdir(q);
 			if (snap_path(q, sizeof(q), "%s/index", p) == 0)
 				(void)rmdir(q);
+			if (rmdir(p) == -1 && errno != ENOENT)
+				return (snap_errf(err, errlen, "rmdir %s: %s",
+				    p, strerror(errno)));
+			continue;
+		}
+		/*
+		 * Root's only between its mkdir and its chown to the
+		 * uid: empty then.  Nothing is ever removed as root.
+		 */
+		if (uid == 0) {
 			if (rmdir(p) == -1 && errno != ENOENT)
 				return (snap_errf(err, errlen, "rmdir %s: %s",
 				    p, strerror(errno)));
