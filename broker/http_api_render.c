@@ -327,6 +327,14 @@ api_fence(const struct msg_fence *f, const char *verdicts,
 	    "agentReadyUs", (json_int_t)t->t_agent_us,
 	    "takeUs", f->f_pooled ? json_integer(t->t_take_us) : json_null(),
 	    "probeUs");
+	/* docs/snapshots.md: what a snapshot of it keeps, what it is of. */
+	if (j != NULL && (json_object_set_new(j, "from", f->f_from[0] != '\0' ?
+	    json_string(f->f_from) : json_null()) == -1 ||
+	    json_object_set_new(j, "snapshotKeeps", json_string("home")) ==
+	    -1)) {
+		json_decref(j);
+		return (NULL);
+	}
 	if (j != NULL && f->f_negress > 0 &&
 	    json_object_set_new(j, "egress", api_egress(f, se)) == -1) {
 		json_decref(j);

@@ -693,6 +693,9 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 		    "tcg");
 	printf("pid:      %d\n", (int)f.f_pid);
 	printf("home:     %s\n", f.f_home);
+	if (f.f_from[0] != '\0')
+		printf("from:     %s (a branch: its home an overlay on it)\n",
+		    f.f_from);
 	if (f.f_home_limit != 0)
 		printf("home use: %lluK of %lluK\n",
 		    (unsigned long long)(f.f_home_used >> 10),

@@ -51,7 +51,6 @@ struct fence {
 
 	/* A branch (fencer_snap.c): its home's overlay, held; -1 if not. */
 	int			 f_home_tree;
-	char			 f_branch_of[2 * FENCE_KEY_SIZE];	/* key@name */
 };
 
 TAILQ_HEAD(fencelist, fence);

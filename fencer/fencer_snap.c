@@ -1371,8 +1371,8 @@ fencer_branch_home(struct fence *f, const struct msg_boot *b,
 	    work, f->f_info.f_uid, f->f_gid, err, sizeof(err))) == -1)
 		goto fail;
 	strlcpy(f->f_info.f_home, upper, sizeof(f->f_info.f_home));
-	(void)snprintf(f->f_branch_of, sizeof(f->f_branch_of), "%s@%s", skey,
-	    sname);
+	(void)snprintf(f->f_info.f_from, sizeof(f->f_info.f_from), "%s@%s",
+	    skey, sname);
 	return (0);
  fail:
 	/* A branch made now and not booted is not kept. */

@@ -310,6 +310,9 @@ struct msg_fence {
 	char		 f_egress[EGRESS_LIST_MAX][EGRESS_ENTRY_LEN];
 	uint32_t	 f_negress;
 	struct msg_egress_counts f_egress_n;
+	char		 f_from[2 * FENCE_KEY_SIZE];	/* a branch: the
+					   snapshot its home is built on,
+					   KEY@NAME; "" if none */
 };
 
 /*

@@ -207,6 +207,23 @@ msg_fence_req_decode(const void *data, size_t len, struct msg_fence_req *out)
 	return (0);
 }
 
+/* KEY@NAME, both of a key's form. */
+static int
+msg_from_valid(const char *from)
+{
+	char		 key[FENCE_KEY_SIZE];
+	const char	*at;
+	size_t		 len;
+
+	if (strnlen(from, 2 * FENCE_KEY_SIZE) >= 2 * FENCE_KEY_SIZE ||
+	    (at = strchr(from, '@')) == NULL ||
+	    (len = (size_t)(at - from)) >= sizeof(key))
+		return (0);
+	memcpy(key, from, len);
+	key[len] = '\0';
+	return (msg_key_ok(key, 0) && msg_key_ok(at + 1, 0));
+}
+
 static int
 msg_fence_valid(const struct msg_fence *f)
 {
@@ -234,6 +251,8 @@ msg_fence_valid(const struct msg_fence *f)
 		return (0);
 	if (!msg_egress_list_valid(f->f_egress, f->f_negress) ||
 	    (f->f_negress > 0 && f->f_tier != TIER_L2))
+		return (0);
+	if (f->f_from[0] != '\0' && !msg_from_valid(f->f_from))
 		return (0);
 	return (msg_limits_valid(&f->f_limits));
 }
@@ -276,6 +295,7 @@ static const struct mc_field msg_fence_fields[] = {
 	MC_U(struct msg_fence, f_egress_n.en_open, 0, UINT32_MAX),
 	MC_U(struct msg_fence, f_egress_n.en_up, 0, UINT64_MAX),
 	MC_U(struct msg_fence, f_egress_n.en_down, 0, UINT64_MAX),
+	MC_S(struct msg_fence, f_from),
 };
 static const struct mc_table msg_fence = MC_TABLE(msg_fence_fields);
 
