@@ -11,10 +11,11 @@ build=$1
 runs=${BENCH_RUNS:-200}
 density=${BENCH_DENSITY:-1000}
 # BENCH_ONLY="density exec": only those of http boot exec port term
-# runsc vm v2 burst density (the table then has only their rows).  v2:
-# the boot bench in the cgroup v2 guest (images/bench-v2), where the vm
-# images are built.
-only=${BENCH_ONLY:-http boot exec port term runsc vm v2 burst density}
+# runsc vm vm_mem v2 burst density (the table then has only their rows).
+# v2: the boot bench in the cgroup v2 guest (images/bench-v2), where the
+# vm images are built; vm_mem: a vm fence's memory saved and restored
+# (bench/vm_mem.sh).
+only=${BENCH_ONLY:-http boot exec port term runsc vm vm_mem v2 burst density}
 want() { case " $only " in *" $1 "*) return 0 ;; esac; return 1; }
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (fenced does)" >&2; exit 1; }
 sh scripts/user.sh
@@ -89,7 +90,7 @@ run() {
     "$token"
 ! want boot || run boot "$build/bench/boot" "$dir/ctl.sock" "$runs"
 for b in "$build"/bench/*; do
-	case "$b" in */boot|*/http|*/burst|*/density) continue ;; esac
+	case "$b" in */boot|*/http|*/burst|*/density|*/vm_mem) continue ;; esac
 	[ -f "$b" ] && [ -x "$b" ] && want "${b##*/}" &&
 	    run "${b##*/}" "$b" "$dir/ctl.sock" "$runs"
 done
@@ -98,6 +99,7 @@ done
 ! want runsc || run runsc sh bench/runsc.sh "$build" "$dir/ctl.sock" \
     "$dir/state" "$runs"
 ! want vm || run vm sh bench/vm.sh "$build" "$dir/ctl.sock" "$runs"
+! want vm_mem || run vm_mem sh bench/vm_mem.sh "$build"
 # In a guest of its own, with daemons of its own there.
 ! want v2 || run v2 sh images/bench-v2 "$build"
 # Last, on a daemon with no other fence: the boots from many clients
