@@ -385,6 +385,18 @@ api_query(struct hreq *hr, const struct api_route *rt, const char *query)
 	return (-1);
 }
 
+/* The route takes this method, or 405 with what it takes. */
+static int
+api_allowed(struct hreq *hr, const struct api_route *rt, int method)
+{
+	if ((rt->ar_methods & method) != 0)
+		return (0);
+	http_header(hr, "Allow", rt->ar_allow);
+	http_error(hr, 405, "method-not-allowed", "allowed here: %s",
+	    rt->ar_allow);
+	return (-1);
+}
+
 void
 http_api_request(struct hreq *hr)
 {
@@ -404,13 +416,8 @@ http_api_request(struct hreq *hr)
 	if ((rt = api_route(hr, path)) == NULL)
 		return;
 	hr->hr_endpoint = rt->ar_endpoint;
-	if ((rt->ar_methods & method) == 0) {
-		http_header(hr, "Allow", rt->ar_allow);
-		http_error(hr, 405, "method-not-allowed", "allowed here: %s",
-		    rt->ar_allow);
-		return;
-	}
-	if (api_query(hr, rt, evhttp_uri_get_query(uri)) == -1)
+	if (api_allowed(hr, rt, method) == -1 ||
+	    api_query(hr, rt, evhttp_uri_get_query(uri)) == -1)
 		return;
 
 	switch (rt->ar_endpoint) {
@@ -462,10 +469,7 @@ http_api_request(struct hreq *hr)
 		http_term_request(hr, method, HTTP_TERMS + rt->ar_endpoint -
 		    EP_TERMS, evhttp_uri_get_query(uri));
 		break;
-	case EP_SNAPS:
-	case EP_SNAP:
-	case EP_SNAP_RESTORE:
-	case EP_UNDO:
+	default:	/* EP_SNAPS to EP_UNDO */
 		http_snap_request(hr, method);
 		break;
 	case EP_FILES:

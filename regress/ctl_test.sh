@@ -38,13 +38,15 @@ help_body() {
 	    atf_fail "no usage line: $(cat help.txt)"
 	for c in "show stats" "show environments" "show environment KEY" \
 	    "boot KEY \[tier TIER\]" "stop KEY | all" \
-	    "exec KEY \[timeout MS\] \[cwd DIR\] \[output BYTES\] -- ARGV" \
+	    "exec KEY \[timeout MS\] \[cwd DIR\] \[output BYTES\] \[undo\] -- ARGV" \
+	    "snapshot KEY \[NAME\]" "restore KEY NAME" "undo KEY" \
+	    "delete snapshot KEY NAME" "show snapshots \[KEY\]" \
 	    "git-config KEY \[name NAME\] \[email EMAIL\]" \
 	    "git-init KEY \[PATH\]" "probe KEY" "log verbose" "log brief" \
 	    "reload" "token \[-r\] \[-d\] \[NAME\]" "show tokens" "help"; do
 		grep -q "^	$c" help.txt || atf_fail "help lacks $c"
 	done
-	for o in backend require lifetime memory pids cpu; do
+	for o in backend require lifetime memory pids cpu from; do
 		grep -q "\[$o " help.txt || atf_fail "help lacks boot's $o"
 	done
 }
@@ -73,19 +75,19 @@ mistyped_head() {
 }
 mistyped_body() {
 	ctl_vars
-	atf_check -s exit:1 -e inline:'fencectl: show environmnts: unknown word "environmnts"; expected one of: stats environments environment tokens processes process\n' \
+	atf_check -s exit:1 -e inline:'fencectl: show environmnts: unknown word "environmnts"; expected one of: stats environments environment tokens processes process snapshots\n' \
 	    "$BIN/fencectl" show environmnts
-	atf_check -s exit:1 -e inline:"fencectl: show: missing word; expected one of: stats environments environment tokens processes process\n" \
+	atf_check -s exit:1 -e inline:"fencectl: show: missing word; expected one of: stats environments environment tokens processes process snapshots\n" \
 	    "$BIN/fencectl" show
 	atf_check -s exit:1 -e inline:"fencectl: show environment: missing word; expected KEY\n" \
 	    "$BIN/fencectl" show environment
 	atf_check -s exit:1 -e inline:'fencectl: show stats extra: unknown word "extra"; expected nothing more\n' \
 	    "$BIN/fencectl" show stats extra
-	atf_check -s exit:1 -e inline:'fencectl: exec k bogus: unknown word "bogus"; expected one of: timeout cwd output --\n' \
+	atf_check -s exit:1 -e inline:'fencectl: exec k bogus: unknown word "bogus"; expected one of: timeout cwd output undo --\n' \
 	    "$BIN/fencectl" exec k bogus 1 -- true
-	atf_check -s exit:1 -e inline:"fencectl: exec k: missing word; expected one of: timeout cwd output --\n" \
+	atf_check -s exit:1 -e inline:"fencectl: exec k: missing word; expected one of: timeout cwd output undo --\n" \
 	    "$BIN/fencectl" exec k
-	atf_check -s exit:1 -e inline:'fencectl: boot k colour: unknown word "colour"; expected one of: tier backend require lifetime memory pids cpu cold egress, or nothing more\n' \
+	atf_check -s exit:1 -e inline:'fencectl: boot k colour: unknown word "colour"; expected one of: tier backend require lifetime memory pids cpu cold egress from, or nothing more\n' \
 	    "$BIN/fencectl" boot k colour red
 	atf_check -s exit:1 -e inline:"fencectl: boot k tier: missing word; expected TIER\n" \
 	    "$BIN/fencectl" boot k tier

@@ -63,6 +63,10 @@ config_sample(struct fenced_config *c)
 	c->c_http_conns_max = 256;
 	c->c_http_conns_user = 32;
 	c->c_home_limit = 1ULL << 30;
+	c->c_snap_count = 16;
+	c->c_snap_bytes = 4ULL << 30;
+	c->c_user_snap_count = 64;
+	c->c_user_snap_bytes = 16ULL << 30;
 	strlcpy(c->c_probe_dns, "localhost", sizeof(c->c_probe_dns));
 	strlcpy(c->c_runsc_platform, "ptrace", sizeof(c->c_runsc_platform));
 	c->c_uid = 999;
@@ -183,7 +187,7 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	57
+#define CONFIG_NFIELDS	61
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -247,6 +251,10 @@ config_fields(struct field *f)
 		{ F_U, 10, 0, NULL, 0 },
 		{ F_S, 0, 0, "", 0 },
 		{ F_S, 0, 0, "refused.invalid:443", 0 },
+		{ F_U, 16, 0, NULL, 0 },		/* limit snapshots */
+		{ F_U, 4ULL << 30, 0, NULL, 0 },
+		{ F_U, 64, 0, NULL, 0 },		/* user limit snapshots */
+		{ F_U, 16ULL << 30, 0, NULL, 0 },
 	};
 
 	ceil_sample();
@@ -456,6 +464,10 @@ ATF_TC_BODY(config_roundtrip, tc)
 	a.c_user_limits.fl_memory = USER_MEMORY_MAX;
 	a.c_user_limits.fl_pids = USER_PIDS_MAX;
 	a.c_user_limits.fl_cpu_milli = USER_CPU_MILLI_MAX;
+	a.c_snap_count = SNAP_COUNT_MAX;
+	a.c_snap_bytes = SNAP_BYTES_MAX;
+	a.c_user_snap_count = SNAP_COUNT_MAX;
+	a.c_user_snap_bytes = SNAP_BYTES_MAX;
 	a.c_exec_timeout = EXEC_TIMEOUT_MIN;
 	a.c_exec_timeout_max = EXEC_TIMEOUT_MIN;
 	a.c_exec_output = EXEC_OUTPUT_MAX;
@@ -1128,8 +1140,12 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_EGRESS_FORGET:
 		case IMSG_EGRESS_CONN:
 		case IMSG_EGRESS_DECISION:
+		case IMSG_FENCE_SNAP:
+		case IMSG_FENCE_SNAP_INFO:
+		case IMSG_CTL_SNAP:
+		case IMSG_CTL_SNAP_INFO:
 			/*
-			 * Codecs of msg_fence.c, msg_agent.c, msg_token.c,
+			 * Codecs of msg_fence.c (snap_codec here), msg_agent.c, msg_token.c,
 			 * msg_probe.c, msg_proc.c, msg_stream.c, msg_files.c
 			 * (msg_files_test), msg_egress.c (msg_egress_test),
 			 * msg_tunnel.c (msg_tunnel_test), msg_term.c
@@ -2161,8 +2177,96 @@ ATF_TC_BODY(verdict_typed, tc)
 	free(buf);
 }
 
+ATF_TC(snap_codec);
+ATF_TC_HEAD(snap_codec, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "snapshot requests and answers "
+	    "round-trip; a bad op, key or name, a name where none goes or "
+	    "none where one must, and a bad answer are refused both ways");
+}
+ATF_TC_BODY(snap_codec, tc)
+{
+	struct msg_snap	 q, r;
+	struct msg_snap_info i, j;
+	void		*buf;
+	size_t		 len;
+	int		 op;
+
+	memset(&q, 0, sizeof(q));
+	strlcpy(q.s_key, "src", sizeof(q.s_key));
+	strlcpy(q.s_name, "s1", sizeof(q.s_name));
+	q.s_owner = MSG_OWNER_NONE;
+	q.s_uid = 1000;
+	q.s_op = SNAP_RESTORE;
+	ATF_REQUIRE_EQ(0, msg_snap_encode(&q, &buf, &len));
+	memset(&r, 0xa5, sizeof(r));
+	ATF_REQUIRE_EQ(0, msg_snap_decode(buf, len, &r));
+	ATF_REQUIRE(memcmp(&q, &r, sizeof(q)) == 0);
+	free(buf);
+	/* A listing of all needs no key; nothing else goes without. */
+	q.s_key[0] = '\0';
+	q.s_name[0] = '\0';
+	q.s_op = SNAP_LIST;
+	ATF_REQUIRE_EQ(0, msg_snap_encode(&q, &buf, &len));
+	free(buf);
+	for (op = SNAP_CREATE; op <= SNAP_OP_MAX; op++) {
+		if (op == SNAP_LIST)
+			continue;
+		q.s_op = op;
+		ATF_REQUIRE_EQ(-1, msg_snap_encode(&q, &buf, &len));
+	}
+	strlcpy(q.s_key, "src", sizeof(q.s_key));
+	/* Delete and restore name one; undo and its mark none. */
+	q.s_op = SNAP_DELETE;
+	ATF_REQUIRE_EQ(-1, msg_snap_encode(&q, &buf, &len));
+	q.s_op = SNAP_UNDO;
+	strlcpy(q.s_name, "x", sizeof(q.s_name));
+	ATF_REQUIRE_EQ(-1, msg_snap_encode(&q, &buf, &len));
+	q.s_op = SNAP_UNDO_MARK;
+	ATF_REQUIRE_EQ(-1, msg_snap_encode(&q, &buf, &len));
+	q.s_op = SNAP_CREATE;
+	strlcpy(q.s_name, "../x", sizeof(q.s_name));
+	ATF_REQUIRE_EQ(-1, msg_snap_encode(&q, &buf, &len));
+	strlcpy(q.s_name, ".undo", sizeof(q.s_name));
+	ATF_REQUIRE_EQ(-1, msg_snap_encode(&q, &buf, &len));
+	strlcpy(q.s_name, "ok", sizeof(q.s_name));
+	q.s_op = 0;
+	ATF_REQUIRE_EQ(-1, msg_snap_encode(&q, &buf, &len));
+	q.s_op = SNAP_OP_MAX + 1;
+	ATF_REQUIRE_EQ(-1, msg_snap_encode(&q, &buf, &len));
+
+	memset(&i, 0, sizeof(i));
+	strlcpy(i.sn_key, "src", sizeof(i.sn_key));
+	strlcpy(i.sn_name, "s1", sizeof(i.sn_name));
+	i.sn_owner = 1000;
+	i.sn_uid = 61000;
+	i.sn_created = 1796597124;
+	i.sn_bytes = UINT64_MAX;
+	i.sn_files = 5;
+	i.sn_disk = 20480;
+	i.sn_shared = 7;
+	i.sn_branches = 3;
+	i.sn_us = 8773;
+	i.sn_frozen = 1;
+	strlcpy(i.sn_how, "reflink", sizeof(i.sn_how));
+	ATF_REQUIRE_EQ(0, msg_snap_info_encode(&i, &buf, &len));
+	memset(&j, 0xa5, sizeof(j));
+	ATF_REQUIRE_EQ(0, msg_snap_info_decode(buf, len, &j));
+	ATF_REQUIRE(memcmp(&i, &j, sizeof(i)) == 0);
+	free(buf);
+	i.sn_key[0] = '\0';
+	ATF_REQUIRE_EQ(-1, msg_snap_info_encode(&i, &buf, &len));
+	strlcpy(i.sn_key, "src", sizeof(i.sn_key));
+	strlcpy(i.sn_how, "a\nb", sizeof(i.sn_how));
+	ATF_REQUIRE_EQ(-1, msg_snap_info_encode(&i, &buf, &len));
+	strlcpy(i.sn_how, "copy", sizeof(i.sn_how));
+	i.sn_frozen = 2;
+	ATF_REQUIRE_EQ(-1, msg_snap_info_encode(&i, &buf, &len));
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, snap_codec);
 	ATF_TP_ADD_TC(tp, verdict_typed);
 	ATF_TP_ADD_TC(tp, type_names);
 	ATF_TP_ADD_TC(tp, port_ticket);
