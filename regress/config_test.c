@@ -142,6 +142,10 @@ same_config(const struct fenced_config *a, const struct fenced_config *b)
 	    a->c_user_limits.fl_memory == b->c_user_limits.fl_memory &&
 	    a->c_user_limits.fl_pids == b->c_user_limits.fl_pids &&
 	    a->c_user_limits.fl_cpu_milli == b->c_user_limits.fl_cpu_milli &&
+	    a->c_snap_count == b->c_snap_count &&
+	    a->c_snap_bytes == b->c_snap_bytes &&
+	    a->c_user_snap_count == b->c_user_snap_count &&
+	    a->c_user_snap_bytes == b->c_user_snap_bytes &&
 	    a->c_exec_timeout == b->c_exec_timeout &&
 	    a->c_exec_timeout_max == b->c_exec_timeout_max &&
 	    a->c_exec_output == b->c_exec_output &&
@@ -1426,6 +1430,118 @@ ATF_TC_BODY(ceilings, tc)
 	logged("user limit pids 299 is below limit pids 300");
 }
 
+/*
+ * issue 32: `limit snapshots [size]' and `user limit snapshots [size]':
+ * the defaults, each bound accepted, one past it refused with the
+ * message, and a fence's bound above its owner's lowered to it.
+ */
+ATF_TC_WITHOUT_HEAD(snapshots);
+ATF_TC_BODY(snapshots, tc)
+{
+	struct fenced_config	 c;
+
+	config_defaults(&c);
+	ATF_CHECK_EQ(c.c_snap_count, 16);
+	ATF_CHECK_EQ(c.c_snap_bytes, 4ULL << 30);
+	ATF_CHECK_EQ(c.c_user_snap_count, 64);
+	ATF_CHECK_EQ(c.c_user_snap_bytes, 16ULL << 30);
+
+	ATF_REQUIRE_EQ(parse_text("limit snapshots 3\n"
+	    "limit snapshots size 512M\nuser limit snapshots 10\n"
+	    "user limit snapshots size 2G\n", &c), 0);
+	ATF_CHECK_STREQ(logbuf, "");
+	ATF_CHECK_EQ(c.c_snap_count, 3);
+	ATF_CHECK_EQ(c.c_snap_bytes, 512ULL << 20);
+	ATF_CHECK_EQ(c.c_user_snap_count, 10);
+	ATF_CHECK_EQ(c.c_user_snap_bytes, 2ULL << 30);
+	/* Each setting alone leaves the other three at their defaults. */
+	ATF_REQUIRE_EQ(parse_text("limit snapshots size 1G\n", &c), 0);
+	ATF_CHECK_EQ(c.c_snap_count, 16);
+	ATF_CHECK_EQ(c.c_snap_bytes, 1ULL << 30);
+	ATF_CHECK_EQ(c.c_user_snap_count, 64);
+	ATF_CHECK_EQ(c.c_user_snap_bytes, 16ULL << 30);
+
+	/* The bounds themselves (SNAP_* in fenced.h). */
+	ATF_REQUIRE_EQ(parse_text("limit snapshots 1\n"
+	    "limit snapshots size 1M\nuser limit snapshots 1\n"
+	    "user limit snapshots size 1048576\n", &c), 0);
+	ATF_CHECK_EQ(c.c_snap_count, 1);
+	ATF_CHECK_EQ(c.c_snap_bytes, 1ULL << 20);
+	ATF_CHECK_EQ(c.c_user_snap_count, 1);
+	ATF_CHECK_EQ(c.c_user_snap_bytes, 1ULL << 20);
+	ATF_REQUIRE_EQ(parse_text("limit snapshots 4096\n"
+	    "limit snapshots size 1024T\nuser limit snapshots 4096\n"
+	    "user limit snapshots size 1024T\n", &c), 0);
+	ATF_CHECK_EQ(c.c_snap_count, 4096);
+	ATF_CHECK_EQ(c.c_snap_bytes, 1ULL << 50);
+	ATF_CHECK_EQ(c.c_user_snap_count, 4096);
+	ATF_CHECK_EQ(c.c_user_snap_bytes, 1ULL << 50);
+
+	/* One past each bound: refused, the configuration untouched. */
+	parse_fails(OK2 "limit snapshots 0\n", 3,
+	    "limit snapshots 0 is out of range: must be between 1 and 4096");
+	parse_fails(OK2 "limit snapshots 4097\n", 3,
+	    "limit snapshots 4097 is out of range: must be between 1 and "
+	    "4096");
+	parse_fails(OK2 "limit snapshots -1\n", 3,
+	    "limit snapshots -1 is out of range");
+	parse_fails(OK2 "limit snapshots x\n", 3,
+	    "limit snapshots \"x\" is not valid");
+	parse_fails(OK2 "limit snapshots 2G\n", 3,
+	    "limit snapshots \"2G\" is not valid");
+	parse_fails(OK2 "limit snapshots size 1023K\n", 3,
+	    "limit snapshots size 1023K is out of range: must be between 1M "
+	    "and 1024T");
+	parse_fails(OK2 "limit snapshots size 1025T\n", 3,
+	    "limit snapshots size 1025T is out of range: must be between 1M "
+	    "and 1024T");
+	parse_fails(OK2 "limit snapshots size\n", 3, "syntax error");
+	parse_fails(OK2 "user limit snapshots 0\n", 3,
+	    "user limit snapshots 0 is out of range: must be between 1 and "
+	    "4096");
+	parse_fails(OK2 "user limit snapshots 4097\n", 3,
+	    "user limit snapshots 4097 is out of range: must be between 1 "
+	    "and 4096");
+	parse_fails(OK2 "user limit snapshots size 1048575\n", 3,
+	    "user limit snapshots size 1048575 is out of range: must be "
+	    "between 1M and 1024T");
+	parse_fails(OK2 "user limit snapshots size 1025T\n", 3,
+	    "user limit snapshots size 1025T is out of range: must be "
+	    "between 1M and 1024T");
+	parse_fails(OK2 "user limit snapshots size 1P\n", 3,
+	    "user limit snapshots size \"1P\" is not valid");
+	parse_fails(OK2 "user limit snapshot 4\n", 3, "syntax error");
+
+	/* A fence's bound above its owner's is lowered to it, silently. */
+	ATF_REQUIRE_EQ(parse_text("limit snapshots 100\n"
+	    "limit snapshots size 8G\nuser limit snapshots 20\n"
+	    "user limit snapshots size 1G\n", &c), 0);
+	ATF_CHECK_STREQ(logbuf, "");
+	ATF_CHECK_EQ(c.c_snap_count, 20);
+	ATF_CHECK_EQ(c.c_snap_bytes, 1ULL << 30);
+	ATF_CHECK_EQ(c.c_user_snap_count, 20);
+	ATF_CHECK_EQ(c.c_user_snap_bytes, 1ULL << 30);
+	/* Against the owner's defaults (64, 16G) too, in either order. */
+	ATF_REQUIRE_EQ(parse_text("limit snapshots 4096\n"
+	    "limit snapshots size 1024T\n", &c), 0);
+	ATF_CHECK_EQ(c.c_snap_count, 64);
+	ATF_CHECK_EQ(c.c_snap_bytes, 16ULL << 30);
+	ATF_REQUIRE_EQ(parse_text("user limit snapshots 2\n"
+	    "limit snapshots 3\n", &c), 0);
+	ATF_CHECK_EQ(c.c_snap_count, 2);
+	/* Equal or below is kept as written. */
+	ATF_REQUIRE_EQ(parse_text("limit snapshots 5\n"
+	    "user limit snapshots 5\nlimit snapshots size 2G\n"
+	    "user limit snapshots size 3G\n", &c), 0);
+	ATF_CHECK_EQ(c.c_snap_count, 5);
+	ATF_CHECK_EQ(c.c_snap_bytes, 2ULL << 30);
+
+	/* "size" and "snapshots" are keywords: as a value, quoted. */
+	ATF_REQUIRE_EQ(parse_text("user \"size\"\n", &c), 0);
+	ATF_CHECK_STREQ(c.c_user, "size");
+	parse_fails(OK2 "user snapshots\n", 3, "syntax error");
+}
+
 /* issue 15: `pool TIER N', native fences only, none by default. */
 ATF_TC_WITHOUT_HEAD(pool);
 ATF_TC_BODY(pool, tc)
@@ -1546,5 +1662,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, ceilings);
 	ATF_TP_ADD_TC(tp, big_files);
 	ATF_TP_ADD_TC(tp, pool);
+	ATF_TP_ADD_TC(tp, snapshots);
 	return (atf_no_error());
 }

@@ -39,11 +39,11 @@ help_body() {
 	for c in "show stats" "show environments" "show environment KEY" \
 	    "boot KEY \[tier TIER\]" "stop KEY | all" \
 	    "exec KEY \[timeout MS\] \[cwd DIR\] \[output BYTES\] \[undo\] -- ARGV" \
-	    "snapshot KEY \[NAME\]" "restore KEY NAME" "undo KEY" \
-	    "delete snapshot KEY NAME" "show snapshots \[KEY\]" \
 	    "git-config KEY \[name NAME\] \[email EMAIL\]" \
 	    "git-init KEY \[PATH\]" "probe KEY" "log verbose" "log brief" \
-	    "reload" "token \[-r\] \[-d\] \[NAME\]" "show tokens" "help"; do
+	    "reload" "token \[-r\] \[-d\] \[NAME\]" "show tokens" \
+	    "snapshot KEY \[NAME\]" "show snapshots \[KEY\]" \
+	    "restore KEY NAME" "undo KEY" "delete snapshot KEY NAME" "help"; do
 		grep -q "^	$c" help.txt || atf_fail "help lacks $c"
 	done
 	for o in backend require lifetime memory pids cpu from; do
@@ -745,6 +745,167 @@ exit 1
 GOLDEN
 }
 
+atf_test_case snapshots
+snapshots_head() {
+	atf_set descr "snapshot, show snapshots, restore, undo, delete snapshot, boot ... from, exec ... undo: each sends its request; a bad key or snapshot name is refused before anything is sent"
+}
+snapshots_body() {
+	ctl_vars
+	long=$(printf '%063d' 0 | tr 0 s)
+	ctl_golden <<GOLDEN
+== snapshot k1
+request IMSG_CTL_SNAP
+op create
+key "k1"
+owner none
+name ""
+exit 0
+== snapshot k1 before-upgrade
+request IMSG_CTL_SNAP
+op create
+key "k1"
+owner none
+name "before-upgrade"
+exit 0
+== snapshot root/k1 0_a-b
+request IMSG_CTL_SNAP
+op create
+key "k1"
+owner 0
+name "0_a-b"
+exit 0
+== snapshot k1 $long
+request IMSG_CTL_SNAP
+op create
+key "k1"
+owner none
+name "$long"
+exit 0
+== show snapshots
+request IMSG_CTL_SNAP
+op list
+key ""
+owner none
+name ""
+exit 0
+== show snapshots k1
+request IMSG_CTL_SNAP
+op list
+key "k1"
+owner none
+name ""
+exit 0
+== restore k1 s1
+request IMSG_CTL_SNAP
+op restore
+key "k1"
+owner none
+name "s1"
+exit 0
+== undo k1
+request IMSG_CTL_SNAP
+op undo
+key "k1"
+owner none
+name ""
+exit 0
+== delete snapshot 0/k1 s1
+request IMSG_CTL_SNAP
+op delete
+key "k1"
+owner 0
+name "s1"
+exit 0
+== boot k2 from k1
+request IMSG_CTL_BOOT
+key "k2"
+tier 0
+backend 0
+require 0
+lifetime 0
+memory 0
+pids 0
+cpu 0
+from "k1" ""
+exit 0
+== boot k2 tier L2 from k1@s1 cold
+request IMSG_CTL_BOOT
+key "k2"
+tier 3
+backend 0
+require 0
+lifetime 0
+memory 0
+pids 0
+cpu 0
+from "k1" "s1"
+exit 0
+== exec k1 undo -- true
+request IMSG_CTL_EXEC_STREAM
+key "k1"
+owner none
+timeout 0
+output 0
+cwd ""
+argc 1
+argv "true"
+stdin 0
+undo
+exit 0
+GOLDEN
+	# Refused with why, and nothing sent.
+	name="a snapshot's name is 1 to 63 of a-z, 0-9, '_' and '-', beginning with a letter or digit"
+	for c in "snapshot k1 Bad" "snapshot k1 .undo" "snapshot k1 -x" \
+	    "snapshot k1 a/b" "snapshot k1 _a" "restore k1 ../s" \
+	    "delete snapshot k1 S1"; do
+		atf_check -s exit:1 -e inline:"fencectl: $c: $name\n" \
+		    "$BIN/fencectl" $c
+		atf_check -o inline:"exit 1\n" -e ignore $RECV $c
+	done
+	atf_check -s exit:1 -e inline:"fencectl: snapshot k1 ${long}s: longer than 63 bytes\n" \
+	    "$BIN/fencectl" snapshot k1 "${long}s"
+	atf_check -o inline:"exit 1\n" -e ignore $RECV snapshot k1 "${long}s"
+	atf_check -s exit:1 -e inline:"fencectl: snapshot K1: not a fence key ([a-z0-9][a-z0-9_-]{0,62})\n" \
+	    "$BIN/fencectl" snapshot K1
+	atf_check -s exit:1 -e inline:"fencectl: snapshot: missing word; expected KEY\n" \
+	    "$BIN/fencectl" snapshot
+	atf_check -s exit:1 -e inline:"fencectl: restore k1: missing word; expected NAME\n" \
+	    "$BIN/fencectl" restore k1
+	atf_check -s exit:1 -e inline:"fencectl: delete snapshot k1: missing word; expected NAME\n" \
+	    "$BIN/fencectl" delete snapshot k1
+	atf_check -s exit:1 -e inline:'fencectl: delete snap: unknown word "snap"; expected snapshot\n' \
+	    "$BIN/fencectl" delete snap k1 s1
+	atf_check -s exit:1 -e inline:'fencectl: undo k1 s1: unknown word "s1"; expected nothing more\n' \
+	    "$BIN/fencectl" undo k1 s1
+	atf_check -s exit:1 -e inline:'fencectl: show snapshots k1 k2: unknown word "k2"; expected nothing more\n' \
+	    "$BIN/fencectl" show snapshots k1 k2
+	atf_check -s exit:1 -e inline:"fencectl: boot k2 from: missing word; expected KEY[@SNAPSHOT]\n" \
+	    "$BIN/fencectl" boot k2 from
+	atf_check -s exit:1 -e inline:"fencectl: boot k2 from @s1: from names a key, then @ and a snapshot\n" \
+	    "$BIN/fencectl" boot k2 from @s1
+	atf_check -s exit:1 -e inline:"fencectl: boot k2 from ../k1: ../k1 is not a key\n" \
+	    "$BIN/fencectl" boot k2 from ../k1
+	atf_check -s exit:1 -e inline:"fencectl: boot k2 from root/k1: root/k1 is not a key\n" \
+	    "$BIN/fencectl" boot k2 from root/k1
+	atf_check -s exit:1 -e inline:"fencectl: boot k2 from k1@s1@s2: s1@s2 is not a snapshot's name\n" \
+	    "$BIN/fencectl" boot k2 from k1@s1@s2
+	atf_check -s exit:1 -e inline:"fencectl: boot k2 from k1@.undo: .undo is not a snapshot's name\n" \
+	    "$BIN/fencectl" boot k2 from k1@.undo
+	atf_check -s exit:1 -e match:"is not a snapshot's name" \
+	    "$BIN/fencectl" boot k2 from k1@
+	atf_check -s exit:1 -e match:": ${long}s is not a snapshot's name\$" \
+	    "$BIN/fencectl" boot k2 from "k1@${long}s"
+	# spawn keeps nothing to undo: a background process is not taken back.
+	atf_check -s exit:1 -e match:'unknown word "undo"' \
+	    "$BIN/fencectl" spawn k1 undo -- true
+	for c in "boot k2 from" "boot k2 from @s1" "boot k2 from ../k1" \
+	    "boot k2 from k1@s1@s2" "boot k2 from k1@" "snapshot K1" \
+	    "restore k1" "delete snap k1 s1" "undo k1 s1" \
+	    "spawn k1 undo -- true"; do
+		atf_check -o inline:"exit 1\n" -e ignore $RECV $c
+	done
+}
+
 atf_test_case manual
 manual_head() {
 	atf_set descr "every command of fencectl --help is in fencectl(8)"
@@ -767,5 +928,6 @@ atf_init_test_cases() {
 	atf_add_test_case bounds
 	atf_add_test_case names
 	atf_add_test_case requests
+	atf_add_test_case snapshots
 	atf_add_test_case manual
 }

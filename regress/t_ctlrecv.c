@@ -39,6 +39,25 @@ t_owner(uid_t owner)
 		printf("owner %u\n", (unsigned)owner);
 }
 
+static const char *
+t_snap_op(int op)
+{
+	switch (op) {
+	case SNAP_CREATE:
+		return ("create");
+	case SNAP_LIST:
+		return ("list");
+	case SNAP_DELETE:
+		return ("delete");
+	case SNAP_RESTORE:
+		return ("restore");
+	case SNAP_UNDO:
+		return ("undo");
+	default:
+		return ("other");	/* the undo mark: never fencectl's */
+	}
+}
+
 static void
 t_show(struct imsg *imsg)
 {
@@ -48,6 +67,7 @@ t_show(struct imsg *imsg)
 	struct msg_gitconfig g;
 	struct msg_gitinit gi;
 	struct msg_ctltoken ct;
+	struct msg_snap	 sq;
 	int32_t		 i;
 	size_t		 n;
 
@@ -77,6 +97,10 @@ t_show(struct imsg *imsg)
 		    b.b_limits.fl_pids, b.b_limits.fl_cpu_milli);
 		for (n = 0; n < b.b_negress; n++)
 			printf("egress \"%s\"\n", b.b_egress[n]);
+		/* Only when given: the boots recorded before it stay. */
+		if (b.b_from_key[0] != '\0')
+			printf("from \"%s\" \"%s\"\n", b.b_from_key,
+			    b.b_from_snap);
 		break;
 	case IMSG_CTL_EXEC:
 	case IMSG_CTL_EXEC_STREAM:
@@ -89,6 +113,8 @@ t_show(struct imsg *imsg)
 		for (n = 0; n < x.x_argc; n++)
 			printf("argv \"%s\"\n", x.x_argv[n]);
 		printf("stdin %zu\n", x.x_stdin_len);
+		if (x.x_undo)
+			printf("undo\n");
 		msg_exec_free(&x);
 		break;
 	case IMSG_CTL_GIT_CONFIG:
@@ -121,6 +147,13 @@ t_show(struct imsg *imsg)
 		else
 			printf("replace %u\n", ct.ct_op == CTLTOKEN_REPLACE);
 		printf("name \"%s\"\n", ct.ct_name);
+		break;
+	case IMSG_CTL_SNAP:
+		if (msg_snap_decode(imsg->data, imsg->len, &sq) == -1)
+			errx(2, "bad snapshot request");
+		printf("op %s\nkey \"%s\"\n", t_snap_op(sq.s_op), sq.s_key);
+		t_owner(sq.s_owner);
+		printf("name \"%s\"\n", sq.s_name);
 		break;
 	default:
 		errx(2, "unexpected request %u", imsg->hdr.ih_type);
