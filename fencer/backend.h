@@ -51,6 +51,8 @@ struct backend_boot {
 	const char	*bb_cgroup_parent[3];	/* memory, pids, cpu */
 	const char	*bb_cgroup_name;	/* in each */
 	int		 bb_test_noseccomp;	/* FENCED_TEST_HOOKS only */
+	int		 bb_mem_dirfd;	/* -1, or a directory fb_mem_save
+					   filled: boot by restoring it */
 };
 
 struct fencer_backend {
@@ -109,6 +111,14 @@ struct fencer_backend {
 	 */
 	int	(*fb_boot)(struct fence *, const struct backend_boot *, int *,
 		    char *, size_t);
+	/*
+	 * Optional: save the memory of f's processes into directory
+	 * dirfd (root's, empty), leaving f running.  -1 with err saying
+	 * why.  NULL: this backend keeps no memory (runsc's cannot yet:
+	 * docs/snapshots.md, "Memory: runsc").
+	 */
+	int	(*fb_mem_save)(struct fence *, int dirfd, char *err,
+		    size_t errlen);
 	/*
 	 * Optional, where f_info.f_pid is not the process the host reads
 	 * after a probe (docs/probe.md, "What grants each axis"): *procs,

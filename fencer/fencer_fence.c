@@ -423,6 +423,7 @@ fencer_boot_args(const struct fence *f, struct backend_boot *bb)
 	bb->bb_argv = argv;
 	memcpy(bb->bb_cgroup_parent, cgparents, sizeof(cgparents));
 	bb->bb_cgroup_name = f != NULL ? f->f_cgname : NULL;
+	bb->bb_mem_dirfd = -1;
 #ifdef FENCED_TEST_HOOKS
 	/*
 	 * Test builds only: a fence that is called what it asked for but

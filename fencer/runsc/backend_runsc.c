@@ -571,6 +571,18 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	pid_t		 pid;
 
 	rf->rf_pid = -1;
+	/*
+	 * No runsc fence keeps its memory (there is no fb_mem_save): with
+	 * runsc 20221219 a checkpoint ends the sandbox, and a restored
+	 * agent cannot be paired again (docs/snapshots.md, "Memory:
+	 * runsc").  A boot asked to restore fails rather than start cold.
+	 */
+	if (bb->bb_mem_dirfd != -1) {
+		runsc_errf(err, errlen, "backend runsc cannot boot from saved "
+		    "memory: this runsc ends a sandbox it checkpoints, and a "
+		    "restored agent cannot be paired again");
+		return (-1);
+	}
 	if (runsc.rs_err[0] != '\0') {
 		runsc_errf(err, errlen, "backend runsc is unavailable here: %s; "
 		    "nothing falls back to another", runsc.rs_err);
