@@ -528,7 +528,7 @@ restore_channel_body() {
 	$CTL boot c backend runsc > /dev/null || atf_fail "boot"
 	id=$(ls state/runsc/bundles)
 	cp -a "state/runsc/bundles/$id" bundle
-	mkdir img xroot
+	mkdir -m 0700 img xroot
 	# This runsc's checkpoint ends the sandbox (docs/snapshots.md): the
 	# fencer sees its fence end and cleans up as after any crash.
 	atf_check runsc --root="$PWD/state/runsc/state" checkpoint \
