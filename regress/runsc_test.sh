@@ -4,7 +4,9 @@
 # no runsc process, container state or bundle behind when it stops, when
 # a fenced process is killed with SIGKILL and the daemon restarts, or
 # when its boot fails.  Attacks from inside one and from a second local
-# user.  Every case skips, saying why, where runsc is not installed.
+# user.  A fence's sandbox that runsc checkpoints and restores on a new
+# socket: its agent hears that channel (docs/snapshots.md).  Every case
+# skips, saying why, where runsc is not installed.
 
 . "$(atf_get_srcdir)/lib.subr"
 
