@@ -98,6 +98,8 @@ done
     "$dir/ctl.sock" "$runs"
 ! want runsc || run runsc sh bench/runsc.sh "$build" "$dir/ctl.sock" \
     "$dir/state" "$runs"
+! want runsc || run runsc-mem sh bench/runsc_mem.sh "$build" \
+    "$dir/ctl.sock" "$dir/state" "$runs"
 ! want vm || run vm sh bench/vm.sh "$build" "$dir/ctl.sock" "$runs"
 ! want vm_mem || run vm_mem sh bench/vm_mem.sh "$build"
 # In a guest of its own, with daemons of its own there.
