@@ -826,6 +826,9 @@ parse_from(const char *word, int n)
 		parse_fail(n, "%s is not a key", res.from_key);
 	if (at == NULL)
 		return;
+	if (at[1] == '\0')
+		parse_fail(n, "from %s@ names no snapshot: KEY@NAME, or KEY "
+		    "alone for its home now", res.from_key);
 	if (strlcpy(res.from_snap, at + 1, sizeof(res.from_snap)) >=
 	    sizeof(res.from_snap) || !fence_key_valid(res.from_snap))
 		parse_fail(n, "%s is not a snapshot's name", at + 1);

@@ -891,7 +891,7 @@ GOLDEN
 	    "$BIN/fencectl" boot k2 from k1@s1@s2
 	atf_check -s exit:1 -e inline:"fencectl: boot k2 from k1@.undo: .undo is not a snapshot's name\n" \
 	    "$BIN/fencectl" boot k2 from k1@.undo
-	atf_check -s exit:1 -e match:"is not a snapshot's name" \
+	atf_check -s exit:1 -e match:"from k1@ names no snapshot" \
 	    "$BIN/fencectl" boot k2 from k1@
 	atf_check -s exit:1 -e match:": ${long}s is not a snapshot's name\$" \
 	    "$BIN/fencectl" boot k2 from "k1@${long}s"
