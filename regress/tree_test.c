@@ -8,6 +8,7 @@
  * the copying process killed or stopped by its own uid.
  */
 #include <sys/types.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -434,6 +435,68 @@ ATF_TC_BODY(copy_sparse, tc)
 	ATF_CHECK_STREQ(err, "home holds more than 1073741824 bytes");
 }
 ATF_TC_CLEANUP(copy_sparse, tc)
+{
+	cleanup();
+}
+
+ATF_TC_WITH_CLEANUP(copy_across);
+ATF_TC_HEAD(copy_across, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "from tmpfs to the work directory's "
+	    "filesystem, where neither FICLONE nor copy_file_range works: "
+	    "read and write, holes kept, bytes equal");
+	atf_tc_set_md_var(tc, "require.user", "root");
+}
+ATF_TC_BODY(copy_across, tc)
+{
+	struct tree_bounds	 b = { 0, 0 };
+	struct tree_count	 c;
+	struct stat		 sb;
+	char			 err[512], path[PATH_MAX], *data, *back;
+	size_t			 len = 3 << 20, i;
+	int			 w, m, src, dst, fd;
+
+	setup();
+	snprintf(path, sizeof(path), "%s/mnt", work);
+	ATF_REQUIRE(mkdir(path, 0755) == 0);
+	if (mount("tree_test", path, "tmpfs", 0, "size=16m") == -1)
+		atf_tc_skip("cannot mount a tmpfs: %s", strerror(errno));
+	ATF_REQUIRE((m = open(path, O_RDONLY | O_DIRECTORY)) != -1);
+	src = mkdir_as(m, "src", 0755);
+	ATF_REQUIRE((w = open(work, O_RDONLY | O_DIRECTORY)) != -1);
+	dst = mkdir_as(w, "dst", 0700);
+	ATF_REQUIRE((data = malloc(len)) != NULL);
+	ATF_REQUIRE((back = malloc(len)) != NULL);
+	for (i = 0; i < len; i++)
+		data[i] = (char)(i * 7 + i / 4096);
+	memset(data + (1 << 20), 0, 1 << 20);	/* a hole, 1 MiB */
+	ATF_REQUIRE((fd = openat(src, "f", O_WRONLY | O_CREAT, 0644)) != -1);
+	ATF_REQUIRE(pwrite(fd, data, 1 << 20, 0) == 1 << 20);
+	ATF_REQUIRE(pwrite(fd, data + (2 << 20), 1 << 20, 2 << 20) ==
+	    1 << 20);
+	ATF_REQUIRE(fchown(fd, tuid, tgid) == 0);
+	close(fd);
+
+	ATF_REQUIRE_MSG(tree_copy(src, dst, tuid, tgid, &b, &c, err,
+	    sizeof(err)) == 0, "%s", err);
+	ATF_CHECK_EQ(c.tc_bytes, len);
+	ATF_CHECK_EQ(c.tc_shared, 0);
+	ATF_REQUIRE((fd = openat(dst, "f", O_RDONLY)) != -1);
+	ATF_REQUIRE(fstat(fd, &sb) == 0);
+	ATF_CHECK_EQ((size_t)sb.st_size, len);
+	ATF_CHECK_MSG((uint64_t)sb.st_blocks * 512 <= (2 << 20) + 65536,
+	    "%llu bytes on disk", (unsigned long long)sb.st_blocks * 512);
+	ATF_REQUIRE(pread(fd, back, len, 0) == (ssize_t)len);
+	ATF_CHECK(memcmp(back, data, len) == 0);
+	close(fd);
+	free(data);
+	free(back);
+	close(src);
+	close(m);
+	close(dst);
+	close(w);
+}
+ATF_TC_CLEANUP(copy_across, tc)
 {
 	cleanup();
 }
@@ -1054,6 +1117,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, copy_kinds);
 	ATF_TP_ADD_TC(tp, copy_sparse);
+	ATF_TP_ADD_TC(tp, copy_across);
 	ATF_TP_ADD_TC(tp, copy_symlink_attack);
 	ATF_TP_ADD_TC(tp, copy_as_uid);
 	ATF_TP_ADD_TC(tp, copy_bounds);
