@@ -8,6 +8,7 @@
  * the copying process killed or stopped by its own uid.
  */
 #include <sys/types.h>
+#include <sys/capability.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -33,6 +34,7 @@
 #include <atf-c.h>
 
 #include "fencer_tree.h"
+#include "lockdown.h"
 
 #define TIB		(1ULL << 40)
 
@@ -1043,6 +1045,74 @@ ATF_TC_CLEANUP(measure, tc)
 	cleanup();
 }
 
+/* The fencer's capabilities (fencer/fencer.c), under its filter. */
+static const cap_value_t fencer_caps[] = {
+	CAP_SYS_ADMIN, CAP_SETUID, CAP_SETGID, CAP_SETPCAP, CAP_KILL,
+	CAP_CHOWN, CAP_FOWNER, CAP_DAC_OVERRIDE, CAP_NET_ADMIN,
+	CAP_SYS_CHROOT, CAP_MKNOD
+};
+
+ATF_TC_WITH_CLEANUP(fencer_locked);
+ATF_TC_HEAD(fencer_locked, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "from a process locked down as the "
+	    "fencer is (its capabilities, its seccomp filter), copy, measure "
+	    "and empty work, and a file of another uid is still refused");
+	atf_tc_set_md_var(tc, "require.user", "root");
+}
+ATF_TC_BODY(fencer_locked, tc)
+{
+	struct tree_bounds	 b = { 0, 0 };
+	struct tree_count	 c, m;
+	struct lockdown		 ld;
+	char			 err[512];
+	pid_t			 pid;
+	int			 src, dst, dst2, fd, st;
+	uid_t			 other = free_id(1);
+
+	setup();
+	src = work_dir("src", 0755);
+	mkfile_as(src, "a", "abc", 0644);
+	fd = mkdir_as(src, "d", 0500);
+	mklink_as(src, "l", "/etc/shadow");
+	close(fd);
+	dst = work_dir("dst", 0700);
+	dst2 = work_dir("dst2", 0700);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		memset(&ld, 0, sizeof(ld));
+		ld.ld_title = "fencer";
+		ld.ld_uid = (uid_t)-1;
+		ld.ld_gid = (gid_t)-1;
+		ld.ld_caps = fencer_caps;
+		ld.ld_ncaps = sizeof(fencer_caps) / sizeof(fencer_caps[0]);
+		ld.ld_filter = LOCKDOWN_DENY;
+		lockdown(&ld);
+		if (tree_measure(src, tuid, tgid, &b, &m, err,
+		    sizeof(err)) == -1 || tree_copy(src, dst, tuid, tgid, &b,
+		    &c, err, sizeof(err)) == -1 || tree_empty(dst, tuid, tgid,
+		    err, sizeof(err)) == -1)
+			errx(1, "%s", err);
+		if (m.tc_files != 3 || c.tc_files != 3 || c.tc_bytes != 14)
+			errx(2, "counted %llu, %llu files",
+			    (unsigned long long)m.tc_files,
+			    (unsigned long long)c.tc_files);
+		mkfile_own(src, "theirs", "THEIRS", 0600, other);
+		if (tree_copy(src, dst2, tuid, tgid, &b, &c, err,
+		    sizeof(err)) == 0 ||
+		    strcmp(err, "copy theirs: Permission denied") != 0)
+			errx(3, "a file of another uid: %s", err);
+		_exit(0);
+	}
+	ATF_REQUIRE(waitpid(pid, &st, 0) == pid);
+	ATF_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	ATF_CHECK_EQ(entries(dst), 0);
+}
+ATF_TC_CLEANUP(fencer_locked, tc)
+{
+	cleanup();
+}
+
 static const char *
 find_mkfs(void)
 {
@@ -1126,6 +1196,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, copy_killed);
 	ATF_TP_ADD_TC(tp, empty);
 	ATF_TP_ADD_TC(tp, measure);
+	ATF_TP_ADD_TC(tp, fencer_locked);
 	ATF_TP_ADD_TC(tp, copy_reflink);
 	return (atf_no_error());
 }
