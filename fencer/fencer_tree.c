@@ -211,11 +211,16 @@ tree_run(enum tree_op op, int fd, int dstfd, uid_t uid, gid_t gid,
 {
 	struct tree_walk	*w;
 	struct tree_msg		 m;
+	sigset_t		 all, old;
 	pid_t			 pid;
+	char			 ebuf[TREE_ERR_LEN];
 	int			 p[2];
 
-	if (errlen > 0)
-		err[0] = '\0';
+	if (err == NULL || errlen == 0) {
+		err = ebuf;
+		errlen = sizeof(ebuf);
+	}
+	err[0] = '\0';
 	if (count != NULL)
 		memset(count, 0, sizeof(*count));
 	if (uid == 0 || gid == 0 || uid == (uid_t)-1 || gid == (gid_t)-1) {
@@ -244,9 +249,13 @@ tree_run(enum tree_op op, int fd, int dstfd, uid_t uid, gid_t gid,
 		free(w);
 		return (-1);
 	}
+	/* No handler of the fencer's may run in the child (tree_become()). */
+	sigfillset(&all);
+	(void)sigprocmask(SIG_BLOCK, &all, &old);
 	if ((pid = fork()) == -1) {
 		snprintf(err, errlen, "%s: fork: %s", tree_op_name(op),
 		    strerror(errno));
+		(void)sigprocmask(SIG_SETMASK, &old, NULL);
 		(void)close(p[0]);
 		(void)close(p[1]);
 		free(w);
@@ -261,6 +270,7 @@ tree_run(enum tree_op op, int fd, int dstfd, uid_t uid, gid_t gid,
 		}
 		tree_child(w, fd, dstfd);
 	}
+	(void)sigprocmask(SIG_SETMASK, &old, NULL);
 	free(w);
 	(void)close(p[1]);
 	if (tree_wait(op, pid, p[0], &m, err, errlen) == -1)
@@ -276,9 +286,9 @@ tree_run(enum tree_op op, int fd, int dstfd, uid_t uid, gid_t gid,
 	}
 	if (count != NULL)
 		*count = m.tm_count;
-	if (m.tm_skipped[TREE_SKIP_SOCKET] + m.tm_skipped[TREE_SKIP_DEVICE] +
-	    m.tm_skipped[TREE_SKIP_MOUNT] + m.tm_skipped[TREE_SKIP_XATTR] +
-	    m.tm_skipped[TREE_SKIP_LINKED] > 0)
+	if (m.tm_skipped[TREE_SKIP_SOCKET] || m.tm_skipped[TREE_SKIP_DEVICE] ||
+	    m.tm_skipped[TREE_SKIP_MOUNT] || m.tm_skipped[TREE_SKIP_XATTR] ||
+	    m.tm_skipped[TREE_SKIP_LINKED])
 		log_info("tree %s as uid %u: %llu entries; skipped %llu "
 		    "sockets, %llu device nodes, %llu mount points, %llu "
 		    "xattrs; %llu hard-linked files copied apart",

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 #include <sys/capability.h>
 #include <sys/mount.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -908,6 +909,116 @@ ATF_TC_CLEANUP(copy_killed, tc)
 	cleanup();
 }
 
+/*
+ * As the uid: look for its other processes (the copying child) and try
+ * to reach into them: 's' down the pipe for each one seen, 'X' for a
+ * descriptor table opened or a trace attached.
+ */
+static void
+spy(int out)
+{
+	struct dirent	*de;
+	struct stat	 sb;
+	char		 path[64];
+	DIR		*d;
+	long		 pid, last = -1;
+	int		 fd;
+
+	for (;;) {
+		if ((d = opendir("/proc")) == NULL)
+			_exit(1);
+		while ((de = readdir(d)) != NULL) {
+			if ((pid = strtol(de->d_name, NULL, 10)) <= 0 ||
+			    pid == getpid())
+				continue;
+			snprintf(path, sizeof(path), "/proc/%ld", pid);
+			if (stat(path, &sb) == -1 || sb.st_uid != getuid())
+				continue;
+			if (pid != last && write(out, "s", 1) != 1)
+				_exit(1);
+			last = pid;
+			snprintf(path, sizeof(path), "/proc/%ld/fd", pid);
+			if ((fd = open(path, O_RDONLY | O_DIRECTORY)) != -1) {
+				close(fd);
+				if (write(out, "X", 1) != 1)
+					_exit(1);
+			}
+			if (ptrace(PTRACE_ATTACH, (pid_t)pid, NULL, NULL) ==
+			    0) {
+				(void)ptrace(PTRACE_DETACH, (pid_t)pid, NULL,
+				    NULL);
+				if (write(out, "X", 1) != 1)
+					_exit(1);
+			}
+		}
+		closedir(d);
+	}
+}
+
+static int	 spy_pipe = -1;
+
+static void
+spy_start(int unused)
+{
+	spy(spy_pipe);
+}
+
+ATF_TC_WITH_CLEANUP(copy_spied);
+ATF_TC_HEAD(copy_spied, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "the uid, watching for the copying "
+	    "child, can neither open its descriptors nor trace it");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "600");
+}
+ATF_TC_BODY(copy_spied, tc)
+{
+	struct tree_bounds	 b = { 0, 0 };
+	struct tree_count	 c;
+	char			 err[512], name[32], buf[4096];
+	pid_t			 racer;
+	ssize_t			 n, k;
+	int			 w, src, dst, i, p[2], seen = 0, leaks = 0;
+
+	setup();
+	ATF_REQUIRE((w = open(work, O_RDONLY | O_DIRECTORY)) != -1);
+	src = work_dir("src", 0755);
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		mkfile_as(src, name, "data", 0644);
+	}
+	ATF_REQUIRE(pipe2(p, O_NONBLOCK) == 0);
+	spy_pipe = p[1];
+	racer = as_uid(spy_start, 0);
+	close(p[1]);
+	for (i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "d%d", i);
+		dst = mkdir_as(w, name, 0700);
+		ATF_CHECK_MSG(tree_copy(src, dst, tuid, tgid, &b, &c, err,
+		    sizeof(err)) == 0, "%s", err);
+		close(dst);
+		while ((n = read(p[0], buf, sizeof(buf))) > 0)
+			for (k = 0; k < n; k++) {
+				seen += buf[k] == 's';
+				leaks += buf[k] == 'X';
+			}
+	}
+	stop(racer);
+	while ((n = read(p[0], buf, sizeof(buf))) > 0)
+		for (k = 0; k < n; k++) {
+			seen += buf[k] == 's';
+			leaks += buf[k] == 'X';
+		}
+	printf("children seen %d, reached %d\n", seen, leaks);
+	ATF_CHECK_EQ(leaks, 0);
+	ATF_REQUIRE_MSG(seen > 0, "the spy never saw a copying child");
+	close(w);
+}
+ATF_TC_CLEANUP(copy_spied, tc)
+{
+	cleanup();
+}
+
 ATF_TC_WITH_CLEANUP(empty);
 ATF_TC_HEAD(empty, tc)
 {
@@ -1194,6 +1305,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, copy_dest);
 	ATF_TP_ADD_TC(tp, copy_race);
 	ATF_TP_ADD_TC(tp, copy_killed);
+	ATF_TP_ADD_TC(tp, copy_spied);
 	ATF_TP_ADD_TC(tp, empty);
 	ATF_TP_ADD_TC(tp, measure);
 	ATF_TP_ADD_TC(tp, fencer_locked);
