@@ -106,6 +106,7 @@ struct tree_walk {
 	dev_t			 tw_dst_dev;	/* the destination's top */
 	ino_t			 tw_dst_ino;
 	uid_t			 tw_uid;
+	pid_t			 tw_parent;
 	int			 tw_pipe;
 	int			 tw_clone;	/* 0: FICLONE does not work */
 	int			 tw_cfr;	/* 0: copy_file_range neither */
@@ -242,6 +243,7 @@ tree_run(enum tree_op op, int fd, int dstfd, uid_t uid, gid_t gid,
 	if (b != NULL)
 		w->tw_bounds = *b;
 	w->tw_uid = uid;
+	w->tw_parent = getpid();
 	w->tw_clone = w->tw_cfr = 1;
 	if (pipe2(p, O_CLOEXEC) == -1) {
 		snprintf(err, errlen, "%s: pipe: %s", tree_op_name(op),
@@ -452,7 +454,11 @@ tree_become(struct tree_walk *w, gid_t gid, int fd, int dstfd)
 	if (setgroups(0, NULL) == -1 || setresgid(gid, gid, gid) == -1 ||
 	    setresuid(w->tw_uid, w->tw_uid, w->tw_uid) == -1)
 		goto fail;
-	/* The fencer's keep_caps may have kept the permitted set: clear. */
+	/*
+	 * A change of uid clears the capabilities unless a securebit of the
+	 * caller's (keep_caps, no_setuid_fixup) says otherwise: cleared here
+	 * whatever the caller had.
+	 */
 	if ((none = cap_init()) == NULL || cap_set_proc(none) == -1 ||
 	    cap_reset_ambient() == -1)
 		goto fail;
@@ -460,6 +466,8 @@ tree_become(struct tree_walk *w, gid_t gid, int fd, int dstfd)
 	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1 ||
 	    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1)
 		goto fail;
+	if (getppid() != w->tw_parent)
+		_exit(1);		/* the fencer died before that */
 	/* Read back: a step that did not take is fatal. */
 	if ((have = cap_get_proc()) == NULL)
 		goto fail;
