@@ -18,6 +18,10 @@ store_clean() {
 	    \( -name '.new.*' -o -name '.del.*' \) 2>/dev/null
 }
 
+store_is_clean() {
+	[ -z "$(store_clean)" ]
+}
+
 atf_test_case branch_three cleanup
 branch_three_head() {
 	atf_set descr "a snapshot, then a write, then three branches of the snapshot: each sees the snapshot's files and not the later write, runs as a uid of its own and earns its own level; what one branch writes no other sees; a branch keeps its home across a stop; a snapshot with branches is not deleted"
@@ -70,6 +74,10 @@ branch_three_body() {
 		    atf_fail "no upper layer of $b"
 	done
 	atf_check -o match:"^src@s1 .* 3 +copy$" $CTL show snapshots
+	# A snapshot of a branch is of its whole home, the layers merged.
+	atf_check -o match:"^b2@s: taken" $CTL snapshot b2 s
+	atf_check -o ignore $CTL boot b2b from b2@s
+	atf_check -o inline:"one\nb2\n" $CTL exec b2b -- cat d/f1 mine
 	# A branch's key has a home now: not branched again, but booted
 	# again it keeps what it wrote.
 	atf_check -s exit:1 -e match:"already running" $CTL boot b1 from src@s1
@@ -390,7 +398,8 @@ crash_body() {
 	chmod -R go-rwx state/branches/0 state/snapshots/0
 	fenced_cgroup_rmdirs
 	fenced_start
-	[ -z "$(store_clean)" ] || atf_fail "left: $(store_clean)"
+	# The fencer sweeps as it starts, while the broker answers already.
+	wait_until 60 store_is_clean || atf_fail "left: $(store_clean)"
 	atf_check -o match:"swept .*\.new\.c@big" cat fenced.log
 	atf_check -o inline:"" $CTL show snapshots
 	fenced_stop
@@ -456,6 +465,38 @@ pooled_branch_body() {
 }
 pooled_branch_cleanup() { fenced_cleanup; }
 
+atf_test_case vm_branch cleanup
+vm_branch_head() {
+	atf_set descr "a branch booted as a vm fence: QEMU's 9p serves it the overlay, the snapshot's files and its own writes, and it earns its own level on its own kernel"
+	atf_set require.user root
+	atf_set timeout 600
+}
+vm_branch_body() {
+	[ -x /usr/bin/qemu-system-x86_64 ] || atf_skip "QEMU is not installed"
+	fenced_vars
+	vm_available || atf_skip "no vm boot files (make vm-images)"
+	fenced_conf > fenced.conf
+	vm_conf_lines >> fenced.conf
+	fenced_start
+	wait_until 60 grep -q "vm: usable\|vm: vm accel kvm" fenced.log ||
+	    atf_fail "the vm backend did not start"
+	atf_check -o ignore $CTL boot n
+	atf_check $CTL exec n -- sh -c 'echo from-native > f'
+	atf_check -o match:"taken" $CTL snapshot n s
+	atf_check -o match:"^backend: *vm" -o match:"^from: *n@s" \
+	    $CTL -w 300 boot v from n@s backend vm
+	atf_check -o inline:"from-native\n" $CTL exec v -- cat f
+	u=$(uid_of v)
+	atf_check -o inline:"$u\n" $CTL exec v -- stat -c %u f
+	atf_check $CTL exec v -- sh -c 'echo in-vm > g'
+	atf_check -o inline:"in-vm\n" cat state/branches/0/v/upper/g
+	atf_check_equal L4 "$(level_of v)"
+	atf_check -o ignore $CTL stop v
+	wait_empty vm_qemus
+	fenced_stop
+}
+vm_branch_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case branch_three
 	atf_add_test_case undo_restore
@@ -465,4 +506,5 @@ atf_init_test_cases() {
 	atf_add_test_case crash
 	atf_add_test_case runsc_branch
 	atf_add_test_case pooled_branch
+	atf_add_test_case vm_branch
 }
