@@ -1060,6 +1060,25 @@ snap_recv_fd(int s)
 	return (fd);
 }
 
+/* /proc/<pid>/<file>: "from to 1", one id mapped. */
+static int
+snap_write_map(pid_t pid, const char *file, unsigned int from,
+    unsigned int to, char *err, size_t errlen)
+{
+	char		 path[64], map[64];
+	int		 fd, n, rv = 0;
+
+	(void)snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	n = snprintf(map, sizeof(map), "%u %u 1\n", from, to);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		return (snap_errf(err, errlen, "%s: %s", path,
+		    strerror(errno)));
+	if (write(fd, map, (size_t)n) != n)
+		rv = snap_errf(err, errlen, "%s: %s", path, strerror(errno));
+	(void)close(fd);
+	return (rv);
+}
+
 /*
  * A user namespace whose map shows uid from as to (gid likewise), for an
  * idmapped mount: a child makes it and hands its descriptor back (a
@@ -1070,19 +1089,18 @@ static int
 snap_userns(uid_t from, gid_t gfrom, uid_t to, gid_t gto, char *err,
     size_t errlen)
 {
-	char		 path[64], map[64];
-	int		 sp[2] = { -1, -1 }, fd = -1, ns = -1, st, n;
+	sigset_t	 all, old;
+	int		 sp[2], fd, ns = -1, st;
 	pid_t		 pid;
 	char		 c = 'n';
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == -1)
 		return (snap_errf(err, errlen, "socketpair: %s",
 		    strerror(errno)));
-	if ((pid = fork()) == -1) {
-		snap_errf(err, errlen, "fork: %s", strerror(errno));
-		goto done;
-	}
-	if (pid == 0) {
+	/* No handler of the fencer's runs in the child. */
+	(void)sigfillset(&all);
+	(void)sigprocmask(SIG_BLOCK, &all, &old);
+	if ((pid = fork()) == 0) {
 		(void)close(sp[0]);
 		if (unshare(CLONE_NEWUSER) == -1 ||
 		    (fd = open("/proc/self/ns/user", O_RDONLY |
@@ -1091,43 +1109,18 @@ snap_userns(uid_t from, gid_t gfrom, uid_t to, gid_t gto, char *err,
 		/* Until the fencer has written the maps and closed its end. */
 		_exit(read(sp[1], &c, 1) == -1);
 	}
+	(void)sigprocmask(SIG_SETMASK, &old, NULL);
 	(void)close(sp[1]);
-	sp[1] = -1;
-	if ((ns = snap_recv_fd(sp[0])) == -1) {
+	if (pid == -1)
+		snap_errf(err, errlen, "fork: %s", strerror(errno));
+	else if ((ns = snap_recv_fd(sp[0])) == -1)
 		snap_errf(err, errlen, "no user namespace from the child");
-		goto done;
+	else if (snap_write_map(pid, "uid_map", from, to, err, errlen) == -1 ||
+	    snap_write_map(pid, "gid_map", gfrom, gto, err, errlen) == -1) {
+		(void)close(ns);
+		ns = -1;
 	}
-	(void)snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
-	n = snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)from,
-	    (unsigned)to);
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1 ||
-	    write(fd, map, (size_t)n) != n) {
-		snap_errf(err, errlen, "%s: %s", path, strerror(errno));
-		goto fail;
-	}
-	(void)close(fd);
-	(void)snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
-	n = snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gfrom,
-	    (unsigned)gto);
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1 ||
-	    write(fd, map, (size_t)n) != n) {
-		snap_errf(err, errlen, "%s: %s", path, strerror(errno));
-		goto fail;
-	}
-	(void)close(fd);
-	fd = -1;
-	goto done;
- fail:
-	if (fd != -1)
-		(void)close(fd);
-	fd = -1;
-	(void)close(ns);
-	ns = -1;
- done:
-	if (sp[0] != -1)
-		(void)close(sp[0]);	/* the child reads EOF and ends */
-	if (sp[1] != -1)
-		(void)close(sp[1]);
+	(void)close(sp[0]);	/* the child reads EOF and ends */
 	if (pid > 0)
 		while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
 			;
