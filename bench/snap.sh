@@ -3,8 +3,8 @@
 # "Measured"), on the daemon run.sh started, side by side in one run:
 #   1. a snapshot of a home of 1000 files, 100 MiB (fencectl snapshot,
 #      and the fencer's own time, the "ms" of its answer) against
-#      `cp -a' of the same home by root on the same filesystem; the
-#      disk both use;
+#      `cp -a' of the same home by root beside the daemon's state (on
+#      the filesystem the snapshots go to); the disk both use;
 #   2. a native branch (boot KEY from SRC@SNAP) to its first exec's
 #      answer, against a boot of a new key taken from the warm pool
 #      (`pool L1.5' of run.sh's configuration) to its first answer, in
@@ -25,7 +25,9 @@
 #      of each), which empty the home and copy into it, against root's
 #      rm -rf of a copy of the home and cp -a.
 # Every key is new (a uid recorded, a home or a branch made), so that a
-# branch and what it is held against pay for the same.
+# branch and what it is held against pay for the same.  Sizes: RUNS / 20
+# snapshots and runsc pairs, RUNS / 2 native pairs, RUNS / 50 undo
+# rounds (3 at least each), BENCH_BRANCHES (100) branches a lot.
 #	snap.sh BUILD CTLSOCK STATE LOG RUNS
 # LOG is the daemon's log (the fencer's "undo mark ... us" lines).
 # bash, not sh: $EPOCHREALTIME reads the clock without a fork, so a row
