@@ -11,11 +11,11 @@ build=$1
 runs=${BENCH_RUNS:-200}
 density=${BENCH_DENSITY:-1000}
 # BENCH_ONLY="density exec": only those of http boot exec port term
-# runsc vm vm_mem v2 burst density (the table then has only their rows).
-# v2: the boot bench in the cgroup v2 guest (images/bench-v2), where the
-# vm images are built; vm_mem: a vm fence's memory saved and restored
-# (bench/vm_mem.sh).
-only=${BENCH_ONLY:-http boot exec port term runsc vm vm_mem v2 burst density}
+# runsc vm vm_mem snap v2 burst density (the table then has only their
+# rows).  v2: the boot bench in the cgroup v2 guest (images/bench-v2),
+# where the vm images are built; vm_mem: a vm fence's memory saved and
+# restored (bench/vm_mem.sh).
+only=${BENCH_ONLY:-http boot exec port term runsc vm vm_mem snap v2 burst density}
 want() { case " $only " in *" $1 "*) return 0 ;; esac; return 1; }
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (fenced does)" >&2; exit 1; }
 sh scripts/user.sh
@@ -28,13 +28,17 @@ port=$(ss -Htan | awk '{ n = split($4, a, ":"); used[a[n]] = 1 }
 [ -n "$port" ] || { echo "bench: no free port" >&2; exit 1; }
 # Fence uids of our own, out of the regress suite's (1000000 + port *
 # 64) and of the default: room for every density fence, the burst
-# bench's new keys (BENCH_SCALE, the bursts, the single boots) and the
-# others.  A key keeps its uid: the daemon holds at most 4096.
+# bench's new keys (BENCH_SCALE, the bursts, the single boots), the
+# snapshot bench's (a new key for every branch and every boot it holds
+# a branch against: RUNS + RUNS / 10 + 4 BENCH_BRANCHES and a few) and
+# the others.  A key keeps its uid: the daemon holds at most 4096.
 scale=${BENCH_SCALE:-400}
 bursts=0
 for b in ${BENCH_BURST:-100 1000}; do bursts=$((bursts + b)); done
+snapkeys=0
+! want snap || snapkeys=$((runs + runs / 10 + 4 * ${BENCH_BRANCHES:-100} + 64))
 uids=$((200000000 + (port - 17700) * 8192))
-uids="$uids-$((uids + density + scale + bursts + runs / 10 + 1023))"
+uids="$uids-$((uids + density + scale + bursts + runs / 10 + snapkeys + 1023))"
 # The HTTP bench runs 128 connections and commands of one user at once;
 # the density bench boots BENCH_DENSITY fences of root's (each with the
 # default limits: the user totals are their sums).
@@ -102,6 +106,9 @@ done
     "$dir/ctl.sock" "$dir/state" "$runs"
 ! want vm || run vm sh bench/vm.sh "$build" "$dir/ctl.sock" "$runs"
 ! want vm_mem || run vm_mem sh bench/vm_mem.sh "$build"
+# Snapshots, branches, undo (bash: bench/snap.sh says why).
+! want snap || run snap bash bench/snap.sh "$build" "$dir/ctl.sock" \
+    "$dir/state" "$dir/fenced.log" "$runs"
 # In a guest of its own, with daemons of its own there.
 ! want v2 || run v2 sh images/bench-v2 "$build"
 # Last, on a daemon with no other fence: the boots from many clients

@@ -26,11 +26,12 @@ import sys
 
 # Sections in the order of the table; any other follows, as it came.
 SECTIONS = ["boot", "pooled boot", "exec", "http", "first answer",
-            "port", "terminal", "idle memory", "density", "scale", "probe"]
+            "port", "terminal", "idle memory", "density", "scale", "probe",
+            "snapshots"]
 
 # Short names of the anchors in the ratio column.
 LABELS = [
-    (r"^bwrap /bin/true \(L1\.5-like\)$", "bwrap"),
+    (r"^bwrap /bin/true \(L1\.5-like\)(, beside .*)?$", "bwrap"),
     (r"^bwrap --unshare-net /bin/true$", "bwrap --unshare-net"),
     (r"^fork\+exec(\+wait)? /bin/true(, beside .*)?$", "fork+exec"),
     (r"^bare evhttp, ", "bare evhttp"),

@@ -145,6 +145,52 @@ formats_body() {
 	    "$(grep -F 'fenced L1.5 boot (fencectl)' table.md)"
 }
 
+atf_test_case shell_rows
+shell_rows_head() {
+	atf_set descr "bench/rows.subr's records (bench_rows, bench_value_row, bench_rows_skip) as the table shows them: a value against a value of its unit, a row against the bwrap or floor measured beside it"
+}
+shell_rows_body() {
+	fenced_vars
+	command -v python3 > /dev/null || atf_skip "no python3 (scripts/deps.sh installs it)"
+	BENCH_OUT=$(pwd)
+	. "$TOPDIR/bench/rows.subr"
+	printf '2000\n2100\n1900\n' > branch.us
+	printf '4000\n4200\n3800\n' > bwrap.us
+	printf '1000\n' > floor.us
+	bench_rows snapshots "branch to first answer" \
+	    "bwrap /bin/true (L1.5-like), beside the branches" median branch.us
+	bench_rows snapshots "bwrap /bin/true (L1.5-like), beside the branches" \
+	    "fork+exec /bin/true, beside the branches" median bwrap.us
+	bench_rows snapshots "fork+exec /bin/true, beside the branches" "" \
+	    median floor.us
+	bench_value_row snapshots "the home's disk use (du)" "" MiB 101.6
+	bench_value_row snapshots "a snapshot's disk use (du)" \
+	    "the home's disk use (du)" MiB 50.8
+	bench_value_row snapshots "target, 100 branches within 1 s: met" "" s \
+	    0.500
+	bench_rows_skip snapshots "runsc branch" "runsc is not installed"
+	printf 'probe\tprobe, 5 runs\t-\tmedian\tms\t5\t1\t2\t-\t-\n' \
+	    >> rows.tsv
+	atf_check -o save:table.txt python3 "$TOPDIR/bench/table.py" \
+	    --title "canned" rows.tsv
+	cat table.txt
+	line() { awk -v n="  $1" 'index($0, n) == 1' table.txt |
+	    sed 's/  \+/|/g'; }
+	atf_check_equal "|branch to first answer|3|2.000 ms|2.100 ms|0.50x bwrap" \
+	    "$(line 'branch to first answer')"
+	atf_check_equal "|bwrap /bin/true (L1.5-like), beside the branches|3|4.000 ms|4.200 ms|4.00x fork+exec" \
+	    "$(line 'bwrap /bin/true')"
+	atf_check_equal "|a snapshot's disk use (du)|50.800 MiB|0.50x the home's disk use (du)" \
+	    "$(line "a snapshot's disk")"
+	atf_check_equal "|target, 100 branches within 1 s: met|0.500 s" \
+	    "$(line 'target, 100')"
+	atf_check_equal "|runsc branch|skipped: runsc is not installed" \
+	    "$(line 'runsc branch')"
+	# The section after the known ones.
+	atf_check_equal "probe snapshots" \
+	    "$(grep -v '^ ' table.txt | sed 1d | tr '\n' ' ' | sed 's/ $//')"
+}
+
 atf_test_case plot
 plot_head() {
 	atf_set descr "the SVG: well-formed, one panel a section with samples, one line a row with samples, a log-scale axis"
@@ -201,6 +247,7 @@ malformed_body() {
 atf_init_test_cases() {
 	atf_add_test_case ratios
 	atf_add_test_case formats
+	atf_add_test_case shell_rows
 	atf_add_test_case plot
 	atf_add_test_case malformed
 }
