@@ -389,9 +389,10 @@ fencer_boot_prepare(uint32_t reqid, const struct msg_boot *b)
 	struct fence_limits limits;
 	struct passwd	*pw;
 	struct fence	*f;
-	char		 homes[PATH_MAX], home[PATH_MAX];
+	char		 homes[PATH_MAX], home[PATH_MAX], upper[PATH_MAX];
 	char		 err[MSG_ERROR_TEXT_MAX];
 	uint32_t	 lifetime;
+	int		 branch;
 
 	if ((pw = fencer_admit(reqid, b, &be, &limits, &lifetime)) == NULL)
 		return (NULL);
@@ -407,11 +408,22 @@ fencer_boot_prepare(uint32_t reqid, const struct msg_boot *b)
 		    "%s", err);
 		goto fail;
 	}
-	if (fencer_uid_assign(f, pw->pw_gid, home, reqid) == -1)
+	/*
+	 * A branch's home is an overlay on a snapshot (fencer_snap.c): its
+	 * uid's record names the upper layer, what holds the uid's files.
+	 */
+	branch = b->b_from_key[0] != '\0' ||
+	    fencer_branch_is(b->b_owner, b->b_key);
+	if (branch && fencer_branch_upper(b->b_owner, b->b_key, upper,
+	    sizeof(upper)) == -1) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "branch-failed",
+		    "no snapshot store for the branch %s", b->b_key);
 		goto fail;
-	/* A branch's home is an overlay on a snapshot (fencer_snap.c). */
-	if (b->b_from_key[0] != '\0' ||
-	    fencer_branch_is(b->b_owner, b->b_key)) {
+	}
+	if (fencer_uid_assign(f, pw->pw_gid, branch ? upper : home,
+	    reqid) == -1)
+		goto fail;
+	if (branch) {
 		if (fencer_branch_home(f, b, home, reqid) == -1)
 			goto fail;
 	} else if (fencer_home_make(f, homes, reqid) == -1)

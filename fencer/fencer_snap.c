@@ -1133,7 +1133,8 @@ snap_userns(uid_t from, gid_t gfrom, uid_t to, gid_t gto, char *err,
  */
 static int
 snap_overlay(const char *lower, uid_t luid, gid_t lgid, const char *upper,
-    const char *work, uid_t uid, gid_t gid, char *err, size_t errlen)
+    const char *work, uid_t uid, gid_t gid, int *unsupported, char *err,
+    size_t errlen)
 {
 	struct mount_attr attr;
 	char		 lpath[64], msg[256];
@@ -1156,17 +1157,44 @@ snap_overlay(const char *lower, uid_t luid, gid_t lgid, const char *upper,
 		attr.userns_fd = (uint64_t)ns;
 	}
 	if (mount_setattr(lt, "", AT_EMPTY_PATH, &attr, sizeof(attr)) == -1) {
-		snap_errf(err, errlen, "mount %s read-only%s: %s", lower,
-		    ns != -1 ? ", idmapped" : "", strerror(errno));
+		/*
+		 * The filesystem of the store cannot be idmapped by this
+		 * kernel (tmpfs before Linux 6.3): a branch of another
+		 * uid's snapshot is refused, never built some weaker way.
+		 */
+		if (ns != -1 && errno == EINVAL) {
+			*unsupported = 1;
+			snap_errf(err, errlen, "this kernel cannot idmap the "
+			    "filesystem of the snapshot store (%s), which a "
+			    "branch running as another uid than the "
+			    "snapshot's files needs (ext4 from Linux 5.12, "
+			    "xfs and btrfs from 5.15, tmpfs from 6.3)",
+			    lower);
+		} else
+			snap_errf(err, errlen, "mount %s read-only%s: %s",
+			    lower, ns != -1 ? ", idmapped" : "",
+			    strerror(errno));
 		goto done;
 	}
 	if ((fs = fsopen("overlay", FSOPEN_CLOEXEC)) == -1) {
 		snap_errf(err, errlen, "overlayfs: %s", strerror(errno));
 		goto done;
 	}
-	/* The layer by descriptor (6.8 on); else by its /proc name. */
+	/*
+	 * An idmapped layer by descriptor (6.8 on), else by its /proc
+	 * name; a layer of the same uid by its path, which every kernel
+	 * with overlayfs takes (overlayfs never writes a lower layer).
+	 */
 	(void)snprintf(lpath, sizeof(lpath), "/proc/self/fd/%d", lt);
-	if (fsconfig(fs, FSCONFIG_SET_FD, "lowerdir+", NULL, lt) == -1 &&
+	if (ns == -1 && strpbrk(lower, ":,\\") == NULL) {
+		if (fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", lower,
+		    0) == -1) {
+			snap_errf(err, errlen, "overlayfs lower %s: %s", lower,
+			    strerror(errno));
+			goto done;
+		}
+	} else if (fsconfig(fs, FSCONFIG_SET_FD, "lowerdir+", NULL,
+	    lt) == -1 &&
 	    fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", lpath, 0) == -1) {
 		snap_errf(err, errlen, "overlayfs lower %s: %s", lower,
 		    strerror(errno));
@@ -1223,6 +1251,16 @@ snap_branch_base(uid_t owner, const char *key, char *dir, size_t dirlen,
 	return (1);
 }
 
+/* Where key's upper layer is (made or not): -1 without a store. */
+int
+fencer_branch_upper(uid_t owner, const char *key, char *buf, size_t len)
+{
+	if (branch_root[0] == '\0')
+		return (-1);
+	return (snap_path(buf, len, "%s/%u/%s/upper", branch_root,
+	    (unsigned)owner, key));
+}
+
 int
 fencer_branch_is(uid_t owner, const char *key)
 {
@@ -1253,7 +1291,7 @@ fencer_branch_home(struct fence *f, const struct msg_boot *b,
 	char		 sname[FENCE_KEY_SIZE], code[MSG_ERROR_CODE_MAX];
 	char		 err[MSG_ERROR_TEXT_MAX], why[BACKEND_ERR_MAX], buf[160];
 	uid_t		 owner = f->f_info.f_owner;
-	int		 have, made = 0, fd, n;
+	int		 have, made = 0, unsupported = 0, fd, n;
 
 	strlcpy(code, "branch-failed", sizeof(code));
 	if (branch_root[0] == '\0') {
@@ -1361,8 +1399,12 @@ fencer_branch_home(struct fence *f, const struct msg_boot *b,
 		goto fail;
 	}
 	if ((f->f_home_tree = snap_overlay(lower, in.i_uid, in.i_gid, upper,
-	    work, f->f_info.f_uid, f->f_gid, err, sizeof(err))) == -1)
+	    work, f->f_info.f_uid, f->f_gid, &unsupported, err,
+	    sizeof(err))) == -1) {
+		if (unsupported)
+			strlcpy(code, "branch-unsupported", sizeof(code));
 		goto fail;
+	}
 	strlcpy(f->f_info.f_home, upper, sizeof(f->f_info.f_home));
 	(void)snprintf(f->f_info.f_from, sizeof(f->f_info.f_from), "%s@%s",
 	    skey, sname);

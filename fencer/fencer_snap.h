@@ -11,6 +11,7 @@ struct msg_snap;
 void	fencer_snap_init(const char *);
 void	fencer_snap_req(uint32_t, const struct msg_snap *);
 int	fencer_branch_is(uid_t, const char *);
+int	fencer_branch_upper(uid_t, const char *, char *, size_t);
 int	fencer_branch_home(struct fence *, const struct msg_boot *,
 	    const char *, uint32_t);
 

@@ -527,6 +527,19 @@ fencer_uid_for(const char *key, const char *home, uid_t *uid, char *err,
 			    (unsigned)ur->ur_uid, key, who);
 			return (-1);
 		}
+		/*
+		 * Its home moved (the key is a branch now, its home an
+		 * upper layer in the state): the record follows, or a
+		 * reclaim would take the uid from a home that exists.
+		 */
+		if (strcmp(ur->ur_home, home) != 0) {
+			if (strlcpy(ur->ur_home, home, sizeof(ur->ur_home)) >=
+			    sizeof(ur->ur_home) || uids_save() == -1) {
+				snprintf(err, errlen, "cannot record the home "
+				    "of %s", key);
+				return (-1);
+			}
+		}
 		*uid = ur->ur_uid;
 		return (0);
 	}

@@ -284,7 +284,7 @@ ATF_TC_BODY(copy_kinds, tc)
 	struct timespec		 ts[2];
 	struct stat		 sb, sa;
 	char			 err[512], val[64];
-	int			 src, dst, fd, s, cwd;
+	int			 src, dst, fd, s, cwd, xattrs = 0;
 	ssize_t			 n;
 
 	setup();
@@ -313,7 +313,11 @@ ATF_TC_BODY(copy_kinds, tc)
 	mkfile_as(src, "suid", "#!/bin/sh\n", 06755);
 	mkfile_as(src, "x", "xattrs", 0644);
 	ATF_REQUIRE((fd = openat(src, "x", O_RDONLY)) != -1);
-	ATF_REQUIRE(fsetxattr(fd, "user.test", "value", 5, 0) == 0);
+	/* tmpfs has user xattrs from Linux 6.6 on (the v2 guest's: 6.1). */
+	if (fsetxattr(fd, "user.test", "value", 5, 0) == 0)
+		xattrs = 1;
+	else
+		ATF_REQUIRE_EQ(EOPNOTSUPP, errno);
 	ATF_REQUIRE(fsetxattr(fd, "trusted.t", "root's", 6, 0) == 0);
 	close(fd);
 	mkfile_as(src, "new\nline", "nl", 0644);
@@ -366,9 +370,11 @@ ATF_TC_BODY(copy_kinds, tc)
 	ATF_CHECK_EQ(mode_of(dst, "suid", &sb), S_IFREG | 0755);
 	check_content(dst, "new\nline", "nl");
 	ATF_REQUIRE((fd = openat(dst, "x", O_RDONLY)) != -1);
-	n = fgetxattr(fd, "user.test", val, sizeof(val));
-	ATF_CHECK_EQ(n, 5);
-	ATF_CHECK(n == 5 && memcmp(val, "value", 5) == 0);
+	if (xattrs) {
+		n = fgetxattr(fd, "user.test", val, sizeof(val));
+		ATF_CHECK_EQ(n, 5);
+		ATF_CHECK(n == 5 && memcmp(val, "value", 5) == 0);
+	}
 	ATF_CHECK(fgetxattr(fd, "trusted.t", val, sizeof(val)) == -1 &&
 	    errno == ENODATA);
 	close(fd);
