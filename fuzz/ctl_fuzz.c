@@ -137,6 +137,7 @@ fz_reply(const struct imsg *m)
 	struct msg_chunk	 ch;
 	struct msg_portlist	 pl;
 	struct msg_port_ticket	 pk;
+	struct msg_snap_info	 sn;
 
 	switch (m->hdr.ih_type) {
 	case IMSG_CTL_OK:
@@ -190,6 +191,9 @@ fz_reply(const struct imsg *m)
 		break;
 	case IMSG_CTL_PORT_URLS:
 		FUZZ_CHECK(msg_port_ticket_decode(m->data, m->len, &pk) == 0);
+		break;
+	case IMSG_CTL_SNAP_INFO:
+		FUZZ_CHECK(msg_snap_info_decode(m->data, m->len, &sn) == 0);
 		break;
 	default:
 		FUZZ_FAIL();

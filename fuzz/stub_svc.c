@@ -317,6 +317,53 @@ svc_ports(const struct svc_who *w, uid_t owner, const char *key, svc_cb cb,
 	cb(arg, &a);
 }
 
+/*
+ * As the real one: the asker's uid and admin bit are the service's, a
+ * request only what msg_snap_encode() takes; a listing two snapshots
+ * and its END, anything else one.
+ */
+void
+svc_snap(const struct svc_who *w, struct msg_snap *q, svc_cb cb, void *arg)
+{
+	struct svc_answer a;
+	struct msg_snap_info si;
+	void		*buf;
+	size_t		 len;
+	int		 i, n;
+
+	stub_who(w);
+	stub_key(q->s_key);
+	q->s_uid = w->w_uid;
+	q->s_admin = w->w_admin;
+	FUZZ_CHECK(q->s_op != SNAP_UNDO_MARK);
+	FUZZ_CHECK(msg_snap_encode(q, &buf, &len) == 0);
+	free(buf);
+	if (stub_errors) {
+		stub_error(cb, arg);
+		return;
+	}
+	memset(&si, 0, sizeof(si));
+	strlcpy(si.sn_key, q->s_key[0] != '\0' ? q->s_key : "k",
+	    sizeof(si.sn_key));
+	strlcpy(si.sn_name, q->s_name[0] != '\0' ? q->s_name : "s1",
+	    sizeof(si.sn_name));
+	strlcpy(si.sn_how, "copy", sizeof(si.sn_how));
+	n = q->s_op == SNAP_LIST ? 2 : 1;
+	for (i = 0; i < n; i++) {
+		memset(&a, 0, sizeof(a));
+		a.a_what = SVC_SNAP;
+		a.a_snap = &si;
+		a.a_last = q->s_op != SNAP_LIST;
+		cb(arg, &a);
+	}
+	if (q->s_op == SNAP_LIST) {
+		memset(&a, 0, sizeof(a));
+		a.a_what = SVC_END;
+		a.a_last = 1;
+		cb(arg, &a);
+	}
+}
+
 unsigned int	 svc_running(void) { return (1); }
 unsigned int	 svc_pending(uid_t uid) { return (0); }
 unsigned int	 svc_total(void) { return (0); }
