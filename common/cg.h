@@ -14,6 +14,7 @@
  *	cg_v2.c		what only cgroup v2 has (one hierarchy,
  *			subtree_control, cgroup.kill, memory.events, ...)
  *	cg_clone.c	a fence's first process born in its v2 cgroup
+ *	cg_pause.c	a fence paused while its home is read or written
  *
  * Which version a directory is in comes from its filesystem type; a
  * controller goes on v1 where a v1 hierarchy has it, else on v2.
@@ -62,6 +63,19 @@ int	cg_swap_counted(const char *);
 int	cg_clone3_ok(void);
 pid_t	cg_clone3(uint64_t, int, int *, void *, size_t, int (*)(void *),
 	    void *);
+
+/*
+ * cg_pause.c: every process of a fence's cgroup paused while its home is
+ * read or written, and resumed (docs/snapshots.md, "Consistency").
+ */
+struct cg_pause {
+	char		 cp_dir[PATH_MAX];
+	int		 cp_v2;		/* frozen by cgroup.freeze */
+	pid_t		*cp_pids;	/* v1: stopped by us */
+	size_t		 cp_n, cp_cap;
+};
+int	cg_pause(const char *, struct cg_pause *);
+void	cg_resume(struct cg_pause *);
 
 /* cg_daemon.c: the placement and the daemon's folders. */
 void	cg_procdir(const char *);

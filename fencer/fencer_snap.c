@@ -57,7 +57,6 @@
 
 #define SNAP_UNDO_NAME	".undo"		/* the undo mark's name */
 #define SNAP_INFO_MAX	1024		/* bytes of an info file */
-#define SNAP_PAUSE_TRIES 200		/* of 5 ms: a second */
 
 static char	snap_root[PATH_MAX];	/* <state>/snapshots */
 static char	branch_root[PATH_MAX];	/* <state>/branches */
@@ -455,175 +454,20 @@ snap_home_fd(struct fence *f, char *err, size_t errlen)
 }
 
 /*
- * Pause every process of f while its home is read or written, so that a
- * snapshot is one moment of it: cgroup v2's freezer where the fence's
- * cgroup is v2, else SIGSTOP to each process of its pids cgroup until
- * none is left running (each one already stopped stays so after).
- * Returns 1 if paused, 0 if not (no cgroup to read), the list kept in *p.
+ * Pause every process of f while its home is read or written, so that
+ * a snapshot is one moment of it (common/cg_pause.c).  1 if paused.
  */
-struct snap_pause {
-	char		 p_dir[PATH_MAX];
-	int		 p_v2;
-	pid_t		*p_pids;	/* stopped by us, v1 */
-	size_t		 p_n, p_cap;
-};
-
 static int
-snap_pause_read(const char *dir, pid_t **pids, size_t *n)
-{
-	char		 path[PATH_MAX];
-	FILE		*fp;
-	long long	 v;
-	pid_t		*np;
-	size_t		 cap = 0;
-
-	*pids = NULL;
-	*n = 0;
-	if (snap_path(path, sizeof(path), "%s/cgroup.procs", dir) == -1 ||
-	    (fp = fopen(path, "re")) == NULL)
-		return (-1);
-	while (fscanf(fp, "%lld", &v) == 1) {
-		if (v <= 0 || v > INT32_MAX)
-			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 64;
-			if (cap > 1U << 22 ||
-			    (np = reallocarray(*pids, cap, sizeof(*np))) == NULL) {
-				(void)fclose(fp);
-				free(*pids);
-				*pids = NULL;
-				return (-1);
-			}
-			*pids = np;
-		}
-		(*pids)[(*n)++] = (pid_t)v;
-	}
-	(void)fclose(fp);
-	return (0);
-}
-
-/* 'T' or 't' in /proc/<pid>/stat: stopped already. */
-static int
-snap_stopped(pid_t pid)
-{
-	char		 path[64], buf[512], *p;
-	ssize_t		 r;
-	int		 fd;
-
-	(void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (-1);
-	r = read(fd, buf, sizeof(buf) - 1);
-	(void)close(fd);
-	if (r <= 0)
-		return (-1);
-	buf[r] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
-		return (-1);
-	return (p[2] == 'T' || p[2] == 't');
-}
-
-static int
-snap_pause_v2(struct snap_pause *p)
-{
-	char		 path[PATH_MAX], buf[256];
-	ssize_t		 r;
-	int		 fd, i;
-
-	if (snap_path(path, sizeof(path), "%s/cgroup.freeze", p->p_dir) == -1 ||
-	    (fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
-		return (0);
-	r = write(fd, "1", 1);
-	(void)close(fd);
-	if (r != 1)
-		return (0);
-	p->p_v2 = 1;
-	if (snap_path(path, sizeof(path), "%s/cgroup.events", p->p_dir) == -1)
-		return (1);
-	for (i = 0; i < SNAP_PAUSE_TRIES; i++) {
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-			break;
-		r = read(fd, buf, sizeof(buf) - 1);
-		(void)close(fd);
-		if (r <= 0)
-			break;
-		buf[r] = '\0';
-		if (strstr(buf, "frozen 1") != NULL)
-			return (1);
-		(void)usleep(5000);
-	}
-	return (1);
-}
-
-static int
-snap_pause(struct fence *f, struct snap_pause *p)
+snap_pause(struct fence *f, struct cg_pause *p)
 {
 	const char	*parent;
-	pid_t		*pids;
-	size_t		 n, i, j;
-	int		 round, more, st;
+	char		 dir[PATH_MAX];
 
 	memset(p, 0, sizeof(*p));
 	if ((parent = fencer_cg_parent(CG_PIDS)) == NULL ||
-	    snap_path(p->p_dir, sizeof(p->p_dir), "%s/%s", parent,
-	    f->f_cgname) == -1)
+	    snap_path(dir, sizeof(dir), "%s/%s", parent, f->f_cgname) == -1)
 		return (0);
-	if (cg_is_v2(p->p_dir) == 1)
-		return (snap_pause_v2(p));
-	for (round = 0; round < SNAP_PAUSE_TRIES; round++) {
-		if (snap_pause_read(p->p_dir, &pids, &n) == -1)
-			return (p->p_n > 0);
-		more = 0;
-		for (i = 0; i < n; i++) {
-			for (j = 0; j < p->p_n; j++)
-				if (p->p_pids[j] == pids[i])
-					break;
-			if (j < p->p_n)
-				continue;
-			if ((st = snap_stopped(pids[i])) != 0)
-				continue;	/* gone, or stopped by itself */
-			if (p->p_n == p->p_cap) {
-				pid_t	*np;
-				size_t	 cap = p->p_cap ? p->p_cap * 2 : 64;
-
-				if ((np = reallocarray(p->p_pids, cap,
-				    sizeof(*np))) == NULL)
-					break;
-				p->p_pids = np;
-				p->p_cap = cap;
-			}
-			if (kill(pids[i], SIGSTOP) == 0)
-				p->p_pids[p->p_n++] = pids[i];
-			more = 1;
-		}
-		free(pids);
-		if (!more)
-			return (1);
-		(void)usleep(1000);
-	}
-	return (1);
-}
-
-static void
-snap_resume(struct snap_pause *p)
-{
-	char		 path[PATH_MAX];
-	size_t		 i;
-	int		 fd;
-
-	if (p->p_v2) {
-		if (snap_path(path, sizeof(path), "%s/cgroup.freeze",
-		    p->p_dir) == 0 &&
-		    (fd = open(path, O_WRONLY | O_CLOEXEC)) != -1) {
-			if (write(fd, "0", 1) != 1)
-				log_warn("%s: thaw %s", __func__, p->p_dir);
-			(void)close(fd);
-		}
-	}
-	for (i = 0; i < p->p_n; i++)
-		(void)kill(p->p_pids[i], SIGCONT);
-	free(p->p_pids);
-	memset(p, 0, sizeof(*p));
+	return (cg_pause(dir, p));
 }
 
 static int64_t
@@ -650,7 +494,7 @@ snap_take(struct fence *f, const char *name, int replace,
 	struct snap_totals t;
 	struct tree_bounds b;
 	struct tree_count cnt;
-	struct snap_pause pause;
+	struct cg_pause pause;
 	struct timespec	 t0;
 	char		 dir[PATH_MAX], newdir[PATH_MAX], final[PATH_MAX];
 	char		 tree[PATH_MAX], why[BACKEND_ERR_MAX];
@@ -723,7 +567,7 @@ snap_take(struct fence *f, const char *name, int replace,
 	paused = snap_pause(f, &pause);
 	rv = tree_copy(home, tfd, f->f_info.f_uid, f->f_gid, &b, &cnt, why,
 	    sizeof(why));
-	snap_resume(&pause);
+	cg_resume(&pause);
 	if (rv == -1) {
 		if (cnt.tc_bytes > left || strstr(why, "more than") != NULL) {
 			strlcpy(code, "snapshot-limit", codelen);
@@ -781,7 +625,7 @@ static int
 snap_put_back(struct fence *f, const char *name, struct snap_info *in,
     char *code, size_t codelen, char *err, size_t errlen)
 {
-	struct snap_pause pause;
+	struct cg_pause pause;
 	struct tree_bounds b;
 	struct tree_count cnt;
 	struct timespec	 t0;
@@ -818,7 +662,7 @@ snap_put_back(struct fence *f, const char *name, struct snap_info *in,
 	    sizeof(why))) == 0)
 		rv = tree_copy(tfd, home, f->f_info.f_uid, f->f_gid, &b, &cnt,
 		    why, sizeof(why));
-	snap_resume(&pause);
+	cg_resume(&pause);
 	(void)close(home);
 	(void)close(tfd);
 	if (rv == -1)

@@ -533,10 +533,17 @@ fencer_uid_for(const char *key, const char *home, uid_t *uid, char *err,
 		 * reclaim would take the uid from a home that exists.
 		 */
 		if (strcmp(ur->ur_home, home) != 0) {
-			if (strlcpy(ur->ur_home, home, sizeof(ur->ur_home)) >=
-			    sizeof(ur->ur_home) || uids_save() == -1) {
+			char	*was = ur->ur_home;
+
+			if ((ur->ur_home = strdup(home)) == NULL) {
+				ur->ur_home = was;
+				snprintf(err, errlen, "out of memory");
+				return (-1);
+			}
+			free(was);
+			if (uids_save() == -1) {
 				snprintf(err, errlen, "cannot record the home "
-				    "of %s", key);
+				    "of %s: %s", key, strerror(errno));
 				return (-1);
 			}
 		}

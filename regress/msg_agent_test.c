@@ -22,7 +22,7 @@
 
 /* What an EXEC payload on the wire looks like; tests bend one field. */
 struct xwire {
-	size_t		 nfields;	/* 10 */
+	size_t		 nfields;	/* 11 */
 	size_t		 bearer_len;	/* 0 or MSG_BEARER_LEN */
 	size_t		 argc;
 	size_t		 arglen;	/* bytes of each argument */
@@ -37,7 +37,7 @@ static void
 xwire_default(struct xwire *xw)
 {
 	memset(xw, 0, sizeof(*xw));
-	xw->nfields = 10;
+	xw->nfields = 11;
 	xw->bearer_len = MSG_BEARER_LEN;
 	xw->argc = 2;
 	xw->arglen = 4;
@@ -91,7 +91,9 @@ xwire_build(const struct xwire *xw, void **buf, size_t *len)
 		mp_write_u64(&w, MSG_OWNER_NONE);
 	if (xw->nfields > 9)
 		mp_write_bool(&w, 0);		/* x_stdin_open */
-	for (i = 10; i < xw->nfields; i++)
+	if (xw->nfields > 10)
+		mp_write_bool(&w, 0);		/* x_undo */
+	for (i = 11; i < xw->nfields; i++)
 		mp_write_nil(&w);
 	ATF_REQUIRE(mp_write_finish(&w, buf, len) == 0);
 }
@@ -331,9 +333,9 @@ ATF_TC_BODY(exec_malformed, tc)
 
 	xwire_default(&xw);
 	xwire_accepted(&xw);
-	xw.nfields = 9;
+	xw.nfields = 10;
 	xwire_refused(&xw);
-	xw.nfields = 11;
+	xw.nfields = 12;
 	xwire_refused(&xw);
 
 	xwire_default(&xw);
