@@ -72,6 +72,9 @@ token_request(uid_t uid, enum ctltoken_op op, const char *name, token_cb cb,
 	return (0);
 }
 
+/* A reload the stand-in parent answers on the loop's next turn. */
+static uint32_t		 fz_reload;
+
 /* Only an admin's request goes on to the parent. */
 int
 proc_compose(struct proc_self *ps, enum fenced_proc to, uint32_t type,
@@ -84,9 +87,34 @@ proc_compose(struct proc_self *ps, enum fenced_proc to, uint32_t type,
 	FUZZ_CHECK(type == IMSG_LOG_VERBOSE || type == IMSG_RELOAD);
 	if (type == IMSG_LOG_VERBOSE)
 		FUZZ_CHECK(msg_i32_decode(data, len, &v, 0, 3) == 0);
-	else
-		FUZZ_CHECK(len == 0);
+	else {
+		FUZZ_CHECK(len == 0 && peerid != 0 && fz_reload == 0);
+		fz_reload = peerid;
+	}
 	return (0);
+}
+
+/* The parent's IMSG_RELOADED for the reload asked, as it sends it. */
+static void
+fz_reloaded(void)
+{
+	struct imsg	 m;
+	void		*buf;
+	size_t		 len;
+
+	if (fz_reload == 0)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.hdr.ih_type = IMSG_RELOADED;
+	m.hdr.ih_peerid = fz_reload;
+	m.fd = -1;
+	fz_reload = 0;
+	if (msg_error_format(&buf, &len, "ok", "reloaded") == -1)
+		FUZZ_FAIL();
+	m.data = buf;
+	m.len = len;
+	control_reloaded(&m);
+	free(buf);
 }
 
 int
@@ -261,6 +289,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 		event_base_loop(broker_self.ps_evbase, EVLOOP_NONBLOCK);
+		fz_reloaded();
 		while ((n = imsgbuf_read(cb)) > 0)
 			idle = 0;
 		if (n == 0)
@@ -283,6 +312,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	event_base_loop(broker_self.ps_evbase, EVLOOP_NONBLOCK);
 	FUZZ_CHECK(ctl_nconns == 0 && TAILQ_EMPTY(&ctl_conns));
 	fz_cc = NULL;
+	fz_reload = 0;		/* its asker is gone: nobody to answer */
 	imsgbuf_free(cb);
 	close(c);
 	FUZZ_CHECK(fuzz_open_fds() == fds_before);
