@@ -90,7 +90,7 @@ static void
 http_snap_answer(void *arg, const struct svc_answer *a)
 {
 	struct hreq	*hr = arg;
-	json_t		*o;
+	json_t		*o, *list;
 
 	switch (a->a_what) {
 	case SVC_SNAP:
@@ -118,21 +118,23 @@ http_snap_answer(void *arg, const struct svc_answer *a)
 			goto bad;
 		return;
 	case SVC_END:
-		if (hr->hr_snaps == NULL)
+		/* Taken from hr first: an answer frees hr. */
+		if ((list = hr->hr_snaps) == NULL)
 			goto bad;
-		if (hr->hr_snap[0] != '\0') {
-			if (json_array_size(hr->hr_snaps) == 0)
+		hr->hr_snaps = NULL;
+		if (hr->hr_snap[0] == '\0')
+			http_reply(hr, 200, json_pack("{s:o}", "snapshots",
+			    list));
+		else {
+			if (json_array_size(list) == 0)
 				http_error(hr, 404, "snapshot-not-found",
 				    "%s has no snapshot %s", hr->hr_key,
 				    hr->hr_snap);
 			else
-				http_reply(hr, 200, json_incref(
-				    json_array_get(hr->hr_snaps, 0)));
-		} else
-			http_reply(hr, 200, json_pack("{s:O}", "snapshots",
-			    hr->hr_snaps));
-		json_decref(hr->hr_snaps);
-		hr->hr_snaps = NULL;
+				http_reply(hr, 200,
+				    json_incref(json_array_get(list, 0)));
+			json_decref(list);
+		}
 		return;
 	default:
 		if (hr->hr_snaps != NULL) {

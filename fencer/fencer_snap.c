@@ -24,6 +24,7 @@
  * above them, in folders no user can write.
  */
 #include <sys/types.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -872,38 +873,6 @@ fencer_snap_req(uint32_t reqid, const struct msg_snap *q)
  * shows the snapshot's uid as the branch's.
  */
 
-/* One descriptor from s, sent with send_fds(); -1 if none came. */
-static int
-snap_recv_fd(int s)
-{
-	struct msghdr	 msg;
-	struct cmsghdr	*cm;
-	struct iovec	 iov;
-	union {
-		struct cmsghdr	 hdr;
-		char		 buf[CMSG_SPACE(sizeof(int))];
-	}		 cmsgbuf;
-	char		 c;
-	int		 fd = -1;
-
-	memset(&msg, 0, sizeof(msg));
-	iov.iov_base = &c;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cmsgbuf.buf;
-	msg.msg_controllen = sizeof(cmsgbuf.buf);
-	if (recvmsg(s, &msg, MSG_CMSG_CLOEXEC) != 1 ||
-	    (msg.msg_flags & MSG_CTRUNC) != 0)
-		return (-1);
-	for (cm = CMSG_FIRSTHDR(&msg); cm != NULL; cm = CMSG_NXTHDR(&msg, cm))
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_RIGHTS &&
-		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return (fd);
-}
-
 /* /proc/<pid>/<file>: "from to 1", one id mapped. */
 static int
 snap_write_map(pid_t pid, const char *file, unsigned int from,
@@ -924,50 +893,91 @@ snap_write_map(pid_t pid, const char *file, unsigned int from,
 }
 
 /*
+ * The child of snap_userns(): in the fencer's memory and descriptor
+ * table (CLONE_VM, CLONE_FILES), in a user namespace of its own.  It
+ * opens that namespace where the fencer sees the descriptor, says so,
+ * and waits for the fencer to have written its maps.
+ */
+struct snap_userns_child {
+	int	 uc_pipe[2];	/* child -> fencer: opened; fencer closes
+				   its end of uc_wait when done */
+	int	 uc_wait[2];
+	int	 uc_ns;		/* the child's /proc/self/ns/user, or -1 */
+};
+
+static int
+snap_userns_child(void *arg)
+{
+	struct snap_userns_child *uc = arg;
+	char	 c = 'n';
+
+	uc->uc_ns = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	if (write(uc->uc_pipe[1], &c, 1) != 1)
+		return (1);
+	/* EOF once the fencer is done with us. */
+	return (read(uc->uc_wait[0], &c, 1) == -1);
+}
+
+#define SNAP_USERNS_STACK	(64 * 1024)
+
+/*
  * A user namespace whose map shows uid from as to (gid likewise), for an
- * idmapped mount: a child makes it and hands its descriptor back (a
- * process may always open its own), the fencer writes its maps, and
- * the child ends.
+ * idmapped mount.  Its first process shares the fencer's memory and
+ * descriptors rather than copying them (a fork of the fencer cost most
+ * of a branch's home: docs/snapshots.md, "Measured"); the fencer writes
+ * its maps, then lets it end.
  */
 static int
 snap_userns(uid_t from, gid_t gfrom, uid_t to, gid_t gto, char *err,
     size_t errlen)
 {
+	struct snap_userns_child uc;
 	sigset_t	 all, old;
-	int		 sp[2], fd, ns = -1, st;
+	void		*stack;
 	pid_t		 pid;
-	char		 c = 'n';
+	int		 ns = -1, st;
+	char		 c;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == -1)
-		return (snap_errf(err, errlen, "socketpair: %s",
-		    strerror(errno)));
+	memset(&uc, 0, sizeof(uc));
+	uc.uc_ns = -1;
+	if ((stack = mmap(NULL, SNAP_USERNS_STACK, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0)) == MAP_FAILED)
+		return (snap_errf(err, errlen, "mmap: %s", strerror(errno)));
+	if (pipe2(uc.uc_pipe, O_CLOEXEC) == -1) {
+		snap_errf(err, errlen, "pipe: %s", strerror(errno));
+		(void)munmap(stack, SNAP_USERNS_STACK);
+		return (-1);
+	}
+	if (pipe2(uc.uc_wait, O_CLOEXEC) == -1) {
+		snap_errf(err, errlen, "pipe: %s", strerror(errno));
+		(void)close(uc.uc_pipe[0]);
+		(void)close(uc.uc_pipe[1]);
+		(void)munmap(stack, SNAP_USERNS_STACK);
+		return (-1);
+	}
 	/* No handler of the fencer's runs in the child. */
 	(void)sigfillset(&all);
 	(void)sigprocmask(SIG_BLOCK, &all, &old);
-	if ((pid = fork()) == 0) {
-		(void)close(sp[0]);
-		if (unshare(CLONE_NEWUSER) == -1 ||
-		    (fd = open("/proc/self/ns/user", O_RDONLY |
-		    O_CLOEXEC)) == -1 || send_fds(sp[1], &c, 1, &fd, 1) != 1)
-			_exit(1);
-		/* Until the fencer has written the maps and closed its end. */
-		_exit(read(sp[1], &c, 1) == -1);
-	}
+	pid = clone(snap_userns_child, (char *)stack + SNAP_USERNS_STACK,
+	    CLONE_VM | CLONE_FILES | CLONE_NEWUSER | SIGCHLD, &uc);
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);
-	(void)close(sp[1]);
 	if (pid == -1)
-		snap_errf(err, errlen, "fork: %s", strerror(errno));
-	else if ((ns = snap_recv_fd(sp[0])) == -1)
+		snap_errf(err, errlen, "clone: %s", strerror(errno));
+	else if (read(uc.uc_pipe[0], &c, 1) != 1 || uc.uc_ns == -1)
 		snap_errf(err, errlen, "no user namespace from the child");
-	else if (snap_write_map(pid, "uid_map", from, to, err, errlen) == -1 ||
-	    snap_write_map(pid, "gid_map", gfrom, gto, err, errlen) == -1) {
-		(void)close(ns);
-		ns = -1;
-	}
-	(void)close(sp[0]);	/* the child reads EOF and ends */
+	else if (snap_write_map(pid, "uid_map", from, to, err, errlen) ==
+	    0 && snap_write_map(pid, "gid_map", gfrom, gto, err, errlen) == 0)
+		ns = uc.uc_ns;
+	if (ns == -1 && uc.uc_ns != -1)
+		(void)close(uc.uc_ns);
+	(void)close(uc.uc_wait[1]);	/* the child reads EOF and ends */
 	if (pid > 0)
 		while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
 			;
+	(void)close(uc.uc_wait[0]);
+	(void)close(uc.uc_pipe[0]);
+	(void)close(uc.uc_pipe[1]);
+	(void)munmap(stack, SNAP_USERNS_STACK);
 	return (ns);
 }
 
@@ -1071,8 +1081,8 @@ static int
 snap_branch_base(uid_t owner, const char *key, char *dir, size_t dirlen,
     char *skey, char *sname)
 {
-	char		 odir[PATH_MAX], path[PATH_MAX], buf[128];
-	char		 ent[2 * FENCE_KEY_SIZE];
+	char		 odir[PATH_MAX], path[PATH_MAX], buf[256];
+	char		 ent[256];	/* its first word; split checks it */
 	struct stat	 sb;
 	ssize_t		 r;
 	int		 fd;
@@ -1089,7 +1099,7 @@ snap_branch_base(uid_t owner, const char *key, char *dir, size_t dirlen,
 	if (r <= 0)
 		return (-1);
 	buf[r] = '\0';
-	if (sscanf(buf, "%129s", ent) != 1 ||
+	if (sscanf(buf, "%255s", ent) != 1 ||
 	    snap_entry_split(ent, skey, sname) == -1)
 		return (-1);
 	return (1);
