@@ -187,16 +187,9 @@ main(int argc, char *argv[])
 	 * A precise clock for the deadlines: libevent's default coarse one
 	 * lags by up to a tick (4 ms), and a command would be killed that
 	 * much before its timeoutMs measured by the duration's clock.
-	 *
-	 * In a runsc fence (-s) poll(2), not epoll: gVisor 20221219 does not
-	 * arm a restored host descriptor for an epoll interest registered
-	 * before the checkpoint (fixed upstream in January 2024), so an
-	 * agent restored inside epoll_wait never hears its channel again;
-	 * each poll(2) registers anew (docs/snapshots.md, "Memory: runsc").
 	 */
 	if ((cfg = event_config_new()) == NULL ||
 	    event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER) == -1 ||
-	    (stdio && event_config_avoid_method(cfg, "epoll") == -1) ||
 	    (a.a_base = event_base_new_with_config(cfg)) == NULL)
 		fatalx("%s: event_base_new", __func__);
 	event_config_free(cfg);

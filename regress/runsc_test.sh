@@ -4,9 +4,7 @@
 # no runsc process, container state or bundle behind when it stops, when
 # a fenced process is killed with SIGKILL and the daemon restarts, or
 # when its boot fails.  Attacks from inside one and from a second local
-# user.  A fence's sandbox that runsc checkpoints and restores on a new
-# socket: its agent hears that channel (docs/snapshots.md).  Every case
-# skips, saying why, where runsc is not installed.
+# user.  Every case skips, saying why, where runsc is not installed.
 
 . "$(atf_get_srcdir)/lib.subr"
 
@@ -516,72 +514,6 @@ no_swap_body() {
 }
 no_swap_cleanup() { fenced_cleanup; }
 
-atf_test_case restore_channel cleanup
-restore_channel_head() {
-	atf_set descr "a runsc fence's sandbox checkpointed by runsc and restored by it with a new channel: the restored agent hears that channel (its end of file ends the sandbox)"
-	atf_set require.user root
-	atf_set timeout 120
-}
-restore_channel_body() {
-	runsc_require
-	command -v python3 > /dev/null || atf_skip "python3 is not installed"
-	fenced_vars
-	fenced_start
-	$CTL boot c backend runsc > /dev/null || atf_fail "boot"
-	id=$(ls state/runsc/bundles)
-	cp -a "state/runsc/bundles/$id" bundle
-	mkdir -m 0700 img xroot
-	# This runsc's checkpoint ends the sandbox (docs/snapshots.md): the
-	# fencer sees its fence end and cleans up as after any crash.
-	atf_check runsc --root="$PWD/state/runsc/state" checkpoint \
-	    --image-path="$PWD/img" "$id"
-	[ -s img/checkpoint.img ] || atf_fail "no image"
-	runsc_clean
-	# The restore gets a new socket as its stdin and stdout, as a boot
-	# would; the restored agent's channel is that socket (gVisor keeps
-	# the stdio's host descriptor numbers).  Then our end is closed: an
-	# agent that hears its channel exits, and the sandbox with it.
-	atf_check -o save:restore.out python3 - "$PWD" <<'EOF'
-import socket, subprocess, sys, time
-d = sys.argv[1]
-runsc = ["runsc", "--root=" + d + "/xroot", "--network=none",
-    "--oci-seccomp", "--ignore-cgroups", "--log=" + d + "/restore.log"]
-def state():
-    r = subprocess.run(runsc + ["state", "restored"], stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    for l in r.stdout.decode().splitlines():
-        if '"status"' in l:
-            return l.split('"')[3]
-    return "gone"
-a, b = socket.socketpair()
-with open(d + "/restore.err", "w") as err:
-    r = subprocess.run(runsc + ["restore", "--detach", "--image-path=" + d +
-        "/img", "--bundle=" + d + "/bundle", "restored"], stdin=b, stdout=b,
-        stderr=err)
-b.close()
-print("restore exit %d, %s" % (r.returncode, state()))
-a.close()
-for i in range(100):
-    if state() != "running":
-        break
-    time.sleep(0.1)
-print("after end of file: %s" % state())
-EOF
-	cat restore.out
-	grep -q "^restore exit 0, running$" restore.out || {
-		cat restore.err >&2
-		atf_fail "runsc restore did not restore the sandbox"
-	}
-	grep -q "^after end of file: stopped$" restore.out || \
-	    atf_fail "the restored agent never heard its channel end"
-	fenced_stop
-}
-restore_channel_cleanup() {
-	runsc --root="$PWD/xroot" kill --all restored KILL > /dev/null 2>&1
-	runsc --root="$PWD/xroot" delete --force restored > /dev/null 2>&1
-	fenced_cleanup
-}
-
 atf_init_test_cases() {
 	atf_add_test_case boot_exec_stop
 	atf_add_test_case orphans
@@ -596,5 +528,4 @@ atf_init_test_cases() {
 	atf_add_test_case ptrace_traceme
 	atf_add_test_case pids_userns
 	atf_add_test_case no_swap
-	atf_add_test_case restore_channel
 }
