@@ -52,6 +52,29 @@ http_snap_json(const struct msg_snap_info *si)
 	return (o);
 }
 
+/*
+ * A snapshot's name, len bytes of src (a path's segment or a body's
+ * string), into dst: 0, or -1 answered 400 bad-snapshot-name.
+ */
+static int
+http_snap_name_take(struct hreq *hr, const char *src, size_t len, char *dst)
+{
+	char		 show[FENCE_KEY_SIZE + 8];
+
+	if (len > 0 && len <= FENCE_KEY_MAX) {
+		memcpy(dst, src, len);
+		dst[len] = '\0';
+		if (strlen(dst) == len && fence_key_valid(dst))
+			return (0);
+	}
+	dst[0] = '\0';
+	api_show(show, sizeof(show), src, len);
+	http_error(hr, 400, "bad-snapshot-name", "\"%s\" is not a "
+	    "snapshot's name: 1 to %d characters of a-z, 0-9, _ and -, the "
+	    "first a letter or digit", show, FENCE_KEY_MAX);
+	return (-1);
+}
+
 /* .../snapshots/<name>[/restore]: 0 and hr_snap set, or -1 answered. */
 int
 http_snap_id(struct hreq *hr, const char *rest, int *restore)
@@ -67,22 +90,7 @@ http_snap_id(struct hreq *hr, const char *rest, int *restore)
 		    "the snapshot's name", show);
 		return (-1);
 	}
-	if (len == 0 || len > FENCE_KEY_MAX) {
-		http_error(hr, 400, "bad-snapshot-name", "a snapshot's name is "
-		    "1 to %d characters of a-z, 0-9, _ and -, the first a "
-		    "letter or digit", FENCE_KEY_MAX);
-		return (-1);
-	}
-	memcpy(hr->hr_snap, rest, len);
-	hr->hr_snap[len] = '\0';
-	if (!fence_key_valid(hr->hr_snap)) {
-		api_show(show, sizeof(show), rest, len);
-		http_error(hr, 400, "bad-snapshot-name", "\"%s\" is not a "
-		    "snapshot's name: 1 to %d characters of a-z, 0-9, _ and -, "
-		    "the first a letter or digit", show, FENCE_KEY_MAX);
-		return (-1);
-	}
-	return (0);
+	return (http_snap_name_take(hr, rest, len, hr->hr_snap));
 }
 
 /* One snapshot's answer, or a listing's. */
@@ -157,18 +165,8 @@ http_snap_name(struct hreq *hr, const struct api_field *f,
     const struct api_value *v, void *dst)
 {
 	struct msg_snap	*q = dst;
-	char		 show[FENCE_KEY_SIZE + 8];
 
-	if (v->av_len == 0 || v->av_len > FENCE_KEY_MAX ||
-	    strlcpy(q->s_name, v->av_str, sizeof(q->s_name)) != v->av_len ||
-	    !fence_key_valid(q->s_name)) {
-		api_show(show, sizeof(show), v->av_str, v->av_len);
-		http_error(hr, 400, "bad-snapshot-name", "\"%s\" is not a "
-		    "snapshot's name: 1 to %d characters of a-z, 0-9, _ and -, "
-		    "the first a letter or digit", show, FENCE_KEY_MAX);
-		return (-1);
-	}
-	return (0);
+	return (http_snap_name_take(hr, v->av_str, v->av_len, q->s_name));
 }
 
 static const struct api_field http_snap_fields[] = {

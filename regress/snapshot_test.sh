@@ -176,6 +176,10 @@ undo_restore_body() {
 	expect 404 '"error":"snapshot-not-found"'
 	call "$t" GET $e/snapshots/h1/nope
 	expect 404 '"error":"not-found"'
+	call "$t" GET $e/snapshots/$(printf 'a%.0s' $(seq 64))
+	expect 400 '"error":"bad-snapshot-name"'
+	call "$t" DELETE $e/snapshots/Bad
+	expect 400 '"error":"bad-snapshot-name"'
 	call "$t" PUT $e/snapshots/h1 '{}'
 	expect 405
 	call "$t" POST $e/exec '{"argv":["sh","-c","rm -rf ~/a"],"undo":true}'
