@@ -5,6 +5,7 @@
 #include <sys/queue.h>
 #include <sys/tree.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -97,7 +98,8 @@ enum svc_what {
 	SVC_TERM,	/* a_term: a terminal (svc_term.c) */
 	SVC_TUNNEL,	/* a_fd, a_id: a tunnel is open (svc_tunnel_open) */
 	SVC_PORTS,	/* a_ports: what listens in a fence */
-	SVC_SNAP	/* a_snap: a snapshot (svc_snap.c) */
+	SVC_SNAP,	/* a_snap: a snapshot (svc_snap.c) */
+	SVC_TEXT	/* a_text, a_textlen: the metrics (svc_metrics()) */
 };
 
 /*
@@ -133,6 +135,8 @@ struct svc_answer {
 						   fence: its host label */
 	const struct msg_portlist *a_ports;	/* SVC_PORTS */
 	const struct msg_snap_info *a_snap;	/* SVC_SNAP */
+	const char		*a_text;	/* SVC_TEXT, a_textlen bytes */
+	size_t			 a_textlen;
 };
 typedef void	(*svc_cb)(void *, const struct svc_answer *);
 
@@ -234,6 +238,55 @@ typedef void	(*svc_watch_fn)(void *, uid_t, const char *);
 struct svc_watch *svc_watch_add(const struct svc_who *, svc_watch_fn,
 		    void *);
 void		 svc_watch_del(struct svc_watch *);
+
+/*
+ * svc_metrics.c: the metrics of admins (docs/metrics.md), in the
+ * Prometheus text format: one SVC_TEXT, or SVC_ERROR (not-permitted
+ * for one who is not w_admin).
+ */
+void		 svc_metrics(const struct svc_who *, svc_cb, void *);
+int		 svc_admin_uid(uid_t);
+
+/*
+ * metrics.c: the counters and histograms behind them.  metrics_denial()
+ * is for whoever learns of a denial: n more at that layer ("seccomp",
+ * "landlock", "egress", "limit").
+ */
+enum metrics_boot {
+	METRICS_BOOT_OK,
+	METRICS_BOOT_REFUSED,
+	METRICS_BOOT_FAILED,
+	METRICS_BOOT_NOT_MET,
+	METRICS_BOOT_ABANDONED,
+	METRICS_BOOT_N
+};
+enum metrics_exec {
+	METRICS_EXEC_ZERO,
+	METRICS_EXEC_NONZERO,
+	METRICS_EXEC_SIGNAL,
+	METRICS_EXEC_TIMEOUT,
+	METRICS_EXEC_ERROR,
+	METRICS_EXEC_N
+};
+enum metrics_hist {
+	METRICS_HIST_BOOT,	/* boot request to booted */
+	METRICS_HIST_FIRST,	/* boot request to the first verdict */
+	METRICS_HIST_EXEC,	/* exec request to its last answer */
+	METRICS_HIST_N
+};
+struct evbuffer;
+void		 metrics_boot(enum metrics_boot);
+void		 metrics_exec(enum metrics_exec);
+void		 metrics_probe(int);
+void		 metrics_egress(int, uint64_t, uint64_t);
+void		 metrics_denial(const char *, uint32_t);
+void		 metrics_observe(enum metrics_hist, const struct timespec *);
+void		 metrics_render(struct evbuffer *);
+void		 metrics_family(struct evbuffer *, const char *, const char *,
+		    const char *);
+void		 metrics_value(struct evbuffer *, const char *);
+void		 metrics_sample(struct evbuffer *, const char *, const char *,
+		    const char *, uint64_t);
 
 /* svc_egress.c: the egress proxy's fences, connections and decisions */
 #define SVC_EGRESS_RECENT	16	/* decisions kept per fence */

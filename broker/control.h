@@ -81,6 +81,7 @@ int	control_snap(struct ctl_conn *, struct imsg *);
 /* control_port.c */
 int	control_port_ticket(struct ctl_conn *, struct imsg *);
 void	control_who(const struct ctl_conn *, struct svc_who *);
+void	control_answer(void *, const struct svc_answer *);
 int	control_room(struct ctl_conn *);
 
 /* control_file.c */
@@ -91,6 +92,8 @@ void	control_file_drop(struct ctl_conn *);
 int	control_mint(struct ctl_conn *, struct imsg *);
 int	control_show_tokens(struct ctl_conn *, struct imsg *);
 int	control_stats(struct ctl_conn *, struct imsg *);
+int	control_metrics(struct ctl_conn *, struct imsg *);
+void	control_text(struct ctl_conn *, const char *, size_t);
 int	control_verbosity(struct imsg *);
 int	control_empty(struct imsg *);
 int	control_log_verbose(struct ctl_conn *, struct imsg *);

@@ -101,6 +101,48 @@ control_stats(struct ctl_conn *cc, struct imsg *imsg)
 	return (0);
 }
 
+/*
+ * IMSG_CTL_METRICS, for root and the admin group (the table says so):
+ * the exposition as fencectl prints it, CHUNKs of its standard output.
+ */
+int
+control_metrics(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct svc_who	 w;
+
+	if (control_room(cc) == -1)
+		return (0);
+	control_who(cc, &w);
+	svc_metrics(&w, control_answer, cc);
+	return (0);
+}
+
+/* Text for fencectl's standard output, in chunks it takes. */
+void
+control_text(struct ctl_conn *cc, const char *text, size_t len)
+{
+	struct msg_chunk ch;
+	void		*buf;
+	size_t		 n, blen;
+
+	memset(&ch, 0, sizeof(ch));
+	ch.ch_stream = MSG_CHUNK_STDOUT;
+	while (len > 0) {
+		n = len > MSG_CHUNK_MAX ? MSG_CHUNK_MAX : len;
+		ch.ch_data = (uint8_t *)(uintptr_t)text;
+		ch.ch_len = n;
+		if (msg_chunk_encode(&ch, &buf, &blen) == -1) {
+			log_warn("%s: encode", __func__);
+			control_doom(cc);
+			return;
+		}
+		control_reply(cc, IMSG_CTL_CHUNK, buf, blen);
+		free(buf);
+		text += n;
+		len -= n;
+	}
+}
+
 int
 control_verbosity(struct imsg *imsg)
 {

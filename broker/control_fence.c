@@ -235,7 +235,7 @@ control_snap_info(struct ctl_conn *cc, const struct msg_snap_info *si)
 }
 
 /* What the fence service answers, as fencectl reads it. */
-static void
+void
 control_answer(void *arg, const struct svc_answer *a)
 {
 	struct ctl_conn	*cc = arg;
@@ -278,6 +278,9 @@ control_answer(void *arg, const struct svc_answer *a)
 		break;
 	case SVC_SNAP:
 		control_snap_info(cc, a->a_snap);
+		break;
+	case SVC_TEXT:
+		control_text(cc, a->a_text, a->a_textlen);
 		break;
 	}
 	if (a->a_last)

@@ -63,6 +63,8 @@ void	 http_reply_text(struct hreq *, int, const char *, size_t);
 void	 http_reply_buffer(struct hreq *, int, struct evbuffer *);
 void	 http_reply_static(struct hreq *, int, const char *, const void *,
 	    size_t);
+void	 http_reply_copy(struct hreq *, int, const char *, const void *,
+	    size_t);
 void	 http_error(struct hreq *, int, const char *, const char *, ...)
 	    __attribute__((format(printf, 4, 5)));
 void	 http_error_with(struct hreq *, int, const char *, const char *,

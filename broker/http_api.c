@@ -33,6 +33,9 @@
 
 #define API_ENVS		"/api/environments"
 #define API_PROBE		"/api/probe"
+#define API_METRICS		"/api/metrics"
+/* The text format's version 0.0.4, as Prometheus asks for it. */
+#define API_METRICS_TYPE	"text/plain; version=0.0.4; charset=utf-8"
 
 
 
@@ -78,6 +81,8 @@ static const struct api_route api_route_list =
     { "", EP_LIST, M_GET, "GET, HEAD", 0 };
 static const struct api_route api_route_probe =
     { "", EP_PROBE_DEFAULT, M_GET, "GET, HEAD", 1 };
+static const struct api_route api_route_metrics =
+    { "", EP_METRICS, M_GET, "GET, HEAD", 0 };
 
 
 /* For http_stream.c: an answer that comes before its stream began. */
@@ -272,7 +277,25 @@ api_answer(void *arg, const struct svc_answer *a)
 	case SVC_SNAP:
 		http_error(hr, 500, "internal", "unexpected answer");
 		break;
+	case SVC_TEXT:
+		http_reply_copy(hr, 200, API_METRICS_TYPE, a->a_text,
+		    a->a_textlen);
+		break;
 	}
+}
+
+/*
+ * GET /api/metrics: for a token of root's or of the admin group's
+ * (svc_admin_uid()), and for nothing else it may do.
+ */
+static void
+api_metrics(struct hreq *hr)
+{
+	struct svc_who	 w;
+
+	api_who(hr, &w);
+	w.w_admin = svc_admin_uid(hr->hr_uid);
+	svc_metrics(&w, api_answer, hr);
 }
 
 json_t *
@@ -299,6 +322,8 @@ api_route(struct hreq *hr, const char *path)
 		return (&api_route_list);
 	if (strcmp(path, API_PROBE) == 0)
 		return (&api_route_probe);
+	if (strcmp(path, API_METRICS) == 0)
+		return (&api_route_metrics);
 	if (strncmp(path, API_ENVS "/", sizeof(API_ENVS)) != 0) {
 		api_show(show, sizeof(show), path, strlen(path));
 		http_error(hr, 404, "not-found", "no such endpoint: %s", show);
@@ -468,6 +493,9 @@ http_api_request(struct hreq *hr)
 	case EP_PROC_STDIN:
 		http_term_request(hr, method, HTTP_TERMS + rt->ar_endpoint -
 		    EP_TERMS, evhttp_uri_get_query(uri));
+		break;
+	case EP_METRICS:
+		api_metrics(hr);
 		break;
 	default:	/* EP_SNAPS to EP_UNDO */
 		http_snap_request(hr, method);

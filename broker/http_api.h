@@ -86,7 +86,8 @@ enum http_endpoint {
 	EP_SNAPS,		/* .../snapshots (http_snap.c) */
 	EP_SNAP,		/* .../snapshots/<name> */
 	EP_SNAP_RESTORE,	/* .../snapshots/<name>/restore */
-	EP_UNDO			/* .../undo */
+	EP_UNDO,		/* .../undo */
+	EP_METRICS		/* /api/metrics (docs/metrics.md) */
 };
 
 /* http_api.c: routes and answers */

@@ -87,6 +87,8 @@ static const struct {
 	{ "home-exists",		409 },
 	{ "branch-unsupported",		501 },
 	{ "branch-failed",		500 },
+	{ "not-permitted",		403 },
+	{ "busy",			503 },
 };
 
 

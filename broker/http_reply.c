@@ -226,6 +226,21 @@ http_reply_static(struct hreq *hr, int status, const char *type,
 	http_send_as(hr, status, type);
 }
 
+/* Answer hr with status and a copy of len bytes of data, of type. */
+void
+http_reply_copy(struct hreq *hr, int status, const char *type,
+    const void *data, size_t len)
+{
+	struct evbuffer	*out = evhttp_request_get_output_buffer(hr->hr_req);
+
+	if (evbuffer_add(out, data, len) == -1) {
+		http_internal(out);
+		http_send(hr, 500);
+		return;
+	}
+	http_send_as(hr, status, type);
+}
+
 /* An error, with more fields in extra (taken over, may be NULL). */
 void
 http_error_with(struct hreq *hr, int status, const char *code,

@@ -95,11 +95,13 @@ svc_boot(const struct svc_who *w, struct msg_boot *b, svc_cb cb, void *arg)
 	want = b->b_require;
 	b->b_require = 0;
 	if (bfence_find(b->b_owner, b->b_key) != NULL) {
+		metrics_boot(METRICS_BOOT_REFUSED);
 		svc_refuse(cb, arg, "exists", "%s %s is already running",
 		    w->w_noun, b->b_key);
 		return;
 	}
 	if (msg_boot_encode(b, &buf, &len) == -1) {
+		metrics_boot(METRICS_BOOT_REFUSED);
 		svc_refuse(cb, arg, "bad-request", "cannot encode the boot "
 		    "request");
 		return;
@@ -121,8 +123,12 @@ svc_booted(struct breq *r, const struct svc_msg *m)
 	switch (m->m_type) {
 	case IMSG_FENCE_BOOTED:
 		bf = bfence_find(r->r_owner, r->r_key);
+		bf->bf_boot_t0 = r->r_t0;
+		metrics_observe(METRICS_HIST_BOOT, &r->r_t0);
 		/* Nobody's to use: stopped, or its stop is on its way. */
 		if (r->r_abandoned) {
+			r->r_metered = 1;
+			metrics_boot(METRICS_BOOT_ABANDONED);
 			if (r->r_abandoned == 2)
 				bf->bf_stopping = 1;
 			else
@@ -373,6 +379,10 @@ svc_dispatch_fencer(struct imsgev *iev, struct imsg *imsg, void *arg)
 	struct breq	*r = NULL;
 	uint32_t	 type = imsg->hdr.ih_type;
 
+	if (type == IMSG_FENCE_USAGE) {
+		svc_metrics_fencer(imsg);
+		return;
+	}
 	if (type == IMSG_POOL_STATS) {
 		/* Answers nothing: what `fencectl show stats' shows. */
 		if (imsg->hdr.ih_peerid != 0 || msg_pool_decode(imsg->data,

@@ -41,6 +41,8 @@ struct bfence {
 	struct svc_egress	*bf_egress;	/* with a list: svc_egress.c */
 	char			 bf_label[SVC_LABEL_LEN + 1];	/* the host
 						   form's, new at every boot */
+	struct timespec		 bf_boot_t0;	/* its boot request came,
+						   monotonic (the metrics) */
 };
 
 enum breq_kind {
@@ -67,6 +69,7 @@ struct svc_msg {
 	struct msg_term		*m_term;	/* AGENT_TERM */
 	struct msg_portlist	*m_ports;	/* AGENT_PORT_LIST */
 	struct msg_snap_info	*m_snap;	/* FENCE_SNAP_INFO */
+	struct msg_usage	*m_usage;	/* FENCE_USAGE */
 };
 
 /* What the service does with an answer to one of its requests. */
@@ -106,6 +109,8 @@ struct breq {
 	size_t			 r_undo_len;
 	uint32_t		 r_undo_type;	/* EXEC or EXEC_STREAM */
 	struct svc_who		 r_undo_who;
+	struct timespec		 r_t0;		/* made, monotonic */
+	int			 r_metered;	/* its end is counted */
 };
 
 TAILQ_HEAD(bfence_list, bfence);
@@ -123,6 +128,7 @@ struct bfence	*svc_fence_for(const struct svc_who *, uid_t, const char *,
 		    svc_cb, void *);
 void		 svc_fence_answer(struct svc_answer *, struct bfence *,
 		    const struct msg_fence *, struct msg_fence *);
+void		 bfence_each(void (*)(void *, const struct bfence *), void *);
 
 /* svc_req.c: the requests in flight */
 struct breq	*breq_new(enum breq_kind, uid_t, const char *, breq_fn,
@@ -173,6 +179,10 @@ void		 svc_held_refuse(struct bfence *, const char *);
 /* svc_snap.c: an exec with undo */
 void		 svc_exec_undo(const struct svc_who *, struct msg_exec *,
 		    uint32_t, svc_cb, void *);
+
+/* svc_metrics.c: what a request's end counts; the fencer's answer */
+void		 svc_metered(struct breq *, const struct svc_answer *);
+void		 svc_metrics_fencer(struct imsg *);
 
 /* svc_watch.c: watchers of the records */
 void		 svc_watch_notify(const struct bfence *);

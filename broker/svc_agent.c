@@ -438,6 +438,7 @@ svc_measured(struct bfence *bf)
 	if (bf->bf_measured)
 		return;
 	bf->bf_measured = 1;
+	metrics_observe(METRICS_HIST_FIRST, &bf->bf_boot_t0);
 	if (bf->bf_stopping)
 		return;
 	/* An answer may end other requests: look again from the start. */

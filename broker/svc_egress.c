@@ -228,6 +228,7 @@ svc_dispatch_egress(struct imsgev *iev, struct imsg *imsg, void *arg)
 	    msg_egress_decision_decode(imsg->data, imsg->len, &d) == -1)
 		fatalx("%s: bad %s from the egress proxy", __func__,
 		    msg_type_name(imsg->hdr.ih_type));
+	metrics_egress(d.ed_address[0] != '\0', d.ed_up, d.ed_down);
 	key.se_id = d.ed_id;
 	/* A fence that ended meanwhile: its connections were ended too. */
 	if ((se = RB_FIND(svc_egress_tree, &svc_egresses, &key)) == NULL)

@@ -336,6 +336,20 @@ svc_listed(const struct svc_who *w, const struct bfence *bf, uid_t owner,
 	    strcmp(bf->bf_info.f_key, key) == 0));
 }
 
+/* Each record, running ones first, then those kept since they stopped. */
+void
+bfence_each(void (*fn)(void *, const struct bfence *), void *arg)
+{
+	struct bfence	*bf;
+	int		 pass;
+
+	stopped_expire();
+	for (pass = 0; pass < 2; pass++)
+		TAILQ_FOREACH(bf, pass == 0 ? &svc_fences : &svc_kept,
+		    bf_entry)
+			fn(arg, bf);
+}
+
 /*
  * The fences w may see, running first, then those stopped lately
  * (never both for one key: a boot drops what was kept); with a key,

@@ -197,6 +197,8 @@ svc_probe_ended(struct breq *r, const struct svc_msg *m)
 
 	bf = bfence_find(r->r_owner, r->r_key);
 	breq_done(r);
+	metrics_probe(m->m_type == IMSG_FENCE_LEVEL ?
+	    m->m_verdict->v_level : -1);
 	if (bf == NULL)
 		return;		/* its waiters heard it stop */
 	bf->bf_probing = 0;

@@ -134,6 +134,7 @@ breq_new(enum breq_kind kind, uid_t owner, const char *key, breq_fn fn,
 	strlcpy(r->r_key, key, sizeof(r->r_key));
 	r->r_fn = fn;
 	r->r_cb = cb;
+	clock_gettime(CLOCK_MONOTONIC, &r->r_t0);
 	r->r_noun = (w != NULL ? w : &svc_daemon)->w_noun;
 	if (w != NULL) {
 		su = svc_user_get(w->w_uid, 1);
@@ -244,8 +245,10 @@ breq_reply(struct breq *r, const struct svc_answer *a)
 	svc_cb		 cb = r->r_cb;
 	void		*arg = r->r_in.in_maker;
 
-	if (a->a_last)
+	if (a->a_last) {
+		svc_metered(r, a);
 		breq_done(r);
+	}
 	svc_say(cb, arg, a);
 }
 
@@ -259,11 +262,17 @@ breq_error(struct breq *r, const char *code, const char *fmt, ...)
 	svc_cb		 cb = r->r_cb;
 	void		*arg = r->r_in.in_maker;
 	char		 message[MSG_ERROR_TEXT_MAX];
+	struct svc_answer a;
 	va_list		 ap;
 
 	va_start(ap, fmt);
 	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
+	memset(&a, 0, sizeof(a));
+	a.a_what = SVC_ERROR;
+	a.a_last = 1;
+	a.a_code = code;
+	svc_metered(r, &a);
 	breq_done(r);
 	svc_say_error(cb, arg, code, message);
 }

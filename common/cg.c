@@ -165,6 +165,64 @@ cg_oom_kills(const char *dir, const char *file)
 }
 
 /*
+ * A number of dir/file: the whole file (key NULL), or the one on its
+ * line "KEY N".  -1: no such file or line, or not a number.
+ */
+int
+cg_read_u64(const char *dir, const char *file, const char *key,
+    uint64_t *v)
+{
+	char		 buf[2048], *p, *end;
+	size_t		 klen;
+	unsigned long long n;
+
+	if (file_read_small(dir, file, buf, sizeof(buf)) == -1)
+		return (-1);
+	p = buf;
+	if (key != NULL) {
+		klen = strlen(key);
+		for (; p != NULL && *p != '\0'; ) {
+			if (strncmp(p, key, klen) == 0 && p[klen] == ' ')
+				break;
+			if ((p = strchr(p, '\n')) != NULL)
+				p++;
+		}
+		if (p == NULL || *p == '\0')
+			return (-1);
+		p += klen + 1;
+	}
+	if (*p < '0' || *p > '9')
+		return (-1);
+	errno = 0;
+	n = strtoull(p, &end, 10);
+	if (errno != 0 || (*end != '\n' && *end != '\0'))
+		return (-1);
+	*v = n;
+	return (0);
+}
+
+/*
+ * What the fence's cgroups counted, dirs[CG_MEMORY]... as made by
+ * cg_fence_make() ("" where the controller has none): what each
+ * version keeps is read by its own file.
+ */
+void
+cg_fence_usage(const char *const dirs[CG_NCTRL], struct cg_usage *u)
+{
+	int	 i;
+
+	memset(u, 0, sizeof(*u));
+	for (i = 0; i < CG_NCTRL; i++) {
+		if (dirs[i] == NULL || dirs[i][0] == '\0')
+			continue;
+		if (cg_is_v2(dirs[i]))
+			cg_v2_usage(i, dirs[i], u);
+		else
+			cg_v1_usage(i, dirs[i], u);
+	}
+}
+
+/*
  * The parent directory: created if missing and, on v2, made to hand
  * the controller down.  Remembered, so later boots skip the system
  * calls; if it went away meanwhile, the mkdir of the fence's cgroup

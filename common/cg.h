@@ -57,6 +57,27 @@ int	cg_is_v2(const char *);
 int	cg_swap_counted(const char *);
 
 /*
+ * What a fence's cgroups counted, as the kernel keeps it (the metrics,
+ * docs/metrics.md); a value is there only if its bit is in cu_have:
+ * v1 keeps no peak of pids, and cpu time only where cpuacct shares the
+ * cpu hierarchy; v2's memory.peak and pids.peak are newer than v2.
+ */
+#define CG_USAGE_CPU		0x01	/* cu_cpu_usec */
+#define CG_USAGE_MEM		0x02	/* cu_mem_bytes */
+#define CG_USAGE_MEM_PEAK	0x04	/* cu_mem_peak */
+#define CG_USAGE_PIDS		0x08	/* cu_pids */
+#define CG_USAGE_PIDS_PEAK	0x10	/* cu_pids_peak */
+struct cg_usage {
+	uint32_t	 cu_have;
+	uint64_t	 cu_cpu_usec;
+	uint64_t	 cu_mem_bytes;
+	uint64_t	 cu_mem_peak;
+	uint64_t	 cu_pids;
+	uint64_t	 cu_pids_peak;
+};
+void	cg_fence_usage(const char *const [CG_NCTRL], struct cg_usage *);
+
+/*
  * cg_clone.c: a first process born in its v2 cgroup (clone3 with
  * CLONE_INTO_CGROUP), where this kernel and our filters allow it.
  */

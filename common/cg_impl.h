@@ -21,6 +21,7 @@ int	cg_oom_kills(const char *, const char *);
 int	cg_memory_check(const char *, const char *, uint64_t, char *,
 	    size_t);
 int	cg_kill_dir(const char *, pid_t);
+int	cg_read_u64(const char *, const char *, const char *, uint64_t *);
 int	cg_rmdir(const char *, char *, size_t);
 
 /* cg_v1.c; cg_v1_limit() and cg_v2_limit(): memory and cpu (cg.c: pids) */
@@ -30,6 +31,7 @@ int	cg_v1_limit(int, const char *, const struct fence_limits *, char *,
 void	cg_v1_memsw_raise(const char *, const struct fence_limits *);
 int	cg_v1_rename(const char *, const char *, char *, size_t);
 int	cg_v1_oom(const char *);
+void	cg_v1_usage(int, const char *, struct cg_usage *);
 
 /* cg_v2.c */
 extern const char cg_v2_procs[];
@@ -39,6 +41,7 @@ int	cg_v2_enable(const char *, const int [CG_NCTRL], char *, size_t);
 int	cg_v2_disable(const char *);
 int	cg_v2_kill(const char *);
 int	cg_v2_oom(const char *);
+void	cg_v2_usage(int, const char *, struct cg_usage *);
 int	cg_v2_move(const char *, const char *, pid_t, char *, size_t);
 int	cg_v2_enter(const char *);
 int	cg_v2_only_us(const char *);

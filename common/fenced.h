@@ -118,6 +118,8 @@ enum vm_file {
  */
 #define FENCE_UIDS_DEFAULT_LO	1879048192U
 
+#define ADMIN_UIDS_MAX		64
+
 struct fenced_config {
 	char		 c_listen_addr[FENCED_ADDR_MAX];
 	uint16_t	 c_listen_port;
@@ -187,6 +189,13 @@ struct fenced_config {
 	gid_t		 c_gid;
 	gid_t		 c_admin_gid;		/* (gid_t)-1 if no such group */
 	int		 c_verbose;
+	/*
+	 * The admin group's members when the file was read (its member
+	 * list, and the users whose group it is): what makes a host
+	 * token an admin's (docs/metrics.md).  At most ADMIN_UIDS_MAX.
+	 */
+	uint32_t	 c_nadmin_uids;
+	uid_t		 c_admin_uids[ADMIN_UIDS_MAX];
 };
 
 /* Bounds the grammar and the codecs enforce. */

@@ -199,6 +199,9 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 	case CTL_SHOW_STATS:
 		*type = IMSG_CTL_SHOW_STATS;
 		return (0);
+	case CTL_SHOW_METRICS:
+		*type = IMSG_CTL_METRICS;
+		return (0);
 	case CTL_SHOW_ENVS:
 	case CTL_SHOW_ENV:
 	case CTL_STOP:

@@ -220,6 +220,7 @@ static const struct token t_boot_from[] = {
 
 static const struct token t_show[] = {
 	{ KEYWORD, "stats", CTL_SHOW_STATS, t_end, 0, 0 },
+	{ KEYWORD, "metrics", CTL_SHOW_METRICS, t_end, 0, 0 },
 	{ KEYWORD, "environments", CTL_SHOW_ENVS, t_end, 0, 0 },
 	{ KEYWORD, "environment", CTL_SHOW_ENV, t_key, 0, 0 },
 	{ KEYWORD, "tokens", CTL_SHOW_TOKENS, t_end, 0, 0 },

@@ -156,6 +156,11 @@ fencer_dispatch_broker(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_PROBE_OUTPUT:
 		fencer_probe_output(reqid, imsg);
 		break;
+	case IMSG_FENCE_USAGE_REQ:
+		if (msg_empty_decode(imsg->data, imsg->len) == -1)
+			fatalx("%s: bad usage request", __func__);
+		fencer_usage(reqid);
+		break;
 	default:
 		fatalx("%s: unexpected %s", __func__,
 		    msg_type_name(imsg->hdr.ih_type));

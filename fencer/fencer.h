@@ -80,6 +80,10 @@ void	fencer_queue_fini(void);
 void	fencer_probe_request(uint32_t, const struct msg_fence_req *);
 void	fencer_probe_ended(void);
 int	fencer_probe_slot(int);
+void	fencer_queue_depths(struct msg_usage *);
+
+/* fencer_usage.c: what the metrics ask of the fencer */
+void	fencer_usage(uint32_t);
 
 /* fencer_limits.c */
 int	fencer_limits_admit(uint32_t, const struct msg_boot *, int,

@@ -88,6 +88,7 @@ static unsigned int	 fencer_probes_max;
 
 static void	fencer_queue_next(int, short, void *);
 static void	fencer_probe_next(int, short, void *);
+static unsigned int fencer_probes_bound(void);
 
 static void
 fencer_queue_kick(void)
@@ -228,6 +229,16 @@ fencer_queue_fini(void)
 	}
 	if (fencer_probeq_init)
 		evtimer_del(&fencer_probeq_ev);
+}
+
+/* How long both queues are, and how many probes run (the metrics). */
+void
+fencer_queue_depths(struct msg_usage *u)
+{
+	u->u_boots_queued = fencer_queue_len;
+	u->u_probes_queued = fencer_probeq_len;
+	u->u_probes_running = fencer_probing;
+	u->u_probe_slots = fencer_probes_bound();
 }
 
 /* Probes in turn. */

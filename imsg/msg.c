@@ -150,6 +150,9 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_FENCE_SNAP_INFO] =	"IMSG_FENCE_SNAP_INFO",
 	[IMSG_CTL_SNAP] =		"IMSG_CTL_SNAP",
 	[IMSG_CTL_SNAP_INFO] =		"IMSG_CTL_SNAP_INFO",
+	[IMSG_CTL_METRICS] =		"IMSG_CTL_METRICS",
+	[IMSG_FENCE_USAGE_REQ] =	"IMSG_FENCE_USAGE_REQ",
+	[IMSG_FENCE_USAGE] =		"IMSG_FENCE_USAGE",
 };
 
 /*
@@ -382,6 +385,13 @@ msg_config_valid(const struct fenced_config *c)
 	return (1);
 }
 
+/* One uid of an array of them. */
+static const struct mc_field msg_config_uid_fields[] = {
+	MC_UAT(0, sizeof(uid_t), 0, MSG_ID_MAX - 1),
+};
+static const struct mc_table msg_config_uid =
+    MC_TABLE(msg_config_uid_fields);
+
 /* IMSG_CONFIG, in wire order. */
 static const struct mc_field msg_config_fields[] = {
 	MC_S(struct fenced_config, c_listen_addr),
@@ -465,6 +475,8 @@ static const struct mc_field msg_config_fields[] = {
 	    SNAP_COUNT_MAX),
 	MC_U(struct fenced_config, c_user_snap_bytes, SNAP_BYTES_MIN,
 	    SNAP_BYTES_MAX),
+	MC_ARRAY(struct fenced_config, c_admin_uids, c_nadmin_uids,
+	    msg_config_uid),
 };
 static const struct mc_table msg_config = MC_TABLE(msg_config_fields);
 

@@ -185,6 +185,13 @@ enum imsg_type {
 	IMSG_CTL_SNAP,		/* fencectl -> broker: struct msg_snap */
 	IMSG_CTL_SNAP_INFO,	/* broker -> fencectl: struct msg_snap_info */
 
+	/* Metrics (docs/metrics.md) */
+	IMSG_CTL_METRICS,	/* fencectl -> broker: empty; answered with
+				   CHUNKs (stdout: the exposition), END */
+	IMSG_FENCE_USAGE_REQ,	/* broker -> fencer: empty; answered with
+				   FENCE_USAGE */
+	IMSG_FENCE_USAGE,	/* fencer -> broker: struct msg_usage */
+
 	IMSG_TYPE_MAX
 };
 
@@ -1011,5 +1018,42 @@ int	 msg_port_ticket_encode(const struct msg_port_ticket *, void **,
 	    size_t *);
 int	 msg_port_ticket_decode(const void *, size_t,
 	    struct msg_port_ticket *);
+
+/*
+ * IMSG_FENCE_USAGE: what only the fencer knows, for the metrics
+ * (docs/metrics.md): each fence's cgroups as the kernel counts them,
+ * and its queues.  At most MSG_USAGE_FENCES_MAX fences, the first the
+ * fencer holds; u_fences says how many it holds in all.  A value is
+ * there only where uf_have says the kernel keeps it.
+ */
+#define MSG_USAGE_FENCES_MAX	1024
+#define MSG_USAGE_CPU		0x01	/* uf_cpu_usec */
+#define MSG_USAGE_MEM		0x02	/* uf_mem_bytes */
+#define MSG_USAGE_MEM_PEAK	0x04	/* uf_mem_peak */
+#define MSG_USAGE_PIDS		0x08	/* uf_pids */
+#define MSG_USAGE_PIDS_PEAK	0x10	/* uf_pids_peak */
+#define MSG_USAGE_ALL		0x1f
+struct msg_usage_fence {
+	char		 uf_key[FENCE_KEY_SIZE];
+	uid_t		 uf_owner;
+	uint32_t	 uf_have;	/* MSG_USAGE_* */
+	uint64_t	 uf_cpu_usec;
+	uint64_t	 uf_mem_bytes;
+	uint64_t	 uf_mem_peak;
+	uint64_t	 uf_pids;
+	uint64_t	 uf_pids_peak;
+};
+struct msg_usage {
+	uint32_t	 u_boots_queued;	/* waiting their turn */
+	uint32_t	 u_probes_queued;	/* waiting for a slot */
+	uint32_t	 u_probes_running;
+	uint32_t	 u_probe_slots;		/* at most at once */
+	uint32_t	 u_fences;		/* held, all of them */
+	uint32_t	 u_nfences;		/* in u_fence[] */
+	struct msg_usage_fence u_fence[MSG_USAGE_FENCES_MAX];
+};
+/* imsg/msg_usage.c */
+int	 msg_usage_encode(const struct msg_usage *, void **, size_t *);
+int	 msg_usage_decode(const void *, size_t, struct msg_usage *);
 
 #endif /* MSG_H */

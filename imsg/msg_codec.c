@@ -22,6 +22,8 @@ static void	 mc_read_argv(struct mp_reader *, const struct mc_field *,
 		    unsigned char *);	/* the struct, not the member */
 static void	 mc_read_text(struct mp_reader *, const struct mc_field *,
 		    unsigned char *);
+static void	 mc_read_array(struct mp_reader *, const struct mc_field *,
+		    unsigned char *);	/* the struct, not the member */
 
 /* A member of 1, 2, 4 or 8 bytes, zero-extended. */
 static uint64_t
@@ -203,6 +205,17 @@ mc_write(struct mp_writer *w, const struct mc_table *t, const void *s)
 			for (j = 0; j < len; j++)
 				mp_write_str(w, argv[j], f->mc_size);
 			break;
+		case MC_ARRAY:
+			memcpy(&cnt, base + f->mc_count, sizeof(cnt));
+			if (cnt > f->mc_hi) {
+				if (w->w_error == 0)
+					w->w_error = EINVAL;
+				break;
+			}
+			mp_write_array(w, cnt);
+			for (j = 0; j < cnt; j++)
+				mc_write(w, f->mc_sub, p + j * f->mc_size);
+			break;
 		}
 	}
 }
@@ -343,8 +356,35 @@ mc_read(struct mp_reader *r, const struct mc_table *t, void *s)
 		case MC_ARGV:
 			mc_read_argv(r, f, base);
 			break;
+		case MC_ARRAY:
+			mc_read_array(r, f, base);
+			break;
 		}
 	}
+}
+
+/* 0..hi elements, each exactly its table's fields; the count set. */
+static void
+mc_read_array(struct mp_reader *r, const struct mc_field *f,
+    unsigned char *base)
+{
+	uint32_t	 cnt;
+	size_t		 j, n, k;
+
+	n = 0;
+	if (mp_read_array(r, &n, f->mc_hi) == -1)
+		return;
+	for (j = 0; j < n && r->r_error == 0; j++) {
+		k = 0;
+		if (mp_read_array(r, &k, f->mc_sub->mt_n) == 0 &&
+		    k != f->mc_sub->mt_n)
+			r->r_error = EBADMSG;
+		mc_read(r, f->mc_sub, base + f->mc_off + j * f->mc_size);
+		mp_read_leave(r);
+	}
+	mp_read_leave(r);
+	cnt = (uint32_t)n;
+	memcpy(base + f->mc_count, &cnt, sizeof(cnt));
 }
 
 /* A string under f->mc_size bytes, strdup'ed; "" leaves NULL. */
@@ -412,6 +452,7 @@ mc_free(const struct mc_table *t, void *s)
 	const struct mc_field	*f;
 	uint8_t			*data;
 	char			*str, **argv;
+	uint32_t		 cnt;
 	size_t			 k, i, zero = 0;
 
 	for (k = 0; k < t->mt_n; k++) {
@@ -443,6 +484,11 @@ mc_free(const struct mc_table *t, void *s)
 			break;
 		case MC_SUB:
 			mc_free(f->mc_sub, p);
+			break;
+		case MC_ARRAY:
+			memcpy(&cnt, base + f->mc_count, sizeof(cnt));
+			for (i = 0; i < cnt && i < f->mc_hi; i++)
+				mc_free(f->mc_sub, p + i * f->mc_size);
 			break;
 		default:
 			break;

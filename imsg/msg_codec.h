@@ -37,8 +37,11 @@ enum mc_kind {
 			   NULL-terminated, NULL when none; count at mc_count */
 	MC_STRS_OF,	/* char[hi][size]: min(total, hi) strings, where the
 			   total is a uint32_t at mc_count read before */
-	MC_REPORT	/* uint8_t *: as MC_DATA, but always malloc'ed with a
+	MC_REPORT,	/* uint8_t *: as MC_DATA, but always malloc'ed with a
 			   NUL after its bytes */
+	MC_ARRAY	/* an inline array of 0..hi elements of mc_size bytes,
+			   each a nested array of mc_sub's fields; their
+			   count a uint32_t at mc_count */
 };
 
 struct mc_table;
@@ -97,6 +100,10 @@ struct mc_table {
 	    offsetof(type, n) }
 #define MC_REPORT(type, m, len, max) \
 	{ MC_REPORT, offsetof(type, m), 0, 0, (max), NULL, offsetof(type, len) }
+#define MC_ARRAY(type, m, n, table) \
+	{ MC_ARRAY, offsetof(type, m), MC_MSIZE(type, m[0]), 0, \
+	    sizeof(((type *)0)->m) / MC_MSIZE(type, m[0]), &(table), \
+	    offsetof(type, n) }
 /* An unsigned element of an array member: its own offset and size. */
 #define MC_UAT(off, size, lo, hi) \
 	{ MC_UINT, (off), (size), (lo), (hi), NULL, 0 }

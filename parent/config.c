@@ -23,6 +23,8 @@
 static const char *config_tmpdirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
 
 static int	config_uids_clear(const struct fenced_config *);
+static void	config_admin_uids(struct fenced_config *, const struct group *);
+static int	config_admin_add(struct fenced_config *, uid_t);
 static void	config_uids_more(char *, size_t, unsigned);
 
 /*
@@ -363,7 +365,62 @@ config_resolve(struct fenced_config *c)
 		log_warnx("admin group %s does not exist; only root may "
 		    "control every environment", c->c_admin_group);
 		c->c_admin_gid = (gid_t)-1;
-	} else
+	} else {
 		c->c_admin_gid = gr->gr_gid;
+		config_admin_uids(c, gr);
+	}
 	return (0);
+}
+
+/* uid added to c's admin uids, or there already; -1: no room. */
+static int
+config_admin_add(struct fenced_config *c, uid_t uid)
+{
+	uint32_t	 i;
+
+	for (i = 0; i < c->c_nadmin_uids; i++)
+		if (c->c_admin_uids[i] == uid)
+			return (0);
+	if (c->c_nadmin_uids == ADMIN_UIDS_MAX) {
+		log_warnx("admin group %s has more than %d members; the "
+		    "host tokens of uid %u and any after it are not an "
+		    "admin's", c->c_admin_group, ADMIN_UIDS_MAX,
+		    (unsigned)uid);
+		return (-1);
+	}
+	c->c_admin_uids[c->c_nadmin_uids++] = uid;
+	return (0);
+}
+
+/*
+ * The admin group's members as the file is read: those it lists and
+ * those whose group it is.  The broker, in its chroot, cannot ask; a
+ * host token's owner is an admin if listed here (docs/metrics.md).
+ */
+static void
+config_admin_uids(struct fenced_config *c, const struct group *gr)
+{
+	struct passwd	*pw;
+	char		**mem, *names[ADMIN_UIDS_MAX];
+	gid_t		 gid = gr->gr_gid;
+	size_t		 i, n = 0;
+	int		 full = 0;
+
+	c->c_nadmin_uids = 0;
+	/* getpwnam() may reuse getgrnam()'s buffers: the names first. */
+	for (mem = gr->gr_mem; mem != NULL && *mem != NULL &&
+	    n < ADMIN_UIDS_MAX; mem++)
+		if ((names[n] = strdup(*mem)) != NULL)
+			n++;
+	for (i = 0; i < n; i++) {
+		if (full == 0 && (pw = getpwnam(names[i])) != NULL &&
+		    pw->pw_uid != 0)
+			full = config_admin_add(c, pw->pw_uid);
+		free(names[i]);
+	}
+	setpwent();
+	while (full == 0 && (pw = getpwent()) != NULL)
+		if (pw->pw_gid == gid && pw->pw_uid != 0)
+			full = config_admin_add(c, pw->pw_uid);
+	endpwent();
 }
