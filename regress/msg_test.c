@@ -187,7 +187,7 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	61
+#define CONFIG_NFIELDS	62
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -255,6 +255,7 @@ config_fields(struct field *f)
 		{ F_U, 4ULL << 30, 0, NULL, 0 },
 		{ F_U, 64, 0, NULL, 0 },		/* user limit snapshots */
 		{ F_U, 16ULL << 30, 0, NULL, 0 },
+		{ F_ARR, 0, 0, NULL, 0 },		/* admin uids */
 	};
 
 	ceil_sample();
@@ -511,11 +512,23 @@ ATF_TC_BODY(config_roundtrip, tc)
 	    sizeof(a.c_probe_egress_allowed));
 	strlcpy(a.c_probe_egress_refused, "x.example:65535",
 	    sizeof(a.c_probe_egress_refused));
+	a.c_nadmin_uids = ADMIN_UIDS_MAX;
+	for (i = 0; i < ADMIN_UIDS_MAX; i++)
+		a.c_admin_uids[i] = i ? (uid_t)i * 1000 : (uid_t)-2;
 	ATF_REQUIRE_EQ(0, msg_config_encode(&a, &buf, &len));
 	memset(&b, 0, sizeof(b));
 	ATF_REQUIRE_EQ(0, msg_config_decode(buf, len, &b));
 	ATF_REQUIRE(memcmp(&a, &b, sizeof(a)) == 0);
 	free(buf);
+	/* One admin uid more than fits, or uid -1, is refused. */
+	a.c_nadmin_uids = ADMIN_UIDS_MAX + 1;
+	ATF_REQUIRE_EQ(-1, msg_config_encode(&a, &buf, &len));
+	a.c_nadmin_uids = 1;
+	a.c_admin_uids[0] = (uid_t)-1;
+	if (msg_config_encode(&a, &buf, &len) == 0) {
+		ATF_REQUIRE_EQ(-1, msg_config_decode(buf, len, &b));
+		free(buf);
+	}
 }
 
 ATF_TC(config_encode_refuses);
@@ -914,6 +927,112 @@ ATF_TC_BODY(pool, tc)
 	}
 }
 
+static void
+usage_sample(struct msg_usage *u, uint32_t n)
+{
+	uint32_t	 i;
+
+	memset(u, 0, sizeof(*u));
+	u->u_boots_queued = 3;
+	u->u_probes_queued = UINT32_MAX;
+	u->u_probes_running = 2;
+	u->u_probe_slots = 4;
+	u->u_fences = n + 5;
+	u->u_nfences = n;
+	for (i = 0; i < n; i++) {
+		snprintf(u->u_fence[i].uf_key, sizeof(u->u_fence[i].uf_key),
+		    i % 2 ? "k%u" : "%u-a_b", (unsigned)i);
+		u->u_fence[i].uf_owner = i % 3 ? (uid_t)i : (uid_t)-2;
+		u->u_fence[i].uf_have = i % (MSG_USAGE_ALL + 1);
+		u->u_fence[i].uf_cpu_usec = UINT64_MAX - i;
+		u->u_fence[i].uf_mem_bytes = i;
+		u->u_fence[i].uf_mem_peak = (uint64_t)i << 32;
+		u->u_fence[i].uf_pids = 1;
+		u->u_fence[i].uf_pids_peak = 65536;
+	}
+}
+
+ATF_TC(usage);
+ATF_TC_HEAD(usage, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "the fencer's usage answer "
+	    "round-trips empty and with MSG_USAGE_FENCES_MAX fences; a bad "
+	    "key, owner -1, an unknown bit, more fences listed than held or "
+	    "than the bound, and an element of the wrong shape are refused");
+}
+ATF_TC_BODY(usage, tc)
+{
+	struct msg_usage *a, *b;
+	struct mp_writer w;
+	void		*buf;
+	size_t		 len, i;
+
+	ATF_REQUIRE((a = calloc(1, sizeof(*a))) != NULL);
+	ATF_REQUIRE((b = calloc(1, sizeof(*b))) != NULL);
+	usage_sample(a, 0);
+	ATF_REQUIRE_EQ(0, msg_usage_encode(a, &buf, &len));
+	ATF_REQUIRE_EQ(0, msg_usage_decode(buf, len, b));
+	ATF_REQUIRE(memcmp(a, b, sizeof(*a)) == 0);
+	free(buf);
+	usage_sample(a, MSG_USAGE_FENCES_MAX);
+	ATF_REQUIRE_EQ(0, msg_usage_encode(a, &buf, &len));
+	ATF_REQUIRE(len < IMSG_MAX_PAYLOAD);
+	memset(b, 0xa5, sizeof(*b));
+	ATF_REQUIRE_EQ(0, msg_usage_decode(buf, len, b));
+	ATF_REQUIRE(memcmp(a, b, sizeof(*a)) == 0);
+	/* Every proper prefix is refused. */
+	for (i = 0; i < len; i += 97)
+		ATF_REQUIRE_EQ(-1, msg_usage_decode(buf, i, b));
+	free(buf);
+
+	usage_sample(a, 4);
+	strlcpy(a->u_fence[1].uf_key, "Bad", sizeof(a->u_fence[1].uf_key));
+	ATF_REQUIRE_EQ(-1, msg_usage_encode(a, &buf, &len));
+	usage_sample(a, 4);
+	a->u_fence[2].uf_owner = MSG_OWNER_NONE;
+	ATF_REQUIRE_EQ(-1, msg_usage_encode(a, &buf, &len));
+	usage_sample(a, 4);
+	a->u_fence[3].uf_have = MSG_USAGE_ALL + 1;
+	ATF_REQUIRE_EQ(-1, msg_usage_encode(a, &buf, &len));
+	usage_sample(a, 4);
+	a->u_fences = 3;
+	ATF_REQUIRE_EQ(-1, msg_usage_encode(a, &buf, &len));
+	usage_sample(a, 4);
+	a->u_nfences = MSG_USAGE_FENCES_MAX + 1;
+	a->u_fences = UINT32_MAX;
+	ATF_REQUIRE_EQ(-1, msg_usage_encode(a, &buf, &len));
+
+	/* One element too many on the wire, and one of seven fields. */
+	for (i = 0; i < 2; i++) {
+		size_t	 n = i == 0 ? MSG_USAGE_FENCES_MAX + 1 : 1, k;
+
+		mp_write_init(&w);
+		mp_write_array(&w, 6);
+		for (k = 0; k < 4; k++)
+			mp_write_u64(&w, 0);
+		mp_write_u64(&w, UINT32_MAX);
+		mp_write_array(&w, n);
+		for (k = 0; k < n; k++) {
+			mp_write_array(&w, i == 0 ? 8 : 7);
+			mp_write_str(&w, "k", FENCE_KEY_SIZE);
+			mp_write_u64(&w, 1);
+			mp_write_u64(&w, 0);
+			mp_write_u64(&w, 0);
+			mp_write_u64(&w, 0);
+			mp_write_u64(&w, 0);
+			mp_write_u64(&w, 0);
+			if (i == 0)
+				mp_write_u64(&w, 0);
+		}
+		ATF_REQUIRE_EQ(0, mp_write_finish(&w, &buf, &len));
+		ATF_REQUIRE_EQ(-1, msg_usage_decode(buf, len, b));
+		ATF_REQUIRE_EQ(EBADMSG, errno);
+		free(buf);
+	}
+	free(a);
+	free(b);
+}
+
 /*
  * Every message type, encoded, sent through imsg over a socketpair
  * (with its descriptor where it has one), received and decoded.
@@ -1056,6 +1175,8 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_AGENT_READY:
 		case IMSG_AGENT_PROC_END:
 		case IMSG_CTL_FILE_MORE:
+		case IMSG_CTL_METRICS:
+		case IMSG_FENCE_USAGE_REQ:
 			send_recv(a, b, t, -1, NULL, 0, &m);
 			ATF_REQUIRE_EQ(0, msg_empty_decode(m.data, m.len));
 			break;
@@ -1144,8 +1265,10 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_FENCE_SNAP_INFO:
 		case IMSG_CTL_SNAP:
 		case IMSG_CTL_SNAP_INFO:
+		case IMSG_FENCE_USAGE:
 			/*
-			 * Codecs of msg_fence.c (snap_codec here), msg_agent.c, msg_token.c,
+			 * Codecs of msg_fence.c (snap_codec here), msg_usage.c
+			 * (usage here), (snap_codec here), msg_agent.c, msg_token.c,
 			 * msg_probe.c, msg_proc.c, msg_stream.c, msg_files.c
 			 * (msg_files_test), msg_egress.c (msg_egress_test),
 			 * msg_tunnel.c (msg_tunnel_test), msg_term.c
@@ -2288,6 +2411,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, mp_strings);
 	ATF_TP_ADD_TC(tp, mp_reader);
 	ATF_TP_ADD_TC(tp, mp_mutations);
+	ATF_TP_ADD_TC(tp, usage);
 	ATF_TP_ADD_TC(tp, token_codecs);
 	ATF_TP_ADD_TC(tp, origins);
 	ATF_TP_ADD_TC(tp, probe_report_egress);
