@@ -88,7 +88,6 @@ static const struct {
 	{ "branch-unsupported",		501 },
 	{ "branch-failed",		500 },
 	{ "not-permitted",		403 },
-	{ "busy",			503 },
 };
 
 
