@@ -179,7 +179,8 @@ fz_answers(const char *out, size_t len, int head)
 		/*
 		 * JSON, but for the status page's own files (GET /,
 		 * broker/page/): a 200 of the types scripts/page.sh gives
-		 * them, whose bodies are ours, not JSON.
+		 * them, whose bodies are ours, not JSON; and an admin's
+		 * metrics (the text format).
 		 */
 		v = fz_header(p, hend, "Content-Type", &vl);
 		FUZZ_CHECK(v != NULL);
@@ -187,7 +188,9 @@ fz_answers(const char *out, size_t len, int head)
 		FUZZ_CHECK(json || (status == 200 &&
 		    (fz_type_is(v, vl, "text/html; charset=utf-8") ||
 		    fz_type_is(v, vl, "text/css; charset=utf-8") ||
-		    fz_type_is(v, vl, "text/javascript; charset=utf-8"))));
+		    fz_type_is(v, vl, "text/javascript; charset=utf-8") ||
+		    fz_type_is(v, vl, "text/plain; version=0.0.4; "
+		    "charset=utf-8"))));
 		if ((v = fz_header(p, hend, "Content-Length", &vl)) == NULL)
 			return;
 		FUZZ_CHECK(vl > 0 && vl < sizeof(num));

@@ -32,7 +32,7 @@ enum {
 	FK_FENCE, FK_TOKEN, FK_HOSTTOKEN, FK_HELLO, FK_EXEC, FK_RESULT,
 	FK_GITCONFIG, FK_GITINIT, FK_TUNNEL_OPEN, FK_TUNNEL, FK_TUNNEL_DATA,
 	FK_TUNNEL_CREDIT, FK_TUNNEL_CLOSE, FK_PORTS_REQ, FK_PORTLIST,
-	FK_PORT_TICKET
+	FK_PORT_TICKET, FK_SNAP, FK_SNAP_INFO, FK_USAGE
 };
 
 static const char *dir;
@@ -405,6 +405,34 @@ main(int argc, char *argv[])
 		free(p);
 	}
 
+	/* The fencer's usage answer (imsg/msg_usage.c): two fences. */
+	{
+		struct msg_usage *u;
+
+		if ((u = calloc(1, sizeof(*u))) == NULL)
+			err(1, "calloc");
+		u->u_boots_queued = 1;
+		u->u_probe_slots = 4;
+		u->u_fences = 2;
+		u->u_nfences = 2;
+		strlcpy(u->u_fence[0].uf_key, "work",
+		    sizeof(u->u_fence[0].uf_key));
+		u->u_fence[0].uf_owner = 1000;
+		u->u_fence[0].uf_have = MSG_USAGE_ALL;
+		u->u_fence[0].uf_cpu_usec = 123456;
+		u->u_fence[0].uf_mem_bytes = 1 << 20;
+		u->u_fence[0].uf_mem_peak = 4 << 20;
+		u->u_fence[0].uf_pids = 2;
+		u->u_fence[0].uf_pids_peak = 9;
+		strlcpy(u->u_fence[1].uf_key, "web",
+		    sizeof(u->u_fence[1].uf_key));
+		u->u_fence[1].uf_have = MSG_USAGE_MEM | MSG_USAGE_PIDS;
+		ENC(msg_usage_encode(u, &p, &n));
+		put("msg", "usage", FK_USAGE, p, n);
+		free(p);
+		free(u);
+	}
+
 	/*
 	 * imsg: streams of frames.  The imsg target's first byte is its
 	 * own (how the stream is cut, where descriptors ride); the rest
@@ -449,6 +477,7 @@ main(int argc, char *argv[])
 			{ "git-config", IMSG_CTL_GIT_CONFIG },
 			{ "git-init", IMSG_CTL_GIT_INIT },
 			{ "probe", IMSG_CTL_PROBE },
+			{ "metrics", IMSG_CTL_METRICS },
 		};
 		size_t	 i;
 

@@ -78,7 +78,7 @@ enum fuzz_kind {
 	FK_FENCE, FK_TOKEN, FK_HOSTTOKEN, FK_HELLO, FK_EXEC, FK_RESULT,
 	FK_GITCONFIG, FK_GITINIT, FK_TUNNEL_OPEN, FK_TUNNEL, FK_TUNNEL_DATA,
 	FK_TUNNEL_CREDIT, FK_TUNNEL_CLOSE, FK_PORTS_REQ, FK_PORTLIST,
-	FK_PORT_TICKET, FK_SNAP, FK_SNAP_INFO, FK_MAX
+	FK_PORT_TICKET, FK_SNAP, FK_SNAP_INFO, FK_USAGE, FK_MAX
 };
 
 static void
@@ -118,6 +118,35 @@ fuzz_i32(const uint8_t *p, size_t n)
 	    msg_i32_encode(w, &e2, &l2) == -1)
 		FUZZ_FAIL();
 	fuzz_same(e1, l1, e2, l2);
+}
+
+/* msg_usage is large (MSG_USAGE_FENCES_MAX fences): on the heap. */
+static void
+fuzz_usage(const uint8_t *p, size_t n)
+{
+	struct msg_usage *a, *b;
+	void		*e1, *e2;
+	size_t		 l1, l2;
+
+	if ((a = calloc(1, sizeof(*a))) == NULL ||
+	    (b = calloc(1, sizeof(*b))) == NULL)
+		abort();
+	errno = 0;
+	if (msg_usage_decode(p, n, a) == -1) {
+		fuzz_refused();
+		free(a);
+		free(b);
+		return;
+	}
+	if (a->u_nfences > MSG_USAGE_FENCES_MAX ||
+	    a->u_nfences > a->u_fences ||
+	    msg_usage_encode(a, &e1, &l1) == -1 ||
+	    msg_usage_decode(e1, l1, b) == -1 ||
+	    msg_usage_encode(b, &e2, &l2) == -1)
+		FUZZ_FAIL();
+	fuzz_same(e1, l1, e2, l2);
+	free(a);
+	free(b);
 }
 
 int
@@ -223,6 +252,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case FK_SNAP_INFO:
 		ROUND_TRIP(msg_snap_info, struct msg_snap_info, nofree);
+		break;
+	case FK_USAGE:
+		fuzz_usage(p, n);
 		break;
 	}
 	return (0);

@@ -364,6 +364,35 @@ svc_snap(const struct svc_who *w, struct msg_snap *q, svc_cb cb, void *arg)
 	}
 }
 
+/*
+ * As the real one: the metrics for w_admin alone, else not-permitted;
+ * a front end says who is an admin as it knows (svc_admin_uid() for a
+ * token: the target's stub_admin).
+ */
+void
+svc_metrics(const struct svc_who *w, svc_cb cb, void *arg)
+{
+	static const char text[] = "# HELP fenced_x A stand-in.\n"
+	    "# TYPE fenced_x gauge\nfenced_x{key=\"a\\\"b\"} 1\n";
+	struct svc_answer a;
+
+	stub_who(w);
+	memset(&a, 0, sizeof(a));
+	a.a_last = 1;
+	if (!w->w_admin || stub_errors) {
+		a.a_what = SVC_ERROR;
+		a.a_code = "not-permitted";
+		a.a_message = "metrics are for root and the admin group";
+	} else {
+		a.a_what = SVC_TEXT;
+		a.a_text = text;
+		a.a_textlen = sizeof(text) - 1;
+	}
+	cb(arg, &a);
+}
+
+int	 svc_admin_uid(uid_t uid) { return (stub_admin); }
+
 unsigned int	 svc_running(void) { return (1); }
 unsigned int	 svc_pending(uid_t uid) { return (0); }
 unsigned int	 svc_total(void) { return (0); }
