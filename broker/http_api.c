@@ -422,6 +422,14 @@ api_allowed(struct hreq *hr, const struct api_route *rt, int method)
 	return (-1);
 }
 
+/* The endpoints whose handler needs nothing but the request. */
+static void	(*const api_plain[])(struct hreq *) = {
+	[EP_GIT_INIT] = api_git_init,
+	[EP_TICKETS] = api_tickets,
+	[EP_PORTS] = api_ports,
+	[EP_METRICS] = api_metrics,
+};
+
 void
 http_api_request(struct hreq *hr)
 {
@@ -444,6 +452,11 @@ http_api_request(struct hreq *hr)
 	if (api_allowed(hr, rt, method) == -1 ||
 	    api_query(hr, rt, evhttp_uri_get_query(uri)) == -1)
 		return;
+	if ((size_t)rt->ar_endpoint < nitems(api_plain) &&
+	    api_plain[rt->ar_endpoint] != NULL) {
+		api_plain[rt->ar_endpoint](hr);
+		return;
+	}
 
 	switch (rt->ar_endpoint) {
 	case EP_LIST:
@@ -475,27 +488,15 @@ http_api_request(struct hreq *hr)
 	case EP_GIT_CONFIG:
 		api_git_config(hr, method == EVHTTP_REQ_POST);
 		break;
-	case EP_GIT_INIT:
-		api_git_init(hr);
-		break;
 	case EP_PROBE:
 	case EP_PROBE_DEFAULT:
 		api_probe(hr, evhttp_uri_get_query(uri));
-		break;
-	case EP_TICKETS:
-		api_tickets(hr);
-		break;
-	case EP_PORTS:
-		api_ports(hr);
 		break;
 	case EP_TERMS:
 	case EP_TERM:
 	case EP_PROC_STDIN:
 		http_term_request(hr, method, HTTP_TERMS + rt->ar_endpoint -
 		    EP_TERMS, evhttp_uri_get_query(uri));
-		break;
-	case EP_METRICS:
-		api_metrics(hr);
 		break;
 	default:	/* EP_SNAPS to EP_UNDO */
 		http_snap_request(hr, method);
