@@ -220,13 +220,13 @@ static const struct token t_boot_from[] = {
 
 static const struct token t_show[] = {
 	{ KEYWORD, "stats", CTL_SHOW_STATS, t_end, 0, 0 },
-	{ KEYWORD, "metrics", CTL_SHOW_METRICS, t_end, 0, 0 },
 	{ KEYWORD, "environments", CTL_SHOW_ENVS, t_end, 0, 0 },
 	{ KEYWORD, "environment", CTL_SHOW_ENV, t_key, 0, 0 },
 	{ KEYWORD, "tokens", CTL_SHOW_TOKENS, t_end, 0, 0 },
 	{ KEYWORD, "processes", CTL_SHOW_PROCS, t_key, 0, 0 },
 	{ KEYWORD, "process", CTL_SHOW_PROC, t_proc_key, 0, 0 },
 	{ KEYWORD, "snapshots", CTL_SHOW_SNAPS, t_show_snaps, 0, 0 },
+	{ KEYWORD, "metrics", CTL_SHOW_METRICS, t_end, 0, 0 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 

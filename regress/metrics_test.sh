@@ -38,7 +38,7 @@ metrics_cleanup() {
 
 atf_test_case values cleanup
 values_head() {
-	atf_set descr "boots, execs (one exiting 1, one killed), a refused boot: show metrics counts each by its result, a boot's and an exec's time, the probes, the fences by state, and a fence's memory peak from its cgroup; another user is refused on the socket and over HTTP, the admin group's token and root read them"
+	atf_set descr "boots, execs (one exiting 1, one killed), a refused boot, one below its require: show metrics counts each by its result, a boot's and an exec's time, the probes, the fences by state, and a fence's memory peak from its cgroup; another user is refused on the socket and over HTTP, the admin group's token and root read them"
 	atf_set require.user root
 	atf_set timeout 120
 }
@@ -53,6 +53,8 @@ values_body() {
 	atf_check -o ignore $CTL boot m1
 	atf_check -o ignore $CTL boot m2
 	atf_check -s exit:1 -e match:"exists" $CTL boot m1
+	# Built, measured below what it asked (native has the host's kernel).
+	atf_check -s exit:1 -e match:"require-not-met" $CTL boot m3 require L3
 	atf_check $CTL exec m1 -- true
 	atf_check -o inline:"4000000\n" $CTL exec m1 -- sh -c \
 	    'x=$(head -c 4000000 /dev/zero | tr "\\0" a); echo ${#x}'
@@ -63,20 +65,21 @@ values_body() {
 	expect_value 'fenced_boots_total{result="ok"}' 2
 	expect_value 'fenced_boots_total{result="refused"}' 1
 	expect_value 'fenced_boots_total{result="failed"}' 0
+	expect_value 'fenced_boots_total{result="require_not_met"}' 1
 	expect_value 'fenced_execs_total{result="exit_zero"}' 2
 	expect_value 'fenced_execs_total{result="exit_nonzero"}' 1
 	expect_value 'fenced_execs_total{result="signal"}' 1
 	expect_value 'fenced_execs_total{result="timeout"}' 0
-	expect_value 'fenced_boot_seconds_count' 2
-	expect_value 'fenced_boot_seconds_bucket{le="+Inf"}' 2
-	expect_value 'fenced_first_answer_seconds_count' 2
+	expect_value 'fenced_boot_seconds_count' 3
+	expect_value 'fenced_boot_seconds_bucket{le="+Inf"}' 3
+	expect_value 'fenced_first_answer_seconds_count' 3
 	expect_value 'fenced_exec_seconds_count' 4
 	expect_value 'fenced_fencer_fences' 2
 	expect_value 'fenced_fence_series_omitted' 0
 	expect_value 'fenced_denials_total{layer="seccomp"}' 0
-	# Every boot is probed: two verdicts, at whatever level.
+	# Every boot is probed: three verdicts, at whatever level.
 	[ "$(awk '/^fenced_probes_total/ { n += $2 } END { print n }' m.txt)" \
-	    = 2 ] || atf_fail "probes: $(grep ^fenced_probes_total m.txt)"
+	    = 3 ] || atf_fail "probes: $(grep ^fenced_probes_total m.txt)"
 	[ "$(awk '/^fenced_fences\{state="running"/ { n += $2 } END \
 	    { print n }' m.txt)" = 2 ] || atf_fail "fences: \
 $(grep ^fenced_fences m.txt)"
