@@ -238,43 +238,60 @@ svc_metrics_gauge(struct evbuffer *b, const char *name, const char *help,
 	metrics_sample(b, name, NULL, NULL, n);
 }
 
+/* One of the pool's figures (0 size, 1 ready, 2 taken), by tier. */
+static void
+svc_metrics_pool(struct evbuffer *b, const char *name, const char *type,
+    const char *help, int which)
+{
+	const struct msg_pool_tier *pt;
+	int		 t;
+
+	metrics_family(b, name, type, help);
+	for (t = TIER_L1; t <= TIER_L2; t++) {
+		pt = &broker_stats.bs_pool.p_tier[t - 1];
+		metrics_sample(b, name, "tier", tier_name(t), which == 0 ?
+		    pt->pt_size : which == 1 ? pt->pt_ready : pt->pt_taken);
+	}
+}
+
 /* The queues of the broker and the fencer, and the warm pool. */
 static void
 svc_metrics_queues(struct evbuffer *b, const struct msg_usage *u,
     const struct svc_metrics_count *c)
 {
-	const struct msg_pool *p = &broker_stats.bs_pool;
-	int		 t;
+	const struct {
+		const char	*q_name;
+		const char	*q_help;
+		uint64_t	 q_n;
+	} q[] = {
+		{ "fenced_broker_requests",
+		    "Requests of the fence service in flight.", svc_total() },
+		{ "fenced_broker_held_requests",
+		    "Requests held for their fence's first verdict.",
+		    c->c_held },
+		{ "fenced_fencer_boots_queued",
+		    "Boots waiting their turn in the fencer.",
+		    u->u_boots_queued },
+		{ "fenced_fencer_probes_queued",
+		    "Probes waiting for a slot in the fencer.",
+		    u->u_probes_queued },
+		{ "fenced_fencer_probes_running", "Probes under way.",
+		    u->u_probes_running },
+		{ "fenced_fencer_probe_slots", "Probes that may run at once.",
+		    u->u_probe_slots },
+		{ "fenced_fencer_fences", "Fences the fencer holds, booted.",
+		    u->u_fences },
+	};
+	size_t		 i;
 
-	svc_metrics_gauge(b, "fenced_broker_requests", "Requests of the "
-	    "fence service in flight.", svc_total());
-	svc_metrics_gauge(b, "fenced_broker_held_requests", "Requests held "
-	    "for their fence's first verdict.", c->c_held);
-	svc_metrics_gauge(b, "fenced_fencer_boots_queued", "Boots waiting "
-	    "their turn in the fencer.", u->u_boots_queued);
-	svc_metrics_gauge(b, "fenced_fencer_probes_queued", "Probes waiting "
-	    "for a slot in the fencer.", u->u_probes_queued);
-	svc_metrics_gauge(b, "fenced_fencer_probes_running", "Probes under "
-	    "way.", u->u_probes_running);
-	svc_metrics_gauge(b, "fenced_fencer_probe_slots", "Probes that may "
-	    "run at once.", u->u_probe_slots);
-	svc_metrics_gauge(b, "fenced_fencer_fences", "Fences the fencer "
-	    "holds, booted.", u->u_fences);
-	metrics_family(b, "fenced_pool_size", "gauge", "Warm pool fences "
-	    "configured, by tier.");
-	for (t = TIER_L1; t <= TIER_L2; t++)
-		metrics_sample(b, "fenced_pool_size", "tier", tier_name(t),
-		    p->p_tier[t - 1].pt_size);
-	metrics_family(b, "fenced_pool_ready", "gauge", "Warm pool fences "
-	    "ready for a boot, by tier.");
-	for (t = TIER_L1; t <= TIER_L2; t++)
-		metrics_sample(b, "fenced_pool_ready", "tier", tier_name(t),
-		    p->p_tier[t - 1].pt_ready);
-	metrics_family(b, "fenced_pool_taken_total", "counter", "Boots that "
-	    "took a warm pool fence, by tier.");
-	for (t = TIER_L1; t <= TIER_L2; t++)
-		metrics_sample(b, "fenced_pool_taken_total", "tier",
-		    tier_name(t), p->p_tier[t - 1].pt_taken);
+	for (i = 0; i < nitems(q); i++)
+		svc_metrics_gauge(b, q[i].q_name, q[i].q_help, q[i].q_n);
+	svc_metrics_pool(b, "fenced_pool_size", "gauge", "Warm pool fences "
+	    "configured, by tier.", 0);
+	svc_metrics_pool(b, "fenced_pool_ready", "gauge", "Warm pool fences "
+	    "ready for a boot, by tier.", 1);
+	svc_metrics_pool(b, "fenced_pool_taken_total", "counter", "Boots "
+	    "that took a warm pool fence, by tier.", 2);
 }
 
 /* The whole exposition, in b. */

@@ -201,24 +201,47 @@ cg_read_u64(const char *dir, const char *file, const char *key,
 	return (0);
 }
 
+/* Where in u the value of bit goes. */
+static uint64_t *
+cg_usage_value(struct cg_usage *u, uint32_t bit)
+{
+	switch (bit) {
+	case CG_USAGE_CPU:
+		return (&u->cu_cpu_usec);
+	case CG_USAGE_MEM:
+		return (&u->cu_mem_bytes);
+	case CG_USAGE_MEM_PEAK:
+		return (&u->cu_mem_peak);
+	case CG_USAGE_PIDS:
+		return (&u->cu_pids);
+	}
+	return (&u->cu_pids_peak);
+}
+
 /*
  * What the fence's cgroups counted, dirs[CG_MEMORY]... as made by
- * cg_fence_make() ("" where the controller has none): what each
- * version keeps is read by its own file.
+ * cg_fence_make() ("" where the controller has none): each directory
+ * read by its version's table of files (cg_v1_usage, cg_v2_usage).
  */
 void
 cg_fence_usage(const char *const dirs[CG_NCTRL], struct cg_usage *u)
 {
-	int	 i;
+	const struct cg_usage_file *f;
+	uint64_t	 v;
+	int		 i;
 
 	memset(u, 0, sizeof(*u));
 	for (i = 0; i < CG_NCTRL; i++) {
 		if (dirs[i] == NULL || dirs[i][0] == '\0')
 			continue;
-		if (cg_is_v2(dirs[i]))
-			cg_v2_usage(i, dirs[i], u);
-		else
-			cg_v1_usage(i, dirs[i], u);
+		for (f = cg_is_v2(dirs[i]) ? cg_v2_usage : cg_v1_usage;
+		    f->uf_ctrl != -1; f++) {
+			if (f->uf_ctrl != i || cg_read_u64(dirs[i], f->uf_file,
+			    f->uf_key, &v) == -1)
+				continue;
+			*cg_usage_value(u, f->uf_bit) = v / f->uf_div;
+			u->cu_have |= f->uf_bit;
+		}
 	}
 }
 

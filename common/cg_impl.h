@@ -13,6 +13,20 @@
 #define CG_CPU_PERIOD	100000		/* us */
 #define CG_RMDIR_TRIES	2000		/* 1 ms apart */
 
+/*
+ * A file of a version that counts something of a fence (cg_fence_usage):
+ * its controller, its name, the key of its line (NULL: the whole file
+ * is the number), which value it is, and how many of the file's units
+ * make one of the value's.  A table ends with uf_ctrl -1.
+ */
+struct cg_usage_file {
+	int		 uf_ctrl;
+	const char	*uf_file;
+	const char	*uf_key;
+	uint32_t	 uf_bit;	/* CG_USAGE_* */
+	uint64_t	 uf_div;
+};
+
 /* cg.c */
 int	cg_write(const char *, const char *, const char *, char *, size_t);
 int	cg_has(const char *, const char *);
@@ -31,7 +45,7 @@ int	cg_v1_limit(int, const char *, const struct fence_limits *, char *,
 void	cg_v1_memsw_raise(const char *, const struct fence_limits *);
 int	cg_v1_rename(const char *, const char *, char *, size_t);
 int	cg_v1_oom(const char *);
-void	cg_v1_usage(int, const char *, struct cg_usage *);
+extern const struct cg_usage_file cg_v1_usage[];
 
 /* cg_v2.c */
 extern const char cg_v2_procs[];
@@ -41,7 +55,7 @@ int	cg_v2_enable(const char *, const int [CG_NCTRL], char *, size_t);
 int	cg_v2_disable(const char *);
 int	cg_v2_kill(const char *);
 int	cg_v2_oom(const char *);
-void	cg_v2_usage(int, const char *, struct cg_usage *);
+extern const struct cg_usage_file cg_v2_usage[];
 int	cg_v2_move(const char *, const char *, pid_t, char *, size_t);
 int	cg_v2_enter(const char *);
 int	cg_v2_only_us(const char *);

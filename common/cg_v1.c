@@ -110,36 +110,17 @@ cg_v1_oom(const char *dir)
 }
 
 /*
- * What v1 counts of controller which in dir: memory.usage_in_bytes and
- * memory.max_usage_in_bytes, pids.current (no peak), and cpuacct.usage
- * (ns) where cpuacct shares the cpu hierarchy (cpu,cpuacct).
+ * What v1 counts: memory.usage_in_bytes and memory.max_usage_in_bytes,
+ * pids.current (no peak), and cpuacct.usage (ns) where cpuacct shares
+ * the cpu hierarchy (cpu,cpuacct).
  */
-void
-cg_v1_usage(int which, const char *dir, struct cg_usage *u)
-{
-	uint64_t	 ns;
-
-	switch (which) {
-	case CG_MEMORY:
-		if (cg_read_u64(dir, "memory.usage_in_bytes", NULL,
-		    &u->cu_mem_bytes) == 0)
-			u->cu_have |= CG_USAGE_MEM;
-		if (cg_read_u64(dir, "memory.max_usage_in_bytes", NULL,
-		    &u->cu_mem_peak) == 0)
-			u->cu_have |= CG_USAGE_MEM_PEAK;
-		break;
-	case CG_PIDS:
-		if (cg_read_u64(dir, "pids.current", NULL, &u->cu_pids) == 0)
-			u->cu_have |= CG_USAGE_PIDS;
-		break;
-	case CG_CPU:
-		if (cg_read_u64(dir, "cpuacct.usage", NULL, &ns) == 0) {
-			u->cu_cpu_usec = ns / 1000;
-			u->cu_have |= CG_USAGE_CPU;
-		}
-		break;
-	}
-}
+const struct cg_usage_file cg_v1_usage[] = {
+	{ CG_MEMORY, "memory.usage_in_bytes", NULL, CG_USAGE_MEM, 1 },
+	{ CG_MEMORY, "memory.max_usage_in_bytes", NULL, CG_USAGE_MEM_PEAK, 1 },
+	{ CG_PIDS, "pids.current", NULL, CG_USAGE_PIDS, 1 },
+	{ CG_CPU, "cpuacct.usage", NULL, CG_USAGE_CPU, 1000 },
+	{ -1, NULL, NULL, 0, 0 }
+};
 
 /*
  * Whether the memory cgroup dir counts swap (v1 with swap accounting):

@@ -128,35 +128,18 @@ cg_v2_oom(const char *dir)
 }
 
 /*
- * What v2 counts of controller which in dir: memory.current and
- * memory.peak (5.19), pids.current and pids.peak (6.13), cpu.stat's
- * usage_usec (in every cgroup, the cpu controller enabled or not).
+ * What v2 counts: memory.current and memory.peak (5.19), pids.current
+ * and pids.peak (6.13), cpu.stat's usage_usec (in every cgroup, the
+ * cpu controller enabled or not).
  */
-void
-cg_v2_usage(int which, const char *dir, struct cg_usage *u)
-{
-	switch (which) {
-	case CG_MEMORY:
-		if (cg_read_u64(dir, "memory.current", NULL,
-		    &u->cu_mem_bytes) == 0)
-			u->cu_have |= CG_USAGE_MEM;
-		if (cg_read_u64(dir, "memory.peak", NULL,
-		    &u->cu_mem_peak) == 0)
-			u->cu_have |= CG_USAGE_MEM_PEAK;
-		break;
-	case CG_PIDS:
-		if (cg_read_u64(dir, "pids.current", NULL, &u->cu_pids) == 0)
-			u->cu_have |= CG_USAGE_PIDS;
-		if (cg_read_u64(dir, "pids.peak", NULL, &u->cu_pids_peak) == 0)
-			u->cu_have |= CG_USAGE_PIDS_PEAK;
-		break;
-	case CG_CPU:
-		if (cg_read_u64(dir, "cpu.stat", "usage_usec",
-		    &u->cu_cpu_usec) == 0)
-			u->cu_have |= CG_USAGE_CPU;
-		break;
-	}
-}
+const struct cg_usage_file cg_v2_usage[] = {
+	{ CG_MEMORY, "memory.current", NULL, CG_USAGE_MEM, 1 },
+	{ CG_MEMORY, "memory.peak", NULL, CG_USAGE_MEM_PEAK, 1 },
+	{ CG_PIDS, "pids.current", NULL, CG_USAGE_PIDS, 1 },
+	{ CG_PIDS, "pids.peak", NULL, CG_USAGE_PIDS_PEAK, 1 },
+	{ CG_CPU, "cpu.stat", "usage_usec", CG_USAGE_CPU, 1 },
+	{ -1, NULL, NULL, 0, 0 }
+};
 
 /*
  * pid, alone in cgroup old, moves to the new cgroup path, which is made

@@ -120,6 +120,24 @@ mc_nonzero(const unsigned char *p, size_t n)
 	return (acc != 0);
 }
 
+/*
+ * The count at mc_count of an array field, its array begun; over the
+ * field's bound, the writer's error (EINVAL) and -1.
+ */
+static int
+mc_write_count(struct mp_writer *w, const unsigned char *base,
+    const struct mc_field *f, uint32_t *cnt)
+{
+	memcpy(cnt, base + f->mc_count, sizeof(*cnt));
+	if (*cnt > f->mc_hi) {
+		if (w->w_error == 0)
+			w->w_error = EINVAL;
+		return (-1);
+	}
+	mp_write_array(w, *cnt);
+	return (0);
+}
+
 void
 mc_write(struct mp_writer *w, const struct mc_table *t, const void *s)
 {
@@ -162,13 +180,8 @@ mc_write(struct mp_writer *w, const struct mc_table *t, const void *s)
 			mc_write(w, f->mc_sub, p);
 			break;
 		case MC_STRS:
-			memcpy(&cnt, base + f->mc_count, sizeof(cnt));
-			if (cnt > f->mc_hi) {
-				if (w->w_error == 0)
-					w->w_error = EINVAL;
+			if (mc_write_count(w, base, f, &cnt) == -1)
 				break;
-			}
-			mp_write_array(w, cnt);
 			for (j = 0; j < cnt; j++)
 				mp_write_str(w, (const char *)p +
 				    j * f->mc_size, f->mc_size);
@@ -206,13 +219,8 @@ mc_write(struct mp_writer *w, const struct mc_table *t, const void *s)
 				mp_write_str(w, argv[j], f->mc_size);
 			break;
 		case MC_ARRAY:
-			memcpy(&cnt, base + f->mc_count, sizeof(cnt));
-			if (cnt > f->mc_hi) {
-				if (w->w_error == 0)
-					w->w_error = EINVAL;
+			if (mc_write_count(w, base, f, &cnt) == -1)
 				break;
-			}
-			mp_write_array(w, cnt);
 			for (j = 0; j < cnt; j++)
 				mc_write(w, f->mc_sub, p + j * f->mc_size);
 			break;
