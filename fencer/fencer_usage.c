@@ -61,9 +61,9 @@ fencer_usage_fence(const struct fence *f, struct msg_usage_fence *uf)
 }
 
 /*
- * IMSG_FENCE_USAGE_REQ: every fence that has its cgroups (booted, and
- * a fence of ours: the vm backend's trial is not), the first
- * MSG_USAGE_FENCES_MAX of them, and the queues.
+ * IMSG_FENCE_USAGE_REQ: every booted fence (its cgroups made), the
+ * first MSG_USAGE_FENCES_MAX of them in the fencer's order, and the
+ * queues.
  */
 void
 fencer_usage(uint32_t reqid)
