@@ -99,6 +99,15 @@ allowlisted_head() {
 	atf_set require.progs curl
 	atf_set timeout 180
 }
+# egress_decided ALLOWED REFUSED: the metrics count exactly that many.
+egress_decided() {
+	$CTL show metrics > metrics.txt || return 1
+	grep -qx "fenced_egress_decisions_total{result=\"allowed\"} $1" \
+	    metrics.txt &&
+	    grep -qx "fenced_egress_decisions_total{result=\"refused\"} $2" \
+	    metrics.txt
+}
+
 allowlisted_body() {
 	fenced_vars
 	proxy_listeners
@@ -137,6 +146,11 @@ print(json.load(open("state.json"))["boundary"]["axes"]["network"]["verdict"])'
 	# The proxy checked the list before resolving: no name reached the
 	# resolver (allowed.test is mapped).
 	[ ! -s dns.log ] || atf_fail "names were resolved: $(cat dns.log)"
+	# Each connection's decision reaches the metrics (docs/metrics.md)
+	# when it ends: three allowed and four refused here, and the boot's
+	# probe tried one of each (docs/egress.md).
+	wait_until 5 egress_decided 4 5 || atf_fail "egress decisions: \
+$(grep '^fenced_egress_decisions_total' metrics.txt | tr '\n' ' ')"
 
 	# Around it: direct connects to both loopbacks, UDP, raw sockets.
 	atf_check -s not-exit:0 -e ignore $CTL exec k -- \
