@@ -9,7 +9,8 @@
  * and cpu down from that cgroup to its folder in one write each, and
  * that a v2 cgroup lacking a controller is refused, naming it.  The real
  * kernel's side (the no-internal-processes rule, memory.max read back)
- * is the guest's: docs/fence.md, "cgroups".
+ * is the guest's: docs/fence.md, "cgroups".  And what a fence's
+ * cgroups counted, as the metrics read it.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -286,11 +287,83 @@ ATF_TC_BODY(lacking, tc)
 	    "%s", err);
 }
 
+/*
+ * What a fence's cgroups counted (the metrics): v1's files read from a
+ * fake tree, each value only where its file holds a number; v2's cpu
+ * time from the machine's own cgroup2 mount, where there is one.
+ */
+ATF_TC_WITHOUT_HEAD(usage);
+ATF_TC_BODY(usage, tc)
+{
+	const char	*d[CG_NCTRL];
+	char		 mem[PATH_MAX], pids[PATH_MAX], cpu[PATH_MAX];
+	char		 line[1024], *v2 = NULL, *p;
+	struct cg_usage	 u;
+	FILE		*fp;
+
+	ATF_REQUIRE(getcwd(cwd, sizeof(cwd)) != NULL);
+	dirs("v1/memory/f");
+	dirs("v1/pids/f");
+	dirs("v1/cpu/f");
+	file("v1/memory/f/memory.usage_in_bytes", "1234\n");
+	file("v1/memory/f/memory.max_usage_in_bytes", "5678\n");
+	file("v1/pids/f/pids.current", "3\n");
+	file("v1/cpu/f/cpuacct.usage", "2500000\n");
+	ATF_REQUIRE((size_t)snprintf(mem, sizeof(mem), "%s/v1/memory/f",
+	    cwd) < sizeof(mem));
+	ATF_REQUIRE((size_t)snprintf(pids, sizeof(pids), "%s/v1/pids/f",
+	    cwd) < sizeof(pids));
+	ATF_REQUIRE((size_t)snprintf(cpu, sizeof(cpu), "%s/v1/cpu/f",
+	    cwd) < sizeof(cpu));
+	d[CG_MEMORY] = mem;
+	d[CG_PIDS] = pids;
+	d[CG_CPU] = cpu;
+	cg_fence_usage(d, &u);
+	ATF_CHECK_EQ(u.cu_have, CG_USAGE_MEM | CG_USAGE_MEM_PEAK |
+	    CG_USAGE_PIDS | CG_USAGE_CPU);
+	ATF_CHECK_EQ(u.cu_mem_bytes, 1234);
+	ATF_CHECK_EQ(u.cu_mem_peak, 5678);
+	ATF_CHECK_EQ(u.cu_pids, 3);
+	ATF_CHECK_EQ(u.cu_cpu_usec, 2500);	/* ns to us */
+	ATF_CHECK_EQ(u.cu_pids_peak, 0);
+
+	/* Not numbers, or not there: nothing said of them. */
+	file("v1/memory/f/memory.usage_in_bytes", "12x\n");
+	file("v1/memory/f/memory.max_usage_in_bytes", "-5\n");
+	file("v1/pids/f/pids.current", "max\n");
+	ATF_REQUIRE((size_t)snprintf(line, sizeof(line), "%s/cpuacct.usage",
+	    cpu) < sizeof(line) && unlink(line) == 0);
+	cg_fence_usage(d, &u);
+	ATF_CHECK_EQ(u.cu_have, 0);
+	d[CG_MEMORY] = d[CG_PIDS] = d[CG_CPU] = "";
+	cg_fence_usage(d, &u);
+	ATF_CHECK_EQ(u.cu_have, 0);
+
+	/* v2: cpu.stat's usage_usec of the cgroup2 mount's root. */
+	if ((fp = fopen("/proc/self/mountinfo", "r")) == NULL)
+		atf_tc_fail("/proc/self/mountinfo: %s", strerror(errno));
+	while (v2 == NULL && fgets(line, sizeof(line), fp) != NULL)
+		if ((p = strstr(line, " - cgroup2 ")) != NULL) {
+			*p = '\0';
+			/* The fifth field is the mount point. */
+			if (sscanf(line, "%*s %*s %*s %*s %1023s", mem) == 1)
+				v2 = mem;
+		}
+	fclose(fp);
+	if (v2 == NULL)
+		atf_tc_skip("no cgroup2 mount for v2's cpu.stat");
+	d[CG_CPU] = v2;
+	cg_fence_usage(d, &u);
+	ATF_CHECK_EQ(u.cu_have, CG_USAGE_CPU);
+	ATF_CHECK(u.cu_cpu_usec > 0);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, hybrid);
 	ATF_TP_ADD_TC(tp, unified);
 	ATF_TP_ADD_TC(tp, root);
 	ATF_TP_ADD_TC(tp, lacking);
+	ATF_TP_ADD_TC(tp, usage);
 	return (atf_no_error());
 }
