@@ -29,6 +29,12 @@ const char *const report_priv_names[PRIV_MAX] = {
 	[PRIV_PACKET] = "socket_packet",
 };
 
+const char *const report_surface_ids[SURFACE_MAX] = {
+#define SURFACE_ID(e, id, how, why)	[e] = id,
+	SURFACE_TABLE(SURFACE_ID)
+#undef SURFACE_ID
+};
+
 /*
  * The deepest nesting of [ and { outside strings, counted before the
  * parser (which recurses) is given the bytes; -1 past the bound.
@@ -195,6 +201,37 @@ report_privileges(const json_t *pv, struct probe_report *r)
 		    report_priv_names[i]);
 }
 
+/* Every entry's outcome; the schema let no other id through. */
+static void
+report_surface(const json_t *sf, struct probe_report *r)
+{
+	int	 i;
+
+	for (i = 0; i < SURFACE_MAX; i++)
+		report_copy(r->r_surface[i], sizeof(r->r_surface[i]), sf,
+		    report_surface_ids[i]);
+}
+
+/*
+ * A surface section names every entry: one left out could be the one
+ * reached, and "not tried" is not "not reachable".
+ */
+static int
+report_surface_whole(const struct probe_report *r, char *err, size_t len)
+{
+	int	 i;
+
+	if (!(r->r_sections & REPORT_S_SURFACE))
+		return (0);
+	for (i = 0; i < SURFACE_MAX; i++)
+		if (r->r_surface[i][0] == '\0') {
+			snprintf(err, len, "surface.%s: missing",
+			    report_surface_ids[i]);
+			return (-1);
+		}
+	return (0);
+}
+
 /* One egress check; the schema bounded and checked every field. */
 static void
 report_egress_try(const json_t *eg, const char *key,
@@ -270,6 +307,7 @@ report_extract(const json_t *root, struct probe_report *r)
 		{ "tools", REPORT_S_TOOLS },
 		{ "privileges", REPORT_S_PRIVILEGES },
 		{ "network", REPORT_S_NETWORK },
+		{ "surface", REPORT_S_SURFACE },
 	};
 	size_t	 i;
 
@@ -292,6 +330,8 @@ report_extract(const json_t *root, struct probe_report *r)
 		report_privileges(json_object_get(root, "privileges"), r);
 	if (r->r_sections & REPORT_S_NETWORK)
 		report_network(json_object_get(root, "network"), r);
+	if (r->r_sections & REPORT_S_SURFACE)
+		report_surface(json_object_get(root, "surface"), r);
 }
 
 int
@@ -342,7 +382,8 @@ report_parse(const char *buf, size_t len, const struct probe_expect *e,
 	}
 	report_extract(root, r);
 	json_decref(root);
-	if (report_paths_unique(r, err, sizeof(err)) == -1) {
+	if (report_paths_unique(r, err, sizeof(err)) == -1 ||
+	    report_surface_whole(r, err, sizeof(err)) == -1) {
 		free(r);
 		verdict_unmeasured(out, "malformed report: %s", err);
 		return (-1);
