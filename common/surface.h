@@ -62,8 +62,8 @@
 	X(SURFACE_PERF_EVENT, "perf_event",				\
 	    "perf_event_open() of a software counter on itself (the "	\
 	    "privileges call)",						\
-	    "example: CVE-2023-6931 (read_format overflow, published "	\
-	    "2024)")							\
+	    "example: CVE-2023-6931 (read_format heap overflow, "	\
+	    "December 2023)")						\
 	X(SURFACE_USERFAULTFD, "userfaultfd",				\
 	    "userfaultfd() that may handle kernel faults, else "	\
 	    "/dev/userfaultfd",						\
