@@ -298,11 +298,17 @@ static void	probe_priv_forget(void);
  * itself so the attach comes after that; its parent's end or a second
  * is its end.
  */
+#define PROBE_FD_SWEEP	4096	/* without close_range(): the probe's are
+				   the first few */
 static __attribute__((noreturn)) void
 probe_ptrace_target(void)
 {
+	int	 fd;
+
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	(void)close_range(0, ~0U, 0);
+	if (close_range(0, ~0U, 0) == -1)
+		for (fd = 0; fd < PROBE_FD_SWEEP; fd++)
+			(void)close(fd);
 	probe_priv_forget();
 	(void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 	alarm(1);
