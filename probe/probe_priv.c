@@ -666,6 +666,8 @@ probe_calls_collect_all(void)
 
 	if (probe_priv.pr_collected)
 		return;
+	if (!probe_priv.pr_started)
+		probe_privileges_start(NULL);
 	probe_priv.pr_collected = 1;
 	for (g = 0; probe_priv.pr_cs != MAP_FAILED && g < PROBE_GROUPS; g++)
 		probe_calls_collect(g, probe_priv.pr_out, probe_priv.pr_sig);
@@ -683,8 +685,6 @@ probe_privileges(struct jw *w, const struct probe_opts *o)
 {
 	size_t	 i;
 
-	if (!probe_priv.pr_started)
-		probe_privileges_start(NULL);
 	probe_calls_collect_all();
 	for (i = 0; i < PROBE_NCALLS; i++)
 		if (probe_calls[i].pc_priv)
@@ -697,8 +697,6 @@ probe_surface(struct jw *w, const struct probe_opts *o)
 {
 	size_t	 i;
 
-	if (!probe_priv.pr_started)
-		probe_privileges_start(NULL);
 	probe_calls_collect_all();
 	for (i = 0; i < SURFACE_MAX; i++)
 		jw_str(w, probe_surface_ids[i],

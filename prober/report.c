@@ -191,25 +191,15 @@ report_processes(const json_t *pr, struct probe_report *r)
 	}
 }
 
+/* The outcome words of a section's names (privileges, surface). */
 static void
-report_privileges(const json_t *pv, struct probe_report *r)
+report_words(const json_t *o, const char *const *names, int n,
+    char (*dst)[REPORT_WORD_LEN])
 {
 	int	 i;
 
-	for (i = 0; i < PRIV_MAX; i++)
-		report_copy(r->r_priv[i], sizeof(r->r_priv[i]), pv,
-		    report_priv_names[i]);
-}
-
-/* Every entry's outcome; the schema let no other id through. */
-static void
-report_surface(const json_t *sf, struct probe_report *r)
-{
-	int	 i;
-
-	for (i = 0; i < SURFACE_MAX; i++)
-		report_copy(r->r_surface[i], sizeof(r->r_surface[i]), sf,
-		    report_surface_ids[i]);
+	for (i = 0; i < n; i++)
+		report_copy(dst[i], REPORT_WORD_LEN, o, names[i]);
 }
 
 /*
@@ -327,11 +317,13 @@ report_extract(const json_t *root, struct probe_report *r)
 	if (r->r_sections & REPORT_S_PROCESSES)
 		report_processes(json_object_get(root, "processes"), r);
 	if (r->r_sections & REPORT_S_PRIVILEGES)
-		report_privileges(json_object_get(root, "privileges"), r);
+		report_words(json_object_get(root, "privileges"),
+		    report_priv_names, PRIV_MAX, r->r_priv);
 	if (r->r_sections & REPORT_S_NETWORK)
 		report_network(json_object_get(root, "network"), r);
 	if (r->r_sections & REPORT_S_SURFACE)
-		report_surface(json_object_get(root, "surface"), r);
+		report_words(json_object_get(root, "surface"),
+		    report_surface_ids, SURFACE_MAX, r->r_surface);
 }
 
 int
