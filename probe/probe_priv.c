@@ -74,6 +74,13 @@
 #define PROBE_BPF_NO_CMD	0x7fff	/* a bpf command no kernel has */
 #define PROBE_NO_MOUNTPOINT	"/proc/.sandbox-probe-none"
 
+/*
+ * A try that could not be made (its own child could not be forked, or
+ * ended before it could be tried on): "fork-failed", never a refusal.
+ * No errno has this number.
+ */
+#define PROBE_NOT_TRIED		254
+
 static long
 probe_try_unshare_user(void)
 {
@@ -322,15 +329,21 @@ probe_try_ptrace_attach(void)
 {
 	pid_t	 pid;
 	long	 rv;
-	int	 st, e;
+	int	 st = 0, e;
 
-	if ((pid = fork()) == -1)
+	if ((pid = fork()) == -1) {
+		errno = PROBE_NOT_TRIED;
 		return (-1);
+	}
 	if (pid == 0)
 		probe_ptrace_target();
-	/* Stopped (or gone): it made itself traceable first. */
+	/* Stopped: it made itself traceable first.  Gone: reaped. */
 	while (waitpid(pid, &st, WUNTRACED) == -1 && errno == EINTR)
 		;
+	if (!WIFSTOPPED(st)) {
+		errno = PROBE_NOT_TRIED;
+		return (-1);
+	}
 	rv = syscall(SYS_ptrace, PTRACE_ATTACH, pid, NULL, NULL);
 	e = errno;
 	(void)kill(pid, SIGKILL);
@@ -342,13 +355,13 @@ probe_try_ptrace_attach(void)
 
 /*
  * One netlink request of the probe's own (a read: no object is made)
- * and the kernel's first answer within half a second: 0 when it is a
- * message of type want, else -1 with the error it sent.
+ * and the kernel's first answer within half a second: 0 when the
+ * subsystem answered (its reply, or an acknowledgement), else -1 with
+ * the error it sent.
  */
 #define PROBE_NL_MS	500
 static long
-probe_netlink_ask(int proto, uint16_t type, const void *body, size_t blen,
-    uint16_t want)
+probe_netlink_ask(int proto, uint16_t type, const void *body, size_t blen)
 {
 	struct {
 		struct nlmsghdr	 h;
@@ -380,12 +393,12 @@ probe_netlink_ask(int proto, uint16_t type, const void *body, size_t blen,
 	else if ((n = recv(fd, &ans, sizeof(ans), 0)) == -1)
 		e = errno;
 	else if (n >= (ssize_t)sizeof(ans.h) && NLMSG_OK(&ans.h, (size_t)n)) {
-		if (ans.h.nlmsg_type == want)
-			e = 0;
-		else if (ans.h.nlmsg_type == NLMSG_ERROR &&
-		    ans.h.nlmsg_len >= NLMSG_LENGTH(sizeof(*ne))) {
+		if (ans.h.nlmsg_type != NLMSG_ERROR)
+			e = 0;		/* its reply */
+		else if (ans.h.nlmsg_len >= NLMSG_LENGTH(sizeof(*ne))) {
 			ne = NLMSG_DATA(&ans.h);
-			e = ne->error < 0 ? -ne->error : EPROTO;
+			e = ne->error < 0 && ne->error > -PROBE_NOT_TRIED ?
+			    -ne->error : 0;	/* 0: an acknowledgement */
 		}
 	}
 	(void)close(fd);
@@ -419,8 +432,7 @@ probe_try_nf_tables(void)
 	g.nfgen_family = AF_UNSPEC;
 	g.version = NFNETLINK_V0;
 	return (probe_netlink_ask(NETLINK_NETFILTER,
-	    (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETGEN, &g, sizeof(g),
-	    (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWGEN));
+	    (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETGEN, &g, sizeof(g)));
 }
 
 static long
@@ -430,7 +442,7 @@ probe_try_esp(void)
 
 	probe_own_net();
 	return (probe_netlink_ask(NETLINK_XFRM, XFRM_MSG_GETSPDINFO, &flags,
-	    sizeof(flags), XFRM_MSG_NEWSPDINFO));
+	    sizeof(flags)));
 }
 
 /*
@@ -599,6 +611,8 @@ probe_call_outcome(int r)
 {
 	if (r == 0)
 		return ("ok");
+	if (r == PROBE_NOT_TRIED)
+		return ("fork-failed");
 	if (r > 0 && r < 255)
 		return (probe_errname(r));
 	return ("EUNKNOWN");

@@ -766,6 +766,7 @@ judge_surface_refused(const char *outcome)
 	return (strcmp(outcome, "ok") != 0 &&
 	    strcmp(outcome, "timeout") != 0 &&
 	    strcmp(outcome, "fork-failed") != 0 &&
+	    strcmp(outcome, "ETIMEDOUT") != 0 &&
 	    strcmp(outcome, "EUNKNOWN") != 0);
 }
 

@@ -2386,11 +2386,14 @@ ATF_TC_BODY(surface_reachable_loses, tc)
 	r = base();
 	set(r, "surface.ptrace", json_string("timeout"));
 	set(r, "surface.rds", json_string("fork-failed"));
+	set(r, "surface.esp", json_string("ETIMEDOUT"));
 	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
 	CHECK_VIOLATION(&v, AXIS_SURFACE,
 	    "surface: ptrace not tried to its end (timeout)");
 	CHECK_VIOLATION(&v, AXIS_SURFACE,
 	    "surface: rds not tried to its end (fork-failed)");
+	CHECK_VIOLATION(&v, AXIS_SURFACE,
+	    "surface: esp not tried to its end (ETIMEDOUT)");
 	CHECK_LEVEL(&v, LEVEL_L1);
 
 	/* Any refusal word refuses: a signal, another errno. */
