@@ -445,52 +445,58 @@ probe_try_esp(void)
 	    sizeof(flags)));
 }
 
-/*
- * Every call, privileges' first in the order of that section
- * (pc_priv), then the surface's own.
- */
+/* Every call, privileges' first in the order of that section. */
+enum probe_call {
+	PC_UNSHARE_USER = 0, PC_KEYCTL, PC_BPF, PC_PTRACE, PC_IO_URING,
+	PC_USERFAULTFD, PC_PERF, PC_MOUNT, PC_I386, PC_PACKET,
+	/* the surface's own */
+	PC_AF_ALG, PC_RDS, PC_VSOCK, PC_RXRPC, PC_BPF_MAP, PC_UFFD_KERNEL,
+	PC_PTRACE_ATTACH, PC_NF_TABLES, PC_ESP,
+	PC_MAX
+};
+
 static const struct {
 	const char	*pc_name;
 	long		(*pc_fn)(void);
-	int		 pc_priv;
-} probe_calls[] = {
-	{ "unshare_user",	probe_try_unshare_user, 1 },
-	{ "keyctl",		probe_try_keyctl, 1 },
-	{ "bpf",		probe_try_bpf, 1 },
-	{ "ptrace",		probe_try_ptrace, 1 },
-	{ "io_uring_setup",	probe_try_io_uring, 1 },
-	{ "userfaultfd",	probe_try_userfaultfd, 1 },
-	{ "perf_event_open",	probe_try_perf, 1 },
-	{ "mount",		probe_try_mount, 1 },
-	{ "i386",		probe_try_i386, 1 },
-	{ "socket_packet",	probe_try_packet, 1 },
-	{ "af_alg",		probe_try_af_alg, 0 },		/* 10 */
-	{ "rds",		probe_try_rds, 0 },
-	{ "vsock",		probe_try_vsock, 0 },
-	{ "rxrpc",		probe_try_rxrpc, 0 },
-	{ "bpf_map",		probe_try_bpf_map, 0 },
-	{ "userfaultfd_kernel",	probe_try_uffd_kernel, 0 },	/* 15 */
-	{ "ptrace_attach",	probe_try_ptrace_attach, 0 },
-	{ "nf_tables",		probe_try_nf_tables, 0 },
-	{ "esp",		probe_try_esp, 0 },
+	int		 pc_priv;	/* in the privileges section */
+} probe_calls[PC_MAX] = {
+	[PC_UNSHARE_USER] = { "unshare_user", probe_try_unshare_user, 1 },
+	[PC_KEYCTL] = { "keyctl", probe_try_keyctl, 1 },
+	[PC_BPF] = { "bpf", probe_try_bpf, 1 },
+	[PC_PTRACE] = { "ptrace", probe_try_ptrace, 1 },
+	[PC_IO_URING] = { "io_uring_setup", probe_try_io_uring, 1 },
+	[PC_USERFAULTFD] = { "userfaultfd", probe_try_userfaultfd, 1 },
+	[PC_PERF] = { "perf_event_open", probe_try_perf, 1 },
+	[PC_MOUNT] = { "mount", probe_try_mount, 1 },
+	[PC_I386] = { "i386", probe_try_i386, 1 },
+	[PC_PACKET] = { "socket_packet", probe_try_packet, 1 },
+	[PC_AF_ALG] = { "af_alg", probe_try_af_alg, 0 },
+	[PC_RDS] = { "rds", probe_try_rds, 0 },
+	[PC_VSOCK] = { "vsock", probe_try_vsock, 0 },
+	[PC_RXRPC] = { "rxrpc", probe_try_rxrpc, 0 },
+	[PC_BPF_MAP] = { "bpf_map", probe_try_bpf_map, 0 },
+	[PC_UFFD_KERNEL] = { "userfaultfd_kernel", probe_try_uffd_kernel, 0 },
+	[PC_PTRACE_ATTACH] = { "ptrace_attach", probe_try_ptrace_attach, 0 },
+	[PC_NF_TABLES] = { "nf_tables", probe_try_nf_tables, 0 },
+	[PC_ESP] = { "esp", probe_try_esp, 0 },
 };
-#define PROBE_NCALLS	(sizeof(probe_calls) / sizeof(probe_calls[0]))
+#define PROBE_NCALLS	PC_MAX
 
-/* Each entry of the surface: the index of the call that tries it. */
+/* Each entry of the surface: the call that tries it. */
 static const unsigned char probe_surface_call[SURFACE_MAX] = {
-	[SURFACE_AF_ALG] = 10,
-	[SURFACE_IO_URING] = 4,
-	[SURFACE_NF_TABLES] = 17,
-	[SURFACE_RDS] = 11,
-	[SURFACE_VSOCK] = 12,
-	[SURFACE_ESP] = 18,
-	[SURFACE_RXRPC] = 13,
-	[SURFACE_KEYCTL] = 1,
-	[SURFACE_BPF] = 14,
-	[SURFACE_PERF_EVENT] = 6,
-	[SURFACE_USERFAULTFD] = 15,
-	[SURFACE_USERNS] = 0,
-	[SURFACE_PTRACE] = 16,
+	[SURFACE_AF_ALG] = PC_AF_ALG,
+	[SURFACE_IO_URING] = PC_IO_URING,
+	[SURFACE_NF_TABLES] = PC_NF_TABLES,
+	[SURFACE_RDS] = PC_RDS,
+	[SURFACE_VSOCK] = PC_VSOCK,
+	[SURFACE_ESP] = PC_ESP,
+	[SURFACE_RXRPC] = PC_RXRPC,
+	[SURFACE_KEYCTL] = PC_KEYCTL,
+	[SURFACE_BPF] = PC_BPF_MAP,
+	[SURFACE_PERF_EVENT] = PC_PERF,
+	[SURFACE_USERFAULTFD] = PC_UFFD_KERNEL,
+	[SURFACE_USERNS] = PC_UNSHARE_USER,
+	[SURFACE_PTRACE] = PC_PTRACE_ATTACH,
 };
 
 static const char *const probe_surface_ids[SURFACE_MAX] = {
@@ -500,10 +506,9 @@ static const char *const probe_surface_ids[SURFACE_MAX] = {
 };
 
 /*
- * The groups, one a child, each in the order it is tried (indexes of
- * probe_calls[]): those that leave the child as it was, unshare_user,
- * the requests that want its user namespace, and i386; then ptrace
- * alone.
+ * The groups, one a child, each in the order it is tried: those that
+ * leave the child as it was, unshare_user, the requests that want its
+ * user namespace, and i386; then ptrace alone.
  */
 #define PROBE_GROUPS		2
 #define PROBE_GROUP_MAX		18
@@ -511,9 +516,11 @@ static const struct {
 	size_t		 pg_n;
 	unsigned char	 pg_calls[PROBE_GROUP_MAX];
 } probe_groups[PROBE_GROUPS] = {
-	{ 18, { 1, 2, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 0, 17, 18,
-	    8 } },
-	{ 1, { 3 } },
+	{ 18, { PC_KEYCTL, PC_BPF, PC_IO_URING, PC_USERFAULTFD, PC_PERF,
+	    PC_MOUNT, PC_PACKET, PC_AF_ALG, PC_RDS, PC_VSOCK, PC_RXRPC,
+	    PC_BPF_MAP, PC_UFFD_KERNEL, PC_PTRACE_ATTACH, PC_UNSHARE_USER,
+	    PC_NF_TABLES, PC_ESP, PC_I386 } },
+	{ 1, { PC_PTRACE } },
 };
 
 /* What the children leave for the probe, in a page they share. */
