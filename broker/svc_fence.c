@@ -289,14 +289,17 @@ stopped_keep(struct bfence *bf, const struct msg_fence *info)
 	int		 level = bf->bf_info.f_level;
 	int		 kernel = bf->bf_info.f_kernel;
 	char		 release[MSG_KERNEL_RELEASE_LEN];
+	char		 surface[MSG_SURFACE_LEN];
 	struct msg_egress_counts egress = bf->bf_info.f_egress_n;
 
 	strlcpy(release, bf->bf_info.f_kernel_release, sizeof(release));
+	strlcpy(surface, bf->bf_info.f_surface, sizeof(surface));
 	bf->bf_info = *info;
 	bf->bf_info.f_egress_n = egress;
 	bf->bf_info.f_level = level;
 	bf->bf_info.f_kernel = kernel;
 	strlcpy(bf->bf_info.f_kernel_release, release, sizeof(release));
+	strlcpy(bf->bf_info.f_surface, surface, sizeof(surface));
 	explicit_bzero(bf->bf_info.f_bearer, sizeof(bf->bf_info.f_bearer));
 	explicit_bzero(bf->bf_bearer, sizeof(bf->bf_bearer));
 	bf->bf_info.f_state = FENCE_STOPPED;

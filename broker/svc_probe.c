@@ -330,4 +330,5 @@ svc_kernel_of(const struct msg_verdict *v, struct msg_fence *f)
 	f->f_kernel = v->v_kernel;
 	strlcpy(f->f_kernel_release, v->v_kernel_release,
 	    sizeof(f->f_kernel_release));
+	strlcpy(f->f_surface, v->v_surface, sizeof(f->f_surface));
 }

@@ -691,6 +691,9 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 		printf("kernel:   %s%s%s\n", f.f_kernel == MSG_KERNEL_SEPARATE ?
 		    "separate" : "shared", f.f_kernel_release[0] != '\0' ?
 		    ", release " : "", f.f_kernel_release);
+	/* Printable, as the codec holds it: the prober's line. */
+	if (f.f_surface[0] != '\0')
+		printf("surface:  %s\n", f.f_surface);
 	if (f.f_accel != MSG_ACCEL_NONE)
 		printf("accel:    %s\n", f.f_accel == MSG_ACCEL_KVM ? "kvm" :
 		    "tcg");

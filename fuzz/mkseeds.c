@@ -178,6 +178,8 @@ main(int argc, char *argv[])
 	v.v_nviolations = 1;
 	strlcpy(v.v_violations[0], "network: reached 192.0.2.1",
 	    sizeof(v.v_violations[0]));
+	strlcpy(v.v_surface, "not-fenced, the host's kernel: io_uring",
+	    sizeof(v.v_surface));
 	ENC(msg_verdict_encode(&v, &p, &n));
 	put("msg", "verdict", FK_VERDICT, p, n);
 	free(p);
@@ -238,6 +240,8 @@ main(int argc, char *argv[])
 	f.f_kernel = MSG_KERNEL_SHARED;
 	strlcpy(f.f_kernel_release, "6.1.0-13-amd64",
 	    sizeof(f.f_kernel_release));
+	strlcpy(f.f_surface, "fenced, the host's kernel: none reachable",
+	    sizeof(f.f_surface));
 	memset(f.f_bearer, 0x5a, sizeof(f.f_bearer));
 	f.f_home_used = 4096;
 	ENC(msg_fence_encode(&f, &p, &n));

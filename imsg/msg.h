@@ -271,6 +271,12 @@ struct msg_timings {
 #define MSG_KERNEL_SHARED	1	/* the host's kernel answered */
 #define MSG_KERNEL_SEPARATE	2	/* gVisor's, or a guest's */
 #define MSG_KERNEL_RELEASE_LEN	65	/* its uname -r, printable */
+/*
+ * The surface axis in a line, as the prober writes it (verdict_msg()):
+ * its verdict, whose kernel, the entries reached ("passes, the host's
+ * kernel: io_uring userns"); printable, "" before any verdict.
+ */
+#define MSG_SURFACE_LEN		192
 #define MSG_ACCEL_NONE		0	/* not a vm */
 #define MSG_ACCEL_KVM		1
 #define MSG_ACCEL_TCG		2
@@ -320,6 +326,8 @@ struct msg_fence {
 	char		 f_from[2 * FENCE_KEY_SIZE];	/* a branch: the
 					   snapshot its home is built on,
 					   KEY@NAME; "" if none */
+	char		 f_surface[MSG_SURFACE_LEN];	/* of its last
+					   verdict, v_surface */
 };
 
 /*
@@ -722,6 +730,8 @@ struct msg_verdict {
 	uint32_t	 v_nviolations;
 	char		 v_violations[MSG_VERDICT_VIOLATIONS_MAX]
 			    [MSG_VERDICT_VIOLATION_LEN];
+	char		 v_surface[MSG_SURFACE_LEN];	/* the surface axis
+					   in a line, printable */
 };
 
 /* What the prober needs: the host's side of the story, and the report. */

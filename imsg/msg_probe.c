@@ -17,7 +17,7 @@
 #include "msg_codec.h"
 #include "probe_expect.h"
 
-#define MSG_VERDICT_FIELDS	7
+#define MSG_VERDICT_FIELDS	8
 
 static int
 msg_probe_bad(void)
@@ -52,6 +52,7 @@ msg_verdict_valid(const struct msg_verdict *v)
 	    v->v_kernel > MSG_KERNEL_SEPARATE ||
 	    !msg_verdict_text_ok(v->v_kernel_release,
 	    sizeof(v->v_kernel_release), 1) ||
+	    !msg_verdict_text_ok(v->v_surface, sizeof(v->v_surface), 1) ||
 	    v->v_naxes > MSG_VERDICT_AXES_MAX ||
 	    v->v_nviolations > MSG_VERDICT_VIOLATIONS_MAX)
 		return (0);
@@ -97,6 +98,7 @@ msg_verdict_encode(const struct msg_verdict *v, void **buf, size_t *len)
 	for (i = 0; i < v->v_nviolations; i++)
 		mp_write_str(&w, v->v_violations[i],
 		    sizeof(v->v_violations[i]));
+	mp_write_str(&w, v->v_surface, sizeof(v->v_surface));
 	return (mp_write_finish(&w, buf, len));
 }
 
@@ -148,6 +150,8 @@ msg_verdict_decode(const void *data, size_t len, struct msg_verdict *out)
 	mp_read_u64(&r, &kernel, MSG_KERNEL_UNMEASURED, MSG_KERNEL_SEPARATE);
 	mp_read_str(&r, v.v_kernel_release, sizeof(v.v_kernel_release));
 	bad = msg_verdict_decode_lists(&r, &v) == -1;
+	if (!bad)
+		mp_read_str(&r, v.v_surface, sizeof(v.v_surface));
 	v.v_level = (int)level;
 	v.v_kernel = (int)kernel;
 	/* The reader is released whatever the lists held. */

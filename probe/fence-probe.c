@@ -378,6 +378,7 @@ static const struct {
 	{ "limits",		probe_limits },
 	{ "tools",		probe_tools },
 	{ "privileges",		probe_privileges },
+	{ "surface",		probe_surface },
 	{ "network",		probe_network },
 };
 #define PROBE_NSECTIONS	(sizeof(probe_sections) / sizeof(probe_sections[0]))
@@ -426,7 +427,7 @@ main(int argc, char *argv[])
 	if (opts.po_secret_stdin)
 		probe_secret_read(&opts);
 	/* Its children run while the other sections are measured. */
-	probe_privileges_start();
+	probe_privileges_start(&opts);
 	probe_timing(&opts, "start", &t);
 	opts.po_markers_removed = probe_markers_clean(&opts);
 	probe_timing(&opts, "markers", &t);

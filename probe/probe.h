@@ -148,7 +148,8 @@ void	probe_processes(struct jw *, const struct probe_opts *);
 void	probe_limits(struct jw *, const struct probe_opts *);
 void	probe_tools(struct jw *, const struct probe_opts *);
 void	probe_privileges(struct jw *, const struct probe_opts *);
-void	probe_privileges_start(void);
+void	probe_privileges_start(struct probe_opts *);
+void	probe_surface(struct jw *, const struct probe_opts *);
 void	probe_network(struct jw *, const struct probe_opts *);
 
 /* probe_egress.c: the "egress" object of the network section. */

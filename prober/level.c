@@ -24,6 +24,7 @@ static const char *const axis_names[AXIS_MAX] = {
 	[AXIS_PRIVILEGES] = "privileges",
 	[AXIS_NETWORK] = "network",
 	[AXIS_KERNEL] = "kernel",
+	[AXIS_SURFACE] = "surface",
 };
 
 static const char *const verdict_names[] = {
@@ -758,6 +759,75 @@ judge_kernel(const struct probe_report *r, const struct probe_expect *e,
 		a->av_verdict = VERDICT_SHARED;
 }
 
+/* An outcome that is a refusal: not "ok", and the entry was tried. */
+static int
+judge_surface_refused(const char *outcome)
+{
+	return (strcmp(outcome, "ok") != 0 &&
+	    strcmp(outcome, "timeout") != 0 &&
+	    strcmp(outcome, "fork-failed") != 0 &&
+	    strcmp(outcome, "ETIMEDOUT") != 0 &&
+	    strcmp(outcome, "EUNKNOWN") != 0);
+}
+
+/*
+ * The kernel's entry points the report reached (common/surface.h).
+ * Where the host's kernel answers them and the tier asked for a filter
+ * of its own (L1.5, L2), every entry reached, or not tried to its end,
+ * is a violation.  At L1 they are listed, by design reachable: the
+ * axis passes.  A kernel of the fence's own (in user space, or a
+ * guest's) answered for itself: its entries are listed and not held
+ * against the host's.  Only the report's word: it can take a level
+ * away (L1.5 and L2 want the axis fenced), never grant one.
+ */
+static void
+judge_surface(const struct probe_report *r, const struct probe_expect *e,
+    struct probe_verdict *v)
+{
+	struct probe_axis_verdict *a = &v->pv_axes[AXIS_SURFACE];
+	int	 i, strict, clean = 1;
+
+	if (!(r->r_sections & REPORT_S_SURFACE)) {
+		axis_unmeasured(a, "no surface section");
+		return;
+	}
+	v->pv_has_surface = 1;
+	v->pv_surface_kernel = e->pe_traits.pt_kernel;
+	strict = e->pe_traits.pt_kernel == PROBE_KERNEL_HOST &&
+	    (e->pe_tier == TIER_L15 || e->pe_tier == TIER_L2);
+	a->av_verdict = VERDICT_FENCED;
+	for (i = 0; i < SURFACE_MAX; i++) {
+		if (strcmp(r->r_surface[i], "ok") == 0)
+			v->pv_surface |= 1U << i;
+		if (judge_surface_refused(r->r_surface[i]))
+			continue;
+		clean = 0;
+		if (!strict)
+			continue;
+		if (strcmp(r->r_surface[i], "ok") == 0)
+			axis_violation(a, "surface: %s reachable",
+			    report_surface_ids[i]);
+		else
+			axis_violation(a, "surface: %s not tried to its end "
+			    "(%s)", report_surface_ids[i], r->r_surface[i]);
+	}
+	if (!clean && !strict)
+		a->av_verdict = VERDICT_PASSES;
+}
+
+/*
+ * L1.5 and L2 want no entry reachable: fenced, or for a kernel of the
+ * fence's own, its entries listed (they are not the host's).
+ */
+static int
+level_surface_ok(const struct probe_expect *e, const struct probe_verdict *v)
+{
+	int	 s = v->pv_axes[AXIS_SURFACE].av_verdict;
+
+	return (s == VERDICT_FENCED || (s == VERDICT_PASSES &&
+	    e->pe_traits.pt_kernel != PROBE_KERNEL_HOST));
+}
+
 /*
  * How the backend brings the sandbox home in, as its entry says: NULL
  * when it says nothing.  The string lives as long as e.
@@ -777,7 +847,9 @@ level_derive(const struct probe_report *r, const struct probe_expect *e,
 
 	fs = v->pv_axes[AXIS_FILESYSTEM].av_verdict == VERDICT_FENCED;
 	pr = v->pv_axes[AXIS_PROCESSES].av_verdict == VERDICT_FENCED;
-	pv = v->pv_axes[AXIS_PRIVILEGES].av_verdict == VERDICT_FENCED;
+	/* A filter of its own, and the entries it should close closed. */
+	pv = v->pv_axes[AXIS_PRIVILEGES].av_verdict == VERDICT_FENCED &&
+	    level_surface_ok(e, v);
 	net = v->pv_axes[AXIS_NETWORK].av_verdict == VERDICT_FENCED;
 	/*
 	 * L2 with an egress list: the network allowlisted, never fenced;
@@ -828,6 +900,7 @@ level_judge(const struct probe_report *r, const struct probe_expect *e,
 	    VERDICT_SEPARATE, &v->pv_axes[AXIS_PROCESSES]);
 	judge_privileges(r, e, &v->pv_axes[AXIS_PRIVILEGES]);
 	judge_network(r, e, v);
+	judge_surface(r, e, v);
 	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++)
 		if (!(r->r_sections & required[i].s_bit)) {
 			if (r->r_incomplete[0] != '\0')
@@ -907,6 +980,35 @@ verdict_egress_json(const struct probe_verdict *v)
 	return (o);
 }
 
+/* The surface axis's "reachable" (ids) and "kernel" (whose entries). */
+static int
+verdict_surface_json(const struct probe_verdict *v, json_t *ax)
+{
+	static const char *const kernels[PROBE_KERNEL_MAX] = {
+		[PROBE_KERNEL_HOST] = "host", [PROBE_KERNEL_USER] = "user",
+		[PROBE_KERNEL_GUEST] = "guest",
+	};
+	json_t	*list;
+	int	 i, k = v->pv_surface_kernel;
+
+	if (!v->pv_has_surface)
+		return (json_object_set_new(ax, "reachable", json_null()) ||
+		    json_object_set_new(ax, "kernel", json_null()) ? -1 : 0);
+	if ((list = json_array()) == NULL)
+		return (-1);
+	for (i = 0; i < SURFACE_MAX; i++)
+		if ((v->pv_surface & (1U << i)) && json_array_append_new(list,
+		    json_string(report_surface_ids[i])) == -1) {
+			json_decref(list);
+			return (-1);
+		}
+	if (json_object_set_new(ax, "reachable", list) == -1 ||
+	    json_object_set_new(ax, "kernel", json_string(k >= 0 &&
+	    k < PROBE_KERNEL_MAX ? kernels[k] : "host")) == -1)
+		return (-1);
+	return (0);
+}
+
 static json_t *
 verdict_kernel_json(const struct probe_verdict *v)
 {
@@ -942,6 +1044,7 @@ verdict_json(const struct probe_verdict *v)
 		    (i == AXIS_NETWORK && v->pv_negress > 0 &&
 		    json_object_set_new(ax, "egress",
 		    verdict_egress_json(v)) == -1) ||
+		    (i == AXIS_SURFACE && verdict_surface_json(v, ax) == -1) ||
 		    json_object_set_new(axes, axis_names[i], ax) == -1)
 			bad = 1;
 		for (j = 0; !bad && j < v->pv_axes[i].av_nviolations; j++)

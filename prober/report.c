@@ -29,6 +29,12 @@ const char *const report_priv_names[PRIV_MAX] = {
 	[PRIV_PACKET] = "socket_packet",
 };
 
+const char *const report_surface_ids[SURFACE_MAX] = {
+#define SURFACE_ID(e, id, how, why)	[e] = id,
+	SURFACE_TABLE(SURFACE_ID)
+#undef SURFACE_ID
+};
+
 /*
  * The deepest nesting of [ and { outside strings, counted before the
  * parser (which recurses) is given the bytes; -1 past the bound.
@@ -185,14 +191,35 @@ report_processes(const json_t *pr, struct probe_report *r)
 	}
 }
 
+/* The outcome words of a section's names (privileges, surface). */
 static void
-report_privileges(const json_t *pv, struct probe_report *r)
+report_words(const json_t *o, const char *const *names, int n,
+    char (*dst)[REPORT_WORD_LEN])
 {
 	int	 i;
 
-	for (i = 0; i < PRIV_MAX; i++)
-		report_copy(r->r_priv[i], sizeof(r->r_priv[i]), pv,
-		    report_priv_names[i]);
+	for (i = 0; i < n; i++)
+		report_copy(dst[i], REPORT_WORD_LEN, o, names[i]);
+}
+
+/*
+ * A surface section names every entry: one left out could be the one
+ * reached, and "not tried" is not "not reachable".
+ */
+static int
+report_surface_whole(const struct probe_report *r, char *err, size_t len)
+{
+	int	 i;
+
+	if (!(r->r_sections & REPORT_S_SURFACE))
+		return (0);
+	for (i = 0; i < SURFACE_MAX; i++)
+		if (r->r_surface[i][0] == '\0') {
+			snprintf(err, len, "surface.%s: missing",
+			    report_surface_ids[i]);
+			return (-1);
+		}
+	return (0);
 }
 
 /* One egress check; the schema bounded and checked every field. */
@@ -270,6 +297,7 @@ report_extract(const json_t *root, struct probe_report *r)
 		{ "tools", REPORT_S_TOOLS },
 		{ "privileges", REPORT_S_PRIVILEGES },
 		{ "network", REPORT_S_NETWORK },
+		{ "surface", REPORT_S_SURFACE },
 	};
 	size_t	 i;
 
@@ -289,9 +317,13 @@ report_extract(const json_t *root, struct probe_report *r)
 	if (r->r_sections & REPORT_S_PROCESSES)
 		report_processes(json_object_get(root, "processes"), r);
 	if (r->r_sections & REPORT_S_PRIVILEGES)
-		report_privileges(json_object_get(root, "privileges"), r);
+		report_words(json_object_get(root, "privileges"),
+		    report_priv_names, PRIV_MAX, r->r_priv);
 	if (r->r_sections & REPORT_S_NETWORK)
 		report_network(json_object_get(root, "network"), r);
+	if (r->r_sections & REPORT_S_SURFACE)
+		report_words(json_object_get(root, "surface"),
+		    report_surface_ids, SURFACE_MAX, r->r_surface);
 }
 
 int
@@ -342,7 +374,8 @@ report_parse(const char *buf, size_t len, const struct probe_expect *e,
 	}
 	report_extract(root, r);
 	json_decref(root);
-	if (report_paths_unique(r, err, sizeof(err)) == -1) {
+	if (report_paths_unique(r, err, sizeof(err)) == -1 ||
+	    report_surface_whole(r, err, sizeof(err)) == -1) {
 		free(r);
 		verdict_unmeasured(out, "malformed report: %s", err);
 		return (-1);

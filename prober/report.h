@@ -30,6 +30,7 @@ enum probe_axis {
 	AXIS_PRIVILEGES,
 	AXIS_NETWORK,
 	AXIS_KERNEL,
+	AXIS_SURFACE,		/* the kernel's entry points reached */
 	AXIS_MAX
 };
 
@@ -89,6 +90,14 @@ struct probe_verdict {
 	char		 pv_egress[EGRESS_LIST_MAX][EGRESS_ENTRY_LEN];
 	struct probe_egress_try pv_egress_allowed;
 	struct probe_egress_try pv_egress_refused;
+	/*
+	 * The surface axis: which entries of common/surface.h the report
+	 * says were reached (bit i: entry i), when it had the section, and
+	 * whose kernel they are (the backend's pt_kernel).
+	 */
+	int		 pv_has_surface;
+	uint32_t	 pv_surface;
+	int		 pv_surface_kernel;		/* enum probe_kernel */
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "report.h"
+#include "surface.h"
 
 #define REPORT_PATHS_MAX	32
 #define REPORT_SECRETS_MAX	8
@@ -27,6 +28,7 @@
 #define REPORT_S_TOOLS		0x20
 #define REPORT_S_PRIVILEGES	0x40
 #define REPORT_S_NETWORK	0x80
+#define REPORT_S_SURFACE	0x100
 
 /* The calls of the privileges section the judging reads. */
 enum report_priv {
@@ -43,6 +45,7 @@ enum report_priv {
 	PRIV_MAX
 };
 extern const char *const report_priv_names[PRIV_MAX];
+extern const char *const report_surface_ids[SURFACE_MAX];
 
 /* Capability sets, in r_cap. */
 enum report_cap { CAP_SET_EFF = 0, CAP_SET_PRM, CAP_SET_BND, CAP_SET_AMB,
@@ -92,6 +95,9 @@ struct probe_report {
 	int		 r_host_pid_visible;
 	/* privileges: "" where the call is not in the report */
 	char		 r_priv[PRIV_MAX][REPORT_WORD_LEN];
+	/* surface: every entry of common/surface.h, the schema and
+	   report_surface_whole() saw to it */
+	char		 r_surface[SURFACE_MAX][REPORT_WORD_LEN];
 	/* network */
 	int		 r_has_canary;
 	char		 r_canary_target[REPORT_TARGET_LEN];

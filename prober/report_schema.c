@@ -155,6 +155,18 @@ rs_key_tool(const char *s)
 	return (rs_charset(s, RS_LOWER RS_DIGIT "_+.-", 1, 31));
 }
 
+/* An id of common/surface.h: no other. */
+static int
+rs_surface_id(const char *s)
+{
+	int	 i;
+
+	for (i = 0; i < SURFACE_MAX; i++)
+		if (strcmp(s, report_surface_ids[i]) == 0)
+			return (1);
+	return (0);
+}
+
 /* A target of the egress checks: an exact entry of a list. */
 static int
 rs_egress_target(const char *s)
@@ -358,6 +370,10 @@ static const struct rs_node rs_tools = { .n_types = JT_OBJ,
 static const struct rs_node rs_privs = { .n_types = JT_OBJ,
 	.n_key = rs_key_lower, .n_value = &rs_outcome, .n_max = 32 };
 
+/* surface: a map of the table's ids, report.c wants each of them */
+static const struct rs_node rs_surface = { .n_types = JT_OBJ,
+	.n_key = rs_surface_id, .n_value = &rs_outcome, .n_max = SURFACE_MAX };
+
 /* network */
 static const struct rs_node rs_addrs = { .n_types = JT_ARR,
 	.n_elem = &rs_short, .n_max = 8 };
@@ -435,7 +451,8 @@ static const struct rs_field rs_report_f[] = {
 	{ "identity", &rs_identity, 1 }, { "sandboxHints", &rs_hints, 1 },
 	{ "filesystem", &rs_fs, 1 }, { "processes", &rs_procs, 1 },
 	{ "limits", &rs_limits, 1 }, { "tools", &rs_tools, 1 },
-	{ "privileges", &rs_privs, 1 }, { "network", &rs_net, 1 },
+	{ "privileges", &rs_privs, 1 }, { "surface", &rs_surface, 1 },
+	{ "network", &rs_net, 1 },
 	{ "omitted", &rs_names, 1 }, { "incomplete", &rs_name, 1 },
 	{ NULL, NULL, 0 }
 };

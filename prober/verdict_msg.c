@@ -11,7 +11,7 @@
 
 #include "fenced.h"
 #include "msg.h"
-#include "report.h"
+#include "report_impl.h"
 
 /* Printable ASCII only: the release is the fence's word. */
 static void
@@ -20,6 +20,38 @@ verdict_msg_printable(char *s)
 	for (; *s != '\0'; s++)
 		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
 			*s = '?';
+}
+
+/*
+ * The surface axis in a line: "fenced, the host's kernel: none
+ * reachable", "passes, its own kernel in user space: io_uring keyctl",
+ * or the verdict alone when it was not measured.
+ */
+static void
+verdict_msg_surface(const struct probe_verdict *pv, char *buf, size_t len)
+{
+	static const char *const whose[PROBE_KERNEL_MAX] = {
+		[PROBE_KERNEL_HOST] = "the host's kernel",
+		[PROBE_KERNEL_USER] = "its own kernel in user space",
+		[PROBE_KERNEL_GUEST] = "its guest kernel",
+	};
+	int	 i, k = pv->pv_surface_kernel, n = 0;
+
+	strlcpy(buf, verdict_name(pv->pv_axes[AXIS_SURFACE].av_verdict), len);
+	if (!pv->pv_has_surface)
+		return;
+	strlcat(buf, ", ", len);
+	strlcat(buf, k >= 0 && k < PROBE_KERNEL_MAX ? whose[k] :
+	    whose[PROBE_KERNEL_HOST], len);
+	strlcat(buf, ":", len);
+	for (i = 0; i < SURFACE_MAX; i++)
+		if (pv->pv_surface & (1U << i)) {
+			strlcat(buf, " ", len);
+			strlcat(buf, report_surface_ids[i], len);
+			n++;
+		}
+	if (n == 0)
+		strlcat(buf, " none reachable", len);
 }
 
 void
@@ -42,6 +74,7 @@ verdict_msg(const struct probe_verdict *pv, struct msg_verdict *v)
 	strlcpy(v->v_kernel_release, pv->pv_release,
 	    sizeof(v->v_kernel_release));
 	verdict_msg_printable(v->v_kernel_release);
+	verdict_msg_surface(pv, v->v_surface, sizeof(v->v_surface));
 	v->v_naxes = 0;
 	v->v_nviolations = 0;
 	for (i = 0; i < AXIS_MAX && i < MSG_VERDICT_AXES_MAX; i++) {

@@ -35,6 +35,19 @@ earned_body() {
 	$CTL probe el1 > v1
 	atf_check -o match:"privileges: pid 1 has no filter of its own" cat v1
 	atf_check -o match:"privileges: pid 1 has CapBnd" cat v1
+	# The kernel's surface (docs/probe.md): L1 lists what it reaches
+	# (a user namespace at least, the daemon's filter lets unshare
+	# through), without a violation; L1.5 and L2 reach nothing.
+	atf_check -o match:'"surface":\{"verdict":"passes","violations":\[\],"reason":null,"reachable":\[[^]]*"userns"' \
+	    cat v1
+	atf_check -o match:"^surface: *passes, the host's kernel: .*userns" \
+	    $CTL show environment el1
+	for k in el15 el2; do
+		atf_check -o match:'"surface":\{"verdict":"fenced","violations":\[\],"reason":null,"reachable":\[\],"kernel":"host"\}' \
+		    $CTL probe $k
+		atf_check -o match:"^surface: *fenced, the host's kernel: none reachable\$" \
+		    $CTL show environment $k
+	done
 	# The same over HTTP: the cached verdicts, and a fresh probe.
 	t=$($CTL token | tail -1)
 	u="http://127.0.0.1:$(fenced_port)/api/environments"
@@ -64,6 +77,9 @@ weakened_body() {
 	atf_check -o match:"keyctl allowed" cat verdict
 	atf_check -o match:"unshare_user allowed" cat verdict
 	atf_check -o match:"bpf not refused by a filter" cat verdict
+	# Its surface is open where L1.5 wants it closed: violations.
+	atf_check -o match:"surface: userns reachable" cat verdict
+	atf_check -o match:"surface: keyctl reachable" cat verdict
 	# And the host's own reading of pid 1 says the same, whatever the
 	# report says (docs/probe.md, "What grants each axis").
 	atf_check -o match:"pid 1 has no filter of its own \(Seccomp_filters 1\)" \

@@ -219,6 +219,17 @@ ATF_TC_BODY(fence_state, tc)
 	state_sample(&a);
 	a.f_negress = EGRESS_LIST_MAX + 1;
 	ATF_CHECK(msg_fence_encode(&a, &buf, &len) == -1);
+
+	/* The surface line of its verdict: kept, printable only. */
+	state_sample(&a);
+	strlcpy(a.f_surface, "passes, the host's kernel: io_uring userns",
+	    sizeof(a.f_surface));
+	ATF_REQUIRE_EQ(0, msg_fence_encode(&a, &buf, &len));
+	ATF_REQUIRE_EQ(0, msg_fence_decode(buf, len, &b));
+	ATF_CHECK_STREQ(b.f_surface, a.f_surface);
+	free(buf);
+	a.f_surface[6] = '\n';
+	ATF_CHECK(msg_fence_encode(&a, &buf, &len) == -1);
 }
 
 ATF_TP_ADD_TCS(tp)

@@ -2188,7 +2188,7 @@ verdict_pack(size_t naxes, int triple, size_t nviol, size_t vlen,
 	memset(viol, 'v', vlen);
 	viol[vlen] = '\0';
 	mp_write_init(&w);
-	mp_write_array(&w, 7);
+	mp_write_array(&w, 8);
 	mp_write_str(&w, "work", FENCE_KEY_SIZE);
 	mp_write_u64(&w, LEVEL_L1);
 	mp_write_str(&w, "{}", 3);
@@ -2206,6 +2206,8 @@ verdict_pack(size_t naxes, int triple, size_t nviol, size_t vlen,
 	mp_write_array(&w, nviol);
 	for (i = 0; i < nviol; i++)
 		mp_write_str(&w, viol, sizeof(viol));
+	mp_write_str(&w, "fenced, the host's kernel: none reachable",
+	    MSG_SURFACE_LEN);
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
@@ -2241,9 +2243,11 @@ ATF_TC_BODY(verdict_typed, tc)
 		memset(a.v_violations[i], 'a' + i % 26,
 		    MSG_VERDICT_VIOLATION_LEN - 1);
 	a.v_violations[3][0] = '\0';		/* an empty one is a string */
+	memset(a.v_surface, 's', sizeof(a.v_surface) - 1);
 	ATF_REQUIRE_EQ(0, msg_verdict_encode(&a, &buf, &len));
 	ATF_REQUIRE_EQ(0, msg_verdict_decode(buf, len, &b));
 	free(buf);
+	ATF_REQUIRE_STREQ(b.v_surface, a.v_surface);
 	ATF_REQUIRE_STREQ(b.v_json, a.v_json);
 	ATF_REQUIRE_EQ(b.v_kernel, MSG_KERNEL_SEPARATE);
 	ATF_REQUIRE_STREQ(b.v_kernel_release, "4.4.0");
@@ -2273,6 +2277,9 @@ ATF_TC_BODY(verdict_typed, tc)
 	a.v_violations[0][0] = '\t';
 	ATF_REQUIRE_EQ(-1, msg_verdict_encode(&a, &buf, &len));
 	a.v_violations[0][0] = 'a';
+	a.v_surface[0] = '\x7f';
+	ATF_REQUIRE_EQ(-1, msg_verdict_encode(&a, &buf, &len));
+	a.v_surface[0] = 's';
 	ATF_REQUIRE_EQ(0, msg_verdict_encode(&a, &buf, &len));
 	free(buf);
 

@@ -631,8 +631,50 @@ fence_l1_body() {
 	check_get report processes.hostPid.visible false
 	check_get report sandboxHints.namespaces.pid.differs true
 	check_get report sandboxHints.namespaces.net.differs false
+	surface_listed
 }
 fence_l1_cleanup() { fence_cleanup; }
+
+# surface_listed: an L1 fence's surface (docs/probe.md, "The kernel
+# surface"): what the report reached is what the boundary lists, with
+# no violation (reachable by design); the entries the privileges
+# section tries are the same calls, so they agree; io_uring, where this
+# kernel allows it to all, is reached.
+surface_listed() {
+	grep -q '^violation: surface:' verdict && { cat verdict >&2;
+	    atf_fail "an L1 fence's surface holds violations"; }
+	judge report -H -A L1 -t L1 -c yes -s "$WORK/secret" -p $$ \
+	    -n "$HOST_NS" -j
+	json=$(sed -n 's/^json: //p' verdict)
+	for id in af_alg io_uring nf_tables rds vsock esp rxrpc keyctl bpf \
+	    perf_event userfaultfd userns ptrace; do
+		v=$(get report "surface.$id")
+		[ -n "$v" ] && [ "$v" != missing ] ||
+		    atf_fail "surface.$id not in the report"
+		if [ "$v" = ok ]; then
+			echo "$json" | grep -q "\"reachable\":\[[^]]*\"$id\"" ||
+			    atf_fail "$id reached, not listed: $json"
+		fi
+	done
+	check_get report surface.io_uring "$(get report privileges.io_uring_setup)"
+	check_get report surface.userns "$(get report privileges.unshare_user)"
+	check_get report surface.keyctl "$(get report privileges.keyctl)"
+	if [ "$(cat /proc/sys/kernel/io_uring_disabled 2>/dev/null)" = 0 ]; then
+		check_get report surface.io_uring ok
+		expect_verdict "surface: passes"
+	fi
+	echo "$json" | grep -q '"surface":{"verdict":"[a-z]*","violations":\[\],"reason":null,"reachable":\[[^]]*\],"kernel":"host"}' ||
+	    atf_fail "no surface axis of the host's kernel: $json"
+}
+
+# surface_none: every entry refused by the fence's own filter (EPERM).
+surface_none() {
+	expect_verdict "surface: fenced"
+	for id in af_alg io_uring nf_tables rds vsock esp rxrpc keyctl bpf \
+	    perf_event userfaultfd userns ptrace; do
+		check_get report "surface.$id" EPERM
+	done
+}
 
 atf_test_case fence_l15 cleanup
 fence_l15_head() {
@@ -652,6 +694,7 @@ fence_l15_body() {
 	check_get report sandboxHints.landlock.restricted true
 	check_get report network.canary.connected true
 	atf_check_equal "$(host_get accepted)" 1
+	surface_none
 }
 fence_l15_cleanup() { fence_cleanup; }
 
@@ -670,6 +713,7 @@ fence_l2_body() {
 	check_get report network.interfaces.1 missing
 	check_get report sandboxHints.namespaces.net.differs true
 	atf_check_equal "$(host_get accepted)" 0
+	surface_none
 	# The same report judged as an L1.5 fence that should share the
 	# network: measured, it has none, so it still earns L2.
 	judge report -H -A L2 -t L1.5 -c no -s "$WORK/secret" -p $$ -n "$HOST_NS"

@@ -111,6 +111,12 @@ static const char base_report[] =
 	"\"userfaultfd\":\"EPERM\",\"perf_event_open\":\"EPERM\","
 	"\"mount\":\"EPERM\",\"i386\":\"SIGSEGV\","
 	"\"socket_packet\":\"EPERM\"},"
+	"\"surface\":{\"af_alg\":\"EPERM\",\"io_uring\":\"EPERM\","
+	"\"nf_tables\":\"EPERM\",\"rds\":\"EPERM\",\"vsock\":\"EPERM\","
+	"\"esp\":\"EPERM\",\"rxrpc\":\"EPERM\",\"keyctl\":\"EPERM\","
+	"\"bpf\":\"EPERM\",\"perf_event\":\"EPERM\","
+	"\"userfaultfd\":\"EPERM\",\"userns\":\"EPERM\","
+	"\"ptrace\":\"EPERM\"},"
 	"\"network\":{\"dns\":{\"name\":\"localhost\",\"resolved\":true,"
 	"\"addresses\":[\"127.0.0.1\"],\"error\":null,\"ms\":1},"
 	"\"tcp\":[{\"target\":\"127.0.0.1:9\",\"address\":\"127.0.0.1\","
@@ -329,6 +335,13 @@ l1_report(void)
 	    "ptrace", "ok", "io_uring_setup", "ok", "userfaultfd", "ok",
 	    "perf_event_open", "ok", "mount", "ENOENT", "i386", "SIGSEGV",
 	    "socket_packet", "EPERM"));
+	/* As fence-probe measured an L1 fence on this machine (6.18). */
+	set(r, "surface", json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,"
+	    "s:s,s:s,s:s,s:s}", "af_alg", "EAFNOSUPPORT", "io_uring", "ok",
+	    "nf_tables", "ok", "rds", "EAFNOSUPPORT", "vsock", "ok", "esp",
+	    "ok", "rxrpc", "EAFNOSUPPORT", "keyctl", "ok", "bpf", "EPERM",
+	    "perf_event", "ok", "userfaultfd", "EPERM", "userns", "ok",
+	    "ptrace", "ok"));
 	return (r);
 }
 
@@ -1579,7 +1592,9 @@ ATF_TC_BODY(violations_all_listed, tc)
 	ATF_REQUIRE((s = verdict_json(&v)) != NULL);
 	ATF_REQUIRE((o = json_loads(s, 0, NULL)) != NULL);
 	ATF_CHECK_EQ(json_array_size(at(o, "axes.privileges.violations")), 16);
-	ATF_CHECK_EQ(json_array_size(at(o, "violations")), 16);
+	/* And the 8 entries of the surface an L1 fence reaches. */
+	ATF_CHECK_EQ(v.pv_axes[AXIS_SURFACE].av_nviolations, 8);
+	ATF_CHECK_EQ(json_array_size(at(o, "violations")), 16 + 8);
 	json_decref(o);
 	free(s);
 }
@@ -2281,8 +2296,257 @@ ATF_TC_BODY(host_net, tc)
 	ATF_CHECK_EQ(host_netdev_parse(buf, &ph, err, sizeof(err)), -1);
 }
 
+/* The boundary's surface axis as JSON: "reachable" and "kernel". */
+static void
+check_surface_json(const struct probe_verdict *v, const char *reachable,
+    const char *kernel)
+{
+	json_t	*j, *ax;
+	char	*s, *list;
+
+	ATF_REQUIRE((s = verdict_json(v)) != NULL);
+	ATF_REQUIRE((j = json_loads(s, 0, NULL)) != NULL);
+	free(s);
+	ax = json_object_get(json_object_get(j, "axes"), "surface");
+	ATF_REQUIRE(ax != NULL);
+	list = json_dumps(json_object_get(ax, "reachable"),
+	    JSON_COMPACT | JSON_ENCODE_ANY);
+	ATF_CHECK_STREQ(list, reachable);
+	free(list);
+	if (kernel == NULL)
+		ATF_CHECK(json_is_null(json_object_get(ax, "kernel")));
+	else
+		ATF_CHECK_STREQ(json_string_value(json_object_get(ax,
+		    "kernel")), kernel);
+	json_decref(j);
+}
+
+ATF_TC_WITHOUT_HEAD(surface_l1_lists);
+ATF_TC_BODY(surface_l1_lists, tc)
+{
+	struct probe_expect	 e = expect(TIER_L1);
+	struct probe_verdict	 v;
+
+	ATF_REQUIRE_EQ(judge(l1_report(), &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L1);
+	/* Reachable by design at L1: listed, no violation. */
+	CHECK_AXIS(&v, AXIS_SURFACE, VERDICT_PASSES);
+	ATF_CHECK_EQ(v.pv_axes[AXIS_SURFACE].av_nviolations, 0);
+	check_surface_json(&v, "[\"io_uring\",\"nf_tables\",\"vsock\","
+	    "\"esp\",\"keyctl\",\"perf_event\",\"userns\",\"ptrace\"]",
+	    "host");
+}
+
+ATF_TC_WITHOUT_HEAD(surface_l15_none);
+ATF_TC_BODY(surface_l15_none, tc)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+
+	ATF_REQUIRE_EQ(judge(base(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_SURFACE, VERDICT_FENCED);
+	CHECK_LEVEL(&v, LEVEL_L15);
+	check_surface_json(&v, "[]", "host");
+	e = l2_expect();
+	ATF_REQUIRE_EQ(judge(l2_report(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_SURFACE, VERDICT_FENCED);
+	CHECK_LEVEL(&v, LEVEL_L2);
+}
+
+/* One entry reached where the tier expects none: L1.5 and L2 lost. */
+ATF_TC_WITHOUT_HEAD(surface_reachable_loses);
+ATF_TC_BODY(surface_reachable_loses, tc)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+	json_t			*r;
+
+	r = base();
+	set(r, "surface.io_uring", json_string("ok"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_SURFACE, VERDICT_NOT_FENCED);
+	CHECK_VIOLATION(&v, AXIS_SURFACE, "surface: io_uring reachable");
+	/* The filter is still the fence's own: privileges stays fenced. */
+	CHECK_AXIS(&v, AXIS_PRIVILEGES, VERDICT_FENCED);
+	CHECK_LEVEL(&v, LEVEL_L1);
+	check_surface_json(&v, "[\"io_uring\"]", "host");
+
+	e = l2_expect();
+	r = l2_report();
+	set(r, "surface.af_alg", json_string("ok"));
+	set(r, "surface.nf_tables", json_string("ok"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_SURFACE, "surface: af_alg reachable");
+	CHECK_VIOLATION(&v, AXIS_SURFACE, "surface: nf_tables reachable");
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_FENCED);
+	CHECK_LEVEL(&v, LEVEL_L1);
+
+	/* Not tried to its end is no refusal. */
+	e = expect(TIER_L15);
+	r = base();
+	set(r, "surface.ptrace", json_string("timeout"));
+	set(r, "surface.rds", json_string("fork-failed"));
+	set(r, "surface.esp", json_string("ETIMEDOUT"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_SURFACE,
+	    "surface: ptrace not tried to its end (timeout)");
+	CHECK_VIOLATION(&v, AXIS_SURFACE,
+	    "surface: rds not tried to its end (fork-failed)");
+	CHECK_VIOLATION(&v, AXIS_SURFACE,
+	    "surface: esp not tried to its end (ETIMEDOUT)");
+	CHECK_LEVEL(&v, LEVEL_L1);
+
+	/* Any refusal word refuses: a signal, another errno. */
+	r = base();
+	set(r, "surface.vsock", json_string("EAFNOSUPPORT"));
+	set(r, "surface.bpf", json_string("SIGSYS"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_SURFACE, VERDICT_FENCED);
+	CHECK_LEVEL(&v, LEVEL_L15);
+}
+
+/* No section (an older probe, the alarm): not measured, no L1.5. */
+ATF_TC_WITHOUT_HEAD(surface_missing);
+ATF_TC_BODY(surface_missing, tc)
+{
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+	json_t			*r;
+
+	r = base();
+	set(r, "surface", NULL);
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_SURFACE, VERDICT_NOT_MEASURED);
+	ATF_CHECK_STREQ(v.pv_axes[AXIS_SURFACE].av_reason,
+	    "no surface section");
+	CHECK_LEVEL(&v, LEVEL_L1);
+	check_surface_json(&v, "null", NULL);
+	e = l2_expect();
+	r = l2_report();
+	set(r, "surface", NULL);
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L1);
+	/* The alarm stopped the probe there. */
+	r = l2_report();
+	set(r, "surface", NULL);
+	set(r, "network", NULL);
+	set(r, "incomplete", json_string("surface"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L1);
+}
+
+ATF_TC_WITHOUT_HEAD(surface_malformed);
+ATF_TC_BODY(surface_malformed, tc)
+{
+	static const struct {
+		const char	*m_key;
+		const char	*m_json;	/* NULL: delete */
+		const char	*m_why;
+	} cases[] = {
+		{ "surface.tls_ulp", "\"ok\"", "surface: too many entries" },
+		{ "surface.io_uring", NULL, "surface.io_uring: missing" },
+		{ "surface.rds", "true", "surface.rds: wrong type" },
+		{ "surface.rds", "null", "surface.rds: wrong type" },
+		{ "surface.vsock", "\"ok ok\"",
+		    "surface.vsock: malformed string" },
+		{ "surface.vsock", "\"\"", "surface.vsock: malformed string" },
+		{ "surface.esp", "\"EAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"",
+		    "surface.esp: string too long" },
+		{ "surface", "[]", "surface: wrong type" },
+		{ "surface", "\"none\"", "surface: wrong type" },
+	};
+	struct probe_expect	 e = expect(TIER_L15);
+	struct probe_verdict	 v;
+	json_t			*r;
+	size_t			 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		r = base();
+		set(r, cases[i].m_key, cases[i].m_json == NULL ? NULL :
+		    json_loads(cases[i].m_json, JSON_DECODE_ANY, NULL));
+		ATF_CHECK_EQ_MSG(judge(r, &e, &v), -1, "%s", cases[i].m_why);
+		CHECK_LEVEL(&v, LEVEL_UNMEASURED);
+		ATF_CHECK_MSG(strstr(v.pv_reason, cases[i].m_why) != NULL,
+		    "reason \"%s\", not \"%s\"", v.pv_reason, cases[i].m_why);
+	}
+	/* A name not in the table, in place of one that is. */
+	r = base();
+	set(r, "surface.io_uring", NULL);
+	set(r, "surface.io_uring2", json_string("EPERM"));
+	ATF_CHECK_EQ(judge(r, &e, &v), -1);
+	ATF_CHECK_MSG(strstr(v.pv_reason, "surface: bad key") !=
+	    NULL, "reason \"%s\"", v.pv_reason);
+}
+
+/*
+ * An L1 fence that claims it reaches nothing: the surface is the
+ * fence's word and can only take away; what would grant L1.5, the
+ * host's reading of a filter of pid 1's own, is not there.
+ */
+ATF_TC_WITHOUT_HEAD(surface_forged_l1);
+ATF_TC_BODY(surface_forged_l1, tc)
+{
+	struct probe_expect	 e = expect(TIER_L1);
+	struct probe_verdict	 v;
+	json_t			*r;
+
+	r = base();		/* every call refused, all it says */
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_SURFACE, VERDICT_FENCED);
+	CHECK_AXIS(&v, AXIS_PRIVILEGES, VERDICT_NOT_FENCED);
+	CHECK_VIOLATION(&v, AXIS_PRIVILEGES,
+	    "privileges: pid 1 has no filter of its own");
+	CHECK_LEVEL(&v, LEVEL_L1);
+	/* Asked L1.5 with the host's reading of L1: the same. */
+	e = expect(TIER_L15);
+	host_reading(&e, TIER_L1);
+	ATF_REQUIRE_EQ(judge(base(), &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L1);
+}
+
+/* A kernel of its own answers for itself: listed, not held, L3 kept. */
+ATF_TC_WITHOUT_HEAD(surface_own_kernel);
+ATF_TC_BODY(surface_own_kernel, tc)
+{
+	struct probe_expect	 e = runsc_expect();
+	struct probe_verdict	 v;
+	json_t			*r;
+
+	r = runsc_report();
+	/* What gVisor answered on this machine. */
+	set(r, "surface.io_uring", json_string("ok"));
+	set(r, "surface.keyctl", json_string("ok"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_SURFACE, VERDICT_PASSES);
+	ATF_CHECK_EQ(v.pv_axes[AXIS_SURFACE].av_nviolations, 0);
+	CHECK_LEVEL(&v, LEVEL_L3);
+	check_surface_json(&v, "[\"io_uring\",\"keyctl\"]", "user");
+	/* Without the section, L3 does not ask for it either. */
+	r = runsc_report();
+	set(r, "surface", NULL);
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_L3);
+	/* A guest's. */
+	e = l2_expect();
+	expect_backend(&e, BACKEND_VM);
+	r = l2_report();
+	set(r, "identity.kernel.release", json_string("6.1.0-guest"));
+	set(r, "surface.userns", json_string("ok"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_SURFACE, VERDICT_PASSES);
+	CHECK_LEVEL(&v, LEVEL_L4);
+	check_surface_json(&v, "[\"userns\"]", "guest");
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, surface_l1_lists);
+	ATF_TP_ADD_TC(tp, surface_l15_none);
+	ATF_TP_ADD_TC(tp, surface_reachable_loses);
+	ATF_TP_ADD_TC(tp, surface_missing);
+	ATF_TP_ADD_TC(tp, surface_malformed);
+	ATF_TP_ADD_TC(tp, surface_forged_l1);
+	ATF_TP_ADD_TC(tp, surface_own_kernel);
 	ATF_TP_ADD_TC(tp, host_reading_decides);
 	ATF_TP_ADD_TC(tp, forged_network_report);
 	ATF_TP_ADD_TC(tp, run_not_counted);

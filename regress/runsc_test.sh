@@ -227,6 +227,13 @@ level_l3_body() {
 		    cat verdict
 	done
 	atf_check -o match:'"kernel":\{"verdict":"separate"' cat verdict
+	# The kernel's surface it reports is gVisor's, not held against
+	# the host's (docs/probe.md, "The kernel surface"): listed, no
+	# violation, and L3 kept.
+	atf_check -o match:'"surface":\{"verdict":"(passes|fenced)","violations":\[\],"reason":null,"reachable":\[[^]]*\],"kernel":"user"\}' \
+	    cat verdict
+	atf_check -o match:"^surface: *(passes|fenced), its own kernel in user space:" \
+	    $CTL show environment g
 	# What grants it is the host's reading: the gofer's /usr and /etc
 	# are read-only mounts in the host kernel's eyes, made in runsc's
 	# own mount namespace, and the host's own table is untouched.

@@ -60,6 +60,9 @@ boot_exec_stop_body() {
 	atf_check -o match:"^level: *L4" cat boot.out
 	atf_check -o match:"^accel: *tcg" cat boot.out
 	atf_check -o match:"^kernel: *separate" $CTL show environment v
+	# Its kernel's surface is the guest's, listed, not the host's.
+	atf_check -o match:"^surface: *(passes|fenced), its guest kernel:" \
+	    $CTL show environment v
 	atf_check_equal 1 "$(vm_qemus | wc -l)"
 	# The guest's kernel answers, not the host's.
 	$CTL exec v -- sh -c 'uname -r; cat /proc/sys/kernel/random/boot_id' \

@@ -14,7 +14,7 @@
 	const KEY_RE = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 	const TOKEN_RE = /^[0-9a-f]{64}$/;
 	const AXES = ["filesystem", "processes", "privileges", "network",
-	    "kernel"];
+	    "kernel", "surface"];
 	const LEVELS = ["L1", "L1.5", "L2", "L3", "L4", "unmeasured",
 	    "not-earned"];
 	const VERDICTS = ["fenced", "passes", "not-fenced", "shared",
@@ -425,6 +425,12 @@
 			} else if (a && a.home) {
 				list.append(el("span", "muted", "home: " +
 				    str(a.home)));
+			} else if (a && Array.isArray(a.reachable)) {
+				/* The kernel's entries reached, and whose. */
+				list.append(el("span", "muted", "reachable (" +
+				    str(a.kernel) + " kernel): " +
+				    (a.reachable.length > 0 ?
+				    a.reachable.map(str).join(" ") : "none")));
 			} else {
 				list.append(el("span", "muted", "none"));
 			}
