@@ -97,7 +97,8 @@ enum svc_what {
 	SVC_TERM,	/* a_term: a terminal (svc_term.c) */
 	SVC_TUNNEL,	/* a_fd, a_id: a tunnel is open (svc_tunnel_open) */
 	SVC_PORTS,	/* a_ports: what listens in a fence */
-	SVC_SNAP	/* a_snap: a snapshot (svc_snap.c) */
+	SVC_SNAP,	/* a_snap: a snapshot (svc_snap.c) */
+	SVC_CHECK	/* a_check: a row of the host doctor (svc_host.c) */
 };
 
 /*
@@ -133,6 +134,7 @@ struct svc_answer {
 						   fence: its host label */
 	const struct msg_portlist *a_ports;	/* SVC_PORTS */
 	const struct msg_snap_info *a_snap;	/* SVC_SNAP */
+	const struct msg_check	*a_check;	/* SVC_CHECK */
 };
 typedef void	(*svc_cb)(void *, const struct svc_answer *);
 
@@ -185,6 +187,11 @@ void		 svc_ports(const struct svc_who *, uid_t, const char *,
  */
 void		 svc_snap(const struct svc_who *, struct msg_snap *, svc_cb,
 		    void *);
+/*
+ * svc_host.c: the host doctor (docs/doctor.md): SVC_CHECKs, their
+ * hc_detail wiped unless w is an admin, then SVC_END.
+ */
+void		 svc_doctor(const struct svc_who *, svc_cb, void *);
 unsigned int	 svc_tunnels(uid_t);
 /*
  * svc_fence.c: a running fence's label (SVC_LABEL_LEN hexadecimal

@@ -494,6 +494,8 @@ static const struct ctl_req ctl_reqs[] = {
 	{ IMSG_CTL_PORTS,	CTL_ANYONE, NULL, NULL,	control_ports },
 	{ IMSG_CTL_PORT_TICKET,	CTL_ANYONE, NULL, NULL,	control_port_ticket },
 	{ IMSG_CTL_SNAP,	CTL_ANYONE, NULL, NULL,	control_snap },
+	{ IMSG_CTL_DOCTOR,	CTL_ANYONE, NULL, control_empty,
+	    control_doctor },
 #ifdef FENCED_TEST_HOOKS
 	{ IMSG_CTL_TEST_SYSCALL, CTL_ROOT, "root only", control_empty,
 	    control_test_syscall },

@@ -33,6 +33,7 @@
 
 #define API_ENVS		"/api/environments"
 #define API_PROBE		"/api/probe"
+#define API_HOST		"/api/host"
 
 
 
@@ -78,6 +79,8 @@ static const struct api_route api_route_list =
     { "", EP_LIST, M_GET, "GET, HEAD", 0 };
 static const struct api_route api_route_probe =
     { "", EP_PROBE_DEFAULT, M_GET, "GET, HEAD", 1 };
+static const struct api_route api_route_host =
+    { "", EP_HOST, M_GET, "GET, HEAD", 0 };
 
 
 /* For http_stream.c: an answer that comes before its stream began. */
@@ -270,6 +273,7 @@ api_answer(void *arg, const struct svc_answer *a)
 	case SVC_TUNNEL:
 	case SVC_PORTS:
 	case SVC_SNAP:
+	case SVC_CHECK:
 		http_error(hr, 500, "internal", "unexpected answer");
 		break;
 	}
@@ -299,6 +303,8 @@ api_route(struct hreq *hr, const char *path)
 		return (&api_route_list);
 	if (strcmp(path, API_PROBE) == 0)
 		return (&api_route_probe);
+	if (strcmp(path, API_HOST) == 0)
+		return (&api_route_host);
 	if (strncmp(path, API_ENVS "/", sizeof(API_ENVS)) != 0) {
 		api_show(show, sizeof(show), path, strlen(path));
 		http_error(hr, 404, "not-found", "no such endpoint: %s", show);
@@ -456,6 +462,9 @@ http_api_request(struct hreq *hr)
 	case EP_PROBE:
 	case EP_PROBE_DEFAULT:
 		api_probe(hr, evhttp_uri_get_query(uri));
+		break;
+	case EP_HOST:
+		http_host_request(hr);
 		break;
 	case EP_TICKETS:
 		api_tickets(hr);

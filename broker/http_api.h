@@ -86,7 +86,8 @@ enum http_endpoint {
 	EP_SNAPS,		/* .../snapshots (http_snap.c) */
 	EP_SNAP,		/* .../snapshots/<name> */
 	EP_SNAP_RESTORE,	/* .../snapshots/<name>/restore */
-	EP_UNDO			/* .../undo */
+	EP_UNDO,		/* .../undo */
+	EP_HOST			/* /api/host (http_host.c) */
 };
 
 /* http_api.c: routes and answers */
@@ -110,6 +111,7 @@ void	 api_exec(struct hreq *, int);
 /* http_snap.c: snapshots, restore, undo */
 int	 http_snap_id(struct hreq *, const char *, int *);
 void	 http_snap_request(struct hreq *, int);
+void	 http_host_request(struct hreq *);
 json_t	*http_snap_json(const struct msg_snap_info *);
 struct msg_exec;
 int	 api_exec_read(struct hreq *, json_t *, struct msg_exec *, int *);

@@ -43,7 +43,8 @@ enum ctl_action {
 	CTL_SHOW_SNAPS,
 	CTL_DELETE_SNAP,
 	CTL_RESTORE,
-	CTL_UNDO
+	CTL_UNDO,
+	CTL_DOCTOR
 };
 
 /*

@@ -100,6 +100,14 @@ struct fencer_backend {
 	 * backend-unavailable before anything is made.
 	 */
 	const char *(*fb_unavailable)(void);
+	/*
+	 * Optional: the host doctor asks (fencer_doctor.c, docs/doctor.md):
+	 * what the administrator should see of this backend (its program's
+	 * path and version, its files and hashes) into the buffer, and any
+	 * row of its own through fencer_doctor_row().  Whether it can boot
+	 * is fb_unavailable's to say, never this hook's.
+	 */
+	void	(*fb_doctor)(char *, size_t);
 
 	/*
 	 * Boot f as f->f_info and bb say; the fencer holds the channel's
@@ -187,5 +195,15 @@ const char			*fencer_cgroups_missing(void);
 int				 fencer_booting(void);
 int				 fencer_uid_hold(uid_t *, char *, size_t);
 void				 fencer_uid_release(void);
+
+/*
+ * fencer_doctor.c: a row of the host doctor's report (enum check_kind,
+ * enum check_status of msg.h; reason and fix name no host path, detail
+ * is for admins), and whether a user namespace can be made here (-1
+ * with why).
+ */
+void				 fencer_doctor_row(int, const char *, int,
+				    const char *, const char *, const char *);
+int				 fencer_userns_check(char *, size_t);
 
 #endif /* BACKEND_H */
