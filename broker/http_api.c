@@ -463,9 +463,6 @@ http_api_request(struct hreq *hr)
 	case EP_PROBE_DEFAULT:
 		api_probe(hr, evhttp_uri_get_query(uri));
 		break;
-	case EP_HOST:
-		http_host_request(hr);
-		break;
 	case EP_TICKETS:
 		api_tickets(hr);
 		break;
@@ -486,6 +483,8 @@ http_api_request(struct hreq *hr)
 		    strstr(path + sizeof(API_ENVS), API_FILES) +
 		    strlen(API_FILES), evhttp_uri_get_query(uri));
 		break;
+	case EP_HOST:
+		http_host_request(hr);
 	}
 }
 

@@ -55,6 +55,7 @@ int	cg_fence_oom(const char *);
 int	cg_fence_remove(char [CG_NCTRL][PATH_MAX], char *, size_t);
 int	cg_is_v2(const char *);
 int	cg_swap_counted(const char *);
+int	cg_swap_held(const char *);
 
 /*
  * cg_clone.c: a first process born in its v2 cgroup (clone3 with

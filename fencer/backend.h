@@ -172,6 +172,7 @@ struct fencer_backend {
 /* fencer_backend.c: the table, and each hook run for every row. */
 const struct fencer_backend	*fencer_backend(int);
 const char			*fencer_backend_missing(int);
+int				 fencer_backend_of_kernel(int);
 void				 fencer_backends_start(void);
 void				 fencer_backends_lockdown(void);
 int				 fencer_backends_child(pid_t, int);

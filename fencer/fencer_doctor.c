@@ -165,9 +165,8 @@ doctor_cgroups(void)
 {
 	const char	*why = fencer_cgroups_missing(), *mem;
 	char		 reason[MSG_CHECK_TEXT], detail[MSG_CHECK_DETAIL];
-	char		 path[PATH_MAX];
 	size_t		 n = 0;
-	int		 i, v2, swap;
+	int		 i, v2;
 
 	if (why != NULL) {
 		snprintf(reason, sizeof(reason), "no memory, pids and cpu "
@@ -190,12 +189,7 @@ doctor_cgroups(void)
 	    "cgroup v1, memory, pids and cpu", NULL, detail);
 
 	/* A fence's memory limit holds its swap where the kernel counts it. */
-	swap = 0;
-	if (mem != NULL && (size_t)snprintf(path, sizeof(path), "%s/%s", mem,
-	    v2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes") <
-	    sizeof(path))
-		swap = access(path, F_OK) == 0;
-	if (swap)
+	if (mem != NULL && cg_swap_held(mem))
 		fencer_doctor_row(CHECK_HOST, "swap-accounting", CHECK_OK,
 		    "a fence's memory limit holds its swap too", NULL, NULL);
 	else
@@ -322,24 +316,38 @@ doctor_resolver(void)
 		    "the host's resolvers", NULL, detail);
 }
 
-/* A backend's row: whether it can boot at all, and its own rows. */
+/*
+ * Each backend's row: whether it can boot at all (detail: what its
+ * fb_doctor said).  The hooks run first, so the host's rows they add
+ * come before the backends'.
+ */
 static void
-doctor_backend(const struct fencer_backend *be)
+doctor_backends(void)
 {
-	char		 why[MSG_ERROR_TEXT_MAX], detail[MSG_CHECK_DETAIL];
+	char		 detail[BACKEND_MAX][MSG_CHECK_DETAIL];
+	char		 why[MSG_ERROR_TEXT_MAX];
+	const struct fencer_backend *be;
 	const char	*code;
+	int		 id;
 
-	detail[0] = '\0';
-	if (be->fb_doctor != NULL)
-		be->fb_doctor(detail, sizeof(detail));
-	if ((code = fencer_boot_refusal(TIER_L1, be->fb_id, why,
-	    sizeof(why))) != NULL)
-		fencer_doctor_row(CHECK_BACKEND, backend_name(be->fb_id),
-		    CHECK_FAIL, why, strcmp(code, "no-cgroups") == 0 ?
-		    doctor_fix_cgroups : doctor_fix_backend, detail);
-	else
-		fencer_doctor_row(CHECK_BACKEND, backend_name(be->fb_id),
-		    CHECK_OK, "fences can be built", NULL, detail);
+	for (id = BACKEND_MIN; id < BACKEND_MAX; id++) {
+		detail[id][0] = '\0';
+		if ((be = fencer_backend(id)) != NULL && be->fb_doctor != NULL)
+			be->fb_doctor(detail[id], sizeof(detail[id]));
+	}
+	for (id = BACKEND_MIN; id < BACKEND_MAX; id++) {
+		if (fencer_backend(id) == NULL)
+			continue;
+		if ((code = fencer_boot_refusal(TIER_L1, id, why,
+		    sizeof(why))) != NULL)
+			fencer_doctor_row(CHECK_BACKEND, backend_name(id),
+			    CHECK_FAIL, why, strcmp(code, "no-cgroups") == 0 ?
+			    doctor_fix_cgroups : doctor_fix_backend,
+			    detail[id]);
+		else
+			fencer_doctor_row(CHECK_BACKEND, backend_name(id),
+			    CHECK_OK, "fences can be built", NULL, detail[id]);
+	}
 }
 
 /* A tier's row, or the configured default's (name "default"). */
@@ -371,37 +379,45 @@ doctor_tier(const char *name, int tier, int backend, int dflt)
 	doctor_send(&c);
 }
 
-/* The broker's IMSG_HOST_DOCTOR: every row, then the end. */
+/*
+ * The broker's IMSG_HOST_DOCTOR: every row, then the end.  A level's
+ * row asks of the first backend whose kernel may earn it (native's for
+ * L1 to L2, gVisor's for L3, a guest's for L4), at its tier.
+ */
 void
 fencer_doctor(uint32_t reqid)
 {
 	static const struct {
 		const char	*dt_name;
 		int		 dt_tier;
-		int		 dt_backend;
+		int		 dt_kernel;	/* enum probe_kernel */
 	} tiers[] = {
-		{ "L1",		TIER_L1,	BACKEND_NATIVE },
-		{ "L1.5",	TIER_L15,	BACKEND_NATIVE },
-		{ "L2",		TIER_L2,	BACKEND_NATIVE },
-		{ "L3",		TIER_L2,	BACKEND_RUNSC },
-		{ "L4",		TIER_L2,	BACKEND_VM },
+		{ "L1",		TIER_L1,	PROBE_KERNEL_HOST },
+		{ "L1.5",	TIER_L15,	PROBE_KERNEL_HOST },
+		{ "L2",		TIER_L2,	PROBE_KERNEL_HOST },
+		{ "L3",		TIER_L2,	PROBE_KERNEL_USER },
+		{ "L4",		TIER_L2,	PROBE_KERNEL_GUEST },
 	};
 	const struct fenced_config *c = &fencer_self.ps_conf;
-	const struct fencer_backend *be;
 	size_t		 i;
-	int		 id;
+	int		 backend;
 
 	doctor_reqid = reqid;
 	doctor_cgroups();
 	doctor_userns();
 	doctor_seccomp();
 	doctor_resolver();
-	for (id = BACKEND_MIN; id < BACKEND_MAX; id++)
-		if ((be = fencer_backend(id)) != NULL)
-			doctor_backend(be);
-	for (i = 0; i < nitems(tiers); i++)
-		doctor_tier(tiers[i].dt_name, tiers[i].dt_tier,
-		    tiers[i].dt_backend, 0);
+	doctor_backends();
+	for (i = 0; i < nitems(tiers); i++) {
+		if ((backend = fencer_backend_of_kernel(
+		    tiers[i].dt_kernel)) == 0)
+			fencer_doctor_row(CHECK_TIER, tiers[i].dt_name,
+			    CHECK_FAIL, "no backend of this build may earn it",
+			    "a build with the backends of the release", NULL);
+		else
+			doctor_tier(tiers[i].dt_name, tiers[i].dt_tier,
+			    backend, 0);
+	}
 	doctor_tier("default", c->c_tier, c->c_backend, 1);
 	if (proc_compose(&fencer_self, PROC_BROKER, IMSG_FENCE_END, reqid, -1,
 	    NULL, 0) == -1)

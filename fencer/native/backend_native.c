@@ -145,7 +145,6 @@ native_doctor(char *detail, size_t len)
 		return;
 	abi = fence_landlock_abi();
 	snprintf(d, sizeof(d), "Landlock ABI %d", abi);
-	strlcpy(detail, d, len);
 	if (abi <= 0)
 		fencer_doctor_row(CHECK_HOST, "landlock", CHECK_WARN, "no "
 		    "Landlock: L1.5 and L2 fences have no second wall behind "

@@ -1,0 +1,159 @@
+#! /usr/bin/atf-sh
+# The host doctor (docs/doctor.md): `fencectl doctor' and GET /api/host
+# say, for each check of the host, each backend and each tier, whether a
+# fence can be built now, and why not.  Each case makes one condition
+# false without touching the host (a configuration naming a runsc that
+# is not there, vm boot files missing or of the wrong hash) and checks
+# that the doctor says so and that the boot it predicts to fail fails
+# with the same reason.  A second local user sees the verdicts, never
+# the details (paths, versions, hashes, cgroup folders).
+
+. "$(atf_get_srcdir)/lib.subr"
+
+# The reason of the row NAME of the last doctor's output (doctor.out):
+# the text after "NAME: " on its line.
+doctor_reason() {
+	sed -n "s/^  [a-zA-Z]* *$1: //p" doctor.out | head -1
+}
+
+# doctor_same NAME ERRFILE: the row NAME fails, and the boot's error in
+# ERRFILE carries its reason word for word.
+doctor_same() {
+	grep -Eq "^  FAIL  $1: " doctor.out || \
+	    atf_fail "the doctor does not fail $1: $(cat doctor.out)"
+	_why=$(doctor_reason "$1")
+	[ -n "$_why" ] || atf_fail "no reason for $1"
+	grep -Fq -- "$_why" "$2" || \
+	    atf_fail "the boot's error is not the doctor's reason: '$_why' vs $(cat "$2")"
+}
+
+atf_test_case runsc_missing cleanup
+runsc_missing_head() {
+	atf_set descr "a runsc that does not exist: the doctor fails the runsc backend, L3 and the default (exit 1), and a boot fails with the same reason"
+	atf_set require.user root
+}
+runsc_missing_body() {
+	fenced_vars
+	{ fenced_conf; echo "backend runsc"
+	  echo "runsc \"$PWD/no-such-runsc\""; } > fenced.conf
+	fenced_start
+	atf_check -s exit:1 -o save:doctor.out $CTL doctor
+	doctor_same runsc doctor.out
+	grep -Fq "no-such-runsc" doctor.out || atf_fail "runsc's path not named"
+	grep -Eq "^  FAIL  L3: tier L2, backend runsc: backend-unavailable: " \
+	    doctor.out || atf_fail "L3 not failed: $(cat doctor.out)"
+	grep -Eq "^  ok    L2: " doctor.out || atf_fail "L2 failed too"
+	grep -q "^The default: cannot be built" doctor.out || \
+	    atf_fail "the default is not failed"
+	why=$(doctor_reason runsc)
+	# The default boot and an explicit one: the same words.
+	atf_check -s exit:1 -e save:boot.err $CTL boot d
+	grep -Fq -- "$why" boot.err || atf_fail "boot: $(cat boot.err)"
+	atf_check -s exit:1 -e save:boot2.err $CTL boot r backend runsc
+	doctor_same runsc boot2.err
+	grep -q "backend-unavailable" boot2.err || atf_fail "code: $(cat boot2.err)"
+	# Another backend is not held to it: native boots as the doctor said.
+	atf_check -o ignore $CTL boot n backend native tier L1
+	atf_check -o ignore $CTL stop n
+	fenced_stop
+}
+runsc_missing_cleanup() { fenced_cleanup; }
+
+atf_test_case vm_files cleanup
+vm_files_head() {
+	atf_set descr "vm boot files missing, then of the wrong hash (or no QEMU here): the doctor fails the vm backend and L4, and a vm boot fails with the same reason"
+	atf_set require.user root
+}
+vm_files_body() {
+	fenced_vars
+	zero=0000000000000000000000000000000000000000000000000000000000000000
+	printf 'not a kernel\n' > kernel
+	# First a file that is not there.
+	{ fenced_conf
+	  echo "vm kernel \"$PWD/no-such-kernel\" sha256 \"$zero\""
+	  echo "vm initrd \"$PWD/kernel\" sha256 \"$zero\""
+	  echo "vm image \"$PWD/kernel\" sha256 \"$zero\""; } > fenced.conf
+	fenced_start
+	atf_check -s exit:0 -o save:doctor.out $CTL doctor
+	grep -Eq "^  FAIL  L4: tier L2, backend vm: backend-unavailable: " \
+	    doctor.out || atf_fail "L4 not failed: $(cat doctor.out)"
+	atf_check -s exit:1 -e save:boot.err $CTL boot v backend vm
+	doctor_same vm boot.err
+	if [ -x /usr/bin/qemu-system-x86_64 ]; then
+		grep -q "vm kernel: .*no-such-kernel" doctor.out || \
+		    atf_fail "the missing kernel not named: $(cat doctor.out)"
+	else
+		grep -q "qemu-system-x86" doctor.out || \
+		    atf_fail "QEMU's absence not named: $(cat doctor.out)"
+	fi
+	# The details name each file and the hash it must have.
+	grep -q "detail: qemu .*vm kernel $PWD/no-such-kernel sha256 $zero" \
+	    doctor.out || atf_fail "no vm detail: $(cat doctor.out)"
+	fenced_stop
+	[ -x /usr/bin/qemu-system-x86_64 ] || return 0
+	# Then a file that is there with the wrong hash.
+	{ fenced_conf
+	  echo "vm kernel \"$PWD/kernel\" sha256 \"$zero\""
+	  echo "vm initrd \"$PWD/kernel\" sha256 \"$zero\""
+	  echo "vm image \"$PWD/kernel\" sha256 \"$zero\""; } > fenced.conf
+	fenced_start
+	atf_check -s exit:0 -o save:doctor.out $CTL doctor
+	grep -q "vm kernel: .*SHA-256" doctor.out || \
+	    atf_fail "the wrong hash not named: $(cat doctor.out)"
+	atf_check -s exit:1 -e save:boot.err $CTL boot v backend vm
+	doctor_same vm boot.err
+	fenced_stop
+}
+vm_files_cleanup() { fenced_cleanup; }
+
+atf_test_case not_admin cleanup
+not_admin_head() {
+	atf_set descr "another local user gets the verdicts and reasons without a detail, over the control socket and GET /api/host; root gets the details"
+	atf_set require.user root
+}
+not_admin_body() {
+	fenced_vars
+	users_add 1 fdoc
+	u=$(head -1 users.txt)
+	fenced_run_socket
+	{ fenced_conf; echo "runsc \"$PWD/no-such-runsc\""; } > fenced.conf
+	fenced_start
+	sock=$(fenced_socket)
+	chmod 0755 .
+	atf_check -s exit:0 -o save:root.out $CTL doctor
+	grep -q "^      detail: " root.out || atf_fail "root sees no detail"
+	grep -q "^The default: can be built" root.out || \
+	    atf_fail "the default: $(cat root.out)"
+	atf_check -s exit:0 -o save:user.out $(as_user "$u") \
+	    "$BIN/fencectl" -s "$sock" doctor
+	grep -q "detail" user.out && atf_fail "a user sees details: $(cat user.out)"
+	grep -Eq "^  FAIL  runsc: backend runsc is not available" user.out || \
+	    atf_fail "a user does not see the verdict: $(cat user.out)"
+	# The rows but the details are the same for both.
+	grep -v "^      detail: " root.out > root.rows
+	atf_check -o file:root.rows cat user.out
+	# GET /api/host: root's token the details, the user's none.
+	rt=$($CTL token 2>/dev/null | tail -1)
+	ut=$($(as_user "$u") "$BIN/fencectl" -s "$sock" token 2>/dev/null | tail -1)
+	[ -n "$rt" ] && [ -n "$ut" ] || atf_fail "no tokens"
+	call "$rt" GET /api/host
+	expect 200 '"buildable": ?true' '"details": ?true' '"detail":' \
+	    '"name": ?"runsc", ?"status": ?"fail"' '"default": ?true'
+	call "$ut" GET /api/host
+	expect 200 '"buildable": ?true' '"details": ?false' \
+	    '"name": ?"cgroups"' '"name": ?"L4"'
+	grep -q '"detail"' body.out && atf_fail "a user's token sees details"
+	grep -q "$PWD/state" body.out && atf_fail "a host path: $(cat body.out)"
+	call "$ut" POST /api/host '{}'
+	expect 405
+	call "$ut" GET '/api/host?x=1'
+	expect 400
+	fenced_stop
+}
+not_admin_cleanup() { fenced_cleanup; }
+
+atf_init_test_cases() {
+	atf_add_test_case runsc_missing
+	atf_add_test_case vm_files
+	atf_add_test_case not_admin
+}
