@@ -10,6 +10,12 @@
 
 . "$(atf_get_srcdir)/lib.subr"
 
+# bad MESSAGE FILE: fail, FILE on stderr (a result is one line).
+bad() {
+	cat "$2" >&2
+	atf_fail "$1 (above)"
+}
+
 # The reason of the row NAME of the last doctor's output (doctor.out):
 # the text after "NAME: " on its line.
 doctor_reason() {
@@ -20,11 +26,11 @@ doctor_reason() {
 # ERRFILE carries its reason word for word.
 doctor_same() {
 	grep -Eq "^  FAIL  $1: " doctor.out || \
-	    atf_fail "the doctor does not fail $1: $(cat doctor.out)"
+	    bad "the doctor does not fail $1" doctor.out
 	_why=$(doctor_reason "$1")
 	[ -n "$_why" ] || atf_fail "no reason for $1"
 	grep -Fq -- "$_why" "$2" || \
-	    atf_fail "the boot's error is not the doctor's reason: '$_why' vs $(cat "$2")"
+	    bad "the boot's error is not the doctor's reason: '$_why'" "$2"
 }
 
 atf_test_case runsc_missing cleanup
@@ -41,17 +47,17 @@ runsc_missing_body() {
 	doctor_same runsc doctor.out
 	grep -Fq "no-such-runsc" doctor.out || atf_fail "runsc's path not named"
 	grep -Eq "^  FAIL  L3: tier L2, backend runsc: backend-unavailable: " \
-	    doctor.out || atf_fail "L3 not failed: $(cat doctor.out)"
+	    doctor.out || bad "L3 not failed" doctor.out
 	grep -Eq "^  ok    L2: " doctor.out || atf_fail "L2 failed too"
 	grep -q "^The default: cannot be built" doctor.out || \
 	    atf_fail "the default is not failed"
 	why=$(doctor_reason runsc)
 	# The default boot and an explicit one: the same words.
 	atf_check -s exit:1 -e save:boot.err $CTL boot d
-	grep -Fq -- "$why" boot.err || atf_fail "boot: $(cat boot.err)"
+	grep -Fq -- "$why" boot.err || bad "boot" boot.err
 	atf_check -s exit:1 -e save:boot2.err $CTL boot r backend runsc
 	doctor_same runsc boot2.err
-	grep -q "backend-unavailable" boot2.err || atf_fail "code: $(cat boot2.err)"
+	grep -q "backend-unavailable" boot2.err || bad "code" boot2.err
 	# Another backend is not held to it: native boots as the doctor said.
 	atf_check -o ignore $CTL boot n backend native tier L1
 	atf_check -o ignore $CTL stop n
@@ -67,39 +73,43 @@ vm_files_head() {
 vm_files_body() {
 	fenced_vars
 	zero=0000000000000000000000000000000000000000000000000000000000000000
-	printf 'not a kernel\n' > kernel
+	# A vm boot file's folders must be root's alone (not /tmp's): a
+	# folder of the test's homes directory, which the cleanup removes.
+	d="$(fenced_homes)/.vm"
+	mkdir -m 0755 "$d" || atf_fail "mkdir $d"
+	printf 'not a kernel\n' > "$d/kernel"
 	# First a file that is not there.
 	{ fenced_conf
-	  echo "vm kernel \"$PWD/no-such-kernel\" sha256 \"$zero\""
-	  echo "vm initrd \"$PWD/kernel\" sha256 \"$zero\""
-	  echo "vm image \"$PWD/kernel\" sha256 \"$zero\""; } > fenced.conf
+	  echo "vm kernel \"$d/no-such-kernel\" sha256 \"$zero\""
+	  echo "vm initrd \"$d/kernel\" sha256 \"$zero\""
+	  echo "vm image \"$d/kernel\" sha256 \"$zero\""; } > fenced.conf
 	fenced_start
 	atf_check -s exit:0 -o save:doctor.out $CTL doctor
 	grep -Eq "^  FAIL  L4: tier L2, backend vm: backend-unavailable: " \
-	    doctor.out || atf_fail "L4 not failed: $(cat doctor.out)"
+	    doctor.out || bad "L4 not failed" doctor.out
 	atf_check -s exit:1 -e save:boot.err $CTL boot v backend vm
 	doctor_same vm boot.err
 	if [ -x /usr/bin/qemu-system-x86_64 ]; then
 		grep -q "vm kernel: .*no-such-kernel" doctor.out || \
-		    atf_fail "the missing kernel not named: $(cat doctor.out)"
+		    bad "the missing kernel not named" doctor.out
 	else
 		grep -q "qemu-system-x86" doctor.out || \
-		    atf_fail "QEMU's absence not named: $(cat doctor.out)"
+		    bad "QEMU's absence not named" doctor.out
 	fi
 	# The details name each file and the hash it must have.
-	grep -q "detail: qemu .*vm kernel $PWD/no-such-kernel sha256 $zero" \
-	    doctor.out || atf_fail "no vm detail: $(cat doctor.out)"
+	grep -q "detail: qemu .*vm kernel $d/no-such-kernel sha256 $zero" \
+	    doctor.out || bad "no vm detail" doctor.out
 	fenced_stop
 	[ -x /usr/bin/qemu-system-x86_64 ] || return 0
 	# Then a file that is there with the wrong hash.
 	{ fenced_conf
-	  echo "vm kernel \"$PWD/kernel\" sha256 \"$zero\""
-	  echo "vm initrd \"$PWD/kernel\" sha256 \"$zero\""
-	  echo "vm image \"$PWD/kernel\" sha256 \"$zero\""; } > fenced.conf
+	  echo "vm kernel \"$d/kernel\" sha256 \"$zero\""
+	  echo "vm initrd \"$d/kernel\" sha256 \"$zero\""
+	  echo "vm image \"$d/kernel\" sha256 \"$zero\""; } > fenced.conf
 	fenced_start
 	atf_check -s exit:0 -o save:doctor.out $CTL doctor
 	grep -q "vm kernel: .*SHA-256" doctor.out || \
-	    atf_fail "the wrong hash not named: $(cat doctor.out)"
+	    bad "the wrong hash not named" doctor.out
 	atf_check -s exit:1 -e save:boot.err $CTL boot v backend vm
 	doctor_same vm boot.err
 	fenced_stop
@@ -123,12 +133,12 @@ not_admin_body() {
 	atf_check -s exit:0 -o save:root.out $CTL doctor
 	grep -q "^      detail: " root.out || atf_fail "root sees no detail"
 	grep -q "^The default: can be built" root.out || \
-	    atf_fail "the default: $(cat root.out)"
+	    bad "the default" root.out
 	atf_check -s exit:0 -o save:user.out $(as_user "$u") \
 	    "$BIN/fencectl" -s "$sock" doctor
-	grep -q "detail" user.out && atf_fail "a user sees details: $(cat user.out)"
+	grep -q "detail" user.out && bad "a user sees details" user.out
 	grep -Eq "^  FAIL  runsc: backend runsc is not available" user.out || \
-	    atf_fail "a user does not see the verdict: $(cat user.out)"
+	    bad "a user does not see the verdict" user.out
 	# The rows but the details are the same for both.
 	grep -v "^      detail: " root.out > root.rows
 	atf_check -o file:root.rows cat user.out
@@ -143,7 +153,7 @@ not_admin_body() {
 	expect 200 '"buildable": ?true' '"details": ?false' \
 	    '"name": ?"cgroups"' '"name": ?"L4"'
 	grep -q '"detail"' body.out && atf_fail "a user's token sees details"
-	grep -q "$PWD/state" body.out && atf_fail "a host path: $(cat body.out)"
+	grep -q "$PWD/state" body.out && bad "a host path" body.out
 	call "$ut" POST /api/host '{}'
 	expect 405
 	call "$ut" GET '/api/host?x=1'
