@@ -162,8 +162,24 @@ not_admin_body() {
 }
 not_admin_cleanup() { fenced_cleanup; }
 
+atf_test_case userns_off
+userns_off_head() {
+	atf_set descr "user namespaces off (user.max_user_namespaces 0, set in a user namespace of the test's own, never the host's): the check runsc's start and the doctor share refuses, naming the sysctl; the host's value is untouched"
+	atf_set require.user root
+}
+userns_off_body() {
+	fenced_vars
+	before=$(cat /proc/sys/user/max_user_namespaces)
+	[ "$before" != 0 ] || atf_skip "user namespaces are off on this host"
+	atf_check -o inline:"ok\n" "$REGRESS/t_userns"
+	atf_check -o inline:"refused: user namespaces are off: sysctl user.max_user_namespaces is 0\n" \
+	    "$REGRESS/t_userns" off
+	atf_check_equal "$before" "$(cat /proc/sys/user/max_user_namespaces)"
+}
+
 atf_init_test_cases() {
 	atf_add_test_case runsc_missing
 	atf_add_test_case vm_files
 	atf_add_test_case not_admin
+	atf_add_test_case userns_off
 }
