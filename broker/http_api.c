@@ -83,6 +83,17 @@ static const struct api_route api_route_host =
     { "", EP_HOST, M_GET, "GET, HEAD", 0 };
 
 
+/*
+ * A listing gathered in hr_snaps (snapshots, the host doctor's rows)
+ * that will not be answered: an error comes instead.
+ */
+void
+api_gathered_drop(struct hreq *hr)
+{
+	json_decref(hr->hr_snaps);
+	hr->hr_snaps = NULL;
+}
+
 /* For http_stream.c: an answer that comes before its stream began. */
 void
 http_api_answer(void *arg, const struct svc_answer *a)

@@ -93,6 +93,7 @@ enum http_endpoint {
 /* http_api.c: routes and answers */
 void	 api_who(const struct hreq *, struct svc_who *);
 void	 api_answer(void *, const struct svc_answer *);
+void	 api_gathered_drop(struct hreq *);
 
 /* http_api_render.c: JSON out */
 void	 api_show(char *, size_t, const char *, size_t);

@@ -82,16 +82,12 @@ http_host_answer(void *arg, const struct svc_answer *a)
 		    ok, "details", hr->hr_uid == 0, "checks", list));
 		return;
 	default:
-		if (hr->hr_snaps != NULL) {
-			json_decref(hr->hr_snaps);
-			hr->hr_snaps = NULL;
-		}
+		api_gathered_drop(hr);
 		api_answer(hr, a);
 		return;
 	}
  bad:
-	json_decref(hr->hr_snaps);
-	hr->hr_snaps = NULL;
+	api_gathered_drop(hr);
 	http_error(hr, 500, "internal", "cannot encode the host's checks");
 }
 

@@ -193,6 +193,7 @@ void				 fencer_backends_fini(void);
 void				 fencer_boot_args(const struct fence *,
 				    struct backend_boot *);
 const char			*fencer_cgroups_missing(void);
+const char			*fencer_cgroups_refusal(void);
 int				 fencer_booting(void);
 int				 fencer_uid_hold(uid_t *, char *, size_t);
 void				 fencer_uid_release(void);

@@ -456,6 +456,23 @@ fencer_boot_refusal(int tier, int backend, char *why, size_t len)
 	return (NULL);
 }
 
+/*
+ * A backend whose every fence needs cgroups (runsc's sandbox, vm's
+ * QEMU jail), asked by its fb_unavailable: why it can boot none here,
+ * or NULL.
+ */
+const char *
+fencer_cgroups_refusal(void)
+{
+	static char	 why[BACKEND_ERR_MAX];
+
+	if (cgerr[0] == '\0')
+		return (NULL);
+	snprintf(why, sizeof(why), "it needs memory, pids and cpu cgroups, "
+	    "which this machine cannot give a fence: %s", cgerr);
+	return (why);
+}
+
 /* Why fences can have no cgroup limits here, or NULL. */
 const char *
 fencer_cgroups_missing(void)

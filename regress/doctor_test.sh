@@ -16,6 +16,16 @@ bad() {
 	atf_fail "$1 (above)"
 }
 
+# vm_files_conf KERNEL FILE: fenced.conf with KERNEL the vm kernel and
+# FILE the initrd and image, each of the hash zero.
+vm_files_conf() {
+	_zero=0000000000000000000000000000000000000000000000000000000000000000
+	{ fenced_conf
+	  echo "vm kernel \"$1\" sha256 \"$_zero\""
+	  echo "vm initrd \"$2\" sha256 \"$_zero\""
+	  echo "vm image \"$2\" sha256 \"$_zero\""; } > fenced.conf
+}
+
 # The reason of the row NAME of the last doctor's output (doctor.out):
 # the text after "NAME: " on its line.
 doctor_reason() {
@@ -79,10 +89,7 @@ vm_files_body() {
 	mkdir -m 0755 "$d" || atf_fail "mkdir $d"
 	printf 'not a kernel\n' > "$d/kernel"
 	# First a file that is not there.
-	{ fenced_conf
-	  echo "vm kernel \"$d/no-such-kernel\" sha256 \"$zero\""
-	  echo "vm initrd \"$d/kernel\" sha256 \"$zero\""
-	  echo "vm image \"$d/kernel\" sha256 \"$zero\""; } > fenced.conf
+	vm_files_conf "$d/no-such-kernel" "$d/kernel"
 	fenced_start
 	atf_check -s exit:0 -o save:doctor.out $CTL doctor
 	grep -Eq "^  FAIL  L4: tier L2, backend vm: backend-unavailable: " \
@@ -102,10 +109,7 @@ vm_files_body() {
 	fenced_stop
 	[ -x /usr/bin/qemu-system-x86_64 ] || return 0
 	# Then a file that is there with the wrong hash.
-	{ fenced_conf
-	  echo "vm kernel \"$d/kernel\" sha256 \"$zero\""
-	  echo "vm initrd \"$d/kernel\" sha256 \"$zero\""
-	  echo "vm image \"$d/kernel\" sha256 \"$zero\""; } > fenced.conf
+	vm_files_conf "$d/kernel" "$d/kernel"
 	fenced_start
 	atf_check -s exit:0 -o save:doctor.out $CTL doctor
 	grep -q "vm kernel: .*SHA-256" doctor.out || \

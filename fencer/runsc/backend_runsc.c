@@ -421,17 +421,9 @@ runsc_start(void)
 static const char *
 runsc_unavailable(void)
 {
-	static char	 why[BACKEND_ERR_MAX];
-	const char	*cg;
-
 	if (runsc.rs_err[0] != '\0')
 		return (runsc.rs_err);
-	if ((cg = fencer_cgroups_missing()) != NULL) {
-		snprintf(why, sizeof(why), "it needs memory, pids and cpu "
-		    "cgroups, which this machine cannot give a fence: %s", cg);
-		return (why);
-	}
-	return (NULL);
+	return (fencer_cgroups_refusal());
 }
 
 /* The doctor's detail: which runsc, its version and platform. */

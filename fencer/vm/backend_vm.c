@@ -163,16 +163,13 @@ vm_start(void)
 static const char *
 vm_unavailable(void)
 {
-	static char	 busy[BACKEND_ERR_MAX];
+	static char	 busy[128];
 	const char	*cg;
 
 	if (vm.v_err[0] != '\0')
 		return (vm.v_err);
-	if ((cg = fencer_cgroups_missing()) != NULL) {
-		snprintf(busy, sizeof(busy), "it needs memory, pids and cpu "
-		    "cgroups, which this machine cannot give a fence: %s", cg);
-		return (busy);
-	}
+	if ((cg = fencer_cgroups_refusal()) != NULL)
+		return (cg);
 	if (vm.v_try == VM_TRY_RUNNING &&
 	    fencer_self.ps_conf.c_vm_accel == VM_ACCEL_KVM) {
 		snprintf(busy, sizeof(busy), "vm accel kvm: KVM is being "
