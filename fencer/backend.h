@@ -200,9 +200,9 @@ void				 fencer_uid_release(void);
 
 /*
  * fencer_doctor.c: a row of the host doctor's report (enum check_kind,
- * enum check_status of msg.h; reason and fix name no host path, detail
- * is for admins), and whether a user namespace can be made here (-1
- * with why).
+ * enum check_status of msg.h; reason and fix are for anyone, as a
+ * boot's error is, detail for admins alone), and whether a user
+ * namespace can be made here (-1 with why).
  */
 void				 fencer_doctor_row(int, const char *, int,
 				    const char *, const char *, const char *);

@@ -10,10 +10,11 @@
  * A verdict on a boot is never decided here: a backend's and a tier's
  * rows are what fencer_boot_refusal() says, which is what a boot's
  * admission sends back, so the reason the doctor gives is the one that
- * boot would fail with.  hc_reason and hc_fix carry no host path
- * (they are what any user's boot error says); paths, versions, hashes
- * and cgroup folders go in hc_detail, which the broker keeps for root
- * and the admin group.
+ * boot would fail with.  hc_reason and hc_fix are for anyone, as a
+ * boot's error is (and say no more than it: a path fenced.conf names
+ * for a backend, as its boot error does); the paths, versions, hashes
+ * and cgroup folders the doctor adds go in hc_detail, which the broker
+ * keeps for root and the admin group.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
