@@ -181,9 +181,40 @@ userns_off_body() {
 	atf_check_equal "$before" "$(cat /proc/sys/user/max_user_namespaces)"
 }
 
+atf_test_case userns_guest cleanup
+userns_guest_head() {
+	atf_set descr "in the v2 guest alone (make regress-vm): user.max_user_namespaces 0 for the whole machine while the daemon starts: the doctor fails runsc for it, and a runsc boot fails with the same reason"
+	atf_set require.user root
+}
+userns_guest_body() {
+	fenced_vars
+	[ "$(atf_config_get guest 0)" = 1 ] || atf_skip "it changes a sysctl of the whole machine: only in the v2 guest (make regress-vm)"
+	command -v runsc > /dev/null || atf_skip "runsc is not installed"
+	# Off only while the daemon starts, when runsc's start looks (a
+	# test program beside this one may make user namespaces; kyua here
+	# has no exclusive cases).  The live check is userns_off's.
+	cat /proc/sys/user/max_user_namespaces > userns.saved
+	echo 0 > /proc/sys/user/max_user_namespaces
+	fenced_start
+	cat userns.saved > /proc/sys/user/max_user_namespaces
+	atf_check -s exit:0 -o save:doctor.out $CTL doctor
+	grep -q "^  FAIL  runsc: .*user namespaces are off: sysctl user.max_user_namespaces is 0" \
+	    doctor.out || bad "runsc not failed for them" doctor.out
+	grep -q "^  ok    user-namespaces: " doctor.out || \
+	    bad "user namespaces not back" doctor.out
+	atf_check -s exit:1 -e save:boot.err $CTL boot r backend runsc
+	doctor_same runsc boot.err
+	fenced_stop
+}
+userns_guest_cleanup() {
+	[ -s userns.saved ] && cat userns.saved > /proc/sys/user/max_user_namespaces
+	fenced_cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case runsc_missing
 	atf_add_test_case vm_files
 	atf_add_test_case not_admin
 	atf_add_test_case userns_off
+	atf_add_test_case userns_guest
 }
