@@ -133,7 +133,6 @@ not_admin_body() {
 	{ fenced_conf; echo "runsc \"$PWD/no-such-runsc\""; } > fenced.conf
 	fenced_start
 	sock=$(fenced_socket)
-	chmod 0755 .
 	atf_check -s exit:0 -o save:root.out $CTL doctor
 	grep -q "^      detail: " root.out || atf_fail "root sees no detail"
 	grep -q "^The default: can be built" root.out || \
@@ -196,6 +195,9 @@ userns_guest_body() {
 	cat /proc/sys/user/max_user_namespaces > userns.saved
 	echo 0 > /proc/sys/user/max_user_namespaces
 	fenced_start
+	# The backends start after the daemon answers: runsc's says so last.
+	wait_until 60 grep -Eq "runsc fences refused|runsc .*, platform " \
+	    fenced.log
 	cat userns.saved > /proc/sys/user/max_user_namespaces
 	atf_check -s exit:0 -o save:doctor.out $CTL doctor
 	grep -q "^  FAIL  runsc: .*user namespaces are off: sysctl user.max_user_namespaces is 0" \
