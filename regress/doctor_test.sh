@@ -61,6 +61,10 @@ runsc_missing_body() {
 	grep -Eq "^  ok    L2: " doctor.out || atf_fail "L2 failed too"
 	grep -q "^The default: cannot be built" doctor.out || \
 	    atf_fail "the default is not failed"
+	t=$($CTL token 2>/dev/null | tail -1)
+	call "$t" GET /api/host
+	expect 200 '"buildable": ?false' \
+	    '"name": ?"default", ?"status": ?"fail", ?"reason": ?"tier L[0-9.]+, backend runsc: backend-unavailable: '
 	why=$(doctor_reason runsc)
 	# The default boot and an explicit one: the same words.
 	atf_check -s exit:1 -e save:boot.err $CTL boot d
