@@ -99,7 +99,8 @@ enum svc_what {
 	SVC_TUNNEL,	/* a_fd, a_id: a tunnel is open (svc_tunnel_open) */
 	SVC_PORTS,	/* a_ports: what listens in a fence */
 	SVC_SNAP,	/* a_snap: a snapshot (svc_snap.c) */
-	SVC_TEXT	/* a_text, a_textlen: the metrics (svc_metrics()) */
+	SVC_TEXT,	/* a_text, a_textlen: the metrics (svc_metrics()) */
+	SVC_CHECK	/* a_check: a row of the host doctor (svc_host.c) */
 };
 
 /*
@@ -137,6 +138,7 @@ struct svc_answer {
 	const struct msg_snap_info *a_snap;	/* SVC_SNAP */
 	const char		*a_text;	/* SVC_TEXT, a_textlen bytes */
 	size_t			 a_textlen;
+	const struct msg_check	*a_check;	/* SVC_CHECK */
 };
 typedef void	(*svc_cb)(void *, const struct svc_answer *);
 
@@ -189,6 +191,11 @@ void		 svc_ports(const struct svc_who *, uid_t, const char *,
  */
 void		 svc_snap(const struct svc_who *, struct msg_snap *, svc_cb,
 		    void *);
+/*
+ * svc_host.c: the host doctor (docs/doctor.md): SVC_CHECKs, their
+ * hc_detail wiped unless w is an admin, then SVC_END.
+ */
+void		 svc_doctor(const struct svc_who *, svc_cb, void *);
 unsigned int	 svc_tunnels(uid_t);
 /*
  * svc_fence.c: a running fence's label (SVC_LABEL_LEN hexadecimal

@@ -497,6 +497,8 @@ static const struct ctl_req ctl_reqs[] = {
 	{ IMSG_CTL_METRICS,	CTL_ADMIN,
 	    "metrics are for root and the admin group", control_empty,
 	    control_metrics },
+	{ IMSG_CTL_DOCTOR,	CTL_ANYONE, NULL, control_empty,
+	    control_doctor },
 #ifdef FENCED_TEST_HOOKS
 	{ IMSG_CTL_TEST_SYSCALL, CTL_ROOT, "root only", control_empty,
 	    control_test_syscall },

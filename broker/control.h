@@ -78,6 +78,7 @@ int	control_proc_input(struct ctl_conn *, struct imsg *);
 int	control_tunnel(struct ctl_conn *, struct imsg *);
 int	control_ports(struct ctl_conn *, struct imsg *);
 int	control_snap(struct ctl_conn *, struct imsg *);
+int	control_doctor(struct ctl_conn *, struct imsg *);
 /* control_port.c */
 int	control_port_ticket(struct ctl_conn *, struct imsg *);
 void	control_who(const struct ctl_conn *, struct svc_who *);

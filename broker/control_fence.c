@@ -234,6 +234,20 @@ control_snap_info(struct ctl_conn *cc, const struct msg_snap_info *si)
 	free(buf);
 }
 
+static void
+control_check(struct ctl_conn *cc, const struct msg_check *c)
+{
+	void	*buf;
+	size_t	 len;
+
+	if (msg_check_encode(c, &buf, &len) == -1) {
+		control_error(cc, "internal", "cannot encode the check");
+		return;
+	}
+	control_reply(cc, IMSG_CTL_CHECK, buf, len);
+	free(buf);
+}
+
 /* What the fence service answers, as fencectl reads it. */
 void
 control_answer(void *arg, const struct svc_answer *a)
@@ -281,6 +295,9 @@ control_answer(void *arg, const struct svc_answer *a)
 		break;
 	case SVC_TEXT:
 		control_text(cc, a->a_text, a->a_textlen);
+		break;
+	case SVC_CHECK:
+		control_check(cc, a->a_check);
 		break;
 	}
 	if (a->a_last)
@@ -381,6 +398,18 @@ control_snap(struct ctl_conn *cc, struct imsg *imsg)
 	control_who(cc, &w);
 	if (control_room(cc) == 0)
 		svc_snap(&w, &q, control_answer, cc);
+	return (0);
+}
+
+/* The host doctor (docs/doctor.md): anyone; the details for admins. */
+int
+control_doctor(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct svc_who	 w;
+
+	control_who(cc, &w);
+	if (control_room(cc) == 0)
+		svc_doctor(&w, control_answer, cc);
 	return (0);
 }
 

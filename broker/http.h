@@ -41,7 +41,9 @@ struct hreq {
 	int			 hr_raw;	/* the answer is a file's bytes */
 	char			 hr_file_path[PATH_MAX];	/* files/PATH */
 	char			 hr_snap[FENCE_KEY_SIZE];	/* snapshots/NAME */
-	json_t			*hr_snaps;	/* a listing, gathered */
+	json_t			*hr_snaps;	/* a listing, gathered: the
+						   snapshots, or the host
+						   doctor's rows */
 	int			 hr_stream;	/* exec asked "stream": true */
 	int			 hr_streaming;	/* the event stream began */
 	uint32_t		 hr_stream_id;	/* the service's request */

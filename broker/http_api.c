@@ -36,6 +36,7 @@
 #define API_METRICS		"/api/metrics"
 /* The text format's version 0.0.4, as Prometheus asks for it. */
 #define API_METRICS_TYPE	"text/plain; version=0.0.4; charset=utf-8"
+#define API_HOST		"/api/host"
 
 
 
@@ -77,13 +78,25 @@ static const struct api_route api_route_snap =
     { "/snapshots/", EP_SNAP, M_GET | M_DELETE, "GET, HEAD, DELETE", 0 };
 static const struct api_route api_route_snap_restore =
     { "/restore", EP_SNAP_RESTORE, M_POST, "POST", 0 };
-static const struct api_route api_route_list =
-    { "", EP_LIST, M_GET, "GET, HEAD", 0 };
-static const struct api_route api_route_probe =
-    { "", EP_PROBE_DEFAULT, M_GET, "GET, HEAD", 1 };
-static const struct api_route api_route_metrics =
-    { "", EP_METRICS, M_GET, "GET, HEAD", 0 };
+/* The paths outside an environment's: ar_suffix is the whole path. */
+static const struct api_route api_routes_top[] = {
+	{ API_ENVS, EP_LIST, M_GET, "GET, HEAD", 0 },
+	{ API_PROBE, EP_PROBE_DEFAULT, M_GET, "GET, HEAD", 1 },
+	{ API_METRICS, EP_METRICS, M_GET, "GET, HEAD", 0 },
+	{ API_HOST, EP_HOST, M_GET, "GET, HEAD", 0 },
+};
 
+
+/*
+ * A listing gathered in hr_snaps (snapshots, the host doctor's rows)
+ * that will not be answered: an error comes instead.
+ */
+void
+api_gathered_drop(struct hreq *hr)
+{
+	json_decref(hr->hr_snaps);
+	hr->hr_snaps = NULL;
+}
 
 /* For http_stream.c: an answer that comes before its stream began. */
 void
@@ -275,6 +288,7 @@ api_answer(void *arg, const struct svc_answer *a)
 	case SVC_TUNNEL:
 	case SVC_PORTS:
 	case SVC_SNAP:
+	case SVC_CHECK:
 		http_error(hr, 500, "internal", "unexpected answer");
 		break;
 	case SVC_TEXT:
@@ -318,12 +332,9 @@ api_route(struct hreq *hr, const char *path)
 	char		 show[FENCE_KEY_SIZE + 8];
 	size_t		 i, keylen;
 
-	if (strcmp(path, API_ENVS) == 0)
-		return (&api_route_list);
-	if (strcmp(path, API_PROBE) == 0)
-		return (&api_route_probe);
-	if (strcmp(path, API_METRICS) == 0)
-		return (&api_route_metrics);
+	for (i = 0; i < nitems(api_routes_top); i++)
+		if (strcmp(path, api_routes_top[i].ar_suffix) == 0)
+			return (&api_routes_top[i]);
 	if (strncmp(path, API_ENVS "/", sizeof(API_ENVS)) != 0) {
 		api_show(show, sizeof(show), path, strlen(path));
 		http_error(hr, 404, "not-found", "no such endpoint: %s", show);
@@ -506,6 +517,8 @@ http_api_request(struct hreq *hr)
 		    strstr(path + sizeof(API_ENVS), API_FILES) +
 		    strlen(API_FILES), evhttp_uri_get_query(uri));
 		break;
+	case EP_HOST:
+		http_host_request(hr);
 	}
 }
 

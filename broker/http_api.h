@@ -87,12 +87,14 @@ enum http_endpoint {
 	EP_SNAP,		/* .../snapshots/<name> */
 	EP_SNAP_RESTORE,	/* .../snapshots/<name>/restore */
 	EP_UNDO,		/* .../undo */
-	EP_METRICS		/* /api/metrics (docs/metrics.md) */
+	EP_METRICS,		/* /api/metrics (docs/metrics.md) */
+	EP_HOST			/* /api/host (http_host.c) */
 };
 
 /* http_api.c: routes and answers */
 void	 api_who(const struct hreq *, struct svc_who *);
 void	 api_answer(void *, const struct svc_answer *);
+void	 api_gathered_drop(struct hreq *);
 
 /* http_api_render.c: JSON out */
 void	 api_show(char *, size_t, const char *, size_t);
@@ -111,6 +113,7 @@ void	 api_exec(struct hreq *, int);
 /* http_snap.c: snapshots, restore, undo */
 int	 http_snap_id(struct hreq *, const char *, int *);
 void	 http_snap_request(struct hreq *, int);
+void	 http_host_request(struct hreq *);
 json_t	*http_snap_json(const struct msg_snap_info *);
 struct msg_exec;
 int	 api_exec_read(struct hreq *, json_t *, struct msg_exec *, int *);

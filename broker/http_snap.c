@@ -145,18 +145,12 @@ http_snap_answer(void *arg, const struct svc_answer *a)
 		}
 		return;
 	default:
-		if (hr->hr_snaps != NULL) {
-			json_decref(hr->hr_snaps);
-			hr->hr_snaps = NULL;
-		}
+		api_gathered_drop(hr);
 		api_answer(hr, a);
 		return;
 	}
  bad:
-	if (hr->hr_snaps != NULL) {
-		json_decref(hr->hr_snaps);
-		hr->hr_snaps = NULL;
-	}
+	api_gathered_drop(hr);
 	http_error(hr, 500, "internal", "cannot encode the snapshots");
 }
 

@@ -308,6 +308,7 @@ struct svc_fencer_msg {
 	struct msg_verdict	 fm_v;
 	struct msg_exec		 fm_x;
 	struct msg_snap_info	 fm_snap;
+	struct msg_check	 fm_check;
 };
 
 /* Decode imsg into fm; -1: it is not what the fencer may send. */
@@ -343,6 +344,10 @@ svc_fencer_decode(struct imsg *imsg, struct svc_fencer_msg *fm)
 		m->m_snap = &fm->fm_snap;
 		return (msg_snap_info_decode(imsg->data, imsg->len,
 		    &fm->fm_snap));
+	case IMSG_HOST_CHECK:
+		m->m_check = &fm->fm_check;
+		return (msg_check_decode(imsg->data, imsg->len,
+		    &fm->fm_check));
 	}
 	return (-1);
 }

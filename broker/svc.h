@@ -70,6 +70,7 @@ struct svc_msg {
 	struct msg_portlist	*m_ports;	/* AGENT_PORT_LIST */
 	struct msg_snap_info	*m_snap;	/* FENCE_SNAP_INFO */
 	struct msg_usage	*m_usage;	/* FENCE_USAGE */
+	struct msg_check	*m_check;	/* HOST_CHECK */
 };
 
 /* What the service does with an answer to one of its requests. */
@@ -98,6 +99,7 @@ struct breq {
 	size_t			 r_held_len;	/* (holds the bearer) */
 	int			 r_is_held;
 	int			 r_list;	/* PROCS, TERMS: a listing */
+	int			 r_admin;	/* the doctor's: details too */
 	unsigned int		 r_nprocs;	/* of it, so far */
 	size_t			 r_unacked;	/* streamed: CHUNK bytes not
 						   given back as CREDIT */

@@ -55,6 +55,7 @@ int	cg_fence_oom(const char *);
 int	cg_fence_remove(char [CG_NCTRL][PATH_MAX], char *, size_t);
 int	cg_is_v2(const char *);
 int	cg_swap_counted(const char *);
+int	cg_swap_held(const char *);
 
 /*
  * What a fence's cgroups counted, as the kernel keeps it (the metrics,

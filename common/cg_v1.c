@@ -131,3 +131,15 @@ cg_swap_counted(const char *dir)
 {
 	return (cg_has(dir, "memory.memsw.limit_in_bytes"));
 }
+
+/*
+ * Whether a memory limit set under dir holds swap too: v1's swap
+ * accounting (cg_swap_counted()), v2's memory.swap.max (cg_v2.c sets it
+ * to 0 where it is).  The host doctor's question.
+ */
+int
+cg_swap_held(const char *dir)
+{
+	return (cg_is_v2(dir) ? cg_has(dir, "memory.swap.max") :
+	    cg_swap_counted(dir));
+}

@@ -19,6 +19,10 @@ void	 ctl_proc(enum ctl_action, struct imsg *, int *);
 void	 ctl_write_all(int, const uint8_t *, size_t);
 void	 ctl_wait(struct imsgbuf *, struct imsg *, int);
 
+/* ctl_doctor.c: a row of fencectl doctor; 1: the default fails. */
+struct imsg;
+int	 ctl_doctor_print(struct imsg *, int *);
+
 /* ctl_text.c: text a fence chose, printed with no control in it. */
 void	 ctl_safe(FILE *, const char *);
 void	 ctl_safe_n(FILE *, const void *, size_t);

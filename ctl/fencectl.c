@@ -50,6 +50,7 @@ struct ctl_ctx {
 	int		 c_status;	/* exit status */
 	int		 c_nfences;
 	int		 c_streamed;	/* the output came as CHUNKs */
+	int		 c_check_kind;	/* doctor: the last row's kind */
 };
 
 static struct imsgbuf *ctl_ibuf;
@@ -201,6 +202,9 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 		return (0);
 	case CTL_SHOW_METRICS:
 		*type = IMSG_CTL_METRICS;
+		return (0);
+	case CTL_DOCTOR:
+		*type = IMSG_CTL_DOCTOR;
 		return (0);
 	case CTL_SHOW_ENVS:
 	case CTL_SHOW_ENV:
@@ -499,6 +503,10 @@ ctl_run(struct imsgbuf *ibuf, struct ctl_ctx *ctx, int wait_ms)
 			break;
 		case IMSG_CTL_SNAP_INFO:
 			ctl_snap_print(ctx, &imsg);
+			break;
+		case IMSG_CTL_CHECK:
+			if (ctl_doctor_print(&imsg, &ctx->c_check_kind))
+				ctx->c_status = 1;
 			break;
 		default:
 			errx(1, "unexpected reply %s",

@@ -153,6 +153,7 @@ static const struct token t_forward_local[];
 
 static const struct token t_main[] = {
 	{ KEYWORD, "show", CTL_NONE, t_show, 0, 0 },
+	{ KEYWORD, "doctor", CTL_DOCTOR, t_end, 0, 0 },
 	{ KEYWORD, "boot", CTL_BOOT, t_boot, 0, 0 },
 	{ KEYWORD, "stop", CTL_STOP, t_stop, 0, 0 },
 	{ KEYWORD, "exec", CTL_EXEC, t_exec, 0, 0 },

@@ -100,6 +100,14 @@ struct fencer_backend {
 	 * backend-unavailable before anything is made.
 	 */
 	const char *(*fb_unavailable)(void);
+	/*
+	 * Optional: the host doctor asks (fencer_doctor.c, docs/doctor.md):
+	 * what the administrator should see of this backend (its program's
+	 * path and version, its files and hashes) into the buffer, and any
+	 * row of its own through fencer_doctor_row().  Whether it can boot
+	 * is fb_unavailable's to say, never this hook's.
+	 */
+	void	(*fb_doctor)(char *, size_t);
 
 	/*
 	 * Boot f as f->f_info and bb say; the fencer holds the channel's
@@ -164,6 +172,7 @@ struct fencer_backend {
 /* fencer_backend.c: the table, and each hook run for every row. */
 const struct fencer_backend	*fencer_backend(int);
 const char			*fencer_backend_missing(int);
+int				 fencer_backend_of_kernel(int);
 void				 fencer_backends_start(void);
 void				 fencer_backends_lockdown(void);
 int				 fencer_backends_child(pid_t, int);
@@ -184,8 +193,19 @@ void				 fencer_backends_fini(void);
 void				 fencer_boot_args(const struct fence *,
 				    struct backend_boot *);
 const char			*fencer_cgroups_missing(void);
+const char			*fencer_cgroups_refusal(void);
 int				 fencer_booting(void);
 int				 fencer_uid_hold(uid_t *, char *, size_t);
 void				 fencer_uid_release(void);
+
+/*
+ * fencer_doctor.c: a row of the host doctor's report (enum check_kind,
+ * enum check_status of msg.h; reason and fix are for anyone, as a
+ * boot's error is, detail for admins alone), and whether a user
+ * namespace can be made here (-1 with why).
+ */
+void				 fencer_doctor_row(int, const char *, int,
+				    const char *, const char *, const char *);
+int				 fencer_userns_check(char *, size_t);
 
 #endif /* BACKEND_H */

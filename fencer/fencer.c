@@ -148,6 +148,11 @@ fencer_dispatch_broker(struct imsgev *iev, struct imsg *imsg, void *arg)
 			fatalx("%s: bad snapshot request", __func__);
 		fencer_snap_req(reqid, &sq);
 		break;
+	case IMSG_HOST_DOCTOR:
+		if (msg_empty_decode(imsg->data, imsg->len) == -1)
+			fatalx("%s: bad doctor request", __func__);
+		fencer_doctor(reqid);
+		break;
 	case IMSG_PROBE_PREPARE:
 		if (msg_fence_req_decode(imsg->data, imsg->len, &q) == -1)
 			fatalx("%s: bad probe request", __func__);

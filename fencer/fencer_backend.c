@@ -53,6 +53,22 @@ fencer_backend(int id)
 	return (NULL);
 }
 
+/*
+ * The first backend whose fences run on that kind of kernel
+ * (fb_probe.pt_kernel: PROBE_KERNEL_*), the one that may earn its
+ * levels (the host doctor's rows of L3 and L4), or 0: none here.
+ */
+int
+fencer_backend_of_kernel(int kernel)
+{
+	size_t	 i;
+
+	for (i = 0; i < FENCER_NBACKENDS; i++)
+		if (fencer_backends[i]->fb_probe.pt_kernel == kernel)
+			return (fencer_backends[i]->fb_id);
+	return (0);
+}
+
 /* Why a backend has no entry: what its boot refusal says. */
 const char *
 fencer_backend_missing(int id)

@@ -241,7 +241,8 @@ fencer_admit(uint32_t reqid, const struct msg_boot *b,
 	struct passwd	*pw;
 	int		 backend = b->b_backend ? b->b_backend : c->c_backend;
 	int		 tier = b->b_tier ? b->b_tier : c->c_tier;
-	const char	*why;
+	const char	*code;
+	char		 why[MSG_ERROR_TEXT_MAX];
 
 	if (fencer_find(b->b_owner, b->b_key) != NULL) {
 		fencer_send_error(IMSG_FENCE_FAILED, reqid, "exists",
@@ -272,20 +273,9 @@ fencer_admit(uint32_t reqid, const struct msg_boot *b,
 	}
 	if (fencer_limits_admit(reqid, b, backend, limits, lifetime) == -1)
 		return (NULL);
-	why = be == NULL ? fencer_backend_missing(backend) :
-	    be->fb_unavailable != NULL ? be->fb_unavailable() : NULL;
-	if (why != NULL) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid,
-		    "backend-unavailable", "backend %s is not available: %s; "
-		    "nothing falls back to another", backend_name(backend),
-		    why);
-		return (NULL);
-	}
-	/* The limits are part of L1.5 and L2: never a fence without. */
-	if (cgerr[0] != '\0' && tier >= TIER_L15) {
-		fencer_send_error(IMSG_FENCE_FAILED, reqid, "no-cgroups",
-		    "%s needs memory, pids and cpu limits, which this "
-		    "machine cannot set: %s", tier_name(tier), cgerr);
+	if ((code = fencer_boot_refusal(tier, backend, why,
+	    sizeof(why))) != NULL) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, code, "%s", why);
 		return (NULL);
 	}
 	if ((pw = getpwuid(b->b_owner)) == NULL) {
@@ -432,6 +422,55 @@ fencer_boot_prepare(uint32_t reqid, const struct msg_boot *b)
  fail:
 	fencer_free(f);
 	return (NULL);
+}
+
+/*
+ * Why a boot of this tier and backend is refused before anything of it
+ * is made: the backend is not in this build, or what its start found
+ * missing (fb_unavailable), or the tier's limits, which this machine
+ * cannot set.  Returns the error's code with the message in why, or
+ * NULL: the boot may go on.  A boot's admission and the host doctor
+ * (fencer_doctor.c) both ask here, so what the doctor predicts is what
+ * the boot says.
+ */
+const char *
+fencer_boot_refusal(int tier, int backend, char *why, size_t len)
+{
+	const struct fencer_backend *be = fencer_backend(backend);
+	const char	*miss;
+
+	miss = be == NULL ? fencer_backend_missing(backend) :
+	    be->fb_unavailable != NULL ? be->fb_unavailable() : NULL;
+	if (miss != NULL) {
+		snprintf(why, len, "backend %s is not available: %s; nothing "
+		    "falls back to another", backend_name(backend), miss);
+		return ("backend-unavailable");
+	}
+	/* The limits are part of L1.5 and L2: never a fence without. */
+	if (cgerr[0] != '\0' && tier >= TIER_L15) {
+		snprintf(why, len, "%s needs memory, pids and cpu limits, "
+		    "which this machine cannot set: %s", tier_name(tier),
+		    cgerr);
+		return ("no-cgroups");
+	}
+	return (NULL);
+}
+
+/*
+ * A backend whose every fence needs cgroups (runsc's sandbox, vm's
+ * QEMU jail), asked by its fb_unavailable: why it can boot none here,
+ * or NULL.
+ */
+const char *
+fencer_cgroups_refusal(void)
+{
+	static char	 why[BACKEND_ERR_MAX];
+
+	if (cgerr[0] == '\0')
+		return (NULL);
+	snprintf(why, sizeof(why), "it needs memory, pids and cpu cgroups, "
+	    "which this machine cannot give a fence: %s", cgerr);
+	return (why);
 }
 
 /* Why fences can have no cgroup limits here, or NULL. */

@@ -166,6 +166,7 @@ fz_reply(const struct imsg *m)
 	struct msg_portlist	 pl;
 	struct msg_port_ticket	 pk;
 	struct msg_snap_info	 sn;
+	struct msg_check	 hc;
 
 	switch (m->hdr.ih_type) {
 	case IMSG_CTL_OK:
@@ -222,6 +223,11 @@ fz_reply(const struct imsg *m)
 		break;
 	case IMSG_CTL_SNAP_INFO:
 		FUZZ_CHECK(msg_snap_info_decode(m->data, m->len, &sn) == 0);
+		break;
+	case IMSG_CTL_CHECK:
+		FUZZ_CHECK(msg_check_decode(m->data, m->len, &hc) == 0);
+		/* Only an admin's connection sees a detail (stub_svc.c). */
+		FUZZ_CHECK(stub_admin || hc.hc_detail[0] == '\0');
 		break;
 	default:
 		FUZZ_FAIL();

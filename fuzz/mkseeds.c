@@ -32,7 +32,7 @@ enum {
 	FK_FENCE, FK_TOKEN, FK_HOSTTOKEN, FK_HELLO, FK_EXEC, FK_RESULT,
 	FK_GITCONFIG, FK_GITINIT, FK_TUNNEL_OPEN, FK_TUNNEL, FK_TUNNEL_DATA,
 	FK_TUNNEL_CREDIT, FK_TUNNEL_CLOSE, FK_PORTS_REQ, FK_PORTLIST,
-	FK_PORT_TICKET, FK_SNAP, FK_SNAP_INFO, FK_USAGE
+	FK_PORT_TICKET, FK_SNAP, FK_SNAP_INFO, FK_USAGE, FK_CHECK
 };
 
 static const char *dir;
@@ -408,6 +408,24 @@ main(int argc, char *argv[])
 		put("msg", "port-ticket", FK_PORT_TICKET, p, n);
 		free(p);
 	}
+	{
+		struct msg_check hc;
+
+		memset(&hc, 0, sizeof(hc));
+		hc.hc_kind = CHECK_TIER;
+		strlcpy(hc.hc_name, "L1.5", sizeof(hc.hc_name));
+		hc.hc_status = CHECK_FAIL;
+		hc.hc_default = 1;
+		strlcpy(hc.hc_reason, "tier L1.5, backend native: no-cgroups",
+		    sizeof(hc.hc_reason));
+		strlcpy(hc.hc_fix, "let fenced make cgroups",
+		    sizeof(hc.hc_fix));
+		strlcpy(hc.hc_detail, "v2; memory: /sys/fs/cgroup/x",
+		    sizeof(hc.hc_detail));
+		ENC(msg_check_encode(&hc, &p, &n));
+		put("msg", "check", FK_CHECK, p, n);
+		free(p);
+	}
 
 	/* The fencer's usage answer (imsg/msg_usage.c): two fences. */
 	{
@@ -471,6 +489,7 @@ main(int argc, char *argv[])
 		static const struct { const char *name; uint32_t type; }
 		    ctl[] = {
 			{ "show-stats", IMSG_CTL_SHOW_STATS },
+			{ "doctor", IMSG_CTL_DOCTOR },
 			{ "reload", IMSG_CTL_RELOAD },
 			{ "log-verbose", IMSG_CTL_LOG_VERBOSE },
 			{ "token", IMSG_CTL_TOKEN },

@@ -393,6 +393,44 @@ svc_metrics(const struct svc_who *w, svc_cb cb, void *arg)
 
 int	 svc_admin_uid(uid_t uid) { return (stub_admin); }
 
+/*
+ * As the real one: a host row and the default's, the detail an admin's
+ * alone, then the END.
+ */
+void
+svc_doctor(const struct svc_who *w, svc_cb cb, void *arg)
+{
+	struct svc_answer a;
+	struct msg_check c;
+	int		 i;
+
+	stub_who(w);
+	if (stub_errors) {
+		stub_error(cb, arg);
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		memset(&c, 0, sizeof(c));
+		c.hc_kind = i == 0 ? CHECK_HOST : CHECK_TIER;
+		strlcpy(c.hc_name, i == 0 ? "cgroups" : "default",
+		    sizeof(c.hc_name));
+		c.hc_status = i == 0 ? CHECK_OK : CHECK_FAIL;
+		c.hc_default = i == 1;
+		strlcpy(c.hc_reason, "a stand-in", sizeof(c.hc_reason));
+		if (w->w_admin)
+			strlcpy(c.hc_detail, "/sys/fs/cgroup/stub",
+			    sizeof(c.hc_detail));
+		memset(&a, 0, sizeof(a));
+		a.a_what = SVC_CHECK;
+		a.a_check = &c;
+		cb(arg, &a);
+	}
+	memset(&a, 0, sizeof(a));
+	a.a_what = SVC_END;
+	a.a_last = 1;
+	cb(arg, &a);
+}
+
 unsigned int	 svc_running(void) { return (1); }
 unsigned int	 svc_pending(uid_t uid) { return (0); }
 unsigned int	 svc_total(void) { return (0); }

@@ -191,6 +191,14 @@ enum imsg_type {
 	IMSG_FENCE_USAGE_REQ,	/* broker -> fencer: empty; answered with
 				   FENCE_USAGE */
 	IMSG_FENCE_USAGE,	/* fencer -> broker: struct msg_usage */
+	/* The host doctor (docs/doctor.md) */
+	IMSG_HOST_DOCTOR,	/* broker -> fencer: empty; answered with
+				   HOST_CHECK rows, then FENCE_END */
+	IMSG_HOST_CHECK,	/* fencer -> broker: struct msg_check */
+	IMSG_CTL_DOCTOR,	/* fencectl -> broker: empty */
+	IMSG_CTL_CHECK,		/* broker -> fencectl: struct msg_check, its
+				   hc_detail "" unless the asker is an
+				   admin; then END */
 
 	IMSG_TYPE_MAX
 };
@@ -802,6 +810,40 @@ int	 msg_snap_encode(const struct msg_snap *, void **, size_t *);
 int	 msg_snap_decode(const void *, size_t, struct msg_snap *);
 int	 msg_snap_info_encode(const struct msg_snap_info *, void **, size_t *);
 int	 msg_snap_info_decode(const void *, size_t, struct msg_snap_info *);
+/*
+ * One row of the host doctor's report (docs/doctor.md): a check of the
+ * host, a backend's, or a tier's verdict.  hc_reason and hc_fix name no
+ * host path; hc_detail (paths, versions, hashes, cgroup folders) is for
+ * root and the admin group alone.
+ */
+enum check_kind {
+	CHECK_HOST = 1,		/* a kernel or host feature */
+	CHECK_BACKEND,		/* native, runsc, vm */
+	CHECK_TIER		/* L1 ... L4: can a fence be built */
+};
+#define CHECK_KIND_MAX		CHECK_TIER
+enum check_status {
+	CHECK_OK = 0,
+	CHECK_WARN,		/* boots go on; something is weaker */
+	CHECK_FAIL		/* boots that need it are refused */
+};
+#define CHECK_STATUS_MAX	CHECK_FAIL
+#define MSG_CHECK_NAME		32
+#define MSG_CHECK_TEXT		384
+#define MSG_CHECK_DETAIL	768
+struct msg_check {
+	int		 hc_kind;	/* enum check_kind */
+	char		 hc_name[MSG_CHECK_NAME];	/* "cgroups", "L1.5" */
+	int		 hc_status;	/* enum check_status */
+	int		 hc_default;	/* a tier row: the configured default
+					   tier and backend */
+	char		 hc_reason[MSG_CHECK_TEXT];	/* "" when ok */
+	char		 hc_fix[MSG_CHECK_TEXT];	/* "" when ok */
+	char		 hc_detail[MSG_CHECK_DETAIL];	/* admins only */
+};
+
+int	 msg_check_encode(const struct msg_check *, void **, size_t *);
+int	 msg_check_decode(const void *, size_t, struct msg_check *);
 int	 msg_fence_req_encode(const struct msg_fence_req *, void **, size_t *);
 int	 msg_fence_req_decode(const void *, size_t, struct msg_fence_req *);
 int	 msg_fence_encode(const struct msg_fence *, void **, size_t *);

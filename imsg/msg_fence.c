@@ -423,3 +423,64 @@ msg_snap_info_decode(const void *data, size_t len, struct msg_snap_info *out)
 	*out = i;
 	return (0);
 }
+
+/* A row's name: a word of letters, digits, '.', '-' (a tier's "L1.5"). */
+static int
+msg_check_name_ok(const char *s, size_t size)
+{
+	size_t	 i;
+
+	for (i = 0; i < size && s[i] != '\0'; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '.' ||
+		    s[i] == '-'))
+			return (0);
+	return (i > 0 && i < size);
+}
+
+static int
+msg_check_valid(const struct msg_check *c)
+{
+	return (c->hc_kind >= CHECK_HOST && c->hc_kind <= CHECK_KIND_MAX &&
+	    c->hc_status >= CHECK_OK && c->hc_status <= CHECK_STATUS_MAX &&
+	    (c->hc_default == 0 || (c->hc_default == 1 &&
+	    c->hc_kind == CHECK_TIER)) &&
+	    msg_check_name_ok(c->hc_name, sizeof(c->hc_name)) &&
+	    mc_printable(c->hc_reason, sizeof(c->hc_reason)) &&
+	    mc_printable(c->hc_fix, sizeof(c->hc_fix)) &&
+	    mc_printable(c->hc_detail, sizeof(c->hc_detail)) &&
+	    /* Not ok says why. */
+	    (c->hc_status == CHECK_OK || c->hc_reason[0] != '\0'));
+}
+
+static const struct mc_field msg_check_fields[] = {
+	MC_I(struct msg_check, hc_kind, CHECK_HOST, CHECK_KIND_MAX),
+	MC_S(struct msg_check, hc_name),
+	MC_I(struct msg_check, hc_status, CHECK_OK, CHECK_STATUS_MAX),
+	MC_B(struct msg_check, hc_default),
+	MC_S(struct msg_check, hc_reason),
+	MC_S(struct msg_check, hc_fix),
+	MC_S(struct msg_check, hc_detail),
+};
+static const struct mc_table msg_check = MC_TABLE(msg_check_fields);
+
+int
+msg_check_encode(const struct msg_check *c, void **buf, size_t *len)
+{
+	if (!msg_check_valid(c))
+		return (msg_fence_einval());
+	return (mc_encode(&msg_check, c, buf, len));
+}
+
+int
+msg_check_decode(const void *data, size_t len, struct msg_check *out)
+{
+	struct msg_check c;
+
+	if (mc_decode(&msg_check, data, len, &c, sizeof(c)) == -1 ||
+	    !msg_check_valid(&c))
+		return (msg_fence_bad());
+	*out = c;
+	return (0);
+}

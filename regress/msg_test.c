@@ -1177,6 +1177,8 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_CTL_FILE_MORE:
 		case IMSG_CTL_METRICS:
 		case IMSG_FENCE_USAGE_REQ:
+		case IMSG_HOST_DOCTOR:
+		case IMSG_CTL_DOCTOR:
 			send_recv(a, b, t, -1, NULL, 0, &m);
 			ATF_REQUIRE_EQ(0, msg_empty_decode(m.data, m.len));
 			break;
@@ -1266,9 +1268,12 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_CTL_SNAP:
 		case IMSG_CTL_SNAP_INFO:
 		case IMSG_FENCE_USAGE:
+		case IMSG_HOST_CHECK:
+		case IMSG_CTL_CHECK:
 			/*
-			 * Codecs of msg_fence.c (snap_codec here), msg_usage.c
-			 * (usage here), (snap_codec here), msg_agent.c, msg_token.c,
+			 * Codecs of msg_fence.c (snap_codec and check_codec
+			 * here), msg_usage.c (usage here), msg_agent.c,
+			 * msg_token.c,
 			 * msg_probe.c, msg_proc.c, msg_stream.c, msg_files.c
 			 * (msg_files_test), msg_egress.c (msg_egress_test),
 			 * msg_tunnel.c (msg_tunnel_test), msg_term.c
@@ -2394,8 +2399,84 @@ ATF_TC_BODY(snap_codec, tc)
 	ATF_REQUIRE_EQ(-1, msg_snap_info_encode(&i, &buf, &len));
 }
 
+ATF_TC(check_codec);
+ATF_TC_HEAD(check_codec, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "a row of the host doctor "
+	    "round-trips; a bad kind, status, name or text, a default that "
+	    "is no tier's, and a failure with no reason are refused both "
+	    "ways");
+}
+ATF_TC_BODY(check_codec, tc)
+{
+	struct msg_check c, d;
+	void		*buf;
+	size_t		 len;
+
+	memset(&c, 0, sizeof(c));
+	c.hc_kind = CHECK_TIER;
+	strlcpy(c.hc_name, "L1.5", sizeof(c.hc_name));
+	c.hc_status = CHECK_FAIL;
+	c.hc_default = 1;
+	strlcpy(c.hc_reason, "tier L1.5, backend native: no-cgroups: x",
+	    sizeof(c.hc_reason));
+	strlcpy(c.hc_fix, "let fenced make cgroups", sizeof(c.hc_fix));
+	memset(c.hc_detail, 'd', sizeof(c.hc_detail) - 1);
+	ATF_REQUIRE_EQ(0, msg_check_encode(&c, &buf, &len));
+	memset(&d, 0xa5, sizeof(d));
+	ATF_REQUIRE_EQ(0, msg_check_decode(buf, len, &d));
+	ATF_REQUIRE(memcmp(&c, &d, sizeof(c)) == 0);
+	free(buf);
+	d = c;
+	d.hc_kind = 0;
+	ATF_REQUIRE_EQ(-1, msg_check_encode(&d, &buf, &len));
+	d.hc_kind = CHECK_KIND_MAX + 1;
+	ATF_REQUIRE_EQ(-1, msg_check_encode(&d, &buf, &len));
+	d = c;
+	d.hc_status = CHECK_STATUS_MAX + 1;
+	ATF_REQUIRE_EQ(-1, msg_check_encode(&d, &buf, &len));
+	d.hc_status = -1;
+	ATF_REQUIRE_EQ(-1, msg_check_encode(&d, &buf, &len));
+	d = c;
+	d.hc_kind = CHECK_HOST;		/* the default is a tier's row */
+	ATF_REQUIRE_EQ(-1, msg_check_encode(&d, &buf, &len));
+	d = c;
+	d.hc_default = 2;
+	ATF_REQUIRE_EQ(-1, msg_check_encode(&d, &buf, &len));
+	d = c;
+	d.hc_name[0] = '\0';
+	ATF_REQUIRE_EQ(-1, msg_check_encode(&d, &buf, &len));
+	strlcpy(d.hc_name, "a b", sizeof(d.hc_name));
+	ATF_REQUIRE_EQ(-1, msg_check_encode(&d, &buf, &len));
+	strlcpy(d.hc_name, "../x", sizeof(d.hc_name));
+	ATF_REQUIRE_EQ(-1, msg_check_encode(&d, &buf, &len));
+	d = c;
+	strlcpy(d.hc_reason, "a\nb", sizeof(d.hc_reason));
+	ATF_REQUIRE_EQ(-1, msg_check_encode(&d, &buf, &len));
+	d = c;
+	d.hc_fix[3] = '\033';
+	ATF_REQUIRE_EQ(-1, msg_check_encode(&d, &buf, &len));
+	d = c;
+	d.hc_detail[5] = (char)0xc3;
+	ATF_REQUIRE_EQ(-1, msg_check_encode(&d, &buf, &len));
+	d = c;
+	d.hc_reason[0] = '\0';		/* a failure says why */
+	ATF_REQUIRE_EQ(-1, msg_check_encode(&d, &buf, &len));
+	d.hc_status = CHECK_OK;
+	ATF_REQUIRE_EQ(0, msg_check_encode(&d, &buf, &len));
+	free(buf);
+	/* A cut payload is refused. */
+	d = c;
+	d.hc_kind = CHECK_HOST;
+	d.hc_default = 0;
+	ATF_REQUIRE_EQ(0, msg_check_encode(&d, &buf, &len));
+	ATF_REQUIRE_EQ(-1, msg_check_decode(buf, len - 1, &d));
+	free(buf);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, check_codec);
 	ATF_TP_ADD_TC(tp, snap_codec);
 	ATF_TP_ADD_TC(tp, verdict_typed);
 	ATF_TP_ADD_TC(tp, type_names);

@@ -98,7 +98,7 @@ srcs_of() {
 	http)	echo "broker/http.c broker/http_frame.c broker/http_reply.c
 		    broker/http_cors.c broker/http_api.c broker/http_api_render.c
 		    broker/http_api_read.c broker/http_api_boot.c
-		    broker/http_api_exec.c broker/http_snap.c
+		    broker/http_api_exec.c broker/http_snap.c broker/http_host.c
 		    broker/http_page.c gen/page.c broker/http_procs.c
 		    broker/http_stream.c broker/http_files.c broker/files.c
 		    broker/inflight.c broker/http_takeover.c broker/http_head.c

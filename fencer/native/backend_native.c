@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fenced.h"
+#include "msg.h"
 #include "fencer.h"
 #include "backend.h"
 #include "fence.h"
@@ -114,6 +115,51 @@ native_stop(struct fence *f, int *oom)
 	return (fence_stop(p));
 }
 
+/*
+ * What every native boot needs of the host before its own steps
+ * (fence_init(): the seccomp program, the capabilities, the mounts'
+ * layout): a boot is refused with its reason when it fails.
+ */
+static const char *
+native_unavailable(void)
+{
+	static char	 err[BACKEND_ERR_MAX];
+
+	if (fence_init(err, sizeof(err)) == -1)
+		return (err);
+	return (NULL);
+}
+
+/*
+ * The doctor's row of Landlock: the second wall of L1.5 and L2 fences
+ * (fence_landlock.c).  Without it they are still built; with an ABI
+ * before 6 their abstract sockets and signals are not scoped.
+ */
+static void
+native_doctor(char *detail, size_t len)
+{
+	char	 err[BACKEND_ERR_MAX], d[64];
+	int	 abi;
+
+	if (fence_init(err, sizeof(err)) == -1)
+		return;
+	abi = fence_landlock_abi();
+	snprintf(d, sizeof(d), "Landlock ABI %d", abi);
+	if (abi <= 0)
+		fencer_doctor_row(CHECK_HOST, "landlock", CHECK_WARN, "no "
+		    "Landlock: L1.5 and L2 fences have no second wall behind "
+		    "their mounts", "a kernel of 5.13 or later with landlock "
+		    "in its lsm= list (CONFIG_SECURITY_LANDLOCK)", d);
+	else if (abi < 6)
+		fencer_doctor_row(CHECK_HOST, "landlock", CHECK_WARN,
+		    "Landlock without scoping: abstract unix sockets and "
+		    "signals outside a fence are not fenced off by it",
+		    "a kernel of 6.12 or later (Landlock ABI 6)", d);
+	else
+		fencer_doctor_row(CHECK_HOST, "landlock", CHECK_OK, "Landlock "
+		    "with scoping of sockets and signals", NULL, d);
+}
+
 /* The fencer reaped pid: a pool fence's pid 1, or none of ours. */
 static int
 native_child(pid_t pid, int status)
@@ -131,6 +177,8 @@ const struct fencer_backend backend_native = {
 		.pt_egress = 1,
 		.pt_home = "bind mount of the host folder",
 	},
+	.fb_unavailable = native_unavailable,
+	.fb_doctor = native_doctor,
 	.fb_boot = native_boot,
 	.fb_reaped = native_reaped,
 	.fb_stop = native_stop,

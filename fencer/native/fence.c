@@ -214,6 +214,13 @@ fence_init(char *err, size_t errlen)
 	return (0);
 }
 
+/* The kernel's Landlock ABI as fence_init() found it; 0: none. */
+int
+fence_landlock_abi(void)
+{
+	return (fence_host.fh_landlock_abi);
+}
+
 static int
 fence_spec_check(const struct fence_spec *s, char *err, size_t errlen)
 {

@@ -124,6 +124,7 @@ struct fence_pooled {
  * executes the init (docs/fence.md).
  */
 int	fence_init(char *, size_t);
+int	fence_landlock_abi(void);
 int	fence_start(const struct fence_spec *, struct fence_proc *, char *,
 	    size_t);
 int	fence_stop(struct fence_proc *);

@@ -400,6 +400,9 @@ runsc_start(void)
 	    access("/dev/kvm", R_OK | W_OK) == -1) {
 		runsc_errf(runsc.rs_err, sizeof(runsc.rs_err), "runsc platform "
 		    "kvm: /dev/kvm: %s", strerror(errno));
+	} else if (fencer_userns_check(err, sizeof(err)) == -1) {
+		/* The container's user namespace (bundle.c). */
+		runsc_errf(runsc.rs_err, sizeof(runsc.rs_err), "%s", err);
 	}
 	/* The sweep first: the line below says the start is over. */
 	runsc_sweep();
@@ -408,6 +411,29 @@ runsc_start(void)
 	else
 		log_info("runsc %s (%s), platform %s", runsc.rs_path,
 		    runsc.rs_version, runsc.rs_platform);
+}
+
+/*
+ * Why no runsc fence can boot: what the start found, or the cgroups a
+ * runsc fence needs at every tier.  Asked before a boot makes anything
+ * (fencer_boot_refusal()), so a boot and the doctor say the same.
+ */
+static const char *
+runsc_unavailable(void)
+{
+	if (runsc.rs_err[0] != '\0')
+		return (runsc.rs_err);
+	return (fencer_cgroups_refusal());
+}
+
+/* The doctor's detail: which runsc, its version and platform. */
+static void
+runsc_doctor(char *detail, size_t len)
+{
+	snprintf(detail, len, "runsc %s, version %s, platform %s",
+	    runsc.rs_path[0] != '\0' ? runsc.rs_path : "(none found)",
+	    runsc.rs_version[0] != '\0' ? runsc.rs_version : "unknown",
+	    runsc.rs_platform);
 }
 
 /*
@@ -894,6 +920,8 @@ const struct fencer_backend backend_runsc = {
 	},
 	.fb_start = runsc_start,
 	.fb_lockdown = runsc_lockdown,
+	.fb_unavailable = runsc_unavailable,
+	.fb_doctor = runsc_doctor,
 	.fb_boot = runsc_boot,
 	.fb_host_procs = runsc_host_procs,
 	.fb_reaped = runsc_reaped,

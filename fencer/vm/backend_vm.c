@@ -73,6 +73,7 @@ static struct {
 	int		 v_try_chan;	/* the agent's end: nobody answers */
 	struct event	 v_try_timer;
 	struct timespec	 v_try_t0;
+	char		 v_tcg_why[256];	/* why not KVM, for the doctor */
 } vm = { .v_try_chan = -1 };
 
 static void	vm_try_begin(void);
@@ -133,6 +134,8 @@ vm_start(void)
 	vm.v_accel = VM_ACCEL_TCG;
 	switch (c->c_vm_accel) {
 	case VM_ACCEL_TCG:
+		strlcpy(vm.v_tcg_why, "vm accel tcg in fenced.conf",
+		    sizeof(vm.v_tcg_why));
 		log_info("vm: usable, tcg (vm accel tcg)");
 		return;
 	case VM_ACCEL_KVM:
@@ -144,6 +147,7 @@ vm_start(void)
 		break;
 	default:
 		if (!vm_kvm_present(why, sizeof(why))) {
+			strlcpy(vm.v_tcg_why, why, sizeof(vm.v_tcg_why));
 			log_info("vm: usable, tcg (vm accel auto: %s)", why);
 			return;
 		}
@@ -152,13 +156,20 @@ vm_start(void)
 	vm_try_begin();
 }
 
+/*
+ * Why no vm fence can boot: what the start found, KVM still being tried
+ * with `vm accel kvm', or no cgroups (QEMU runs in a native L2 jail).
+ */
 static const char *
 vm_unavailable(void)
 {
 	static char	 busy[128];
+	const char	*cg;
 
 	if (vm.v_err[0] != '\0')
 		return (vm.v_err);
+	if ((cg = fencer_cgroups_refusal()) != NULL)
+		return (cg);
 	if (vm.v_try == VM_TRY_RUNNING &&
 	    fencer_self.ps_conf.c_vm_accel == VM_ACCEL_KVM) {
 		snprintf(busy, sizeof(busy), "vm accel kvm: KVM is being "
@@ -167,6 +178,43 @@ vm_unavailable(void)
 		return (busy);
 	}
 	return (NULL);
+}
+
+/*
+ * The doctor's detail (QEMU, each boot file with the hash it must have,
+ * the accelerator) and its row of KVM: usable, or TCG alone and why.
+ */
+static void
+vm_doctor(char *detail, size_t len)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	size_t		 n;
+	int		 i;
+
+	n = (size_t)snprintf(detail, len, "qemu %s", VM_QEMU);
+	for (i = 0; i < VM_FILE_MAX && n < len; i++)
+		n += (size_t)snprintf(detail + n, len - n, "; %s %s sha256 %s",
+		    vm_file_names[i], c->c_vm_path[i][0] != '\0' ?
+		    c->c_vm_path[i] : "(none)", c->c_vm_sha256[i][0] != '\0' ?
+		    c->c_vm_sha256[i] : "(none)");
+	if (n < len)
+		(void)snprintf(detail + n, len - n, "; accel %s",
+		    vm.v_err[0] != '\0' ? "none" : vm.v_try == VM_TRY_RUNNING ?
+		    "being tried" : vm.v_accel == VM_ACCEL_KVM ? "kvm" : "tcg");
+	if (vm.v_err[0] != '\0')
+		return;
+	if (vm.v_try == VM_TRY_RUNNING)
+		fencer_doctor_row(CHECK_HOST, "kvm", CHECK_WARN, "KVM is being "
+		    "tried: ask again in a few seconds", NULL, NULL);
+	else if (vm.v_accel == VM_ACCEL_KVM)
+		fencer_doctor_row(CHECK_HOST, "kvm", CHECK_OK, "vm fences run "
+		    "under KVM", NULL, NULL);
+	else
+		fencer_doctor_row(CHECK_HOST, "kvm", CHECK_WARN, vm.v_tcg_why,
+		    "vm fences run under TCG, many times slower: a host whose "
+		    "/dev/kvm boots a guest (nested virtualization enabled "
+		    "where fenced runs in a VM), and vm accel auto or kvm",
+		    NULL);
 }
 
 /* The guest's console: each line to the debug log, the last one kept. */
@@ -465,6 +513,8 @@ vm_try_end(int ok, const char *why)
 		return;
 	}
 	vm.v_accel = VM_ACCEL_TCG;
+	snprintf(vm.v_tcg_why, sizeof(vm.v_tcg_why), "KVM does not boot a "
+	    "guest here: %s", why);
 	log_info("vm: usable, tcg (vm accel auto: the KVM try failed after "
 	    "%lld ms: %s)", ms, why);
 }
@@ -567,6 +617,7 @@ const struct fencer_backend backend_vm = {
 	.fb_start = vm_start,
 	.fb_lockdown = vm_lockdown,
 	.fb_unavailable = vm_unavailable,
+	.fb_doctor = vm_doctor,
 	.fb_boot = vm_boot,
 	.fb_reaped = vm_reaped,
 	.fb_stop = vm_stop,
