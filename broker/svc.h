@@ -106,6 +106,10 @@ struct breq {
 	size_t			 r_undo_len;
 	uint32_t		 r_undo_type;	/* EXEC or EXEC_STREAM */
 	struct svc_who		 r_undo_who;
+	/* The audit log: who asked through what, and the event. */
+	uint32_t		 r_via;		/* enum audit_via */
+	char			 r_token[HOSTTOKEN_NAME_MAX + 1];
+	struct msg_audit	*r_audit;	/* sent at its end */
 };
 
 TAILQ_HEAD(bfence_list, bfence);
@@ -123,6 +127,15 @@ struct bfence	*svc_fence_for(const struct svc_who *, uid_t, const char *,
 		    svc_cb, void *);
 void		 svc_fence_answer(struct svc_answer *, struct bfence *,
 		    const struct msg_fence *, struct msg_fence *);
+
+/* svc_audit.c: the service's events of the audit log */
+void		 svc_audit_agent(struct breq *, uint32_t, const void *);
+void		 svc_audit_fencer(struct breq *, uint32_t, const char *);
+void		 svc_audit_refused(const struct svc_who *, uint32_t, uid_t,
+		    const char *, const char *, const char *);
+void		 svc_audit_end(struct breq *, const struct svc_answer *,
+		    const char *);
+void		 svc_audit_ended(const struct msg_fence *);
 
 /* svc_req.c: the requests in flight */
 struct breq	*breq_new(enum breq_kind, uid_t, const char *, breq_fn,

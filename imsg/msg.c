@@ -150,6 +150,7 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_FENCE_SNAP_INFO] =	"IMSG_FENCE_SNAP_INFO",
 	[IMSG_CTL_SNAP] =		"IMSG_CTL_SNAP",
 	[IMSG_CTL_SNAP_INFO] =		"IMSG_CTL_SNAP_INFO",
+	[IMSG_AUDIT] =			"IMSG_AUDIT",
 };
 
 /*

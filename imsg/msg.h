@@ -185,6 +185,10 @@ enum imsg_type {
 	IMSG_CTL_SNAP,		/* fencectl -> broker: struct msg_snap */
 	IMSG_CTL_SNAP_INFO,	/* broker -> fencectl: struct msg_snap_info */
 
+	/* The audit log (docs/audit.md) */
+	IMSG_AUDIT,		/* broker -> parent: struct msg_audit, a
+				   notice: nobody waits for an answer */
+
 	IMSG_TYPE_MAX
 };
 
@@ -633,6 +637,55 @@ struct msg_tokeninfo {
 	int64_t		 ti_created;
 };
 
+/*
+ * IMSG_AUDIT: one event of the audit log (docs/audit.md), as the broker
+ * saw it.  The parent formats and escapes it; the broker sends fields,
+ * never a line.  What au_what, au_text and au_num hold depends on the
+ * kind (audit_kinds[] in parent/audit.c names them in the line).
+ */
+enum audit_kind {
+	AUDIT_BOOT = 1,		/* a boot: outcome */
+	AUDIT_EXEC,		/* argv (or au_text: a command), au_cwd */
+	AUDIT_FILE,		/* a write: au_text the path, au_num bytes */
+	AUDIT_TERM,		/* au_what "open" or "close", au_num its id */
+	AUDIT_PORT,		/* a relayed connection: au_num the port,
+				   au_text whence */
+	AUDIT_STOP,		/* au_what why */
+	AUDIT_TOKEN,		/* au_what "create", "replace" or "delete",
+				   au_text the token's name */
+	AUDIT_DENIAL,		/* au_what the layer, au_text what,
+				   au_num how many */
+	AUDIT_KIND_MAX = AUDIT_DENIAL
+};
+
+enum audit_via {
+	AUDIT_VIA_CONTROL = 1,	/* the control socket: au_uid its peer's */
+	AUDIT_VIA_HTTP,		/* the API: au_uid the token's owner */
+	AUDIT_VIA_DAEMON	/* nobody asked (a lifetime's end, a denial) */
+};
+
+#define AUDIT_ARGS_MAX		32	/* an exec's arguments kept */
+#define AUDIT_ARG_SIZE		256	/* bytes of each, its NUL included */
+#define AUDIT_TEXT_SIZE		1024	/* a command, a path; NUL included */
+#define AUDIT_WORD_SIZE		48	/* an outcome, a why: [a-z0-9.-] */
+
+struct msg_audit {
+	uint32_t	 au_kind;		/* enum audit_kind */
+	uint32_t	 au_via;		/* enum audit_via */
+	uid_t		 au_uid;		/* who asked */
+	char		 au_token[HOSTTOKEN_NAME_MAX + 1];	/* or "" */
+	char		 au_key[FENCE_KEY_SIZE];	/* "" for a token */
+	uid_t		 au_owner;	/* the fence's, or MSG_OWNER_NONE */
+	char		 au_outcome[AUDIT_WORD_SIZE];	/* "ok" or a code */
+	char		 au_what[AUDIT_WORD_SIZE];
+	char		 au_text[AUDIT_TEXT_SIZE];	/* any bytes */
+	char		 au_cwd[AUDIT_TEXT_SIZE];	/* any bytes */
+	uint64_t	 au_num;
+	uint32_t	 au_truncated;	/* an argument or a text was cut */
+	uint32_t	 au_nargs;	/* the exec's, even past the kept */
+	char		 au_argv[AUDIT_ARGS_MAX][AUDIT_ARG_SIZE];
+};
+
 /* The warm pool of one tier (docs/pool.md), counted since start. */
 struct msg_pool_tier {
 	uint32_t	 pt_size;		/* configured: `pool TIER N' */
@@ -791,6 +844,9 @@ int	 msg_fence_encode(const struct msg_fence *, void **, size_t *);
 int	 msg_fence_decode(const void *, size_t, struct msg_fence *);
 
 /* imsg/msg_token.c */
+int	 msg_audit_encode(const struct msg_audit *, void **, size_t *);
+int	 msg_audit_decode(const void *, size_t, struct msg_audit *);
+int	 msg_audit_word_valid(const char *, size_t);
 int	 msg_token_encode(const struct msg_token *, void **, size_t *);
 int	 msg_token_decode(const void *, size_t, struct msg_token *);
 int	 msg_hosttoken_encode(const struct msg_hosttoken *, void **, size_t *);
