@@ -185,12 +185,18 @@ audit_head(const struct timespec *ts, const char *kind)
 	return (o);
 }
 
-/* o as one line, ASCII, its newline added; NULL when it cannot be. */
+/*
+ * o as one line, its newline added; NULL when it cannot be.  jansson
+ * escapes every byte below 0x20 and, ASCII only, every character above
+ * 0x7e; DEL it leaves as it is, and here it becomes \u007f (it can
+ * only be inside a string: the names are ours).  So the line holds
+ * 0x20..0x7e alone, and its newline.
+ */
 static char *
 audit_dump(json_t *o)
 {
 	char		*s, *line;
-	size_t		 n;
+	size_t		 n, i, o_len, dels = 0;
 
 	s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII |
 	    JSON_PRESERVE_ORDER);
@@ -198,12 +204,22 @@ audit_dump(json_t *o)
 	if (s == NULL)
 		return (NULL);
 	n = strlen(s);
-	if ((line = realloc(s, n + 2)) == NULL) {
+	for (i = 0; i < n; i++)
+		dels += s[i] == 0x7f;
+	if ((line = malloc(n + dels * 5 + 2)) == NULL) {
 		free(s);
 		return (NULL);
 	}
-	line[n] = '\n';
-	line[n + 1] = '\0';
+	for (i = o_len = 0; i < n; i++) {
+		if (s[i] == 0x7f) {
+			memcpy(line + o_len, "\\u007f", 6);
+			o_len += 6;
+		} else
+			line[o_len++] = s[i];
+	}
+	free(s);
+	line[o_len] = '\n';
+	line[o_len + 1] = '\0';
 	return (line);
 }
 
