@@ -65,6 +65,7 @@ void	audit_denial(const struct svc_who *, uid_t, const char *, const char *,
 void	control_listen(int);
 void	control_shutdown(void);
 void	control_reloaded(struct imsg *);
+void	control_audit_answer(struct imsg *);
 
 /* http.c: the HTTP API (its own header is http.h) */
 void	http_listen(int);

@@ -90,6 +90,7 @@ void	control_file_drop(struct ctl_conn *);
 /* control_admin.c */
 int	control_mint(struct ctl_conn *, struct imsg *);
 int	control_show_tokens(struct ctl_conn *, struct imsg *);
+int	control_show_audit(struct ctl_conn *, struct imsg *);
 int	control_stats(struct ctl_conn *, struct imsg *);
 int	control_verbosity(struct imsg *);
 int	control_empty(struct imsg *);

@@ -188,6 +188,14 @@ enum imsg_type {
 	/* The audit log (docs/audit.md) */
 	IMSG_AUDIT,		/* broker -> parent: struct msg_audit, a
 				   notice: nobody waits for an answer */
+	IMSG_AUDIT_READ,	/* broker -> parent: struct msg_audit_read;
+				   ih_peerid: the request, answered with
+				   AUDIT_LINEs, then AUDIT_END */
+	IMSG_AUDIT_LINE,	/* parent -> broker: struct msg_audit_line */
+	IMSG_AUDIT_END,		/* parent -> broker: empty, the last */
+	IMSG_CTL_SHOW_AUDIT,	/* fencectl -> broker: u32 lines, 1..
+				   AUDIT_SHOW_MAX */
+	IMSG_CTL_AUDIT,		/* broker -> fencectl: struct msg_audit_line */
 
 	IMSG_TYPE_MAX
 };
@@ -669,6 +677,25 @@ enum audit_via {
 #define AUDIT_TEXT_SIZE		1024	/* a command, a path; NUL included */
 #define AUDIT_WORD_SIZE		48	/* an outcome, a why: [a-z0-9.-] */
 
+/*
+ * `fencectl show audit': the last ar_count lines of the log that are
+ * ar_uid's (its uid or the fence's owner), or every line for an admin;
+ * each line as written, without its newline.
+ */
+#define AUDIT_SHOW_DEFAULT	20
+#define AUDIT_SHOW_MAX		1000
+#define AUDIT_LINE_MAX		(128U * 1024)	/* a line, its NUL included */
+
+struct msg_audit_read {
+	uid_t		 ar_uid;
+	uint32_t	 ar_admin;
+	uint32_t	 ar_count;
+};
+
+struct msg_audit_line {
+	char		*al_line;	/* 0x20..0x7e alone */
+};
+
 struct msg_audit {
 	uint32_t	 au_kind;		/* enum audit_kind */
 	uint32_t	 au_via;		/* enum audit_via */
@@ -847,6 +874,13 @@ int	 msg_fence_decode(const void *, size_t, struct msg_fence *);
 int	 msg_audit_encode(const struct msg_audit *, void **, size_t *);
 int	 msg_audit_decode(const void *, size_t, struct msg_audit *);
 int	 msg_audit_word_valid(const char *, size_t);
+int	 msg_audit_read_encode(const struct msg_audit_read *, void **,
+	    size_t *);
+int	 msg_audit_read_decode(const void *, size_t, struct msg_audit_read *);
+int	 msg_audit_line_encode(const struct msg_audit_line *, void **,
+	    size_t *);
+int	 msg_audit_line_decode(const void *, size_t, struct msg_audit_line *);
+void	 msg_audit_line_free(struct msg_audit_line *);
 int	 msg_token_encode(const struct msg_token *, void **, size_t *);
 int	 msg_token_decode(const void *, size_t, struct msg_token *);
 int	 msg_hosttoken_encode(const struct msg_hosttoken *, void **, size_t *);

@@ -113,3 +113,74 @@ msg_audit_decode(const void *data, size_t len, struct msg_audit *out)
 	}
 	return (0);
 }
+
+static const struct mc_field msg_audit_read_fields[] = {
+	MC_U(struct msg_audit_read, ar_uid, 0, UINT32_MAX - 1),
+	MC_U(struct msg_audit_read, ar_admin, 0, 1),
+	MC_U(struct msg_audit_read, ar_count, 1, AUDIT_SHOW_MAX),
+};
+static const struct mc_table msg_audit_read =
+    MC_TABLE(msg_audit_read_fields);
+
+int
+msg_audit_read_encode(const struct msg_audit_read *r, void **buf,
+    size_t *len)
+{
+	return (mc_encode(&msg_audit_read, r, buf, len));
+}
+
+int
+msg_audit_read_decode(const void *data, size_t len,
+    struct msg_audit_read *out)
+{
+	if (mc_decode(&msg_audit_read, data, len, out, sizeof(*out)) == -1) {
+		errno = EBADMSG;
+		return (-1);
+	}
+	return (0);
+}
+
+/* A line as the parent writes them: printable ASCII, not empty. */
+static int
+msg_audit_line_valid(const struct msg_audit_line *l)
+{
+	return (l->al_line != NULL && l->al_line[0] != '\0' &&
+	    mc_printable(l->al_line, AUDIT_LINE_MAX));
+}
+
+static const struct mc_field msg_audit_line_fields[] = {
+	MC_TEXT(struct msg_audit_line, al_line, AUDIT_LINE_MAX),
+};
+static const struct mc_table msg_audit_line =
+    MC_TABLE(msg_audit_line_fields);
+
+int
+msg_audit_line_encode(const struct msg_audit_line *l, void **buf,
+    size_t *len)
+{
+	if (!msg_audit_line_valid(l)) {
+		errno = EINVAL;
+		return (-1);
+	}
+	return (mc_encode(&msg_audit_line, l, buf, len));
+}
+
+/* Decoded lines are malloc'ed: msg_audit_line_free(). */
+int
+msg_audit_line_decode(const void *data, size_t len,
+    struct msg_audit_line *out)
+{
+	if (mc_decode(&msg_audit_line, data, len, out, sizeof(*out)) == -1 ||
+	    !msg_audit_line_valid(out)) {
+		msg_audit_line_free(out);
+		errno = EBADMSG;
+		return (-1);
+	}
+	return (0);
+}
+
+void
+msg_audit_line_free(struct msg_audit_line *l)
+{
+	mc_free(&msg_audit_line, l);
+}

@@ -34,6 +34,8 @@
 #include "msg.h"
 #include "parent.h"
 
+#define AUDIT_READ_MAX		(1U << 20)	/* bytes of a file's tail */
+
 static struct {
 	int		 fd;		/* the file, or -1 */
 	int		 dfd;		/* its directory */
@@ -496,4 +498,98 @@ audit_refused(void)
 {
 	if (audit.fd != -1)
 		audit_drop("rate");
+}
+
+/* Whether the line (len bytes, no newline) is uid's: its uid or owner. */
+static int
+audit_line_of(const char *line, size_t len, uid_t uid)
+{
+	json_t		*o, *v;
+	json_error_t	 err;
+	int		 mine = 0;
+
+	if ((o = json_loadb(line, len, 0, &err)) == NULL)
+		return (0);
+	if (((v = json_object_get(o, "uid")) != NULL &&
+	    json_is_integer(v) && json_integer_value(v) == (json_int_t)uid) ||
+	    ((v = json_object_get(o, "owner")) != NULL &&
+	    json_is_integer(v) && json_integer_value(v) == (json_int_t)uid))
+		mine = 1;
+	json_decref(o);
+	return (mine);
+}
+
+/*
+ * The tail of one file of the log (at most AUDIT_READ_MAX bytes, whole
+ * lines), newest line first into found[] until count are there.
+ */
+static void
+audit_read_file(const char *name, uid_t uid, int admin, uint32_t count,
+    char **found, uint32_t *nfound)
+{
+	struct stat	 st;
+	char		*buf = NULL, *start, *end, *nl, *line;
+	off_t		 off;
+	ssize_t		 n;
+	size_t		 len;
+	int		 fd;
+
+	if ((fd = openat(audit.dfd, name, O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC | O_NONBLOCK)) == -1)
+		return;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_size == 0)
+		goto done;
+	off = st.st_size > AUDIT_READ_MAX ? st.st_size - AUDIT_READ_MAX : 0;
+	len = (size_t)(st.st_size - off);
+	if ((buf = malloc(len + 1)) == NULL ||
+	    (n = pread(fd, buf, len, off)) <= 0)
+		goto done;
+	buf[n] = '\0';
+	start = buf;
+	/* A line cut by the window's start is no line. */
+	if (off > 0 && (start = strchr(buf, '\n')) != NULL)
+		start++;
+	/* Nor one the writer has not ended yet. */
+	end = start != NULL ? strrchr(start, '\n') : NULL;
+	while (end != NULL && end > start && *nfound < count) {
+		*end = '\0';
+		nl = strrchr(start, '\n');
+		line = nl != NULL ? nl + 1 : start;
+		if (end - line > 0 && (size_t)(end - line) < AUDIT_LINE_MAX &&
+		    (admin || audit_line_of(line, end - line, uid)) &&
+		    (found[*nfound] = strdup(line)) != NULL)
+			(*nfound)++;
+		end = nl;
+	}
+ done:
+	free(buf);
+	close(fd);
+}
+
+/*
+ * `fencectl show audit': the last count lines that are uid's (every
+ * line for an admin), oldest first, each to fn.  Only the tail of the
+ * log and of its .1 is read (AUDIT_READ_MAX bytes each), so a request
+ * holds the parent a few milliseconds at most.
+ */
+void
+audit_read(uid_t uid, int admin, uint32_t count,
+    void (*fn)(void *, const char *), void *arg)
+{
+	char		 name[NAME_MAX + 16], **found;
+	uint32_t	 nfound = 0, i;
+
+	if (audit.fd == -1 || count == 0)
+		return;
+	if ((found = calloc(count, sizeof(*found))) == NULL)
+		return;
+	audit_read_file(audit.base, uid, admin, count, found, &nfound);
+	(void)snprintf(name, sizeof(name), "%s.1", audit.base);
+	if (nfound < count && audit.keep > 0)
+		audit_read_file(name, uid, admin, count, found, &nfound);
+	for (i = nfound; i > 0; i--) {
+		fn(arg, found[i - 1]);
+		free(found[i - 1]);
+	}
+	free(found);
 }

@@ -98,6 +98,8 @@ static void	req_token_store(enum fenced_proc, struct imsg *);
 static void	req_token_refuse(enum fenced_proc, struct imsg *);
 static void	req_audit(enum fenced_proc, struct imsg *);
 static void	req_audit_refuse(enum fenced_proc, struct imsg *);
+static void	req_audit_read(enum fenced_proc, struct imsg *);
+static void	req_audit_read_end(enum fenced_proc, struct imsg *);
 
 static const struct parent_req parent_reqs[] = {
 	/*
@@ -125,6 +127,12 @@ static const struct parent_req parent_reqs[] = {
 	 */
 	{ PROC_BROKER,	IMSG_AUDIT,		AUDIT_RATE,	req_audit,
 	    req_audit_refuse },
+	/*
+	 * Answered with the lines (IMSG_AUDIT_LINE), then IMSG_AUDIT_END;
+	 * over the rate with the END alone.
+	 */
+	{ PROC_BROKER,	IMSG_AUDIT_READ,	20,	req_audit_read,
+	    req_audit_read_end },
 };
 #define NREQS	(sizeof(parent_reqs) / sizeof(parent_reqs[0]))
 static struct parent_req_use parent_req_use[NREQS];
@@ -1016,6 +1024,51 @@ req_audit_refuse(enum fenced_proc from, struct imsg *imsg)
 	(void)from;
 	(void)imsg;
 	audit_refused();
+}
+
+struct audit_reader {
+	enum fenced_proc	 ar_to;
+	uint32_t		 ar_peerid;
+};
+
+static void
+req_audit_line(void *arg, const char *line)
+{
+	struct audit_reader *ar = arg;
+	struct msg_audit_line l;
+	void		*buf;
+	size_t		 len;
+
+	l.al_line = (char *)line;
+	if (msg_audit_line_encode(&l, &buf, &len) == -1)
+		return;		/* not a line we wrote: not shown */
+	if (imsgev_compose(children[ar->ar_to].c_iev, IMSG_AUDIT_LINE,
+	    ar->ar_peerid, 0, -1, buf, len) == -1)
+		fatal("%s: compose", __func__);
+	free(buf);
+}
+
+/* `fencectl show audit': the asker's lines, then the end. */
+static void
+req_audit_read(enum fenced_proc from, struct imsg *imsg)
+{
+	struct msg_audit_read r;
+	struct audit_reader ar;
+
+	if (msg_audit_read_decode(imsg->data, imsg->len, &r) == -1)
+		fatalx("%s: bad payload from %s", __func__, proc_name(from));
+	ar.ar_to = from;
+	ar.ar_peerid = imsg->hdr.ih_peerid;
+	audit_read(r.ar_uid, r.ar_admin, r.ar_count, req_audit_line, &ar);
+	req_audit_read_end(from, imsg);
+}
+
+static void
+req_audit_read_end(enum fenced_proc from, struct imsg *imsg)
+{
+	if (imsgev_compose(children[from].c_iev, IMSG_AUDIT_END,
+	    imsg->hdr.ih_peerid, 0, -1, NULL, 0) == -1)
+		fatal("%s: compose", __func__);
 }
 
 /* The answer to the broker's IMSG_RELOAD (peerid: its request). */

@@ -28,5 +28,7 @@ void	audit_close(void);
 void	audit_write(const struct msg_audit *);
 void	audit_refused(void);
 char	*audit_line(const struct msg_audit *, const struct timespec *);
+void	audit_read(uid_t, int, uint32_t, void (*)(void *, const char *),
+	    void *);
 
 #endif /* PARENT_H */

@@ -76,6 +76,8 @@ ATF_TC_HEAD(codec, tc)
 }
 ATF_TC_BODY(codec, tc)
 {
+	struct msg_audit_read r, s;
+	struct msg_audit_line l, m;
 	struct msg_audit a, b;
 	void		*buf;
 	size_t		 len;
@@ -133,6 +135,30 @@ ATF_TC_BODY(codec, tc)
 		    "case %zu", i);
 		ATF_REQUIRE_EQ(EINVAL, errno);
 	}
+	/* show audit's: the count in bounds, a line printable ASCII. */
+	memset(&r, 0, sizeof(r));
+	r.ar_uid = 1000;
+	r.ar_count = AUDIT_SHOW_MAX;
+	ATF_REQUIRE_EQ(0, msg_audit_read_encode(&r, &buf, &len));
+	ATF_REQUIRE_EQ(0, msg_audit_read_decode(buf, len, &s));
+	ATF_REQUIRE(memcmp(&r, &s, sizeof(r)) == 0);
+	free(buf);
+	r.ar_count = AUDIT_SHOW_MAX + 1;
+	if (msg_audit_read_encode(&r, &buf, &len) == 0) {
+		ATF_REQUIRE_EQ(-1, msg_audit_read_decode(buf, len, &s));
+		free(buf);
+	}
+	l.al_line = "{\"kind\":\"boot\"}";
+	ATF_REQUIRE_EQ(0, msg_audit_line_encode(&l, &buf, &len));
+	ATF_REQUIRE_EQ(0, msg_audit_line_decode(buf, len, &m));
+	ATF_REQUIRE_STREQ(l.al_line, m.al_line);
+	msg_audit_line_free(&m);
+	free(buf);
+	l.al_line = "{\"kind\":\"boot\"}\n{";
+	ATF_REQUIRE_EQ(-1, msg_audit_line_encode(&l, &buf, &len));
+	l.al_line = "{\"kind\":\"boot\"}\x7f{";
+	ATF_REQUIRE_EQ(-1, msg_audit_line_encode(&l, &buf, &len));
+
 	/* Truncated payloads: every proper prefix. */
 	event_sample(&a);
 	ATF_REQUIRE_EQ(0, msg_audit_encode(&a, &buf, &len));

@@ -25,7 +25,7 @@ audit_cleanup() {
 
 atf_test_case events cleanup
 events_head() {
-	atf_set descr "a boot, a command with a newline, a quote, an escape and a forged line in its arguments, one by the API with the same in its command line, a file written, a token made and deleted, a stop: one JSON line each, exactly, of the right uid, fence, kind and outcome; the forged text only escaped; the file root's, 0600, and another user cannot read it"
+	atf_set descr "a boot, a command with a newline, a quote, an escape and a forged line in its arguments, one by the API with the same in its command line, a file written, a token made and deleted, a stop: one JSON line each, exactly, of the right uid, fence, kind and outcome; the forged text only escaped; the file root's, 0600, and another user cannot read it; fencectl show audit gives each user their own lines alone, root all"
 	atf_set require.user root
 	atf_set require.progs python3 curl
 	atf_set timeout 120
@@ -94,6 +94,23 @@ PY
 	    $(as_user "$ub") cat "$log"
 	atf_check -s not-exit:0 -e match:"Permission denied" \
 	    $(as_user "$ua") cat "$log"
+
+	# fencectl show audit: one's own lines, an admin's all of them.
+	B="$(as_user "$ub") $BIN/fencectl -s $(cat run.sock)"
+	ib=$(id -u "$ub")
+	atf_check -o match:"^state: *running" $B boot bud tier L1
+	$B show audit > b.out || atf_fail "show audit as $ub"
+	atf_check -o inline:"1\n" grep -c '' b.out
+	atf_check -o match:"\"kind\":\"boot\",\"uid\":$ib," cat b.out
+	$A show audit > a.out || atf_fail "show audit as $ua"
+	# Its seven lines, and not b's boot, the eighth.
+	atf_check -o save:head7.out head -n 7 "$log"
+	atf_check cmp a.out head7.out
+	$A show audit 2 > a2.out
+	atf_check -o save:tail2.out sed -n 6,7p "$log"
+	atf_check cmp a2.out tail2.out
+	atf_check -o inline:"8\n" sh -c "$CTL show audit | grep -c ''"
+	atf_check -s exit:1 -e match:"not a number from 1 to 1000" $A show audit 0
 }
 events_cleanup() {
 	fenced_vars

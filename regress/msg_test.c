@@ -1145,6 +1145,11 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_CTL_SNAP:
 		case IMSG_CTL_SNAP_INFO:
 		case IMSG_AUDIT:
+		case IMSG_AUDIT_READ:
+		case IMSG_AUDIT_LINE:
+		case IMSG_AUDIT_END:
+		case IMSG_CTL_SHOW_AUDIT:
+		case IMSG_CTL_AUDIT:
 			/*
 			 * Codecs of msg_fence.c (snap_codec here), msg_agent.c, msg_token.c,
 			 * msg_probe.c, msg_proc.c, msg_stream.c, msg_files.c
