@@ -20,11 +20,15 @@
 #include "broker.h"
 #include "svc.h"
 
-/* r's event of kind, its asker and fence as r has them. */
+/*
+ * r's event of kind, its asker and fence as r has them; what the daemon
+ * asked on its own is written as the fence owner's.
+ */
 static struct msg_audit *
 svc_audit_new(const struct breq *r, uint32_t kind)
 {
-	return (audit_new(kind, r->r_uid, r->r_via,
+	return (audit_new(kind, r->r_via == AUDIT_VIA_DAEMON ? r->r_owner :
+	    r->r_uid, r->r_via,
 	    r->r_token[0] != '\0' ? r->r_token : NULL, r->r_owner, r->r_key));
 }
 
