@@ -25,7 +25,7 @@ audit_cleanup() {
 
 atf_test_case events cleanup
 events_head() {
-	atf_set descr "a boot, a command with a newline, a quote, an escape and a forged line in its arguments, one by the API with the same in its command line, a file written, a token made and deleted, a stop: one JSON line each, exactly, of the right uid, fence, kind and outcome; the forged text only escaped; the file root's, 0600, and another user cannot read it; fencectl show audit gives each user their own lines alone, root all"
+	atf_set descr "a boot, a command with a newline, a quote, an escape and a forged line in its arguments, one by the API with the same in its command line, a file written, a terminal opened and killed, a connection to a closed port, a token made and deleted, a stop: one JSON line each, exactly, of the right uid, fence, kind and outcome; the forged text only escaped; the file root's, 0600, and another user cannot read it; fencectl show audit gives each user their own lines alone, root all"
 	atf_set require.user root
 	atf_set require.progs python3 curl
 	atf_set timeout 120
@@ -62,10 +62,19 @@ print(json.dumps({"command": "echo \"" + sys.argv[1] + "\" >/dev/null"}))' \
 	    "http://127.0.0.1:$(fenced_port)/api/environments/aud/files/f.txt" \
 	    > put.status
 	atf_check -o inline:"201\n" cat put.status
+	call "$tok" POST /api/environments/aud/terminals \
+	    '{"argv": ["sleep", "30"]}'
+	atf_check_equal 201 "$(cat status.out)"
+	term=$(python3 -c 'import json; print(json.load(open("body.out"))["id"])')
+	call "$tok" DELETE "/api/environments/aud/terminals/$term"
+	atf_check_equal 200 "$(cat status.out)"
+	# Nothing listens on port 1 in the fence: the connection is refused.
+	call "$tok" GET /api/environments/aud/ports/1/x
+	atf_check_equal 502 "$(cat status.out)"
 	atf_check -e ignore $A token -d t1
 	atf_check -o ignore $A stop aud
 
-	python3 - "$ia" "$forged" "$esc" > expect.json <<'PY'
+	python3 - "$ia" "$forged" "$esc" "$term" > expect.json <<'PY'
 import json, sys
 uid, forged, esc = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 fence = {"uid": uid, "fence": "aud", "owner": uid, "outcome": "ok"}
@@ -80,6 +89,9 @@ print(json.dumps([
     dict(http, kind="exec",
          command='echo "' + forged + esc + '" >/dev/null'),
     dict(http, kind="file", path="f.txt", bytes=12),
+    dict(http, kind="terminal", action="open", term=int(sys.argv[4])),
+    dict(http, kind="terminal", action="close", term=int(sys.argv[4])),
+    dict(http, kind="port", port=1, outcome="port-closed"),
     {"kind": "token", "uid": uid, "via": "control", "action": "delete",
      "name": "t1", "outcome": "ok"},
     dict(ctl, kind="stop", why="request"),
@@ -103,13 +115,13 @@ PY
 	atf_check -o inline:"1\n" grep -c '' b.out
 	atf_check -o match:"\"kind\":\"boot\",\"uid\":$ib," cat b.out
 	$A show audit > a.out || atf_fail "show audit as $ua"
-	# Its seven lines, and not b's boot, the eighth.
-	atf_check -o save:head7.out head -n 7 "$log"
-	atf_check cmp a.out head7.out
+	# Its ten lines, and not b's boot, the eleventh.
+	atf_check -o save:head10.out head -n 10 "$log"
+	atf_check cmp a.out head10.out
 	$A show audit 2 > a2.out
-	atf_check -o save:tail2.out sed -n 6,7p "$log"
+	atf_check -o save:tail2.out sed -n 9,10p "$log"
 	atf_check cmp a2.out tail2.out
-	atf_check -o inline:"8\n" sh -c "$CTL show audit | grep -c ''"
+	atf_check -o inline:"11\n" sh -c "$CTL show audit | grep -c ''"
 	atf_check -s exit:1 -e match:"not a number from 1 to 1000" $A show audit 0
 }
 events_cleanup() {
