@@ -252,9 +252,8 @@ breq_reply(struct breq *r, const struct svc_answer *a)
 	/* A tunnel's opening is its event; the tunnel lives on. */
 	if (a->a_last || a->a_what == SVC_TUNNEL)
 		svc_audit_end(r, a, NULL);
-	if (a->a_last) {
+	if (a->a_last)
 		breq_done(r);
-	}
 	svc_say(cb, arg, a);
 }
 

@@ -421,7 +421,10 @@ audit_rotate(void)
 	}
 	audit.fd = -1;
 	if (audit_open_file() == -1) {
-		audit.fd = old;		/* the renamed file, still ours */
+		if (audit.keep == 0)
+			close(old);	/* removed: a line there is lost */
+		else
+			audit.fd = old;	/* the renamed file, still ours */
 		return (-1);
 	}
 	close(old);
@@ -438,11 +441,14 @@ static int
 audit_put(const char *line)
 {
 	size_t		 len = strlen(line);
-	ssize_t		 n;
+	ssize_t		 n = -1;
 
-	if (audit.max > 0 && audit.size > 0 && audit.size + len > audit.max)
+	if (audit.fd != -1 && audit.max > 0 && audit.size > 0 &&
+	    audit.size + len > audit.max)
 		(void)audit_rotate();
-	n = write(audit.fd, line, len);
+	/* No file since a rotation could not make one: try again. */
+	if (audit.fd != -1 || audit_open_file() == 0)
+		n = write(audit.fd, line, len);
 	if (n == (ssize_t)len) {
 		audit.size += len;
 		return (0);
@@ -471,8 +477,8 @@ audit_write(const struct msg_audit *a)
 	struct timespec	 ts;
 	char		*line;
 
-	if (audit.fd == -1)
-		return;
+	if (audit.dfd == -1)
+		return;		/* `audit off' */
 	(void)clock_gettime(CLOCK_REALTIME, &ts);
 	if (audit.dropped > 0 && (line = audit_dropped_line(&ts)) != NULL) {
 		if (audit_put(line) == 0)
@@ -496,7 +502,7 @@ audit_write(const struct msg_audit *a)
 void
 audit_refused(void)
 {
-	if (audit.fd != -1)
+	if (audit.dfd != -1)
 		audit_drop("rate");
 }
 
@@ -579,7 +585,7 @@ audit_read(uid_t uid, int admin, uint32_t count,
 	char		 name[NAME_MAX + 16], **found;
 	uint32_t	 nfound = 0, i;
 
-	if (audit.fd == -1 || count == 0)
+	if (audit.dfd == -1 || count == 0)
 		return;
 	if ((found = calloc(count, sizeof(*found))) == NULL)
 		return;
