@@ -76,6 +76,10 @@ broker_dispatch_parent(struct imsgev *iev, struct imsg *imsg, void *arg)
 	case IMSG_RELOADED:
 		control_reloaded(imsg);
 		break;
+	case IMSG_AUDIT_LINE:
+	case IMSG_AUDIT_END:
+		control_audit_answer(imsg);
+		break;
 	case IMSG_PROC_INFO:
 		if (msg_procinfo_decode(imsg->data, imsg->len,
 		    &broker_procinfo) == -1)

@@ -44,10 +44,29 @@ struct inflight	*inflight_next(struct inflight *,
 		    const struct inflight_kind *);
 void		 inflight_orphan(void *);
 
+/* audit.c: events of the audit log, to the parent (docs/audit.md) */
+struct svc_who;
+struct msg_audit;
+void	audit_text(char *, size_t, const char *, uint32_t *);
+uint32_t audit_via(const struct svc_who *);
+struct msg_audit *audit_new(uint32_t, uid_t, uint32_t, const char *, uid_t,
+	    const char *);
+struct msg_audit *audit_new_who(uint32_t, const struct svc_who *, uid_t,
+	    const char *);
+void	audit_send(struct msg_audit *, const char *);
+void	audit_file(const struct svc_who *, uid_t, const char *, const char *,
+	    uint64_t, const char *);
+void	audit_token(uid_t, const char *, const char *, const char *);
+void	audit_port(const struct svc_who *, uid_t, const char *, uint16_t,
+	    const char *, const char *);
+void	audit_denial(const struct svc_who *, uid_t, const char *, const char *,
+	    const char *, uint64_t);
+
 /* control.c */
 void	control_listen(int);
 void	control_shutdown(void);
 void	control_reloaded(struct imsg *);
+void	control_audit_answer(struct imsg *);
 
 /* http.c: the HTTP API (its own header is http.h) */
 void	http_listen(int);
@@ -63,6 +82,7 @@ typedef void	(*token_cb)(void *, const struct msg_hosttoken *, int);
 void	token_load(struct imsg *);
 void	token_stored(struct imsg *);
 int	token_lookup(const char *, size_t, uid_t *);
+int	token_lookup_name(const char *, size_t, uid_t *, char *, size_t);
 int	token_request(uid_t, enum ctltoken_op, const char *, token_cb, void *,
 	    const char **, const char **);
 void	token_list(uid_t, void (*)(void *, const struct msg_tokeninfo *),
@@ -81,6 +101,7 @@ struct svc_who {
 	int		 w_admin;	/* may act on others' fences */
 	int		 w_unbounded;	/* not held to exec inflight */
 	const char	*w_noun;	/* "fence" or "environment" */
+	const char	*w_token;	/* the token's name, or NULL */
 };
 
 enum svc_what {

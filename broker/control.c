@@ -482,6 +482,7 @@ static const struct ctl_req ctl_reqs[] = {
 	{ IMSG_CTL_TOKEN,	CTL_ANYONE, NULL, NULL,	control_mint },
 	{ IMSG_CTL_SHOW_TOKENS,	CTL_ANYONE, NULL, control_empty,
 	    control_show_tokens },
+	{ IMSG_CTL_SHOW_AUDIT,	CTL_ANYONE, NULL, NULL,	control_show_audit },
 	{ IMSG_CTL_SPAWN,	CTL_ANYONE, NULL, NULL,	control_spawn },
 	{ IMSG_CTL_PROCS,	CTL_ANYONE, NULL, NULL,	control_procs },
 	{ IMSG_CTL_TERM_OPEN,	CTL_ANYONE, NULL, NULL,	control_term_open },

@@ -92,6 +92,7 @@ void	control_file_drop(struct ctl_conn *);
 /* control_admin.c */
 int	control_mint(struct ctl_conn *, struct imsg *);
 int	control_show_tokens(struct ctl_conn *, struct imsg *);
+int	control_show_audit(struct ctl_conn *, struct imsg *);
 int	control_stats(struct ctl_conn *, struct imsg *);
 int	control_metrics(struct ctl_conn *, struct imsg *);
 void	control_text(struct ctl_conn *, const char *, size_t);

@@ -1,6 +1,7 @@
 /*
  * The control socket's requests about the daemon rather than a fence:
- * host tokens, statistics, the log level, and the test hooks.
+ * host tokens, statistics, the log level, the audit log's lines, and
+ * the test hooks.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -9,6 +10,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,3 +191,85 @@ control_test_syscall(struct ctl_conn *cc, struct imsg *imsg)
 	return (0);
 }
 #endif
+
+/*
+ * `fencectl show audit [N]': the parent reads its log (the broker may
+ * not) and sends the lines that are the caller's, or every line for
+ * root and the admin group; they go to fencectl as they come, then END.
+ */
+struct audit_ask {
+	struct inflight	 aa_in;		/* its maker: the connection */
+	int		 aa_gone;	/* it closed: the lines are dropped */
+};
+
+static void	control_audit_orphan(struct inflight *);
+static const struct inflight_kind audit_inflight = {
+	"audit", control_audit_orphan
+};
+#define AUDIT_ASK_OF(in)	((struct audit_ask *)((char *)(in) -	\
+				    offsetof(struct audit_ask, aa_in)))
+
+static void
+control_audit_orphan(struct inflight *in)
+{
+	AUDIT_ASK_OF(in)->aa_gone = 1;
+}
+
+int
+control_show_audit(struct ctl_conn *cc, struct imsg *imsg)
+{
+	struct msg_audit_read r;
+	struct audit_ask *aa;
+	uint32_t	 n;
+	void		*buf;
+	size_t		 len;
+
+	if (msg_u32_decode(imsg->data, imsg->len, &n, 1,
+	    AUDIT_SHOW_MAX) == -1)
+		return (-1);
+	memset(&r, 0, sizeof(r));
+	r.ar_uid = cc->cc_uid;
+	r.ar_admin = cc->cc_admin;
+	r.ar_count = n;
+	if ((aa = calloc(1, sizeof(*aa))) == NULL)
+		fatal("%s: calloc", __func__);
+	inflight_add(&aa->aa_in, &audit_inflight, cc);
+	if (msg_audit_read_encode(&r, &buf, &len) == -1)
+		fatal("%s: encode", __func__);
+	if (proc_compose(&broker_self, PROC_PARENT, IMSG_AUDIT_READ,
+	    aa->aa_in.in_id, -1, buf, len) == -1)
+		fatal("%s: to parent", __func__);
+	free(buf);
+	return (0);
+}
+
+/* IMSG_AUDIT_LINE and IMSG_AUDIT_END from the parent. */
+void
+control_audit_answer(struct imsg *imsg)
+{
+	struct msg_audit_line l;
+	struct inflight	*in;
+	struct audit_ask *aa;
+	struct ctl_conn	*cc;
+
+	if ((in = inflight_find(imsg->hdr.ih_peerid, &audit_inflight)) ==
+	    NULL)
+		fatalx("%s: parent answered unknown request %u", __func__,
+		    imsg->hdr.ih_peerid);
+	aa = AUDIT_ASK_OF(in);
+	cc = aa->aa_gone ? NULL : in->in_maker;
+	if (imsg->hdr.ih_type == IMSG_AUDIT_END) {
+		if (msg_empty_decode(imsg->data, imsg->len) == -1)
+			fatalx("%s: bad end from the parent", __func__);
+		inflight_remove(in);
+		free(aa);
+		if (cc != NULL)
+			control_reply(cc, IMSG_CTL_END, NULL, 0);
+		return;
+	}
+	if (msg_audit_line_decode(imsg->data, imsg->len, &l) == -1)
+		fatalx("%s: bad line from the parent", __func__);
+	msg_audit_line_free(&l);
+	if (cc != NULL)
+		control_reply(cc, IMSG_CTL_AUDIT, imsg->data, imsg->len);
+}

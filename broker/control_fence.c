@@ -313,6 +313,7 @@ control_who(const struct ctl_conn *cc, struct svc_who *w)
 	/* Root is held only to the bounds in all (it can stop the daemon). */
 	w->w_unbounded = cc->cc_uid == 0;
 	w->w_noun = "fence";
+	w->w_token = NULL;
 }
 
 /*

@@ -43,7 +43,8 @@ enum files_op {
 struct ftx {
 	struct inflight	 ft_in;		/* its maker */
 	enum files_op	 ft_op;
-	struct svc_who	 ft_who;
+	struct svc_who	 ft_who;	/* w_token: ft_token */
+	char		 ft_token[HOSTTOKEN_NAME_MAX + 1];
 	uid_t		 ft_owner;
 	char		 ft_key[FENCE_KEY_SIZE];
 	char		 ft_path[PATH_MAX];
@@ -88,6 +89,10 @@ files_new(enum files_op op, const struct svc_who *w, uid_t owner,
 		fatal("%s: calloc", __func__);
 	ft->ft_op = op;
 	ft->ft_who = *w;
+	/* The asker's token name outlives it here, in ft's own copy. */
+	if (w->w_token != NULL)
+		strlcpy(ft->ft_token, w->w_token, sizeof(ft->ft_token));
+	ft->ft_who.w_token = w->w_token != NULL ? ft->ft_token : NULL;
 	ft->ft_owner = owner;
 	strlcpy(ft->ft_key, key, sizeof(ft->ft_key));
 	strlcpy(ft->ft_path, path, sizeof(ft->ft_path));
@@ -128,6 +133,11 @@ files_say(struct ftx *ft, const struct files_answer *fa)
 	struct evbuffer	*keep = NULL;
 
 	ft->ft_cb = NULL;
+	/* What changed a home is in the audit log; reads are not. */
+	if (ft->ft_op == FOP_WRITE || ft->ft_op == FOP_DELETE)
+		audit_file(&ft->ft_who, ft->ft_owner, ft->ft_key, ft->ft_path,
+		    ft->ft_op == FOP_WRITE ? ft->ft_size : 0,
+		    fa->fa_code != NULL ? fa->fa_code : "ok");
 	/* A read's bytes outlive ft until its maker has them. */
 	if (fa->fa_data != NULL && fa->fa_data == ft->ft_data) {
 		keep = ft->ft_data;

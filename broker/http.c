@@ -675,7 +675,8 @@ http_auth(struct hreq *hr, uid_t *uid)
 		    HTTP_TOKEN_HEADER);
 		return (-1);
 	}
-	if (token == NULL || token_lookup(token, strlen(token), uid) == -1) {
+	if (token == NULL || token_lookup_name(token, strlen(token), uid,
+	    hr->hr_token, sizeof(hr->hr_token)) == -1) {
 		/* Nothing more to say to one without a token: close. */
 		http_header(hr, "Connection", "close");
 		http_header(hr, "WWW-Authenticate",

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "fenced.h"
+#include "msg.h"
 
 struct evbuffer;
 struct evhttp_request;
@@ -28,6 +29,8 @@ struct hreq {
 	struct evhttp_request	*hr_req;
 	struct hconn		*hr_conn;
 	uid_t			 hr_uid;	/* whose token it carries */
+	char			 hr_token[HOSTTOKEN_NAME_MAX + 1];	/* its
+						   name, for the audit log */
 	int			 hr_endpoint;	/* enum http_endpoint */
 	char			 hr_key[FENCE_KEY_SIZE];
 	int			 hr_base64;	/* output asked as base64 */

@@ -114,6 +114,7 @@ api_who(const struct hreq *hr, struct svc_who *w)
 	w->w_admin = 0;
 	w->w_unbounded = 0;	/* a token is not root, even root's */
 	w->w_noun = "environment";
+	w->w_token = hr->hr_token[0] != '\0' ? hr->hr_token : NULL;
 }
 
 /* One fence of a list, gathered as text. */

@@ -222,6 +222,7 @@ chan_who(const struct channel *ch, struct svc_who *w)
 	w->w_admin = 0;
 	w->w_unbounded = 0;
 	w->w_noun = "environment";
+	w->w_token = NULL;
 }
 
 struct chan_stream *

@@ -263,6 +263,7 @@ http_files_request(struct hreq *hr, int method, const char *rawpath,
 	w.w_admin = 0;
 	w.w_unbounded = 0;
 	w.w_noun = "environment";
+	w.w_token = hr->hr_token[0] != '\0' ? hr->hr_token : NULL;
 	switch (method) {
 	case EVHTTP_REQ_GET:
 	case EVHTTP_REQ_HEAD:

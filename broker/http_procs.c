@@ -279,6 +279,7 @@ procs_req(struct hreq *hr, struct msg_proc_req *q, uint32_t op)
 	w.w_admin = 0;
 	w.w_unbounded = 0;
 	w.w_noun = "environment";
+	w.w_token = hr->hr_token[0] != '\0' ? hr->hr_token : NULL;
 	svc_procs(&w, q, op == MSG_PROC_LIST ? procs_list_one :
 	    http_procs_answer, hr);
 }

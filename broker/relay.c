@@ -453,6 +453,7 @@ relay_open(struct relay *rl)
 	memset(&w, 0, sizeof(w));
 	w.w_uid = rl->rl_to.rt_uid;
 	w.w_noun = "environment";
+	w.w_token = rl->rl_to.rt_token[0] != '\0' ? rl->rl_to.rt_token : NULL;
 	memset(&to, 0, sizeof(to));
 	strlcpy(to.to_key, rl->rl_to.rt_key, sizeof(to.to_key));
 	to.to_owner = rl->rl_to.rt_owner;

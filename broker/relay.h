@@ -14,6 +14,8 @@
 struct relay_target {
 	int		 rt_form;
 	uid_t		 rt_uid;		/* who asks */
+	char		 rt_token[HOSTTOKEN_NAME_MAX + 1];	/* by the
+					   token of this name, or "" */
 	uid_t		 rt_owner;		/* whose fence */
 	char		 rt_key[FENCE_KEY_SIZE];
 	char		 rt_label[SVC_LABEL_LEN + 1];	/* RELAY_HOST */

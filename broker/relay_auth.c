@@ -177,9 +177,12 @@ relay_origin_ok(const struct http_head *h)
 	    strcasecmp(h->h_origin + 7, h->h_host) == 0);
 }
 
-/* The host token, if there is one: 1 and *uid, 0 none, -1 refused. */
+/*
+ * The host token, if there is one: 1 and rt's uid and token name, 0
+ * none, -1 refused.
+ */
 static int
-relay_token(const struct http_head *h, uid_t *uid,
+relay_token(const struct http_head *h, struct relay_target *rt,
     struct relay_refusal *rr)
 {
 	if (h->h_token_n == 0)
@@ -187,7 +190,8 @@ relay_token(const struct http_head *h, uid_t *uid,
 	if (h->h_token_n > 1)
 		return (relay_refuse(rr, 400, "bad-request", "more than one "
 		    HTTP_TOKEN_HEADER " header"));
-	if (token_lookup(h->h_token, strlen(h->h_token), uid) == -1)
+	if (token_lookup_name(h->h_token, strlen(h->h_token), &rt->rt_uid,
+	    rt->rt_token, sizeof(rt->rt_token)) == -1)
 		return (relay_refuse(rr, 401, "unauthorized", "the host token "
 		    "is not valid"));
 	return (1);
@@ -213,7 +217,7 @@ relay_auth_path(const struct http_head *h, struct relay_target *rt,
 	if (relay_path_parse(h, rt) == -1)
 		return (relay_refuse(rr, 404, "not-found", "not a port of an "
 		    "environment"));
-	if ((r = relay_token(h, &rt->rt_uid, rr)) == -1)
+	if ((r = relay_token(h, rt, rr)) == -1)
 		return (-1);
 	if (r == 0)
 		return (relay_refuse(rr, 401, "unauthorized", "no "
@@ -274,7 +278,7 @@ relay_auth_host(const struct http_head *h, struct relay_target *rt,
 	if (h->h_pathlen == strlen(TICKET_PATH) &&
 	    strncmp(h->h_target, TICKET_PATH, h->h_pathlen) == 0)
 		return (relay_auth_ticket(h, rt, rr));
-	if ((r = relay_token(h, &rt->rt_uid, rr)) == -1)
+	if ((r = relay_token(h, rt, rr)) == -1)
 		return (-1);
 	if (r == 0) {
 		c = http_head_cookie(h, HTTP_PORT_COOKIE, cookie,

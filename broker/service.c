@@ -96,6 +96,8 @@ svc_boot(const struct svc_who *w, struct msg_boot *b, svc_cb cb, void *arg)
 	b->b_require = 0;
 	if (bfence_find(b->b_owner, b->b_key) != NULL) {
 		metrics_boot(METRICS_BOOT_REFUSED);
+		svc_audit_refused(w, AUDIT_BOOT, b->b_owner, b->b_key, NULL,
+		    "exists");
 		svc_refuse(cb, arg, "exists", "%s %s is already running",
 		    w->w_noun, b->b_key);
 		return;
@@ -109,6 +111,7 @@ svc_boot(const struct svc_who *w, struct msg_boot *b, svc_cb cb, void *arg)
 	r = breq_new(BREQ_FENCER, b->b_owner, b->b_key, svc_booted, w, 0,
 	    cb, arg);
 	r->r_want = want;
+	svc_audit_fencer(r, AUDIT_BOOT, NULL);
 	svc_to_fencer(r, IMSG_FENCE_BOOT, buf, len);
 	explicit_bzero(buf, len);
 	free(buf);
@@ -233,6 +236,7 @@ svc_stop(const struct svc_who *w, uid_t named, const char *key, svc_cb cb,
 		fatal("%s: encode", __func__);
 	r = breq_new(BREQ_FENCER, q.r_owner == MSG_OWNER_NONE ? w->w_uid :
 	    q.r_owner, key, svc_stop_answer, w, 0, cb, arg);
+	svc_audit_fencer(r, AUDIT_STOP, "request");
 	svc_to_fencer(r, IMSG_FENCE_STOP, buf, len);
 	free(buf);
 }
@@ -257,6 +261,7 @@ svc_stop_key(uid_t owner, const char *key)
 		fatal("%s: encode", __func__);
 	r = breq_new(BREQ_FENCER, q.r_owner, q.r_key, svc_stop_answer, NULL, 0,
 	    NULL, NULL);
+	svc_audit_fencer(r, AUDIT_STOP, "daemon");
 	svc_to_fencer(r, IMSG_FENCE_STOP, buf, len);
 	free(buf);
 }

@@ -113,6 +113,10 @@ struct breq {
 	struct svc_who		 r_undo_who;
 	struct timespec		 r_t0;		/* made, monotonic */
 	int			 r_metered;	/* its end is counted */
+	/* The audit log: who asked through what, and the event. */
+	uint32_t		 r_via;		/* enum audit_via */
+	char			 r_token[HOSTTOKEN_NAME_MAX + 1];
+	struct msg_audit	*r_audit;	/* sent at its end */
 };
 
 TAILQ_HEAD(bfence_list, bfence);
@@ -131,6 +135,15 @@ struct bfence	*svc_fence_for(const struct svc_who *, uid_t, const char *,
 void		 svc_fence_answer(struct svc_answer *, struct bfence *,
 		    const struct msg_fence *, struct msg_fence *);
 void		 bfence_each(void (*)(void *, const struct bfence *), void *);
+
+/* svc_audit.c: the service's events of the audit log */
+void		 svc_audit_agent(struct breq *, uint32_t, const void *);
+void		 svc_audit_fencer(struct breq *, uint32_t, const char *);
+void		 svc_audit_refused(const struct svc_who *, uint32_t, uid_t,
+		    const char *, const char *, const char *);
+void		 svc_audit_end(struct breq *, const struct svc_answer *,
+		    const char *);
+void		 svc_audit_ended(const struct msg_fence *);
 
 /* svc_req.c: the requests in flight */
 struct breq	*breq_new(enum breq_kind, uid_t, const char *, breq_fn,

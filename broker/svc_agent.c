@@ -146,6 +146,8 @@ svc_to_agent(struct bfence *bf, struct breq *r, uint32_t type, void *msg,
 
 	r->r_type = type;
 	breq_attach(r, bf);
+	if (!probe)
+		svc_audit_agent(r, type, msg);
 	/* Its verdict did not meet its require: it is being stopped. */
 	if (!probe && bf->bf_refused != NULL) {
 		breq_error(r, "fence-stopped", "%s %s %s", r->r_noun,

@@ -441,6 +441,7 @@ bfence_remove(struct bfence *bf, const struct msg_fence *info)
 	bf->bf_agent = NULL;
 	svc_egress_end(bf->bf_egress);
 	svc_fail_fence(bf, "stopped", 1);
+	svc_audit_ended(info);
 	/*
 	 * One the service stopped itself was never its owner's to use:
 	 * a `require' not met was refused to whoever booted it, who heard

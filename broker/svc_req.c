@@ -41,7 +41,7 @@ RB_HEAD(svc_user_tree, svc_user);
 static struct svc_user_tree svc_users = RB_INITIALIZER(&svc_users);
 static unsigned int	 svc_nreqs;
 
-static const struct svc_who svc_daemon = { 0, 1, 1, "fence" };
+static const struct svc_who svc_daemon = { 0, 1, 1, "fence", NULL };
 
 static void	breq_orphan(struct inflight *);
 static const struct inflight_kind breq_inflight = {
@@ -136,6 +136,9 @@ breq_new(enum breq_kind kind, uid_t owner, const char *key, breq_fn fn,
 	r->r_cb = cb;
 	clock_gettime(CLOCK_MONOTONIC, &r->r_t0);
 	r->r_noun = (w != NULL ? w : &svc_daemon)->w_noun;
+	r->r_via = audit_via(w);
+	if (w != NULL && w->w_token != NULL)
+		strlcpy(r->r_token, w->w_token, sizeof(r->r_token));
 	if (w != NULL) {
 		su = svc_user_get(w->w_uid, 1);
 		r->r_counted = 1;
@@ -198,6 +201,8 @@ breq_done(struct breq *r)
 		breq_unhold(r);
 		TAILQ_REMOVE(&r->r_fence->bf_reqs, r, r_fentry);
 	}
+	/* Ended with no answer said: nobody waited for one. */
+	svc_audit_end(r, NULL, "abandoned");
 	inflight_remove(&r->r_in);
 	if (!r->r_outside)
 		svc_nreqs--;
@@ -245,6 +250,9 @@ breq_reply(struct breq *r, const struct svc_answer *a)
 	svc_cb		 cb = r->r_cb;
 	void		*arg = r->r_in.in_maker;
 
+	/* A tunnel's opening is its event; the tunnel lives on. */
+	if (a->a_last || a->a_what == SVC_TUNNEL)
+		svc_audit_end(r, a, NULL);
 	if (a->a_last) {
 		svc_metered(r, a);
 		breq_done(r);
@@ -273,6 +281,7 @@ breq_error(struct breq *r, const char *code, const char *fmt, ...)
 	a.a_last = 1;
 	a.a_code = code;
 	svc_metered(r, &a);
+	svc_audit_end(r, NULL, code);
 	breq_done(r);
 	svc_say_error(cb, arg, code, message);
 }

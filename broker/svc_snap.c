@@ -156,6 +156,8 @@ svc_exec_undo(const struct svc_who *w, struct msg_exec *x, uint32_t type,
 	r->r_undo_len = xlen;
 	r->r_undo_type = type;
 	r->r_undo_who = *w;
+	/* The asker's token name outlives it here, in r's own copy. */
+	r->r_undo_who.w_token = r->r_token[0] != '\0' ? r->r_token : NULL;
 	svc_to_fencer(r, IMSG_FENCE_SNAP, buf, len);
 	free(buf);
 }

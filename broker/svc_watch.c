@@ -48,6 +48,7 @@ svc_watch_add(const struct svc_who *w, svc_watch_fn fn, void *arg)
 		return (NULL);
 	}
 	sw->sw_who = *w;
+	sw->sw_who.w_token = NULL;	/* the asker's; not kept */
 	sw->sw_fn = fn;
 	sw->sw_arg = arg;
 	TAILQ_INSERT_TAIL(&svc_watches, sw, sw_entry);

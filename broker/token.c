@@ -44,11 +44,14 @@ struct token_pending {
 	struct msg_token	 tp_token;	/* uid, name and hash */
 	struct msg_hosttoken	 tp_text;	/* what the user gets */
 	token_cb		 tp_cb;		/* NULL: asker gone */
+	enum ctltoken_op	 tp_op;		/* for the audit log */
 };
 
 static struct msg_token	 tokens[HOSTTOKEN_MAX];
 static size_t		 ntokens;
 static void	token_orphan(struct inflight *);
+static const char *token_action(enum ctltoken_op);
+static const char *token_outcome(uint32_t);
 static const struct inflight_kind token_inflight = {
 	"token", token_orphan
 };
@@ -190,8 +193,16 @@ token_counts(uid_t uid, size_t *user, size_t *all)
 int
 token_lookup(const char *text, size_t len, uid_t *uid)
 {
+	return (token_lookup_name(text, len, uid, NULL, 0));
+}
+
+/* The same, and the token's name into name (size bytes) if not NULL. */
+int
+token_lookup_name(const char *text, size_t len, uid_t *uid, char *name,
+    size_t size)
+{
 	uint8_t		 raw[HOSTTOKEN_BYTES], hash[HOSTTOKEN_HASH];
-	size_t		 i;
+	size_t		 i, at = 0;
 	uid_t		 found = (uid_t)-1;
 	int		 match = 0;
 
@@ -206,6 +217,7 @@ token_lookup(const char *text, size_t len, uid_t *uid)
 		if (timingsafe_bcmp(tokens[i].tk_hash, hash,
 		    sizeof(hash)) == 0) {
 			found = tokens[i].tk_uid;
+			at = i;
 			match = 1;
 		}
 	}
@@ -213,6 +225,8 @@ token_lookup(const char *text, size_t len, uid_t *uid)
 	if (!match)
 		return (-1);
 	*uid = found;
+	if (name != NULL)
+		(void)strlcpy(name, tokens[at].tk_name, size);
 	return (0);
 }
 
@@ -330,8 +344,10 @@ token_request(uid_t uid, enum ctltoken_op op, const char *name,
 		return (-1);
 	}
 	if (token_may(uid, op, name, code, why) == -1 ||
-	    token_rate(uid, &count, code, why) == -1)
+	    token_rate(uid, &count, code, why) == -1) {
+		audit_token(uid, token_action(op), name, *code);
 		return (-1);
+	}
 	if ((tp = calloc(1, sizeof(*tp))) == NULL)
 		fatal("%s: calloc", __func__);
 	tp->tp_token.tk_uid = uid;
@@ -350,6 +366,7 @@ token_request(uid_t uid, enum ctltoken_op op, const char *name,
 		explicit_bzero(raw, sizeof(raw));
 	}
 	tp->tp_cb = cb;
+	tp->tp_op = op;
 	inflight_add(&tp->tp_in, &token_inflight, arg);
 
 	if (msg_token_encode(&tp->tp_token, &buf, &len) == -1)
@@ -367,6 +384,31 @@ token_request(uid_t uid, enum ctltoken_op op, const char *name,
 	}
 	(*count)++;
 	return (0);
+}
+
+/* The audit log's words for a change and for how it went. */
+static const char *
+token_action(enum ctltoken_op op)
+{
+	return (op == CTLTOKEN_DELETE ? "delete" : op == CTLTOKEN_REPLACE ?
+	    "replace" : "create");
+}
+
+static const char *
+token_outcome(uint32_t result)
+{
+	switch (result) {
+	case 0:
+		return ("ok");
+	case ENOENT:
+		return ("not-found");
+	case ENOSPC:
+		return ("too-many-tokens");
+	case EBUSY:
+		return ("busy");
+	default:
+		return ("not-stored");
+	}
 }
 
 /*
@@ -405,6 +447,8 @@ token_stored(struct imsg *imsg)
 		log_info("uid %u has a new host token \"%s\"",
 		    (unsigned)t->tk_uid, t->tk_name);
 	}
+	audit_token(t->tk_uid, token_action(tp->tp_op), t->tk_name,
+	    token_outcome(result));
 	if (tp->tp_cb != NULL)
 		tp->tp_cb(tp->tp_in.in_maker, result == 0 && !t->tk_delete ?
 		    &tp->tp_text : NULL, (int)result);

@@ -183,6 +183,15 @@ struct fenced_config {
 	   exact entry; EGRESS_REFUSED_DEFAULT). */
 	char		 c_probe_egress_allowed[EGRESS_ENTRY_LEN];
 	char		 c_probe_egress_refused[EGRESS_ENTRY_LEN];
+	/*
+	 * `audit ...' (docs/audit.md): the parent's alone, never sent to
+	 * a child, since only the parent writes the log.  c_audit_log ""
+	 * once resolved: `audit off'.
+	 */
+	char		 c_audit_log[PATH_MAX];
+	int		 c_audit_off;
+	uint64_t	 c_audit_size;		/* bytes before a rotation */
+	uint32_t	 c_audit_keep;		/* rotated files kept */
 
 	/* Resolved by the parent, not written in the file. */
 	uid_t		 c_uid;			/* of c_user */
@@ -199,6 +208,13 @@ struct fenced_config {
 };
 
 /* Bounds the grammar and the codecs enforce. */
+#define AUDIT_LOG_DEFAULT	"/var/log/fenced/audit.log"
+#define AUDIT_LOG_STATE		"audit.log"	/* <state>/, not the default */
+#define AUDIT_SIZE_DEFAULT	(16ULL << 20)
+#define AUDIT_SIZE_MIN		(4ULL << 10)
+#define AUDIT_SIZE_MAX		(1ULL << 40)
+#define AUDIT_KEEP_DEFAULT	5
+#define AUDIT_KEEP_MAX		99
 #define LIFETIME_MIN		1
 #define LIFETIME_MAX		(7 * 24 * 3600)
 #define HOME_LIMIT_MIN		(16ULL << 20)	/* `limit home' */

@@ -75,6 +75,7 @@ static void	ctl_identity(struct imsg *);
 static void	ctl_verdict(struct imsg *);
 static void	ctl_hosttoken(struct imsg *);
 static void	ctl_tokeninfo(struct ctl_ctx *, struct imsg *);
+static void	ctl_audit_line(struct imsg *);
 static int	ctl_put(struct imsgbuf *, const struct parse_result *);
 static int	ctl_get(struct imsgbuf *, const struct parse_result *);
 
@@ -308,6 +309,10 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 	case CTL_SHOW_TOKENS:
 		*type = IMSG_CTL_SHOW_TOKENS;
 		return (0);
+	case CTL_SHOW_AUDIT:
+		*type = IMSG_CTL_SHOW_AUDIT;
+		return (msg_u32_encode(res->lines != 0 ? res->lines :
+		    AUDIT_SHOW_DEFAULT, buf, len));
 	case CTL_PORTS:
 		memset(&ps, 0, sizeof(ps));
 		ps.ps_owner = res->owner;
@@ -491,6 +496,9 @@ ctl_run(struct imsgbuf *ibuf, struct ctl_ctx *ctx, int wait_ms)
 			break;
 		case IMSG_CTL_TOKENINFO:
 			ctl_tokeninfo(ctx, &imsg);
+			break;
+		case IMSG_CTL_AUDIT:
+			ctl_audit_line(&imsg);
 			break;
 		case IMSG_CTL_PROC:
 			ctl_proc(ctx->c_action, &imsg, &ctx->c_nfences);
@@ -870,6 +878,18 @@ ctl_tokeninfo(struct ctl_ctx *ctx, struct imsg *imsg)
 	    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		strlcpy(when, "?", sizeof(when));
 	printf("%-32s %s\n", ti.ti_name, when);
+}
+
+/* show audit: a line of the log as the parent wrote it. */
+static void
+ctl_audit_line(struct imsg *imsg)
+{
+	struct msg_audit_line l;
+
+	if (msg_audit_line_decode(imsg->data, imsg->len, &l) == -1)
+		errx(1, "bad audit reply");
+	printf("%s\n", l.al_line);
+	msg_audit_line_free(&l);
 }
 
 /* The measured level, then the verdicts as the prober wrote them. */

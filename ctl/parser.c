@@ -79,7 +79,8 @@ enum token_field {
 	F_LOCALPORT,
 	F_SNAP,
 	F_FROM,
-	F_UNDO
+	F_UNDO,
+	F_LINES
 };
 
 struct token {
@@ -219,6 +220,13 @@ static const struct token t_boot_from[] = {
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 
+/* show audit [N] */
+static const struct token t_show_audit[] = {
+	{ NOTOKEN, NULL, 0, NULL, 0, 0 },
+	{ NUMBER, "N", F_LINES, t_end, 1, AUDIT_SHOW_MAX },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
 static const struct token t_show[] = {
 	{ KEYWORD, "stats", CTL_SHOW_STATS, t_end, 0, 0 },
 	{ KEYWORD, "environments", CTL_SHOW_ENVS, t_end, 0, 0 },
@@ -228,6 +236,7 @@ static const struct token t_show[] = {
 	{ KEYWORD, "process", CTL_SHOW_PROC, t_proc_key, 0, 0 },
 	{ KEYWORD, "snapshots", CTL_SHOW_SNAPS, t_show_snaps, 0, 0 },
 	{ KEYWORD, "metrics", CTL_SHOW_METRICS, t_end, 0, 0 },
+	{ KEYWORD, "audit", CTL_SHOW_AUDIT, t_show_audit, 0, 0 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 
@@ -793,6 +802,7 @@ parse_take(const struct token *t, int i)
 	case F_SIGNAL:		res.signal = word;	break;
 	case F_PORT:		res.port = v;		break;
 	case F_LOCALPORT:	res.localport = v;	break;
+	case F_LINES:		res.lines = v;		break;
 	case F_LOCAL:		res.local = word;	break;
 	case F_EGRESS:
 		parse_egress(word, i + 1);

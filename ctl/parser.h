@@ -45,7 +45,8 @@ enum ctl_action {
 	CTL_RESTORE,
 	CTL_UNDO,
 	CTL_SHOW_METRICS,
-	CTL_DOCTOR
+	CTL_DOCTOR,
+	CTL_SHOW_AUDIT
 };
 
 /*
@@ -88,6 +89,7 @@ struct parse_result {
 	char		 from_key[FENCE_KEY_SIZE];	/* boot ... from K[@S] */
 	char		 from_snap[FENCE_KEY_SIZE];
 	int		 undo;		/* exec ... undo */
+	uint32_t	 lines;		/* show audit N; 0: the default */
 };
 
 /* Parses argv (the command, options removed) or exits 1 saying why. */

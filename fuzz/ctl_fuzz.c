@@ -75,15 +75,28 @@ token_request(uid_t uid, enum ctltoken_op op, const char *name, token_cb cb,
 /* A reload the stand-in parent answers on the loop's next turn. */
 static uint32_t		 fz_reload;
 
-/* Only an admin's request goes on to the parent. */
+/* A read of the audit log, answered on the loop's next turn too. */
+static uint32_t		 fz_audit;
+
+/* Only an admin's request goes on to the parent, or a read of the log. */
 int
 proc_compose(struct proc_self *ps, enum fenced_proc to, uint32_t type,
     uint32_t peerid, int fd, const void *data, size_t len)
 {
+	struct msg_audit_read ar;
 	int32_t	 v;
 
-	FUZZ_CHECK(fz_cc != NULL && fz_cc->cc_admin);
-	FUZZ_CHECK(to == PROC_PARENT && fd == -1);
+	FUZZ_CHECK(fz_cc != NULL && to == PROC_PARENT && fd == -1);
+	if (type == IMSG_AUDIT_READ) {
+		/* The connection's own uid; admin as it is. */
+		FUZZ_CHECK(msg_audit_read_decode(data, len, &ar) == 0);
+		FUZZ_CHECK(ar.ar_uid == fz_cc->cc_uid &&
+		    ar.ar_admin == (uint32_t)fz_cc->cc_admin);
+		FUZZ_CHECK(peerid != 0 && fz_audit == 0);
+		fz_audit = peerid;
+		return (0);
+	}
+	FUZZ_CHECK(fz_cc->cc_admin);
 	FUZZ_CHECK(type == IMSG_LOG_VERBOSE || type == IMSG_RELOAD);
 	if (type == IMSG_LOG_VERBOSE)
 		FUZZ_CHECK(msg_i32_decode(data, len, &v, 0, 3) == 0);
@@ -115,6 +128,35 @@ fz_reloaded(void)
 	m.len = len;
 	control_reloaded(&m);
 	free(buf);
+}
+
+/* The parent's answer to a read of the log: one line, then the end. */
+static void
+fz_audit_answer(void)
+{
+	struct msg_audit_line l;
+	struct imsg	 m;
+	void		*buf;
+	size_t		 len;
+
+	if (fz_audit == 0)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.hdr.ih_type = IMSG_AUDIT_LINE;
+	m.hdr.ih_peerid = fz_audit;
+	m.fd = -1;
+	l.al_line = "{\"kind\":\"boot\"}";
+	if (msg_audit_line_encode(&l, &buf, &len) == -1)
+		FUZZ_FAIL();
+	m.data = buf;
+	m.len = len;
+	control_audit_answer(&m);
+	free(buf);
+	m.hdr.ih_type = IMSG_AUDIT_END;
+	m.data = NULL;
+	m.len = 0;
+	fz_audit = 0;
+	control_audit_answer(&m);
 }
 
 int
@@ -167,6 +209,7 @@ fz_reply(const struct imsg *m)
 	struct msg_port_ticket	 pk;
 	struct msg_snap_info	 sn;
 	struct msg_check	 hc;
+	struct msg_audit_line	 al;
 
 	switch (m->hdr.ih_type) {
 	case IMSG_CTL_OK:
@@ -228,6 +271,10 @@ fz_reply(const struct imsg *m)
 		FUZZ_CHECK(msg_check_decode(m->data, m->len, &hc) == 0);
 		/* Only an admin's connection sees a detail (stub_svc.c). */
 		FUZZ_CHECK(stub_admin || hc.hc_detail[0] == '\0');
+		break;
+	case IMSG_CTL_AUDIT:
+		FUZZ_CHECK(msg_audit_line_decode(m->data, m->len, &al) == 0);
+		msg_audit_line_free(&al);
 		break;
 	default:
 		FUZZ_FAIL();
@@ -296,6 +343,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		event_base_loop(broker_self.ps_evbase, EVLOOP_NONBLOCK);
 		fz_reloaded();
+		fz_audit_answer();
 		while ((n = imsgbuf_read(cb)) > 0)
 			idle = 0;
 		if (n == 0)

@@ -75,6 +75,18 @@ token_lookup(const char *text, size_t len, uid_t *uid)
 	return (0);
 }
 
+/* The same, the token named "fz" (the audit log's token name). */
+int
+token_lookup_name(const char *text, size_t len, uid_t *uid, char *name,
+    size_t size)
+{
+	if (token_lookup(text, len, uid) == -1)
+		return (-1);
+	if (name != NULL)
+		(void)strlcpy(name, "fz", size);
+	return (0);
+}
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {

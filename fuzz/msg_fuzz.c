@@ -78,7 +78,8 @@ enum fuzz_kind {
 	FK_FENCE, FK_TOKEN, FK_HOSTTOKEN, FK_HELLO, FK_EXEC, FK_RESULT,
 	FK_GITCONFIG, FK_GITINIT, FK_TUNNEL_OPEN, FK_TUNNEL, FK_TUNNEL_DATA,
 	FK_TUNNEL_CREDIT, FK_TUNNEL_CLOSE, FK_PORTS_REQ, FK_PORTLIST,
-	FK_PORT_TICKET, FK_SNAP, FK_SNAP_INFO, FK_USAGE, FK_CHECK, FK_MAX
+	FK_PORT_TICKET, FK_SNAP, FK_SNAP_INFO, FK_USAGE, FK_CHECK, FK_AUDIT,
+	FK_AUDIT_READ, FK_AUDIT_LINE, FK_MAX
 };
 
 static void
@@ -258,6 +259,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case FK_CHECK:
 		ROUND_TRIP(msg_check, struct msg_check, nofree);
+		break;
+	case FK_AUDIT:
+		ROUND_TRIP(msg_audit, struct msg_audit, nofree);
+		break;
+	case FK_AUDIT_READ:
+		ROUND_TRIP(msg_audit_read, struct msg_audit_read, nofree);
+		break;
+	case FK_AUDIT_LINE:
+		ROUND_TRIP(msg_audit_line, struct msg_audit_line,
+		    msg_audit_line_free);
 		break;
 	}
 	return (0);

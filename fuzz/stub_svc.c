@@ -8,6 +8,7 @@
  */
 #include <sys/types.h>
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ stub_who(const struct svc_who *w)
 	FUZZ_CHECK(w->w_admin == stub_admin);
 	FUZZ_CHECK(w->w_unbounded == stub_unbounded);
 	FUZZ_CHECK(w->w_noun != NULL);
+	FUZZ_CHECK(w->w_token == NULL || hosttoken_name_valid(w->w_token));
 }
 
 /* A key as the service takes it: "" (all) or a valid name. */
@@ -40,6 +42,17 @@ stub_key(const char *key)
 {
 	FUZZ_CHECK(memchr(key, '\0', FENCE_KEY_SIZE) != NULL);
 	FUZZ_CHECK(key[0] == '\0' || fence_key_valid(key));
+}
+
+/* A file written or removed, for the audit log: said, not sent. */
+void
+audit_file(const struct svc_who *w, uid_t owner, const char *key,
+    const char *path, uint64_t bytes, const char *outcome)
+{
+	FUZZ_CHECK(w->w_uid == stub_uid && w->w_noun != NULL);
+	stub_key(key);
+	FUZZ_CHECK(path != NULL && strnlen(path, PATH_MAX) < PATH_MAX);
+	FUZZ_CHECK(outcome != NULL && outcome[0] != '\0');
 }
 
 static void

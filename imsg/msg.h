@@ -200,6 +200,18 @@ enum imsg_type {
 				   hc_detail "" unless the asker is an
 				   admin; then END */
 
+	/* The audit log (docs/audit.md) */
+	IMSG_AUDIT,		/* broker -> parent: struct msg_audit, a
+				   notice: nobody waits for an answer */
+	IMSG_AUDIT_READ,	/* broker -> parent: struct msg_audit_read;
+				   ih_peerid: the request, answered with
+				   AUDIT_LINEs, then AUDIT_END */
+	IMSG_AUDIT_LINE,	/* parent -> broker: struct msg_audit_line */
+	IMSG_AUDIT_END,		/* parent -> broker: empty, the last */
+	IMSG_CTL_SHOW_AUDIT,	/* fencectl -> broker: u32 lines, 1..
+				   AUDIT_SHOW_MAX */
+	IMSG_CTL_AUDIT,		/* broker -> fencectl: struct msg_audit_line */
+
 	IMSG_TYPE_MAX
 };
 
@@ -656,6 +668,74 @@ struct msg_tokeninfo {
 	int64_t		 ti_created;
 };
 
+/*
+ * IMSG_AUDIT: one event of the audit log (docs/audit.md), as the broker
+ * saw it.  The parent formats and escapes it; the broker sends fields,
+ * never a line.  What au_what, au_text and au_num hold depends on the
+ * kind (audit_kinds[] in parent/audit.c names them in the line).
+ */
+enum audit_kind {
+	AUDIT_BOOT = 1,		/* a boot: outcome */
+	AUDIT_EXEC,		/* argv (or au_text: a command), au_cwd */
+	AUDIT_FILE,		/* a write: au_text the path, au_num bytes */
+	AUDIT_TERM,		/* au_what "open" or "close", au_num its id */
+	AUDIT_PORT,		/* a relayed connection: au_num the port,
+				   au_text whence */
+	AUDIT_STOP,		/* au_what why */
+	AUDIT_TOKEN,		/* au_what "create", "replace" or "delete",
+				   au_text the token's name */
+	AUDIT_DENIAL,		/* au_what the layer, au_text what,
+				   au_num how many */
+	AUDIT_KIND_MAX = AUDIT_DENIAL
+};
+
+enum audit_via {
+	AUDIT_VIA_CONTROL = 1,	/* the control socket: au_uid its peer's */
+	AUDIT_VIA_HTTP,		/* the API: au_uid the token's owner */
+	AUDIT_VIA_DAEMON	/* nobody asked (a lifetime's end, a denial) */
+};
+
+#define AUDIT_ARGS_MAX		32	/* an exec's arguments kept */
+#define AUDIT_ARG_SIZE		256	/* bytes of each, its NUL included */
+#define AUDIT_TEXT_SIZE		1024	/* a command, a path; NUL included */
+#define AUDIT_WORD_SIZE		48	/* an outcome, a why: [a-z0-9.-] */
+
+/*
+ * `fencectl show audit': the last ar_count lines of the log that are
+ * ar_uid's (its uid or the fence's owner), or every line for an admin;
+ * each line as written, without its newline.
+ */
+#define AUDIT_SHOW_DEFAULT	20
+#define AUDIT_SHOW_MAX		1000
+#define AUDIT_LINE_MAX		(128U * 1024)	/* a line, its NUL included */
+
+struct msg_audit_read {
+	uid_t		 ar_uid;
+	uint32_t	 ar_admin;
+	uint32_t	 ar_count;
+};
+
+struct msg_audit_line {
+	char		*al_line;	/* 0x20..0x7e alone */
+};
+
+struct msg_audit {
+	uint32_t	 au_kind;		/* enum audit_kind */
+	uint32_t	 au_via;		/* enum audit_via */
+	uid_t		 au_uid;		/* who asked */
+	char		 au_token[HOSTTOKEN_NAME_MAX + 1];	/* or "" */
+	char		 au_key[FENCE_KEY_SIZE];	/* "" for a token */
+	uid_t		 au_owner;	/* the fence's, or MSG_OWNER_NONE */
+	char		 au_outcome[AUDIT_WORD_SIZE];	/* "ok" or a code */
+	char		 au_what[AUDIT_WORD_SIZE];
+	char		 au_text[AUDIT_TEXT_SIZE];	/* any bytes */
+	char		 au_cwd[AUDIT_TEXT_SIZE];	/* any bytes */
+	uint64_t	 au_num;
+	uint32_t	 au_truncated;	/* an argument or a text was cut */
+	uint32_t	 au_nargs;	/* the exec's, even past the kept */
+	char		 au_argv[AUDIT_ARGS_MAX][AUDIT_ARG_SIZE];
+};
+
 /* The warm pool of one tier (docs/pool.md), counted since start. */
 struct msg_pool_tier {
 	uint32_t	 pt_size;		/* configured: `pool TIER N' */
@@ -850,6 +930,16 @@ int	 msg_fence_encode(const struct msg_fence *, void **, size_t *);
 int	 msg_fence_decode(const void *, size_t, struct msg_fence *);
 
 /* imsg/msg_token.c */
+int	 msg_audit_encode(const struct msg_audit *, void **, size_t *);
+int	 msg_audit_decode(const void *, size_t, struct msg_audit *);
+int	 msg_audit_word_valid(const char *, size_t);
+int	 msg_audit_read_encode(const struct msg_audit_read *, void **,
+	    size_t *);
+int	 msg_audit_read_decode(const void *, size_t, struct msg_audit_read *);
+int	 msg_audit_line_encode(const struct msg_audit_line *, void **,
+	    size_t *);
+int	 msg_audit_line_decode(const void *, size_t, struct msg_audit_line *);
+void	 msg_audit_line_free(struct msg_audit_line *);
 int	 msg_token_encode(const struct msg_token *, void **, size_t *);
 int	 msg_token_decode(const void *, size_t, struct msg_token *);
 int	 msg_hosttoken_encode(const struct msg_hosttoken *, void **, size_t *);

@@ -25,6 +25,7 @@ static const char *config_tmpdirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
 static int	config_uids_clear(const struct fenced_config *);
 static void	config_admin_uids(struct fenced_config *, const struct group *);
 static int	config_admin_add(struct fenced_config *, uid_t);
+static int	config_audit_resolve(struct fenced_config *);
 static void	config_uids_more(char *, size_t, unsigned);
 
 /*
@@ -78,6 +79,8 @@ config_defaults(struct fenced_config *c)
 	c->c_http_body_max = 2U << 20;
 	c->c_files_max = 16U << 20;
 	c->c_egress_resolver_port = 53;
+	c->c_audit_size = AUDIT_SIZE_DEFAULT;
+	c->c_audit_keep = AUDIT_KEEP_DEFAULT;
 	c->c_egress_conns = 32;
 	c->c_egress_rate = 4U << 20;
 	c->c_egress_idle = 60;
@@ -252,6 +255,34 @@ config_env_override(struct fenced_config *c)
 }
 
 /*
+ * Where the audit log goes when `audit log' is not given: where a
+ * Debian admin looks, /var/log/fenced/audit.log, for the daemon of the
+ * default state directory; a daemon on a state of its own (a second
+ * daemon, a test's) writes <state>/audit.log, so that two daemons never
+ * share one log or rotate each other's.  `audit off': none.
+ */
+static int
+config_audit_resolve(struct fenced_config *c)
+{
+	if (c->c_audit_off) {
+		c->c_audit_log[0] = '\0';
+		return (0);
+	}
+	if (c->c_audit_log[0] != '\0')
+		return (0);
+	if (strcmp(c->c_state, FENCED_STATE) == 0)
+		(void)strlcpy(c->c_audit_log, AUDIT_LOG_DEFAULT,
+		    sizeof(c->c_audit_log));
+	else if ((size_t)snprintf(c->c_audit_log, sizeof(c->c_audit_log),
+	    "%s/%s", c->c_state, AUDIT_LOG_STATE) >= sizeof(c->c_audit_log)) {
+		log_warnx("state %s: too long for the audit log's path",
+		    c->c_state);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
  * No account of the host may hold an id of `fence uids': a user with
  * such a uid could signal the fence that gets it and reach its home,
  * and since a root-owned fence's gid is its uid, the members of a group
@@ -369,7 +400,7 @@ config_resolve(struct fenced_config *c)
 		c->c_admin_gid = gr->gr_gid;
 		config_admin_uids(c, gr);
 	}
-	return (0);
+	return (config_audit_resolve(c));
 }
 
 /* uid added to c's admin uids, or there already; -1: no room. */

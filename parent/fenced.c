@@ -39,6 +39,7 @@
 
 #define SHUTDOWN_GRACE_MS	2000	/* SIGTERM, then SIGKILL */
 #define REQ_WINDOW_SEC		10
+#define AUDIT_RATE		100000	/* events in REQ_WINDOW_SEC */
 #define HTTP_BACKLOG		128
 #define TOKENS_FILE		"tokens"	/* under the state directory */
 /* "UID NAME CREATED SHA256HEX\n" */
@@ -95,6 +96,10 @@ static void	req_reload(enum fenced_proc, struct imsg *);
 static void	req_reload_refuse(enum fenced_proc, struct imsg *);
 static void	req_token_store(enum fenced_proc, struct imsg *);
 static void	req_token_refuse(enum fenced_proc, struct imsg *);
+static void	req_audit(enum fenced_proc, struct imsg *);
+static void	req_audit_refuse(enum fenced_proc, struct imsg *);
+static void	req_audit_read(enum fenced_proc, struct imsg *);
+static void	req_audit_read_end(enum fenced_proc, struct imsg *);
 
 static const struct parent_req parent_reqs[] = {
 	/*
@@ -116,6 +121,18 @@ static const struct parent_req parent_reqs[] = {
 	 */
 	{ PROC_BROKER,	IMSG_TOKEN_STORE,	40,	req_token_store,
 	    req_token_refuse },
+	/*
+	 * A notice: one event of the audit log (parent/audit.c).  Over
+	 * the rate it is counted, and the count written as one line.
+	 */
+	{ PROC_BROKER,	IMSG_AUDIT,		AUDIT_RATE,	req_audit,
+	    req_audit_refuse },
+	/*
+	 * Answered with the lines (IMSG_AUDIT_LINE), then IMSG_AUDIT_END;
+	 * over the rate with the END alone.
+	 */
+	{ PROC_BROKER,	IMSG_AUDIT_READ,	20,	req_audit_read,
+	    req_audit_read_end },
 };
 #define NREQS	(sizeof(parent_reqs) / sizeof(parent_reqs[0]))
 static struct parent_req_use parent_req_use[NREQS];
@@ -222,6 +239,9 @@ main(int argc, char *argv[])
 	uids_lock = uids_claim(conf.c_fence_uid_lo, conf.c_fence_uid_hi,
 	    daemon_id, conf.c_state);
 	parent_tokens_load(conf.c_state);
+	if (audit_open(&conf) == -1)
+		errx(1, "audit log %s: cannot be written safely (or set "
+		    "`audit off')", conf.c_audit_log);
 	/*
 	 * On cgroup v2, into a leaf of our own before anything is forked:
 	 * every process of the daemon is born there (common/cg_daemon.c).
@@ -869,9 +889,11 @@ parent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 			pu->pu_count = 0;
 		}
 		if (++pu->pu_count > pr->pr_max) {
-			log_warnx("%s: %s asks %s too often, refused",
-			    __func__, proc_name(from),
-			    msg_type_name(imsg->hdr.ih_type));
+			/* Said once a window: a flood floods no log. */
+			if (pu->pu_count == pr->pr_max + 1)
+				log_warnx("%s: %s asks %s too often, refused",
+				    __func__, proc_name(from),
+				    msg_type_name(imsg->hdr.ih_type));
 			/* Answered where the asker waits (parent_reqs[]). */
 			if (pr->pr_refuse != NULL)
 				pr->pr_refuse(from, imsg);
@@ -982,6 +1004,73 @@ req_token_refuse(enum fenced_proc from, struct imsg *imsg)
 	free(buf);
 }
 
+/*
+ * An event for the audit log.  A payload that does not decode is a
+ * broker that lies, as for every other request: fatal.
+ */
+static void
+req_audit(enum fenced_proc from, struct imsg *imsg)
+{
+	struct msg_audit a;
+
+	if (msg_audit_decode(imsg->data, imsg->len, &a) == -1)
+		fatalx("%s: bad payload from %s", __func__, proc_name(from));
+	audit_write(&a);
+}
+
+static void
+req_audit_refuse(enum fenced_proc from, struct imsg *imsg)
+{
+	(void)from;
+	(void)imsg;
+	audit_refused();
+}
+
+struct audit_reader {
+	enum fenced_proc	 ar_to;
+	uint32_t		 ar_peerid;
+};
+
+static void
+req_audit_line(void *arg, const char *line)
+{
+	struct audit_reader *ar = arg;
+	struct msg_audit_line l;
+	void		*buf;
+	size_t		 len;
+
+	l.al_line = (char *)line;
+	if (msg_audit_line_encode(&l, &buf, &len) == -1)
+		return;		/* not a line we wrote: not shown */
+	if (imsgev_compose(children[ar->ar_to].c_iev, IMSG_AUDIT_LINE,
+	    ar->ar_peerid, 0, -1, buf, len) == -1)
+		fatal("%s: compose", __func__);
+	free(buf);
+}
+
+/* `fencectl show audit': the asker's lines, then the end. */
+static void
+req_audit_read(enum fenced_proc from, struct imsg *imsg)
+{
+	struct msg_audit_read r;
+	struct audit_reader ar;
+
+	if (msg_audit_read_decode(imsg->data, imsg->len, &r) == -1)
+		fatalx("%s: bad payload from %s", __func__, proc_name(from));
+	ar.ar_to = from;
+	ar.ar_peerid = imsg->hdr.ih_peerid;
+	audit_read(r.ar_uid, r.ar_admin, r.ar_count, req_audit_line, &ar);
+	req_audit_read_end(from, imsg);
+}
+
+static void
+req_audit_read_end(enum fenced_proc from, struct imsg *imsg)
+{
+	if (imsgev_compose(children[from].c_iev, IMSG_AUDIT_END,
+	    imsg->hdr.ih_peerid, 0, -1, NULL, 0) == -1)
+		fatal("%s: compose", __func__);
+}
+
 /* The answer to the broker's IMSG_RELOAD (peerid: its request). */
 static void
 req_reload_answer(enum fenced_proc from, uint32_t peerid, const char *code,
@@ -1069,7 +1158,9 @@ parent_reload(char *why, size_t len)
 	KEEP(c_gid, "user");
 	KEEP(c_fence_uid_lo, "fence uids");
 	KEEP(c_fence_uid_hi, "fence uids");
+	KEEP(c_audit_log, "audit log");
 #undef KEEP
+	audit_limits(&nc);
 	nc.c_verbose = conf.c_verbose;
 	conf = nc;
 	parent_send_config();

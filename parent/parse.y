@@ -178,6 +178,10 @@ static const struct conf_num conf_num_egress_idle =
 static const struct conf_num conf_num_egress_connect =
     { "egress connect timeout", UNIT_TIME, EGRESS_CONNECT_MIN,
     EGRESS_CONNECT_MAX, "" };
+static const struct conf_num conf_num_audit_size =
+    { "audit size", UNIT_SIZE, AUDIT_SIZE_MIN, AUDIT_SIZE_MAX, "" };
+static const struct conf_num conf_num_audit_keep =
+    { "audit keep", UNIT_NONE, 0, AUDIT_KEEP_MAX, " files" };
 static const struct conf_num conf_num_http_conns_user =
     { "http connections per user", UNIT_NONE, HTTP_CONNS_MIN,
     HTTP_CONNS_MAX, "" };
@@ -233,6 +237,7 @@ static void	 conf_parser_error(const char *);
 static void	 conf_listen(const char *, const char *);
 static void	 conf_path(const char *, const char *, char *, size_t);
 static void	 conf_homes(const char *);
+static void	 conf_audit(const char *, const char *);
 static void	 conf_name(const char *, const char *, char *, size_t);
 static void	 conf_uids(const char *);
 static void	 conf_probe_dns(const char *);
@@ -270,6 +275,7 @@ static void	 conf_include(const char *);
 %token	USER VM ACCEL KERNEL INITRD IMAGE SHA256 PROCESSES SNAPSHOTS SIZE
 %token	FILES
 %token	EGRESS HOST RESOLVER RATE IDLE CONNECT ALLOWED REFUSED
+%token	AUDIT
 %token	ERROR
 %token	<v.string>	STRING
 %type	<v.string>	port max peruser
@@ -440,6 +446,12 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 			conf_u32(&conf_num_egress_connect, $4,
 			    &ps.conf->c_egress_connect);
 		}
+		| AUDIT STRING STRING		{ conf_audit($2, $3); }
+		| AUDIT SIZE STRING		{
+			conf_snap(&conf_num_audit_size, $3, NULL,
+			    &ps.conf->c_audit_size);
+		}
+		| AUDIT STRING			{ conf_audit($2, NULL); }
 		;
 
 port		: /* empty */			{ $$ = NULL; }
@@ -464,6 +476,7 @@ static const struct conf_keyword {
 	{ "accel",	ACCEL },
 	{ "admin",	ADMIN },
 	{ "allowed",	ALLOWED },
+	{ "audit",	AUDIT },
 	{ "backend",	BACKEND },
 	{ "body",	BODY },
 	{ "connect",	CONNECT },
@@ -1214,6 +1227,24 @@ conf_path(const char *setting, const char *path, char *dst, size_t len)
 		return;
 	}
 	(void)strlcpy(dst, path, len);
+}
+
+/* `audit log PATH', `audit keep N', `audit off' (`audit size' above). */
+static void
+conf_audit(const char *word, const char *value)
+{
+	if (strcmp(word, "off") == 0 && value == NULL)
+		ps.conf->c_audit_off = 1;
+	else if (strcmp(word, "log") == 0 && value != NULL) {
+		conf_path("audit log", value, ps.conf->c_audit_log,
+		    sizeof(ps.conf->c_audit_log));
+		ps.conf->c_audit_off = 0;
+	} else if (strcmp(word, "keep") == 0 && value != NULL)
+		conf_u32(&conf_num_audit_keep, value, &ps.conf->c_audit_keep);
+	else
+		yyerror("audit %s%s: expected `audit log PATH', `audit size "
+		    "SIZE', `audit keep N' or `audit off'", word,
+		    value != NULL ? " ..." : "");
 }
 
 static void

@@ -1215,6 +1215,40 @@ ATF_TC_BODY(env_invalid, tc)
 	env_fails("/srv/homes", "x", "VOICEBOX_FENCE_MAX_SEC \"x\"");
 }
 
+/* `audit ...': where the log goes, its size and its rotated files. */
+ATF_TC_WITHOUT_HEAD(audit);
+ATF_TC_BODY(audit, tc)
+{
+	struct fenced_config	 c;
+
+	config_defaults(&c);
+	ATF_CHECK_STREQ(c.c_audit_log, "");
+	ATF_CHECK_EQ(c.c_audit_size, 16ULL << 20);
+	ATF_CHECK_EQ(c.c_audit_keep, 5);
+	ATF_REQUIRE_EQ(parse_text("audit log \"/var/log/x/a.log\"\n"
+	    "audit size 64K\naudit keep 0\n", &c), 0);
+	ATF_CHECK_STREQ(logbuf, "");
+	ATF_CHECK_STREQ(c.c_audit_log, "/var/log/x/a.log");
+	ATF_CHECK_EQ(c.c_audit_size, 64ULL << 10);
+	ATF_CHECK_EQ(c.c_audit_keep, 0);
+	ATF_CHECK_EQ(c.c_audit_off, 0);
+	ATF_REQUIRE_EQ(parse_text("audit off\n", &c), 0);
+	ATF_CHECK_EQ(c.c_audit_off, 1);
+	ATF_REQUIRE_EQ(parse_text("audit keep 99\naudit size 1T\n", &c), 0);
+	ATF_CHECK_EQ(c.c_audit_keep, 99);
+	ATF_CHECK_EQ(c.c_audit_size, 1ULL << 40);
+
+	parse_fails(OK2 "audit keep 100\n", 3,
+	    "audit keep 100 is out of range: must be between 0 and 99 files");
+	parse_fails(OK2 "audit size 3K\n", 3,
+	    "audit size 3K is out of range: must be between 4K and 1T");
+	parse_fails(OK2 "audit log \"var/log/a.log\"\n", 3,
+	    "audit log \"var/log/a.log\" must be an absolute path");
+	parse_fails(OK2 "audit later\n", 3, "expected `audit log PATH'");
+	parse_fails(OK2 "audit off now\n", 3, "expected `audit log PATH'");
+	parse_fails(OK2 "audit log\n", 3, "expected `audit log PATH'");
+}
+
 ATF_TC_WITHOUT_HEAD(resolve);
 ATF_TC_BODY(resolve, tc)
 {
@@ -1663,5 +1697,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, big_files);
 	ATF_TP_ADD_TC(tp, pool);
 	ATF_TP_ADD_TC(tp, snapshots);
+	ATF_TP_ADD_TC(tp, audit);
 	return (atf_no_error());
 }

@@ -75,9 +75,9 @@ mistyped_head() {
 }
 mistyped_body() {
 	ctl_vars
-	atf_check -s exit:1 -e inline:'fencectl: show environmnts: unknown word "environmnts"; expected one of: stats environments environment tokens processes process snapshots metrics\n' \
+	atf_check -s exit:1 -e inline:'fencectl: show environmnts: unknown word "environmnts"; expected one of: stats environments environment tokens processes process snapshots metrics audit\n' \
 	    "$BIN/fencectl" show environmnts
-	atf_check -s exit:1 -e inline:"fencectl: show: missing word; expected one of: stats environments environment tokens processes process snapshots metrics\n" \
+	atf_check -s exit:1 -e inline:"fencectl: show: missing word; expected one of: stats environments environment tokens processes process snapshots metrics audit\n" \
 	    "$BIN/fencectl" show
 	atf_check -s exit:1 -e inline:"fencectl: show environment: missing word; expected KEY\n" \
 	    "$BIN/fencectl" show environment

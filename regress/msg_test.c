@@ -1270,6 +1270,12 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_FENCE_USAGE:
 		case IMSG_HOST_CHECK:
 		case IMSG_CTL_CHECK:
+		case IMSG_AUDIT:
+		case IMSG_AUDIT_READ:
+		case IMSG_AUDIT_LINE:
+		case IMSG_AUDIT_END:
+		case IMSG_CTL_SHOW_AUDIT:
+		case IMSG_CTL_AUDIT:
 			/*
 			 * Codecs of msg_fence.c (snap_codec and check_codec
 			 * here), msg_usage.c (usage here), msg_agent.c,
@@ -1277,7 +1283,8 @@ ATF_TC_BODY(through_imsg, tc)
 			 * msg_probe.c, msg_proc.c, msg_stream.c, msg_files.c
 			 * (msg_files_test), msg_egress.c (msg_egress_test),
 			 * msg_tunnel.c (msg_tunnel_test), msg_term.c
-			 * (msg_term_test), msg_port.c (port_ticket here).
+			 * (msg_term_test), msg_port.c (port_ticket here),
+			 * msg_audit.c (audit_log_test).
 			 */
 			continue;
 		default:

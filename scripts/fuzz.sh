@@ -81,7 +81,7 @@ FLAGS="-std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
 # drives and what they call.  Everything is compiled with coverage
 # (-fsanitize=fuzzer-no-link), so libFuzzer sees inside the parsers.
 LIBSRC="common/names.c common/util.c common/log.c imsg/mp.c imsg/msg.c
-    imsg/msg_codec.c imsg/msg_fence.c imsg/msg_probe.c imsg/msg_token.c
+    imsg/msg_codec.c imsg/msg_audit.c imsg/msg_fence.c imsg/msg_probe.c imsg/msg_token.c
     imsg/msg_agent.c imsg/msg_proc.c imsg/msg_files.c imsg/msg_stream.c
     imsg/msg_egress.c imsg/msg_tunnel.c imsg/msg_term.c imsg/msg_port.c
     imsg/msg_usage.c
