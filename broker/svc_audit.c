@@ -148,6 +148,14 @@ svc_audit_end(struct breq *r, const struct svc_answer *a, const char *code)
 		if (a->a_what == SVC_RESULT && a->a_result != NULL &&
 		    a->a_result->rs_error[0] != '\0')
 			code = a->a_result->rs_error;
+		else if (a->a_what == SVC_RESULT && a->a_result != NULL &&
+		    au->au_kind == AUDIT_EXEC) {
+			(void)strlcpy(au->au_what, a->a_result->rs_signal ?
+			    "signal" : "exit", sizeof(au->au_what));
+			au->au_num = a->a_result->rs_signal ?
+			    (uint64_t)a->a_result->rs_signal :
+			    (uint64_t)a->a_result->rs_exit;
+		}
 	}
 	audit_send(au, code);
 }

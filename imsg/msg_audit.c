@@ -67,7 +67,10 @@ msg_audit_valid(const struct msg_audit *a)
 	case AUDIT_DENIAL:
 		return (a->au_what[0] != '\0');
 	case AUDIT_EXEC:
-		return (1);
+		/* How it ended, when it ran: the parent names a field so. */
+		return (a->au_what[0] == '\0' ||
+		    strcmp(a->au_what, "exit") == 0 ||
+		    strcmp(a->au_what, "signal") == 0);
 	default:
 		return (a->au_nargs == 0);
 	}

@@ -86,6 +86,9 @@ audit_exec_fields(json_t *o, const struct msg_audit *a)
 	}
 	if (a->au_cwd[0] != '\0')
 		rv |= audit_set_str(o, "cwd", a->au_cwd);
+	/* How it ended: "exit" or "signal" and its number. */
+	if (a->au_what[0] != '\0')
+		rv |= audit_set_int(o, a->au_what, (json_int_t)a->au_num);
 	if (a->au_truncated || a->au_nargs > AUDIT_ARGS_MAX)
 		rv |= json_object_set_new(o, "truncated", json_true());
 	return (rv);

@@ -83,11 +83,12 @@ http = dict(fence, via="http", token="t1")
 print(json.dumps([
     dict(ctl, kind="boot"),
     dict(ctl, kind="exec", argv=["printf", "%s|", "a\nb", 'q"uote',
-         "e" + esc + "[31m", forged], argc=6),
+         "e" + esc + "[31m", forged], argc=6, exit=0),
     {"kind": "token", "uid": uid, "via": "control", "action": "create",
      "name": "t1", "outcome": "ok"},
     dict(http, kind="exec",
-         command='echo "' + forged + esc + '" >/dev/null'),
+         # The forged line's newline splits the shell's line: sh exits 2.
+         command='echo "' + forged + esc + '" >/dev/null', exit=2),
     dict(http, kind="file", path="f.txt", bytes=12),
     dict(http, kind="terminal", action="open", term=int(sys.argv[4])),
     dict(http, kind="terminal", action="close", term=int(sys.argv[4])),
