@@ -158,7 +158,7 @@ agent_pool_wait(const char *llarg)
 	ctx->fc_status_fd = FENCE_POOL_FD_STATUS;
 	ctx->fc_status_rfd = ctx->fc_assign_fd = -1;
 	ctx->fc_home_tree = ctx->fc_ll_fd = ctx->fc_bin_mnt = -1;
-	ctx->fc_chan = ctx->fc_cg_born = -1;
+	ctx->fc_chan = ctx->fc_cg_born = ctx->fc_notify_fd = -1;
 	for (i = 0; i < FENCE_CG_MAX; i++)
 		ctx->fc_cg_procs[i] = -1;
 	ctx->fc_st.fst_landlock = strtonum(llarg, 0, FENCE_LL_FS |

@@ -373,6 +373,15 @@ svc_dispatch_fencer(struct imsgev *iev, struct imsg *imsg, void *arg)
 	struct breq	*r = NULL;
 	uint32_t	 type = imsg->hdr.ih_type;
 
+	if (type == IMSG_DENIALS_FD) {
+		/* Answers nothing: the socket of denials, once. */
+		if (imsg->hdr.ih_peerid != 0 || imsg->fd == -1 ||
+		    msg_empty_decode(imsg->data, imsg->len) == -1)
+			fatalx("%s: bad %s", __func__, msg_type_name(type));
+		svc_denials_socket(imsg->fd);
+		imsg->fd = -1;
+		return;
+	}
 	if (type == IMSG_POOL_STATS) {
 		/* Answers nothing: what `fencectl show stats' shows. */
 		if (imsg->hdr.ih_peerid != 0 || msg_pool_decode(imsg->data,

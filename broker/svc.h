@@ -9,6 +9,7 @@
 
 struct breq;
 struct imsg;
+struct svc_denials;
 struct svc_tunnel;
 
 struct bfence {
@@ -39,6 +40,8 @@ struct bfence {
 	size_t			 bf_held_bytes;
 	int64_t			 bf_stopped_at;	/* monotonic s; 0: running */
 	struct svc_egress	*bf_egress;	/* with a list: svc_egress.c */
+	struct svc_denials	*bf_denials;	/* pending: svc_denial.c */
+	uint64_t		 bf_ndenials;	/* all it met so far */
 	char			 bf_label[SVC_LABEL_LEN + 1];	/* the host
 						   form's, new at every boot */
 };
@@ -106,6 +109,7 @@ struct breq {
 	size_t			 r_undo_len;
 	uint32_t		 r_undo_type;	/* EXEC or EXEC_STREAM */
 	struct svc_who		 r_undo_who;
+	uint64_t		 r_dseq;	/* svc_denial_seq when made */
 };
 
 TAILQ_HEAD(bfence_list, bfence);
@@ -125,6 +129,16 @@ void		 svc_fence_answer(struct svc_answer *, struct bfence *,
 		    const struct msg_fence *, struct msg_fence *);
 
 /* svc_req.c: the requests in flight */
+/* svc_denial.c */
+extern uint64_t	 svc_denial_seq;
+void		 svc_denials_socket(int);
+void		 svc_denials_free(struct bfence *);
+void		 svc_denial_record(struct bfence *, uint32_t, uint32_t,
+		    const char *, const char *, const uint32_t *, int);
+int		 svc_denials_collect(struct bfence *, uint64_t,
+		    struct msg_result *);
+uint64_t	 svc_denials_outside(const struct bfence *);
+
 struct breq	*breq_new(enum breq_kind, uid_t, const char *, breq_fn,
 		    const struct svc_who *, int, svc_cb, void *);
 void		 breq_attach(struct breq *, struct bfence *);

@@ -320,6 +320,8 @@ static void
 svc_agent_answer(struct breq *r, const struct svc_msg *m)
 {
 	struct svc_answer a;
+	void		*raw = NULL;
+	size_t		 rawlen;
 
 	memset(&a, 0, sizeof(a));
 	a.a_last = 1;
@@ -329,6 +331,17 @@ svc_agent_answer(struct breq *r, const struct svc_msg *m)
 		a.a_result = m->m_result;
 		a.a_raw = m->m_data;
 		a.a_rawlen = m->m_len;
+		/* A command's denials (svc_denial.c), the broker's word. */
+		if (r->r_fence != NULL && (r->r_type == IMSG_AGENT_EXEC ||
+		    r->r_type == IMSG_AGENT_EXEC_STREAM) &&
+		    svc_denials_collect(r->r_fence, r->r_dseq,
+		    m->m_result) == 1) {
+			if (msg_result_encode(m->m_result, &raw,
+			    &rawlen) == -1)
+				fatal("%s: encode", __func__);
+			a.a_raw = raw;
+			a.a_rawlen = rawlen;
+		}
 		break;
 	case IMSG_AGENT_GIT_IDENTITY:
 		a.a_what = SVC_IDENTITY;
@@ -359,6 +372,7 @@ svc_agent_answer(struct breq *r, const struct svc_msg *m)
 		break;
 	}
 	breq_reply(r, &a);
+	free(raw);
 }
 
 /* Answer r with an agent error of our own, as the agent would. */

@@ -89,6 +89,7 @@ static void
 bfence_free(struct bfence *bf)
 {
 	svc_egress_free(bf->bf_egress);
+	svc_denials_free(bf);
 	free(bf->bf_boundary);
 	free(bf->bf_refused);
 	free(bf->bf_rendered);

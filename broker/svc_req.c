@@ -132,6 +132,7 @@ breq_new(enum breq_kind kind, uid_t owner, const char *key, breq_fn fn,
 	r->r_kind = kind;
 	r->r_owner = owner;
 	strlcpy(r->r_key, key, sizeof(r->r_key));
+	r->r_dseq = svc_denial_seq;
 	r->r_fn = fn;
 	r->r_cb = cb;
 	r->r_noun = (w != NULL ? w : &svc_daemon)->w_noun;

@@ -181,6 +181,9 @@ struct fenced_config {
 	   exact entry; EGRESS_REFUSED_DEFAULT). */
 	char		 c_probe_egress_allowed[EGRESS_ENTRY_LEN];
 	char		 c_probe_egress_refused[EGRESS_ENTRY_LEN];
+	/* `observe denials yes|no': the fencer observes the L1.5 filter's
+	   refusals (docs/denials.md); no: they carry their errno. */
+	uint32_t	 c_observe_denials;
 
 	/* Resolved by the parent, not written in the file. */
 	uid_t		 c_uid;			/* of c_user */

@@ -81,6 +81,16 @@ struct fencer_backend {
 	struct probe_traits fb_probe;
 
 	/*
+	 * Why the system calls a fence of this backend is refused are not
+	 * observed (docs/denials.md), or NULL where the backend's fb_boot
+	 * says it per fence.  fb_refusal_errno: the errno a call its
+	 * filter refuses by notification gets (fencer_denial.c); NULL
+	 * where none does.
+	 */
+	const char *fb_denials_unobserved;
+	int	(*fb_refusal_errno)(int);
+
+	/*
 	 * Optional: once, when the daemon starts (configured, no fence
 	 * yet): find what the backend needs, and sweep what a killed
 	 * daemon left of the backend's own (runsc's containers and

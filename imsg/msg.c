@@ -150,6 +150,7 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_FENCE_SNAP_INFO] =	"IMSG_FENCE_SNAP_INFO",
 	[IMSG_CTL_SNAP] =		"IMSG_CTL_SNAP",
 	[IMSG_CTL_SNAP_INFO] =		"IMSG_CTL_SNAP_INFO",
+	[IMSG_DENIALS_FD] =		"IMSG_DENIALS_FD",
 };
 
 /*
@@ -465,6 +466,7 @@ static const struct mc_field msg_config_fields[] = {
 	    SNAP_COUNT_MAX),
 	MC_U(struct fenced_config, c_user_snap_bytes, SNAP_BYTES_MIN,
 	    SNAP_BYTES_MAX),
+	MC_B(struct fenced_config, c_observe_denials),
 };
 static const struct mc_table msg_config = MC_TABLE(msg_config_fields);
 

@@ -254,6 +254,8 @@ msg_fence_valid(const struct msg_fence *f)
 		return (0);
 	if (f->f_from[0] != '\0' && !msg_from_valid(f->f_from))
 		return (0);
+	if (!mc_printable(f->f_denials_note, sizeof(f->f_denials_note)))
+		return (0);
 	return (msg_limits_valid(&f->f_limits));
 }
 
@@ -296,6 +298,7 @@ static const struct mc_field msg_fence_fields[] = {
 	MC_U(struct msg_fence, f_egress_n.en_up, 0, UINT64_MAX),
 	MC_U(struct msg_fence, f_egress_n.en_down, 0, UINT64_MAX),
 	MC_S(struct msg_fence, f_from),
+	MC_S(struct msg_fence, f_denials_note),
 };
 static const struct mc_table msg_fence = MC_TABLE(msg_fence_fields);
 

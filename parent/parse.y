@@ -270,6 +270,7 @@ static void	 conf_include(const char *);
 %token	USER VM ACCEL KERNEL INITRD IMAGE SHA256 PROCESSES SNAPSHOTS SIZE
 %token	FILES
 %token	EGRESS HOST RESOLVER RATE IDLE CONNECT ALLOWED REFUSED
+%token	OBSERVE DENIALS
 %token	ERROR
 %token	<v.string>	STRING
 %type	<v.string>	port max peruser
@@ -318,6 +319,16 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 		| BACKEND RUNSC			{ conf_backend("runsc"); }
 		| BACKEND VM			{ conf_backend("vm"); }
 		| POOL STRING STRING		{ conf_pool($2, $3); }
+		| OBSERVE DENIALS STRING	{
+			if (strcmp($3, "yes") == 0)
+				ps.conf->c_observe_denials = 1;
+			else if (strcmp($3, "no") == 0)
+				ps.conf->c_observe_denials = 0;
+			else
+				yyerror("observe denials: yes or no, not %s",
+				    $3);
+			free($3);
+		}
 		| RUNSC STRING			{
 			conf_path("runsc", $2, ps.conf->c_runsc,
 			    sizeof(ps.conf->c_runsc));
@@ -469,6 +480,7 @@ static const struct conf_keyword {
 	{ "connect",	CONNECT },
 	{ "connections", CONNECTIONS },
 	{ "cpu",	CPU },
+	{ "denials",	DENIALS },
 	{ "dns",	DNS },
 	{ "egress",	EGRESS },
 	{ "exec",	EXEC },
@@ -492,6 +504,7 @@ static const struct conf_keyword {
 	{ "listen",	LISTEN },
 	{ "max",	MAX },
 	{ "memory",	MEMORY },
+	{ "observe",	OBSERVE },
 	{ "on",		ON },
 	{ "origin",	ORIGIN },
 	{ "output",	OUTPUT },

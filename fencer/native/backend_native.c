@@ -82,6 +82,7 @@ native_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	}
 	native_spec(f, bb, &spec);
 	spec.fs_chan = sp[1];
+	spec.fs_quiet = !fencer_self.ps_conf.c_observe_denials;
 	/* A fence of the warm pool if one is ready, else a cold boot. */
 	r = f->f_cold ? 1 : pool_take(&spec, p, err, errlen);
 	if (r == 1)
@@ -94,6 +95,15 @@ native_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	close(sp[1]);
 	*chan = sp[0];
 	native_started(f, p);
+	/* Its listener is the fencer's now (fencer_denial.c). */
+	f->f_notify_fd = p->fp_notify_fd;
+	p->fp_notify_fd = -1;
+	if (f->f_notify_fd == -1 && f->f_info.f_tier >= TIER_L15)
+		snprintf(f->f_info.f_denials_note,
+		    sizeof(f->f_info.f_denials_note), "system calls refused "
+		    "by seccomp are not observed: %s", spec.fs_quiet ?
+		    "observe denials no" : fence_seccomp_unobserved() != NULL ?
+		    fence_seccomp_unobserved() : "no listener");
 	return (0);
 }
 
@@ -131,6 +141,7 @@ const struct fencer_backend backend_native = {
 		.pt_egress = 1,
 		.pt_home = "bind mount of the host folder",
 	},
+	.fb_refusal_errno = fence_seccomp_errno,
 	.fb_boot = native_boot,
 	.fb_reaped = native_reaped,
 	.fb_stop = native_stop,

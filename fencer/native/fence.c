@@ -327,7 +327,7 @@ fence_ctx_prepare(const struct fence_spec *s)
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->fc_spec = s;
 	ctx->fc_tier = s->fs_tier;
-	ctx->fc_status_fd = ctx->fc_status_rfd = -1;
+	ctx->fc_status_fd = ctx->fc_status_rfd = ctx->fc_notify_fd = -1;
 	ctx->fc_home_tree = ctx->fc_ll_fd = ctx->fc_assign_fd = -1;
 	ctx->fc_built_memory = s->fs_limits.fl_memory;
 	ctx->fc_bin_mnt = fence_bin_fd();
@@ -358,7 +358,50 @@ fence_ctx_prepare(const struct fence_spec *s)
 #ifdef FENCED_TEST_HOOKS
 	ctx->fc_noseccomp = s->fs_test_noseccomp;
 #endif
+	ctx->fc_quiet = s->fs_quiet;
 	return (ctx);
+}
+
+/*
+ * One record of the status socket, and the seccomp listener an EXEC
+ * record brings (*fd, else -1; a descriptor on any other record is
+ * closed).  As read(2).
+ */
+static ssize_t
+fence_status_recv(int s, struct fence_status *rec, int *fd)
+{
+	union {
+		struct cmsghdr	 hdr;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	}		 cm;
+	struct msghdr	 msg;
+	struct cmsghdr	*c;
+	struct iovec	 iov;
+	ssize_t		 n;
+	int		 got = -1;
+
+	*fd = -1;
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = rec;
+	iov.iov_len = sizeof(*rec);
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cm.buf;
+	msg.msg_controllen = sizeof(cm.buf);
+	if ((n = recvmsg(s, &msg, MSG_CMSG_CLOEXEC)) == -1)
+		return (-1);
+	for (c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)) && got == -1)
+			memcpy(&got, CMSG_DATA(c), sizeof(int));
+	if (got != -1 && (n != (ssize_t)sizeof(*rec) ||
+	    rec->fst_kind != FENCE_ST_EXEC || (msg.msg_flags & MSG_CTRUNC))) {
+		(void)close(got);
+		got = -1;
+	}
+	*fd = got;
+	return (n);
 }
 
 /*
@@ -376,10 +419,15 @@ fence_status_read(int fd, struct fence_proc *proc, struct fence_status *st,
 	siginfo_t		 si;
 	const char		*when;
 	ssize_t			 n;
-	int			 execd = 0;
+	int			 execd = 0, lfd;
 
 	for (;;) {
-		n = read(fd, &rec, sizeof(rec));
+		n = fence_status_recv(fd, &rec, &lfd);
+		if (lfd != -1) {
+			if (proc->fp_notify_fd != -1)
+				(void)close(proc->fp_notify_fd);
+			proc->fp_notify_fd = lfd;
+		}
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {
@@ -439,7 +487,7 @@ fence_start(const struct fence_spec *spec, struct fence_proc *proc,
 	memset(&st, 0, sizeof(st));
 	memset(proc, 0, sizeof(*proc));
 	proc->fp_pid = -1;
-	proc->fp_pidfd = -1;
+	proc->fp_pidfd = proc->fp_notify_fd = -1;
 	if (fence_spec_check(spec, err, errlen) == -1)
 		return (-1);
 	if (fence_init(err, errlen) == -1 ||
@@ -450,8 +498,9 @@ fence_start(const struct fence_spec *spec, struct fence_proc *proc,
 
 	if (fence_cgroup_create(spec, proc, ctx, err, errlen) == -1)
 		goto fail;
-	if (pipe2(p, O_CLOEXEC) == -1) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+	/* A socket, not a pipe: the EXEC record brings a descriptor. */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) == -1) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		goto fail;
 	}
 	/* fds 0-3 get replaced in pid 1: keep the status pipe above them. */
@@ -531,6 +580,10 @@ fence_stop(struct fence_proc *proc)
 		rv = -1;
 	}
 	(void)fence_cgroup_kill(proc);
+	if (proc->fp_notify_fd != -1) {
+		(void)close(proc->fp_notify_fd);
+		proc->fp_notify_fd = -1;
+	}
 	/* Reaped already (fb_reaped()) or not: the pidfd is closed. */
 	if (proc->fp_pidfd >= 0) {
 		if (proc->fp_pid > 0)
@@ -730,7 +783,7 @@ fence_pool_start(const struct fence_spec *spec, struct fence_pooled *pp,
 
 	memset(pp, 0, sizeof(*pp));
 	pp->pp_proc.fp_pid = -1;
-	pp->pp_proc.fp_pidfd = -1;
+	pp->pp_proc.fp_pidfd = pp->pp_proc.fp_notify_fd = -1;
 	pp->pp_status = pp->pp_assign = -1;
 	if (fence_pool_spec_check(spec, err, errlen) == -1)
 		return (-1);
@@ -738,7 +791,8 @@ fence_pool_start(const struct fence_spec *spec, struct fence_pooled *pp,
 	    fence_bin_init(spec->fs_bindir, spec->fs_init, err, errlen) == -1)
 		return (-1);
 	/* What its take sends it, made now rather than on a boot's path. */
-	if (fence_seccomp_memfd(0, err, errlen) == -1)
+	if (fence_seccomp_memfd(0, 0, err, errlen) == -1 ||
+	    fence_seccomp_memfd(1, 0, err, errlen) == -1)
 		return (-1);
 	t0 = fence_now_us();
 	ctx = fence_ctx_prepare(spec);
@@ -746,7 +800,7 @@ fence_pool_start(const struct fence_spec *spec, struct fence_pooled *pp,
 
 	if (fence_cgroup_create(spec, &pp->pp_proc, ctx, err, errlen) == -1)
 		goto fail;
-	if (pipe2(p, O_CLOEXEC) == -1 ||
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) == -1 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == -1) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto fail;
@@ -898,7 +952,8 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 #ifdef FENCED_TEST_HOOKS
 	noseccomp = spec->fs_test_noseccomp;
 #endif
-	if ((prog = fence_seccomp_memfd(noseccomp, why, sizeof(why))) == -1) {
+	if ((prog = fence_seccomp_memfd(spec->fs_quiet, noseccomp, why,
+	    sizeof(why))) == -1) {
 		log_warnx("%s: %s", __func__, why);
 		return (1);
 	}
@@ -949,6 +1004,7 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 		memset(pp, 0, sizeof(*pp));
 		pp->pp_status = pp->pp_assign = -1;
 		pp->pp_proc.fp_pidfd = pp->pp_proc.fp_pid = -1;
+		pp->pp_proc.fp_notify_fd = -1;
 		return (-1);
 	}
 	(void)close(pp->pp_status);
@@ -968,5 +1024,6 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 	memset(pp, 0, sizeof(*pp));
 	pp->pp_status = pp->pp_assign = -1;
 	pp->pp_proc.fp_pidfd = pp->pp_proc.fp_pid = -1;
+	pp->pp_proc.fp_notify_fd = -1;
 	return (0);
 }

@@ -74,6 +74,8 @@ struct fence_spec {
 
 	/* Test-only weakening (FENCED_TEST_HOOKS builds); 0 normally. */
 	int		 fs_test_noseccomp;
+	int		 fs_quiet;		/* refusals by errno, unobserved
+						   (`observe denials no') */
 };
 
 struct fence_timings {
@@ -95,6 +97,7 @@ struct fence_proc {
 	int		 fp_oom_killed;		/* recorded by fence_stop() */
 	int		 fp_pooled;		/* taken from the warm pool */
 	int		 fp_cg_born;		/* pid 1 born in its v2 cgroup */
+	int		 fp_notify_fd;		/* its seccomp listener, -1 */
 };
 
 /*
@@ -124,6 +127,8 @@ struct fence_pooled {
  * executes the init (docs/fence.md).
  */
 int	fence_init(char *, size_t);
+int	fence_seccomp_errno(int);
+const char *fence_seccomp_unobserved(void);
 int	fence_start(const struct fence_spec *, struct fence_proc *, char *,
 	    size_t);
 int	fence_stop(struct fence_proc *);

@@ -173,6 +173,9 @@ struct fence_ctx {
 	int		 fc_chan;
 	int		 fc_inherit_stdio;
 	int		 fc_noseccomp;		/* test hook */
+	int		 fc_quiet;		/* `observe denials no' */
+	int		 fc_notify_fd;		/* the seccomp listener, until
+						   the EXEC record takes it */
 };
 
 extern struct fence_host fence_host;
@@ -252,9 +255,9 @@ int		 fence_landlock_restrict(struct fence_ctx *);
 
 /* fence_seccomp.c */
 int		 fence_seccomp_init(char *, size_t);
-const struct sock_fprog *fence_seccomp_program(void);
+const struct sock_fprog *fence_seccomp_program(int);
 int		 fence_seccomp_load(struct fence_ctx *);
-int		 fence_seccomp_memfd(int, char *, size_t);
+int		 fence_seccomp_memfd(int, int, char *, size_t);
 int		 fence_seccomp_adopt(int);
 
 #endif /* FENCE_IMPL_H */

@@ -1,0 +1,289 @@
+/*
+ * Denials (docs/denials.md): what each fence was refused, as the fencer
+ * saw it (seccomp notifications, on a socket of their own) and as the
+ * broker sees it (the egress proxy's decisions), kept per fence until a
+ * command's result takes those of its processes.
+ *
+ * Attribution.  A seccomp denial carries the chain of in-fence pids
+ * from its caller up to the fence's pid 1; the agent names the
+ * supervisor of each job in its result (rs_super), every process of a
+ * job descends from it (a child subreaper), so the job's denials are
+ * those whose chain holds it.  The supervisor's pid is the fence's own
+ * word: it only steers attribution within the owner's own fence.  A
+ * denial of the fence as a whole (a chain of none: egress, limits) goes
+ * to every command that ran when it came, and stays for the others.
+ * The sequence number of each denial, against the number when the
+ * request was made (r_dseq), keeps a reused pid from taking an older
+ * denial.  The fencer writes a denial before it answers the refused
+ * call, so by the time a job's result is here its denials are in the
+ * socket: svc_denials_collect() drains it first, and only it (a drain
+ * of the fencer's imsg channel would dispatch anything, in the middle
+ * of an agent's message).
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fenced.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "broker.h"
+#include "svc.h"
+
+#define SVC_DENIALS_RING	128	/* pending per fence */
+#define SVC_DENIALS_TURN	256	/* datagrams per wakeup */
+
+struct svc_denial {
+	uint64_t	 sd_seq;		/* 0: a free slot */
+	uint32_t	 sd_layer;
+	uint32_t	 sd_count;
+	char		 sd_what[MSG_DENIAL_WHAT_LEN];
+	char		 sd_remedy[MSG_DENIAL_REMEDY_LEN];
+	uint32_t	 sd_chain[MSG_DENIAL_CHAIN_MAX];
+	int		 sd_nchain;		/* 0: the fence's as a whole */
+};
+
+struct svc_denials {
+	struct svc_denial sds_ring[SVC_DENIALS_RING];
+	unsigned int	 sds_next;		/* the slot written next */
+	uint64_t	 sds_outside;		/* went unclaimed by any
+						   command, overwritten */
+};
+
+static int		 svc_denial_fd = -1;
+static struct event	 svc_denial_ev;
+uint64_t		 svc_denial_seq;
+
+static void	svc_denial_readable(int, short, void *);
+
+/* The fencer's socket of denials (IMSG_DENIALS_FD), once. */
+void
+svc_denials_socket(int fd)
+{
+	if (svc_denial_fd != -1)
+		fatalx("%s: a second socket of denials", __func__);
+	svc_denial_fd = fd;
+	event_assign(&svc_denial_ev, broker_self.ps_evbase, fd,
+	    EV_READ | EV_PERSIST, svc_denial_readable, NULL);
+	if (event_add(&svc_denial_ev, NULL) == -1)
+		fatal("%s: event_add", __func__);
+}
+
+void
+svc_denials_free(struct bfence *bf)
+{
+	free(bf->bf_denials);
+	bf->bf_denials = NULL;
+}
+
+/*
+ * The one place a denial is recorded, whatever saw it: bf's pending
+ * ring, oldest overwritten.  chain: in-fence pids (n of them), or none
+ * for the fence as a whole.  (Metrics and the audit log hook in here.)
+ */
+void
+svc_denial_record(struct bfence *bf, uint32_t layer, uint32_t count,
+    const char *what, const char *remedy, const uint32_t *chain, int n)
+{
+	struct svc_denials	*s;
+	struct svc_denial	*d;
+
+	if (bf->bf_denials == NULL &&
+	    (bf->bf_denials = calloc(1, sizeof(*bf->bf_denials))) == NULL) {
+		log_warn("%s", __func__);
+		return;
+	}
+	s = bf->bf_denials;
+	d = &s->sds_ring[s->sds_next];
+	s->sds_next = (s->sds_next + 1) % SVC_DENIALS_RING;
+	if (d->sd_seq != 0 && d->sd_nchain > 0)
+		s->sds_outside += d->sd_count;
+	memset(d, 0, sizeof(*d));
+	d->sd_seq = ++svc_denial_seq;
+	d->sd_layer = layer;
+	d->sd_count = count;
+	strlcpy(d->sd_what, what, sizeof(d->sd_what));
+	strlcpy(d->sd_remedy, remedy, sizeof(d->sd_remedy));
+	if (n > MSG_DENIAL_CHAIN_MAX)
+		n = MSG_DENIAL_CHAIN_MAX;
+	if (n > 0)
+		memcpy(d->sd_chain, chain, n * sizeof(*chain));
+	d->sd_nchain = n;
+	bf->bf_ndenials += count;
+}
+
+/* One datagram from the fencer. */
+static void
+svc_denial_take(const void *buf, size_t len)
+{
+	struct msg_denial	 dn;
+	struct bfence		*bf;
+	uint32_t		 chain[MSG_DENIAL_CHAIN_MAX];
+	int			 n;
+
+	if (msg_denial_decode(buf, len, &dn) == -1)
+		fatalx("%s: a bad denial from the fencer", __func__);
+	n = msg_denial_chain(dn.dn_chain, chain, nitems(chain));
+	/* A fence gone, or booted again since: nobody's any more. */
+	if ((bf = bfence_find(dn.dn_owner, dn.dn_key)) == NULL ||
+	    bf->bf_info.f_pid != dn.dn_fence_pid)
+		return;
+	svc_denial_record(bf, dn.dn_layer, dn.dn_count, dn.dn_what,
+	    dn.dn_remedy, chain, n);
+}
+
+/* What the socket holds now, at most max datagrams; -1 on its end. */
+static int
+svc_denial_drain(int max)
+{
+	uint8_t	 buf[2048];
+	ssize_t	 n;
+	int	 i;
+
+	if (svc_denial_fd == -1)
+		return (0);
+	for (i = 0; i < max; i++) {
+		n = recv(svc_denial_fd, buf, sizeof(buf), MSG_DONTWAIT |
+		    MSG_TRUNC);
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return (0);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return (-1);
+		if ((size_t)n > sizeof(buf))
+			fatalx("%s: an over-long denial", __func__);
+		svc_denial_take(buf, (size_t)n);
+	}
+	return (0);
+}
+
+static void
+svc_denial_readable(int fd, short event, void *arg)
+{
+	if (svc_denial_drain(SVC_DENIALS_TURN) == -1) {
+		/* The fencer is gone; the daemon ends with it. */
+		event_del(&svc_denial_ev);
+		(void)close(svc_denial_fd);
+		svc_denial_fd = -1;
+	}
+}
+
+static int
+svc_denial_in_chain(const struct svc_denial *d, uint32_t pid)
+{
+	int	 i;
+
+	for (i = 0; i < d->sd_nchain; i++)
+		if (d->sd_chain[i] == pid)
+			return (1);
+	return (0);
+}
+
+/*
+ * The denials of the job whose supervisor is in-fence pid super,
+ * requested when the count was since, into rs: at most MSG_DENIALS_MAX
+ * distinct ones (layer and what), identical ones counted, the rest in
+ * rs_denials_dropped; its own are taken from the ring.  Returns 1 if rs
+ * changed (its encoding must be made again), 0 if not.
+ */
+int
+svc_denials_collect(struct bfence *bf, uint64_t since, struct msg_result *rs)
+{
+	struct msg_denial_line	 lines[MSG_DENIALS_MAX];
+	struct svc_denials	*s;
+	struct svc_denial	*d;
+	char			 one[16 + 11 + MSG_DENIAL_WHAT_LEN +
+				    MSG_DENIAL_REMEDY_LEN + 8];
+	size_t			 nl = 0, i, j, off, size;
+	uint32_t		 super = rs->rs_super;
+	int			 forged;
+
+	/* Whatever the agent put where the broker writes goes. */
+	forged = rs->rs_denials != NULL || rs->rs_denials_dropped != 0 ||
+	    rs->rs_denials_note[0] != '\0';
+	free(rs->rs_denials);
+	rs->rs_denials = NULL;
+	rs->rs_denials_dropped = 0;
+	strlcpy(rs->rs_denials_note, bf->bf_info.f_denials_note,
+	    sizeof(rs->rs_denials_note));
+
+	(void)svc_denial_drain(INT32_MAX);
+	if ((s = bf->bf_denials) == NULL)
+		return (forged || rs->rs_denials_note[0] != '\0');
+	for (i = 0; i < SVC_DENIALS_RING; i++) {
+		d = &s->sds_ring[(s->sds_next + i) % SVC_DENIALS_RING];
+		if (d->sd_seq == 0 || d->sd_seq <= since)
+			continue;
+		if (d->sd_nchain > 0 && (super == 0 ||
+		    !svc_denial_in_chain(d, super)))
+			continue;
+		for (j = 0; j < nl; j++)
+			if (lines[j].dl_layer == d->sd_layer &&
+			    strcmp(lines[j].dl_what, d->sd_what) == 0)
+				break;
+		if (j < nl)
+			lines[j].dl_count = lines[j].dl_count > UINT32_MAX -
+			    d->sd_count ? UINT32_MAX : lines[j].dl_count +
+			    d->sd_count;
+		else if (nl < MSG_DENIALS_MAX) {
+			memset(&lines[nl], 0, sizeof(lines[nl]));
+			lines[nl].dl_layer = d->sd_layer;
+			lines[nl].dl_count = d->sd_count;
+			strlcpy(lines[nl].dl_what, d->sd_what,
+			    sizeof(lines[nl].dl_what));
+			strlcpy(lines[nl].dl_remedy, d->sd_remedy,
+			    sizeof(lines[nl].dl_remedy));
+			nl++;
+		} else if (rs->rs_denials_dropped < MSG_DENIALS_DROPPED_MAX)
+			rs->rs_denials_dropped++;
+		/* The job's own are its; the fence's stay for others. */
+		if (d->sd_nchain > 0)
+			d->sd_seq = 0;
+	}
+	if (nl == 0)
+		return (forged || rs->rs_denials_note[0] != '\0' ||
+		    rs->rs_denials_dropped != 0);
+	size = MSG_DENIALS_TEXT_MAX;
+	if ((rs->rs_denials = malloc(size)) == NULL)
+		fatal("%s", __func__);
+	rs->rs_denials[0] = '\0';
+	for (i = 0, off = 0; i < nl; i++) {
+		if (msg_denial_line_format(&lines[i], one, sizeof(one)) == -1)
+			continue;
+		if (off + strlen(one) >= size)
+			break;
+		memcpy(rs->rs_denials + off, one, strlen(one) + 1);
+		off += strlen(one);
+	}
+	return (1);
+}
+
+/*
+ * The fence's denials no command took (of its processes outside any
+ * command, or of a command whose result never came): how many.
+ */
+uint64_t
+svc_denials_outside(const struct bfence *bf)
+{
+	const struct svc_denials *s = bf->bf_denials;
+	uint64_t	 n;
+	size_t		 i;
+
+	if (s == NULL)
+		return (0);
+	n = s->sds_outside;
+	for (i = 0; i < SVC_DENIALS_RING; i++)
+		if (s->sds_ring[i].sd_seq != 0 && s->sds_ring[i].sd_nchain > 0)
+			n += s->sds_ring[i].sd_count;
+	return (n);
+}
