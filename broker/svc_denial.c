@@ -50,6 +50,9 @@ struct svc_denial {
 	char		 sd_remedy[MSG_DENIAL_REMEDY_LEN];
 	uint32_t	 sd_chain[MSG_DENIAL_CHAIN_MAX];
 	int		 sd_nchain;		/* 0: the fence's as a whole */
+	uint32_t	 sd_top;		/* the pid under pid 1 in the
+						   chain (a job's supervisor);
+						   0: none */
 };
 
 struct svc_denials {
@@ -96,13 +99,36 @@ svc_denial_record(struct bfence *bf, uint32_t layer, uint32_t count,
 {
 	struct svc_denials	*s;
 	struct svc_denial	*d;
+	size_t			 i;
 
+	if (n < 0)
+		n = 0;
+	if (n > MSG_DENIAL_CHAIN_MAX)
+		n = MSG_DENIAL_CHAIN_MAX;
 	if (bf->bf_denials == NULL &&
 	    (bf->bf_denials = calloc(1, sizeof(*bf->bf_denials))) == NULL) {
 		log_warn("%s", __func__);
 		return;
 	}
 	s = bf->bf_denials;
+	bf->bf_ndenials += count;
+	/*
+	 * Identical ones of the same job (the same pid under pid 1) are
+	 * counted in one slot, so that a loop of refused calls does not
+	 * push out the rest.
+	 */
+	if (n >= 2 && chain[n - 1] == 1) {
+		for (i = 0; i < SVC_DENIALS_RING; i++) {
+			d = &s->sds_ring[i];
+			if (d->sd_seq != 0 && d->sd_top == chain[n - 2] &&
+			    d->sd_layer == layer &&
+			    strcmp(d->sd_what, what) == 0) {
+				d->sd_count = d->sd_count > UINT32_MAX -
+				    count ? UINT32_MAX : d->sd_count + count;
+				return;
+			}
+		}
+	}
 	d = &s->sds_ring[s->sds_next];
 	s->sds_next = (s->sds_next + 1) % SVC_DENIALS_RING;
 	if (d->sd_seq != 0 && d->sd_nchain > 0)
@@ -113,12 +139,11 @@ svc_denial_record(struct bfence *bf, uint32_t layer, uint32_t count,
 	d->sd_count = count;
 	strlcpy(d->sd_what, what, sizeof(d->sd_what));
 	strlcpy(d->sd_remedy, remedy, sizeof(d->sd_remedy));
-	if (n > MSG_DENIAL_CHAIN_MAX)
-		n = MSG_DENIAL_CHAIN_MAX;
 	if (n > 0)
 		memcpy(d->sd_chain, chain, n * sizeof(*chain));
 	d->sd_nchain = n;
-	bf->bf_ndenials += count;
+	if (n >= 2 && chain[n - 1] == 1)
+		d->sd_top = chain[n - 2];
 }
 
 /* One datagram from the fencer. */

@@ -327,7 +327,6 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 			else
 				yyerror("observe denials: yes or no, not %s",
 				    $3);
-			free($3);
 		}
 		| RUNSC STRING			{
 			conf_path("runsc", $2, ps.conf->c_runsc,

@@ -87,8 +87,8 @@ fence_step_times(const char **names, uint32_t *us, int max)
 
 /*
  * Child side, first: pid 1 dies with its parent (set again after the
- * uid changes, which clears it); our copy of the status pipe's read end
- * goes, so the parent's death shows as a broken pipe; the caller's
+ * uid changes, which clears it); our copy of the fencer's end of the
+ * status socket goes, so the parent's death shows as a hangup; the caller's
  * signal handlers must not run in pid 1 (it shares their memory until
  * execve), so every disposition goes back to the default while all
  * signals are still blocked (fence_ns_clone() blocked them).  The mode
@@ -405,7 +405,7 @@ fence_status_recv(int s, struct fence_status *rec, int *fd)
 }
 
 /*
- * The status pipe: the EXEC record, then EOF at execve; or an error.
+ * The status socket: the EXEC record, then EOF at execve; or an error.
  * A pool fence's agent writes its EXEC record once its steps are done,
  * past its execve, and nothing after it matters (agent_pool.c): for it
  * (once) the record is the end, and the fencer does not wait for the
@@ -431,14 +431,14 @@ fence_status_read(int fd, struct fence_proc *proc, struct fence_status *st,
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {
-			snprintf(err, errlen, "status pipe: %s",
+			snprintf(err, errlen, "status socket: %s",
 			    strerror(errno));
 			return (-1);
 		}
 		if (n == 0)
 			break;
 		if (n != (ssize_t)sizeof(rec)) {
-			snprintf(err, errlen, "status pipe: short record");
+			snprintf(err, errlen, "status socket: short record");
 			return (-1);
 		}
 		rec.fst_step[sizeof(rec.fst_step) - 1] = '\0';
@@ -503,7 +503,7 @@ fence_start(const struct fence_spec *spec, struct fence_proc *proc,
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		goto fail;
 	}
-	/* fds 0-3 get replaced in pid 1: keep the status pipe above them. */
+	/* fds 0-3 get replaced in pid 1: keep the status socket above them. */
 	if (p[1] <= 3) {
 		if ((fd = fcntl(p[1], F_DUPFD_CLOEXEC, 4)) == -1) {
 			snprintf(err, errlen, "fcntl: %s", strerror(errno));
@@ -616,7 +616,7 @@ fence_oom_killed(const struct fence_proc *proc)
  * The warm pool (docs/pool.md).  A pool pid 1 is cloned as a cold one
  * is and walks fence_steps[] to the split point, where it executes the
  * agent ahead (fence_pool_exec()): the agent starts, says so on the
- * status pipe (FENCE_ST_POOLED) and blocks on its assignment socket.
+ * status socket (FENCE_ST_POOLED) and blocks on its assignment socket.
  * The take (fence_pool_take()) moves the pool fence's cgroups to the
  * boot's names, writes the boot's limits and sends the agent the boot's
  * key, ids, user and limits with its channel, the home and the seccomp
@@ -628,7 +628,7 @@ fence_oom_killed(const struct fence_proc *proc)
  * Child side, the split point: nothing to do for a cold boot.  A pool
  * pid 1 executes the agent here, ahead of any boot, as root of its
  * namespaces with the fencer's capabilities (the steps after this
- * point need them): the assignment socket on fd 3, the status pipe on
+ * point need them): the assignment socket on fd 3, the status socket on
  * 4, the Landlock ruleset on 5 (none: 5 is closed), /dev/null on 0-2,
  * nothing else (every other descriptor of the fencer's is close-on-exec
  * and more are marked so here), an empty environment, and "-p" with
@@ -845,7 +845,7 @@ fence_pool_start(const struct fence_spec *spec, struct fence_pooled *pp,
 }
 
 /*
- * The pool pid 1's status pipe is readable: 1 once it waits at the split
+ * The pool pid 1's status socket is readable: 1 once it waits at the split
  * point, 0 if there is nothing yet, -1 if it failed or died (err).
  */
 int
@@ -867,7 +867,7 @@ fence_pool_ready(struct fence_pooled *pp, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", rec.fst_step,
 		    rec.fst_errno != 0 ? strerror(rec.fst_errno) : "failed");
 	} else if (n == -1)
-		snprintf(err, errlen, "status pipe: %s", strerror(errno));
+		snprintf(err, errlen, "status socket: %s", strerror(errno));
 	else
 		snprintf(err, errlen, "pool pid 1 died while it was built");
 	return (-1);

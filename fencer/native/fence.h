@@ -107,7 +107,7 @@ struct fence_proc {
 struct fence_pooled {
 	struct fence_proc pp_proc;		/* pid, pidfd, pool cgroups */
 	int		 pp_tier;
-	int		 pp_status;		/* its status pipe, read end */
+	int		 pp_status;		/* its status socket, our end */
 	int		 pp_assign;		/* its assignment socket */
 	int		 pp_ready;		/* waits at the split point */
 	uint64_t	 pp_memory;		/* its tmpfs sizes follow it */

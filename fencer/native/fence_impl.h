@@ -55,7 +55,7 @@ enum fence_clock {
 };
 
 /*
- * What pid 1 tells fence_start() over the status pipe: one record just
+ * What pid 1 tells fence_start() over the status socket: one record just
  * before execve (FENCE_ST_EXEC) and, if something fails, one error
  * record.  A record is smaller than PIPE_BUF, so it arrives whole.
  */
@@ -111,7 +111,7 @@ struct fence_assign {
  * -p, agent/agent_pool.c), and nothing else but /dev/null on 0-2.
  */
 #define FENCE_POOL_FD_ASSIGN	3	/* the assignment socket */
-#define FENCE_POOL_FD_STATUS	4	/* the status pipe, write end */
+#define FENCE_POOL_FD_STATUS	4	/* the status socket, write end */
 #define FENCE_POOL_FD_LANDLOCK	5	/* the ruleset; closed: none */
 
 /* fence_steps[] (fence.c): the split point is its last. */

@@ -45,6 +45,9 @@
 #define FENCE_SCMP_NR_KNOWN	470
 #define FENCE_SCMP_NR_FUTURE	560
 
+/* Where pid 1 keeps the listener until its EXEC record takes it. */
+#define FENCE_NOTIFY_FD_MIN	(4 + FENCE_PASS_MAX + 16)
+
 #ifndef CLONE_NEWCGROUP
 #define CLONE_NEWCGROUP		0x02000000
 #endif
@@ -535,6 +538,14 @@ fence_seccomp_load(struct fence_ctx *ctx)
 	if ((fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 	    SECCOMP_FILTER_FLAG_NEW_LISTENER, prog)) == -1)
 		return (fence_child_err(ctx, errno, "load seccomp filter"));
-	ctx->fc_notify_fd = fd;
+	/*
+	 * Out of the way of the numbers the last steps give (the channel,
+	 * the passed descriptors, the agent's): a dup2() onto it would
+	 * close it, and the record would carry something else.
+	 */
+	if ((ctx->fc_notify_fd = fcntl(fd, F_DUPFD_CLOEXEC,
+	    FENCE_NOTIFY_FD_MIN)) == -1)
+		return (fence_child_err(ctx, errno, "seccomp listener"));
+	(void)close(fd);
 	return (0);
 }
