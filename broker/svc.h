@@ -135,8 +135,8 @@ void		 svc_denials_socket(int);
 void		 svc_denials_free(struct bfence *);
 void		 svc_denial_record(struct bfence *, uint32_t, uint32_t,
 		    const char *, const char *, const uint32_t *, int);
-int		 svc_denials_collect(struct bfence *, uint64_t,
-		    struct msg_result *);
+void		*svc_denials_result(struct breq *, struct msg_result *,
+		    size_t *);
 uint64_t	 svc_denials_outside(const struct bfence *);
 
 struct breq	*breq_new(enum breq_kind, uid_t, const char *, breq_fn,

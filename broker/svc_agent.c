@@ -321,7 +321,6 @@ svc_agent_answer(struct breq *r, const struct svc_msg *m)
 {
 	struct svc_answer a;
 	void		*raw = NULL;
-	size_t		 rawlen;
 
 	memset(&a, 0, sizeof(a));
 	a.a_last = 1;
@@ -332,16 +331,9 @@ svc_agent_answer(struct breq *r, const struct svc_msg *m)
 		a.a_raw = m->m_data;
 		a.a_rawlen = m->m_len;
 		/* A command's denials (svc_denial.c), the broker's word. */
-		if (r->r_fence != NULL && (r->r_type == IMSG_AGENT_EXEC ||
-		    r->r_type == IMSG_AGENT_EXEC_STREAM) &&
-		    svc_denials_collect(r->r_fence, r->r_dseq,
-		    m->m_result) == 1) {
-			if (msg_result_encode(m->m_result, &raw,
-			    &rawlen) == -1)
-				fatal("%s: encode", __func__);
+		if ((raw = svc_denials_result(r, m->m_result,
+		    &a.a_rawlen)) != NULL)
 			a.a_raw = raw;
-			a.a_rawlen = rawlen;
-		}
 		break;
 	case IMSG_AGENT_GIT_IDENTITY:
 		a.a_what = SVC_IDENTITY;

@@ -221,7 +221,7 @@ svc_denial_in_chain(const struct svc_denial *d, uint32_t pid)
  * rs_denials_dropped; its own are taken from the ring.  Returns 1 if rs
  * changed (its encoding must be made again), 0 if not.
  */
-int
+static int
 svc_denials_collect(struct bfence *bf, uint64_t since, struct msg_result *rs)
 {
 	struct msg_denial_line	 lines[MSG_DENIALS_MAX];
@@ -291,6 +291,25 @@ svc_denials_collect(struct bfence *bf, uint64_t since, struct msg_result *rs)
 		off += strlen(one);
 	}
 	return (1);
+}
+
+/*
+ * The result of r, an exec or a streamed exec, with its denials: the
+ * result encoded again (its length in *len), or NULL where what the
+ * agent sent stands as it is.
+ */
+void *
+svc_denials_result(struct breq *r, struct msg_result *rs, size_t *len)
+{
+	void	*buf;
+
+	if (r->r_fence == NULL || (r->r_type != IMSG_AGENT_EXEC &&
+	    r->r_type != IMSG_AGENT_EXEC_STREAM) ||
+	    svc_denials_collect(r->r_fence, r->r_dseq, rs) == 0)
+		return (NULL);
+	if (msg_result_encode(rs, &buf, len) == -1)
+		fatal("%s: encode", __func__);
+	return (buf);
 }
 
 /*

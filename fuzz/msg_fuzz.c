@@ -78,7 +78,7 @@ enum fuzz_kind {
 	FK_FENCE, FK_TOKEN, FK_HOSTTOKEN, FK_HELLO, FK_EXEC, FK_RESULT,
 	FK_GITCONFIG, FK_GITINIT, FK_TUNNEL_OPEN, FK_TUNNEL, FK_TUNNEL_DATA,
 	FK_TUNNEL_CREDIT, FK_TUNNEL_CLOSE, FK_PORTS_REQ, FK_PORTLIST,
-	FK_PORT_TICKET, FK_SNAP, FK_SNAP_INFO, FK_MAX
+	FK_PORT_TICKET, FK_SNAP, FK_SNAP_INFO, FK_DENIAL, FK_MAX
 };
 
 static void
@@ -223,6 +223,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case FK_SNAP_INFO:
 		ROUND_TRIP(msg_snap_info, struct msg_snap_info, nofree);
+		break;
+	case FK_DENIAL:
+		ROUND_TRIP(msg_denial, struct msg_denial, nofree);
 		break;
 	}
 	return (0);
