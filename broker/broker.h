@@ -242,6 +242,8 @@ struct svc_egress *svc_egress_new(const struct msg_fence *,
 		    struct msg_egress_counts *, void (*)(void *), void *);
 void		 svc_egress_end(struct svc_egress *);
 void		 svc_egress_free(struct svc_egress *);
+uint32_t	 svc_egress_id(const struct svc_egress *);
+void		 svc_denials_egress_start(void);	/* svc_denial.c */
 void		 svc_egress_moved(struct svc_egress *,
 		    struct msg_egress_counts *);
 void		 svc_egress_conn(struct svc_egress *, int);

@@ -132,6 +132,7 @@ void		 svc_fence_answer(struct svc_answer *, struct bfence *,
 /* svc_denial.c */
 extern uint64_t	 svc_denial_seq;
 void		 svc_denials_socket(int);
+uint64_t	 svc_denials_now(void);
 void		 svc_denials_free(struct bfence *);
 void		 svc_denial_record(struct bfence *, uint32_t, uint32_t,
 		    const char *, const char *, const uint32_t *, int);

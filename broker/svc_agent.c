@@ -163,6 +163,7 @@ svc_to_agent(struct bfence *bf, struct breq *r, uint32_t type, void *msg,
 	}
 	if (probe || (bf->bf_measured && !bf->bf_stopping)) {
 		/* Written now, not on the loop's next turn. */
+		r->r_dseq = svc_denials_now();
 		if (imsgev_compose(bf->bf_agent, type, r->r_in.in_id, 0, -1, buf,
 		    len) == -1)
 			breq_error(r, "fence-stopped", "%s %s: %s", r->r_noun,
@@ -330,7 +331,6 @@ svc_agent_answer(struct breq *r, const struct svc_msg *m)
 		a.a_result = m->m_result;
 		a.a_raw = m->m_data;
 		a.a_rawlen = m->m_len;
-		/* A command's denials (svc_denial.c), the broker's word. */
 		if ((raw = svc_denials_result(r, m->m_result,
 		    &a.a_rawlen)) != NULL)
 			a.a_raw = raw;
@@ -451,6 +451,7 @@ svc_measured(struct bfence *bf)
 		next = TAILQ_NEXT(r, r_fentry);
 		if (!r->r_is_held)
 			continue;
+		r->r_dseq = svc_denials_now();
 		if (bf->bf_agent != NULL &&
 		    imsgev_compose(bf->bf_agent, r->r_type, r->r_in.in_id, 0, -1,
 		    r->r_held, r->r_held_len) == 0) {

@@ -64,6 +64,9 @@ struct svc_denials {
 
 static int		 svc_denial_fd = -1;
 static struct event	 svc_denial_ev;
+/* The egress proxy's: a stream of IMSG_DENIAL frames. */
+static struct imsgbuf	*svc_denial_egress;
+static struct event	 svc_denial_egress_ev;
 uint64_t		 svc_denial_seq;
 
 static void	svc_denial_readable(int, short, void *);
@@ -159,8 +162,10 @@ svc_denial_take(const void *buf, size_t len)
 		fatalx("%s: a bad denial from the fencer", __func__);
 	n = msg_denial_chain(dn.dn_chain, chain, nitems(chain));
 	/* A fence gone, or booted again since: nobody's any more. */
-	if ((bf = bfence_find(dn.dn_owner, dn.dn_key)) == NULL ||
-	    bf->bf_info.f_pid != dn.dn_fence_pid)
+	if ((bf = bfence_find(dn.dn_owner, dn.dn_key)) == NULL)
+		return;
+	if (dn.dn_layer == DENIAL_EGRESS ? svc_egress_id(bf->bf_egress) !=
+	    dn.dn_boot : (uint32_t)bf->bf_info.f_pid != dn.dn_boot)
 		return;
 	svc_denial_record(bf, dn.dn_layer, dn.dn_count, dn.dn_what,
 	    dn.dn_remedy, chain, n);
@@ -192,15 +197,99 @@ svc_denial_drain(int max)
 	return (0);
 }
 
+/*
+ * The egress proxy's socket of denials, made when the first fence with
+ * an egress list is; its other end goes to the proxy.
+ */
+void
+svc_denials_egress_start(void)
+{
+	int	 sp[2];
+
+	if (svc_denial_egress != NULL)
+		return;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
+	    sp) == -1) {
+		log_warn("%s: socketpair: egress denials are not seen",
+		    __func__);
+		return;
+	}
+	if (proc_compose(&broker_self, PROC_EGRESS, IMSG_DENIALS_FD, 0, sp[1],
+	    NULL, 0) == -1) {
+		log_warn("%s: to the egress proxy", __func__);
+		(void)close(sp[0]);
+		(void)close(sp[1]);
+		return;
+	}
+	if ((svc_denial_egress = imsgbuf_new(sp[0])) == NULL)
+		fatal("%s: imsgbuf_new", __func__);
+	event_assign(&svc_denial_egress_ev, broker_self.ps_evbase, sp[0],
+	    EV_READ | EV_PERSIST, svc_denial_readable, NULL);
+	if (event_add(&svc_denial_egress_ev, NULL) == -1)
+		fatal("%s: event_add", __func__);
+}
+
+/* What the proxy's socket holds now; -1 on its end. */
+static int
+svc_denial_drain_egress(void)
+{
+	struct imsg	 imsg;
+	ssize_t		 n;
+	int		 r, i, again;
+
+	if (svc_denial_egress == NULL)
+		return (0);
+	for (i = 0; i < 1024; i++) {
+		if ((n = imsgbuf_read(svc_denial_egress)) == -1 &&
+		    errno == EINTR)
+			continue;
+		again = n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK);
+		if (n == -1 && !again)
+			return (-1);
+		while ((r = imsgbuf_get(svc_denial_egress, &imsg)) == 1) {
+			if (imsg.hdr.ih_type != IMSG_DENIAL || imsg.fd != -1)
+				fatalx("%s: bad %s from the egress proxy",
+				    __func__, msg_type_name(imsg.hdr.ih_type));
+			svc_denial_take(imsg.data, imsg.len);
+			imsg_free(&imsg);
+		}
+		if (r == -1 || n == 0)
+			return (-1);
+		if (again)
+			break;
+	}
+	return (0);
+}
+
 static void
 svc_denial_readable(int fd, short event, void *arg)
 {
+	if (svc_denial_egress != NULL && fd == imsgbuf_fd(svc_denial_egress)) {
+		if (svc_denial_drain_egress() == -1) {
+			event_del(&svc_denial_egress_ev);
+			imsgbuf_free(svc_denial_egress);
+			svc_denial_egress = NULL;
+		}
+		return;
+	}
 	if (svc_denial_drain(SVC_DENIALS_TURN) == -1) {
 		/* The fencer is gone; the daemon ends with it. */
 		event_del(&svc_denial_ev);
 		(void)close(svc_denial_fd);
 		svc_denial_fd = -1;
 	}
+}
+
+/*
+ * The count of denials once those already written to the broker are
+ * in: a request sent to the agent now takes only what comes after.
+ */
+uint64_t
+svc_denials_now(void)
+{
+	(void)svc_denial_drain(INT32_MAX);
+	(void)svc_denial_drain_egress();
+	return (svc_denial_seq);
 }
 
 static int
@@ -242,7 +331,7 @@ svc_denials_collect(struct bfence *bf, uint64_t since, struct msg_result *rs)
 	strlcpy(rs->rs_denials_note, bf->bf_info.f_denials_note,
 	    sizeof(rs->rs_denials_note));
 
-	(void)svc_denial_drain(INT32_MAX);
+	(void)svc_denials_now();
 	if ((s = bf->bf_denials) == NULL)
 		return (forged || rs->rs_denials_note[0] != '\0');
 	for (i = 0; i < SVC_DENIALS_RING; i++) {

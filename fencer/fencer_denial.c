@@ -457,7 +457,7 @@ fencer_denial_one(struct fence *f)
 	memset(&dn, 0, sizeof(dn));
 	dn.dn_owner = f->f_info.f_owner;
 	strlcpy(dn.dn_key, f->f_info.f_key, sizeof(dn.dn_key));
-	dn.dn_fence_pid = f->f_info.f_pid;
+	dn.dn_boot = (uint32_t)f->f_info.f_pid;
 	dn.dn_layer = DENIAL_SECCOMP;
 	dn.dn_count = 1;
 	fencer_denial_what(&req.data, dn.dn_what, sizeof(dn.dn_what));

@@ -328,7 +328,7 @@ main(int argc, char *argv[])
 		memset(&dn, 0, sizeof(dn));
 		dn.dn_owner = 1000;
 		strlcpy(dn.dn_key, "default", sizeof(dn.dn_key));
-		dn.dn_fence_pid = 4242;
+		dn.dn_boot = 4242;
 		dn.dn_layer = DENIAL_SECCOMP;
 		dn.dn_count = 1;
 		strlcpy(dn.dn_what, "socket(AF_ALG, SOCK_SEQPACKET)",

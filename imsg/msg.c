@@ -151,6 +151,7 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_CTL_SNAP] =		"IMSG_CTL_SNAP",
 	[IMSG_CTL_SNAP_INFO] =		"IMSG_CTL_SNAP_INFO",
 	[IMSG_DENIALS_FD] =		"IMSG_DENIALS_FD",
+	[IMSG_DENIAL] =			"IMSG_DENIAL",
 };
 
 /*

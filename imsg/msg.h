@@ -187,7 +187,11 @@ enum imsg_type {
 
 	/* Denials (docs/denials.md) */
 	IMSG_DENIALS_FD,	/* fencer -> broker: empty; fd: the socket
-				   of struct msg_denial datagrams */
+				   of struct msg_denial datagrams; broker
+				   -> egress: empty; fd: a stream socket
+				   of IMSG_DENIAL frames */
+	IMSG_DENIAL,		/* egress -> broker, on that socket:
+				   struct msg_denial */
 
 	IMSG_TYPE_MAX
 };
@@ -424,10 +428,12 @@ enum denial_layer {
 				    MSG_DENIAL_WHAT_LEN + MSG_DENIAL_REMEDY_LEN))
 
 struct msg_denial {
-	uint32_t	 dn_owner;	/* the fence: owner, key, and the host
-					   pid of its pid 1 (which boot) */
+	uint32_t	 dn_owner;	/* the fence: owner, key, and which
+					   boot of it: the host pid of its
+					   pid 1 (the fencer's), the broker's
+					   egress id of it (the proxy's) */
 	char		 dn_key[FENCE_KEY_SIZE];
-	int32_t		 dn_fence_pid;
+	uint32_t	 dn_boot;
 	uint32_t	 dn_layer;	/* enum denial_layer */
 	uint32_t	 dn_count;	/* 1, or more coalesced */
 	char		 dn_what[MSG_DENIAL_WHAT_LEN];	/* printable */

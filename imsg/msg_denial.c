@@ -83,7 +83,7 @@ msg_denial_chain(const char *s, uint32_t *pids, size_t max)
 static int
 msg_denial_valid(const struct msg_denial *dn)
 {
-	return (fence_key_valid(dn->dn_key) && dn->dn_fence_pid > 0 &&
+	return (fence_key_valid(dn->dn_key) && dn->dn_boot > 0 &&
 	    msg_denial_layer_name(dn->dn_layer) != NULL &&
 	    dn->dn_count >= 1 &&
 	    msg_denial_text_valid(dn->dn_what, sizeof(dn->dn_what), 0) &&
@@ -94,7 +94,7 @@ msg_denial_valid(const struct msg_denial *dn)
 static const struct mc_field msg_denial_fields[] = {
 	MC_U(struct msg_denial, dn_owner, 0, UINT32_MAX),
 	MC_S(struct msg_denial, dn_key),
-	MC_I(struct msg_denial, dn_fence_pid, 1, INT32_MAX),
+	MC_U(struct msg_denial, dn_boot, 1, UINT32_MAX),
 	MC_U(struct msg_denial, dn_layer, 1, DENIAL_LAYER_MAX - 1),
 	MC_U(struct msg_denial, dn_count, 1, UINT32_MAX),
 	MC_S(struct msg_denial, dn_what),

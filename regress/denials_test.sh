@@ -271,7 +271,29 @@ ctypes.CDLL(None).syscall(272, 0x40000000)' > uo.out 2> ue.err
 }
 other_user_cleanup() { fenced_cleanup; }
 
+atf_test_case egress cleanup
+egress_head() {
+	atf_set descr "L2 with an egress list: a connection the proxy refuses is a denial of the exec that made it, its remedy the entry to add; the probe's own refused attempt at the boot is no command's; the next exec has none"
+	atf_set require.user root
+	atf_set require.progs curl
+	atf_set timeout 120
+}
+egress_body() {
+	fenced_vars
+	fenced_start
+	atf_check -o ignore $CTL boot e tier L2 egress "allowed.test:8080"
+	$CTL exec e -- sh -c 'curl -sS -m 5 http://denied.test:81/;
+	    curl -sS -m 5 http://denied.test:81/' > out.out 2> err.out
+	atf_check -o inline:"not in this fence's egress list\nnot in this fence's egress list\n" \
+	    cat out.out
+	atf_check -o inline:"fenced: denied: egress: denied.test:81 (not-listed) x2 - add denied.test:81 to the fence's egress list\n" \
+	    cat err.out
+	atf_check -o empty -e empty $CTL exec e -- true
+}
+egress_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
+	atf_add_test_case egress
 	atf_add_test_case seccomp_counts
 	atf_add_test_case pipeline_kill
 	atf_add_test_case concurrent

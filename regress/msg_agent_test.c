@@ -567,7 +567,7 @@ ATF_TC_BODY(denial_codec, tc)
 	memset(&dn, 0, sizeof(dn));
 	dn.dn_owner = 1000;
 	strlcpy(dn.dn_key, "k", sizeof(dn.dn_key));
-	dn.dn_fence_pid = 4321;
+	dn.dn_boot = 4321;
 	dn.dn_layer = DENIAL_SECCOMP;
 	dn.dn_count = 1;
 	strlcpy(dn.dn_what, "keyctl(operation 1)", sizeof(dn.dn_what));
@@ -606,7 +606,7 @@ ATF_TC_BODY(denial_codec, tc)
 	strlcpy(o.dn_remedy, "a\tb", sizeof(o.dn_remedy));
 	ATF_CHECK_EQ(msg_denial_encode(&o, &buf, &len), -1);
 	o = dn;
-	o.dn_fence_pid = 0;
+	o.dn_boot = 0;
 	ATF_CHECK_EQ(msg_denial_encode(&o, &buf, &len), -1);
 	o = dn;
 	strlcpy(o.dn_key, "../x", sizeof(o.dn_key));
