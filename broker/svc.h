@@ -42,6 +42,9 @@ struct bfence {
 	struct svc_egress	*bf_egress;	/* with a list: svc_egress.c */
 	struct svc_denials	*bf_denials;	/* pending: svc_denial.c */
 	uint64_t		 bf_ndenials;	/* all it met so far */
+	int			 bf_limit_fd[2];	/* its memory and pids
+						   counters (svc_denial.c) */
+	uint64_t		 bf_limit_seen[2];	/* as last read */
 	char			 bf_label[SVC_LABEL_LEN + 1];	/* the host
 						   form's, new at every boot */
 };
@@ -109,7 +112,7 @@ struct breq {
 	size_t			 r_undo_len;
 	uint32_t		 r_undo_type;	/* EXEC or EXEC_STREAM */
 	struct svc_who		 r_undo_who;
-	uint64_t		 r_dseq;	/* svc_denial_seq when made */
+	uint64_t		 r_dseq;	/* svc_denial_seq when sent */
 };
 
 TAILQ_HEAD(bfence_list, bfence);
@@ -132,7 +135,8 @@ void		 svc_fence_answer(struct svc_answer *, struct bfence *,
 /* svc_denial.c */
 extern uint64_t	 svc_denial_seq;
 void		 svc_denials_socket(int);
-uint64_t	 svc_denials_now(void);
+void		 svc_denials_mark(struct breq *);
+void		 svc_denials_limit_fd(const struct msg_denial *, int);
 void		 svc_denials_free(struct bfence *);
 void		 svc_denial_record(struct bfence *, uint32_t, uint32_t,
 		    const char *, const char *, const uint32_t *, int);

@@ -163,7 +163,7 @@ svc_to_agent(struct bfence *bf, struct breq *r, uint32_t type, void *msg,
 	}
 	if (probe || (bf->bf_measured && !bf->bf_stopping)) {
 		/* Written now, not on the loop's next turn. */
-		r->r_dseq = svc_denials_now();
+		svc_denials_mark(r);
 		if (imsgev_compose(bf->bf_agent, type, r->r_in.in_id, 0, -1, buf,
 		    len) == -1)
 			breq_error(r, "fence-stopped", "%s %s: %s", r->r_noun,
@@ -451,7 +451,7 @@ svc_measured(struct bfence *bf)
 		next = TAILQ_NEXT(r, r_fentry);
 		if (!r->r_is_held)
 			continue;
-		r->r_dseq = svc_denials_now();
+		svc_denials_mark(r);
 		if (bf->bf_agent != NULL &&
 		    imsgev_compose(bf->bf_agent, r->r_type, r->r_in.in_id, 0, -1,
 		    r->r_held, r->r_held_len) == 0) {

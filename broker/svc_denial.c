@@ -34,6 +34,7 @@
 #include "fenced.h"
 #include "imsg.h"
 #include "log.h"
+#include "cg.h"
 #include "msg.h"
 #include "proc.h"
 #include "broker.h"
@@ -70,6 +71,8 @@ static struct event	 svc_denial_egress_ev;
 uint64_t		 svc_denial_seq;
 
 static void	svc_denial_readable(int, short, void *);
+static uint64_t	svc_denials_now(void);
+static void	svc_denials_limits(struct bfence *);
 
 /* The fencer's socket of denials (IMSG_DENIALS_FD), once. */
 void
@@ -87,8 +90,86 @@ svc_denials_socket(int fd)
 void
 svc_denials_free(struct bfence *bf)
 {
+	int	 i;
+
 	free(bf->bf_denials);
 	bf->bf_denials = NULL;
+	for (i = 0; i < 2; i++) {
+		if (bf->bf_limit_fd[i] != -1)
+			(void)close(bf->bf_limit_fd[i]);
+		bf->bf_limit_fd[i] = -1;
+	}
+}
+
+/*
+ * The fencer's descriptor of a fence's memory ("memory") or pids
+ * ("pids") counters: kept, read around each command.
+ */
+void
+svc_denials_limit_fd(const struct msg_denial *dn, int fd)
+{
+	struct bfence	*bf;
+	uint64_t	 other;
+	int		 i = strcmp(dn->dn_what, "pids") == 0;
+
+	if ((bf = bfence_find(dn->dn_owner, dn->dn_key)) == NULL ||
+	    (uint32_t)bf->bf_info.f_pid != dn->dn_boot ||
+	    (!i && strcmp(dn->dn_what, "memory") != 0) ||
+	    bf->bf_limit_fd[i] != -1) {
+		(void)close(fd);
+		return;
+	}
+	bf->bf_limit_fd[i] = fd;
+	/* What it counted before it was the fence's is no denial. */
+	if (cg_events_read(fd, i == 0 ? &other : &bf->bf_limit_seen[i],
+	    i == 0 ? &bf->bf_limit_seen[i] : &other) == -1)
+		bf->bf_limit_seen[i] = 0;
+}
+
+/*
+ * bf's counters now (OOM kills, new processes refused at pids.max):
+ * what went up since they were last read is a denial of the fence as a
+ * whole, recorded once, which every command running then takes.
+ */
+static void
+svc_denials_limits(struct bfence *bf)
+{
+	static const char *const what[2] = {
+		"memory: a process killed for lack of memory",
+		"pids: a new process refused at the limit"
+	};
+	static const char *const remedy[2] = {
+		"more memory (boot ... memory SIZE, up to limit memory max)",
+		"more processes (boot ... pids N, up to limit pids max)"
+	};
+	uint64_t	 n[2], other;
+	int		 i;
+
+	for (i = 0; i < 2; i++) {
+		if (bf->bf_limit_fd[i] == -1 || cg_events_read(
+		    bf->bf_limit_fd[i], i == 0 ? &other : &n[i],
+		    i == 0 ? &n[i] : &other) == -1)
+			continue;
+		if (n[i] > bf->bf_limit_seen[i])
+			svc_denial_record(bf, DENIAL_LIMIT,
+			    n[i] - bf->bf_limit_seen[i] > UINT32_MAX ?
+			    UINT32_MAX : (uint32_t)(n[i] -
+			    bf->bf_limit_seen[i]), what[i], remedy[i], NULL, 0);
+		bf->bf_limit_seen[i] = n[i];
+	}
+}
+
+/*
+ * r goes to its fence's agent now: it takes the denials that come
+ * after those already written to the broker and the limits' counters
+ * as they are now.
+ */
+void
+svc_denials_mark(struct breq *r)
+{
+	if (r->r_fence != NULL)
+		svc_denials_limits(r->r_fence);
+	r->r_dseq = svc_denials_now();
 }
 
 /*
@@ -284,7 +365,7 @@ svc_denial_readable(int fd, short event, void *arg)
  * The count of denials once those already written to the broker are
  * in: a request sent to the agent now takes only what comes after.
  */
-uint64_t
+static uint64_t
 svc_denials_now(void)
 {
 	(void)svc_denial_drain(INT32_MAX);
@@ -393,8 +474,10 @@ svc_denials_result(struct breq *r, struct msg_result *rs, size_t *len)
 	void	*buf;
 
 	if (r->r_fence == NULL || (r->r_type != IMSG_AGENT_EXEC &&
-	    r->r_type != IMSG_AGENT_EXEC_STREAM) ||
-	    svc_denials_collect(r->r_fence, r->r_dseq, rs) == 0)
+	    r->r_type != IMSG_AGENT_EXEC_STREAM))
+		return (NULL);
+	svc_denials_limits(r->r_fence);
+	if (svc_denials_collect(r->r_fence, r->r_dseq, rs) == 0)
 		return (NULL);
 	if (msg_result_encode(rs, &buf, len) == -1)
 		fatal("%s: encode", __func__);

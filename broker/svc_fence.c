@@ -389,6 +389,7 @@ bfence_add(struct msg_fence *info, int fd)
 		stopped_drop(bf);
 	if ((bf = calloc(1, sizeof(*bf))) == NULL)
 		fatal("%s: calloc", __func__);
+	bf->bf_limit_fd[0] = bf->bf_limit_fd[1] = -1;
 	bf->bf_info = *info;
 	/* The bearer is kept apart, for svc_agent_encode() alone. */
 	memcpy(bf->bf_bearer, info->f_bearer, sizeof(bf->bf_bearer));
@@ -425,6 +426,7 @@ bfence_remove(struct bfence *bf, const struct msg_fence *info)
 	bf->bf_agent = NULL;
 	svc_egress_end(bf->bf_egress);
 	svc_fail_fence(bf, "stopped", 1);
+	svc_denials_free(bf);
 	/*
 	 * One the service stopped itself was never its owner's to use:
 	 * a `require' not met was refused to whoever booted it, who heard

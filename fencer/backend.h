@@ -89,6 +89,12 @@ struct fencer_backend {
 	 */
 	const char *fb_denials_unobserved;
 	int	(*fb_refusal_errno)(int);
+	/*
+	 * Optional: descriptors of the fence's memory and pids counters,
+	 * which the broker reads around each command (docs/denials.md);
+	 * -1 where there is none.
+	 */
+	void	(*fb_limit_fds)(struct fence *, int *, int *);
 
 	/*
 	 * Optional: once, when the daemon starts (configured, no fence

@@ -85,6 +85,7 @@ const char	*fencer_cg_parent(int);
 void	fencer_denials_init(void);
 void	fencer_denials_watch(struct fence *);
 void	fencer_denials_forget(struct fence *);
+void	fencer_denials_limits(struct fence *);
 
 /* fencer_queue.c */
 void	fencer_boot(uint32_t, const struct msg_boot *);

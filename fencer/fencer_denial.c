@@ -86,6 +86,44 @@ fencer_denials_init(void)
 	fencer_denial_fd = sp[0];
 }
 
+/*
+ * f runs (its BOOTED is sent): the descriptors of its limits' counters
+ * to the broker, each as IMSG_FENCE_LIMIT_FD with a denial naming the
+ * fence and the limit ("memory", "pids"), after BOOTED on the same
+ * channel.
+ */
+void
+fencer_denials_limits(struct fence *f)
+{
+	struct msg_denial dn;
+	const char	*what[2] = { "memory", "pids" };
+	void		*buf;
+	size_t		 len;
+	int		 fds[2] = { -1, -1 }, i;
+
+	if (f->f_backend->fb_limit_fds == NULL)
+		return;
+	f->f_backend->fb_limit_fds(f, &fds[0], &fds[1]);
+	for (i = 0; i < 2; i++) {
+		if (fds[i] == -1)
+			continue;
+		memset(&dn, 0, sizeof(dn));
+		dn.dn_owner = f->f_info.f_owner;
+		strlcpy(dn.dn_key, f->f_info.f_key, sizeof(dn.dn_key));
+		dn.dn_boot = (uint32_t)f->f_info.f_pid;
+		dn.dn_layer = DENIAL_LIMIT;
+		dn.dn_count = 1;
+		strlcpy(dn.dn_what, what[i], sizeof(dn.dn_what));
+		if (msg_denial_encode(&dn, &buf, &len) == -1)
+			fatal("%s: encode", __func__);
+		/* proc_compose() owns the descriptor from here. */
+		if (proc_compose(&fencer_self, PROC_BROKER,
+		    IMSG_FENCE_LIMIT_FD, 0, fds[i], buf, len) == -1)
+			log_warn("%s: to broker", __func__);
+		free(buf);
+	}
+}
+
 /* f's listener, if its backend made one: watched from now on. */
 void
 fencer_denials_watch(struct fence *f)

@@ -628,6 +628,7 @@ fencer_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	f->f_info.f_probe_sent = sent;
 	fencer_send(IMSG_FENCE_BOOTED, f->f_reqid, f, fd);
 	f->f_info.f_probe_sent = 0;
+	fencer_denials_limits(f);
 	f->f_reqid = 0;
 	if (sent)
 		fencer_probe_host(f);

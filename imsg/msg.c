@@ -152,6 +152,7 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_CTL_SNAP_INFO] =		"IMSG_CTL_SNAP_INFO",
 	[IMSG_DENIALS_FD] =		"IMSG_DENIALS_FD",
 	[IMSG_DENIAL] =			"IMSG_DENIAL",
+	[IMSG_FENCE_LIMIT_FD] =		"IMSG_FENCE_LIMIT_FD",
 };
 
 /*

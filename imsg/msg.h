@@ -192,6 +192,9 @@ enum imsg_type {
 				   of IMSG_DENIAL frames */
 	IMSG_DENIAL,		/* egress -> broker, on that socket:
 				   struct msg_denial */
+	IMSG_FENCE_LIMIT_FD,	/* fencer -> broker, after BOOTED: struct
+				   msg_denial naming the fence and a limit
+				   ("memory", "pids"); fd: its counters */
 
 	IMSG_TYPE_MAX
 };

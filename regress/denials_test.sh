@@ -292,7 +292,32 @@ egress_body() {
 }
 egress_cleanup() { fenced_cleanup; }
 
+atf_test_case limits cleanup
+limits_head() {
+	atf_set descr "a fork bomb past the fence's pids limit and a process past its memory limit: each a limit denial of the exec, with its remedy; the next exec has none"
+	atf_set require.user root
+	atf_set require.progs python3
+	atf_set timeout 120
+}
+limits_body() {
+	fenced_vars
+	fenced_start
+	atf_check -o ignore $CTL boot p tier L1.5 pids 32
+	$CTL exec p -- sh -c 'for i in $(seq 60); do sleep 1 & done; wait' \
+	    > out.out 2> err.out
+	atf_check -o match:"^fenced: denied: limit: pids: a new process refused at the limit x[0-9]+ - more processes \(boot \.\.\. pids N, up to limit pids max\)$" \
+	    cat err.out
+	atf_check -o empty -e empty $CTL exec p -- true
+	atf_check -o ignore $CTL boot m tier L1.5 memory 64M
+	atf_check -s exit:137 \
+	    -e inline:"fenced: denied: limit: memory: a process killed for lack of memory x1 - more memory (boot ... memory SIZE, up to limit memory max)\n" \
+	    $CTL exec m -- python3 -c 'x = bytearray(200 << 20)'
+	atf_check -o empty -e empty $CTL exec m -- true
+}
+limits_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
+	atf_add_test_case limits
 	atf_add_test_case egress
 	atf_add_test_case seccomp_counts
 	atf_add_test_case pipeline_kill

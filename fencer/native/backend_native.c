@@ -124,6 +124,12 @@ native_stop(struct fence *f, int *oom)
 	return (fence_stop(p));
 }
 
+static void
+native_limit_fds(struct fence *f, int *memfd, int *pidsfd)
+{
+	fence_cgroup_events(f->f_be, memfd, pidsfd);
+}
+
 /* The fencer reaped pid: a pool fence's pid 1, or none of ours. */
 static int
 native_child(pid_t pid, int status)
@@ -142,6 +148,7 @@ const struct fencer_backend backend_native = {
 		.pt_home = "bind mount of the host folder",
 	},
 	.fb_refusal_errno = fence_seccomp_errno,
+	.fb_limit_fds = native_limit_fds,
 	.fb_boot = native_boot,
 	.fb_reaped = native_reaped,
 	.fb_stop = native_stop,

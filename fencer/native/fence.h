@@ -128,6 +128,7 @@ struct fence_pooled {
  */
 int	fence_init(char *, size_t);
 int	fence_seccomp_errno(int);
+void	fence_cgroup_events(const struct fence_proc *, int *, int *);
 const char *fence_seccomp_unobserved(void);
 int	fence_start(const struct fence_spec *, struct fence_proc *, char *,
 	    size_t);
