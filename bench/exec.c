@@ -276,10 +276,11 @@ bench_observe(const char *sock, size_t runs, uint32_t cpus, char *argv[])
 	bench_conf_quiet(sock, conf, 0, &size);
 	acc_init(&on, runs);
 	acc_init(&off, runs);
-	for (r = 0; r < ROUNDS; r++) {
-		bench_concurrent(sock, 1, round_runs(runs, r), &off, 1);
-		bench_concurrent(sock, 1, round_runs(runs, r), &on, 0);
-	}
+	/* Which goes first alternates too: neither always follows. */
+	for (r = 0; r < ROUNDS * 2; r++)
+		bench_concurrent(sock, 1, round_runs(runs, r / 2),
+		    (r % 2 == r / 2 % 2) ? &off : &on,
+		    r % 2 == r / 2 % 2);
 	bench_row("exec /bin/true, denials not observed", off.a_ns, off.a_n,
 	    off.a_wall);
 	bench_row_to("exec", "exec /bin/true, denials observed",

@@ -101,7 +101,9 @@ fencer_denials_limits(struct fence *f)
 	size_t		 len;
 	int		 fds[2] = { -1, -1 }, i;
 
-	if (f->f_backend->fb_limit_fds == NULL)
+	/* `observe denials no': nothing of the kind, as before. */
+	if (f->f_backend->fb_limit_fds == NULL ||
+	    !fencer_self.ps_conf.c_observe_denials)
 		return;
 	f->f_backend->fb_limit_fds(f, &fds[0], &fds[1]);
 	for (i = 0; i < 2; i++) {

@@ -1149,12 +1149,15 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_FENCE_SNAP_INFO:
 		case IMSG_CTL_SNAP:
 		case IMSG_CTL_SNAP_INFO:
+		case IMSG_DENIAL:
+		case IMSG_FENCE_LIMIT_FD:
 			/*
 			 * Codecs of msg_fence.c (snap_codec here), msg_agent.c, msg_token.c,
 			 * msg_probe.c, msg_proc.c, msg_stream.c, msg_files.c
 			 * (msg_files_test), msg_egress.c (msg_egress_test),
 			 * msg_tunnel.c (msg_tunnel_test), msg_term.c
-			 * (msg_term_test), msg_port.c (port_ticket here).
+			 * (msg_term_test), msg_port.c (port_ticket here),
+			 * msg_denial.c (msg_agent_test).
 			 */
 			continue;
 		default:
