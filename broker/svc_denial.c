@@ -61,6 +61,9 @@ struct svc_denials {
 	unsigned int	 sds_next;		/* the slot written next */
 	uint64_t	 sds_outside;		/* went unclaimed by any
 						   command, overwritten */
+	uint64_t	 sds_mark;		/* svc_denial_seq when the
+						   last request went to the
+						   agent */
 };
 
 static int		 svc_denial_fd = -1;
@@ -170,6 +173,8 @@ svc_denials_mark(struct breq *r)
 	if (r->r_fence != NULL)
 		svc_denials_limits(r->r_fence);
 	r->r_dseq = svc_denials_now();
+	if (r->r_fence != NULL && r->r_fence->bf_denials != NULL)
+		r->r_fence->bf_denials->sds_mark = r->r_dseq;
 }
 
 /*
@@ -199,12 +204,15 @@ svc_denial_record(struct bfence *bf, uint32_t layer, uint32_t count,
 	/*
 	 * Identical ones of the same job (the same pid under pid 1) are
 	 * counted in one slot, so that a loop of refused calls does not
-	 * push out the rest.
+	 * push out the rest; never in a slot from before the last request
+	 * went to the agent, which may be of an earlier job whose
+	 * supervisor had the same pid (the probe's, never collected).
 	 */
 	if (n >= 2 && chain[n - 1] == 1) {
 		for (i = 0; i < SVC_DENIALS_RING; i++) {
 			d = &s->sds_ring[i];
-			if (d->sd_seq != 0 && d->sd_top == chain[n - 2] &&
+			if (d->sd_seq > s->sds_mark &&
+			    d->sd_top == chain[n - 2] &&
 			    d->sd_layer == layer &&
 			    strcmp(d->sd_what, what) == 0) {
 				d->sd_count = d->sd_count > UINT32_MAX -

@@ -50,6 +50,7 @@ struct ctl_ctx {
 	int		 c_status;	/* exit status */
 	int		 c_nfences;
 	int		 c_streamed;	/* the output came as CHUNKs */
+	int		 c_err_open;	/* its stderr so far ends no line */
 };
 
 static struct imsgbuf *ctl_ibuf;
@@ -766,6 +767,8 @@ ctl_chunk(struct ctl_ctx *ctx, struct imsg *imsg)
 	ctx->c_streamed = 1;
 	ctl_write_all(ch.ch_stream == MSG_CHUNK_STDOUT ? STDOUT_FILENO :
 	    STDERR_FILENO, ch.ch_data, ch.ch_len);
+	if (ch.ch_stream != MSG_CHUNK_STDOUT && ch.ch_len > 0)
+		ctx->c_err_open = ch.ch_data[ch.ch_len - 1] != '\n';
 	msg_chunk_free(&ch);
 }
 
@@ -798,10 +801,17 @@ ctl_result(struct ctl_ctx *ctx, struct imsg *imsg)
 	if (!ctx->c_streamed) {
 		ctl_write_all(STDOUT_FILENO, rs.rs_stdout, rs.rs_stdout_len);
 		ctl_write_all(STDERR_FILENO, rs.rs_stderr, rs.rs_stderr_len);
+		ctx->c_err_open = rs.rs_stderr_len > 0 &&
+		    rs.rs_stderr[rs.rs_stderr_len - 1] != '\n';
 	}
-	/* What was refused to it (docs/denials.md), after its output. */
+	/*
+	 * What was refused to it (docs/denials.md), after its output, on
+	 * lines of their own even when its stderr did not end one.
+	 */
 	n = rs.rs_denials != NULL ? msg_denials_parse(rs.rs_denials, dl,
 	    nitems(dl)) : 0;
+	if ((n > 0 || rs.rs_denials_dropped > 0) && ctx->c_err_open)
+		fputc('\n', stderr);
 	for (i = 0; i < n && i < (int)nitems(dl); i++)
 		fprintf(stderr, "fenced: denied: %s: %s x%u%s%s\n",
 		    msg_denial_layer_name(dl[i].dl_layer), dl[i].dl_what,
