@@ -86,6 +86,18 @@ fencer_denials_init(void)
 	fencer_denial_fd = sp[0];
 }
 
+/* One denial of f's layer, its what and the rest to fill. */
+static void
+fencer_denial_of(const struct fence *f, uint32_t layer, struct msg_denial *dn)
+{
+	memset(dn, 0, sizeof(*dn));
+	dn->dn_owner = f->f_info.f_owner;
+	strlcpy(dn->dn_key, f->f_info.f_key, sizeof(dn->dn_key));
+	dn->dn_boot = (uint32_t)f->f_info.f_pid;
+	dn->dn_layer = layer;
+	dn->dn_count = 1;
+}
+
 /*
  * f runs (its BOOTED is sent): the descriptors of its limits' counters
  * to the broker, each as IMSG_FENCE_LIMIT_FD with a denial naming the
@@ -109,12 +121,7 @@ fencer_denials_limits(struct fence *f)
 	for (i = 0; i < 2; i++) {
 		if (fds[i] == -1)
 			continue;
-		memset(&dn, 0, sizeof(dn));
-		dn.dn_owner = f->f_info.f_owner;
-		strlcpy(dn.dn_key, f->f_info.f_key, sizeof(dn.dn_key));
-		dn.dn_boot = (uint32_t)f->f_info.f_pid;
-		dn.dn_layer = DENIAL_LIMIT;
-		dn.dn_count = 1;
+		fencer_denial_of(f, DENIAL_LIMIT, &dn);
 		strlcpy(dn.dn_what, what[i], sizeof(dn.dn_what));
 		if (msg_denial_encode(&dn, &buf, &len) == -1)
 			fatal("%s: encode", __func__);
@@ -494,12 +501,7 @@ fencer_denial_one(struct fence *f)
 	if (err <= 0)
 		err = EPERM;
 
-	memset(&dn, 0, sizeof(dn));
-	dn.dn_owner = f->f_info.f_owner;
-	strlcpy(dn.dn_key, f->f_info.f_key, sizeof(dn.dn_key));
-	dn.dn_boot = (uint32_t)f->f_info.f_pid;
-	dn.dn_layer = DENIAL_SECCOMP;
-	dn.dn_count = 1;
+	fencer_denial_of(f, DENIAL_SECCOMP, &dn);
 	fencer_denial_what(&req.data, dn.dn_what, sizeof(dn.dn_what));
 	fencer_denial_remedy(&req.data, dn.dn_remedy, sizeof(dn.dn_remedy));
 	fencer_denial_chain(f, (pid_t)req.pid, dn.dn_chain,
