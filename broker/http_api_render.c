@@ -382,26 +382,27 @@ api_fence_text(const struct svc_answer *a, char **mine)
 }
 
 /*
- * A command's denials (docs/denials.md) into its result o: "denials",
- * each {layer, what, count, remedy}, when there are some,
- * "denialsDropped" when more were met than listed, "denialsNote" when
- * some layer is not observed.  -1 if out of memory.
+ * A command's or a process's denials (docs/denials.md) into o, from
+ * the lines of text: "denials", each {layer, what, count, remedy}, when
+ * there are some, "denialsDropped" when more were met than listed
+ * (dropped), "denialsNote" when some layer is not observed (note, or
+ * NULL).  -1 if out of memory.
  */
-static int
-api_denials(json_t *o, const struct msg_result *rs)
+int
+api_denials(json_t *o, const char *text, uint32_t dropped, const char *note)
 {
 	struct msg_denial_line	 dl[MSG_DENIALS_MAX];
 	json_t			*a, *d;
 	int			 n, i;
 
-	if (rs->rs_denials_note[0] != '\0' && json_object_set_new(o,
-	    "denialsNote", json_string(rs->rs_denials_note)) == -1)
+	if (note != NULL && note[0] != '\0' && json_object_set_new(o,
+	    "denialsNote", json_string(note)) == -1)
 		return (-1);
-	if (rs->rs_denials_dropped > 0 && json_object_set_new(o,
-	    "denialsDropped", json_integer(rs->rs_denials_dropped)) == -1)
+	if (dropped > 0 && json_object_set_new(o, "denialsDropped",
+	    json_integer(dropped)) == -1)
 		return (-1);
-	if (rs->rs_denials == NULL ||
-	    (n = msg_denials_parse(rs->rs_denials, dl, nitems(dl))) <= 0)
+	if (text == NULL ||
+	    (n = msg_denials_parse(text, dl, nitems(dl))) <= 0)
 		return (0);
 	if ((a = json_array()) == NULL)
 		return (-1);
@@ -460,7 +461,8 @@ api_result(const struct msg_result *rs, int base64)
 	    "encoding", base64 ? "base64" : "utf-8",
 	    "durationMs", (json_int_t)rs->rs_duration_ms,
 	    "truncated", rs->rs_truncated);
-	if (o != NULL && api_denials(o, rs) == -1) {
+	if (o != NULL && api_denials(o, rs->rs_denials,
+	    rs->rs_denials_dropped, rs->rs_denials_note) == -1) {
 		json_decref(o);
 		return (NULL);
 	}

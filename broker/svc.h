@@ -136,6 +136,7 @@ void		 svc_fence_answer(struct svc_answer *, struct bfence *,
 extern uint64_t	 svc_denial_seq;
 void		 svc_denials_socket(int);
 void		 svc_denials_mark(struct breq *);
+void		 svc_denials_proc(struct breq *, struct msg_proc *);
 void		 svc_denials_limit_fd(const struct msg_denial *, int);
 void		 svc_denials_free(struct bfence *);
 void		 svc_denial_record(struct bfence *, uint32_t, uint32_t,

@@ -42,6 +42,9 @@
 
 #define SVC_DENIALS_RING	128	/* pending per fence */
 #define SVC_DENIALS_TURN	256	/* datagrams per wakeup */
+#define SVC_DENIAL_PROCS	EXEC_PROCESSES_MAX
+
+struct svc_denial_proc;
 
 struct svc_denial {
 	uint64_t	 sd_seq;		/* 0: a free slot */
@@ -64,6 +67,7 @@ struct svc_denials {
 	uint64_t	 sds_mark;		/* svc_denial_seq when the
 						   last request went to the
 						   agent */
+	struct svc_denial_proc *sds_procs[SVC_DENIAL_PROCS];
 };
 
 static int		 svc_denial_fd = -1;
@@ -95,6 +99,8 @@ svc_denials_free(struct bfence *bf)
 {
 	int	 i;
 
+	for (i = 0; bf->bf_denials != NULL && i < SVC_DENIAL_PROCS; i++)
+		free(bf->bf_denials->sds_procs[i]);
 	free(bf->bf_denials);
 	bf->bf_denials = NULL;
 	for (i = 0; i < 2; i++) {
@@ -393,22 +399,87 @@ svc_denial_in_chain(const struct svc_denial *d, uint32_t pid)
 }
 
 /*
- * The denials of the job whose supervisor is in-fence pid super,
- * requested when the count was since, into rs: at most MSG_DENIALS_MAX
- * distinct ones (layer and what), identical ones counted, the rest in
- * rs_denials_dropped; its own are taken from the ring.  Returns 1 if rs
- * changed (its encoding must be made again), 0 if not.
+ * The denials of the job whose supervisor is in-fence pid super that
+ * came after the count since, merged into lines (*nl of them, at most
+ * MSG_DENIALS_MAX distinct: layer and what), identical ones counted,
+ * the rest in *dropped; the job's own are taken from the ring, those
+ * of the fence as a whole stay for other commands.
+ */
+static void
+svc_denials_merge(struct bfence *bf, uint64_t since, uint32_t super,
+    struct msg_denial_line *lines, size_t *nl, uint32_t *dropped)
+{
+	struct svc_denials	*s = bf->bf_denials;
+	struct svc_denial	*d;
+	size_t			 i, j;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < SVC_DENIALS_RING; i++) {
+		d = &s->sds_ring[(s->sds_next + i) % SVC_DENIALS_RING];
+		if (d->sd_seq == 0 || d->sd_seq <= since)
+			continue;
+		if (d->sd_nchain > 0 && (super == 0 ||
+		    !svc_denial_in_chain(d, super)))
+			continue;
+		for (j = 0; j < *nl; j++)
+			if (lines[j].dl_layer == d->sd_layer &&
+			    strcmp(lines[j].dl_what, d->sd_what) == 0)
+				break;
+		if (j < *nl)
+			lines[j].dl_count = lines[j].dl_count > UINT32_MAX -
+			    d->sd_count ? UINT32_MAX : lines[j].dl_count +
+			    d->sd_count;
+		else if (*nl < MSG_DENIALS_MAX) {
+			memset(&lines[*nl], 0, sizeof(lines[*nl]));
+			lines[*nl].dl_layer = d->sd_layer;
+			lines[*nl].dl_count = d->sd_count;
+			strlcpy(lines[*nl].dl_what, d->sd_what,
+			    sizeof(lines[*nl].dl_what));
+			strlcpy(lines[*nl].dl_remedy, d->sd_remedy,
+			    sizeof(lines[*nl].dl_remedy));
+			(*nl)++;
+		} else if (*dropped < MSG_DENIALS_DROPPED_MAX)
+			(*dropped)++;
+		if (d->sd_nchain > 0)
+			d->sd_seq = 0;
+	}
+}
+
+/* nl lines as the text of rs_denials or p_denials (malloc'ed), or NULL. */
+static char *
+svc_denials_text(const struct msg_denial_line *lines, size_t nl)
+{
+	char	 one[16 + 11 + MSG_DENIAL_WHAT_LEN + MSG_DENIAL_REMEDY_LEN + 8];
+	char	*text;
+	size_t	 i, off = 0, n;
+
+	if (nl == 0)
+		return (NULL);
+	if ((text = malloc(MSG_DENIALS_TEXT_MAX)) == NULL)
+		fatal("%s", __func__);
+	text[0] = '\0';
+	for (i = 0; i < nl; i++) {
+		if (msg_denial_line_format(&lines[i], one, sizeof(one)) == -1)
+			continue;
+		if (off + (n = strlen(one)) >= MSG_DENIALS_TEXT_MAX)
+			break;
+		memcpy(text + off, one, n + 1);
+		off += n;
+	}
+	return (text);
+}
+
+/*
+ * The denials of the job whose supervisor is rs_super, requested when
+ * the count was since, into rs.  Returns 1 if rs changed (its encoding
+ * must be made again), 0 if not.
  */
 static int
 svc_denials_collect(struct bfence *bf, uint64_t since, struct msg_result *rs)
 {
 	struct msg_denial_line	 lines[MSG_DENIALS_MAX];
-	struct svc_denials	*s;
-	struct svc_denial	*d;
-	char			 one[16 + 11 + MSG_DENIAL_WHAT_LEN +
-				    MSG_DENIAL_REMEDY_LEN + 8];
-	size_t			 nl = 0, i, j, off, size;
-	uint32_t		 super = rs->rs_super;
+	size_t			 nl = 0;
 	int			 forged;
 
 	/* Whatever the agent put where the broker writes goes. */
@@ -419,56 +490,75 @@ svc_denials_collect(struct bfence *bf, uint64_t since, struct msg_result *rs)
 	rs->rs_denials_dropped = 0;
 	strlcpy(rs->rs_denials_note, bf->bf_info.f_denials_note,
 	    sizeof(rs->rs_denials_note));
-
 	(void)svc_denials_now();
-	if ((s = bf->bf_denials) == NULL)
-		return (forged || rs->rs_denials_note[0] != '\0');
-	for (i = 0; i < SVC_DENIALS_RING; i++) {
-		d = &s->sds_ring[(s->sds_next + i) % SVC_DENIALS_RING];
-		if (d->sd_seq == 0 || d->sd_seq <= since)
-			continue;
-		if (d->sd_nchain > 0 && (super == 0 ||
-		    !svc_denial_in_chain(d, super)))
-			continue;
-		for (j = 0; j < nl; j++)
-			if (lines[j].dl_layer == d->sd_layer &&
-			    strcmp(lines[j].dl_what, d->sd_what) == 0)
-				break;
-		if (j < nl)
-			lines[j].dl_count = lines[j].dl_count > UINT32_MAX -
-			    d->sd_count ? UINT32_MAX : lines[j].dl_count +
-			    d->sd_count;
-		else if (nl < MSG_DENIALS_MAX) {
-			memset(&lines[nl], 0, sizeof(lines[nl]));
-			lines[nl].dl_layer = d->sd_layer;
-			lines[nl].dl_count = d->sd_count;
-			strlcpy(lines[nl].dl_what, d->sd_what,
-			    sizeof(lines[nl].dl_what));
-			strlcpy(lines[nl].dl_remedy, d->sd_remedy,
-			    sizeof(lines[nl].dl_remedy));
-			nl++;
-		} else if (rs->rs_denials_dropped < MSG_DENIALS_DROPPED_MAX)
-			rs->rs_denials_dropped++;
-		/* The job's own are its; the fence's stay for others. */
-		if (d->sd_nchain > 0)
-			d->sd_seq = 0;
-	}
-	if (nl == 0)
-		return (forged || rs->rs_denials_note[0] != '\0' ||
-		    rs->rs_denials_dropped != 0);
-	size = MSG_DENIALS_TEXT_MAX;
-	if ((rs->rs_denials = malloc(size)) == NULL)
-		fatal("%s", __func__);
-	rs->rs_denials[0] = '\0';
-	for (i = 0, off = 0; i < nl; i++) {
-		if (msg_denial_line_format(&lines[i], one, sizeof(one)) == -1)
-			continue;
-		if (off + strlen(one) >= size)
+	svc_denials_merge(bf, since, rs->rs_super, lines, &nl,
+	    &rs->rs_denials_dropped);
+	rs->rs_denials = svc_denials_text(lines, nl);
+	return (forged || rs->rs_denials != NULL ||
+	    rs->rs_denials_note[0] != '\0' || rs->rs_denials_dropped != 0);
+}
+
+/*
+ * A background process's denials (docs/denials.md), kept per process
+ * from its spawn on: each answer about it (listing, output, signal)
+ * takes what came since the last, and carries all of them.
+ */
+struct svc_denial_proc {
+	uint32_t		 sp_id;
+	uint32_t		 sp_super;
+	uint64_t		 sp_since;
+	struct msg_denial_line	 sp_lines[MSG_DENIALS_MAX];
+	size_t			 sp_nl;
+	uint32_t		 sp_dropped;
+};
+
+void
+svc_denials_proc(struct breq *r, struct msg_proc *p)
+{
+	struct bfence		*bf = r->r_fence;
+	struct svc_denials	*s;
+	struct svc_denial_proc	*sp = NULL;
+	size_t			 i, free_at = SVC_DENIAL_PROCS;
+
+	free(p->p_denials);	/* the broker's word, never the agent's */
+	p->p_denials = NULL;
+	p->p_denials_dropped = 0;
+	if (bf == NULL || (bf->bf_denials == NULL &&
+	    (bf->bf_denials = calloc(1, sizeof(*bf->bf_denials))) == NULL))
+		return;
+	s = bf->bf_denials;
+	for (i = 0; i < SVC_DENIAL_PROCS; i++) {
+		if (s->sds_procs[i] == NULL) {
+			if (free_at == SVC_DENIAL_PROCS)
+				free_at = i;
+		} else if (s->sds_procs[i]->sp_id == p->p_id) {
+			sp = s->sds_procs[i];
 			break;
-		memcpy(rs->rs_denials + off, one, strlen(one) + 1);
-		off += strlen(one);
+		}
 	}
-	return (1);
+	if (sp != NULL && p->p_forgotten) {
+		free(sp);
+		s->sds_procs[i] = NULL;
+		return;
+	}
+	if (sp == NULL) {
+		if (p->p_super == 0 || p->p_forgotten ||
+		    free_at == SVC_DENIAL_PROCS ||
+		    (sp = calloc(1, sizeof(*sp))) == NULL)
+			return;
+		sp->sp_id = p->p_id;
+		sp->sp_super = p->p_super;
+		/* From its spawn, or from now for one spawned unseen. */
+		sp->sp_since = r->r_type == IMSG_AGENT_SPAWN ? r->r_dseq :
+		    svc_denials_now();
+		s->sds_procs[free_at] = sp;
+	}
+	(void)svc_denials_now();
+	svc_denials_merge(bf, sp->sp_since, sp->sp_super, sp->sp_lines,
+	    &sp->sp_nl, &sp->sp_dropped);
+	sp->sp_since = svc_denial_seq;
+	p->p_denials = svc_denials_text(sp->sp_lines, sp->sp_nl);
+	p->p_denials_dropped = sp->sp_dropped;
 }
 
 /*

@@ -792,9 +792,7 @@ ctl_exec_status(const char *code)
 static void
 ctl_result(struct ctl_ctx *ctx, struct imsg *imsg)
 {
-	struct msg_denial_line dl[MSG_DENIALS_MAX];
 	struct msg_result rs;
-	int		 i, n;
 
 	if (msg_result_decode(imsg->data, imsg->len, &rs) == -1)
 		errx(1, "bad result reply");
@@ -808,18 +806,7 @@ ctl_result(struct ctl_ctx *ctx, struct imsg *imsg)
 	 * What was refused to it (docs/denials.md), after its output, on
 	 * lines of their own even when its stderr did not end one.
 	 */
-	n = rs.rs_denials != NULL ? msg_denials_parse(rs.rs_denials, dl,
-	    nitems(dl)) : 0;
-	if ((n > 0 || rs.rs_denials_dropped > 0) && ctx->c_err_open)
-		fputc('\n', stderr);
-	for (i = 0; i < n && i < (int)nitems(dl); i++)
-		fprintf(stderr, "fenced: denied: %s: %s x%u%s%s\n",
-		    msg_denial_layer_name(dl[i].dl_layer), dl[i].dl_what,
-		    dl[i].dl_count, dl[i].dl_remedy[0] != '\0' ? " - " : "",
-		    dl[i].dl_remedy);
-	if (rs.rs_denials_dropped > 0)
-		fprintf(stderr, "fenced: denied: %u more not listed\n",
-		    rs.rs_denials_dropped);
+	ctl_denials(rs.rs_denials, rs.rs_denials_dropped, ctx->c_err_open);
 	if (rs.rs_error[0] != '\0') {
 		ctl_error(rs.rs_error, rs.rs_message);
 		ctx->c_status = ctl_exec_status(rs.rs_error);

@@ -947,6 +947,11 @@ struct msg_proc {
 	size_t		 p_stdout_len;
 	uint8_t		*p_stderr;
 	size_t		 p_stderr_len;
+	/* As msg_result's (docs/denials.md): the agent's supervisor pid,
+	   the broker's denials of the process so far. */
+	uint32_t	 p_super;
+	char		*p_denials;
+	uint32_t	 p_denials_dropped;
 };
 
 /*

@@ -162,7 +162,7 @@ pipeline_kill_cleanup() { fenced_cleanup; }
 
 atf_test_case concurrent cleanup
 concurrent_head() {
-	atf_set descr "two execs at once in one fence, each calling its own refused call in a child of a child: each answer has its own denial and never the other's; a background process's denial is in neither"
+	atf_set descr "two execs at once in one fence, each calling its own refused call in a child of a child: each answer has its own denial and never the other's; a background process's denial is in neither, and in its own state (fencectl show process) alone"
 	atf_set require.user root
 	atf_set require.progs python3
 	atf_set timeout 120
@@ -180,7 +180,7 @@ for i in range(40):
     time.sleep(0.01)
 PY
 	chmod 644 "$(home_of c)/one.py"
-	atf_check -o ignore $CTL spawn c -- python3 one.py 250 7
+	bg=$($CTL spawn c -- python3 one.py 250 7) || atf_fail "spawn"
 	$CTL exec c -- sh -c 'sh -c "python3 one.py 272 0x20000"' \
 	    > a.out 2> a.err &
 	apid=$!
@@ -190,6 +190,14 @@ PY
 	    cat a.err
 	atf_check -o inline:"fenced: denied: seccomp: keyctl(operation 1) x40 - tier L1 does not refuse it\n" \
 	    cat b.err
+	wait_until 30 sh -c "$CTL show process c $bg 2>&1 | grep -q exited" ||
+	    atf_fail "the background process did not end"
+	atf_check -o empty -e save:bg.err $CTL show process c "$bg"
+	atf_check -o inline:"fenced: denied: seccomp: keyctl(operation 7) x40 - tier L1 does not refuse it\n" \
+	    grep '^fenced: denied' bg.err
+	# Asked again: the same, not counted twice.
+	atf_check -o empty -e save:bg2.err $CTL show process c "$bg"
+	atf_check -o file:bg.err cat bg2.err
 }
 concurrent_cleanup() { fenced_cleanup; }
 
