@@ -137,6 +137,7 @@ extern uint64_t	 svc_denial_seq;
 void		 svc_denials_socket(int);
 void		 svc_denials_mark(struct breq *);
 void		 svc_denials_proc(struct breq *, struct msg_proc *);
+void		 svc_denials_discard(struct breq *, const struct msg_result *);
 void		 svc_denials_limit_fd(const struct msg_denial *, int);
 void		 svc_denials_free(struct bfence *);
 void		 svc_denial_record(struct bfence *, uint32_t, uint32_t,

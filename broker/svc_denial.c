@@ -44,7 +44,20 @@
 #define SVC_DENIALS_TURN	256	/* datagrams per wakeup */
 #define SVC_DENIAL_PROCS	EXEC_PROCESSES_MAX
 
-struct svc_denial_proc;
+/*
+ * A background process's denials (docs/denials.md), kept per process
+ * from its spawn on: each answer about it (listing, output, signal)
+ * takes what came since the last, and carries all of them.
+ */
+struct svc_denial_proc {
+	uint32_t		 sp_id;
+	uint32_t		 sp_super;
+	uint64_t		 sp_since;
+	struct msg_denial_line	*sp_lines;	/* MSG_DENIALS_MAX, made
+						   at its first denial */
+	size_t			 sp_nl;
+	uint32_t		 sp_dropped;
+};
 
 struct svc_denial {
 	uint64_t	 sd_seq;		/* 0: a free slot */
@@ -100,7 +113,10 @@ svc_denials_free(struct bfence *bf)
 	int	 i;
 
 	for (i = 0; bf->bf_denials != NULL && i < SVC_DENIAL_PROCS; i++)
-		free(bf->bf_denials->sds_procs[i]);
+		if (bf->bf_denials->sds_procs[i] != NULL) {
+			free(bf->bf_denials->sds_procs[i]->sp_lines);
+			free(bf->bf_denials->sds_procs[i]);
+		}
 	free(bf->bf_denials);
 	bf->bf_denials = NULL;
 	for (i = 0; i < 2; i++) {
@@ -471,6 +487,48 @@ svc_denials_text(const struct msg_denial_line *lines, size_t nl)
 }
 
 /*
+ * bf's ring goes once nothing is pending in it and no process keeps
+ * denials: most fences meet none after their probe, and a ring is some
+ * 48 KiB.
+ */
+static void
+svc_denials_shrink(struct bfence *bf)
+{
+	struct svc_denials	*s = bf->bf_denials;
+	size_t			 i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < SVC_DENIALS_RING; i++)
+		if (s->sds_ring[i].sd_seq != 0)
+			return;
+	for (i = 0; i < SVC_DENIAL_PROCS; i++)
+		if (s->sds_procs[i] != NULL)
+			return;
+	free(s);
+	bf->bf_denials = NULL;
+}
+
+/*
+ * The probe's exec ended (svc_probe.c): its denials are what it was
+ * built to be refused, nobody's command's; they go.
+ */
+void
+svc_denials_discard(struct breq *r, const struct msg_result *rs)
+{
+	struct msg_denial_line	 lines[MSG_DENIALS_MAX];
+	size_t			 nl = 0;
+	uint32_t		 dropped = 0;
+
+	if (r->r_fence == NULL || rs->rs_super == 0)
+		return;
+	(void)svc_denials_now();
+	svc_denials_merge(r->r_fence, r->r_dseq, rs->rs_super, lines, &nl,
+	    &dropped);
+	svc_denials_shrink(r->r_fence);
+}
+
+/*
  * The denials of the job whose supervisor is rs_super, requested when
  * the count was since, into rs.  Returns 1 if rs changed (its encoding
  * must be made again), 0 if not.
@@ -493,28 +551,17 @@ svc_denials_collect(struct bfence *bf, uint64_t since, struct msg_result *rs)
 	(void)svc_denials_now();
 	svc_denials_merge(bf, since, rs->rs_super, lines, &nl,
 	    &rs->rs_denials_dropped);
+	svc_denials_shrink(bf);
 	rs->rs_denials = svc_denials_text(lines, nl);
 	return (forged || rs->rs_denials != NULL ||
 	    rs->rs_denials_note[0] != '\0' || rs->rs_denials_dropped != 0);
 }
 
-/*
- * A background process's denials (docs/denials.md), kept per process
- * from its spawn on: each answer about it (listing, output, signal)
- * takes what came since the last, and carries all of them.
- */
-struct svc_denial_proc {
-	uint32_t		 sp_id;
-	uint32_t		 sp_super;
-	uint64_t		 sp_since;
-	struct msg_denial_line	 sp_lines[MSG_DENIALS_MAX];
-	size_t			 sp_nl;
-	uint32_t		 sp_dropped;
-};
-
+/* A background process's denials: svc_denials_proc(). */
 void
 svc_denials_proc(struct breq *r, struct msg_proc *p)
 {
+	struct msg_denial_line	 lines[MSG_DENIALS_MAX];
 	struct bfence		*bf = r->r_fence;
 	struct svc_denials	*s;
 	struct svc_denial_proc	*sp = NULL;
@@ -537,8 +584,10 @@ svc_denials_proc(struct breq *r, struct msg_proc *p)
 		}
 	}
 	if (sp != NULL && p->p_forgotten) {
+		free(sp->sp_lines);
 		free(sp);
 		s->sds_procs[i] = NULL;
+		svc_denials_shrink(bf);
 		return;
 	}
 	if (sp == NULL) {
@@ -554,10 +603,17 @@ svc_denials_proc(struct breq *r, struct msg_proc *p)
 		s->sds_procs[free_at] = sp;
 	}
 	(void)svc_denials_now();
-	svc_denials_merge(bf, sp->sp_since, sp->sp_super, sp->sp_lines,
-	    &sp->sp_nl, &sp->sp_dropped);
+	if (sp->sp_nl > 0)
+		memcpy(lines, sp->sp_lines, sp->sp_nl * sizeof(*lines));
+	svc_denials_merge(bf, sp->sp_since, sp->sp_super, lines, &sp->sp_nl,
+	    &sp->sp_dropped);
 	sp->sp_since = svc_denial_seq;
-	p->p_denials = svc_denials_text(sp->sp_lines, sp->sp_nl);
+	if (sp->sp_nl > 0 && sp->sp_lines == NULL && (sp->sp_lines =
+	    calloc(MSG_DENIALS_MAX, sizeof(*sp->sp_lines))) == NULL)
+		fatal("%s", __func__);
+	if (sp->sp_nl > 0)
+		memcpy(sp->sp_lines, lines, sp->sp_nl * sizeof(*lines));
+	p->p_denials = svc_denials_text(lines, sp->sp_nl);
 	p->p_denials_dropped = sp->sp_dropped;
 }
 
