@@ -93,6 +93,8 @@ struct agent_job {
 	TAILQ_ENTRY(agent_job) j_entry;
 	uint32_t	 j_id;		/* request id, ih_peerid */
 	pid_t		 j_super;	/* 0 once reaped */
+	pid_t		 j_super_pid;	/* the same, kept: its result names
+					   it (docs/denials.md) */
 	int		 j_ctl;		/* socket to the supervisor */
 	int		 j_in;		/* stdin of the command, or -1 */
 	struct event	*j_inev;

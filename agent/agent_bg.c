@@ -49,6 +49,7 @@ struct agent_bg {
 	uint32_t	 b_timeout;
 	uint32_t	 b_max;
 	struct msg_result b_rs;		/* once it ended */
+	pid_t		 b_super;	/* its supervisor (docs/denials.md) */
 };
 
 static TAILQ_HEAD(, agent_bg) agent_bgs = TAILQ_HEAD_INITIALIZER(agent_bgs);
@@ -115,6 +116,7 @@ agent_spawn(uint32_t id, struct msg_exec *x)
 		goto done;
 	}
 	TAILQ_INIT(&b->b_outs);
+	b->b_super = b->b_job->j_super_pid;
 	b->b_job->j_discard = 1;
 	b->b_job->j_kept = agent_bg_kept;
 	b->b_job->j_stdin_open = x->x_stdin_open;
@@ -236,6 +238,7 @@ agent_bg_send(uint32_t id, uint32_t type, struct agent_bg *b,
 	    (now.tv_nsec - b->b_start.tv_nsec) / 1000000);
 	p.p_timeout_ms = b->b_timeout;
 	p.p_max_bytes = b->b_max;
+	p.p_super = b->b_super > 0 ? (uint32_t)b->b_super : 0;
 	if (j != NULL) {
 		for (i = 0; i < 2; i++) {
 			buf[i] = j->j_out[i].o_buf;

@@ -199,6 +199,7 @@ agent_job_to_result(struct agent_job *j, struct msg_result *rs)
 	j->j_out[0].o_len = j->j_out[1].o_len = 0;
 	rs->rs_duration_ms = j->j_duration_ms;
 	rs->rs_truncated = j->j_truncated;
+	rs->rs_super = j->j_super_pid > 0 ? (uint32_t)j->j_super_pid : 0;
 }
 
 static void

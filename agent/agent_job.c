@@ -264,7 +264,7 @@ agent_job_started(struct agent_job *j, uint32_t id, pid_t pid, int ctl,
 	struct timeval	 tv;
 
 	j->j_id = id;
-	j->j_super = pid;
+	j->j_super = j->j_super_pid = pid;
 	j->j_ctl = ctl;
 	j->j_max = max;
 	j->j_done = done;

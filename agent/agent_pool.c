@@ -9,7 +9,7 @@
  * nothing is exposed by it, the agent, until those steps are done:
  *
  * - reads nothing but its assignment socket (fd 3), whose other end
- *   only the fencer holds; it writes nothing but its status pipe (fd 4);
+ *   only the fencer holds; it writes nothing but its status socket (fd 4);
  *   its channel to the broker does not exist yet (it comes with the
  *   assignment and is read only by the event loop, after the steps);
  * - runs none of its event loop: agent_pool_wait() is called before
@@ -50,7 +50,7 @@ agent_pool_fail(struct fence_ctx *ctx)
 }
 
 /*
- * What pid 1 executed us with: the assignment socket, the status pipe,
+ * What pid 1 executed us with: the assignment socket, the status socket,
  * the ruleset where the Landlock features say there is one, and
  * nothing else above stdio.
  */
@@ -61,8 +61,9 @@ agent_pool_fds(struct fence_ctx *ctx)
 	int		 type;
 	socklen_t	 len = sizeof(type);
 
-	if (fstat(FENCE_POOL_FD_STATUS, &st) == -1 || !S_ISFIFO(st.st_mode))
-		_exit(127);	/* no status pipe: nobody to tell */
+	/* A socket: its EXEC record brings the seccomp listener. */
+	if (fstat(FENCE_POOL_FD_STATUS, &st) == -1 || !S_ISSOCK(st.st_mode))
+		_exit(127);	/* no status socket: nobody to tell */
 	if (getsockopt(FENCE_POOL_FD_ASSIGN, SOL_SOCKET, SO_TYPE, &type,
 	    &len) == -1 || type != SOCK_SEQPACKET)
 		return (fence_child_err(ctx, EBADF, "pool agent: fd %d",
@@ -158,7 +159,7 @@ agent_pool_wait(const char *llarg)
 	ctx->fc_status_fd = FENCE_POOL_FD_STATUS;
 	ctx->fc_status_rfd = ctx->fc_assign_fd = -1;
 	ctx->fc_home_tree = ctx->fc_ll_fd = ctx->fc_bin_mnt = -1;
-	ctx->fc_chan = ctx->fc_cg_born = -1;
+	ctx->fc_chan = ctx->fc_cg_born = ctx->fc_notify_fd = -1;
 	for (i = 0; i < FENCE_CG_MAX; i++)
 		ctx->fc_cg_procs[i] = -1;
 	ctx->fc_st.fst_landlock = strtonum(llarg, 0, FENCE_LL_FS |

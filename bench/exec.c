@@ -2,7 +2,11 @@
  * exec: the round trip of `exec /bin/true` in a fence, through fencectl
  * and in-process through the control socket (the broker's client path),
  * and execs per second with 1, 8 and 64 concurrent clients, side by side
- * with a plain fork+exec+wait of /bin/true.
+ * with a plain fork+exec+wait of /bin/true.  Then the cost of observing
+ * denials (docs/denials.md) when nothing is refused: the round trip in a
+ * fence booted with `observe denials no' (the configuration BENCH_CONF
+ * names, reloaded for its boot) against the same in one that observes,
+ * in alternate rounds.
  *
  *	exec SOCKET RUNS
  *
@@ -29,6 +33,7 @@
 #include "bench.h"
 
 #define BENCH_KEY	"bench-exec"
+#define BENCH_KEY_QUIET	"bench-exec-quiet"	/* observe denials no */
 #define MAX_CLIENTS	64
 #define FLOOR		"fork+exec+wait /bin/true"	/* the anchor */
 #define ROUNDS		5
@@ -50,13 +55,17 @@ struct client {
 
 static void	*exec_buf;
 static size_t	 exec_len;
+static void	*exec_quiet_buf;	/* the same in the quiet fence */
+static size_t	 exec_quiet_len;
 
 
 static void
-client_send(struct client *c)
+client_send(struct client *c, int quiet)
 {
-	if (imsgbuf_compose(c->c_ib, IMSG_CTL_EXEC, 0, 0, -1, exec_buf,
-	    exec_len) == -1 || imsgbuf_flush(c->c_ib) == -1)
+	if (imsgbuf_compose(c->c_ib, IMSG_CTL_EXEC, 0, 0, -1,
+	    quiet ? exec_quiet_buf : exec_buf,
+	    quiet ? exec_quiet_len : exec_len) == -1 ||
+	    imsgbuf_flush(c->c_ib) == -1)
 		err(1, "send");
 	c->c_t0 = bench_now_ns();
 	c->c_busy = 1;
@@ -67,7 +76,8 @@ client_send(struct client *c)
  * one ended, until runs execs are done in all.
  */
 static void
-bench_concurrent(const char *sock, int nclients, size_t runs, struct acc *a)
+bench_concurrent(const char *sock, int nclients, size_t runs, struct acc *a,
+    int quiet)
 {
 	struct client	 cl[MAX_CLIENTS];
 	struct pollfd	 pfd[MAX_CLIENTS];
@@ -88,7 +98,7 @@ bench_concurrent(const char *sock, int nclients, size_t runs, struct acc *a)
 	}
 	w0 = bench_now_ns();
 	for (i = 0; i < nclients && sent < runs; i++, sent++)
-		client_send(&cl[i]);
+		client_send(&cl[i], quiet);
 	while (n < runs) {
 		for (i = 0; i < nclients; i++) {
 			pfd[i].fd = cl[i].c_fd;
@@ -108,7 +118,7 @@ bench_concurrent(const char *sock, int nclients, size_t runs, struct acc *a)
 					ns[n++] = bench_now_ns() - cl[i].c_t0;
 					cl[i].c_busy = 0;
 					if (sent < runs) {
-						client_send(&cl[i]);
+						client_send(&cl[i], quiet);
 						sent++;
 					}
 				}
@@ -160,12 +170,128 @@ round_runs(size_t total, int r)
 	return (total / ROUNDS + (r == ROUNDS - 1 ? total % ROUNDS : 0));
 }
 
+/*
+ * `observe denials no' added to the configuration conf (quiet), or
+ * taken away again (its first size was *size), and the daemon reloaded.
+ */
+static void
+bench_conf_quiet(const char *sock, const char *conf, int quiet, off_t *size)
+{
+	struct imsgbuf	*ib;
+	struct imsg	 imsg;
+	FILE		*f;
+	int		 fd, failed = 0;
+
+	if (quiet) {
+		if ((f = fopen(conf, "a")) == NULL)
+			err(1, "%s", conf);
+		*size = ftello(f);
+		fprintf(f, "observe denials no\n");
+		if (fclose(f) == EOF)
+			err(1, "%s", conf);
+	} else if (truncate(conf, *size) == -1)
+		err(1, "truncate %s", conf);
+	ib = bench_ctl_send(sock, IMSG_CTL_RELOAD, NULL, 0, &fd);
+	for (;;) {
+		bench_ctl_next(ib, fd, &imsg, 30000);
+		failed |= imsg.hdr.ih_type == IMSG_CTL_ERROR;
+		if (imsg.hdr.ih_type == IMSG_CTL_END) {
+			imsg_free(&imsg);
+			break;
+		}
+		imsg_free(&imsg);
+	}
+	bench_ctl_close(ib, fd);
+	if (failed)
+		errx(1, "reload with%s `observe denials no' refused",
+		    quiet ? "" : "out");
+}
+
+/* Boot key at L1.5 with cpus millicpus and encode an exec of argv in it. */
+static void
+bench_boot(const char *sock, const char *key, uint32_t cpus,
+    char *argv[], void **xbuf, size_t *xlen)
+{
+	struct msg_boot	 b;
+	struct msg_exec	 x;
+	void		*buf;
+	size_t		 len;
+
+	memset(&b, 0, sizeof(b));
+	strlcpy(b.b_key, key, sizeof(b.b_key));
+	b.b_tier = TIER_L15;
+	b.b_limits.fl_cpu_milli = cpus;
+	if (msg_boot_encode(&b, &buf, &len) == -1 ||
+	    bench_ctl_call(sock, IMSG_CTL_BOOT, buf, len, NULL) == -1)
+		errx(1, "cannot boot %s", key);
+	free(buf);
+	memset(&x, 0, sizeof(x));
+	x.x_owner = MSG_OWNER_NONE;
+	strlcpy(x.x_key, key, sizeof(x.x_key));
+	x.x_argv = argv;
+	x.x_argc = 1;
+	if (msg_exec_encode(&x, xbuf, xlen) == -1)
+		err(1, "encode");
+}
+
+static void
+bench_stop(const char *sock, const char *key)
+{
+	struct msg_fence_req q;
+	void		*buf;
+	size_t		 len;
+
+	memset(&q, 0, sizeof(q));
+	q.r_owner = MSG_OWNER_NONE;
+	strlcpy(q.r_key, key, sizeof(q.r_key));
+	if (msg_fence_req_encode(&q, &buf, &len) == 0) {
+		bench_ctl_call(sock, IMSG_CTL_STOP, buf, len, NULL);
+		free(buf);
+	}
+}
+
+/*
+ * The exec round trip, one client, in a fence that observes denials
+ * and in one that does not, ROUNDS alternate rounds of each; nothing is
+ * refused in either, so the difference is what observing costs an
+ * exec that meets no denial (docs/denials.md, docs/bench.md).
+ */
+static void
+bench_observe(const char *sock, size_t runs, uint32_t cpus, char *argv[])
+{
+	struct acc	 on, off;
+	const char	*conf;
+	off_t		 size = 0;
+	int		 r;
+
+	bench_section("exec", FLOOR);
+	if ((conf = getenv("BENCH_CONF")) == NULL || *conf == '\0') {
+		bench_skip("exec", "exec /bin/true, denials not observed",
+		    "BENCH_CONF names no configuration to reload");
+		return;
+	}
+	bench_conf_quiet(sock, conf, 1, &size);
+	bench_boot(sock, BENCH_KEY_QUIET, cpus, argv, &exec_quiet_buf,
+	    &exec_quiet_len);
+	bench_conf_quiet(sock, conf, 0, &size);
+	acc_init(&on, runs);
+	acc_init(&off, runs);
+	/* Which goes first alternates too: neither always follows. */
+	for (r = 0; r < ROUNDS * 2; r++)
+		bench_concurrent(sock, 1, round_runs(runs, r / 2),
+		    (r % 2 == r / 2 % 2) ? &off : &on,
+		    r % 2 == r / 2 % 2);
+	bench_row("exec /bin/true, denials not observed", off.a_ns, off.a_n,
+	    off.a_wall);
+	bench_row_to("exec", "exec /bin/true, denials observed",
+	    "exec /bin/true, denials not observed", "median", on.a_ns,
+	    on.a_n, on.a_wall);
+	bench_stop(sock, BENCH_KEY_QUIET);
+}
+
 int
 main(int argc, char *argv[])
 {
-	struct msg_boot	 b;
-	struct msg_fence_req q;
-	struct msg_exec	 x;
 	static const int nclients[3] = { 1, 8, 64 };
 	struct acc	 afloor, afc, aconc[3];
 	char		*true_argv[] = { "/bin/true", NULL };
@@ -175,8 +301,8 @@ main(int argc, char *argv[])
 	size_t		 runs64;
 	int		 i, r;
 	const char	*errstr, *cpus;
-	void		*buf;
-	size_t		 len, runs;
+	uint32_t	 milli;
+	size_t		 runs;
 	ssize_t		 l;
 
 	if (argc != 3)
@@ -189,35 +315,21 @@ main(int argc, char *argv[])
 	exe[l] = '\0';
 	snprintf(ctl, sizeof(ctl), "%s/../bin/fencectl", dirname(exe));
 
-	memset(&b, 0, sizeof(b));
-	strlcpy(b.b_key, BENCH_KEY, sizeof(b.b_key));
-	b.b_tier = TIER_L15;
 	/*
 	 * As many cpus as the floor may use: at the default of one, the
 	 * cpu controller throttles the fence's agent, supervisors and
 	 * commands together once 8 clients keep them busy (16 periods of
 	 * 100 ms in a run here), and the p99 is a throttled period.
 	 */
-	b.b_limits.fl_cpu_milli = 1000 * (sysconf(_SC_NPROCESSORS_ONLN) > 1 ?
+	milli = 1000 * (sysconf(_SC_NPROCESSORS_ONLN) > 1 ?
 	    (uint32_t)sysconf(_SC_NPROCESSORS_ONLN) : 1);
 	/* BENCH_EXEC_MILLICPUS: another limit, to see the throttling. */
 	if ((cpus = getenv("BENCH_EXEC_MILLICPUS")) != NULL) {
-		b.b_limits.fl_cpu_milli = strtonum(cpus, 10, 1024000, &errstr);
+		milli = strtonum(cpus, 10, 1024000, &errstr);
 		if (errstr != NULL)
 			errx(1, "BENCH_EXEC_MILLICPUS %s", errstr);
 	}
-	if (msg_boot_encode(&b, &buf, &len) == -1 ||
-	    bench_ctl_call(argv[1], IMSG_CTL_BOOT, buf, len, NULL) == -1)
-		errx(1, "cannot boot %s", BENCH_KEY);
-	free(buf);
-
-	memset(&x, 0, sizeof(x));
-	x.x_owner = MSG_OWNER_NONE;
-	strlcpy(x.x_key, BENCH_KEY, sizeof(x.x_key));
-	x.x_argv = true_argv;
-	x.x_argc = 1;
-	if (msg_exec_encode(&x, &exec_buf, &exec_len) == -1)
-		err(1, "encode");
+	bench_boot(argv[1], BENCH_KEY, milli, true_argv, &exec_buf, &exec_len);
 
 	/*
 	 * ROUNDS alternate rounds of every row, the floor's first; each
@@ -233,7 +345,8 @@ main(int argc, char *argv[])
 		bench_argv(fc, round_runs(runs, r), &afc);
 		for (i = 0; i < 3; i++)
 			bench_concurrent(argv[1], nclients[i],
-			    round_runs(i == 2 ? runs64 : runs, r), &aconc[i]);
+			    round_runs(i == 2 ? runs64 : runs, r), &aconc[i],
+			    0);
 	}
 	bench_section("exec", FLOOR);
 	printf("\n%-34s %6s %10s %10s %10s\n", "exec (L1.5 fence)", "runs",
@@ -246,13 +359,9 @@ main(int argc, char *argv[])
 		bench_row_to("exec", what, FLOOR, nclients[i] > 1 ? "rate" :
 		    "median", aconc[i].a_ns, aconc[i].a_n, aconc[i].a_wall);
 	}
+	bench_observe(argv[1], runs, milli, true_argv);
 	bench_section("exec", NULL);
 	bench_row(FLOOR, afloor.a_ns, afloor.a_n, afloor.a_wall);
-
-	memset(&q, 0, sizeof(q));
-	q.r_owner = MSG_OWNER_NONE;
-	strlcpy(q.r_key, BENCH_KEY, sizeof(q.r_key));
-	if (msg_fence_req_encode(&q, &buf, &len) == 0)
-		bench_ctl_call(argv[1], IMSG_CTL_STOP, buf, len, NULL);
+	bench_stop(argv[1], BENCH_KEY);
 	return (0);
 }

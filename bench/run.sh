@@ -64,6 +64,9 @@ if sh images/vm-conf "${IMAGES:-build/images}" "$build/vm" \
 	echo "vm accel ${VM_ACCEL:-auto}" >> "$dir/fenced.conf"
 fi
 "$build/bin/fenced" -d -f "$dir/fenced.conf" 2> "$dir/fenced.log" &
+# bench/exec.c reloads it with `observe denials no' for a fence of its
+# own, and takes the line away again (docs/denials.md).
+export BENCH_CONF="$dir/fenced.conf"
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir" "$homes"' EXIT
 i=0

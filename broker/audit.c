@@ -197,21 +197,13 @@ audit_port(const struct svc_who *w, uid_t owner, const char *key,
 }
 
 /*
- * A denial: count times, layer (a word: "seccomp", "landlock",
- * "egress", "http"...) refused what (any text) to w (NULL: the fence
- * itself, its owner's) in owner's fence key (NULL or "": none).
+ * A denial, a made: count times, layer (a word: "seccomp", "landlock",
+ * "egress", "limit") refused what (any text).
  */
 void
-audit_denial(const struct svc_who *w, uid_t owner, const char *key,
-    const char *layer, const char *what, uint64_t count)
+audit_denial(struct msg_audit *a, const char *layer, const char *what,
+    uint64_t count)
 {
-	struct msg_audit *a;
-
-	if (w == NULL)
-		a = audit_new(AUDIT_DENIAL, owner == MSG_OWNER_NONE ? 0 : owner,
-		    AUDIT_VIA_DAEMON, NULL, owner, key);
-	else
-		a = audit_new_who(AUDIT_DENIAL, w, owner, key);
 	audit_word(a->au_what, sizeof(a->au_what), layer);
 	audit_text(a->au_text, sizeof(a->au_text), what, &a->au_truncated);
 	a->au_num = count;

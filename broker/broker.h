@@ -59,8 +59,7 @@ void	audit_file(const struct svc_who *, uid_t, const char *, const char *,
 void	audit_token(uid_t, const char *, const char *, const char *);
 void	audit_port(const struct svc_who *, uid_t, const char *, uint16_t,
 	    const char *, const char *);
-void	audit_denial(const struct svc_who *, uid_t, const char *, const char *,
-	    const char *, uint64_t);
+void	audit_denial(struct msg_audit *, const char *, const char *, uint64_t);
 
 /* control.c */
 void	control_listen(int);
@@ -323,6 +322,8 @@ struct svc_egress *svc_egress_new(const struct msg_fence *,
 		    struct msg_egress_counts *, void (*)(void *), void *);
 void		 svc_egress_end(struct svc_egress *);
 void		 svc_egress_free(struct svc_egress *);
+uint32_t	 svc_egress_id(const struct svc_egress *);
+void		 svc_denials_egress_start(void);	/* svc_denial.c */
 void		 svc_egress_moved(struct svc_egress *,
 		    struct msg_egress_counts *);
 void		 svc_egress_conn(struct svc_egress *, int);

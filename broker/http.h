@@ -98,6 +98,7 @@ int	 http_api_status(const char *);
 json_t	*http_api_message(const char *, const char *);
 struct msg_result;
 json_t	*http_api_result(const struct msg_result *, int);
+int	 api_denials(json_t *, const char *, uint32_t, const char *);
 
 /* http_term.c: terminals, a process's stdin, terminal tickets */
 #define HTTP_TERMS	1	/* .../terminals */

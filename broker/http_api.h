@@ -102,6 +102,7 @@ json_t	*api_boundary(const char *);
 const char *api_fence_text(const struct svc_answer *, char **);
 ssize_t	 api_b64_decode(const char *, size_t, uint8_t *, size_t);
 
+
 /* http_api_read.c: request bodies */
 json_t	*api_body(struct hreq *, int);
 int	 api_read(struct hreq *, json_t *, const struct api_fields *, void *);

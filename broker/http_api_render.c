@@ -383,6 +383,46 @@ api_fence_text(const struct svc_answer *a, char **mine)
 }
 
 /*
+ * A command's or a process's denials (docs/denials.md) into o, from
+ * the lines of text: "denials", each {layer, what, count, remedy}, when
+ * there are some, "denialsDropped" when more were met than listed
+ * (dropped), "denialsNote" when some layer is not observed (note, or
+ * NULL).  -1 if out of memory.
+ */
+int
+api_denials(json_t *o, const char *text, uint32_t dropped, const char *note)
+{
+	struct msg_denial_line	 dl[MSG_DENIALS_MAX];
+	json_t			*a, *d;
+	int			 n, i;
+
+	if (note != NULL && note[0] != '\0' && json_object_set_new(o,
+	    "denialsNote", json_string(note)) == -1)
+		return (-1);
+	if (dropped > 0 && json_object_set_new(o, "denialsDropped",
+	    json_integer(dropped)) == -1)
+		return (-1);
+	if (text == NULL ||
+	    (n = msg_denials_parse(text, dl, nitems(dl))) <= 0)
+		return (0);
+	if ((a = json_array()) == NULL)
+		return (-1);
+	for (i = 0; i < n && i < (int)nitems(dl); i++) {
+		d = json_pack("{s:s, s:s, s:I, s:o}",
+		    "layer", msg_denial_layer_name(dl[i].dl_layer),
+		    "what", dl[i].dl_what,
+		    "count", (json_int_t)dl[i].dl_count,
+		    "remedy", dl[i].dl_remedy[0] != '\0' ?
+		    json_string(dl[i].dl_remedy) : json_null());
+		if (d == NULL || json_array_append_new(a, d) == -1) {
+			json_decref(a);
+			return (-1);
+		}
+	}
+	return (json_object_set_new(o, "denials", a));
+}
+
+/*
  * A command's result.  Output goes as UTF-8 text when both streams are
  * valid UTF-8 and base64 was not asked for; otherwise both as base64,
  * and "encoding" says which: the bytes always come back exactly.
@@ -422,6 +462,11 @@ api_result(const struct msg_result *rs, int base64)
 	    "encoding", base64 ? "base64" : "utf-8",
 	    "durationMs", (json_int_t)rs->rs_duration_ms,
 	    "truncated", rs->rs_truncated);
+	if (o != NULL && api_denials(o, rs->rs_denials,
+	    rs->rs_denials_dropped, rs->rs_denials_note) == -1) {
+		json_decref(o);
+		return (NULL);
+	}
 	return (o);
 }
 

@@ -165,6 +165,10 @@ procs_json(const struct msg_proc *p, int output, int base64)
 		return (NULL);
 	if (p->p_error[0] != '\0')
 		json_object_set_new(o, "message", json_string(p->p_message));
+	if (api_denials(o, p->p_denials, p->p_denials_dropped, NULL) == -1) {
+		json_decref(o);
+		return (NULL);
+	}
 	if (!output)
 		return (o);
 	memset(&rs, 0, sizeof(rs));

@@ -385,12 +385,32 @@ void
 svc_dispatch_fencer(struct imsgev *iev, struct imsg *imsg, void *arg)
 {
 	struct svc_fencer_msg fm;
+	struct msg_denial dn;
 	struct bfence	*bf;
 	struct breq	*r = NULL;
 	uint32_t	 type = imsg->hdr.ih_type;
 
 	if (type == IMSG_FENCE_USAGE) {
 		svc_metrics_fencer(imsg);
+		return;
+	}
+	if (type == IMSG_DENIALS_FD) {
+		/* Answers nothing: the socket of denials, once. */
+		if (imsg->hdr.ih_peerid != 0 || imsg->fd == -1 ||
+		    msg_empty_decode(imsg->data, imsg->len) == -1)
+			fatalx("%s: bad %s", __func__, msg_type_name(type));
+		svc_denials_socket(imsg->fd);
+		imsg->fd = -1;
+		return;
+	}
+	if (type == IMSG_FENCE_LIMIT_FD) {
+		/* After BOOTED: the counters of one of its limits. */
+		if (imsg->hdr.ih_peerid != 0 || imsg->fd == -1 ||
+		    msg_denial_decode(imsg->data, imsg->len, &dn) == -1 ||
+		    dn.dn_layer != DENIAL_LIMIT)
+			fatalx("%s: bad %s", __func__, msg_type_name(type));
+		svc_denials_limit_fd(&dn, imsg->fd);
+		imsg->fd = -1;
 		return;
 	}
 	if (type == IMSG_POOL_STATS) {

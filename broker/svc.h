@@ -9,6 +9,7 @@
 
 struct breq;
 struct imsg;
+struct svc_denials;
 struct svc_tunnel;
 
 struct bfence {
@@ -39,6 +40,11 @@ struct bfence {
 	size_t			 bf_held_bytes;
 	int64_t			 bf_stopped_at;	/* monotonic s; 0: running */
 	struct svc_egress	*bf_egress;	/* with a list: svc_egress.c */
+	struct svc_denials	*bf_denials;	/* pending: svc_denial.c */
+	uint64_t		 bf_ndenials;	/* all it met so far */
+	int			 bf_limit_fd[2];	/* its memory and pids
+						   counters (svc_denial.c) */
+	uint64_t		 bf_limit_seen[2];	/* as last read */
 	char			 bf_label[SVC_LABEL_LEN + 1];	/* the host
 						   form's, new at every boot */
 	struct timespec		 bf_boot_t0;	/* its boot request came,
@@ -117,6 +123,7 @@ struct breq {
 	uint32_t		 r_via;		/* enum audit_via */
 	char			 r_token[HOSTTOKEN_NAME_MAX + 1];
 	struct msg_audit	*r_audit;	/* sent at its end */
+	uint64_t		 r_dseq;	/* svc_denial_seq when sent */
 };
 
 TAILQ_HEAD(bfence_list, bfence);
@@ -144,8 +151,25 @@ void		 svc_audit_refused(const struct svc_who *, uint32_t, uid_t,
 void		 svc_audit_end(struct breq *, const struct svc_answer *,
 		    const char *);
 void		 svc_audit_ended(const struct msg_fence *);
+void		 svc_audit_denial(const struct breq *, const char *, const char *,
+		    uint32_t);
 
 /* svc_req.c: the requests in flight */
+void		 svc_fail_fence(struct bfence *, const char *, int);
+/* svc_denial.c */
+extern uint64_t	 svc_denial_seq;
+void		 svc_denials_socket(int);
+void		 svc_denials_mark(struct breq *);
+void		 svc_denials_proc(struct breq *, struct msg_proc *);
+void		 svc_denials_discard(struct breq *, const struct msg_result *);
+void		 svc_denials_limit_fd(const struct msg_denial *, int);
+void		 svc_denials_free(struct bfence *);
+void		 svc_denial_record(struct bfence *, uint32_t, uint32_t,
+		    const char *, const char *, const uint32_t *, int);
+void		*svc_denials_result(struct breq *, struct msg_result *,
+		    size_t *);
+uint64_t	 svc_denials_outside(const struct bfence *);
+
 struct breq	*breq_new(enum breq_kind, uid_t, const char *, breq_fn,
 		    const struct svc_who *, int, svc_cb, void *);
 void		 breq_attach(struct breq *, struct bfence *);
@@ -187,7 +211,7 @@ int		 svc_tunnel_agent(struct breq *, struct imsg *);
 int		 svc_tunnel_stray(struct bfence *, struct imsg *);
 int		 svc_agent_send(struct bfence *, uint32_t, uint32_t, void *);
 void		 svc_tunnel_orphan(struct breq *);
-void		 svc_fail_fence(struct bfence *, const char *, int);
+void		 breq_agent_error(struct breq *, const char *, const char *);
 void		 svc_measured(struct bfence *);
 void		 svc_held_refuse(struct bfence *, const char *);
 

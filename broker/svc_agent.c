@@ -165,6 +165,7 @@ svc_to_agent(struct bfence *bf, struct breq *r, uint32_t type, void *msg,
 	}
 	if (probe || (bf->bf_measured && !bf->bf_stopping)) {
 		/* Written now, not on the loop's next turn. */
+		svc_denials_mark(r);
 		if (imsgev_compose(bf->bf_agent, type, r->r_in.in_id, 0, -1, buf,
 		    len) == -1)
 			breq_error(r, "fence-stopped", "%s %s: %s", r->r_noun,
@@ -322,6 +323,7 @@ static void
 svc_agent_answer(struct breq *r, const struct svc_msg *m)
 {
 	struct svc_answer a;
+	void		*raw = NULL;
 
 	memset(&a, 0, sizeof(a));
 	a.a_last = 1;
@@ -331,6 +333,9 @@ svc_agent_answer(struct breq *r, const struct svc_msg *m)
 		a.a_result = m->m_result;
 		a.a_raw = m->m_data;
 		a.a_rawlen = m->m_len;
+		if ((raw = svc_denials_result(r, m->m_result,
+		    &a.a_rawlen)) != NULL)
+			a.a_raw = raw;
 		break;
 	case IMSG_AGENT_GIT_IDENTITY:
 		a.a_what = SVC_IDENTITY;
@@ -361,10 +366,11 @@ svc_agent_answer(struct breq *r, const struct svc_msg *m)
 		break;
 	}
 	breq_reply(r, &a);
+	free(raw);
 }
 
 /* Answer r with an agent error of our own, as the agent would. */
-static void
+void
 breq_agent_error(struct breq *r, const char *code, const char *message)
 {
 	struct msg_error e;
@@ -377,54 +383,6 @@ breq_agent_error(struct breq *r, const char *code, const char *message)
 	m.m_type = IMSG_AGENT_ERROR;
 	m.m_error = &e;
 	r->r_fn(r, &m);
-}
-
-/*
- * bf is gone, or its agent is (not gone: the fence may still run):
- * every request about it fails now, not never (a probe's own exec too,
- * which tells the fencer), and what waited on its verdict hears it will
- * not come.  A boot's `require' is not met then: a fence still running
- * is stopped, and the boot hears it once the fence is gone.
- */
-void
-svc_fail_fence(struct bfence *bf, const char *why, int gone)
-{
-	struct breq	*r;
-	char		 message[MSG_ERROR_TEXT_MAX];
-
-	if (!gone && !bf->bf_stopping)
-		TAILQ_FOREACH(r, &bf->bf_reqs, r_fentry)
-			if (r->r_want != 0) {
-				svc_stop_fence(bf);
-				break;
-			}
-	for (;;) {
-		/* A `require' decided waits for the end, then is said. */
-		TAILQ_FOREACH(r, &bf->bf_reqs, r_fentry)
-			if (gone || r->r_refusal == NULL)
-				break;
-		if (r == NULL)
-			break;
-		breq_unhold(r);
-		if (!gone && r->r_want != 0 && r->r_refusal == NULL) {
-			if (asprintf(&r->r_refusal, "%s %s %s before it was "
-			    "measured", r->r_noun, r->r_key, why) == -1)
-				fatal("%s: asprintf", __func__);
-			continue;
-		}
-		if (r->r_refusal != NULL)
-			breq_error(r, "require-not-met", "%s", r->r_refusal);
-		else if (r->r_kind == BREQ_AGENT) {
-			snprintf(message, sizeof(message), "%s %s %s",
-			    r->r_noun, r->r_key, why);
-			breq_agent_error(r, "fence-stopped", message);
-		} else if (r->r_want != 0)
-			breq_error(r, "require-not-met", "%s %s %s before "
-			    "it was measured", r->r_noun, r->r_key, why);
-		else
-			breq_error(r, "fence-stopped", "%s %s %s before its "
-			    "probe ended", r->r_noun, r->r_key, why);
-	}
 }
 
 /*
@@ -448,6 +406,7 @@ svc_measured(struct bfence *bf)
 		next = TAILQ_NEXT(r, r_fentry);
 		if (!r->r_is_held)
 			continue;
+		svc_denials_mark(r);
 		if (bf->bf_agent != NULL &&
 		    imsgev_compose(bf->bf_agent, r->r_type, r->r_in.in_id, 0, -1,
 		    r->r_held, r->r_held_len) == 0) {

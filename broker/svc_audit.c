@@ -179,3 +179,14 @@ svc_audit_ended(const struct msg_fence *f)
 	(void)strlcpy(a->au_what, why, sizeof(a->au_what));
 	audit_send(a, "ok");
 }
+
+/*
+ * A denial count times of layer, what, that r's command (or process)
+ * met: one line, as r's asker's in r's fence.
+ */
+void
+svc_audit_denial(const struct breq *r, const char *layer, const char *what,
+    uint32_t count)
+{
+	audit_denial(svc_audit_new(r, AUDIT_DENIAL), layer, what, count);
+}

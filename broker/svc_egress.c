@@ -95,6 +95,7 @@ svc_egress_new(const struct msg_fence *info, struct msg_egress_counts *counts,
 
 	if (info->f_negress == 0)
 		return (NULL);
+	svc_denials_egress_start();
 	if ((se = calloc(1, sizeof(*se))) == NULL)
 		fatal("%s: calloc", __func__);
 	se->se_id = svc_egress_next_id++;
@@ -214,6 +215,13 @@ svc_egress_conn(struct svc_egress *se, int fd)
 	se->se_counts->en_open++;
 	svc_egress_open++;
 	se->se_changed(se->se_arg);
+}
+
+/* The proxy's number of the fence; 0: none (no egress list). */
+uint32_t
+svc_egress_id(const struct svc_egress *se)
+{
+	return (se != NULL ? se->se_id : 0);
 }
 
 /* One decision of the proxy: counted, kept among the recent, logged. */

@@ -89,6 +89,7 @@ static void
 bfence_free(struct bfence *bf)
 {
 	svc_egress_free(bf->bf_egress);
+	svc_denials_free(bf);
 	free(bf->bf_boundary);
 	free(bf->bf_refused);
 	free(bf->bf_rendered);
@@ -405,6 +406,7 @@ bfence_add(struct msg_fence *info, int fd)
 		stopped_drop(bf);
 	if ((bf = calloc(1, sizeof(*bf))) == NULL)
 		fatal("%s: calloc", __func__);
+	bf->bf_limit_fd[0] = bf->bf_limit_fd[1] = -1;
 	bf->bf_info = *info;
 	/* The bearer is kept apart, for svc_agent_encode() alone. */
 	memcpy(bf->bf_bearer, info->f_bearer, sizeof(bf->bf_bearer));
@@ -442,6 +444,7 @@ bfence_remove(struct bfence *bf, const struct msg_fence *info)
 	svc_egress_end(bf->bf_egress);
 	svc_fail_fence(bf, "stopped", 1);
 	svc_audit_ended(info);
+	svc_denials_free(bf);
 	/*
 	 * One the service stopped itself was never its owner's to use:
 	 * a `require' not met was refused to whoever booted it, who heard

@@ -151,6 +151,8 @@ svc_probe_agent(struct breq *r, const struct svc_msg *m)
 {
 	uint32_t	 parent = r->r_parent;
 
+	if (m->m_type == IMSG_AGENT_RESULT)
+		svc_denials_discard(r, m->m_result);
 	breq_done(r);
 	if (m->m_type == IMSG_AGENT_RESULT) {
 		if (proc_compose(&broker_self, PROC_FENCER,

@@ -112,6 +112,7 @@ svc_proc_answer(struct breq *r, const struct svc_msg *m)
 	case IMSG_AGENT_PROC:
 		if (r->r_fence != NULL)
 			r->r_fence->bf_nprocs = m->m_proc->p_count;
+		svc_denials_proc(r, m->m_proc);
 		a.a_what = SVC_PROC;
 		a.a_proc = m->m_proc;
 		a.a_last = !r->r_list;

@@ -132,6 +132,7 @@ breq_new(enum breq_kind kind, uid_t owner, const char *key, breq_fn fn,
 	r->r_kind = kind;
 	r->r_owner = owner;
 	strlcpy(r->r_key, key, sizeof(r->r_key));
+	r->r_dseq = svc_denial_seq;
 	r->r_fn = fn;
 	r->r_cb = cb;
 	clock_gettime(CLOCK_MONOTONIC, &r->r_t0);
@@ -392,5 +393,53 @@ breq_orphan(struct inflight *in)
 			breq_done(r);
 		else
 			svc_stream_send(r, IMSG_AGENT_CANCEL, 0);
+	}
+}
+
+/*
+ * bf is gone, or its agent is (not gone: the fence may still run):
+ * every request about it fails now, not never (a probe's own exec too,
+ * which tells the fencer), and what waited on its verdict hears it will
+ * not come.  A boot's `require' is not met then: a fence still running
+ * is stopped, and the boot hears it once the fence is gone.
+ */
+void
+svc_fail_fence(struct bfence *bf, const char *why, int gone)
+{
+	struct breq	*r;
+	char		 message[MSG_ERROR_TEXT_MAX];
+
+	if (!gone && !bf->bf_stopping)
+		TAILQ_FOREACH(r, &bf->bf_reqs, r_fentry)
+			if (r->r_want != 0) {
+				svc_stop_fence(bf);
+				break;
+			}
+	for (;;) {
+		/* A `require' decided waits for the end, then is said. */
+		TAILQ_FOREACH(r, &bf->bf_reqs, r_fentry)
+			if (gone || r->r_refusal == NULL)
+				break;
+		if (r == NULL)
+			break;
+		breq_unhold(r);
+		if (!gone && r->r_want != 0 && r->r_refusal == NULL) {
+			if (asprintf(&r->r_refusal, "%s %s %s before it was "
+			    "measured", r->r_noun, r->r_key, why) == -1)
+				fatal("%s: asprintf", __func__);
+			continue;
+		}
+		if (r->r_refusal != NULL)
+			breq_error(r, "require-not-met", "%s", r->r_refusal);
+		else if (r->r_kind == BREQ_AGENT) {
+			snprintf(message, sizeof(message), "%s %s %s",
+			    r->r_noun, r->r_key, why);
+			breq_agent_error(r, "fence-stopped", message);
+		} else if (r->r_want != 0)
+			breq_error(r, "require-not-met", "%s %s %s before "
+			    "it was measured", r->r_noun, r->r_key, why);
+		else
+			breq_error(r, "fence-stopped", "%s %s %s before its "
+			    "probe ended", r->r_noun, r->r_key, why);
 	}
 }

@@ -493,6 +493,61 @@ cg_fence_kill(const char dirs[CG_NCTRL][PATH_MAX], pid_t spare, int rounds)
 	return (-1);
 }
 
+/*
+ * Denials of the limits (docs/denials.md): descriptors of the counters
+ * of a fence's memory and pids cgroups, for whoever reads them later
+ * (the broker, which may open nothing of the kind itself): pids.events
+ * ("max N": forks refused at pids.max), and memory.events on v2 ("max
+ * N", "oom_kill N") or memory.oom_control on v1 ("oom_kill N").  -1
+ * where a cgroup or its file is missing.
+ */
+void
+cg_fence_events_open(const char *memdir, const char *pidsdir, int *memfd,
+    int *pidsfd)
+{
+	char	 path[PATH_MAX];
+
+	*memfd = *pidsfd = -1;
+	if (pidsdir[0] != '\0' && (size_t)snprintf(path, sizeof(path),
+	    "%s/pids.events", pidsdir) < sizeof(path))
+		*pidsfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (memdir[0] == '\0')
+		return;
+	if ((size_t)snprintf(path, sizeof(path), "%s/memory.events",
+	    memdir) < sizeof(path) &&
+	    (*memfd = open(path, O_RDONLY | O_CLOEXEC)) != -1)
+		return;
+	if ((size_t)snprintf(path, sizeof(path), "%s/memory.oom_control",
+	    memdir) < sizeof(path))
+		*memfd = open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/*
+ * The counters of one of those descriptors, read again: *max (the
+ * limit reached) and *oom (OOM kills), 0 where the file has no such
+ * line; -1 if it cannot be read.
+ */
+int
+cg_events_read(int fd, uint64_t *max, uint64_t *oom)
+{
+	char	 buf[1024], *p;
+	ssize_t	 n;
+
+	*max = *oom = 0;
+	if ((n = pread(fd, buf, sizeof(buf) - 1, 0)) <= 0)
+		return (-1);
+	buf[n] = '\0';
+	for (p = buf; p != NULL && *p != '\0'; ) {
+		if (strncmp(p, "max ", 4) == 0)
+			*max = strtoull(p + 4, NULL, 10);
+		else if (strncmp(p, "oom_kill ", 9) == 0)
+			*oom = strtoull(p + 9, NULL, 10);
+		if ((p = strchr(p, '\n')) != NULL)
+			p++;
+	}
+	return (0);
+}
+
 /* The OOM kills the memory cgroup dir counted, or -1 if there is none. */
 int
 cg_fence_oom(const char *dir)

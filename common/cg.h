@@ -52,6 +52,8 @@ int	cg_join_dir(const char *);
 int	cg_fence_join(const char [CG_NCTRL][PATH_MAX]);
 int	cg_fence_kill(const char [CG_NCTRL][PATH_MAX], pid_t, int);
 int	cg_fence_oom(const char *);
+void	cg_fence_events_open(const char *, const char *, int *, int *);
+int	cg_events_read(int, uint64_t *, uint64_t *);
 int	cg_fence_remove(char [CG_NCTRL][PATH_MAX], char *, size_t);
 int	cg_is_v2(const char *);
 int	cg_swap_counted(const char *);

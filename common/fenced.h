@@ -192,6 +192,9 @@ struct fenced_config {
 	int		 c_audit_off;
 	uint64_t	 c_audit_size;		/* bytes before a rotation */
 	uint32_t	 c_audit_keep;		/* rotated files kept */
+	/* `observe denials yes|no': the fencer observes the L1.5 filter's
+	   refusals (docs/denials.md); no: they carry their errno. */
+	uint32_t	 c_observe_denials;
 
 	/* Resolved by the parent, not written in the file. */
 	uid_t		 c_uid;			/* of c_user */

@@ -156,6 +156,7 @@ ctl_proc(enum ctl_action action, struct imsg *imsg, int *n)
 		    p.p_error[0] ? ", " : "");
 		ctl_safe(stderr, p.p_error);
 		fputc('\n', stderr);
+		ctl_denials(p.p_denials, p.p_denials_dropped, 0);
 		break;
 	default:
 		if (p.p_forgotten)

@@ -27,6 +27,7 @@ int	 ctl_doctor_print(struct imsg *, int *);
 void	 ctl_safe(FILE *, const char *);
 void	 ctl_safe_n(FILE *, const void *, size_t);
 void	 ctl_error(const char *, const char *);
+void	 ctl_denials(const char *, uint32_t, int);
 
 /* ctl_term.c */
 int	 ctl_term(const char *, int, char *[]);

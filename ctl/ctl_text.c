@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fenced.h"
+#include "msg.h"
 #include "ctl_procs.h"
 
 /*
@@ -117,4 +119,28 @@ ctl_error(const char *code, const char *message)
 	fputs(": ", stderr);
 	ctl_safe(stderr, message);
 	fputc('\n', stderr);
+}
+
+/*
+ * What a command or process was refused (docs/denials.md), one line
+ * each on stderr: text is the result's lines (checked by its decoder),
+ * dropped how many more there were; open: stderr so far ends no line.
+ */
+void
+ctl_denials(const char *text, uint32_t dropped, int open)
+{
+	struct msg_denial_line dl[MSG_DENIALS_MAX];
+	int		 i, n;
+
+	n = text != NULL ? msg_denials_parse(text, dl, nitems(dl)) : 0;
+	if ((n > 0 || dropped > 0) && open)
+		fputc('\n', stderr);
+	for (i = 0; i < n && i < (int)nitems(dl); i++)
+		fprintf(stderr, "fenced: denied: %s: %s x%u%s%s\n",
+		    msg_denial_layer_name(dl[i].dl_layer), dl[i].dl_what,
+		    dl[i].dl_count, dl[i].dl_remedy[0] != '\0' ? " - " : "",
+		    dl[i].dl_remedy);
+	if (dropped > 0)
+		fprintf(stderr, "fenced: denied: %u more not listed\n",
+		    dropped);
 }

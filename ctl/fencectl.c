@@ -51,6 +51,7 @@ struct ctl_ctx {
 	int		 c_nfences;
 	int		 c_streamed;	/* the output came as CHUNKs */
 	int		 c_check_kind;	/* doctor: the last row's kind */
+	int		 c_err_open;	/* its stderr so far ends no line */
 };
 
 static struct imsgbuf *ctl_ibuf;
@@ -788,6 +789,8 @@ ctl_chunk(struct ctl_ctx *ctx, struct imsg *imsg)
 	ctx->c_streamed = 1;
 	ctl_write_all(ch.ch_stream == MSG_CHUNK_STDOUT ? STDOUT_FILENO :
 	    STDERR_FILENO, ch.ch_data, ch.ch_len);
+	if (ch.ch_stream != MSG_CHUNK_STDOUT && ch.ch_len > 0)
+		ctx->c_err_open = ch.ch_data[ch.ch_len - 1] != '\n';
 	msg_chunk_free(&ch);
 }
 
@@ -818,7 +821,14 @@ ctl_result(struct ctl_ctx *ctx, struct imsg *imsg)
 	if (!ctx->c_streamed) {
 		ctl_write_all(STDOUT_FILENO, rs.rs_stdout, rs.rs_stdout_len);
 		ctl_write_all(STDERR_FILENO, rs.rs_stderr, rs.rs_stderr_len);
+		ctx->c_err_open = rs.rs_stderr_len > 0 &&
+		    rs.rs_stderr[rs.rs_stderr_len - 1] != '\n';
 	}
+	/*
+	 * What was refused to it (docs/denials.md), after its output, on
+	 * lines of their own even when its stderr did not end one.
+	 */
+	ctl_denials(rs.rs_denials, rs.rs_denials_dropped, ctx->c_err_open);
 	if (rs.rs_error[0] != '\0') {
 		ctl_error(rs.rs_error, rs.rs_message);
 		ctx->c_status = ctl_exec_status(rs.rs_error);

@@ -59,6 +59,7 @@ RB_PROTOTYPE(efence_tree, efence, ef_node, efence_cmp);
 RB_GENERATE(efence_tree, efence, ef_node, efence_cmp);
 static struct efence_tree efences = RB_INITIALIZER(&efences);
 static unsigned int	 egress_nfences;
+static struct imsgbuf	*egress_denials;	/* to the broker */
 
 unsigned int		 egress_nconns;
 unsigned int		 egress_nconns_max;
@@ -286,6 +287,17 @@ egress_dispatch_broker(struct imsgev *iev, struct imsg *imsg, void *arg)
 	int			 fd = imsg->fd;
 
 	imsg->fd = -1;
+	if (imsg->hdr.ih_type == IMSG_DENIALS_FD) {
+		if (fd == -1 || egress_denials != NULL ||
+		    msg_empty_decode(imsg->data, imsg->len) == -1)
+			fatalx("%s: bad %s", __func__,
+			    msg_type_name(imsg->hdr.ih_type));
+		if ((egress_denials = imsgbuf_new(fd)) == NULL)
+			fatal("%s: imsgbuf_new", __func__);
+		/* A broker that does not read loses denials, not memory. */
+		imsgbuf_set_queue_max(egress_denials, 1U << 20);
+		return;
+	}
 	if (msg_egress_fence_decode(imsg->data, imsg->len, &m) == -1)
 		fatalx("%s: bad %s", __func__,
 		    msg_type_name(imsg->hdr.ih_type));
@@ -319,6 +331,87 @@ egress_dispatch_broker(struct imsgev *iev, struct imsg *imsg, void *arg)
 	}
 }
 
+/*
+ * The refusals that are denials of the fence (docs/denials.md): what
+ * would allow the connection, where something would.  The rest (a name
+ * that does not resolve, an upstream that does not answer) are the
+ * network's, not the fence's rules.
+ */
+static const struct {
+	const char	*er_code;
+	const char	*er_remedy;	/* before NAME:PORT, if er_after */
+	const char	*er_after;
+} egress_remedies[] = {
+	{ "not-listed",		"add ", " to the fence's egress list" },
+	{ "not-mapped",		"an egress host entry for ", "" },
+	{ "bad-method",		"CONNECT host:port or an absolute http:// "
+	    "request", NULL },
+	{ "private-address",	"none: private addresses are never a "
+	    "destination", NULL },
+	{ "host-address",	"none: this host is never a destination",
+	    NULL },
+	{ "fenced-listener",	"none: fenced's own API is never a "
+	    "destination", NULL },
+	{ "too-many",		"fewer connections at once (egress "
+	    "connections in fenced.conf)", NULL },
+	{ "busy",		"", NULL },
+};
+
+/*
+ * A refusal, as a denial of the fence, on the broker's socket of them
+ * (IMSG_DENIALS_FD), now: before the refusal's answer is written to the
+ * fence, so that it is with the broker before the command can end.
+ */
+static void
+egress_denial(const struct econn *ec, const char *reason)
+{
+	struct msg_denial dn;
+	char		 dest[EGRESS_NAME_LEN + 8];
+	size_t		 i;
+	void		*buf;
+	size_t		 len;
+
+	/* ec_allowed: the list allowed it, the address was refused. */
+	if (egress_denials == NULL)
+		return;
+	for (i = 0; i < nitems(egress_remedies); i++)
+		if (strcmp(reason, egress_remedies[i].er_code) == 0)
+			break;
+	if (i == nitems(egress_remedies))
+		return;
+	if (ec->ec_parsed)
+		snprintf(dest, sizeof(dest), "%s:%u", ec->ec_req.er_host,
+		    ec->ec_req.er_port);
+	else
+		strlcpy(dest, "a connection", sizeof(dest));
+	memset(&dn, 0, sizeof(dn));
+	dn.dn_owner = ec->ec_fence->ef_owner;
+	strlcpy(dn.dn_key, ec->ec_fence->ef_key, sizeof(dn.dn_key));
+	dn.dn_boot = ec->ec_fence->ef_id;
+	dn.dn_layer = DENIAL_EGRESS;
+	dn.dn_count = 1;
+	/* A long name is cut: what was refused stays recognisable. */
+	strlcpy(dn.dn_what, dest, sizeof(dn.dn_what));
+	strlcat(dn.dn_what, " (", sizeof(dn.dn_what));
+	strlcat(dn.dn_what, reason, sizeof(dn.dn_what));
+	strlcat(dn.dn_what, ")", sizeof(dn.dn_what));
+	strlcpy(dn.dn_remedy, egress_remedies[i].er_remedy,
+	    sizeof(dn.dn_remedy));
+	if (egress_remedies[i].er_after != NULL) {
+		strlcat(dn.dn_remedy, dest, sizeof(dn.dn_remedy));
+		strlcat(dn.dn_remedy, egress_remedies[i].er_after,
+		    sizeof(dn.dn_remedy));
+	}
+	/* Whatever the fence asked for is held to printable by the codec. */
+	if (msg_denial_encode(&dn, &buf, &len) == -1)
+		return;
+	if (imsgbuf_compose(egress_denials, IMSG_DENIAL, 0, 0, -1, buf,
+	    len) == -1 || imsgbuf_write(egress_denials) == -1)
+		log_debug("%s: fence %u: not sent: %s", __func__,
+		    ec->ec_fence->ef_id, strerror(errno));
+	free(buf);
+}
+
 /* One connection's outcome, to the broker, which counts and logs it. */
 void
 egress_decided(struct econn *ec, const char *reason)
@@ -340,6 +433,7 @@ egress_decided(struct econn *ec, const char *reason)
 	}
 	strlcpy(d.ed_reason, reason, sizeof(d.ed_reason));
 	strlcpy(d.ed_address, ec->ec_address, sizeof(d.ed_address));
+	egress_denial(ec, reason);
 	d.ed_up = ec->ec_up;
 	d.ed_down = ec->ec_down;
 	clock_gettime(CLOCK_MONOTONIC, &now);

@@ -81,6 +81,22 @@ struct fencer_backend {
 	struct probe_traits fb_probe;
 
 	/*
+	 * Why the system calls a fence of this backend is refused are not
+	 * observed (docs/denials.md), or NULL where the backend's fb_boot
+	 * says it per fence.  fb_refusal_errno: the errno a call its
+	 * filter refuses by notification gets (fencer_denial.c); NULL
+	 * where none does.
+	 */
+	const char *fb_denials_unobserved;
+	int	(*fb_refusal_errno)(int);
+	/*
+	 * Optional: descriptors of the fence's memory and pids counters,
+	 * which the broker reads around each command (docs/denials.md);
+	 * -1 where there is none.
+	 */
+	void	(*fb_limit_fds)(struct fence *, int *, int *);
+
+	/*
 	 * Optional: once, when the daemon starts (configured, no fence
 	 * yet): find what the backend needs, and sweep what a killed
 	 * daemon left of the backend's own (runsc's containers and

@@ -101,6 +101,7 @@ static void
 fencer_start_cb(void)
 {
 	fencer_snap_init(fencer_self.ps_conf.c_state);
+	fencer_denials_init();
 	fencer_backends_start();
 	fencer_backends_lockdown();
 	fencer_backends_warm_start();

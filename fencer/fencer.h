@@ -51,6 +51,14 @@ struct fence {
 
 	/* A branch (fencer_snap.c): its home's overlay, held; -1 if not. */
 	int			 f_home_tree;
+
+	/*
+	 * Its seccomp filter's listener (fencer_denial.c), which the
+	 * backend's fb_boot sets; -1 if none.
+	 */
+	int			 f_notify_fd;
+	struct event		 f_notify_ev;
+	int			 f_notify_on;
 };
 
 TAILQ_HEAD(fencelist, fence);
@@ -74,6 +82,12 @@ int		 fencer_env_dir(const struct fence *, int, char *, size_t);
 const char	*fencer_cg_parent(int);
 const char	*fencer_boot_refusal(int, int, char *, size_t);
 void		 fencer_doctor(uint32_t);
+
+/* fencer_denial.c */
+void	fencer_denials_init(void);
+void	fencer_denials_watch(struct fence *);
+void	fencer_denials_forget(struct fence *);
+void	fencer_denials_limits(struct fence *);
 
 /* fencer_queue.c */
 void	fencer_boot(uint32_t, const struct msg_boot *);

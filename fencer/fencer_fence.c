@@ -203,6 +203,7 @@ fencer_free(struct fence *f)
 {
 	if (f->f_home_tree != -1)
 		(void)close(f->f_home_tree);
+	fencer_denials_forget(f);
 	if (f->f_be != NULL) {
 		explicit_bzero(f->f_be, f->f_backend->fb_state_size);
 		free(f->f_be);
@@ -305,6 +306,7 @@ fencer_new(uint32_t reqid, const struct msg_boot *b,
 	f->f_backend = be;
 	f->f_canary = -1;
 	f->f_home_tree = -1;
+	f->f_notify_fd = -1;
 	strlcpy(f->f_info.f_key, b->b_key, sizeof(f->f_info.f_key));
 	strlcpy(f->f_user, user, sizeof(f->f_user));
 	f->f_info.f_owner = b->b_owner;
@@ -592,6 +594,12 @@ fencer_boot_now(uint32_t reqid, const struct msg_boot *b,
 		return;
 	}
 	fencer_boot_started(f);
+	if (f->f_notify_fd == -1 && f->f_info.f_denials_note[0] == '\0' &&
+	    f->f_backend->fb_denials_unobserved != NULL)
+		strlcpy(f->f_info.f_denials_note,
+		    f->f_backend->fb_denials_unobserved,
+		    sizeof(f->f_info.f_denials_note));
+	fencer_denials_watch(f);
 
 	if ((f->f_agent = imsgev_new(fencer_self.ps_evbase, chan,
 	    fencer_agent_dispatch, fencer_agent_closed, f)) == NULL) {
@@ -659,6 +667,7 @@ fencer_agent_dispatch(struct imsgev *iev, struct imsg *imsg, void *arg)
 	f->f_info.f_probe_sent = sent;
 	fencer_send(IMSG_FENCE_BOOTED, f->f_reqid, f, fd);
 	f->f_info.f_probe_sent = 0;
+	fencer_denials_limits(f);
 	f->f_reqid = 0;
 	if (sent)
 		fencer_probe_host(f);
@@ -735,6 +744,7 @@ fencer_end(struct fence *f, int reason, uint32_t reqid)
 		imsgev_free(f->f_agent);
 		f->f_agent = NULL;
 	}
+	fencer_denials_forget(f);
 	if (f->f_started) {
 		if (f->f_backend->fb_stop(f, &oom) == -1)
 			log_warnx("%s: fence %s: not fully cleaned up",

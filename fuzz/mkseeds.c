@@ -32,7 +32,7 @@ enum {
 	FK_FENCE, FK_TOKEN, FK_HOSTTOKEN, FK_HELLO, FK_EXEC, FK_RESULT,
 	FK_GITCONFIG, FK_GITINIT, FK_TUNNEL_OPEN, FK_TUNNEL, FK_TUNNEL_DATA,
 	FK_TUNNEL_CREDIT, FK_TUNNEL_CLOSE, FK_PORTS_REQ, FK_PORTLIST,
-	FK_PORT_TICKET, FK_SNAP, FK_SNAP_INFO, FK_USAGE, FK_CHECK
+	FK_PORT_TICKET, FK_SNAP, FK_SNAP_INFO, FK_USAGE, FK_CHECK, FK_DENIAL
 };
 
 static const char *dir;
@@ -318,6 +318,32 @@ main(int argc, char *argv[])
 	ENC(msg_result_encode(&rs, &p, &n));
 	put("msg", "result-killed", FK_RESULT, p, n);
 	free(p);
+	memset(&rs, 0, sizeof(rs));
+	rs.rs_super = 7;
+	rs.rs_denials = (char *)"seccomp\t3\tunshare(CLONE_NEWUSER)\t"
+	    "tier L1 does not refuse it\nlimit\t1\tpids\t\n";
+	rs.rs_denials_dropped = 2;
+	ENC(msg_result_encode(&rs, &p, &n));
+	put("msg", "result-denials", FK_RESULT, p, n);
+	free(p);
+	{
+		struct msg_denial dn;
+
+		memset(&dn, 0, sizeof(dn));
+		dn.dn_owner = 1000;
+		strlcpy(dn.dn_key, "default", sizeof(dn.dn_key));
+		dn.dn_boot = 4242;
+		dn.dn_layer = DENIAL_SECCOMP;
+		dn.dn_count = 1;
+		strlcpy(dn.dn_what, "socket(AF_ALG, SOCK_SEQPACKET)",
+		    sizeof(dn.dn_what));
+		strlcpy(dn.dn_remedy, "tier L1 does not refuse it",
+		    sizeof(dn.dn_remedy));
+		strlcpy(dn.dn_chain, "9 4 2 1", sizeof(dn.dn_chain));
+		ENC(msg_denial_encode(&dn, &p, &n));
+		put("msg", "denial", FK_DENIAL, p, n);
+		free(p);
+	}
 
 	memset(&g, 0, sizeof(g));
 	memset(g.g_bearer, 0x5a, sizeof(g.g_bearer));

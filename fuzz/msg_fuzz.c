@@ -79,7 +79,7 @@ enum fuzz_kind {
 	FK_GITCONFIG, FK_GITINIT, FK_TUNNEL_OPEN, FK_TUNNEL, FK_TUNNEL_DATA,
 	FK_TUNNEL_CREDIT, FK_TUNNEL_CLOSE, FK_PORTS_REQ, FK_PORTLIST,
 	FK_PORT_TICKET, FK_SNAP, FK_SNAP_INFO, FK_USAGE, FK_CHECK, FK_AUDIT,
-	FK_AUDIT_READ, FK_AUDIT_LINE, FK_MAX
+	FK_AUDIT_READ, FK_AUDIT_LINE, FK_DENIAL, FK_MAX
 };
 
 static void
@@ -269,6 +269,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case FK_AUDIT_LINE:
 		ROUND_TRIP(msg_audit_line, struct msg_audit_line,
 		    msg_audit_line_free);
+		break;
+	case FK_DENIAL:
+		ROUND_TRIP(msg_denial, struct msg_denial, nofree);
 		break;
 	}
 	return (0);

@@ -163,6 +163,9 @@ static const char *const msg_names[IMSG_TYPE_MAX] = {
 	[IMSG_AUDIT_END] =		"IMSG_AUDIT_END",
 	[IMSG_CTL_SHOW_AUDIT] =		"IMSG_CTL_SHOW_AUDIT",
 	[IMSG_CTL_AUDIT] =		"IMSG_CTL_AUDIT",
+	[IMSG_DENIALS_FD] =		"IMSG_DENIALS_FD",
+	[IMSG_DENIAL] =			"IMSG_DENIAL",
+	[IMSG_FENCE_LIMIT_FD] =		"IMSG_FENCE_LIMIT_FD",
 };
 
 /*
@@ -487,6 +490,7 @@ static const struct mc_field msg_config_fields[] = {
 	    SNAP_BYTES_MAX),
 	MC_ARRAY(struct fenced_config, c_admin_uids, c_nadmin_uids,
 	    msg_config_uid),
+	MC_B(struct fenced_config, c_observe_denials),
 };
 static const struct mc_table msg_config = MC_TABLE(msg_config_fields);
 

@@ -212,6 +212,17 @@ enum imsg_type {
 				   AUDIT_SHOW_MAX */
 	IMSG_CTL_AUDIT,		/* broker -> fencectl: struct msg_audit_line */
 
+	/* Denials (docs/denials.md) */
+	IMSG_DENIALS_FD,	/* fencer -> broker: empty; fd: the socket
+				   of struct msg_denial datagrams; broker
+				   -> egress: empty; fd: a stream socket
+				   of IMSG_DENIAL frames */
+	IMSG_DENIAL,		/* egress -> broker, on that socket:
+				   struct msg_denial */
+	IMSG_FENCE_LIMIT_FD,	/* fencer -> broker, after BOOTED: struct
+				   msg_denial naming the fence and a limit
+				   ("memory", "pids"); fd: its counters */
+
 	IMSG_TYPE_MAX
 };
 
@@ -310,6 +321,8 @@ struct msg_egress_counts {
 	uint64_t	 en_down;	/* bytes into it */
 };
 
+#define MSG_DENIAL_NOTE_LEN	160	/* why denials are not observed */
+
 struct msg_fence {
 	char		 f_key[FENCE_KEY_SIZE];
 	uid_t		 f_owner;
@@ -348,6 +361,9 @@ struct msg_fence {
 					   KEY@NAME; "" if none */
 	char		 f_surface[MSG_SURFACE_LEN];	/* of its last
 					   verdict, v_surface */
+	/* "" if the system calls its filter refuses are observed, else
+	   why not (docs/denials.md): the fencer's word, printable. */
+	char		 f_denials_note[MSG_DENIAL_NOTE_LEN];
 };
 
 /*
@@ -426,6 +442,52 @@ struct msg_exec {
 };
 
 /* What became of one command.  Decoded ones: msg_result_free(). */
+/*
+ * Denials (docs/denials.md).  The fencer tells the broker of each on a
+ * socket of their own (IMSG_DENIALS_FD), one struct msg_denial a
+ * datagram; the broker adds those of a command to its result, at most
+ * MSG_DENIALS_MAX distinct ones, as lines of rs_denials:
+ * "LAYER\tCOUNT\tWHAT\tREMEDY\n" (struct msg_denial_line).
+ */
+enum denial_layer {
+	DENIAL_SECCOMP = 1,
+	DENIAL_LANDLOCK,
+	DENIAL_EGRESS,
+	DENIAL_LIMIT,
+	DENIAL_LAYER_MAX
+};
+#define MSG_DENIALS_MAX		32
+#define MSG_DENIAL_WHAT_LEN	128
+#define MSG_DENIAL_REMEDY_LEN	96
+#define MSG_DENIAL_CHAIN_MAX	32	/* pids of a chain */
+#define MSG_DENIAL_CHAIN_LEN	(MSG_DENIAL_CHAIN_MAX * 11)
+#define MSG_DENIALS_DROPPED_MAX	(1U << 30)
+#define MSG_DENIALS_TEXT_MAX	(MSG_DENIALS_MAX * (16 + 11 + \
+				    MSG_DENIAL_WHAT_LEN + MSG_DENIAL_REMEDY_LEN))
+
+struct msg_denial {
+	uint32_t	 dn_owner;	/* the fence: owner, key, and which
+					   boot of it: the host pid of its
+					   pid 1 (the fencer's), the broker's
+					   egress id of it (the proxy's) */
+	char		 dn_key[FENCE_KEY_SIZE];
+	uint32_t	 dn_boot;
+	uint32_t	 dn_layer;	/* enum denial_layer */
+	uint32_t	 dn_count;	/* 1, or more coalesced */
+	char		 dn_what[MSG_DENIAL_WHAT_LEN];	/* printable */
+	char		 dn_remedy[MSG_DENIAL_REMEDY_LEN];	/* "" none */
+	char		 dn_chain[MSG_DENIAL_CHAIN_LEN];	/* in-fence
+					   pids, the caller's first, each
+					   parent's after it; "" none */
+};
+
+struct msg_denial_line {
+	uint32_t	 dl_layer;
+	uint32_t	 dl_count;
+	char		 dl_what[MSG_DENIAL_WHAT_LEN];
+	char		 dl_remedy[MSG_DENIAL_REMEDY_LEN];
+};
+
 struct msg_result {
 	char		 rs_error[MSG_ERROR_CODE_MAX];	/* "" or exec-... */
 	char		 rs_message[MSG_ERROR_TEXT_MAX];
@@ -437,6 +499,13 @@ struct msg_result {
 	size_t		 rs_stderr_len;
 	uint32_t	 rs_duration_ms;
 	int		 rs_truncated;
+	/* The agent's: the in-fence pid of the job's supervisor; 0. */
+	uint32_t	 rs_super;
+	/* The broker's (docs/denials.md): what was refused, lines. */
+	char		*rs_denials;
+	uint32_t	 rs_denials_dropped;	/* distinct ones past the max */
+	char		 rs_denials_note[MSG_DENIAL_NOTE_LEN];	/* "" or
+					   why denials are not observed */
 };
 
 /*
@@ -967,6 +1036,13 @@ int	 msg_exec_encode(const struct msg_exec *, void **, size_t *);
 int	 msg_exec_decode(const void *, size_t, struct msg_exec *);
 void	 msg_exec_free(struct msg_exec *);
 int	 msg_result_encode(const struct msg_result *, void **, size_t *);
+int	 msg_denial_encode(const struct msg_denial *, void **, size_t *);
+int	 msg_denial_decode(const void *, size_t, struct msg_denial *);
+const char *msg_denial_layer_name(uint32_t);
+int	 msg_denial_line_format(const struct msg_denial_line *, char *,
+	    size_t);
+int	 msg_denials_parse(const char *, struct msg_denial_line *, size_t);
+int	 msg_denial_chain(const char *, uint32_t *, size_t);
 int	 msg_result_decode(const void *, size_t, struct msg_result *);
 void	 msg_result_free(struct msg_result *);
 int	 msg_gitconfig_encode(const struct msg_gitconfig *, void **, size_t *);
@@ -1020,6 +1096,11 @@ struct msg_proc {
 	size_t		 p_stdout_len;
 	uint8_t		*p_stderr;
 	size_t		 p_stderr_len;
+	/* As msg_result's (docs/denials.md): the agent's supervisor pid,
+	   the broker's denials of the process so far. */
+	uint32_t	 p_super;
+	char		*p_denials;
+	uint32_t	 p_denials_dropped;
 };
 
 /*

@@ -253,6 +253,11 @@ msg_result_valid(const struct msg_result *rs)
 	if ((rs->rs_stdout == NULL && rs->rs_stdout_len > 0) ||
 	    (rs->rs_stderr == NULL && rs->rs_stderr_len > 0))
 		return (0);
+	if ((rs->rs_denials != NULL &&
+	    msg_denials_parse(rs->rs_denials, NULL, 0) == -1) ||
+	    rs->rs_denials_dropped > MSG_DENIALS_DROPPED_MAX ||
+	    !mc_printable(rs->rs_denials_note, sizeof(rs->rs_denials_note)))
+		return (0);
 	return (rs->rs_truncated == 0 || rs->rs_truncated == 1);
 }
 
@@ -265,6 +270,11 @@ static const struct mc_field msg_result_fields[] = {
 	MC_DATA(struct msg_result, rs_stderr, rs_stderr_len, EXEC_OUTPUT_MAX),
 	MC_U(struct msg_result, rs_duration_ms, 0, UINT32_MAX),
 	MC_B(struct msg_result, rs_truncated),
+	MC_U(struct msg_result, rs_super, 0, UINT32_MAX),
+	MC_TEXT(struct msg_result, rs_denials, MSG_DENIALS_TEXT_MAX),
+	MC_U(struct msg_result, rs_denials_dropped, 0,
+	    MSG_DENIALS_DROPPED_MAX),
+	MC_S(struct msg_result, rs_denials_note),
 };
 static const struct mc_table msg_result = MC_TABLE(msg_result_fields);
 

@@ -256,6 +256,8 @@ msg_fence_valid(const struct msg_fence *f)
 		return (0);
 	if (!mc_printable(f->f_surface, sizeof(f->f_surface)))
 		return (0);
+	if (!mc_printable(f->f_denials_note, sizeof(f->f_denials_note)))
+		return (0);
 	return (msg_limits_valid(&f->f_limits));
 }
 
@@ -299,6 +301,7 @@ static const struct mc_field msg_fence_fields[] = {
 	MC_U(struct msg_fence, f_egress_n.en_down, 0, UINT64_MAX),
 	MC_S(struct msg_fence, f_from),
 	MC_S(struct msg_fence, f_surface),
+	MC_S(struct msg_fence, f_denials_note),
 };
 static const struct mc_table msg_fence = MC_TABLE(msg_fence_fields);
 

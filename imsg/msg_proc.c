@@ -104,6 +104,9 @@ static const struct mc_field msg_proc_fields[] = {
 	MC_B(struct msg_proc, p_truncated),
 	MC_DATA(struct msg_proc, p_stdout, p_stdout_len, EXEC_OUTPUT_MAX),
 	MC_DATA(struct msg_proc, p_stderr, p_stderr_len, EXEC_OUTPUT_MAX),
+	MC_U(struct msg_proc, p_super, 0, UINT32_MAX),
+	MC_TEXT(struct msg_proc, p_denials, MSG_DENIALS_TEXT_MAX),
+	MC_U(struct msg_proc, p_denials_dropped, 0, MSG_DENIALS_DROPPED_MAX),
 };
 static const struct mc_table msg_proc = MC_TABLE(msg_proc_fields);
 
@@ -159,6 +162,9 @@ msg_proc_valid(const struct msg_proc *p)
 		return (0);
 	if ((p->p_stdout == NULL && p->p_stdout_len > 0) ||
 	    (p->p_stderr == NULL && p->p_stderr_len > 0))
+		return (0);
+	if (p->p_denials != NULL &&
+	    msg_denials_parse(p->p_denials, NULL, 0) == -1)
 		return (0);
 	if (p->p_running)
 		return (p->p_exit == 0 && p->p_signal == 0 &&

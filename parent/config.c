@@ -67,6 +67,7 @@ config_defaults(struct fenced_config *c)
 	c->c_user_limits.fl_cpu_milli = 16000;
 	/* docs/snapshots.md: "Bounds". */
 	c->c_snap_count = 16;
+	c->c_observe_denials = 1;
 	c->c_snap_bytes = 4ULL << 30;
 	c->c_user_snap_count = 64;
 	c->c_user_snap_bytes = 16ULL << 30;

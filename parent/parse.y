@@ -276,6 +276,7 @@ static void	 conf_include(const char *);
 %token	FILES
 %token	EGRESS HOST RESOLVER RATE IDLE CONNECT ALLOWED REFUSED
 %token	AUDIT
+%token	OBSERVE DENIALS
 %token	ERROR
 %token	<v.string>	STRING
 %type	<v.string>	port max peruser
@@ -324,6 +325,15 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 		| BACKEND RUNSC			{ conf_backend("runsc"); }
 		| BACKEND VM			{ conf_backend("vm"); }
 		| POOL STRING STRING		{ conf_pool($2, $3); }
+		| OBSERVE DENIALS STRING	{
+			if (strcmp($3, "yes") == 0)
+				ps.conf->c_observe_denials = 1;
+			else if (strcmp($3, "no") == 0)
+				ps.conf->c_observe_denials = 0;
+			else
+				yyerror("observe denials: yes or no, not %s",
+				    $3);
+		}
 		| RUNSC STRING			{
 			conf_path("runsc", $2, ps.conf->c_runsc,
 			    sizeof(ps.conf->c_runsc));
@@ -482,6 +492,7 @@ static const struct conf_keyword {
 	{ "connect",	CONNECT },
 	{ "connections", CONNECTIONS },
 	{ "cpu",	CPU },
+	{ "denials",	DENIALS },
 	{ "dns",	DNS },
 	{ "egress",	EGRESS },
 	{ "exec",	EXEC },
@@ -505,6 +516,7 @@ static const struct conf_keyword {
 	{ "listen",	LISTEN },
 	{ "max",	MAX },
 	{ "memory",	MEMORY },
+	{ "observe",	OBSERVE },
 	{ "on",		ON },
 	{ "origin",	ORIGIN },
 	{ "output",	OUTPUT },

@@ -1605,6 +1605,25 @@ ATF_TC_BODY(pool, tc)
 	ATF_CHECK_EQ(parse_text("backend native\npool L2 1\n", &c), 0);
 }
 
+/* issue 33: `observe denials yes|no', yes by default. */
+ATF_TC_WITHOUT_HEAD(observe_denials);
+ATF_TC_BODY(observe_denials, tc)
+{
+	struct fenced_config	 c;
+
+	ATF_REQUIRE_EQ(parse_text("", &c), 0);
+	ATF_CHECK_EQ(c.c_observe_denials, 1);
+	ATF_REQUIRE_EQ(parse_text("observe denials no\n", &c), 0);
+	ATF_CHECK_EQ(c.c_observe_denials, 0);
+	ATF_REQUIRE_EQ(parse_text("observe denials no\nobserve denials yes\n",
+	    &c), 0);
+	ATF_CHECK_EQ(c.c_observe_denials, 1);
+	parse_fails(OK2 "observe denials maybe\n", 3,
+	    "observe denials: yes or no, not maybe");
+	parse_fails(OK2 "observe denials\n", 3, "syntax error");
+	parse_fails(OK2 "observe no\n", 3, "syntax error");
+}
+
 /*
  * issue 9: the parse was quadratic in macros (a 1 MiB file took 58 s,
  * the parent blocked on reload).  Many macros, set and used, parse
@@ -1696,6 +1715,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, ceilings);
 	ATF_TP_ADD_TC(tp, big_files);
 	ATF_TP_ADD_TC(tp, pool);
+	ATF_TP_ADD_TC(tp, observe_denials);
 	ATF_TP_ADD_TC(tp, snapshots);
 	ATF_TP_ADD_TC(tp, audit);
 	return (atf_no_error());

@@ -36,6 +36,77 @@ escape_table() {
 	}' "$TOPDIR/docs/escape.md"
 }
 
+# The attempts as denials (docs/denials.md, its table "| attempt |
+# denial at L1.5 |"): "ID<tab>DENIAL" a line, "\|" in a cell a "|".
+denials_table() {
+	awk '
+	function trim(s) { gsub(/^[ \t`]+|[ \t`]+$/, "", s); return s }
+	/^\| attempt \| denial at L1.5 \|/ { on = 1; next }
+	on && !/^\|/ { on = 0 }
+	on {
+		gsub(/\\\|/, "\001")
+		n = split($0, f, "|")
+		id = trim(f[2])
+		if (id !~ /^[a-z]+-[a-z0-9-]+$/ || n != 4)
+			next
+		d = trim(f[3])
+		gsub(/\001/, "|", d)
+		print id "\t" d
+	}' "$TOPDIR/docs/denials.md"
+}
+
+# Every attempt fence-escape reports blocked that the table gives a
+# denial has it in the answer of the exec that ran it, and every denial
+# an exec answered is the table's for a blocked attempt of that exec
+# (issue 33: all the refused attempts a layer observes appear, nothing
+# else).  The execs' stderr is in execs.log, each after "--- ARGS:".
+escape_denials() {
+	tab=$(printf '\t')
+	denials_table > denials.table
+	[ "$(wc -l < denials.table)" -ge 40 ] ||
+	    fail="${fail}docs/denials.md's table of attempts is not there; "
+	awk '/^--- / { k = $0; sub(/^--- /, "", k); sub(/: exit .*$/, "", k)
+	    next }
+	    /^fenced: denied: / { print k "\t" $0 }' execs.log > denials.seen
+	: > denials.want
+	# A sanitizer build's fence-escape: LeakSanitizer's tracer asks
+	# ptrace() in each exec, refused and answered like any other.
+	san=
+	! readelf -d "$ESCAPE" 2>/dev/null | grep -q 'NEEDED.*libasan' ||
+	    san=1
+	dn=0
+	dok=0
+	while IFS="$tab" read -r id want; do
+		case "$want" in
+		"not observed"*) continue ;;
+		esac
+		line=$(awk -v id="$id" '$1 == id' results | head -1)
+		case "$line" in
+		*" blocked "*) ;;
+		*) continue ;;
+		esac
+		key="-c $(echo "$line" | cut -d' ' -f2)"
+		! grep -q -e "^-a $id$tab" denials.seen || key="-a $id"
+		printf '%s\t%s\n' "$key" "$want" >> denials.want
+		dn=$((dn + 1))
+		if grep -Fq -e "$key${tab}fenced: denied: $want x" denials.seen
+		then
+			dok=$((dok + 1))
+		else
+			fail="${fail}$id: no \"$want\" in the answer of its exec ($key); "
+		fi
+	done < denials.table
+	while IFS="$tab" read -r key line; do
+		what=$(echo "$line" | sed -E 's/^fenced: denied: //;
+		    s/ x[0-9]+( - .*)?$//')
+		[ -z "$san" ] || [ "$what" != "seccomp: ptrace()" ] || continue
+		grep -Fxq -e "$key$tab$what" denials.want ||
+		    fail="${fail}a denial no attempt of its exec ($key) explains: $line; "
+	done < denials.seen
+	echo "denials: $dok of $dn refused attempts a layer observes appear" \
+	    "in their exec's answer; $(wc -l < denials.seen) denial lines" >&2
+}
+
 escape_require() {
 	ESCAPE=$REGRESS/fence-escape
 	[ -x "$ESCAPE" ] || atf_fail "$ESCAPE not built (make tests)"
@@ -326,6 +397,11 @@ escape_case() {
 	echo "$kind: boot $((tb - t0)) s, attacks $((te - tb)) s" \
 	    "(IHOME $IHOME)" >&2
 	escape_judge "$kind" "$only"
+	# One tier is enough for the denials (docs/denials.md).
+	if [ "$kind" = L1.5 ] && [ -z "$only" ] && [ -z "${ESCAPE_POOL:-}" ]
+	then
+		escape_denials
+	fi
 	# A resource attempt may end a runsc fence just after it reported
 	# (the sentry refused a thread): then it must have been a crash.
 	if $CTL show environment e 2>/dev/null | grep -q '^state: *running'

@@ -226,33 +226,46 @@ l1_syscalls_cleanup() { fence_cleanup; }
 
 atf_test_case foreign_abi_filter
 foreign_abi_filter_head() {
-	atf_set descr "the L1.5 program kills i386 and x32 calls, allows native ones, refuses by argument"
+	atf_set descr "the L1.5 program kills i386 and x32 calls, allows native ones, refuses by argument; its notifying twin has the same verdicts, USER_NOTIF where the other refuses, with the same errno for the fencer's answer"
 	atf_set require.user root
 }
+# zy VERDICT ARGS...: t_fence -Z ARGS (the program with errnos) says
+# VERDICT, and -Y (the one whose refusals notify the fencer) says the
+# same, "notify" before an errno: the same rules, another action.
+zy() {
+	_v=$1
+	shift
+	atf_check -o inline:"$_v\n" "$T_FENCE" -Z "$@"
+	case $_v in
+	errno*)	atf_check -o inline:"notify $_v\n" "$T_FENCE" -Y "$@" ;;
+	*)	atf_check -o inline:"$_v\n" "$T_FENCE" -Y "$@" ;;
+	esac
+}
+
 foreign_abi_filter_body() {
 	REGRESS=$(atf_config_get regressdir "$(atf_get_srcdir)")
 	T_FENCE=$REGRESS/t_fence
 	[ -x "$T_FENCE" ] || atf_skip "t_fence not built"
-	atf_check -o inline:"kill-process\n" "$T_FENCE" -Z i386 20
-	atf_check -o inline:"kill-process\n" "$T_FENCE" -Z i386 1
-	atf_check -o inline:"kill-process\n" "$T_FENCE" -Z x32 39
-	atf_check -o inline:"allow\n" "$T_FENCE" -Z x86_64 39
-	atf_check -o inline:"errno 1\n" "$T_FENCE" -Z x86_64 250	# keyctl
-	atf_check -o inline:"errno 38\n" "$T_FENCE" -Z x86_64 435	# clone3
-	atf_check -o inline:"errno 1\n" "$T_FENCE" -Z x86_64 56 0x10000000
-	atf_check -o inline:"allow\n" "$T_FENCE" -Z x86_64 56 0x1200011
-	atf_check -o inline:"errno 1\n" "$T_FENCE" -Z x86_64 41 17 3	# AF_PACKET
-	atf_check -o inline:"errno 1\n" "$T_FENCE" -Z x86_64 41 2 3	# raw IP
-	atf_check -o inline:"allow\n" "$T_FENCE" -Z x86_64 41 16 3	# netlink
-	atf_check -o inline:"errno 1\n" "$T_FENCE" -Z x86_64 16 0 0x100005412
+	zy kill-process i386 20
+	zy kill-process i386 1
+	zy kill-process x32 39
+	zy allow x86_64 39
+	zy "errno 1" x86_64 250	# keyctl
+	zy "errno 38" x86_64 435	# clone3
+	zy "errno 1" x86_64 56 0x10000000
+	zy allow x86_64 56 0x1200011
+	zy "errno 1" x86_64 41 17 3	# AF_PACKET
+	zy "errno 1" x86_64 41 2 3	# raw IP
+	zy allow x86_64 41 16 3	# netlink
+	zy "errno 1" x86_64 16 0 0x100005412
 	for p in 0 8 0x20000 0x20008 0xffffffff; do
-		atf_check -o inline:"allow\n" "$T_FENCE" -Z x86_64 135 $p
+		zy allow x86_64 135 $p
 	done
 	for p in 1 0x9 0x40000 0x400000 0x20001 0x80000000 0xfffffffe \
 	    0x100000000 0x100000008; do
-		atf_check -o inline:"errno 1\n" "$T_FENCE" -Z x86_64 135 $p
+		zy "errno 1" x86_64 135 $p
 	done
-	atf_check -o inline:"errno 38\n" "$T_FENCE" -Z x86_64 500
+	zy "errno 38" x86_64 500
 }
 
 atf_test_case l15_foreign_abi cleanup

@@ -472,6 +472,147 @@ ATF_TC_BODY(result_invalid, tc)
 	ATF_CHECK_EQ(msg_result_encode(&rs, &buf, &len), -1);
 }
 
+/* What a RESULT has after its output: no supervisor, no denials. */
+static void
+result_tail(struct mp_writer *w)
+{
+	mp_write_u64(w, 0);
+	mp_write_str(w, "", MSG_DENIALS_TEXT_MAX);
+	mp_write_u64(w, 0);
+	mp_write_str(w, "", MSG_DENIAL_NOTE_LEN);
+}
+
+/*
+ * Denials in a result: lines of "LAYER\tCOUNT\tWHAT\tREMEDY", checked
+ * whole, both ways; a result with a bad line is refused.
+ */
+ATF_TC_WITHOUT_HEAD(result_denials);
+ATF_TC_BODY(result_denials, tc)
+{
+	struct msg_denial_line dl[MSG_DENIALS_MAX];
+	struct msg_result rs, o;
+	char		 many[MSG_DENIALS_TEXT_MAX], one[64];
+	void		*buf;
+	size_t		 len, i;
+	const char	*bad[] = {
+		"seccomp\t1\tunshare()\t",		/* no newline */
+		"seccomp\t0\tunshare()\t\n",	/* count 0 */
+		"seccomp\t01\tunshare()\t\n",	/* leading zero */
+		"seccomp\t-1\tunshare()\t\n",
+		"seccomp\t4294967296\tunshare()\t\n",
+		"kernel\t1\tunshare()\t\n",	/* no such layer */
+		"seccomp\t1\t\t\n",		/* nothing refused */
+		"seccomp\t1\tun\x01share()\t\n",
+		"seccomp\t1\tunshare()\ttab\there\n",
+		"seccomp\t1\tunshare()\n",		/* no remedy field */
+		"\n",
+	};
+
+	result_sample(&rs, NULL, 0);
+	rs.rs_super = 42;
+	rs.rs_denials = (char *)"seccomp\t3\tunshare(CLONE_NEWUSER)\t"
+	    "tier L1 does not refuse it\negress\t1\texample.com:443\t\n";
+	rs.rs_denials_dropped = 7;
+	strlcpy(rs.rs_denials_note, "not observed", sizeof(rs.rs_denials_note));
+	ATF_REQUIRE(msg_result_encode(&rs, &buf, &len) == 0);
+	ATF_REQUIRE(msg_result_decode(buf, len, &o) == 0);
+	free(buf);
+	ATF_CHECK_EQ(o.rs_super, 42);
+	ATF_CHECK_EQ(o.rs_denials_dropped, 7);
+	ATF_CHECK_STREQ(o.rs_denials_note, "not observed");
+	ATF_REQUIRE(o.rs_denials != NULL);
+	ATF_REQUIRE_EQ(msg_denials_parse(o.rs_denials, dl, nitems(dl)), 2);
+	ATF_CHECK_EQ(dl[0].dl_layer, DENIAL_SECCOMP);
+	ATF_CHECK_EQ(dl[0].dl_count, 3);
+	ATF_CHECK_STREQ(dl[0].dl_what, "unshare(CLONE_NEWUSER)");
+	ATF_CHECK_STREQ(dl[0].dl_remedy, "tier L1 does not refuse it");
+	ATF_CHECK_EQ(dl[1].dl_layer, DENIAL_EGRESS);
+	ATF_CHECK_STREQ(dl[1].dl_remedy, "");
+	ATF_REQUIRE(msg_denial_line_format(&dl[0], one, sizeof(one)) == 0);
+	ATF_CHECK_STREQ(one, "seccomp\t3\tunshare(CLONE_NEWUSER)\t"
+	    "tier L1 does not refuse it\n");
+	msg_result_free(&o);
+
+	for (i = 0; i < nitems(bad); i++) {
+		rs.rs_denials = (char *)bad[i];
+		ATF_CHECK_MSG(msg_denials_parse(bad[i], NULL, 0) == -1,
+		    "line %zu", i);
+		ATF_CHECK_MSG(msg_result_encode(&rs, &buf, &len) == -1,
+		    "line %zu", i);
+	}
+	/* MSG_DENIALS_MAX lines, not one more. */
+	many[0] = '\0';
+	for (i = 0; i < MSG_DENIALS_MAX; i++)
+		strlcat(many, "limit\t1\tpids\t\n", sizeof(many));
+	ATF_CHECK_EQ(msg_denials_parse(many, NULL, 0), MSG_DENIALS_MAX);
+	strlcat(many, "limit\t1\tpids\t\n", sizeof(many));
+	ATF_CHECK_EQ(msg_denials_parse(many, NULL, 0), -1);
+	rs.rs_denials = NULL;
+	rs.rs_denials_note[0] = '\n';
+	ATF_CHECK_EQ(msg_result_encode(&rs, &buf, &len), -1);
+}
+
+/* The fencer's datagram: a fence, a layer, what, and a pid chain. */
+ATF_TC_WITHOUT_HEAD(denial_codec);
+ATF_TC_BODY(denial_codec, tc)
+{
+	struct msg_denial dn, o;
+	uint32_t	 pids[MSG_DENIAL_CHAIN_MAX];
+	char		 chain[MSG_DENIAL_CHAIN_LEN];
+	void		*buf;
+	size_t		 len, i;
+	const char	*bad[] = { " 1", "1 ", "1  2", "0", "a", "1 -2",
+			    "4194305", "012345678" };
+
+	memset(&dn, 0, sizeof(dn));
+	dn.dn_owner = 1000;
+	strlcpy(dn.dn_key, "k", sizeof(dn.dn_key));
+	dn.dn_boot = 4321;
+	dn.dn_layer = DENIAL_SECCOMP;
+	dn.dn_count = 1;
+	strlcpy(dn.dn_what, "keyctl(operation 1)", sizeof(dn.dn_what));
+	strlcpy(dn.dn_chain, "7 5 2 1", sizeof(dn.dn_chain));
+	ATF_REQUIRE(msg_denial_encode(&dn, &buf, &len) == 0);
+	ATF_REQUIRE(msg_denial_decode(buf, len, &o) == 0);
+	ATF_CHECK(memcmp(&dn, &o, sizeof(dn)) == 0);
+	for (i = 0; i < len; i++)
+		ATF_CHECK_EQ(msg_denial_decode(buf, i, &o), -1);
+	free(buf);
+	ATF_REQUIRE_EQ(msg_denial_chain(dn.dn_chain, pids, nitems(pids)), 4);
+	ATF_CHECK(pids[0] == 7 && pids[1] == 5 && pids[2] == 2 &&
+	    pids[3] == 1);
+	ATF_CHECK_EQ(msg_denial_chain("", pids, nitems(pids)), 0);
+	for (i = 0; i < nitems(bad); i++)
+		ATF_CHECK_MSG(msg_denial_chain(bad[i], NULL, 0) == -1,
+		    "chain \"%s\"", bad[i]);
+	/* At most MSG_DENIAL_CHAIN_MAX pids. */
+	chain[0] = '\0';
+	for (i = 0; i < MSG_DENIAL_CHAIN_MAX; i++)
+		strlcat(chain, i ? " 9" : "9", sizeof(chain));
+	ATF_CHECK_EQ(msg_denial_chain(chain, NULL, 0), MSG_DENIAL_CHAIN_MAX);
+	strlcat(chain, " 9", sizeof(chain));
+	ATF_CHECK_EQ(msg_denial_chain(chain, NULL, 0), -1);
+
+	o = dn;
+	o.dn_layer = DENIAL_LAYER_MAX;
+	ATF_CHECK_EQ(msg_denial_encode(&o, &buf, &len), -1);
+	o = dn;
+	o.dn_count = 0;
+	ATF_CHECK_EQ(msg_denial_encode(&o, &buf, &len), -1);
+	o = dn;
+	o.dn_what[0] = '\0';
+	ATF_CHECK_EQ(msg_denial_encode(&o, &buf, &len), -1);
+	o = dn;
+	strlcpy(o.dn_remedy, "a\tb", sizeof(o.dn_remedy));
+	ATF_CHECK_EQ(msg_denial_encode(&o, &buf, &len), -1);
+	o = dn;
+	o.dn_boot = 0;
+	ATF_CHECK_EQ(msg_denial_encode(&o, &buf, &len), -1);
+	o = dn;
+	strlcpy(o.dn_key, "../x", sizeof(o.dn_key));
+	ATF_CHECK_EQ(msg_denial_encode(&o, &buf, &len), -1);
+}
+
 /* A RESULT whose stdout claims len bytes and has them. */
 ATF_TC_WITHOUT_HEAD(result_malformed);
 ATF_TC_BODY(result_malformed, tc)
@@ -484,7 +625,7 @@ ATF_TC_BODY(result_malformed, tc)
 
 	ATF_REQUIRE((big = calloc(1, EXEC_OUTPUT_MAX + 1)) != NULL);
 	mp_write_init(&w);
-	mp_write_array(&w, 8);
+	mp_write_array(&w, 12);
 	mp_write_str(&w, "", 1);
 	mp_write_str(&w, "", 1);
 	mp_write_i64(&w, 0);
@@ -493,12 +634,13 @@ ATF_TC_BODY(result_malformed, tc)
 	mp_write_bin(&w, NULL, 0);
 	mp_write_u64(&w, 1);
 	mp_write_bool(&w, 0);
+	result_tail(&w);
 	ATF_REQUIRE(mp_write_finish(&w, &buf, &len) == 0);
 	ATF_CHECK_EQ(msg_result_decode(buf, len, &o), -1);
 	free(buf);
 	/* Both within the cap alone, over it together: the first is freed. */
 	mp_write_init(&w);
-	mp_write_array(&w, 8);
+	mp_write_array(&w, 12);
 	mp_write_str(&w, "", 1);
 	mp_write_str(&w, "", 1);
 	mp_write_i64(&w, 0);
@@ -507,6 +649,7 @@ ATF_TC_BODY(result_malformed, tc)
 	mp_write_bin(&w, big, EXEC_OUTPUT_MAX / 2 + 1);
 	mp_write_u64(&w, 1);
 	mp_write_bool(&w, 0);
+	result_tail(&w);
 	ATF_REQUIRE(mp_write_finish(&w, &buf, &len) == 0);
 	ATF_CHECK_EQ(msg_result_decode(buf, len, &o), -1);
 	free(buf);
@@ -758,6 +901,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, result_roundtrip);
 	ATF_TP_ADD_TC(tp, result_invalid);
 	ATF_TP_ADD_TC(tp, result_malformed);
+	ATF_TP_ADD_TC(tp, result_denials);
+	ATF_TP_ADD_TC(tp, denial_codec);
 	ATF_TP_ADD_TC(tp, gitconfig_roundtrip);
 	ATF_TP_ADD_TC(tp, gitconfig_malformed);
 	ATF_TP_ADD_TC(tp, gitinit_roundtrip);

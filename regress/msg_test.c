@@ -67,6 +67,7 @@ config_sample(struct fenced_config *c)
 	c->c_snap_bytes = 4ULL << 30;
 	c->c_user_snap_count = 64;
 	c->c_user_snap_bytes = 16ULL << 30;
+	c->c_observe_denials = 1;
 	strlcpy(c->c_probe_dns, "localhost", sizeof(c->c_probe_dns));
 	strlcpy(c->c_runsc_platform, "ptrace", sizeof(c->c_runsc_platform));
 	c->c_uid = 999;
@@ -187,7 +188,7 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	62
+#define CONFIG_NFIELDS	63
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -256,6 +257,7 @@ config_fields(struct field *f)
 		{ F_U, 64, 0, NULL, 0 },		/* user limit snapshots */
 		{ F_U, 16ULL << 30, 0, NULL, 0 },
 		{ F_ARR, 0, 0, NULL, 0 },		/* admin uids */
+		{ F_BOOL, 0, 0, NULL, 0 },		/* observe denials */
 	};
 
 	ceil_sample();
@@ -720,6 +722,8 @@ ATF_TC_BODY(config_decode_refuses, tc)
 	BAD(9, f[9].kind = F_BOOL);
 	BAD(0, (f[0].kind = F_U, f[0].u = 127));
 	BAD(3, f[3].kind = F_ARR);
+	BAD(61, (f[61].kind = F_U, f[61].u = 2));
+	BAD(61, f[61].kind = F_NIL);
 #undef BAD
 
 	/* One field too few, one too many. */
@@ -1179,6 +1183,7 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_FENCE_USAGE_REQ:
 		case IMSG_HOST_DOCTOR:
 		case IMSG_CTL_DOCTOR:
+		case IMSG_DENIALS_FD:	/* and the socket of denials */
 			send_recv(a, b, t, -1, NULL, 0, &m);
 			ATF_REQUIRE_EQ(0, msg_empty_decode(m.data, m.len));
 			break;
@@ -1276,15 +1281,17 @@ ATF_TC_BODY(through_imsg, tc)
 		case IMSG_AUDIT_END:
 		case IMSG_CTL_SHOW_AUDIT:
 		case IMSG_CTL_AUDIT:
+		case IMSG_DENIAL:
+		case IMSG_FENCE_LIMIT_FD:
 			/*
 			 * Codecs of msg_fence.c (snap_codec and check_codec
 			 * here), msg_usage.c (usage here), msg_agent.c,
-			 * msg_token.c,
-			 * msg_probe.c, msg_proc.c, msg_stream.c, msg_files.c
-			 * (msg_files_test), msg_egress.c (msg_egress_test),
-			 * msg_tunnel.c (msg_tunnel_test), msg_term.c
-			 * (msg_term_test), msg_port.c (port_ticket here),
-			 * msg_audit.c (audit_log_test).
+			 * msg_token.c, msg_probe.c, msg_proc.c, msg_stream.c,
+			 * msg_files.c (msg_files_test), msg_egress.c
+			 * (msg_egress_test), msg_tunnel.c (msg_tunnel_test),
+			 * msg_term.c (msg_term_test), msg_port.c (port_ticket
+			 * here), msg_audit.c (audit_log_test), msg_denial.c
+			 * (msg_agent_test).
 			 */
 			continue;
 		default:

@@ -534,7 +534,11 @@ def fds_of(kinds):
     return fds
 def run(name, payload, kinds):
     a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    r, w = os.pipe()
+    # The status socket: its EXEC record would bring a descriptor.
+    rs, ws = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    r, w = os.dup(rs.fileno()), os.dup(ws.fileno())
+    rs.close()
+    ws.close()
     pid = os.fork()
     if pid == 0:
         os.dup2(b.fileno(), 3)

@@ -141,7 +141,8 @@ print(json.load(open("state.json"))["boundary"]["axes"]["network"]["verdict"])'
 	    curl -sS -f -m 10 "http://other.test:$PLAIN/"
 	atf_check -s exit:56 -e match:"403" $CTL exec k -- \
 	    curl -sS -m 10 -k "https://other.test:$TLS/"
-	atf_check -o match:"X-Fenced-Egress: not-listed" $CTL exec k -- \
+	atf_check -o match:"X-Fenced-Egress: not-listed" \
+	    -e match:"fenced: denied: egress: .* \\(not-listed\\) x1" $CTL exec k -- \
 	    curl -sS -i -m 10 "http://allowed.test:$OTHER/"
 	# The proxy checked the list before resolving: no name reached the
 	# resolver (allowed.test is mapped).
@@ -166,7 +167,9 @@ for fam, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
     except OSError:
         pass
 print("sent")' "$UDP"
-	atf_check -o inline:"raw refused\n" $CTL exec k -- /usr/bin/python3 -c '
+	atf_check -o inline:"raw refused\n" \
+	    -e inline:"fenced: denied: seccomp: socket(AF_INET, SOCK_RAW) x1 - none: raw and packet sockets need a privilege no fence holds\n" \
+	    $CTL exec k -- /usr/bin/python3 -c '
 import socket
 try:
     socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
@@ -216,14 +219,16 @@ resolver_body() {
 	fenced_start
 	atf_check -o ignore $CTL boot r tier L2 egress "rebind.test:$PLAIN" \
 	    "nx.test:$PLAIN" "silent.test:$PLAIN" "*.wild.test:$PLAIN"
-	atf_check -o match:"X-Fenced-Egress: private-address" $CTL exec r -- \
+	atf_check -o match:"X-Fenced-Egress: private-address" \
+	    -e match:"fenced: denied: egress: .* \\(private-address\\) x1" $CTL exec r -- \
 	    curl -sS -i -m 10 "http://rebind.test:$PLAIN/"
 	atf_check -o match:"X-Fenced-Egress: resolve-failed" $CTL exec r -- \
 	    curl -sS -i -m 10 "http://nx.test:$PLAIN/"
 	atf_check -o match:"X-Fenced-Egress: timeout" $CTL exec r -- \
 	    curl -sS -i -m 10 "http://silent.test:$PLAIN/"
 	# Mapped to 127.0.0.1, but listed by a wildcard only.
-	atf_check -o match:"X-Fenced-Egress: private-address" $CTL exec r -- \
+	atf_check -o match:"X-Fenced-Egress: private-address" \
+	    -e match:"fenced: denied: egress: .* \\(private-address\\) x1" $CTL exec r -- \
 	    curl -sS -i -m 10 "http://sub.wild.test:$PLAIN/"
 	# Each was asked for, A and AAAA; the mapped one never.
 	for n in rebind.test nx.test silent.test; do
@@ -382,7 +387,9 @@ CONF
 	awk '{ exit !($2 >= 3.0) }' rate.out || \
 	    atf_fail "256 KiB took $(cut -d" " -f2 rate.out) s at 64 KiB/s"
 	# Four tunnels held, the fifth refused; then idle, all four closed.
-	atf_check -o inline:"200 200 200 200 429\nclosed 4\n" $CTL exec l -- /usr/bin/python3 -c '
+	atf_check -o inline:"200 200 200 200 429\nclosed 4\n" \
+	    -e inline:"fenced: denied: egress: a connection (too-many) x1 - fewer connections at once (egress connections in fenced.conf)\n" \
+	    $CTL exec l -- /usr/bin/python3 -c '
 import socket, sys, time
 held = []
 for i in range(5):
@@ -451,7 +458,8 @@ second_user_body() {
 	    egress "allowed.test:$PLAIN"
 	atf_check -o ignore $U boot b tier L2 require L2 \
 	    egress "refused.test:$OTHER"
-	atf_check -o match:"X-Fenced-Egress: not-listed" $U exec b -- \
+	atf_check -o match:"X-Fenced-Egress: not-listed" \
+	    -e match:"fenced: denied: egress: .* \\(not-listed\\) x1" $U exec b -- \
 	    curl -sS -i -m 10 "http://allowed.test:$PLAIN/"
 	# refused.test is listed for b but resolves nowhere.
 	atf_check -o match:"X-Fenced-Egress: resolve-failed" $U exec b -- \
@@ -571,17 +579,21 @@ CONF
 		# Resolved to the host's own public-looking address: refused,
 		# by plain http and by CONNECT.
 		atf_check -o match:"X-Fenced-Egress: host-address" \
+		    -e match:"fenced: denied: egress: .* \\(host-address\\) x1" \
 		    -o not-match:"a host service" $C exec "$k" -- \
 		    curl -sS -i -m 10 "http://self.test:$ANY/"
 		atf_check -s not-exit:0 -e match:"403" $C exec "$k" -- \
 		    curl -sS -m 10 -p "http://self.test:$ANY/"
-		atf_check -o match:"X-Fenced-Egress: host-address" $C exec \
+		atf_check -o match:"X-Fenced-Egress: host-address" \
+		    -e match:"fenced: denied: egress: .* \\(host-address\\) x1" $C exec \
 		    "$k" -- curl -sS -i -m 10 "http://self.test:$API/"
 		atf_check -o match:"X-Fenced-Egress: host-address" \
+		    -e match:"fenced: denied: egress: .* \\(host-address\\) x1" \
 		    -o not-match:"a host service" $C exec "$k" -- \
 		    curl -sS -i -m 10 "http://self6.test:$ANY/"
 		# Resolved to the private one: refused as private.
-		atf_check -o match:"X-Fenced-Egress: private-address" $C exec \
+		atf_check -o match:"X-Fenced-Egress: private-address" \
+		    -e match:"fenced: denied: egress: .* \\(private-address\\) x1" $C exec \
 		    "$k" -- curl -sS -i -m 10 "http://selfpriv.test:$ANY/"
 		# The exact address and port the administrator named: reached.
 		atf_check -o inline:"a host service\n" $C exec "$k" -- \
@@ -590,15 +602,18 @@ CONF
 		    curl -sS -m 10 -p "http://mapped.test:$ANY/"
 		# Another port of it, listed and listening: refused.
 		atf_check -o match:"X-Fenced-Egress: not-mapped" \
+		    -e match:"fenced: denied: egress: .* \\(not-mapped\\) x1" \
 		    -o not-match:"a host service" $C exec "$k" -- \
 		    curl -sS -i -m 10 "http://mapped.test:$ANY2/"
 		atf_check -s not-exit:0 -e match:"403" $C exec "$k" -- \
 		    curl -sS -m 10 -p "http://mapped.test:$ANY2/"
 		# A mapping to the host's own address at the API's port.
-		atf_check -o match:"X-Fenced-Egress: fenced-listener" $C exec \
+		atf_check -o match:"X-Fenced-Egress: fenced-listener" \
+		    -e match:"fenced: denied: egress: .* \\(fenced-listener\\) x1" $C exec \
 		    "$k" -- curl -sS -i -m 10 "http://apiself.test:$API/"
 		# The addresses themselves are no names of the list.
-		atf_check -o match:"X-Fenced-Egress: not-listed" $C exec \
+		atf_check -o match:"X-Fenced-Egress: not-listed" \
+		    -e match:"fenced: denied: egress: .* \\(not-listed\\) x1" $C exec \
 		    "$k" -- curl -sS -i -m 10 "http://$PUB:$ANY/"
 	done
 	# An address that becomes the host's between the resolver's answer
@@ -619,6 +634,7 @@ CONF
 	ip addr add "$LATE/32" dev "$IF" || atf_fail "ip addr add $LATE"
 	wait $cpid
 	atf_check -o match:"X-Fenced-Egress: host-address" \
+	    -o match:"fenced: denied: egress: late.test:$ANY \\(host-address\\) x1" \
 	    -o match:"by the time it was connected" \
 	    -o not-match:"a host service" cat late.out
 	# Only the mapped port was ever served to a fence (the probes and

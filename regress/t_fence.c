@@ -15,6 +15,8 @@
  *	t_fence -Q [-C sub]			what the kernel lacks
  *	t_fence -Z arch nr [arg0 [arg1]]	run the fence's seccomp
  *						program on one call
+ *	t_fence -Y arch nr [arg0 [arg1]]	the same, the program whose
+ *						refusals notify the fencer
  *
  * -L opens a TCP listener on 127.0.0.1 and -A an abstract unix socket
  * before the boot; "@PORT@" and "@ABS@" in the init's arguments become
@@ -88,7 +90,8 @@ usage(void)
 	    "       t_fence -x -H homes -k key -u uid -g gid\n"
 	    "       t_fence -P [-C sub]\n"
 	    "       t_fence -Q [-C sub]\n"
-	    "       t_fence -Z arch nr [arg0 [arg1]]\n");
+	    "       t_fence -Z arch nr [arg0 [arg1]]\n"
+	    "       t_fence -Y arch nr [arg0 [arg1]]\n");
 	exit(64);
 }
 
@@ -208,7 +211,7 @@ tf_bpf_run(const struct sock_fprog *prog, const struct seccomp_data *d)
 }
 
 static int
-tf_seccomp_eval(int argc, char *argv[])
+tf_seccomp_eval(int argc, char *argv[], int notify)
 {
 	struct seccomp_data	 d;
 	const struct sock_fprog	*prog;
@@ -218,7 +221,7 @@ tf_seccomp_eval(int argc, char *argv[])
 	if (argc < 2)
 		usage();
 	if (fence_init(err, sizeof(err)) == -1 ||
-	    (prog = fence_seccomp_program()) == NULL) {
+	    (prog = fence_seccomp_program(!notify)) == NULL) {
 		fprintf(stderr, "t_fence: no seccomp program: %s\n", err);
 		return (1);
 	}
@@ -250,6 +253,10 @@ tf_seccomp_eval(int argc, char *argv[])
 		break;
 	case SECCOMP_RET_KILL_THREAD:
 		printf("kill-thread\n");
+		break;
+	case SECCOMP_RET_USER_NOTIF:
+		/* What the fencer answers it (fencer_denial.c). */
+		printf("notify errno %d\n", fence_seccomp_errno(d.nr));
 		break;
 	default:
 		printf("other 0x%08x\n", r);
@@ -764,10 +771,12 @@ main(int argc, char *argv[])
 	tf_spec.fs_limits.fl_pids = 64;
 	tf_spec.fs_limits.fl_cpu_milli = 1000;
 	tf_spec.fs_chan = -1;
+	/* No fencer here to answer a listener: refusals carry the errno. */
+	tf_spec.fs_quiet = 1;
 	tf_spec.fs_inherit_stdio = 1;
 
 	while ((ch = getopt(argc, argv,
-	    "Ab:c:C:Eg:h:H:I:J:k:KLm:nN:p:PQR:St:u:U:w:xZ")) != -1) {
+	    "Ab:c:C:Eg:h:H:I:J:k:KLm:nN:p:PQR:St:u:U:w:xYZ")) != -1) {
 		switch (ch) {
 		case 'A':
 			abs_ = 1;
@@ -852,8 +861,10 @@ main(int argc, char *argv[])
 		case 'x':
 			homeonly = 1;
 			break;
+		case 'Y':
 		case 'Z':
-			return (tf_seccomp_eval(argc - optind, argv + optind));
+			return (tf_seccomp_eval(argc - optind, argv + optind,
+			    ch == 'Y'));
 		default:
 			usage();
 		}

@@ -84,7 +84,7 @@ LIBSRC="common/names.c common/util.c common/log.c imsg/mp.c imsg/msg.c
     imsg/msg_codec.c imsg/msg_audit.c imsg/msg_fence.c imsg/msg_probe.c imsg/msg_token.c
     imsg/msg_agent.c imsg/msg_proc.c imsg/msg_files.c imsg/msg_stream.c
     imsg/msg_egress.c imsg/msg_tunnel.c imsg/msg_term.c imsg/msg_port.c
-    imsg/msg_usage.c
+    imsg/msg_usage.c imsg/msg_denial.c
     common/egress_list.c"
 srcs_of() {
 	case "$1" in

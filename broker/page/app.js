@@ -675,6 +675,33 @@
 			this.add("stderr", chunkBytes(str(r.stderr), enc),
 			    true);
 		}
+
+		/*
+		 * What the command was refused (docs/denials.md), under its
+		 * output: one line each, as fencectl prints them.
+		 */
+		denials(r) {
+			if (r === null || typeof r !== "object")
+				return;
+			const list = Array.isArray(r.denials) ? r.denials : [];
+			for (const d of list) {
+				if (d === null || typeof d !== "object")
+					continue;
+				let line = "denied: " + str(d.layer) + ": " +
+				    str(d.what) + " x" + String(Number(d.count) ||
+				    0);
+				if (typeof d.remedy === "string" && d.remedy)
+					line += " - " + d.remedy;
+				this.pre.append(el("span", "denied", line + "\n"));
+			}
+			if (typeof r.denialsDropped === "number" &&
+			    r.denialsDropped > 0)
+				this.pre.append(el("span", "denied", "denied: " +
+				    String(r.denialsDropped) + " more not listed\n"));
+			if (typeof r.denialsNote === "string" && r.denialsNote)
+				this.pre.append(el("span", "denied muted",
+				    r.denialsNote + "\n"));
+		}
 	}
 
 	/*
@@ -847,6 +874,7 @@
 					    "without a result", true);
 				else if (f.name === "result") {
 					out.settle(f.data);
+					out.denials(f.data);
 					execEnded(c, resultText(f.data), false);
 				} else {
 					out.settle(f.data);
@@ -862,6 +890,7 @@
 				const r = await readJson(res);
 
 				out.settle(r);
+				out.denials(r);
 				execEnded(c, resultText(r), false);
 			} catch (e) {
 				if (e instanceof ApiError && e.body)

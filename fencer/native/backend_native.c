@@ -83,6 +83,7 @@ native_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	}
 	native_spec(f, bb, &spec);
 	spec.fs_chan = sp[1];
+	spec.fs_quiet = !fencer_self.ps_conf.c_observe_denials;
 	/* A fence of the warm pool if one is ready, else a cold boot. */
 	r = f->f_cold ? 1 : pool_take(&spec, p, err, errlen);
 	if (r == 1)
@@ -95,6 +96,15 @@ native_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	close(sp[1]);
 	*chan = sp[0];
 	native_started(f, p);
+	/* Its listener is the fencer's now (fencer_denial.c). */
+	f->f_notify_fd = p->fp_notify_fd;
+	p->fp_notify_fd = -1;
+	if (f->f_notify_fd == -1 && f->f_info.f_tier >= TIER_L15)
+		snprintf(f->f_info.f_denials_note,
+		    sizeof(f->f_info.f_denials_note), "system calls refused "
+		    "by seccomp are not observed: %s", spec.fs_quiet ?
+		    "observe denials no" : fence_seccomp_unobserved() != NULL ?
+		    fence_seccomp_unobserved() : "no listener");
 	return (0);
 }
 
@@ -160,6 +170,12 @@ native_doctor(char *detail, size_t len)
 		    "with scoping of sockets and signals", NULL, d);
 }
 
+static void
+native_limit_fds(struct fence *f, int *memfd, int *pidsfd)
+{
+	fence_cgroup_events(f->f_be, memfd, pidsfd);
+}
+
 /* The fencer reaped pid: a pool fence's pid 1, or none of ours. */
 static int
 native_child(pid_t pid, int status)
@@ -179,6 +195,8 @@ const struct fencer_backend backend_native = {
 	},
 	.fb_unavailable = native_unavailable,
 	.fb_doctor = native_doctor,
+	.fb_refusal_errno = fence_seccomp_errno,
+	.fb_limit_fds = native_limit_fds,
 	.fb_boot = native_boot,
 	.fb_reaped = native_reaped,
 	.fb_stop = native_stop,

@@ -87,8 +87,8 @@ fence_step_times(const char **names, uint32_t *us, int max)
 
 /*
  * Child side, first: pid 1 dies with its parent (set again after the
- * uid changes, which clears it); our copy of the status pipe's read end
- * goes, so the parent's death shows as a broken pipe; the caller's
+ * uid changes, which clears it); our copy of the fencer's end of the
+ * status socket goes, so the parent's death shows as a hangup; the caller's
  * signal handlers must not run in pid 1 (it shares their memory until
  * execve), so every disposition goes back to the default while all
  * signals are still blocked (fence_ns_clone() blocked them).  The mode
@@ -334,7 +334,7 @@ fence_ctx_prepare(const struct fence_spec *s)
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->fc_spec = s;
 	ctx->fc_tier = s->fs_tier;
-	ctx->fc_status_fd = ctx->fc_status_rfd = -1;
+	ctx->fc_status_fd = ctx->fc_status_rfd = ctx->fc_notify_fd = -1;
 	ctx->fc_home_tree = ctx->fc_ll_fd = ctx->fc_assign_fd = -1;
 	ctx->fc_built_memory = s->fs_limits.fl_memory;
 	ctx->fc_bin_mnt = fence_bin_fd();
@@ -365,11 +365,54 @@ fence_ctx_prepare(const struct fence_spec *s)
 #ifdef FENCED_TEST_HOOKS
 	ctx->fc_noseccomp = s->fs_test_noseccomp;
 #endif
+	ctx->fc_quiet = s->fs_quiet;
 	return (ctx);
 }
 
 /*
- * The status pipe: the EXEC record, then EOF at execve; or an error.
+ * One record of the status socket, and the seccomp listener an EXEC
+ * record brings (*fd, else -1; a descriptor on any other record is
+ * closed).  As read(2).
+ */
+static ssize_t
+fence_status_recv(int s, struct fence_status *rec, int *fd)
+{
+	union {
+		struct cmsghdr	 hdr;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	}		 cm;
+	struct msghdr	 msg;
+	struct cmsghdr	*c;
+	struct iovec	 iov;
+	ssize_t		 n;
+	int		 got = -1;
+
+	*fd = -1;
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = rec;
+	iov.iov_len = sizeof(*rec);
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cm.buf;
+	msg.msg_controllen = sizeof(cm.buf);
+	if ((n = recvmsg(s, &msg, MSG_CMSG_CLOEXEC)) == -1)
+		return (-1);
+	for (c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)) && got == -1)
+			memcpy(&got, CMSG_DATA(c), sizeof(int));
+	if (got != -1 && (n != (ssize_t)sizeof(*rec) ||
+	    rec->fst_kind != FENCE_ST_EXEC || (msg.msg_flags & MSG_CTRUNC))) {
+		(void)close(got);
+		got = -1;
+	}
+	*fd = got;
+	return (n);
+}
+
+/*
+ * The status socket: the EXEC record, then EOF at execve; or an error.
  * A pool fence's agent writes its EXEC record once its steps are done,
  * past its execve, and nothing after it matters (agent_pool.c): for it
  * (once) the record is the end, and the fencer does not wait for the
@@ -383,21 +426,26 @@ fence_status_read(int fd, struct fence_proc *proc, struct fence_status *st,
 	siginfo_t		 si;
 	const char		*when;
 	ssize_t			 n;
-	int			 execd = 0;
+	int			 execd = 0, lfd;
 
 	for (;;) {
-		n = read(fd, &rec, sizeof(rec));
+		n = fence_status_recv(fd, &rec, &lfd);
+		if (lfd != -1) {
+			if (proc->fp_notify_fd != -1)
+				(void)close(proc->fp_notify_fd);
+			proc->fp_notify_fd = lfd;
+		}
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {
-			snprintf(err, errlen, "status pipe: %s",
+			snprintf(err, errlen, "status socket: %s",
 			    strerror(errno));
 			return (-1);
 		}
 		if (n == 0)
 			break;
 		if (n != (ssize_t)sizeof(rec)) {
-			snprintf(err, errlen, "status pipe: short record");
+			snprintf(err, errlen, "status socket: short record");
 			return (-1);
 		}
 		rec.fst_step[sizeof(rec.fst_step) - 1] = '\0';
@@ -446,7 +494,7 @@ fence_start(const struct fence_spec *spec, struct fence_proc *proc,
 	memset(&st, 0, sizeof(st));
 	memset(proc, 0, sizeof(*proc));
 	proc->fp_pid = -1;
-	proc->fp_pidfd = -1;
+	proc->fp_pidfd = proc->fp_notify_fd = -1;
 	if (fence_spec_check(spec, err, errlen) == -1)
 		return (-1);
 	if (fence_init(err, errlen) == -1 ||
@@ -457,11 +505,12 @@ fence_start(const struct fence_spec *spec, struct fence_proc *proc,
 
 	if (fence_cgroup_create(spec, proc, ctx, err, errlen) == -1)
 		goto fail;
-	if (pipe2(p, O_CLOEXEC) == -1) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+	/* A socket, not a pipe: the EXEC record brings a descriptor. */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) == -1) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		goto fail;
 	}
-	/* fds 0-3 get replaced in pid 1: keep the status pipe above them. */
+	/* fds 0-3 get replaced in pid 1: keep the status socket above them. */
 	if (p[1] <= 3) {
 		if ((fd = fcntl(p[1], F_DUPFD_CLOEXEC, 4)) == -1) {
 			snprintf(err, errlen, "fcntl: %s", strerror(errno));
@@ -538,6 +587,10 @@ fence_stop(struct fence_proc *proc)
 		rv = -1;
 	}
 	(void)fence_cgroup_kill(proc);
+	if (proc->fp_notify_fd != -1) {
+		(void)close(proc->fp_notify_fd);
+		proc->fp_notify_fd = -1;
+	}
 	/* Reaped already (fb_reaped()) or not: the pidfd is closed. */
 	if (proc->fp_pidfd >= 0) {
 		if (proc->fp_pid > 0)
@@ -570,7 +623,7 @@ fence_oom_killed(const struct fence_proc *proc)
  * The warm pool (docs/pool.md).  A pool pid 1 is cloned as a cold one
  * is and walks fence_steps[] to the split point, where it executes the
  * agent ahead (fence_pool_exec()): the agent starts, says so on the
- * status pipe (FENCE_ST_POOLED) and blocks on its assignment socket.
+ * status socket (FENCE_ST_POOLED) and blocks on its assignment socket.
  * The take (fence_pool_take()) moves the pool fence's cgroups to the
  * boot's names, writes the boot's limits and sends the agent the boot's
  * key, ids, user and limits with its channel, the home and the seccomp
@@ -582,7 +635,7 @@ fence_oom_killed(const struct fence_proc *proc)
  * Child side, the split point: nothing to do for a cold boot.  A pool
  * pid 1 executes the agent here, ahead of any boot, as root of its
  * namespaces with the fencer's capabilities (the steps after this
- * point need them): the assignment socket on fd 3, the status pipe on
+ * point need them): the assignment socket on fd 3, the status socket on
  * 4, the Landlock ruleset on 5 (none: 5 is closed), /dev/null on 0-2,
  * nothing else (every other descriptor of the fencer's is close-on-exec
  * and more are marked so here), an empty environment, and "-p" with
@@ -737,7 +790,7 @@ fence_pool_start(const struct fence_spec *spec, struct fence_pooled *pp,
 
 	memset(pp, 0, sizeof(*pp));
 	pp->pp_proc.fp_pid = -1;
-	pp->pp_proc.fp_pidfd = -1;
+	pp->pp_proc.fp_pidfd = pp->pp_proc.fp_notify_fd = -1;
 	pp->pp_status = pp->pp_assign = -1;
 	if (fence_pool_spec_check(spec, err, errlen) == -1)
 		return (-1);
@@ -745,7 +798,8 @@ fence_pool_start(const struct fence_spec *spec, struct fence_pooled *pp,
 	    fence_bin_init(spec->fs_bindir, spec->fs_init, err, errlen) == -1)
 		return (-1);
 	/* What its take sends it, made now rather than on a boot's path. */
-	if (fence_seccomp_memfd(0, err, errlen) == -1)
+	if (fence_seccomp_memfd(0, 0, err, errlen) == -1 ||
+	    fence_seccomp_memfd(1, 0, err, errlen) == -1)
 		return (-1);
 	t0 = fence_now_us();
 	ctx = fence_ctx_prepare(spec);
@@ -753,7 +807,7 @@ fence_pool_start(const struct fence_spec *spec, struct fence_pooled *pp,
 
 	if (fence_cgroup_create(spec, &pp->pp_proc, ctx, err, errlen) == -1)
 		goto fail;
-	if (pipe2(p, O_CLOEXEC) == -1 ||
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) == -1 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == -1) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto fail;
@@ -798,7 +852,7 @@ fence_pool_start(const struct fence_spec *spec, struct fence_pooled *pp,
 }
 
 /*
- * The pool pid 1's status pipe is readable: 1 once it waits at the split
+ * The pool pid 1's status socket is readable: 1 once it waits at the split
  * point, 0 if there is nothing yet, -1 if it failed or died (err).
  */
 int
@@ -820,7 +874,7 @@ fence_pool_ready(struct fence_pooled *pp, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", rec.fst_step,
 		    rec.fst_errno != 0 ? strerror(rec.fst_errno) : "failed");
 	} else if (n == -1)
-		snprintf(err, errlen, "status pipe: %s", strerror(errno));
+		snprintf(err, errlen, "status socket: %s", strerror(errno));
 	else
 		snprintf(err, errlen, "pool pid 1 died while it was built");
 	return (-1);
@@ -905,7 +959,8 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 #ifdef FENCED_TEST_HOOKS
 	noseccomp = spec->fs_test_noseccomp;
 #endif
-	if ((prog = fence_seccomp_memfd(noseccomp, why, sizeof(why))) == -1) {
+	if ((prog = fence_seccomp_memfd(spec->fs_quiet, noseccomp, why,
+	    sizeof(why))) == -1) {
 		log_warnx("%s: %s", __func__, why);
 		return (1);
 	}
@@ -956,6 +1011,7 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 		memset(pp, 0, sizeof(*pp));
 		pp->pp_status = pp->pp_assign = -1;
 		pp->pp_proc.fp_pidfd = pp->pp_proc.fp_pid = -1;
+		pp->pp_proc.fp_notify_fd = -1;
 		return (-1);
 	}
 	(void)close(pp->pp_status);
@@ -975,5 +1031,6 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 	memset(pp, 0, sizeof(*pp));
 	pp->pp_status = pp->pp_assign = -1;
 	pp->pp_proc.fp_pidfd = pp->pp_proc.fp_pid = -1;
+	pp->pp_proc.fp_notify_fd = -1;
 	return (0);
 }

@@ -74,6 +74,8 @@ struct fence_spec {
 
 	/* Test-only weakening (FENCED_TEST_HOOKS builds); 0 normally. */
 	int		 fs_test_noseccomp;
+	int		 fs_quiet;		/* refusals by errno, unobserved
+						   (`observe denials no') */
 };
 
 struct fence_timings {
@@ -95,6 +97,7 @@ struct fence_proc {
 	int		 fp_oom_killed;		/* recorded by fence_stop() */
 	int		 fp_pooled;		/* taken from the warm pool */
 	int		 fp_cg_born;		/* pid 1 born in its v2 cgroup */
+	int		 fp_notify_fd;		/* its seccomp listener, -1 */
 };
 
 /*
@@ -104,7 +107,7 @@ struct fence_proc {
 struct fence_pooled {
 	struct fence_proc pp_proc;		/* pid, pidfd, pool cgroups */
 	int		 pp_tier;
-	int		 pp_status;		/* its status pipe, read end */
+	int		 pp_status;		/* its status socket, our end */
 	int		 pp_assign;		/* its assignment socket */
 	int		 pp_ready;		/* waits at the split point */
 	uint64_t	 pp_memory;		/* its tmpfs sizes follow it */
@@ -125,6 +128,9 @@ struct fence_pooled {
  */
 int	fence_init(char *, size_t);
 int	fence_landlock_abi(void);
+int	fence_seccomp_errno(int);
+void	fence_cgroup_events(const struct fence_proc *, int *, int *);
+const char *fence_seccomp_unobserved(void);
 int	fence_start(const struct fence_spec *, struct fence_proc *, char *,
 	    size_t);
 int	fence_stop(struct fence_proc *);

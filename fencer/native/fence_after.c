@@ -9,6 +9,8 @@
  * order, one code for both.
  */
 #include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <errno.h>
 #include <stdarg.h>
@@ -83,15 +85,42 @@ fence_child_err(struct fence_ctx *ctx, int err, const char *fmt, ...)
 	return (-1);
 }
 
-/* Child side: one whole record on the status pipe. */
+/*
+ * Child side: one whole record on the status socket.  The EXEC record
+ * carries the seccomp listener, if the filter made one, which is closed
+ * here: from now on only the fencer holds it.
+ */
 int
 fence_child_send(struct fence_ctx *ctx, uint32_t kind)
 {
-	const void	*rec = &ctx->fc_st;
+	union {
+		struct cmsghdr	 hdr;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	}		 cm;
+	struct msghdr	 msg;
+	struct iovec	 iov;
 	ssize_t		 n;
 
 	ctx->fc_st.fst_kind = kind;
-	n = write(ctx->fc_status_fd, rec, sizeof(struct fence_status));
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = &ctx->fc_st;
+	iov.iov_len = sizeof(struct fence_status);
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	if (kind == FENCE_ST_EXEC && ctx->fc_notify_fd >= 0) {
+		memset(&cm, 0, sizeof(cm));
+		msg.msg_control = cm.buf;
+		msg.msg_controllen = sizeof(cm.buf);
+		cm.hdr.cmsg_level = SOL_SOCKET;
+		cm.hdr.cmsg_type = SCM_RIGHTS;
+		cm.hdr.cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(&cm.hdr), &ctx->fc_notify_fd, sizeof(int));
+	}
+	n = sendmsg(ctx->fc_status_fd, &msg, MSG_NOSIGNAL);
+	if (kind == FENCE_ST_EXEC && ctx->fc_notify_fd >= 0) {
+		(void)close(ctx->fc_notify_fd);
+		ctx->fc_notify_fd = -1;
+	}
 	return (n == (ssize_t)sizeof(struct fence_status) ? 0 : -1);
 }
 

@@ -74,7 +74,7 @@ fence_caps_clear(struct fence_ctx *ctx)
 
 /*
  * The fence dies with its parent.  If the parent died before the signal
- * was set again, the read end of the status pipe is gone.
+ * was set again, the read end of the status socket is gone.
  */
 int
 fence_caps_pdeathsig(struct fence_ctx *ctx)
@@ -87,7 +87,7 @@ fence_caps_pdeathsig(struct fence_ctx *ctx)
 	pfd.events = POLLOUT;
 	pfd.revents = 0;
 	if (poll(&pfd, 1, 0) == -1)
-		return (fence_child_err(ctx, errno, "poll status pipe"));
+		return (fence_child_err(ctx, errno, "poll status socket"));
 	if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL))
 		return (fence_child_err(ctx, ESRCH, "parent exited"));
 	return (0);

@@ -86,6 +86,14 @@ fence_cgroup_oom(const struct fence_proc *proc)
 	return (cg_fence_oom(proc->fp_cgroup[FENCE_CG_MEMORY]));
 }
 
+/* Descriptors of its memory and pids counters (docs/denials.md); -1. */
+void
+fence_cgroup_events(const struct fence_proc *proc, int *memfd, int *pidsfd)
+{
+	cg_fence_events_open(proc->fp_cgroup[FENCE_CG_MEMORY],
+	    proc->fp_cgroup[FENCE_CG_PIDS], memfd, pidsfd);
+}
+
 int
 fence_cgroup_remove(struct fence_proc *proc, char *err, size_t errlen)
 {

@@ -55,7 +55,7 @@ enum fence_clock {
 };
 
 /*
- * What pid 1 tells fence_start() over the status pipe: one record just
+ * What pid 1 tells fence_start() over the status socket: one record just
  * before execve (FENCE_ST_EXEC) and, if something fails, one error
  * record.  A record is smaller than PIPE_BUF, so it arrives whole.
  */
@@ -111,7 +111,7 @@ struct fence_assign {
  * -p, agent/agent_pool.c), and nothing else but /dev/null on 0-2.
  */
 #define FENCE_POOL_FD_ASSIGN	3	/* the assignment socket */
-#define FENCE_POOL_FD_STATUS	4	/* the status pipe, write end */
+#define FENCE_POOL_FD_STATUS	4	/* the status socket, write end */
 #define FENCE_POOL_FD_LANDLOCK	5	/* the ruleset; closed: none */
 
 /* fence_steps[] (fence.c): the split point is its last. */
@@ -173,6 +173,9 @@ struct fence_ctx {
 	int		 fc_chan;
 	int		 fc_inherit_stdio;
 	int		 fc_noseccomp;		/* test hook */
+	int		 fc_quiet;		/* `observe denials no' */
+	int		 fc_notify_fd;		/* the seccomp listener, until
+						   the EXEC record takes it */
 };
 
 extern struct fence_host fence_host;
@@ -252,9 +255,9 @@ int		 fence_landlock_restrict(struct fence_ctx *);
 
 /* fence_seccomp.c */
 int		 fence_seccomp_init(char *, size_t);
-const struct sock_fprog *fence_seccomp_program(void);
+const struct sock_fprog *fence_seccomp_program(int);
 int		 fence_seccomp_load(struct fence_ctx *);
-int		 fence_seccomp_memfd(int, char *, size_t);
+int		 fence_seccomp_memfd(int, int, char *, size_t);
 int		 fence_seccomp_adopt(int);
 
 #endif /* FENCE_IMPL_H */

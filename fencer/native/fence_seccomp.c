@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -44,13 +45,20 @@
 #define FENCE_SCMP_NR_KNOWN	470
 #define FENCE_SCMP_NR_FUTURE	560
 
+/* Where pid 1 keeps the listener until its EXEC record takes it. */
+#define FENCE_NOTIFY_FD_MIN	(4 + FENCE_PASS_MAX + 16)
+
 #ifndef CLONE_NEWCGROUP
 #define CLONE_NEWCGROUP		0x02000000
 #endif
 
 static struct sock_fprog	 fence_scmp_prog;
+/* The same rules with ERRNO instead of USER_NOTIF (`observe denials no'). */
+static struct sock_fprog	 fence_scmp_quiet;
+/* Why the host cannot observe refusals ("" if it can). */
+static char			 fence_scmp_why[FENCE_ERR_MAX];
 /* The program sealed in a memfd, for a pool fence's agent; -1: none. */
-static int			 fence_scmp_memfd = -1;
+static int			 fence_scmp_memfd[2] = { -1, -1 };
 #ifdef FENCED_TEST_HOOKS
 static int			 fence_scmp_memfd_none = -1;
 #endif
@@ -98,6 +106,31 @@ static const int fence_scmp_families[] = {
 	AF_UNSPEC, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15
 };
 
+/*
+ * The one table of which errno a refused call gets: ENOSYS for clone3
+ * (libc falls back to clone()) and for the numbers newer than this
+ * table, EPERM for every other rule.  The filter's action is the errno
+ * itself (`observe denials no', or no USER_NOTIF here), or USER_NOTIF,
+ * and then the fencer answers the notification with this errno
+ * (fencer_denial.c): never a success, never CONTINUE.
+ */
+int
+fence_seccomp_errno(int nr)
+{
+	if (nr == __NR_clone3 || (nr > FENCE_SCMP_NR_KNOWN &&
+	    nr < FENCE_SCMP_NR_FUTURE))
+		return (ENOSYS);
+	return (EPERM);
+}
+
+/* The action of a rule refusing nr (notify: with USER_NOTIF). */
+static uint32_t
+fence_scmp_refuse(int nr, int notify)
+{
+	return (notify ? SCMP_ACT_NOTIFY :
+	    SCMP_ACT_ERRNO(fence_seccomp_errno(nr)));
+}
+
 static int
 fence_scmp_name(const char *name)
 {
@@ -121,13 +154,13 @@ fence_scmp_add(scmp_filter_ctx sc, uint32_t act, int nr, unsigned int n,
 
 /* socket() and socketpair(): unix, inet, inet6, netlink; no raw IP. */
 static int
-fence_scmp_socket(scmp_filter_ctx sc, const char *name, char *err,
-    size_t errlen)
+fence_scmp_socket(scmp_filter_ctx sc, const char *name, int notify,
+    char *err, size_t errlen)
 {
-	const uint32_t		 deny = SCMP_ACT_ERRNO(EPERM);
 	struct scmp_arg_cmp	 cmp[2];
 	int			 nr = fence_scmp_name(name), fam[2] =
 				    { AF_INET, AF_INET6 };
+	const uint32_t		 deny = fence_scmp_refuse(nr, notify);
 	size_t			 i;
 
 	/* Any family above AF_NETLINK; also any value with high bits. */
@@ -163,11 +196,12 @@ fence_scmp_socket(scmp_filter_ctx sc, const char *name, char *err,
  * bits is refused too (the kernel would truncate it).
  */
 static int
-fence_scmp_personality(scmp_filter_ctx sc, char *err, size_t errlen)
+fence_scmp_personality(scmp_filter_ctx sc, int notify, char *err,
+    size_t errlen)
 {
-	const uint32_t		 deny = SCMP_ACT_ERRNO(EPERM);
 	struct scmp_arg_cmp	 cmp;
 	int			 nr = fence_scmp_name("personality"), i;
+	const uint32_t		 deny = fence_scmp_refuse(nr, notify);
 	uint64_t		 bit, next, prev;
 
 	cmp = SCMP_A0(SCMP_CMP_GT, 0xffffffffULL);
@@ -191,9 +225,9 @@ fence_scmp_personality(scmp_filter_ctx sc, char *err, size_t errlen)
 }
 
 static int
-fence_scmp_rules(scmp_filter_ctx sc, char *err, size_t errlen)
+fence_scmp_rules(scmp_filter_ctx sc, int notify, char *err, size_t errlen)
 {
-	const uint32_t		 deny = SCMP_ACT_ERRNO(EPERM);
+	const uint32_t		 deny = fence_scmp_refuse(0, notify);
 	struct scmp_arg_cmp	 cmp;
 	size_t			 i;
 	int			 nr;
@@ -212,8 +246,8 @@ fence_scmp_rules(scmp_filter_ctx sc, char *err, size_t errlen)
 			return (-1);
 	}
 	/* libc falls back to clone() when clone3() says ENOSYS. */
-	if (fence_scmp_add(sc, SCMP_ACT_ERRNO(ENOSYS),
-	    fence_scmp_name("clone3"), 0, NULL, "clone3", err, errlen) == -1)
+	if (fence_scmp_add(sc, fence_scmp_refuse(__NR_clone3, notify),
+	    __NR_clone3, 0, NULL, "clone3", err, errlen) == -1)
 		return (-1);
 	for (i = 0; i < nitems(fence_scmp_clone_ns); i++) {
 		cmp = SCMP_A0(SCMP_CMP_MASKED_EQ, fence_scmp_clone_ns[i],
@@ -222,8 +256,8 @@ fence_scmp_rules(scmp_filter_ctx sc, char *err, size_t errlen)
 		    "clone", err, errlen) == -1)
 			return (-1);
 	}
-	if (fence_scmp_socket(sc, "socket", err, errlen) == -1 ||
-	    fence_scmp_socket(sc, "socketpair", err, errlen) == -1)
+	if (fence_scmp_socket(sc, "socket", notify, err, errlen) == -1 ||
+	    fence_scmp_socket(sc, "socketpair", notify, err, errlen) == -1)
 		return (-1);
 	/* The request is an unsigned int: compare the low 32 bits only. */
 	cmp = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffULL, TIOCSTI);
@@ -234,7 +268,7 @@ fence_scmp_rules(scmp_filter_ctx sc, char *err, size_t errlen)
 	if (fence_scmp_add(sc, deny, fence_scmp_name("ioctl"), 1, &cmp,
 	    "ioctl TIOCLINUX", err, errlen) == -1)
 		return (-1);
-	if (fence_scmp_personality(sc, err, errlen) == -1)
+	if (fence_scmp_personality(sc, notify, err, errlen) == -1)
 		return (-1);
 
 	/* Linux 6.15's open_tree_attr() is the mount API again. */
@@ -243,8 +277,8 @@ fence_scmp_rules(scmp_filter_ctx sc, char *err, size_t errlen)
 		return (-1);
 	/* Newer than this table: ENOSYS, what libc expects of a new call. */
 	for (nr = FENCE_SCMP_NR_KNOWN + 1; nr < FENCE_SCMP_NR_FUTURE; nr++)
-		if (fence_scmp_add(sc, SCMP_ACT_ERRNO(ENOSYS), nr, 0, NULL,
-		    "future system call", err, errlen) == -1)
+		if (fence_scmp_add(sc, fence_scmp_refuse(nr, notify), nr, 0,
+		    NULL, "future system call", err, errlen) == -1)
 			return (-1);
 	return (0);
 }
@@ -272,17 +306,16 @@ fence_seccomp_sealed(const struct sock_filter *f, size_t n, char *err,
 	return (fd);
 }
 
-/* Parent side, once: build the filter and keep its BPF. */
-int
-fence_seccomp_init(char *err, size_t errlen)
+/* One program of the rules: refusals notify, or carry their errno. */
+static int
+fence_scmp_build(int notify, struct sock_fprog *out, char *err,
+    size_t errlen)
 {
 	scmp_filter_ctx	 sc;
 	struct stat	 sb;
 	void		*buf = NULL;
 	int		 fd = -1, r;
 
-	if (fence_scmp_prog.filter != NULL)
-		return (0);
 	if ((sc = seccomp_init(SCMP_ACT_ALLOW)) == NULL) {
 		snprintf(err, errlen, "seccomp_init failed");
 		return (-1);
@@ -294,7 +327,7 @@ fence_seccomp_init(char *err, size_t errlen)
 		snprintf(err, errlen, "seccomp_attr_set: %s", strerror(-r));
 		goto fail;
 	}
-	if (fence_scmp_rules(sc, err, errlen) == -1)
+	if (fence_scmp_rules(sc, notify, err, errlen) == -1)
 		goto fail;
 	if ((fd = memfd_create("fence-seccomp", MFD_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "memfd_create: %s", strerror(errno));
@@ -316,9 +349,8 @@ fence_seccomp_init(char *err, size_t errlen)
 		    strerror(errno));
 		goto fail;
 	}
-	fence_scmp_prog.len = sb.st_size / sizeof(struct sock_filter);
-	fence_scmp_prog.filter = buf;
-	fence_host.fh_seccomp = &fence_scmp_prog;
+	out->len = sb.st_size / sizeof(struct sock_filter);
+	out->filter = buf;
 	(void)close(fd);
 	seccomp_release(sc);
 	return (0);
@@ -330,9 +362,72 @@ fence_seccomp_init(char *err, size_t errlen)
 	return (-1);
 }
 
-const struct sock_fprog *
-fence_seccomp_program(void)
+/*
+ * Parent side, once: build the filter and keep its BPF, twice: with
+ * USER_NOTIF for the refusals where the kernel and libseccomp have it
+ * (the fencer observes them, docs/denials.md), and with the errnos
+ * themselves, for `observe denials no' and where notification is
+ * missing (fence_scmp_why says why).
+ */
+int
+fence_seccomp_init(char *err, size_t errlen)
 {
+	uint32_t	 act = SECCOMP_RET_USER_NOTIF;
+	char		 why[FENCE_ERR_MAX];
+
+	if (fence_scmp_quiet.filter != NULL)
+		return (0);
+	if (fence_scmp_build(0, &fence_scmp_quiet, err, errlen) == -1)
+		return (-1);
+	if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &act) == -1)
+		snprintf(fence_scmp_why, sizeof(fence_scmp_why), "the kernel "
+		    "has no seccomp user notification (%s)", strerror(errno));
+	else if (seccomp_api_get() < 5)
+		snprintf(fence_scmp_why, sizeof(fence_scmp_why), "libseccomp "
+		    "has no user notification (API level %u)",
+		    seccomp_api_get());
+	else if (fence_scmp_build(1, &fence_scmp_prog, why,
+	    sizeof(why)) == -1)
+		strlcpy(fence_scmp_why, why, sizeof(fence_scmp_why));
+	if (fence_scmp_prog.filter == NULL)
+		fence_scmp_prog = fence_scmp_quiet;
+	fence_host.fh_seccomp = &fence_scmp_prog;
+	return (0);
+}
+
+/* Why refusals are not observed here, or NULL if they can be. */
+const char *
+fence_seccomp_unobserved(void)
+{
+	return (fence_scmp_why[0] != '\0' ? fence_scmp_why : NULL);
+}
+
+/*
+ * Whether prog refuses by USER_NOTIF (some return of it is that action),
+ * so that whoever installs it asks for a listener.  Read from the
+ * program itself, so that a pool fence's agent, which is sent the
+ * program, decides exactly as a cold pid 1 does.
+ */
+static int
+fence_seccomp_notifies(const struct sock_fprog *prog)
+{
+	size_t	 i;
+
+	for (i = 0; i < prog->len; i++)
+		if (prog->filter[i].code == (BPF_RET | BPF_K) &&
+		    (prog->filter[i].k & SECCOMP_RET_ACTION_FULL) ==
+		    SECCOMP_RET_USER_NOTIF)
+			return (1);
+	return (0);
+}
+
+/* The program a fence installs; quiet: the one without USER_NOTIF. */
+const struct sock_fprog *
+fence_seccomp_program(int quiet)
+{
+	if (quiet)
+		return (fence_scmp_quiet.filter != NULL ? &fence_scmp_quiet :
+		    NULL);
 	return (fence_scmp_prog.filter != NULL ? &fence_scmp_prog : NULL);
 }
 
@@ -340,11 +435,13 @@ fence_seccomp_program(void)
  * Parent side: the sealed memfd of the program a pool fence's agent is
  * to load (fence_pool_take()), made on first use (fence_pool_start())
  * and the fencer's to keep: the caller sends it and never closes it.
- * none (test builds only): one that allows everything.
+ * quiet: the program without USER_NOTIF (`observe denials no').  none
+ * (test builds only): one that allows everything.
  */
 int
-fence_seccomp_memfd(int none, char *err, size_t errlen)
+fence_seccomp_memfd(int quiet, int none, char *err, size_t errlen)
 {
+	const struct sock_fprog	*prog;
 #ifdef FENCED_TEST_HOOKS
 	/*
 	 * The test build's weakened fence (fs_test_noseccomp) in a pool:
@@ -362,14 +459,15 @@ fence_seccomp_memfd(int none, char *err, size_t errlen)
 		return (fence_scmp_memfd_none);
 	}
 #endif
-	if (none || fence_scmp_prog.filter == NULL) {
+	quiet = quiet != 0;
+	if (none || (prog = fence_seccomp_program(quiet)) == NULL) {
 		snprintf(err, errlen, "no seccomp program to send");
 		return (-1);
 	}
-	if (fence_scmp_memfd == -1)
-		fence_scmp_memfd = fence_seccomp_sealed(fence_scmp_prog.filter,
-		    fence_scmp_prog.len, err, errlen);
-	return (fence_scmp_memfd);
+	if (fence_scmp_memfd[quiet] == -1)
+		fence_scmp_memfd[quiet] = fence_seccomp_sealed(prog->filter,
+		    prog->len, err, errlen);
+	return (fence_scmp_memfd[quiet]);
 }
 
 /*
@@ -409,16 +507,45 @@ fence_seccomp_adopt(int fd)
 	return (0);
 }
 
-/* Child side, the last step: after it only write() and execve(). */
+/*
+ * Child side, the last step: after it only write(), sendmsg() and
+ * execve().  A program that refuses by USER_NOTIF is installed with a
+ * listener, which pid 1 hands the fencer with its EXEC record and
+ * closes before execve (fence_child_send()): nothing in the fence may
+ * hold it, since a holder could answer a refused call with CONTINUE.
+ * The fencer's own filter has no listener, so this is the first of
+ * the fence's filters that has one, as the kernel requires.
+ */
 int
 fence_seccomp_load(struct fence_ctx *ctx)
 {
+	const struct sock_fprog	*prog = &fence_scmp_prog;
+	int			 fd;
+
 #ifdef FENCED_TEST_HOOKS
 	if (ctx->fc_noseccomp)
 		return (0);
 #endif
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fence_scmp_prog, 0,
-	    0) == -1)
+	if (ctx->fc_quiet && fence_scmp_quiet.filter != NULL)
+		prog = &fence_scmp_quiet;
+	if (!fence_seccomp_notifies(prog)) {
+		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog, 0,
+		    0) == -1)
+			return (fence_child_err(ctx, errno,
+			    "load seccomp filter"));
+		return (0);
+	}
+	if ((fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER, prog)) == -1)
 		return (fence_child_err(ctx, errno, "load seccomp filter"));
+	/*
+	 * Out of the way of the numbers the last steps give (the channel,
+	 * the passed descriptors, the agent's): a dup2() onto it would
+	 * close it, and the record would carry something else.
+	 */
+	if ((ctx->fc_notify_fd = fcntl(fd, F_DUPFD_CLOEXEC,
+	    FENCE_NOTIFY_FD_MIN)) == -1)
+		return (fence_child_err(ctx, errno, "seccomp listener"));
+	(void)close(fd);
 	return (0);
 }

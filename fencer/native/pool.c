@@ -43,7 +43,7 @@ enum pool_state {
 struct pool_slot {
 	enum pool_state		 ps_state;
 	struct fence_pooled	 ps_pp;
-	struct event		 ps_ev;		/* its status pipe */
+	struct event		 ps_ev;		/* its status socket */
 	char			 ps_key[FENCE_KEY_SIZE];
 	char			 ps_cgname[FENCER_CGNAME_SIZE];
 };
@@ -113,7 +113,7 @@ pool_failed(int t, struct pool_slot *ps, const char *why)
 }
 
 /*
- * Its status pipe: once, it waits at the split point.  Readable again
+ * Its status socket: once, it waits at the split point.  Readable again
  * while it waits means it died (EOF) or wrote an error.
  */
 static void

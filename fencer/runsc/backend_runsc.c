@@ -911,6 +911,9 @@ const struct fencer_backend backend_runsc = {
 	.fb_bin_dir = FENCE_BIN_DIR,
 	.fb_state_size = sizeof(struct runsc_fence),
 	.fb_agent_wait = RUNSC_AGENT_WAIT_SEC,
+	.fb_denials_unobserved = "system calls are not observed with the "
+	    "runsc backend: gVisor answers them in its own kernel, and "
+	    "tells the host nothing of what it refuses",
 	.fb_probe = {
 		.pt_kernel = PROBE_KERNEL_USER,
 		.pt_procs_apart = 1,	/* the sentry (runsc_host_procs) */

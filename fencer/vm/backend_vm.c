@@ -314,6 +314,11 @@ vm_jail_start(struct fence *f, const struct backend_boot *bb,
 
 	native_spec(f, bb, &spec);
 	spec.fs_tier = TIER_L2;
+	/*
+	 * QEMU's jail: its refusals are the jail's, not the user's, and
+	 * nobody watches a listener for it (docs/denials.md).
+	 */
+	spec.fs_quiet = 1;
 	spec.fs_exec = VM_QEMU;
 	spec.fs_init_argv = va.va_argv;
 	spec.fs_chan = sp[1];
@@ -608,6 +613,9 @@ const struct fencer_backend backend_vm = {
 	.fb_state_size = sizeof(struct vm_fence),
 	.fb_agent_wait = VM_AGENT_WAIT_SEC,
 	.fb_memory_extra = VM_QEMU_OVERHEAD,
+	.fb_denials_unobserved = "system calls are not observed with the "
+	    "vm backend: the guest's own kernel refuses them, inside the "
+	    "virtual machine",
 	.fb_probe = {
 		.pt_kernel = PROBE_KERNEL_GUEST,
 		.pt_net_own = 1,
