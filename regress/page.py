@@ -195,6 +195,15 @@ def case_status(d, url, token, out):
     say("streamed" if streamed else "not streamed (whole at the end)")
     if os.environ.get("PAGE_STREAM") == "1" and not streamed:
         raise Failed("the output came only at the end")
+    # What a command was refused, under its output (docs/denials.md).
+    run(d, c, "unshare -U true; unshare -U true; echo after")
+    want = "denied: seccomp: unshare(CLONE_NEWUSER) x2 - tier L1 does " \
+        "not refuse it"
+    wait(d, "its denial under its output", lambda: want in
+         text_of(c, ".output").splitlines())
+    say("denials " + json.dumps([x for x in text_of(c, ".output")
+                                 .splitlines() if x.startswith("denied")]))
+    full_shot(d, out.replace(".png", "-denials.png"))
     run(d, c, "echo hi")
     wait(d, "hi again", lambda: text_of(c, ".output") == "hi" and
          text_of(c, ".exec-status").startswith("exit 0"))
