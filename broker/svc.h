@@ -161,6 +161,7 @@ extern uint64_t	 svc_denial_seq;
 void		 svc_denials_socket(int);
 void		 svc_denials_mark(struct breq *);
 void		 svc_denials_proc(struct breq *, struct msg_proc *);
+void		 svc_denials_term(struct breq *, struct msg_term *);
 void		 svc_denials_discard(struct breq *, const struct msg_result *);
 void		 svc_denials_limit_fd(const struct msg_denial *, int);
 void		 svc_denials_free(struct bfence *);

@@ -1177,6 +1177,14 @@ struct msg_term {
 	uint32_t	 t_idle_s;
 	uint32_t	 t_count;	/* terminals the agent holds now */
 	char		 t_program[MSG_TERM_PROGRAM_LEN];	/* printable */
+	uint32_t	 t_super;	/* agent: its job's supervisor's
+					   in-fence pid, 0 unknown */
+	/*
+	 * broker: its denials so far (docs/denials.md), as rs_denials,
+	 * "" none; a fixed field, so that a decoded one owns no memory.
+	 */
+	char		 t_denials[MSG_DENIALS_TEXT_MAX];
+	uint32_t	 t_denials_dropped;
 };
 
 /* imsg/msg_term.c */

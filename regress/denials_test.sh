@@ -342,6 +342,58 @@ limits_body() {
 }
 limits_cleanup() { fenced_cleanup; }
 
+atf_test_case terminal cleanup
+terminal_head() {
+	atf_set descr "a terminal whose program calls unshare(CLONE_NEWUSER) three times: the denial with its count in the terminal's state (fencectl term -l, GET .../terminals/ID and the listing) and at its end (fencectl term's stderr), asked again not counted twice; another terminal, an exec and the fence's count of denials no command claimed do not have it"
+	atf_set require.user root
+	atf_set require.progs python3 curl
+	atf_set timeout 120
+}
+terminal_body() {
+	fenced_vars
+	fenced_start
+	atf_check -o ignore $CTL boot t tier L1.5
+	cat > "$(home_of t)/u.py" <<'PY'
+import ctypes
+libc = ctypes.CDLL(None)
+for i in range(3):
+    libc.syscall(272, 0x10000000)
+print("done")
+PY
+	chmod 644 "$(home_of t)/u.py"
+	line="fenced: denied: seccomp: unshare(CLONE_NEWUSER) x3 - tier L1 does not refuse it"
+	# One that stays, opened first: none of the other's.
+	$CTL term t -- sleep 600 < /dev/null > /dev/null 2>&1 &
+	echo $! > ctl.pids
+	wait_until 20 sh -c "$CTL term t -l | grep -q '^1 '" ||
+	    atf_fail "no terminal 1: $($CTL term t -l)"
+	atf_check -o match:"done" -e inline:"$line\n" \
+	    $CTL term t -- python3 u.py < /dev/null
+	atf_check -o match:"^2 ended .* exit 0\$" -e inline:"$line\n" \
+	    $CTL term t -l
+	TOKEN=$($CTL token t 2>/dev/null)
+	call "$TOKEN" GET /api/environments/t/terminals/2
+	expect 200 '"denials":\[\{"layer":"seccomp","what":"unshare\(CLONE_NEWUSER\)","count":3,'
+	call "$TOKEN" GET /api/environments/t/terminals/1
+	expect 200 '"running":true'
+	grep -q denials body.out && atf_fail "terminal 1 has denials: \
+	    $(cat body.out)"
+	call "$TOKEN" GET /api/environments/t/terminals
+	expect 200 '"count":3,'
+	[ "$(grep -o '"denials"' body.out | wc -l)" -eq 1 ] ||
+	    atf_fail "not one terminal with denials: $(cat body.out)"
+	atf_check -o empty -e empty $CTL exec t -- true
+	# Audited once, however often it was shown.
+	[ "$(grep -c '"kind":"denial",.*unshare(CLONE_NEWUSER)' \
+	    state/audit.log)" -eq 1 ] || atf_fail "audited not once: \
+	    $(grep denial state/audit.log)"
+	kill $(cat ctl.pids) 2>/dev/null
+}
+terminal_cleanup() {
+	[ -f ctl.pids ] && kill $(cat ctl.pids) 2>/dev/null
+	fenced_cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case limits
 	atf_add_test_case egress
@@ -350,4 +402,5 @@ atf_init_test_cases() {
 	atf_add_test_case concurrent
 	atf_add_test_case listener_hidden
 	atf_add_test_case other_user
+	atf_add_test_case terminal
 }
