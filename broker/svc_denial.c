@@ -75,13 +75,13 @@ struct svc_denial {
 						   chain (a job's supervisor);
 						   0: none */
 	int		 sd_told;		/* counted and audited */
+	int		 sd_taken;		/* by an answer, or the
+						   probe's */
 };
 
 struct svc_denials {
 	struct svc_denial sds_ring[SVC_DENIALS_RING];
 	unsigned int	 sds_next;		/* the slot written next */
-	uint64_t	 sds_outside;		/* went unclaimed by any
-						   command, overwritten */
 	uint64_t	 sds_mark;		/* svc_denial_seq when the
 						   last request went to the
 						   agent */
@@ -251,8 +251,8 @@ svc_denial_record(struct bfence *bf, uint32_t layer, uint32_t count,
 	}
 	d = &s->sds_ring[s->sds_next];
 	s->sds_next = (s->sds_next + 1) % SVC_DENIALS_RING;
-	if (d->sd_seq != 0 && d->sd_nchain > 0)
-		s->sds_outside += d->sd_count;
+	if (d->sd_seq != 0 && (d->sd_nchain > 0 || !d->sd_taken))
+		bf->bf_outside += d->sd_count;
 	memset(d, 0, sizeof(*d));
 	d->sd_seq = ++svc_denial_seq;
 	d->sd_layer = layer;
@@ -478,6 +478,7 @@ svc_denials_merge(const struct breq *r, struct bfence *bf, uint64_t since,
 			(*nl)++;
 		} else if (*dropped < MSG_DENIALS_DROPPED_MAX)
 			(*dropped)++;
+		d->sd_taken = 1;
 		if (d->sd_nchain > 0)
 			d->sd_seq = 0;
 	}
@@ -712,22 +713,50 @@ svc_denials_result(struct breq *r, struct msg_result *rs, size_t *len)
 	return (buf);
 }
 
-/*
- * The fence's denials no command took (of its processes outside any
- * command, or of a command whose result never came): how many.
- */
-uint64_t
-svc_denials_outside(const struct bfence *bf)
+/* Whether d is of a background process or terminal kept in s. */
+static int
+svc_denial_kept(const struct svc_denials *s, const struct svc_denial *d)
 {
-	const struct svc_denials *s = bf->bf_denials;
-	uint64_t	 n;
-	size_t		 i;
+	size_t	 i;
 
-	if (s == NULL)
-		return (0);
-	n = s->sds_outside;
-	for (i = 0; i < SVC_DENIALS_RING; i++)
-		if (s->sds_ring[i].sd_seq != 0 && s->sds_ring[i].sd_nchain > 0)
-			n += s->sds_ring[i].sd_count;
-	return (n);
+	for (i = 0; i < SVC_DENIAL_PROCS; i++)
+		if (s->sds_procs[i] != NULL &&
+		    svc_denial_in_chain(d, s->sds_procs[i]->sp_super))
+			return (1);
+	return (0);
+}
+
+/*
+ * The fence's denials nothing took: of its processes outside any
+ * command, background process or terminal, of a command whose result
+ * never came (or that runs now: until its result takes them), and
+ * those of the fence as a whole that came while no command ran.  Into
+ * its state (f_denials_outside) when the state is asked for, never as
+ * they come: a changed count makes its rendering stale, and tells no
+ * watcher (docs/denials.md).
+ */
+void
+svc_denials_count(struct bfence *bf)
+{
+	const struct svc_denials *s;
+	const struct svc_denial	*d;
+	uint64_t		 n;
+	size_t			 i;
+
+	if (bf->bf_info.f_state != FENCE_STOPPED)
+		(void)svc_denials_now();
+	n = bf->bf_outside;
+	if ((s = bf->bf_denials) != NULL) {
+		for (i = 0; i < SVC_DENIALS_RING; i++) {
+			d = &s->sds_ring[i];
+			if (d->sd_seq != 0 && !d->sd_taken &&
+			    (d->sd_nchain == 0 || !svc_denial_kept(s, d)))
+				n += d->sd_count;
+		}
+	}
+	if (n == bf->bf_info.f_denials_outside)
+		return;
+	bf->bf_info.f_denials_outside = n;
+	free(bf->bf_rendered);
+	bf->bf_rendered = NULL;
 }

@@ -364,6 +364,9 @@ struct msg_fence {
 	/* "" if the system calls its filter refuses are observed, else
 	   why not (docs/denials.md): the fencer's word, printable. */
 	char		 f_denials_note[MSG_DENIAL_NOTE_LEN];
+	/* broker: denials no command, background process or terminal has
+	   taken (docs/denials.md), as of the last time it was asked. */
+	uint64_t	 f_denials_outside;
 };
 
 /*

@@ -344,7 +344,7 @@ limits_cleanup() { fenced_cleanup; }
 
 atf_test_case terminal cleanup
 terminal_head() {
-	atf_set descr "a terminal whose program calls unshare(CLONE_NEWUSER) three times: the denial with its count in the terminal's state (fencectl term -l, GET .../terminals/ID and the listing) and at its end (fencectl term's stderr), asked again not counted twice; another terminal, an exec and the fence's count of denials no command claimed do not have it"
+	atf_set descr "a terminal whose program calls unshare(CLONE_NEWUSER) three times: the denial with its count in the terminal's state (fencectl term -l, GET .../terminals/ID and the listing) and at its end (fencectl term's stderr), asked again not counted twice; another terminal and an exec do not; the fence's state counts the denials nothing took (\"denialsOutside\"), here a forgotten background process's"
 	atf_set require.user root
 	atf_set require.progs python3 curl
 	atf_set timeout 120
@@ -387,6 +387,20 @@ PY
 	[ "$(grep -c '"kind":"denial",.*unshare(CLONE_NEWUSER)' \
 	    state/audit.log)" -eq 1 ] || atf_fail "audited not once: \
 	    $(grep denial state/audit.log)"
+	# Denials nothing took: none yet; then those of a background
+	# process forgotten before any answer about it took them, in the
+	# fence's state although nothing else of it changed.
+	call "$TOKEN" GET /api/environments/t
+	expect 200 '"denialsOutside":0[,}]'
+	bg=$($CTL spawn t -- sh -c 'python3 u.py > /dev/null; touch fin') ||
+	    atf_fail "spawn"
+	wait_until 30 test -e "$(home_of t)/fin" || atf_fail "no fin"
+	sleep 0.5
+	atf_check -o inline:"$bg exited: forgotten\n" $CTL kill t "$bg"
+	call "$TOKEN" GET /api/environments/t
+	expect 200 '"denialsOutside":3[,}]'
+	atf_check -o match:"^denied: +3 outside any command" \
+	    $CTL show environment t
 	kill $(cat ctl.pids) 2>/dev/null
 }
 terminal_cleanup() {
