@@ -743,8 +743,10 @@ svc_denials_count(struct bfence *bf)
 	uint64_t		 n;
 	size_t			 i;
 
-	if (bf->bf_info.f_state != FENCE_STOPPED)
+	if (bf->bf_info.f_state != FENCE_STOPPED) {
+		svc_denials_limits(bf);
 		(void)svc_denials_now();
+	}
 	n = bf->bf_outside;
 	if ((s = bf->bf_denials) != NULL) {
 		for (i = 0; i < SVC_DENIALS_RING; i++) {
