@@ -47,6 +47,12 @@ put_calls() {
 	chown "$(stat -c %u:%g "$_h")" "$_h/calls.py"
 }
 
+# put_py KEY NAME: stdin as NAME in root's fence KEY's home, readable.
+put_py() {
+	cat > "$(home_of "$1")/$2"
+	chmod 644 "$(home_of "$1")/$2"
+}
+
 CALLS_OUT="unshare 1 unshare 1 unshare 1 keyctl 1 keyctl 1 io_uring_setup 1 alg 1 alg 1 alg 1 alg 1 clone3 38"
 
 # The denial lines fencectl exec printed (in err.out), sorted.
@@ -147,7 +153,7 @@ pipeline_kill_body() {
 	fenced_vars
 	fenced_start
 	atf_check -o ignore $CTL boot p tier L1.5
-	cat > "$(home_of p)/loop.py" <<'PY'
+	put_py p loop.py <<'PY'
 import ctypes, sys
 libc = ctypes.CDLL(None)
 if sys.argv[1] == "lines":
@@ -161,7 +167,6 @@ else:
         libc.syscall(250, 1, 0, 0)
         n -= 1
 PY
-	chmod 644 "$(home_of p)/loop.py"
 	atf_check -o inline:"y\ny\ny\n" -e ignore $CTL exec p timeout 20000 -- \
 	    sh -c 'yes | python3 loop.py lines | head -3'
 	# Killed while it keeps calling: the wait ends, 137.
@@ -189,7 +194,7 @@ concurrent_body() {
 	fenced_vars
 	fenced_start
 	atf_check -o ignore $CTL boot c tier L1.5
-	cat > "$(home_of c)/one.py" <<'PY'
+	put_py c one.py <<'PY'
 import ctypes, sys, time
 libc = ctypes.CDLL(None)
 nr, arg = int(sys.argv[1]), int(sys.argv[2], 0)
@@ -197,7 +202,6 @@ for i in range(40):
     libc.syscall(nr, arg, 0, 0)
     time.sleep(0.01)
 PY
-	chmod 644 "$(home_of c)/one.py"
 	bg=$($CTL spawn c -- python3 one.py 250 7) || atf_fail "spawn"
 	$CTL exec c -- sh -c 'sh -c "python3 one.py 272 0x20000"' \
 	    > a.out 2> a.err &
@@ -353,14 +357,13 @@ terminal_body() {
 	fenced_vars
 	fenced_start
 	atf_check -o ignore $CTL boot t tier L1.5
-	cat > "$(home_of t)/u.py" <<'PY'
+	put_py t u.py <<'PY'
 import ctypes
 libc = ctypes.CDLL(None)
 for i in range(3):
     libc.syscall(272, 0x10000000)
 print("done")
 PY
-	chmod 644 "$(home_of t)/u.py"
 	line="fenced: denied: seccomp: unshare(CLONE_NEWUSER) x3 - tier L1 does not refuse it"
 	# One that stays, opened first: none of the other's.
 	$CTL term t -- sleep 600 < /dev/null > /dev/null 2>&1 &
