@@ -47,6 +47,7 @@ struct agent_term {
 	TAILQ_ENTRY(agent_term) t_entry;
 	uint32_t	 t_id;
 	struct agent_job *t_job;	/* NULL once it ended */
+	pid_t		 t_super;	/* its supervisor (docs/denials.md) */
 	int		 t_master;	/* -1 once its output is over */
 	struct event	*t_rev;		/* the master readable */
 	struct event	*t_wev;		/* writable: input waits */
@@ -263,6 +264,7 @@ agent_term_open(uint32_t id, struct msg_term_open *to)
 	close(slave);
 	slave = -1;
 	t->t_start = t->t_job->j_start;
+	t->t_super = t->t_job->j_super_pid;
 	t->t_id = agent_term_next++;
 	if (agent_term_next == 0)
 		agent_term_next = 1;
@@ -336,6 +338,7 @@ agent_term_send(uint32_t id, uint32_t type, struct agent_term *t,
 	m.t_idle_s = t->t_idle_s;
 	m.t_count = (uint32_t)agent_nterms - (forgotten ? 1 : 0);
 	strlcpy(m.t_program, t->t_program, sizeof(m.t_program));
+	m.t_super = t->t_super > 0 ? (uint32_t)t->t_super : 0;
 	if (msg_term_encode(&m, &buf, &len) == -1)
 		fatal("%s: msg_term_encode", __func__);
 	agent_reply(type, id, buf, len);

@@ -332,7 +332,9 @@ api_fence(const struct msg_fence *f, const char *verdicts,
 	if (j != NULL && (json_object_set_new(j, "from", f->f_from[0] != '\0' ?
 	    json_string(f->f_from) : json_null()) == -1 ||
 	    json_object_set_new(j, "snapshotKeeps", json_string("home")) ==
-	    -1)) {
+	    -1 || json_object_set_new(j, "denialsOutside",
+	    json_integer((json_int_t)(f->f_denials_outside > INT64_MAX ?
+	    INT64_MAX : f->f_denials_outside))) == -1)) {
 		json_decref(j);
 		return (NULL);
 	}

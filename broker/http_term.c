@@ -69,6 +69,11 @@ term_json(const struct msg_term *t)
 		    json_integer(t->t_signal) : json_null());
 		json_object_set_new(o, "why", json_string(t->t_why));
 	}
+	/* Its denials so far (docs/denials.md), as a process's. */
+	if (api_denials(o, t->t_denials, t->t_denials_dropped, NULL) == -1) {
+		json_decref(o);
+		return (NULL);
+	}
 	return (o);
 }
 

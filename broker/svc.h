@@ -42,6 +42,8 @@ struct bfence {
 	struct svc_egress	*bf_egress;	/* with a list: svc_egress.c */
 	struct svc_denials	*bf_denials;	/* pending: svc_denial.c */
 	uint64_t		 bf_ndenials;	/* all it met so far */
+	uint64_t		 bf_outside;	/* denials overwritten in its
+						   ring that nothing took */
 	int			 bf_limit_fd[2];	/* its memory and pids
 						   counters (svc_denial.c) */
 	uint64_t		 bf_limit_seen[2];	/* as last read */
@@ -161,6 +163,7 @@ extern uint64_t	 svc_denial_seq;
 void		 svc_denials_socket(int);
 void		 svc_denials_mark(struct breq *);
 void		 svc_denials_proc(struct breq *, struct msg_proc *);
+void		 svc_denials_term(struct breq *, struct msg_term *);
 void		 svc_denials_discard(struct breq *, const struct msg_result *);
 void		 svc_denials_limit_fd(const struct msg_denial *, int);
 void		 svc_denials_free(struct bfence *);
@@ -168,7 +171,7 @@ void		 svc_denial_record(struct bfence *, uint32_t, uint32_t,
 		    const char *, const char *, const uint32_t *, int);
 void		*svc_denials_result(struct breq *, struct msg_result *,
 		    size_t *);
-uint64_t	 svc_denials_outside(const struct bfence *);
+void		 svc_denials_count(struct bfence *);
 
 struct breq	*breq_new(enum breq_kind, uid_t, const char *, breq_fn,
 		    const struct svc_who *, int, svc_cb, void *);

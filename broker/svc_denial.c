@@ -42,14 +42,18 @@
 
 #define SVC_DENIALS_RING	128	/* pending per fence */
 #define SVC_DENIALS_TURN	256	/* datagrams per wakeup */
-#define SVC_DENIAL_PROCS	EXEC_PROCESSES_MAX
+#define SVC_DENIAL_PROCS	(EXEC_PROCESSES_MAX + MSG_TERM_MAX)
+#define SVC_DENIAL_KIND_PROC	1	/* a background process's */
+#define SVC_DENIAL_KIND_TERM	2	/* a terminal's */
 
 /*
- * A background process's denials (docs/denials.md), kept per process
- * from its spawn on: each answer about it (listing, output, signal)
- * takes what came since the last, and carries all of them.
+ * A background process's or a terminal's denials (docs/denials.md),
+ * kept per process or terminal from its start on: each answer about it
+ * (listing, output, signal) takes what came since the last, and
+ * carries all of them.
  */
 struct svc_denial_proc {
+	int			 sp_kind;	/* SVC_DENIAL_KIND_* */
 	uint32_t		 sp_id;
 	uint32_t		 sp_super;
 	uint64_t		 sp_since;
@@ -71,13 +75,13 @@ struct svc_denial {
 						   chain (a job's supervisor);
 						   0: none */
 	int		 sd_told;		/* counted and audited */
+	int		 sd_taken;		/* by an answer, or the
+						   probe's */
 };
 
 struct svc_denials {
 	struct svc_denial sds_ring[SVC_DENIALS_RING];
 	unsigned int	 sds_next;		/* the slot written next */
-	uint64_t	 sds_outside;		/* went unclaimed by any
-						   command, overwritten */
 	uint64_t	 sds_mark;		/* svc_denial_seq when the
 						   last request went to the
 						   agent */
@@ -247,8 +251,8 @@ svc_denial_record(struct bfence *bf, uint32_t layer, uint32_t count,
 	}
 	d = &s->sds_ring[s->sds_next];
 	s->sds_next = (s->sds_next + 1) % SVC_DENIALS_RING;
-	if (d->sd_seq != 0 && d->sd_nchain > 0)
-		s->sds_outside += d->sd_count;
+	if (d->sd_seq != 0 && (d->sd_nchain > 0 || !d->sd_taken))
+		bf->bf_outside += d->sd_count;
 	memset(d, 0, sizeof(*d));
 	d->sd_seq = ++svc_denial_seq;
 	d->sd_layer = layer;
@@ -474,32 +478,42 @@ svc_denials_merge(const struct breq *r, struct bfence *bf, uint64_t since,
 			(*nl)++;
 		} else if (*dropped < MSG_DENIALS_DROPPED_MAX)
 			(*dropped)++;
+		d->sd_taken = 1;
 		if (d->sd_nchain > 0)
 			d->sd_seq = 0;
 	}
 }
 
-/* nl lines as the text of rs_denials or p_denials (malloc'ed), or NULL. */
+/* nl lines as the text of rs_denials, p_denials or t_denials. */
+static void
+svc_denials_format(const struct msg_denial_line *lines, size_t nl,
+    char *text, size_t size)
+{
+	char	 one[16 + 11 + MSG_DENIAL_WHAT_LEN + MSG_DENIAL_REMEDY_LEN + 8];
+	size_t	 i, off = 0, n;
+
+	text[0] = '\0';
+	for (i = 0; i < nl; i++) {
+		if (msg_denial_line_format(&lines[i], one, sizeof(one)) == -1)
+			continue;
+		if (off + (n = strlen(one)) >= size)
+			break;
+		memcpy(text + off, one, n + 1);
+		off += n;
+	}
+}
+
+/* The same, malloc'ed, or NULL for none. */
 static char *
 svc_denials_text(const struct msg_denial_line *lines, size_t nl)
 {
-	char	 one[16 + 11 + MSG_DENIAL_WHAT_LEN + MSG_DENIAL_REMEDY_LEN + 8];
 	char	*text;
-	size_t	 i, off = 0, n;
 
 	if (nl == 0)
 		return (NULL);
 	if ((text = malloc(MSG_DENIALS_TEXT_MAX)) == NULL)
 		fatal("%s", __func__);
-	text[0] = '\0';
-	for (i = 0; i < nl; i++) {
-		if (msg_denial_line_format(&lines[i], one, sizeof(one)) == -1)
-			continue;
-		if (off + (n = strlen(one)) >= MSG_DENIALS_TEXT_MAX)
-			break;
-		memcpy(text + off, one, n + 1);
-		off += n;
-	}
+	svc_denials_format(lines, nl, text, MSG_DENIALS_TEXT_MAX);
 	return (text);
 }
 
@@ -575,48 +589,55 @@ svc_denials_collect(const struct breq *r, struct bfence *bf, uint64_t since,
 	    rs->rs_denials_note[0] != '\0' || rs->rs_denials_dropped != 0);
 }
 
-/* A background process's denials: svc_denials_proc(). */
-void
-svc_denials_proc(struct breq *r, struct msg_proc *p)
+/*
+ * The denials kept for a background process or a terminal (kind, id)
+ * whose supervisor is super: what came since the last answer about it
+ * merged into what it had, into lines (*nl, *dropped).  forgotten: its
+ * entry goes.  Returns 0, or -1 for nothing to show.
+ */
+static int
+svc_denials_kept(struct breq *r, int kind, uint32_t id, uint32_t super,
+    int forgotten, struct msg_denial_line *lines, size_t *nl,
+    uint32_t *dropped)
 {
-	struct msg_denial_line	 lines[MSG_DENIALS_MAX];
 	struct bfence		*bf = r->r_fence;
 	struct svc_denials	*s;
 	struct svc_denial_proc	*sp = NULL;
 	size_t			 i, free_at = SVC_DENIAL_PROCS;
 
-	free(p->p_denials);	/* the broker's word, never the agent's */
-	p->p_denials = NULL;
-	p->p_denials_dropped = 0;
 	if (bf == NULL || (bf->bf_denials == NULL &&
 	    (bf->bf_denials = calloc(1, sizeof(*bf->bf_denials))) == NULL))
-		return;
+		return (-1);
 	s = bf->bf_denials;
 	for (i = 0; i < SVC_DENIAL_PROCS; i++) {
 		if (s->sds_procs[i] == NULL) {
 			if (free_at == SVC_DENIAL_PROCS)
 				free_at = i;
-		} else if (s->sds_procs[i]->sp_id == p->p_id) {
+		} else if (s->sds_procs[i]->sp_kind == kind &&
+		    s->sds_procs[i]->sp_id == id) {
 			sp = s->sds_procs[i];
 			break;
 		}
 	}
-	if (sp != NULL && p->p_forgotten) {
+	if (sp != NULL && forgotten) {
 		free(sp->sp_lines);
 		free(sp);
 		s->sds_procs[i] = NULL;
 		svc_denials_shrink(bf);
-		return;
+		return (-1);
 	}
 	if (sp == NULL) {
-		if (p->p_super == 0 || p->p_forgotten ||
-		    free_at == SVC_DENIAL_PROCS ||
-		    (sp = calloc(1, sizeof(*sp))) == NULL)
-			return;
-		sp->sp_id = p->p_id;
-		sp->sp_super = p->p_super;
-		/* From its spawn, or from now for one spawned unseen. */
-		sp->sp_since = r->r_type == IMSG_AGENT_SPAWN ? r->r_dseq :
+		if (super == 0 || forgotten || free_at == SVC_DENIAL_PROCS ||
+		    (sp = calloc(1, sizeof(*sp))) == NULL) {
+			svc_denials_shrink(bf);
+			return (-1);
+		}
+		sp->sp_kind = kind;
+		sp->sp_id = id;
+		sp->sp_super = super;
+		/* From its start, or from now for one started unseen. */
+		sp->sp_since = r->r_type == IMSG_AGENT_SPAWN ||
+		    r->r_type == IMSG_AGENT_TERM_OPEN ? r->r_dseq :
 		    svc_denials_now();
 		s->sds_procs[free_at] = sp;
 	}
@@ -631,8 +652,44 @@ svc_denials_proc(struct breq *r, struct msg_proc *p)
 		fatal("%s", __func__);
 	if (sp->sp_nl > 0)
 		memcpy(sp->sp_lines, lines, sp->sp_nl * sizeof(*lines));
-	p->p_denials = svc_denials_text(lines, sp->sp_nl);
-	p->p_denials_dropped = sp->sp_dropped;
+	*nl = sp->sp_nl;
+	*dropped = sp->sp_dropped;
+	return (0);
+}
+
+/* A background process's denials, into p (the broker's word). */
+void
+svc_denials_proc(struct breq *r, struct msg_proc *p)
+{
+	struct msg_denial_line	 lines[MSG_DENIALS_MAX];
+	size_t			 nl = 0;
+	uint32_t		 dropped = 0;
+
+	free(p->p_denials);	/* the broker's word, never the agent's */
+	p->p_denials = NULL;
+	p->p_denials_dropped = 0;
+	if (svc_denials_kept(r, SVC_DENIAL_KIND_PROC, p->p_id, p->p_super,
+	    p->p_forgotten, lines, &nl, &dropped) == -1)
+		return;
+	p->p_denials = svc_denials_text(lines, nl);
+	p->p_denials_dropped = dropped;
+}
+
+/* A terminal's denials, into t (the broker's word). */
+void
+svc_denials_term(struct breq *r, struct msg_term *t)
+{
+	struct msg_denial_line	 lines[MSG_DENIALS_MAX];
+	size_t			 nl = 0;
+	uint32_t		 dropped = 0;
+
+	t->t_denials[0] = '\0';	/* never the agent's */
+	t->t_denials_dropped = 0;
+	if (svc_denials_kept(r, SVC_DENIAL_KIND_TERM, t->t_id, t->t_super,
+	    t->t_forgotten, lines, &nl, &dropped) == -1)
+		return;
+	svc_denials_format(lines, nl, t->t_denials, sizeof(t->t_denials));
+	t->t_denials_dropped = dropped;
 }
 
 /*
@@ -656,22 +713,52 @@ svc_denials_result(struct breq *r, struct msg_result *rs, size_t *len)
 	return (buf);
 }
 
-/*
- * The fence's denials no command took (of its processes outside any
- * command, or of a command whose result never came): how many.
- */
-uint64_t
-svc_denials_outside(const struct bfence *bf)
+/* Whether d is of a background process or terminal kept in s. */
+static int
+svc_denial_kept(const struct svc_denials *s, const struct svc_denial *d)
 {
-	const struct svc_denials *s = bf->bf_denials;
-	uint64_t	 n;
-	size_t		 i;
+	size_t	 i;
 
-	if (s == NULL)
-		return (0);
-	n = s->sds_outside;
-	for (i = 0; i < SVC_DENIALS_RING; i++)
-		if (s->sds_ring[i].sd_seq != 0 && s->sds_ring[i].sd_nchain > 0)
-			n += s->sds_ring[i].sd_count;
-	return (n);
+	for (i = 0; i < SVC_DENIAL_PROCS; i++)
+		if (s->sds_procs[i] != NULL &&
+		    svc_denial_in_chain(d, s->sds_procs[i]->sp_super))
+			return (1);
+	return (0);
+}
+
+/*
+ * The fence's denials nothing took: of its processes outside any
+ * command, background process or terminal, of a command whose result
+ * never came (or that runs now: until its result takes them), and
+ * those of the fence as a whole that came while no command ran.  Into
+ * its state (f_denials_outside) when the state is asked for, never as
+ * they come: a changed count makes its rendering stale, and tells no
+ * watcher (docs/denials.md).
+ */
+void
+svc_denials_count(struct bfence *bf)
+{
+	const struct svc_denials *s;
+	const struct svc_denial	*d;
+	uint64_t		 n;
+	size_t			 i;
+
+	if (bf->bf_info.f_state != FENCE_STOPPED) {
+		svc_denials_limits(bf);
+		(void)svc_denials_now();
+	}
+	n = bf->bf_outside;
+	if ((s = bf->bf_denials) != NULL) {
+		for (i = 0; i < SVC_DENIALS_RING; i++) {
+			d = &s->sds_ring[i];
+			if (d->sd_seq != 0 && !d->sd_taken &&
+			    (d->sd_nchain == 0 || !svc_denial_kept(s, d)))
+				n += d->sd_count;
+		}
+	}
+	if (n == bf->bf_info.f_denials_outside)
+		return;
+	bf->bf_info.f_denials_outside = n;
+	free(bf->bf_rendered);
+	bf->bf_rendered = NULL;
 }

@@ -383,6 +383,7 @@ svc_list(const struct svc_who *w, uid_t named, const char *key, svc_cb cb,
 		    bf_entry) {
 			if (!svc_listed(w, bf, owner, key))
 				continue;
+			svc_denials_count(bf);
 			svc_fence_answer(&a, bf, NULL, NULL);
 			svc_say(cb, arg, &a);
 			n++;

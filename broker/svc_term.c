@@ -121,7 +121,7 @@ svc_proc_input(const struct svc_who *w, struct msg_proc_input *pi,
 /*
  * The agent's TERM (a listing's are not the last), TERM_END, PROC (to
  * PROC_INPUT) or ERROR.  Its count of terminals is what the user's
- * bound adds up.
+ * bound adds up.  A terminal carries its denials (docs/denials.md).
  */
 static void
 svc_term_answer(struct breq *r, const struct svc_msg *m)
@@ -134,6 +134,7 @@ svc_term_answer(struct breq *r, const struct svc_msg *m)
 	case IMSG_AGENT_TERM:
 		if (r->r_fence != NULL)
 			r->r_fence->bf_nterms = m->m_term->t_count;
+		svc_denials_term(r, m->m_term);
 		a.a_what = SVC_TERM;
 		a.a_term = m->m_term;
 		a.a_last = !r->r_list;

@@ -232,6 +232,8 @@ term_print(const struct msg_term *t)
 			printf(" (%s)", t->t_why);
 	}
 	printf("\n");
+	fflush(stdout);
+	ctl_denials(t->t_denials, t->t_denials_dropped, 0);
 }
 
 /* A program's end as a shell's status. */
@@ -503,6 +505,7 @@ term_session(const char *sock, const char *key, uint32_t id,
 		    "elsewhere; it runs on\n", id);
 		return (1);
 	}
+	ctl_denials(t.t_denials, t.t_denials_dropped, 0);
 	return (term_status(&t));
 }
 

@@ -724,6 +724,9 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 		    (unsigned long long)(f.f_home_used >> 10),
 		    (unsigned long long)(f.f_home_limit >> 10));
 	printf("deadline: %lld (%llds left)\n", (long long)f.f_deadline, left);
+	if (f.f_denials_outside > 0)
+		printf("denied:   %llu outside any command (docs/denials.md)\n",
+		    (unsigned long long)f.f_denials_outside);
 	printf("limits:   memory %lluM, pids %u, cpu %.2f\n",
 	    (unsigned long long)(f.f_limits.fl_memory >> 20),
 	    f.f_limits.fl_pids, f.f_limits.fl_cpu_milli / 1000.0);

@@ -32,7 +32,8 @@ enum {
 	FK_FENCE, FK_TOKEN, FK_HOSTTOKEN, FK_HELLO, FK_EXEC, FK_RESULT,
 	FK_GITCONFIG, FK_GITINIT, FK_TUNNEL_OPEN, FK_TUNNEL, FK_TUNNEL_DATA,
 	FK_TUNNEL_CREDIT, FK_TUNNEL_CLOSE, FK_PORTS_REQ, FK_PORTLIST,
-	FK_PORT_TICKET, FK_SNAP, FK_SNAP_INFO, FK_USAGE, FK_CHECK, FK_DENIAL
+	FK_PORT_TICKET, FK_SNAP, FK_SNAP_INFO, FK_USAGE, FK_CHECK, FK_AUDIT,
+	FK_AUDIT_READ, FK_AUDIT_LINE, FK_DENIAL, FK_TERM
 };
 
 static const char *dir;
@@ -342,6 +343,27 @@ main(int argc, char *argv[])
 		strlcpy(dn.dn_chain, "9 4 2 1", sizeof(dn.dn_chain));
 		ENC(msg_denial_encode(&dn, &p, &n));
 		put("msg", "denial", FK_DENIAL, p, n);
+		free(p);
+	}
+	{
+		struct msg_term t;
+
+		memset(&t, 0, sizeof(t));
+		t.t_id = 2;
+		t.t_exit = -1;
+		t.t_signal = 9;
+		strlcpy(t.t_why, "killed", sizeof(t.t_why));
+		t.t_cols = 80;
+		t.t_rows = 24;
+		t.t_idle_s = 600;
+		t.t_count = 1;
+		strlcpy(t.t_program, "python3 u.py", sizeof(t.t_program));
+		t.t_super = 7;
+		strlcpy(t.t_denials, "seccomp\t3\tunshare(CLONE_NEWUSER)\t"
+		    "tier L1 does not refuse it\n", sizeof(t.t_denials));
+		t.t_denials_dropped = 1;
+		ENC(msg_term_encode(&t, &p, &n));
+		put("msg", "term-denials", FK_TERM, p, n);
 		free(p);
 	}
 

@@ -79,7 +79,7 @@ enum fuzz_kind {
 	FK_GITCONFIG, FK_GITINIT, FK_TUNNEL_OPEN, FK_TUNNEL, FK_TUNNEL_DATA,
 	FK_TUNNEL_CREDIT, FK_TUNNEL_CLOSE, FK_PORTS_REQ, FK_PORTLIST,
 	FK_PORT_TICKET, FK_SNAP, FK_SNAP_INFO, FK_USAGE, FK_CHECK, FK_AUDIT,
-	FK_AUDIT_READ, FK_AUDIT_LINE, FK_DENIAL, FK_MAX
+	FK_AUDIT_READ, FK_AUDIT_LINE, FK_DENIAL, FK_TERM, FK_MAX
 };
 
 static void
@@ -272,6 +272,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case FK_DENIAL:
 		ROUND_TRIP(msg_denial, struct msg_denial, nofree);
+		break;
+	case FK_TERM:
+		/* No pointer in it: a decoded one owns nothing. */
+		ROUND_TRIP(msg_term, struct msg_term, nofree);
 		break;
 	}
 	return (0);

@@ -364,6 +364,9 @@ struct msg_fence {
 	/* "" if the system calls its filter refuses are observed, else
 	   why not (docs/denials.md): the fencer's word, printable. */
 	char		 f_denials_note[MSG_DENIAL_NOTE_LEN];
+	/* broker: denials no command, background process or terminal has
+	   taken (docs/denials.md), as of the last time it was asked. */
+	uint64_t	 f_denials_outside;
 };
 
 /*
@@ -1177,6 +1180,14 @@ struct msg_term {
 	uint32_t	 t_idle_s;
 	uint32_t	 t_count;	/* terminals the agent holds now */
 	char		 t_program[MSG_TERM_PROGRAM_LEN];	/* printable */
+	uint32_t	 t_super;	/* agent: its job's supervisor's
+					   in-fence pid, 0 unknown */
+	/*
+	 * broker: its denials so far (docs/denials.md), as rs_denials,
+	 * "" none; a fixed field, so that a decoded one owns no memory.
+	 */
+	char		 t_denials[MSG_DENIALS_TEXT_MAX];
+	uint32_t	 t_denials_dropped;
 };
 
 /* imsg/msg_term.c */

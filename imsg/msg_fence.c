@@ -302,6 +302,7 @@ static const struct mc_field msg_fence_fields[] = {
 	MC_S(struct msg_fence, f_from),
 	MC_S(struct msg_fence, f_surface),
 	MC_S(struct msg_fence, f_denials_note),
+	MC_U(struct msg_fence, f_denials_outside, 0, UINT64_MAX),
 };
 static const struct mc_table msg_fence = MC_TABLE(msg_fence_fields);
 

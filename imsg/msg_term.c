@@ -175,6 +175,9 @@ static const struct mc_field msg_term_fields[] = {
 	MC_U(struct msg_term, t_idle_s, 1, MSG_TERM_IDLE_MAX),
 	MC_U(struct msg_term, t_count, 0, MSG_TERM_MAX),
 	MC_S(struct msg_term, t_program),
+	MC_U(struct msg_term, t_super, 0, UINT32_MAX),
+	MC_S(struct msg_term, t_denials),
+	MC_U(struct msg_term, t_denials_dropped, 0, MSG_DENIALS_DROPPED_MAX),
 };
 static const struct mc_table msg_term = MC_TABLE(msg_term_fields);
 
@@ -198,6 +201,10 @@ msg_term_valid(const struct msg_term *t)
 {
 	if (!msg_term_code_valid(t->t_why, sizeof(t->t_why)) ||
 	    !mc_printable(t->t_program, sizeof(t->t_program)))
+		return (0);
+	if (strnlen(t->t_denials, sizeof(t->t_denials)) ==
+	    sizeof(t->t_denials) || msg_denials_parse(t->t_denials, NULL,
+	    0) == -1 || t->t_denials_dropped > MSG_DENIALS_DROPPED_MAX)
 		return (0);
 	if (t->t_id == 0 || t->t_cols < 1 || t->t_cols > MSG_TERM_DIM_MAX ||
 	    t->t_rows < 1 || t->t_rows > MSG_TERM_DIM_MAX ||

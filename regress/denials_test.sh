@@ -47,6 +47,12 @@ put_calls() {
 	chown "$(stat -c %u:%g "$_h")" "$_h/calls.py"
 }
 
+# put_py KEY NAME: stdin as NAME in root's fence KEY's home, readable.
+put_py() {
+	cat > "$(home_of "$1")/$2"
+	chmod 644 "$(home_of "$1")/$2"
+}
+
 CALLS_OUT="unshare 1 unshare 1 unshare 1 keyctl 1 keyctl 1 io_uring_setup 1 alg 1 alg 1 alg 1 alg 1 clone3 38"
 
 # The denial lines fencectl exec printed (in err.out), sorted.
@@ -147,7 +153,7 @@ pipeline_kill_body() {
 	fenced_vars
 	fenced_start
 	atf_check -o ignore $CTL boot p tier L1.5
-	cat > "$(home_of p)/loop.py" <<'PY'
+	put_py p loop.py <<'PY'
 import ctypes, sys
 libc = ctypes.CDLL(None)
 if sys.argv[1] == "lines":
@@ -161,7 +167,6 @@ else:
         libc.syscall(250, 1, 0, 0)
         n -= 1
 PY
-	chmod 644 "$(home_of p)/loop.py"
 	atf_check -o inline:"y\ny\ny\n" -e ignore $CTL exec p timeout 20000 -- \
 	    sh -c 'yes | python3 loop.py lines | head -3'
 	# Killed while it keeps calling: the wait ends, 137.
@@ -189,7 +194,7 @@ concurrent_body() {
 	fenced_vars
 	fenced_start
 	atf_check -o ignore $CTL boot c tier L1.5
-	cat > "$(home_of c)/one.py" <<'PY'
+	put_py c one.py <<'PY'
 import ctypes, sys, time
 libc = ctypes.CDLL(None)
 nr, arg = int(sys.argv[1]), int(sys.argv[2], 0)
@@ -197,7 +202,6 @@ for i in range(40):
     libc.syscall(nr, arg, 0, 0)
     time.sleep(0.01)
 PY
-	chmod 644 "$(home_of c)/one.py"
 	bg=$($CTL spawn c -- python3 one.py 250 7) || atf_fail "spawn"
 	$CTL exec c -- sh -c 'sh -c "python3 one.py 272 0x20000"' \
 	    > a.out 2> a.err &
@@ -342,6 +346,71 @@ limits_body() {
 }
 limits_cleanup() { fenced_cleanup; }
 
+atf_test_case terminal cleanup
+terminal_head() {
+	atf_set descr "a terminal whose program calls unshare(CLONE_NEWUSER) three times: the denial with its count in the terminal's state (fencectl term -l, GET .../terminals/ID and the listing) and at its end (fencectl term's stderr), asked again not counted twice; another terminal and an exec do not; the fence's state counts the denials nothing took (\"denialsOutside\"), here a forgotten background process's"
+	atf_set require.user root
+	atf_set require.progs python3 curl
+	atf_set timeout 120
+}
+terminal_body() {
+	fenced_vars
+	fenced_start
+	atf_check -o ignore $CTL boot t tier L1.5
+	put_py t u.py <<'PY'
+import ctypes
+libc = ctypes.CDLL(None)
+for i in range(3):
+    libc.syscall(272, 0x10000000)
+print("done")
+PY
+	line="fenced: denied: seccomp: unshare(CLONE_NEWUSER) x3 - tier L1 does not refuse it"
+	# One that stays, opened first: none of the other's.
+	$CTL term t -- sleep 600 < /dev/null > /dev/null 2>&1 &
+	echo $! > ctl.pids
+	wait_until 20 sh -c "$CTL term t -l | grep -q '^1 '" ||
+	    atf_fail "no terminal 1: $($CTL term t -l)"
+	atf_check -o match:"done" -e inline:"$line\n" \
+	    $CTL term t -- python3 u.py < /dev/null
+	atf_check -o match:"^2 ended .* exit 0\$" -e inline:"$line\n" \
+	    $CTL term t -l
+	TOKEN=$($CTL token t 2>/dev/null)
+	call "$TOKEN" GET /api/environments/t/terminals/2
+	expect 200 '"denials":\[\{"layer":"seccomp","what":"unshare\(CLONE_NEWUSER\)","count":3,'
+	call "$TOKEN" GET /api/environments/t/terminals/1
+	expect 200 '"running":true'
+	grep -q denials body.out && atf_fail "terminal 1 has denials: \
+	    $(cat body.out)"
+	call "$TOKEN" GET /api/environments/t/terminals
+	expect 200 '"count":3,'
+	[ "$(grep -o '"denials"' body.out | wc -l)" -eq 1 ] ||
+	    atf_fail "not one terminal with denials: $(cat body.out)"
+	atf_check -o empty -e empty $CTL exec t -- true
+	# Audited once, however often it was shown.
+	[ "$(grep -c '"kind":"denial",.*unshare(CLONE_NEWUSER)' \
+	    state/audit.log)" -eq 1 ] || atf_fail "audited not once: \
+	    $(grep denial state/audit.log)"
+	# Denials nothing took: none yet; then those of a background
+	# process forgotten before any answer about it took them, in the
+	# fence's state although nothing else of it changed.
+	call "$TOKEN" GET /api/environments/t
+	expect 200 '"denialsOutside":0[,}]'
+	bg=$($CTL spawn t -- sh -c 'python3 u.py > /dev/null; touch fin') ||
+	    atf_fail "spawn"
+	wait_until 30 test -e "$(home_of t)/fin" || atf_fail "no fin"
+	sleep 0.5
+	atf_check -o inline:"$bg exited: forgotten\n" $CTL kill t "$bg"
+	call "$TOKEN" GET /api/environments/t
+	expect 200 '"denialsOutside":3[,}]'
+	atf_check -o match:"^denied: +3 outside any command" \
+	    $CTL show environment t
+	kill $(cat ctl.pids) 2>/dev/null
+}
+terminal_cleanup() {
+	[ -f ctl.pids ] && kill $(cat ctl.pids) 2>/dev/null
+	fenced_cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case limits
 	atf_add_test_case egress
@@ -350,4 +419,5 @@ atf_init_test_cases() {
 	atf_add_test_case concurrent
 	atf_add_test_case listener_hidden
 	atf_add_test_case other_user
+	atf_add_test_case terminal
 }

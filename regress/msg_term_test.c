@@ -255,6 +255,26 @@ ATF_TC_BODY(term, tc)
 	term_sample(&a);
 	a.t_cols = 0;
 	ATF_CHECK_EQ(-1, msg_term_encode(&a, &buf, &len));
+
+	/* Its supervisor and its denials (the broker's), checked. */
+	term_sample(&a);
+	a.t_super = 7;
+	strlcpy(a.t_denials, "seccomp\t3\tunshare(CLONE_NEWUSER)\ttier L1 "
+	    "does not refuse it\nlimit\t1\tpids: x\t\n", sizeof(a.t_denials));
+	a.t_denials_dropped = 2;
+	ATF_REQUIRE_EQ(0, msg_term_encode(&a, &buf, &len));
+	ATF_REQUIRE_EQ(0, msg_term_decode(buf, len, &b));
+	ATF_CHECK(memcmp(&a, &b, sizeof(a)) == 0);
+	free(buf);
+	strlcpy(a.t_denials, "seccomp\t0\tx\t\n", sizeof(a.t_denials));
+	ATF_CHECK_EQ(-1, msg_term_encode(&a, &buf, &len));
+	strlcpy(a.t_denials, "nolayer\t1\tx\t\n", sizeof(a.t_denials));
+	ATF_CHECK_EQ(-1, msg_term_encode(&a, &buf, &len));
+	strlcpy(a.t_denials, "seccomp\t1\tx", sizeof(a.t_denials));
+	ATF_CHECK_EQ(-1, msg_term_encode(&a, &buf, &len));
+	a.t_denials[0] = '\0';
+	a.t_denials_dropped = MSG_DENIALS_DROPPED_MAX + 1;
+	ATF_CHECK_EQ(-1, msg_term_encode(&a, &buf, &len));
 }
 
 ATF_TC_WITHOUT_HEAD(input);
