@@ -1,0 +1,23 @@
+#!/bin/sh
+# Install the official MCP SDK (npm's @modelcontextprotocol/sdk) into
+# DIR (default build/npm) for regress/mcp_test.sh's client only: it is
+# a test client, never linked or shipped (docs/mcp.md, "Tests").  Once
+# there it is not fetched again.  Exits 1, saying why, when npm or its
+# registry cannot be reached: the test then skips.
+set -eu
+
+dir=${1:-build/npm}
+pkg=@modelcontextprotocol/sdk
+ver=${MCP_SDK_VERSION:-1}
+if [ -f "$dir/node_modules/$pkg/package.json" ]; then
+	exit 0
+fi
+command -v npm > /dev/null || { echo "mcp-sdk.sh: no npm" >&2; exit 1; }
+mkdir -p "$dir"
+# A private prefix: nothing global, no scripts of the packages run.
+(cd "$dir" && [ -f package.json ] || echo '{"private":true}' > package.json) 
+if ! (cd "$dir" && timeout 120 npm install --no-audit --no-fund \
+    --ignore-scripts --loglevel=error "$pkg@$ver" >&2); then
+	echo "mcp-sdk.sh: npm could not install $pkg@$ver" >&2
+	exit 1
+fi
