@@ -53,5 +53,6 @@ struct mcp_ctl	*mcp_ctl_open(uint32_t, const void *, size_t, char *, size_t);
 int	 mcp_ctl_send(struct mcp_ctl *, uint32_t, const void *, size_t);
 int	 mcp_ctl_next(struct mcp_ctl *, struct imsg *, int, char *, size_t);
 void	 mcp_ctl_close(struct mcp_ctl *);
+void	 mcp_ctl_sleep(int);
 
 #endif /* MCP_H */

@@ -132,3 +132,18 @@ mcp_ctl_close(struct mcp_ctl *m)
 	close(m->m_fd);
 	free(m);
 }
+
+/* Wait ms, still watching the client: gone, fence-mcp ends. */
+void
+mcp_ctl_sleep(int ms)
+{
+	struct pollfd	 pfd;
+
+	pfd.fd = STDOUT_FILENO;
+	pfd.events = 0;
+	if (poll(&pfd, 1, ms) == 1 &&
+	    (pfd.revents & (POLLERR | POLLHUP | POLLNVAL))) {
+		log_warnx("the client went away");
+		exit(0);
+	}
+}

@@ -25,6 +25,8 @@
 #define MCP_BOOT_WAIT_MS (BOOT_AGENT_WAIT_MAX * 1000 + PROBE_TIMEOUT_MS + \
 			    MCP_WAIT_MS)
 #define MCP_EXEC_WAIT_MS (EXEC_TIMEOUT_MAX + MCP_WAIT_MS)
+#define MCP_VERDICT_WAIT_MS (PROBE_TIMEOUT_MS + 5000)
+#define MCP_VERDICT_POLL_MS 50
 
 /* An answer of fenced but END and ERROR: 0, or -1 for a bad one. */
 typedef int (*mcp_reply_fn)(struct mcp_call *, struct imsg *, void *);
@@ -35,6 +37,7 @@ struct mcp_tool {
 	int		(*t_fn)(struct mcp_call *);
 };
 
+static void	 mcp_show_once(struct mcp_call *, const char *);
 static int	 mcp_boot(struct mcp_call *);
 static int	 mcp_exec(struct mcp_call *);
 static int	 mcp_read(struct mcp_call *);
@@ -320,6 +323,39 @@ mcp_on_fence(struct mcp_call *c, struct imsg *imsg, void *arg)
 static void
 mcp_show(struct mcp_call *c, const char *key)
 {
+	json_object_del(c->c_out, "fence");
+	mcp_show_once(c, key);
+}
+
+/*
+ * After a boot: its first probe's verdict, which comes a moment after
+ * the boot's answer (docs/architecture.md): show environment until its
+ * level is measured, at most MCP_VERDICT_WAIT_MS (a backend that has
+ * no probe, mock, stays unmeasured).
+ */
+static void
+mcp_show_measured(struct mcp_call *c, const char *key)
+{
+	const char	*level, *state;
+	json_t		*f;
+	int		 waited;
+
+	for (waited = 0; ; waited += MCP_VERDICT_POLL_MS) {
+		mcp_show(c, key);
+		f = json_object_get(c->c_out, "fence");
+		level = json_string_value(json_object_get(f, "level"));
+		state = json_string_value(json_object_get(f, "state"));
+		if (level == NULL || strcmp(level, "unmeasured") != 0 ||
+		    state == NULL || strcmp(state, "running") != 0 ||
+		    waited >= MCP_VERDICT_WAIT_MS)
+			return;
+		mcp_ctl_sleep(MCP_VERDICT_POLL_MS);
+	}
+}
+
+static void
+mcp_show_once(struct mcp_call *c, const char *key)
+{
 	struct msg_fence_req q;
 	struct mcp_call	 s;
 	void		*buf;
@@ -379,7 +415,7 @@ mcp_boot(struct mcp_call *c)
 	mcp_ask(c, IMSG_CTL_BOOT, buf, len, MCP_BOOT_WAIT_MS, mcp_on_fence,
 	    "fence");
 	if (!c->c_failed)
-		mcp_show(c, b.b_key);
+		mcp_show_measured(c, b.b_key);
 	return (0);
 }
 

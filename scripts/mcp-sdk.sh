@@ -15,7 +15,7 @@ fi
 command -v npm > /dev/null || { echo "mcp-sdk.sh: no npm" >&2; exit 1; }
 mkdir -p "$dir"
 # A private prefix: nothing global, no scripts of the packages run.
-(cd "$dir" && [ -f package.json ] || echo '{"private":true}' > package.json) 
+[ -f "$dir/package.json" ] || echo '{"private":true}' > "$dir/package.json"
 if ! (cd "$dir" && timeout 120 npm install --no-audit --no-fund \
     --ignore-scripts --loglevel=error "$pkg@$ver" >&2); then
 	echo "mcp-sdk.sh: npm could not install $pkg@$ver" >&2
