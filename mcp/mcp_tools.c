@@ -353,24 +353,39 @@ mcp_show_measured(struct mcp_call *c, const char *key)
 	}
 }
 
-static void
-mcp_show_once(struct mcp_call *c, const char *key)
+/*
+ * A request of struct msg_fence_req for key ("": every fence of the
+ * caller's), its FENCE answers into field of the result.  -1: it
+ * could not be encoded.
+ */
+static int
+mcp_fence_ask(struct mcp_call *c, uint32_t type, const char *key,
+    int wait_ms, const char *field)
 {
 	struct msg_fence_req q;
-	struct mcp_call	 s;
 	void		*buf;
 	size_t		 len;
 
 	memset(&q, 0, sizeof(q));
 	q.r_owner = MSG_OWNER_NONE;
 	strlcpy(q.r_key, key, sizeof(q.r_key));
-	if (msg_fence_req_encode(&q, &buf, &len) == -1)
-		return;
+	if (msg_fence_req_encode(&q, &buf, &len) == -1) {
+		snprintf(c->c_bad, sizeof(c->c_bad), "cannot encode");
+		return (-1);
+	}
+	mcp_ask(c, type, buf, len, wait_ms, mcp_on_fence, (void *)field);
+	return (0);
+}
+
+static void
+mcp_show_once(struct mcp_call *c, const char *key)
+{
+	struct mcp_call	 s;
+
 	/* Its own call: a fence gone is no failure of the first. */
 	memset(&s, 0, sizeof(s));
 	s.c_out = c->c_out;
-	mcp_ask(&s, IMSG_CTL_LIST, buf, len, MCP_WAIT_MS, mcp_on_fence,
-	    "fence");
+	mcp_fence_ask(&s, IMSG_CTL_LIST, key, MCP_WAIT_MS, "fence");
 	if (json_object_get(c->c_out, "fence") == NULL)
 		json_object_set_new(c->c_out, "fence", json_null());
 }
@@ -773,41 +788,20 @@ mcp_write(struct mcp_call *c)
 static int
 mcp_list(struct mcp_call *c)
 {
-	struct msg_fence_req q;
-	void		*buf;
-	size_t		 len;
-
-	memset(&q, 0, sizeof(q));
-	q.r_owner = MSG_OWNER_NONE;
-	if (msg_fence_req_encode(&q, &buf, &len) == -1) {
-		snprintf(c->c_bad, sizeof(c->c_bad), "cannot encode");
-		return (-1);
-	}
 	json_object_set_new(c->c_out, "fences", json_array());
-	mcp_ask(c, IMSG_CTL_LIST, buf, len, MCP_WAIT_MS, mcp_on_fence,
-	    "fences");
-	return (0);
+	return (mcp_fence_ask(c, IMSG_CTL_LIST, "", MCP_WAIT_MS, "fences"));
 }
 
 static int
 mcp_stop(struct mcp_call *c)
 {
-	struct msg_fence_req q;
-	void		*buf;
-	size_t		 len;
+	char	 key[FENCE_KEY_SIZE];
 
-	memset(&q, 0, sizeof(q));
-	q.r_owner = MSG_OWNER_NONE;
-	if (mcp_arg_key(c, "key", q.r_key) == -1)
+	if (mcp_arg_key(c, "key", key) == -1)
 		return (-1);
-	if (msg_fence_req_encode(&q, &buf, &len) == -1) {
-		snprintf(c->c_bad, sizeof(c->c_bad), "cannot encode");
-		return (-1);
-	}
 	/* The fence as it was when it stopped: its level with it. */
-	mcp_ask(c, IMSG_CTL_STOP, buf, len, MCP_BOOT_WAIT_MS, mcp_on_fence,
-	    "fence");
-	return (0);
+	return (mcp_fence_ask(c, IMSG_CTL_STOP, key, MCP_BOOT_WAIT_MS,
+	    "fence"));
 }
 
 static int
