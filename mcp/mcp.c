@@ -98,7 +98,10 @@ main(int argc, char *argv[])
 		len += n - start;
 	}
 	/* A last message without its newline is still one. */
-	if (len > 0 && !skipping)
+	if (skipping)
+		mcp_error(NULL, RPC_INVALID_REQUEST,
+		    "message longer than the limit");
+	else if (len > 0)
 		mcp_line(line, len);
 	free(line);
 	return (0);

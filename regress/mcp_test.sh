@@ -34,7 +34,7 @@ atf_test_case tools cleanup
 tools_head() {
 	atf_set descr "the SDK's client lists the tools, boots, execs echo hi (its output, as progress too, and the fence's level), writes and reads a file, lists, stops; bad params and an unknown tool are -32602, a fence's refusal isError"
 	atf_set require.user root
-	atf_set timeout 60
+	atf_set timeout 90
 }
 tools_body() {
 	mcp_setup
@@ -103,7 +103,7 @@ atf_test_case vanish cleanup
 vanish_head() {
 	atf_set descr "a client killed while its exec runs: fence-mcp exits at once, the command is abandoned and killed, and the daemon and the fence serve on"
 	atf_set require.user root
-	atf_set timeout 60
+	atf_set timeout 90
 }
 vanish_body() {
 	mcp_setup

@@ -8,7 +8,7 @@ set -eu
 
 dir=${1:-build/npm}
 pkg=@modelcontextprotocol/sdk
-ver=${MCP_SDK_VERSION:-1}
+ver=${MCP_SDK_VERSION:-1.32.2}	# the version the test was written against
 if [ -f "$dir/node_modules/$pkg/package.json" ]; then
 	exit 0
 fi
@@ -16,8 +16,9 @@ command -v npm > /dev/null || { echo "mcp-sdk.sh: no npm" >&2; exit 1; }
 mkdir -p "$dir"
 # A private prefix: nothing global, no scripts of the packages run.
 [ -f "$dir/package.json" ] || echo '{"private":true}' > "$dir/package.json"
-if ! (cd "$dir" && timeout 120 npm install --no-audit --no-fund \
-    --ignore-scripts --loglevel=error "$pkg@$ver" >&2); then
+if ! (cd "$dir" && timeout 30 npm install --no-audit --no-fund \
+    --fetch-retries=1 --fetch-timeout=10000 --ignore-scripts \
+    --loglevel=error "$pkg@$ver" >&2); then
 	echo "mcp-sdk.sh: npm could not install $pkg@$ver" >&2
 	exit 1
 fi
