@@ -40,7 +40,8 @@ tools_body() {
 	mcp_setup
 	client mt main > client.out 2> client.err || {
 		cat client.out client.err >&2
-		atf_fail "$(grep FAILED client.out client.err | head -1)"
+		atf_fail "client: $(grep FAILED client.out client.err |
+		    head -1) $(tail -1 client.err)"
 	}
 	cat client.out
 	grep -Eq '^level: (L[0-9.]+|not-earned)$' client.out ||
@@ -130,6 +131,11 @@ vanish_body() {
 		[ $i -le 200 ] || atf_fail "the command runs on"
 		sleep 0.05
 	done
+	# Its log (the client's stderr): it saw the client go, and a
+	# sanitizer build found nothing on the way out.
+	grep -q 'the client went away' client.err ||
+	    atf_fail "fence-mcp did not say why it exits: $(cat client.err)"
+	! grep -q Sanitizer client.err || atf_fail "$(cat client.err)"
 	atf_check -o inline:"ok\n" $CTL exec mv -- echo ok
 	atf_check -o ignore $CTL show stats
 }

@@ -13,12 +13,17 @@ if [ -f "$dir/node_modules/$pkg/package.json" ]; then
 	exit 0
 fi
 command -v npm > /dev/null || { echo "mcp-sdk.sh: no npm" >&2; exit 1; }
-mkdir -p "$dir"
+# Into a directory of its own, then renamed into place: test cases that
+# run at once each install, and the first whole one is kept.
+mkdir -p "$(dirname "$dir")"
+tmp=$(mktemp -d "$dir.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
 # A private prefix: nothing global, no scripts of the packages run.
-[ -f "$dir/package.json" ] || echo '{"private":true}' > "$dir/package.json"
-if ! (cd "$dir" && timeout 30 npm install --no-audit --no-fund \
+echo '{"private":true}' > "$tmp/package.json"
+if ! (cd "$tmp" && timeout 30 npm install --no-audit --no-fund \
     --fetch-retries=1 --fetch-timeout=10000 --ignore-scripts \
     --loglevel=error "$pkg@$ver" >&2); then
 	echo "mcp-sdk.sh: npm could not install $pkg@$ver" >&2
 	exit 1
 fi
+mv -T "$tmp" "$dir" 2>/dev/null || [ -f "$dir/node_modules/$pkg/package.json" ]
