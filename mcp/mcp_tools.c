@@ -306,10 +306,11 @@ mcp_on_fence(struct mcp_call *c, struct imsg *imsg, void *arg)
 	json_t		*o, *a;
 
 	if (imsg->hdr.ih_type != IMSG_CTL_FENCE ||
-	    msg_fence_decode(imsg->data, imsg->len, &f) == -1 ||
-	    (o = mcp_fence_json(&f)) == NULL)
+	    msg_fence_decode(imsg->data, imsg->len, &f) == -1)
 		return (-1);
 	explicit_bzero(f.f_bearer, sizeof(f.f_bearer));
+	if ((o = mcp_fence_json(&f)) == NULL)
+		return (-1);
 	if (strcmp(field, "fences") != 0)
 		return (json_object_set_new(c->c_out, field, o));
 	if ((a = json_object_get(c->c_out, field)) == NULL) {
