@@ -12,7 +12,7 @@
 # backend by name on purpose).
 sources() {
 	(cd "$TOPDIR" && find agent broker common ctl egress fencer imsg \
-	    parent probe prober vminit -type f \
+	    mcp parent probe prober vminit -type f \
 	    \( -name '*.c' -o -name '*.h' -o -name '*.y' \) 2>/dev/null) |
 	    sort
 }

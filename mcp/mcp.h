@@ -1,0 +1,58 @@
+/*
+ * fence-mcp: a Model Context Protocol server on standard input and
+ * output (docs/mcp.md).  mcp.c reads and answers JSON-RPC, one message
+ * a line; mcp_tools.c is the tools; mcp_ctl.c speaks fenced's control
+ * socket with imsg/'s framing and codecs, as the user who runs it.
+ */
+#ifndef MCP_H
+#define MCP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+struct imsg;
+
+/* JSON-RPC 2.0's codes. */
+#define RPC_PARSE_ERROR		-32700
+#define RPC_INVALID_REQUEST	-32600
+#define RPC_METHOD_NOT_FOUND	-32601
+#define RPC_INVALID_PARAMS	-32602
+#define RPC_INTERNAL_ERROR	-32603
+
+#define MCP_LINE_MAX	(4 * 1024 * 1024)	/* bytes of one message */
+#define MCP_DEPTH_MAX	32			/* nesting of one message */
+#define MCP_READ_MAX	(4 * 1024 * 1024)	/* bytes read_file returns */
+#define MCP_OUTPUT_MAX	(4 * 1024 * 1024)	/* exec's, each stream */
+#define MCP_ERR_LEN	256
+
+/* A tool call: what it answers, or why the call itself is bad. */
+struct mcp_call {
+	const char	*c_tool;	/* its name */
+	json_t		*c_args;	/* the arguments, an object */
+	json_t		*c_token;	/* _meta.progressToken, or NULL */
+	json_t		*c_out;		/* the tool's result object */
+	int		 c_failed;	/* isError: the fence's refusal */
+	char		 c_bad[MCP_ERR_LEN];	/* "" or -32602's message */
+};
+
+/* mcp.c */
+extern const char *mcp_socket;
+void	 mcp_send(json_t *);
+void	 mcp_progress(json_t *, uint64_t, const char *, size_t);
+char	*mcp_utf8(const uint8_t *, size_t, size_t *);
+
+/* mcp_tools.c */
+json_t	*mcp_tools_list(void);
+int	 mcp_tool_call(const char *, struct mcp_call *);
+
+/* mcp_ctl.c: one connection per request, closed by mcp_ctl_close(). */
+struct mcp_ctl;
+struct mcp_ctl	*mcp_ctl_open(uint32_t, const void *, size_t, char *, size_t);
+int	 mcp_ctl_send(struct mcp_ctl *, uint32_t, const void *, size_t);
+int	 mcp_ctl_next(struct mcp_ctl *, struct imsg *, int, char *, size_t);
+void	 mcp_ctl_close(struct mcp_ctl *);
+void	 mcp_ctl_sleep(int);
+
+#endif /* MCP_H */
