@@ -15,7 +15,10 @@
 # framing), libjs-xterm and node-xterm (the status page's terminal, served by
 # the broker: libjs-xterm's stylesheet and node-xterm's modules, made
 # into one script by scripts/xterm.sh, as libjs-xterm's own script is
-# broken in Debian 12), python3-websocket (the tests' WebSocket client).
+# broken in Debian 12), python3-websocket (the tests' WebSocket client),
+# and npm where no npm is on the PATH (regress/mcp_test's client, the
+# official MCP SDK, installed by scripts/mcp-sdk.sh into the build
+# directory; a machine whose Node.js brings its own npm keeps it).
 set -eu
 
 pkgs="gcc make pkg-config libevent-dev libseccomp-dev libcap-dev
@@ -30,6 +33,7 @@ for p in $pkgs; do
 	s=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
 	[ "$s" = installed ] || missing="$missing $p"
 done
+command -v npm > /dev/null 2>&1 || missing="$missing npm"
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
