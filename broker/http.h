@@ -2,7 +2,7 @@
  * The HTTP API inside the broker: http.c serves connections (evhttp,
  * deadlines, limits, who asks), http_frame.c reads their framing,
  * http_reply.c sends the answers; http_api.c routes the endpoints of
- * DESIGN.md section 6 (their bodies read by http_api_read.c,
+ * docs/design.md section 6 (their bodies read by http_api_read.c,
  * http_api_boot.c and http_api_exec.c, their JSON made by
  * http_api_render.c).  docs/http.md says why it is built so.
  */

@@ -1,5 +1,5 @@
 /*
- * The endpoints of the HTTP API (DESIGN.md section 6; fenced-api(7)).
+ * The endpoints of the HTTP API (docs/design.md section 6; fenced-api(7)).
  *
  * A request that passed http.c (token, connection limits) is routed
  * here by path and method, its body checked whole, and only then turned

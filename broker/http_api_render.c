@@ -253,7 +253,7 @@ api_boundary(const char *verdicts)
 }
 
 /*
- * A fence's state: its level is what was measured (DESIGN.md section
+ * A fence's state: its level is what was measured (docs/design.md section
  * 5), "unmeasured" before the first probe.
  */
 /*

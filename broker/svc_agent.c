@@ -128,7 +128,7 @@ svc_agent_encode(struct bfence *bf, uint32_t type, void *msg, void **buf,
 /*
  * Every request for a fence's agent passes here: the exec and git
  * requests of users and the probe's own exec (probe: it decides the
- * level, so it never waits).  DESIGN.md section 3: nothing runs in a
+ * level, so it never waits).  docs/design.md section 3: nothing runs in a
  * fence that has not earned what was asked, so until the first
  * verdict is in (and the service knows whether the fence stays) a
  * request is held, at most SVC_HELD_MAX of them and SVC_HELD_BYTES per

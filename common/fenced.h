@@ -47,7 +47,7 @@ enum fenced_proc {
 	PROC_MAX
 };
 
-/* The probe's outbound checks (DESIGN.md section 5). */
+/* The probe's outbound checks (docs/design.md section 5). */
 #define PROBE_NAME_LEN		254	/* a DNS name, NUL included */
 #define PROBE_TARGET_LEN	64	/* host:port, NUL included */
 #define PROBE_TCP_MAX		8

@@ -29,7 +29,7 @@ static int	config_audit_resolve(struct fenced_config *);
 static void	config_uids_more(char *, size_t, unsigned);
 
 /*
- * The defaults of DESIGN.md section 8, and the HTTP limits it leaves to
+ * The defaults of docs/design.md section 8, and the HTTP limits it leaves to
  * us (docs/http.md).
  */
 void

@@ -1,6 +1,6 @@
 /*
  * Judging a parsed report: a verdict per axis, every reason an axis is
- * not fenced, and the level (DESIGN.md section 5; the rules as
+ * not fenced, and the level (docs/design.md section 5; the rules as
  * implemented are in docs/probe.md).  A level is the highest whose
  * conditions all hold; what was asked for only decides whether a shared
  * network "passes" or is a violation, and an egress list whether L2's

@@ -1,7 +1,7 @@
 /*
  * The prober's side of the probe: parsing a sandbox-probe/1 report (bytes
  * from inside a fence, so hostile), judging each axis of the boundary and
- * deriving the level the fence earned (DESIGN.md section 5,
+ * deriving the level the fence earned (docs/design.md section 5,
  * docs/probe.md).  Pure computation: no file, no socket, malloc only, so
  * it runs under the prober's "stdio recvfd sendfd" allowlist.  Uses
  * jansson; the caller seeds its hash (json_object_seed) before lockdown.

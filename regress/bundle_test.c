@@ -1,6 +1,6 @@
 /*
  * bundle_test: fencer/runsc/bundle.c, the OCI bundle of a runsc fence,
- * read back field by field against DESIGN.md section 3: the fence's uid
+ * read back field by field against docs/design.md section 3: the fence's uid
  * (never 0), no_new_privileges, no capabilities, an empty environment,
  * RLIMIT_CORE 0, a read-only root with the host's /usr and /etc
  * read-only and the home read-write, a private 256 MiB tmpfs /tmp mode

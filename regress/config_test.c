@@ -218,7 +218,7 @@ ATF_TC_BODY(defaults, tc)
 {
 	struct fenced_config	 c;
 
-	/* DESIGN.md section 8, written out rather than taken from macros. */
+	/* docs/design.md section 8, written out, not taken from macros. */
 	memset(&c, 0xa5, sizeof(c));
 	config_defaults(&c);
 	ATF_CHECK_STREQ(c.c_listen_addr, "127.0.0.1");
@@ -240,7 +240,7 @@ ATF_TC_BODY(defaults, tc)
 	ATF_CHECK_EQ(c.c_exec_timeout_max, 60000);
 	ATF_CHECK_EQ(c.c_exec_output, 262144);
 	ATF_CHECK_EQ(c.c_exec_output_max, 1048576);
-	/* The HTTP limits DESIGN.md leaves to docs/http.md. */
+	/* The HTTP limits docs/design.md leaves to docs/http.md. */
 	ATF_CHECK_EQ(c.c_exec_inflight_user, 32);
 	ATF_CHECK_EQ(c.c_exec_processes, 16);
 	ATF_CHECK_EQ(c.c_http_body_max, 2 * 1024 * 1024);

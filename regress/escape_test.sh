@@ -451,7 +451,7 @@ escape_judge() {
 	fail=
 	jkind=$1 jonly=$2
 	escape_table "$jkind" > expected
-	# Abstract sockets are scoped from Landlock ABI 6 on (DESIGN.md:
+	# Abstract sockets are scoped from Landlock ABI 6 on (docs/design.md:
 	# "where the kernel has it"); on an older kernel that wall is not
 	# there at L1.5 and the attempt is the tier's by design.
 	if [ "$jkind" = L1.5 ] && [ "${E_LLABI:-0}" -lt 6 ]; then

@@ -93,7 +93,7 @@ fence_cleanup() {
 	true
 }
 
-# The filesystem of every tier: DESIGN.md's table, from inside.
+# The filesystem of every tier: docs/design.md's table, from inside.
 fence_fs_checks() {
 	fence_run "$1" -- t_inside \
 	    ro /usr -- ro /etc -- ro / -- ro-mount /proc/sys -- \

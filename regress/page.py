@@ -14,6 +14,10 @@ CASE is one of
           boots, streams output, puts and gets a file, stops
   foreign URL is the same test page served from an origin the daemon
           does not allow: none of its calls may be read
+  legend  the legend of levels and verdicts opened and read, the stopped
+          fence "old" folded, the runsc fence "gv" showing the boot
+          steps its backend does not time as "not measured", and times
+          as YYYY-MM-DD HH:MM:SS (the test booted both beforehand)
 
 Chromium runs headless with a profile in WORKDIR, with a proxy on a
 closed loopback port and a resolver that knows no name, so nothing it
@@ -23,6 +27,7 @@ passed, 1 with the reason when it failed, 77 when it cannot run.
 import base64
 import json
 import os
+import re
 import sys
 import time
 
@@ -424,9 +429,101 @@ def case_foreign(d, url, token, out):
     if read:
         raise Failed("a foreign origin read answers: %r" % read)
 
+LEGEND_LEVELS = ["L1", "L1.5", "L2", "L3", "L4", "not-earned", "unmeasured"]
+LEGEND_VERDICTS = ["fenced", "passes", "shared", "separate", "allowlisted",
+                   "not-fenced", "not measured"]
+TIME_RE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$")
+
+
+def fact(c, name):
+    """The text of a card's fact, read from the DOM (shown or not)."""
+    return c.parent.execute_script("""
+for (const dt of arguments[0].querySelectorAll('.facts dt'))
+  if (dt.textContent === arguments[1])
+    return dt.nextElementSibling.textContent;
+return null;""", c, name)
+
+
+def case_legend(d, url, token, out):
+    login(d, url, token)
+    lg = d.find_element(By.ID, "legend")
+    if lg.get_attribute("open") is not None:
+        raise Failed("the legend is open before it is asked for")
+    lg.find_element(By.TAG_NAME, "summary").click()
+    wait(d, "the legend open", lambda: lg.find_element(
+        By.CSS_SELECTOR, ".legend-levels dd").is_displayed())
+    levels = [e.text for e in lg.find_elements(
+        By.CSS_SELECTOR, ".legend-levels dt")]
+    verdicts = [e.text for e in lg.find_elements(
+        By.CSS_SELECTOR, ".legend-verdicts dt")]
+    say("legend levels " + json.dumps(levels))
+    say("legend verdicts " + json.dumps(verdicts))
+    if levels != LEGEND_LEVELS:
+        raise Failed("legend levels %r" % levels)
+    if verdicts != LEGEND_VERDICTS:
+        raise Failed("legend verdicts %r" % verdicts)
+    dds = lg.find_elements(By.CSS_SELECTOR, ".legend-verdicts dd")
+    passes = dds[verdicts.index("passes")].text
+    if "Allowed by this tier's design" not in passes or \
+            '"passed"' not in passes:
+        raise Failed("passes is not explained: %r" % passes)
+    runsc = lg.find_element(By.CSS_SELECTOR, ".legend-runsc").text
+    say("legend runsc " + json.dumps(runsc))
+    if "L3" not in runsc or "privileges" not in runsc:
+        raise Failed("no word on runsc's L3: %r" % runsc)
+    # The stopped fence: its card folded, its header still read.
+    wait(d, "the card of old", lambda: card(d, "old") is not None)
+    old = card(d, "old")
+    wait(d, "old stopped", lambda: text_of(old, ".state")
+         .startswith("stopped"))
+    fold = old.find_element(By.CSS_SELECTOR, ".env-fold")
+    if fold.get_attribute("open") is not None or \
+            old.find_element(By.CSS_SELECTOR, ".env-body").is_displayed():
+        raise Failed("the stopped fence is not folded")
+    say("old folded: " + text_of(old, ".fold-sum"))
+    fold.find_element(By.TAG_NAME, "summary").click()
+    time.sleep(2.5)     # a poll later, opened by hand stays open
+    if not old.find_element(By.CSS_SELECTOR, ".env-body").is_displayed():
+        raise Failed("old folded again after a poll")
+    started = fact(old, "started")
+    say("old started " + json.dumps(started))
+    if not TIME_RE.match(started or ""):
+        raise Failed("started is not YYYY-MM-DD HH:MM:SS: %r" % started)
+    # The runsc fence: what its backend does not time is said so.
+    wait(d, "the card of gv", lambda: card(d, "gv") is not None)
+    gv = card(d, "gv")
+    wait(d, "gv running", lambda: text_of(gv, ".state") == "running")
+    if gv.find_element(By.CSS_SELECTOR, ".env-fold") \
+            .get_attribute("open") is None:
+        raise Failed("the running fence is folded")
+    wait(d, "gv's timings", lambda: "agent ready" in
+         text_of(gv, ".timings"))
+    rows = {r.find_element(By.TAG_NAME, "th").text:
+            r.find_elements(By.TAG_NAME, "td")[-1].text
+            for r in gv.find_elements(By.CSS_SELECTOR, ".timings tr")}
+    say("gv timings " + json.dumps(rows, sort_keys=True))
+    for step in ("namespaces", "mounts", "cgroup", "seccomp"):
+        if rows.get(step) != "not measured":
+            raise Failed("%s of a runsc fence: %r" % (step, rows.get(step)))
+    if not rows.get("agent ready", "").endswith(" ms") or \
+            "0.00 ms" in rows.values():
+        raise Failed("gv's timings %r" % rows)
+    wait(d, "gv's level", lambda: text_of(gv, ".level")
+         not in ("", "unmeasured"))
+    note = text_of(gv, ".boundary-note")
+    say("gv " + text_of(gv, ".level") + ": " + json.dumps(note))
+    m = re.search(r"Measured (\S+ \S+)", note)
+    if m is None or not TIME_RE.match(m.group(1)):
+        raise Failed("the measure's time is not YYYY-MM-DD HH:MM:SS: %r" %
+                     note)
+    full_shot(d, out)
+    errs = console_errors(d)
+    if errs:
+        raise Failed("console errors: %r" % errs)
+
 
 CASES = {"status": case_status, "escape": case_escape, "cors": case_cors,
-         "foreign": case_foreign}
+         "foreign": case_foreign, "legend": case_legend}
 
 
 def main():

@@ -242,10 +242,38 @@ foreign_origin_body() {
 }
 foreign_origin_cleanup() { serve_cleanup; fenced_cleanup; }
 
+atf_test_case legend cleanup
+legend_head() {
+	atf_set descr "in headless Chromium: the legend of levels and verdicts, a stopped fence folded, a runsc fence's untimed boot steps shown as not measured, times as YYYY-MM-DD HH:MM:SS"
+	atf_set require.user root
+	atf_set timeout 240
+}
+legend_body() {
+	need_browser
+	command -v runsc > /dev/null || atf_skip "runsc is not installed (scripts/deps.sh installs it)"
+	fenced_vars
+	fenced_start
+	t=$(token_of)
+	[ -n "$t" ] || atf_fail "no token"
+	call "$t" POST /api/environments/old '{"tier":"L1"}'
+	expect 201 '"state":"running"'
+	call "$t" DELETE /api/environments/old
+	expect 200
+	call "$t" POST /api/environments/gv '{"backend":"runsc"}'
+	expect 201 '"state":"running"'
+	page legend "http://127.0.0.1:$(fenced_port)/" "$t" "$PWD" \
+	    "$(shots)/legend.png"
+	atf_check -o match:'^legend levels \["L1", "L1.5", "L2", "L3", "L4", "not-earned", "unmeasured"\]' \
+	    -o match:'^old folded' -o match:'^gv L3: ' cat page.out
+	fenced_stop
+}
+legend_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case headers
 	atf_add_test_case status
 	atf_add_test_case escape
 	atf_add_test_case cross_origin
 	atf_add_test_case foreign_origin
+	atf_add_test_case legend
 }

@@ -1,6 +1,6 @@
 /*
  * vm_test: fencer/vm/, the vm backend's QEMU argument vector, read back
- * flag by flag against DESIGN.md section 3 (every host-visible surface
+ * flag by flag against docs/design.md section 3 (every host-visible surface
  * off, QEMU's seccomp sandbox, memory and cpus from the limits, the
  * agent's virtio-serial port on an inherited descriptor, no host path
  * but the home), and the boot files' checks (a wrong hash, a symlink,

@@ -29,6 +29,16 @@
 		["probeUs", "probe"],
 		["agentReadyUs", "agent ready"]
 	];
+	/*
+	 * The steps only the native backend times (fencer/native): on
+	 * another backend, or where a tier skips one, they come as 0.
+	 * takeUs is null when the fence was not taken from the pool (the
+	 * step did not happen, so it has no row).
+	 */
+	const NATIVE_STEPS = ["namespacesUs", "mountsUs", "cgroupUs",
+	    "seccompUs"];
+	/* Folded: the states of a fence that is over. */
+	const OVER = ["stopped", "failed"];
 
 	let token = null;
 	let pollTimer = null;
@@ -284,7 +294,7 @@
 			}
 		});
 		$("empty").hidden = cards.size > 0;
-		setConn("updated " + new Date().toLocaleTimeString(), false);
+		setConn("updated " + when(Date.now() / 1000), false);
 	}
 
 	function makeCard(key) {
@@ -299,9 +309,12 @@
 			env: null,
 			boundaryText: null,
 			timingsText: null,
+			over: null,
 			running: false,
 			abort: null,
 			keyEl: q(".env-key"),
+			fold: q(".env-fold"),
+			foldSum: q(".fold-sum"),
 			level: q(".level"),
 			state: q(".state"),
 			tier: q(".env-tier"),
@@ -346,6 +359,7 @@
 
 		c.env = env;
 		c.root.classList.toggle("stopped", !running);
+		foldCard(c, OVER.indexOf(env.state) >= 0);
 		c.level.textContent = level;
 		c.level.className = "badge level " +
 		    classOf("lv", LEVELS, level);
@@ -378,6 +392,40 @@
 		}
 	}
 
+	/*
+	 * A fence that is over folds up when it comes to be (or first
+	 * shows) so; opened by hand it stays open.  One that runs again
+	 * (a key booted anew) opens.
+	 */
+	function foldCard(c, over) {
+		if (c.over !== over)
+			c.fold.open = !over;
+		c.over = over;
+		c.foldSum.textContent = over ? "Stopped: its boundary, " +
+		    "timings and files" : "Boundary, boot, command, terminal, " +
+		    "files, processes, ports";
+	}
+
+	/*
+	 * One time format everywhere: local "YYYY-MM-DD HH:MM:SS", from
+	 * epoch seconds or an ISO 8601 string of the daemon.  Anything
+	 * else is shown as the text it is.
+	 */
+	function when(t) {
+		const d = typeof t === "number" ? new Date(t * 1000) :
+		    typeof t === "string" && /^\d{4}-\d\d-\d\dT/.test(t) ?
+		    new Date(t) : null;
+		const two = function (n) {
+			return (n < 10 ? "0" : "") + String(n);
+		};
+
+		if (d === null || isNaN(d.getTime()))
+			return str(t);
+		return d.getFullYear() + "-" + two(d.getMonth() + 1) + "-" +
+		    two(d.getDate()) + " " + two(d.getHours()) + ":" +
+		    two(d.getMinutes()) + ":" + two(d.getSeconds());
+	}
+
 	function renderBoundary(c, bd) {
 		c.axes.replaceChildren();
 		c.kernel.textContent = "";
@@ -391,7 +439,7 @@
 			return;
 		}
 		c.note.textContent = "Measured" + (bd.when ? " " +
-		    str(bd.when) : "") + " by the " + (str(bd.measuredBy) ||
+		    when(bd.when) : "") + " by the " + (str(bd.measuredBy) ||
 		    "probe") + (bd.reason ? ": " + str(bd.reason) : "") + ".";
 		const axes = bd.axes && typeof bd.axes === "object" ?
 		    bd.axes : {};
@@ -460,19 +508,31 @@
 		});
 		STEPS.forEach(function (s) {
 			const v = t[s[0]];
+			const unmeasured = v === 0 || (v === null &&
+			    s[0] === "probeUs") || (env.backend !== "native" &&
+			    NATIVE_STEPS.indexOf(s[0]) >= 0);
 
-			if (typeof v !== "number")
+			if (typeof v !== "number" && !unmeasured)
 				return;
 			const tr = el("tr", s[0] === "agentReadyUs" ?
 			    "total" : null);
 			const bar = el("span", "bar");
 			const td = el("td", "bar-cell");
 
+			tr.append(el("th", null, s[1]));
+			if (unmeasured) {
+				tr.classList.add("unmeasured");
+				tr.title = "the " + str(env.backend) +
+				    " backend does not time this step here";
+				tr.append(td, el("td", "num muted",
+				    "not measured"));
+				c.timings.append(tr);
+				return;
+			}
 			bar.style.width = (max > 0 ? Math.max(1,
 			    Math.round(v * 100 / max)) : 0) + "%";
 			td.append(bar);
-			tr.append(el("th", null, s[1]), td,
-			    el("td", "num", ms(v)));
+			tr.append(td, el("td", "num", ms(v)));
 			c.timings.append(tr);
 		});
 	}
@@ -499,7 +559,8 @@
 			    bytes(env.homeUsed)],
 			["limits", bytes(l.memory) + ", " + String(l.pids) +
 			    " pids, " + String(l.cpu) + " cpu"],
-			["started", str(env.started)],
+			["started", when(env.started)],
+			/* The state holds no names (docs/page.md). */
 			["owner", "uid " + String(env.owner) +
 			    (env.pooled ? ", from the pool" : "")]
 		];
@@ -525,6 +586,8 @@
 			c.deadline.textContent = "no deadline";
 			return;
 		}
+		c.deadline.title = "time left before the deadline, " +
+		    when(env.deadline);
 		let s = Math.round((d - Date.now()) / 1000);
 		if (s <= 0) {
 			c.deadline.textContent = "deadline passed";
@@ -1033,9 +1096,7 @@
 	}
 
 	function timeText(t) {
-		if (typeof t !== "number")
-			return "";
-		return new Date(t * 1000).toLocaleString();
+		return typeof t === "number" ? when(t) : "";
 	}
 
 	async function filesLoad(c) {

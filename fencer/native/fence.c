@@ -37,7 +37,7 @@
 
 /*
  * What pid 1 does, in order, before it executes the init program.  The
- * tier column is DESIGN.md's table: a step of a higher tier than the
+ * tier column is docs/design.md's table: a step of a higher tier than the
  * fence's is skipped.  Namespaces themselves come from clone()
  * (fence_ns.c): mount, pid, ipc and uts at every tier, net at L2.
  *

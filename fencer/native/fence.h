@@ -3,7 +3,7 @@
  * the fence's first process into new namespaces, builds its filesystem,
  * drops it to the fence's uid with its tier's confinement and executes
  * the init program (the agent) as pid 1 of the fence.  The order of the
- * steps lives in fence.c and reads like the tier table of DESIGN.md.
+ * steps lives in fence.c and reads like the tier table of docs/design.md.
  * The fencer reaches this only through the native backend
  * (backend_native.c, ../backend.h); the regress suite's t_fence calls
  * it directly.

@@ -25,7 +25,7 @@
 struct fence_host fence_host;
 
 /*
- * Everything that depends on whose fence it is, in order (DESIGN.md's
+ * Everything that depends on whose fence it is, in order (docs/design.md's
  * table: a step of a higher tier than the fence's is skipped).  The
  * cgroup namespace is first: on cgroup v2, where a cgroup cannot be
  * renamed, a take moves pid 1 into the boot's cgroup, and the namespace

@@ -3,7 +3,7 @@
  *
  * runsc_bundle_config() decides every field of config.json, and nothing
  * else does (regress/bundle_test.c reads them back one by one against
- * DESIGN.md section 3): the fence's uid (never 0), no_new_privileges, no
+ * docs/design.md section 3): the fence's uid (never 0), no_new_privileges, no
  * capabilities in any set, an empty environment, RLIMIT_CORE 0,
  * RLIMIT_NPROC at the pids limit (the sentry's own bound), a
  * read-only root holding the host's /usr and /etc read-only as a native

@@ -1,5 +1,5 @@
 /*
- * The OCI bundle of one runsc fence (bundle.c): what DESIGN.md section 3
+ * The OCI bundle of one runsc fence (bundle.c): what docs/design.md section 3
  * asks of a gVisor fence, written from code, one function deciding every
  * field so that a unit test can read them back one by one.
  */
