@@ -18,6 +18,7 @@ void	 ctl_proc(enum ctl_action, struct imsg *, int *);
 /* fencectl.c: all of p to fd, or exit. */
 void	 ctl_write_all(int, const uint8_t *, size_t);
 void	 ctl_wait(struct imsgbuf *, struct imsg *, int);
+int	 ctl_connect(const char *);
 
 /* ctl_doctor.c: a row of fencectl doctor; 1: the default fails. */
 struct imsg;

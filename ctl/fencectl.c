@@ -61,7 +61,6 @@ static const char *ctl_giveup = "";	/* what giving up means, if more */
 static void	ctl_usage(void) __attribute__((noreturn));
 static int	ctl_request(const struct parse_result *, uint32_t *, void **,
 		    size_t *, int *, int);
-static int	ctl_connect(const char *);
 static int	ctl_run(struct imsgbuf *, struct ctl_ctx *, int);
 static void	ctl_show_stats(struct imsg *);
 static void	ctl_ports_print(struct imsg *);
@@ -82,6 +81,7 @@ static int	ctl_get(struct imsgbuf *, const struct parse_result *);
 
 static const struct option ctl_longopts[] = {
 	{ "help",	no_argument,	NULL,	'h' },
+	{ "version",	no_argument,	NULL,	'V' },
 	{ "wait",	required_argument, NULL, 'w' },
 	{ NULL,		0,		NULL,	0 }
 };
@@ -114,7 +114,7 @@ main(int argc, char *argv[])
 	int		 ch, wait_ms = CTL_TIMEOUT_MS, nostdin = 0;
 
 	log_init(1, 0);
-	while ((ch = getopt_long(argc, argv, "+hns:w:", ctl_longopts,
+	while ((ch = getopt_long(argc, argv, "+hns:Vw:", ctl_longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'h':
@@ -126,6 +126,9 @@ main(int argc, char *argv[])
 		case 's':
 			sock = optarg;
 			break;
+		case 'V':
+			printf("fencectl %s\n", FENCED_VERSION);
+			exit(0);
 		case 'w':
 			ctl_wait_ms = strtonum(optarg, 1, CTL_WAIT_MAX_SEC,
 			    &errstr) * 1000;
@@ -395,14 +398,30 @@ ctl_stdin(int nostdin, uint8_t **bufp, size_t *lenp)
 	*lenp = len;
 }
 
-static int
+/* The control socket, or exit saying what to do about it. */
+int
 ctl_connect(const char *path)
 {
 	int	 fd;
 
-	if ((fd = unix_connect(path)) == -1)
-		err(1, "connect %s", path);
-	return (fd);
+	if ((fd = unix_connect(path)) != -1)
+		return (fd);
+	switch (errno) {
+	case ENOENT:
+	case ECONNREFUSED:
+		errx(1, "cannot reach fenced at %s: %s; is fenced running? "
+		    "start it (`make run' in its source, or `systemctl start "
+		    "fenced'), or name its socket with -s SOCKET", path,
+		    strerror(errno));
+	case EACCES:
+	case EPERM:
+		errx(1, "cannot reach fenced at %s: %s; the socket is for "
+		    "every user (mode 0666), so the path to it or its mode "
+		    "keeps you out: ask who runs fenced, or name another "
+		    "with -s SOCKET", path, strerror(errno));
+	default:
+		err(1, "cannot reach fenced at %s", path);
+	}
 }
 
 /*
