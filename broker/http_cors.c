@@ -31,7 +31,7 @@
 #include "http.h"
 
 #define CORS_METHODS	"GET, POST, PUT, DELETE"
-#define CORS_HEADERS	HTTP_TOKEN_HEADER ", content-type"
+#define CORS_HEADERS	HTTP_TOKEN_HEADER ", authorization, content-type"
 #define CORS_MAX_AGE	"600"		/* seconds a preflight holds */
 #define CORS_EXPOSE	"Retry-After, WWW-Authenticate"
 #define HOST_NAMES	2		/* the address, and localhost */
