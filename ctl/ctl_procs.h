@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "parser.h"
 
@@ -29,6 +30,10 @@ void	 ctl_safe(FILE *, const char *);
 void	 ctl_safe_n(FILE *, const void *, size_t);
 void	 ctl_error(const char *, const char *);
 void	 ctl_denials(const char *, uint32_t, int);
+
+/* ctl_env.c: show environment's times and verdicts. */
+void	 ctl_when(const char *, int64_t, time_t);
+void	 ctl_boundary(const char *);
 
 /* ctl_term.c */
 int	 ctl_term(const char *, int, char *[]);

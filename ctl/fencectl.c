@@ -72,7 +72,7 @@ static void	ctl_chunk(struct ctl_ctx *, struct imsg *);
 static int	ctl_exec_status(const char *);
 static void	ctl_stdin(int, uint8_t **, size_t *);
 static void	ctl_identity(struct imsg *);
-static void	ctl_verdict(struct imsg *);
+static void	ctl_verdict(struct ctl_ctx *, struct imsg *);
 static void	ctl_hosttoken(struct imsg *);
 static void	ctl_tokeninfo(struct ctl_ctx *, struct imsg *);
 static void	ctl_audit_line(struct imsg *);
@@ -509,7 +509,7 @@ ctl_run(struct imsgbuf *ibuf, struct ctl_ctx *ctx, int wait_ms)
 			ctl_identity(&imsg);
 			break;
 		case IMSG_CTL_VERDICT:
-			ctl_verdict(&imsg);
+			ctl_verdict(ctx, &imsg);
 			break;
 		case IMSG_CTL_HOSTTOKEN:
 			ctl_hosttoken(&imsg);
@@ -742,7 +742,9 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 		printf("home use: %lluK of %lluK\n",
 		    (unsigned long long)(f.f_home_used >> 10),
 		    (unsigned long long)(f.f_home_limit >> 10));
-	printf("deadline: %lld (%llds left)\n", (long long)f.f_deadline, left);
+	if (f.f_started > 0)
+		ctl_when("started:", f.f_started, now);
+	ctl_when("deadline:", f.f_deadline, now);
 	if (f.f_denials_outside > 0)
 		printf("denied:   %llu outside any command (docs/denials.md)\n",
 		    (unsigned long long)f.f_denials_outside);
@@ -925,14 +927,18 @@ ctl_audit_line(struct imsg *imsg)
 }
 
 /* The measured level, then the verdicts as the prober wrote them. */
+/* probe's verdict as it is; show environment's, one line per axis. */
 static void
-ctl_verdict(struct imsg *imsg)
+ctl_verdict(struct ctl_ctx *ctx, struct imsg *imsg)
 {
 	struct msg_verdict v;
 
 	if (msg_verdict_decode(imsg->data, imsg->len, &v) == -1)
 		errx(1, "bad verdict reply");
-	printf("level: %s\n%s\n", level_name(v.v_level), v.v_json);
+	if (ctx->c_action == CTL_SHOW_ENV)
+		ctl_boundary(v.v_json);
+	else
+		printf("level: %s\n%s\n", level_name(v.v_level), v.v_json);
 	msg_verdict_free(&v);
 }
 
