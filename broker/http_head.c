@@ -54,17 +54,24 @@ head_refuse(struct http_head *h, int status, const char *why)
 	return (-1);
 }
 
+/* A header value's bytes without the white space around them. */
+static void
+head_trim(const char **v, size_t *len)
+{
+	while (*len > 0 && (**v == ' ' || **v == '\t')) {
+		(*v)++;
+		(*len)--;
+	}
+	while (*len > 0 && ((*v)[*len - 1] == ' ' || (*v)[*len - 1] == '\t' ||
+	    (*v)[*len - 1] == '\r'))
+		(*len)--;
+}
+
 /* A header value without the white space around it, NUL ended in dst. */
 static int
 head_value(const char *v, size_t len, char *dst, size_t size)
 {
-	while (len > 0 && (*v == ' ' || *v == '\t')) {
-		v++;
-		len--;
-	}
-	while (len > 0 && (v[len - 1] == ' ' || v[len - 1] == '\t' ||
-	    v[len - 1] == '\r'))
-		len--;
+	head_trim(&v, &len);
 	if (len >= size || memchr(v, '\0', len) != NULL)
 		return (-1);
 	memcpy(dst, v, len);
@@ -321,13 +328,7 @@ http_head_bearer(const char *v, size_t len, char *out, size_t size)
 {
 	size_t	 sp;
 
-	while (len > 0 && (*v == ' ' || *v == '\t')) {
-		v++;
-		len--;
-	}
-	while (len > 0 && (v[len - 1] == ' ' || v[len - 1] == '\t' ||
-	    v[len - 1] == '\r'))
-		len--;
+	head_trim(&v, &len);
 	if (len < 7 || strncasecmp(v, "Bearer", 6) != 0)
 		return (0);
 	for (sp = 6; sp < len && (v[sp] == ' ' || v[sp] == '\t'); sp++)
