@@ -368,7 +368,6 @@ control_probe(struct ctl_conn *cc, struct imsg *imsg)
 	return (0);
 }
 
-/* IMSG_CTL_LIST is answered from the service's state, ending with END. */
 /*
  * show environment KEY: the fence, then the verdicts of its last probe
  * when the broker keeps them (the API's "boundary").
@@ -387,6 +386,7 @@ control_answer_env(void *arg, const struct svc_answer *a)
 	control_verdict(arg, &b);
 }
 
+/* IMSG_CTL_LIST is answered from the service's state, ending with END. */
 int
 control_stop_list(struct ctl_conn *cc, struct imsg *imsg)
 {

@@ -926,8 +926,10 @@ ctl_audit_line(struct imsg *imsg)
 	msg_audit_line_free(&l);
 }
 
-/* The measured level, then the verdicts as the prober wrote them. */
-/* probe's verdict as it is; show environment's, one line per axis. */
+/*
+ * probe's answer: the measured level, then the verdicts as the prober
+ * wrote them; show environment's: one line per axis (ctl_env.c).
+ */
 static void
 ctl_verdict(struct ctl_ctx *ctx, struct imsg *imsg)
 {
