@@ -125,6 +125,9 @@ struct agent_job {
 	int		 j_stream;
 	size_t		 j_credit;	/* bytes it may send unacknowledged */
 	int		 j_ended;	/* reaped; the pipes drain */
+	/* What it runs, and where, cut short: for its error's message. */
+	char		 j_prog[128];
+	char		 j_cwd[128];
 };
 
 struct agent {

@@ -145,8 +145,8 @@ agent_job_failed(struct agent_job *j, const char *enoent_code)
 		agent_error(id, "exec-cwd-invalid", "\".\" or \"..\" in the "
 		    "part of the path that does not exist yet");
 	} else if (rp->rp_stage == STAGE_CWD) {
-		agent_error(id, "exec-cwd-invalid", "directory: %s",
-		    strerror(rp->rp_errno));
+		agent_error(id, "exec-cwd-invalid", "directory %s: %s",
+		    j->j_cwd, strerror(rp->rp_errno));
 	} else if (rp->rp_stage == STAGE_SETUP) {
 		agent_error(id, "exec-failed", "cannot start: %s",
 		    strerror(rp->rp_errno));
@@ -154,8 +154,9 @@ agent_job_failed(struct agent_job *j, const char *enoent_code)
 	    enoent_code != NULL) {
 		agent_error(id, enoent_code, "%s is not installed", AGENT_GIT);
 	} else if (rp->rp_stage == STAGE_EXEC) {
-		agent_error(id, "exec-failed", "cannot execute: %s",
-		    strerror(rp->rp_errno));
+		agent_error(id, "exec-failed", "cannot execute %s: %s%s",
+		    j->j_prog, strerror(rp->rp_errno), rp->rp_errno == ENOENT &&
+		    strchr(j->j_prog, '/') == NULL ? " (not in PATH)" : "");
 	} else
 		return (0);
 	agent_job_free(j);

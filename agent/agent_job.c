@@ -184,6 +184,11 @@ agent_job_start(uint32_t id, const struct agent_spawn *sp, uint32_t timeout,
 
 	if ((j = calloc(1, sizeof(*j))) == NULL)
 		return (NULL);
+	if (sp->sp_argv != NULL && sp->sp_argv[0] != NULL)
+		strlcpy(j->j_prog, sp->sp_path != NULL ? sp->sp_path :
+		    sp->sp_argv[0], sizeof(j->j_prog));
+	strlcpy(j->j_cwd, sp->sp_cwd[0] == '\0' ? "~" : sp->sp_cwd,
+	    sizeof(j->j_cwd));
 	if (sp->sp_tty > 0)
 		return (agent_job_start_tty(j, id, sp, timeout, done, arg));
 	/* Its supervisor may be the next spare, once the job is done. */

@@ -368,6 +368,24 @@ control_probe(struct ctl_conn *cc, struct imsg *imsg)
 	return (0);
 }
 
+/*
+ * show environment KEY: the fence, then the verdicts of its last probe
+ * when the broker keeps them (the API's "boundary").
+ */
+static void
+control_answer_env(void *arg, const struct svc_answer *a)
+{
+	struct svc_answer b;
+
+	control_answer(arg, a);
+	if (a->a_what != SVC_FENCE || a->a_boundary == NULL)
+		return;
+	b = *a;
+	b.a_key = a->a_fence->f_key;
+	b.a_level = a->a_fence->f_level;
+	control_verdict(arg, &b);
+}
+
 /* IMSG_CTL_LIST is answered from the service's state, ending with END. */
 int
 control_stop_list(struct ctl_conn *cc, struct imsg *imsg)
@@ -379,7 +397,8 @@ control_stop_list(struct ctl_conn *cc, struct imsg *imsg)
 		return (-1);
 	control_who(cc, &w);
 	if (imsg->hdr.ih_type == IMSG_CTL_LIST) {
-		if (svc_list(&w, q.r_owner, q.r_key, control_answer, cc) != -1)
+		if (svc_list(&w, q.r_owner, q.r_key, q.r_key[0] != '\0' ?
+		    control_answer_env : control_answer, cc) != -1)
 			control_reply(cc, IMSG_CTL_END, NULL, 0);
 	} else if (control_room(cc) == 0)
 		svc_stop(&w, q.r_owner, q.r_key, control_answer, cc);

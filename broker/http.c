@@ -402,6 +402,7 @@ http_conn_release(struct hconn *hc)
 	    http_conn_output, hc);
 	bufferevent_decref(hc->hc_bev);
 	explicit_bzero(hc->hc_token, sizeof(hc->hc_token));
+	explicit_bzero(hc->hc_bearer, sizeof(hc->hc_bearer));
 	evbuffer_free(hc->hc_head);
 	free(hc);
 }
@@ -650,44 +651,6 @@ http_request_done(struct evhttp_request *req, void *arg)
 		http_conn_idle(hc);
 }
 
-
-/*
- * Who asks: exactly one x-voicebox-host-token header with a stored
- * token.  Returns 0 and sets *uid, or -1 with the answer sent.
- */
-static int
-http_auth(struct hreq *hr, uid_t *uid)
-{
-	struct evkeyvalq *h = evhttp_request_get_input_headers(hr->hr_req);
-	struct evkeyval	*kv;
-	const char	*token = NULL;
-	int		 n = 0;
-
-	TAILQ_FOREACH(kv, h, next) {
-		if (strcasecmp(kv->key, HTTP_TOKEN_HEADER) == 0) {
-			token = kv->value;
-			n++;
-		}
-	}
-	if (n > 1) {
-		http_header(hr, "Connection", "close");
-		http_error(hr, 400, "bad-request", "more than one %s header",
-		    HTTP_TOKEN_HEADER);
-		return (-1);
-	}
-	if (token == NULL || token_lookup_name(token, strlen(token), uid,
-	    hr->hr_token, sizeof(hr->hr_token)) == -1) {
-		/* Nothing more to say to one without a token: close. */
-		http_header(hr, "Connection", "close");
-		http_header(hr, "WWW-Authenticate",
-		    "X-Voicebox-Host-Token realm=\"fenced\"");
-		http_error(hr, 401, "unauthorized", "%s", token == NULL ?
-		    "no " HTTP_TOKEN_HEADER " header; `fencectl token' "
-		    "gives you one" : "the host token is not valid");
-		return (-1);
-	}
-	return (0);
-}
 
 /*
  * A connection counts as its user's from its first request with a

@@ -89,6 +89,7 @@ int	 http_host_check(struct hreq *);
 int	 http_origin_check(struct hreq *);
 int	 http_host_origin_ok(const char *, const char *);
 void	 http_cors_headers(struct hreq *);
+int	 http_auth(struct hreq *, uid_t *);
 /* http_files.c */
 void	 http_files_request(struct hreq *, int, const char *, const char *);
 

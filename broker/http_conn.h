@@ -65,6 +65,8 @@ struct hconn {
 	char			 hc_origin[HTTP_FRAME_LINE];
 	unsigned int		 hc_token_count;
 	char			 hc_token[HOSTTOKEN_TEXT + 1];
+	unsigned int		 hc_bearer_count; /* Authorization: Bearer */
+	char			 hc_bearer[HOSTTOKEN_TEXT + 1];
 	struct event		 hc_frame_ev;	/* refuse it while reading */
 	/*
 	 * The head's bytes as they arrived (evhttp reads lines out of the

@@ -10,6 +10,8 @@
  *   own origin needs no listing; any other origin is refused whatever
  *   it asks (403 bad-origin) and gets no CORS header.  A request with
  *   no Origin at all (curl, a program) is not a page's and goes on.
+ *
+ * Then who asks: the host token (http_auth()).
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -29,9 +31,10 @@
 #include "proc.h"
 #include "broker.h"
 #include "http.h"
+#include "http_head.h"
 
 #define CORS_METHODS	"GET, POST, PUT, DELETE"
-#define CORS_HEADERS	HTTP_TOKEN_HEADER ", content-type"
+#define CORS_HEADERS	HTTP_TOKEN_HEADER ", authorization, content-type"
 #define CORS_MAX_AGE	"600"		/* seconds a preflight holds */
 #define CORS_EXPOSE	"Retry-After, WWW-Authenticate"
 #define HOST_NAMES	2		/* the address, and localhost */
@@ -220,4 +223,59 @@ http_cors_headers(struct hreq *hr)
 	http_header(hr, "Access-Control-Allow-Origin", hr->hr_origin);
 	http_header(hr, "Access-Control-Expose-Headers", CORS_EXPOSE);
 	http_header(hr, "Vary", "Origin");
+}
+
+/*
+ * Who asks: exactly one x-voicebox-host-token header, or one
+ * Authorization: Bearer (the same token when both), with a stored
+ * token.  Returns 0 and sets *uid, or -1 with the answer sent.
+ */
+int
+http_auth(struct hreq *hr, uid_t *uid)
+{
+	struct evkeyvalq *h = evhttp_request_get_input_headers(hr->hr_req);
+	struct evkeyval	*kv;
+	const char	*token = NULL, *why = NULL;
+	char		 tok[HOSTTOKEN_TEXT + 1], bearer[HOSTTOKEN_TEXT + 1];
+	unsigned int	 n = 0, nb = 0;
+	int		 r;
+
+	tok[0] = '\0';
+	TAILQ_FOREACH(kv, h, next) {
+		if (strcasecmp(kv->key, HTTP_TOKEN_HEADER) == 0) {
+			token = kv->value;
+			n++;
+		} else if (strcasecmp(kv->key, "Authorization") == 0 &&
+		    http_head_bearer(kv->value, strlen(kv->value), bearer,
+		    sizeof(bearer)))
+			nb++;
+	}
+	if (n > 1)
+		why = "more than one " HTTP_TOKEN_HEADER " header";
+	else if (n == 1 && strlcpy(tok, token, sizeof(tok)) >= sizeof(tok))
+		tok[0] = '\0';		/* too long: not a token */
+	if (why != NULL || http_head_token_merge(tok, sizeof(tok), &n,
+	    bearer, nb, &why) == -1) {
+		explicit_bzero(bearer, sizeof(bearer));
+		explicit_bzero(tok, sizeof(tok));
+		http_header(hr, "Connection", "close");
+		http_error(hr, 400, "bad-request", "%s", why);
+		return (-1);
+	}
+	r = n == 0 ? -1 : token_lookup_name(tok, strlen(tok), uid,
+	    hr->hr_token, sizeof(hr->hr_token));
+	explicit_bzero(bearer, sizeof(bearer));
+	explicit_bzero(tok, sizeof(tok));
+	if (r == -1) {
+		/* Nothing more to say to one without a token: close. */
+		http_header(hr, "Connection", "close");
+		http_header(hr, "WWW-Authenticate",
+		    "Bearer realm=\"fenced\"");
+		http_error(hr, 401, "unauthorized", "%s", n == 0 ?
+		    "no " HTTP_TOKEN_HEADER " header (or Authorization: "
+		    "Bearer); `fencectl token' gives you one" :
+		    "the host token is not valid");
+		return (-1);
+	}
+	return (0);
 }

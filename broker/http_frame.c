@@ -98,18 +98,22 @@ static const char *
 http_put_authorise(struct hconn *hc)
 {
 	struct svc_who	 w;
+	const char	*why;
 	uid_t		 uid;
+	int		 r;
 
 	if (hc->hc_host_count != 1 || hc->hc_origin_count > 1 ||
 	    !http_host_origin_ok(hc->hc_host, hc->hc_origin_count == 0 ?
 	    NULL : hc->hc_origin))
 		return ("Host or Origin refused");
-	if (hc->hc_token_count != 1 || token_lookup(hc->hc_token,
-	    strlen(hc->hc_token), &uid) == -1) {
-		explicit_bzero(hc->hc_token, sizeof(hc->hc_token));
-		return ("no valid token");
-	}
+	r = http_head_token_merge(hc->hc_token, sizeof(hc->hc_token),
+	    &hc->hc_token_count, hc->hc_bearer, hc->hc_bearer_count, &why);
+	if (r == 0 && hc->hc_token_count == 1)
+		r = token_lookup(hc->hc_token, strlen(hc->hc_token), &uid);
 	explicit_bzero(hc->hc_token, sizeof(hc->hc_token));
+	explicit_bzero(hc->hc_bearer, sizeof(hc->hc_bearer));
+	if (r == -1 || hc->hc_token_count != 1)
+		return ("no valid token");
 	memset(&w, 0, sizeof(w));
 	w.w_uid = uid;
 	w.w_noun = "environment";
@@ -185,6 +189,13 @@ http_frame_keep(struct hconn *hc, char *line, size_t namelen, int cut)
 		hc->hc_token_count++;
 		dst = hc->hc_token;
 		size = sizeof(hc->hc_token);
+	} else if (namelen == strlen("Authorization") &&
+	    strncasecmp(line, "Authorization", namelen) == 0) {
+		v = http_frame_value(line, namelen);
+		if (!cut && http_head_bearer(v, strlen(v), hc->hc_bearer,
+		    sizeof(hc->hc_bearer)))
+			hc->hc_bearer_count++;
+		return (1);
 	} else
 		return (0);
 	v = http_frame_value(line, namelen);
@@ -415,8 +426,10 @@ http_conn_reading(struct hconn *hc, size_t pending)
 	hc->hc_big = 0;
 	hc->hc_put_key[0] = '\0';
 	hc->hc_host_count = hc->hc_origin_count = hc->hc_token_count = 0;
+	hc->hc_bearer_count = 0;
 	hc->hc_host[0] = hc->hc_origin[0] = '\0';
 	explicit_bzero(hc->hc_token, sizeof(hc->hc_token));
+	explicit_bzero(hc->hc_bearer, sizeof(hc->hc_bearer));
 	hc->hc_frame_status = 0;
 	hc->hc_frame_msg[0] = '\0';
 	hc->hc_hdr_end = 0;

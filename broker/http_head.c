@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "http_head.h"
+#include "msg.h"
 
 #define TOKEN_HEADER	"x-voicebox-host-token"
 #define CHUNK_LINE_MAX	256	/* a size line, its extensions included */
@@ -53,17 +54,24 @@ head_refuse(struct http_head *h, int status, const char *why)
 	return (-1);
 }
 
+/* A header value's bytes without the white space around them. */
+static void
+head_trim(const char **v, size_t *len)
+{
+	while (*len > 0 && (**v == ' ' || **v == '\t')) {
+		(*v)++;
+		(*len)--;
+	}
+	while (*len > 0 && ((*v)[*len - 1] == ' ' || (*v)[*len - 1] == '\t' ||
+	    (*v)[*len - 1] == '\r'))
+		(*len)--;
+}
+
 /* A header value without the white space around it, NUL ended in dst. */
 static int
 head_value(const char *v, size_t len, char *dst, size_t size)
 {
-	while (len > 0 && (*v == ' ' || *v == '\t')) {
-		v++;
-		len--;
-	}
-	while (len > 0 && (v[len - 1] == ' ' || v[len - 1] == '\t' ||
-	    v[len - 1] == '\r'))
-		len--;
+	head_trim(&v, &len);
 	if (len >= size || memchr(v, '\0', len) != NULL)
 		return (-1);
 	memcpy(dst, v, len);
@@ -236,6 +244,7 @@ http_head_parse(struct http_head *h, const char *buf, size_t len,
 {
 	struct http_head_line	*hl;
 	const char		*line, *nl;
+	const char		*why;
 	size_t			 off = 0, ll, namelen;
 	int			 first = 1;
 
@@ -289,6 +298,13 @@ http_head_parse(struct http_head *h, const char *buf, size_t len,
 		hl->hl_len = ll;
 		hl->hl_namelen = namelen;
 		hl->hl_drop = head_name_is(line, namelen, TOKEN_HEADER);
+		if (head_name_is(line, namelen, "Authorization") &&
+		    http_head_bearer(line + namelen + 1, ll - namelen - 1,
+		    h->h_bearer, sizeof(h->h_bearer))) {
+			/* The host token: fenced's, never the fence's. */
+			h->h_bearer_n++;
+			hl->hl_drop = 1;
+		}
 		if (head_framing(h, line, namelen, ll, body_max) == -1 ||
 		    head_field(h, line, namelen, ll) == -1)
 			return (-1);
@@ -301,6 +317,52 @@ http_head_parse(struct http_head *h, const char *buf, size_t len,
 		    "Transfer-Encoding together"));
 	h->h_upgrade_asked = h->h_upgrade_n == 1 && h->h_connection_n == 1 &&
 	    head_list_has(h->h_connection, "upgrade");
+	if (http_head_token_merge(h->h_token, sizeof(h->h_token),
+	    &h->h_token_n, h->h_bearer, h->h_bearer_n, &why) == -1)
+		return (head_refuse(h, 400, why));
+	return (0);
+}
+
+int
+http_head_bearer(const char *v, size_t len, char *out, size_t size)
+{
+	size_t	 sp;
+
+	head_trim(&v, &len);
+	if (len < 7 || strncasecmp(v, "Bearer", 6) != 0)
+		return (0);
+	for (sp = 6; sp < len && (v[sp] == ' ' || v[sp] == '\t'); sp++)
+		;
+	if (sp == 6 || !hosttoken_text_valid(v + sp, len - sp) ||
+	    len - sp >= size)
+		return (0);
+	memcpy(out, v + sp, len - sp);
+	out[len - sp] = '\0';
+	return (1);
+}
+
+int
+http_head_token_merge(char *tok, size_t size, unsigned int *n,
+    const char *bearer, unsigned int nb, const char **why)
+{
+	if (nb == 0)
+		return (0);
+	if (nb > 1) {
+		*why = "more than one Authorization: Bearer header";
+		return (-1);
+	}
+	if (*n == 0) {
+		if (strlcpy(tok, bearer, size) >= size) {
+			tok[0] = '\0';
+			*why = "the bearer token is too long";
+			return (-1);
+		}
+		*n = 1;
+	} else if (*n == 1 && strcmp(tok, bearer) != 0) {
+		*why = TOKEN_HEADER " and Authorization: Bearer name "
+		    "different tokens";
+		return (-1);
+	}
 	return (0);
 }
 

@@ -45,7 +45,7 @@ struct http_head {
 	unsigned int	 h_wsversion_n, h_wsprotocol_n, h_wsext_n;
 	char		 h_host[HTTP_HEAD_VALUE];
 	char		 h_origin[HTTP_HEAD_VALUE];
-	char		 h_token[HTTP_HEAD_TOKEN];
+	char		 h_token[HTTP_HEAD_TOKEN];	/* or the Bearer's */
 	char		 h_cookie[HTTP_HEAD_COOKIE];	/* "; "-joined */
 	char		 h_upgrade[HTTP_HEAD_VALUE];
 	char		 h_connection[HTTP_HEAD_VALUE];
@@ -53,6 +53,9 @@ struct http_head {
 	char		 h_wsversion[HTTP_HEAD_VALUE];
 	char		 h_wsprotocol[HTTP_HEAD_VALUE];
 	char		 h_wsext[HTTP_HEAD_VALUE];
+	/* Authorization: Bearer with a host token's shape (merged). */
+	unsigned int	 h_bearer_n;
+	char		 h_bearer[HTTP_HEAD_TOKEN];
 	/* The body's framing. */
 	int		 h_cl_set;
 	uint64_t	 h_cl;		/* Content-Length */
@@ -84,8 +87,27 @@ ssize_t	 http_head_end(const char *, size_t, size_t);
 int	 http_head_parse(struct http_head *, const char *, size_t, uint64_t);
 
 /*
+ * A host token sent as "Authorization: Bearer TOKEN": v (len bytes) is
+ * the header's value, "Bearer" in any case, one space or more, and a
+ * credential shaped as a host token (hosttoken_text_valid()).  1 with
+ * the credential in out (size bytes), or 0: another scheme, or a
+ * credential that is not fenced's, left to whoever it is for.
+ */
+int	 http_head_bearer(const char *, size_t, char *, size_t);
+
+/*
+ * One host token from the token header (*n of them, the value in tok,
+ * size bytes) and nb Bearer credentials (bearer): tok and *n as if the
+ * Bearer's had come in the token header.  -1 with *why when there are
+ * two Bearers or the two headers name different tokens (a 400).
+ */
+int	 http_head_token_merge(char *, size_t, unsigned int *, const char *,
+	    unsigned int, const char **);
+
+/*
  * The head relayed to a fence: the request line with target instead
- * of the one sent (NULL: kept), every header line but the token header,
+ * of the one sent (NULL: kept), every header line but the token header
+ * and an Authorization: Bearer with a host token in it,
  * the Cookie header without HTTP_PORT_COOKIE (left out when nothing
  * else is in it), lines ended by CRLF.  Written to out (outsz bytes);
  * returns its length, or 0 when it does not fit.

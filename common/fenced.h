@@ -11,6 +11,7 @@
 #include "names.h"
 
 #define FENCED_CONF		"/etc/fenced.conf"
+#define FENCED_VERSION		"0.33"	/* fenced -V, fencectl -V */
 #define FENCED_SOCKET		"/run/fenced.sock"
 #define FENCED_STATE		"/var/lib/fenced"
 #define FENCED_HOMES		"~/sandbox-homes"

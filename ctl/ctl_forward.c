@@ -66,8 +66,7 @@ fwd_ask(const char *sock, uint32_t type, void *buf, size_t len,
 	struct imsg	 imsg;
 	int		 fd, tfd = -1, done = 0, listed = 0;
 
-	if ((fd = unix_connect(sock)) == -1)
-		err(1, "connect %s", sock);
+	fd = ctl_connect(sock);
 	if ((ib = imsgbuf_new(fd)) == NULL)
 		err(1, "imsgbuf_new");
 	if (imsgbuf_compose(ib, type, 0, 0, -1, buf, len) == -1 ||

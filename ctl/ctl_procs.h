@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "parser.h"
 
@@ -18,6 +19,7 @@ void	 ctl_proc(enum ctl_action, struct imsg *, int *);
 /* fencectl.c: all of p to fd, or exit. */
 void	 ctl_write_all(int, const uint8_t *, size_t);
 void	 ctl_wait(struct imsgbuf *, struct imsg *, int);
+int	 ctl_connect(const char *);
 
 /* ctl_doctor.c: a row of fencectl doctor; 1: the default fails. */
 struct imsg;
@@ -28,6 +30,10 @@ void	 ctl_safe(FILE *, const char *);
 void	 ctl_safe_n(FILE *, const void *, size_t);
 void	 ctl_error(const char *, const char *);
 void	 ctl_denials(const char *, uint32_t, int);
+
+/* ctl_env.c: show environment's times and verdicts. */
+void	 ctl_when(const char *, int64_t, time_t);
+void	 ctl_boundary(const char *);
 
 /* ctl_term.c */
 int	 ctl_term(const char *, int, char *[]);

@@ -151,8 +151,7 @@ term_req(const char *sock, uint32_t type, const void *buf, size_t len,
 
 	if (n != NULL)
 		*n = 0;
-	if ((s = unix_connect(sock)) == -1)
-		err(1, "connect %s", sock);
+	s = ctl_connect(sock);
 	if ((ib = imsgbuf_new(s)) == NULL)
 		err(1, "imsgbuf_new");
 	if (imsgbuf_compose(ib, type, 0, 0, -1, buf, len) == -1 ||

@@ -61,7 +61,6 @@ static const char *ctl_giveup = "";	/* what giving up means, if more */
 static void	ctl_usage(void) __attribute__((noreturn));
 static int	ctl_request(const struct parse_result *, uint32_t *, void **,
 		    size_t *, int *, int);
-static int	ctl_connect(const char *);
 static int	ctl_run(struct imsgbuf *, struct ctl_ctx *, int);
 static void	ctl_show_stats(struct imsg *);
 static void	ctl_ports_print(struct imsg *);
@@ -73,7 +72,7 @@ static void	ctl_chunk(struct ctl_ctx *, struct imsg *);
 static int	ctl_exec_status(const char *);
 static void	ctl_stdin(int, uint8_t **, size_t *);
 static void	ctl_identity(struct imsg *);
-static void	ctl_verdict(struct imsg *);
+static void	ctl_verdict(struct ctl_ctx *, struct imsg *);
 static void	ctl_hosttoken(struct imsg *);
 static void	ctl_tokeninfo(struct ctl_ctx *, struct imsg *);
 static void	ctl_audit_line(struct imsg *);
@@ -82,6 +81,7 @@ static int	ctl_get(struct imsgbuf *, const struct parse_result *);
 
 static const struct option ctl_longopts[] = {
 	{ "help",	no_argument,	NULL,	'h' },
+	{ "version",	no_argument,	NULL,	'V' },
 	{ "wait",	required_argument, NULL, 'w' },
 	{ NULL,		0,		NULL,	0 }
 };
@@ -114,7 +114,7 @@ main(int argc, char *argv[])
 	int		 ch, wait_ms = CTL_TIMEOUT_MS, nostdin = 0;
 
 	log_init(1, 0);
-	while ((ch = getopt_long(argc, argv, "+hns:w:", ctl_longopts,
+	while ((ch = getopt_long(argc, argv, "+hns:Vw:", ctl_longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'h':
@@ -126,6 +126,9 @@ main(int argc, char *argv[])
 		case 's':
 			sock = optarg;
 			break;
+		case 'V':
+			printf("fencectl %s\n", FENCED_VERSION);
+			exit(0);
 		case 'w':
 			ctl_wait_ms = strtonum(optarg, 1, CTL_WAIT_MAX_SEC,
 			    &errstr) * 1000;
@@ -395,14 +398,30 @@ ctl_stdin(int nostdin, uint8_t **bufp, size_t *lenp)
 	*lenp = len;
 }
 
-static int
+/* The control socket, or exit saying what to do about it. */
+int
 ctl_connect(const char *path)
 {
 	int	 fd;
 
-	if ((fd = unix_connect(path)) == -1)
-		err(1, "connect %s", path);
-	return (fd);
+	if ((fd = unix_connect(path)) != -1)
+		return (fd);
+	switch (errno) {
+	case ENOENT:
+	case ECONNREFUSED:
+		errx(1, "cannot reach fenced at %s: %s; is fenced running? "
+		    "start it (`make run' in its source, or `systemctl start "
+		    "fenced'), or name its socket with -s SOCKET", path,
+		    strerror(errno));
+	case EACCES:
+	case EPERM:
+		errx(1, "cannot reach fenced at %s: %s; the socket is for "
+		    "every user (mode 0666), so the path to it or its mode "
+		    "keeps you out: ask who runs fenced, or name another "
+		    "with -s SOCKET", path, strerror(errno));
+	default:
+		err(1, "cannot reach fenced at %s", path);
+	}
 }
 
 /*
@@ -490,7 +509,7 @@ ctl_run(struct imsgbuf *ibuf, struct ctl_ctx *ctx, int wait_ms)
 			ctl_identity(&imsg);
 			break;
 		case IMSG_CTL_VERDICT:
-			ctl_verdict(&imsg);
+			ctl_verdict(ctx, &imsg);
 			break;
 		case IMSG_CTL_HOSTTOKEN:
 			ctl_hosttoken(&imsg);
@@ -723,7 +742,9 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 		printf("home use: %lluK of %lluK\n",
 		    (unsigned long long)(f.f_home_used >> 10),
 		    (unsigned long long)(f.f_home_limit >> 10));
-	printf("deadline: %lld (%llds left)\n", (long long)f.f_deadline, left);
+	if (f.f_started > 0)
+		ctl_when("started:", f.f_started, now);
+	ctl_when("deadline:", f.f_deadline, now);
 	if (f.f_denials_outside > 0)
 		printf("denied:   %llu outside any command (docs/denials.md)\n",
 		    (unsigned long long)f.f_denials_outside);
@@ -905,15 +926,21 @@ ctl_audit_line(struct imsg *imsg)
 	msg_audit_line_free(&l);
 }
 
-/* The measured level, then the verdicts as the prober wrote them. */
+/*
+ * probe's answer: the measured level, then the verdicts as the prober
+ * wrote them; show environment's: one line per axis (ctl_env.c).
+ */
 static void
-ctl_verdict(struct imsg *imsg)
+ctl_verdict(struct ctl_ctx *ctx, struct imsg *imsg)
 {
 	struct msg_verdict v;
 
 	if (msg_verdict_decode(imsg->data, imsg->len, &v) == -1)
 		errx(1, "bad verdict reply");
-	printf("level: %s\n%s\n", level_name(v.v_level), v.v_json);
+	if (ctx->c_action == CTL_SHOW_ENV)
+		ctl_boundary(v.v_json);
+	else
+		printf("level: %s\n%s\n", level_name(v.v_level), v.v_json);
 	msg_verdict_free(&v);
 }
 

@@ -1051,7 +1051,7 @@ parse_usage(FILE *fp)
 {
 	const char	*words[USAGE_DEPTH];
 
-	fprintf(fp, "usage: fencectl [-hn] [-s socket] [-w seconds] command "
+	fprintf(fp, "usage: fencectl [-hnV] [-s socket] [-w seconds] command "
 	    "[argument ...]\ncommands:\n");
 	usage_walk(fp, t_main, words, 0);
 	/* Read by ctl_term.c, not by the table: options after the key. */

@@ -45,6 +45,24 @@ fuzz_cookie_left(const char *o)
 	return (0);
 }
 
+/* Whether the relayed head still carries a host token as a Bearer. */
+static int
+fuzz_bearer_left(const char *o)
+{
+	const char	*p, *e;
+	char		 tok[HTTP_HEAD_TOKEN];
+
+	for (p = o; (p = strcasestr(p, "\r\nauthorization:")) != NULL;
+	    p = e) {
+		p += strlen("\r\nauthorization:");
+		if ((e = strstr(p, "\r\n")) == NULL)
+			return (1);	/* a rewritten head ends its lines */
+		if (http_head_bearer(p, e - p, tok, sizeof(tok)))
+			return (1);
+	}
+	return (0);
+}
+
 static void
 fuzz_head(const char *buf, size_t len, int limited)
 {
@@ -80,7 +98,7 @@ fuzz_head(const char *buf, size_t len, int limited)
 	    sizeof(out));
 	if (n >= sizeof(out) || (n > 0 && (strlen(out) != n ||
 	    strcasestr(out, "\nx-voicebox-host-token:") != NULL ||
-	    fuzz_cookie_left(out))))
+	    fuzz_cookie_left(out) || fuzz_bearer_left(out))))
 		__builtin_trap();
 	(void)http_head_cookie(&head, "fenced_port", v, sizeof(v));
 	if (memchr(v, '\0', sizeof(v)) == NULL)

@@ -164,7 +164,7 @@ static size_t			 ntokens;
 static void
 parent_usage(void)
 {
-	fprintf(stderr, "usage: fenced [-dnv] [-f file]\n");
+	fprintf(stderr, "usage: fenced [-dnVv] [-f file]\n");
 	exit(1);
 }
 
@@ -182,7 +182,7 @@ main(int argc, char *argv[])
 	if (argc > 2 && strcmp(argv[1], "-P") == 0)
 		proc_main(argc, argv, fenced_procs);
 
-	while ((ch = getopt(argc, argv, "df:nv")) != -1) {
+	while ((ch = getopt(argc, argv, "df:nVv")) != -1) {
 		switch (ch) {
 		case 'd':
 			debug = 1;
@@ -194,6 +194,9 @@ main(int argc, char *argv[])
 		case 'n':
 			noaction = 1;
 			break;
+		case 'V':
+			printf("fenced %s\n", FENCED_VERSION);
+			exit(0);
 		case 'v':
 			verbose++;
 			break;

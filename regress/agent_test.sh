@@ -108,8 +108,8 @@ exit_signal_body() {
 	expect 1 "result exit=7 signal=0 "
 	expect 2 "result exit=-1 signal=15 "
 	expect 3 "result exit=-1 signal=11 "
-	expect 4 "error code=exec-failed message=.*No such file"
-	expect 5 "error code=exec-failed message=.*Permission denied"
+	expect 4 "error code=exec-failed message=cannot execute no-such-command-$M: No such file or directory \(not in PATH\)"
+	expect 5 "error code=exec-failed message=cannot execute /etc/passwd: Permission denied"
 	expect 6 "result exit=0 signal=0 truncated=0 error= duration=[0-9]+ stdout=0 stderr=2"
 }
 exit_signal_cleanup() { agent_cleanup; }
@@ -359,7 +359,7 @@ cwd_body() {
 	atf_check -o inline:"$r/sub\n" cat out/6.out
 	atf_check -o inline:"$r/sub\n" cat out/7.out
 	atf_check -o inline:"$r\n" cat out/8.out
-	expect 9 "error code=exec-cwd-invalid "
+	expect 9 "error code=exec-cwd-invalid message=directory nothere: No such file"
 	[ ! -e "$H/ran-outside" ] || atf_fail "ran with cwd outside"
 }
 cwd_cleanup() { agent_cleanup; }

@@ -500,11 +500,14 @@ def case_terminal(port, token, key, tid):
 
 
 def case_attach(port, token, key, tid, ticket):
-    """The terminal's own WebSocket, by token header or by ticket."""
+    """The terminal's own WebSocket, by token header, by the token as
+    Authorization: Bearer (ticket "bearer") or by ticket."""
     path = "/api/environments/%s/terminals/%s/attach?replay=0" % (key, tid)
     headers = []
     origin = None
-    if ticket != "-":
+    if ticket == "bearer":
+        headers = ["Authorization: Bearer " + token]
+    elif ticket != "-":
         path += "&ticket=" + ticket
         origin = "http://127.0.0.1:%d" % port
     else:

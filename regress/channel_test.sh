@@ -208,7 +208,7 @@ noread_cleanup() {
 
 atf_test_case terminal cleanup
 terminal_head() {
-	atf_set descr "terminals over HTTP: created, listed, typed into over the channel, resized (stty size changes), closed and re-attached with the replay, attached by token and by a ticket good once, killed on request and at stop"
+	atf_set descr "terminals over HTTP: created, listed, typed into over the channel, resized (stty size changes), closed and re-attached with the replay, attached by token (its header or a Bearer) and by a ticket good once, killed on request and at stop"
 	atf_set require.user root
 	atf_set timeout 240
 }
@@ -228,6 +228,8 @@ terminal_body() {
 	atf_check -o inline:"terminal open\ntyped seen\nresize resized\nstty 37 101\nreplay seen\n" cat term.out
 	atf_check -o save:attach.out $CHAN attach $p "$t" tt 1 -
 	atf_check -o inline:"status 101\nattach 22 77\n" cat attach.out
+	atf_check -o inline:"status 101\nattach 22 77\n" \
+	    $CHAN attach $p "$t" tt 1 bearer
 	call "$t" POST /api/environments/tt/tickets '{"terminal":"1"}'
 	expect 200 '"ticket":"[0-9a-f]{64}"'
 	tk=$(field ticket)

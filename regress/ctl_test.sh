@@ -34,7 +34,7 @@ help_body() {
 	atf_check -o file:help.txt "$BIN/fencectl" -h
 	atf_check -o file:help.txt "$BIN/fencectl" help
 	atf_check -o file:help.txt "$BIN/fencectl" -s /nonexistent --help
-	grep -q '^usage: fencectl \[-hn\] \[-s socket\] \[-w seconds\] command' help.txt ||
+	grep -q '^usage: fencectl \[-hnV\] \[-s socket\] \[-w seconds\] command' help.txt ||
 	    atf_fail "no usage line: $(cat help.txt)"
 	for c in "show stats" "show environments" "show environment KEY" \
 	    "boot KEY \[tier TIER\]" "stop KEY | all" \
@@ -67,6 +67,46 @@ usage_body() {
 	atf_check -o inline:"exit 1\n" -e ignore $RECV
 	atf_check -o inline:"exit 1\n" -e ignore $RECV frobnicate
 	atf_check -o inline:"exit 1\n" -e ignore $RECV Show stats
+}
+
+atf_test_case version
+version_head() {
+	atf_set descr "fencectl -V and --version and fenced -V print the one version and exit 0"
+}
+version_body() {
+	ctl_vars
+	atf_check -o save:v.txt "$BIN/fencectl" -V
+	atf_check -o file:v.txt "$BIN/fencectl" --version
+	grep -Eq '^fencectl [0-9]+\.[0-9]+(\.[0-9]+)?$' v.txt ||
+	    atf_fail "not a version: $(cat v.txt)"
+	atf_check -o save:d.txt "$BIN/fenced" -V
+	[ "$(sed 's/^fenced //' d.txt)" = "$(sed 's/^fencectl //' v.txt)" ] ||
+	    atf_fail "two versions: $(cat v.txt d.txt)"
+	atf_check -s exit:1 -e match:"usage: fenced \[-dnVv\]" "$BIN/fenced" -x
+}
+
+atf_test_case unreachable
+unreachable_head() {
+	atf_set descr "a socket not there, or no daemon behind it: the path, and how to start fenced or name its socket"
+}
+unreachable_body() {
+	ctl_vars
+	atf_check -s exit:1 -e match:"^fencectl: cannot reach fenced at $PWD/none.sock: No such file or directory; is fenced running\?" \
+	    -e match:"make run" -e match:"-s SOCKET" \
+	    "$BIN/fencectl" -s "$PWD/none.sock" show stats
+	: > notsock
+	atf_check -s exit:1 -e match:"cannot reach fenced at $PWD/notsock: Connection refused; is fenced running" \
+	    "$BIN/fencectl" -s "$PWD/notsock" show environments
+	# The commands with connections of their own say the same.
+	atf_check -s exit:1 -e match:"cannot reach fenced at $PWD/none.sock: No such file" \
+	    "$BIN/fencectl" -s "$PWD/none.sock" term k1 -l
+	atf_check -s exit:1 -e match:"cannot reach fenced at $PWD/none.sock: No such file" \
+	    "$BIN/fencectl" -s "$PWD/none.sock" forward k1 8000
+	[ "$(id -u)" != 0 ] || return 0
+	mkdir shut && chmod 0 shut
+	atf_check -s exit:1 -e match:"cannot reach fenced at $PWD/shut/s.sock: Permission denied; .*mode 0666" \
+	    "$BIN/fencectl" -s "$PWD/shut/s.sock" show stats
+	chmod 700 shut
 }
 
 atf_test_case mistyped
@@ -924,6 +964,8 @@ manual_body() {
 atf_init_test_cases() {
 	atf_add_test_case help
 	atf_add_test_case usage
+	atf_add_test_case version
+	atf_add_test_case unreachable
 	atf_add_test_case mistyped
 	atf_add_test_case bounds
 	atf_add_test_case names

@@ -93,7 +93,7 @@ binary_roundtrip_cleanup() { fenced_cleanup; }
 
 atf_test_case cwd_refused cleanup
 cwd_refused_head() {
-	atf_set descr "cwd of .., of a path outside HOME and of a symlink to /etc are refused"
+	atf_set descr "cwd of .., of a path outside HOME and of a symlink to /etc are refused; a cwd or a program not there is named"
 	atf_set require.user root
 }
 cwd_refused_body() {
@@ -105,6 +105,14 @@ cwd_refused_body() {
 		    $CTL exec ex cwd "$d" -- pwd
 	done
 	atf_check -o match:"/home/fence-[0-9]+/sub\$" $CTL exec ex cwd sub -- pwd
+	atf_check -s exit:126 -e match:"exec-cwd-invalid" \
+	    -e match:"directory not/there: No such file or directory" \
+	    $CTL exec ex cwd not/there -- pwd
+	atf_check -s not-exit:0 -e match:"exec-failed" \
+	    -e match:"cannot execute no-such-program: No such file or directory \(not in PATH\)" \
+	    $CTL exec ex -- no-such-program
+	atf_check -s not-exit:0 -e match:"cannot execute sub/none: No such file" \
+	    $CTL exec ex -- sub/none
 }
 cwd_refused_cleanup() { fenced_cleanup; }
 

@@ -42,6 +42,16 @@ earned_body() {
 	    cat v1
 	atf_check -o match:"^surface: *passes, the host's kernel: .*userns" \
 	    $CTL show environment el1
+	# The times as the clock has them, and an axis a line.
+	$CTL show environment el1 > s1
+	atf_check -o match:"^deadline: 20[0-9-]+ [0-9:]+ [A-Z]+ \(([0-9]+[dhm] )*[0-9]+s left\)\$" \
+	    -o match:"^started:  20[0-9-]+ [0-9:]+ [A-Z]+ \(([0-9]+[dhm] )*[0-9]+s ago\)\$" \
+	    -o match:"^boundary: the last probe's, 20" \
+	    -o match:"^  privileges  not-fenced: privileges: CapBnd is [0-9a-f]+; " \
+	    -o match:"^  surface     passes\$" cat s1
+	for a in filesystem processes privileges network kernel surface; do
+		grep -q "^  $a  *[a-z]" s1 || atf_fail "no $a axis: $(cat s1)"
+	done
 	for k in el15 el2; do
 		atf_check -o match:'"surface":\{"verdict":"fenced","violations":\[\],"reason":null,"reachable":\[\],"kernel":"host"\}' \
 		    $CTL probe $k

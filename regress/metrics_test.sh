@@ -109,7 +109,8 @@ $(grep ^fenced_fences m.txt)"
 	# The admin group's token reads them, as text of the format's version.
 	tb=$($(as_user "$ub") "$BIN/fencectl" -s "$s" token 2>/dev/null |
 	    tail -1)
-	curl -sS -m 30 -H "x-voicebox-host-token: $tb" -D head.out \
+	# As a scraper sends it: Authorization: Bearer.
+	curl -sS -m 30 -H "Authorization: Bearer $tb" -D head.out \
 	    -o body.out "http://127.0.0.1:$(fenced_port)/api/metrics" ||
 	    atf_fail "curl"
 	atf_check -o match:"^HTTP/1.1 200" -o match:"^Content-Type: text/plain; \

@@ -197,7 +197,7 @@ preflight_body() {
 		has_header Access-Control-Allow-Origin "$o"
 		has_header Access-Control-Allow-Methods "GET, POST, PUT, DELETE"
 		has_header Access-Control-Allow-Headers \
-		    "x-voicebox-host-token, content-type"
+		    "x-voicebox-host-token, authorization, content-type"
 		grep -Eqi '^access-control-max-age: [0-9]+$' head.txt || \
 		    atf_fail "no max age: $(cat head.txt)"
 		has_header Vary Origin
@@ -234,6 +234,63 @@ preflight_body() {
 	fenced_stop
 }
 preflight_cleanup() { fenced_cleanup; }
+
+# acall METHOD PATH [CURL ARGS...]: as hcall, with no token header.
+acall() {
+	_m=$1 _p=$2
+	shift 2
+	curl -sS -m 30 -X "$_m" -D head.out -o body.out -w '%{http_code}\n' \
+	    "$@" "http://127.0.0.1:$(fenced_port)$_p" > status.out ||
+	    atf_fail "curl failed: $_m $_p $*"
+	tr -d '\r' < head.out > head.txt
+}
+
+atf_test_case bearer cleanup
+bearer_head() {
+	atf_set descr "Authorization: Bearer TOKEN is the host token, in any case and with any spaces; beside the token header it must name the same token (else 400); another scheme, or a credential not shaped as a token, is no token (401)"
+	atf_set require.user root
+}
+bearer_body() {
+	fenced_vars
+	origin_conf
+	fenced_start
+	t=$($CTL token 2>/dev/null)
+	other=$(printf '%064d' 7)
+	E=/api/environments
+	acall GET $E -H "Authorization: Bearer $t"
+	expect 200 '^\{"environments":\[\]\}$'
+	acall GET $E -H "authorization: bEaReR    $t  "
+	expect 200
+	acall GET $E -H "Authorization: Bearer $t" \
+	    -H "x-voicebox-host-token: $t"
+	expect 200
+	acall GET $E -H "Authorization: Bearer $other" \
+	    -H "x-voicebox-host-token: $t"
+	expect 400 '"error":"bad-request"' 'different tokens'
+	acall GET $E -H "Authorization: Bearer $t" \
+	    -H "Authorization: Bearer $t"
+	expect 400 'more than one Authorization'
+	# Shaped as a token, not one: not valid.
+	acall GET $E -H "Authorization: Bearer $other"
+	expect 401 '"error":"unauthorized"' 'not valid'
+	has_header WWW-Authenticate 'Bearer realm="fenced"'
+	# Not fenced's: no token at all.
+	for a in "Basic $(printf 'u:%s' "$t" | base64 -w0)" "Bearer" \
+	    "Bearer${t}" "Bearer x$t" "Bearer $t$t" "Token $t"; do
+		acall GET $E -H "Authorization: $a"
+		expect 401 '"error":"unauthorized"' 'no x-voicebox-host-token'
+	done
+	# Another scheme beside the token header changes nothing.
+	acall GET $E -H "Authorization: Basic eDp5" \
+	    -H "x-voicebox-host-token: $t"
+	expect 200
+	# A listed origin's request with the Bearer: its CORS answer.
+	acall GET $E -H "Authorization: Bearer $t" -H "Origin: $ORIGIN"
+	expect 200
+	has_header Access-Control-Allow-Origin "$ORIGIN"
+	fenced_stop
+}
+bearer_cleanup() { fenced_cleanup; }
 
 atf_test_case named_tokens cleanup
 named_tokens_head() {
@@ -397,6 +454,7 @@ atf_init_test_cases() {
 	atf_add_test_case host
 	atf_add_test_case origin
 	atf_add_test_case preflight
+	atf_add_test_case bearer
 	atf_add_test_case named_tokens
 	atf_add_test_case token_limit
 	atf_add_test_case token_migration

@@ -125,6 +125,28 @@ path_form_body() {
 	atf_check -s not-exit:0 -e match:"401" \
 	    $PY "$TOPDIR/regress/relay_ws.py" \
 	    "ws://127.0.0.1:$P$E/w/ports/$APP/ws" ""
+	# Authorization: Bearer is the token too, and never reaches the
+	# server; another scheme of the server's own passes.
+	atf_check -o inline:"ws ok\n" $PY "$TOPDIR/regress/relay_ws.py" \
+	    "ws://127.0.0.1:$P$E/w/ports/$APP/ws" "$T" bearer
+	rcurl -H "Authorization: bearer  $T" "$U/b"
+	expect 200 '^GET /b HTTP/1.1$'
+	grep -qi -e "$T" -e "^authorization" body.out && atf_fail "the \
+	    bearer reached the server: $(cat body.out)"
+	rcurl -H "x-voicebox-host-token: $T" -H "Authorization: Basic eDp5" \
+	    "$U/basic"
+	expect 200 '^Authorization: Basic eDp5$'
+	rcurl -H "x-voicebox-host-token: $T" \
+	    -H "Authorization: Bearer $(printf %064d 7)" \
+	    "$U/two"
+	expect 400 'different tokens'
+	# A file larger than `http body max' is authorised from its head.
+	rcurl -X PUT -H "Authorization: Bearer $T" --data-binary @big3.bin \
+	    "http://127.0.0.1:$P$E/w/files/bearer.bin"
+	expect 201 '"size":3145728'
+	rcurl -X PUT -H "Authorization: Bearer $(printf %064d 7)" \
+	    --data-binary @big3.bin "http://127.0.0.1:$P$E/w/files/no.bin"
+	expect 413 'no valid token'
 
 	rcurl -H "x-voicebox-host-token: $T" "http://127.0.0.1:$P$E/w/ports/8001/"
 	expect 502 '"error":"port-closed"' 'nothing listens on port 8001'
@@ -255,6 +277,14 @@ host_form_body() {
 	rcurl -c jar -b jar "http://$host/page?q=1"
 	expect 200 '^GET /page\?q=1 HTTP/1.1$' "^Host: $host\$"
 	grep -q fenced_port body.out && atf_fail "the cookie reached the server"
+	# The server's own Bearer (not shaped as a host token) is its.
+	rcurl -c jar -b jar -H "Authorization: Bearer app.jwt.x" \
+	    "http://$host/auth"
+	expect 200 '^GET /auth HTTP/1.1$' '^Authorization: Bearer app.jwt.x$'
+	# The host token as Bearer does instead of the cookie.
+	rcurl -H "Authorization: Bearer $T" "http://$host/tok"
+	expect 200 '^GET /tok HTTP/1.1$'
+	grep -q "$T" body.out && atf_fail "the token reached the server"
 	# The same Origin is the page's own.
 	rcurl -b jar -H "Origin: http://$host" -X POST -d 'x=1' "http://$host/echo"
 	expect 200 '^x=1$'
