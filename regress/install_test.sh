@@ -1,0 +1,114 @@
+#! /usr/bin/atf-sh
+# make install as a Debian admin expects it (issue 34, docs/install.md):
+# the exact layout and modes under DESTDIR, the unit's installed paths,
+# an admin's fenced.conf never overwritten, make uninstall; then the
+# installed daemon, under the unit's own no_new_privs and capability
+# bounding set, boots a fence from the programs of its libexec folder.
+
+. "$(atf_get_srcdir)/lib.subr"
+
+# make install or uninstall into ./dest, from the source tree, of the
+# built tree the suite runs (so nothing is rebuilt).
+install_make() {
+	make -s --no-print-directory -C "$TOPDIR" BUILD="$(dirname "$BIN")" \
+	    DESTDIR="$PWD/dest" PREFIX=/usr "$@" > make.out 2>&1 ||
+	    atf_fail "make $*: $(cat make.out)"
+}
+
+# Every file under ./dest with its mode, sorted.
+install_list() {
+	(cd dest && find . -type f -printf '%m %P\n' | LC_ALL=C sort)
+}
+
+# What PREFIX=/usr must put: the programs, the libexec folder, the
+# unit, sysusers.d and tmpfiles.d, the configuration, every manual.
+install_expected() {
+	{
+		echo "644 etc/fenced.conf"
+		echo "755 usr/bin/fencectl"
+		echo "755 usr/lib/fenced/fence-agent"
+		echo "755 usr/lib/fenced/fence-probe"
+		echo "755 usr/lib/fenced/fence-vminit"
+		echo "644 usr/lib/systemd/system/fenced.service"
+		echo "644 usr/lib/sysusers.d/fenced.conf"
+		echo "644 usr/lib/tmpfiles.d/fenced.conf"
+		echo "755 usr/sbin/fenced"
+		for m in "$TOPDIR"/man/*.[158]; do
+			echo "644 usr/share/man/man${m##*.}/${m##*/}"
+		done
+	} | LC_ALL=C sort
+}
+
+atf_test_case layout
+layout_head() {
+	atf_set descr "make install DESTDIR PREFIX=/usr lays out exactly the expected files and modes, the unit with /usr/sbin/fenced and no /usr/local, never overwrites an edited fenced.conf; make uninstall removes all but it"
+	atf_set timeout 120
+}
+layout_body() {
+	fenced_vars
+	command -v make > /dev/null || atf_skip "no make"
+	install_make install
+	install_expected > expected
+	install_list > got
+	atf_check -o file:expected cat got
+	u=dest/usr/lib/systemd/system/fenced.service
+	atf_check -o inline:"ExecStartPre=/usr/sbin/fenced -n -f /etc/fenced.conf\nExecStart=/usr/sbin/fenced -d -f /etc/fenced.conf\n" \
+	    grep '^ExecStart' $u
+	atf_check -s exit:1 grep -e /usr/local -e '@[A-Z]*@' $u
+	atf_check -o match:'^u _fenced ' cat dest/usr/lib/sysusers.d/fenced.conf
+	atf_check -o match:'^d /var/lib/fenced 0711 root root' \
+	    cat dest/usr/lib/tmpfiles.d/fenced.conf
+	atf_check cmp "$TOPDIR/etc/fenced.conf" dest/etc/fenced.conf
+	# An admin's edit survives the next install.
+	echo 'admin group "wheel"' >> dest/etc/fenced.conf
+	cp dest/etc/fenced.conf edited
+	install_make install
+	atf_check cmp edited dest/etc/fenced.conf
+	install_make uninstall
+	install_list > left
+	atf_check -o inline:"644 etc/fenced.conf\n" cat left
+}
+
+atf_test_case installed_boot cleanup
+installed_boot_head() {
+	atf_set descr "the installed fenced, under the unit's NoNewPrivileges and CapabilityBoundingSet, finds fence-agent and fence-probe in its libexec folder (none beside it) and boots a fence that runs a command"
+	atf_set require.user root
+	atf_set timeout 120
+}
+installed_boot_body() {
+	fenced_vars
+	command -v make > /dev/null || atf_skip "no make"
+	command -v setpriv > /dev/null || atf_skip "no setpriv (util-linux)"
+	install_make install
+	# Nothing beside fenced: a fence boots only if its programs are
+	# found in the libexec folder.
+	atf_check test ! -e dest/usr/sbin/fence-agent
+	# The unit's bounding set, as setpriv spells it.
+	caps=$(sed -n '/^CapabilityBoundingSet=~/,/[^\\]$/p' \
+	    dest/usr/lib/systemd/system/fenced.service | tr -d '\\\n' |
+	    sed 's/^CapabilityBoundingSet=~//; s/  */ /g; s/^ //; s/ $//' |
+	    tr 'A-Z ' 'a-z,' | sed 's/cap_/-/g')
+	[ -n "$caps" ] || atf_fail "no CapabilityBoundingSet in the unit"
+	cat > fenced.sh <<SH
+#! /bin/sh
+exec setpriv --no-new-privs --bounding-set=$caps -- \
+    $PWD/dest/usr/sbin/fenced "\$@"
+SH
+	chmod 0755 fenced.sh
+	FENCED_BIN=$PWD/fenced.sh
+	fenced_start
+	atf_check_equal 1 "$(status_field $FENCED_PID NoNewPrivs)"
+	atf_check -o ignore $CTL boot inst
+	atf_check -o inline:"ok\n" $CTL exec inst -- echo ok
+	atf_check -o match:"^state: *running" $CTL show environment inst
+	fenced_stop
+}
+installed_boot_cleanup() {
+	fenced_vars
+	fenced_cleanup
+}
+
+atf_init_test_cases() {
+	atf_add_test_case layout
+	atf_add_test_case installed_boot
+}
