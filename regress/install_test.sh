@@ -108,7 +108,35 @@ installed_boot_cleanup() {
 	fenced_cleanup
 }
 
+atf_test_case root_homes cleanup
+root_homes_head() {
+	atf_set descr "with the default homes \"~/sandbox-homes\", a root-owned fence's home is <state>/root/sandbox-homes/<key>, made by the daemon 0700 root's, never under /root"
+	atf_set require.user root
+	atf_set timeout 60
+}
+root_homes_body() {
+	fenced_vars
+	# Homes are never under /tmp, where the work folder is: the state
+	# (and so root's homes) in the case's own folder under /var/lib.
+	st=$(fenced_homes)/state
+	ln -s "$st" state
+	fenced_conf | sed "s|^state .*|state \"$st\"|; s|^homes .*|homes \"~/sandbox-homes\"|" \
+	    > fenced.conf
+	fenced_start
+	atf_check -o inline:"700 0\n" stat -c '%a %u' "$st/root"
+	atf_check -o match:"^home: *$st/root/sandbox-homes/rh$" \
+	    $CTL boot rh
+	atf_check -o inline:"ok\n" $CTL exec rh -- sh -c 'echo ok > f; cat f'
+	atf_check -o inline:"ok\n" cat "$st/root/sandbox-homes/rh/f"
+	fenced_stop
+}
+root_homes_cleanup() {
+	fenced_vars
+	fenced_cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case layout
 	atf_add_test_case installed_boot
+	atf_add_test_case root_homes
 }
