@@ -8,9 +8,10 @@
 . "$(atf_get_srcdir)/lib.subr"
 
 # make install or uninstall into ./dest, from the source tree, of the
-# built tree the suite runs (so nothing is rebuilt).
+# built tree the suite runs: -o all, so that nothing of the tree other
+# tests run is remade under them, whatever make thinks of it.
 install_make() {
-	make --no-print-directory -C "$TOPDIR" BUILD="$(dirname "$BIN")" \
+	make -o all --no-print-directory -C "$TOPDIR" BUILD="$(dirname "$BIN")" \
 	    DESTDIR="$PWD/dest" PREFIX=/usr "$@" > make.out 2>&1 ||
 	    atf_fail "make $*: $(cat make.out)"
 	! grep -E '^(cc|ar|byacc) ' make.out ||
