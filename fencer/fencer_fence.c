@@ -64,6 +64,10 @@ fencer_init(const char *id)
 		cgparents[i] = fencer_cgparent[i];
 }
 
+#ifndef FENCED_LIBEXEC_REL
+#define FENCED_LIBEXEC_REL	"../lib/fenced"	/* GNUmakefile's */
+#endif
+
 /*
  * The host folder of fence-agent and fence-probe (docs/install.md):
  * an installed daemon's libexec folder, FENCED_LIBEXEC_REL from the
@@ -72,10 +76,6 @@ fencer_init(const char *id)
  * tree (build/bin, build/hooks).  Canonical, for the mount tables the
  * probe compares with it.  "" if /proc/self/exe cannot be read.
  */
-#ifndef FENCED_LIBEXEC_REL
-#define FENCED_LIBEXEC_REL	"../lib/fenced"	/* GNUmakefile's */
-#endif
-
 const char *
 fencer_bindir_path(void)
 {
