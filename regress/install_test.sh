@@ -2,8 +2,8 @@
 # make install as a Debian admin expects it (issue 34, docs/install.md):
 # the exact layout and modes under DESTDIR, the unit's installed paths,
 # an admin's fenced.conf never overwritten, make uninstall; then the
-# installed daemon, under the unit's own no_new_privs and capability
-# bounding set, boots a fence from the programs of its libexec folder.
+# installed daemon, under what of the unit applies without systemd as
+# init, boots fences from the programs of its libexec folder.
 
 . "$(atf_get_srcdir)/lib.subr"
 
@@ -74,14 +74,15 @@ layout_body() {
 
 atf_test_case installed_boot cleanup
 installed_boot_head() {
-	atf_set descr "the installed fenced, under the unit's NoNewPrivileges and CapabilityBoundingSet, finds fence-agent and fence-probe in its libexec folder (none beside it) and boots a fence that runs a command"
+	atf_set descr "the installed fenced, in namespaces as the unit's ProtectSystem, ProtectKernelModules, ProtectKernelLogs, ProtectProc, PrivateTmp, PrivateMounts and ProtectHostname make them, under its NoNewPrivileges and CapabilityBoundingSet, finds fence-agent and fence-probe in its libexec folder (none beside it) and boots every tier, which earns its level, and runsc and vm fences where this machine has them, each running a command"
 	atf_set require.user root
 	atf_set timeout 120
 }
 installed_boot_body() {
 	fenced_vars
 	command -v make > /dev/null || atf_skip "no make"
-	command -v setpriv > /dev/null || atf_skip "no setpriv (util-linux)"
+	command -v setpriv > /dev/null && command -v unshare > /dev/null ||
+	    atf_skip "no setpriv or unshare (util-linux)"
 	install_make install
 	# Nothing beside fenced: a fence boots only if its programs are
 	# found in the libexec folder.
@@ -92,9 +93,42 @@ installed_boot_body() {
 	    sed 's/^CapabilityBoundingSet=~//; s/  */ /g; s/^ //; s/ $//' |
 	    tr 'A-Z ' 'a-z,' | sed 's/cap_/-/g')
 	[ -n "$caps" ] || atf_fail "no CapabilityBoundingSet in the unit"
+	for o in ProtectSystem=full ProtectKernelModules=yes PrivateTmp=yes \
+	    ProtectHostname=yes ProtectKernelLogs=yes PrivateMounts=yes \
+	    ProtectProc=invisible; do
+		grep -qx "$o" dest/usr/lib/systemd/system/fenced.service ||
+		    atf_fail "the unit has no $o, which the test imitates"
+	done
+	# The unit's namespaces as systemd makes them: a mount namespace,
+	# slave of the host's, with /usr, /etc and /boot read-only
+	# (ProtectSystem=full), the modules' folder inaccessible
+	# (ProtectKernelModules=), /var/tmp its own (PrivateTmp=; not /tmp,
+	# which holds this test's work folder), a /proc of its own that
+	# shows only the processes one may trace (ProtectProc=invisible),
+	# the kernel's log files covered (ProtectKernelLogs=), a UTS
+	# namespace (ProtectHostname=);
+	# then no_new_privs and the bounding set.  Not imitated: the
+	# filters of the unit's system calls (RestrictRealtime=,
+	# RestrictSUIDSGID=, SystemCallArchitectures=, and those of
+	# ProtectKernelModules=, ProtectKernelLogs=, ProtectHostname=).
+	cat > ns.sh <<'SH'
+for d in /usr /etc /boot; do
+	[ -d $d ] || continue
+	mount --bind $d $d && mount -o remount,bind,ro $d || exit 1
+done
+[ ! -d /usr/lib/modules ] || mount -t tmpfs -o mode=000 tmpfs \
+    /usr/lib/modules || exit 1
+mount -t tmpfs -o mode=1777 tmpfs /var/tmp || exit 1
+mount -t proc -o hidepid=invisible proc /proc || exit 1
+for f in /proc/kmsg /dev/kmsg; do
+	[ ! -e $f ] || mount --bind /dev/null $f || exit 1
+done
+exec "$@"
+SH
 	cat > fenced.sh <<SH
 #! /bin/sh
-exec setpriv --no-new-privs --bounding-set=$caps -- \
+exec unshare -m -u --propagation slave -- sh $PWD/ns.sh \
+    setpriv --no-new-privs --bounding-set=$caps -- \
     $PWD/dest/usr/sbin/fenced "\$@"
 SH
 	chmod 0755 fenced.sh
@@ -103,6 +137,8 @@ SH
 	! vm_available || VM_ACCEL=auto vm_conf_lines >> fenced.conf
 	fenced_start
 	atf_check_equal 1 "$(status_field $FENCED_PID NoNewPrivs)"
+	[ "$(readlink /proc/$FENCED_PID/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] ||
+	    atf_fail "the daemon is in the test's mount namespace"
 	# Without what the unit drops (linux/capability.h's numbers), with
 	# SYS_ADMIN (21).
 	bnd=$((0x$(status_field $FENCED_PID CapBnd)))
@@ -117,6 +153,7 @@ SH
 		k=n$(echo $t | tr -d L.)
 		atf_check -o match:"^state: *running" $CTL boot $k tier $t
 		atf_check -o inline:"ok\n" $CTL exec $k -- echo ok
+		atf_check_equal $t "$(level_of $k)"
 	done
 	if command -v runsc > /dev/null; then
 		atf_check -o match:"^state: *running" $CTL boot r backend runsc
