@@ -16,12 +16,14 @@
 #define FENCED_STATE		"/var/lib/fenced"
 #define FENCED_HOMES		"~/sandbox-homes"
 #define FENCED_USER		"_fenced"
-#define FENCED_ADMIN_GROUP	"wheel"
+#define FENCED_ADMIN_GROUP	"sudo"
 #define FENCED_LISTEN_ADDR	"127.0.0.1"
 #define FENCED_LISTEN_PORT	7700
 
 /* The empty directory broker and prober chroot into, under state. */
 #define FENCED_EMPTY_DIR	"empty"
+/* Root's ~ in `homes', under state: never root's own /root. */
+#define FENCED_ROOT_HOME	"root"
 
 /* The fd a re-executed child finds its parent channel on. */
 #define FENCED_PARENT_FD	3

@@ -80,6 +80,7 @@ struct fence	*fencer_find(uid_t, const char *);
 struct fence	*fencer_lookup(const struct msg_fence_req *);
 int		 fencer_env_dir(const struct fence *, int, char *, size_t);
 const char	*fencer_cg_parent(int);
+const char	*fencer_bindir_path(void);
 const char	*fencer_boot_refusal(int, int, char *, size_t);
 void		 fencer_doctor(uint32_t);
 

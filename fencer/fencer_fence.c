@@ -32,7 +32,6 @@
 
 struct fencelist	 fencer_fences = TAILQ_HEAD_INITIALIZER(fencer_fences);
 static unsigned int	 fencer_nfences;
-static char		 fencer_bindir[PATH_MAX];
 static char		 fencer_cgparent[3][PATH_MAX];
 static const char	*cgparents[3];
 /* Why fences get no cgroups, if they get none: L1.5 and L2 refused. */
@@ -47,14 +46,10 @@ static void	fencer_send(uint32_t, uint32_t, struct fence *, int);
 void
 fencer_init(const char *id)
 {
-	char		 exe[PATH_MAX];
-	ssize_t		 n;
 	int		 i;
 
-	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) == -1)
+	if (fencer_bindir_path()[0] == '\0')
 		fatal("%s: readlink /proc/self/exe", __func__);
-	exe[n] = '\0';
-	strlcpy(fencer_bindir, dirname(exe), sizeof(fencer_bindir));
 	if (cg_daemon_init(id, fencer_cgparent, cgerr,
 	    sizeof(cgerr)) == -1) {
 		log_warnx("no cgroup limits for fences, L1.5 and L2 refused: "
@@ -67,6 +62,43 @@ fencer_init(const char *id)
 	cgerr[0] = '\0';
 	for (i = 0; i < 3; i++)
 		cgparents[i] = fencer_cgparent[i];
+}
+
+#ifndef FENCED_LIBEXEC_REL
+#define FENCED_LIBEXEC_REL	"../lib/fenced"	/* GNUmakefile's */
+#endif
+
+/*
+ * The host folder of fence-agent and fence-probe (docs/install.md):
+ * an installed daemon's libexec folder, FENCED_LIBEXEC_REL from the
+ * folder of its own program (../lib/fenced from /usr/sbin), if that
+ * holds fence-agent; else the program's own folder, as in the build
+ * tree (build/bin, build/hooks).  Canonical, for the mount tables the
+ * probe compares with it.  "" if /proc/self/exe cannot be read.
+ */
+const char *
+fencer_bindir_path(void)
+{
+	static char	 dir[PATH_MAX];
+	char		 exe[PATH_MAX], lib[PATH_MAX], agent[PATH_MAX], *self;
+	ssize_t		 n;
+
+	if (dir[0] != '\0')
+		return (dir);
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0)
+		return (dir);
+	exe[n] = '\0';
+	self = dirname(exe);
+	if ((size_t)snprintf(lib, sizeof(lib), "%s/%s", self,
+	    FENCED_LIBEXEC_REL) < sizeof(lib) &&
+	    (size_t)snprintf(agent, sizeof(agent), "%s/fence-agent", lib) <
+	    sizeof(agent) && access(agent, X_OK) == 0 &&
+	    realpath(lib, dir) != NULL)
+		return (dir);
+	dir[0] = '\0';
+	if (realpath(self, dir) == NULL)
+		(void)strlcpy(dir, self, sizeof(dir));
+	return (dir);
 }
 
 /* The fences' cgroup parent of a controller, or NULL: none. */
@@ -492,7 +524,7 @@ fencer_boot_args(const struct fence *f, struct backend_boot *bb)
 	bb->bb_home_dev = fencer_boot_img.hi_loopfd != -1 ?
 	    fencer_boot_img.hi_dev : "";
 	bb->bb_home_tree = f != NULL ? f->f_home_tree : -1;
-	bb->bb_bindir = fencer_bindir;
+	bb->bb_bindir = fencer_bindir_path();
 	bb->bb_init = "fence-agent";
 	bb->bb_argv = argv;
 	memcpy(bb->bb_cgroup_parent, cgparents, sizeof(cgparents));

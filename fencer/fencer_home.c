@@ -657,17 +657,26 @@ fencer_home_image(const char *root, uid_t owner, const char *key,
 	return (-1);
 }
 
-/* <homes> (conf) with ~ and %u expanded for this owner. */
+/*
+ * <homes> (conf) with ~ and %u expanded for this owner.  Root's ~ is
+ * <state>/root, which the parent makes (docs/install.md): root's fences'
+ * homes stay out of /root, the admin's own.
+ */
 static int
-fencer_homes_dir(const char *conf, const struct passwd *pw, char *out,
-    size_t outsz)
+fencer_homes_dir(const char *conf, const char *state,
+    const struct passwd *pw, char *out, size_t outsz)
 {
 	const char	*p = conf;
 	size_t		 len = 0;
 
 	out[0] = '\0';
 	for (; *p != '\0'; p++) {
-		if (*p == '~' && p == conf)
+		if (*p == '~' && p == conf && pw->pw_uid == 0) {
+			if ((size_t)snprintf(out, outsz, "%s/%s", state,
+			    FENCED_ROOT_HOME) >= outsz)
+				return (-1);
+			len = strlen(out);
+		} else if (*p == '~' && p == conf)
 			len = strlcat(out, pw->pw_dir, outsz);
 		else if (*p == '%' && p[1] == 'u') {
 			len = strlcat(out, pw->pw_name, outsz);
@@ -710,7 +719,8 @@ fencer_home_path(const struct fenced_config *c, const struct passwd *pw,
 	if (c->c_home_limit != 0)
 		r = snprintf(home, homelen, "%s/homes/%u/%s.img", c->c_state,
 		    (unsigned)owner, key);
-	else if (fencer_homes_dir(c->c_homes, pw, homes, homeslen) == -1) {
+	else if (fencer_homes_dir(c->c_homes, c->c_state, pw, homes,
+	    homeslen) == -1) {
 		snprintf(err, errlen, "homes %s does not expand to an "
 		    "absolute path for %s", c->c_homes, pw->pw_name);
 		return (-1);

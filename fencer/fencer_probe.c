@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <libgen.h>
 
 #include "fenced.h"
 #include "imsg.h"
@@ -541,22 +540,6 @@ probe_canary_result(struct fence *f)
 	return (result);
 }
 
-/* The fencer's own folder, where fence-agent and fence-probe are. */
-static const char *
-probe_bindir(void)
-{
-	static char	 dir[PATH_MAX];
-	char		 exe[PATH_MAX];
-	ssize_t		 n;
-
-	if (dir[0] == '\0' && (n = readlink("/proc/self/exe", exe,
-	    sizeof(exe) - 1)) > 0) {
-		exe[n] = '\0';
-		strlcpy(dir, dirname(exe), sizeof(dir));
-	}
-	return (dir);
-}
-
 static void
 probe_allow_add(struct host_allow *a, const char *dir, const char *name)
 {
@@ -577,7 +560,7 @@ probe_allow_add(struct host_allow *a, const char *dir, const char *name)
 static void
 probe_allow(const struct fence *f, struct host_allow *a)
 {
-	const char	*bin = probe_bindir();
+	const char	*bin = fencer_bindir_path();
 	size_t		 i;
 
 	a->ha_n = 0;

@@ -380,6 +380,11 @@ parent_prepare_state(const struct fenced_config *c)
 	    sizeof(path))
 		fatalx("state path too long");
 	mkdir_owned(path, 0700);
+	/* Root's ~ of `homes' (fencer_home.c). */
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", c->c_state,
+	    FENCED_ROOT_HOME) >= sizeof(path))
+		fatalx("state path too long");
+	mkdir_owned(path, 0700);
 }
 
 /*

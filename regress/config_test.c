@@ -229,7 +229,7 @@ ATF_TC_BODY(defaults, tc)
 	ATF_CHECK_STREQ(c.c_user, "_fenced");
 	ATF_CHECK_EQ(c.c_fence_uid_lo, 1879048192);
 	ATF_CHECK_EQ(c.c_fence_uid_hi, 1879049215);
-	ATF_CHECK_STREQ(c.c_admin_group, "wheel");
+	ATF_CHECK_STREQ(c.c_admin_group, "sudo");
 	ATF_CHECK_EQ(c.c_tier, TIER_L15);
 	ATF_CHECK_EQ(c.c_backend, BACKEND_NATIVE);
 	ATF_CHECK_EQ(c.c_lifetime, 1800);
