@@ -40,7 +40,13 @@
 /* Time bounds, in milliseconds. */
 #define PROBE_DNS_MS		4000
 #define PROBE_TCP_MS		1500
-#define PROBE_PRIV_MS		2000
+/*
+ * The privilege children: each refused call of an L1.5 or L2 fence
+ * waits for the fencer's answer (docs/denials.md), one turn of its loop,
+ * which a burst of boots makes long on a slow machine (a guest under
+ * TCG: 2 s was not enough for ten at once).  Under PROBE_BACKSTOP_SEC.
+ */
+#define PROBE_PRIV_MS		6000
 #define PROBE_EGRESS_MS		2000	/* the proxy's answer, from the start
 					   of its connect (itself within
 					   PROBE_TCP_MS) */

@@ -289,7 +289,8 @@ burst_body() {
 	i=0
 	while [ $i -lt $n ]; do
 		atf_check_equal "ok$i" "$(cat out.$i 2>/dev/null)"
-		atf_check_equal "L1.5" "$(level_of b$i)"
+		[ "$(level_of b$i)" = L1.5 ] || atf_fail "b$i not L1.5: $($CTL \
+		    show environment b$i 2>&1 | tr '\n' '|')"
 		i=$((i + 1))
 	done
 	atf_check -o match:"^stopped" $CTL stop all
