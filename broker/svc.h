@@ -172,6 +172,7 @@ void		 svc_denial_record(struct bfence *, uint32_t, uint32_t,
 void		*svc_denials_result(struct breq *, struct msg_result *,
 		    size_t *);
 void		 svc_denials_count(struct bfence *);
+void		 svc_denials_pending(void);
 
 struct breq	*breq_new(enum breq_kind, uid_t, const char *, breq_fn,
 		    const struct svc_who *, int, svc_cb, void *);

@@ -409,6 +409,13 @@ svc_denials_now(void)
 	return (svc_denial_seq);
 }
 
+/* What the fencer and the proxy have written so far, taken in. */
+void
+svc_denials_pending(void)
+{
+	(void)svc_denials_now();
+}
+
 static int
 svc_denial_in_chain(const struct svc_denial *d, uint32_t pid)
 {
@@ -730,7 +737,8 @@ svc_denial_kept(const struct svc_denials *s, const struct svc_denial *d)
  * The fence's denials nothing took: of its processes outside any
  * command, background process or terminal, of a command whose result
  * never came (or that runs now: until its result takes them), and
- * those of the fence as a whole that came while no command ran.  Into
+ * those of the fence as a whole that came while no command ran, once
+ * svc_denials_pending() has taken in what was written.  Into
  * its state (f_denials_outside) when the state is asked for, never as
  * they come: a changed count makes its rendering stale, and tells no
  * watcher (docs/denials.md).
@@ -743,10 +751,8 @@ svc_denials_count(struct bfence *bf)
 	uint64_t		 n;
 	size_t			 i;
 
-	if (bf->bf_info.f_state != FENCE_STOPPED) {
+	if (bf->bf_info.f_state != FENCE_STOPPED)
 		svc_denials_limits(bf);
-		(void)svc_denials_now();
-	}
 	n = bf->bf_outside;
 	if ((s = bf->bf_denials) != NULL) {
 		for (i = 0; i < SVC_DENIALS_RING; i++) {

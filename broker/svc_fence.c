@@ -348,6 +348,8 @@ bfence_each(void (*fn)(void *, const struct bfence *), void *arg)
 	int		 pass;
 
 	stopped_expire();
+	/* Once for the listing, not once a fence (svc_denials_count()). */
+	svc_denials_pending();
 	for (pass = 0; pass < 2; pass++)
 		TAILQ_FOREACH(bf, pass == 0 ? &svc_fences : &svc_kept,
 		    bf_entry)
