@@ -1868,6 +1868,19 @@ conf_check(void)
 			bad = 1;
 		}
 	}
+	/*
+	 * The vm's boot files: all three named, or none (the ones built
+	 * into fenced, docs/vm.md); never some of one and some of the other.
+	 */
+	for (i = 0; i < VM_FILE_MAX; i++)
+		if ((c->c_vm_path[i][0] == '\0') !=
+		    (c->c_vm_path[0][0] == '\0')) {
+			log_warnx("%s: vm kernel, vm initrd and vm image go "
+			    "together: name all three, or none for the files "
+			    "built into fenced", ps.file->f_name);
+			bad = 1;
+			break;
+		}
 	/* Only native fences are pooled: another backend's pool is refused. */
 	for (i = 0; i < 3; i++)
 		if (c->c_pool[i] != 0 && c->c_backend != BACKEND_NATIVE) {

@@ -532,6 +532,16 @@ ATF_TC_BODY(vm, tc)
 	parse_fails(OK2 "vm kernel \"vmlinuz\" sha256 " SHA_A "\n", 3,
 	    "must be an absolute path");
 	parse_fails(OK2 "vm accel fast\n", 3, "expected auto, kvm or tcg");
+	/* None: the files built into fenced; some: refused. */
+	ATF_REQUIRE_EQ(parse_text("backend vm\n", &c), 0);
+	ATF_CHECK_STREQ(c.c_vm_path[VM_FILE_INITRD], "");
+	ATF_CHECK_EQ(parse_text("vm kernel \"/i/vmlinuz\" sha256 " SHA_A "\n"
+	    "vm image \"/i/root\" sha256 " SHA_A "\n", &c), -1);
+	logged("vm kernel, vm initrd and vm image go together: name all "
+	    "three, or none");
+	ATF_CHECK_EQ(parse_text("vm initrd \"/i/initrd\" sha256 " SHA_A "\n",
+	    &c), -1);
+	logged("go together");
 }
 
 ATF_TC_WITHOUT_HEAD(every_keyword);

@@ -101,7 +101,7 @@ vm_files_body() {
 	atf_check -s exit:1 -e save:boot.err $CTL boot v backend vm
 	doctor_same vm boot.err
 	if [ -x /usr/bin/qemu-system-x86_64 ]; then
-		grep -q "vm kernel: .*no-such-kernel" doctor.out || \
+		grep -q "vm kernel (fenced.conf): .*no-such-kernel" doctor.out || \
 		    bad "the missing kernel not named" doctor.out
 	else
 		grep -q "qemu-system-x86" doctor.out || \
@@ -116,13 +116,55 @@ vm_files_body() {
 	vm_files_conf "$d/kernel" "$d/kernel"
 	fenced_start
 	atf_check -s exit:0 -o save:doctor.out $CTL doctor
-	grep -q "vm kernel: .*SHA-256" doctor.out || \
+	grep -q "vm kernel (fenced.conf): .*SHA-256" doctor.out || \
 	    bad "the wrong hash not named" doctor.out
 	atf_check -s exit:1 -e save:boot.err $CTL boot v backend vm
 	doctor_same vm boot.err
 	fenced_stop
 }
 vm_files_cleanup() { fenced_cleanup; }
+
+atf_test_case vm_builtin cleanup
+vm_builtin_head() {
+	atf_set descr "with no vm lines the doctor's vm row says the boot files are built in and names their folder beside fenced, or, for a fenced built without them (the test build's FENCED_TEST_VM_UNBUILT), fails saying so and how to build them, as a vm boot does"
+	atf_set require.user root
+}
+vm_builtin_body() {
+	fenced_vars
+	[ -x /usr/bin/qemu-system-x86_64 ] ||
+	    atf_skip "QEMU is not installed: the doctor names its absence first"
+	{ fenced_conf; echo "vm accel tcg"; } > fenced.conf
+	d=$(realpath "$BIN")/vm
+	sums="$(dirname "$BIN")/gen/vm_files.sha256"
+	fenced_start
+	grep -q "vm: boot files built in, from $d" fenced.log ||
+	    bad "the log does not say where the boot files are" fenced.log
+	atf_check -s ignore -o save:doctor.out $CTL doctor
+	if [ -s "$sums" ]; then
+		# This build has them: the row passes, the detail names each
+		# file in the folder with the hash compiled in.
+		grep -q "^  ok    vm: " doctor.out || bad "vm not ok" doctor.out
+		h=$(sed -n 's/  fence-initrd.cpio$//p' "$sums")
+		grep -q "detail: qemu [^;]*; boot files built-in, in $d;.* vm initrd $d/fence-initrd.cpio sha256 $h" \
+		    doctor.out || bad "no built-in detail" doctor.out
+	else
+		grep -q "vm boot files not built into this fenced: make vm-images, then make (or make install)" \
+		    doctor.out || bad "not built, not said" doctor.out
+	fi
+	fenced_stop
+	# A fenced built without them.
+	FENCED_BIN=$HOOKS/fenced
+	export FENCED_TEST_VM_UNBUILT=1
+	fenced_start
+	atf_check -s ignore -o save:doctor.out $CTL doctor
+	grep -q "sha256 (not built)" doctor.out || bad "no detail" doctor.out
+	atf_check -s exit:1 -e save:boot.err $CTL boot v backend vm
+	doctor_same vm boot.err
+	grep -q "vm boot files not built into this fenced: make vm-images, then make (or make install)" \
+	    boot.err || bad "not built, not said" boot.err
+	fenced_stop
+}
+vm_builtin_cleanup() { fenced_cleanup; }
 
 atf_test_case not_admin cleanup
 not_admin_head() {
@@ -220,6 +262,7 @@ userns_guest_cleanup() {
 atf_init_test_cases() {
 	atf_add_test_case runsc_missing
 	atf_add_test_case vm_files
+	atf_add_test_case vm_builtin
 	atf_add_test_case not_admin
 	atf_add_test_case userns_off
 	atf_add_test_case userns_guest

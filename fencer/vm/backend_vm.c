@@ -43,6 +43,7 @@
 #include "native.h"
 #include "vm.h"
 #include "lockdown.h"
+#include "vm_files.h"	/* $(BUILD)/gen, by images/vm-files */
 
 #define VM_AGENT_WAIT_SEC	BOOT_AGENT_WAIT_MAX	/* TCG, under load */
 #define VM_TRY_SEC		20	/* KVM reaches init in about 1 s */
@@ -63,6 +64,20 @@ static const char *const vm_file_names[VM_FILE_MAX] = {
 	"vm kernel", "vm initrd", "vm image"
 };
 
+/*
+ * The boot files built into this fenced (docs/vm.md): their names in the
+ * folder vm/ of the libexec folder and the SHA-256 images/vm-files
+ * compiled in, "" each where the build had no images.
+ */
+static const char *const vm_file_base[VM_FILE_MAX] = {
+	"vmlinuz", "fence-initrd.cpio", "fence-root.squashfs"
+};
+static const char *const vm_builtin_sha256[VM_FILE_MAX] = {
+	VM_BUILTIN_KERNEL, VM_BUILTIN_INITRD, VM_BUILTIN_IMAGE
+};
+#define VM_BUILD_FIX	"make vm-images, then make (or make install); or " \
+			"name other files in fenced.conf (docs/vm.md)"
+
 static struct {
 	char		 v_err[BACKEND_ERR_MAX];	/* "": usable */
 	int		 v_accel;		/* VM_ACCEL_KVM or _TCG */
@@ -74,6 +89,12 @@ static struct {
 	struct event	 v_try_timer;
 	struct timespec	 v_try_t0;
 	char		 v_tcg_why[256];	/* why not KVM, for the doctor */
+	int		 v_builtin;	/* the boot files: 1 built in, 0
+					   fenced.conf's */
+	int		 v_unbuilt;	/* built in, but none were built */
+	char		 v_dir[PATH_MAX];	/* built in: their folder */
+	char		 v_path[VM_FILE_MAX][PATH_MAX];
+	char		 v_sha256[VM_FILE_MAX][VM_SHA256_HEX];
 } vm = { .v_try_chan = -1 };
 
 static void	vm_try_begin(void);
@@ -100,6 +121,89 @@ vm_kvm_present(char *why, size_t len)
 }
 
 /*
+ * Which boot files: fenced.conf's three (the parser takes all three or
+ * none), else those built into this fenced, in the folder vm/ of its
+ * libexec folder, with the hashes compiled in.
+ */
+static void
+vm_files_choose(void)
+{
+	const struct fenced_config *c = &fencer_self.ps_conf;
+	int		 i;
+
+	vm.v_builtin = 1;
+	for (i = 0; i < VM_FILE_MAX; i++)
+		if (c->c_vm_path[i][0] != '\0')
+			vm.v_builtin = 0;
+	vm.v_unbuilt = 0;
+	(void)snprintf(vm.v_dir, sizeof(vm.v_dir), "%s/vm",
+	    fencer_bindir_path());
+	for (i = 0; i < VM_FILE_MAX; i++) {
+		if (!vm.v_builtin) {
+			(void)strlcpy(vm.v_path[i], c->c_vm_path[i],
+			    sizeof(vm.v_path[i]));
+			(void)strlcpy(vm.v_sha256[i], c->c_vm_sha256[i],
+			    sizeof(vm.v_sha256[i]));
+			continue;
+		}
+		if ((size_t)snprintf(vm.v_path[i], sizeof(vm.v_path[i]),
+		    "%s/%s", vm.v_dir, vm_file_base[i]) >= sizeof(vm.v_path[i]))
+			vm.v_path[i][0] = '\0';	/* refused: too long */
+		(void)strlcpy(vm.v_sha256[i], vm_builtin_sha256[i],
+		    sizeof(vm.v_sha256[i]));
+#ifdef FENCED_TEST_HOOKS
+		/* Test builds only: as if built without the images. */
+		if (getenv("FENCED_TEST_VM_UNBUILT") != NULL)
+			vm.v_sha256[i][0] = '\0';
+#endif
+		if (vm.v_sha256[i][0] == '\0')
+			vm.v_unbuilt = 1;
+	}
+}
+
+/*
+ * Boot file i, opened and checked (vm_file_verify()), or -1 and why,
+ * naming the file, where its path and hash came from, and the fix.
+ */
+static int
+vm_file_open(int i, int *fd, char *err, size_t errlen)
+{
+	char		 why[BACKEND_ERR_MAX / 2];
+	struct stat	 st;
+
+	*fd = -1;
+	if (vm.v_builtin && vm.v_unbuilt) {
+		snprintf(err, errlen, "vm boot files not built into this "
+		    "fenced: %s", VM_BUILD_FIX);
+		return (-1);
+	}
+	if (vm.v_path[i][0] == '\0') {
+		if (vm.v_builtin)
+			snprintf(err, errlen, "%s: the folder %s is too long "
+			    "a path", vm_file_names[i], vm.v_dir);
+		else
+			snprintf(err, errlen, "no %s in fenced.conf: all "
+			    "three of vm kernel, initrd and image, or none",
+			    vm_file_names[i]);
+		return (-1);
+	}
+	if (vm.v_builtin && lstat(vm.v_path[i], &st) == -1 &&
+	    errno == ENOENT) {
+		snprintf(err, errlen, "%s %s missing: %s", vm_file_names[i],
+		    vm.v_path[i], VM_BUILD_FIX);
+		return (-1);
+	}
+	if (vm_file_verify(vm.v_path[i], vm.v_sha256[i], fd, why,
+	    sizeof(why)) == -1) {
+		snprintf(err, errlen, "%s (%s): %s%s%s", vm_file_names[i],
+		    vm.v_builtin ? "built-in" : "fenced.conf", why,
+		    vm.v_builtin ? ": " : "", vm.v_builtin ? VM_BUILD_FIX : "");
+		return (-1);
+	}
+	return (0);
+}
+
+/*
  * Once, at start: QEMU and the three boot files, checked as every launch
  * checks them, and the accelerator.
  */
@@ -107,26 +211,24 @@ static void
 vm_start(void)
 {
 	const struct fenced_config *c = &fencer_self.ps_conf;
-	char		 err[BACKEND_ERR_MAX / 2], why[128];
+	char		 why[128];
 	int		 i, fd;
 
 	vm.v_err[0] = '\0';
+	vm_files_choose();
+	if (vm.v_builtin)
+		log_info("vm: boot files built in, from %s", vm.v_dir);
+	else
+		log_info("vm: boot files of fenced.conf");
 	if (access(VM_QEMU, X_OK) == -1) {
 		snprintf(vm.v_err, sizeof(vm.v_err), "%s: %s (install "
 		    "Debian's qemu-system-x86)", VM_QEMU, strerror(errno));
+		log_info("vm: unavailable: %s", vm.v_err);
 		return;
 	}
 	for (i = 0; i < VM_FILE_MAX; i++) {
-		if (c->c_vm_path[i][0] == '\0') {
-			snprintf(vm.v_err, sizeof(vm.v_err), "no %s in "
-			    "fenced.conf (%s PATH sha256 HEX; images/ builds "
-			    "them: docs/vm.md)", vm_file_names[i], vm_file_names[i]);
-			return;
-		}
-		if (vm_file_verify(c->c_vm_path[i], c->c_vm_sha256[i], &fd,
-		    err, sizeof(err)) == -1) {
-			snprintf(vm.v_err, sizeof(vm.v_err), "%s: %s", vm_file_names[i],
-			    err);
+		if (vm_file_open(i, &fd, vm.v_err, sizeof(vm.v_err)) == -1) {
+			log_info("vm: unavailable: %s", vm.v_err);
 			return;
 		}
 		(void)close(fd);
@@ -187,16 +289,20 @@ vm_unavailable(void)
 static void
 vm_doctor(char *detail, size_t len)
 {
-	const struct fenced_config *c = &fencer_self.ps_conf;
 	size_t		 n;
 	int		 i;
 
-	n = (size_t)snprintf(detail, len, "qemu %s", VM_QEMU);
+	if (vm.v_builtin)
+		n = (size_t)snprintf(detail, len, "qemu %s; boot files "
+		    "built-in, in %s", VM_QEMU, vm.v_dir);
+	else
+		n = (size_t)snprintf(detail, len, "qemu %s; boot files of "
+		    "fenced.conf", VM_QEMU);
 	for (i = 0; i < VM_FILE_MAX && n < len; i++)
 		n += (size_t)snprintf(detail + n, len - n, "; %s %s sha256 %s",
-		    vm_file_names[i], c->c_vm_path[i][0] != '\0' ?
-		    c->c_vm_path[i] : "(none)", c->c_vm_sha256[i][0] != '\0' ?
-		    c->c_vm_sha256[i] : "(none)");
+		    vm_file_names[i], vm.v_path[i][0] != '\0' ?
+		    vm.v_path[i] : "(none)", vm.v_sha256[i][0] != '\0' ?
+		    vm.v_sha256[i] : vm.v_builtin ? "(not built)" : "(none)");
 	if (n < len)
 		(void)snprintf(detail + n, len - n, "; accel %s",
 		    vm.v_err[0] != '\0' ? "none" : vm.v_try == VM_TRY_RUNNING ?
@@ -289,23 +395,18 @@ vm_jail_start(struct fence *f, const struct backend_boot *bb,
     struct vm_fence *vf, const struct vm_launch *l, int *chan, char *err,
     size_t errlen)
 {
-	const struct fenced_config *c = &fencer_self.ps_conf;
 	struct fence_spec spec;
 	static struct vm_argv va;	/* big; one boot at a time */
 	int		 sp[2] = { -1, -1 }, cp[2] = { -1, -1 };
 	int		 files[VM_FILE_MAX] = { -1, -1, -1 };
-	char		 why[BACKEND_ERR_MAX / 2];
 	int		 i, r = -1;
 
 	vf->vf_console = -1;
 	if (vm_argv_build(l, &va, err, errlen) == -1)
 		return (-1);
 	for (i = 0; i < VM_FILE_MAX; i++)
-		if (vm_file_verify(c->c_vm_path[i], c->c_vm_sha256[i],
-		    &files[i], why, sizeof(why)) == -1) {
-			snprintf(err, errlen, "%s: %s", vm_file_names[i], why);
+		if (vm_file_open(i, &files[i], err, errlen) == -1)
 			goto done;
-		}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1 ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cp) == -1) {
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));

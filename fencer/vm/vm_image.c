@@ -3,9 +3,9 @@
  * once (no symlink as its last component), must be a regular file of
  * root's that nobody else may write, in folders nobody but root may
  * write, and its SHA-256, read through that same descriptor, must be
- * the one the configuration gives (the one images/ recorded).  QEMU
- * then reads the descriptor that was checked, never the path: a file
- * renamed over it afterwards is not what boots.
+ * the one fenced.conf gives or the build compiled in (the one images/
+ * recorded).  QEMU then reads the descriptor that was checked, never
+ * the path: a file renamed over it afterwards is not what boots.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -104,7 +104,7 @@ vm_file_verify(const char *path, const char *want, int *fdp, char *err,
 		goto fail;
 	}
 	if (strcmp(got, want) != 0) {
-		snprintf(err, errlen, "%s: SHA-256 %s is not the configured "
+		snprintf(err, errlen, "%s: SHA-256 %s is not the expected "
 		    "%s", path, got, want);
 		goto fail;
 	}
