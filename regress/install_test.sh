@@ -7,12 +7,12 @@
 
 . "$(atf_get_srcdir)/lib.subr"
 
-# make install or uninstall into ./dest, from the source tree, of the
-# built tree the suite runs: -o all, so that nothing of the tree other
-# tests run is remade under them, whatever make thinks of it.
+# make install or uninstall into ./dest (or $DEST), from the source
+# tree, of the built tree the suite runs: -o all, so that nothing of the
+# tree other tests run is remade under them, whatever make thinks of it.
 install_make() {
 	make -o all --no-print-directory -C "$TOPDIR" BUILD="$(dirname "$BIN")" \
-	    DESTDIR="$PWD/dest" PREFIX=/usr "$@" > make.out 2>&1 ||
+	    DESTDIR="${DEST:-$PWD/dest}" PREFIX=/usr "$@" > make.out 2>&1 ||
 	    atf_fail "make $*: $(cat make.out)"
 	! grep -E '^(cc|ar|byacc) ' make.out ||
 	    atf_fail "make $* rebuilt the suite's build"
@@ -23,8 +23,15 @@ install_list() {
 	(cd dest && find . -type f -printf '%m %P\n' | LC_ALL=C sort)
 }
 
-# What PREFIX=/usr must put: the programs, the libexec folder, the
-# unit, sysusers.d and tmpfiles.d, the configuration, every manual.
+# The vm boot files' hashes this build was linked with (empty: it has
+# none, and installs none).
+install_vm_sums() {
+	cat "$(dirname "$BIN")/gen/vm_files.sha256" 2>/dev/null
+}
+
+# What PREFIX=/usr must put: the programs, the libexec folder, the vm
+# boot files where this build has them, the unit, sysusers.d and
+# tmpfiles.d, the configuration, every manual.
 install_expected() {
 	{
 		echo "644 etc/fenced.conf"
@@ -33,6 +40,9 @@ install_expected() {
 		echo "755 usr/lib/fenced/fence-agent"
 		echo "755 usr/lib/fenced/fence-probe"
 		echo "755 usr/lib/fenced/fence-vminit"
+		install_vm_sums | while read -r _h f; do
+			echo "644 usr/lib/fenced/vm/$f"
+		done
 		echo "644 usr/lib/systemd/system/fenced.service"
 		echo "644 usr/lib/sysusers.d/fenced.conf"
 		echo "644 usr/lib/tmpfiles.d/fenced.conf"
@@ -55,6 +65,14 @@ layout_body() {
 	install_expected > expected
 	install_list > got
 	atf_check -o file:expected cat got
+	# The vm folder where the build has the files, none where not.
+	if [ -n "$(install_vm_sums)" ]; then
+		atf_check -o inline:"755\n" stat -c %a dest/usr/lib/fenced/vm
+		(cd dest/usr/lib/fenced/vm && install_vm_sums | sha256sum -c) \
+		    > /dev/null || atf_fail "installed vm files not the hashed"
+	else
+		atf_check test ! -e dest/usr/lib/fenced/vm
+	fi
 	u=dest/usr/lib/systemd/system/fenced.service
 	atf_check -o inline:"ExecStartPre=/usr/sbin/fenced -n -f /etc/fenced.conf\nExecStart=/usr/sbin/fenced -d -f /etc/fenced.conf\n" \
 	    grep '^ExecStart' $u
@@ -71,6 +89,60 @@ layout_body() {
 	install_make uninstall
 	install_list > left
 	atf_check -o inline:"644 etc/fenced.conf\n" cat left
+	atf_check test ! -e dest/usr/lib/fenced
+}
+
+atf_test_case vm_folder cleanup
+vm_folder_head() {
+	atf_set descr "the vm boot files installed in /usr/lib/fenced/vm, 0644 root's in a 0755 root folder, are what the installed fenced boots with no vm line: the doctor says built-in and names them; one byte changed in the initramfs is refused naming it and its hash, a missing kernel named with the fix; uninstall removes them"
+	atf_set require.user root
+	atf_set timeout 120
+}
+vm_folder_body() {
+	fenced_vars
+	command -v make > /dev/null || atf_skip "no make"
+	[ -n "$(install_vm_sums)" ] || atf_skip "this build has no vm boot \
+files (make vm-images, as root, builds them; a sanitizer build has none)"
+	[ -x /usr/bin/qemu-system-x86_64 ] ||
+	    atf_skip "QEMU is not installed: the doctor names its absence first"
+	# The files' folders must be root's alone, as /tmp is not: the
+	# case's own folder under /var/lib.
+	DEST=$(fenced_homes)/dest
+	install_make install
+	vm=$DEST/usr/lib/fenced/vm
+	atf_check -o inline:"755 0 0\n" stat -c '%a %u %g' "$vm"
+	for f in vmlinuz fence-initrd.cpio fence-root.squashfs; do
+		atf_check -o inline:"644 0 0\n" stat -c '%a %u %g' "$vm/$f"
+		atf_check cmp "$vm/$f" "$BIN/vm/$f"
+	done
+	FENCED_BIN=$DEST/usr/sbin/fenced
+	{ fenced_conf; echo "vm accel tcg"; } > fenced.conf
+	fenced_start
+	grep -q "vm: boot files built in, from $vm" fenced.log ||
+	    atf_fail "the log does not name $vm"
+	atf_check -o save:doctor.out $CTL doctor
+	grep -q "^  ok    vm: " doctor.out || atf_fail "vm is not ok"
+	grep -q "detail: qemu [^;]*; boot files built-in, in $vm; vm kernel $vm/vmlinuz sha256 " \
+	    doctor.out || atf_fail "the doctor does not name $vm"
+	# One byte changed after the start: refused at the launch.
+	h=$(install_vm_sums | sed -n 's/  fence-initrd.cpio$//p')
+	printf '\377' | dd of="$vm/fence-initrd.cpio" bs=1 seek=4096 \
+	    conv=notrunc 2> /dev/null
+	atf_check -s exit:1 -e match:"vm initrd \(built-in\): $vm/fence-initrd.cpio: SHA-256 [0-9a-f]{64} is not the expected $h: make vm-images" \
+	    $CTL boot v backend vm
+	fenced_stop
+	# At the start, a missing file is named, with the fix.
+	rm "$vm/vmlinuz"
+	fenced_start
+	atf_check -s exit:1 -e match:"vm kernel $vm/vmlinuz missing: make vm-images, then make \(or make install\)" \
+	    $CTL boot v backend vm
+	fenced_stop
+	install_make uninstall
+	atf_check test ! -e "$vm"
+}
+vm_folder_cleanup() {
+	fenced_vars
+	fenced_cleanup
 }
 
 atf_test_case installed_boot cleanup
@@ -202,5 +274,6 @@ root_homes_cleanup() {
 atf_init_test_cases() {
 	atf_add_test_case layout
 	atf_add_test_case installed_boot
+	atf_add_test_case vm_folder
 	atf_add_test_case root_homes
 }

@@ -160,6 +160,30 @@ total_abandoned_body() {
 }
 total_abandoned_cleanup() { fenced_cleanup; }
 
+atf_test_case builtin cleanup
+builtin_head() {
+	atf_set descr "with no vm line in fenced.conf a vm fence boots from the files built into fenced, in vm/ beside it (the build tree's), and runs a command; the log says so"
+	atf_set require.user root
+	atf_set timeout 300
+}
+builtin_body() {
+	vm_require
+	fenced_vars
+	d=$(realpath "$BIN")/vm
+	[ -s "$d/fence-initrd.cpio" ] || atf_fail "the vm boot files are \
+built but not in $d: fenced was not relinked (make vm-images relinks it)"
+	{ fenced_conf; echo "vm accel tcg"; } > fenced.conf
+	fenced_start
+	vm_started
+	grep -q "vm: boot files built in, from $d" fenced.log ||
+	    atf_fail "the log does not say where the boot files are"
+	atf_check -o ignore $CTL boot v backend vm
+	atf_check -o inline:"ok\n" $CTL exec v -- echo ok
+	atf_check -o ignore $CTL stop v
+	vm_clean
+}
+builtin_cleanup() { fenced_cleanup; }
+
 atf_test_case wrong_hash cleanup
 wrong_hash_head() {
 	atf_set descr "a boot file whose SHA-256 is not the configured one is refused, naming it; a path without a hash is a configuration error"
@@ -171,7 +195,7 @@ wrong_hash_body() {
 	vm_conf | sed '/^vm initrd/s/sha256 "[0-9a-f]*"/sha256 "'"$(printf '0%.0s' $(seq 64))"'"/' \
 	    > fenced.conf
 	fenced_start
-	atf_check -s not-exit:0 -e match:"vm initrd: .*SHA-256 [0-9a-f]{64} is not the configured 0{64}" \
+	atf_check -s not-exit:0 -e match:"vm initrd \(fenced.conf\): .*SHA-256 [0-9a-f]{64} is not the expected 0{64}" \
 	    $CTL boot v backend vm
 	atf_check_equal "" "$(vm_qemus)"
 	# A kernel changed after its hash was recorded, for a daemon that
@@ -186,7 +210,7 @@ wrong_hash_body() {
 	fenced_start
 	vm_started
 	printf x >> "$img/vmlinuz"
-	atf_check -s not-exit:0 -e match:"vm kernel: .*img/vmlinuz: SHA-256" \
+	atf_check -s not-exit:0 -e match:"vm kernel \(fenced.conf\): .*img/vmlinuz: SHA-256" \
 	    $CTL boot v backend vm
 	atf_check_equal "" "$(vm_qemus)"
 	printf 'vm kernel "/boot/vmlinuz"\n' > nohash.conf
@@ -449,6 +473,7 @@ atf_init_test_cases() {
 	atf_add_test_case faults
 	atf_add_test_case kvm_try
 	atf_add_test_case kvm_try_hangs
+	atf_add_test_case builtin
 	atf_add_test_case wrong_hash
 	atf_add_test_case attack
 	atf_add_test_case ptrace_traceme
