@@ -137,6 +137,8 @@ vm_builtin_body() {
 	d=$(realpath "$BIN")/vm
 	sums="$(dirname "$BIN")/gen/vm_files.sha256"
 	fenced_start
+	wait_until 30 grep -q "vm: usable\|vm: unavailable" fenced.log ||
+	    bad "the vm backend did not start" fenced.log
 	grep -q "vm: boot files built in, from $d" fenced.log ||
 	    bad "the log does not say where the boot files are" fenced.log
 	atf_check -s ignore -o save:doctor.out $CTL doctor

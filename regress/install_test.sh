@@ -118,6 +118,8 @@ files (make vm-images, as root, builds them; a sanitizer build has none)"
 	FENCED_BIN=$DEST/usr/sbin/fenced
 	{ fenced_conf; echo "vm accel tcg"; } > fenced.conf
 	fenced_start
+	wait_until 30 grep -q "vm: usable" fenced.log ||
+	    atf_fail "the vm backend did not start"
 	grep -q "vm: boot files built in, from $vm" fenced.log ||
 	    atf_fail "the log does not name $vm"
 	atf_check -o save:doctor.out $CTL doctor

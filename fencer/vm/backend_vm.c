@@ -292,6 +292,7 @@ vm_doctor(char *detail, size_t len)
 	size_t		 n;
 	int		 i;
 
+	vm_files_choose();
 	if (vm.v_builtin)
 		n = (size_t)snprintf(detail, len, "qemu %s; boot files "
 		    "built-in, in %s", VM_QEMU, vm.v_dir);
@@ -404,6 +405,8 @@ vm_jail_start(struct fence *f, const struct backend_boot *bb,
 	vf->vf_console = -1;
 	if (vm_argv_build(l, &va, err, errlen) == -1)
 		return (-1);
+	vm_files_choose();	/* fenced.conf's lines as the last reload
+				   left them */
 	for (i = 0; i < VM_FILE_MAX; i++)
 		if (vm_file_open(i, &files[i], err, errlen) == -1)
 			goto done;
