@@ -54,6 +54,8 @@ int	 mcp_arg_str(struct mcp_call *, const char *, int, size_t,
 	    const char **);
 int	 mcp_arg_key(struct mcp_call *, const char *, char *);
 int	 mcp_arg_argv(struct mcp_call *, char ***, size_t *);
+int	 mcp_arg_int(struct mcp_call *, const char *, json_int_t, json_int_t,
+	    json_int_t, uint32_t *);
 void	 mcp_failed(struct mcp_call *, const char *, const char *);
 int	 mcp_until_end(struct mcp_ctl *, struct mcp_call *, int,
 	    mcp_reply_fn, void *);

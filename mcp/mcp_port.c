@@ -179,17 +179,9 @@ mcp_port_handle(struct pollfd *pfd, int n)
 static int
 mcp_port_args(struct mcp_call *c, char *key, uint32_t *port)
 {
-	json_t	*v;
-
-	if (mcp_arg_key(c, "key", key) == -1)
+	if (mcp_arg_key(c, "key", key) == -1 ||
+	    mcp_arg_int(c, "port", 1, 65535, -1, port) == -1)
 		return (-1);
-	v = json_object_get(c->c_args, "port");
-	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
-	    json_integer_value(v) > 65535) {
-		snprintf(c->c_bad, sizeof(c->c_bad), "port: 1 to 65535");
-		return (-1);
-	}
-	*port = (uint32_t)json_integer_value(v);
 	return (0);
 }
 

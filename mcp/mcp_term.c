@@ -161,38 +161,9 @@ mcp_term_find(struct mcp_call *c, const char *key, uint32_t id)
 static int
 mcp_term_args(struct mcp_call *c, char *key, uint32_t *id)
 {
-	json_t	*v;
-
-	if (mcp_arg_key(c, "key", key) == -1)
+	if (mcp_arg_key(c, "key", key) == -1 ||
+	    mcp_arg_int(c, "id", 1, UINT32_MAX, -1, id) == -1)
 		return (-1);
-	v = json_object_get(c->c_args, "id");
-	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
-	    json_integer_value(v) > UINT32_MAX) {
-		snprintf(c->c_bad, sizeof(c->c_bad), "id: a terminal's id, "
-		    "an integer from 1");
-		return (-1);
-	}
-	*id = (uint32_t)json_integer_value(v);
-	return (0);
-}
-
-/* An integer argument in lo..hi, def when not given. */
-static int
-mcp_arg_int(struct mcp_call *c, const char *name, json_int_t lo,
-    json_int_t hi, json_int_t def, uint32_t *out)
-{
-	json_t	*v = json_object_get(c->c_args, name);
-
-	*out = (uint32_t)def;
-	if (v == NULL)
-		return (0);
-	if (!json_is_integer(v) || json_integer_value(v) < lo ||
-	    json_integer_value(v) > hi) {
-		snprintf(c->c_bad, sizeof(c->c_bad), "%s: an integer from "
-		    "%lld to %lld", name, (long long)lo, (long long)hi);
-		return (-1);
-	}
-	*out = (uint32_t)json_integer_value(v);
 	return (0);
 }
 
@@ -218,13 +189,58 @@ mcp_term_json(struct mcp_call *c, const struct msg_term *t)
 	    "program", t->t_program, "denials", t->t_denials));
 }
 
+/* A request of the terminal's (MSG_TERM_LIST, _KILL), its answer in t. */
+static void
+mcp_term_ask(struct mcp_call *q, const char *key, uint32_t op, uint32_t id,
+    struct msg_term *t)
+{
+	struct msg_term_req tq;
+	void		*buf;
+	size_t		 len;
+
+	memset(&tq, 0, sizeof(tq));
+	strlcpy(tq.tq_key, key, sizeof(tq.tq_key));
+	tq.tq_owner = MSG_OWNER_NONE;
+	tq.tq_op = op;
+	tq.tq_id = id;
+	memset(t, 0, sizeof(*t));
+	if (msg_term_req_encode(&tq, &buf, &len) == -1)
+		mcp_failed(q, "bad-request", "cannot encode");
+	else
+		mcp_ask(q, IMSG_CTL_TERMS, buf, len, MCP_WAIT_MS, mcp_on_term,
+		    t);
+}
+
+/* A scratch call's request: what it answers is not the caller's. */
+static int
+mcp_term_aside(const char *key, uint32_t op, uint32_t id, struct msg_term *t,
+    char *code, size_t codelen)
+{
+	struct mcp_call	 q;
+	const char	*e;
+
+	memset(&q, 0, sizeof(q));
+	if ((q.c_out = json_object()) == NULL) {
+		strlcpy(code, "no-memory", codelen);
+		return (-1);
+	}
+	mcp_term_ask(&q, key, op, id, t);
+	e = json_string_value(json_object_get(json_object_get(q.c_out,
+	    "error"), "code"));
+	if (q.c_failed)
+		strlcpy(code, e != NULL ? e : "no-answer", codelen);
+	json_decref(q.c_out);
+	return (q.c_failed ? -1 : 0);
+}
+
 int
 mcp_term_open(struct mcp_call *c)
 {
 	struct msg_term_open to;
-	struct msg_term	 t;
-	struct mcp_term	*mt;
+	struct msg_term	 t, k;
+	struct mcp_term	*mt = NULL;
 	const char	*s;
+	char		 code[MSG_ERROR_CODE_MAX];
 	void		*buf;
 	size_t		 len;
 	int		 i, r, fd;
@@ -273,19 +289,25 @@ mcp_term_open(struct mcp_call *c)
 	if (!c->c_failed && t.t_id == 0)
 		mcp_failed(c, "bad-answer", "no terminal in fenced's answer");
 	/* Attached from its first byte: all the ring holds. */
+	fd = -1;
 	if (!c->c_failed && (fd = mcp_tunnel(to.to_key, MSG_TUNNEL_TERMINAL,
-	    t.t_id, MSG_TERM_RING, c)) != -1) {
-		if ((mt = calloc(1, sizeof(*mt))) == NULL) {
-			(void)close(fd);
-			mcp_failed(c, "no-memory", "out of memory");
-		} else {
-			strlcpy(mt->t_key, to.to_key, sizeof(mt->t_key));
-			mt->t_id = t.t_id;
-			mt->t_fd = fd;
-			mt->t_idx = -1;
-			mcp_terms[i] = mt;
-			mcp_term_json(c, &t);
-		}
+	    t.t_id, MSG_TERM_RING, c)) != -1 &&
+	    (mt = calloc(1, sizeof(*mt))) == NULL) {
+		(void)close(fd);
+		fd = -1;
+		mcp_failed(c, "no-memory", "out of memory");
+	}
+	/* Not held: not left running unattached either. */
+	if (fd == -1 && t.t_id != 0)
+		(void)mcp_term_aside(to.to_key, MSG_TERM_KILL, t.t_id, &k,
+		    code, sizeof(code));
+	if (fd != -1) {
+		strlcpy(mt->t_key, to.to_key, sizeof(mt->t_key));
+		mt->t_id = t.t_id;
+		mt->t_fd = fd;
+		mt->t_idx = -1;
+		mcp_terms[i] = mt;
+		mcp_term_json(c, &t);
 	}
 	mcp_show(c, to.to_key);
 	return (0);
@@ -328,40 +350,18 @@ mcp_term_write(struct mcp_call *c)
 static void
 mcp_term_end(struct mcp_term *t)
 {
-	struct msg_term_req tq;
-	struct mcp_call	 q;
-	void		*buf;
-	size_t		 len;
-	json_t		*e;
+	char	 code[MSG_ERROR_CODE_MAX];
 
 	if (t->t_known)
 		return;
-	memset(&tq, 0, sizeof(tq));
-	strlcpy(tq.tq_key, t->t_key, sizeof(tq.tq_key));
-	tq.tq_owner = MSG_OWNER_NONE;
-	tq.tq_op = MSG_TERM_LIST;
-	tq.tq_id = t->t_id;
-	memset(&q, 0, sizeof(q));
-	if ((q.c_out = json_object()) == NULL)
-		return;
-	memset(&t->t_end, 0, sizeof(t->t_end));
-	if (msg_term_req_encode(&tq, &buf, &len) == -1)
-		mcp_failed(&q, "bad-request", "cannot encode");
-	else
-		mcp_ask(&q, IMSG_CTL_TERMS, buf, len, MCP_WAIT_MS, mcp_on_term,
-		    &t->t_end);
-	e = json_object_get(json_object_get(q.c_out, "error"), "code");
-	if (q.c_failed && json_string_value(e) != NULL)
+	if (mcp_term_aside(t->t_key, MSG_TERM_LIST, t->t_id, &t->t_end,
+	    code, sizeof(code)) == -1)
 		/* not-found: its fence stopped, and the terminal with it. */
-		strlcpy(t->t_gone, strcmp(json_string_value(e), "not-found") ==
-		    0 ? "fence-stopped" : json_string_value(e),
-		    sizeof(t->t_gone));
-	else if (q.c_failed)
-		strlcpy(t->t_gone, "no-answer", sizeof(t->t_gone));
+		strlcpy(t->t_gone, strcmp(code, "not-found") == 0 ?
+		    "fence-stopped" : code, sizeof(t->t_gone));
 	else if (t->t_end.t_running)
 		strlcpy(t->t_gone, "detached", sizeof(t->t_gone));
 	t->t_known = 1;
-	json_decref(q.c_out);
 }
 
 int
@@ -426,14 +426,10 @@ mcp_term_read(struct mcp_call *c)
 int
 mcp_term_close(struct mcp_call *c)
 {
-	struct msg_term_req tq;
 	struct msg_term	 k;
-	struct mcp_call	 q;
 	struct mcp_term	*t;
-	char		 key[FENCE_KEY_SIZE];
+	char		 key[FENCE_KEY_SIZE], code[MSG_ERROR_CODE_MAX];
 	uint32_t	 id;
-	void		*buf;
-	size_t		 len;
 	int		 i;
 
 	if (mcp_term_args(c, key, &id) == -1)
@@ -444,22 +440,11 @@ mcp_term_close(struct mcp_call *c)
 		 * refusal counts only for one that ran (a stopped fence
 		 * took its terminals with it).
 		 */
-		memset(&tq, 0, sizeof(tq));
-		strlcpy(tq.tq_key, key, sizeof(tq.tq_key));
-		tq.tq_owner = MSG_OWNER_NONE;
-		tq.tq_op = MSG_TERM_KILL;
-		tq.tq_id = id;
-		memset(&q, 0, sizeof(q));
-		memset(&k, 0, sizeof(k));
-		q.c_out = t->t_fd != -1 ? c->c_out : json_object();
-		if (q.c_out != NULL &&
-		    msg_term_req_encode(&tq, &buf, &len) == 0)
-			mcp_ask(&q, IMSG_CTL_TERMS, buf, len, MCP_WAIT_MS,
-			    mcp_on_term, &k);
-		if (q.c_out == c->c_out)
-			c->c_failed = q.c_failed;
+		if (t->t_fd != -1)
+			mcp_term_ask(c, key, MSG_TERM_KILL, id, &k);
 		else
-			json_decref(q.c_out);
+			(void)mcp_term_aside(key, MSG_TERM_KILL, id, &k, code,
+			    sizeof(code));
 		mcp_term_ended(t);
 		for (i = 0; i < MCP_TERMS_MAX; i++)
 			if (mcp_terms[i] == t)

@@ -230,6 +230,30 @@ mcp_arg_key(struct mcp_call *c, const char *name, char *key)
 	return (0);
 }
 
+/*
+ * An integer argument in lo..hi: def when not given, or required when
+ * def is negative.
+ */
+int
+mcp_arg_int(struct mcp_call *c, const char *name, json_int_t lo,
+    json_int_t hi, json_int_t def, uint32_t *out)
+{
+	json_t	*v = json_object_get(c->c_args, name);
+
+	*out = def < 0 ? 0 : (uint32_t)def;
+	if (v == NULL && def >= 0)
+		return (0);
+	if (!json_is_integer(v) || json_integer_value(v) < lo ||
+	    json_integer_value(v) > hi) {
+		snprintf(c->c_bad, sizeof(c->c_bad), "%s: an integer from "
+		    "%lld to %lld%s", name, (long long)lo, (long long)hi,
+		    v == NULL ? ", required" : "");
+		return (-1);
+	}
+	*out = (uint32_t)json_integer_value(v);
+	return (0);
+}
+
 /* A name of a table of names.h: 0 if not given. */
 static int
 mcp_arg_name(struct mcp_call *c, const char *name, int (*parse)(const char *),
