@@ -303,7 +303,7 @@ mcp_port_open(struct mcp_call *c)
 {
 	struct msg_portlist pl;
 	struct msg_port_ticket pk;
-	struct mcp_fwd	*f;
+	struct mcp_fwd	*f = NULL;
 	char		 key[FENCE_KEY_SIZE], url[64];
 	uint32_t	 port, i;
 	void		*buf;
@@ -336,7 +336,7 @@ mcp_port_open(struct mcp_call *c)
 	}
 	if (!c->c_failed && (f = mcp_fwd_find(key, port, &slot)) == NULL)
 		f = mcp_fwd_new(c, key, port);
-	if (!c->c_failed) {
+	if (!c->c_failed && f != NULL) {
 		snprintf(url, sizeof(url), "http://127.0.0.1:%u/",
 		    (unsigned)f->f_local);
 		o = json_pack("{s:I, s:s, s:s, s:s, s:I, s:{s:s, s:s, s:s}}",
