@@ -181,6 +181,23 @@ async function live(client) {
 	check(r.isError && r.structuredContent.error.code === 'not-found',
 	    'term_open in no fence: isError', r.structuredContent);
 
+	// More than fence-mcp keeps between two reads: the oldest dropped,
+	// counted, the newest kept.
+	r = await call(client, 'term_open', { key: key, command:
+	    'head -c 300000 /dev/zero | tr "\\0" x; echo; echo END; ' +
+	    'exec sleep 60' });
+	check(!r.isError, 'term_open a flood', r.structuredContent);
+	const id3 = r.structuredContent.terminal.id;
+	await new Promise((res) => setTimeout(res, 1500));
+	r = await call(client, 'term_read', { key: key, id: id3 });
+	const fl = r.structuredContent.terminal;
+	check(!r.isError && fl.dropped > 0 && fl.output.length <= 65536 &&
+	    /END\r?\n$/.test(fl.output) && fl.output.length +
+	    fl.dropped >= 300000, 'a flood: bounded, the oldest dropped',
+	    [fl.dropped, fl.output.length, fl.output.slice(-16)]);
+	r = await call(client, 'term_close', { key: key, id: id3 });
+	check(!r.isError, 'term_close of the flood', r.structuredContent);
+
 	// A terminal whose fence stops reports ended.
 	r = await call(client, 'term_open', { key: key,
 	    command: 'echo ready; exec sleep 60' });
