@@ -334,7 +334,10 @@ api_fence(const struct msg_fence *f, const char *verdicts,
 	    json_object_set_new(j, "snapshotKeeps", json_string("home")) ==
 	    -1 || json_object_set_new(j, "denialsOutside",
 	    json_integer((json_int_t)(f->f_denials_outside > INT64_MAX ?
-	    INT64_MAX : f->f_denials_outside))) == -1)) {
+	    INT64_MAX : f->f_denials_outside))) == -1 ||
+	    /* The owner's name as the host said it at boot, or null. */
+	    json_object_set_new(j, "ownerName", f->f_owner_name[0] != '\0' ?
+	    json_string(f->f_owner_name) : json_null()) == -1)) {
 		json_decref(j);
 		return (NULL);
 	}

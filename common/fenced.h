@@ -290,6 +290,24 @@ int		 probe_target_valid(const char *);
 int		 sha256_hex_valid(const char *);
 int		 http_origin_valid(const char *);
 
+/* common/pump.c: a stream pair relayed both ways (fencectl forward). */
+#define PUMP_BUF	(64 * 1024)	/* bytes held, each direction */
+struct pump_dir {
+	uint8_t		 d_buf[PUMP_BUF];
+	size_t		 d_len;
+	int		 d_eof;		/* its source ended */
+	int		 d_shut;	/* its sink was shut for writing */
+};
+struct pump {
+	int		 p_fd[2];
+	struct pump_dir	 p_dir[2];	/* [0]: p_fd[0] to p_fd[1] */
+};
+struct pollfd;
+struct pump	*pump_new(int, int);
+void		 pump_free(struct pump *);
+void		 pump_events(const struct pump *, struct pollfd *);
+int		 pump_move(struct pump *, const struct pollfd *);
+
 /* common/egress_list.c */
 struct egress_entry {
 	char		 ee_name[EGRESS_NAME_LEN];	/* lower case; a

@@ -6,7 +6,7 @@
  * fence (IMSG_CTL_TUNNEL on a control connection of its own, whose
  * answer carries the descriptor).  One process, poll(2), at most
  * FWD_CONNS_MAX connections at once (more wait in the backlog), each
- * holding at most FWD_BUF bytes a direction.  ^C ends it.  Before it
+ * holding at most PUMP_BUF bytes a direction (common/pump.c).  ^C ends it.  Before it
  * listens it asks which ports listen in the fence (IMSG_CTL_PORTS), so
  * that a fence it may not reach, or a port nothing listens on, is said
  * at once, without a connection to the server.
@@ -35,22 +35,9 @@
 #include "ctl_procs.h"
 
 #define FWD_CONNS_MAX	64
-#define FWD_BUF		(64 * 1024)
 #define FWD_OPEN_MS	30000	/* the daemon's answer to an open */
 
-struct fwd_dir {
-	uint8_t		 d_buf[FWD_BUF];
-	size_t		 d_len;
-	int		 d_eof;		/* its source ended */
-	int		 d_shut;	/* its sink was shut for writing */
-};
-
-struct fwd_conn {
-	int		 f_fd[2];	/* the client's, the tunnel's */
-	struct fwd_dir	 f_dir[2];	/* [0]: client to tunnel */
-};
-
-static struct fwd_conn	*fwd_conns[FWD_CONNS_MAX];
+static struct pump	*fwd_conns[FWD_CONNS_MAX];
 
 /*
  * One request on a control connection of its own, read to its END: a
@@ -155,65 +142,14 @@ fwd_check(const char *sock, const struct parse_result *res)
 	return (-1);
 }
 
-static void
-fwd_close(int i)
-{
-	struct fwd_conn	*c = fwd_conns[i];
-
-	(void)close(c->f_fd[0]);
-	(void)close(c->f_fd[1]);
-	free(c);
-	fwd_conns[i] = NULL;
-}
-
-/* Move what can be moved of conn i; 1 when it is over. */
-static int
-fwd_pump(struct fwd_conn *c, const struct pollfd *p)
-{
-	struct fwd_dir	*d;
-	ssize_t		 n;
-	int		 k, src, dst;
-
-	for (k = 0; k < 2; k++) {
-		d = &c->f_dir[k];
-		src = c->f_fd[k];
-		dst = c->f_fd[!k];
-		if ((p[k].revents & (POLLIN | POLLHUP | POLLERR)) &&
-		    !d->d_eof && d->d_len < FWD_BUF) {
-			n = read(src, d->d_buf + d->d_len, FWD_BUF - d->d_len);
-			if (n == -1 && errno != EAGAIN && errno != EINTR)
-				return (1);
-			if (n == 0)
-				d->d_eof = 1;
-			if (n > 0)
-				d->d_len += (size_t)n;
-		}
-		if (d->d_len > 0 && (p[!k].revents & (POLLOUT | POLLERR))) {
-			n = send(dst, d->d_buf, d->d_len, MSG_NOSIGNAL);
-			if (n == -1 && errno != EAGAIN && errno != EINTR)
-				return (1);
-			if (n > 0) {
-				memmove(d->d_buf, d->d_buf + n,
-				    d->d_len - (size_t)n);
-				d->d_len -= (size_t)n;
-			}
-		}
-		if (d->d_eof && d->d_len == 0 && !d->d_shut) {
-			(void)shutdown(dst, SHUT_WR);
-			d->d_shut = 1;
-		}
-	}
-	return (c->f_dir[0].d_shut && c->f_dir[1].d_shut);
-}
-
 int
 ctl_forward(const char *sock, const struct parse_result *res)
 {
 	struct sockaddr_in sin;
 	socklen_t	 sl;
 	struct pollfd	 pfd[1 + 2 * FWD_CONNS_MAX];
-	struct fwd_conn	*c;
-	int		 lfd, cfd, tfd, one = 1, i, k, n, nconns = 0;
+	struct pump	*c;
+	int		 lfd, cfd, tfd, one = 1, i, n, nconns = 0;
 
 	/* The fence and the port, before anything listens here. */
 	if (fwd_check(sock, res) == -1)
@@ -241,23 +177,10 @@ ctl_forward(const char *sock, const struct parse_result *res)
 		pfd[n].fd = nconns < FWD_CONNS_MAX ? lfd : -1;
 		pfd[n++].events = POLLIN;
 		for (i = 0; i < FWD_CONNS_MAX; i++) {
-			c = fwd_conns[i];
-			for (k = 0; k < 2; k++) {
-				pfd[1 + 2 * i + k].fd = c != NULL ?
-				    c->f_fd[k] : -1;
-				pfd[1 + 2 * i + k].events = 0;
-				pfd[1 + 2 * i + k].revents = 0;
-				if (c == NULL)
-					continue;
-				if (!c->f_dir[k].d_eof &&
-				    c->f_dir[k].d_len < FWD_BUF)
-					pfd[1 + 2 * i + k].events |= POLLIN;
-				if (c->f_dir[!k].d_len > 0)
-					pfd[1 + 2 * i + k].events |= POLLOUT;
-				/* Nothing wanted: its hangup waits too. */
-				if (pfd[1 + 2 * i + k].events == 0)
-					pfd[1 + 2 * i + k].fd = -1;
-			}
+			if ((c = fwd_conns[i]) != NULL)
+				pump_events(c, &pfd[1 + 2 * i]);
+			else
+				pfd[1 + 2 * i].fd = pfd[2 + 2 * i].fd = -1;
 		}
 		if (poll(pfd, 1 + 2 * FWD_CONNS_MAX, -1) == -1) {
 			if (errno == EINTR)
@@ -266,8 +189,9 @@ ctl_forward(const char *sock, const struct parse_result *res)
 		}
 		for (i = 0; i < FWD_CONNS_MAX; i++)
 			if ((c = fwd_conns[i]) != NULL &&
-			    fwd_pump(c, &pfd[1 + 2 * i])) {
-				fwd_close(i);
+			    pump_move(c, &pfd[1 + 2 * i])) {
+				pump_free(c);
+				fwd_conns[i] = NULL;
 				nconns--;
 			}
 		if (!(pfd[0].revents & POLLIN))
@@ -281,10 +205,8 @@ ctl_forward(const char *sock, const struct parse_result *res)
 		}
 		for (i = 0; i < FWD_CONNS_MAX && fwd_conns[i] != NULL; i++)
 			;
-		if ((c = calloc(1, sizeof(*c))) == NULL)
+		if ((c = pump_new(cfd, tfd)) == NULL)
 			err(1, "calloc");
-		c->f_fd[0] = cfd;
-		c->f_fd[1] = tfd;
 		fwd_conns[i] = c;
 		nconns++;
 	}

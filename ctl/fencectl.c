@@ -714,7 +714,9 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 		return;
 	}
 	printf("key:      %s\n", f.f_key);
+	/* The name fenced read at boot; else this host's, if any. */
 	printf("owner:    %s, uid %u (runs as uid %u)\n",
+	    f.f_owner_name[0] != '\0' ? f.f_owner_name :
 	    ctl_owner_name(f.f_owner), (unsigned)f.f_owner, (unsigned)f.f_uid);
 	printf("tier:     %s\n", tier_name(f.f_tier));
 	printf("backend:  %s\n", backend_name(f.f_backend));

@@ -342,6 +342,15 @@ fencer_new(uint32_t reqid, const struct msg_boot *b,
 	strlcpy(f->f_info.f_key, b->b_key, sizeof(f->f_info.f_key));
 	strlcpy(f->f_user, user, sizeof(f->f_user));
 	f->f_info.f_owner = b->b_owner;
+	/*
+	 * The owner's name as the host's user database says it now, kept
+	 * for the fence's life (docs/http.md, "ownerName"); the broker, in
+	 * its chroot, cannot read that database.  One that is not a plain
+	 * name of at most MSG_OWNER_NAME_MAX bytes is not kept.
+	 */
+	if (msg_owner_name_valid(user, 0))
+		strlcpy(f->f_info.f_owner_name, user,
+		    sizeof(f->f_info.f_owner_name));
 	snprintf(f->f_cgname, sizeof(f->f_cgname), "%u.%s",
 	    (unsigned)b->b_owner, b->b_key);
 	f->f_info.f_tier = b->b_tier ? b->b_tier : c->c_tier;

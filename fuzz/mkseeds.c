@@ -245,6 +245,7 @@ main(int argc, char *argv[])
 	    sizeof(f.f_surface));
 	memset(f.f_bearer, 0x5a, sizeof(f.f_bearer));
 	f.f_home_used = 4096;
+	strlcpy(f.f_owner_name, "alice", sizeof(f.f_owner_name));
 	ENC(msg_fence_encode(&f, &p, &n));
 	put("msg", "fence", FK_FENCE, p, n);
 	free(p);

@@ -323,6 +323,7 @@ struct msg_egress_counts {
 
 #define MSG_DENIAL_NOTE_LEN	160	/* why denials are not observed */
 
+#define MSG_OWNER_NAME_MAX	32	/* an owner's name, bytes */
 struct msg_fence {
 	char		 f_key[FENCE_KEY_SIZE];
 	uid_t		 f_owner;
@@ -367,6 +368,11 @@ struct msg_fence {
 	/* broker: denials no command, background process or terminal has
 	   taken (docs/denials.md), as of the last time it was asked. */
 	uint64_t	 f_denials_outside;
+	/* The owner's login name as the fencer read it from the host's
+	   user database at boot (docs/http.md, "ownerName"): printable
+	   ASCII, at most MSG_OWNER_NAME_MAX bytes; "" when it has none
+	   that fits. */
+	char		 f_owner_name[MSG_OWNER_NAME_MAX + 1];
 };
 
 /*
@@ -1000,6 +1006,7 @@ int	 msg_fence_req_encode(const struct msg_fence_req *, void **, size_t *);
 int	 msg_fence_req_decode(const void *, size_t, struct msg_fence_req *);
 int	 msg_fence_encode(const struct msg_fence *, void **, size_t *);
 int	 msg_fence_decode(const void *, size_t, struct msg_fence *);
+int	 msg_owner_name_valid(const char *, int);
 
 /* imsg/msg_token.c */
 int	 msg_audit_encode(const struct msg_audit *, void **, size_t *);

@@ -224,6 +224,26 @@ msg_from_valid(const char *from)
 	return (msg_key_ok(key, 0) && msg_key_ok(at + 1, 0));
 }
 
+/*
+ * A login name as a fence's state carries it: 1 to MSG_OWNER_NAME_MAX
+ * bytes of printable ASCII, no space and none of <>&"'`\ (the page sets
+ * it as text, never markup, but no reader need trust that); "" too
+ * when empty is.
+ */
+int
+msg_owner_name_valid(const char *s, int empty)
+{
+	size_t	 i;
+
+	for (i = 0; i <= MSG_OWNER_NAME_MAX && s[i] != '\0'; i++)
+		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] > 0x7e ||
+		    strchr("<>&\"'`\\", s[i]) != NULL)
+			return (0);
+	if (i > MSG_OWNER_NAME_MAX)
+		return (0);
+	return (i > 0 || empty);
+}
+
 static int
 msg_fence_valid(const struct msg_fence *f)
 {
@@ -257,6 +277,8 @@ msg_fence_valid(const struct msg_fence *f)
 	if (!mc_printable(f->f_surface, sizeof(f->f_surface)))
 		return (0);
 	if (!mc_printable(f->f_denials_note, sizeof(f->f_denials_note)))
+		return (0);
+	if (!msg_owner_name_valid(f->f_owner_name, 1))
 		return (0);
 	return (msg_limits_valid(&f->f_limits));
 }
@@ -303,6 +325,7 @@ static const struct mc_field msg_fence_fields[] = {
 	MC_S(struct msg_fence, f_surface),
 	MC_S(struct msg_fence, f_denials_note),
 	MC_U(struct msg_fence, f_denials_outside, 0, UINT64_MAX),
+	MC_S(struct msg_fence, f_owner_name),
 };
 static const struct mc_table msg_fence = MC_TABLE(msg_fence_fields);
 

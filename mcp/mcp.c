@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,7 @@ int
 main(int argc, char *argv[])
 {
 	static char	 buf[65536];
+	struct pollfd	 pfd;
 	char		*line;
 	size_t		 len = 0;
 	ssize_t		 n, i, start;
@@ -68,8 +70,13 @@ main(int argc, char *argv[])
 	if ((line = malloc(MCP_LINE_MAX)) == NULL)
 		fatal("malloc");
 	for (;;) {
+		/* Waiting for a request, the terminals and forwards run. */
+		pfd.fd = STDIN_FILENO;
+		pfd.events = POLLIN;
+		if (mcp_poll(&pfd, 1, -1) == -1)
+			fatal("poll");
 		if ((n = read(STDIN_FILENO, buf, sizeof(buf))) == -1) {
-			if (errno == EINTR)
+			if (errno == EINTR || errno == EAGAIN)
 				continue;
 			fatal("read");
 		}
@@ -236,7 +243,8 @@ mcp_initialize(json_t *params)
 	    "capabilities", "tools", "listChanged", 0,
 	    "serverInfo", "name", "fence-mcp", "version", MCP_VERSION,
 	    "instructions", "Run commands in fenced's sandboxes: boot one "
-	    "with a key, exec in it, read and write its files, stop it. "
+	    "with a key, exec in it, read and write its files, reach its "
+	    "ports, drive terminals in it, stop it. "
 	    "Every result carries the fence's measured isolation level."));
 }
 

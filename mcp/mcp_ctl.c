@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fenced.h"
@@ -68,8 +69,66 @@ mcp_ctl_send(struct mcp_ctl *m, uint32_t type, const void *buf, size_t len)
 }
 
 /*
- * The next answer, waiting at most wait_ms for each read; -1 and why
- * in err when fenced closes, says something unreadable or nothing.
+ * poll(2) on the caller's n descriptors until one has an event or
+ * wait_ms passed (-1: no end), and meanwhile, unless one of their
+ * handlers is what waits, on the terminals' and the forwards'
+ * (mcp_term.c, mcp_port.c), whose events are handled here: what a
+ * tool call waits for never stops their bytes.  The caller's
+ * descriptors with events, 0 when the time passed, -1 (errno).
+ */
+int
+mcp_poll(struct pollfd *pfd, int n, int wait_ms)
+{
+	static int	 busy;
+	struct pollfd	 all[MCP_POLL_MAX];
+	struct timespec	 now, end;
+	int		 nterm = 0, nport = 0, r, i, left = wait_ms;
+
+	if (n < 0 || n > MCP_POLL_OWN)
+		fatalx("%s: %d descriptors", __func__, n);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += wait_ms / 1000;
+	end.tv_nsec += (long)(wait_ms % 1000) * 1000000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
+	for (;;) {
+		memcpy(all, pfd, n * sizeof(*pfd));
+		if (!busy) {
+			nterm = mcp_term_fill(all + n, MCP_POLL_MAX - n);
+			nport = mcp_port_fill(all + n + nterm,
+			    MCP_POLL_MAX - n - nterm);
+		}
+		if ((r = poll(all, n + nterm + nport, left)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return (-1);
+		}
+		if (!busy && nterm + nport > 0) {
+			busy = 1;
+			mcp_term_handle(all + n, nterm);
+			mcp_port_handle(all + n + nterm, nport);
+			busy = 0;
+		}
+		for (r = 0, i = 0; i < n; i++)
+			if ((pfd[i].revents = all[i].revents) != 0)
+				r++;
+		if (r > 0)
+			return (r);
+		if (wait_ms == -1)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (end.tv_sec - now.tv_sec) * 1000 +
+		    (end.tv_nsec - now.tv_nsec) / 1000000;
+		if (left <= 0)
+			return (0);
+	}
+}
+
+/*
+ * The next answer, waiting at most wait_ms; -1 and why in err when
+ * fenced closes, says something unreadable or nothing.
  */
 int
 mcp_ctl_next(struct mcp_ctl *m, struct imsg *imsg, int wait_ms, char *err,
@@ -91,9 +150,7 @@ mcp_ctl_next(struct mcp_ctl *m, struct imsg *imsg, int wait_ms, char *err,
 		/* No events: only its error or hang-up is reported. */
 		pfd[1].fd = STDOUT_FILENO;
 		pfd[1].events = 0;
-		if ((r = poll(pfd, 2, wait_ms)) == -1) {
-			if (errno == EINTR)
-				continue;
+		if ((r = mcp_poll(pfd, 2, wait_ms)) == -1) {
 			snprintf(err, errlen, "poll: %s", strerror(errno));
 			return (-1);
 		}
@@ -141,7 +198,7 @@ mcp_ctl_sleep(int ms)
 
 	pfd.fd = STDOUT_FILENO;
 	pfd.events = 0;
-	if (poll(&pfd, 1, ms) == 1 &&
+	if (mcp_poll(&pfd, 1, ms) == 1 &&
 	    (pfd.revents & (POLLERR | POLLHUP | POLLNVAL))) {
 		log_warnx("the client went away");
 		exit(0);

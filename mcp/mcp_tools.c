@@ -21,15 +21,11 @@
 #include "names.h"
 #include "mcp.h"
 
-#define MCP_WAIT_MS	30000
 #define MCP_BOOT_WAIT_MS (BOOT_AGENT_WAIT_MAX * 1000 + PROBE_TIMEOUT_MS + \
 			    MCP_WAIT_MS)
 #define MCP_EXEC_WAIT_MS (EXEC_TIMEOUT_MAX + MCP_WAIT_MS)
 #define MCP_VERDICT_WAIT_MS (PROBE_TIMEOUT_MS + 5000)
 #define MCP_VERDICT_POLL_MS 50
-
-/* An answer of fenced but END and ERROR: 0, or -1 for a bad one. */
-typedef int (*mcp_reply_fn)(struct mcp_call *, struct imsg *, void *);
 
 struct mcp_tool {
 	const char	*t_name;
@@ -56,7 +52,15 @@ static const struct mcp_tool mcp_tools[] = {
 	{ "list", { NULL }, mcp_list },
 	{ "stop", { "key" }, mcp_stop },
 	{ "snapshot", { "key", "name" }, mcp_snap },
-	{ "restore", { "key", "name" }, mcp_snap }
+	{ "restore", { "key", "name" }, mcp_snap },
+	{ "port_open", { "key", "port" }, mcp_port_open },
+	{ "port_list", { "key" }, mcp_port_list },
+	{ "port_close", { "key", "port" }, mcp_port_close },
+	{ "term_open", { "key", "argv", "command", "cols", "rows" },
+	    mcp_term_open },
+	{ "term_write", { "key", "id", "input" }, mcp_term_write },
+	{ "term_read", { "key", "id", "wait_ms" }, mcp_term_read },
+	{ "term_close", { "key", "id" }, mcp_term_close }
 };
 
 /* What tools/list shows: each tool's description and its arguments. */
@@ -101,7 +105,49 @@ static const char mcp_tools_json[] =
 "{\"name\":\"restore\",\"description\":\"Make the fence's home snapshot "
 "name again.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
 "\"key\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"}},"
-"\"required\":[\"key\",\"name\"]}}]";
+"\"required\":[\"key\",\"name\"]}},"
+"{\"name\":\"port_open\",\"description\":\"Reach a TCP port a program "
+"listens on inside the fence (on 127.0.0.1 or any address there): "
+"fence-mcp holds a forward, forward an http://127.0.0.1:N/ URL that any "
+"local process may use until port_close; path is fenced's own URL of it "
+"(it takes the owner's host token), ticket_url opens it once in a "
+"browser; access says who may use each.\",\"inputSchema\":{\"type\":"
+"\"object\",\"properties\":{\"key\":{\"type\":\"string\"},\"port\":{"
+"\"type\":\"integer\",\"minimum\":1,\"maximum\":65535}},\"required\":["
+"\"key\",\"port\"]}},"
+"{\"name\":\"port_list\",\"description\":\"The ports listening in the "
+"fence (listening), and the forwards fence-mcp holds to them (forwards)."
+"\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"key\":{"
+"\"type\":\"string\"}},\"required\":[\"key\"]}},"
+"{\"name\":\"port_close\",\"description\":\"End the forward port_open "
+"made, and its connections.\",\"inputSchema\":{\"type\":\"object\","
+"\"properties\":{\"key\":{\"type\":\"string\"},\"port\":{\"type\":"
+"\"integer\"}},\"required\":[\"key\",\"port\"]}},"
+"{\"name\":\"term_open\",\"description\":\"Start a terminal in the "
+"fence: argv (a list, no shell) or command (sh -c), neither for the login "
+"shell; cols and rows its size (80x24). Returns its id; drive it with "
+"term_write and term_read, end it with term_close.\",\"inputSchema\":{"
+"\"type\":\"object\",\"properties\":{\"key\":{\"type\":\"string\"},"
+"\"argv\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+"\"command\":{\"type\":\"string\"},\"cols\":{\"type\":\"integer\"},"
+"\"rows\":{\"type\":\"integer\"}},\"required\":[\"key\"]}},"
+"{\"name\":\"term_write\",\"description\":\"Type input into terminal "
+"id: text, escape sequences as JSON escapes (\\\\n for Enter, \\\\u0003 "
+"for ^C), at most 64 KiB waiting.\",\"inputSchema\":{\"type\":\"object\","
+"\"properties\":{\"key\":{\"type\":\"string\"},\"id\":{\"type\":"
+"\"integer\"},\"input\":{\"type\":\"string\"}},\"required\":[\"key\","
+"\"id\",\"input\"]}},"
+"{\"name\":\"term_read\",\"description\":\"What terminal id wrote since "
+"the last read (at most 64 KiB: dropped counts the older bytes lost), "
+"waiting at most wait_ms (0 to 10000) for something; once it ended, "
+"ended is true with its exit and signal, or why.\",\"inputSchema\":{"
+"\"type\":\"object\",\"properties\":{\"key\":{\"type\":\"string\"},"
+"\"id\":{\"type\":\"integer\"},\"wait_ms\":{\"type\":\"integer\","
+"\"minimum\":0,\"maximum\":10000}},\"required\":[\"key\",\"id\"]}},"
+"{\"name\":\"term_close\",\"description\":\"Kill terminal id (or forget "
+"it, ended) and free its place.\",\"inputSchema\":{\"type\":\"object\","
+"\"properties\":{\"key\":{\"type\":\"string\"},\"id\":{\"type\":"
+"\"integer\"}},\"required\":[\"key\",\"id\"]}}]";
 
 json_t *
 mcp_tools_list(void)
@@ -149,7 +195,7 @@ mcp_tool_call(const char *name, struct mcp_call *c)
 }
 
 /* Argument name as a string of at most size - 1 bytes, or NULL. */
-static int
+int
 mcp_arg_str(struct mcp_call *c, const char *name, int required, size_t size,
     const char **out)
 {
@@ -173,7 +219,7 @@ mcp_arg_str(struct mcp_call *c, const char *name, int required, size_t size,
 }
 
 /* The key, into a buffer of FENCE_KEY_SIZE. */
-static int
+int
 mcp_arg_key(struct mcp_call *c, const char *name, char *key)
 {
 	const char	*s;
@@ -181,6 +227,30 @@ mcp_arg_key(struct mcp_call *c, const char *name, char *key)
 	if (mcp_arg_str(c, name, 1, FENCE_KEY_SIZE, &s) == -1)
 		return (-1);
 	strlcpy(key, s, FENCE_KEY_SIZE);
+	return (0);
+}
+
+/*
+ * An integer argument in lo..hi: def when not given, or required when
+ * def is negative.
+ */
+int
+mcp_arg_int(struct mcp_call *c, const char *name, json_int_t lo,
+    json_int_t hi, json_int_t def, uint32_t *out)
+{
+	json_t	*v = json_object_get(c->c_args, name);
+
+	*out = def < 0 ? 0 : (uint32_t)def;
+	if (v == NULL && def >= 0)
+		return (0);
+	if (!json_is_integer(v) || json_integer_value(v) < lo ||
+	    json_integer_value(v) > hi) {
+		snprintf(c->c_bad, sizeof(c->c_bad), "%s: an integer from "
+		    "%lld to %lld%s", name, (long long)lo, (long long)hi,
+		    v == NULL ? ", required" : "");
+		return (-1);
+	}
+	*out = (uint32_t)json_integer_value(v);
 	return (0);
 }
 
@@ -202,7 +272,7 @@ mcp_arg_name(struct mcp_call *c, const char *name, int (*parse)(const char *),
 }
 
 /* fenced's error, in the result: isError. */
-static void
+void
 mcp_failed(struct mcp_call *c, const char *code, const char *message)
 {
 	c->c_failed = 1;
@@ -214,13 +284,14 @@ mcp_failed(struct mcp_call *c, const char *code, const char *message)
  * The answers to a request sent on m up to its END: an ERROR marks the
  * call failed, the rest go to fn.  -1 when fenced's answers stop.
  */
-static int
+int
 mcp_until_end(struct mcp_ctl *m, struct mcp_call *c, int wait_ms,
     mcp_reply_fn fn, void *arg)
 {
 	struct imsg	 imsg;
 	struct msg_error e;
 	char		 err[MCP_ERR_LEN];
+	uint32_t	 type;
 	int		 bad;
 
 	for (;;) {
@@ -229,6 +300,7 @@ mcp_until_end(struct mcp_ctl *m, struct mcp_call *c, int wait_ms,
 			return (-1);
 		}
 		bad = 0;
+		type = imsg.hdr.ih_type;
 		if (imsg.hdr.ih_type == IMSG_CTL_END) {
 			imsg_free(&imsg);
 			return (0);
@@ -242,15 +314,16 @@ mcp_until_end(struct mcp_ctl *m, struct mcp_call *c, int wait_ms,
 			bad = 1;
 		imsg_free(&imsg);
 		if (bad) {
-			mcp_failed(c, "bad-answer", "an answer of fenced "
-			    "fence-mcp cannot read");
+			snprintf(err, sizeof(err), "an answer of fenced "
+			    "fence-mcp cannot read (%s)", msg_type_name(type));
+			mcp_failed(c, "bad-answer", err);
 			return (-1);
 		}
 	}
 }
 
 /* One request, its answers to fn; encoded buf is freed. */
-static void
+void
 mcp_ask(struct mcp_call *c, uint32_t type, void *buf, size_t len,
     int wait_ms, mcp_reply_fn fn, void *arg)
 {
@@ -278,9 +351,11 @@ mcp_fence_json(const struct msg_fence *f)
 		return (NULL);
 	for (i = 0; i < f->f_negress && i < EGRESS_LIST_MAX; i++)
 		json_array_append_new(eg, json_string(f->f_egress[i]));
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:{s:s, s:s, s:s, "
-	    "s:i, s:o, s:s, s:s}}",
-	    "key", f->f_key, "state", fence_state_name(f->f_state),
+	o = json_pack("{s:s, s:I, s:s?, s:s, s:s, s:s, s:s, s:i, s:I, s:{s:s, "
+	    "s:s, s:s, s:i, s:o, s:s, s:s}}",
+	    "key", f->f_key, "owner", (json_int_t)f->f_owner, "ownerName",
+	    f->f_owner_name[0] != '\0' ? f->f_owner_name : NULL,
+	    "state", fence_state_name(f->f_state),
 	    "tier", tier_name(f->f_tier), "backend", backend_name(f->f_backend),
 	    "level", level_name(f->f_level), "pid", (int)f->f_pid,
 	    "deadline", (json_int_t)f->f_deadline,
@@ -305,6 +380,14 @@ mcp_on_fence(struct mcp_call *c, struct imsg *imsg, void *arg)
 	struct msg_fence f;
 	json_t		*o, *a;
 
+	/*
+	 * show environment KEY's second answer, the last probe's whole
+	 * report (docs/http.md's "boundary"): the result keeps the
+	 * fence's own verdicts, not the report.
+	 */
+	if (imsg->hdr.ih_type == IMSG_CTL_VERDICT && strcmp(field, "fence") ==
+	    0 && json_object_get(c->c_out, field) != NULL)
+		return (0);
 	if (imsg->hdr.ih_type != IMSG_CTL_FENCE ||
 	    msg_fence_decode(imsg->data, imsg->len, &f) == -1)
 		return (-1);
@@ -321,7 +404,7 @@ mcp_on_fence(struct mcp_call *c, struct imsg *imsg, void *arg)
 }
 
 /* show environment KEY, as "fence" of the result. */
-static void
+void
 mcp_show(struct mcp_call *c, const char *key)
 {
 	json_object_del(c->c_out, "fence");
@@ -382,11 +465,20 @@ static void
 mcp_show_once(struct mcp_call *c, const char *key)
 {
 	struct mcp_call	 s;
+	json_t		*err;
 
-	/* Its own call: a fence gone is no failure of the first. */
+	/*
+	 * Its own call: a fence gone is no failure of the first, and
+	 * its error is not the first's either.
+	 */
 	memset(&s, 0, sizeof(s));
 	s.c_out = c->c_out;
+	err = json_incref(json_object_get(c->c_out, "error"));
 	mcp_fence_ask(&s, IMSG_CTL_LIST, key, MCP_WAIT_MS, "fence");
+	if (err != NULL)
+		json_object_set_new(c->c_out, "error", err);
+	else
+		json_object_del(c->c_out, "error");
 	if (json_object_get(c->c_out, "fence") == NULL)
 		json_object_set_new(c->c_out, "fence", json_null());
 }
@@ -524,9 +616,12 @@ mcp_on_exec(struct mcp_call *c, struct imsg *imsg, void *arg)
 	return (0);
 }
 
-/* argv, a list of strings within the codec's bounds, or none. */
-static int
-mcp_arg_argv(struct mcp_call *c, struct msg_exec *x)
+/*
+ * argv, a list of strings within the codec's bounds, or none; the
+ * list's strings are the arguments', the list the caller's to free.
+ */
+int
+mcp_arg_argv(struct mcp_call *c, char ***argv, size_t *argc)
 {
 	json_t	*a, *v;
 	size_t	 i;
@@ -539,7 +634,7 @@ mcp_arg_argv(struct mcp_call *c, struct msg_exec *x)
 		    "%d strings", MSG_ARGV_MAX);
 		return (-1);
 	}
-	if ((x->x_argv = calloc(json_array_size(a) + 1, sizeof(char *))) ==
+	if ((*argv = calloc(json_array_size(a) + 1, sizeof(char *))) ==
 	    NULL) {
 		snprintf(c->c_bad, sizeof(c->c_bad), "out of memory");
 		return (-1);
@@ -552,9 +647,9 @@ mcp_arg_argv(struct mcp_call *c, struct msg_exec *x)
 			    "at most %d bytes, no NUL", MSG_ARG_MAX - 1);
 			return (-1);
 		}
-		x->x_argv[i] = (char *)json_string_value(v);
+		(*argv)[i] = (char *)json_string_value(v);
 	}
-	x->x_argc = json_array_size(a);
+	*argc = json_array_size(a);
 	return (0);
 }
 
@@ -565,7 +660,7 @@ mcp_exec_args(struct mcp_call *c, struct msg_exec *x)
 	json_t		*t;
 
 	if (mcp_arg_key(c, "key", x->x_key) == -1 ||
-	    mcp_arg_argv(c, x) == -1 ||
+	    mcp_arg_argv(c, &x->x_argv, &x->x_argc) == -1 ||
 	    mcp_arg_str(c, "command", 0, MSG_COMMAND_MAX,
 	    (const char **)&x->x_command) == -1)
 		return (-1);

@@ -141,8 +141,36 @@ vanish_body() {
 }
 vanish_cleanup() { fenced_cleanup; }
 
+atf_test_case live cleanup
+live_head() {
+	atf_set descr "the SDK's client: port_list, port_open (a GET through its forward on 127.0.0.1), port_close; a terminal running sh: echo hi written, hi read, exit 7's status; bad ids, a huge wait_ms, no key: answered; a terminal whose fence stops reads ended"
+	atf_set require.user root
+	atf_set timeout 90
+}
+live_body() {
+	mcp_setup
+	$CTL -w 120 boot ml tier L2 > boot.out 2>&1 ||
+	    atf_fail "boot: $(cat boot.out)"
+	printf 'hello through the forward\n' |
+	    $CTL put ml - hello.txt || atf_fail "put"
+	$CTL spawn ml -- python3 -m http.server 8000 --bind 127.0.0.1 \
+	    > /dev/null || atf_fail "spawn the server"
+	wait_until 30 sh -c "$CTL ports ml 2>/dev/null | grep -qx 8000" ||
+	    atf_fail "port 8000 never listened"
+	client ml live > client.out 2> client.err || {
+		cat client.out client.err >&2
+		atf_fail "client: $(grep FAILED client.out client.err |
+		    head -1) $(tail -1 client.err)"
+	}
+	cat client.out
+	! grep -q Sanitizer client.err || atf_fail "$(cat client.err)"
+	atf_check -o ignore $CTL show stats
+}
+live_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case tools
 	atf_add_test_case bad_requests
 	atf_add_test_case vanish
+	atf_add_test_case live
 }

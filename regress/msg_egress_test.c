@@ -232,6 +232,54 @@ ATF_TC_BODY(fence_state, tc)
 	ATF_CHECK(msg_fence_encode(&a, &buf, &len) == -1);
 }
 
+/* The owner's name: kept, a plain name of at most 32 bytes, or "". */
+ATF_TC_WITHOUT_HEAD(fence_owner_name);
+ATF_TC_BODY(fence_owner_name, tc)
+{
+	static const char *const bad[] = {
+		"a b", "<b>x</b>", "a&b", "a\"b", "a'b", "a`b", "a\\b",
+		"caf\xc3\xa9", "a\tb", "a\x7f"
+	};
+	struct msg_fence a, b;
+	void		*buf;
+	size_t		 len, i;
+
+	state_sample(&a);
+	strlcpy(a.f_owner_name, "alice.b-c_d$", sizeof(a.f_owner_name));
+	ATF_REQUIRE_EQ(0, msg_fence_encode(&a, &buf, &len));
+	memset(&b, 0xff, sizeof(b));
+	ATF_REQUIRE_EQ(0, msg_fence_decode(buf, len, &b));
+	ATF_CHECK_STREQ("alice.b-c_d$", b.f_owner_name);
+	/* The last field: a state cut short of it is refused. */
+	ATF_CHECK(msg_fence_decode(buf, len - 1, &b) == -1);
+	free(buf);
+
+	/* None: "" passes. */
+	state_sample(&a);
+	ATF_REQUIRE_EQ(0, msg_fence_encode(&a, &buf, &len));
+	ATF_REQUIRE_EQ(0, msg_fence_decode(buf, len, &b));
+	ATF_CHECK_STREQ("", b.f_owner_name);
+	free(buf);
+
+	/* 32 bytes pass, 33 do not fit. */
+	memset(a.f_owner_name, 'n', MSG_OWNER_NAME_MAX);
+	a.f_owner_name[MSG_OWNER_NAME_MAX] = '\0';
+	ATF_REQUIRE_EQ(0, msg_fence_encode(&a, &buf, &len));
+	free(buf);
+	ATF_CHECK_EQ(0, msg_owner_name_valid("nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn",
+	    0));
+	ATF_CHECK_EQ(0, msg_owner_name_valid("", 0));
+	ATF_CHECK_EQ(1, msg_owner_name_valid("", 1));
+
+	for (i = 0; i < nitems(bad); i++) {
+		state_sample(&a);
+		strlcpy(a.f_owner_name, bad[i], sizeof(a.f_owner_name));
+		ATF_CHECK_MSG(msg_fence_encode(&a, &buf, &len) == -1,
+		    "%s was encoded", bad[i]);
+		ATF_CHECK_EQ(0, msg_owner_name_valid(bad[i], 0));
+	}
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, fence_roundtrip);
@@ -239,5 +287,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, decision_roundtrip);
 	ATF_TP_ADD_TC(tp, decision_refused);
 	ATF_TP_ADD_TC(tp, fence_state);
+	ATF_TP_ADD_TC(tp, fence_owner_name);
 	return (atf_no_error());
 }

@@ -409,7 +409,58 @@ sweep_cleanup() {
 	true
 }
 
+atf_test_case owner_name cleanup
+owner_name_head() {
+	atf_set descr "a fence's state names its owner as the host did at boot: ownerName root for root's, the test user's name for theirs (over HTTP, show environment and the listing), the old name still after the user is renamed and the new one at the next boot; a uid with no passwd entry boots nothing"
+	atf_set require.user root
+	atf_set timeout 120
+}
+owner_name_body() {
+	fenced_vars
+	owners_setup
+	fenced_start
+	ua=$(sed -n 1p users.txt)
+	ia=$(id -u "$ua")
+	A="$(as_user "$ua") $BIN/fencectl -s $(cat run.sock)"
+	R="$BIN/fencectl -s $(cat run.sock)"
+	atf_check -o ignore $R boot rn tier L1
+	atf_check -o ignore $A boot an tier L1
+	tr=$($R token 2>/dev/null | tail -1)
+	ta=$($A token 2>/dev/null | tail -1)
+	[ -n "$tr" ] && [ -n "$ta" ] || atf_fail "no tokens"
+	call "$tr" GET /api/environments/rn
+	expect 200 '"owner": *0[,}]' '"ownerName": *"root"'
+	call "$ta" GET /api/environments/an
+	expect 200 "\"owner\": *$ia[,}]" "\"ownerName\": *\"$ua\""
+	call "$ta" GET /api/environments
+	expect 200 "\"ownerName\": *\"$ua\""
+	atf_check -o match:"^owner: *$ua, uid $ia " $A show environment an
+	atf_check -o match:"^owner: *root, uid 0 " $R show environment rn
+
+	# Renamed on the host: the fence keeps the name it booted with.
+	nu="${ua}r"
+	usermod -l "$nu" "$ua" || atf_fail "usermod -l $nu $ua"
+	sed -i "s/^$ua\$/$nu/" users.txt
+	call "$ta" GET /api/environments/an
+	expect 200 "\"ownerName\": *\"$ua\""
+	atf_check -o ignore $A boot an2 tier L1
+	call "$ta" GET /api/environments/an2
+	expect 200 "\"ownerName\": *\"$nu\""
+
+	# A uid without a passwd entry owns no fence: its boot is refused.
+	nobody=$((61000 + $$ % 3000))
+	while getent passwd "$nobody" > /dev/null; do
+		nobody=$((nobody + 1))
+	done
+	atf_check -s exit:1 -e match:"unknown-user|no passwd entry" \
+	    setpriv --reuid="$nobody" --regid=65534 --clear-groups \
+	    $BIN/fencectl -s "$(cat run.sock)" boot nn tier L1
+	atf_check -o not-match:'^nn ' $R show environments
+}
+owner_name_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
+	atf_add_test_case owner_name
 	atf_add_test_case same_key
 	atf_add_test_case state_bounded
 	atf_add_test_case uids_exhausted

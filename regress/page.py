@@ -487,6 +487,11 @@ def case_legend(d, url, token, out):
         raise Failed("old folded again after a poll")
     started = fact(old, "started")
     say("old started " + json.dumps(started))
+    # Its owner by name (root booted it), the uid beside it.
+    owner = fact(old, "owner")
+    say("old owner " + json.dumps(owner))
+    if not (owner or "").startswith("root (uid 0)"):
+        raise Failed("the owner line is not its name: %r" % owner)
     if not TIME_RE.match(started or ""):
         raise Failed("started is not YYYY-MM-DD HH:MM:SS: %r" % started)
     # The runsc fence: what its backend does not time is said so.

@@ -244,7 +244,7 @@ foreign_origin_cleanup() { serve_cleanup; fenced_cleanup; }
 
 atf_test_case legend cleanup
 legend_head() {
-	atf_set descr "in headless Chromium: the legend of levels and verdicts, a stopped fence folded, a runsc fence's untimed boot steps shown as not measured, times as YYYY-MM-DD HH:MM:SS"
+	atf_set descr "in headless Chromium: the legend of levels and verdicts, a stopped fence folded, a runsc fence's untimed boot steps shown as not measured, times as YYYY-MM-DD HH:MM:SS, the owner by name"
 	atf_set require.user root
 	atf_set timeout 240
 }
@@ -264,7 +264,8 @@ legend_body() {
 	page legend "http://127.0.0.1:$(fenced_port)/" "$t" "$PWD" \
 	    "$(shots)/legend.png"
 	atf_check -o match:'^legend levels \["L1", "L1.5", "L2", "L3", "L4", "not-earned", "unmeasured"\]' \
-	    -o match:'^old folded' -o match:'^gv L3: ' cat page.out
+	    -o match:'^old folded' -o match:'^gv L3: ' \
+	    -o match:'^old owner "root \(uid 0\)' cat page.out
 	fenced_stop
 }
 legend_cleanup() { fenced_cleanup; }

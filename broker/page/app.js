@@ -384,7 +384,7 @@
 		}
 		const t = JSON.stringify([env.timings, env.limits, env.home,
 		    env.homeUsed, env.homeLimit, env.started, env.pooled,
-		    env.owner]);
+		    env.owner, env.ownerName]);
 		if (t !== c.timingsText) {
 			c.timingsText = t;
 			renderTimings(c, env);
@@ -560,8 +560,13 @@
 			["limits", bytes(l.memory) + ", " + String(l.pids) +
 			    " pids, " + String(l.cpu) + " cpu"],
 			["started", when(env.started)],
-			/* The state holds no names (docs/page.md). */
-			["owner", "uid " + String(env.owner) +
+			/*
+			 * The name the host gave at boot (docs/page.md), set
+			 * as text by el(), never as markup.
+			 */
+			["owner", (str(env.ownerName) !== "" ?
+			    str(env.ownerName) + " (uid " + String(env.owner) +
+			    ")" : "uid " + String(env.owner)) +
 			    (env.pooled ? ", from the pool" : "")]
 		];
 
