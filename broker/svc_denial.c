@@ -736,7 +736,8 @@ svc_denial_kept(const struct svc_denials *s, const struct svc_denial *d)
 /*
  * The fence's denials nothing took: of its processes outside any
  * command, background process or terminal, of a command whose result
- * never came (or that runs now: until its result takes them), and
+ * never came (not while a command or the probe that may take them
+ * runs: until it ends, a denial could be its), and
  * those of the fence as a whole that came while no command ran, once
  * svc_denials_pending() has taken in what was written.  Into
  * its state (f_denials_outside) when the state is asked for, never as
@@ -748,16 +749,24 @@ svc_denials_count(struct bfence *bf)
 {
 	const struct svc_denials *s;
 	const struct svc_denial	*d;
-	uint64_t		 n;
+	const struct breq	*r;
+	uint64_t		 n, open = UINT64_MAX;
 	size_t			 i;
 
 	if (bf->bf_info.f_state != FENCE_STOPPED)
 		svc_denials_limits(bf);
+	/* What a command or the probe still running may yet take. */
+	TAILQ_FOREACH(r, &bf->bf_reqs, r_fentry)
+		if ((r->r_type == IMSG_AGENT_EXEC ||
+		    r->r_type == IMSG_AGENT_EXEC_STREAM ||
+		    r->r_type == IMSG_AGENT_PROBE) && r->r_dseq < open)
+			open = r->r_dseq;
 	n = bf->bf_outside;
 	if ((s = bf->bf_denials) != NULL) {
 		for (i = 0; i < SVC_DENIALS_RING; i++) {
 			d = &s->sds_ring[i];
 			if (d->sd_seq != 0 && !d->sd_taken &&
+			    !(d->sd_nchain > 0 && d->sd_seq > open) &&
 			    (d->sd_nchain == 0 || !svc_denial_kept(s, d)))
 				n += d->sd_count;
 		}

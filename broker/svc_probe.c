@@ -70,6 +70,12 @@ svc_probe_start(struct bfence *bf, int full)
 		    NULL, 0, NULL, NULL);
 		ra->r_parent = r->r_in.in_id;
 		ra->r_type = IMSG_AGENT_PROBE;
+		/*
+		 * The fencer started it at READY, maybe before denials
+		 * it met were read: every denial of the fence until now
+		 * is the probe's, since nothing else reached the agent.
+		 */
+		ra->r_dseq = 0;
 		breq_attach(ra, bf);
 		bf->bf_probe_first = ra->r_in.in_id;
 	}

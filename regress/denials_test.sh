@@ -81,7 +81,24 @@ seccomp_counts_body() {
 	fenced_vars
 	fenced_start
 	atf_check -o ignore $CTL boot a tier L1.5
+	# The probe, refused on purpose while it measures just after the
+	# boot, is no one's denial outside a command.
+	$CTL show environment a > env.out
+	grep '^denied:' env.out && atf_fail "the probe's denials outside"
 	put_calls a
+	# Nor are a running command's: they are its own once it ends.
+	$CTL exec a -- sh -c 'python3 calls.py; touch ran; sleep 3' \
+	    > out.out 2> err.out &
+	wait_until 20 test -e "$(home_of a)/ran" || atf_fail "calls.py did \
+	    not run: $(cat err.out)"
+	$CTL show environment a > env.out
+	grep '^denied:' env.out && atf_fail "a running command's denials \
+	    counted outside it"
+	wait $! || atf_fail "exec: $(cat err.out)"
+	atf_check -o inline:"$CALLS_OUT\n" cat out.out
+	denied > got.out
+	calls_expected > want.out
+	atf_check -o file:want.out cat got.out
 	$CTL exec a -- python3 calls.py > out.out 2> err.out ||
 	    atf_fail "exec: $(cat err.out)"
 	atf_check -o inline:"$CALLS_OUT\n" cat out.out
