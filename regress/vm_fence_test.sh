@@ -184,6 +184,25 @@ built but not in $d: fenced was not relinked (make vm-images relinks it)"
 }
 builtin_cleanup() { fenced_cleanup; }
 
+atf_test_case kvm_try_pool cleanup
+kvm_try_pool_head() {
+	atf_set descr "pool fences built while the KVM try ran, when the fencer still held CAP_MKNOD, are rebuilt once it gives it up: a boot after the try takes a pool fence"
+	atf_set require.user root
+	atf_set timeout 180
+}
+kvm_try_pool_body() {
+	vm_require
+	[ -c /dev/kvm ] || atf_skip "no /dev/kvm: no KVM try is made"
+	fenced_vars
+	{ VM_ACCEL=auto vm_conf; echo "pool L1.5 1"; } > fenced.conf
+	fenced_start
+	vm_started
+	wait_until 60 pool_full L1.5:1 || atf_fail "the pool did not fill"
+	atf_check -o match:"^pooled: *yes" $CTL boot p tier L1.5
+	atf_check -o inline:"ok\n" $CTL exec p -- echo ok
+}
+kvm_try_pool_cleanup() { fenced_cleanup; }
+
 atf_test_case wrong_hash cleanup
 wrong_hash_head() {
 	atf_set descr "a boot file whose SHA-256 is not the configured one is refused, naming it; a path without a hash is a configuration error"
@@ -473,6 +492,7 @@ atf_init_test_cases() {
 	atf_add_test_case faults
 	atf_add_test_case kvm_try
 	atf_add_test_case kvm_try_hangs
+	atf_add_test_case kvm_try_pool
 	atf_add_test_case builtin
 	atf_add_test_case wrong_hash
 	atf_add_test_case attack

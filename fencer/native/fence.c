@@ -921,6 +921,16 @@ fence_pool_fits(const struct fence_pooled *pp, const struct fence_spec *s)
 }
 
 /*
+ * Whether pool fence pp was built before the fencer gave up a
+ * capability since: a cold pid 1 lacks it, so pp may serve no boot.
+ */
+int
+fence_pool_stale(const struct fence_pooled *pp)
+{
+	return (fence_capbset() != pp->pp_capbset);
+}
+
+/*
  * A boot takes pool fence pp.  Returns 0: proc is the boot's fence, its
  * pid 1 past execve, pp is spent.  1: nothing of the boot's was handed
  * over and the pool fence is dropped or untouched; the caller boots
@@ -949,8 +959,7 @@ fence_pool_take(struct fence_pooled *pp, const struct fence_spec *spec,
 		fence_pool_drop(pp);
 		return (1);
 	}
-	/* The fencer gave up a capability since: a cold pid 1 lacks it. */
-	if (fence_capbset() != pp->pp_capbset) {
+	if (fence_pool_stale(pp)) {
 		fence_pool_drop(pp);
 		return (1);
 	}

@@ -140,6 +140,7 @@ int	fence_pool_start(const struct fence_spec *, struct fence_pooled *,
 	    char *, size_t);
 int	fence_pool_ready(struct fence_pooled *, char *, size_t);
 int	fence_pool_alive(const struct fence_pooled *);
+int	fence_pool_stale(const struct fence_pooled *);
 int	fence_pool_take(struct fence_pooled *, const struct fence_spec *,
 	    struct fence_proc *, char *, size_t);
 void	fence_pool_drop(struct fence_pooled *);

@@ -284,10 +284,12 @@ pool_start(void)
 }
 
 /*
- * A reload: the sizes may have changed.  What is now too many goes at
- * once (the statistics never show more ready than configured);
- * pool_refill() grows a pool a fence at a time; a pool that was off
- * starts.
+ * A reload, or the fencer gave up a capability (the vm backend's KVM
+ * try failed): the sizes may have changed.  What is now too many goes
+ * at once (the statistics never show more ready than configured), and
+ * so does a fence built with a capability the fencer no longer has,
+ * which no boot could take; pool_refill() grows a pool a fence at a
+ * time; a pool that was off starts.
  */
 void
 pool_configured(void)
@@ -307,7 +309,8 @@ pool_configured(void)
 		for (n = 0, i = 0; i < POOL_MAX; i++) {
 			if (pool_slots[t][i].ps_state == POOL_FREE)
 				continue;
-			if (++n > want)
+			if (++n > want ||
+			    fence_pool_stale(&pool_slots[t][i].ps_pp))
 				pool_slot_drop(t, &pool_slots[t][i]);
 		}
 	}

@@ -636,12 +636,16 @@ vm_kvm_kept(void)
 	    vm.v_accel == VM_ACCEL_KVM));
 }
 
-/* No guest will run under KVM: the fencer needs CAP_MKNOD no more. */
+/*
+ * No guest will run under KVM: the fencer needs CAP_MKNOD no more.
+ * Pool fences built with it (while the try ran) are rebuilt without.
+ */
 static void
 vm_kvm_dropped(void)
 {
 	lockdown_give_up(CAP_MKNOD);
 	log_debug("no KVM: CAP_MKNOD dropped");
+	fencer_backends_warm_reload();
 }
 
 /*
