@@ -13,7 +13,7 @@ set -eu
 out=${1:?usage: deb.sh OUTDIR}
 top=$(pwd)
 
-for t in git dpkg-buildpackage dpkg-architecture dh; do
+for t in git dpkg-buildpackage dh; do
 	command -v $t > /dev/null 2>&1 || {
 		echo "deb.sh: no $t: install Debian's git, dpkg-dev and" \
 		    "debhelper (scripts/deps.sh)" >&2
@@ -30,7 +30,7 @@ ver=$(sed -n 's/^#define[[:space:]]*FENCED_VERSION[[:space:]]*"\([0-9][0-9.]*\)"
     common/fenced.h)
 [ -n "$ver" ] || { echo "deb.sh: no FENCED_VERSION in common/fenced.h" >&2
 	exit 1; }
-arch=$(dpkg-architecture -qDEB_HOST_ARCH)
+arch=$(dpkg --print-architecture)
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
