@@ -51,7 +51,7 @@ SH
 deb_root() {
 	grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null ||
 	    atf_skip "no overlayfs in this kernel"
-	mkdir -p -m 0700 /run/fenced-uids
+	[ -d /run/fenced-uids ] || mkdir -m 0700 /run/fenced-uids
 	mkdir mnt
 	cat > ns.sh <<'SH'
 set -eu
@@ -74,16 +74,18 @@ SH
 	unshare -m --propagation private sh ns.sh "$PWD/mnt" "$PWD/ready" \
 	    > ns.out 2>&1 &
 	echo $! > holder.pid
+	h=$(cat holder.pid)
 	i=0
 	while [ ! -e ready ]; do
-		[ -d /proc/$(cat holder.pid) ] && [ $i -lt 200 ] ||
-		    atf_fail "no root of the test's own: $(cat ns.out)"
+		if [ ! -d "/proc/$h" ] || [ $i -ge 200 ]; then
+			atf_fail "no root of the test's own: $(cat ns.out)"
+		fi
 		sleep 0.05
 		i=$((i + 1))
 	done
 	deb_in
 	# The test's root and the host's are two.
-	[ "$(readlink /proc/$(cat holder.pid)/ns/mnt)" != \
+	[ "$(readlink "/proc/$h/ns/mnt")" != \
 	    "$(readlink /proc/self/ns/mnt)" ] ||
 	    atf_fail "the root's namespace is the host's"
 	atf_check -o match:'^fenced-deb / overlay ' $IN 'grep " / " /proc/mounts'
