@@ -29,7 +29,8 @@ libmsgpack-dev libbsd-dev libjansson-dev libatf-dev atf-sh kyua byacc
 mandoc curl iproute2 bubblewrap git clang libclang-rt-14-dev passwd
 procps xxd python3 e2fsprogs mount binutils runsc squashfs-tools
 chromium chromium-driver python3-selenium openssl libwslay-dev
-libjs-xterm node-xterm python3-websocket build-essential dpkg-dev debhelper lintian"
+libjs-xterm node-xterm python3-websocket build-essential dpkg-dev
+debhelper lintian"
 
 missing=
 for p in $pkgs; do
