@@ -18,7 +18,10 @@
 # broken in Debian 12), python3-websocket (the tests' WebSocket client),
 # and npm where no npm is on the PATH (regress/mcp_test's client, the
 # official MCP SDK, installed by scripts/mcp-sdk.sh into the build
-# directory; a machine whose Node.js brings its own npm keeps it).
+# directory; a machine whose Node.js brings its own npm keeps it),
+# build-essential, dpkg-dev, debhelper and lintian (make deb: the
+# Debian package, built with Debian's own tools, and regress/deb_test,
+# docs/install.md).
 set -eu
 
 pkgs="gcc make pkg-config libevent-dev libseccomp-dev libcap-dev
@@ -26,7 +29,8 @@ libmsgpack-dev libbsd-dev libjansson-dev libatf-dev atf-sh kyua byacc
 mandoc curl iproute2 bubblewrap git clang libclang-rt-14-dev passwd
 procps xxd python3 e2fsprogs mount binutils runsc squashfs-tools
 chromium chromium-driver python3-selenium openssl libwslay-dev
-libjs-xterm node-xterm python3-websocket"
+libjs-xterm node-xterm python3-websocket build-essential dpkg-dev
+debhelper lintian"
 
 missing=
 for p in $pkgs; do
