@@ -147,6 +147,13 @@ unit_systemd() {
 		[ -z "$fcg" ] || pids="$pids $(cat $fcg/cgroup.procs)"
 	done
 
+	# The agent's files API opens with openat2(RESOLVE_BENEATH), under
+	# the unit's filters too.
+	echo "put by root" > put.txt
+	$CTL put n15 put.txt put.txt > put.out 2>&1 || cat put.out
+	check "put and get in n15" "$($CTL get n15 put.txt - 2>&1)" \
+	    "put by root"
+
 	say "a local user, $lu, through the socket"
 	useradd --create-home --shell /bin/sh "$lu"
 	U="setpriv --reuid=$(id -u $lu) --regid=$(id -g $lu) --clear-groups \
