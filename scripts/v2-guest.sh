@@ -154,6 +154,18 @@ unit_systemd() {
 	check "put and get in n15" "$($CTL get n15 put.txt - 2>&1)" \
 	    "put by root"
 
+	# runsc, which the guest has (gVisor, platform ptrace), under the
+	# unit's filters and bounding set.
+	if command -v runsc > /dev/null; then
+		t1=$(date +%s)
+		$CTL boot r1 backend runsc > boot.out 2>&1
+		check "boot runsc" "$(sed -n 's/^state: *//p' boot.out)" running
+		grep -q '^state: *running' boot.out || cat boot.out
+		check "exec runsc" "$($CTL exec r1 -- echo ok 2>&1)" ok
+		$CTL stop r1 > /dev/null 2>&1
+		echo "runsc boot, exec and stop: $(($(date +%s) - t1)) s"
+	fi
+
 	say "a local user, $lu, through the socket"
 	useradd --create-home --shell /bin/sh "$lu"
 	U="setpriv --reuid=$(id -u $lu) --regid=$(id -g $lu) --clear-groups \
@@ -170,6 +182,8 @@ unit_systemd() {
 	echo "$lu: fencectl show environment n1: $(head -c 200 u.out)"
 	check "$lu runs in root's n1" "$($U exec n1 -- echo ok > u.out 2>&1 &&
 	    echo ran || echo refused)" refused
+	check "$lu gets a file of root's n15" "$($U get n15 put.txt - \
+	    > u.out 2>&1 && echo read || echo refused)" refused
 	check "$lu stops root's n1" "$($U stop n1 > u.out 2>&1 &&
 	    echo stopped || echo refused)" refused
 	check "root's n1 still running" "$($CTL show environment n1 |
