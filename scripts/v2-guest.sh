@@ -58,6 +58,7 @@ trap '[ -z "$pid" ] || kill -TERM $pid 2>/dev/null' EXIT
 # and native L1, L1.5 and L2 fences booted as root and as a local user.
 # docs/install.md, "The unit under systemd".
 unit_systemd() {
+	ts=$(date +%s)
 	u=fenced.service
 	ucg=$CG/system.slice/$u
 	[ -d /run/systemd/system ] || {
@@ -259,6 +260,7 @@ UNIT
 	say "the journal's last lines"
 	journalctl -b -u $u --no-pager -o short-monotonic | tail -12
 	userdel -r "$lu" 2>/dev/null
+	say "v2-guest $mode took $(($(date +%s) - ts)) s"
 	[ $fail -eq 0 ] && say "v2-guest $mode: all checks passed" ||
 	    say "v2-guest $mode: some checks FAILED"
 	return $fail
