@@ -12,7 +12,10 @@
 # refuse L1.5 and say why; MODE run: under systemd as pid 1 (images/init
 # fenced.init=systemd), fenced started by make run's scripts/run.sh from
 # a service's cgroup, which it shares with this shell, so run.sh gives
-# it a transient scope with Delegate=yes.
+# it a transient scope with Delegate=yes; MODE unit-systemd: under
+# systemd as pid 1, the unit, users and folders `make install' puts,
+# started, used by root and a local user, and stopped (unit_systemd
+# below).
 set -u
 mode=${1:-unit}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,6 +47,229 @@ delegate() {
 }
 pid=
 trap '[ -z "$pid" ] || kill -TERM $pid 2>/dev/null' EXIT
+
+# MODE unit-systemd: the unit `make install' puts, started by systemd
+# as pid 1 (images/init fenced.init=systemd), as a Debian admin would.
+# images/regress-vm stages `make install DESTDIR=build/install
+# PREFIX=/usr' of the built tree on the host (the guest has no make);
+# here it is copied over /, then systemd-sysusers and systemd-tmpfiles
+# are run for fenced's files alone (they ran at boot, before the files
+# were there), the unit started with the installed /etc/fenced.conf,
+# and native L1, L1.5 and L2 fences booted as root and as a local user.
+# docs/install.md, "The unit under systemd".
+unit_systemd() {
+	ts=$(date +%s)
+	u=fenced.service
+	ucg=$CG/system.slice/$u
+	[ -d /run/systemd/system ] || {
+		echo "FAIL mode unit-systemd needs systemd as pid 1" \
+		    "(fenced.init=systemd)"
+		return 1
+	}
+	[ -x "$top/build/install/usr/sbin/fenced" ] || {
+		echo "FAIL no staged install in $top/build/install" \
+		    "(images/regress-vm makes it)"
+		return 1
+	}
+	say "systemd $(systemctl --version | head -1)"
+	say "make install (staged on the host) copied over /"
+	(cd "$top/build/install" && find . -type f | sort)
+	cp -a "$top/build/install/." /
+	check "_fenced before systemd-sysusers" \
+	    "$(getent passwd _fenced >/dev/null && echo exists || echo none)" none
+	systemd-sysusers /usr/lib/sysusers.d/fenced.conf
+	check "_fenced made by systemd-sysusers" \
+	    "$(getent passwd _fenced | cut -d: -f6,7)" \
+	    "/nonexistent:/usr/sbin/nologin"
+	systemd-tmpfiles --create /usr/lib/tmpfiles.d/fenced.conf
+	check "state made by systemd-tmpfiles" \
+	    "$(stat -c '%a %U %G' /var/lib/fenced 2>&1)" "711 root root"
+	systemctl daemon-reload
+	t0=$(date +%s)
+	systemctl start $u
+	CTL=/usr/bin/fencectl
+	i=0
+	until $CTL show stats > stats.out 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt 600 ] || ! systemctl -q is-active $u; then
+			systemctl status --no-pager -l $u
+			journalctl -b -u $u --no-pager | tail -30
+			echo "FAIL fenced.service did not come up"
+			return 1
+		fi
+		sleep 0.1
+	done
+	say "fenced.service answers on /run/fenced.sock after" \
+	    "$(($(date +%s) - t0)) s"
+	systemctl status --no-pager -l $u | sed -n '1,/CGroup:/p'
+	main=$(systemctl show -p MainPID --value $u)
+	check "unit active" "$(systemctl is-active $u)" active
+	check "Delegate" "$(systemctl show -p Delegate --value $u)" yes
+	check "ControlGroup" "$(systemctl show -p ControlGroup --value $u)" \
+	    /system.slice/$u
+	echo "MainPID $main: $(cat /proc/$main/cgroup)"
+	case "$(sed -n 's/^0:://p' /proc/$main/cgroup)" in
+	/system.slice/$u/*) check "fenced below the unit's cgroup" yes yes ;;
+	*) check "fenced below the unit's cgroup" no yes ;;
+	esac
+	echo "$ucg/cgroup.subtree_control: $(cat $ucg/cgroup.subtree_control)"
+	for p in $(awk '$2 == "pid" { print $3 }' stats.out); do
+		printf '%s %s %s\n' "$p" "$(cat /proc/$p/comm)" \
+		    "$(cat /proc/$p/cgroup)"
+	done
+
+	say "native L1, L1.5 and L2 fences, as root"
+	pids=
+	for t in L1 L1.5 L2; do
+		k=n$(echo $t | tr -d L.)
+		$CTL boot $k tier $t backend native > boot.out 2>&1
+		check "boot $t" "$(sed -n 's/^state: *//p' boot.out)" running
+		grep -q '^state: *running' boot.out || cat boot.out
+		check "exec $t" "$($CTL exec $k -- echo ok 2>&1)" ok
+		lvl=
+		i=0
+		while [ $i -lt 600 ]; do
+			lvl=$($CTL show environment $k 2>&1 |
+			    awk '$1 == "level:" { print $2 }
+			    /^fencectl:/ { print "none" }')
+			[ -z "$lvl" ] || [ "$lvl" = unmeasured ] || break
+			sleep 0.1
+			i=$((i + 1))
+		done
+		check "measured level of $k" "$lvl" $t
+		[ "$lvl" = $t ] || $CTL show environment $k
+		fcg=$(find $CG -type d -name "0.$k" 2>/dev/null)
+		echo "$k's cgroup: ${fcg:-none}"
+		case "$fcg" in
+		$ucg/*) check "$k's cgroup below the unit's" yes yes ;;
+		*) check "$k's cgroup below the unit's" "${fcg:-none}" \
+		    "below $ucg" ;;
+		esac
+		[ -z "$fcg" ] || pids="$pids $(cat $fcg/cgroup.procs)"
+	done
+
+	# The agent's files API opens with openat2(RESOLVE_BENEATH), under
+	# the unit's filters too.
+	echo "put by root" > put.txt
+	$CTL put n15 put.txt put.txt > put.out 2>&1 || cat put.out
+	check "put and get in n15" "$($CTL get n15 put.txt - 2>&1)" \
+	    "put by root"
+
+	# runsc, which the guest has (gVisor, platform ptrace), under the
+	# unit's filters and bounding set.
+	if command -v runsc > /dev/null; then
+		t1=$(date +%s)
+		$CTL boot r1 backend runsc > boot.out 2>&1
+		check "boot runsc" "$(sed -n 's/^state: *//p' boot.out)" running
+		grep -q '^state: *running' boot.out || cat boot.out
+		check "exec runsc" "$($CTL exec r1 -- echo ok 2>&1)" ok
+		$CTL stop r1 > /dev/null 2>&1
+		echo "runsc boot, exec and stop: $(($(date +%s) - t1)) s"
+	fi
+
+	say "a local user, $lu, through the socket"
+	useradd --create-home --shell /bin/sh "$lu"
+	U="setpriv --reuid=$(id -u $lu) --regid=$(id -g $lu) --clear-groups \
+	    env HOME=/home/$lu $CTL"
+	$U boot k tier L1.5 > boot.out 2>&1
+	check "$lu boots a fence" "$(sed -n 's/^state: *//p' boot.out)" \
+	    running
+	grep -q '^state: *running' boot.out || cat boot.out
+	check "$lu's fence runs as $lu" "$($U exec k -- id -un 2>&1)" "$lu"
+	check "$lu's home" "$($U show environment k |
+	    sed -n 's/^home: *//p')" "/home/$lu/sandbox-homes/k"
+	check "$lu shows root's n1" "$($U show environment n1 > u.out 2>&1 &&
+	    echo shown || echo refused)" refused
+	echo "$lu: fencectl show environment n1: $(head -c 200 u.out)"
+	check "$lu runs in root's n1" "$($U exec n1 -- echo ok > u.out 2>&1 &&
+	    echo ran || echo refused)" refused
+	check "$lu gets a file of root's n15" "$($U get n15 put.txt - \
+	    > u.out 2>&1 && echo read || echo refused)" refused
+	check "$lu stops root's n1" "$($U stop n1 > u.out 2>&1 &&
+	    echo stopped || echo refused)" refused
+	check "root's n1 still running" "$($CTL show environment n1 |
+	    sed -n 's/^state: *//p')" running
+	check "$lu lists own fences only" "$($U show environments 2>&1 |
+	    grep -c -w -E 'n1|n15|n2')" 0
+	fcg=$(find $CG -type d -name "$(id -u $lu).k" 2>/dev/null)
+	echo "$lu's fence's cgroup: ${fcg:-none}"
+	[ -z "$fcg" ] || pids="$pids $(cat $fcg/cgroup.procs)"
+
+	# Why the unit has neither RestrictSUIDSGID= nor ProtectHostname=
+	# (etc/fenced.service.in): what each does to openat2(2) and to
+	# sethostname(2) in a new UTS namespace, as the fencer makes them.
+	cat > sys.py <<'PY'
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+def res(r):
+    return "ok" if r >= 0 else os.strerror(ctypes.get_errno())
+how = (ctypes.c_uint64 * 3)(os.O_PATH, 0, 0)
+print("openat2:", res(libc.syscall(437, -100, b"/", ctypes.byref(how), 24)),
+    end="; ")
+r = libc.unshare(0x04000000)
+print("sethostname in a new UTS namespace:",
+    res(libc.sethostname(b"probe", 5)) if r == 0 else "no unshare")
+PY
+	for o in RestrictSUIDSGID ProtectHostname; do
+		cat > /run/systemd/system/v2-guest-$o.service <<UNIT
+[Service]
+Type=oneshot
+ExecStart=/usr/bin/python3 $work/sys.py
+StandardOutput=file:$work/$o.out
+$o=yes
+UNIT
+	done
+	systemctl daemon-reload
+	for o in RestrictSUIDSGID ProtectHostname; do
+		systemctl start v2-guest-$o.service
+		echo "$o=yes: $(cat $work/$o.out 2>&1)"
+		rm -f /run/systemd/system/v2-guest-$o.service
+	done
+	echo "without them: $(python3 sys.py 2>&1)"
+
+	say "systemd-analyze security $u (live)"
+	systemd-analyze security --no-pager $u > sec.out 2>&1
+	tail -3 sec.out
+	systemd-analyze security --no-pager --offline=yes \
+	    /usr/lib/systemd/system/$u > off.out 2>&1
+	score=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p' \
+	    sec.out)
+	off=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p' \
+	    off.out)
+	echo "exposure: live ${score:-none}, offline ${off:-none}"
+	check "live exposure no worse than offline" \
+	    "$(echo "${score:-99} ${off:-0}" | awk '{ print ($1 <= $2) }')" 1
+	diff off.out sec.out | grep '^[<>]' | head -20
+
+	say "systemctl stop $u"
+	echo "fences' processes before:" $pids
+	systemctl stop $u
+	check "unit inactive" "$(systemctl is-active $u)" inactive
+	check "Result" "$(systemctl show -p Result --value $u)" success
+	check "main exit status" \
+	    "$(systemctl show -p ExecMainStatus --value $u)" 0
+	left=
+	for p in $pids; do
+		[ ! -d /proc/$p ] || left="$left $p"
+	done
+	check "fence processes left" "$left" ""
+	check "unit's cgroup" "$(test -d $ucg && cat $ucg/cgroup.procs ||
+	    echo gone)" gone
+	check "fenced cgroups left" "$(find $CG -type d -name 'fenced.*' \
+	    2>/dev/null)" ""
+	say "the journal's last lines"
+	journalctl -b -u $u --no-pager -o short-monotonic | tail -12
+	userdel -r "$lu" 2>/dev/null
+	say "v2-guest $mode took $(($(date +%s) - ts)) s"
+	[ $fail -eq 0 ] && say "v2-guest $mode: all checks passed" ||
+	    say "v2-guest $mode: some checks FAILED"
+	return $fail
+}
+if [ "$mode" = unit-systemd ]; then
+	lu=fencedu$$
+	unit_systemd
+	exit $?
+fi
 
 say "kernel $(uname -r), cgroup mounts:"
 grep cgroup /proc/self/mountinfo
