@@ -26,13 +26,16 @@ deb_built() {
 	    atf_fail "make deb: $(tail -n 40 make.out)"
 	DEB=$(ls "$TOPDIR"/build/deb/fenced_*.deb 2>/dev/null | head -1)
 	[ -f "$DEB" ] || atf_fail "make deb made no build/deb/fenced_*.deb"
-	# fenced-vm, where the tree's vm images are built (or "").
+	# fenced-vm, where the tree's vm images are built (or ""): the
+	# files scripts/deb.sh looks for.
 	DEB_VM=${DEB%/*}/fenced-vm_${DEB##*/fenced_}
 	images=$TOPDIR/build/images
 	for f in MANIFEST vmlinuz root.cpio fence-root.squashfs \
 	    fence-root.squashfs.sha256; do
 		[ -f "$images/$f" ] || images=
 	done
+	[ -z "$images" ] || ls -d "$images"/root/lib/modules/* \
+	    > /dev/null 2>&1 || images=
 	if [ -n "$images" ]; then
 		[ -f "$DEB_VM" ] || atf_fail "vm images built, yet no $DEB_VM"
 	elif [ -f "$DEB_VM" ]; then
@@ -291,7 +294,8 @@ installed_body() {
 	fenced_stop
 
 	# Removed: the programs go, the admin's fenced.conf stays as edited.
-	atf_check -o ignore -e ignore $IN 'dpkg -r fenced-vm fenced < /dev/null'
+	atf_check -o ignore -e ignore \
+	    $IN "dpkg -r ${DEB_VM:+fenced-vm }fenced < /dev/null"
 	atf_check -o inline:"rc \n" \
 	    $IN "dpkg-query -W -f '\${db:Status-Abbrev}\n' fenced"
 	atf_check -s exit:1 $IN 'test -e /usr/sbin/fenced'
