@@ -158,15 +158,23 @@ deb_vm_files() {
 	atf_check -o file:expected.vm cat got.vm
 	atf_check -o inline:"755 root root\n644 root root\n644 root root\n644 root root\n" \
 	    $IN "stat -c '%a %U %G' $v $v/vmlinuz $v/fence-initrd.cpio $v/fence-root.squashfs"
-	# The package's fenced depends on exactly this fenced-vm's version.
-	atf_check -o match:"^fenced \(= $($IN "dpkg-query -W -f '\${Version}' fenced")\)\$" \
-	    dpkg-deb -f "$DEB_VM" Depends
-	# Each file's hash is one compiled into the installed fenced.
+	# It depends on exactly the installed fenced's version and on the
+	# virtual package that fenced provides, named for its hashes.
+	atf_check -o save:provides -e empty \
+	    $IN "dpkg-query -W -f '\${Provides}\n' fenced"
+	atf_check -o match:'^fenced-vm-files-[0-9a-f]{16}$' cat provides
+	atf_check -o inline:"fenced (= $($IN "dpkg-query -W -f '\${Version}' fenced")), $(cat provides)\n" \
+	    $IN "dpkg-query -W -f '\${Depends}\n' fenced-vm"
+	# Each file's hash is one compiled into the installed fenced, and
+	# the virtual package's name is the hash of those hashes.
 	for f in vmlinuz fence-initrd.cpio fence-root.squashfs; do
 		h=$($IN "sha256sum < $v/$f" | cut -d' ' -f1)
 		$IN "grep -qaF $h /usr/sbin/fenced" ||
 		    atf_fail "$v/$f: its hash $h is not in the installed fenced"
-	done
+		echo "$h  $f"
+	done > sums
+	atf_check -o inline:"fenced-vm-files-$(sha256sum < sums | cut -c1-16)\n" \
+	    cat provides
 }
 
 # The running installed fenced (vm accel tcg: no KVM try) finds the vm
