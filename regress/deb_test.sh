@@ -110,9 +110,12 @@ SH
 	atf_check -o match:'^fenced-deb / overlay ' $IN 'grep " / " /proc/mounts'
 }
 
-# What of the host the package could change, now.
+# What of the host the package could change, now: its user and group
+# (the other users come and go with the suites that run beside), dpkg's
+# status, its files.
 host_state() {
-	sha256sum /etc/passwd /etc/group /var/lib/dpkg/status
+	grep -h '^_fenced:' /etc/passwd /etc/group || echo "no _fenced"
+	sha256sum /var/lib/dpkg/status
 	for f in /etc/fenced.conf /usr/sbin/fenced /var/lib/fenced \
 	    /lib/systemd/system/fenced.service; do
 		[ -e $f ] && echo "$f present" || echo "$f absent"
@@ -205,7 +208,7 @@ deb_vm_doctor() {
 
 atf_test_case installed cleanup
 installed_head() {
-	atf_set descr "the package of make deb, installed with dpkg into a root of the test's own (overlay on the host's /, private mount namespace): its files where docs/install.md says, _fenced made, the unit not enabled, /etc/fenced.conf a conffile; the installed fenced boots a native fence that runs echo; where the vm images are built, fenced-vm too: its boot files root's 0644 in /usr/lib/fenced/vm with the hashes of the installed fenced, whose doctor passes the vm backend from there and which refuses a vm boot once a byte of the initramfs is flipped; dpkg -r keeps the edited fenced.conf, dpkg --purge removes it; the host's passwd, group and dpkg status untouched"
+	atf_set descr "the package of make deb, installed with dpkg into a root of the test's own (overlay on the host's /, private mount namespace): its files where docs/install.md says, _fenced made, the unit not enabled, /etc/fenced.conf a conffile; the installed fenced boots a native fence that runs echo; where the vm images are built, fenced-vm too: its boot files root's 0644 in /usr/lib/fenced/vm with the hashes of the installed fenced, whose doctor passes the vm backend from there and which refuses a vm boot once a byte of the initramfs is flipped; dpkg -r keeps the edited fenced.conf, dpkg --purge removes it; the host's _fenced user and group, dpkg status and fenced files untouched"
 	atf_set require.user root
 	atf_set timeout 300
 }
