@@ -26,6 +26,25 @@ deb_built() {
 	    atf_fail "make deb: $(tail -n 40 make.out)"
 	DEB=$(ls "$TOPDIR"/build/deb/fenced_*.deb 2>/dev/null | head -1)
 	[ -f "$DEB" ] || atf_fail "make deb made no build/deb/fenced_*.deb"
+	# fenced-vm, where the tree's vm images are built (or ""): the
+	# files scripts/deb.sh looks for.
+	DEB_VM=${DEB%/*}/fenced-vm_${DEB##*/fenced_}
+	images=$TOPDIR/build/images
+	for f in MANIFEST vmlinuz root.cpio fence-root.squashfs \
+	    fence-root.squashfs.sha256; do
+		[ -f "$images/$f" ] || images=
+	done
+	[ -z "$images" ] || ls -d "$images"/root/lib/modules/* \
+	    > /dev/null 2>&1 || images=
+	if [ -n "$images" ]; then
+		[ -f "$DEB_VM" ] || atf_fail "vm images built, yet no $DEB_VM"
+	elif [ -f "$DEB_VM" ]; then
+		atf_fail "no vm images, yet a $DEB_VM"
+	else
+		echo "no vm images built (make vm-images): no fenced-vm" \
+		    "to install" >&2
+		DEB_VM=
+	fi
 }
 
 # $IN CMD: the shell command CMD in the test's root (deb_root), with a
@@ -91,9 +110,12 @@ SH
 	atf_check -o match:'^fenced-deb / overlay ' $IN 'grep " / " /proc/mounts'
 }
 
-# What of the host the package could change, now.
+# What of the host the package could change, now: its user and group
+# (the other users come and go with the suites that run beside), dpkg's
+# status, its files.
 host_state() {
-	sha256sum /etc/passwd /etc/group /var/lib/dpkg/status
+	grep -h '^_fenced:' /etc/passwd /etc/group || echo "no _fenced"
+	sha256sum /var/lib/dpkg/status
 	for f in /etc/fenced.conf /usr/sbin/fenced /var/lib/fenced \
 	    /lib/systemd/system/fenced.service; do
 		[ -e $f ] && echo "$f present" || echo "$f absent"
@@ -124,9 +146,69 @@ deb_expected() {
 	} | LC_ALL=C sort
 }
 
+# fenced-vm, installed beside fenced: the three boot files in
+# /usr/lib/fenced/vm, root's, 0644 in a 0755 folder, and the hashes the
+# installed fenced was built with.
+deb_vm_files() {
+	v=/usr/lib/fenced/vm
+	atf_check -o inline:"ii \n" \
+	    $IN "dpkg-query -W -f '\${db:Status-Abbrev}\n' fenced-vm"
+	printf '%s\n' $v/fence-initrd.cpio $v/fence-root.squashfs \
+	    $v/vmlinuz /usr/share/doc/fenced-vm/changelog.gz \
+	    /usr/share/doc/fenced-vm/copyright > expected.vm
+	$IN 'dpkg -L fenced-vm | while read -r f; do
+		[ -f "$f" ] && echo "$f"; done | LC_ALL=C sort' > got.vm
+	atf_check -o file:expected.vm cat got.vm
+	atf_check -o inline:"755 root root\n644 root root\n644 root root\n644 root root\n" \
+	    $IN "stat -c '%a %U %G' $v $v/vmlinuz $v/fence-initrd.cpio $v/fence-root.squashfs"
+	# It depends on exactly the installed fenced's version and on the
+	# virtual package that fenced provides, named for its hashes.
+	atf_check -o save:provides -e empty \
+	    $IN "dpkg-query -W -f '\${Provides}\n' fenced"
+	atf_check -o match:'^fenced-vm-files-[0-9a-f]{16}$' cat provides
+	atf_check -o inline:"fenced (= $($IN "dpkg-query -W -f '\${Version}' fenced")), $(cat provides)\n" \
+	    $IN "dpkg-query -W -f '\${Depends}\n' fenced-vm"
+	# Each file's hash is one compiled into the installed fenced, and
+	# the virtual package's name is the hash of those hashes.
+	for f in vmlinuz fence-initrd.cpio fence-root.squashfs; do
+		h=$($IN "sha256sum < $v/$f" | cut -d' ' -f1)
+		$IN "grep -qaF $h /usr/sbin/fenced" ||
+		    atf_fail "$v/$f: its hash $h is not in the installed fenced"
+		echo "$h  $f"
+	done > sums
+	atf_check -o inline:"fenced-vm-files-$(sha256sum < sums | cut -c1-16)\n" \
+	    cat provides
+}
+
+# The running installed fenced (vm accel tcg: no KVM try) finds the vm
+# boot files of fenced-vm and its doctor passes the vm backend; a byte
+# flipped in the installed initramfs, a vm boot is refused before any
+# guest starts, with the hash check's reason.
+deb_vm_doctor() {
+	v=/usr/lib/fenced/vm
+	if [ ! -x /usr/bin/qemu-system-x86_64 ]; then
+		echo "no QEMU (qemu-system-x86): the vm doctor and boot" \
+		    "checks skipped" >&2
+		return 0
+	fi
+	grep -q "vm: boot files built in, from $v\$" fenced.log ||
+	    atf_fail "the log does not name $v: $(grep 'vm:' fenced.log)"
+	atf_check -s ignore -o save:doctor.out $CTL doctor
+	grep -q "^  ok    vm: " doctor.out ||
+	    atf_fail "the doctor's vm row is not ok: $(cat doctor.out)"
+	grep -q "detail: qemu [^;]*; boot files built-in, in $v;" doctor.out ||
+	    atf_fail "the doctor does not name $v: $(cat doctor.out)"
+	# The initramfs's first byte (the cpio magic's '0') made '1'.
+	$IN "printf 1 | dd of=$v/fence-initrd.cpio bs=1 count=1 \
+	    conv=notrunc status=none" || atf_fail "cannot flip a byte"
+	atf_check -s exit:1 -e save:boot.err $CTL boot debvm backend vm
+	grep -q "vm initrd (built-in): $v/fence-initrd.cpio: SHA-256 [0-9a-f]* is not the expected" \
+	    boot.err || atf_fail "not refused for its hash: $(cat boot.err)"
+}
+
 atf_test_case installed cleanup
 installed_head() {
-	atf_set descr "the package of make deb, installed with dpkg into a root of the test's own (overlay on the host's /, private mount namespace): its files where docs/install.md says, _fenced made, the unit not enabled, /etc/fenced.conf a conffile; the installed fenced boots a native fence that runs echo; dpkg -r keeps the edited fenced.conf, dpkg --purge removes it; the host's passwd, group and dpkg status untouched"
+	atf_set descr "the package of make deb, installed with dpkg into a root of the test's own (overlay on the host's /, private mount namespace): its files where docs/install.md says, _fenced made, the unit not enabled, /etc/fenced.conf a conffile; the installed fenced boots a native fence that runs echo; where the vm images are built, fenced-vm too: its boot files root's 0644 in /usr/lib/fenced/vm with the hashes of the installed fenced, whose doctor passes the vm backend from there and which refuses a vm boot once a byte of the initramfs is flipped; dpkg -r keeps the edited fenced.conf, dpkg --purge removes it; the host's _fenced user and group, dpkg status and fenced files untouched"
 	atf_set require.user root
 	atf_set timeout 300
 }
@@ -150,8 +232,14 @@ installed_body() {
 	    atf_fail "cannot clear the root of _fenced"
 	atf_check -s exit:2 $IN 'getent passwd _fenced'
 	$IN 'cat > /tmp/fenced.deb' < "$DEB" || atf_fail "cannot copy the package in"
+	debs=/tmp/fenced.deb
+	if [ -n "$DEB_VM" ]; then
+		$IN 'cat > /tmp/fenced-vm.deb' < "$DEB_VM" ||
+		    atf_fail "cannot copy fenced-vm in"
+		debs="$debs /tmp/fenced-vm.deb"
+	fi
 	atf_check -o save:dpkg-i.out -e save:dpkg-i.err \
-	    $IN 'dpkg -i /tmp/fenced.deb < /dev/null'
+	    $IN "dpkg -i $debs < /dev/null"
 	atf_check -o inline:"ii \n" \
 	    $IN "dpkg-query -W -f '\${db:Status-Abbrev}\n' fenced"
 
@@ -174,6 +262,7 @@ installed_body() {
 	# fenced.conf is dpkg's conffile.
 	atf_check -o match:'^ /etc/fenced.conf [0-9a-f]{32}$' \
 	    $IN "dpkg-query -W -f '\${Conffiles}\n' fenced"
+	[ -z "$DEB_VM" ] || deb_vm_files
 
 	# The admin's edit: the test's own port, fence uids and probe
 	# targets; socket, state and homes stay the package's defaults,
@@ -183,7 +272,8 @@ installed_body() {
 	    -e 's|^fence uids .*|fence uids $(fenced_uids)|' \
 	    -e '/^probe \(dns\|tcp\) /d' /etc/fenced.conf &&
 	    printf 'probe dns \"localhost\"\nprobe tcp \"127.0.0.1:1\"\n' \
-	    >> /etc/fenced.conf" || atf_fail "cannot edit fenced.conf"
+	    >> /etc/fenced.conf && echo 'vm accel tcg' >> /etc/fenced.conf" ||
+	    atf_fail "cannot edit fenced.conf"
 	$IN 'cat /etc/fenced.conf' > edited.conf
 	atf_check -o match:"^listen on 127.0.0.1 port $port\$" cat edited.conf
 	atf_check -o ignore -e ignore $IN '/usr/sbin/fenced -n -f /etc/fenced.conf'
@@ -211,10 +301,12 @@ installed_body() {
 	atf_check -o match:"^home: */var/lib/fenced/root/sandbox-homes/deb$" \
 	    cat boot.out
 	atf_check -o inline:"ok\n" $CTL exec deb -- echo ok
+	[ -z "$DEB_VM" ] || deb_vm_doctor
 	fenced_stop
 
 	# Removed: the programs go, the admin's fenced.conf stays as edited.
-	atf_check -o ignore -e ignore $IN 'dpkg -r fenced < /dev/null'
+	atf_check -o ignore -e ignore \
+	    $IN "dpkg -r ${DEB_VM:+fenced-vm }fenced < /dev/null"
 	atf_check -o inline:"rc \n" \
 	    $IN "dpkg-query -W -f '\${db:Status-Abbrev}\n' fenced"
 	atf_check -s exit:1 $IN 'test -e /usr/sbin/fenced'
@@ -251,7 +343,7 @@ installed_cleanup() {
 
 atf_test_case lintian
 lintian_head() {
-	atf_set descr "lintian finds no error and no warning in the package of make deb, and every override (debian/fenced.lintian-overrides) has its comment and is used"
+	atf_set descr "lintian finds no error and no warning in the packages of make deb (fenced, and fenced-vm where the vm images are built), and every override (debian/fenced.lintian-overrides) has its comment and is used"
 	atf_set timeout 300
 }
 lintian_body() {
