@@ -189,8 +189,9 @@ vm_file_open(int i, int *fd, char *err, size_t errlen)
 	}
 	if (vm.v_builtin && lstat(vm.v_path[i], &st) == -1 &&
 	    errno == ENOENT) {
-		snprintf(err, errlen, "%s %s missing: %s", vm_file_names[i],
-		    vm.v_path[i], VM_BUILD_FIX);
+		snprintf(err, errlen, "%s %s missing: %s; a packaged "
+		    "fenced: install the fenced-vm package of its version",
+		    vm_file_names[i], vm.v_path[i], VM_BUILD_FIX);
 		return (-1);
 	}
 	if (vm_file_verify(vm.v_path[i], vm.v_sha256[i], fd, why,
