@@ -198,6 +198,9 @@ struct fenced_config {
 	/* `observe denials yes|no': the fencer observes the L1.5 filter's
 	   refusals (docs/denials.md); no: they carry their errno. */
 	uint32_t	 c_observe_denials;
+	/* `vm off': the vm backend is not offered (docs/vm.md); `vm on'
+	   (the default) undoes it. */
+	uint32_t	 c_vm_off;
 
 	/* Resolved by the parent, not written in the file. */
 	uid_t		 c_uid;			/* of c_user */

@@ -491,6 +491,7 @@ static const struct mc_field msg_config_fields[] = {
 	MC_ARRAY(struct fenced_config, c_admin_uids, c_nadmin_uids,
 	    msg_config_uid),
 	MC_B(struct fenced_config, c_observe_denials),
+	MC_B(struct fenced_config, c_vm_off),
 };
 static const struct mc_table msg_config = MC_TABLE(msg_config_fields);
 

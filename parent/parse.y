@@ -340,6 +340,15 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 		}
 		| RUNSC PLATFORM STRING		{ conf_runsc_platform($3); }
 		| VM ACCEL STRING		{ conf_vm_accel($3); }
+		| VM ON				{ ps.conf->c_vm_off = 0; }
+		| VM STRING			{
+			if (strcmp($2, "off") == 0)
+				ps.conf->c_vm_off = 1;
+			else
+				yyerror("vm %s: expected vm on, vm off, vm "
+				    "accel, vm kernel, vm initrd or vm image",
+				    $2);
+		}
 		| VM KERNEL STRING SHA256 STRING {
 			conf_vm_file(VM_FILE_KERNEL, $3, $5);
 		}

@@ -532,6 +532,14 @@ ATF_TC_BODY(vm, tc)
 	parse_fails(OK2 "vm kernel \"vmlinuz\" sha256 " SHA_A "\n", 3,
 	    "must be an absolute path");
 	parse_fails(OK2 "vm accel fast\n", 3, "expected auto, kvm or tcg");
+	/* vm off: not offered; vm on (the default) undoes it. */
+	config_defaults(&c);
+	ATF_CHECK_EQ(c.c_vm_off, 0);
+	ATF_REQUIRE_EQ(parse_text("vm off\n", &c), 0);
+	ATF_CHECK_EQ(c.c_vm_off, 1);
+	ATF_REQUIRE_EQ(parse_text("vm off\nvm on\n", &c), 0);
+	ATF_CHECK_EQ(c.c_vm_off, 0);
+	parse_fails(OK2 "vm maybe\n", 3, "expected vm on, vm off, vm accel");
 	/* None: the files built into fenced; some: refused. */
 	ATF_REQUIRE_EQ(parse_text("backend vm\n", &c), 0);
 	ATF_CHECK_STREQ(c.c_vm_path[VM_FILE_INITRD], "");

@@ -21,6 +21,7 @@ bad() {
 vm_files_conf() {
 	_zero=0000000000000000000000000000000000000000000000000000000000000000
 	{ fenced_conf
+	  echo "vm on"
 	  echo "vm kernel \"$1\" sha256 \"$_zero\""
 	  echo "vm initrd \"$2\" sha256 \"$_zero\""
 	  echo "vm image \"$2\" sha256 \"$_zero\""; } > fenced.conf
@@ -133,7 +134,7 @@ vm_builtin_body() {
 	fenced_vars
 	[ -x /usr/bin/qemu-system-x86_64 ] ||
 	    atf_skip "QEMU is not installed: the doctor names its absence first"
-	{ fenced_conf; echo "vm accel tcg"; } > fenced.conf
+	{ fenced_conf; echo "vm on"; echo "vm accel tcg"; } > fenced.conf
 	d=$(realpath "$BIN")/vm
 	sums="$(dirname "$BIN")/gen/vm_files.sha256"
 	fenced_start

@@ -580,7 +580,7 @@ vm_body() {
 	    [ -s "$IMAGES/fence-root.squashfs" ] ||
 	    atf_skip "no vm boot files in $IMAGES and $VMDIR (make vm-images, as root; a sanitizer build has none)"
 	fenced_vars
-	{ fenced_conf; echo "vm accel tcg"
+	{ fenced_conf; echo "vm on"; echo "vm accel tcg"
 	  sh "$TOPDIR/images/vm-conf" "$IMAGES" "$VMDIR"; } > fenced.conf ||
 	    atf_fail "images/vm-conf"
 	escape_case vm L1.5 vm "$(atf_config_get escape_only "")"

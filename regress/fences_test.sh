@@ -247,9 +247,9 @@ refused_body() {
 	ln -s /etc "$(fenced_homes)/evil"
 	atf_check -s exit:1 -e match:"home-refused" $CTL boot evil
 	atf_check -s exit:1 -e match:"not-found" $CTL show environment evil
-	# A backend this daemon cannot run (vm, no boot files configured):
+	# A backend this daemon cannot run (vm, vm off in its fenced.conf):
 	# no fallback to native.
-	atf_check -s exit:1 -e match:"backend-unavailable" \
+	atf_check -s exit:1 -e match:"backend-unavailable: .*vm off in fenced.conf" \
 	    $CTL boot other backend vm
 	atf_check -s exit:1 -e match:"backend-unavailable" \
 	    $CTL boot other backend vm

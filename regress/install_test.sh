@@ -116,7 +116,7 @@ files (make vm-images, as root, builds them; a sanitizer build has none)"
 		atf_check cmp "$vm/$f" "$BIN/vm/$f"
 	done
 	FENCED_BIN=$DEST/usr/sbin/fenced
-	{ fenced_conf; echo "vm accel tcg"; } > fenced.conf
+	{ fenced_conf; echo "vm on"; echo "vm accel tcg"; } > fenced.conf
 	fenced_start
 	wait_until 30 grep -q "vm: usable" fenced.log ||
 	    atf_fail "the vm backend did not start"

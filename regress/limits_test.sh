@@ -168,8 +168,9 @@ user_totals_vm_head() {
 	atf_set timeout 180
 }
 user_totals_vm_body() {
-	# No vm lines: a vm boot that passes admission is refused next,
-	# backend-unavailable, so no vm is needed to see the total's count.
+	# vm off (lib.subr): a vm boot that passes admission is refused
+	# next, backend-unavailable, so no vm is needed to see the total's
+	# count.
 	limits_setup 1 <<'CONF'
 limit memory 256M max 1G
 user limit memory 1G

@@ -68,6 +68,7 @@ config_sample(struct fenced_config *c)
 	c->c_user_snap_count = 64;
 	c->c_user_snap_bytes = 16ULL << 30;
 	c->c_observe_denials = 1;
+	c->c_vm_off = 1;
 	strlcpy(c->c_probe_dns, "localhost", sizeof(c->c_probe_dns));
 	strlcpy(c->c_runsc_platform, "ptrace", sizeof(c->c_runsc_platform));
 	c->c_uid = 999;
@@ -188,7 +189,7 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	63
+#define CONFIG_NFIELDS	64
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -258,6 +259,7 @@ config_fields(struct field *f)
 		{ F_U, 16ULL << 30, 0, NULL, 0 },
 		{ F_ARR, 0, 0, NULL, 0 },		/* admin uids */
 		{ F_BOOL, 0, 0, NULL, 0 },		/* observe denials */
+		{ F_BOOL, 0, 0, NULL, 0 },		/* vm off */
 	};
 
 	ceil_sample();

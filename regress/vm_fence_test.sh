@@ -172,7 +172,7 @@ builtin_body() {
 	d=$(realpath "$BIN")/vm
 	[ -s "$d/fence-initrd.cpio" ] || atf_fail "the vm boot files are \
 built but not in $d: fenced was not relinked (make vm-images relinks it)"
-	{ fenced_conf; echo "vm accel tcg"; } > fenced.conf
+	{ fenced_conf; echo "vm on"; echo "vm accel tcg"; } > fenced.conf
 	fenced_start
 	vm_started
 	grep -q "vm: boot files built in, from $d" fenced.log ||

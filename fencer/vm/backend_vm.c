@@ -92,6 +92,8 @@ static struct {
 	int		 v_builtin;	/* the boot files: 1 built in, 0
 					   fenced.conf's */
 	int		 v_unbuilt;	/* built in, but none were built */
+	int		 v_off;		/* vm off at the start: nothing
+					   looked at */
 	char		 v_dir[PATH_MAX];	/* built in: their folder */
 	char		 v_path[VM_FILE_MAX][PATH_MAX];
 	char		 v_sha256[VM_FILE_MAX][VM_SHA256_HEX];
@@ -216,6 +218,13 @@ vm_start(void)
 	int		 i, fd;
 
 	vm.v_err[0] = '\0';
+	if (c->c_vm_off) {
+		vm.v_off = 1;
+		strlcpy(vm.v_err, "vm off in fenced.conf", sizeof(vm.v_err));
+		log_info("vm: off (vm off in fenced.conf): no file checked, "
+		    "no KVM try");
+		return;
+	}
 	vm_files_choose();
 	if (vm.v_builtin)
 		log_info("vm: boot files built in, from %s", vm.v_dir);
@@ -269,6 +278,11 @@ vm_unavailable(void)
 	static char	 busy[128];
 	const char	*cg;
 
+	/* A reload reads no file and tries nothing again (vm_start()). */
+	if (fencer_self.ps_conf.c_vm_off)
+		return ("vm off in fenced.conf");
+	if (vm.v_off)
+		return ("vm off when fenced started: vm on takes a restart");
 	if (vm.v_err[0] != '\0')
 		return (vm.v_err);
 	if ((cg = fencer_cgroups_refusal()) != NULL)
@@ -293,6 +307,12 @@ vm_doctor(char *detail, size_t len)
 	size_t		 n;
 	int		 i;
 
+	if (vm.v_off || fencer_self.ps_conf.c_vm_off) {
+		(void)snprintf(detail, len, "vm off in fenced.conf%s: no "
+		    "boot file checked, no KVM try", vm.v_off ? "" :
+		    " (since a reload)");
+		return;
+	}
 	vm_files_choose();
 	if (vm.v_builtin)
 		n = (size_t)snprintf(detail, len, "qemu %s; boot files "
