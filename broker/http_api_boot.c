@@ -77,6 +77,21 @@ api_boot_backend(struct hreq *hr, const struct api_field *f,
 	return (0);
 }
 
+/* inner: runsc or none; whether the backend has one the fencer decides. */
+static int
+api_boot_inner(struct hreq *hr, const struct api_field *f,
+    const struct api_value *v, void *dst)
+{
+	struct msg_boot	*b = dst;
+
+	if ((b->b_inner = inner_parse(v->av_str)) == -1) {
+		b->b_inner = 0;
+		http_error(hr, 400, "bad-value", "inner must be runsc or none");
+		return (-1);
+	}
+	return (0);
+}
+
 static int
 api_boot_cpu(struct hreq *hr, const struct api_field *f,
     const struct api_value *v, void *dst)
@@ -233,6 +248,8 @@ static const struct api_field api_boot_fields[] = {
 	    api_boot_require, 0, 0 },
 	{ "backend",	API_STRING, 0, 16, NULL, NULL, NULL,
 	    api_boot_backend, 0, 0 },
+	{ "inner",	API_STRING, 0, 16, NULL, NULL, NULL,
+	    api_boot_inner, 0, 0 },
 	{ "lifetime",	API_INT, LIFETIME_MIN, LIFETIME_MAX, NULL, NULL, NULL,
 	    NULL, API_U32(struct msg_boot, b_lifetime) },
 	{ "limits",	API_OBJECT, 0, 0, NULL, NULL, &api_limits,

@@ -46,6 +46,7 @@ static const struct {
 	{ "no-cgroups",			503 },
 	{ "bad-egress",			400 },
 	{ "egress-needs-l2",		400 },
+	{ "inner-needs-vm",		400 },
 	{ "egress-unsupported",		501 },
 	{ "home-refused",		500 },
 	{ "boot-failed",		500 },
@@ -296,13 +297,14 @@ api_fence(const struct msg_fence *f, const char *verdicts,
 	const struct msg_timings *t = &f->f_timings;
 	json_t		*j;
 
-	j = json_pack("{s:s, s:I, s:s, s:s, s:s?, s:s, s:o, s:s, s:o, s:s, "
-	    "s:I, s:I, s:o, s:o, s:b, s:{s:I, s:I, s:f}, s:{s:I, s:I, s:I, s:I, "
-	    "s:I, s:I, s:o, s:n}}",
+	j = json_pack("{s:s, s:I, s:s, s:s, s:s?, s:s?, s:s, s:o, s:s, s:o, "
+	    "s:s, s:I, s:I, s:o, s:o, s:b, s:{s:I, s:I, s:f}, s:{s:I, s:I, s:I, "
+	    "s:I, s:I, s:I, s:o, s:n}}",
 	    "key", f->f_key,
 	    "owner", (json_int_t)f->f_owner,
 	    "tier", tier_name(f->f_tier),
 	    "backend", backend_name(f->f_backend),
+	    "inner", f->f_inner ? "runsc" : NULL,
 	    "accel", f->f_accel == MSG_ACCEL_KVM ? "kvm" :
 	    f->f_accel == MSG_ACCEL_TCG ? "tcg" : NULL,
 	    "state", fence_state_name(f->f_state),

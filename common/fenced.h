@@ -201,6 +201,9 @@ struct fenced_config {
 	/* `vm off': the vm backend is not offered (docs/vm.md); `vm on'
 	   (the default) undoes it. */
 	uint32_t	 c_vm_off;
+	/* `vm inner runsc|none': a vm fence's default inner boundary
+	   (docs/vm.md, "The inner boundary"); 1: runsc. */
+	uint32_t	 c_vm_inner;
 
 	/* Resolved by the parent, not written in the file. */
 	uid_t		 c_uid;			/* of c_user */

@@ -27,6 +27,11 @@ static const struct name backend_names[] = {
 	{ BACKEND_SUBPROCESS,	"subprocess" }
 };
 
+static const struct name inner_names[] = {
+	{ INNER_NONE,		"none" },
+	{ INNER_RUNSC,		"runsc" }
+};
+
 static const struct name level_names[] = {
 	{ LEVEL_UNMEASURED,	"unmeasured" },
 	{ LEVEL_NOT_EARNED,	"not-earned" },
@@ -104,6 +109,12 @@ int
 backend_parse(const char *s)
 {
 	return (name_parse(backend_names, nitems(backend_names), s));
+}
+
+int
+inner_parse(const char *s)
+{
+	return (name_parse(inner_names, nitems(inner_names), s));
 }
 
 /* Anything that is not a level was not measured. */

@@ -45,6 +45,17 @@ enum fence_state {
 	FENCE_FAILED
 };
 
+/*
+ * A vm fence's inner boundary (docs/vm.md, "The inner boundary"): a
+ * boot asks for none or for gVisor's runsc inside the guest; 0, the
+ * configured default (`vm inner').
+ */
+enum fence_inner {
+	INNER_CONFIGURED = 0,
+	INNER_NONE,
+	INNER_RUNSC
+};
+
 enum fence_stop_reason {
 	STOP_NONE = 0,
 	STOP_REQUEST,
@@ -60,6 +71,7 @@ const char	*tier_name(int);		/* "L1", "L1.5", "L2" */
 int		 tier_parse(const char *);
 const char	*backend_name(int);		/* "native", "runsc", ... */
 int		 backend_parse(const char *);
+int		 inner_parse(const char *);	/* "none", "runsc" */
 const char	*level_name(int);		/* "L1.5", "not-earned", ... */
 int		 level_parse(const char *);
 const char	*fence_state_name(int);		/* "running", ... */

@@ -230,6 +230,7 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 		strlcpy(b.b_key, res->key, sizeof(b.b_key));
 		b.b_tier = res->tier;
 		b.b_backend = res->backend;
+		b.b_inner = res->inner;
 		b.b_require = res->require;
 		b.b_lifetime = res->lifetime;
 		b.b_limits.fl_memory = res->memory;
@@ -720,6 +721,8 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 	    ctl_owner_name(f.f_owner), (unsigned)f.f_owner, (unsigned)f.f_uid);
 	printf("tier:     %s\n", tier_name(f.f_tier));
 	printf("backend:  %s\n", backend_name(f.f_backend));
+	printf("inner:    %s\n", f.f_inner ? "runsc (gVisor inside the guest)" :
+	    "none");
 	printf("state:    %s", fence_state_name(f.f_state));
 	if (stop_reason_name(f.f_reason) != NULL)
 		printf(" (%s)", stop_reason_name(f.f_reason));

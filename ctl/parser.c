@@ -45,6 +45,7 @@ enum token_type {
 	TIER,
 	LEVEL,
 	BACKEND,
+	INNER,		/* none or runsc */
 	STRING		/* at most t_max bytes */
 };
 
@@ -54,6 +55,7 @@ enum token_field {
 	F_KEY,
 	F_TIER,
 	F_BACKEND,
+	F_INNER,
 	F_REQUIRE,
 	F_LIFETIME,
 	F_MEMORY,
@@ -110,6 +112,7 @@ static const struct token t_boot_tier[];
 static const struct token t_boot_egress[];
 static const struct token t_boot_egress_more[];
 static const struct token t_boot_backend[];
+static const struct token t_boot_inner[];
 static const struct token t_boot_require[];
 static const struct token t_boot_lifetime[];
 static const struct token t_boot_memory[];
@@ -351,6 +354,7 @@ static const struct token t_boot_opts[] = {
 	{ NOTOKEN, NULL, 0, NULL, 0, 0 },
 	{ OPTION, "tier", F_NONE, t_boot_tier, 0, 0 },
 	{ OPTION, "backend", F_NONE, t_boot_backend, 0, 0 },
+	{ OPTION, "inner", F_NONE, t_boot_inner, 0, 0 },
 	{ OPTION, "require", F_NONE, t_boot_require, 0, 0 },
 	{ OPTION, "lifetime", F_NONE, t_boot_lifetime, 0, 0 },
 	{ OPTION, "memory", F_NONE, t_boot_memory, 0, 0 },
@@ -373,6 +377,7 @@ static const struct token t_boot_egress_more[] = {
 	{ NOTOKEN, NULL, 0, NULL, 0, 0 },
 	{ OPTION, "tier", F_NONE, t_boot_tier, 0, 0 },
 	{ OPTION, "backend", F_NONE, t_boot_backend, 0, 0 },
+	{ OPTION, "inner", F_NONE, t_boot_inner, 0, 0 },
 	{ OPTION, "require", F_NONE, t_boot_require, 0, 0 },
 	{ OPTION, "lifetime", F_NONE, t_boot_lifetime, 0, 0 },
 	{ OPTION, "memory", F_NONE, t_boot_memory, 0, 0 },
@@ -393,6 +398,11 @@ static const struct token t_boot_tier[] = {
 
 static const struct token t_boot_backend[] = {
 	{ BACKEND, "BACKEND", F_BACKEND, t_boot_opts, 0, 0 },
+	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
+};
+
+static const struct token t_boot_inner[] = {
+	{ INNER, "INNER", F_INNER, t_boot_opts, 0, 0 },
 	{ ENDTOKEN, NULL, 0, NULL, 0, 0 }
 };
 
@@ -764,6 +774,11 @@ parse_take(const struct token *t, int i)
 			    "mock, subprocess");
 		v = id;
 		break;
+	case INNER:
+		if ((id = inner_parse(word)) == -1)
+			parse_fail(i + 1, "not one of none, runsc");
+		v = id;
+		break;
 	case STRING:
 		if (strlen(word) > t->t_max)
 			parse_fail(i + 1, "longer than %llu bytes",
@@ -776,6 +791,7 @@ parse_take(const struct token *t, int i)
 	switch (t->t_value) {
 	case F_TIER:		res.tier = v;		break;
 	case F_BACKEND:		res.backend = v;	break;
+	case F_INNER:		res.inner = v;		break;
 	case F_REQUIRE:		res.require = v;	break;
 	case F_LIFETIME:	res.lifetime = v;	break;
 	case F_MEMORY:		res.memory = v;		break;

@@ -60,6 +60,7 @@ struct parse_result {
 	int		 all;		/* stop all */
 	int		 tier;		/* enum fence_tier */
 	int		 backend;	/* enum fence_backend */
+	int		 inner;		/* enum fence_inner */
 	int		 require;	/* enum fence_level */
 	uint32_t	 lifetime;	/* seconds */
 	uint64_t	 memory;	/* bytes */

@@ -69,6 +69,9 @@ struct fencer_backend {
 					   the host's kernel: descriptors
 					   pass (a port tunnel's socket,
 					   docs/interactive.md) */
+	int		 fb_inner;	/* a boot may ask for the inner
+					   boundary: gVisor inside the
+					   fence's own kernel (docs/vm.md) */
 	uint64_t	 fb_memory_extra;	/* bytes the fence's memory
 					   cgroup holds beyond its limit
 					   (the vm backend's QEMU); its

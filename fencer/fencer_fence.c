@@ -304,6 +304,13 @@ fencer_admit(uint32_t reqid, const struct msg_boot *b,
 		    backend_name(backend));
 		return (NULL);
 	}
+	/* gVisor inside the guest: a vm fence's alone (docs/vm.md). */
+	if (b->b_inner == INNER_RUNSC && (be == NULL || !be->fb_inner)) {
+		fencer_send_error(IMSG_FENCE_FAILED, reqid, "inner-needs-vm",
+		    "inner runsc is the vm backend's inner boundary; backend "
+		    "%s has none", backend_name(backend));
+		return (NULL);
+	}
 	if (fencer_limits_admit(reqid, b, backend, limits, lifetime) == -1)
 		return (NULL);
 	if ((code = fencer_boot_refusal(tier, backend, why,
@@ -360,6 +367,10 @@ fencer_new(uint32_t reqid, const struct msg_boot *b,
 	f->f_info.f_limits = *limits;
 	f->f_info.f_deadline = lifetime;
 	f->f_cold = b->b_cold || b->b_negress > 0;
+	/* The configured default is a vm fence's only: never refused. */
+	if (be->fb_inner)
+		f->f_info.f_inner = b->b_inner == INNER_RUNSC ||
+		    (b->b_inner == INNER_CONFIGURED && c->c_vm_inner);
 	/* The boot's egress list (canonical); none: no proxy. */
 	for (i = 0; i < b->b_negress && i < EGRESS_LIST_MAX; i++)
 		strlcpy(f->f_info.f_egress[i], b->b_egress[i],

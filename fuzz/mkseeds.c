@@ -125,6 +125,7 @@ main(int argc, char *argv[])
 	put("msg", "config", FK_CONFIG, p, n);
 	free(p);
 	c.c_backend = BACKEND_VM;
+	c.c_vm_inner = 1;
 	strlcpy(c.c_vm_path[VM_FILE_KERNEL], "/usr/lib/fenced/vmlinuz",
 	    sizeof(c.c_vm_path[0]));
 	strlcpy(c.c_vm_sha256[VM_FILE_KERNEL],
@@ -216,6 +217,14 @@ main(int argc, char *argv[])
 	ENC(msg_boot_encode(&b, &p, &n));
 	put("msg", "boot", FK_BOOT, p, n);
 	free(p);
+	/* A vm fence with the inner boundary (docs/vm.md). */
+	b.b_backend = BACKEND_VM;
+	b.b_inner = INNER_RUNSC;
+	ENC(msg_boot_encode(&b, &p, &n));
+	put("msg", "boot-inner", FK_BOOT, p, n);
+	free(p);
+	b.b_backend = 0;
+	b.b_inner = 0;
 
 	memset(&r, 0, sizeof(r));
 	strlcpy(r.r_key, "work", sizeof(r.r_key));
@@ -249,6 +258,17 @@ main(int argc, char *argv[])
 	ENC(msg_fence_encode(&f, &p, &n));
 	put("msg", "fence", FK_FENCE, p, n);
 	free(p);
+	f.f_backend = BACKEND_VM;
+	f.f_tier = TIER_L2;
+	f.f_inner = 1;
+	f.f_accel = MSG_ACCEL_TCG;
+	ENC(msg_fence_encode(&f, &p, &n));
+	put("msg", "fence-inner", FK_FENCE, p, n);
+	free(p);
+	f.f_backend = BACKEND_NATIVE;
+	f.f_tier = TIER_L15;
+	f.f_inner = 0;
+	f.f_accel = MSG_ACCEL_NONE;
 
 	memset(&tk, 0, sizeof(tk));
 	tk.tk_uid = 1000;

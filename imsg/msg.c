@@ -492,6 +492,7 @@ static const struct mc_field msg_config_fields[] = {
 	    msg_config_uid),
 	MC_B(struct fenced_config, c_observe_denials),
 	MC_B(struct fenced_config, c_vm_off),
+	MC_B(struct fenced_config, c_vm_inner),
 };
 static const struct mc_table msg_config = MC_TABLE(msg_config_fields);
 

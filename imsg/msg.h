@@ -267,6 +267,8 @@ struct msg_boot {
 	 */
 	char		 b_from_key[FENCE_KEY_SIZE];
 	char		 b_from_snap[FENCE_KEY_SIZE];
+	int		 b_inner;	/* enum fence_inner, 0: configured;
+					   runsc: the vm backend only */
 };
 
 /*
@@ -373,6 +375,8 @@ struct msg_fence {
 	   ASCII, at most MSG_OWNER_NAME_MAX bytes; "" when it has none
 	   that fits. */
 	char		 f_owner_name[MSG_OWNER_NAME_MAX + 1];
+	int		 f_inner;	/* 1: a vm fence whose commands run in
+					   runsc inside the guest */
 };
 
 /*

@@ -136,6 +136,8 @@ msg_boot_valid(const struct msg_boot *b)
 	if (!msg_key_ok(b->b_from_key, 1) || !msg_key_ok(b->b_from_snap, 1) ||
 	    (b->b_from_key[0] == '\0' && b->b_from_snap[0] != '\0'))
 		return (0);
+	if (b->b_inner < INNER_CONFIGURED || b->b_inner > INNER_RUNSC)
+		return (0);
 	return (msg_limits_valid(&b->b_limits));
 }
 
@@ -154,6 +156,7 @@ static const struct mc_field msg_boot_fields[] = {
 	MC_STRS(struct msg_boot, b_egress, b_negress),
 	MC_S(struct msg_boot, b_from_key),
 	MC_S(struct msg_boot, b_from_snap),
+	MC_U(struct msg_boot, b_inner, INNER_CONFIGURED, INNER_RUNSC),
 };
 static const struct mc_table msg_boot = MC_TABLE(msg_boot_fields);
 
@@ -280,6 +283,8 @@ msg_fence_valid(const struct msg_fence *f)
 		return (0);
 	if (!msg_owner_name_valid(f->f_owner_name, 1))
 		return (0);
+	if (f->f_inner != 0 && f->f_inner != 1)
+		return (0);
 	return (msg_limits_valid(&f->f_limits));
 }
 
@@ -326,6 +331,7 @@ static const struct mc_field msg_fence_fields[] = {
 	MC_S(struct msg_fence, f_denials_note),
 	MC_U(struct msg_fence, f_denials_outside, 0, UINT64_MAX),
 	MC_S(struct msg_fence, f_owner_name),
+	MC_B(struct msg_fence, f_inner),
 };
 static const struct mc_table msg_fence = MC_TABLE(msg_fence_fields);
 

@@ -43,7 +43,7 @@ static int	 mcp_stop(struct mcp_call *);
 static int	 mcp_snap(struct mcp_call *);
 
 static const struct mcp_tool mcp_tools[] = {
-	{ "boot", { "key", "tier", "backend", "require", "egress" },
+	{ "boot", { "key", "tier", "backend", "require", "egress", "inner" },
 	    mcp_boot },
 	{ "exec", { "key", "argv", "command", "cwd", "timeout_ms", "stdin" },
 	    mcp_exec },
@@ -68,11 +68,13 @@ static const char mcp_tools_json[] =
 "[{\"name\":\"boot\",\"description\":\"Boot a fence (a sandbox) named key, "
 "or find it running. tier: L1, L1.5 or L2; backend: native, runsc or vm; "
 "require: the least level it must measure (L1 to L4), else it is refused; "
-"egress: host:port names it may reach (an L2 fence behind fenced's proxy)."
+"egress: host:port names it may reach (an L2 fence behind fenced's proxy); "
+"inner: runsc (a vm fence's commands in gVisor inside the guest) or none."
 "\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
 "\"key\":{\"type\":\"string\"},\"tier\":{\"type\":\"string\"},"
 "\"backend\":{\"type\":\"string\"},\"require\":{\"type\":\"string\"},"
-"\"egress\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
+"\"egress\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+"\"inner\":{\"type\":\"string\"}},"
 "\"required\":[\"key\"]}},"
 "{\"name\":\"exec\",\"description\":\"Run a command in the fence key: argv "
 "(a list, no shell) or command (sh -c); cwd in its home; timeout_ms; stdin "
@@ -495,7 +497,8 @@ mcp_boot(struct mcp_call *c)
 	if (mcp_arg_key(c, "key", b.b_key) == -1 ||
 	    mcp_arg_name(c, "tier", tier_parse, &b.b_tier) == -1 ||
 	    mcp_arg_name(c, "backend", backend_parse, &b.b_backend) == -1 ||
-	    mcp_arg_name(c, "require", level_parse, &b.b_require) == -1)
+	    mcp_arg_name(c, "require", level_parse, &b.b_require) == -1 ||
+	    mcp_arg_name(c, "inner", inner_parse, &b.b_inner) == -1)
 		return (-1);
 	if ((eg = json_object_get(c->c_args, "egress")) != NULL) {
 		if (!json_is_array(eg) || json_array_size(eg) >

@@ -341,6 +341,24 @@ main		: LISTEN ON STRING port		{ conf_listen($3, $4); }
 		| RUNSC PLATFORM STRING		{ conf_runsc_platform($3); }
 		| VM ACCEL STRING		{ conf_vm_accel($3); }
 		| VM ON				{ ps.conf->c_vm_off = 0; }
+		/* `runsc' is a keyword: vm inner runsc, vm inner none. */
+		| VM STRING RUNSC		{
+			if (strcmp($2, "inner") != 0)
+				yyerror("vm %s runsc: expected vm inner runsc "
+				    "or vm inner none", $2);
+			else
+				ps.conf->c_vm_inner = 1;
+		}
+		| VM STRING STRING		{
+			if (strcmp($2, "inner") != 0)
+				yyerror("vm %s %s: expected vm inner runsc or "
+				    "vm inner none", $2, $3);
+			else if (strcmp($3, "none") == 0)
+				ps.conf->c_vm_inner = 0;
+			else
+				yyerror("vm inner %s: expected runsc or none",
+				    $3);
+		}
 		| VM STRING			{
 			if (strcmp($2, "off") == 0)
 				ps.conf->c_vm_off = 1;

@@ -540,6 +540,15 @@ ATF_TC_BODY(vm, tc)
 	ATF_REQUIRE_EQ(parse_text("vm off\nvm on\n", &c), 0);
 	ATF_CHECK_EQ(c.c_vm_off, 0);
 	parse_fails(OK2 "vm maybe\n", 3, "expected vm on, vm off, vm accel");
+	/* vm inner: a vm fence's default inner boundary, none unless set. */
+	config_defaults(&c);
+	ATF_CHECK_EQ(c.c_vm_inner, 0);
+	ATF_REQUIRE_EQ(parse_text("vm inner runsc\n", &c), 0);
+	ATF_CHECK_EQ(c.c_vm_inner, 1);
+	ATF_REQUIRE_EQ(parse_text("vm inner runsc\nvm inner none\n", &c), 0);
+	ATF_CHECK_EQ(c.c_vm_inner, 0);
+	parse_fails(OK2 "vm inner gvisor\n", 3, "expected runsc or none");
+	parse_fails(OK2 "vm outer runsc\n", 3, "expected vm inner runsc");
 	/* None: the files built into fenced; some: refused. */
 	ATF_REQUIRE_EQ(parse_text("backend vm\n", &c), 0);
 	ATF_CHECK_STREQ(c.c_vm_path[VM_FILE_INITRD], "");

@@ -69,6 +69,7 @@ config_sample(struct fenced_config *c)
 	c->c_user_snap_bytes = 16ULL << 30;
 	c->c_observe_denials = 1;
 	c->c_vm_off = 1;
+	c->c_vm_inner = 1;
 	strlcpy(c->c_probe_dns, "localhost", sizeof(c->c_probe_dns));
 	strlcpy(c->c_runsc_platform, "ptrace", sizeof(c->c_runsc_platform));
 	c->c_uid = 999;
@@ -189,7 +190,7 @@ fields_pack(const struct field *f, size_t n, void **buf, size_t *len)
 	ATF_REQUIRE_EQ(0, mp_write_finish(&w, buf, len));
 }
 
-#define CONFIG_NFIELDS	64
+#define CONFIG_NFIELDS	65
 
 /* The fields of config_sample(), in wire order. */
 static void
@@ -260,6 +261,7 @@ config_fields(struct field *f)
 		{ F_ARR, 0, 0, NULL, 0 },		/* admin uids */
 		{ F_BOOL, 0, 0, NULL, 0 },		/* observe denials */
 		{ F_BOOL, 0, 0, NULL, 0 },		/* vm off */
+		{ F_BOOL, 0, 0, NULL, 0 },		/* vm inner */
 	};
 
 	ceil_sample();
@@ -2490,6 +2492,57 @@ ATF_TC_BODY(check_codec, tc)
 	free(buf);
 }
 
+/*
+ * The inner boundary (docs/vm.md): a boot's b_inner, the last field of
+ * its codec, none, runsc or the configured default, nothing else; a
+ * state's f_inner 0 or 1.
+ */
+ATF_TC_WITHOUT_HEAD(inner);
+ATF_TC_BODY(inner, tc)
+{
+	struct msg_boot	 b, bb;
+	struct msg_fence f, fb;
+	void		*buf;
+	size_t		 len;
+	int		 v;
+
+	ATF_CHECK_EQ(INNER_RUNSC, inner_parse("runsc"));
+	ATF_CHECK_EQ(INNER_NONE, inner_parse("none"));
+	ATF_CHECK_EQ(-1, inner_parse("gvisor"));
+	ATF_CHECK_EQ(-1, inner_parse(""));
+	for (v = INNER_CONFIGURED; v <= INNER_RUNSC; v++) {
+		memset(&b, 0, sizeof(b));
+		strlcpy(b.b_key, "in", sizeof(b.b_key));
+		b.b_inner = v;
+		ATF_REQUIRE_EQ(0, msg_boot_encode(&b, &buf, &len));
+		memset(&bb, 0xff, sizeof(bb));
+		ATF_REQUIRE_EQ(0, msg_boot_decode(buf, len, &bb));
+		ATF_CHECK_EQ(v, bb.b_inner);
+		/* The last field: a boot cut short of it is refused. */
+		ATF_CHECK(msg_boot_decode(buf, len - 1, &bb) == -1);
+		free(buf);
+	}
+	b.b_inner = INNER_RUNSC + 1;
+	ATF_CHECK(msg_boot_encode(&b, &buf, &len) == -1);
+	b.b_inner = -1;
+	ATF_CHECK(msg_boot_encode(&b, &buf, &len) == -1);
+
+	memset(&f, 0, sizeof(f));
+	strlcpy(f.f_key, "in", sizeof(f.f_key));
+	f.f_tier = TIER_L2;
+	f.f_backend = BACKEND_VM;
+	f.f_state = FENCE_RUNNING;
+	f.f_inner = 1;
+	ATF_REQUIRE_EQ(0, msg_fence_encode(&f, &buf, &len));
+	memset(&fb, 0, sizeof(fb));
+	ATF_REQUIRE_EQ(0, msg_fence_decode(buf, len, &fb));
+	ATF_CHECK_EQ(1, fb.f_inner);
+	ATF_CHECK(msg_fence_decode(buf, len - 1, &fb) == -1);
+	free(buf);
+	f.f_inner = 2;
+	ATF_CHECK(msg_fence_encode(&f, &buf, &len) == -1);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, check_codec);
@@ -2520,5 +2573,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, origins);
 	ATF_TP_ADD_TC(tp, probe_report_egress);
 	ATF_TP_ADD_TC(tp, probe_report_traits);
+	ATF_TP_ADD_TC(tp, inner);
 	return (atf_no_error());
 }

@@ -485,6 +485,61 @@ ptrace_traceme_body() {
 }
 ptrace_traceme_cleanup() { fenced_cleanup; }
 
+atf_test_case inner_runsc cleanup
+inner_runsc_head() {
+	atf_set descr "a vm fence booted with inner runsc runs its commands in gVisor inside the guest (gVisor's kernel answers, not the guest's Debian one), as the fence's uid, with files, its home on the host and the agent's protocol unchanged; inner with another backend is refused"
+	atf_set require.user root
+	atf_set timeout 300
+}
+inner_runsc_body() {
+	vm_require
+	[ -x "$IMAGES/root/usr/bin/runsc" ] ||
+	    atf_skip "the guest image has no runsc (images/packages)"
+	fenced_vars
+	vm_conf > fenced.conf
+	fenced_start
+	atf_check -s not-exit:0 -e match:"inner-needs-vm" \
+	    $CTL boot n backend native inner runsc
+	t0=$(date +%s)
+	$CTL boot v backend vm inner runsc > boot.out 2> boot.err ||
+	    atf_fail "boot: $(cat boot.err); $(grep "vminit" fenced.log |
+	    tail -3 | tr '\n' ' ')"
+	echo "boot to ready: $(($(date +%s) - t0)) s" >&2
+	atf_check -o match:"^inner: *runsc" $CTL show environment v
+	# gVisor's kernel answers (its uname and its /proc/version), not
+	# the guest's Debian 6.1.
+	$CTL exec v -- sh -c 'uname -r; cat /proc/version' > k.out ||
+	    atf_fail "exec uname"
+	cat k.out >&2
+	grep -q "^6\.1\..*-amd64$" k.out && atf_fail "the guest's kernel answered"
+	grep -qi "gvisor\|^4\.4\.0" k.out || atf_fail "no gVisor kernel in k.out"
+	$CTL exec v -- dmesg > dmesg.out 2>&1 || true
+	grep -q "gVisor\|Starting gVisor" dmesg.out || \
+	    atf_fail "dmesg is not gVisor's: $(head -1 dmesg.out)"
+	fu=$($CTL exec v -- id -u)
+	in_fence_uids "$fu" || atf_fail "v runs as uid '$fu'"
+	atf_check -o inline:"0000000000000000\n" $CTL exec v -- sh -c \
+	    'grep CapEff /proc/self/status | cut -f2'
+	# The sandbox's root is read-only (the uid alone would refuse /usr).
+	atf_check -o match:"^ro" $CTL exec v -- \
+	    awk '$2 == "/" { print $4 }' /proc/self/mounts
+	# Files through the agent, into the host's home.
+	echo put-through > p.txt
+	atf_check $CTL put v p.txt p.txt
+	atf_check -o inline:"put-through\n" $CTL get v p.txt -
+	atf_check -o inline:"hello\n" $CTL exec v -- sh -c 'echo hello > f; cat f'
+	h="$(fenced_homes)/v"
+	atf_check -o inline:"hello\n" cat "$h/f"
+	atf_check -o inline:"put-through\n" cat "$h/p.txt"
+	atf_check_equal "$fu" "$(stat -c %u "$h/f")"
+	t0=$(date +%s%N)
+	atf_check -o inline:"x\n" $CTL exec v -- echo x
+	echo "exec round trip: $((($(date +%s%N) - t0) / 1000000)) ms" >&2
+	atf_check -o match:"^stopped v" $CTL stop v
+	vm_clean
+}
+inner_runsc_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case boot_exec_stop
 	atf_add_test_case total_abandoned
@@ -497,4 +552,5 @@ atf_init_test_cases() {
 	atf_add_test_case wrong_hash
 	atf_add_test_case attack
 	atf_add_test_case ptrace_traceme
+	atf_add_test_case inner_runsc
 }

@@ -191,6 +191,41 @@ ATF_TC_BODY(kvm_try, tc)
 			ATF_CHECK_STREQ(vt.va_argv[i + 1], "qemu64");
 }
 
+/*
+ * The inner boundary: the same vector, one more kernel word, before a
+ * KVM try's.
+ */
+ATF_TC_WITHOUT_HEAD(inner);
+ATF_TC_BODY(inner, tc)
+{
+	struct vm_launch l;
+	struct vm_argv	 va, vi;
+	const char	*w = " fenced.inner=runsc";
+	int		 i, n = 0;
+
+	launch_init(&l);
+	build(&l, &va);
+	l.vl_inner = 1;
+	build(&l, &vi);
+	ATF_REQUIRE_EQ(va.va_argc, vi.va_argc);
+	for (i = 0; i < va.va_argc; i++) {
+		if (strcmp(va.va_argv[i], vi.va_argv[i]) == 0)
+			continue;
+		n++;
+		ATF_CHECK_STREQ(vi.va_argv[i - 1], "-append");
+		ATF_CHECK_EQ(strlen(vi.va_argv[i]), strlen(va.va_argv[i]) +
+		    strlen(w));
+		ATF_CHECK_STREQ(vi.va_argv[i] + strlen(va.va_argv[i]), w);
+	}
+	ATF_CHECK_EQ(n, 1);
+	l.vl_try = 1;
+	build(&l, &vi);
+	for (i = 0; i + 1 < vi.va_argc; i++)
+		if (strcmp(vi.va_argv[i], "-append") == 0)
+			ATF_CHECK(strstr(vi.va_argv[i + 1],
+			    " fenced.inner=runsc fenced.try=kvm") != NULL);
+}
+
 /* What cannot be a guest: refused, with a reason. */
 ATF_TC_WITHOUT_HEAD(refused);
 ATF_TC_BODY(refused, tc)
@@ -350,6 +385,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, no_surface);
 	ATF_TP_ADD_TC(tp, kvm_and_limits);
 	ATF_TP_ADD_TC(tp, kvm_try);
+	ATF_TP_ADD_TC(tp, inner);
 	ATF_TP_ADD_TC(tp, refused);
 	ATF_TP_ADD_TC(tp, files);
 	return (atf_no_error());

@@ -9,12 +9,22 @@
  * machine when it exits (the kernel panics, panic=-1 and QEMU's
  * -no-reboot end QEMU).
  *
+ * With fenced.inner=runsc (docs/vm.md, "The inner boundary") it does
+ * not become the agent: it writes an OCI bundle with the host's own
+ * bundle code (fencer/runsc/bundle.c) into a tmpfs of its own, starts
+ * gVisor's runsc on it with the agent's port as the sandbox's stdin and
+ * stdout (fence-agent -s), stays pid 1 to reap, and powers the machine
+ * off when runsc ends.  A runsc that does not start ends the guest
+ * with its reason on the console: an inner fence never runs without
+ * its inner boundary.
+ *
  * Everything it reads comes from the kernel command line the host
  * wrote, and is parsed as hostile anyway.  Every step has a deadline
  * (an alarm); any failure prints one line, "fenced-vminit: STEP: ERROR",
  * on the console and powers the machine off.
  *
- * Static, libc only: it runs before any root is mounted.
+ * Static: it runs before any root is mounted.  libc, and for the
+ * bundle jansson and libbsd's static libraries.
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>
@@ -43,6 +53,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
+
+#include <jansson.h>
+
+#include "fenced.h"
+#include "fencer_view.h"
+#include "bundle.h"
 
 #define VMINIT_STEP_SECS	10
 #define VMINIT_CMDLINE_MAX	4096
@@ -67,6 +84,10 @@
 #define VMINIT_CGROUP		"/cgroup"
 #define VMINIT_TMP_MAX		(1ULL << 40)
 #define VMINIT_TMP_MIN		(1ULL << 20)
+/* The inner boundary's own tmpfs: runsc's state, the bundle, its logs. */
+#define VMINIT_INNER		"/run/fenced/inner"
+#define VMINIT_INNER_FS		"mode=0700,size=16777216"
+#define VMINIT_RUNSC		"/usr/bin/runsc"
 
 struct vminit_args {
 	uid_t		 va_uid;
@@ -76,6 +97,7 @@ struct vminit_args {
 	unsigned long long va_tmp;
 	unsigned long long va_pids;	/* the fence's pids limit */
 	int		 va_try;	/* fenced.try=kvm */
+	int		 va_inner;	/* fenced.inner=runsc */
 	int		 va_seen;
 };
 
@@ -87,6 +109,7 @@ struct vminit_args {
 #define VA_PIDS		0x20
 #define VA_ALL		0x3f	/* the ones each boot must have */
 #define VA_TRY		0x40	/* may be given */
+#define VA_INNER	0x80	/* may be given */
 
 static const char *volatile	 vminit_step = "start";
 static int			 vminit_console = -1;
@@ -119,6 +142,9 @@ static void	 vminit_lockdown(void);
 static void	 vminit_switch(void);
 static void	 vminit_drop(const struct vminit_args *);
 static void	 vminit_exec(const struct vminit_args *, int);
+static void	 vminit_inner(const struct vminit_args *, int)
+		    __attribute__((__noreturn__));
+static void	 vminit_tail(const char *, char *, size_t);
 static ssize_t	 vminit_read(const char *, char *, size_t);
 static void	 vminit_sleep(void);
 static double	 vminit_uptime(void);
@@ -333,6 +359,8 @@ vminit_param(struct vminit_args *va, const char *key, const char *val)
 		bit = VA_PIDS;
 	else if (strcmp(key, "try") == 0)
 		bit = VA_TRY;
+	else if (strcmp(key, "inner") == 0)
+		bit = VA_INNER;
 	else
 		vminit_fail("unknown parameter fenced.%.32s", key);
 	if (va->va_seen & bit)
@@ -376,13 +404,19 @@ vminit_param(struct vminit_args *va, const char *key, const char *val)
 			vminit_fail("bad fenced.try");
 		va->va_try = 1;
 		break;
+	case VA_INNER:
+		if (strcmp(val, "runsc") != 0)
+			vminit_fail("bad fenced.inner");
+		va->va_inner = 1;
+		break;
 	}
 }
 
 /*
  * The host's contract: fenced.uid, gid, user, host, tmp and pids, each once,
  * and perhaps fenced.try=kvm (the host's KVM try: say so and power off
- * once the devices answer); any other fenced.* word is refused.  Words without the prefix are the
+ * once the devices answer) and fenced.inner=runsc (the agent in gVisor);
+ * any other fenced.* word is refused.  Words without the prefix are the
  * kernel's own (console=, quiet, panic=).  No quoting is understood: a
  * quote in a fenced.* word fails its validation.
  */
@@ -568,6 +602,11 @@ vminit_root(const struct vminit_args *va)
 	    MS_BIND, NULL);
 	vminit_mount(NULL, VMINIT_NEWROOT "/run/fenced/bin", NULL,
 	    MS_REMOUNT | MS_BIND | MS_RDONLY | fl, NULL);
+	if (va->va_inner) {
+		vminit_mkdir(VMINIT_NEWROOT VMINIT_INNER, 0700, 0, 0);
+		vminit_mount("tmpfs", VMINIT_NEWROOT VMINIT_INNER, "tmpfs",
+		    fl | MS_NOEXEC, VMINIT_INNER_FS);
+	}
 	vminit_mount(NULL, VMINIT_NEWROOT "/run", NULL,
 	    MS_REMOUNT | MS_RDONLY | fl, "mode=0755," VMINIT_SMALL_FS);
 
@@ -722,7 +761,9 @@ vminit_put(const char *path, const char *s)
 static void
 vminit_pids(const struct vminit_args *va)
 {
-	char	 buf[256], num[32];
+	struct fence_limits	 lim;
+	uint64_t		 pids, quota;
+	char			 buf[256], num[32];
 
 	if (mkdir(VMINIT_CGROUP, 0700) == -1 && errno != EEXIST)
 		vminit_fail("mkdir %s: %s", VMINIT_CGROUP, strerror(errno));
@@ -736,7 +777,19 @@ vminit_pids(const struct vminit_args *va)
 	if (mkdir(VMINIT_CGROUP "/fence", 0700) == -1)
 		vminit_fail("mkdir %s/fence: %s", VMINIT_CGROUP,
 		    strerror(errno));
-	(void)snprintf(num, sizeof(num), "%llu", va->va_pids);
+	/*
+	 * Inner: runsc's own tasks (the sentry's threads, the ptrace
+	 * platform's stubs, the gofer) count here, the fence's processes
+	 * are bounded by the sandbox's RLIMIT_NPROC: the host runsc
+	 * backend's arithmetic (runsc_limits()).
+	 */
+	pids = va->va_pids;
+	if (va->va_inner) {
+		memset(&lim, 0, sizeof(lim));
+		lim.fl_pids = (uint32_t)va->va_pids;
+		runsc_limits(&lim, &pids, &quota);
+	}
+	(void)snprintf(num, sizeof(num), "%llu", (unsigned long long)pids);
 	vminit_put(VMINIT_CGROUP "/fence/pids.max", num);
 	vminit_put(VMINIT_CGROUP "/fence/cgroup.procs", "1");
 	if (umount2(VMINIT_CGROUP, MNT_DETACH) == -1)
@@ -885,6 +938,129 @@ vminit_exec(const struct vminit_args *va, int port)
 	vminit_fail("execve %s: %s", VMINIT_AGENT, strerror(errno));
 }
 
+/*
+ * The last line of a small file of runsc's (its stderr), printable,
+ * into buf; "" if there is none.
+ */
+static void
+vminit_tail(const char *path, char *buf, size_t len)
+{
+	char	 all[4096], *p, *end;
+	size_t	 i;
+	ssize_t	 n;
+	int	 fd;
+
+	buf[0] = '\0';
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return;
+	if (lseek(fd, 0, SEEK_END) > (off_t)sizeof(all) - 1)
+		(void)lseek(fd, -(off_t)(sizeof(all) - 1), SEEK_END);
+	else
+		(void)lseek(fd, 0, SEEK_SET);
+	n = read(fd, all, sizeof(all) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return;
+	all[n] = '\0';
+	for (end = all + n; end > all && (end[-1] == '\n' || end[-1] == ' ');)
+		*--end = '\0';
+	p = (p = strrchr(all, '\n')) != NULL ? p + 1 : all;
+	for (i = 0; p[i] != '\0' && i < len - 1; i++)
+		buf[i] = p[i] >= ' ' && p[i] <= '~' ? p[i] : ' ';
+	buf[i] = '\0';
+}
+
+/*
+ * The inner boundary: the agent as the init of a runsc sandbox, its
+ * bundle made by the host's runsc backend's code with the fence's
+ * identity and limits (uid and gid, no capability, no_new_privs, the
+ * read-only root of /usr and /etc, the home read-write at /home/<user>,
+ * a private /tmp, no network, RLIMIT_NPROC at the pids limit); the
+ * guest's memory is the fence's memory limit.  runsc runs as the
+ * guest's root, its stdin and stdout the agent's port, its stderr a
+ * file whose last line says why it failed.  pid 1 reaps until runsc
+ * ends, then powers off.
+ */
+static void
+vminit_inner(const struct vminit_args *va, int port)
+{
+	struct runsc_bundle_spec spec;
+	char		 home[PATH_MAX], err[256], id[RUNSC_ID_SIZE];
+	char		 idarg[RUNSC_ID_SIZE], line[160];
+	char		*argv[] = { "runsc", "--root=" VMINIT_INNER "/state",
+			    "--network=none", "--oci-seccomp",
+			    "--platform=ptrace",
+			    "--log=" VMINIT_INNER "/runsc.log", "--ignore-cgroups",
+			    "run", "--bundle=" VMINIT_INNER "/bundle", idarg,
+			    NULL };
+	char		*envp[] = { "PATH=/usr/bin:/bin", NULL };
+	pid_t		 pid, w;
+	int		 st, fd, n;
+
+	memset(&spec, 0, sizeof(spec));
+	(void)snprintf(spec.rb_key, sizeof(spec.rb_key), "%s", va->va_host);
+	spec.rb_uid = va->va_uid;
+	spec.rb_gid = va->va_gid;
+	(void)snprintf(spec.rb_user, sizeof(spec.rb_user), "%s", va->va_user);
+	(void)snprintf(home, sizeof(home), "/home/%s", va->va_user);
+	spec.rb_home = home;
+	spec.rb_bindir = FENCE_BIN_DIR;
+	spec.rb_init = "fence-agent";
+	spec.rb_cgroups_path = NULL;
+	spec.rb_limits.fl_pids = (uint32_t)va->va_pids;
+	spec.rb_chardev = 1;
+	if (runsc_bundle_write(VMINIT_INNER "/bundle", &spec, NULL, err,
+	    sizeof(err)) == -1)
+		vminit_fail("%s", err);
+	if (mkdir(VMINIT_INNER "/state", 0700) == -1)
+		vminit_fail("mkdir %s/state: %s", VMINIT_INNER,
+		    strerror(errno));
+	runsc_id_new(id);
+	(void)snprintf(idarg, sizeof(idarg), "%s", id);
+
+	vminit_step = "inner runsc";
+	if ((pid = fork()) == -1)
+		vminit_fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		if ((fd = open(VMINIT_INNER "/runsc.err", O_WRONLY | O_CREAT |
+		    O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600)) == -1 ||
+		    dup2(port, 0) == -1 || dup2(port, 1) == -1 ||
+		    dup2(fd, 2) == -1)
+			_exit(127);
+		closefrom(3);
+		if (chdir("/") == -1)
+			_exit(127);
+		alarm(0);
+		execve(VMINIT_RUNSC, argv, envp);
+		_exit(127);
+	}
+	(void)close(port);
+	alarm(0);
+	n = snprintf(line, sizeof(line), "fenced-vminit: inner runsc: "
+	    "sandbox starting at %.3f s\n", vminit_uptime());
+	if (n > 0 && (size_t)n < sizeof(line))
+		vminit_say(line, n);
+	/* pid 1: every orphan of the guest comes here. */
+	while ((w = waitpid(-1, &st, 0)) != pid)
+		if (w == -1 && errno != EINTR)
+			vminit_fail("waitpid: %s", strerror(errno));
+	vminit_tail(VMINIT_INNER "/runsc.err", err, sizeof(err));
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		n = snprintf(line, sizeof(line), "fenced-vminit: inner runsc: "
+		    "sandbox ended at %.3f s\n", vminit_uptime());
+		if (n > 0 && (size_t)n < sizeof(line))
+			vminit_say(line, n);
+		sync();
+		(void)reboot(RB_POWER_OFF);
+		_exit(0);
+	}
+	if (WIFEXITED(st))
+		vminit_fail("runsc exited %d%s%s", WEXITSTATUS(st),
+		    err[0] != '\0' ? ": " : "", err);
+	vminit_fail("runsc killed by signal %d%s%s", WTERMSIG(st),
+	    err[0] != '\0' ? ": " : "", err);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -922,6 +1098,10 @@ main(int argc, char *argv[])
 	vminit_lockdown();
 	vminit_begin("switch");
 	vminit_switch();
+	if (va.va_inner) {
+		vminit_begin("inner bundle");
+		vminit_inner(&va, port);
+	}
 	vminit_begin("drop");
 	vminit_drop(&va);
 	vminit_begin("exec");

@@ -399,6 +399,7 @@ vm_launch_of(const struct fence *f, struct vm_launch *l, char *err,
 	l->vl_key = f->f_info.f_key;
 	l->vl_tmp = lim->fl_memory / 4;
 	l->vl_pids = lim->fl_pids;
+	l->vl_inner = f->f_info.f_inner;
 	if (lim->fl_memory < VM_MEM_MIN) {
 		snprintf(err, errlen, "vm: a guest needs memory %lluM at "
 		    "least", (unsigned long long)(VM_MEM_MIN >> 20));
@@ -742,6 +743,7 @@ const struct fencer_backend backend_vm = {
 	.fb_state_size = sizeof(struct vm_fence),
 	.fb_agent_wait = VM_AGENT_WAIT_SEC,
 	.fb_memory_extra = VM_QEMU_OVERHEAD,
+	.fb_inner = 1,
 	.fb_denials_unobserved = "system calls are not observed with the "
 	    "vm backend: the guest's own kernel refuses them, inside the "
 	    "virtual machine",

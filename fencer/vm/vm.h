@@ -56,6 +56,8 @@ struct vm_launch {
 	const char	*vl_cpu;	/* NULL: host under KVM, max under
 					   TCG; else a model (test builds'
 					   KVM try only) */
+	int		 vl_inner;	/* 1: the agent runs in runsc inside
+					   the guest (fenced.inner=runsc) */
 	int		 vl_try;	/* 1: the KVM try: the guest says it
 					   reached its init and powers off
 					   (VM_TRY_MARK) */

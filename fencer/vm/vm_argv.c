@@ -138,9 +138,10 @@ vm_argv_build(const struct vm_launch *l, struct vm_argv *va, char *err,
 	r |= vm_arg(va, "-append");
 	r |= vm_arg(va, "console=ttyS0 quiet panic=-1 fenced.uid=%u "
 	    "fenced.gid=%u fenced.user=%s fenced.host=%s fenced.tmp=%llu "
-	    "fenced.pids=%u%s", (unsigned)l->vl_uid, (unsigned)l->vl_gid,
+	    "fenced.pids=%u%s%s", (unsigned)l->vl_uid, (unsigned)l->vl_gid,
 	    l->vl_user, l->vl_key, (unsigned long long)l->vl_tmp,
-	    (unsigned)l->vl_pids, l->vl_try ? " fenced.try=kvm" : "");
+	    (unsigned)l->vl_pids, l->vl_inner ? " fenced.inner=runsc" : "",
+	    l->vl_try ? " fenced.try=kvm" : "");
 	/* The root: read-only, to QEMU as to the guest. */
 	r |= vm_arg(va, "-drive");
 	r |= vm_arg(va, "if=none,id=root,file=/proc/self/fd/%d,format=raw,"
