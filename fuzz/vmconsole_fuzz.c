@@ -67,6 +67,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(memchr(a.vc_last, '\0', sizeof(a.vc_last)) != NULL);
 	fz_printable(a.vc_last, strlen(a.vc_last));
 	FUZZ_CHECK(strcmp(a.vc_last, b.vc_last) == 0);
+	FUZZ_CHECK(memchr(a.vc_init, '\0', sizeof(a.vc_init)) != NULL);
+	fz_printable(a.vc_init, strlen(a.vc_init));
+	FUZZ_CHECK(strcmp(a.vc_init, b.vc_init) == 0);
+	FUZZ_CHECK(a.vc_init[0] == '\0' ||
+	    strncmp(a.vc_init, VM_INIT_MARK, strlen(VM_INIT_MARK)) == 0);
 	/* A last line only from a line the input ended or filled. */
 	if (a.vc_last[0] != '\0')
 		FUZZ_CHECK(memchr(p, '\n', n) != NULL ||

@@ -540,6 +540,32 @@ inner_runsc_body() {
 }
 inner_runsc_cleanup() { fenced_cleanup; }
 
+atf_test_case inner_runsc_fails cleanup
+inner_runsc_fails_head() {
+	atf_set descr "a vm fence that asked for inner runsc never runs without it: where runsc cannot start in the guest (a test build's guest with ptrace off, runsc's platform), vminit ends the guest, the boot fails, the log says why, nothing is left"
+	atf_set require.user root
+	atf_set timeout 300
+}
+inner_runsc_fails_body() {
+	vm_require
+	[ -x "$IMAGES/root/usr/bin/runsc" ] ||
+	    atf_skip "the guest image has no runsc (images/packages)"
+	fenced_vars
+	FENCED_BIN=$HOOKS/fenced
+	# Yama's scope 3: no ptrace at all in the guest, root's included.
+	export FENCED_TEST_VM_SYSCTL=sysctl.kernel.yama.ptrace_scope=3
+	vm_conf > fenced.conf
+	fenced_start
+	atf_check -s not-exit:0 -e match:"boot-failed" \
+	    $CTL boot v backend vm inner runsc
+	atf_check -o match:"vm v: its init's last line: fenced-vminit: inner runsc: runsc exited [0-9]+" \
+	    cat fenced.log
+	grep "init's last line" fenced.log >&2
+	atf_check -s not-exit:0 -e ignore $CTL show environment v
+	vm_clean
+}
+inner_runsc_fails_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case boot_exec_stop
 	atf_add_test_case total_abandoned
@@ -553,4 +579,5 @@ atf_init_test_cases() {
 	atf_add_test_case attack
 	atf_add_test_case ptrace_traceme
 	atf_add_test_case inner_runsc
+	atf_add_test_case inner_runsc_fails
 }

@@ -226,6 +226,39 @@ ATF_TC_BODY(inner, tc)
 			    " fenced.inner=runsc fenced.try=kvm") != NULL);
 }
 
+/* A test build's guest kernel setting: sysctl.NAME=VALUE, nothing else. */
+ATF_TC_WITHOUT_HEAD(test_sysctl);
+ATF_TC_BODY(test_sysctl, tc)
+{
+	static const char *const bad[] = {
+		"fenced.uid=0", "sysctl.=1", "sysctl.a", "sysctl.a=",
+		"sysctl.a b=1", "sysctl.a=1 fenced.uid=0", "sysctl.A=1",
+		"sysctl.a=-1", "init=/bin/sh",
+	};
+	struct vm_launch l;
+	struct vm_argv	 va;
+	char		 err[256];
+	const char	*w = " sysctl.kernel.yama.ptrace_scope=3";
+	size_t		 i;
+	int		 j, n = 0;
+
+	launch_init(&l);
+	l.vl_sysctl = w + 1;
+	build(&l, &va);
+	for (j = 0; j + 1 < va.va_argc; j++)
+		if (strcmp(va.va_argv[j], "-append") == 0) {
+			n++;
+			ATF_CHECK_STREQ(va.va_argv[j + 1] +
+			    strlen(va.va_argv[j + 1]) - strlen(w), w);
+		}
+	ATF_CHECK_EQ(n, 1);
+	for (i = 0; i < nitems(bad); i++) {
+		l.vl_sysctl = bad[i];
+		ATF_CHECK_MSG(vm_argv_build(&l, &va, err, sizeof(err)) == -1,
+		    "%s passed", bad[i]);
+	}
+}
+
 /* What cannot be a guest: refused, with a reason. */
 ATF_TC_WITHOUT_HEAD(refused);
 ATF_TC_BODY(refused, tc)
@@ -372,6 +405,12 @@ ATF_TC_BODY(console, tc)
 	    strlen("init: \x1b[0m\xff ok\n\n"));
 	ATF_CHECK_STREQ(vc.vc_last, "fenced-vminit: ?[0m? ok");
 	ATF_CHECK_EQ(vc.vc_linelen, 0);
+	/* vminit's last line outlives the kernel's power-off line. */
+	ATF_CHECK_STREQ(vc.vc_init, "fenced-vminit: ?[0m? ok");
+	vm_console_feed(&vc, "[ 5.0] reboot: Power down\n",
+	    strlen("[ 5.0] reboot: Power down\n"));
+	ATF_CHECK_STREQ(vc.vc_last, "[ 5.0] reboot: Power down");
+	ATF_CHECK_STREQ(vc.vc_init, "fenced-vminit: ?[0m? ok");
 	memset(big, 'a', sizeof(big));
 	vm_console_feed(&vc, big, sizeof(big));
 	ATF_CHECK_EQ(strlen(vc.vc_last), VM_CONSOLE_LINE - 1);
@@ -386,6 +425,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, kvm_and_limits);
 	ATF_TP_ADD_TC(tp, kvm_try);
 	ATF_TP_ADD_TC(tp, inner);
+	ATF_TP_ADD_TC(tp, test_sysctl);
 	ATF_TP_ADD_TC(tp, refused);
 	ATF_TP_ADD_TC(tp, files);
 	return (atf_no_error());

@@ -400,6 +400,13 @@ vm_launch_of(const struct fence *f, struct vm_launch *l, char *err,
 	l->vl_tmp = lim->fl_memory / 4;
 	l->vl_pids = lim->fl_pids;
 	l->vl_inner = f->f_info.f_inner;
+#ifdef FENCED_TEST_HOOKS
+	/*
+	 * Test builds only: a guest kernel setting, e.g. one that keeps
+	 * runsc from starting (vm_fence_test:inner_runsc_fails).
+	 */
+	l->vl_sysctl = getenv("FENCED_TEST_VM_SYSCTL");
+#endif
 	if (lim->fl_memory < VM_MEM_MIN) {
 		snprintf(err, errlen, "vm: a guest needs memory %lluM at "
 		    "least", (unsigned long long)(VM_MEM_MIN >> 20));
@@ -730,6 +737,10 @@ vm_stop(struct fence *f, int *oom)
 	r = fence_stop(&vf->vf_proc);
 	if (vf->vf_console != -1)
 		vm_console_read(vf->vf_console, EV_READ, vf);
+	if (vf->vf_cons.vc_init[0] != '\0' &&
+	    strcmp(vf->vf_cons.vc_init, vf->vf_cons.vc_last) != 0)
+		log_info("vm %s: its init's last line: %s", f->f_info.f_key,
+		    vf->vf_cons.vc_init);
 	if (vf->vf_cons.vc_last[0] != '\0')
 		log_info("vm %s: its console's last line: %s",
 		    f->f_info.f_key, vf->vf_cons.vc_last);

@@ -35,6 +35,8 @@
 #define VM_TB_MIB		64		/* TCG's translation cache */
 #define VM_FILE_SIZE_MAX	(4ULL << 30)
 
+/* How each of vminit's console lines begins (the kernel's come after). */
+#define VM_INIT_MARK		"fenced-vminit: "
 /* vminit's line on the console when fenced.try=kvm reached it. */
 #define VM_TRY_MARK		"fenced-vminit: kvm try: init reached"
 
@@ -58,6 +60,8 @@ struct vm_launch {
 					   KVM try only) */
 	int		 vl_inner;	/* 1: the agent runs in runsc inside
 					   the guest (fenced.inner=runsc) */
+	const char	*vl_sysctl;	/* test builds only: one more kernel
+					   word, sysctl.NAME=VALUE; NULL */
 	int		 vl_try;	/* 1: the KVM try: the guest says it
 					   reached its init and powers off
 					   (VM_TRY_MARK) */
@@ -76,6 +80,8 @@ struct vm_console {
 	char		 vc_line[VM_CONSOLE_LINE];
 	size_t		 vc_linelen;
 	char		 vc_last[VM_CONSOLE_LINE];	/* last whole line */
+	char		 vc_init[VM_CONSOLE_LINE];	/* last of vminit's
+							   (VM_INIT_MARK) */
 	int		 vc_try_ok;	/* a line was VM_TRY_MARK */
 };
 

@@ -69,6 +69,24 @@ vm_word_valid(const char *s, size_t max)
 	return (1);
 }
 
+/* sysctl.NAME=VALUE, NAME of a-z, 0-9, '_' and '.', VALUE a word. */
+static int
+vm_sysctl_valid(const char *s)
+{
+	const char	*eq;
+	size_t		 i;
+
+	if (strncmp(s, "sysctl.", 7) != 0 || (eq = strchr(s, '=')) == NULL ||
+	    eq == s + 7 || eq - s > 64 || !vm_word_valid(eq + 1, 32))
+		return (0);
+	for (i = 7; s + i < eq; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+		    s[i] == '.'))
+			return (0);
+	return (1);
+}
+
 int
 vm_argv_build(const struct vm_launch *l, struct vm_argv *va, char *err,
     size_t errlen)
@@ -94,7 +112,8 @@ vm_argv_build(const struct vm_launch *l, struct vm_argv *va, char *err,
 	    l->vl_gid == (gid_t)-1 || !vm_word_valid(l->vl_user, 32) ||
 	    !vm_word_valid(l->vl_key, FENCE_KEY_SIZE - 1) || l->vl_tmp == 0 ||
 	    l->vl_pids < 8 ||
-	    (l->vl_cpu != NULL && !vm_word_valid(l->vl_cpu, 32))) {
+	    (l->vl_cpu != NULL && !vm_word_valid(l->vl_cpu, 32)) ||
+	    (l->vl_sysctl != NULL && !vm_sysctl_valid(l->vl_sysctl))) {
 		snprintf(err, errlen, "vm: invalid identity for the guest");
 		return (-1);
 	}
@@ -138,10 +157,13 @@ vm_argv_build(const struct vm_launch *l, struct vm_argv *va, char *err,
 	r |= vm_arg(va, "-append");
 	r |= vm_arg(va, "console=ttyS0 quiet panic=-1 fenced.uid=%u "
 	    "fenced.gid=%u fenced.user=%s fenced.host=%s fenced.tmp=%llu "
-	    "fenced.pids=%u%s%s", (unsigned)l->vl_uid, (unsigned)l->vl_gid,
-	    l->vl_user, l->vl_key, (unsigned long long)l->vl_tmp,
-	    (unsigned)l->vl_pids, l->vl_inner ? " fenced.inner=runsc" : "",
-	    l->vl_try ? " fenced.try=kvm" : "");
+	    "fenced.pids=%u%s%s%s%s", (unsigned)l->vl_uid,
+	    (unsigned)l->vl_gid, l->vl_user, l->vl_key,
+	    (unsigned long long)l->vl_tmp, (unsigned)l->vl_pids,
+	    l->vl_inner ? " fenced.inner=runsc" : "",
+	    l->vl_try ? " fenced.try=kvm" : "",
+	    l->vl_sysctl != NULL ? " " : "",
+	    l->vl_sysctl != NULL ? l->vl_sysctl : "");
 	/* The root: read-only, to QEMU as to the guest. */
 	r |= vm_arg(va, "-drive");
 	r |= vm_arg(va, "if=none,id=root,file=/proc/self/fd/%d,format=raw,"

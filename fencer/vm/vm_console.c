@@ -3,8 +3,9 @@
  * from the reading so that it can be tested alone (fuzz/vmconsole_fuzz.c).
  * Whatever the guest writes, each line goes to the debug log cut to
  * VM_CONSOLE_LINE - 1 bytes, anything but printable ASCII as '?', and
- * the last whole one is kept for the log when the fence stops; the KVM
- * try's line (VM_TRY_MARK) is noted.
+ * the last whole one is kept for the log when the fence stops, and the
+ * last of vminit's (a failed step's reason, which the kernel's power-off
+ * line follows); the KVM try's line (VM_TRY_MARK) is noted.
  */
 #include <sys/types.h>
 
@@ -30,6 +31,10 @@ vm_console_feed(struct vm_console *vc, const char *buf, size_t n)
 					vc->vc_try_ok = 1;
 				strlcpy(vc->vc_last, vc->vc_line,
 				    sizeof(vc->vc_last));
+				if (strncmp(vc->vc_line, VM_INIT_MARK,
+				    strlen(VM_INIT_MARK)) == 0)
+					strlcpy(vc->vc_init, vc->vc_line,
+					    sizeof(vc->vc_init));
 			}
 			vc->vc_linelen = 0;
 			if (ch == '\n')
