@@ -532,6 +532,18 @@ inner_runsc_body() {
 	atf_check -o inline:"hello\n" cat "$h/f"
 	atf_check -o inline:"put-through\n" cat "$h/p.txt"
 	atf_check_equal "$fu" "$(stat -c %u "$h/f")"
+	# A terminal: gVisor's own devpts, through the same agent.
+	cat > s1 <<'S'
+expect \$ $
+send echo "x$((6*7))x"; tty; uname -r\r
+expect x42x
+expect /dev/pts/[0-9]+
+expect 4\.4\.0
+send exit 3\r
+wait
+S
+	atf_check -o match:'^status 3$' \
+	    python3 "$TOPDIR/regress/t_pty.py" s1 log1 -- $CTL term v -- sh -i
 	t0=$(date +%s%N)
 	atf_check -o inline:"x\n" $CTL exec v -- echo x
 	echo "exec round trip: $((($(date +%s%N) - t0) / 1000000)) ms" >&2
