@@ -74,6 +74,7 @@
 #define VMINIT_DISK		"/dev/vda"
 #define VMINIT_NEWROOT		"/newroot"
 #define VMINIT_AGENT		"/run/fenced/bin/fence-agent"
+#define VMINIT_PROBE		"/fenced/fence-probe"
 #define VMINIT_CHANNEL_FD	3
 #define VMINIT_CONSOLE_FD	10
 /* The largest the 6.1 virtio transport takes (it clamps to this). */
@@ -598,6 +599,14 @@ vminit_root(const struct vminit_args *va)
 	    "mode=0755," VMINIT_SMALL_FS);
 	vminit_mkdir(VMINIT_NEWROOT "/run/fenced", 0755, 0, 0);
 	vminit_mkdir(VMINIT_NEWROOT "/run/fenced/bin", 0755, 0, 0);
+	/*
+	 * The probe is mode 0111 so that the guest's kernel makes it not
+	 * dumpable at its execve (docs/probe.md).  Inside runsc only
+	 * gVisor runs it, which must read it to load it and does not do
+	 * that (the runsc backend's way, docs/probe.md): readable then.
+	 */
+	if (va->va_inner && chmod(VMINIT_PROBE, 0555) == -1)
+		vminit_fail("chmod %s: %s", VMINIT_PROBE, strerror(errno));
 	vminit_mount("/fenced", VMINIT_NEWROOT "/run/fenced/bin", NULL,
 	    MS_BIND, NULL);
 	vminit_mount(NULL, VMINIT_NEWROOT "/run/fenced/bin", NULL,
