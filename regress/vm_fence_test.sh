@@ -505,7 +505,10 @@ inner_runsc_body() {
 	    atf_fail "boot: $(cat boot.err); $(grep "vminit" fenced.log |
 	    tail -3 | tr '\n' ' ')"
 	echo "boot to ready: $(($(date +%s) - t0)) s" >&2
-	atf_check -o match:"^inner: *runsc" $CTL show environment v
+	atf_check -o save:show.out $CTL show environment v
+	atf_check -o match:"^inner: *runsc" cat show.out
+	# The probe ran in gVisor: its kernel is not the guest's Debian 6.1.
+	atf_check -o match:"^kernel: *separate, release 4\.4\.0" cat show.out
 	# gVisor's kernel answers (its uname and its /proc/version), not
 	# the guest's Debian 6.1.
 	$CTL exec v -- sh -c 'uname -r; cat /proc/version' > k.out ||
