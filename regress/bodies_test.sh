@@ -88,6 +88,10 @@ POST|B|{"require":5}
 POST|B|{"backend":"qemu"}
 POST|B|{"backend":5}
 POST|B|{"backend":"aaaaaaaaaaaaaaaaaaaaaaaaaa"}
+POST|B|{"inner":"gvisor"}
+POST|B|{"inner":5}
+POST|B|{"inner":"runsc","backend":"native"}
+POST|B|{"inner":"runsc"}
 POST|B|{"lifetime":0}
 POST|B|{"lifetime":"1"}
 POST|B|{"lifetime":99999999999}
@@ -192,6 +196,10 @@ CASES
 400 POST B {"error":"bad-value","message":"backend must be native, runsc, vm, mock or subprocess"}
 400 POST B {"error":"bad-type","message":"backend must be a string"}
 400 POST B {"error":"out-of-range","message":"backend is longer than 16 bytes"}
+400 POST B {"error":"bad-value","message":"inner must be runsc or none"}
+400 POST B {"error":"bad-type","message":"inner must be a string"}
+400 POST B {"error":"inner-needs-vm","message":"inner runsc is the vm backend's inner boundary; backend native has none"}
+400 POST B {"error":"inner-needs-vm","message":"inner runsc is the vm backend's inner boundary; backend native has none"}
 400 POST B {"error":"out-of-range","message":"lifetime must be from 1 to 604800"}
 400 POST B {"error":"bad-type","message":"lifetime must be a whole number"}
 400 POST B {"error":"out-of-range","message":"lifetime must be from 1 to 604800"}

@@ -46,7 +46,7 @@ help_body() {
 	    "restore KEY NAME" "undo KEY" "delete snapshot KEY NAME" "help"; do
 		grep -q "^	$c" help.txt || atf_fail "help lacks $c"
 	done
-	for o in backend require lifetime memory pids cpu from; do
+	for o in backend inner require lifetime memory pids cpu from; do
 		grep -q "\[$o " help.txt || atf_fail "help lacks boot's $o"
 	done
 }
@@ -127,7 +127,7 @@ mistyped_body() {
 	    "$BIN/fencectl" exec k bogus 1 -- true
 	atf_check -s exit:1 -e inline:"fencectl: exec k: missing word; expected one of: timeout cwd output undo --\n" \
 	    "$BIN/fencectl" exec k
-	atf_check -s exit:1 -e inline:'fencectl: boot k colour: unknown word "colour"; expected one of: tier backend require lifetime memory pids cpu cold egress from, or nothing more\n' \
+	atf_check -s exit:1 -e inline:'fencectl: boot k colour: unknown word "colour"; expected one of: tier backend inner require lifetime memory pids cpu cold egress from, or nothing more\n' \
 	    "$BIN/fencectl" boot k colour red
 	atf_check -s exit:1 -e inline:"fencectl: boot k tier: missing word; expected TIER\n" \
 	    "$BIN/fencectl" boot k tier
@@ -136,6 +136,8 @@ mistyped_body() {
 	# require names a level: L3 and L4 too, nothing past them.
 	atf_check -s exit:1 -e inline:"fencectl: boot k require L5: not one of L1, L1.5, L2, L3, L4\n" \
 	    "$BIN/fencectl" boot k require L5
+	atf_check -s exit:1 -e inline:"fencectl: boot k inner gvisor: not one of none, runsc\n" \
+	    "$BIN/fencectl" boot k inner gvisor
 	atf_check -s exit:1 -e inline:"fencectl: boot k require not-earned: not one of L1, L1.5, L2, L3, L4\n" \
 	    "$BIN/fencectl" boot k require not-earned
 	atf_check -s exit:1 -e inline:"fencectl: boot k backend qemu: not one of native, runsc, vm, mock, subprocess\n" \

@@ -67,6 +67,7 @@ w(b'{"jsonrpc":"2.0","id":2,"method":"no/such"}\n')
 w(b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"exec","arguments":{"key":"k","argv":[1]}}}\n')
 w(b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"boot","arguments":{"key":"' + b'k' * 5000 + b'"}}}\n')
 w(b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":[]}\n')
+w(b'{"jsonrpc":"2.0","id":51,"method":"tools/call","params":{"name":"boot","arguments":{"key":"k","inner":"gvisor"}}}\n')
 w(b'{"jsonrpc":"2.0","id":6,"method":"ping","params":{"a":' + b'[' * 100000 + b']' * 100000 + b'}}\n')
 w(b'[{"jsonrpc":"2.0","id":7,"method":"ping"}]\n')
 w(b'{"jsonrpc":"2.0","id":8,"method":"ping","x":"' + b'a' * (5 * 1024 * 1024) + b'"}\n')
@@ -87,6 +88,7 @@ PY
 	    '"id":3,"error":\{"code":-32602' \
 	    '"id":4,"error":\{"code":-32602' \
 	    '"id":5,"error":\{"code":-32602' \
+	    '"id":51,"error":\{"code":-32602.*inner' \
 	    '"id":null,"error":\{"code":-32600,"message":"nested' \
 	    '"id":null,"error":\{"code":-32600,"message":"not a request' \
 	    '"id":null,"error":\{"code":-32600,"message":"message longer' \
