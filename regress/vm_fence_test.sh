@@ -54,12 +54,17 @@ boot_exec_stop_body() {
 	fenced_vars
 	vm_conf > fenced.conf
 	fenced_start
+	token=$($CTL token 2>/dev/null | tail -n 1)
 	# (The key's uid record stays, as for every root fence's key.)
 	find state > state.before
 	atf_check -o save:boot.out $CTL boot v backend vm require L4
 	atf_check -o match:"^level: *L4" cat boot.out
 	atf_check -o match:"^accel: *tcg" cat boot.out
 	atf_check -o match:"^kernel: *separate" $CTL show environment v
+	# No inner boundary unless asked (docs/vm.md): none, HTTP null.
+	atf_check -o match:"^inner: *none" $CTL show environment v
+	api "$token" GET /api/environments/v > v.json
+	atf_check -o match:'"inner": *null' cat v.json
 	# Its kernel's surface is the guest's, listed, not the host's.
 	atf_check -o match:"^surface: *(passes|fenced), its guest kernel:" \
 	    $CTL show environment v
@@ -507,8 +512,10 @@ inner_runsc_body() {
 	echo "boot to ready: $(($(date +%s) - t0)) s" >&2
 	atf_check -o save:show.out $CTL show environment v
 	atf_check -o match:"^inner: *runsc" cat show.out
-	# The probe ran in gVisor: its kernel is not the guest's Debian 6.1.
-	atf_check -o match:"^kernel: *separate, release 4\.4\.0" cat show.out
+	# The state over HTTP: "inner": "runsc"; a fence without it, null.
+	token=$($CTL token 2>/dev/null | tail -n 1)
+	api "$token" GET /api/environments/v > v.json
+	atf_check -o match:'"inner": *"runsc"' cat v.json
 	# gVisor's kernel answers (its uname and its /proc/version), not
 	# the guest's Debian 6.1.
 	$CTL exec v -- sh -c 'uname -r; cat /proc/version' > k.out ||
@@ -550,6 +557,11 @@ S
 	t0=$(date +%s%N)
 	atf_check -o inline:"x\n" $CTL exec v -- echo x
 	echo "exec round trip: $((($(date +%s%N) - t0) / 1000000)) ms" >&2
+	# The first probe ran in gVisor: its kernel is not the guest's 6.1.
+	wait_until 60 sh -c "$CTL show environment v | grep -q '^kernel:'" ||
+	    atf_fail "no probe's verdict"
+	atf_check -o match:"^kernel: *separate, release 4\.4\.0" \
+	    $CTL show environment v
 	atf_check -o match:"^stopped v" $CTL stop v
 	vm_clean
 }
