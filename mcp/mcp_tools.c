@@ -353,12 +353,13 @@ mcp_fence_json(const struct msg_fence *f)
 		return (NULL);
 	for (i = 0; i < f->f_negress && i < EGRESS_LIST_MAX; i++)
 		json_array_append_new(eg, json_string(f->f_egress[i]));
-	o = json_pack("{s:s, s:I, s:s?, s:s, s:s, s:s, s:s, s:i, s:I, s:{s:s, "
-	    "s:s, s:s, s:i, s:o, s:s, s:s}}",
+	o = json_pack("{s:s, s:I, s:s?, s:s, s:s, s:s, s:s?, s:s, s:i, s:I, "
+	    "s:{s:s, s:s, s:s, s:i, s:o, s:s, s:s}}",
 	    "key", f->f_key, "owner", (json_int_t)f->f_owner, "ownerName",
 	    f->f_owner_name[0] != '\0' ? f->f_owner_name : NULL,
 	    "state", fence_state_name(f->f_state),
 	    "tier", tier_name(f->f_tier), "backend", backend_name(f->f_backend),
+	    "inner", f->f_inner ? "runsc" : NULL,
 	    "level", level_name(f->f_level), "pid", (int)f->f_pid,
 	    "deadline", (json_int_t)f->f_deadline,
 	    "verdicts",

@@ -13,7 +13,7 @@
  * not become the agent: it writes an OCI bundle with the host's own
  * bundle code (fencer/runsc/bundle.c) into a tmpfs of its own, starts
  * gVisor's runsc on it with the agent's port as the sandbox's stdin and
- * stdout (fence-agent -s), stays pid 1 to reap, and powers the machine
+ * stdout (fence-agent -s -c), stays pid 1 to reap, and powers the machine
  * off when runsc ends.  A runsc that does not start ends the guest
  * with its reason on the console: an inner fence never runs without
  * its inner boundary.
@@ -35,6 +35,7 @@
 #include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 
 #include <net/if.h>
 
@@ -53,7 +54,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/wait.h>
 
 #include <jansson.h>
 
