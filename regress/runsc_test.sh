@@ -471,7 +471,7 @@ pids_userns_body() {
 		# once they are.
 		wait_until 60 sh -c "$CTL exec p -- true > /dev/null 2>&1" ||
 		    atf_fail "$a: no command starts in the fence"
-		$CTL exec p timeout 90000 -- ./fence-escape -a $a > bomb.out ||
+		$CTL exec p timeout 60000 -- ./fence-escape -a $a > bomb.out ||
 		    atf_fail "$a: the exec failed: $(cat bomb.out)"
 		n=$(sed -n "s/^$a resources blocked fork EAGAIN after \([0-9]*\) children.*/\1/p" \
 		    bomb.out)
