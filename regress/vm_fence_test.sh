@@ -560,8 +560,18 @@ S
 	# The first probe ran in gVisor: its kernel is not the guest's 6.1.
 	wait_until 60 sh -c "$CTL show environment v | grep -q '^kernel:'" ||
 	    atf_fail "no probe's verdict"
-	atf_check -o match:"^kernel: *separate, release 4\.4\.0" \
-	    $CTL show environment v
+	atf_check -o save:env.out $CTL show environment v
+	cat env.out >&2
+	atf_check -o match:"^kernel: *separate, release 4\.4\.0" cat env.out
+	# Both layers earn it: L4, the guest's kernel by the host's word,
+	# and gVisor's inside by the probe's reading (docs/probe.md).
+	atf_check -o match:"^level: *L4" cat env.out
+	atf_check -o match:"commands on gVisor's sentry inside it" cat env.out
+	atf_check -o save:probe.out $CTL probe v
+	atf_check -o match:'^level: L4' cat probe.out
+	atf_check -o match:'"inner":\{"kernel":"user","verdict":"separate"' \
+	    cat probe.out
+	atf_check -o match:'"surface":\{[^}]*"kernel":"user"' cat probe.out
 	atf_check -o match:"^stopped v" $CTL stop v
 	vm_clean
 }
