@@ -232,6 +232,13 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 		b.b_backend = res->backend;
 		b.b_inner = res->inner;
 		b.b_require = res->require;
+		/* L4+runsc: L4 of a fence with the layer inside. */
+		if (res->require_inner == INNER_RUNSC) {
+			if (res->inner == INNER_NONE)
+				errx(1, "boot: require L4+runsc asks for the "
+				    "inner boundary, inner none refuses it");
+			b.b_inner = INNER_RUNSC;
+		}
 		b.b_lifetime = res->lifetime;
 		b.b_limits.fl_memory = res->memory;
 		b.b_limits.fl_pids = res->pids;

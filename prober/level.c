@@ -1125,7 +1125,8 @@ verdict_json(const struct probe_verdict *v)
 	}
 	if (!bad && v->pv_inner != PROBE_KERNEL_HOST &&
 	    v->pv_inner_verdict == VERDICT_NOT_FENCED &&
-	    json_array_append_new(all, json_string(v->pv_inner_reason)) == -1)
+	    json_array_insert_new(all, 0, json_string(v->pv_inner_reason)) ==
+	    -1)
 		bad = 1;
 	if (!bad && (json_object_set_new(root, "level",
 	    json_string(level_name(v->pv_level))) == -1 ||
