@@ -44,20 +44,31 @@ api_boot_tier(struct hreq *hr, const struct api_field *f,
 }
 
 /*
- * require: a level, L1 to L4.  The fencer builds; whether the fence
- * earned it the service decides.
+ * require: a level, L1 to L4, or L4+runsc: L4 of a vm fence with the
+ * layer inside, which it asks for (read after "inner", which it may
+ * not contradict).  The fencer builds; whether the fence earned it the
+ * service decides.
  */
 static int
 api_boot_require(struct hreq *hr, const struct api_field *f,
     const struct api_value *v, void *dst)
 {
 	struct msg_boot	*b = dst;
-	int		 l;
+	int		 l, inner;
 
-	if ((l = require_parse(v->av_str)) == -1) {
-		http_error(hr, 400, "bad-value", "%s must be L1, L1.5, L2, L3 "
-		    "or L4", f->af_name);
+	if ((l = require_parse_inner(v->av_str, &inner)) == -1) {
+		http_error(hr, 400, "bad-value", "%s must be L1, L1.5, L2, L3, "
+		    "L4 or L4+runsc", f->af_name);
 		return (-1);
+	}
+	if (inner == INNER_RUNSC) {
+		if (b->b_inner == INNER_NONE) {
+			http_error(hr, 400, "bad-value", "%s L4+runsc asks for "
+			    "the inner boundary, inner none refuses it",
+			    f->af_name);
+			return (-1);
+		}
+		b->b_inner = INNER_RUNSC;
 	}
 	b->b_require = l;
 	return (0);
@@ -244,12 +255,13 @@ static const struct api_fields api_limits =
 static const struct api_field api_boot_fields[] = {
 	{ "tier",	API_STRING, 0, 8, NULL, NULL, NULL,
 	    api_boot_tier, 0, 0 },
-	{ "require",	API_STRING, 0, 8, NULL, NULL, NULL,
-	    api_boot_require, 0, 0 },
 	{ "backend",	API_STRING, 0, 16, NULL, NULL, NULL,
 	    api_boot_backend, 0, 0 },
 	{ "inner",	API_STRING, 0, 16, NULL, NULL, NULL,
 	    api_boot_inner, 0, 0 },
+	/* After inner: L4+runsc sets it. */
+	{ "require",	API_STRING, 0, 8, NULL, NULL, NULL,
+	    api_boot_require, 0, 0 },
 	{ "lifetime",	API_INT, LIFETIME_MIN, LIFETIME_MAX, NULL, NULL, NULL,
 	    NULL, API_U32(struct msg_boot, b_lifetime) },
 	{ "limits",	API_OBJECT, 0, 0, NULL, NULL, &api_limits,

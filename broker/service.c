@@ -139,7 +139,16 @@ svc_booted(struct breq *r, const struct svc_msg *m)
 			breq_done(r);
 			return;
 		}
-		/* Nothing runs in a fence before it earned what was asked. */
+		/*
+		 * Nothing runs in a fence before it earned what was asked;
+		 * nor, in one that asked for the layer inside (docs/vm.md),
+		 * before its first verdict shows it: that layer missing,
+		 * the fence measures not-earned and is stopped.
+		 */
+		if (r->r_want == 0 && bf->bf_info.f_inner) {
+			r->r_want = LEVEL_L1;
+			r->r_want_inner = 1;
+		}
 		if (r->r_want != 0) {
 			r->r_kind = BREQ_VERDICT;
 			breq_attach(r, bf);
@@ -183,8 +192,8 @@ svc_require(struct breq *r, struct bfence *bf, const struct svc_msg *m)
 		    sizeof(kern));
 		(void)snprintf(reason, sizeof(reason), "measured %s, "
 		    "required %s; stopped: %s%s",
-		    level_name(m->m_verdict->v_level), level_name(r->r_want),
-		    kern, why);
+		    level_name(m->m_verdict->v_level), r->r_want_inner ?
+		    "the inner boundary" : level_name(r->r_want), kern, why);
 	}
 	rv = asprintf(&r->r_refusal, "%s %s %s", r->r_noun, r->r_key, reason);
 	if (rv == -1)

@@ -97,6 +97,8 @@ struct breq {
 	const char		*r_noun;	/* svc_who's w_noun */
 	uint32_t		 r_parent;	/* a probe's exec: its request */
 	int			 r_want;	/* a boot's `require' level */
+	int			 r_want_inner;	/* r_want is the layer
+						   inside's, not asked */
 	int			 r_abandoned;	/* a boot nobody waits for; 2:
 						   its stop is sent */
 	char			*r_refusal;	/* not met: said once stopped */

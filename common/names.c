@@ -168,3 +168,31 @@ require_parse(const char *s)
 
 	return (l >= LEVEL_L1 && l <= LEVEL_L4 ? l : -1);
 }
+
+/*
+ * `require' with the layer inside: "L4+runsc" is L4 measured by a vm
+ * fence booted with `inner runsc', whose probe's reading shows gVisor's
+ * kernel inside the guest's (docs/vm.md); *inner is INNER_RUNSC then,
+ * INNER_CONFIGURED for a level alone.  -1 for anything else.
+ */
+int
+require_parse_inner(const char *s, int *inner)
+{
+	static const char	 suffix[] = "+runsc";
+	char			 level[8];
+	size_t			 n = strlen(s);
+
+	*inner = INNER_CONFIGURED;
+	if (n <= sizeof(suffix) - 1 ||
+	    strcmp(s + n - (sizeof(suffix) - 1), suffix) != 0)
+		return (require_parse(s));
+	n -= sizeof(suffix) - 1;
+	if (n >= sizeof(level))
+		return (-1);
+	memcpy(level, s, n);
+	level[n] = '\0';
+	if (level_parse(level) != LEVEL_L4)
+		return (-1);
+	*inner = INNER_RUNSC;
+	return (LEVEL_L4);
+}

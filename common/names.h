@@ -79,5 +79,6 @@ const char	*fence_state_name(int);		/* "running", ... */
 const char	*stop_reason_name(int);
 int		 level_satisfies(int, int);	/* measured, required */
 int		 require_parse(const char *);	/* L1 .. L4 */
+int		 require_parse_inner(const char *, int *); /* and L4+runsc */
 
 #endif /* NAMES_H */

@@ -138,6 +138,14 @@ struct probe_traits {
 						   the proxy port) */
 	char		 pt_home[PROBE_HOME_LEN];	/* how the home is
 						   brought in; "": not said */
+	/*
+	 * The layer inside (a vm fence's `inner runsc'): the kind of
+	 * kernel that answers the fence's commands inside its own
+	 * (PROBE_KERNEL_USER: gVisor's sentry in the guest), or
+	 * PROBE_KERNEL_HOST (0): none, the kernel pt_kernel names
+	 * answers.  Not a backend's: the fencer sets it per fence.
+	 */
+	int		 pt_inner;
 };
 
 /*

@@ -232,6 +232,13 @@ ctl_request(const struct parse_result *res, uint32_t *type, void **buf,
 		b.b_backend = res->backend;
 		b.b_inner = res->inner;
 		b.b_require = res->require;
+		/* L4+runsc: L4 of a fence with the layer inside. */
+		if (res->require_inner == INNER_RUNSC) {
+			if (res->inner == INNER_NONE)
+				errx(1, "boot: require L4+runsc asks for the "
+				    "inner boundary, inner none refuses it");
+			b.b_inner = INNER_RUNSC;
+		}
 		b.b_lifetime = res->lifetime;
 		b.b_limits.fl_memory = res->memory;
 		b.b_limits.fl_pids = res->pids;
@@ -728,10 +735,18 @@ ctl_show_fence(struct ctl_ctx *ctx, struct imsg *imsg)
 		printf(" (%s)", stop_reason_name(f.f_reason));
 	printf("\n");
 	printf("level:    %s\n", level_name(f.f_level));
+	/*
+	 * Both layers of an inner fence: an inner fence whose report shows
+	 * a Linux kernel measures not-earned (docs/probe.md), so L4 says
+	 * the probe's reading found gVisor's inside the guest's.
+	 */
 	if (f.f_kernel != MSG_KERNEL_UNMEASURED)
-		printf("kernel:   %s%s%s\n", f.f_kernel == MSG_KERNEL_SEPARATE ?
+		printf("kernel:   %s%s%s%s\n", f.f_kernel == MSG_KERNEL_SEPARATE ?
 		    "separate" : "shared", f.f_kernel_release[0] != '\0' ?
-		    ", release " : "", f.f_kernel_release);
+		    ", release " : "", f.f_kernel_release, f.f_inner &&
+		    f.f_kernel == MSG_KERNEL_SEPARATE && f.f_level == LEVEL_L4 ?
+		    ": the guest's kernel (vm), commands on gVisor's sentry "
+		    "inside it" : "");
 	/* Printable, as the codec holds it: the prober's line. */
 	if (f.f_surface[0] != '\0')
 		printf("surface:  %s\n", f.f_surface);

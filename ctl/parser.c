@@ -764,8 +764,9 @@ parse_take(const struct token *t, int i)
 		v = id;
 		break;
 	case LEVEL:
-		if ((id = require_parse(word)) == -1)
-			parse_fail(i + 1, "not one of L1, L1.5, L2, L3, L4");
+		if ((id = require_parse_inner(word, &res.require_inner)) == -1)
+			parse_fail(i + 1, "not one of L1, L1.5, L2, L3, L4, "
+			    "L4+runsc");
 		v = id;
 		break;
 	case BACKEND:

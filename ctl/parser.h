@@ -62,6 +62,7 @@ struct parse_result {
 	int		 backend;	/* enum fence_backend */
 	int		 inner;		/* enum fence_inner */
 	int		 require;	/* enum fence_level */
+	int		 require_inner;	/* require L4+runsc: INNER_RUNSC */
 	uint32_t	 lifetime;	/* seconds */
 	uint64_t	 memory;	/* bytes */
 	uint32_t	 pids;

@@ -318,6 +318,9 @@ probe_setup(struct fence *f, int full, char args[PROBE_ARGS][PROBE_ARG_LEN],
 	f->f_expect->pe_backend = f->f_info.f_backend;
 	/* What the prober judges by: the backend's word, not its name. */
 	f->f_expect->pe_traits = f->f_backend->fb_probe;
+	/* The layer inside that the host asked for (docs/vm.md). */
+	if (f->f_info.f_inner)
+		f->f_expect->pe_traits.pt_inner = PROBE_KERNEL_USER;
 	f->f_expect->pe_canary = CANARY_NOT_RUN;
 	probe_host(f->f_expect);
 	probe_egress_expect(f, f->f_expect);

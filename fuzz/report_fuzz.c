@@ -82,6 +82,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		e.pe_traits.pt_kernel = PROBE_KERNEL_USER;
 		e.pe_traits.pt_procs_apart = e.pe_traits.pt_files_apart = 1;
 		e.pe_traits.pt_net_own = 1;
+	} else if (size % 7 == 0) {
+		/* A vm fence with the layer inside (gVisor in the guest). */
+		e.pe_backend = BACKEND_VM;
+		e.pe_traits.pt_kernel = PROBE_KERNEL_GUEST;
+		e.pe_traits.pt_net_own = 1;
+		e.pe_traits.pt_inner = PROBE_KERNEL_USER;
 	} else
 		e.pe_traits.pt_egress = 1;
 	e.pe_canary = (int)(size % 3);

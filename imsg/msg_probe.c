@@ -212,6 +212,9 @@ msg_traits_valid(const struct probe_traits *t)
 	    (t->pt_files_apart == 0 || t->pt_files_apart == 1) &&
 	    (t->pt_net_own == 0 || t->pt_net_own == 1) &&
 	    (t->pt_egress == 0 || t->pt_egress == 1) &&
+	    (t->pt_inner == PROBE_KERNEL_HOST ||
+	    (t->pt_inner == PROBE_KERNEL_USER &&
+	    t->pt_kernel == PROBE_KERNEL_GUEST)) &&
 	    mc_printable(t->pt_home, sizeof(t->pt_home)));
 }
 
@@ -294,6 +297,8 @@ static const struct mc_field msg_traits_fields[] = {
 	MC_B(struct probe_traits, pt_net_own),
 	MC_B(struct probe_traits, pt_egress),
 	MC_S(struct probe_traits, pt_home),
+	MC_U(struct probe_traits, pt_inner, PROBE_KERNEL_HOST,
+	    PROBE_KERNEL_MAX - 1),
 };
 static const struct mc_table msg_traits = MC_TABLE(msg_traits_fields);
 

@@ -124,11 +124,26 @@ level_path(const struct probe_report *r, const char *label)
 }
 
 /*
+ * The kind of kernel that answers the fence's commands: the layer
+ * inside the host asked for (pt_inner: gVisor's sentry in a vm's
+ * guest), else the backend's own.  The report's answers are that
+ * kernel's, and are read as a fence of that kernel's are.
+ */
+static int
+level_answering_kernel(const struct probe_expect *e)
+{
+	return (e->pe_traits.pt_inner != PROBE_KERNEL_HOST ?
+	    e->pe_traits.pt_inner : e->pe_traits.pt_kernel);
+}
+
+/*
  * /usr and /etc: refused with EROFS, as a read-only mount refuses.
  * Where another process serves the fence's files, the fence's own
  * kernel may check the permission before the mount (gVisor's does), so
  * EACCES says as much; what grants it there is the host's reading of
- * that process's mounts, which judge_host_filesystem() requires.
+ * that process's mounts, which judge_host_filesystem() requires.  A
+ * user-space kernel inside a guest answers the same (the layer inside
+ * a vm fence); there the host's reading of the machine's jail grants.
  */
 static void
 judge_readonly(const struct probe_report *r, const struct probe_expect *e,
@@ -141,7 +156,8 @@ judge_readonly(const struct probe_report *r, const struct probe_expect *e,
 	else if (p->rp_writable)
 		axis_violation(a, "filesystem: %s writable", label);
 	else if (strcmp(p->rp_error, "EROFS") != 0 &&
-	    (!e->pe_traits.pt_files_apart ||
+	    ((!e->pe_traits.pt_files_apart &&
+	    e->pe_traits.pt_inner != PROBE_KERNEL_USER) ||
 	    strcmp(p->rp_error, "EACCES") != 0))
 		axis_violation(a, "filesystem: %s not read-only (%s)", label,
 		    p->rp_error[0] != '\0' ? p->rp_error : "no error");
@@ -792,7 +808,7 @@ judge_surface(const struct probe_report *r, const struct probe_expect *e,
 		return;
 	}
 	v->pv_has_surface = 1;
-	v->pv_surface_kernel = e->pe_traits.pt_kernel;
+	v->pv_surface_kernel = level_answering_kernel(e);
 	strict = e->pe_traits.pt_kernel == PROBE_KERNEL_HOST &&
 	    (e->pe_tier == TIER_L15 || e->pe_tier == TIER_L2);
 	a->av_verdict = VERDICT_FENCED;
@@ -813,6 +829,40 @@ judge_surface(const struct probe_report *r, const struct probe_expect *e,
 	}
 	if (!clean && !strict)
 		a->av_verdict = VERDICT_PASSES;
+}
+
+/*
+ * The layer inside that the host asked for (pt_inner): the host knows
+ * it asked, and cannot see inside the guest, so the report's reading
+ * can only take the layer away.  A user-space kernel (gVisor's sentry)
+ * has no boot_id; a Linux kernel, the guest's own, always has one: a
+ * report that shows one says the commands ran on a Linux kernel, the
+ * layer missing.  The identity section is required: without it the
+ * verdict is unmeasured anyway.
+ */
+static void
+judge_inner(const struct probe_report *r, const struct probe_expect *e,
+    struct probe_verdict *v)
+{
+	v->pv_inner = e->pe_traits.pt_inner;
+	if (v->pv_inner == PROBE_KERNEL_HOST)
+		return;
+	v->pv_inner_verdict = VERDICT_NOT_MEASURED;
+	if (!(r->r_sections & REPORT_S_IDENTITY)) {
+		strlcpy(v->pv_inner_reason, "no identity section",
+		    sizeof(v->pv_inner_reason));
+		return;
+	}
+	if (r->r_boot_id[0] != '\0') {
+		v->pv_inner_verdict = VERDICT_NOT_FENCED;
+		snprintf(v->pv_inner_reason, sizeof(v->pv_inner_reason),
+		    "kernel: the layer inside is missing: a Linux kernel "
+		    "answered (release %.40s, a boot_id)", r->r_release[0] !=
+		    '\0' ? r->r_release : "not given");
+		level_sanitize(v->pv_inner_reason);
+		return;
+	}
+	v->pv_inner_verdict = VERDICT_SEPARATE;
 }
 
 /*
@@ -844,6 +894,11 @@ level_derive(const struct probe_report *r, const struct probe_expect *e,
     const struct probe_verdict *v)
 {
 	int	 fs, pr, pv, net, l2net;
+
+	/* A fence without the layer it asked for earns nothing. */
+	if (e->pe_traits.pt_inner != PROBE_KERNEL_HOST &&
+	    v->pv_inner_verdict != VERDICT_SEPARATE)
+		return (LEVEL_NOT_EARNED);
 
 	fs = v->pv_axes[AXIS_FILESYSTEM].av_verdict == VERDICT_FENCED;
 	pr = v->pv_axes[AXIS_PROCESSES].av_verdict == VERDICT_FENCED;
@@ -901,6 +956,7 @@ level_judge(const struct probe_report *r, const struct probe_expect *e,
 	judge_privileges(r, e, &v->pv_axes[AXIS_PRIVILEGES]);
 	judge_network(r, e, v);
 	judge_surface(r, e, v);
+	judge_inner(r, e, v);
 	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++)
 		if (!(r->r_sections & required[i].s_bit)) {
 			if (r->r_incomplete[0] != '\0')
@@ -1009,6 +1065,22 @@ verdict_surface_json(const struct probe_verdict *v, json_t *ax)
 	return (0);
 }
 
+/*
+ * The layer inside ({"kernel": whose kind, "verdict": "separate" when
+ * the report shows it, "not-fenced" when it shows a Linux kernel in its
+ * place, "reason"}), or null: none asked.
+ */
+static json_t *
+verdict_inner_json(const struct probe_verdict *v)
+{
+	if (v->pv_inner == PROBE_KERNEL_HOST)
+		return (json_null());
+	return (json_pack("{s:s,s:s,s:s?}", "kernel",
+	    v->pv_inner == PROBE_KERNEL_USER ? "user" : "guest", "verdict",
+	    verdict_name(v->pv_inner_verdict), "reason",
+	    v->pv_inner_reason[0] != '\0' ? v->pv_inner_reason : NULL));
+}
+
 static json_t *
 verdict_kernel_json(const struct probe_verdict *v)
 {
@@ -1051,6 +1123,11 @@ verdict_json(const struct probe_verdict *v)
 			json_array_append_new(all,
 			    json_string(v->pv_axes[i].av_violations[j]));
 	}
+	if (!bad && v->pv_inner != PROBE_KERNEL_HOST &&
+	    v->pv_inner_verdict == VERDICT_NOT_FENCED &&
+	    json_array_insert_new(all, 0, json_string(v->pv_inner_reason)) ==
+	    -1)
+		bad = 1;
 	if (!bad && (json_object_set_new(root, "level",
 	    json_string(level_name(v->pv_level))) == -1 ||
 	    json_object_set_new(root, "measuredBy",
@@ -1061,7 +1138,8 @@ verdict_json(const struct probe_verdict *v)
 	    json_string(v->pv_reason) : json_null()) == -1 ||
 	    json_object_set(root, "axes", axes) == -1 ||
 	    json_object_set(root, "violations", all) == -1 ||
-	    json_object_set_new(root, "kernel", verdict_kernel_json(v)) == -1))
+	    json_object_set_new(root, "kernel", verdict_kernel_json(v)) == -1 ||
+	    json_object_set_new(root, "inner", verdict_inner_json(v)) == -1))
 		bad = 1;
 	s = bad ? NULL : json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(axes);

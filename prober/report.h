@@ -98,6 +98,16 @@ struct probe_verdict {
 	int		 pv_has_surface;
 	uint32_t	 pv_surface;
 	int		 pv_surface_kernel;		/* enum probe_kernel */
+	/*
+	 * The layer inside that the host asked for (pt_inner; 0: none):
+	 * its kind of kernel, and whether the report's reading shows it
+	 * (VERDICT_SEPARATE) or a Linux kernel in its place
+	 * (VERDICT_NOT_FENCED, why in pv_inner_reason), or cannot tell
+	 * (VERDICT_NOT_MEASURED).  The boundary's "inner".
+	 */
+	int		 pv_inner;			/* enum probe_kernel */
+	int		 pv_inner_verdict;
+	char		 pv_inner_reason[VIOLATION_LEN];
 };
 
 /*

@@ -77,6 +77,11 @@ verdict_msg(const struct probe_verdict *pv, struct msg_verdict *v)
 	verdict_msg_surface(pv, v->v_surface, sizeof(v->v_surface));
 	v->v_naxes = 0;
 	v->v_nviolations = 0;
+	/* The layer inside missing comes first: the fence is stopped. */
+	if (pv->pv_inner != PROBE_KERNEL_HOST &&
+	    pv->pv_inner_verdict == VERDICT_NOT_FENCED)
+		strlcpy(v->v_violations[v->v_nviolations++],
+		    pv->pv_inner_reason, MSG_VERDICT_VIOLATION_LEN);
 	for (i = 0; i < AXIS_MAX && i < MSG_VERDICT_AXES_MAX; i++) {
 		a = &pv->pv_axes[i];
 		strlcpy(v->v_axes[i].va_name, axis_name(i),

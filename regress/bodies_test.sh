@@ -191,7 +191,7 @@ CASES
 400 POST B {"error":"bad-type","message":"tier must be a string"}
 400 POST B {"error":"bad-value","message":"tier must be L1, L1.5 or L2"}
 400 POST B {"error":"bad-value","message":"tier may not hold a NUL"}
-400 POST B {"error":"bad-value","message":"require must be L1, L1.5, L2, L3 or L4"}
+400 POST B {"error":"bad-value","message":"require must be L1, L1.5, L2, L3, L4 or L4+runsc"}
 400 POST B {"error":"bad-type","message":"require must be a string"}
 400 POST B {"error":"bad-value","message":"backend must be native, runsc, vm, mock or subprocess"}
 400 POST B {"error":"bad-type","message":"backend must be a string"}

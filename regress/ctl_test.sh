@@ -134,11 +134,11 @@ mistyped_body() {
 	atf_check -s exit:1 -e inline:"fencectl: boot k tier L3: not one of L1, L1.5, L2\n" \
 	    "$BIN/fencectl" boot k tier L3
 	# require names a level: L3 and L4 too, nothing past them.
-	atf_check -s exit:1 -e inline:"fencectl: boot k require L5: not one of L1, L1.5, L2, L3, L4\n" \
+	atf_check -s exit:1 -e inline:"fencectl: boot k require L5: not one of L1, L1.5, L2, L3, L4, L4+runsc\n" \
 	    "$BIN/fencectl" boot k require L5
 	atf_check -s exit:1 -e inline:"fencectl: boot k inner gvisor: not one of none, runsc\n" \
 	    "$BIN/fencectl" boot k inner gvisor
-	atf_check -s exit:1 -e inline:"fencectl: boot k require not-earned: not one of L1, L1.5, L2, L3, L4\n" \
+	atf_check -s exit:1 -e inline:"fencectl: boot k require not-earned: not one of L1, L1.5, L2, L3, L4, L4+runsc\n" \
 	    "$BIN/fencectl" boot k require not-earned
 	atf_check -s exit:1 -e inline:"fencectl: boot k backend qemu: not one of native, runsc, vm, mock, subprocess\n" \
 	    "$BIN/fencectl" boot k backend qemu

@@ -143,6 +143,37 @@ require_body() {
 }
 require_cleanup() { fenced_cleanup; }
 
+atf_test_case require_inner cleanup
+require_inner_head() {
+	atf_set descr "require L4+runsc asks for a vm fence's inner boundary: with another backend it is refused (inner-needs-vm), with inner none it contradicts it (fencectl and 400 over HTTP), and +runsc goes with L4 only; nothing is left running (the vm cases: vm_fence_test:inner_runsc and inner_runsc_missing)"
+	atf_set require.user root
+}
+require_inner_body() {
+	fenced_vars
+	fenced_start
+	atf_check -s exit:1 -e match:"inner-needs-vm" \
+	    $CTL boot n1 tier L2 backend native require L4+runsc
+	atf_check -s not-exit:0 -e match:"not one of L1, L1.5, L2, L3, L4, L4\+runsc" \
+	    $CTL boot n2 require L3+runsc
+	atf_check -s not-exit:0 -e match:"inner none refuses it" \
+	    $CTL boot n3 backend vm inner none require L4+runsc
+	t=$($CTL token | tail -1)
+	u="http://127.0.0.1:$(fenced_port)/api/environments"
+	atf_check -o inline:"400" curl -s -o body -w '%{http_code}' \
+	    -H "x-voicebox-host-token: $t" \
+	    -d '{"require":"L4+runsc","backend":"vm","inner":"none"}' "$u/h1"
+	atf_check -o match:'inner none refuses it' cat body
+	atf_check -o inline:"400" curl -s -o body -w '%{http_code}' \
+	    -H "x-voicebox-host-token: $t" -d '{"require":"L2+runsc"}' "$u/h2"
+	atf_check -o match:'L4 or L4\+runsc' cat body
+	atf_check -o inline:"400" curl -s -o body -w '%{http_code}' \
+	    -H "x-voicebox-host-token: $t" \
+	    -d '{"tier":"L2","backend":"native","require":"L4+runsc"}' "$u/h3"
+	atf_check -o match:'"error": *"inner-needs-vm"' cat body
+	atf_check -o match:"fences: 0 running" $CTL show stats
+}
+require_inner_cleanup() { fenced_cleanup; }
+
 atf_test_case require_left cleanup
 require_left_head() {
 	atf_set descr "a client that boots with require and hangs up before the answer leaves no fence running: the boot is abandoned and the fence stopped, said in the log (root, and a second local user)"
@@ -215,5 +246,6 @@ atf_init_test_cases() {
 	atf_add_test_case first_probe
 	atf_add_test_case weakened
 	atf_add_test_case require
+	atf_add_test_case require_inner
 	atf_add_test_case require_left
 }

@@ -2053,8 +2053,18 @@ ATF_TC_BODY(probe_report_traits, tc)
 	msg_probe_report_free(&q);
 	free(buf);
 
+	/* The layer inside, a vm fence's: it travels whole. */
+	e.pe_traits.pt_inner = PROBE_KERNEL_USER;
+	p.pr_expect = &e;
+	ATF_REQUIRE_EQ(0, msg_probe_report_encode(&p, &buf, &len));
+	ATF_REQUIRE_EQ(0, msg_probe_report_decode(buf, len, &q));
+	ATF_CHECK_EQ(PROBE_KERNEL_USER, q.pr_expect->pe_traits.pt_inner);
+	msg_probe_report_free(&q);
+	free(buf);
+	e.pe_traits.pt_inner = PROBE_KERNEL_HOST;
+
 	p.pr_expect = &bad;
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < 10; i++) {
 		bad = e;
 		switch (i) {
 		case 0:
@@ -2081,6 +2091,13 @@ ATF_TC_BODY(probe_report_traits, tc)
 		case 7:
 			memset(bad.pe_traits.pt_home, 'a',
 			    sizeof(bad.pe_traits.pt_home));
+			break;
+		case 8:		/* a guest inside a guest */
+			bad.pe_traits.pt_inner = PROBE_KERNEL_GUEST;
+			break;
+		case 9:		/* a layer inside the host's own kernel */
+			bad.pe_traits.pt_kernel = PROBE_KERNEL_HOST;
+			bad.pe_traits.pt_inner = PROBE_KERNEL_USER;
 			break;
 		}
 		ATF_CHECK_EQ_MSG(-1, msg_probe_report_encode(&p, &buf, &len),

@@ -51,6 +51,30 @@ ATF_TC_BODY(levels, tc)
 	ATF_CHECK_STREQ(level_name(LEVEL_L2), tier_name(TIER_L2));
 }
 
+ATF_TC_WITHOUT_HEAD(require_inner);
+ATF_TC_BODY(require_inner, tc)
+{
+	static const char *const bad[] = {
+		"L3+runsc", "L2+runsc", "+runsc", "runsc", "L4+", "L4+gvisor",
+		"L4+runsc ", "L4+runsc+runsc", "L4 +runsc", "l4+runsc",
+		"L1.5+runsc", "not-earned+runsc", "",
+	};
+	size_t	 i;
+	int	 inner;
+
+	ATF_CHECK_EQ(require_parse_inner("L4+runsc", &inner), LEVEL_L4);
+	ATF_CHECK_EQ(inner, INNER_RUNSC);
+	/* A level alone: the configured inner, as before. */
+	inner = -1;
+	ATF_CHECK_EQ(require_parse_inner("L4", &inner), LEVEL_L4);
+	ATF_CHECK_EQ(inner, INNER_CONFIGURED);
+	ATF_CHECK_EQ(require_parse_inner("L1.5", &inner), LEVEL_L15);
+	ATF_CHECK_EQ(inner, INNER_CONFIGURED);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ATF_CHECK_EQ_MSG(require_parse_inner(bad[i], &inner), -1,
+		    "%s", bad[i]);
+}
+
 ATF_TC_WITHOUT_HEAD(states);
 ATF_TC_BODY(states, tc)
 {
@@ -118,6 +142,7 @@ ATF_TC_BODY(manual, tc)
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, levels);
+	ATF_TP_ADD_TC(tp, require_inner);
 	ATF_TP_ADD_TC(tp, states);
 	ATF_TP_ADD_TC(tp, stop_reasons);
 	ATF_TP_ADD_TC(tp, manual);

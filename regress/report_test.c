@@ -1141,6 +1141,131 @@ ATF_TC_BODY(l3_and_l4, tc)
 	CHECK_LEVEL(&v, LEVEL_L1);
 }
 
+/* A vm fence with the layer inside (`inner runsc'): gVisor answers. */
+static struct probe_expect
+inner_expect(void)
+{
+	struct probe_expect	 e = l2_expect();
+
+	expect_backend(&e, BACKEND_VM);
+	e.pe_traits.pt_inner = PROBE_KERNEL_USER;
+	return (e);
+}
+
+static json_t *
+inner_report(void)
+{
+	json_t	*r = runsc_report_eacces();
+
+	set(r, "identity.kernel.release", json_string("4.4.0"));
+	set(r, "surface.io_uring", json_string("ok"));
+	return (r);
+}
+
+/* The boundary's "inner" of v, its "kernel" and "verdict" joined. */
+static void
+check_inner_json(const struct probe_verdict *v, const char *kernel,
+    const char *verdict)
+{
+	json_t	*o = boundary(v), *in;
+
+	in = json_object_get(o, "inner");
+	ATF_REQUIRE(in != NULL);
+	if (kernel == NULL)
+		ATF_CHECK(json_is_null(in));
+	else {
+		ATF_CHECK_STREQ(json_string_value(json_object_get(in,
+		    "kernel")), kernel);
+		ATF_CHECK_STREQ(json_string_value(json_object_get(in,
+		    "verdict")), verdict);
+	}
+	json_decref(o);
+}
+
+ATF_TC_WITHOUT_HEAD(l4_inner);
+ATF_TC_BODY(l4_inner, tc)
+{
+	struct probe_expect	 e;
+	struct probe_verdict	 v;
+	json_t			*r, *o;
+
+	/*
+	 * gVisor's answers in a vm fence that asked for them: EACCES for
+	 * /usr and /etc, no NoNewPrivs line, no boot_id, io_uring reaching
+	 * the sentry: L4, both layers in the boundary.
+	 */
+	e = inner_expect();
+	ATF_REQUIRE_EQ(judge(inner_report(), &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_FILESYSTEM, VERDICT_FENCED);
+	CHECK_AXIS(&v, AXIS_PROCESSES, VERDICT_FENCED);
+	CHECK_AXIS(&v, AXIS_NETWORK, VERDICT_FENCED);
+	CHECK_AXIS(&v, AXIS_KERNEL, VERDICT_SEPARATE);
+	CHECK_AXIS(&v, AXIS_PRIVILEGES, VERDICT_NOT_FENCED);
+	CHECK_AXIS(&v, AXIS_SURFACE, VERDICT_PASSES);
+	CHECK_LEVEL(&v, LEVEL_L4);
+	ATF_CHECK_EQ(v.pv_surface_kernel, PROBE_KERNEL_USER);
+	ATF_CHECK_EQ(v.pv_inner_verdict, VERDICT_SEPARATE);
+	check_inner_json(&v, "user", "separate");
+	o = boundary(&v);
+	ATF_CHECK_STREQ(json_string_value(at(o, "axes.surface.kernel")),
+	    "user");
+	json_decref(o);
+
+	/* The plain vm's expectations are not weakened: EACCES is no EROFS. */
+	e = inner_expect();
+	e.pe_traits.pt_inner = PROBE_KERNEL_HOST;
+	ATF_REQUIRE_EQ(judge(inner_report(), &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_FILESYSTEM,
+	    "filesystem: /usr not read-only (EACCES)");
+	ATF_CHECK(v.pv_level != LEVEL_L4);
+	ATF_CHECK_EQ(v.pv_surface_kernel, PROBE_KERNEL_GUEST);
+	check_inner_json(&v, NULL, NULL);
+
+	/*
+	 * The layer missing: the guest's Linux kernel answered (a boot_id,
+	 * its release, EROFS): the report takes the layer away, and the
+	 * fence earns nothing, whatever its axes say.
+	 */
+	e = inner_expect();
+	r = l2_report();
+	set(r, "identity.bootId",
+	    json_string("99999999-1111-2222-3333-444444444444"));
+	set(r, "identity.kernel.release", json_string("6.1.0-guest"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_AXIS(&v, AXIS_FILESYSTEM, VERDICT_FENCED);
+	CHECK_AXIS(&v, AXIS_KERNEL, VERDICT_SEPARATE);
+	CHECK_LEVEL(&v, LEVEL_NOT_EARNED);
+	ATF_CHECK_EQ(v.pv_inner_verdict, VERDICT_NOT_FENCED);
+	ATF_CHECK(strstr(v.pv_inner_reason, "the layer inside is missing: a "
+	    "Linux kernel answered (release 6.1.0-guest") != NULL);
+	check_inner_json(&v, "user", "not-fenced");
+	o = boundary(&v);
+	ATF_CHECK(strstr(json_string_value(at(o, "violations.0")),
+	    "the layer inside is missing") != NULL);
+	json_decref(o);
+
+	/* The host's reading still grants: the jail's /usr writable. */
+	e = inner_expect();
+	e.pe_host.ph_usr_ro = 0;
+	ATF_REQUIRE_EQ(judge(inner_report(), &e, &v), 0);
+	CHECK_VIOLATION(&v, AXIS_FILESYSTEM,
+	    "filesystem: /usr of pid 1 is not mounted read-only");
+	ATF_CHECK(v.pv_level != LEVEL_L4);
+	/* ...and capabilities inside still take L4 away. */
+	e = inner_expect();
+	r = inner_report();
+	set(r, "sandboxHints.capEff", json_string("0000000000002000"));
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	ATF_CHECK(v.pv_level != LEVEL_L4);
+	/* A report without its identity is unmeasured, the layer too. */
+	e = inner_expect();
+	r = inner_report();
+	set(r, "identity", NULL);
+	ATF_REQUIRE_EQ(judge(r, &e, &v), 0);
+	CHECK_LEVEL(&v, LEVEL_UNMEASURED);
+	ATF_CHECK_EQ(v.pv_inner_verdict, VERDICT_NOT_MEASURED);
+}
+
 ATF_TC_WITHOUT_HEAD(kernel_axis);
 ATF_TC_BODY(kernel_axis, tc)
 {
@@ -2573,6 +2698,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, egress_without_list);
 	ATF_TP_ADD_TC(tp, egress_hostile);
 	ATF_TP_ADD_TC(tp, l3_and_l4);
+	ATF_TP_ADD_TC(tp, l4_inner);
 	ATF_TP_ADD_TC(tp, l3_host_reading);
 	ATF_TP_ADD_TC(tp, kernel_axis);
 	ATF_TP_ADD_TC(tp, filesystem_not_fenced);

@@ -506,10 +506,14 @@ inner_runsc_body() {
 	atf_check -s not-exit:0 -e match:"inner-needs-vm" \
 	    $CTL boot n backend native inner runsc
 	t0=$(date +%s)
-	$CTL boot v backend vm inner runsc > boot.out 2> boot.err ||
+	# require L4+runsc: both layers measured before the boot answers
+	# (it asks for inner runsc itself; said here too, as users do).
+	$CTL boot v backend vm inner runsc require L4+runsc > boot.out \
+	    2> boot.err ||
 	    atf_fail "boot: $(cat boot.err); $(grep "vminit" fenced.log |
 	    tail -3 | tr '\n' ' ')"
-	echo "boot to ready: $(($(date +%s) - t0)) s" >&2
+	echo "boot to its verdict: $(($(date +%s) - t0)) s" >&2
+	atf_check -o match:"^level: *L4" cat boot.out
 	atf_check -o save:show.out $CTL show environment v
 	atf_check -o match:"^inner: *runsc" cat show.out
 	# The state over HTTP: "inner": "runsc"; a fence without it, null.
@@ -560,8 +564,22 @@ S
 	# The first probe ran in gVisor: its kernel is not the guest's 6.1.
 	wait_until 60 sh -c "$CTL show environment v | grep -q '^kernel:'" ||
 	    atf_fail "no probe's verdict"
-	atf_check -o match:"^kernel: *separate, release 4\.4\.0" \
-	    $CTL show environment v
+	atf_check -o save:env.out $CTL show environment v
+	cat env.out >&2
+	atf_check -o match:"^kernel: *separate, release 4\.4\.0" cat env.out
+	# Both layers earn it: L4, the guest's kernel by the host's word,
+	# and gVisor's inside by the probe's reading (docs/probe.md).
+	atf_check -o match:"^level: *L4" cat env.out
+	atf_check -o match:"commands on gVisor's sentry inside it" cat env.out
+	# The boundary kept (no second probe): the layer inside, and the
+	# surface's entries gVisor's.
+	api "$token" GET /api/environments/v/probe > probe.json
+	atf_check -o inline:"L4 user separate user\n" python3 -c '
+import json, sys
+d = json.JSONDecoder().raw_decode(open("probe.json").read())[0]
+b = d["boundary"]
+print(d["level"], b["inner"]["kernel"], b["inner"]["verdict"],
+    b["axes"]["surface"]["kernel"])' 
 	atf_check -o match:"^stopped v" $CTL stop v
 	vm_clean
 }
@@ -593,6 +611,35 @@ inner_runsc_fails_body() {
 }
 inner_runsc_fails_cleanup() { fenced_cleanup; }
 
+atf_test_case inner_runsc_missing cleanup
+inner_runsc_missing_head() {
+	atf_set descr "a vm fence that asked for inner runsc and whose probe reads a Linux kernel (a test build's guest told nothing of the inner boundary) runs nothing: it is stopped on its first verdict, not-earned, the reason naming the missing layer, with require L4+runsc and without require"
+	atf_set require.user root
+	atf_set timeout 300
+}
+inner_runsc_missing_body() {
+	vm_require
+	fenced_vars
+	FENCED_BIN=$HOOKS/fenced
+	export FENCED_TEST_VM_NO_INNER=1
+	vm_conf > fenced.conf
+	fenced_start
+	why="the layer inside is missing: a Linux kernel answered \\(release 6\\.1"
+	atf_check -s not-exit:0 -e save:boot.err $CTL boot v backend vm inner runsc
+	cat boot.err >&2
+	atf_check -o match:"require-not-met.*measured not-earned, required the inner boundary; stopped: kernel: $why" \
+	    cat boot.err
+	atf_check -s not-exit:0 -e ignore $CTL show environment v
+	atf_check -s not-exit:0 -e save:boot2.err \
+	    $CTL boot v2 backend vm require L4+runsc
+	atf_check -o match:"measured not-earned, required L4; stopped: kernel: $why" \
+	    cat boot2.err
+	atf_check -s not-exit:0 -e ignore $CTL show environment v2
+	atf_check -o match:"fences: 0 running" $CTL show stats
+	vm_clean
+}
+inner_runsc_missing_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case boot_exec_stop
 	atf_add_test_case total_abandoned
@@ -607,4 +654,5 @@ atf_init_test_cases() {
 	atf_add_test_case ptrace_traceme
 	atf_add_test_case inner_runsc
 	atf_add_test_case inner_runsc_fails
+	atf_add_test_case inner_runsc_missing
 }

@@ -487,9 +487,16 @@
 		});
 		const k = bd.kernel && typeof bd.kernel === "object" ?
 		    bd.kernel : null;
+		/* A vm fence's layer inside: both kernels, in a line. */
+		const inn = bd.inner && typeof bd.inner === "object" ?
+		    bd.inner : null;
 		if (k && (k.release || k.version))
 			c.kernel.textContent = "Kernel inside: " +
-			    str(k.release) + " " + str(k.version);
+			    str(k.release) + " " + str(k.version) +
+			    (inn ? (inn.verdict === "separate" ?
+			    " (gVisor's sentry, inside the guest's kernel)" :
+			    " (inner layer " + str(inn.verdict) + ": " +
+			    str(inn.reason) + ")") : "");
 	}
 
 	function ms(us) {

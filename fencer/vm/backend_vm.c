@@ -406,6 +406,13 @@ vm_launch_of(const struct fence *f, struct vm_launch *l, char *err,
 	 * runsc from starting (vm_fence_test:inner_runsc_fails).
 	 */
 	l->vl_sysctl = getenv("FENCED_TEST_VM_SYSCTL");
+	/*
+	 * And a guest told nothing of the inner boundary its fence asked
+	 * for: the commands run on the guest's kernel, which the probe's
+	 * reading must catch (vm_fence_test:inner_runsc_missing).
+	 */
+	if (getenv("FENCED_TEST_VM_NO_INNER") != NULL)
+		l->vl_inner = 0;
 #endif
 	if (lim->fl_memory < VM_MEM_MIN) {
 		snprintf(err, errlen, "vm: a guest needs memory %lluM at "
