@@ -67,7 +67,8 @@ static const struct mcp_tool mcp_tools[] = {
 static const char mcp_tools_json[] =
 "[{\"name\":\"boot\",\"description\":\"Boot a fence (a sandbox) named key, "
 "or find it running. tier: L1, L1.5 or L2; backend: native, runsc or vm; "
-"require: the least level it must measure (L1 to L4), else it is refused; "
+"require: the least level it must measure (L1 to L4, or L4+runsc: a vm "
+"fence with gVisor inside), else it is refused; "
 "egress: host:port names it may reach (an L2 fence behind fenced's proxy); "
 "inner: runsc (a vm fence's commands in gVisor inside the guest) or none."
 "\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
@@ -492,15 +493,35 @@ mcp_boot(struct mcp_call *c)
 	struct msg_boot	 b;
 	json_t		*eg, *v;
 	void		*buf;
+	const char	*req;
 	size_t		 len, i;
+	int		 inner;
 
 	memset(&b, 0, sizeof(b));
 	if (mcp_arg_key(c, "key", b.b_key) == -1 ||
 	    mcp_arg_name(c, "tier", tier_parse, &b.b_tier) == -1 ||
 	    mcp_arg_name(c, "backend", backend_parse, &b.b_backend) == -1 ||
-	    mcp_arg_name(c, "require", level_parse, &b.b_require) == -1 ||
+	    mcp_arg_str(c, "require", 0, 32, &req) == -1 ||
 	    mcp_arg_name(c, "inner", inner_parse, &b.b_inner) == -1)
 		return (-1);
+	/* L4+runsc, as fencectl takes it: L4 of a fence with the layer
+	   inside (docs/vm.md). */
+	if (req != NULL) {
+		if ((b.b_require = require_parse_inner(req, &inner)) <= 0) {
+			snprintf(c->c_bad, sizeof(c->c_bad), "require: one of "
+			    "L1, L1.5, L2, L3, L4, L4+runsc");
+			return (-1);
+		}
+		if (inner == INNER_RUNSC) {
+			if (b.b_inner == INNER_NONE) {
+				snprintf(c->c_bad, sizeof(c->c_bad), "require "
+				    "L4+runsc asks for the inner boundary, "
+				    "inner none refuses it");
+				return (-1);
+			}
+			b.b_inner = INNER_RUNSC;
+		}
+	}
 	if ((eg = json_object_get(c->c_args, "egress")) != NULL) {
 		if (!json_is_array(eg) || json_array_size(eg) >
 		    EGRESS_LIST_MAX) {

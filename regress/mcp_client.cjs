@@ -334,6 +334,15 @@ async function main() {
 	    'boot with an unknown tier');
 	await refused(client, 'stop', { key: key, bogus: 1 }, -32602,
 	    'an argument no tool takes');
+	await refused(client, 'boot', { key: key, require: 'L5' }, -32602,
+	    'boot requiring no level there is');
+	await refused(client, 'boot', { key: key, require: 'L4+runsc',
+	    inner: 'none' }, -32602, 'require L4+runsc with inner none');
+	/* L4+runsc asks the inner boundary, which a native fence has not. */
+	r = await call(client, 'boot', { key: key + '-in', require: 'L4+runsc' });
+	check(r.isError && r.structuredContent.error.code === 'inner-needs-vm',
+	    'require L4+runsc of a native fence: inner-needs-vm',
+	    r.structuredContent);
 	r = await call(client, 'exec', { key: 'no-such-fence', argv: ['true'] });
 	check(r.isError && r.structuredContent.error.code === 'not-found',
 	    'exec in no fence: isError', r.structuredContent);
