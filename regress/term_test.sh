@@ -199,7 +199,9 @@ bounds_body() {
 	atf_check -s exit:1 -e match:'too-many-terminals' $CTL term t -- true
 	# The fencectls go; the terminals run on.
 	kill $(cat ctl.pids)
-	atf_check -o match:'^8$' sh -c "$CTL term t -l | grep -c detached"
+	# Once fenced has seen each connection close.
+	wait_until 20 sh -c "[ \$($CTL term t -l | grep -c detached) -eq 8 ]" ||
+	    atf_fail "not 8 detached: $($CTL term t -l)"
 	# A kill: it ends (killed), then a kill forgets it.
 	atf_check -o match:'^3 ' $CTL term t -k 3
 	wait_until 20 sh -c "$CTL term t -l | grep -q '^3 ended.*signal 9 (killed)'" ||
