@@ -40,6 +40,8 @@ LABELS = [
     (r"^runsc run /bin/true", "runsc run"),
     (r"^runsc exec /bin/true", "runsc exec"),
     (r"^fencectl exec /bin/true$", "native fencectl exec"),
+    (r"^vm \(\w+\) fence boot to agent ready$", "vm fence"),
+    (r"^vm \(\w+\) fence exec /bin/true", "vm fence exec"),
 ]
 
 BWRAP = "bwrap /bin/true (L1.5-like)"

@@ -407,6 +407,9 @@ escape_case() {
 	if $CTL show environment e 2>/dev/null | grep -q '^state: *running'
 	then
 		atf_check -o match:"^stopped e" $CTL stop e
+	elif [ "$kind" = vm-inner ] && escape_known res-forkbomb &&
+	    grep -q 'fence e stopped (crash)' fenced.log; then
+		known="${known}fence e ended (crash) during the attacks; "
 	elif [ "$backend" != runsc ] ||
 	    ! grep -q 'fence e stopped (crash)' fenced.log; then
 		atf_fail "fence e ended during the attacks: $(grep 'fence e stopped' fenced.log | tail -1)"
@@ -443,12 +446,28 @@ $(head -1 user.bad); "
 	fi
 	nothing_left
 	[ -z "$fail" ] || atf_fail "$fail"
+	# Only the named findings failed: an expected failure, which turns
+	# into a failure once they hold (then the table must say so).
+	if [ -n "$known" ]; then
+		atf_expect_fail "open findings of docs/escape.md"
+		atf_fail "$known"
+	fi
+}
+
+# Whether attempt $1 is one of ESCAPE_KNOWN, the open findings of
+# docs/escape.md a case names: its failure is reported as expected.
+escape_known() {
+	case " ${ESCAPE_KNOWN:-} " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
 }
 
 # Every expected attempt has a line; an escape where the table says
 # blocked fails.  Writes the report to stderr.
 escape_judge() {
 	fail=
+	known=
 	jkind=$1 jonly=$2
 	escape_table "$jkind" > expected
 	# Abstract sockets are scoped from Landlock ABI 6 on (docs/design.md:
@@ -467,12 +486,19 @@ escape_judge() {
 		   continue ;;
 		esac
 		if [ -z "$line" ]; then
-			fail="${fail}$id: no line; "
+			if escape_known "$id"; then
+				known="${known}$id: no line; "
+			else
+				fail="${fail}$id: no line; "
+			fi
 			continue
 		fi
 		got=$(echo "$line" | cut -d' ' -f3)
 		detail=$(echo "$line" | cut -d' ' -f4-)
-		if [ "$got" = escaped ] && [ "$want" = blocked ]; then
+		if [ "$got" = escaped ] && [ "$want" = blocked ] &&
+		    escape_known "$id"; then
+			known="${known}$id escaped: $detail; "
+		elif [ "$got" = escaped ] && [ "$want" = blocked ]; then
 			fail="${fail}$id escaped: $detail; "
 		elif [ "$got" = blocked ] && [ "$want" = allowed ]; then
 			echo "note: $id allowed by the tier, blocked: $detail" >&2
@@ -565,13 +591,9 @@ runsc_body() {
 }
 runsc_cleanup() { escape_cleanup; }
 
-atf_test_case vm cleanup
-vm_head() {
-	atf_set descr "vm: every attempt of fence-escape as docs/escape.md expects in a QEMU guest; the host's listeners accept nothing; no QEMU left"
-	atf_set require.user root
-	atf_set timeout 900
-}
-vm_body() {
+# vm_conf [LINE]: skip without QEMU or the boot files, else fenced.conf
+# of a vm daemon under TCG, LINE added.
+vm_conf() {
 	[ -x /usr/bin/qemu-system-x86_64 ] ||
 	    atf_skip "QEMU is not installed (scripts/deps.sh installs it)"
 	IMAGES=$(atf_config_get imagesdir)
@@ -581,11 +603,45 @@ vm_body() {
 	    atf_skip "no vm boot files in $IMAGES and $VMDIR (make vm-images, as root; a sanitizer build has none)"
 	fenced_vars
 	{ fenced_conf; echo "vm on"; echo "vm accel tcg"
+	  [ -z "${1:-}" ] || echo "$1"
 	  sh "$TOPDIR/images/vm-conf" "$IMAGES" "$VMDIR"; } > fenced.conf ||
 	    atf_fail "images/vm-conf"
+}
+
+atf_test_case vm cleanup
+vm_head() {
+	atf_set descr "vm: every attempt of fence-escape as docs/escape.md expects in a QEMU guest; the host's listeners accept nothing; no QEMU left"
+	atf_set require.user root
+	atf_set timeout 900
+}
+vm_body() {
+	vm_conf
 	escape_case vm L1.5 vm "$(atf_config_get escape_only "")"
 }
 vm_cleanup() { escape_cleanup; }
+
+# The vm fence with the inner boundary (docs/vm.md, "The inner
+# boundary"): fence-escape runs in gVisor inside the guest, its own
+# column of docs/escape.md.  Slow (TCG, gVisor on ptrace): docs/escape.md
+# says how long and why it is not in CI's default list.
+atf_test_case vm_inner cleanup
+vm_inner_head() {
+	atf_set descr "vm with inner runsc: every attempt of fence-escape as docs/escape.md expects in gVisor inside a QEMU guest; the host's listeners accept nothing; no QEMU left"
+	atf_set require.user root
+	atf_set timeout 1500
+}
+vm_inner_body() {
+	# 1.5 to 5.5 minutes: out of `make check', in `make escape'.
+	[ "$(atf_config_get escape_vm_inner 0)" = 1 ] ||
+	    atf_skip "up to 5.5 minutes under TCG: make escape runs it (ESCAPE_VM_INNER=1)"
+	vm_conf "vm inner runsc"
+	# Open findings (docs/escape.md, "Findings"): the agent's channel
+	# opens through /proc/1/fd; the memory and fork attempts may end the
+	# sandbox or outlast their exec.
+	ESCAPE_KNOWN="proc-agent-channel res-memory res-forkbomb res-forkbomb-userns"
+	escape_case vm-inner L1.5 vm "$(atf_config_get escape_only "")"
+}
+vm_inner_cleanup() { escape_cleanup; }
 
 atf_init_test_cases() {
 	atf_add_test_case l1
@@ -595,4 +651,5 @@ atf_init_test_cases() {
 	atf_add_test_case l2_pooled
 	atf_add_test_case runsc
 	atf_add_test_case vm
+	atf_add_test_case vm_inner
 }
