@@ -156,7 +156,8 @@ main(int argc, char *argv[])
 			agent_usage();
 		}
 	}
-	if (optind != argc || (pool != NULL && (chardev || stdio)))
+	if (optind != argc || (chardev && stdio) || (pool != NULL &&
+	    (chardev || stdio)))
 		agent_usage();
 	log_setverbose(verbose);
 	/*
@@ -281,8 +282,6 @@ agent_signals_default(void)
  * 3 (a socket; with chardev the virtio-serial port) and close-on-exec,
  * nothing else.  With stdio, the channel arrives
  * as 0 (and 1, the same socket): 0 moves to 3 and becomes /dev/null.
- * Both: a vm guest's port as a runsc sandbox's stdio (the inner
- * boundary, docs/vm.md).
  */
 static void
 agent_setup_fds(int stdio, int chardev)
@@ -292,8 +291,7 @@ agent_setup_fds(int stdio, int chardev)
 
 	if (stdio) {
 		/* gVisor gives each its own inode: no check they are one. */
-		if (fstat(0, &st) == -1 ||
-		    !(chardev ? S_ISCHR(st.st_mode) : S_ISSOCK(st.st_mode)))
+		if (fstat(0, &st) == -1 || !S_ISSOCK(st.st_mode))
 			fatalx("%s: no channel on fd 0", __func__);
 		if (dup2(0, AGENT_CHANNEL_FD) == -1)
 			fatal("%s: dup2", __func__);

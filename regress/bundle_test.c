@@ -123,17 +123,6 @@ ATF_TC_BODY(process, tc)
 	    FENCE_BIN_DIR "/fence-agent");
 	ATF_CHECK_STREQ(json_string_value(json_array_get(get(p, "args"), 1)),
 	    "-s");
-	/* A vm guest's port (the inner boundary): -c as well. */
-	s.rb_chardev = 1;
-	json_decref(c);
-	c = config(&s);
-	p = get(c, "process");
-	ATF_REQUIRE_EQ(json_array_size(get(p, "args")), 3);
-	ATF_CHECK_STREQ(json_string_value(json_array_get(get(p, "args"), 1)),
-	    "-s");
-	ATF_CHECK_STREQ(json_string_value(json_array_get(get(p, "args"), 2)),
-	    "-c");
-	s.rb_chardev = 0;
 	/* Every capability set there, and empty. */
 	for (i = 0; i < nitems(sets); i++) {
 		json_t	*a = json_object_get(get(p, "capabilities"), sets[i]);

@@ -12,9 +12,9 @@
  * With fenced.inner=runsc (docs/vm.md, "The inner boundary") it does
  * not become the agent: it writes an OCI bundle with the host's own
  * bundle code (fencer/runsc/bundle.c) into a tmpfs of its own, starts
- * gVisor's runsc on it with the agent's port as the sandbox's stdin and
- * stdout (fence-agent -s -c), stays pid 1 to reap, and powers the machine
- * off when runsc ends.  A runsc that does not start ends the guest
+ * gVisor's runsc on it with a socket as the sandbox's stdin and stdout
+ * (fence-agent -s), which it relays to the agent's port as pid 1,
+ * reaping, and powers the machine off when runsc ends.  A runsc that does not start ends the guest
  * with its reason on the console: an inner fence never runs without
  * its inner boundary.
  *
@@ -46,6 +46,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -145,7 +146,8 @@ static void	 vminit_drop(const struct vminit_args *);
 static void	 vminit_exec(const struct vminit_args *, int);
 static void	 vminit_inner(const struct vminit_args *, int)
 		    __attribute__((__noreturn__));
-static void	 vminit_tail(const char *, char *, size_t);
+static void	 vminit_tail(const char *, size_t, char *, size_t);
+static void	 vminit_relay(pid_t, int, int, int, int *, char *, size_t);
 static ssize_t	 vminit_read(const char *, char *, size_t);
 static void	 vminit_sleep(void);
 static double	 vminit_uptime(void);
@@ -948,35 +950,129 @@ vminit_exec(const struct vminit_args *va, int port)
 }
 
 /*
- * The last line of a small file of runsc's (its stderr), printable,
- * into buf; "" if there is none.
+ * The last line of what runsc wrote on its stderr (the n bytes of all,
+ * its end), printable, into buf; "" if there is none.
  */
 static void
-vminit_tail(const char *path, char *buf, size_t len)
+vminit_tail(const char *all, size_t n, char *buf, size_t len)
 {
-	char	 all[4096], *p, *end;
-	size_t	 i;
-	ssize_t	 n;
-	int	 fd;
+	size_t	 i, start;
 
 	buf[0] = '\0';
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return;
-	if (lseek(fd, 0, SEEK_END) > (off_t)sizeof(all) - 1)
-		(void)lseek(fd, -(off_t)(sizeof(all) - 1), SEEK_END);
-	else
-		(void)lseek(fd, 0, SEEK_SET);
-	n = read(fd, all, sizeof(all) - 1);
-	(void)close(fd);
-	if (n <= 0)
-		return;
-	all[n] = '\0';
-	for (end = all + n; end > all && (end[-1] == '\n' || end[-1] == ' ');)
-		*--end = '\0';
-	p = (p = strrchr(all, '\n')) != NULL ? p + 1 : all;
-	for (i = 0; p[i] != '\0' && i < len - 1; i++)
-		buf[i] = p[i] >= ' ' && p[i] <= '~' ? p[i] : ' ';
+	while (n > 0 && (all[n - 1] == '\n' || all[n - 1] == ' '))
+		n--;
+	for (start = n; start > 0 && all[start - 1] != '\n'; start--)
+		;
+	for (i = 0; start + i < n && i < len - 1; i++)
+		buf[i] = all[start + i] >= ' ' && all[start + i] <= '~' ?
+		    all[start + i] : ' ';
 	buf[i] = '\0';
+}
+
+/* One way of the relay: what was read from p_r and not yet written. */
+struct vminit_pipe {
+	int	 p_r, p_w;
+	char	 p_buf[65536];
+	size_t	 p_len;
+	int	 p_eof;		/* p_r ended or p_w failed */
+};
+
+static void
+vminit_pipe_poll(const struct vminit_pipe *p, struct pollfd *r,
+    struct pollfd *w)
+{
+	r->fd = p->p_eof || p->p_len == sizeof(p->p_buf) ? -1 : p->p_r;
+	r->events = POLLIN;
+	w->fd = !p->p_eof && p->p_len > 0 ? p->p_w : -1;
+	w->events = POLLOUT;
+}
+
+static void
+vminit_pipe_move(struct vminit_pipe *p, const struct pollfd *r,
+    const struct pollfd *w)
+{
+	ssize_t	 n;
+
+	if (r->fd != -1 && r->revents != 0) {
+		n = read(p->p_r, p->p_buf + p->p_len,
+		    sizeof(p->p_buf) - p->p_len);
+		if (n > 0)
+			p->p_len += (size_t)n;
+		else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			p->p_eof = 1;
+	}
+	if (w->fd != -1 && w->revents != 0) {
+		n = write(p->p_w, p->p_buf, p->p_len);
+		if (n > 0) {
+			memmove(p->p_buf, p->p_buf + n, p->p_len - (size_t)n);
+			p->p_len -= (size_t)n;
+		} else if (n == -1 && errno != EAGAIN && errno != EINTR)
+			p->p_eof = 1;
+	}
+}
+
+/*
+ * pid 1 while runsc (pid) runs: the agent's channel, a socket (sock) in
+ * the sandbox, relayed to and from the virtio port; runsc's stderr
+ * (errs) kept for its last line (tail); every orphan of the guest
+ * reaped.  The sandbox holds sockets only: gVisor lets a process of the
+ * fence's uid open the agent's descriptors through /proc/1/fd, and a
+ * character device or a file opens there, a socket never (docs/vm.md,
+ * "The inner boundary").  When the host ends the channel, the agent
+ * reads its end; what the agent writes after the host went is dropped.
+ */
+static void
+vminit_relay(pid_t pid, int port, int sock, int errs, int *st, char *tail,
+    size_t taillen)
+{
+	static struct vminit_pipe in, out;
+	static char	 err[4096];
+	struct pollfd	 pfd[5];
+	size_t		 elen = 0;
+	ssize_t		 n;
+	pid_t		 w;
+	int		 shut = 0;
+
+	in.p_r = out.p_w = port;
+	in.p_w = out.p_r = sock;
+	if (fcntl(port, F_SETFL, O_NONBLOCK) == -1 ||
+	    fcntl(sock, F_SETFL, O_NONBLOCK) == -1 ||
+	    fcntl(errs, F_SETFL, O_NONBLOCK) == -1)
+		vminit_fail("fcntl: %s", strerror(errno));
+	for (;;) {
+		while ((w = waitpid(-1, st, WNOHANG)) > 0)
+			if (w == pid)
+				goto done;
+		if (w == -1 && errno != EINTR)
+			vminit_fail("waitpid: %s", strerror(errno));
+		if (in.p_eof && !shut) {
+			(void)shutdown(sock, SHUT_WR);
+			shut = 1;
+		}
+		vminit_pipe_poll(&in, &pfd[0], &pfd[1]);
+		vminit_pipe_poll(&out, &pfd[2], &pfd[3]);
+		pfd[4].fd = errs;
+		pfd[4].events = POLLIN;
+		if (poll(pfd, 5, 200) <= 0)
+			continue;	/* a child to reap is looked for anyway */
+		vminit_pipe_move(&in, &pfd[0], &pfd[1]);
+		vminit_pipe_move(&out, &pfd[2], &pfd[3]);
+		if (errs == -1 || pfd[4].revents == 0)
+			continue;
+		if (elen == sizeof(err)) {	/* the end is what counts */
+			memmove(err, err + sizeof(err) / 2, sizeof(err) / 2);
+			elen = sizeof(err) / 2;
+		}
+		if ((n = read(errs, err + elen, sizeof(err) - elen)) > 0)
+			elen += (size_t)n;
+		else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			errs = -1;
+	}
+done:
+	while (errs != -1 && elen < sizeof(err) &&
+	    (n = read(errs, err + elen, sizeof(err) - elen)) > 0)
+		elen += (size_t)n;
+	vminit_tail(err, elen, tail, taillen);
 }
 
 /*
@@ -986,9 +1082,9 @@ vminit_tail(const char *path, char *buf, size_t len)
  * read-only root of /usr and /etc, the home read-write at /home/<user>,
  * a private /tmp, no network, RLIMIT_NPROC at the pids limit); the
  * guest's memory is the fence's memory limit.  runsc runs as the
- * guest's root, its stdin and stdout the agent's port, its stderr a
- * file whose last line says why it failed.  pid 1 reaps until runsc
- * ends, then powers off.
+ * guest's root, its stdin and stdout a socket pid 1 relays to the
+ * agent's port, its stderr a socket whose last line says why it failed
+ * (vminit_relay()).  When runsc ends, pid 1 powers off.
  */
 static void
 vminit_inner(const struct vminit_args *va, int port)
@@ -1003,8 +1099,8 @@ vminit_inner(const struct vminit_args *va, int port)
 			    "run", "--bundle=" VMINIT_INNER "/bundle", idarg,
 			    NULL };
 	char		*envp[] = { "PATH=/usr/bin:/bin", NULL };
-	pid_t		 pid, w;
-	int		 st, fd, n;
+	pid_t		 pid;
+	int		 st, n, ch[2], es[2];
 
 	memset(&spec, 0, sizeof(spec));
 	(void)snprintf(spec.rb_key, sizeof(spec.rb_key), "%s", va->va_host);
@@ -1017,7 +1113,6 @@ vminit_inner(const struct vminit_args *va, int port)
 	spec.rb_init = "fence-agent";
 	spec.rb_cgroups_path = NULL;
 	spec.rb_limits.fl_pids = (uint32_t)va->va_pids;
-	spec.rb_chardev = 1;
 	if (runsc_bundle_write(VMINIT_INNER "/bundle", &spec, NULL, err,
 	    sizeof(err)) == -1)
 		vminit_fail("%s", err);
@@ -1028,13 +1123,14 @@ vminit_inner(const struct vminit_args *va, int port)
 	(void)snprintf(idarg, sizeof(idarg), "%s", id);
 
 	vminit_step = "inner runsc";
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ch) == -1 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, es) == -1)
+		vminit_fail("socketpair: %s", strerror(errno));
 	if ((pid = fork()) == -1)
 		vminit_fail("fork: %s", strerror(errno));
 	if (pid == 0) {
-		if ((fd = open(VMINIT_INNER "/runsc.err", O_WRONLY | O_CREAT |
-		    O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600)) == -1 ||
-		    dup2(port, 0) == -1 || dup2(port, 1) == -1 ||
-		    dup2(fd, 2) == -1)
+		if (dup2(ch[1], 0) == -1 || dup2(ch[1], 1) == -1 ||
+		    dup2(es[1], 2) == -1)
 			_exit(127);
 		closefrom(3);
 		if (chdir("/") == -1)
@@ -1043,17 +1139,14 @@ vminit_inner(const struct vminit_args *va, int port)
 		execve(VMINIT_RUNSC, argv, envp);
 		_exit(127);
 	}
-	(void)close(port);
+	(void)close(ch[1]);
+	(void)close(es[1]);
 	alarm(0);
 	n = snprintf(line, sizeof(line), "fenced-vminit: inner runsc: "
 	    "sandbox starting at %.3f s\n", vminit_uptime());
 	if (n > 0 && (size_t)n < sizeof(line))
 		vminit_say(line, n);
-	/* pid 1: every orphan of the guest comes here. */
-	while ((w = waitpid(-1, &st, 0)) != pid)
-		if (w == -1 && errno != EINTR)
-			vminit_fail("waitpid: %s", strerror(errno));
-	vminit_tail(VMINIT_INNER "/runsc.err", err, sizeof(err));
+	vminit_relay(pid, port, ch[0], es[0], &st, err, sizeof(err));
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
 		n = snprintf(line, sizeof(line), "fenced-vminit: inner runsc: "
 		    "sandbox ended at %.3f s\n", vminit_uptime());

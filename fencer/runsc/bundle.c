@@ -203,23 +203,12 @@ static json_t *
 bundle_process(const struct runsc_bundle_spec *s)
 {
 	char		 init[PATH_MAX];
-	json_t		*caps, *args;
+	json_t		*caps;
 
 	snprintf(init, sizeof(init), "%s/%s", FENCE_BIN_DIR, s->rb_init);
-	/*
-	 * -s: the agent's channel is its stdin and stdout (agent.c); -c
-	 * too where that is a vm guest's virtio port.
-	 */
-	if ((args = json_pack("[s,s]", init, "-s")) == NULL ||
-	    (s->rb_chardev && json_array_append_new(args,
-	    json_string("-c")) == -1)) {
-		json_decref(args);
+	if ((caps = bundle_caps(s)) == NULL)
 		return (NULL);
-	}
-	if ((caps = bundle_caps(s)) == NULL) {
-		json_decref(args);
-		return (NULL);
-	}
+	/* -s: the agent's channel is its stdin and stdout (agent.c). */
 	/*
 	 * RLIMIT_NPROC at the fence's pids limit: gVisor's tasks are not
 	 * the host's, so the host's pids cgroup bounds only the sandbox's
@@ -227,12 +216,12 @@ bundle_process(const struct runsc_bundle_spec *s)
 	 * limit; the sentry enforces this rlimit for the fence's uid,
 	 * which in its user namespace is the fence's processes alone.
 	 */
-	return (json_pack("{s:b, s:{s:I, s:I, s:[]}, s:o, s:[], s:s, "
+	return (json_pack("{s:b, s:{s:I, s:I, s:[]}, s:[s,s], s:[], s:s, "
 	    "s:b, s:o, s:[{s:s, s:I, s:I}, {s:s, s:I, s:I}]}",
 	    "terminal", 0,
 	    "user", "uid", (json_int_t)s->rb_uid, "gid",
 	    (json_int_t)s->rb_gid, "additionalGids",
-	    "args", args,
+	    "args", init, "-s",
 	    "env",
 	    "cwd", "/",
 	    "noNewPrivileges", 1,

@@ -43,9 +43,6 @@ struct runsc_bundle_spec {
 	struct fence_limits rb_limits;
 	int		 rb_swap;		/* v1 counts swap: memory and
 						   swap at the memory limit */
-	int		 rb_chardev;		/* the channel (stdio) is a
-						   character device: a vm
-						   guest's port (-c) */
 
 	/* Test-only weakening (FENCED_TEST_HOOKS builds); 0 normally. */
 	int		 rb_test_hostmount;	/* bind the host's /var ro */
