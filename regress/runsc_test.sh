@@ -478,6 +478,13 @@ pids_userns_body() {
 		until $CTL exec p timeout 60000 -- ./fence-escape -a $a \
 		    > bomb.out 2> bomb.err; do
 			t=$((t + 1))
+			# Open finding (docs/runsc.md, "A fork bomb may end
+			# the sandbox"): seen in the cgroup v2 TCG guest only.
+			if grep -q "lost its agent" bomb.err; then
+				atf_expect_fail "a fork bomb ended the runsc \
+sandbox at its pids limit (docs/runsc.md, open finding)"
+				atf_fail "$a: $(cat bomb.err)"
+			fi
 			if [ $t -ge 6 ] || [ -s bomb.out ] ||
 			    ! grep -q "Resource temporarily unavailable" bomb.err
 			then
