@@ -21,7 +21,6 @@
 #include "log.h"
 #include "mcp.h"
 
-#define MCP_VERSION	"1.0"
 
 const char	*mcp_socket = FENCED_SOCKET;
 
@@ -241,7 +240,7 @@ mcp_initialize(json_t *params)
 	return (json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}, s:s}",
 	    "protocolVersion", v,
 	    "capabilities", "tools", "listChanged", 0,
-	    "serverInfo", "name", "fence-mcp", "version", MCP_VERSION,
+	    "serverInfo", "name", "fence-mcp", "version", FENCED_VERSION,
 	    "instructions", "Run commands in fenced's sandboxes: boot one "
 	    "with a key, exec in it, read and write its files, reach its "
 	    "ports, drive terminals in it, stop it. "
