@@ -6,6 +6,7 @@
  * backend may ever do: every fence inherits that filter.
  */
 #include <sys/types.h>
+#include <sys/resource.h>
 
 #include <event.h>
 #include <signal.h>
@@ -31,6 +32,7 @@ static void	fencer_init_cb(const struct proc_args *);
 static void	fencer_start_cb(void);
 static void	fencer_shutdown(void);
 static void	fencer_sigchld(int, short, void *);
+static void	fencer_nproc_raise(void);
 
 /* The parent tells the fencer nothing beyond what every child hears. */
 static const struct proc_peer fencer_peers[] = {
@@ -71,6 +73,35 @@ struct proc_self fencer_self = {
 	.ps_shutdown_cb = fencer_shutdown,
 };
 
+/*
+ * No per-uid process limit for what the fencer starts, while it may still
+ * lift one (CAP_SYS_RESOURCE is not among fencer_caps[]).  Every runsc
+ * sandbox's sentry runs as nobody: an inherited RLIMIT_NPROC counts all
+ * of them together, so a fence whose fork bomb filled its own pids
+ * limit with the ptrace platform's stub threads could end another
+ * fence's sentry at its next fork.  Each sandbox is bounded by its own
+ * cgroup's pids.max (runsc_limits()); a native fence sets its own
+ * RLIMIT_NPROC (fence_rlimit.c).  Where root has no CAP_SYS_RESOURCE
+ * (a container's), the soft limit rises to the hard one, and the log
+ * says which.
+ */
+static void
+fencer_nproc_raise(void)
+{
+	struct rlimit	 rl = { RLIM_INFINITY, RLIM_INFINITY };
+
+	if (setrlimit(RLIMIT_NPROC, &rl) == 0)
+		return;
+	if (getrlimit(RLIMIT_NPROC, &rl) == -1)
+		fatal("%s: getrlimit", __func__);
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NPROC, &rl) == -1)
+		fatal("%s: setrlimit", __func__);
+	log_info("RLIMIT_NPROC stays at %llu for the fencer's processes: "
+	    "no CAP_SYS_RESOURCE to lift it (runsc sandboxes share it)",
+	    (unsigned long long)rl.rlim_max);
+}
+
 /* Fences' ends arrive as SIGCHLD: its event, like every signal's, now. */
 static void
 fencer_prepare(const struct proc_args *pa)
@@ -79,6 +110,7 @@ fencer_prepare(const struct proc_args *pa)
 
 	/* A pidfd per fence, and more while one boots. */
 	proc_nofile_raise();
+	fencer_nproc_raise();
 	evsignal_assign(&ev_chld, fencer_self.ps_evbase, SIGCHLD,
 	    fencer_sigchld, NULL);
 	evsignal_add(&ev_chld, NULL);

@@ -9,7 +9,9 @@
  * Invariants: a release date is 0 or a date of 2000 to 2999 and only
  * from a "runsc version " line, the version text bounded, terminated
  * and one line; a pid is in range (0 or -1 for none); the children are
- * positive, distinct, at most max, or max + 1 to say more.
+ * positive, distinct, at most max, or max + 1 to say more; a panic
+ * line is one terminated line of printable ASCII from the text, that
+ * starts "panic: " or "fatal error: ", and none without one.
  */
 #include <sys/types.h>
 
@@ -25,7 +27,7 @@
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
-enum { RK_VERSION, RK_STATE, RK_STATUS, RK_CHILDREN, RK_MAX };
+enum { RK_VERSION, RK_STATE, RK_STATUS, RK_CHILDREN, RK_PANIC, RK_MAX };
 
 /* The reader's buffer: the text cut to size - 1 and terminated. */
 static char *
@@ -45,7 +47,7 @@ fz_text(const uint8_t *p, size_t n, size_t size)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char		*b, ver[64];
+	char		*b, ver[64], line[256];
 	pid_t		 kids[3], pid;
 	long		 d;
 	int		 n, m, i, j, max;
@@ -99,6 +101,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				for (j = 0; j < i; j++)
 					FUZZ_CHECK(kids[i] != kids[j]);
 			}
+		free(b);
+		break;
+	case RK_PANIC:
+		b = fz_text(data + 1, size - 1, 16384);	/* RUNSC_PANIC_MAX */
+		memset(line, 'x', sizeof(line));
+		n = runsc_panic_line(b, line, sizeof(line));
+		FUZZ_CHECK(memchr(line, '\0', sizeof(line)) != NULL);
+		for (i = 0; line[i] != '\0'; i++)
+			FUZZ_CHECK(line[i] >= ' ' && line[i] <= '~');
+		if (n == 0)
+			FUZZ_CHECK(strncmp(line, "panic: ", 7) == 0 ||
+			    strncmp(line, "fatal error: ", 13) == 0);
+		else
+			FUZZ_CHECK(n == -1 && line[0] == '\0' &&
+			    strncmp(b, "panic: ", 7) != 0 &&
+			    strncmp(b, "fatal error: ", 13) != 0 &&
+			    strstr(b, "\npanic: ") == NULL &&
+			    strstr(b, "\nfatal error: ") == NULL);
 		free(b);
 		break;
 	}

@@ -557,9 +557,41 @@ ATF_TC_BODY(runsc_answers, tc)
 	ATF_CHECK_EQ(runsc_pids_parse(kids_text, kids, 2, 3), 4);
 }
 
+/*
+ * runsc_panic_line(): the reason in a panic log as the sentry of this
+ * gVisor wrote it at a fork its host's limits refused, after a log line
+ * of its own; a fatal error when there is no panic; the line cut to the
+ * buffer, control bytes shown as '?'; nothing from a log without one,
+ * nor from "panic: " inside a line.
+ */
+ATF_TC_WITHOUT_HEAD(runsc_panic);
+ATF_TC_BODY(runsc_panic, tc)
+{
+	char	 line[48], small[12];
+
+	ATF_CHECK_EQ(runsc_panic_line("I1207 08:38:09.849715      85 "
+	    "rate_limited.go:36] A process tried to create a raw socket\n"
+	    "panic: error initializing first thread: resource temporarily "
+	    "unavailable\n\ngoroutine 249 [running]:\npanic({0xe7f040, "
+	    "0xc000345350})\n", line, sizeof(line)), 0);
+	ATF_CHECK_STREQ(line, "panic: error initializing first thread: resourc");
+	ATF_CHECK_EQ(runsc_panic_line("runtime: out of memory\nfatal error: "
+	    "runtime: out of memory\n", line, sizeof(line)), 0);
+	ATF_CHECK_STREQ(line, "fatal error: runtime: out of memory");
+	ATF_CHECK_EQ(runsc_panic_line("fatal error: x\npanic: \033[2Jy\n",
+	    small, sizeof(small)), 0);
+	ATF_CHECK_STREQ(small, "panic: ?[2J");
+	ATF_CHECK_EQ(runsc_panic_line("I1207 a log line, no panic: here\n",
+	    line, sizeof(line)), -1);
+	ATF_CHECK_STREQ(line, "");
+	ATF_CHECK_EQ(runsc_panic_line("", line, sizeof(line)), -1);
+	ATF_CHECK_EQ(runsc_panic_line("panic: x", line, 0), -1);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, runsc_answers);
+	ATF_TP_ADD_TC(tp, runsc_panic);
 	ATF_TP_ADD_TC(tp, ro_binds);
 	ATF_TP_ADD_TC(tp, process);
 	ATF_TP_ADD_TC(tp, never_root);

@@ -640,6 +640,57 @@ inner_runsc_missing_body() {
 }
 inner_runsc_missing_cleanup() { fenced_cleanup; }
 
+atf_test_case inner_limits cleanup
+inner_limits_head() {
+	atf_set descr "the limits of a vm fence with inner runsc: three fork bombs in a row stop at the pids limit (the sentry's RLIMIT_NPROC) with the fence alive, not at a per-uid limit of the guest; filling memory ends the sandbox at once at the guest's cgroup for it, and the log says so"
+	atf_set require.user root
+	atf_set timeout 600
+}
+inner_limits_body() {
+	vm_require
+	[ -x "$IMAGES/root/usr/bin/runsc" ] ||
+	    atf_skip "the guest image has no runsc (images/packages)"
+	fenced_vars
+	vm_conf > fenced.conf
+	fenced_start
+	atf_check -o ignore $CTL boot v backend vm inner runsc memory 512M \
+	    pids 128
+	h="$(fenced_homes)/v"
+	cp "$REGRESS/fence-escape" "$h/fence-escape"
+	chown "$(stat -c %u:%g "$h")" "$h/fence-escape"
+	chmod 0755 "$h/fence-escape"
+	IHOME=$($CTL exec v -- printenv HOME) || atf_fail "no HOME in v"
+	# Each bomb leaves the ptrace platform's stub threads behind (some
+	# 400 tasks for 124 children here): the third passed pid 1's
+	# RLIMIT_NPROC of the sentry's uid before vminit lifted it
+	# (docs/vm.md, "The inner boundary's limits").
+	for a in res-forkbomb res-forkbomb-userns res-forkbomb; do
+		$CTL exec v timeout 60000 -- "$IHOME/fence-escape" -a $a \
+		    > bomb.out 2> bomb.err ||
+		    atf_fail "$a: $(cat bomb.out bomb.err); $(grep "vm v:" \
+		    fenced.log | tail -2 | tr '\n' ' ')"
+		n=$(sed -n "s/^$a resources blocked fork EAGAIN after \([0-9]*\) children.*/\1/p" \
+		    bomb.out)
+		[ -n "$n" ] && [ "$n" -le 128 ] ||
+		    atf_fail "$a passed the limit: $(cat bomb.out)"
+		atf_check -o match:"^state: *running" $CTL show environment v
+	done
+	atf_check -o inline:"alive\n" $CTL exec v -- echo alive
+	# Memory: the sandbox's cgroup in the guest ends it, and vminit's
+	# line says why; the exec answers well within its deadline.
+	t0=$(date +%s)
+	$CTL exec v timeout 60000 -- "$IHOME/fence-escape" -a res-memory \
+	    > mem.out 2> mem.err && atf_fail "res-memory: $(cat mem.out)"
+	echo "res-memory ended the fence in $(($(date +%s) - t0)) s" >&2
+	atf_check -o match:"lost its agent|has no agent" cat mem.err
+	wait_until 30 grep -q "fence v stopped (crash)" fenced.log ||
+	    atf_fail "v did not stop: $(tail -3 fenced.log)"
+	atf_check -o match:"vm v: its init's last line: fenced-vminit: inner runsc: runsc killed by signal 9: out of the fence's memory: the guest's OOM killer ended the sandbox" \
+	    cat fenced.log
+	vm_clean
+}
+inner_limits_cleanup() { fenced_cleanup; }
+
 atf_init_test_cases() {
 	atf_add_test_case boot_exec_stop
 	atf_add_test_case total_abandoned
@@ -655,4 +706,5 @@ atf_init_test_cases() {
 	atf_add_test_case inner_runsc
 	atf_add_test_case inner_runsc_fails
 	atf_add_test_case inner_runsc_missing
+	atf_add_test_case inner_limits
 }

@@ -14,9 +14,11 @@
  * bundle code (fencer/runsc/bundle.c) into a tmpfs of its own, starts
  * gVisor's runsc on it with a socket as the sandbox's stdin and stdout
  * (fence-agent -s), which it relays to the agent's port as pid 1,
- * reaping, and powers the machine off when runsc ends.  A runsc that does not start ends the guest
- * with its reason on the console: an inner fence never runs without
- * its inner boundary.
+ * reaping, and powers the machine off when runsc ends.  A runsc that
+ * does not start ends the guest with its reason on the console: an
+ * inner fence never runs without its inner boundary.  One that ends
+ * later says why too: the fence's memory ran out, or the sentry's
+ * panic.
  *
  * Everything it reads comes from the kernel command line the host
  * wrote, and is parsed as hostile anyway.  Every step has a deadline
@@ -31,6 +33,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/reboot.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
@@ -89,6 +92,8 @@
 /* The inner boundary's own tmpfs: runsc's state, the bundle, its logs. */
 #define VMINIT_INNER		"/run/fenced/inner"
 #define VMINIT_INNER_FS		"mode=0700,size=16777216"
+/* Kept out of the inner sandbox's reach: this, or an eighth if more. */
+#define VMINIT_RESERVE		(48ULL << 20)
 #define VMINIT_RUNSC		"/usr/bin/runsc"
 
 struct vminit_args {
@@ -115,6 +120,9 @@ struct vminit_args {
 
 static const char *volatile	 vminit_step = "start";
 static int			 vminit_console = -1;
+/* The inner boundary's cgroup in the guest (vminit_cgroups()). */
+static int			 vminit_sandbox_procs = -1;
+static int			 vminit_sandbox_events = -1;
 
 static void	 vminit_fail(const char *, ...)
 		    __attribute__((__noreturn__, __format__(printf, 1, 2)));
@@ -140,6 +148,8 @@ static void	 vminit_root(const struct vminit_args *);
 static void	 vminit_dev(const struct vminit_args *);
 static void	 vminit_home(const struct vminit_args *);
 static void	 vminit_loopback(void);
+static void	 vminit_cgroups(const struct vminit_args *);
+static uint64_t	 vminit_memtotal(void);
 static void	 vminit_lockdown(void);
 static void	 vminit_switch(void);
 static void	 vminit_drop(const struct vminit_args *);
@@ -147,6 +157,7 @@ static void	 vminit_exec(const struct vminit_args *, int);
 static void	 vminit_inner(const struct vminit_args *, int)
 		    __attribute__((__noreturn__));
 static void	 vminit_tail(const char *, size_t, char *, size_t);
+static void	 vminit_inner_why(char *, size_t);
 static void	 vminit_relay(pid_t, int, int, int, int *, char *, size_t);
 static ssize_t	 vminit_read(const char *, char *, size_t);
 static void	 vminit_sleep(void);
@@ -762,19 +773,35 @@ vminit_put(const char *path, const char *s)
 }
 
 /*
- * The fence's pids limit, inside the guest as on the host: a cgroup of
- * the guest's cgroup2 with pids.max, which pid 1 joins before it becomes
- * the agent, so the agent and everything it starts count.  The cgroup
- * filesystem is unmounted again (the cgroup lives on while it has
- * processes), and the new root never has it: nothing of the fence's uid
- * can reach pids.max or leave the cgroup.
+ * The fence's limits inside the guest, in cgroups of the guest's
+ * cgroup2.  The cgroup filesystem is unmounted again (a cgroup lives on
+ * while it has processes, an open file of it stays valid), and the new
+ * root never has it: nothing of the fence's uid can reach a limit or
+ * leave its cgroup.
+ *
+ * Without the inner boundary, the fence's pids limit as on the host:
+ * pid 1 joins a cgroup with pids.max before it becomes the agent, so
+ * the agent and everything it starts count.
+ *
+ * With it, the fence's processes are the sentry's tasks, bounded by the
+ * sandbox's RLIMIT_NPROC (the bundle's), and the guest's cgroup holds
+ * runsc's own processes (the sentry, the gofer, the ptrace platform's
+ * stubs) to the guest's memory less a reserve for the guest itself,
+ * killing them together when they pass it (memory.oom.group): a fence
+ * that fills its memory ends at once, as a runsc fence on the host does
+ * at its memory limit, instead of the guest evicting the page cache it
+ * runs from until a command's deadline passes.  Its tasks are bounded
+ * by the guest kernel's threads-max, which the guest's memory sets: the
+ * ptrace platform keeps a stub thread for every sentry thread in every
+ * address space, so a fork bomb the sentry stops at 128 children costs
+ * the guest some 400 tasks that stay (docs/vm.md).  The runsc child
+ * joins by the descriptors kept here (vminit_inner()).
  */
 static void
-vminit_pids(const struct vminit_args *va)
+vminit_cgroups(const struct vminit_args *va)
 {
-	struct fence_limits	 lim;
-	uint64_t		 pids, quota;
-	char			 buf[256], num[32];
+	char	 buf[256], num[32];
+	uint64_t total, max;
 
 	if (mkdir(VMINIT_CGROUP, 0700) == -1 && errno != EEXIST)
 		vminit_fail("mkdir %s: %s", VMINIT_CGROUP, strerror(errno));
@@ -782,29 +809,62 @@ vminit_pids(const struct vminit_args *va)
 	    MS_NOEXEC, NULL) == -1)
 		vminit_fail("mount cgroup2: %s", strerror(errno));
 	if (vminit_read(VMINIT_CGROUP "/cgroup.controllers", buf,
-	    sizeof(buf)) == -1 || strstr(buf, "pids") == NULL)
-		vminit_fail("the guest's kernel has no pids controller");
-	vminit_put(VMINIT_CGROUP "/cgroup.subtree_control", "+pids");
-	if (mkdir(VMINIT_CGROUP "/fence", 0700) == -1)
-		vminit_fail("mkdir %s/fence: %s", VMINIT_CGROUP,
-		    strerror(errno));
-	/*
-	 * Inner: runsc's own tasks (the sentry's threads, the ptrace
-	 * platform's stubs, the gofer) count here, the fence's processes
-	 * are bounded by the sandbox's RLIMIT_NPROC: the host runsc
-	 * backend's arithmetic (runsc_limits()).
-	 */
-	pids = va->va_pids;
-	if (va->va_inner) {
-		memset(&lim, 0, sizeof(lim));
-		lim.fl_pids = (uint32_t)va->va_pids;
-		runsc_limits(&lim, &pids, &quota);
+	    sizeof(buf)) == -1)
+		vminit_fail("read cgroup.controllers: %s", strerror(errno));
+	if (!va->va_inner) {
+		if (strstr(buf, "pids") == NULL)
+			vminit_fail("the guest's kernel has no pids controller");
+		vminit_put(VMINIT_CGROUP "/cgroup.subtree_control", "+pids");
+		if (mkdir(VMINIT_CGROUP "/fence", 0700) == -1)
+			vminit_fail("mkdir %s/fence: %s", VMINIT_CGROUP,
+			    strerror(errno));
+		(void)snprintf(num, sizeof(num), "%llu", va->va_pids);
+		vminit_put(VMINIT_CGROUP "/fence/pids.max", num);
+		vminit_put(VMINIT_CGROUP "/fence/cgroup.procs", "1");
+	} else {
+		if (strstr(buf, "memory") == NULL)
+			vminit_fail("the guest's kernel has no memory "
+			    "controller");
+		if ((total = vminit_memtotal()) == 0)
+			vminit_fail("no MemTotal in /proc/meminfo");
+		if (total <= VMINIT_RESERVE * 2)
+			vminit_fail("%llu KiB of memory is too little for the "
+			    "inner boundary", (unsigned long long)total / 1024);
+		max = total - (total / 8 > VMINIT_RESERVE ? total / 8 :
+		    VMINIT_RESERVE);
+		vminit_put(VMINIT_CGROUP "/cgroup.subtree_control", "+memory");
+		if (mkdir(VMINIT_CGROUP "/sandbox", 0700) == -1)
+			vminit_fail("mkdir %s/sandbox: %s", VMINIT_CGROUP,
+			    strerror(errno));
+		(void)snprintf(num, sizeof(num), "%llu",
+		    (unsigned long long)max);
+		vminit_put(VMINIT_CGROUP "/sandbox/memory.max", num);
+		vminit_put(VMINIT_CGROUP "/sandbox/memory.oom.group", "1");
+		if ((vminit_sandbox_procs = open(VMINIT_CGROUP
+		    "/sandbox/cgroup.procs", O_WRONLY | O_CLOEXEC)) == -1 ||
+		    (vminit_sandbox_events = open(VMINIT_CGROUP
+		    "/sandbox/memory.events", O_RDONLY | O_CLOEXEC)) == -1)
+			vminit_fail("open %s/sandbox: %s", VMINIT_CGROUP,
+			    strerror(errno));
 	}
-	(void)snprintf(num, sizeof(num), "%llu", (unsigned long long)pids);
-	vminit_put(VMINIT_CGROUP "/fence/pids.max", num);
-	vminit_put(VMINIT_CGROUP "/fence/cgroup.procs", "1");
 	if (umount2(VMINIT_CGROUP, MNT_DETACH) == -1)
 		vminit_fail("umount %s: %s", VMINIT_CGROUP, strerror(errno));
+}
+
+/* The guest's memory in bytes, from /proc/meminfo; 0 if unknown. */
+static uint64_t
+vminit_memtotal(void)
+{
+	char			 buf[512], *p;
+	unsigned long long	 kib;
+
+	if (vminit_read("/proc/meminfo", buf, sizeof(buf)) == -1 ||
+	    (p = strstr(buf, "MemTotal:")) == NULL)
+		return (0);
+	kib = strtoull(p + strlen("MemTotal:"), NULL, 10);
+	if (kib == 0 || kib > UINT64_MAX / 1024)
+		return (0);
+	return ((uint64_t)kib * 1024);
 }
 
 /* No module loads once the guest's own are in, not even by root. */
@@ -1076,6 +1136,33 @@ done:
 }
 
 /*
+ * Why the sandbox ended, in place of runsc's last line on stderr (why)
+ * where something says more: the guest's OOM killer ended it at the
+ * fence's memory, or the sentry's Go runtime panicked (runsc's panic
+ * log: its first panic or fatal error line).
+ */
+static void
+vminit_inner_why(char *why, size_t len)
+{
+	static char	 buf[16384];	/* the panic line is near the top */
+	char		*p;
+	ssize_t		 n;
+
+	if (vminit_sandbox_events != -1 &&
+	    (n = pread(vminit_sandbox_events, buf, sizeof(buf) - 1, 0)) > 0) {
+		buf[n] = '\0';
+		if ((p = strstr(buf, "oom_kill ")) != NULL &&
+		    strtoull(p + strlen("oom_kill "), NULL, 10) > 0) {
+			(void)snprintf(why, len, "out of the fence's memory: "
+			    "the guest's OOM killer ended the sandbox");
+			return;
+		}
+	}
+	if (vminit_read(VMINIT_INNER "/panic.log", buf, sizeof(buf)) > 0)
+		(void)runsc_panic_line(buf, why, len);
+}
+
+/*
  * The inner boundary: the agent as the init of a runsc sandbox, its
  * bundle made by the host's runsc backend's code with the fence's
  * identity and limits (uid and gid, no capability, no_new_privs, the
@@ -1096,9 +1183,10 @@ vminit_inner(const struct vminit_args *va, int port)
 			    "--network=none", "--oci-seccomp",
 			    "--platform=ptrace",
 			    "--log=" VMINIT_INNER "/runsc.log", "--ignore-cgroups",
-			    "run", "--bundle=" VMINIT_INNER "/bundle", idarg,
-			    NULL };
+			    "--panic-log=" VMINIT_INNER "/panic.log", "run",
+			    "--bundle=" VMINIT_INNER "/bundle", idarg, NULL };
 	char		*envp[] = { "PATH=/usr/bin:/bin", NULL };
+	struct rlimit	 nproc = { RLIM_INFINITY, RLIM_INFINITY };
 	pid_t		 pid;
 	int		 st, n, ch[2], es[2];
 
@@ -1132,6 +1220,23 @@ vminit_inner(const struct vminit_args *va, int port)
 		if (dup2(ch[1], 0) == -1 || dup2(ch[1], 1) == -1 ||
 		    dup2(es[1], 2) == -1)
 			_exit(127);
+		/*
+		 * runsc's processes count against no per-uid limit: the
+		 * sentry runs as nobody, and pid 1's RLIMIT_NPROC (half
+		 * the guest's threads-max) would end it at a fork of a
+		 * stub thread long before its memory ran out.
+		 */
+		if (setrlimit(RLIMIT_NPROC, &nproc) == -1) {
+			dprintf(2, "setrlimit RLIMIT_NPROC: %s\n",
+			    strerror(errno));
+			_exit(126);
+		}
+		/* Into the sandbox's cgroup: its descriptor is closed next. */
+		if (write(vminit_sandbox_procs, "0", 1) != 1) {
+			dprintf(2, "join the sandbox's cgroup: %s\n",
+			    strerror(errno));
+			_exit(126);
+		}
 		closefrom(3);
 		if (chdir("/") == -1)
 			_exit(127);
@@ -1156,6 +1261,7 @@ vminit_inner(const struct vminit_args *va, int port)
 		(void)reboot(RB_POWER_OFF);
 		_exit(0);
 	}
+	vminit_inner_why(err, sizeof(err));
 	if (WIFEXITED(st))
 		vminit_fail("runsc exited %d%s%s", WEXITSTATUS(st),
 		    err[0] != '\0' ? ": " : "", err);
@@ -1194,8 +1300,8 @@ main(int argc, char *argv[])
 		vminit_fail("sethostname: %s", strerror(errno));
 	vminit_begin("loopback");
 	vminit_loopback();
-	vminit_begin("pids");
-	vminit_pids(&va);
+	vminit_begin("cgroups");
+	vminit_cgroups(&va);
 	vminit_begin("lockdown");
 	vminit_lockdown();
 	vminit_begin("switch");

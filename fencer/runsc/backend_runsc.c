@@ -55,6 +55,7 @@
 #define RUNSC_VERSION_MAX	4096	/* bytes of `runsc --version` read */
 #define RUNSC_MIN_DATE		20221219	/* Debian 12's, the tested one */
 #define RUNSC_LOG_TAIL		200	/* bytes of its log in an error */
+#define RUNSC_PANIC_MAX		16384	/* bytes of its panic log read */
 
 struct runsc_fence {
 	char		 rf_id[RUNSC_ID_SIZE];
@@ -587,16 +588,17 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	struct runsc_fence *rf = f->f_be;
 	struct runsc_bundle_spec rb;
 	char		 root[PATH_MAX + 8], platform[32], logf[PATH_MAX + 8];
-	char		 bundle[PATH_MAX + 16], cgpath[PATH_MAX];
-	char		 home[PATH_MAX];
+	char		 panicf[PATH_MAX + 16], bundle[PATH_MAX + 16];
+	char		 cgpath[PATH_MAX], home[PATH_MAX];
 	/*
 	 * --oci-seccomp: the bundle's filter applies inside the sandbox
-	 * (bundle.c).  [6]: "--ignore-cgroups" on v2, else the rest moves
-	 * up one.
+	 * (bundle.c).  --panic-log: why a sentry ended, for the log
+	 * (runsc_stop()).  [7]: "--ignore-cgroups" on v2, else the rest
+	 * moves up one.
 	 */
 	char		*argv[] = { "runsc", root, "--network=none",
-			    "--oci-seccomp", platform, logf, "--ignore-cgroups",
-			    "run", bundle, rf->rf_id, NULL };
+			    "--oci-seccomp", platform, logf, panicf,
+			    "--ignore-cgroups", "run", bundle, rf->rf_id, NULL };
 	struct runsc_ro_binds *ro;
 	int		 sp[2], fd, i, v2, born = -1;
 	pid_t		 pid;
@@ -629,7 +631,7 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	strlcpy(cgpath, bb->bb_cgroup_name, sizeof(cgpath));
 	memset(rf->rf_cg, 0, sizeof(rf->rf_cg));
 	if (!v2)
-		memmove(&argv[6], &argv[7], 4 * sizeof(argv[0]));
+		memmove(&argv[7], &argv[8], 4 * sizeof(argv[0]));
 
 	memset(&rb, 0, sizeof(rb));
 	strlcpy(rb.rb_key, f->f_info.f_key, sizeof(rb.rb_key));
@@ -677,7 +679,9 @@ runsc_boot(struct fence *f, const struct backend_boot *bb, int *chan,
 	snprintf(platform, sizeof(platform), "--platform=%s",
 	    runsc.rs_platform);
 	if ((size_t)snprintf(logf, sizeof(logf), "--log=%s/runsc.log",
-	    rf->rf_bundle) >= sizeof(logf)) {
+	    rf->rf_bundle) >= sizeof(logf) || (size_t)snprintf(panicf,
+	    sizeof(panicf), "--panic-log=%s/panic.log", rf->rf_bundle) >=
+	    sizeof(panicf)) {
 		runsc_errf(err, errlen, "bundle path too long");
 		goto fail;
 	}
@@ -851,6 +855,30 @@ runsc_reaped(struct fence *f)
 	rf->rf_pid = -1;
 }
 
+/* The sentry's panic, if it had one: the reason a sandbox ended. */
+static void
+runsc_log_panic(const struct fence *f)
+{
+	const struct runsc_fence *rf = f->f_be;
+	char		 path[PATH_MAX], line[256];
+	static char	 text[RUNSC_PANIC_MAX];
+	ssize_t		 n;
+	int		 fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/panic.log",
+	    rf->rf_bundle) >= sizeof(path) ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return;
+	n = read(fd, text, sizeof(text) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return;
+	text[n] = '\0';
+	if (runsc_panic_line(text, line, sizeof(line)) == 0)
+		log_warnx("runsc: fence %s: the sentry ended: %s",
+		    f->f_info.f_key, line);
+}
+
 /*
  * Whatever ended the fence: its processes are killed, `runsc run` is
  * waited for, the sandbox's state and cgroups go (delete --force), and
@@ -886,6 +914,7 @@ runsc_stop(struct fence *f, int *oom)
 		}
 		rf->rf_pid = -1;
 	}
+	runsc_log_panic(f);
 	if (runsc_delete(rf->rf_id) == -1)
 		rv = -1;
 	runsc_forget(rf->rf_id);

@@ -74,6 +74,7 @@ int	 runsc_bundle_remove(const char *);
 
 /* runsc_parse.c: runsc's answers and the host's account of runsc */
 long	 runsc_version_date(const char *, char *, size_t);
+int	 runsc_panic_line(const char *, char *, size_t);
 pid_t	 runsc_state_pid(const char *);
 pid_t	 runsc_status_ppid(const char *);
 int	 runsc_pids_parse(char *, pid_t *, int, int);

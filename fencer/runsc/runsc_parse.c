@@ -93,3 +93,37 @@ runsc_pids_parse(char *buf, pid_t *kids, int n, int max)
 	}
 	return (n);
 }
+
+/*
+ * The first line of runsc's panic log (--panic-log) that says why the
+ * sentry ended: "panic: ..." or Go's "fatal error: ...", the first of
+ * the two kinds found, into out with anything but printable ASCII as
+ * '?'.  0 if it has one, -1 if not (out is then empty).
+ */
+int
+runsc_panic_line(const char *text, char *out, size_t outlen)
+{
+	static const char *const marks[] = { "panic: ", "fatal error: " };
+	const char	*p;
+	size_t		 i, n, k;
+
+	if (outlen == 0)
+		return (-1);
+	out[0] = '\0';
+	for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		for (p = text; *p != '\0'; p += strcspn(p, "\n"),
+		    p += *p == '\n') {
+			if (strncmp(p, marks[i], strlen(marks[i])) != 0)
+				continue;
+			n = strcspn(p, "\n");
+			if (n > outlen - 1)
+				n = outlen - 1;
+			for (k = 0; k < n; k++)
+				out[k] = p[k] >= ' ' && p[k] <= '~' ? p[k] :
+				    '?';
+			out[n] = '\0';
+			return (0);
+		}
+	}
+	return (-1);
+}
