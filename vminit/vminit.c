@@ -89,12 +89,16 @@
 #define VMINIT_CGROUP		"/cgroup"
 #define VMINIT_TMP_MAX		(1ULL << 40)
 #define VMINIT_TMP_MIN		(1ULL << 20)
-/* The inner boundary's own tmpfs: runsc's state, the bundle, its logs. */
+/*
+ * The inner boundary's own tmpfs: runsc's state, the bundle, its logs,
+ * and the copy of runsc that runs (vminit_runsc_copy()).
+ */
 #define VMINIT_INNER		"/run/fenced/inner"
-#define VMINIT_INNER_FS		"mode=0700,size=16777216"
+#define VMINIT_INNER_FS		"mode=0700,size=67108864"
 /* Kept out of the inner sandbox's reach: this, or an eighth if more. */
 #define VMINIT_RESERVE		(48ULL << 20)
 #define VMINIT_RUNSC		"/usr/bin/runsc"
+#define VMINIT_INNER_RUNSC	VMINIT_INNER "/runsc"
 
 struct vminit_args {
 	uid_t		 va_uid;
@@ -158,6 +162,7 @@ static void	 vminit_inner(const struct vminit_args *, int)
 		    __attribute__((__noreturn__));
 static void	 vminit_tail(const char *, size_t, char *, size_t);
 static void	 vminit_inner_why(char *, size_t);
+static int	 vminit_runsc_copy(void);
 static void	 vminit_relay(pid_t, int, int, int, int *, char *, size_t);
 static ssize_t	 vminit_read(const char *, char *, size_t);
 static void	 vminit_sleep(void);
@@ -627,7 +632,7 @@ vminit_root(const struct vminit_args *va)
 	if (va->va_inner) {
 		vminit_mkdir(VMINIT_NEWROOT VMINIT_INNER, 0700, 0, 0);
 		vminit_mount("tmpfs", VMINIT_NEWROOT VMINIT_INNER, "tmpfs",
-		    fl | MS_NOEXEC, VMINIT_INNER_FS);
+		    fl, VMINIT_INNER_FS);
 	}
 	vminit_mount(NULL, VMINIT_NEWROOT "/run", NULL,
 	    MS_REMOUNT | MS_RDONLY | fl, "mode=0755," VMINIT_SMALL_FS);
@@ -1136,6 +1141,57 @@ done:
 }
 
 /*
+ * runsc runs from a copy in the inner tmpfs, made by the child that
+ * became its first process, in the sandbox's cgroup: a tmpfs page is
+ * never evicted in a guest without swap, so the sentry's code stays in
+ * memory when the fence fills its own, and the cgroup's OOM kill comes
+ * at once.  Run from the root's squashfs, the sentry's code was what
+ * the cgroup's reclaim found to evict, read back at the next fault and
+ * evicted again, for longer than a command's deadline (docs/vm.md).
+ * The copy is charged to the sandbox, as a runsc fence's own memory is
+ * to its cgroup on the host.  Says why on stderr if it cannot.
+ */
+static int
+vminit_runsc_copy(void)
+{
+	static char	 buf[65536];
+	ssize_t		 n, w, off;
+	int		 in, out;
+
+	if ((in = open(VMINIT_RUNSC, O_RDONLY | O_CLOEXEC)) == -1) {
+		dprintf(2, "open %s: %s\n", VMINIT_RUNSC, strerror(errno));
+		return (-1);
+	}
+	if ((out = open(VMINIT_INNER_RUNSC, O_WRONLY | O_CREAT | O_EXCL |
+	    O_CLOEXEC, 0555)) == -1) {
+		dprintf(2, "create %s: %s\n", VMINIT_INNER_RUNSC,
+		    strerror(errno));
+		(void)close(in);
+		return (-1);
+	}
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			break;
+		for (off = 0; off < n; off += w)
+			if ((w = write(out, buf + off, n - off)) <= 0) {
+				n = -1;
+				break;
+			}
+		if (n == -1)
+			break;
+	}
+	if (n == -1 || close(out) == -1) {
+		dprintf(2, "copy %s: %s\n", VMINIT_RUNSC, strerror(errno));
+		(void)close(in);
+		return (-1);
+	}
+	(void)close(in);
+	return (0);
+}
+
+/*
  * Why the sandbox ended, in place of runsc's last line on stderr (why)
  * where something says more: the guest's OOM killer ended it at the
  * fence's memory, or the sentry's Go runtime panicked (runsc's panic
@@ -1237,11 +1293,13 @@ vminit_inner(const struct vminit_args *va, int port)
 			    strerror(errno));
 			_exit(126);
 		}
+		if (vminit_runsc_copy() == -1)
+			_exit(126);
 		closefrom(3);
 		if (chdir("/") == -1)
 			_exit(127);
 		alarm(0);
-		execve(VMINIT_RUNSC, argv, envp);
+		execve(VMINIT_INNER_RUNSC, argv, envp);
 		_exit(127);
 	}
 	(void)close(ch[1]);

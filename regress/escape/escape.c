@@ -737,16 +737,39 @@ a_proc_agent_fds(void)
 }
 
 /*
- * Open the agent's descriptors themselves: one is its channel to the
- * daemon.  Its /dev/null and the like are no way out; a socket or
- * anything else opened is.
+ * A character device anyone may open and that carries nothing: null,
+ * zero, full, random, urandom (major 1).  Any other one of the agent's
+ * may be a channel: a terminal, or a virtio port, which a vm fence's
+ * agent reads its frames from.  gVisor gives a host descriptor's
+ * device as 0:0 (the host's /dev/null as a runsc fence's agent's
+ * stderr, a virtio port as the inner vm fence's once was): such a one
+ * is taken for a null device only if a read of it, O_NONBLOCK, ends at
+ * once (a channel with nothing to read says EAGAIN, and one with
+ * something loses a byte to the attack that opened it).
  */
+static int
+harmless_chr(int fd, dev_t rdev)
+{
+	char	 c;
+
+	if (major(rdev) == 0 && minor(rdev) == 0)
+		return (read(fd, &c, 1) == 0);
+	if (major(rdev) != 1)
+		return (0);
+	switch (minor(rdev)) {
+	case 3: case 5: case 7: case 8: case 9:
+		return (1);
+	}
+	return (0);
+}
+
 /*
  * The agent's descriptors opened through /proc/N/fd (opened, never
- * written).  *socks gets the sockets and anything else not a pipe
- * (the agent's channel to the daemon is a socket), *pipes the pipes,
- * *devs the character devices (the agent's /dev/null and such, which
- * anyone may open); returns the errno of the last refusal.
+ * written).  *socks gets the sockets and anything else not a pipe or
+ * a harmless device (the agent's channel to the daemon is a socket, or
+ * a virtio port's character device), *pipes the pipes, *devs the
+ * harmless devices (the agent's /dev/null and such, which anyone may
+ * open); returns the errno of the last refusal.
  */
 static int
 agent_fds_open(char *socks, char *pipes, char *devs, size_t len, int *links)
@@ -754,7 +777,7 @@ agent_fds_open(char *socks, char *pipes, char *devs, size_t len, int *links)
 	char		 p[64], to[256], one[300];
 	struct stat	 sb;
 	ssize_t		 n;
-	int		 i, fd, e = ENOENT;
+	int		 i, fd, harmless, e = ENOENT;
 
 	socks[0] = pipes[0] = devs[0] = '\0';
 	*links = 0;
@@ -774,9 +797,14 @@ agent_fds_open(char *socks, char *pipes, char *devs, size_t len, int *links)
 		}
 		if (fstat(fd, &sb) == -1)
 			memset(&sb, 0, sizeof(sb));
-		(void)close(fd);
-		snprintf(one, sizeof(one), " %d=%s", i, to);
 		if (S_ISCHR(sb.st_mode))
+			snprintf(one, sizeof(one), " %d=%s(char %u:%u)", i, to,
+			    major(sb.st_rdev), minor(sb.st_rdev));
+		else
+			snprintf(one, sizeof(one), " %d=%s", i, to);
+		harmless = S_ISCHR(sb.st_mode) && harmless_chr(fd, sb.st_rdev);
+		(void)close(fd);
+		if (harmless)
 			strlcat(devs, one, len);
 		else if (S_ISFIFO(sb.st_mode))
 			strlcat(pipes, one, len);
