@@ -91,7 +91,8 @@
 #define VMINIT_TMP_MIN		(1ULL << 20)
 /*
  * The inner boundary's own tmpfs: runsc's state, the bundle, its logs,
- * and the copy of runsc that runs (vminit_runsc_copy()).
+ * and the copy of runsc that runs (vminit_runsc_copy()), so not noexec;
+ * no mount of the sandbox shows it.
  */
 #define VMINIT_INNER		"/run/fenced/inner"
 #define VMINIT_INNER_FS		"mode=0700,size=67108864"
@@ -794,7 +795,8 @@ vminit_put(const char *path, const char *s)
  * stubs) to the guest's memory less a reserve for the guest itself,
  * killing them together when they pass it (memory.oom.group): a fence
  * that fills its memory ends at once, as a runsc fence on the host does
- * at its memory limit, instead of the guest evicting the page cache it
+ * at its memory limit (with runsc's code where it cannot be evicted,
+ * vminit_runsc_copy()), instead of the guest evicting the page cache it
  * runs from until a command's deadline passes.  Its tasks are bounded
  * by the guest kernel's threads-max, which the guest's memory sets: the
  * ptrace platform keeps a stub thread for every sentry thread in every
