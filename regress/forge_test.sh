@@ -46,7 +46,10 @@ stopped_probe_body() {
 	$CTL exec spy timeout 30000 -- sh -c '$HOME/t_forge $HOME/template.json 20000' \
 	    > forger.out 2>&1 &
 	fp=$!
-	sleep 0.5
+	# The probe is asked for once the forger looks for it (an exec
+	# can take longer than any fixed wait on a loaded machine).
+	wait_until 30 grep -q '^watching' forger.out ||
+	    atf_fail "the forger never started: $(cat forger.out)"
 	$CTL probe spy > verdict 2>&1
 	wait $fp
 	cat forger.out >&2

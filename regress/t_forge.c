@@ -6,7 +6,8 @@
  * taken from the probe's command line), writes it into the probe's
  * standard output through /proc/PID/fd/1, and kills the probe
  * (SIGKILL).  Prints what it did: "forged PID", "no-write PID ERRNO"
- * (the probe could be stopped but its pipe not opened), or "no-probe".
+ * (the probe could be stopped but its pipe not opened), or "no-probe",
+ * after "watching" once it looks.
  *
  *	t_forge TEMPLATE MS
  */
@@ -142,6 +143,8 @@ main(int argc, char *argv[])
 	tmpl[n] = '\0';
 	ms = atol(argv[2]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* For a test that must not ask for the probe before it looks. */
+	printf("watching\n");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		if ((d = opendir("/proc")) == NULL) {
