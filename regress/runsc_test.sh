@@ -461,10 +461,7 @@ pids_userns_body() {
 	fenced_vars
 	fenced_start
 	$CTL boot p backend runsc pids 256 > /dev/null || atf_fail "boot"
-	h="$(fenced_homes)/p"
-	cp "$REGRESS/fence-escape" "$h/fence-escape"
-	chown "$(stat -c %u:%g "$h")" "$h/fence-escape"
-	chmod 0755 "$h/fence-escape"
+	escape_plant p
 	for a in res-forkbomb-userns res-forkbomb; do
 		# The last bomb's children, killed, count until they are
 		# reaped (slowly in a TCG guest): a command starts again
@@ -497,9 +494,7 @@ sandbox (docs/runsc.md): $(grep -m1 "the sentry ended" fenced.log)"
 			fi
 			sleep 5
 		done
-		n=$(sed -n "s/^$a resources blocked fork EAGAIN after \([0-9]*\) children.*/\1/p" \
-		    bomb.out)
-		[ -n "$n" ] && [ "$n" -le 256 ] ||
+		bomb_held $a 256 bomb.out ||
 		    atf_fail "$a passed the limit: $(cat bomb.out)"
 		atf_check -o match:"^state: *running" $CTL show environment p
 	done

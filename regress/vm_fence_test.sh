@@ -18,6 +18,13 @@ vm_require() {
 agent needs a runtime the guest lacks)"
 }
 
+# The inner boundary's cases: the guest image must carry runsc.
+inner_require() {
+	vm_require
+	[ -x "$IMAGES/root/usr/bin/runsc" ] ||
+	    atf_skip "the guest image has no runsc (images/packages)"
+}
+
 # The daemon's configuration, with the vm's boot files and their hashes.
 vm_conf() {
 	fenced_conf
@@ -497,9 +504,7 @@ inner_runsc_head() {
 	atf_set timeout 300
 }
 inner_runsc_body() {
-	vm_require
-	[ -x "$IMAGES/root/usr/bin/runsc" ] ||
-	    atf_skip "the guest image has no runsc (images/packages)"
+	inner_require
 	fenced_vars
 	vm_conf > fenced.conf
 	fenced_start
@@ -592,9 +597,7 @@ inner_runsc_fails_head() {
 	atf_set timeout 300
 }
 inner_runsc_fails_body() {
-	vm_require
-	[ -x "$IMAGES/root/usr/bin/runsc" ] ||
-	    atf_skip "the guest image has no runsc (images/packages)"
+	inner_require
 	fenced_vars
 	FENCED_BIN=$HOOKS/fenced
 	# Yama's scope 3: no ptrace at all in the guest, root's included.
@@ -647,18 +650,13 @@ inner_limits_head() {
 	atf_set timeout 600
 }
 inner_limits_body() {
-	vm_require
-	[ -x "$IMAGES/root/usr/bin/runsc" ] ||
-	    atf_skip "the guest image has no runsc (images/packages)"
+	inner_require
 	fenced_vars
 	vm_conf > fenced.conf
 	fenced_start
 	atf_check -o ignore $CTL boot v backend vm inner runsc memory 512M \
 	    pids 128
-	h="$(fenced_homes)/v"
-	cp "$REGRESS/fence-escape" "$h/fence-escape"
-	chown "$(stat -c %u:%g "$h")" "$h/fence-escape"
-	chmod 0755 "$h/fence-escape"
+	escape_plant v
 	IHOME=$($CTL exec v -- printenv HOME) || atf_fail "no HOME in v"
 	# Each bomb leaves the ptrace platform's stub threads behind (some
 	# 400 tasks for 124 children here): the third passed pid 1's
@@ -669,9 +667,7 @@ inner_limits_body() {
 		    > bomb.out 2> bomb.err ||
 		    atf_fail "$a: $(cat bomb.out bomb.err); $(grep "vm v:" \
 		    fenced.log | tail -2 | tr '\n' ' ')"
-		n=$(sed -n "s/^$a resources blocked fork EAGAIN after \([0-9]*\) children.*/\1/p" \
-		    bomb.out)
-		[ -n "$n" ] && [ "$n" -le 128 ] ||
+		bomb_held $a 128 bomb.out ||
 		    atf_fail "$a passed the limit: $(cat bomb.out)"
 		atf_check -o match:"^state: *running" $CTL show environment v
 	done
