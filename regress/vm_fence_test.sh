@@ -499,7 +499,7 @@ ptrace_traceme_cleanup() { fenced_cleanup; }
 
 atf_test_case inner_runsc cleanup
 inner_runsc_head() {
-	atf_set descr "a vm fence booted with inner runsc runs its commands in gVisor inside the guest (gVisor's kernel answers, not the guest's Debian one), as the fence's uid, with files, its home on the host and the agent's protocol unchanged; inner with another backend is refused"
+	atf_set descr "a vm fence booted with inner runsc runs its commands in gVisor inside the guest (gVisor's kernel answers, not the guest's Debian one), as the fence's uid, with files, its home on the host, a terminal, a port and the agent's protocol unchanged; inner with another backend is refused"
 	atf_set require.user root
 	atf_set timeout 300
 }
@@ -563,6 +563,15 @@ wait
 S
 	atf_check -o match:'^status 3$' \
 	    python3 "$TOPDIR/regress/t_pty.py" s1 log1 -- $CTL term v -- sh -i
+	# A port: a server in gVisor, listed by the agent, reached through
+	# the API's relay as in any fence.
+	atf_check $CTL exec v -- sh -c 'mkdir -p www && echo from-gvisor > www/index.html'
+	atf_check -o ignore $CTL spawn v -- python3 -m http.server -d www 8080
+	wait_until 60 sh -c "$CTL ports v | grep -qx 8080" ||
+	    atf_fail "port 8080 never listed: $($CTL show processes v)"
+	api "$token" GET /api/environments/v/ports/8080/ > port.out
+	atf_check -o match:"^from-gvisor$" cat port.out
+	atf_check -o match:"^200$" tail -n 1 port.out
 	t0=$(date +%s%N)
 	atf_check -o inline:"x\n" $CTL exec v -- echo x
 	echo "exec round trip: $((($(date +%s%N) - t0) / 1000000)) ms" >&2
