@@ -64,44 +64,46 @@ now_ms(void)
 	return (t.tv_sec * 1000 + t.tv_nsec / 1000000);
 }
 
-/* Whether pid runs fence-probe (its cmdline is anybody's to read). */
-static int
-runs_probe(pid_t pid)
+/* /proc/PID/NAME (anybody's to read) into buf, terminated; -1 if gone. */
+static ssize_t
+proc_text(pid_t pid, const char *name, char *buf, size_t len)
 {
-	char		 path[64], buf[256];
-	const char	*a0;
+	char		 path[64];
 	ssize_t		 n;
 	int		 fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (0);
-	n = read(fd, buf, sizeof(buf) - 1);
+		return (-1);
+	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n <= 0)
-		return (0);
+		return (-1);
 	buf[n] = '\0';
+	return (n);
+}
+
+/* Whether pid runs fence-probe (its cmdline). */
+static int
+runs_probe(pid_t pid)
+{
+	char		 buf[256];
+	const char	*a0;
+
+	if (proc_text(pid, "cmdline", buf, sizeof(buf)) == -1)
+		return (0);
 	a0 = strrchr(buf, '/') != NULL ? strrchr(buf, '/') + 1 : buf;
 	return (strcmp(a0, "fence-probe") == 0);
 }
 
-/* pid's parent, from /proc/PID/status (anybody's to read); 0 if gone. */
+/* pid's parent, from its status; 0 if gone. */
 static pid_t
 parent_of(pid_t pid)
 {
-	char		 path[64], buf[1024], *p;
-	ssize_t		 n;
-	int		 fd;
+	char	 buf[1024], *p;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (0);
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return (0);
-	buf[n] = '\0';
-	if ((p = strstr(buf, "\nPPid:\t")) == NULL)
+	if (proc_text(pid, "status", buf, sizeof(buf)) == -1 ||
+	    (p = strstr(buf, "\nPPid:\t")) == NULL)
 		return (0);
 	return ((pid_t)strtol(p + 7, NULL, 10));
 }
